@@ -1,0 +1,154 @@
+"""The torch-shaped namespace of the engine: `from gradcli.engine import api as torch` gives
+torch.tensor, torch.float32, torch.no_grad, torch.autograd.grad, ... over gradcli's own engine."""
+from __future__ import annotations
+
+import types
+
+from . import autograd as _autograd
+from . import autograd_api as _autograd_api
+from . import device as _device
+from . import dtypes as _dtypes
+from . import factory as _factory
+from . import formatting as _formatting
+from . import methods as _methods
+from .ops import elementwise as _E
+from .ops import indexing as _I
+from .ops import linalg as _L
+from .ops import reduction as _R
+from .ops import shape as _S
+from .tensor import Size, Tensor
+
+__version__ = "2.13.0"
+
+# dtypes and their aliases
+bool = _dtypes.bool_
+uint8, int8, int16, int32, int64 = _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
+float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+dtype = _dtypes.dtype
+get_default_dtype = _dtypes.get_default_dtype
+set_default_dtype = _dtypes.set_default_dtype
+promote_types = _dtypes.promote_types
+
+
+def result_type(tensor, other):
+    return _dtypes.result_type((tensor, other))
+
+
+def can_cast(from_, to):
+    return _dtypes.promote_types(from_, to) is to or from_.category <= to.category
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def numel(input):
+    return input.numel()
+
+
+device = _device.device
+no_grad = _autograd.no_grad
+enable_grad = _autograd.enable_grad
+set_grad_enabled = _autograd.set_grad_enabled
+is_grad_enabled = _autograd.is_grad_enabled
+inference_mode = _autograd.inference_mode
+set_printoptions = _formatting.set_printoptions
+
+# constructors
+for _name in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+              "ones_like", "empty_like", "full_like", "eye", "arange", "linspace", "logspace", "manual_seed",
+              "seed", "initial_seed", "randn", "rand", "randint", "randperm", "normal", "randn_like", "rand_like",
+              "randint_like", "bernoulli", "multinomial", "Generator", "default_generator"):
+    globals()[_name] = getattr(_factory, _name)
+
+# every op, by its torch name
+for _name, _fn in _methods.METHODS.items():
+    if _name not in ("float", "double", "half", "long", "int", "short", "char", "byte", "bool", "to",
+                     "type_as", "cpu", "cuda"):
+        globals()[_name] = _fn
+rsub = _E.rsub
+where = _E.where
+cat = concat = concatenate = _S.cat
+stack = _S.stack
+hstack = _S.hstack
+vstack = _S.vstack
+sigmoid = _E.sigmoid
+relu = _E.relu
+nonzero = _I.nonzero
+
+
+def numel(input):  # noqa: F811 - kept after the loop for clarity
+    return input.numel()
+
+
+def clone(input, *, memory_format=None):
+    return _S.clone(input)
+
+
+def detach(input):
+    return input.detach()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return input.item() != 0
+
+
+class _Module(types.SimpleNamespace):
+    """A namespace that prints like the module it stands for."""
+
+    def __init__(self, name, **members):
+        super().__init__(**members)
+        object.__setattr__(self, "_modname", name)
+
+    def __repr__(self):
+        return f"<module '{self._modname}'>"
+
+
+autograd = _Module(
+    "torch.autograd",
+    grad=_autograd_api.grad,
+    backward=_autograd_api.backward,
+    Variable=None,  # set below
+    no_grad=no_grad,
+    enable_grad=enable_grad,
+    set_grad_enabled=set_grad_enabled,
+)
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The legacy torch.autograd.Variable: since 0.4 it returns a Tensor."""
+    if not isinstance(data, Tensor):
+        raise TypeError("Variable data has to be a tensor, but got " + type(data).__name__)
+    if requires_grad:
+        return data.detach().requires_grad_(True) if data.grad_fn is not None else data.requires_grad_(True)
+    return data
+
+
+autograd.Variable = Variable
+
+cuda = _Module(
+    "torch.cuda",
+    is_available=_device.cuda_is_available,
+    device_count=_device.cuda_device_count,
+    manual_seed=lambda seed: None,
+    manual_seed_all=lambda seed: None,
+)
+
+linalg = _Module(
+    "torch.linalg",
+    norm=_R.norm,
+    vector_norm=_R.vector_norm,
+    matmul=_L.matmul,
+)
+
+Size = Size
+Tensor = Tensor
+FloatTensor = DoubleTensor = LongTensor = None  # legacy constructors are set by the language when needed

@@ -1,0 +1,396 @@
+"""The backward graph: grad mode, graph nodes (PyTorch's `grad_fn` objects), and the engine
+that walks the graph in reverse.
+
+A node is created by an op when grad mode is on and an input requires grad. It keeps the
+edges to its inputs' nodes (`next_functions`, leaves end in `AccumulateGrad`), the tensors its
+backward formula needs (checked against version counters when unpacked, freed after a pass
+unless `retain_graph`), and its non-tensor arguments. The traversal is iterative and ordered
+like PyTorch's: ready nodes run highest sequence number first, `AccumulateGrad` before all.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from . import errors
+
+
+class _GradMode:
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+grad_mode = _GradMode()
+
+
+def is_grad_enabled():
+    return grad_mode.enabled
+
+
+class _GradModeContext:
+    """Base of no_grad / enable_grad / set_grad_enabled: a context manager and a decorator."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = grad_mode.enabled
+        grad_mode.enabled = self._target
+        return None
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        target = self._target
+
+        def wrapped(*args, **kwargs):
+            prev = grad_mode.enabled
+            grad_mode.enabled = target
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                grad_mode.enabled = prev
+
+        return wrapped
+
+
+class no_grad(_GradModeContext):
+    _target = False
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.no_grad object at {hex(id(self))}>"
+
+
+class enable_grad(_GradModeContext):
+    _target = True
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.enable_grad object at {hex(id(self))}>"
+
+
+class set_grad_enabled(_GradModeContext):
+    def __init__(self, mode):
+        self._target = bool(mode)
+        # like torch, the call itself already switches the mode (usable as a plain function)
+        self._prev = grad_mode.enabled
+        grad_mode.enabled = self._target
+
+    def __enter__(self):
+        return None
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.set_grad_enabled object at {hex(id(self))}>"
+
+
+class inference_mode(no_grad):
+    def __init__(self, mode=True):
+        self._target = not mode
+
+
+_sequence = itertools.count()
+_ACCUMULATE_PRIORITY = float("inf")
+
+
+class Node:
+    """A `grad_fn`. Subclasses are the ops (see ops/); the class name is PyTorch's node name."""
+
+    __slots__ = ("next_functions", "_saved", "_kw", "_seq", "_out_dtype", "_retained", "_pre_hooks",
+                 "_hooks", "metadata", "_site", "__weakref__")
+    n_outputs = 1
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def register_hook(self, hook):
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _RemovableHandle(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        self._pre_hooks.setdefault(None, []).append(hook)
+        return _RemovableHandle(self._pre_hooks[None], hook)
+
+    # The saved tensors, checked: freed after a pass, or modified in place since they were saved.
+    @property
+    def saved(self):
+        saved = self._saved
+        if saved is None:
+            raise errors.runtime(errors.FREED_GRAPH, hint="retain_graph")
+        values = []
+        for item in saved:
+            if type(item) is _Saved:
+                t = item.tensor
+                if t._version[0] != item.version:
+                    raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self),
+                                         hint="inplace")
+                values.append(t)
+            else:
+                values.append(item)
+        return values
+
+    def apply(self, grads):
+        """Input gradients from output gradients (a Tensor, or a list for multi-output nodes)."""
+        return self.backward(grads)
+
+    def __call__(self, *grads):
+        return self.apply(grads[0] if len(grads) == 1 else list(grads))
+
+
+class _Saved:
+    __slots__ = ("tensor", "version", "is_output")
+
+    def __init__(self, tensor, is_output=False):
+        self.tensor = tensor
+        self.version = tensor._version[0]
+        self.is_output = is_output
+
+
+class _RemovableHandle:
+    __slots__ = ("_list", "_item")
+
+    def __init__(self, lst, item):
+        self._list = lst
+        self._item = item
+
+    def remove(self):
+        try:
+            self._list.remove(self._item)
+        except ValueError:
+            pass
+
+    def __repr__(self):
+        return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._saved = ()
+        self._seq = _ACCUMULATE_PRIORITY
+        self._out_dtype = variable.dtype
+        self._retained = None
+        self._pre_hooks = None
+        self._hooks = None
+        self.metadata = {}
+        self._site = None
+
+
+class NotImplementedNode(Node):
+    """The node of an op that has no derivative in PyTorch (floor_divide, sign of ints, ...)."""
+    __slots__ = ("_opname",)
+
+    def name(self):
+        return "NotImplemented"
+
+    def __repr__(self):
+        return f"<NotImplemented object at {hex(id(self))}>"
+
+    def backward(self, grad):
+        raise errors.runtime(f"the derivative for '{self._opname}' is not implemented.")
+
+
+def make_node(cls, inputs, out_dtype, saved=(), kw=None):
+    """Create cls's node for these inputs (Tensors, or Python scalars that get no edge)."""
+    node = cls.__new__(cls)
+    node.next_functions = tuple([t._edge() if hasattr(t, "_edge") else (None, 0) for t in inputs])
+    node._saved = saved
+    node._kw = kw
+    node._seq = next(_sequence)
+    node._out_dtype = out_dtype
+    node._retained = None
+    node._pre_hooks = None
+    node._hooks = None
+    node.metadata = {}
+    node._site = _site_hook[0]() if _site_hook[0] is not None else None
+    return node
+
+
+# Where an op was created (the language registers a callback that returns the script's line).
+_site_hook = [None]
+
+
+def set_site_hook(fn):
+    _site_hook[0] = fn
+
+
+# ----------------------------------------------------------------------------- the engine
+
+def _add(a, b):
+    return b if a is None else a + b
+
+
+def _collect(roots):
+    """Count, for every node reachable from roots, how many edges point at it."""
+    deps = {}
+    stack = [n for n in roots if n is not None]
+    seen = set(map(id, stack))
+    for n in stack:
+        deps.setdefault(n, 0)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if id(nxt) in seen:
+                deps[nxt] += 1
+            else:
+                seen.add(id(nxt))
+                deps[nxt] = 1
+                stack.append(nxt)
+    return deps
+
+
+def _needed(deps, targets):
+    """The nodes from which some target node can be reached (targets included)."""
+    needed = set(targets)
+    # reverse topological order: process children before parents using an explicit post-order
+    order = []
+    visited = set()
+    for root in deps:
+        if root in visited:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        visited.add(root)
+        while stack:
+            node, it = stack[-1]
+            for nxt, _ in it:
+                if nxt is not None and nxt not in visited:
+                    visited.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    for node in order:
+        if node not in needed:
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt in needed:
+                    needed.add(node)
+                    break
+    return needed
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, accumulate=True,
+                 allow_unused=False):
+    """The engine. With accumulate, leaves' .grad get the gradients (backward); without, the
+    gradients reaching `inputs` are returned (autograd.grad)."""
+    prev_mode = grad_mode.enabled
+    grad_mode.enabled = bool(create_graph)
+    try:
+        return _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
+    finally:
+        grad_mode.enabled = prev_mode
+
+
+def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
+    roots = []
+    buffers = {}
+    for t, g in zip(tensors, grad_tensors):
+        node, nr = t._edge()
+        roots.append(node)
+        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf[nr] = _add(buf[nr], g)
+    deps = _collect(roots)
+
+    # where the requested inputs' gradients are found: (node, output_nr)
+    captures = None
+    if inputs is not None:
+        captures = {}
+        for i, t in enumerate(inputs):
+            node, nr = t._edge()
+            if node is None:
+                raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
+            captures.setdefault(node, []).append((nr, i))
+        needed = _needed(deps, [n for n in captures if n in deps])
+    else:
+        needed = None
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    counter = itertools.count()
+    ready = []
+    for node in deps:
+        if deps[node] == 0:
+            heapq.heappush(ready, (-node._seq, next(counter), node))
+    executed = []
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        if needed is not None and node not in needed:
+            continue
+        grads = buffers.pop(node, None) or [None] * node.n_outputs
+        if node._pre_hooks:
+            grads = _run_pre_hooks(node, grads)
+        if node._retained:
+            for nr, ref in node._retained.items():
+                t = ref()
+                if t is not None and grads[nr] is not None:
+                    t._retain_accumulate(grads[nr], create_graph)
+        if captures is not None and node in captures:
+            for nr, i in captures[node]:
+                results[i] = _add(results[i], grads[nr])
+        if type(node) is AccumulateGrad:
+            if accumulate and grads[0] is not None and (captures is None or node in captures):
+                node.variable._accumulate(grads[0], create_graph)
+            continue
+        executed.append(node)
+        if node.n_outputs == 1:
+            g = grads[0]
+            if g is None:
+                continue
+            in_grads = node.apply(g)
+        else:
+            if all(g is None for g in grads):
+                continue
+            in_grads = node.apply(node.materialize(grads))
+        if node._hooks:
+            for hook in node._hooks:
+                hook(in_grads, grads)
+        for (nxt, nr), g in zip(node.next_functions, in_grads):
+            if nxt is None:
+                continue
+            if g is not None:
+                if g.dtype is not nxt._out_dtype:
+                    g = g.to(nxt._out_dtype)
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.n_outputs
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt._seq, next(counter), nxt))
+    if not retain_graph:
+        for node in executed:
+            node._saved = None
+    if inputs is not None and not allow_unused:
+        for i, r in enumerate(results):
+            if r is None:
+                raise errors.runtime(errors.unused_input(i), hint="allow_unused")
+    return results
+
+
+def _run_pre_hooks(node, grads):
+    grads = list(grads)
+    for nr, hooks in node._pre_hooks.items():
+        for hook in list(hooks):
+            if nr is None:
+                out = hook(tuple(grads))
+                if out is not None:
+                    grads = list(out)
+            elif grads[nr] is not None:
+                out = hook(grads[nr])
+                if out is not None:
+                    grads[nr] = out
+    return grads

@@ -1,0 +1,98 @@
+"""torch.autograd's entry points: backward() and grad(), checking their arguments as torch does."""
+from __future__ import annotations
+
+from . import errors
+from .autograd import run_backward
+from .tensor import Tensor
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    if grads is None:
+        grads = (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise errors.runtime(f"grad requires one gradient per output (got {len(grads)} gradients for "
+                             f"{len(outputs)} outputs)")
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out._rg:
+                if out._data.size != 1:
+                    raise errors.runtime(errors.NOT_SCALAR, hint="non_scalar")
+                from .factory import ones_like  # noqa: PLC0415
+                g = ones_like(out)
+        else:
+            if not isinstance(g, Tensor):
+                raise errors.type_error("gradients can be either Tensors or None, but got " + type(g).__name__)
+            if tuple(g.shape) != tuple(out.shape):
+                raise errors.runtime(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                                     f"has a shape of {out.shape}.")
+            if g.dtype is not out.dtype and out.dtype.is_floating_point != g.dtype.is_floating_point:
+                raise errors.type_error(f"For complex Tensors, both grad_output and output are required to have "
+                                        f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                                        f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        result.append(g)
+    return result
+
+
+def _check_requires_grad(outputs):
+    for i, out in enumerate(outputs):
+        if not out._rg:
+            raise errors.runtime(errors.NO_GRAD_FN.format(i), hint="no_grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    tensors = _as_tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grad_tensors = _as_tuple(grad_tensors)
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise errors.runtime("`inputs` argument to `backward()` cannot be empty.")
+    grads = _make_grads(tensors, grad_tensors)
+    _check_requires_grad(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        for t in inputs:
+            if not t._rg:
+                raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
+    results = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True,
+                           allow_unused=True)
+    if inputs is not None:
+        # backward(inputs=...) accumulates into exactly those tensors, leaves or not
+        for t, g in zip(inputs, results):
+            if g is not None and t.grad_fn is not None:
+                t._retain_accumulate(g, create_graph)
+    return None
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _make_grads(outputs, _as_tuple(grad_outputs))
+    _check_requires_grad(outputs)
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise errors.type_error(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(t).__name__}")
+        if not t._rg:
+            raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
+    if retain_graph is None:
+        retain_graph = create_graph
+    results = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False,
+                           allow_unused=allow_unused)
+    if materialize_grads:
+        from .factory import zeros_like  # noqa: PLC0415
+        results = [r if r is not None else zeros_like(t) for r, t in zip(results, inputs)]
+    return tuple(results)

@@ -1,0 +1,413 @@
+"""Constructors: tensor() with PyTorch's dtype inference, ones/zeros/full/arange/..., their
+_like forms, from_numpy, and seeded random numbers (reproducible; not torch's stream)."""
+from __future__ import annotations
+
+import builtins
+import warnings
+
+import numpy as np
+
+from . import dtypes, errors
+from .device import CPU, canonical, to_device
+from .tensor import Size, Tensor, wrap
+
+# ---------------------------------------------------------------------------- inference
+
+
+def _infer_dtype(data):
+    """PyTorch's scalar-type inference over nested Python data."""
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, np.ndarray):
+        return dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, builtins.bool):
+        return dtypes.bool_
+    if isinstance(data, builtins.int):
+        return dtypes.int64
+    if isinstance(data, builtins.float):
+        return dtypes.defaults.float
+    if isinstance(data, (list, tuple)):
+        best = None
+        for item in data:
+            d = _infer_dtype(item)
+            best = d if best is None else dtypes.promote_types(best, d)
+        return best or dtypes.defaults.float
+    if isinstance(data, complex):
+        raise errors.type_error("complex tensors are not supported by gradcli")
+    raise errors.type_error(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_nested(data):
+    """Nested Python/NumPy/Tensor data as plain nested lists of numbers (checking the shape)."""
+    if isinstance(data, Tensor):
+        return data._data.tolist() if type(data._data) is np.ndarray else data.tolist()
+    if isinstance(data, (list, tuple)):
+        items = [_to_nested(x) for x in data]
+        shapes = {np.shape(x) for x in items}
+        if len(shapes) > 1:
+            first = np.shape(items[0])
+            for i, x in enumerate(items):
+                if np.shape(x) != first:
+                    dim = 1
+                    raise errors.value(f"expected sequence of length {first[0] if first else 0} at dim {dim} "
+                                       f"(got {np.shape(x)[0] if np.shape(x) else 0})")
+        return items
+    if isinstance(data, np.ndarray):
+        return data.tolist()
+    if isinstance(data, (builtins.bool, builtins.int, builtins.float, np.generic)):
+        return data
+    if isinstance(data, str):
+        raise errors.type_error("new(): invalid data type 'str'")
+    raise errors.type_error(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _finish(arr, dtype, device, requires_grad, ctor_error=True):
+    if device is not None:
+        dev = canonical(device)
+        if dev.type != "cpu":
+            arr = to_device(arr, dev)
+    t = wrap(arr, dtype)
+    if requires_grad:
+        if not dtype.is_floating_point:
+            raise errors.runtime(errors.FLOAT_ONLY_CTOR if ctor_error else errors.FLOAT_ONLY, hint="float_dtype")
+        t._rg = True
+    return t
+
+
+def _resolve(dtype):
+    if dtype is None:
+        return None
+    if isinstance(dtype, dtypes.dtype):
+        return dtype
+    if isinstance(dtype, type) and issubclass(dtype, (np.generic,)) or isinstance(dtype, np.dtype):
+        return dtypes.from_numpy_dtype(dtype)
+    if dtype is builtins.float:
+        return dtypes.float64
+    if dtype is builtins.int:
+        return dtypes.int64
+    if dtype is builtins.bool:
+        return dtypes.bool_
+    raise errors.type_error(f"dtype must be torch.dtype, not {type(dtype).__name__}")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    dtype = _resolve(dtype)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        d = dtype or data.dtype
+        return _finish(data._data.astype(d.np, copy=True), d, device or data.device, requires_grad)
+    if isinstance(data, np.ndarray):
+        d = dtype or dtypes.from_numpy_dtype(data.dtype)
+        return _finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+    d = dtype or _infer_dtype(data)
+    nested = _to_nested(data)
+    try:
+        arr = np.array(nested, dtype=d.np)
+    except OverflowError:
+        raise errors.runtime(f"value cannot be converted to type {d.name} without overflow") from None
+    except (ValueError, TypeError) as e:
+        raise errors.value(str(e)) from None
+    return _finish(arr, d, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device) if dtype or device else data
+    if isinstance(data, np.ndarray) and dtype is None and device is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    t = as_tensor(obj, dtype=_resolve(dtype), device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise errors.type_error(f"expected np.ndarray (got {type(ndarray).__name__})")
+    d = dtypes.from_numpy_dtype(ndarray.dtype)
+    return wrap(ndarray, d)  # shares memory, like torch
+
+
+def tensor_from_numpy_value(a):
+    return wrap(np.array(a), dtypes.from_numpy_dtype(a.dtype))
+
+
+def legacy_tensor(*args, **kwargs):
+    """torch.Tensor(...) / torch.FloatTensor(...): sizes or data, always float32 (the default dtype)."""
+    d = dtypes.defaults.float
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not _all_ints(args[0]):
+        return tensor(args[0], dtype=d)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tensor(list(args[0]), dtype=d)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]
+    return zeros(*args, dtype=d)
+
+
+def _all_ints(seq):
+    return False
+
+
+# ---------------------------------------------------------------------------- filled constructors
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple, Size)):
+        size = tuple(size[0])
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
+            raise errors.type_error(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
+                                    f"of type {type(s).__name__} at pos 0")
+        if s < 0:
+            raise errors.runtime(f"Trying to create tensor with negative dimension {s}: "
+                                 f"[{', '.join(str(x) for x in size)}]")
+    size = tuple(builtins.int(s) for s in size)
+    limit = _limits["max_elements"]
+    n = 1
+    for s in size:
+        n *= s
+    if limit is not None and n > limit:
+        raise errors.runtime(f"tensor of {n} elements exceeds the limit of {limit} elements (--max-elements)",
+                             hint="max_elements")
+    return size
+
+
+_limits = {"max_elements": None}
+
+
+def set_max_elements(n):
+    _limits["max_elements"] = n
+
+
+def _filled(fill, size, dtype, device, requires_grad, default=None):
+    size = _size(size)
+    d = _resolve(dtype) or default or dtypes.defaults.float
+    arr = np.full(size, fill, dtype=d.np) if fill is not None else np.empty(size, dtype=d.np)
+    return _finish(arr, d, device, requires_grad, ctor_error=False)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, out=None):
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    if dtype is None:
+        if isinstance(fill_value, Tensor):
+            fill_value = fill_value.item()
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _filled(fill_value, (size,), dtype, device, requires_grad)
+
+
+def _like(fill, input, dtype, device, requires_grad):
+    d = _resolve(dtype) or input.dtype
+    return _filled(fill, (tuple(input.shape),), d, device or input.device, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(1, input, dtype, device, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              memory_format=None):
+    return _like(fill_value, input, dtype, device, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None):
+    d = _resolve(dtype) or dtypes.defaults.float
+    _size((n, m if m is not None else n))
+    return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad, ctor_error=False)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise errors.runtime("step must be nonzero")
+    d = _resolve(dtype)
+    if d is None:
+        d = dtypes.int64 if all(isinstance(v, builtins.int) for v in vals) else dtypes.defaults.float
+    n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
+    _size((n,))
+    arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(d.np) if d.is_floating_point else \
+        np.arange(vals[0], vals[1], vals[2]).astype(d.np)
+    return _finish(arr, d, device, requires_grad, ctor_error=False)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    d = _resolve(dtype) or dtypes.defaults.float
+    _size((steps,))
+    if steps == 1:
+        arr = np.asarray([start], np.float64)
+    else:
+        # torch computes from both ends towards the middle for symmetric rounding
+        step = (end - start) / (steps - 1)
+        idx = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(idx < half, start + step * idx, end - step * (steps - idx - 1))
+    return _finish(arr.astype(d.np), d, device, requires_grad, ctor_error=False)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    lin = linspace(start, end, steps, dtype=dtypes.float64)
+    d = _resolve(dtype) or dtypes.defaults.float
+    return _finish((base ** lin._data).astype(d.np), d, device, requires_grad, ctor_error=False)
+
+
+# ---------------------------------------------------------------------------- random
+
+DEFAULT_SEED = 67280421310721  # torch's initial default seed
+
+
+class Generator:
+    __slots__ = ("_rng", "_seed", "device")
+
+    def __init__(self, device="cpu"):
+        self.device = canonical(device) if device != "cpu" else CPU
+        self.manual_seed(DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        seed = builtins.int(seed)
+        self._seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed & 0xFFFFFFFFFFFFFFFF))
+        return self
+
+    def seed(self):
+        return self.manual_seed(np.random.SeedSequence().entropy & 0xFFFFFFFFFFFF)._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return tensor(list(np.frombuffer(repr(self._rng.bit_generator.state).encode(), np.uint8)),
+                      dtype=dtypes.uint8)
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _float_dtype(dtype, name):
+    d = _resolve(dtype) or dtypes.defaults.float
+    if not d.is_floating_point:
+        raise errors.runtime(f'"{name}" not implemented for \'{ {"int64": "Long", "int32": "Int"}.get(d.name, d.name)}\'')
+    return d
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = _size(size)
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    arr = _rng(generator).standard_normal(size).astype(d.np)
+    return _finish(arr, d, device, requires_grad, ctor_error=False)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = _size(size)
+    d = _float_dtype(dtype, "check_uniform_bounds")
+    arr = _rng(generator).random(size).astype(d.np)
+    return _finish(arr, d, device, requires_grad, ctor_error=False)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    size = _size((size,))
+    d = _resolve(dtype) or dtypes.int64
+    arr = _rng(generator).integers(low, high, size).astype(d.np)
+    return _finish(arr, d, device, requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    d = _resolve(dtype) or dtypes.int64
+    return _finish(_rng(generator).permutation(n).astype(d.np), d, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        ref = mean if isinstance(mean, Tensor) else std
+        arr = (m + s * _rng(generator).standard_normal(shape)).astype(ref.dtype.np)
+        return wrap(arr, ref.dtype)
+    size = _size((size,)) if size is not None else ()
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    arr = (mean + std * _rng(generator).standard_normal(size)).astype(d.np)
+    return _finish(arr, d, device, requires_grad, ctor_error=False)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    probs = input._data if p is None else np.full(input.shape, p)
+    arr = (_rng(generator).random(input.shape) < probs).astype(input.dtype.np)
+    return wrap(arr, input.dtype)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    p = input._data / input._data.sum(axis=-1, keepdims=True)
+    rng = _rng(generator)
+    if p.ndim == 1:
+        arr = rng.choice(p.shape[0], num_samples, replace=replacement, p=p)
+    else:
+        arr = np.stack([rng.choice(p.shape[1], num_samples, replace=replacement, p=row) for row in p])
+    return wrap(arr.astype(np.int64), dtypes.int64)

@@ -1,0 +1,84 @@
+"""How an op is declared and applied.
+
+An op is one `Function` subclass named by its PyTorch node name (`MulBackward0`). It holds the
+forward (on arrays: NumPy or CuPy) and the backward (on Tensors, so the same formula differentiates
+again under create_graph), and says what the backward needs saved:
+
+    class ExpBackward0(UnaryFunction):
+        save_output = True
+        forward = staticmethod(lambda xp, x: xp.exp(x))
+        def backward(self, g):
+            (result,) = self.saved
+            return (g * result,)
+
+`apply` runs the forward and, when grad mode is on and an input requires grad, records the node.
+"""
+from __future__ import annotations
+
+from .autograd import Node, _Saved, grad_mode, make_node
+
+
+class Function(Node):
+    __slots__ = ()
+    save_inputs = False   # the backward reads the tensor inputs (checked against their versions)
+    save_output = False   # the backward reads the result
+
+    @staticmethod
+    def forward(xp, *arrays, **kw):
+        raise NotImplementedError
+
+    def backward(self, grad):
+        raise NotImplementedError
+
+    @property
+    def kw(self):
+        return self._kw
+
+    def materialize(self, grads):
+        """Multi-output nodes: outputs that got no gradient contribute zeros."""
+        return grads
+
+
+def record(cls, inputs, out, kw=None):
+    """Attach cls's node to `out` if grad mode is on and some Tensor input requires grad."""
+    if not grad_mode.enabled:
+        return out
+    for t in inputs:
+        if getattr(t, "_rg", False):
+            break
+    else:
+        return out
+    saved = ()
+    if cls.save_inputs:
+        saved = tuple([_Saved(t) if hasattr(t, "_rg") else t for t in inputs])
+    node = make_node(cls, inputs, out.dtype, saved, kw)
+    if cls.save_output:
+        node._saved = saved + (_Saved(out, True),)
+    out._rg = True
+    out.grad_fn = node
+    return out
+
+
+def record_multi(cls, inputs, outs, kw=None):
+    """Like record, for a node with several outputs (split, unbind, max(dim))."""
+    if not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
+        return outs
+    saved = tuple(_Saved(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
+    node = make_node(cls, inputs, outs[0].dtype, saved, kw)
+    node.n_outputs = len(outs)
+    node._out_meta = [(o.shape, o.dtype, o.device) for o in outs]
+    for i, o in enumerate(outs):
+        if o.dtype.is_floating_point:
+            o._rg = True
+            o.grad_fn = node
+            o._output_nr = i
+    return outs
+
+
+class MultiOutputFunction(Function):
+    __slots__ = ("n_outputs", "_out_meta")
+
+    def materialize(self, grads):
+        from .factory import zeros  # noqa: PLC0415 - factory imports tensor which imports this module
+        return [g if g is not None else zeros(shape, dtype=dtype, device=dev)
+                for g, (shape, dtype, dev) in zip(grads, self._out_meta)]

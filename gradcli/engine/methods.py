@@ -1,0 +1,163 @@
+"""Binds the ops to Tensor as methods and Python operators, so `torch.f(x, ...)` and `x.f(...)`
+are one function. Importing this module completes the Tensor class."""
+from __future__ import annotations
+
+from .ops import conversion as C
+from .ops import elementwise as E
+from .ops import indexing as I
+from .ops import inplace as P
+from .ops import linalg as L
+from .ops import reduction as R
+from .ops import shape as S
+from .tensor import Tensor
+
+# name -> function taking the tensor first; the same objects are torch.<name>
+METHODS = {
+    # arithmetic and math
+    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
+    "divide": E.div, "true_divide": E.div, "neg": E.neg, "negative": E.neg, "pow": E.pow, "square": E.square,
+    "floor_divide": E.floor_divide, "remainder": E.remainder, "exp": E.exp, "log": E.log, "log2": E.log2,
+    "log10": E.log10, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "sin": E.sin, "cos": E.cos, "tan": E.tan,
+    "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu, "abs": E.abs, "absolute": E.abs,
+    "reciprocal": E.reciprocal, "sign": E.sign, "floor": E.floor, "ceil": E.ceil, "round": E.round,
+    "trunc": E.trunc, "clamp": E.clamp, "clip": E.clamp, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
+    "maximum": E.maximum, "minimum": E.minimum, "where": lambda self, cond, other: E.where(cond, self, other),
+    "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "greater": E.gt, "less": E.lt,
+    "greater_equal": E.ge, "less_equal": E.le, "not_equal": E.ne,
+    "logical_not": E.logical_not, "logical_and": E.logical_and, "logical_or": E.logical_or,
+    "logical_xor": E.logical_xor, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
+    "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
+    "isfinite": E.isfinite, "equal": E.equal, "allclose": E.allclose, "isclose": E.isclose,
+    # reductions
+    "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
+    "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "softmax": R.softmax,
+    "log_softmax": R.log_softmax, "logsumexp": R.logsumexp, "var": R.var, "std": R.std, "norm": R.norm,
+    # shape
+    "view": S.view, "reshape": S.reshape, "flatten": S.flatten, "ravel": S.ravel, "expand": S.expand,
+    "expand_as": S.expand_as, "broadcast_to": S.broadcast_to, "sum_to_size": S.sum_to_size, "t": S.t,
+    "transpose": S.transpose, "swapaxes": S.transpose, "swapdims": S.transpose, "permute": S.permute,
+    "unsqueeze": S.unsqueeze, "squeeze": S.squeeze, "repeat": S.repeat, "tile": S.tile, "narrow": S.narrow,
+    "split": S.split, "chunk": S.chunk, "unbind": S.unbind, "flip": S.flip, "clone": S.clone,
+    "contiguous": S.contiguous, "movedim": S.movedim, "moveaxis": S.movedim,
+    # linear algebra
+    "mm": L.mm, "mv": L.mv, "dot": L.dot, "inner": L.dot, "bmm": L.bmm, "addmm": L.addmm, "matmul": L.matmul,
+    "outer": L.outer, "ger": L.outer,
+    # indexing
+    "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add, "index_select": I.index_select,
+    "masked_fill": I.masked_fill, "masked_select": I.masked_select, "nonzero": I.nonzero,
+    "argwhere": I.argwhere,
+    # conversion
+    "to": C.to, "float": C.float, "double": C.double, "half": C.half, "long": C.long, "int": C.int,
+    "short": C.short, "char": C.char, "byte": C.byte, "bool": C.bool, "type_as": C.type_as, "cpu": C.cpu,
+    "cuda": C.cuda,
+}
+
+# in-place forms x.f_(...) of these out-of-place ops
+INPLACE = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
+           "relu", "abs", "clamp", "clamp_min", "clamp_max", "floor", "ceil", "round", "trunc", "reciprocal",
+           "remainder", "masked_fill", "square", "sign", "t", "transpose", "unsqueeze", "squeeze",
+           "scatter", "scatter_add", "floor_divide", "rsqrt", "log2", "log10", "tan", "true_divide",
+           "subtract", "multiply", "divide")
+
+
+def _install():
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    for name in INPLACE:
+        setattr(Tensor, name + "_", P.inplace(METHODS[name], name + "_"))
+    Tensor.zero_ = P.zero_
+    Tensor.fill_ = P.fill_
+    Tensor.copy_ = P.copy_
+    Tensor.T = property(S.T)
+    Tensor.mT = property(S.mT)
+    Tensor.__getitem__ = I.getitem
+    Tensor.__setitem__ = I.setitem
+    Tensor.new_tensor = _new("tensor")
+    Tensor.new_zeros = _new("zeros")
+    Tensor.new_ones = _new("ones")
+    Tensor.new_empty = _new("empty")
+    Tensor.new_full = _new_full
+
+    ops = {
+        "__add__": lambda a, b: _binop(E.add, a, b), "__radd__": lambda a, b: _binop(E.add, a, b),
+        "__sub__": lambda a, b: _binop(E.sub, a, b), "__rsub__": lambda a, b: _rop(E.rsub, a, b),
+        "__mul__": lambda a, b: _binop(E.mul, a, b), "__rmul__": lambda a, b: _binop(E.mul, a, b),
+        "__truediv__": lambda a, b: _binop(E.div, a, b),
+        "__rtruediv__": lambda a, b: _rop(lambda x, y: E.mul(E.reciprocal(x), y), a, b),
+        "__floordiv__": lambda a, b: _binop(E.floor_divide, a, b),
+        "__rfloordiv__": lambda a, b: _rop(lambda x, y: E.floor_divide(y, x), a, b),
+        "__mod__": lambda a, b: _binop(E.remainder, a, b),
+        "__rmod__": lambda a, b: _rop(lambda x, y: E.remainder(_as_tensor_like(y, x), x), a, b),
+        "__pow__": lambda a, b, m=None: _binop(E.pow, a, b),
+        "__rpow__": lambda a, b: _rop(lambda x, y: E.pow(y, x), a, b),
+        "__matmul__": lambda a, b: _binop(L.matmul, a, b, tensors_only=True),
+        "__rmatmul__": lambda a, b: _rop(lambda x, y: L.matmul(y, x), a, b, tensors_only=True),
+        "__neg__": E.neg, "__pos__": lambda a: a, "__abs__": E.abs, "__invert__": _invert,
+        "__eq__": lambda a, b: E.eq(a, b), "__ne__": lambda a, b: E.ne(a, b), "__lt__": lambda a, b: E.lt(a, b),
+        "__le__": lambda a, b: E.le(a, b), "__gt__": lambda a, b: E.gt(a, b), "__ge__": lambda a, b: E.ge(a, b),
+        "__and__": lambda a, b: E.bitwise_and(a, b), "__rand__": lambda a, b: E.bitwise_and(a, b),
+        "__or__": lambda a, b: E.bitwise_or(a, b), "__ror__": lambda a, b: E.bitwise_or(a, b),
+        "__xor__": lambda a, b: E.bitwise_xor(a, b), "__rxor__": lambda a, b: E.bitwise_xor(a, b),
+    }
+    for name, fn in ops.items():
+        setattr(Tensor, name, fn)
+    for name, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
+                         ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
+                         ("__ipow__", "pow_")):
+        setattr(Tensor, name, _iop(method))
+    Tensor.__iand__ = lambda a, b: P.rebase(a, E.bitwise_and(a, b))
+    Tensor.__ior__ = lambda a, b: P.rebase(a, E.bitwise_or(a, b))
+    Tensor.__ixor__ = lambda a, b: P.rebase(a, E.bitwise_xor(a, b))
+    Tensor.__imatmul__ = lambda a, b: P.rebase(a, L.matmul(a, b))
+
+
+def _binop(fn, a, b, tensors_only=False):
+    b = E._coerce(b)
+    if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
+        return NotImplemented
+    return fn(a, b)
+
+
+def _rop(fn, a, b, tensors_only=False):
+    b = E._coerce(b)
+    if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
+        return NotImplemented
+    return fn(a, b)
+
+
+def _as_tensor_like(value, like):
+    from .factory import tensor  # noqa: PLC0415
+    return tensor(value, dtype=None)
+
+
+def _invert(a):
+    if a.dtype.name == "bool":
+        return E.logical_not(a)
+    return E.bitwise_not(a)
+
+
+def _iop(method):
+    def op(self, other):
+        other = E._coerce(other)
+        if other is NotImplemented:
+            return NotImplemented
+        return getattr(self, method)(other)
+    return op
+
+
+def _new(kind):
+    def new(self, *args, dtype=None, device=None, requires_grad=False, **kw):
+        from . import factory  # noqa: PLC0415
+        fn = getattr(factory, kind)
+        return fn(*args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    new.__name__ = "new_" + kind
+    return new
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    from . import factory  # noqa: PLC0415
+    return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                        requires_grad=requires_grad)
+
+
+_install()

@@ -1,0 +1,87 @@
+"""dtype and device conversion: to(), float()/double()/..., type_as, cpu()/cuda()."""
+from __future__ import annotations
+
+from .. import dtypes, errors
+from ..device import canonical, to_device
+from ..function import Function, record
+from ..tensor import Tensor, wrap
+
+
+class ToCopyBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (_convert(g, k["dtype"], k["device"], False),)
+
+
+def _convert(t, dtype, dev, copy):
+    data = t._data
+    if dev is not None and dev != t.device:
+        data = to_device(data, dev)
+    if dtype is not None and dtype is not t.dtype:
+        data = data.astype(dtype.np)
+    elif copy or data is t._data:
+        data = data.copy() if copy else data
+    out = wrap(data, dtype or t.dtype)
+    return record(ToCopyBackward0, (t,), out, {"dtype": t.dtype, "device": t.device})
+
+
+def _parse_to_args(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise errors.type_error(f"to() received an invalid combination of arguments - got unexpected keyword "
+                                f"argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, bool):
+            continue
+        elif a is not None:
+            dev = a
+    return dtype, (canonical(dev) if dev is not None else None), copy
+
+
+def to(input, *args, **kwargs):
+    dtype, dev, copy = _parse_to_args(args, dict(kwargs))
+    same_dtype = dtype is None or dtype is input.dtype
+    same_dev = dev is None or dev == input.device
+    if same_dtype and same_dev and not copy:
+        return input
+    return _convert(input, dtype, dev if not same_dev else None, copy)
+
+
+def _caster(d):
+    def cast(input, memory_format=None):
+        return to(input, d)
+    cast.__name__ = d.name
+    return cast
+
+
+float = _caster(dtypes.float32)
+double = _caster(dtypes.float64)
+half = _caster(dtypes.float16)
+long = _caster(dtypes.int64)
+int = _caster(dtypes.int32)
+short = _caster(dtypes.int16)
+char = _caster(dtypes.int8)
+byte = _caster(dtypes.uint8)
+bool = _caster(dtypes.bool_)
+
+
+def type_as(input, other):
+    return to(input, other.dtype)
+
+
+def cpu(input, memory_format=None):
+    return to(input, "cpu")
+
+
+def cuda(input, device=None, non_blocking=False, memory_format=None):
+    return to(input, canonical("cuda" if device is None else device))

@@ -1,0 +1,964 @@
+"""Elementwise ops: arithmetic, unary math, comparisons, where/clamp. One class per PyTorch
+node: its forward on arrays and its backward on Tensors (so it differentiates again)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..autograd import NotImplementedNode, grad_mode, make_node
+from ..function import Function, record
+from ..tensor import Tensor, wrap
+from .shape import sum_to
+
+# ---------------------------------------------------------------------------- shared plumbing
+
+
+def _check_devices(a, b):
+    if type(a._data) is not type(b._data) and a.device != b.device:
+        raise errors.runtime("Expected all tensors to be on the same device, but found at least two devices, "
+                             f"{_dev_name(a, b)}!", hint="device")
+
+
+def _dev_name(a, b):
+    da, db = str(a.device), str(b.device)
+    return f"{da} and {db}" if da != "cpu" else f"{db} and {da}"
+
+
+def _broadcast_error(a, b):
+    sa = getattr(a, "shape", ())
+    sb = getattr(b, "shape", ())
+    return errors.runtime(errors.broadcast_mismatch(tuple(sa), tuple(sb)), hint="broadcast")
+
+
+def _operands(a, b, dtype):
+    """The arrays (or weak Python scalars) to compute on, each cast to the compute dtype."""
+    if isinstance(a, Tensor):
+        x = a._data if a.dtype is dtype else a._data.astype(dtype.np)
+    else:
+        x = a
+    if isinstance(b, Tensor):
+        y = b._data if b.dtype is dtype else b._data.astype(dtype.np)
+    else:
+        y = b
+    return x, y
+
+
+def _scalar_ok(v):
+    return isinstance(v, (bool, int, float)) and not isinstance(v, Tensor)
+
+
+def _coerce(other):
+    """The other operand of a binary op: a Tensor, or a Python number kept weak."""
+    if isinstance(other, Tensor) or isinstance(other, (bool, int, float)):
+        return other
+    if isinstance(other, np.ndarray):
+        from ..factory import tensor_from_numpy_value  # noqa: PLC0415
+        return tensor_from_numpy_value(other)
+    if isinstance(other, np.generic):
+        return other.item()
+    return NotImplemented
+
+
+def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
+    """Apply a broadcasting binary op. a or b may be a Python scalar; the result dtype follows
+    torch's promotion (computed on that dtype), or out_dtype for comparisons."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        _check_devices(a, b)
+        dt = a.dtype if a.dtype is b.dtype else dtypes.result_type((a, b))
+    else:
+        dt = dtypes.result_type((a, b))
+    if compute_dtype is not None:
+        dt = compute_dtype(dt)
+    x, y = _operands(a, b, dt)
+    try:
+        r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    rd = out_dtype or dt
+    if getattr(r, "dtype", None) != rd.np:
+        r = np.asarray(r).astype(rd.np) if isinstance(r, (np.generic, float, int, bool)) else r.astype(rd.np)
+    out = wrap(r, rd)
+    if out_dtype is not None and not out_dtype.is_floating_point:
+        return out
+    return record(cls, (a, b), out, kw)
+
+
+def unary(cls, x, float_only=True, kw=None):
+    """Apply a unary op; integer inputs go to the default float dtype when the op needs floats."""
+    d = x.dtype
+    data = x._data
+    if float_only and not d.is_floating_point:
+        d = dtypes.defaults.float
+        data = data.astype(d.np)
+    r = cls.forward(data, **kw) if kw else cls.forward(data)
+    if r.dtype != d.np:
+        r = r.astype(d.np)
+    return record(cls, (x,), wrap(r, d), kw)
+
+
+def _float_division(dt):
+    return dt if dt.is_floating_point else dtypes.defaults.float
+
+
+# ---------------------------------------------------------------------------- arithmetic
+
+class AddBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return a + b if alpha is None else a + alpha * b
+
+    def backward(self, g):
+        a_shape, b_shape = self._shapes
+        alpha = self._kw.get("alpha") if self._kw else None
+        gb = g if alpha is None else g * alpha
+        return sum_to(g, a_shape), sum_to(gb, b_shape)
+
+
+class SubBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return a - b if alpha is None else a - alpha * b
+
+    def backward(self, g):
+        a_shape, b_shape = self._shapes
+        alpha = self._kw.get("alpha") if self._kw else None
+        return sum_to(g, a_shape), sum_to(-g if alpha is None else g * -alpha, b_shape)
+
+
+class RsubBackward1(Function):
+    """other - self, as torch.rsub(self, other) records it (`1 - a`)."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b):
+        return b - a
+
+    def backward(self, g):
+        return (-g,), None
+
+
+class MulBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, b):
+        return a * b
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g * b if _needs(self, 0) else None
+        gb = g * a if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+class DivBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, b):
+        return a / b
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / b if _needs(self, 0) else None
+        gb = -g * a / (b * b) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+class NegBackward0(Function):
+    __slots__ = ()
+    forward = staticmethod(np.negative)
+
+    def backward(self, g):
+        return (-g,)
+
+
+class PowBackward0(Function):
+    """x ** exponent (a Python number)."""
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, exponent):
+        return x ** exponent
+
+    def backward(self, g):
+        x, p = self.saved
+        if p == 0:
+            return (g * 0.0, None)
+        return (g * p * x ** (p - 1), None)
+
+
+class PowBackward1(Function):
+    """x ** y, both tensors."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    @staticmethod
+    def forward(x, y):
+        return x ** y
+
+    def backward(self, g):
+        x, y, out = self.saved
+        gx = gy = None
+        if _needs(self, 0):
+            gx = where(y == 0, 0.0, g * y * x ** (y - 1))
+        if _needs(self, 1):
+            gy = where((x == 0) & (y >= 0), 0.0, g * out * log(x))
+        return _shaped(gx, x), _shaped(gy, y)
+
+
+class PowBackward2(Function):
+    """number ** tensor (`2 ** a`); inputs are (exponent tensor, base number)."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    @staticmethod
+    def forward(y, base):
+        return base ** y
+
+    def backward(self, g):
+        y, base, out = self.saved
+        if base == 0:
+            return (where(y >= 0, 0.0, g * out * float("-inf") if False else g * out * np.log(base + 0.0)), None)
+        return (g * out * float(np.log(base)), None)
+
+
+class RemainderBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b):
+        return np.remainder(a, b)
+
+    def backward(self, g):
+        return g, None
+
+
+class RemainderBackward1(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(a, b):
+        return np.remainder(a, b)
+
+    def backward(self, g):
+        a, b = self.saved
+        gb = -g * floor_divide(a, b) if _needs(self, 1) else None
+        return sum_to(g, a.shape), _shaped(gb, b)
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+def _shaped(g, like):
+    if g is None or not isinstance(like, Tensor):
+        return None if not isinstance(like, Tensor) else g
+    return sum_to(g, like._data.shape)
+
+
+def _scalar_edge_shapes(node_cls):
+    return node_cls
+
+
+# Add/Sub need only the input shapes (no saved tensors): keep them on the node.
+def _with_shapes(cls, a, b, kw=None, dt=None):
+    out = binary(cls, a, b, kw=kw, compute_dtype=dt)
+    if out.grad_fn is not None and type(out.grad_fn) is cls:
+        out.grad_fn.metadata_shapes = None
+    return out
+
+
+def add(input, other, *, alpha=1, out=None):
+    other = _coerce(other)
+    kw = None if alpha == 1 else {"alpha": alpha}
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    r = binary(AddBackward0, input, other, kw=kw)
+    _keep_shapes(r, AddBackward0, input, other)
+    return r
+
+
+def sub(input, other, *, alpha=1, out=None):
+    other = _coerce(other)
+    if not isinstance(input, Tensor):
+        return rsub(other, input)
+    _check_sub_bool(input, other)
+    kw = None if alpha == 1 else {"alpha": alpha}
+    r = binary(SubBackward0, input, other, kw=kw)
+    _keep_shapes(r, SubBackward0, input, other)
+    return r
+
+
+subtract = sub
+
+
+def _check_sub_bool(a, b):
+    if (getattr(a, "dtype", None) is dtypes.bool_ or isinstance(a, bool)) and \
+            (getattr(b, "dtype", None) is dtypes.bool_ or isinstance(b, bool)):
+        raise errors.runtime("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                             "Use the `^` or `logical_xor()` operator instead.")
+
+
+def rsub(input, other, alpha=1):
+    """other - input; the node torch records for `number - tensor`."""
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
+    r = binary(RsubBackward1, input, other)
+    return r
+
+
+def _keep_shapes(r, cls, a, b):
+    node = r.grad_fn
+    if node is not None and type(node) is cls:
+        node.metadata["shapes"] = None  # placeholder so metadata stays a dict
+        node._saved = ()
+        node._kw = dict(node._kw or {})
+        node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+
+
+def _shapes_of(node):
+    return node._kw["_shapes"]
+
+
+AddBackward0._shapes = property(_shapes_of)
+SubBackward0._shapes = property(_shapes_of)
+
+
+def _rsub_backward(self, g):
+    return (-g, None)
+
+
+RsubBackward1.backward = _rsub_backward
+
+
+def mul(input, other, *, out=None):
+    other = _coerce(other)
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return binary(MulBackward0, input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    other = _coerce(other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        r = div(input, other)
+        return trunc(r).to(dtypes.result_type((input, other)))
+    if not isinstance(input, Tensor):
+        return mul(reciprocal(other), input)
+    return binary(DivBackward0, input, other, compute_dtype=_float_division)
+
+
+divide = true_divide = div
+
+
+def neg(input):
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return unary(NegBackward0, input, float_only=False)
+
+
+negative = neg
+
+
+def pow(input, exponent):
+    exponent = _coerce(exponent)
+    if not isinstance(input, Tensor):
+        out = binary(PowBackward2, exponent, input)
+        return out
+    if isinstance(exponent, Tensor):
+        return binary(PowBackward1, input, exponent)
+    if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
+            and not input.dtype.is_floating_point):
+        raise errors.runtime("Integers to negative integer powers are not allowed.")
+    return binary(PowBackward0, input, exponent)
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def floor_divide(input, other):
+    other = _coerce(other)
+    a, b = (input, other) if isinstance(input, Tensor) else (other, input)
+    dt = dtypes.result_type((input, other))
+    x, y = _operands(input, other, dt)
+    r = np.floor_divide(x, y)
+    out = wrap(np.asarray(r).astype(dt.np), dt)
+    if grad_mode.enabled and any(getattr(t, "_rg", False) for t in (input, other)):
+        node = make_node(NotImplementedNode, [t for t in (input, other)], dt)
+        node._opname = "aten::floor_divide"
+        out._rg = True
+        out.grad_fn = node
+    return out
+
+
+def remainder(input, other):
+    other = _coerce(other)
+    if isinstance(other, Tensor):
+        if not isinstance(input, Tensor):
+            return binary(RemainderBackward1, input, other)
+        return binary(RemainderBackward1, input, other)
+    return binary(RemainderBackward0, input, other)
+
+
+# ---------------------------------------------------------------------------- unary math
+
+def _unary_class(name, fwd, backward, save_input=False, save_output=False):
+    cls = type(name, (Function,), {"__slots__": (), "forward": staticmethod(fwd), "backward": backward,
+                                   "save_inputs": save_input, "save_output": save_output})
+    return cls
+
+
+class ExpBackward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.exp)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * result,)
+
+
+class LogBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.log)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g / x,)
+
+
+class Log2Backward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.log2)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g / (x * 0.6931471805599453),)
+
+
+class Log10Backward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.log10)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g / (x * 2.302585092994046),)
+
+
+class SqrtBackward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.sqrt)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g / (2 * result),)
+
+
+class RsqrtBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    @staticmethod
+    def forward(x):
+        return 1 / np.sqrt(x)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (-0.5 * g * result ** 3,)
+
+
+class SinBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.sin)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * cos(x),)
+
+
+class CosBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.cos)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * -sin(x),)
+
+
+class TanBackward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.tan)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * (1 + result * result),)
+
+
+class TanhBackward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.tanh)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * (1 - result * result),)
+
+
+class SigmoidBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    @staticmethod
+    def forward(x):
+        # 0.5 * (1 + tanh(x/2)) is overflow-free for large |x|
+        return 0.5 * (1 + np.tanh(0.5 * x))
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * (result * (1 - result)),)
+
+
+class ReluBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    @staticmethod
+    def forward(x):
+        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x > 0, x, np.zeros((), x.dtype)) \
+            if np.isnan(x).any() else np.maximum(x, 0)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * (result > 0),)
+
+
+class AbsBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.abs)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * sign(x),)
+
+
+class ReciprocalBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    @staticmethod
+    def forward(x):
+        return 1 / x
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (-g * result * result,)
+
+
+class SignBackward0(Function):
+    __slots__ = ()
+    forward = staticmethod(np.sign)
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+def exp(input):
+    return unary(ExpBackward0, input)
+
+
+def log(input):
+    return unary(LogBackward0, input)
+
+
+def log2(input):
+    return unary(Log2Backward0, input)
+
+
+def log10(input):
+    return unary(Log10Backward0, input)
+
+
+def sqrt(input):
+    return unary(SqrtBackward0, input)
+
+
+def rsqrt(input):
+    return unary(RsqrtBackward0, input)
+
+
+def sin(input):
+    return unary(SinBackward0, input)
+
+
+def cos(input):
+    return unary(CosBackward0, input)
+
+
+def tan(input):
+    return unary(TanBackward0, input)
+
+
+def tanh(input):
+    return unary(TanhBackward0, input)
+
+
+def sigmoid(input):
+    return unary(SigmoidBackward0, input)
+
+
+def relu(input, inplace=False):
+    return unary(ReluBackward0, input, float_only=False)
+
+
+def abs(input):
+    return unary(AbsBackward0, input, float_only=False)
+
+
+absolute = abs
+
+
+def reciprocal(input):
+    return unary(ReciprocalBackward0, input)
+
+
+def sign(input):
+    return unary(SignBackward0, input, float_only=False)
+
+
+# ---------------------------------------------------------------------------- rounding (zero grad)
+
+class FloorBackward0(Function):
+    __slots__ = ()
+    forward = staticmethod(np.floor)
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+class CeilBackward0(FloorBackward0):
+    __slots__ = ()
+    forward = staticmethod(np.ceil)
+
+
+class RoundBackward0(FloorBackward0):
+    __slots__ = ()
+    forward = staticmethod(np.round)
+
+
+class TruncBackward0(FloorBackward0):
+    __slots__ = ()
+    forward = staticmethod(np.trunc)
+
+
+def floor(input):
+    return unary(FloorBackward0, input, float_only=False)
+
+
+def ceil(input):
+    return unary(CeilBackward0, input, float_only=False)
+
+
+def round(input, decimals=0):
+    if decimals:
+        s = 10.0 ** decimals
+        return round(input * s) / s
+    return unary(RoundBackward0, input, float_only=False)
+
+
+def trunc(input):
+    return unary(TruncBackward0, input, float_only=False)
+
+
+# ---------------------------------------------------------------------------- min/max/clamp/where
+
+class MaximumBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.maximum)
+
+    def backward(self, g):
+        a, b = self.saved
+        # ties split the gradient in half, as torch does
+        mask_a = (a > b) + (a == b) * 0.5
+        mask_b = (b > a) + (a == b) * 0.5
+        return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
+
+
+class MinimumBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.minimum)
+
+    def backward(self, g):
+        a, b = self.saved
+        mask_a = (a < b) + (a == b) * 0.5
+        mask_b = (b < a) + (a == b) * 0.5
+        return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
+
+
+def maximum(input, other):
+    return binary(MaximumBackward0, input, _coerce(other))
+
+
+def minimum(input, other):
+    return binary(MinimumBackward0, input, _coerce(other))
+
+
+class WhereBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(cond, a, b):
+        return np.where(cond, a, b)
+
+    def backward(self, g):
+        cond, a, b = self.saved
+        za = where(cond, g, 0.0) if _needs(self, 1) else None
+        zb = where(cond, 0.0, g) if _needs(self, 2) else None
+        return None, _shaped(za, a), _shaped(zb, b)
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .indexing import nonzero  # noqa: PLC0415
+        return nonzero(condition, as_tuple=True)
+    input, other = _coerce(input), _coerce(other)
+    dt = dtypes.result_type([x for x in (input, other)])
+    x, y = _operands(input, other, dt)
+    c = condition._data if isinstance(condition, Tensor) else condition
+    if isinstance(condition, Tensor) and condition.dtype is not dtypes.bool_:
+        raise errors.runtime(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                             f"{condition.dtype.name.capitalize() if condition.dtype.name != 'uint8' else 'Byte'}")
+    try:
+        r = np.where(c, x, y)
+    except ValueError:
+        raise _broadcast_error(input if isinstance(input, Tensor) else condition,
+                               other if isinstance(other, Tensor) else condition) from None
+    out = wrap(np.asarray(r).astype(dt.np, copy=False), dt)
+    return record(WhereBackward0, (condition, input, other), out)
+
+
+class ClampBackward1(Function):
+    """clamp with number bounds."""
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, lo, hi):
+        if lo is not None:
+            x = np.maximum(x, lo)
+        if hi is not None:
+            x = np.minimum(x, hi)
+        return x
+
+    def backward(self, g):
+        x, lo, hi = self.saved
+        mask = None
+        if lo is not None:
+            mask = x >= lo
+        if hi is not None:
+            m = x <= hi
+            mask = m if mask is None else mask & m
+        return (g * mask, None, None)
+
+
+class ClampBackward0(Function):
+    """clamp with tensor bounds."""
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, lo, hi):
+        if lo is not None:
+            x = np.maximum(x, lo)
+        if hi is not None:
+            x = np.minimum(x, hi)
+        return x
+
+    def backward(self, g):
+        x, lo, hi = self.saved
+        mask = None
+        glo = ghi = None
+        if lo is not None:
+            mask = x >= lo
+            if isinstance(lo, Tensor) and _needs(self, 1):
+                glo = _shaped(g * (x < lo), lo)
+        if hi is not None:
+            m = x <= hi
+            mask = m if mask is None else mask & m
+            if isinstance(hi, Tensor) and _needs(self, 2):
+                ghi = _shaped(g * (x > hi), hi)
+        return (_shaped(g * mask, x), glo, ghi)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise errors.runtime("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
+        data = input._data.astype(dt.np, copy=False)
+        lo = min._data if isinstance(min, Tensor) else min
+        hi = max._data if isinstance(max, Tensor) else max
+        out = wrap(np.asarray(ClampBackward0.forward(data, lo, hi)).astype(dt.np, copy=False), dt)
+        return record(ClampBackward0, (input, min, max), out)
+    dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
+    data = input._data.astype(dt.np, copy=False)
+    out = wrap(np.asarray(ClampBackward1.forward(data, min, max)).astype(dt.np, copy=False), dt)
+    return record(ClampBackward1, (input, min, max), out)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+# ---------------------------------------------------------------------------- comparison and logic
+
+def _compare(ufunc, a, b):
+    b = _coerce(b)
+    if b is NotImplemented:
+        return NotImplemented
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        _check_devices(a, b)
+    dt = dtypes.result_type((a, b))
+    x, y = _operands(a, b, dt)
+    try:
+        r = ufunc(x, y)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    return wrap(np.asarray(r), dtypes.bool_)
+
+
+def eq(input, other):
+    return _compare(np.equal, input, other)
+
+
+def ne(input, other):
+    return _compare(np.not_equal, input, other)
+
+
+def lt(input, other):
+    return _compare(np.less, input, other)
+
+
+def le(input, other):
+    return _compare(np.less_equal, input, other)
+
+
+def gt(input, other):
+    return _compare(np.greater, input, other)
+
+
+def ge(input, other):
+    return _compare(np.greater_equal, input, other)
+
+
+less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
+
+
+def _bitwise(ufunc, a, b, name):
+    b = _coerce(b)
+    if b is NotImplemented:
+        return NotImplemented
+    dt = dtypes.result_type((a, b))
+    if dt.is_floating_point:
+        raise errors.runtime(f'"{name}_cpu" not implemented for \'{_c10_name(dt)}\'')
+    x, y = _operands(a, b, dt)
+    return wrap(np.asarray(ufunc(x, y)).astype(dt.np, copy=False), dt)
+
+
+def _c10_name(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
+
+
+def bitwise_and(input, other):
+    return _bitwise(np.bitwise_and, input, other, "bitwise_and")
+
+
+def bitwise_or(input, other):
+    return _bitwise(np.bitwise_or, input, other, "bitwise_or")
+
+
+def bitwise_xor(input, other):
+    return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
+
+
+def bitwise_not(input):
+    if input.dtype.is_floating_point:
+        raise errors.runtime(f'"bitwise_not_cpu" not implemented for \'{_c10_name(input.dtype)}\'')
+    return wrap(np.asarray(np.invert(input._data)), input.dtype)
+
+
+def logical_not(input):
+    return wrap(np.asarray(np.logical_not(input._data)), dtypes.bool_)
+
+
+def logical_and(input, other):
+    return _compare(np.logical_and, input, other)
+
+
+def logical_or(input, other):
+    return _compare(np.logical_or, input, other)
+
+
+def logical_xor(input, other):
+    return _compare(np.logical_xor, input, other)
+
+
+def isnan(input):
+    return wrap(np.asarray(np.isnan(input._data)), dtypes.bool_)
+
+
+def isinf(input):
+    return wrap(np.asarray(np.isinf(input._data)), dtypes.bool_)
+
+
+def isfinite(input):
+    return wrap(np.asarray(np.isfinite(input._data)), dtypes.bool_)
+
+
+def equal(input, other):
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return wrap(np.asarray(np.isclose(input._data, _coerce(other)._data if isinstance(other, Tensor) else other,
+                                      rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)

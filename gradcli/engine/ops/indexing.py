@@ -1,0 +1,360 @@
+"""Indexing: x[key] (select/slice/unsqueeze views, advanced index copies), x[key] = v
+(CopySlices), scatter/gather/index_select and masked ops."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..autograd import grad_mode, make_node
+from ..function import Function, record
+from ..tensor import Tensor, view_of, wrap
+from .shape import SliceBackward0, UnsqueezeBackward0, sum_to
+
+
+def _key_part(k):
+    """A key component in NumPy's terms; Tensors become arrays (bool masks stay masks)."""
+    if isinstance(k, Tensor):
+        if k.dtype.is_floating_point:
+            raise errors.index("tensors used as indices must be long, int, byte or bool tensors")
+        return k._data
+    if isinstance(k, list):
+        return np.asarray([_key_part(v) for v in k]) if k and isinstance(k[0], Tensor) else np.asarray(k)
+    if isinstance(k, bool):
+        return np.asarray(k)
+    if isinstance(k, slice):
+        for v in (k.start, k.stop, k.step):
+            if v is not None and not isinstance(v, int):
+                raise errors.type_error("slice indices must be integers or None or have an __index__ method")
+        if k.step is not None and k.step <= 0:
+            raise errors.value("step must be greater than zero")
+        return k
+    if isinstance(k, float):
+        raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                           "valid indices (got float)")
+    return k
+
+
+def _normalize(key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    return tuple(_key_part(k) for k in key)
+
+
+def _is_advanced(k):
+    return isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__")
+
+
+def _grad_fn_class(key):
+    """The node torch reports: index ops apply left to right, so the last one names the result."""
+    if any(_is_advanced(k) for k in key):
+        return IndexBackward0
+    last = None
+    for k in key:
+        if k is None:
+            last = UnsqueezeBackward0
+        elif isinstance(k, slice):
+            last = SliceBackward0
+        elif k is Ellipsis:
+            continue
+        else:
+            last = SelectBackward0
+    return last
+
+
+def _check_bounds(shape, key):
+    dim = 0
+    n_spec = sum(1 for k in key if k is not None and k is not Ellipsis and not
+                 (isinstance(k, np.ndarray) and k.dtype == bool))
+    n_spec += sum(k.ndim for k in key if isinstance(k, np.ndarray) and k.dtype == bool)
+    if n_spec > len(shape):
+        raise errors.index(f"too many indices for tensor of dimension {len(shape)}")
+    for k in key:
+        if k is Ellipsis:
+            dim = len(shape) - (n_spec - dim) if False else dim + (len(shape) - n_spec)
+            continue
+        if k is None:
+            continue
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            size = shape[dim]
+            if not -size <= k < size:
+                raise errors.index(f"index {k} is out of bounds for dimension {dim} with size {size}",
+                                   hint="index_range")
+            dim += 1
+        elif isinstance(k, np.ndarray) and k.dtype != bool:
+            size = shape[dim]
+            if k.size and (k.max() >= size or k.min() < -size):
+                bad = int(k.max()) if k.max() >= size else int(k.min())
+                raise errors.index(f"index {bad} is out of bounds for dimension {dim} with size {size}",
+                                   hint="index_range")
+            dim += 1
+        elif isinstance(k, np.ndarray):
+            for j in range(k.ndim):
+                if k.shape[j] != shape[dim + j]:
+                    raise errors.index(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
+                                       f"not match the shape of the indexed tensor "
+                                       f"[{', '.join(map(str, shape))}] at index {dim + j}")
+            dim += k.ndim
+        else:
+            dim += 1
+
+
+class SelectBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (slice_backward(g, self._kw["in_shape"], self._kw["key"]),)
+
+
+class IndexBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (index_backward(g, self._kw["in_shape"], self._kw["key"]),)
+
+
+class IndexPutBackward(Function):
+    """Internal: the differentiable scatter-add that is the backward of an advanced index."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (getitem(g, self._kw["key"]),)
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
+class SliceScatterBackward(Function):
+    """Internal: zeros with g written at a basic key (the backward of select/slice)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (getitem(g, self._kw["key"]),)
+
+    def name(self):
+        return "SliceScatterBackward0"
+
+
+def slice_backward(g, in_shape, key):
+    data = np.zeros(in_shape, g._data.dtype) if type(g._data) is np.ndarray else \
+        g._data.__array_namespace__().zeros(in_shape, g._data.dtype)
+    data[key] = g._data
+    return record(SliceScatterBackward, (g,), wrap(data, g.dtype), {"key": key})
+
+
+def index_backward(g, in_shape, key):
+    data = np.zeros(in_shape, g._data.dtype)
+    np.add.at(data, key, g._data)
+    return record(IndexPutBackward, (g,), wrap(data, g.dtype), {"key": key})
+
+
+def getitem(input, key):
+    key = _normalize(key)
+    data = input._data
+    if data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
+        raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                           "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
+    _check_bounds(data.shape, key)
+    try:
+        arr = data[key]
+    except IndexError as e:
+        raise errors.index(str(e).replace("axis", "dimension")) from None
+    cls = _grad_fn_class(key)
+    if cls is IndexBackward0:
+        out = wrap(np.asarray(arr), input.dtype)
+    else:
+        if type(arr) is not np.ndarray and isinstance(arr, np.generic):
+            arr = data[key + (Ellipsis,)] if Ellipsis not in key else np.asarray(arr)
+        out = view_of(input, arr)
+    if cls is None:
+        return out if not input._rg else record(_AliasBackward, (input,), out)
+    return record(cls, (input,), out, {"in_shape": data.shape, "key": key})
+
+
+class _AliasBackward(Function):
+    """x[...] of a tensor that requires grad: torch returns an alias view."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+    def name(self):
+        return "AliasBackward0"
+
+
+class CopySlices(Function):
+    """x[key] = value on a tensor in a graph: grad flows to the old x outside key, to value inside."""
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, g):
+        key, vshape = self._kw["key"], self._kw["vshape"]
+        keep = g._data.copy()
+        keep[key] = 0
+        g_old = wrap(keep, g.dtype) if not grad_mode.enabled else g * _mask_out(g, key)
+        g_val = None
+        if self.next_functions[1][0] is not None:
+            g_val = sum_to(getitem(g, key), vshape)
+        return g_old, g_val
+
+
+def _mask_out(g, key):
+    m = np.ones(g._data.shape, g._data.dtype)
+    m[key] = 0
+    return wrap(m, g.dtype)
+
+
+def check_inplace(t):
+    """PyTorch refuses in-place changes to a leaf (or a view of one) that requires grad."""
+    if grad_mode.enabled:
+        if t.grad_fn is None and t._rg:
+            raise errors.runtime(errors.LEAF_INPLACE, hint="leaf_inplace")
+        base = t._base
+        if base is not None and base.grad_fn is None and base._rg and t.grad_fn is not None:
+            raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
+                                 "operation.", hint="leaf_inplace")
+
+
+def setitem(input, key, value):
+    check_inplace(input)
+    nkey = _normalize(key)
+    data = input._data
+    _check_bounds(data.shape, nkey)
+    if isinstance(value, Tensor):
+        v = value._data
+        if v.dtype != data.dtype:
+            v = v.astype(data.dtype)
+    else:
+        v = value
+    try:
+        data[nkey] = v
+    except ValueError:
+        target = np.empty(data.shape, bool)[nkey].shape
+        raise errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be "
+                             f"broadcast to indexing result of shape [{', '.join(map(str, target))}]") from None
+    input._version[0] += 1
+    needs = grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg))
+    if needs:
+        node = make_node(CopySlices, (input, value), input.dtype, (), {
+            "key": nkey, "vshape": value._data.shape if isinstance(value, Tensor) else ()})
+        input.grad_fn = node
+        input._output_nr = 0
+        input._rg = True
+    return None
+
+
+class GatherBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        from ..factory import zeros  # noqa: PLC0415
+        return (scatter_add(zeros(k["in_shape"], dtype=g.dtype), k["dim"], k["index"], g), None)
+
+
+def gather(input, dim, index):
+    from ..tensor import _wrap_dim  # noqa: PLC0415
+    d = _wrap_dim(dim, input._data.ndim)
+    r = np.take_along_axis(input._data, index._data, axis=d)
+    return record(GatherBackward0, (input, index), wrap(r, input.dtype),
+                  {"dim": d, "index": index, "in_shape": input._data.shape})
+
+
+class ScatterBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        idx = k["index"]
+        g_self = scatter(g, k["dim"], idx, 0.0) if self.next_functions[0][0] is not None else None
+        g_src = gather(g, k["dim"], idx) if self.next_functions[1][0] is not None else None
+        return g_self, g_src
+
+
+class ScatterAddBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        g_src = gather(g, k["dim"], k["index"]) if self.next_functions[1][0] is not None else None
+        return g, g_src
+
+
+def _scatter_coords(index, dim):
+    idx = index._data
+    coords = list(np.indices(idx.shape, sparse=True))
+    coords[dim] = idx
+    return tuple(coords)
+
+
+def scatter(input, dim, index, src=None, value=None, reduce=None):
+    from ..tensor import _wrap_dim  # noqa: PLC0415
+    if src is None:
+        src = value
+    d = _wrap_dim(dim, input._data.ndim)
+    out = input._data.copy()
+    coords = _scatter_coords(index, d)
+    if isinstance(src, Tensor):
+        out[coords] = src._data[tuple(slice(0, s) for s in index._data.shape)]
+    else:
+        out[coords] = src
+    return record(ScatterBackward0, (input, src if isinstance(src, Tensor) else None), wrap(out, input.dtype),
+                  {"dim": d, "index": index})
+
+
+def scatter_add(input, dim, index, src):
+    from ..tensor import _wrap_dim  # noqa: PLC0415
+    d = _wrap_dim(dim, input._data.ndim)
+    out = input._data.copy()
+    np.add.at(out, _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
+    return record(ScatterAddBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
+
+
+class IndexSelectBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        key = (slice(None),) * k["dim"] + (k["index"]._data,)
+        return (index_backward(g, k["in_shape"], key), None)
+
+
+def index_select(input, dim, index):
+    from ..tensor import _wrap_dim  # noqa: PLC0415
+    d = _wrap_dim(dim, input._data.ndim)
+    r = np.take(input._data, index._data, axis=d)
+    return record(IndexSelectBackward0, (input, index), wrap(r, input.dtype),
+                  {"dim": d, "index": index, "in_shape": input._data.shape})
+
+
+class MaskedFillBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        mask = self._kw["mask"]
+        from .elementwise import where  # noqa: PLC0415
+        return (sum_to(where(mask, 0.0, g), self._kw["in_shape"]), None)
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, Tensor):
+        value = value.item()
+    r = np.where(mask._data, np.asarray(value, input._data.dtype), input._data)
+    return record(MaskedFillBackward0, (input, None), wrap(np.asarray(r), input.dtype),
+                  {"mask": mask, "in_shape": input._data.shape})
+
+
+def masked_select(input, mask):
+    return getitem(input.expand_as(mask) if input.shape != mask.shape else input, mask)
+
+
+def nonzero(input, *, as_tuple=False):
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(wrap(np.asarray(a, np.int64), dtypes.int64) for a in nz)
+    return wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64), dtypes.int64)
+
+
+def argwhere(input):
+    return nonzero(input)

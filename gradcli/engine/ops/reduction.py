@@ -1,0 +1,561 @@
+"""Reductions (sum, mean, prod, max/min, amax/amin, var/std, norm, logsumexp), softmax and
+log_softmax, and the (values, indices) results torch returns as named tuples."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..function import Function, record
+from ..tensor import Tensor, _wrap_dim, wrap
+from .shape import expand, reshape, unsqueeze
+
+
+class ReturnType(tuple):
+    """torch.return_types.max(values=..., indices=...)."""
+    _fields = ()
+    _name = ""
+
+    def __new__(cls, values):
+        return tuple.__new__(cls, values)
+
+    def __getattr__(self, item):
+        try:
+            return self[self._fields.index(item)]
+        except ValueError:
+            raise AttributeError(item) from None
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{self._name}(\n{body})"
+
+    __str__ = __repr__
+
+
+def return_type(name, fields=("values", "indices")):
+    return type(name, (ReturnType,), {"_fields": fields, "_name": name})
+
+
+_RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "mode", "kthvalue",
+                                                "cummax", "cummin", "aminmax")}
+
+
+def _dims(dim, ndim):
+    """Normalise dim (int, tuple, list or None) to a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        ds = tuple(_wrap_dim(d, ndim) for d in dim)
+        if len(set(ds)) != len(ds):
+            raise errors.runtime(f"dim {ds[0]} appears multiple times in the list of dims")
+        return tuple(sorted(ds))
+    return (_wrap_dim(dim, ndim),)
+
+
+def _regrow(g, in_shape, dims, keepdim):
+    """Undo a reduction's shape: unsqueeze the reduced dims (if not kept) and expand."""
+    if not keepdim and len(in_shape):
+        for d in sorted(dims):
+            g = unsqueeze(g, d)
+    return expand(g, in_shape)
+
+
+def _sum_dtype(dt):
+    return dtypes.int64 if dt.category != dtypes.FLOAT else dt
+
+
+class SumBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (expand(g, self._kw["in_shape"]),)
+
+
+class SumBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (_regrow(g, k["in_shape"], k["dims"], k["keepdim"]),)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    out_dt = dtype or _sum_dtype(input.dtype)
+    data = input._data
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and False):
+        r = data.sum(dtype=out_dt.np)
+        return record(SumBackward0, (input,), wrap(r, out_dt), {"in_shape": data.shape})
+    dims = _dims(dim, data.ndim)
+    r = data.sum(axis=dims, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.astype(out_dt.np, copy=True)
+    return record(SumBackward1, (input,), wrap(r, out_dt), {"in_shape": data.shape, "dims": dims,
+                                                          "keepdim": keepdim})
+
+
+def _mean_check(input, dtype, name="mean"):
+    dt = dtype or input.dtype
+    if not dt.is_floating_point:
+        raise errors.runtime(f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
+                             f"or complex dtype. Got: {_c10(dt)}")
+    return dt
+
+
+def _c10(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
+
+
+class MeanBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        shape = self._kw["in_shape"]
+        n = int(np.prod(shape)) if shape else 1
+        return (expand(g / n, shape),)
+
+
+class MeanBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        n = 1
+        for d in k["dims"]:
+            n *= k["in_shape"][d]
+        return (_regrow(g / n, k["in_shape"], k["dims"], k["keepdim"]),)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    dt = _mean_check(input, dtype)
+    data = input._data.astype(dt.np, copy=False)
+    if dim is None:
+        r = data.mean(dtype=dt.np) if data.size else np.asarray(np.nan, dt.np)
+        return record(MeanBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"in_shape": data.shape})
+    dims = _dims(dim, data.ndim)
+    r = data.mean(axis=dims, keepdims=keepdim, dtype=dt.np) if data.ndim else data.copy()
+    return record(MeanBackward1, (input,), wrap(np.asarray(r, dt.np), dt),
+                  {"in_shape": data.shape, "dims": dims, "keepdim": keepdim})
+
+
+class ProdBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        return (_prod_grad(g, x, out, None, True),)
+
+
+class ProdBackward1(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        k = self._kw
+        if not k["keepdim"] and x._data.ndim:
+            g = unsqueeze(g, k["dim"])
+            out = unsqueeze(out, k["dim"])
+        return (_prod_grad(g, x, out, k["dim"], True),)
+
+
+def _prod_grad(g, x, out, dim, keep):
+    # g * prod / x where x != 0; exact where zeros sit: product of the others
+    from .elementwise import where  # noqa: PLC0415
+    if not bool((x._data == 0).any()):
+        return expand(g, x.shape) * out / x
+    if dim is None:
+        flat = reshape(x, (-1,))
+        others = []
+        for i in range(flat.shape[0]):
+            mask = np.ones(flat.shape[0], bool)
+            mask[i] = False
+            others.append(prod(flat[wrap(mask, dtypes.bool_)]))
+        from .shape import stack  # noqa: PLC0415
+        return reshape(stack(others), x.shape) * g
+    return where(x == 0, _exclusive_prod(x, dim), out / x) * g
+
+
+def _exclusive_prod(x, dim):
+    from .shape import cat, narrow  # noqa: PLC0415
+    n = x.shape[dim]
+    parts = []
+    for i in range(n):
+        pieces = [narrow(x, dim, j, 1) for j in range(n) if j != i]
+        p = pieces[0]
+        for q in pieces[1:]:
+            p = p * q
+        parts.append(p if pieces else narrow(x, dim, i, 1) * 0 + 1)
+    return cat(parts, dim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    out_dt = dtype or _sum_dtype(input.dtype)
+    data = input._data
+    if dim is None:
+        return record(ProdBackward0, (input,), wrap(data.prod(dtype=out_dt.np), out_dt))
+    d = _wrap_dim(dim, data.ndim)
+    r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
+    return record(ProdBackward1, (input,), wrap(r, out_dt), {"dim": d, "keepdim": keepdim})
+
+
+# ---------------------------------------------------------------------------- max / min
+
+class MaxBackward1(Function):
+    """Full max/min/amax/amin: the gradient is shared evenly among the tied extremes."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        mask = x == out
+        return (mask * (g / sum(mask)),)
+
+
+class MinBackward1(MaxBackward1):
+    __slots__ = ()
+
+
+class MaxBackward0(Function):
+    """max/min along a dim: the gradient goes to the returned index."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        idx = k["indices"]
+        if not k["keepdim"] and len(k["in_shape"]):
+            g = unsqueeze(g, k["dim"])
+            idx = unsqueeze(idx, k["dim"])
+        from .indexing import scatter  # noqa: PLC0415
+        from ..factory import zeros  # noqa: PLC0415
+        base = zeros(k["in_shape"], dtype=g.dtype)
+        return (scatter(base, k["dim"], idx, g),)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+class AmaxBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        k = self._kw
+        if not k["keepdim"] and x._data.ndim:
+            for d in k["dims"]:
+                g = unsqueeze(g, d)
+                out = unsqueeze(out, d)
+        mask = x == out
+        return (mask * (g / sum(mask, dim=k["dims"], keepdim=True)),)
+
+
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+
+
+def _extreme(input, dim, keepdim, is_max, name):
+    data = input._data
+    if dim is None:
+        if data.size == 0:
+            raise errors.runtime(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                 "Specify the reduction dim with the 'dim' argument.")
+        r = data.max() if is_max else data.min()
+        if data.dtype.kind == "f" and np.isnan(data).any():
+            r = np.asarray(np.nan, data.dtype)
+        cls = MaxBackward1 if is_max else MinBackward1
+        return record(cls, (input,), wrap(np.asarray(r), input.dtype))
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum, minimum  # noqa: PLC0415
+        return maximum(input, dim) if is_max else minimum(input, dim)
+    d = _wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        values, idx = data.copy(), np.asarray(0)
+    else:
+        if data.shape[d] == 0:
+            raise errors.index(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        idx = data.argmax(axis=d) if is_max else data.argmin(axis=d)
+        if data.dtype.kind == "f":
+            nan_any = np.isnan(data).any(axis=d)
+            if nan_any.any():
+                idx = np.where(nan_any, np.isnan(data).argmax(axis=d), idx)
+        values = np.take_along_axis(data, np.expand_dims(idx, d), axis=d)
+        if not keepdim:
+            values = np.squeeze(values, d)
+        else:
+            idx = np.expand_dims(idx, d)
+    indices = wrap(np.asarray(idx, np.int64), dtypes.int64)
+    vals = wrap(np.asarray(values), input.dtype)
+    cls = MaxBackward0 if is_max else MinBackward0
+    record(cls, (input,), vals, {"indices": indices, "dim": d, "keepdim": keepdim, "in_shape": data.shape})
+    return _RETURN_TYPES[name]((vals, indices))
+
+
+def max(input, dim=None, keepdim=False):
+    return _extreme(input, dim, keepdim, True, "max")
+
+
+def min(input, dim=None, keepdim=False):
+    return _extreme(input, dim, keepdim, False, "min")
+
+
+def _amaxmin(input, dim, keepdim, is_max):
+    data = input._data
+    dims = _dims(dim if dim != () else None, data.ndim)
+    r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
+    cls = AmaxBackward0 if is_max else AminBackward0
+    return record(cls, (input,), wrap(np.asarray(r), input.dtype), {"dims": dims, "keepdim": keepdim})
+
+
+def amax(input, dim=(), keepdim=False):
+    return _amaxmin(input, dim, keepdim, True)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amaxmin(input, dim, keepdim, False)
+
+
+def argmax(input, dim=None, keepdim=False):
+    data = input._data
+    if dim is None:
+        return wrap(np.asarray(data.argmax(), np.int64), dtypes.int64)
+    d = _wrap_dim(dim, data.ndim)
+    r = data.argmax(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
+    return wrap(np.asarray(r, np.int64), dtypes.int64)
+
+
+def argmin(input, dim=None, keepdim=False):
+    data = input._data
+    if dim is None:
+        return wrap(np.asarray(data.argmin(), np.int64), dtypes.int64)
+    d = _wrap_dim(dim, data.ndim)
+    r = data.argmin(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
+    return wrap(np.asarray(r, np.int64), dtypes.int64)
+
+
+def all(input, dim=None, keepdim=False):
+    data = input._data
+    r = data.all() if dim is None else data.all(axis=_dims(dim, data.ndim), keepdims=keepdim)
+    return wrap(np.asarray(r), dtypes.bool_)
+
+
+def any(input, dim=None, keepdim=False):
+    data = input._data
+    r = data.any() if dim is None else data.any(axis=_dims(dim, data.ndim), keepdims=keepdim)
+    return wrap(np.asarray(r), dtypes.bool_)
+
+
+# ---------------------------------------------------------------------------- softmax family
+
+class SoftmaxBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    def backward(self, g):
+        (out,) = self.saved[-1:]
+        d = self._kw["dim"]
+        return (out * (g - sum(g * out, dim=d, keepdim=True)),)
+
+
+class LogSoftmaxBackward0(Function):
+    __slots__ = ()
+    save_output = True
+
+    def backward(self, g):
+        (out,) = self.saved[-1:]
+        d = self._kw["dim"]
+        from .elementwise import exp  # noqa: PLC0415
+        return (g - exp(out) * sum(g, dim=d, keepdim=True),)
+
+
+def _softmax_input(input, dim, dtype):
+    dt = dtype or input.dtype
+    if not dt.is_floating_point:
+        raise errors.runtime(f'"softmax_lastdim_kernel_impl" not implemented for \'{_c10(dt)}\'')
+    data = input._data.astype(dt.np, copy=False)
+    if dim is None:
+        raise errors.type_error("softmax() missing 1 required positional arguments: \"dim\"")
+    return data, (_wrap_dim(dim, data.ndim) if data.ndim else 0), dt
+
+
+def softmax(input, dim=None, dtype=None, _stacklevel=3):
+    data, d, dt = _softmax_input(input, dim, dtype)
+    if data.ndim == 0:
+        r = np.ones_like(data)
+    else:
+        e = np.exp(data - data.max(axis=d, keepdims=True))
+        r = e / e.sum(axis=d, keepdims=True)
+    return record(SoftmaxBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dim": d})
+
+
+def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
+    data, d, dt = _softmax_input(input, dim, dtype)
+    if data.ndim == 0:
+        r = np.zeros_like(data)
+    else:
+        m = data.max(axis=d, keepdims=True)
+        s = data - m
+        r = s - np.log(np.exp(s).sum(axis=d, keepdims=True))
+    return record(LogSoftmaxBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dim": d})
+
+
+class LogsumexpBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        k = self._kw
+        if not k["keepdim"] and x._data.ndim:
+            for d in k["dims"]:
+                g = unsqueeze(g, d)
+                out = unsqueeze(out, d)
+        from .elementwise import exp  # noqa: PLC0415
+        return (g * exp(x - out),)
+
+
+def logsumexp(input, dim, keepdim=False):
+    data = input._data
+    dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
+    data = data.astype(dt.np, copy=False)
+    dims = _dims(dim, data.ndim)
+    if data.ndim:
+        m = data.max(axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        r = np.log(np.exp(data - m).sum(axis=dims, keepdims=True)) + m
+        if not keepdim:
+            r = r.reshape([s for i, s in enumerate(data.shape) if i not in dims])
+    else:
+        r = data.copy()
+    return record(LogsumexpBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
+
+
+# ---------------------------------------------------------------------------- var / std / norm
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+class VarBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        k = self._kw
+        dims, n = k["dims"], k["n"]
+        if not k["keepdim"] and x._data.ndim:
+            for d in dims:
+                g = unsqueeze(g, d)
+        m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
+        return ((2.0 / builtins.max(n - k["c"], 0)) * g * (x - m),)
+
+
+class StdBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        k = self._kw
+        dims, n = k["dims"], k["n"]
+        if not k["keepdim"] and x._data.ndim:
+            for d in dims:
+                g = unsqueeze(g, d)
+                out = unsqueeze(out, d)
+        m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
+        return (g * (x - m) / (out * builtins.max(n - k["c"], 0)),)
+
+
+def _var_std(input, dim, unbiased, keepdim, correction, is_std):
+    if isinstance(dim, bool):  # var(x, False): the legacy unbiased positional
+        unbiased, dim = dim, None
+    dt = _mean_check(input, None, "std" if is_std else "var")
+    data = input._data
+    dims = _dims(dim, data.ndim)
+    c = _correction(unbiased, correction)
+    n = 1
+    for d in dims:
+        n *= data.shape[d]
+    if data.ndim:
+        r = data.var(axis=dims, ddof=c, keepdims=keepdim) if n - c > 0 else \
+            np.full([s for i, s in enumerate(data.shape) if i not in dims or keepdim] if not keepdim else
+                    [1 if i in dims else s for i, s in enumerate(data.shape)], np.nan if n - c <= 0 else 0)
+    else:
+        r = np.asarray(np.nan if c else 0.0)
+    if is_std:
+        r = np.sqrt(r)
+    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c}
+    return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(np.asarray(r, dt.np), dt), kw)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std(input, dim, unbiased, keepdim, correction, False)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std(input, dim, unbiased, keepdim, correction, True)
+
+
+class LinalgVectorNormBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        k = self._kw
+        p = k["p"]
+        if not k["keepdim"] and x._data.ndim:
+            for d in k["dims"]:
+                g = unsqueeze(g, d)
+                out = unsqueeze(out, d)
+        from .elementwise import abs as _abs, sign, where  # noqa: PLC0415
+        if p == 2:
+            return (where(out == 0, 0.0, g * x / out),)
+        if p == 1:
+            return (g * sign(x),)
+        if p == float("inf"):
+            mask = _abs(x) == out
+            return (sign(x) * mask * (g / sum(mask, dim=k["dims"], keepdim=True)),)
+        return (where(out == 0, 0.0, g * x * _abs(x) ** (p - 2) / out ** (p - 1)),)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise errors.runtime(f"norm: p={p!r} is not supported")
+    return vector_norm(input, p, dim, keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    dt = x.dtype if x.dtype.is_floating_point else None
+    if dt is None:
+        raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_c10(x.dtype)}")
+    data = np.abs(x._data)
+    dims = _dims(dim, data.ndim)
+    p = float(ord)
+    if p == float("inf"):
+        r = data.max(axis=dims, keepdims=keepdim) if data.ndim else data
+    elif p == float("-inf"):
+        r = data.min(axis=dims, keepdims=keepdim) if data.ndim else data
+    elif p == 0:
+        r = (data != 0).sum(axis=dims, keepdims=keepdim)
+    elif p == 1:
+        r = data.sum(axis=dims, keepdims=keepdim)
+    elif p == 2:
+        r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
+    else:
+        r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return record(LinalgVectorNormBackward0, (x,), wrap(np.asarray(r, dt.np), dt),
+                  {"p": p, "dims": dims, "keepdim": keepdim})

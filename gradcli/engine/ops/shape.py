@@ -1,0 +1,500 @@
+"""Shape ops: views (sharing data and version counter, as torch's views do), expand/repeat,
+cat/stack/split, and sum_to, the reduction that undoes broadcasting in backward formulas."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors
+from ..function import Function, MultiOutputFunction, record, record_multi
+from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise errors.runtime("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise errors.runtime(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise errors.runtime(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise errors.runtime(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+class ViewBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(x, shape):
+        return x.reshape(shape)
+
+    def backward(self, g):
+        return (reshape(g, self._kw["in_shape"]),)
+
+
+def view(input, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
+        from .conversion import to  # noqa: PLC0415 - view(dtype)
+        return to(input, shape[0])
+    shape = _infer(_shape_arg(shape), input._data.size)
+    if not input._data.flags.c_contiguous and input._data.ndim > 1 and input._data.size > 1:
+        try:
+            arr = input._data.view()
+            arr.shape = shape
+        except AttributeError:
+            raise errors.runtime(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead.") from None
+    else:
+        arr = input._data.reshape(shape)
+    out = view_of(input, arr)
+    return record(ViewBackward0, (input,), out, {"in_shape": input._data.shape})
+
+
+def reshape(input, *shape):
+    shape = _infer(_shape_arg(shape), input._data.size)
+    arr = input._data.reshape(shape)
+    if np.shares_memory(arr, input._data) if type(arr) is np.ndarray and arr.size else False:
+        out = view_of(input, arr)
+    else:
+        out = wrap(arr, input.dtype)
+    return record(ViewBackward0, (input,), out, {"in_shape": input._data.shape})
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise errors.runtime("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+
+
+def ravel(input):
+    return reshape(input, (-1,))
+
+
+class ExpandBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (sum_to(g, self._kw["in_shape"]),)
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    shape = input._data.shape
+    if len(sizes) < len(shape):
+        raise errors.runtime(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                             "the number of sizes provided ({}) must be greater or equal to the number of dimensions "
+                             "in the tensor ({})".format(len(sizes), len(shape)))
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        cur = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if cur is None:
+                raise errors.runtime(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                     f"non-existing dimension {i}")
+            s = cur
+        elif cur is not None and cur != 1 and cur != s:
+            raise errors.runtime(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                                 f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                                 f"Tensor sizes: [{', '.join(map(str, shape))}]")
+        target.append(s)
+    arr = np.broadcast_to(input._data, tuple(target)) if type(input._data) is np.ndarray else \
+        input._data.__array_namespace__().broadcast_to(input._data, tuple(target))
+    out = view_of(input, arr)
+    return record(ExpandBackward0, (input,), out, {"in_shape": shape})
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, shape):
+    return expand(input, shape)
+
+
+class SumToBackward(Function):
+    """Internal: reduce a broadcast gradient back to a shape (torch's at::sum_to)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (expand(g, self._kw["in_shape"]),)
+
+    def name(self):
+        return "SumBackward1"
+
+
+def sum_to(g, shape):
+    """Sum g over the broadcast dimensions so it has `shape` (differentiable)."""
+    gshape = g._data.shape
+    if gshape == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    arr = g._data.sum(axis=axes, keepdims=True) if axes else g._data
+    arr = arr.reshape(shape)
+    out = wrap(arr, g.dtype)
+    return record(SumToBackward, (g,), out, {"in_shape": gshape})
+
+
+def sum_to_size(input, *size):
+    return sum_to(input, _shape_arg(size))
+
+
+class TBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (t(g),)
+
+
+def t(input):
+    nd = input._data.ndim
+    if nd > 2:
+        raise errors.runtime(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return record(TBackward0, (input,), view_of(input, input._data.T))
+
+
+class TransposeBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (transpose(g, self._kw["d0"], self._kw["d1"]),)
+
+
+def transpose(input, dim0, dim1):
+    nd = input._data.ndim
+    d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    arr = input._data.swapaxes(d0, d1) if nd else input._data
+    return record(TransposeBackward0, (input,), view_of(input, arr), {"d0": d0, "d1": d1})
+
+
+swapaxes = swapdims = transpose
+
+
+class PermuteBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        inv = np.argsort(self._kw["dims"]).tolist()
+        return (permute(g, inv),)
+
+
+def permute(input, *dims):
+    dims = _shape_arg(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise errors.runtime(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                             f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
+                             f"len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, nd) for d in dims)
+    return record(PermuteBackward0, (input,), view_of(input, input._data.transpose(dims)), {"dims": dims})
+
+
+def T(input):
+    nd = input._data.ndim
+    return permute(input, tuple(range(nd - 1, -1, -1)))
+
+
+def mT(input):
+    return transpose(input, -2, -1)
+
+
+class UnsqueezeBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (squeeze(g, self._kw["dim"]),)
+
+
+def unsqueeze(input, dim):
+    d = _wrap_dim(dim, input._data.ndim + 1)
+    arr = np.expand_dims(input._data, d)
+    return record(UnsqueezeBackward0, (input,), view_of(input, arr), {"dim": d})
+
+
+class SqueezeBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (reshape(g, self._kw["in_shape"]),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    __slots__ = ()
+
+
+def squeeze(input, dim=None):
+    shape = input._data.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        cls = SqueezeBackward0
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        nd = len(shape)
+        dims = {_wrap_dim(d, nd) for d in dims} if nd else set()
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+        cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
+    arr = input._data.reshape(new)
+    return record(cls, (input,), view_of(input, arr), {"in_shape": shape})
+
+
+class RepeatBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        reps, in_shape = self._kw["reps"], self._kw["in_shape"]
+        lead = len(reps) - len(in_shape)
+        full = (1,) * lead + tuple(in_shape)
+        # split every repeated dim into (rep, size) and sum over the rep axes
+        inter = []
+        for r, s in zip(reps, full):
+            inter += [r, s]
+        g2 = reshape(g, tuple(inter))
+        from .reduction import sum as _sum  # noqa: PLC0415
+        g3 = _sum(g2, dim=tuple(range(0, 2 * len(reps), 2)))
+        return (reshape(g3, in_shape),)
+
+
+def repeat(input, *reps):
+    reps = _shape_arg(reps)
+    if len(reps) < input._data.ndim:
+        raise errors.runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                             "of tensor")
+    arr = np.tile(input._data, reps)
+    return record(RepeatBackward0, (input,), wrap(arr, input.dtype), {"reps": reps, "in_shape": input._data.shape})
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+class CatBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        dim, sizes = self._kw["dim"], self._kw["sizes"]
+        out, start = [], 0
+        for n in sizes:
+            out.append(narrow(g, dim, start, n) if n is not None else None)
+            start += n or 0
+        return tuple(out)
+
+
+def _check_list(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise errors.type_error(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    if not tensors:
+        raise errors.runtime(f"{name}(): expected a non-empty list of Tensors")
+
+
+def cat(tensors, dim=0):
+    _check_list(tensors, "cat")
+    tensors = list(tensors)
+    from .. import dtypes  # noqa: PLC0415
+    dt = dtypes.result_type(tensors)
+    nonempty = [t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)]
+    ref = nonempty[0] if nonempty else tensors[0]
+    nd = ref._data.ndim
+    if nd == 0:
+        raise errors.runtime("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, nd)
+    for i, t in enumerate(tensors):
+        if t in nonempty and t._data.ndim != nd:
+            raise errors.runtime(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
+        if t in nonempty:
+            for k in range(nd):
+                if k != d and t._data.shape[k] != ref._data.shape[k]:
+                    raise errors.runtime(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                         f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                                         f"{i} in the list.")
+    arrays = [t._data.astype(dt.np, copy=False) for t in nonempty] or [tensors[0]._data]
+    arr = np.concatenate(arrays, axis=d)
+    sizes = [t._data.shape[d] if t in nonempty else 0 for t in tensors]
+    return record(CatBackward0, tuple(tensors), wrap(arr, dt), {"dim": d, "sizes": sizes})
+
+
+concat = concatenate = cat
+
+
+class StackBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return tuple(unbind(g, self._kw["dim"]))
+
+
+def stack(tensors, dim=0):
+    _check_list(tensors, "stack")
+    tensors = list(tensors)
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise errors.runtime(f"stack expects each tensor to be equal size, but got "
+                                 f"[{', '.join(map(str, shape))}] at entry 0 and "
+                                 f"[{', '.join(map(str, t._data.shape))}] at entry {i}")
+    from .. import dtypes  # noqa: PLC0415
+    dt = dtypes.result_type(tensors)
+    d = _wrap_dim(dim, len(shape) + 1)
+    arr = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
+    return record(StackBackward0, tuple(tensors), wrap(arr, dt), {"dim": d})
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t if t._data.ndim >= 2 else reshape(t, (1, -1)) for t in tensors], 0)
+
+
+class SliceBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        from .indexing import slice_backward  # noqa: PLC0415
+        return (slice_backward(g, self._kw["in_shape"], self._kw["key"]),)
+
+
+def narrow(input, dim, start, length):
+    d = _wrap_dim(dim, input._data.ndim)
+    key = (slice(None),) * d + (slice(start, start + length),)
+    arr = input._data[key]
+    return record(SliceBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape, "key": key})
+
+
+class SplitBackward0(MultiOutputFunction):
+    __slots__ = ()
+
+    def backward(self, grads):
+        return (cat(grads, self._kw["dim"]),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    __slots__ = ()
+
+
+class UnbindBackward0(MultiOutputFunction):
+    __slots__ = ()
+
+    def backward(self, grads):
+        return (stack(grads, self._kw["dim"]),)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 else [n]
+        cls = SplitBackward0
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise errors.runtime(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                                 f"at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        cls = SplitWithSizesBackward0
+    outs, start = [], 0
+    for s in sizes:
+        key = (slice(None),) * d + (slice(start, start + s),)
+        outs.append(view_of(tensor, tensor._data[key]))
+        start += s
+    return tuple(record_multi(cls, (tensor,), outs, {"dim": d}))
+
+
+def chunk(input, chunks, dim=0):
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    size = -(-n // chunks) if chunks else n
+    return split(input, max(size, 1), d)
+
+
+def unbind(input, dim=0):
+    d = _wrap_dim(dim, input._data.ndim)
+    arr = input._data
+    outs = [view_of(input, arr[(slice(None),) * d + (i,)]) for i in range(arr.shape[d])]
+    return tuple(record_multi(UnbindBackward0, (input,), outs, {"dim": d}))
+
+
+class FlipBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (flip(g, self._kw["dims"]),)
+
+
+def flip(input, dims):
+    if isinstance(dims, int):
+        dims = (dims,)
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    return record(FlipBackward0, (input,), wrap(np.flip(input._data, dims).copy(), input.dtype), {"dims": dims})
+
+
+class CloneBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+def clone(input, memory_format=None):
+    return record(CloneBackward0, (input,), wrap(input._data.copy(), input.dtype))
+
+
+def contiguous(input, memory_format=None):
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+def movedim(input, source, destination):
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(s, nd) for s in dst]
+    order = [i for i in range(nd) if i not in src]
+    perm = [None] * nd
+    for s, dd in zip(src, dst):
+        perm[dd] = s
+    it = iter(order)
+    perm = [p if p is not None else next(it) for p in perm]
+    return permute(input, perm)
+
+
+moveaxis = movedim

@@ -1,0 +1,415 @@
+"""Tensor: the user-facing object. Data lives in a NumPy (or CuPy) array; ops live in ops/ and
+are bound here as methods, so `torch.exp(x)` and `x.exp()` are the same function."""
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes, errors
+from .autograd import AccumulateGrad, grad_mode, run_backward
+from .device import CPU, device_of, to_device
+
+np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
+
+
+class Size(tuple):
+    """torch.Size."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(d) for d in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+
+class Tensor:
+    __slots__ = ("_data", "dtype", "_rg", "_grad", "grad_fn", "_output_nr", "_version", "_accum",
+                 "_retains", "_hooks", "_base", "__weakref__")
+    __array_priority__ = 1000
+    is_sparse = False
+    is_quantized = False
+    is_complex_ = False
+    layout = "torch.strided"
+
+    # ------------------------------------------------------------------ identity and metadata
+    def __init__(self, *args, **kwargs):
+        from .factory import legacy_tensor  # noqa: PLC0415 - circular: factory builds Tensors
+        t = legacy_tensor(*args, **kwargs)
+        _init_from(self, t._data, t.dtype)
+
+    @property
+    def data(self):
+        return _alias(self)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self.dtype = value.dtype
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def device(self):
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._data.flags.c_contiguous) if hasattr(self._data, "flags") else True
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.dtype.itemsize * int(self._data.size)
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self.grad_fn is not None:
+            raise errors.runtime(errors.NON_LEAF_REQUIRES_GRAD, hint="detach")
+        if flag and not self.dtype.is_floating_point:
+            raise errors.runtime(errors.FLOAT_ONLY, hint="float_dtype")
+        self._rg = flag
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None and not requires_grad:
+            raise errors.runtime(errors.NON_LEAF_REQUIRES_GRAD, hint="detach")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise errors.runtime(errors.FLOAT_ONLY_METHOD, hint="float_dtype")
+        if self.grad_fn is None:
+            self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains:
+            warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise errors.type_error(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                        f"{type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise errors.runtime("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise errors.runtime("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return bool(self._retains)
+
+    def retain_grad(self):
+        if self.grad_fn is None:
+            if not self._rg:
+                raise errors.runtime("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains:
+            return
+        self._retains = True
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+
+    def _retain_accumulate(self, g, create_graph):
+        if self._grad is None:
+            self._grad = g if create_graph else _detached_copy(g)
+        else:
+            self._grad = self._grad + g
+
+    def _edge(self):
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._rg:
+            acc = self._accum
+            if acc is None:
+                acc = self._accum = AccumulateGrad(self)
+            return (acc, 0)
+        return (None, 0)
+
+    def _accumulate(self, g, create_graph):
+        """AccumulateGrad: the first gradient is stored (a copy, never an alias), later ones are
+        added in place, or out of place when building a graph (create_graph)."""
+        if g._data.shape != self._data.shape:
+            from .ops.shape import sum_to  # noqa: PLC0415
+            g = sum_to(g, self._data.shape)
+        if self._grad is None:
+            self._grad = g if create_graph else _detached_copy(g)
+        elif create_graph or grad_mode.enabled:
+            self._grad = self._grad + g
+        else:
+            self._grad._data += g._data
+            self._grad._version[0] += 1
+
+    def register_hook(self, hook):
+        if not self._rg:
+            raise errors.runtime("cannot register a hook on a tensor that doesn't require gradient")
+        node, nr = self._edge()
+        if node._pre_hooks is None:
+            node._pre_hooks = {}
+        hooks = node._pre_hooks.setdefault(nr, [])
+        hooks.append(hook)
+        from .autograd import _RemovableHandle  # noqa: PLC0415
+        return _RemovableHandle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd_api import backward  # noqa: PLC0415
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        return _alias(self)
+
+    def detach_(self):
+        if self._base is not None and self._base._rg:
+            raise errors.runtime("Can't detach views in-place. Use detach() instead. If you are using "
+                                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                                 "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                                 "cannot be called on these gradients. To fix this error, please refer to "
+                                 "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                                 "solution.")
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+    # ------------------------------------------------------------------ conversion to Python
+    def item(self):
+        if self._data.size != 1:
+            raise errors.runtime(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return _to_host(self._data).reshape(()).item()
+
+    def tolist(self):
+        return _to_host(self._data).tolist()
+
+    def numpy(self, force=False):
+        if self._rg and not force:
+            raise errors.runtime(errors.NUMPY_REQUIRES_GRAD, hint="detach_numpy")
+        if self.device.type != "cpu":
+            raise errors.type_error("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to "
+                                    "copy the tensor to host memory first.")
+        return self._data if not force else self._data.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy() if not self._rg else self.detach().numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise errors.runtime(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(_to_host(self._data).reshape(()).item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise errors.type_error("only integer tensors of a single element can be converted to an index")
+        return int(_to_host(self._data).reshape(()).item())
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def _scalar(self, what):
+        if self._data.size != 1:
+            raise errors.value(f"only one element tensors can be converted to Python scalars")
+        return _to_host(self._data).reshape(()).item()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise errors.type_error("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise errors.type_error("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __contains__(self, element):
+        from .ops import elementwise  # noqa: PLC0415
+        return bool((elementwise.eq(self, element)).any().item())
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from .formatting import format_tensor  # noqa: PLC0415 - keeps start-up light
+        d = self.device
+        return format_tensor(
+            _to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
+            device="cpu" if d.type == "cpu" else str(d), requires_grad=self._rg,
+            grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None, is_leaf=self.grad_fn is None)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        raise errors.type_error("cannot pickle 'Tensor' object")
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise errors.runtime("Only Tensors created explicitly by the user (graph leaves) support the "
+                                 "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                                 "https://github.com/pytorch/pytorch/pull/103001")
+        t = _detached_copy(self)
+        t._rg = self._rg
+        return t
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            return errors.type_string(self)
+        from .ops.conversion import to  # noqa: PLC0415
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            for d in dtypes.ALL:
+                if d.legacy == name:
+                    return to(self, d)
+            raise errors.value(f"invalid type: '{dtype}'")
+        return to(self, dtype)
+
+
+# ---------------------------------------------------------------------- construction helpers
+
+def _init_from(t, data, dtype):
+    t._data = data
+    t.dtype = dtype
+    t._rg = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._version = [0]
+    t._accum = None
+    t._retains = False
+    t._hooks = None
+    t._base = None
+
+
+def wrap(data, dtype):
+    """A new leaf Tensor around `data` (an ndarray already of dtype's type)."""
+    t = Tensor.__new__(Tensor)
+    if type(data) is not np.ndarray:
+        data = _as_array(data)
+    t._data = data
+    t.dtype = dtype
+    t._rg = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._version = [0]
+    t._accum = None
+    t._retains = False
+    t._hooks = None
+    t._base = None
+    return t
+
+
+def view_of(base, data, dtype=None):
+    """A Tensor sharing base's version counter (its data is a view of base's)."""
+    t = wrap(data, dtype or base.dtype)
+    t._version = base._version
+    t._base = base if base._base is None else base._base
+    return t
+
+
+def _as_array(data):
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    return data  # a CuPy array
+
+
+def _alias(t):
+    """detach(): same data and version counter, no graph."""
+    r = wrap(t._data, t.dtype)
+    r._version = t._version
+    r._base = t._base
+    return r
+
+
+def _detached_copy(t):
+    return wrap(t._data.copy(), t.dtype)
+
+
+def _to_host(array):
+    if type(array) is np.ndarray:
+        return array
+    return to_device(array, CPU)
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
