@@ -152,3 +152,16 @@ linalg = _Module(
 Size = Size
 Tensor = Tensor
 FloatTensor = DoubleTensor = LongTensor = None  # legacy constructors are set by the language when needed
+
+# the breadth ops (issue 5): torch.X functions that are not Tensor methods, torch.linalg, torch.special
+from .ops import linalg_extra as _LX  # noqa: E402
+from .ops import scan as _SC  # noqa: E402
+from .ops import shape_extra as _SX  # noqa: E402
+from .ops import special as _SP  # noqa: E402
+
+for _m in (_SP, _SC, _LX, _SX):
+    globals().update(getattr(_m, "TORCH", {}))
+    for _name, _fn in getattr(_m, "LINALG", {}).items():
+        setattr(linalg, _name, _fn)
+special = _Module("torch.special",
+                  **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})

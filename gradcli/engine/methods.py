@@ -60,6 +60,17 @@ INPLACE = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin"
            "subtract", "multiply", "divide")
 
 
+# the breadth ops (issue 5): each of these modules lists its own Tensor methods and in-place forms
+from .ops import linalg_extra as _LX  # noqa: E402
+from .ops import scan as _SC  # noqa: E402
+from .ops import shape_extra as _SX  # noqa: E402
+from .ops import special as _SP  # noqa: E402
+
+for _m in (_SP, _SC, _LX, _SX):
+    METHODS.update(_m.METHODS)
+    INPLACE = INPLACE + tuple(_m.INPLACE)
+
+
 def _install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)

@@ -1,0 +1,6 @@
+"""(being written)"""
+METHODS = {}
+INPLACE = ()
+TORCH = {}
+LINALG = {}
+SPECIAL = {}

@@ -1,0 +1,1373 @@
+"""Elementwise extras: log1p/expm1/exp2, erf family, inverse and hyperbolic trig, atan2, hypot,
+lerp, logaddexp, xlogy, fmod, copysign, nan_to_num, logit, and the activation functions
+(softplus, gelu, silu, mish, elu/selu/celu, leaky_relu, hardtanh/relu6, hardsigmoid, hardswish,
+logsigmoid, softsign, tanhshrink, threshold, soft/hardshrink, glu).
+
+One Function subclass per PyTorch node (forward on arrays, backward with Tensor ops, so the
+gradient differentiates again). The activations are plain functions with torch.nn.functional's
+signatures, so `torch.nn.functional` can import them from here.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..device import CPU, to_device, xp_of
+from ..device import device as _device
+from ..function import Function, record
+from ..tensor import Tensor, _wrap_dim, wrap
+from . import elementwise as E
+from .elementwise import _coerce, _needs, _shaped, binary, unary, where
+from .shape import sum_to
+
+_SQRT_PI = math.sqrt(math.pi)
+_LN2 = math.log(2.0)
+_SQRT1_2 = math.sqrt(0.5)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def _c10(dt):
+    return E._c10_name(dt)
+
+
+def not_implemented(kernel, dt):
+    err = NotImplementedError(f'"{kernel}" not implemented for \'{_c10(dt)}\'')
+    err.gradcli_hint = "float_dtype"
+    return err
+
+
+def _need_float(x, kernel):
+    if not x.dtype.is_floating_point:
+        raise not_implemented(kernel, x.dtype)
+
+
+def _host(fn):
+    """Run a NumPy-only kernel (math.erf, ...) on any device's array."""
+    def run(a):
+        if xp_of(a) is np:
+            return fn(a)
+        return to_device(fn(to_device(a, CPU)), _device("cuda", 0))
+    return run
+
+
+def _out(arr, dt):
+    return wrap(np.asarray(arr).astype(dt.np, copy=False), dt)
+
+
+def _tensors(*xs):
+    return tuple(x for x in xs if isinstance(x, Tensor))
+
+
+# ---------------------------------------------------------------------------- erf family (no SciPy)
+
+_erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
+_erfc_scalar = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _erf_np(a):
+    return _erf_scalar(np.asarray(a, np.float64)).astype(a.dtype, copy=False)
+
+
+def _erfc_np(a):
+    return _erfc_scalar(np.asarray(a, np.float64)).astype(a.dtype, copy=False)
+
+
+def _erfinv_one(y):
+    if math.isnan(y) or y < -1 or y > 1:
+        return math.nan
+    if y == 1:
+        return math.inf
+    if y == -1:
+        return -math.inf
+    # M. Giles' single-precision approximation, then Newton steps on math.erf to double precision
+    w = -math.log((1.0 - y) * (1.0 + y))
+    if w < 5.0:
+        w -= 2.5
+        p = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941):
+            p = c + p * w
+    else:
+        w = math.sqrt(w) - 3.0
+        p = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                  0.00943887047, 1.00167406, 2.83297682):
+            p = c + p * w
+    x = p * y
+    for _ in range(3):
+        d = 2.0 / _SQRT_PI * math.exp(-x * x)
+        if d == 0.0:
+            break
+        x -= (math.erf(x) - y) / d
+    return x
+
+
+_erfinv_scalar = np.vectorize(_erfinv_one, otypes=[np.float64])
+
+
+def _erfinv_np(a):
+    return _erfinv_scalar(np.asarray(a, np.float64)).astype(a.dtype, copy=False)
+
+
+class ErfBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(_host(_erf_np))
+
+    def backward(self, g):
+        (x,) = self.saved
+        return ((2.0 / _SQRT_PI) * E.exp(-(x * x)) * g,)
+
+
+class ErfcBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(_host(_erfc_np))
+
+    def backward(self, g):
+        (x,) = self.saved
+        return ((-2.0 / _SQRT_PI) * E.exp(-(x * x)) * g,)
+
+
+class ErfinvBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(_host(_erfinv_np))
+
+    def backward(self, g):
+        (x,) = self.saved
+        return ((0.5 * _SQRT_PI) * E.exp(erfinv(x) ** 2) * g,)
+
+
+def erf(input):
+    return unary(ErfBackward0, input)
+
+
+def erfc(input):
+    return unary(ErfcBackward0, input)
+
+
+def erfinv(input):
+    return unary(ErfinvBackward0, input)
+
+
+# ---------------------------------------------------------------------------- exp/log variants
+
+class Log1PBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.log1p)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g / (x + 1),)
+
+
+class Expm1Backward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.expm1)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * (result + 1),)
+
+
+class Exp2Backward0(Function):
+    __slots__ = ()
+    save_output = True
+    forward = staticmethod(np.exp2)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (g * result * _LN2,)
+
+
+def log1p(input):
+    return unary(Log1PBackward0, input)
+
+
+def expm1(input):
+    return unary(Expm1Backward0, input)
+
+
+def exp2(input):
+    return unary(Exp2Backward0, input)
+
+
+# ---------------------------------------------------------------------------- trig and hyperbolic
+
+class AsinBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arcsin)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.rsqrt(-x * x + 1),)
+
+
+class AcosBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arccos)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * -E.rsqrt(-x * x + 1),)
+
+
+class AtanBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arctan)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g / (x * x + 1),)
+
+
+class SinhBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.sinh)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * cosh(x),)
+
+
+class CoshBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.cosh)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * sinh(x),)
+
+
+class AsinhBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arcsinh)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.rsqrt(x ** 2 + 1),)
+
+
+class AcoshBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arccosh)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.rsqrt(x ** 2 - 1),)
+
+
+class AtanhBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arctanh)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * 1 / (1 - x ** 2),)
+
+
+class SincBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x):
+        return np.sinc(x)
+
+    def backward(self, g):
+        (x,) = self.saved
+        x_pi = x * math.pi
+        x2_pi = x * x * math.pi
+        out = g * ((x_pi * E.cos(x_pi)) - E.sin(x_pi)) / x2_pi
+        return (where(x2_pi == 0.0, 0.0, out),)
+
+
+class Deg2RadBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(x):
+        return x * np.asarray(math.pi / 180.0, x.dtype)
+
+    def backward(self, g):
+        return (g * (math.pi / 180.0),)
+
+
+class Rad2DegBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(x):
+        return x * np.asarray(180.0 / math.pi, x.dtype)
+
+    def backward(self, g):
+        return (g * (180.0 / math.pi),)
+
+
+def asin(input):
+    return unary(AsinBackward0, input)
+
+
+def acos(input):
+    return unary(AcosBackward0, input)
+
+
+def atan(input):
+    return unary(AtanBackward0, input)
+
+
+def sinh(input):
+    return unary(SinhBackward0, input)
+
+
+def cosh(input):
+    return unary(CoshBackward0, input)
+
+
+def asinh(input):
+    return unary(AsinhBackward0, input)
+
+
+def acosh(input):
+    return unary(AcoshBackward0, input)
+
+
+def atanh(input):
+    return unary(AtanhBackward0, input)
+
+
+def sinc(input):
+    return unary(SincBackward0, input)
+
+
+def deg2rad(input):
+    return unary(Deg2RadBackward0, input)
+
+
+def rad2deg(input):
+    return unary(Rad2DegBackward0, input)
+
+
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+
+
+# ---------------------------------------------------------------------------- sign and rounding
+
+class SgnBackward0(Function):
+    """sgn of a real tensor: sign; its gradient is zero."""
+    __slots__ = ()
+    forward = staticmethod(np.sign)
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+class FracBackward0(Function):
+    __slots__ = ()
+
+    @staticmethod
+    def forward(x):
+        return x - np.trunc(x)
+
+    def backward(self, g):
+        return (g,)
+
+
+class RoundBackward1(Function):
+    """round(x, decimals=d)."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(x, decimals):
+        return np.round(x, decimals)
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+def sgn(input):
+    return unary(SgnBackward0, input, float_only=False)
+
+
+def frac(input):
+    _need_float(input, "frac_cpu")
+    return unary(FracBackward0, input)
+
+
+def round(input, *, decimals=0):
+    if decimals == 0:
+        return E.round(input)
+    _need_float(input, "round_cpu")
+    return unary(RoundBackward1, input, kw={"decimals": int(decimals)})
+
+
+def fix(input):
+    return E.trunc(input)
+
+
+def signbit(input):
+    return wrap(np.asarray(np.signbit(input._data)), dtypes.bool_)
+
+
+def isposinf(input):
+    return wrap(np.asarray(np.isposinf(input._data)), dtypes.bool_)
+
+
+def isneginf(input):
+    return wrap(np.asarray(np.isneginf(input._data)), dtypes.bool_)
+
+
+def isreal(input):
+    return wrap(np.ones(input._data.shape, bool), dtypes.bool_)
+
+
+def positive(input):
+    if input.dtype is dtypes.bool_:
+        raise errors.type_error("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ---------------------------------------------------------------------------- binary
+
+class Atan2Backward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.arctan2)
+
+    def backward(self, g):
+        a, b = self.saved
+        recip = E.reciprocal(a * a + b * b)
+        ga = g * b * recip if _needs(self, 0) else None
+        gb = g * -a * recip if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+def atan2(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return binary(Atan2Backward0, input, other, compute_dtype=E._float_division)
+
+
+arctan2 = atan2
+
+
+class HypotBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+    forward = staticmethod(np.hypot)
+
+    def backward(self, g):
+        a, b, result = self.saved
+        ga = g * a / result if _needs(self, 0) else None
+        gb = g * b / result if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+def _binary_float_only(cls, input, other, kernel):
+    other = _coerce(other)
+    dt = dtypes.result_type((input, other))
+    if not dt.is_floating_point:
+        raise not_implemented(kernel, dt)
+    return binary(cls, input, other)
+
+
+def hypot(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _binary_float_only(HypotBackward0, input, other, "hypot_cpu")
+
+
+class LogaddexpBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.logaddexp)
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / (1 + E.exp(b - a)) if _needs(self, 0) else None
+        gb = g / (1 + E.exp(a - b)) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+class Logaddexp2Backward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.logaddexp2)
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / (1 + E.pow(2, b - a)) if _needs(self, 0) else None
+        gb = g / (1 + E.pow(2, a - b)) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+def logaddexp(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"logaddexp(): argument 'other' (position 2) must be Tensor, not "
+                                f"{type(other).__name__}")
+    return _binary_float_only(LogaddexpBackward0, input, other, "logaddexp_cpu")
+
+
+def logaddexp2(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"logaddexp2(): argument 'other' (position 2) must be Tensor, not "
+                                f"{type(other).__name__}")
+    return _binary_float_only(Logaddexp2Backward0, input, other, "logaddexp2_cpu")
+
+
+def _xlogy_np(x, y):
+    with np.errstate(all="ignore"):
+        r = x * np.log(y)
+    r = np.where(np.asarray(x) == 0, np.where(np.isnan(y), np.nan, 0.0), r)
+    return np.asarray(r)
+
+
+def _xlogy_grad(g, other):
+    """at::xlogy(grad, other): g * log(other), 0 where g == 0 (differentiable in g and other)."""
+    return where(g == 0, 0.0, g * E.log(other))
+
+
+class XlogyBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(_xlogy_np)
+
+    def backward(self, g):
+        x, y = self.saved
+        gx = gy = None
+        if _needs(self, 0):
+            gx = where((x == 0.0) & (y <= 0.0), 0.0, _xlogy_grad(g, y))
+        if _needs(self, 1):
+            gy = g * x / y
+        return _shaped(gx, x), _shaped(gy, y)
+
+
+class XlogyBackward1(Function):
+    """xlogy(number, tensor)."""
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (y,) = self.saved
+        return (g * self._kw["self"] / y,)
+
+
+class XlogyBackward2(Function):
+    """xlogy(tensor, number)."""
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        other = self._kw["other"]
+        gx = _xlogy_grad(g, _full_like(x, other))
+        if not other > 0.0:
+            gx = where(x == 0.0, 0.0, gx)
+        return (gx,)
+
+
+def _full_like(t, value):
+    return wrap(np.full(t._data.shape, value, t._data.dtype), t.dtype)
+
+
+def xlogy(input, other):
+    other = _coerce(other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise errors.type_error("xlogy() received an invalid combination of arguments")
+    dt = E._float_division(dtypes.result_type((input, other)))
+    x, y = E._operands(input, other, dt)
+    try:
+        r = _xlogy_np(x, y)
+    except ValueError:
+        raise E._broadcast_error(input, other) from None
+    out = _out(r, dt)
+    if not isinstance(input, Tensor):
+        return record(XlogyBackward1, (other,), out, {"self": input})
+    if not isinstance(other, Tensor):
+        return record(XlogyBackward2, (input,), out, {"other": other})
+    return record(XlogyBackward0, (input, other), out)
+
+
+class FmodBackward0(Function):
+    """fmod(tensor, number)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+class FmodBackward1(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        a, b = self.saved
+        gb = -g * E.div(a, b, rounding_mode="trunc") if _needs(self, 1) else None
+        return sum_to(g, a.shape), _shaped(gb, b)
+
+
+def _fmod_np(a, b):
+    return np.fmod(a, b)
+
+
+def fmod(input, other):
+    other = _coerce(other)
+    dt = dtypes.result_type((input, other))
+    x, y = E._operands(input, other, dt)
+    if not dt.is_floating_point and np.any(np.asarray(y) == 0):
+        raise errors.runtime("ZeroDivisionError")
+    try:
+        r = _fmod_np(x, y)
+    except ValueError:
+        raise E._broadcast_error(input, other) from None
+    out = _out(r, dt)
+    if not isinstance(other, Tensor):
+        return record(FmodBackward0, (input,), out)
+    return record(FmodBackward1, (input, other), out)
+
+
+class CopysignBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        a, b, result = self.saved
+        ga = _copysign_grad(g, a, result) if _needs(self, 0) else None
+        gb = E.mul(b, 0.0) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+class CopysignBackward1(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        a, result = self.saved
+        return (_copysign_grad(g, a, result),)
+
+
+def _copysign_grad(g, a, result):
+    ratio = where(a == 0, 0.0, result / a)
+    return g * ratio
+
+
+def copysign(input, other):
+    other = _coerce(other)
+    dt = E._float_division(dtypes.result_type((input, other)))
+    x, y = E._operands(input, other, dt)
+    try:
+        r = np.copysign(x, y)
+    except ValueError:
+        raise E._broadcast_error(input, other) from None
+    out = _out(r, dt)
+    if not isinstance(other, Tensor):
+        return record(CopysignBackward1, (input,), out)
+    return record(CopysignBackward0, (input, other), out)
+
+
+class FmaxBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.fmax)
+
+    def backward(self, g):
+        a, b = self.saved
+        keep_a = (a >= b) | E.isnan(b)
+        ga = where(keep_a, g, 0.0) if _needs(self, 0) else None
+        gb = where(keep_a, 0.0, g) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+class FminBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    forward = staticmethod(np.fmin)
+
+    def backward(self, g):
+        a, b = self.saved
+        keep_a = (a <= b) | E.isnan(b)
+        ga = where(keep_a, g, 0.0) if _needs(self, 0) else None
+        gb = where(keep_a, 0.0, g) if _needs(self, 1) else None
+        return _shaped(ga, a), _shaped(gb, b)
+
+
+def fmax(input, other):
+    return binary(FmaxBackward0, input, other)
+
+
+def fmin(input, other):
+    return binary(FminBackward0, input, other)
+
+
+def float_power(input, exponent):
+    if isinstance(input, Tensor):
+        input = input.to(dtypes.float64)
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(dtypes.float64)
+    return E.pow(input, exponent)
+
+
+# ---------------------------------------------------------------------------- lerp, addcmul, addcdiv
+
+class LerpBackward0(Function):
+    """lerp(start, end, number)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        w = self._kw["weight"]
+        s_shape, e_shape = self._kw["shapes"]
+        gs = sum_to(g * (1 - w), s_shape) if _needs(self, 0) else None
+        ge = sum_to(g * w, e_shape) if _needs(self, 1) else None
+        return gs, ge
+
+
+class LerpBackward1(Function):
+    """lerp(start, end, weight tensor)."""
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        s, e, w = self.saved
+        gs = _shaped(g * (1 - w), s) if _needs(self, 0) else None
+        ge = _shaped(g * w, e) if _needs(self, 1) else None
+        gw = _shaped(g * (e - s), w) if _needs(self, 2) else None
+        return gs, ge, gw
+
+
+def lerp(input, end, weight):
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype:
+            raise errors.runtime(f"expected dtype {_low(input.dtype)} for `{name}` but got dtype {_low(t.dtype)}")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
+                              input.dtype)
+    dt = input.dtype
+    s, e = input._data, end._data
+    try:
+        if isinstance(weight, Tensor):
+            w = weight._data
+            r = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
+        else:
+            w = weight
+            r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
+    except ValueError:
+        raise E._broadcast_error(input, end) from None
+    out = _out(r, dt)
+    if isinstance(weight, Tensor):
+        return record(LerpBackward1, (input, end, weight), out)
+    return record(LerpBackward0, (input, end), out, {"weight": weight, "shapes": (input._data.shape, e.shape)})
+
+
+def _low(dt):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}[dt.name]
+
+
+class AddcmulBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, t1, t2 = self.saved
+        v = self._kw["value"]
+        gx = _shaped(g, x) if _needs(self, 0) else None
+        g1 = _shaped(g * t2 * v, t1) if _needs(self, 1) else None
+        g2 = _shaped(g * t1 * v, t2) if _needs(self, 2) else None
+        return gx, g1, g2
+
+
+class AddcdivBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, t1, t2 = self.saved
+        v = self._kw["value"]
+        gx = _shaped(g, x) if _needs(self, 0) else None
+        g1 = _shaped(g * v / t2, t1) if _needs(self, 1) else None
+        g2 = _shaped(-g * v * t1 / (t2 * t2), t2) if _needs(self, 2) else None
+        return gx, g1, g2
+
+
+def _ternary(input, t1, t2, fn):
+    dt = dtypes.result_type((input, t1, t2))
+    arrays = [t._data.astype(dt.np, copy=False) for t in (input, t1, t2)]
+    try:
+        r = fn(*arrays)
+        np.broadcast_shapes(r.shape, input._data.shape)
+    except ValueError:
+        raise E._broadcast_error(t1, t2) from None
+    return _out(r, dt), dt
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("addcmul_cpu_out", input.dtype)
+    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + value * b * c)
+    return record(AddcmulBackward0, (input, tensor1, tensor2), out, {"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+        raise errors.runtime(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + value * (b / c))
+    return record(AddcdivBackward0, (input, tensor1, tensor2), out, {"value": value})
+
+
+# ---------------------------------------------------------------------------- nan_to_num, logit
+
+class NanToNumBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.isfinite(x),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    data = input._data
+    if not input.dtype.is_floating_point:
+        return wrap(data.copy(), input.dtype)
+    info = np.finfo(data.dtype)
+    r = np.where(np.isnan(data), nan, data)
+    r = np.where(np.isposinf(data), info.max if posinf is None else posinf, r)
+    r = np.where(np.isneginf(data), info.min if neginf is None else neginf, r)
+    return record(NanToNumBackward0, (input,), _out(r, input.dtype))
+
+
+class LogitBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        eps = self._kw["eps"] if self._kw else None
+        grad = g / (x * (1 - x))
+        if eps is None:
+            return (where((x < 0.0) | (x > 1.0), math.nan, grad),)
+        return (where((x < eps) | (x > 1.0 - eps), 0.0, grad),)
+
+
+def logit(input, eps=None):
+    dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
+    z = input._data.astype(dt.np, copy=False)
+    if eps is not None:
+        z = np.clip(z, eps, 1.0 - eps)
+    r = np.log(z / (1 - z))
+    return record(LogitBackward0, (input,), _out(r, dt), {"eps": eps} if eps is not None else None)
+
+
+# ---------------------------------------------------------------------------- activations
+
+class SoftplusBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        beta, threshold = self._kw["beta"], self._kw["threshold"]
+        xb = x * beta
+        return (where(xb > threshold, g, g * E.sigmoid(xb)),)
+
+
+def _softplus_np(x, beta, threshold):
+    xb = x * beta
+    with np.errstate(all="ignore"):
+        soft = np.log1p(np.exp(xb)) / beta
+    return np.where(xb > threshold, x, soft)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    _need_float(input, "softplus_cpu")
+    r = _softplus_np(input._data, beta, threshold)
+    return record(SoftplusBackward0, (input,), _out(r, input.dtype), {"beta": beta, "threshold": threshold})
+
+
+class GeluBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        if self._kw["approximate"] == "tanh":
+            k_beta = math.sqrt(2.0 / math.pi)
+            k_kappa = 0.044715
+            inner = k_beta * (x + k_kappa * x * x * x)
+            t = E.tanh(inner)
+            left = 0.5 * x
+            right = 1 + t
+            left_derivative = 0.5 * right
+            right_derivative = left * (1 - t * t) * (k_beta * (1 + 3 * k_kappa * x * x))
+            return (g * (left_derivative + right_derivative),)
+        cdf = 0.5 * (1 + erf(x * _SQRT1_2))
+        pdf = E.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
+        return (g * (cdf + x * pdf),)
+
+
+def _gelu_np(x, approximate):
+    if approximate == "tanh":
+        k = np.asarray(math.sqrt(2.0 / math.pi), x.dtype)
+        return 0.5 * x * (1 + np.tanh(k * (x + np.asarray(0.044715, x.dtype) * x * x * x)))
+    return x * 0.5 * (1 + _host(_erf_np)(x * np.asarray(_SQRT1_2, x.dtype)))
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise errors.runtime("approximate argument must be either none or tanh.")
+    _need_float(input, "GeluKernelImpl")
+    r = _gelu_np(input._data, approximate)
+    return record(GeluBackward0, (input,), _out(r, input.dtype), {"approximate": approximate})
+
+
+class SiluBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        s = E.sigmoid(x)
+        return (g * s * (1 + x * (1 - s)),)
+
+
+def _sigmoid_np(x):
+    return 0.5 * (1 + np.tanh(0.5 * x))
+
+
+def silu(input, inplace=False):
+    _need_float(input, "silu_cpu")
+    r = input._data * _sigmoid_np(input._data)
+    out = record(SiluBackward0, (input,), _out(r, input.dtype))
+    return _maybe_inplace(input, out, inplace)
+
+
+class MishBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        s = E.sigmoid(x)
+        tsp = E.tanh(softplus(x))
+        return (g * (tsp + x * s * (1 - tsp * tsp)),)
+
+
+def mish(input, inplace=False):
+    _need_float(input, "mish_cpu")
+    x = input._data
+    r = x * np.tanh(_softplus_np(x, 1.0, 20.0))
+    out = record(MishBackward0, (input,), _out(r, input.dtype))
+    return _maybe_inplace(input, out, inplace)
+
+
+def _maybe_inplace(input, out, inplace):
+    if not inplace:
+        return out
+    from .indexing import check_inplace  # noqa: PLC0415
+    from .inplace import rebase  # noqa: PLC0415
+    check_inplace(input)
+    return rebase(input, out)
+
+
+def _inplace_node(input, compute, cls, kw):
+    """An activation applied in place: the node (cls, e.g. EluBackward1) reads the result."""
+    from .indexing import check_inplace  # noqa: PLC0415
+    check_inplace(input)
+    r = compute(input._data)
+    input._data[...] = r
+    input._version[0] += 1
+    out = wrap(input._data, input.dtype)
+    out._version = input._version
+    record(cls, (input,), out, kw)
+    if out.grad_fn is not None:
+        input.grad_fn = out.grad_fn
+        input._output_nr = 0
+        input._rg = True
+        # the node reads the result: the tensor itself, at its new version
+        from ..autograd import _Saved  # noqa: PLC0415
+        input.grad_fn._saved = (_Saved(input, True),)
+    return input
+
+
+class EluBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        k = self._kw
+        neg = g * (k["input_scale"] * k["alpha"] * k["scale"]) * E.exp(x * k["input_scale"])
+        return (where(x > 0, g * k["scale"], neg),)
+
+
+class EluBackward1(Function):
+    """elu in place: the formula reads the result."""
+    __slots__ = ()
+    save_output = True
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        k = self._kw
+        neg = g * k["input_scale"] * (result + k["alpha"] * k["scale"])
+        return (where(result > 0, g * k["scale"], neg),)
+
+
+class CeluBackward0(EluBackward0):
+    __slots__ = ()
+
+
+class CeluBackward1(EluBackward1):
+    __slots__ = ()
+
+
+def _elu_np(x, alpha, scale, input_scale):
+    with np.errstate(all="ignore"):
+        neg = np.expm1(x * input_scale) * (alpha * scale)
+    return np.where(x > 0, x * scale, neg)
+
+
+def _elu(input, alpha, scale, input_scale, inplace, classes):
+    _need_float(input, "elu_cpu")
+    kw = {"alpha": alpha, "scale": scale, "input_scale": input_scale}
+    if inplace:
+        return _inplace_node(input, lambda a: _elu_np(a, alpha, scale, input_scale), classes[1], kw)
+    r = _elu_np(input._data, alpha, scale, input_scale)
+    return record(classes[0], (input,), _out(r, input.dtype), kw)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _elu(input, alpha, 1.0, 1.0, inplace, (EluBackward0, EluBackward1))
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace, (EluBackward0, EluBackward1))
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise errors.runtime("ZeroDivisionError")
+    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace, (CeluBackward0, CeluBackward1))
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+class LeakyReluBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (where(x > 0, g, g * self._kw["negative_slope"]),)
+
+
+class LeakyReluBackward1(Function):
+    __slots__ = ()
+    save_output = True
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (where(result > 0, g, g * self._kw["negative_slope"]),)
+
+
+def _leaky_np(x, slope):
+    return np.where(x > 0, x, x * slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _need_float(input, "leaky_relu_cpu")
+    kw = {"negative_slope": negative_slope}
+    if inplace:
+        return _inplace_node(input, lambda a: _leaky_np(a, negative_slope), LeakyReluBackward1, kw)
+    return record(LeakyReluBackward0, (input,), _out(_leaky_np(input._data, negative_slope), input.dtype), kw)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+class RreluWithNoiseBackward0(LeakyReluBackward0):
+    """rrelu outside training: a leaky relu with the mean slope."""
+    __slots__ = ()
+
+
+class RreluWithNoiseBackward1(LeakyReluBackward1):
+    __slots__ = ()
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if training:
+        raise errors.runtime("rrelu with training=True is not supported by gradcli")
+    _need_float(input, "leaky_relu_cpu")
+    slope = (lower + upper) / 2
+    kw = {"negative_slope": slope}
+    if inplace:
+        return _inplace_node(input, lambda a: _leaky_np(a, slope), RreluWithNoiseBackward1, kw)
+    return record(RreluWithNoiseBackward0, (input,), _out(_leaky_np(input._data, slope), input.dtype), kw)
+
+
+class HardtanhBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        lo, hi = self._kw["min_val"], self._kw["max_val"]
+        return (where((x > lo) & (x < hi), g, 0.0),)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("Bool inputs not supported for hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    r = np.minimum(np.maximum(input._data, min_val), max_val)
+    out = _out(r, input.dtype)
+    if input.dtype.is_floating_point:
+        out = record(HardtanhBackward0, (input,), out, {"min_val": min_val, "max_val": max_val})
+    return _maybe_inplace(input, out, inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class HardsigmoidBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (where((x > -3.0) & (x < 3.0), g / 6.0, 0.0),)
+
+
+def hardsigmoid(input, inplace=False):
+    _need_float(input, "hardsigmoid_cpu")
+    x = input._data
+    r = np.minimum(np.maximum(x + 3, 0), 6) / 6
+    out = record(HardsigmoidBackward0, (input,), _out(r, input.dtype))
+    return _maybe_inplace(input, out, inplace)
+
+
+class HardswishBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        mid = g * (x / 3.0 + 0.5)
+        return (where(x < -3.0, 0.0, where(x <= 3.0, mid, g)),)
+
+
+def hardswish(input, inplace=False):
+    _need_float(input, "hardswish_cpu")
+    x = input._data
+    r = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+    out = record(HardswishBackward0, (input,), _out(r, input.dtype))
+    return _maybe_inplace(input, out, inplace)
+
+
+class LogSigmoidBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.sigmoid(-x),)
+
+
+def logsigmoid(input):
+    _need_float(input, "log_sigmoid_cpu")
+    x = input._data
+    r = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    return record(LogSigmoidBackward0, (input,), _out(r, input.dtype))
+
+
+def softsign(input):
+    return E.div(input, E.add(E.abs(input), 1))
+
+
+def tanhshrink(input):
+    return E.sub(input, E.tanh(input))
+
+
+class ThresholdBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (where(x <= self._kw["threshold"], 0.0, g),)
+
+
+class ThresholdBackward1(Function):
+    __slots__ = ()
+    save_output = True
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (where(result <= self._kw["threshold"], 0.0, g),)
+
+
+def threshold(input, threshold, value, inplace=False):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("threshold_cpu", input.dtype)
+    kw = {"threshold": threshold}
+
+    def compute(a):
+        return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a)
+    if inplace:
+        if not input.dtype.is_floating_point:
+            input._data[...] = compute(input._data)
+            input._version[0] += 1
+            return input
+        return _inplace_node(input, compute, ThresholdBackward1, kw)
+    out = _out(compute(input._data), input.dtype)
+    if input.dtype.is_floating_point:
+        out = record(ThresholdBackward0, (input,), out, kw)
+    return out
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+class SoftshrinkBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        lambd = self._kw["lambd"]
+        return (where((x >= -lambd) & (x <= lambd), 0.0, g),)
+
+
+class HardshrinkBackward0(SoftshrinkBackward0):
+    __slots__ = ()
+
+
+def softshrink(input, lambd=0.5):
+    _need_float(input, "softshrink_check")
+    if lambd < 0:
+        raise errors.runtime(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    x = input._data
+    r = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    return record(SoftshrinkBackward0, (input,), _out(r, input.dtype), {"lambd": lambd})
+
+
+def hardshrink(input, lambd=0.5):
+    _need_float(input, "hardshrink_cpu")
+    x = input._data
+    r = np.where((x >= -lambd) & (x <= lambd), 0, x)
+    return record(HardshrinkBackward0, (input,), _out(r, input.dtype), {"lambd": lambd})
+
+
+class GluBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        d = self._kw["dim"]
+        from .shape import cat, narrow  # noqa: PLC0415
+        n = x.shape[d] // 2
+        a = narrow(x, d, 0, n)
+        b = narrow(x, d, n, n)
+        s = E.sigmoid(b)
+        return (cat([g * s, g * a * s * (1 - s)], d),)
+
+
+def glu(input, dim=-1):
+    _need_float(input, "glu_cpu")
+    if input.ndim == 0:
+        raise errors.runtime("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if n % 2:
+        raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
+    x = input._data
+    a = np.take(x, np.arange(n // 2), axis=d)
+    b = np.take(x, np.arange(n // 2, n), axis=d)
+    return record(GluBackward0, (input,), _out(a * _sigmoid_np(b), input.dtype), {"dim": d})
+
+
+# ---------------------------------------------------------------------------- registration
+
+# Tensor methods (and torch.<name>): name -> function taking the tensor first
+METHODS = {
+    "log1p": log1p, "expm1": expm1, "exp2": exp2, "sgn": sgn, "frac": frac, "fix": fix, "round": round,
+    "erf": erf, "erfc": erfc, "erfinv": erfinv,
+    "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh, "acosh": acosh,
+    "atanh": atanh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "arcsinh": arcsinh,
+    "arccosh": arccosh, "arctanh": arctanh, "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg,
+    "atan2": atan2, "arctan2": arctan2, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
+    "xlogy": xlogy, "fmod": fmod, "copysign": copysign, "fmax": fmax, "fmin": fmin, "float_power": float_power,
+    "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv, "nan_to_num": nan_to_num, "logit": logit,
+    "signbit": signbit, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "positive": positive,
+    "hardshrink": hardshrink,
+}
+
+# in-place forms x.name_() (the out-of-place op written back into x)
+INPLACE = ("log1p", "expm1", "exp2", "sgn", "frac", "fix", "erf", "erfc", "erfinv", "asin", "acos", "atan",
+           "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+           "arctanh", "sinc", "deg2rad", "rad2deg", "atan2", "arctan2", "hypot", "xlogy", "fmod", "copysign",
+           "float_power", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit")
+
+# torch.<name> only (not Tensor methods)
+TORCH = {
+    "selu": selu, "celu": celu, "selu_": selu_, "celu_": celu_, "threshold": threshold, "threshold_": threshold_,
+    "rrelu": rrelu, "hardshrink": hardshrink,
+}
+
+# torch.nn.functional.<name>, for the nn package to bind (it owns F)
+FUNCTIONAL = {
+    "softplus": softplus, "gelu": gelu, "silu": silu, "mish": mish, "elu": elu, "elu_": elu_, "selu": selu,
+    "celu": celu, "leaky_relu": leaky_relu, "leaky_relu_": leaky_relu_, "relu6": relu6, "hardtanh": hardtanh,
+    "hardtanh_": hardtanh_, "hardsigmoid": hardsigmoid, "hardswish": hardswish, "logsigmoid": logsigmoid,
+    "softsign": softsign, "tanhshrink": tanhshrink, "threshold": threshold, "threshold_": threshold_,
+    "softshrink": softshrink, "hardshrink": hardshrink, "glu": glu, "rrelu": rrelu,
+}
+
+# torch.special.<name>
+SPECIAL = {
+    "erf": erf, "erfc": erfc, "erfinv": erfinv, "expm1": expm1, "exp2": exp2, "log1p": log1p, "logit": logit,
+    "xlogy": xlogy, "sinc": sinc, "round": round, "expit": E.sigmoid,
+}
