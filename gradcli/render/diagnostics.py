@@ -1,0 +1,173 @@
+"""Errors and warnings on stderr.
+
+An error is a compact panel::
+
+    samples/seed02_non_scalar_backward_error.grad:7:1
+      7 | z.backward()
+        | ^^^^^^^^^^^^
+    RuntimeError: grad can be implicitly created only for scalar outputs
+    hint: call .sum() or .mean() first, or pass gradient=torch.ones_like(z)
+
+``Type: message`` is always one line of its own, verbatim (the message's first line; any
+further lines follow as they are). On a terminal the same lines sit in a Rich panel with the
+location as its title; piped, they are plain text. A warning is one line,
+``file:line:col: UserWarning: message``.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else (0 if unicodedata.combining(c) else 1)
+               for c in text)
+
+
+def location(filename, line, column) -> str:
+    where = filename or "<string>"
+    if line is not None:
+        where += f":{line}"
+        if column is not None:
+            where += f":{column}"
+    return where
+
+
+def headline(type_name: str, message: str) -> list[str]:
+    """['Type: first line', further lines...] ('Type' alone for an empty message, as Python)."""
+    message = "" if message is None else str(message)
+    if not message:
+        return [type_name]
+    first, *rest = message.split("\n")
+    return [f"{type_name}: {first}", *rest]
+
+
+def source_excerpt(source: str | None, line, column, end_line, end_column):
+    """(gutter, code, caret) strings for the failing line, or None when there is nothing to show."""
+    if source is None or not line:
+        return None
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return None
+    raw = lines[line - 1]
+    code = raw.expandtabs(8).rstrip()
+    if not code.strip():
+        return None
+    gutter = str(line)
+    caret = ""
+    if column:
+        start = max(column - 1, 0)
+        if end_line is not None and end_line == line and end_column and end_column > column:
+            stop = end_column - 1
+        elif end_line is not None and end_line > line:
+            stop = len(raw.rstrip())
+        else:
+            stop = start + 1
+        stop = max(min(stop, len(raw.rstrip())), start + 1)
+        pad = _width(raw[:start].expandtabs(8))
+        length = max(_width(raw[start:stop].expandtabs(8)), 1)
+        caret = " " * pad + "^" * length
+    return gutter, code, caret
+
+
+def error_lines(type_name, message, filename, line, column, end_line, end_column, hint, source):
+    """The panel's lines as plain text: location, source line, caret, Type: message, hint."""
+    out = [location(filename, line, column)]
+    ex = source_excerpt(source, line, column, end_line, end_column)
+    if ex:
+        gutter, code, caret = ex
+        out.append(f"  {gutter} | {code}")
+        if caret:
+            out.append(f"  {' ' * len(gutter)} | {caret}")
+    out.extend(headline(type_name, message))
+    if hint:
+        out.append(f"hint: {hint}")
+    return out
+
+
+def _fields(err):
+    return (getattr(err, "type_name", None) or type(err).__name__, getattr(err, "message", str(err)),
+            getattr(err, "filename", None), getattr(err, "line", None), getattr(err, "column", None),
+            getattr(err, "end_line", None), getattr(err, "end_column", None), getattr(err, "hint", None))
+
+
+def print_error(err, stream, color: bool, source: str | None = None, filename: str | None = None) -> None:
+    """An error (a GradScriptError or anything with its attributes) as a panel on stream."""
+    type_name, message, fname, line, column, end_line, end_column, hint = _fields(err)
+    fname = fname or filename
+    if not color:
+        stream.write("\n".join(error_lines(type_name, message, fname, line, column, end_line, end_column,
+                                           hint, source)) + "\n")
+        stream.flush()
+        return
+    _print_error_rich(stream, type_name, message, fname, line, column, end_line, end_column, hint, source)
+
+
+def _print_error_rich(stream, type_name, message, fname, line, column, end_line, end_column, hint, source):
+    from rich import box  # noqa: PLC0415
+    from rich.console import Group  # noqa: PLC0415
+    from rich.panel import Panel  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    from .style import rich_console  # noqa: PLC0415
+
+    parts = []
+    ex = source_excerpt(source, line, column, end_line, end_column)
+    if ex:
+        gutter, code, caret = ex
+        parts.append(Text.assemble((f"{gutter} | ", "dim"), code))
+        if caret:
+            parts.append(Text.assemble((f"{' ' * len(gutter)} | ", "dim"), (caret, "bold red")))
+    head = headline(type_name, message)
+    first = Text(head[0])
+    first.stylize("bold red", 0, len(type_name))
+    parts.append(first)
+    parts.extend(Text(extra) for extra in head[1:])
+    if hint:
+        parts.append(Text.assemble(("hint: ", "bold cyan"), (hint, "cyan")))
+    console = rich_console(stream, True, stderr=False)
+    console.print(Panel(Group(*parts), title=Text(location(fname, line, column), style="bold"),
+                        title_align="left", border_style="red", box=box.ROUNDED, expand=False))
+    stream.flush()
+
+
+def warning_line(category, message, filename, line=None, column=None) -> str:
+    return f"{location(filename, line, column)}: {category or 'UserWarning'}: {message}"
+
+
+class WarningPrinter:
+    """Prints each warning once per site (category, message, line, column) on stream."""
+
+    def __init__(self, stream, color: bool, filename: str):
+        self.stream, self.color, self.filename = stream, color, filename
+        self.seen: set = set()
+
+    def __call__(self, *args, **kwargs) -> None:
+        w = args[0] if len(args) == 1 and not kwargs else None
+        if w is None:  # warn(category, message, line, column) as plain arguments
+            names = ("category", "message", "line", "column")
+            data = dict(zip(names, args))
+            data.update(kwargs)
+        else:
+            data = {k: getattr(w, k, None) for k in ("category", "message", "line", "column")}
+            if isinstance(w, str):
+                data["message"] = w
+        self.show(data.get("category"), data.get("message"), data.get("line"), data.get("column"))
+
+    def show(self, category, message, line, column) -> None:
+        key = (category, str(message), line, column)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        text = warning_line(category, message, self.filename, line, column)
+        if self.color:
+            from rich.text import Text  # noqa: PLC0415
+
+            from .style import rich_console  # noqa: PLC0415
+
+            t = Text(text)
+            head = len(location(self.filename, line, column)) + 2
+            t.stylize("bold magenta", head, head + len(category or "UserWarning"))
+            rich_console(self.stream, True, soft_wrap=True).print(t)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()

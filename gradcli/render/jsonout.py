@@ -1,0 +1,109 @@
+"""The ``--json`` document (schema ``gradcli/1``, described by ``schema.json`` next to this file).
+
+One document per invocation, always strict JSON (``allow_nan=False``): NaN and infinities are
+the strings "NaN", "Infinity" and "-Infinity".
+
+A run of one input (``run FILE``, ``run -``, ``run -e CODE``, ``grad``)::
+
+    {"schema": "gradcli/1", "command": "run", "file": "x.grad", "ok": true, "exit_code": 0,
+     "outputs": [{"text": "tensor(17., grad_fn=<AddBackward0>)\\n", "line": 9}],
+     "tensors": {"w": {"shape": [], "dtype": "float32", "device": "cpu", "requires_grad": true,
+                       "is_leaf": true, "grad_fn": null, "value": 4.0, "grad": 3.0}},
+     "error": null, "warnings": []}
+
+Several files: ``{"schema": "gradcli/1", "command": "run", "ok": ..., "exit_code": ..., "runs": [...]}``
+with one run document per file, in order.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from .tensors import NAN, NEG_INF, POS_INF
+
+SCHEMA_VERSION = "gradcli/1"
+
+
+def sanitize(obj):
+    """A copy of obj where every non-finite float is a string and tuples are lists."""
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return NAN if math.isnan(obj) else (POS_INF if obj > 0 else NEG_INF)
+    if isinstance(obj, dict):
+        return {str(k): sanitize(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [sanitize(v) for v in obj]
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    return str(obj)
+
+
+def dumps(doc) -> str:
+    return json.dumps(sanitize(doc), ensure_ascii=False, allow_nan=False, indent=2)
+
+
+def error_json(err, filename=None):
+    if err is None:
+        return None
+    return {
+        "type": getattr(err, "type_name", None) or type(err).__name__,
+        "message": str(getattr(err, "message", err)),
+        "file": getattr(err, "filename", None) or filename,
+        "line": getattr(err, "line", None),
+        "column": getattr(err, "column", None),
+        "end_line": getattr(err, "end_line", None),
+        "end_column": getattr(err, "end_column", None),
+        "hint": getattr(err, "hint", None),
+    }
+
+
+def simple_error(type_name, message, filename=None, hint=None):
+    """An error without a source location (usage, internal, interrupt)."""
+    return {"type": type_name, "message": message, "file": filename, "line": None, "column": None,
+            "end_line": None, "end_column": None, "hint": hint}
+
+
+def warning_json(w, filename=None):
+    return {
+        "category": getattr(w, "category", None) or "UserWarning",
+        "message": str(getattr(w, "message", w)),
+        "file": filename,
+        "line": getattr(w, "line", None),
+        "column": getattr(w, "column", None),
+    }
+
+
+def output_json(o):
+    return {"text": getattr(o, "text", str(o)), "line": getattr(o, "line", None)}
+
+
+def run_doc(*, command="run", filename=None, exit_code=0, outputs=(), tensors=None, error=None, warnings=(),
+            extra=None):
+    """A run document from already-converted parts (error: a dict from error_json/simple_error)."""
+    doc = {
+        "schema": SCHEMA_VERSION,
+        "command": command,
+        "file": filename,
+        "ok": exit_code == 0,
+        "exit_code": exit_code,
+        "outputs": [output_json(o) for o in outputs],
+        "tensors": tensors or {},
+        "error": error,
+        "warnings": list(warnings),
+    }
+    if extra:
+        doc.update(extra)
+    return doc
+
+
+def multi_doc(runs, exit_code, command="run"):
+    return {"schema": SCHEMA_VERSION, "command": command, "ok": exit_code == 0, "exit_code": exit_code,
+            "runs": list(runs)}
+
+
+def schema():
+    """The JSON Schema (draft 2020-12) of these documents."""
+    from importlib import resources  # noqa: PLC0415
+
+    return json.loads(resources.files(__package__).joinpath("schema.json").read_text(encoding="utf-8"))

@@ -1,0 +1,63 @@
+"""stdout writers. The text is always exactly what Python with PyTorch prints; on a terminal the
+same characters may be coloured (tensor values, ``grad_fn`` names), never changed."""
+from __future__ import annotations
+
+import re
+
+# What gets a colour in echo output: grad_fn node names, requires_grad/dtype/device suffixes,
+# numbers, nan/inf. The characters themselves are never touched.
+_GRAD_FN = re.compile(r"(?<=grad_fn=<)\w+(?=>)|(?<=<)\w+Backward\d*(?= object at)")
+_SUFFIX = re.compile(r"\b(?:requires_grad|dtype|device|grad_fn)=")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|\.\d+(?:e[-+]?\d+)?|nan|inf)(?![\w])")
+_KEYWORD = re.compile(r"\b(?:True|False|None)\b")
+# Characters that Rich would strip or reinterpret: write those chunks raw.
+_RAW_ONLY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\t]")
+
+
+class PlainWriter:
+    """Writes each chunk as it streams, flushing so output interleaves correctly with stderr."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str, line=None) -> None:  # noqa: ARG002 - the runner passes the source line
+        self.stream.write(text)
+        self.stream.flush()
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+class ColorWriter(PlainWriter):
+    """Colours tensor values and grad_fn names with Rich; the characters stay the same."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        from .style import rich_console  # noqa: PLC0415
+
+        self.console = rich_console(stream, True, soft_wrap=True)
+
+    def write(self, text: str, line=None) -> None:
+        if not text:
+            return
+        if _RAW_ONLY.search(text):
+            super().write(text)
+            return
+        self.console.print(highlight(text), end="", soft_wrap=True)
+        self.stream.flush()
+
+
+def highlight(text: str):
+    """A Rich Text of exactly `text` with styles on the parts worth colouring."""
+    from rich.text import Text  # noqa: PLC0415
+
+    t = Text(text, end="")
+    t.highlight_regex(_NUMBER, "cyan")
+    t.highlight_regex(_KEYWORD, "magenta")
+    t.highlight_regex(_SUFFIX, "dim")
+    t.highlight_regex(_GRAD_FN, "bold yellow")
+    return t
+
+
+def make_writer(stream, color: bool):
+    return ColorWriter(stream) if color else PlainWriter(stream)

@@ -1,0 +1,42 @@
+"""When gradcli colours its output."""
+from __future__ import annotations
+
+import os
+
+
+def want_color(stream, no_color: bool = False) -> bool:
+    """Colour only on a terminal, never with --no-color, NO_COLOR (non-empty) or TERM=dumb;
+    FORCE_COLOR (non-empty) forces it on a non-terminal."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def rich_console(stream, color: bool, **kwargs):
+    """A Rich console writing to stream; without colour it emits no escape codes at all."""
+    from rich.console import Console  # noqa: PLC0415 - rich is imported only when rendering needs it
+
+    if color:
+        return Console(file=stream, force_terminal=True, highlight=False, markup=False, emoji=False,
+                       soft_wrap=kwargs.pop("soft_wrap", False), **kwargs)
+    return Console(file=stream, force_terminal=False, color_system=None, no_color=True, highlight=False,
+                   markup=False, emoji=False, width=kwargs.pop("width", None) or _plain_width(stream), **kwargs)
+
+
+def _plain_width(stream) -> int:
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 20:
+        return int(cols)
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return 100
