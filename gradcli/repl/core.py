@@ -1,0 +1,467 @@
+"""The REPL without a terminal: one :class:`gradcli.lang.runner.Session`, the meta-commands, and
+how results, errors and warnings are shown.  The terminal front end (``terminal.py``) and the
+stdin mode (``run_stdin`` below) both drive a :class:`Repl`; neither imports prompt_toolkit here.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from typing import Any, Callable, Iterable, TextIO
+
+from .source import StatementReader, is_meta
+
+__all__ = ["Repl", "run_stdin", "HELP"]
+
+HELP = """\
+Type GradScript statements as in `gradcli run` (PyTorch-flavoured Python). An expression's value is
+echoed; an open bracket or a block header (for/if/while/with/def/class ...:) continues on a `...`
+line and a blank line ends a block. Tab completes names, torch./nn./F. members and tensor methods.
+Up/down walk the history (kept across sessions). Ctrl-C cancels the input or interrupts a running
+statement; Ctrl-D (or :quit) leaves.
+
+Meta-commands:
+  :help            this text
+  :vars            a table of the tensors in scope (shape, dtype, requires_grad, is_leaf, grad_fn, grad)
+  :graph NAME      the backward graph of a tensor as a tree (grad_fn nodes, AccumulateGrad leaves)
+  :explain         toggle the chain-rule walkthrough for later backward() calls
+  :reset           forget every variable and start a fresh session
+  :load FILE.grad  run a script in this session (its variables stay)
+  :save FILE.grad  write the statements accepted so far as a script
+  :device cpu|cuda the default device of new tensors
+  :quit            leave (also :exit, Ctrl-D)"""
+
+
+class _Quit(Exception):
+    pass
+
+
+class Repl:
+    """The state of one REPL: the session, the accepted input, the flags.
+
+    ``out``/``err`` are text streams; ``color`` says whether Rich may colour them.
+    """
+
+    def __init__(self, options: Any = None, *, out: TextIO | None = None, err: TextIO | None = None,
+                 color: bool = False, filename: str = "<stdin>") -> None:
+        if options is None:
+            from ..lang.runner import RunOptions  # noqa: PLC0415
+            options = RunOptions()
+        self.options = options
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.color = color
+        self.filename = filename
+        self.accepted: list[str] = []        # sources that ran without error, for :save
+        self.variables: dict[str, Any] = {}  # the session's names after the last run
+        self.errors = 0
+        self.explain = bool(getattr(options, "explain", False))
+        self._wrote = False
+        self._warned = False
+        self._warning_printer: Any = None
+        self._current_filename = filename
+        self._writer = self._make_writer()
+        self.session = self._new_session()
+
+    # ------------------------------------------------------------------ plumbing
+    def _make_writer(self):
+        try:
+            from ..render.stream import make_writer  # noqa: PLC0415
+            return make_writer(self.out, self.color)
+        except Exception:
+            return None
+
+    def _new_session(self):
+        from ..lang.runner import Session  # noqa: PLC0415
+        return Session(self.options, write=self._write, warn=self._warn)
+
+    def console(self, stream: TextIO | None = None):
+        """A Rich console on ``stream`` (stdout by default), coloured only if allowed."""
+        stream = stream if stream is not None else self.out
+        try:
+            from ..render.style import rich_console  # noqa: PLC0415
+            return rich_console(stream, self.color)
+        except Exception:
+            from rich.console import Console  # noqa: PLC0415
+            if self.color:
+                return Console(file=stream, force_terminal=True, highlight=False)
+            return Console(file=stream, color_system=None, no_color=True, highlight=False)
+
+    def _write(self, text: str, line: int | None = None, *rest: Any) -> None:
+        self._wrote = True
+        if self._writer is not None:
+            self._writer.write(text, line)
+        else:
+            self.out.write(text)
+            self.out.flush()
+
+    def _warn(self, *args: Any, **kwargs: Any) -> None:
+        self._warned = True
+        self.show_warning(*args, **kwargs)
+
+    def show_warning(self, *args: Any, **kwargs: Any) -> None:
+        """A warning as `gradcli run` shows it (``file:line:col: UserWarning: message``), once per
+        site within one input."""
+        if self._warning_printer is None:
+            try:
+                from ..render.diagnostics import WarningPrinter  # noqa: PLC0415
+                self._warning_printer = WarningPrinter(self.err, self.color, self._current_filename)
+            except Exception:
+                self._warning_printer = False
+        if self._warning_printer:
+            try:
+                self._warning_printer(*args, **kwargs)
+                return
+            except Exception:
+                pass
+        warning = args[0] if args else kwargs
+        category = getattr(warning, "category", None) or "UserWarning"
+        message = getattr(warning, "message", warning)
+        line = getattr(warning, "line", None)
+        where = f"{self._current_filename}:{line}: " if line is not None else ""
+        self.err.write(f"{where}{category}: {message}\n")
+        self.err.flush()
+
+    def show_error(self, error: Any, source: str | None = None, filename: str | None = None) -> None:
+        """An error as `gradcli run` shows it (the renderer's panel; a plain one if it is missing)."""
+        self.out.flush()
+        try:
+            from ..render.diagnostics import print_error  # noqa: PLC0415
+        except Exception:
+            print_error = None
+        if print_error is not None:
+            try:
+                print_error(error, self.err, self.color, source=source, filename=filename or self.filename)
+                return
+            except Exception:
+                pass
+        self._render_error_fallback(error, source)
+
+    def _render_error_fallback(self, error: Any, source: str | None) -> None:
+        from rich.panel import Panel  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415
+
+        type_name = getattr(error, "type_name", type(error).__name__)
+        message = getattr(error, "message", str(error))
+        line = getattr(error, "line", None)
+        column = getattr(error, "column", None)
+        body = Text()
+        where = getattr(error, "filename", None) or self.filename
+        if line is not None:
+            where += f", line {line}"
+            if column is not None:
+                where += f", column {column}"
+        body.append(f'File "{where}"\n' if line is None else f"{where}\n", style="dim")
+        if source is not None and line is not None:
+            lines = source.split("\n")
+            if 1 <= line <= len(lines):
+                text = lines[line - 1]
+                body.append("  " + text.rstrip() + "\n")
+                if column is not None:
+                    end_col = getattr(error, "end_column", None)
+                    end_line = getattr(error, "end_line", line)
+                    width = 1
+                    if end_col is not None and (end_line in (None, line)) and end_col > column:
+                        width = end_col - column
+                    body.append("  " + " " * (column - 1) + "^" * width + "\n", style="bold red")
+        body.append(f"{type_name}: ", style="bold red")
+        body.append(str(message))
+        hint = getattr(error, "hint", None)
+        if hint:
+            body.append("\nhint: ", style="bold yellow")
+            body.append(str(hint))
+        self.console(self.err).print(Panel(body, title=type_name, title_align="left", border_style="red",
+                                           expand=False))
+        self.err.flush()
+
+    def message(self, text: str, *, error: bool = False) -> None:
+        """A line from the REPL itself (not program output)."""
+        stream = self.err if error else self.out
+        stream.write(text.rstrip("\n") + "\n")
+        stream.flush()
+
+    # ------------------------------------------------------------------ running code
+    def run_source(self, source: str, filename: str | None = None, record: bool = True,
+                   first_line: int = 1) -> bool:
+        """Run GradScript in the session; show its output, warnings and error. True if it ran
+        without error.  KeyboardInterrupt while it runs is shown and swallowed.  ``first_line``
+        numbers the source's lines (statements read from stdin keep their line numbers)."""
+        filename = filename or self.filename
+        self._current_filename = filename
+        self._warning_printer = None
+        text = "\n" * max(0, first_line - 1) + source.rstrip() + "\n"
+        self._wrote = self._warned = False
+        try:
+            result = self.session.run(text, filename)
+        except KeyboardInterrupt:
+            self._refresh_variables(None)
+            self.out.flush()
+            self.message("\nKeyboardInterrupt", error=True)
+            self.errors += 1
+            return False
+        except Exception as exc:  # noqa: BLE001 - the REPL must survive anything
+            from ..lang.errors import GradScriptError  # noqa: PLC0415
+            self.errors += 1
+            if isinstance(exc, GradScriptError):
+                self.show_error(exc, text, filename)
+            else:
+                self.message(f"gradcli: internal error: {type(exc).__name__}: {exc} (the session goes on)",
+                             error=True)
+            self._refresh_variables(None)
+            return False
+        if not self._wrote:
+            for out in getattr(result, "outputs", None) or ():
+                self._write(getattr(out, "text", str(out)), getattr(out, "line", None))
+        if not self._warned:
+            for warning in getattr(result, "warnings", None) or ():
+                self.show_warning(warning)
+        self._refresh_variables(result)
+        error = getattr(result, "error", None)
+        if error is not None and getattr(error, "type_name", "") == "KeyboardInterrupt":
+            self.out.flush()
+            self.message("KeyboardInterrupt", error=True)
+            self.errors += 1
+            return False
+        if not getattr(result, "ok", error is None) or error is not None:
+            self.errors += 1
+            if error is not None:
+                self.show_error(error, text, filename)
+            return False
+        if record:
+            self.accepted.append(source.rstrip())
+        return True
+
+    def _refresh_variables(self, result: Any) -> None:
+        variables = getattr(result, "variables", None) if result is not None else None
+        if variables is None:
+            for attr in ("variables", "namespace", "globals"):
+                value = getattr(self.session, attr, None)
+                if callable(value):
+                    try:
+                        value = value()
+                    except Exception:
+                        value = None
+                if isinstance(value, dict):
+                    variables = value
+                    break
+        if isinstance(variables, dict):
+            self.variables = {k: v for k, v in variables.items() if not str(k).startswith("_")}
+
+    def scope(self) -> dict[str, Any]:
+        """The names in scope, for completion and the meta-commands."""
+        self._refresh_variables(None) if not self.variables else None
+        return self.variables
+
+    def session_complete(self) -> Callable[[str], Iterable[str]] | None:
+        fn = getattr(self.session, "complete", None)
+        return fn if callable(fn) else None
+
+    # ------------------------------------------------------------------ one input
+    def handle(self, text: str, first_line: int = 1) -> bool:
+        """Run one complete input (code or a meta-command). False when the REPL should end."""
+        if not text.strip():
+            return True
+        if is_meta(text):
+            try:
+                self.meta(text.strip())
+            except _Quit:
+                return False
+            except KeyboardInterrupt:
+                self.message("KeyboardInterrupt", error=True)
+            return True
+        self.run_source(text, first_line=first_line)
+        return True
+
+    # ------------------------------------------------------------------ meta-commands
+    def meta(self, line: str) -> None:
+        try:
+            parts = shlex.split(line[1:])
+        except ValueError:
+            parts = line[1:].split()
+        if not parts:
+            self.message("Type :help for the meta-commands.")
+            return
+        command, args = parts[0].lower(), parts[1:]
+        handler = {
+            "help": self.cmd_help, "h": self.cmd_help, "?": self.cmd_help,
+            "vars": self.cmd_vars, "graph": self.cmd_graph, "explain": self.cmd_explain,
+            "reset": self.cmd_reset, "load": self.cmd_load, "save": self.cmd_save,
+            "device": self.cmd_device, "quit": self.cmd_quit, "exit": self.cmd_quit, "q": self.cmd_quit,
+        }.get(command)
+        if handler is None:
+            self.message(f"Unknown command :{command}. Type :help for the meta-commands.", error=True)
+            return
+        handler(args)
+
+    def cmd_help(self, args: list[str]) -> None:
+        self.message(HELP)
+
+    def cmd_quit(self, args: list[str]) -> None:
+        raise _Quit
+
+    def cmd_vars(self, args: list[str]) -> None:
+        from .inspect import vars_table  # noqa: PLC0415
+        table = vars_table(self.scope())
+        if table is None:
+            self.message("No tensors in scope.")
+            return
+        self.console().print(table)
+        self.out.flush()
+
+    def cmd_graph(self, args: list[str]) -> None:
+        from .inspect import graph_tree, is_tensor  # noqa: PLC0415
+        if len(args) != 1:
+            self.message("usage: :graph NAME   (the backward graph of the tensor NAME)", error=True)
+            return
+        name = args[0]
+        scope = self.scope()
+        value = scope.get(name)
+        if name not in scope:
+            self.message(f"NameError: name '{name}' is not defined", error=True)
+            return
+        if not is_tensor(value):
+            self.message(f"{name} is not a tensor (it is a {type(value).__name__}); :graph shows a tensor's "
+                         f"backward graph.", error=True)
+            return
+        tree = graph_tree(name, value, scope)
+        if isinstance(tree, str):
+            self.message(tree)
+        else:
+            self.console().print(tree)
+            self.out.flush()
+
+    def cmd_explain(self, args: list[str]) -> None:
+        if args and args[0].lower() in ("on", "off"):
+            self.explain = args[0].lower() == "on"
+        else:
+            self.explain = not self.explain
+        supported = self._apply_explain()
+        state = "on" if self.explain else "off"
+        if self.explain:
+            self.message(f"Chain-rule walkthrough {state}: it applies to later backward() and "
+                         f"torch.autograd.grad() calls.")
+        else:
+            self.message(f"Chain-rule walkthrough {state}.")
+        if not supported and self.explain:
+            self.message("(This build's runner has no walkthrough yet; the flag is kept in the session "
+                         "options and takes effect once it does.)")
+
+    def _apply_explain(self) -> bool:
+        """Set the flag where the runner may read it; True if the runner knows it."""
+        supported = False
+        try:
+            if hasattr(self.options, "explain"):
+                supported = True
+            setattr(self.options, "explain", self.explain)
+        except Exception:
+            pass
+        for target in (self.session,):
+            setter = getattr(target, "set_explain", None)
+            if callable(setter):
+                try:
+                    setter(self.explain)
+                    supported = True
+                except Exception:
+                    pass
+            elif hasattr(target, "explain"):
+                try:
+                    target.explain = self.explain
+                    supported = True
+                except Exception:
+                    pass
+        return supported
+
+    def cmd_reset(self, args: list[str]) -> None:
+        self.session = self._new_session()
+        self._apply_explain()
+        self.accepted.clear()
+        self.variables = {}
+        self.message("Session reset: every variable is gone.")
+
+    def cmd_load(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.message("usage: :load FILE.grad", error=True)
+            return
+        path = os.path.expanduser(args[0])
+        try:
+            with open(path, encoding="utf-8") as fh:
+                source = fh.read()
+        except OSError as exc:
+            self.message(f"cannot load {args[0]}: {exc.strerror or exc}", error=True)
+            return
+        except UnicodeDecodeError:
+            self.message(f"cannot load {args[0]}: not UTF-8 text", error=True)
+            return
+        if self.run_source(source, filename=args[0], record=False):
+            self.accepted.append(source.rstrip())
+
+    def cmd_save(self, args: list[str]) -> None:
+        if len(args) != 1:
+            self.message("usage: :save FILE.grad", error=True)
+            return
+        path = os.path.expanduser(args[0])
+        text = "\n".join(self.accepted)
+        if text:
+            text += "\n"
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            self.message(f"cannot save {args[0]}: {exc.strerror or exc}", error=True)
+            return
+        n = len(self.accepted)
+        self.message(f"Saved {n} input{'s' if n != 1 else ''} to {args[0]}.")
+
+    def cmd_device(self, args: list[str]) -> None:
+        current = str(getattr(self.options, "device", "cpu"))
+        if not args:
+            self.message(f"Default device: {current}")
+            return
+        if len(args) != 1 or args[0].split(":")[0] not in ("cpu", "cuda"):
+            self.message("usage: :device cpu|cuda", error=True)
+            return
+        wanted = args[0]
+        if wanted.startswith("cuda"):
+            try:
+                from ..engine import device as engine_device  # noqa: PLC0415
+                engine_device.cupy()
+            except Exception as exc:  # CudaUnavailable, or anything CuPy raises
+                self.message(f"cuda is not available: {exc} The default device stays {current}.", error=True)
+                return
+        try:
+            setattr(self.options, "device", wanted)
+        except Exception:
+            pass
+        setter = getattr(self.session, "set_device", None)
+        if callable(setter):
+            try:
+                setter(wanted)
+            except Exception as exc:
+                self.message(f"cannot switch to {wanted}: {exc}", error=True)
+                return
+        self.message(f"Default device: {wanted} (new tensors; existing ones stay where they are)")
+
+
+def run_stdin(repl: Repl, stream: TextIO) -> int:
+    """Non-terminal mode: read statements from ``stream`` and run each, with no prompts.
+
+    Exit status: 0 when every statement ran, 1 when any raised an error (the rest still ran).
+    """
+    reader = StatementReader()
+
+    def statements():
+        lineno = 0
+        for line in stream:
+            lineno += 1
+            yield from reader.feed(lineno, line)
+        yield from reader.close()
+
+    try:
+        for first_line, text in statements():
+            if not repl.handle(text, first_line):
+                break
+    except KeyboardInterrupt:
+        repl.message("KeyboardInterrupt", error=True)
+        return 130
+    repl.out.flush()
+    return 1 if repl.errors else 0

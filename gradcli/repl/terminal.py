@@ -1,0 +1,140 @@
+"""The terminal REPL: prompt_toolkit line editing over a :class:`gradcli.repl.core.Repl`.
+
+Imported only when stdin is a terminal (prompt_toolkit is the `repl` extra).  One prompt edits a
+whole statement: Enter runs it when it is complete (see ``source.is_complete``) and otherwise
+opens a `... ` line, indented after a block header; a blank line ends a block.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.lexers import PygmentsLexer
+from prompt_toolkit.output.color_depth import ColorDepth
+
+from ..lang.lexer import GradScriptLexer
+from .completion import make_completer
+from .core import Repl
+from .source import is_complete, next_indent
+
+__all__ = ["history_path", "make_history", "interact"]
+
+PROMPT = ">>> "
+CONTINUATION = "... "
+
+
+def history_path() -> str:
+    """``$XDG_STATE_HOME/gradcli/history``, else ``~/.local/state/gradcli/history``."""
+    base = os.environ.get("XDG_STATE_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "gradcli", "history")
+
+
+class _SafeFileHistory(FileHistory):
+    """FileHistory that never fails the REPL: unreadable or unwritable files are ignored."""
+
+    def load_history_strings(self):
+        try:
+            yield from super().load_history_strings()
+        except (OSError, UnicodeDecodeError):
+            return
+
+    def store_string(self, string: str) -> None:
+        try:
+            super().store_string(string)
+        except OSError:
+            pass
+
+
+def make_history():
+    """A persistent history when its directory can be made, an in-memory one otherwise."""
+    path = history_path()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "ab"):
+            pass
+    except OSError:
+        return InMemoryHistory()
+    return _SafeFileHistory(path)
+
+
+def _key_bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("enter", filter=has_completions)
+    def _accept_completion(event) -> None:
+        buf = event.current_buffer
+        state = buf.complete_state
+        if state is not None and state.current_completion is not None:
+            buf.apply_completion(state.current_completion)
+        else:
+            buf.cancel_completion()
+
+    @kb.add("enter", filter=~has_completions)
+    def _enter(event) -> None:
+        buf = event.current_buffer
+        doc = buf.document
+        at_end = not doc.text_after_cursor.strip()
+        if at_end and is_complete(doc.text):
+            buf.text = doc.text.rstrip() if doc.text.strip() else ""
+            buf.validate_and_handle()
+            return
+        buf.insert_text("\n" + next_indent(doc.text_before_cursor))
+
+    @kb.add("tab", filter=Condition(lambda: _only_indent_before_cursor()))
+    def _indent(event) -> None:
+        event.current_buffer.insert_text("    ")
+
+    return kb
+
+
+def _only_indent_before_cursor() -> bool:
+    from prompt_toolkit.application.current import get_app  # noqa: PLC0415
+    line = get_app().current_buffer.document.current_line_before_cursor
+    return not line.strip()
+
+
+def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
+    """The read-eval-print loop on the terminal. Returns the exit status (0)."""
+    color = repl.color
+    session: PromptSession = PromptSession(
+        message=PROMPT,
+        multiline=True,
+        prompt_continuation=lambda width, line_number, is_soft_wrap: CONTINUATION,
+        history=history if history is not None else make_history(),
+        lexer=PygmentsLexer(GradScriptLexer) if color else None,
+        completer=make_completer(repl.scope, repl.session_complete),
+        complete_while_typing=False,
+        key_bindings=_key_bindings(),
+        color_depth=None if color else ColorDepth.DEPTH_1_BIT,
+        include_default_pygments_style=True,
+        enable_history_search=False,
+        mouse_support=False,
+    )
+    if banner:
+        from .. import __version__  # noqa: PLC0415
+        repl.message(f"gradcli {__version__} REPL (GradScript, PyTorch 2.13 semantics). "
+                     f"Type :help for help, Ctrl-D to leave.")
+    while True:
+        try:
+            text = session.prompt()
+        except KeyboardInterrupt:
+            repl.message("KeyboardInterrupt", error=True)
+            continue
+        except EOFError:
+            break
+        if not text.strip():
+            continue
+        try:
+            if not repl.handle(text):
+                break
+        except KeyboardInterrupt:
+            repl.message("KeyboardInterrupt", error=True)
+    sys.stdout.flush()
+    return 0
