@@ -300,7 +300,7 @@ class Repl:
         raise _Quit
 
     def cmd_vars(self, args: list[str]) -> None:
-        from .inspect import vars_table  # noqa: PLC0415
+        from .views import vars_table  # noqa: PLC0415
         table = vars_table(self.scope())
         if table is None:
             self.message("No tensors in scope.")
@@ -309,7 +309,7 @@ class Repl:
         self.out.flush()
 
     def cmd_graph(self, args: list[str]) -> None:
-        from .inspect import graph_tree, is_tensor  # noqa: PLC0415
+        from .views import graph_tree, is_tensor  # noqa: PLC0415
         if len(args) != 1:
             self.message("usage: :graph NAME   (the backward graph of the tensor NAME)", error=True)
             return
