@@ -151,7 +151,7 @@ def graph_tree(name: str, tensor: Any, scope: Mapping[str, Any]) -> Tree | str:
     def label(node: Any) -> Text:
         text = Text()
         node_name = node.name() if hasattr(node, "name") else type(node).__name__
-        if node_name == "AccumulateGrad":
+        if type(node).__name__ == "AccumulateGrad" or node_name.endswith("AccumulateGrad"):
             variable = getattr(node, "variable", None)
             text.append("AccumulateGrad", style="green")
             names = held.get(id(variable), []) if variable is not None else []

@@ -1,0 +1,400 @@
+"""The REPL (issue 8): the continuation rule, completion, the lexer, the `:vars`/`:graph` views,
+stdin mode, and the interactive editor driven in a real pseudo-terminal with pexpect."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gradcli.repl.completion import complete, split_prefix
+from gradcli.repl.source import StatementReader, is_complete, next_indent
+
+ROOT = Path(__file__).resolve().parents[1]
+HAVE_RUNNER = importlib.util.find_spec("gradcli.lang.runner") is not None
+HAVE_PTK = importlib.util.find_spec("prompt_toolkit") is not None
+HAVE_PEXPECT = importlib.util.find_spec("pexpect") is not None and sys.platform != "win32"
+needs_runner = pytest.mark.skipif(not HAVE_RUNNER, reason="gradcli.lang.runner is not there yet")
+
+
+def repl_command() -> list[str]:
+    """`python -m gradcli repl` once the CLI routes it, else the REPL package itself."""
+    app = ROOT / "gradcli" / "cli" / "app.py"
+    if (ROOT / "gradcli" / "__main__.py").exists() and app.exists() and "repl" in app.read_text():
+        return [sys.executable, "-m", "gradcli", "repl"]
+    return [sys.executable, "-m", "gradcli.repl"]
+
+
+def repl_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "state"), NO_COLOR="1",
+               TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="120", LINES="40")
+    env.pop("FORCE_COLOR", None)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+# --------------------------------------------------------------------------- the continuation rule
+
+@pytest.mark.parametrize("text, complete_", [
+    ("x = 1", True),
+    ("x = torch.tensor([1., 2.],", False),
+    ("x = torch.tensor([1., 2.],\n    requires_grad=True)", True),
+    ("for i in range(3):", False),
+    ("for i in range(3):\n    print(i)", False),
+    ("for i in range(3):\n    print(i)\n", True),
+    ("for i in range(3):\n    print(i)\n    ", True),
+    ("for i in range(3): print(i)", False),
+    ("with torch.no_grad():", False),
+    ("def f(a,\n      b):", False),
+    ("class Net(nn.Module):", False),
+    ("if x:  # a comment:", False),
+    ("d = {'a': 1}", True),
+    ("f = lambda t: t * 2", True),
+    ("y = x[1:]", True),
+    ('s = """one', False),
+    ('s = """one\ntwo"""', True),
+    ("x = 1 + \\", False),
+    ("x = '('  # (", True),
+    ("# just a comment", True),
+    (":vars", True),
+    ("", True),
+])
+def test_is_complete(text, complete_):
+    assert is_complete(text) is complete_
+
+
+def test_next_indent():
+    assert next_indent("for i in range(3):") == "    "
+    assert next_indent("for i in range(3):\n    y = i") == "    "
+    assert next_indent("for i in x:\n    if i:") == "        "
+    assert next_indent("def f(a,\n      b):") == "    "
+    assert next_indent("x = (1,") == ""
+
+
+def test_statement_reader_cuts_piped_scripts():
+    src = """import torch
+x = torch.ones(2,
+    requires_grad=True)
+
+for i in range(2):
+    print(i)
+else:
+    print(9)
+y = x * 2
+:vars
+if y is None:
+    pass
+# between
+elif True:
+    z = 1
+
+s = \"\"\"a
+b\"\"\"
+"""
+    got = list(StatementReader().read(src.split("\n")))
+    assert got == [
+        (1, "import torch"),
+        (2, "x = torch.ones(2,\n    requires_grad=True)"),
+        (5, "for i in range(2):\n    print(i)\nelse:\n    print(9)"),
+        (9, "y = x * 2"),
+        (10, ":vars"),
+        (11, "if y is None:\n    pass\n# between\nelif True:\n    z = 1"),
+        (17, 's = """a\nb"""'),
+    ]
+
+
+# --------------------------------------------------------------------------- completion, lexer, views
+
+def _scope():
+    from gradcli.engine import api as torch
+    x = torch.ones(2, requires_grad=True)
+    w = torch.tensor(3., requires_grad=True)
+    a = x * w
+    y = (a + x).sum() * 2
+    return {"x": x, "w": w, "a": a, "y": y, "c": torch.zeros(3), "lr": 0.1}
+
+
+def test_split_prefix():
+    assert split_prefix("y = x.grad.ze") == (["x", "grad"], "ze")
+    assert split_prefix("print(x") == ([], "x")
+    assert split_prefix("torch.") == (["torch"], "")
+
+
+def test_completion_of_tensor_methods_names_and_namespaces():
+    scope = _scope()
+    assert complete("x.requ", scope)[1] == ["requires_grad", "requires_grad_"]
+    assert "backward" in complete("y.back", scope)[1]
+    assert complete("y.grad_fn.ne", scope)[1] == ["next_functions"]
+    assert set(complete("torch.zer", scope)[1]) >= {"zeros", "zeros_like"}
+    assert "lr" in complete("l", scope)[1]
+    assert "print" in complete("pri", scope)[1]
+    assert "for" in complete("fo", scope)[1]
+    # only public names, and nothing after a call (that would need running it)
+    assert not [n for n in complete("x.", scope)[1] if n.startswith("_")]
+    assert not [n for n in complete("torch.", scope)[1] if n.startswith("_") or n in ("types", "annotations")]
+    assert complete("x.sum().re", scope)[1] == []
+
+
+def test_completion_uses_session_complete():
+    partial, words = complete("x.fancy_", {}, lambda prefix: ["x.fancy_thing", "x._hidden"])
+    assert partial == "fancy_" and words == ["fancy_thing"]
+
+
+def test_lexer_tokens():
+    from pygments import lex
+    from pygments.token import Keyword, Name, Number, String
+
+    from gradcli.lang.lexer import GradScriptLexer
+    toks = [(t, v) for t, v in lex('for i in range(3):\n    y = x.grad * 2.5  # c\nprint("s")\n',
+                                   GradScriptLexer()) if v.strip()]
+    assert (Keyword, "for") in toks
+    assert (Name.Builtin, "range") in toks
+    assert (Name.Attribute, "grad") in toks
+    assert (Number, "2.5") in toks
+    assert (String.Double, '"s"') in toks
+
+
+def test_lexer_imports_without_prompt_toolkit():
+    code = ("import sys; sys.modules['prompt_toolkit'] = None; "
+            "from gradcli.lang.lexer import GradScriptLexer; print(GradScriptLexer.name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "GradScript"
+
+
+def _render(renderable) -> str:
+    from rich.console import Console
+    buf = io.StringIO()
+    Console(file=buf, no_color=True, color_system=None, width=120).print(renderable)
+    return buf.getvalue()
+
+
+def test_vars_table_and_graph_tree():
+    from gradcli.repl.views import graph_tree, vars_table
+    scope = _scope()
+    scope["y"].backward(retain_graph=True)
+    table = _render(vars_table(scope))
+    for word in ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad",
+                 "MulBackward0", "torch.float32", "set [2]"):
+        assert word in table
+    assert "lr" not in table            # tensors only
+    tree = _render(graph_tree("y", scope["y"], scope))
+    lines = tree.splitlines()
+    assert lines[0].startswith("MulBackward0  y  []")
+    assert "SumBackward0" in tree and "AddBackward0" in tree
+    assert "MulBackward0  a  [2]" in tree
+    assert "AccumulateGrad  x  [2]" in tree and "AccumulateGrad  w  []" in tree
+    assert "None" in tree
+    assert "has no backward graph" in graph_tree("c", scope["c"], scope)
+    assert "leaf" in graph_tree("x", scope["x"], scope)
+
+
+# --------------------------------------------------------------------------- stdin mode (no terminal)
+
+def run_stdin(text: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(repl_command() + list(extra), input=text, capture_output=True, text=True,
+                          env=repl_env(tmp_path), cwd=tmp_path, timeout=60)
+
+
+@needs_runner
+def test_stdin_mode_echo_blocks_errors_and_state(tmp_path):
+    script = """import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+x
+for i in range(2):
+    print(i)
+y = undefined_name * 2
+y = (x * x).sum()
+y.backward()
+x.grad
+"""
+    out = run_stdin(script, tmp_path)
+    assert out.stdout == ("tensor([1., 2.], requires_grad=True)\n0\n1\ntensor([2., 4.])\n")
+    assert ">>>" not in out.stdout and "..." not in out.stdout
+    assert "NameError" in out.stderr and "undefined_name" in out.stderr
+    assert ":6" in out.stderr           # the stdin line number of the failing statement
+    assert "Traceback" not in out.stderr
+    assert out.returncode == 1          # a statement failed; the rest still ran
+
+
+@needs_runner
+def test_stdin_mode_meta_commands(tmp_path):
+    script = """import torch
+x = torch.tensor(2., requires_grad=True)
+y = x * x + 1
+:vars
+:graph y
+:save saved.grad
+:reset
+:vars
+:load saved.grad
+y
+:device cuda
+:explain
+:nope
+:quit
+print("not reached")
+"""
+    out = run_stdin(script, tmp_path)
+    assert "Tensors in scope" in out.stdout
+    assert "AddBackward0  y  []" in out.stdout
+    assert "AccumulateGrad  x  []" in out.stdout
+    assert (tmp_path / "saved.grad").read_text() == ("import torch\nx = torch.tensor(2., requires_grad=True)\n"
+                                                      "y = x * x + 1\n")
+    assert "No tensors in scope." in out.stdout
+    assert "tensor(5., grad_fn=<AddBackward0>)" in out.stdout
+    try:
+        import cupy  # noqa: F401
+    except Exception:
+        assert "cuda is not available" in out.stderr and "pip install 'gradcli[cuda]'" in out.stderr
+    assert "Chain-rule walkthrough on" in out.stdout
+    assert "Unknown command :nope" in out.stderr
+    assert "not reached" not in out.stdout
+    assert out.returncode == 0
+
+
+# --------------------------------------------------------------------------- the terminal (pexpect)
+
+needs_pty = pytest.mark.skipif(not (HAVE_RUNNER and HAVE_PTK and HAVE_PEXPECT),
+                               reason="needs the runner, prompt_toolkit and pexpect")
+PROMPT = ">>>"
+MORE = re.escape("...")
+
+
+class Term:
+    """A REPL in a pseudo-terminal."""
+
+    def __init__(self, tmp_path: Path):
+        import pexpect
+        cmd = repl_command()
+        self.child = pexpect.spawn(cmd[0], cmd[1:], env=repl_env(tmp_path), cwd=str(tmp_path),
+                                   encoding="utf-8", timeout=15, dimensions=(40, 120))
+        self.expect_prompt()
+
+    def expect_prompt(self):
+        self.child.expect_exact(PROMPT)
+
+    def run(self, line: str):
+        self.child.sendline(line)
+        self.expect_prompt()
+        return self.child.before
+
+    def close(self) -> int | None:
+        import pexpect
+        if self.child.isalive():
+            self.child.sendcontrol("d")
+            self.child.expect(pexpect.EOF)
+        self.child.close()
+        return self.child.exitstatus
+
+
+@pytest.fixture
+def term(tmp_path):
+    t = Term(tmp_path)
+    yield t
+    if t.child.isalive():
+        t.child.terminate(force=True)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "")
+
+
+@needs_pty
+def test_tty_echo_block_error_state_and_ctrl_d(term):
+    term.run("import torch")
+    term.run("x = torch.tensor([1., 2., 3.], requires_grad=True)")
+    assert "tensor([1., 2., 3.], requires_grad=True)" in term.run("x")
+    # a multi-line for block: `...` continuation, a blank line runs it
+    term.child.sendline("for i in range(3):")
+    term.child.expect(MORE)
+    term.child.sendline("print(i * 10)")          # auto-indented by the editor
+    term.child.expect(MORE)
+    term.child.sendline("")
+    term.expect_prompt()
+    assert re.search(r"0\r?\n10\r?\n20\r?\n", _plain(term.child.before))
+    # an error, then a statement using the earlier state
+    err = _plain(term.run("z = x * not_defined"))
+    assert "NameError" in err and "not_defined" in err
+    out = _plain(term.run("(x * 2).sum()"))
+    assert "tensor(12., grad_fn=<SumBackward0>)" in out
+    assert term.close() == 0
+
+
+@needs_pty
+def test_tty_vars_and_graph(term):
+    term.run("import torch")
+    term.run("x = torch.tensor(2., requires_grad=True)")
+    term.run("y = x * x + 1")
+    table = _plain(term.run(":vars"))
+    assert "Tensors in scope" in table and "AddBackward0" in table and "requires_grad" in table
+    tree = _plain(term.run(":graph y"))
+    assert "AddBackward0  y  []" in tree and "MulBackward0" in tree and "AccumulateGrad  x  []" in tree
+    assert term.close() == 0
+
+
+@needs_pty
+def test_tty_tab_completes_tensor_method(term):
+    term.run("import torch")
+    term.run("x = torch.ones(2)")
+    term.child.send("x.requ\t")
+    term.child.expect_exact("requires_grad")
+    term.child.send("\x1b")                       # leave the menu
+    term.child.sendcontrol("e")
+    term.child.send("\r")
+    term.expect_prompt()
+    assert "False" in _plain(term.child.before)
+    assert term.close() == 0
+
+
+@needs_pty
+def test_tty_ctrl_c_interrupts_long_loop_and_cancels_input(term):
+    term.run("import torch")
+    term.run("n = 0")
+    term.child.sendline("while True:")
+    term.child.expect(MORE)
+    term.child.sendline("n = n + 1")
+    term.child.expect(MORE)
+    term.child.sendline("")
+    time.sleep(1.0)
+    term.child.sendcontrol("c")
+    term.child.expect_exact("KeyboardInterrupt", timeout=10)
+    term.expect_prompt()
+    assert "True" in _plain(term.run("n > 0"))    # the session goes on, state intact
+    term.child.send("x = 1 +")
+    term.child.sendcontrol("c")                    # cancels the half-typed input
+    term.child.expect_exact("KeyboardInterrupt")
+    term.expect_prompt()
+    assert "name 'x' is not defined" in _plain(term.run("x"))
+    assert term.close() == 0
+
+
+@needs_pty
+def test_tty_history_persists_across_sessions(tmp_path):
+    first = Term(tmp_path)
+    first.run("hist_value = 41 + 1")
+    assert first.close() == 0
+    history = tmp_path / "state" / "gradcli" / "history"
+    assert "hist_value = 41 + 1" in history.read_text()
+    second = Term(tmp_path)
+    second.child.send("\x1b[A")                   # up arrow recalls the previous session's line
+    second.child.expect_exact("hist_value = 41 + 1")
+    second.child.send("\r")
+    second.expect_prompt()
+    assert "42" in _plain(second.run("hist_value"))
+    assert second.close() == 0
+
+
+@needs_pty
+def test_tty_unwritable_state_dir_does_not_fail(tmp_path):
+    (tmp_path / "state").write_text("a file where the state directory should be")
+    t = Term(tmp_path)
+    assert "3" in _plain(t.run("1 + 2"))
+    assert t.close() == 0
