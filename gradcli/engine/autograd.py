@@ -176,6 +176,9 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
     def __init__(self, variable):
         self.variable = variable
         self.next_functions = ()
@@ -194,7 +197,7 @@ class NotImplementedNode(Node):
     __slots__ = ("_opname",)
 
     def name(self):
-        return "NotImplemented"
+        return "torch::autograd::NotImplemented"
 
     def __repr__(self):
         return f"<NotImplemented object at {hex(id(self))}>"
