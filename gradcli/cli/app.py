@@ -1,0 +1,252 @@
+"""The `gradcli` command (Typer). Entry point: :func:`main`.
+
+Start-up time is part of the product, so this module imports Typer and nothing else heavy:
+the engine, Lark and Rich are loaded inside the commands, only when they are needed.
+
+Exit codes: 0 success; 1 the script raised (syntax, runtime, failed assert); 2 usage error
+(bad option, missing file, bad NAME=VALUE, cuda without CuPy or a GPU); 3 internal error;
+130 interrupted (Ctrl-C).
+"""
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+try:
+    from typing import Annotated
+except ImportError:  # pragma: no cover - Python 3.8
+    from typing_extensions import Annotated
+
+from gradcli import __version__
+
+from .common import EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_USAGE, Flags, internal_error, parse_count, say
+
+EXAMPLES = """[bold]Examples[/bold]
+
+  gradcli run samples/seed00_linear_backward.grad
+  gradcli run a.grad b.grad --summary        [dim]# several files, tensor tables[/dim]
+  gradcli run -e "x = torch.tensor(2., requires_grad=True); print(x * 3)"
+  cat a.grad | gradcli run -                 [dim]# the script on stdin[/dim]
+  gradcli run a.grad --json                  [dim]# one JSON document[/dim]
+  gradcli grad "w*x + b" w=4 x=3 b=5         [dim]# value and gradients[/dim]
+  gradcli grad "x**2" "x=[1,2,3]"            [dim]# a Jacobian[/dim]
+  gradcli grad "x**2 * y" x=1 y=2 --order 2  [dim]# and the Hessian[/dim]
+  gradcli repl                               [dim]# an interactive session[/dim]
+
+Exit codes: 0 ok, 1 the script raised, 2 usage error, 3 internal error, 130 interrupted.
+"""
+
+app = typer.Typer(
+    name="gradcli",
+    help="gradcli: a gradient calculator and GradScript, a PyTorch-flavoured language for autograd. "
+         "It prints exactly what Python with PyTorch 2.13 would print, without PyTorch.",
+    epilog=EXAMPLES,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Device(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class DType(str, Enum):
+    float32 = "float32"
+    float64 = "float64"
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gradcli {__version__}\n")
+        raise typer.Exit(0)
+
+
+def _count(text) -> int:
+    try:
+        return parse_count(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- common options
+DeviceOpt = Annotated[Device, typer.Option("--device", help="Default device for tensors (cuda needs CuPy and a GPU: "
+                                                            "pip install 'gradcli\\[cuda]').", case_sensitive=False)]
+DTypeOpt = Annotated[DType, typer.Option("--dtype", help="Default floating-point dtype.", case_sensitive=False)]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="torch.manual_seed(N) before running.",
+                                                show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (schema gradcli/1) instead of text.")]
+NoColorOpt = Annotated[bool, typer.Option("--no-color", help="No colour (also when NO_COLOR is set or output is "
+                                                             "not a terminal).")]
+MaxElementsOpt = Annotated[int, typer.Option("--max-elements", parser=_count, metavar="N",
+                                             help="Largest tensor allowed, in elements.")]
+MaxStepsOpt = Annotated[int, typer.Option("--max-steps", parser=_count, metavar="N",
+                                          help="Loop iterations plus calls allowed.")]
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", min=0.001,
+                                                     help="Stop the script after this many seconds.",
+                                                     show_default=False)]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks of gradcli's own errors.")]
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    """gradcli: a gradient calculator and GradScript, a PyTorch-flavoured language for autograd.
+
+    It prints exactly what Python with PyTorch 2.13 would print, without PyTorch.
+    With no command: the REPL when stdin is a terminal, otherwise the script on stdin is run.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    stdin = sys.stdin
+    if stdin is not None and stdin.isatty():
+        raise typer.Exit(_repl(Flags()))
+    from .runcmd import run_command  # noqa: PLC0415
+
+    raise typer.Exit(run_command(["-"], None, Flags()))
+
+
+@app.command(epilog=EXAMPLES)
+def run(
+    files: Annotated[Optional[List[str]], typer.Argument(metavar="FILE.grad ...", show_default=False,
+                                                         help="Scripts to run, one after another, each in a "
+                                                              "fresh scope; '-' reads stdin.")] = None,
+    expr: Annotated[Optional[str], typer.Option("-e", "--expr", metavar="CODE", show_default=False,
+                                                help="Run this code (before any FILE).")] = None,
+    device: DeviceOpt = Device.cpu,
+    dtype: DTypeOpt = DType.float32,
+    seed: SeedOpt = None,
+    json_: JsonOpt = False,
+    no_color: NoColorOpt = False,
+    summary: Annotated[bool, typer.Option("--summary", help="After each script, a table of its named tensors "
+                                                            "(shape, dtype, requires_grad, grad_fn, grad).")] = False,
+    max_elements: MaxElementsOpt = 100_000_000,
+    max_steps: MaxStepsOpt = 10_000_000,
+    timeout: TimeoutOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Run GradScript files (.grad), stdin or -e CODE, printing what Python with PyTorch prints.
+
+    Errors go to stderr with the line, a caret and a hint; the exit code is the worst of the files.
+    """
+    from .runcmd import run_command  # noqa: PLC0415
+
+    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
+                  summary=summary, max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    raise typer.Exit(run_command(files, expr, flags))
+
+
+@app.command(epilog=EXAMPLES, context_settings={"ignore_unknown_options": True})
+def grad(
+    expr: Annotated[str, typer.Argument(metavar="EXPR", show_default=False,
+                                        help="A GradScript expression, e.g. 'w*x + b' or 'torch.sin(x).sum()'.")],
+    variables: Annotated[Optional[List[str]], typer.Argument(
+        metavar="NAME=VALUE ...", show_default=False,
+        help="Variables: a number (x=3, x=-1.5, x=1e-3) or a nested list (x=[1,2,3], x=[[1,2],[3,4]]); "
+             "each becomes a leaf tensor with requires_grad.")] = None,
+    wrt: Annotated[Optional[str], typer.Option("--wrt", metavar="NAME,...", show_default=False,
+                                               help="Differentiate only with respect to these variables.")] = None,
+    order: Annotated[int, typer.Option("--order", min=1, max=2,
+                                       help="1: gradient (Jacobian for a non-scalar EXPR); 2: also the Hessian.")] = 1,
+    device: DeviceOpt = Device.cpu,
+    dtype: DTypeOpt = DType.float32,
+    seed: SeedOpt = None,
+    json_: JsonOpt = False,
+    no_color: NoColorOpt = False,
+    max_elements: MaxElementsOpt = 100_000_000,
+    max_steps: MaxStepsOpt = 10_000_000,
+    timeout: TimeoutOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """The gradient calculator: the value of EXPR and its derivative with respect to every variable.
+
+    A non-scalar EXPR gives its Jacobian; --order 2 gives the Hessian. An EXPR that starts with '-'
+    works as it is (gradcli grad -x**2 x=3).
+    """
+    from .gradcmd import grad_command  # noqa: PLC0415
+
+    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
+                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    raise typer.Exit(grad_command(expr, variables, wrt, order, flags))
+
+
+@app.command()
+def repl(
+    device: DeviceOpt = Device.cpu,
+    dtype: DTypeOpt = DType.float32,
+    seed: SeedOpt = None,
+    no_color: NoColorOpt = False,
+    max_elements: MaxElementsOpt = 100_000_000,
+    max_steps: MaxStepsOpt = 10_000_000,
+    timeout: TimeoutOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """An interactive GradScript session (statements from stdin when it is not a terminal)."""
+    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, no_color=no_color,
+                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    raise typer.Exit(_repl(flags))
+
+
+def _repl(flags: Flags) -> int:
+    import importlib  # noqa: PLC0415
+
+    from .common import UsageProblem, check_device  # noqa: PLC0415
+
+    try:
+        module = importlib.import_module("gradcli.repl")
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == "gradcli.repl" or exc.name.startswith("gradcli.repl.")):
+            say("the REPL is not available in this installation (gradcli.repl is missing)")
+            return EXIT_USAGE
+        raise
+    try:
+        check_device(flags.device)
+    except UsageProblem as exc:
+        say(str(exc))
+        return EXIT_USAGE
+    entry = getattr(module, "run_repl", None) or getattr(module, "main")
+    from gradcli.render.style import want_color  # noqa: PLC0415
+
+    return int(entry(flags.run_options(), want_color(sys.stdout, flags.no_color)) or 0)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console-script entry point: no traceback of gradcli's ever reaches the user."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        app(args=args, prog_name="gradcli", standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        say("interrupted")
+        sys.exit(EXIT_INTERRUPT)
+    except BrokenPipeError:
+        _silence_stdout()
+        sys.exit(1)
+    except BaseException as exc:  # noqa: BLE001 - the last line of defence
+        internal_error(exc, debug)
+        sys.exit(EXIT_INTERNAL)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (gradcli ... | head), stop Python from complaining at exit."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

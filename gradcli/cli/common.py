@@ -1,0 +1,132 @@
+"""What the commands share: exit codes, flags, usage and internal errors, reading sources.
+
+Kept light: importing this module loads nothing heavy (no engine, no Lark, no Rich).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+EXIT_OK = 0            # success
+EXIT_SCRIPT = 1        # the script raised (syntax, runtime, failed assert)
+EXIT_USAGE = 2         # bad option, missing file, bad NAME=VALUE, cuda without CuPy/GPU
+EXIT_INTERNAL = 3      # a bug in gradcli
+EXIT_INTERRUPT = 130   # Ctrl-C
+
+INTERNAL_HINT = "(run with --debug for the traceback)"
+
+
+class UsageProblem(Exception):
+    """A usage error found by a command (exit 2); message says what is wrong and what is expected."""
+
+
+@dataclass
+class Flags:
+    """The options common to `run` and `grad`."""
+    device: str = "cpu"
+    dtype: str = "float32"
+    seed: int | None = None
+    json: bool = False
+    no_color: bool = False
+    summary: bool = False
+    max_elements: int = 100_000_000
+    max_steps: int = 10_000_000
+    timeout: float | None = None
+    debug: bool = False
+
+    def color_out(self) -> bool:
+        from gradcli.render.style import want_color  # noqa: PLC0415
+
+        return not self.json and want_color(sys.stdout, self.no_color)
+
+    def color_err(self) -> bool:
+        from gradcli.render.style import want_color  # noqa: PLC0415
+
+        return want_color(sys.stderr, self.no_color)
+
+    def run_options(self):
+        from gradcli.lang.runner import RunOptions  # noqa: PLC0415
+
+        return RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
+                          max_elements=self.max_elements, timeout=self.timeout)
+
+
+def parse_count(text) -> int:
+    """A positive count: 100000000, 1e8 or 100_000_000."""
+    if isinstance(text, int):
+        return text
+    s = str(text).strip().replace("_", "")
+    try:
+        value = int(s)
+    except ValueError:
+        try:
+            f = float(s)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a count (e.g. 1000000 or 1e6)") from None
+        if f != f or f in (float("inf"), float("-inf")) or f != int(f):
+            raise ValueError(f"{text!r} is not a whole number") from None
+        value = int(f)
+    if value <= 0:
+        raise ValueError(f"{text!r} must be positive")
+    return value
+
+
+def say(message: str, color: bool | None = None) -> None:
+    """One line on stderr, prefixed 'gradcli: '."""
+    sys.stdout.flush()
+    if color is None:
+        from gradcli.render.style import want_color  # noqa: PLC0415
+
+        color = want_color(sys.stderr)
+    if color:
+        sys.stderr.write(f"\x1b[1;31mgradcli:\x1b[0m {message}\n")
+    else:
+        sys.stderr.write(f"gradcli: {message}\n")
+    sys.stderr.flush()
+
+
+def check_device(device: str) -> None:
+    """--device cuda needs CuPy and a GPU: find out before anything runs (UsageProblem if not)."""
+    if device != "cuda":
+        return
+    from gradcli.engine.device import CudaUnavailable, cupy  # noqa: PLC0415
+
+    try:
+        cupy()
+    except CudaUnavailable as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def decode_source(data: bytes, name: str):
+    """(text, None) or (None, SyntaxError-like dict) for bytes that are not UTF-8, as Python says it."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start:exc.start + 1]
+        return None, {
+            "type_name": "SyntaxError",
+            "message": (f"Non-UTF-8 code starting with '\\x{bad[0]:02x}' in file {name} on line {line}, but no "
+                        "encoding declared; see https://peps.python.org/pep-0263/ for details"),
+            "line": line, "column": None, "hint": "save the file as UTF-8",
+        }
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, None
+
+
+def internal_error(exc: BaseException, debug: bool) -> None:
+    """The one line (or, with --debug, the traceback) for a bug in gradcli."""
+    if debug:
+        import traceback  # noqa: PLC0415
+
+        sys.stdout.flush()
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    say(f"internal error: {what} {INTERNAL_HINT}")
+
+
+def env_flag(name: str) -> bool:
+    return bool(os.environ.get(name))

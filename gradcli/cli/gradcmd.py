@@ -1,0 +1,151 @@
+"""`gradcli grad EXPR NAME=VALUE ...`: the calculator's command-line face."""
+from __future__ import annotations
+
+import sys
+
+from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
+                     UsageProblem, check_device, internal_error, say)
+from .values import EXPECTED_FORM, ValueSyntaxError, parse_assignment
+
+EXPR_NAME = "<expr>"
+
+
+def parse_arguments(args, wrt_text):
+    """[(name, value)], [wrt names]; UsageProblem (with the expected form) on bad text."""
+    assignments, names = [], set()
+    for arg in args or ():
+        if arg.startswith("--"):
+            raise UsageProblem(f"no such option: {arg.split('=')[0]} (try 'gradcli grad --help')")
+        try:
+            name, value = parse_assignment(arg)
+        except ValueSyntaxError as exc:
+            raise UsageProblem(f"bad variable {arg!r}: {exc}\n  {EXPECTED_FORM}") from None
+        if name in names:
+            raise UsageProblem(f"variable {name!r} is given twice")
+        names.add(name)
+        assignments.append((name, value))
+    wrt = None
+    if wrt_text:
+        wrt = [w.strip() for w in wrt_text.split(",") if w.strip()]
+        unknown = [w for w in wrt if w not in names]
+        if unknown:
+            known = ", ".join(n for n, _ in assignments) or "none"
+            raise UsageProblem(f"--wrt names {', '.join(unknown)}, which is not a variable "
+                               f"(variables: {known}); give it as NAME=VALUE")
+        if len(set(wrt)) != len(wrt):
+            raise UsageProblem("--wrt names a variable twice")
+    return assignments, wrt
+
+
+def _calc_json(calc):
+    from gradcli.render.tensors import tensor_json  # noqa: PLC0415
+
+    return {
+        "expr": calc.expr,
+        "variables": list(calc.names),
+        "wrt": list(calc.wrt),
+        "order": calc.order,
+        "kind": "gradient" if calc.scalar else "jacobian",
+        "value": tensor_json(calc.value),
+        "gradients": {n: tensor_json(g) for n, g in calc.gradients.items()},
+        "hessian": None if calc.hessian is None else
+        {a: {b: tensor_json(h) for b, h in row.items()} for a, row in calc.hessian.items()},
+    }
+
+
+def _variables_json(calc):
+    """The variables as tensors; a scalar EXPR's gradient is their grad (as after EXPR.backward())."""
+    from gradcli.render.tensors import array_json, tensor_json, _host  # noqa: PLC0415
+
+    out = {}
+    for name in calc.names:
+        d = tensor_json(calc.variables[name])
+        g = calc.gradients.get(name)
+        if calc.scalar and g is not None:
+            d["grad"] = array_json(_host(g))
+        out[name] = d
+    return out
+
+
+def _print_result(calc, color: bool) -> None:
+    from gradcli.render.summary import calculator_tables, print_renderable  # noqa: PLC0415
+
+    value = repr(calc.value.detach())
+    head = f"{calc.expr} ="
+    if "\n" in value:
+        sys.stdout.write(f"{head}\n{value}\n")
+    else:
+        sys.stdout.write(f"{head} {value}\n")
+    sys.stdout.flush()
+    for table in calculator_tables(calc, color):
+        print_renderable(table, sys.stdout, color)
+
+
+def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
+    from gradcli.render.jsonout import dumps, error_json, run_doc, simple_error  # noqa: PLC0415
+
+    def emit(code, error=None, calc=None):
+        if flags.json:
+            extra = {"calculator": _calc_json(calc) if calc is not None else None}
+            doc = run_doc(command="grad", filename=EXPR_NAME, exit_code=code, error=error,
+                          tensors=_variables_json(calc) if calc is not None else {}, extra=extra)
+            sys.stdout.write(dumps(doc) + "\n")
+            sys.stdout.flush()
+        return code
+
+    try:
+        if order not in (1, 2):
+            raise UsageProblem(f"--order must be 1 (gradient/Jacobian) or 2 (Hessian), not {order}")
+        if expr.startswith("--"):
+            raise UsageProblem(f"no such option: {expr.split('=')[0]} (try 'gradcli grad --help')")
+        assignments, wrt = parse_arguments(args, wrt_text)
+        check_device(flags.device)
+        from .calc import CalcError, calculate, is_user_error  # noqa: PLC0415
+
+        options = flags.run_options()
+        try:
+            calc = calculate(expr, assignments, wrt, order, options)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+            if type(exc).__name__ == "CudaUnavailable":
+                raise UsageProblem(str(exc)) from None
+            if isinstance(exc, CalcError) or is_user_error(exc):
+                err = exc if hasattr(exc, "type_name") else CalcError(
+                    type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
+                if not flags.json:
+                    from gradcli.render.diagnostics import print_error  # noqa: PLC0415
+
+                    print_error(err, sys.stderr, flags.color_err(), source=expr, filename=EXPR_NAME)
+                return emit(EXIT_SCRIPT, error_json(err, EXPR_NAME))
+            if flags.debug:
+                raise
+            if not flags.json:
+                internal_error(exc, False)
+            return emit(EXIT_INTERNAL, simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}",
+                                                    EXPR_NAME))
+        if flags.json:
+            return emit(EXIT_OK, calc=calc)
+        _print_result(calc, flags.color_out())
+        return EXIT_OK
+    except UsageProblem as exc:
+        say(str(exc), flags.color_err())
+        return emit(EXIT_USAGE, simple_error("UsageError", str(exc)))
+    except KeyboardInterrupt:
+        say("interrupted", flags.color_err())
+        return emit(EXIT_INTERRUPT, simple_error("KeyboardInterrupt", "interrupted", EXPR_NAME))
+
+
+def _hint_text(key):
+    """The engine names a well-known mistake by a key; the language's table turns it into words."""
+    if not key:
+        return None
+    try:
+        from gradcli.lang import runner  # noqa: PLC0415
+
+        table = getattr(runner, "HINTS", None)
+        if isinstance(table, dict) and key in table:
+            return table[key]
+    except Exception:  # noqa: BLE001
+        pass
+    return None

@@ -1,0 +1,239 @@
+"""`gradcli run`: run GradScript files, stdin or -e code, each in a fresh scope."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
+                     UsageProblem, check_device, decode_source, internal_error, say)
+
+STDIN_NAME = "<stdin>"
+EXPR_NAME = "<string>"
+
+
+@dataclass
+class Source:
+    name: str
+    text: str | None
+    decode_error: dict | None = None
+
+
+@dataclass
+class Outcome:
+    """One input's run, in the shape both renderers need."""
+    name: str
+    exit_code: int
+    outputs: list = field(default_factory=list)     # (text, line)
+    warnings: list = field(default_factory=list)    # dicts: category, message, line, column
+    error: dict | None = None                       # jsonout.error_json shape
+    variables: dict = field(default_factory=dict)
+
+
+def read_sources(files, expr) -> list[Source]:
+    """Every input, read up front: a missing or unreadable file is a usage error before anything runs."""
+    sources = []
+    if expr is not None:
+        sources.append(Source(EXPR_NAME, expr))
+    stdin_used = False
+    for name in files or ():
+        if name == "-":
+            if stdin_used:
+                raise UsageProblem("'-' (stdin) can be given only once")
+            stdin_used = True
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+            label = STDIN_NAME
+        else:
+            try:
+                with open(name, "rb") as fh:
+                    data = fh.read()
+            except FileNotFoundError:
+                raise UsageProblem(f"cannot open '{name}': no such file") from None
+            except IsADirectoryError:
+                raise UsageProblem(f"cannot open '{name}': it is a directory") from None
+            except OSError as exc:
+                raise UsageProblem(f"cannot open '{name}': {exc.strerror or exc}") from None
+            label = name
+        text, err = decode_source(data, label)
+        sources.append(Source(label, text, err))
+    return sources
+
+
+def _warning_dict(*args, **kwargs) -> dict:
+    w = args[0] if len(args) == 1 and not kwargs else None
+    if w is None:
+        data = dict(zip(("category", "message", "line", "column"), args))
+        data.update(kwargs)
+    else:
+        data = {k: getattr(w, k, None) for k in ("category", "message", "line", "column")}
+        if isinstance(w, str):
+            data["message"] = w
+    data["category"] = data.get("category") or "UserWarning"
+    data["message"] = str(data.get("message"))
+    return {k: data.get(k) for k in ("category", "message", "line", "column")}
+
+
+def _is_cuda_unavailable(exc) -> bool:
+    return type(exc).__name__ == "CudaUnavailable"
+
+
+def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool) -> Outcome:
+    """Run one input; stream its output unless --json; render its error and warnings on stderr."""
+    from gradcli.render.diagnostics import WarningPrinter, print_error  # noqa: PLC0415
+    from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
+
+    outcome = Outcome(src.name, EXIT_OK)
+    if src.decode_error is not None:
+        err = _Located(filename=src.name, **src.decode_error)
+        outcome.error, outcome.exit_code = error_json(err, src.name), EXIT_SCRIPT
+        if not flags.json:
+            print_error(err, sys.stderr, color_err, source=None, filename=src.name)
+        return outcome
+
+    writer = None
+    if not flags.json:
+        from gradcli.render.stream import make_writer  # noqa: PLC0415
+
+        writer = make_writer(sys.stdout, color_out)
+    printer = None if flags.json else WarningPrinter(sys.stderr, color_err, src.name)
+    seen = set()
+
+    def write(text, line=None, *rest):
+        outcome.outputs.append((text, line))
+        if writer is not None:
+            writer.write(text, line)
+
+    def warn(*args, **kwargs):
+        w = _warning_dict(*args, **kwargs)
+        key = (w["category"], w["message"], w["line"], w["column"])
+        if key in seen:
+            return
+        seen.add(key)
+        outcome.warnings.append(w)
+        if printer is not None:
+            printer.show(w["category"], w["message"], w["line"], w["column"])
+
+    from gradcli.lang.runner import run_source  # noqa: PLC0415
+
+    try:
+        result = run_source(src.text, filename=src.name, options=options, write=write, warn=warn)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
+        if _is_cuda_unavailable(exc):
+            raise UsageProblem(str(exc)) from None
+        if flags.debug:
+            raise
+        outcome.exit_code = EXIT_INTERNAL
+        outcome.error = simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}", src.name)
+        if not flags.json:
+            internal_error(exc, False)
+        return outcome
+
+    for w in getattr(result, "warnings", None) or ():
+        warn(w)
+    if not outcome.outputs:
+        outcome.outputs = [(getattr(o, "text", str(o)), getattr(o, "line", None))
+                           for o in getattr(result, "outputs", None) or ()]
+    outcome.variables = getattr(result, "variables", None) or {}
+    err = getattr(result, "error", None)
+    if err is not None:
+        type_name = getattr(err, "type_name", type(err).__name__)
+        if type_name == "KeyboardInterrupt":
+            raise KeyboardInterrupt
+        if type_name == "CudaUnavailable":
+            raise UsageProblem(getattr(err, "message", str(err)))
+        outcome.exit_code = EXIT_SCRIPT
+        outcome.error = error_json(err, src.name)
+        if not flags.json:
+            sys.stdout.flush()
+            print_error(err, sys.stderr, color_err, source=src.text, filename=src.name)
+    elif not getattr(result, "ok", True):
+        outcome.exit_code = EXIT_SCRIPT
+        outcome.error = simple_error("Error", "the script failed", src.name)
+    return outcome
+
+
+class _Located:
+    """A located error built here (a file that is not UTF-8)."""
+
+    def __init__(self, type_name, message, filename=None, line=None, column=None, end_line=None,
+                 end_column=None, hint=None):
+        self.type_name, self.message, self.filename = type_name, message, filename
+        self.line, self.column, self.end_line, self.end_column, self.hint = line, column, end_line, end_column, hint
+
+
+def _doc(outcome: Outcome):
+    from gradcli.render.jsonout import run_doc  # noqa: PLC0415
+    from gradcli.render.tensors import tensors_json  # noqa: PLC0415
+
+    return run_doc(
+        command="run", filename=outcome.name, exit_code=outcome.exit_code,
+        outputs=[{"text": t, "line": ln} for t, ln in outcome.outputs],
+        tensors=tensors_json(outcome.variables),
+        error=outcome.error,
+        warnings=[{**w, "file": outcome.name} for w in outcome.warnings],
+    )
+
+
+def _summary(outcome: Outcome, color: bool, several: bool) -> None:
+    from gradcli.render.summary import print_renderable, summary_table  # noqa: PLC0415
+
+    table = summary_table(outcome.variables, color, title=f"tensors of {outcome.name}" if several else "tensors")
+    if table is not None:
+        print_renderable(table, sys.stdout, color)
+
+
+def run_command(files, expr, flags: Flags) -> int:
+    """The whole `run` command: returns the exit code (the worst of the inputs)."""
+    from gradcli.render.jsonout import dumps, run_doc, simple_error  # noqa: PLC0415
+
+    outcomes: list[Outcome] = []
+    current = [None]  # the input running now (for an interrupt under --json)
+
+    def usage(message: str) -> int:
+        if flags.json:
+            sys.stdout.write(dumps(run_doc(command="run", filename=None, exit_code=EXIT_USAGE,
+                                           error=simple_error("UsageError", message))) + "\n")
+        say(message, flags.color_err())
+        return EXIT_USAGE
+
+    try:
+        if not files and expr is None:
+            if sys.stdin is not None and not sys.stdin.isatty():
+                files = ["-"]
+            else:
+                return usage("nothing to run: give FILE.grad, '-' for stdin, or -e CODE "
+                             "(try 'gradcli run --help')")
+        check_device(flags.device)
+        sources = read_sources(files, expr)
+        options = flags.run_options()
+        color_out, color_err = flags.color_out(), flags.color_err()
+        for src in sources:
+            current[0] = src.name
+            outcome = run_one(src, flags, options, color_out, color_err)
+            outcomes.append(outcome)
+            if flags.summary and not flags.json:
+                _summary(outcome, color_out, len(sources) > 1)
+    except UsageProblem as exc:
+        return usage(str(exc))
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        if flags.json:
+            outcomes.append(Outcome(current[0], EXIT_INTERRUPT,
+                                    error=simple_error("KeyboardInterrupt", "interrupted", current[0])))
+            _emit_json(outcomes, EXIT_INTERRUPT)
+        say("interrupted", flags.color_err())
+        return EXIT_INTERRUPT
+    code = max((o.exit_code for o in outcomes), default=EXIT_OK)
+    if flags.json:
+        _emit_json(outcomes, code)
+    return code
+
+
+def _emit_json(outcomes, code) -> None:
+    from gradcli.render.jsonout import dumps, multi_doc  # noqa: PLC0415
+
+    docs = [_doc(o) for o in outcomes]
+    doc = docs[0] if len(docs) == 1 else multi_doc(docs, code)
+    sys.stdout.write(dumps(doc) + "\n")
+    sys.stdout.flush()
