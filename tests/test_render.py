@@ -1,0 +1,282 @@
+"""gradcli.render in-process: colour policy, writers that never change characters, error panels
+and warnings, tensor JSON (NaN/Infinity as strings), the JSON documents against the schema,
+summary tables; and the calculator's helpers (NAME=VALUE parsing, Jacobian, Hessian)."""
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from gradcli.cli.values import ValueSyntaxError, parse_assignment, parse_value
+from gradcli.render import diagnostics, jsonout, stream, style
+from gradcli.render.tensors import array_json, json_number, tensor_json, tensors_json
+
+ROOT = Path(__file__).resolve().parents[1]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class Err:
+    """Shaped like gradcli.lang.errors.GradScriptError."""
+
+    def __init__(self, type_name, message, line=None, column=None, end_line=None, end_column=None, hint=None,
+                 filename="t.grad"):
+        self.type_name, self.message, self.hint, self.filename = type_name, message, hint, filename
+        self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+# --------------------------------------------------------------------------- colour policy
+
+def test_want_color(monkeypatch):
+    for var in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(var, raising=False)
+    assert style.want_color(Tty()) is True
+    assert style.want_color(io.StringIO()) is False
+    assert style.want_color(Tty(), no_color=True) is False
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert style.want_color(Tty()) is False
+    monkeypatch.setenv("NO_COLOR", "")
+    assert style.want_color(Tty()) is True
+    monkeypatch.setenv("TERM", "dumb")
+    assert style.want_color(Tty()) is False
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert style.want_color(io.StringIO()) is True
+
+
+def test_plain_rich_console_emits_no_escape_codes():
+    buf = io.StringIO()
+    style.rich_console(buf, False).print("[bold]x[/bold]", style="red")
+    assert "\x1b" not in buf.getvalue()
+
+
+# --------------------------------------------------------------------------- stdout writers
+
+ECHO = ("(tensor(3.), tensor(4., requires_grad=True), tensor(5., requires_grad=True))\n"
+        "tensor(17., grad_fn=<AddBackward0>)\ntensor([1.0000e-08,        nan,       -inf])\n"
+        "<AddBackward0 object at 0x7f3a2c1d5e80>\nTrue None 数字 " + "x" * 300 + "\n")
+
+
+@pytest.mark.parametrize("text", [ECHO, "a\tb\n", "no newline", "\r\n", ""])
+def test_color_writer_keeps_the_characters(text):
+    buf = io.StringIO()
+    stream.ColorWriter(buf).write(text, 1)
+    assert ANSI.sub("", buf.getvalue()) == text
+
+
+def test_color_writer_colours_values_and_grad_fn():
+    buf = io.StringIO()
+    stream.ColorWriter(buf).write("tensor(17., grad_fn=<AddBackward0>)\n")
+    out = buf.getvalue()
+    assert "\x1b[" in out and re.search(r"\x1b\[[0-9;]*mAddBackward0", out)
+
+
+def test_plain_writer_streams_verbatim():
+    buf = io.StringIO()
+    w = stream.make_writer(buf, False)
+    w.write("a\n", 1)
+    w.write("b", 2)
+    assert buf.getvalue() == "a\nb"
+
+
+# --------------------------------------------------------------------------- error panels and warnings
+
+SOURCE = "import torch\nx = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2\ny.backward()\n"
+
+
+def test_error_panel_plain():
+    err = Err("RuntimeError", "grad can be implicitly created only for scalar outputs", 4, 1, 4, 13,
+              "call .sum() or .mean() first, or pass gradient=torch.ones_like(y)")
+    buf = io.StringIO()
+    diagnostics.print_error(err, buf, False, source=SOURCE)
+    assert buf.getvalue().splitlines() == [
+        "t.grad:4:1",
+        "  4 | y.backward()",
+        "    | ^^^^^^^^^^^^",
+        "RuntimeError: grad can be implicitly created only for scalar outputs",
+        "hint: call .sum() or .mean() first, or pass gradient=torch.ones_like(y)",
+    ]
+
+
+def test_error_panel_caret_under_span_tabs_and_wide_characters():
+    src = "a = 1\n\tb = '数字' + q\n"
+    lines = diagnostics.error_lines("NameError", "name 'q' is not defined", "f.grad", 2, 13, 2, 14, None, src)
+    code, caret = lines[1], lines[2]
+    assert code == "  2 |         b = '数字' + q"
+    # the caret sits under q: the tab is 8 columns, each CJK character 2
+    assert caret.index("^") == code.index("q") + 2 and caret.count("^") == 1
+
+
+def test_error_panel_multiline_message_empty_message_and_no_location():
+    lines = diagnostics.error_lines("ValueError", "first line\nsecond line", None, None, None, None, None, None, "")
+    assert lines == ["<string>", "ValueError: first line", "second line"]
+    lines = diagnostics.error_lines("AssertionError", "", "f.grad", 1, 1, 1, 7, None, "assert 0\n")
+    assert "AssertionError" in lines and "  1 | assert 0" in lines
+
+
+def test_error_panel_multi_line_span_underlines_to_the_end_of_the_line():
+    lines = diagnostics.error_lines("SyntaxError", "'(' was never closed", "f.grad", 1, 5, 3, 2, None,
+                                    "x = (1,\n  2,\n")
+    assert lines[2] == "    |     ^^^"
+
+
+def test_error_panel_colour_on_a_terminal_has_the_same_words():
+    err = Err("RuntimeError", "boom", 4, 1, 4, 13, "a hint")
+    buf = io.StringIO()
+    diagnostics.print_error(err, buf, True, source=SOURCE)
+    text = ANSI.sub("", buf.getvalue())
+    for part in ("t.grad:4:1", "y.backward()", "^^^^^^^^^^^^", "RuntimeError: boom", "hint: a hint"):
+        assert part in text
+
+
+def test_warnings_once_per_site():
+    buf = io.StringIO()
+    printer = diagnostics.WarningPrinter(buf, False, "w.grad")
+    printer("UserWarning", "careful", 3, 5)
+    printer("UserWarning", "careful", 3, 5)
+    printer("UserWarning", "careful", 4, 5)
+
+    class W:
+        category, message, line, column = "UserWarning", "object form", 7, None
+
+    printer(W())
+    assert buf.getvalue().splitlines() == ["w.grad:3:5: UserWarning: careful", "w.grad:4:5: UserWarning: careful",
+                                           "w.grad:7: UserWarning: object form"]
+
+
+# --------------------------------------------------------------------------- tensors and JSON
+
+def test_json_number():
+    assert json_number(math.nan) == "NaN" and json_number(math.inf) == "Infinity"
+    assert json_number(-math.inf) == "-Infinity" and json_number(1.5) == 1.5 and json_number(3) == 3
+
+
+def test_array_json_shapes_dtypes_and_shortest_float32():
+    np = pytest.importorskip("numpy")
+    assert array_json(np.array(0.1, dtype=np.float32)) == 0.1
+    assert array_json(np.array([[1, 2], [3, 4]], dtype=np.int64)) == [[1, 2], [3, 4]]
+    assert array_json(np.array([True, False])) == [True, False]
+    assert array_json(np.zeros((2, 0), dtype=np.float32)) == [[], []]
+    assert array_json(np.array([np.nan, np.inf, -np.inf, 2.5], dtype=np.float64)) == \
+        ["NaN", "Infinity", "-Infinity", 2.5]
+
+
+def test_tensor_json_reads_grad_without_warning_and_is_strict_json(recwarn):
+    from gradcli.engine import api as torch
+
+    x = torch.tensor([1.0, float("nan")], requires_grad=True)
+    y = x * 2
+    y.sum().backward()
+    d = tensors_json({"x": x, "y": y, "n": 3})
+    assert list(d) == ["x", "y"]
+    assert d["x"] == {"shape": [2], "dtype": "float32", "device": "cpu", "requires_grad": True, "is_leaf": True,
+                      "grad_fn": None, "value": [1.0, "NaN"], "grad": [2.0, 2.0]}
+    assert d["y"]["grad_fn"] == "MulBackward0" and d["y"]["grad"] is None and not d["y"]["is_leaf"]
+    json.dumps(d, allow_nan=False)
+    assert not [w for w in recwarn.list if "non-leaf" in str(w.message) or "not a leaf" in str(w.message)]
+
+
+@pytest.fixture(scope="module")
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = jsonout.schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_documents_validate(validator):
+    from gradcli.engine import api as torch
+
+    x = torch.tensor(float("inf"), requires_grad=True)
+    ok = jsonout.run_doc(filename="a.grad", outputs=[{"text": "x\n", "line": 1}], tensors={"x": tensor_json(x)})
+    bad = jsonout.run_doc(filename="b.grad", exit_code=1,
+                          error=jsonout.error_json(Err("RuntimeError", "boom", 2, 1, 2, 5, "h"), "b.grad"),
+                          warnings=[{"category": "UserWarning", "message": "w", "file": "b.grad", "line": 1,
+                                     "column": None}])
+    usage = jsonout.run_doc(exit_code=2, error=jsonout.simple_error("UsageError", "no"))
+    multi = jsonout.multi_doc([ok, bad], 1)
+    for doc in (ok, bad, usage, multi):
+        text = jsonout.dumps(doc)
+        parsed = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict {c}"))
+        assert not list(validator.iter_errors(parsed)), list(validator.iter_errors(parsed))[:1]
+    assert json.loads(jsonout.dumps(ok))["tensors"]["x"]["value"] == "Infinity"
+    # ok and error must agree
+    assert list(validator.iter_errors({**ok, "ok": False}))
+    assert list(validator.iter_errors({**bad, "error": None}))
+
+
+def test_dumps_sanitizes_stray_non_finite_floats():
+    text = jsonout.dumps({"a": [math.nan, (math.inf, 1.0)], "b": -math.inf})
+    assert json.loads(text) == {"a": ["NaN", ["Infinity", 1.0]], "b": "-Infinity"}
+
+
+def test_docs_schema_is_a_copy():
+    assert (ROOT / "docs" / "schema.json").read_text(encoding="utf-8") == \
+        (ROOT / "gradcli" / "render" / "schema.json").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- tables
+
+def test_summary_table_plain():
+    from gradcli.engine import api as torch
+    from gradcli.render.summary import print_renderable, summary_table
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w * w).sum()
+    loss.backward()
+    buf = io.StringIO()
+    print_renderable(summary_table({"w": w, "loss": loss, "k": 1}, False), buf, False)
+    out = buf.getvalue()
+    assert "\x1b" not in out and all(line == line.rstrip() for line in out.splitlines())
+    row = next(line for line in out.splitlines() if " w " in line)
+    for cell in ("[2]", "torch.float32", "True", "tensor([1., 2.])", "tensor([2., 4.])"):
+        assert cell in row
+    assert "SumBackward0" in out and " k " not in out
+    assert summary_table({"k": 1}, False) is None
+
+
+# --------------------------------------------------------------------------- the calculator's helpers
+
+@pytest.mark.parametrize("text, value", [
+    ("3", 3), ("-1.5", -1.5), ("3.", 3.0), (".5", 0.5), ("1e-3", 0.001), ("+2", 2), ("inf", math.inf),
+    ("-inf", -math.inf), ("[1, 2, 3]", [1, 2, 3]), ("[[1,2],[3,4]]", [[1, 2], [3, 4]]), ("(1, 2)", [1, 2]),
+    (" [ 1 , 2 , ] ", [1, 2]), ("[]", []),
+])
+def test_parse_value(text, value):
+    assert parse_value(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "abc", "[1, 2", "[1,,2]", "1 2", "[1, [2]]", "__import__('os')", "1+1",
+                                  "[1] [2]", "0x10"])
+def test_parse_value_rejects(text):
+    with pytest.raises(ValueSyntaxError):
+        parse_value(text)
+
+
+def test_parse_assignment():
+    assert parse_assignment("x=[1,2]") == ("x", [1, 2])
+    assert math.isnan(parse_assignment("y=nan")[1])
+    for bad in ("x", "1x=2", "for=1", "_x=1", "=3"):
+        with pytest.raises(ValueSyntaxError):
+            parse_assignment(bad)
+
+
+def test_jacobian_and_hessian_helpers():
+    from gradcli.cli.calc import jacobian, make_variables
+
+    v = make_variables([("x", [1.0, 2.0, 3.0]), ("w", 2)], "float32", "cpu")
+    x, w = v["x"], v["w"]
+    jx, jw = jacobian(x ** 2 * w, [x, w])
+    assert jx.tolist() == [[4.0, 0, 0], [0, 8.0, 0], [0, 0, 12.0]] and jw.tolist() == [1.0, 4.0, 9.0]
+    gx, gw = jacobian((x ** 3).sum() * w, [x, w], create_graph=True)
+    hxx, hxw = jacobian(gx, [x, w])
+    assert hxx.tolist() == [[12.0, 0, 0], [0, 24.0, 0], [0, 0, 36.0]] and hxw.tolist() == [3.0, 12.0, 27.0]
+    (unused,) = jacobian(x.sum(), [make_variables([("z", 1)], "float32", "cpu")["z"]])
+    assert unused.tolist() == 0.0
