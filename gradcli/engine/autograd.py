@@ -203,7 +203,10 @@ class NotImplementedNode(Node):
         return f"<NotImplemented object at {hex(id(self))}>"
 
     def backward(self, grad):
-        raise errors.runtime(f"the derivative for '{self._opname}' is not implemented.")
+        raise errors.runtime(f"derivative for {self._opname} is not implemented")
+
+
+NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"  # type name torch shows
 
 
 def make_node(cls, inputs, out_dtype, saved=(), kw=None):

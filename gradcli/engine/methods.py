@@ -68,7 +68,7 @@ from .ops import special as _SP  # noqa: E402
 
 for _m in (_SP, _SC, _LX, _SX):
     METHODS.update(_m.METHODS)
-    INPLACE = INPLACE + tuple(_m.INPLACE)
+_BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX) for name, fn in _m.INPLACE.items()}
 
 
 def _install():
@@ -98,7 +98,7 @@ def _install():
         "__floordiv__": lambda a, b: _binop(E.floor_divide, a, b),
         "__rfloordiv__": lambda a, b: _rop(lambda x, y: E.floor_divide(y, x), a, b),
         "__mod__": lambda a, b: _binop(E.remainder, a, b),
-        "__rmod__": lambda a, b: _rop(lambda x, y: E.remainder(_as_tensor_like(y, x), x), a, b),
+        "__rmod__": lambda a, b: _rop(lambda x, y: E.remainder(y, x), a, b),
         "__pow__": lambda a, b, m=None: _binop(E.pow, a, b),
         "__rpow__": lambda a, b: _rop(lambda x, y: E.pow(y, x), a, b),
         "__matmul__": lambda a, b: _binop(L.matmul, a, b, tensors_only=True),
@@ -172,3 +172,5 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 
 _install()
+for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: their own in-place wrappers
+    setattr(Tensor, _name, _fn)

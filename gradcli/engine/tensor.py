@@ -311,7 +311,7 @@ class Tensor:
         return format_tensor(
             _to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
             device="cpu" if d.type == "cpu" else str(d), requires_grad=self._rg,
-            grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None, is_leaf=self.grad_fn is None)
+            grad_fn_name=type(self.grad_fn).__name__ if self.grad_fn is not None else None, is_leaf=self.grad_fn is None)
 
     __str__ = __repr__
 

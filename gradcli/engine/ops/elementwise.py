@@ -2,6 +2,8 @@
 node: its forward on arrays and its backward on Tensors (so it differentiates again)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes, errors
@@ -35,12 +37,23 @@ def _operands(a, b, dtype):
     if isinstance(a, Tensor):
         x = a._data if a.dtype is dtype else a._data.astype(dtype.np)
     else:
-        x = a
+        x = a if a.__class__ is not int or dtype.category != dtypes.INT else cast_int(a, dtype)
     if isinstance(b, Tensor):
         y = b._data if b.dtype is dtype else b._data.astype(dtype.np)
     else:
-        y = b
+        y = b if b.__class__ is not int or dtype.category != dtypes.INT else cast_int(b, dtype)
     return x, y
+
+
+def cast_int(v, dt):
+    """A Python int as torch converts it to an integer dtype: wrapped modulo 2**bits (-3 -> 253 for uint8)."""
+    bits = dt.itemsize * 8
+    if bits == 64:
+        return v
+    v &= (1 << bits) - 1
+    if dt.is_signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
 
 
 def _scalar_ok(v):
@@ -96,6 +109,21 @@ def unary(cls, x, float_only=True, kw=None):
     return record(cls, (x,), wrap(r, d), kw)
 
 
+def scalar_op(cls, x, s, kw, compute_dtype=None):
+    """An op of a Tensor and a Python number that torch records with one edge: the number is an
+    argument of the node (in kw), not an input (`x ** 2`, `x % 2`, `1 - x`, `clamp(x, 0, 1)`)."""
+    dt = dtypes.result_type((x, s))
+    if compute_dtype is not None:
+        dt = compute_dtype(dt)
+    data = x._data if x.dtype is dt else x._data.astype(dt.np)
+    if s.__class__ is int and dt.category == dtypes.INT:
+        s = cast_int(s, dt)
+    r = cls.forward(data, s)
+    if getattr(r, "dtype", None) != dt.np:
+        r = np.asarray(r).astype(dt.np)
+    return record(cls, (x,), wrap(r, dt), kw)
+
+
 def _float_division(dt):
     return dt if dt.is_floating_point else dtypes.defaults.float
 
@@ -130,7 +158,7 @@ class SubBackward0(Function):
 
 
 class RsubBackward1(Function):
-    """other - self, as torch.rsub(self, other) records it (`1 - a`)."""
+    """other - alpha * self with a number other, as torch.rsub(self, other) records it (`1 - a`)."""
     __slots__ = ()
 
     @staticmethod
@@ -138,7 +166,22 @@ class RsubBackward1(Function):
         return b - a
 
     def backward(self, g):
-        return (-g,), None
+        alpha = self._kw.get("alpha", 1) if self._kw else 1
+        return (-g if alpha == 1 else g * -alpha,)
+
+
+class RsubBackward0(Function):
+    """torch.rsub(self, other) with two tensors: other - alpha * self."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return b - a if alpha is None else b - alpha * a
+
+    def backward(self, g):
+        a_shape, b_shape = self._kw["_shapes"]
+        alpha = self._kw.get("alpha")
+        return sum_to(-g if alpha is None else g * -alpha, a_shape), sum_to(g, b_shape)
 
 
 class MulBackward0(Function):
@@ -171,6 +214,44 @@ class DivBackward0(Function):
         return _shaped(ga, a), _shaped(gb, b)
 
 
+class DivBackward2(Function):
+    """div with rounding_mode ('floor' or 'trunc'): piecewise constant, zero gradients."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(a, b, mode):
+        if mode == "floor":
+            if np.result_type(a, b).kind in "iub":
+                _check_int_zero_division(b)
+            return np.floor_divide(a, b)
+        if np.result_type(a, b).kind in "iub":
+            _check_int_zero_division(b)
+            q = np.floor_divide(a, b)
+            return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+        return np.trunc(np.true_divide(a, b))
+
+    def backward(self, g):
+        a, b = self._kw["shapes"]
+        return sum_to(g * 0, a), (sum_to(g * 0, b) if _needs(self, 1) else None)
+
+
+def _kernel_error(kernel, dt):
+    """torch's error for a dtype a kernel does not support: NotImplementedError "kernel" not implemented for 'Bool'."""
+    e = NotImplementedError(f'"{kernel}" not implemented for \'{_c10_name(dt)}\'')
+    e.gradcli_hint = None
+    return e
+
+
+def _check_int_zero_division(b):
+    if np.any(np.asarray(b) == 0):
+        raise errors.runtime("ZeroDivisionError")
+
+
+def _scalar_tensor(value, like):
+    from ..factory import tensor  # noqa: PLC0415
+    return tensor(value, device=like.device if isinstance(like, Tensor) else None)
+
+
 class NegBackward0(Function):
     __slots__ = ()
     forward = staticmethod(np.negative)
@@ -179,20 +260,40 @@ class NegBackward0(Function):
         return (-g,)
 
 
+def _pow_scalar(x, p):
+    """x ** p computed as ATen does for floats: x*x, x*x*x, sqrt, rsqrt, 1/x, 1/(x*x) for those
+    exponents, otherwise std::pow (correctly rounded: computed in float64 for narrower floats)."""
+    if x.dtype.kind != "f":
+        return x ** p
+    if p == 2:
+        return x * x
+    if p == 3:
+        return x * x * x
+    if p == 0.5:
+        return np.sqrt(x)
+    if p == -0.5:
+        return 1 / np.sqrt(x)
+    if p == -1:
+        return 1 / x
+    if p == -2:
+        return 1 / (x * x)
+    if x.dtype.itemsize < 8:
+        return (x.astype(np.float64) ** p).astype(x.dtype)
+    return x ** p
+
+
 class PowBackward0(Function):
-    """x ** exponent (a Python number)."""
+    """x ** exponent (a Python number, in kw)."""
     __slots__ = ()
     save_inputs = True
-
-    @staticmethod
-    def forward(x, exponent):
-        return x ** exponent
+    forward = staticmethod(_pow_scalar)
 
     def backward(self, g):
-        x, p = self.saved
+        (x,) = self.saved
+        p = self._kw["exponent"]
         if p == 0:
-            return (g * 0.0, None)
-        return (g * p * x ** (p - 1), None)
+            return (g * 0.0,)
+        return (g * (p * x ** (p - 1)),)
 
 
 class PowBackward1(Function):
@@ -216,7 +317,7 @@ class PowBackward1(Function):
 
 
 class PowBackward2(Function):
-    """number ** tensor (`2 ** a`); inputs are (exponent tensor, base number)."""
+    """number ** tensor (`2 ** a`): the input is the exponent, the base is in kw."""
     __slots__ = ()
     save_inputs = True
     save_output = True
@@ -226,35 +327,39 @@ class PowBackward2(Function):
         return base ** y
 
     def backward(self, g):
-        y, base, out = self.saved
+        y, out = self.saved
+        base = self._kw["base"]
         if base == 0:
-            return (where(y >= 0, 0.0, g * out * float("-inf") if False else g * out * np.log(base + 0.0)), None)
-        return (g * out * float(np.log(base)), None)
+            return (where(y >= 0, 0.0, g * (out * float("-inf"))),)
+        return (g * (out * math.log(base)),)
+
+
+def _remainder(a, b):
+    """torch's remainder: fmod, moved into the divisor's sign (so 3 % -3 is +0.0, not NumPy's -0.0)."""
+    if np.result_type(a, b).kind != "f":
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
 
 
 class RemainderBackward0(Function):
+    """remainder(x, number): one edge."""
     __slots__ = ()
-
-    @staticmethod
-    def forward(a, b):
-        return np.remainder(a, b)
+    forward = staticmethod(_remainder)
 
     def backward(self, g):
-        return g, None
+        return (g,)
 
 
 class RemainderBackward1(Function):
     __slots__ = ()
     save_inputs = True
-
-    @staticmethod
-    def forward(a, b):
-        return np.remainder(a, b)
+    forward = staticmethod(_remainder)
 
     def backward(self, g):
         a, b = self.saved
-        gb = -g * floor_divide(a, b) if _needs(self, 1) else None
-        return sum_to(g, a.shape), _shaped(gb, b)
+        gb = -g * div(a, b, rounding_mode="floor") if _needs(self, 1) else None
+        return _shaped(g, a), _shaped(gb, b)
 
 
 def _needs(node, i):
@@ -304,18 +409,30 @@ subtract = sub
 
 
 def _check_sub_bool(a, b):
-    if (getattr(a, "dtype", None) is dtypes.bool_ or isinstance(a, bool)) and \
-            (getattr(b, "dtype", None) is dtypes.bool_ or isinstance(b, bool)):
+    a_bool = getattr(a, "dtype", None) is dtypes.bool_ or isinstance(a, bool)
+    b_bool = getattr(b, "dtype", None) is dtypes.bool_ or isinstance(b, bool)
+    if a_bool and b_bool:
         raise errors.runtime("Subtraction, the `-` operator, with two bool tensors is not supported. "
                              "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise errors.runtime("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                             "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def rsub(input, other, alpha=1):
-    """other - input; the node torch records for `number - tensor`."""
+    """other - alpha * input; the node torch records for `number - tensor`."""
+    other = _coerce(other)
     if isinstance(other, Tensor):
-        return sub(other, input, alpha=alpha)
-    r = binary(RsubBackward1, input, other)
-    return r
+        kw = None if alpha == 1 else {"alpha": alpha}
+        r = binary(RsubBackward0, input, other, kw=kw)
+        _keep_shapes(r, RsubBackward0, input, other)
+        return r
+    _check_sub_bool(input, other)
+    if alpha == 1:
+        return scalar_op(RsubBackward1, input, other, None)
+    dt = dtypes.result_type((input, other, alpha))
+    r = wrap(np.asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
+    return record(RsubBackward1, (input,), r, {"alpha": alpha})
 
 
 def _keep_shapes(r, cls, a, b):
@@ -354,11 +471,16 @@ multiply = mul
 
 def div(input, other, *, rounding_mode=None, out=None):
     other = _coerce(other)
-    if rounding_mode == "floor":
-        return floor_divide(input, other)
-    if rounding_mode == "trunc":
-        r = div(input, other)
-        return trunc(r).to(dtypes.result_type((input, other)))
+    if rounding_mode is not None:
+        if rounding_mode not in ("floor", "trunc"):
+            raise errors.value(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        if not isinstance(input, Tensor):
+            input = _scalar_tensor(input, other)
+        r = binary(DivBackward2, input, other, kw={"mode": rounding_mode})
+        if r.grad_fn is not None:
+            r.grad_fn._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
+        return r
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
     return binary(DivBackward0, input, other, compute_dtype=_float_division)
@@ -380,14 +502,15 @@ negative = neg
 def pow(input, exponent):
     exponent = _coerce(exponent)
     if not isinstance(input, Tensor):
-        out = binary(PowBackward2, exponent, input)
-        return out
+        if dtypes.result_type((exponent, input)) is dtypes.bool_:
+            raise _kernel_error("pow", dtypes.bool_)
+        return scalar_op(PowBackward2, exponent, input, {"base": input})
     if isinstance(exponent, Tensor):
         return binary(PowBackward1, input, exponent)
     if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
             and not input.dtype.is_floating_point):
         raise errors.runtime("Integers to negative integer powers are not allowed.")
-    return binary(PowBackward0, input, exponent)
+    return scalar_op(PowBackward0, input, exponent, {"exponent": exponent})
 
 
 def square(input):
@@ -396,14 +519,22 @@ def square(input):
 
 def floor_divide(input, other):
     other = _coerce(other)
-    a, b = (input, other) if isinstance(input, Tensor) else (other, input)
     dt = dtypes.result_type((input, other))
+    if dt is dtypes.bool_:
+        raise _kernel_error("div_floor_cpu", dt)
     x, y = _operands(input, other, dt)
+    if dt.category != dtypes.FLOAT:
+        _check_int_zero_division(y)
     r = np.floor_divide(x, y)
-    out = wrap(np.asarray(r).astype(dt.np), dt)
-    if grad_mode.enabled and any(getattr(t, "_rg", False) for t in (input, other)):
-        node = make_node(NotImplementedNode, [t for t in (input, other)], dt)
-        node._opname = "aten::floor_divide"
+    return not_implemented(wrap(np.asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
+
+
+def not_implemented(out, inputs, opname):
+    """Attach torch's NotImplemented node (an op without a derivative) when an input requires grad."""
+    tensors = [t for t in inputs if isinstance(t, Tensor) and t._rg]  # only those requiring grad
+    if grad_mode.enabled and tensors:
+        node = make_node(NotImplementedNode, tensors, out.dtype)
+        node._opname = opname
         out._rg = True
         out.grad_fn = node
     return out
@@ -412,10 +543,23 @@ def floor_divide(input, other):
 def remainder(input, other):
     other = _coerce(other)
     if isinstance(other, Tensor):
+        _check_remainder_int(input, other)
         if not isinstance(input, Tensor):
-            return binary(RemainderBackward1, input, other)
+            dt = dtypes.result_type((input, other))
+            x, y = _operands(input, other, dt)
+            return not_implemented(wrap(np.asarray(_remainder(x, y)).astype(dt.np), dt), (other,),
+                                   "aten::remainder")
         return binary(RemainderBackward1, input, other)
-    return binary(RemainderBackward0, input, other)
+    _check_remainder_int(input, other)
+    return scalar_op(RemainderBackward0, input, other, None)
+
+
+def _check_remainder_int(a, b):
+    dt = dtypes.result_type((a, b))
+    if dt is dtypes.bool_:
+        raise _kernel_error("remainder_cpu", dt)
+    if dt.category != dtypes.FLOAT:
+        _check_int_zero_division(b._data if isinstance(b, Tensor) else b)
 
 
 # ---------------------------------------------------------------------------- unary math
@@ -731,18 +875,19 @@ def minimum(input, other):
 
 
 class WhereBackward0(Function):
+    """where(cond, a, b): edges a and b (a number is an edge (None, 0)); cond is in kw."""
     __slots__ = ()
-    save_inputs = True
 
     @staticmethod
     def forward(cond, a, b):
         return np.where(cond, a, b)
 
     def backward(self, g):
-        cond, a, b = self.saved
-        za = where(cond, g, 0.0) if _needs(self, 1) else None
-        zb = where(cond, 0.0, g) if _needs(self, 2) else None
-        return None, _shaped(za, a), _shaped(zb, b)
+        cond = self._kw["cond"]
+        a_shape, b_shape = self._kw["shapes"]
+        za = sum_to(where(cond, g, 0.0), a_shape) if _needs(self, 0) else None
+        zb = sum_to(where(cond, 0.0, g), b_shape) if _needs(self, 1) else None
+        return za, zb
 
 
 def where(condition, input=None, other=None):
@@ -755,94 +900,166 @@ def where(condition, input=None, other=None):
     c = condition._data if isinstance(condition, Tensor) else condition
     if isinstance(condition, Tensor) and condition.dtype is not dtypes.bool_:
         raise errors.runtime(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                             f"{condition.dtype.name.capitalize() if condition.dtype.name != 'uint8' else 'Byte'}")
+                             f"{_c10_name(condition.dtype)}")
     try:
         r = np.where(c, x, y)
     except ValueError:
         raise _broadcast_error(input if isinstance(input, Tensor) else condition,
                                other if isinstance(other, Tensor) else condition) from None
     out = wrap(np.asarray(r).astype(dt.np, copy=False), dt)
-    return record(WhereBackward0, (condition, input, other), out)
+    if not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False)):
+        return out
+    shapes = (tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ())))
+    return record(WhereBackward0, (input, other), out, {"cond": condition, "shapes": shapes})
+
+
+def _clamp_forward(x, lo, hi):
+    if lo is not None:
+        x = np.maximum(x, lo)
+    if hi is not None:
+        x = np.minimum(x, hi)
+    return x
 
 
 class ClampBackward1(Function):
-    """clamp with number bounds."""
+    """clamp with number bounds (in kw): one edge."""
     __slots__ = ()
     save_inputs = True
 
     @staticmethod
-    def forward(x, lo, hi):
-        if lo is not None:
-            x = np.maximum(x, lo)
-        if hi is not None:
-            x = np.minimum(x, hi)
-        return x
+    def forward(x, bounds):
+        return _clamp_forward(x, *bounds)
 
     def backward(self, g):
-        x, lo, hi = self.saved
-        mask = None
-        if lo is not None:
+        (x,) = self.saved
+        lo, hi = self._kw["bounds"]
+        if lo is None:
+            mask = x <= hi
+        elif hi is None:
             mask = x >= lo
-        if hi is not None:
-            m = x <= hi
-            mask = m if mask is None else mask & m
-        return (g * mask, None, None)
+        else:
+            mask = (x >= lo) & (x <= hi)
+        return (where(mask, g, 0.0),)
+
+
+class ClampMinBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+class ClampMaxBackward0(ClampBackward1):
+    __slots__ = ()
 
 
 class ClampBackward0(Function):
-    """clamp with tensor bounds."""
+    """clamp with tensor bounds: edges (self, min, max), a missing bound is (None, 0)."""
     __slots__ = ()
     save_inputs = True
 
     @staticmethod
     def forward(x, lo, hi):
-        if lo is not None:
-            x = np.maximum(x, lo)
-        if hi is not None:
-            x = np.minimum(x, hi)
-        return x
+        return _clamp_forward(x, lo, hi)
 
     def backward(self, g):
         x, lo, hi = self.saved
-        mask = None
         glo = ghi = None
-        if lo is not None:
+        if lo is not None and hi is not None:
+            gx = where((x >= lo) & (x <= hi), g, 0.0)
+            if _needs(self, 1):
+                glo = _shaped(where((x < lo) & (lo < hi), g, 0.0), lo)
+            if _needs(self, 2):
+                ghi = _shaped(where((x > hi) | (hi < lo), g, 0.0), hi)
+        elif lo is not None:
             mask = x >= lo
-            if isinstance(lo, Tensor) and _needs(self, 1):
-                glo = _shaped(g * (x < lo), lo)
-        if hi is not None:
-            m = x <= hi
-            mask = m if mask is None else mask & m
-            if isinstance(hi, Tensor) and _needs(self, 2):
-                ghi = _shaped(g * (x > hi), hi)
-        return (_shaped(g * mask, x), glo, ghi)
+            gx = where(mask, g, 0.0)
+            if _needs(self, 1):
+                glo = _shaped(where(mask, 0.0, g), lo)
+        else:
+            mask = x <= hi
+            gx = where(mask, g, 0.0)
+            if _needs(self, 2):
+                ghi = _shaped(where(mask, 0.0, g), hi)
+        return (_shaped(gx, x), glo, ghi)
+
+
+class ClampMinBackward1(Function):
+    """clamp_min(x, tensor)."""
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, lo):
+        return np.maximum(x, lo)
+
+    def backward(self, g):
+        x, lo = self.saved
+        mask = x >= lo
+        return (_shaped(where(mask, g, 0.0), x),
+                _shaped(where(mask, 0.0, g), lo) if _needs(self, 1) else None)
+
+
+class ClampMaxBackward1(Function):
+    """clamp_max(x, tensor)."""
+    __slots__ = ()
+    save_inputs = True
+
+    @staticmethod
+    def forward(x, hi):
+        return np.minimum(x, hi)
+
+    def backward(self, g):
+        x, hi = self.saved
+        mask = x <= hi
+        return (_shaped(where(mask, g, 0.0), x),
+                _shaped(where(mask, 0.0, g), hi) if _needs(self, 1) else None)
 
 
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise errors.runtime("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        min = _as_bound(min, input)
+        max = _as_bound(max, input)
         dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
         data = input._data.astype(dt.np, copy=False)
-        lo = min._data if isinstance(min, Tensor) else min
-        hi = max._data if isinstance(max, Tensor) else max
-        out = wrap(np.asarray(ClampBackward0.forward(data, lo, hi)).astype(dt.np, copy=False), dt)
+        lo = min._data if min is not None else None
+        hi = max._data if max is not None else None
+        try:
+            r = _clamp_forward(data, lo, hi)
+        except ValueError:
+            raise _broadcast_error(input, min if min is not None else max) from None
+        out = wrap(np.asarray(r).astype(dt.np, copy=False), dt)
         return record(ClampBackward0, (input, min, max), out)
     dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(np.asarray(ClampBackward1.forward(data, min, max)).astype(dt.np, copy=False), dt)
-    return record(ClampBackward1, (input, min, max), out)
+    out = wrap(np.asarray(_clamp_forward(data, min, max)).astype(dt.np, copy=False), dt)
+    return record(ClampBackward1, (input,), out, {"bounds": (min, max)})
+
+
+def _as_bound(b, like):
+    if b is None or isinstance(b, Tensor):
+        return b
+    return _scalar_tensor(b, like)
 
 
 clip = clamp
 
 
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return binary(ClampMinBackward1, input, min)
+    dt = dtypes.result_type((input, min))
+    data = input._data.astype(dt.np, copy=False)
+    out = wrap(np.asarray(np.maximum(data, min)).astype(dt.np, copy=False), dt)
+    return record(ClampMinBackward0, (input,), out, {"bounds": (min, None)})
 
 
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return binary(ClampMaxBackward1, input, max)
+    dt = dtypes.result_type((input, max))
+    data = input._data.astype(dt.np, copy=False)
+    out = wrap(np.asarray(np.minimum(data, max)).astype(dt.np, copy=False), dt)
+    return record(ClampMaxBackward0, (input,), out, {"bounds": (None, max)})
 
 
 # ---------------------------------------------------------------------------- comparison and logic

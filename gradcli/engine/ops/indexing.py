@@ -119,8 +119,9 @@ class IndexPutBackward(Function):
     def backward(self, g):
         return (getitem(g, self._kw["key"]),)
 
-    def name(self):
-        return "IndexPutBackward0"
+
+
+IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"  # the node name torch shows
 
 
 class SliceScatterBackward(Function):
@@ -130,8 +131,9 @@ class SliceScatterBackward(Function):
     def backward(self, g):
         return (getitem(g, self._kw["key"]),)
 
-    def name(self):
-        return "SliceScatterBackward0"
+
+
+SliceScatterBackward.__name__ = SliceScatterBackward.__qualname__ = "SliceScatterBackward0"  # the node name torch shows
 
 
 def slice_backward(g, in_shape, key):
@@ -177,8 +179,9 @@ class _AliasBackward(Function):
     def backward(self, g):
         return (g,)
 
-    def name(self):
-        return "AliasBackward0"
+
+
+_AliasBackward.__name__ = _AliasBackward.__qualname__ = "AliasBackward0"  # the node name torch shows
 
 
 class CopySlices(Function):
