@@ -1,0 +1,603 @@
+"""The GradScript compiler: checks names against the sandbox, resolves them against the scopes
+and the built-in namespaces, and lowers statements to Python closures.
+
+A statement closure ``s(frame)`` returns None to go on, BREAK / CONTINUE, or a 1-tuple
+``(value,)`` for a ``return``. ``compile_module`` gives one closure per top-level statement,
+so a runner can execute (and report) them one at a time, as Python's interactive mode does.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .errors import GradScriptError
+from .exprs import MAX_NESTING, ExprCompiler
+from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
+from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
+from .runtime import BREAK, CONTINUE, Frame, tag
+from .scopes import Scope, bound_names, child_qualname, function_scope
+
+_RETURN_NONE = (None,)
+
+
+class Compiler(ExprCompiler):
+    def __init__(self, rt, namespaces, globals_, filename="<string>"):
+        self.rt = rt
+        self.ns = namespaces
+        self.G = globals_
+        self.B = namespaces.builtins
+        self.filename = filename
+        self.nesting = 0
+
+    # ------------------------------------------------------------------ errors and checks
+    def error(self, node, type_name, message, hint=None):
+        kw = {}
+        if node is not None:
+            kw = dict(line=node.line, column=node.column, end_line=node.end_line, end_column=node.end_column)
+        return GradScriptError(message, type_name=type_name, filename=self.filename, hint=hint, **kw)
+
+    def check_name(self, name, node, what="name"):
+        if name in FORBIDDEN_NAMES:
+            raise self.error(node, "NameError", f"'{name}' is not available in GradScript (sandbox)",
+                             hint="GradScript scripts can only compute: no eval, files or introspection")
+        if name.startswith("_") and name != "_":
+            raise self.error(node, "NameError",
+                             f"{what} '{name}' is not allowed: names starting with '_' are reserved in GradScript",
+                             hint="rename it without the leading underscore")
+
+    def check_attr(self, node):
+        name = node.attr
+        if name.startswith("_"):
+            value = node.value
+            if name == "__init__" and type(value) is A.Call and type(value.func) is A.Name \
+                    and value.func.id == "super":
+                return
+            raise self.error(node, "AttributeError",
+                             f"attribute '{name}' is not accessible: attributes starting with '_' are private "
+                             "in GradScript", hint="only public attributes (no leading underscore) can be used")
+
+    def check_params(self, node):
+        for p in list(node.params) + list(node.kwonly) + [node.vararg, node.kwarg]:
+            if p is not None:
+                self.check_name(p, node, what="parameter")
+
+    # ------------------------------------------------------------------ blocks
+    def stmt(self, node, scope):
+        method = self._STMT.get(type(node))
+        if method is None:
+            raise self.error(node, "SyntaxError", f"{type(node).__name__} statements are not supported in GradScript")
+        return method(self, node, scope)
+
+    def block(self, body, scope):
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                raise self.error(body[0] if body else None, "RecursionError",
+                                 "maximum recursion depth exceeded during compilation (source nested too deeply)")
+            pairs = [(s, self.stmt(s, scope)) for s in body]
+        finally:
+            self.nesting -= 1
+        pairs = [(s, f) for s, f in pairs if f is not None]
+        loc = self.rt.loc
+        if not pairs:
+            return lambda frame: None
+        if len(pairs) == 1:
+            (node, f), = pairs
+
+            def run1(frame):
+                loc[0] = node
+                try:
+                    return f(frame)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return run1
+
+        def run(frame):
+            for node, f in pairs:
+                loc[0] = node
+                try:
+                    r = f(frame)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+                if r is not None:
+                    return r
+            return None
+        return run
+
+    def compile_module(self, module):
+        """[(statement node, closure)] for the top-level statements (echo on)."""
+        scope = Scope("module", echo=True)
+        return [(s, f) for s, f in ((s, self.stmt(s, scope)) for s in module.body) if f is not None]
+
+    def compile_expression(self, node):
+        return self.expr(node, Scope("module"))
+
+    # ------------------------------------------------------------------ simple statements
+    def s_expr(self, node, scope):
+        value = self.expr(node.value, scope)
+        if not scope.echo:
+            def expr_stmt(frame):
+                value(frame)
+            return expr_stmt
+        echo = self.rt.echo
+
+        def expr_echo(frame):
+            v = value(frame)
+            if v is not None:
+                echo(v)
+        return expr_echo
+
+    def s_assign(self, node, scope):
+        value = self.expr(node.value, scope)
+        stores = [self.target(t, scope) for t in node.targets]
+        if len(stores) == 1:
+            store = stores[0]
+            target = node.targets[0]
+            if type(target) is A.Name and (scope.kind == "module" or (
+                    target.id in scope.locals and target.id not in scope.globals
+                    and target.id not in scope.nonlocals)):
+                name = target.id
+                if scope.kind == "module":
+                    G = self.G
+
+                    def assign_global(frame):
+                        G[name] = value(frame)
+                    return assign_global
+
+                def assign_local(frame):
+                    frame[name] = value(frame)
+                return assign_local
+
+            def assign(frame):
+                store(frame, value(frame))
+            return assign
+
+        def assign_many(frame):
+            v = value(frame)
+            for store in stores:
+                store(frame, v)
+        return assign_many
+
+    def s_annassign(self, node, scope):
+        self.expr(node.annotation, scope)  # checked, not evaluated
+        if node.value is None:
+            return None
+        return self.s_assign(A.Assign([node.target], node.value, line=node.line, column=node.column,
+                                      end_line=node.end_line, end_column=node.end_column), scope)
+
+    def s_augassign(self, node, scope):
+        op = INPLACE_OPS.get(node.op)
+        if op is None:
+            raise self.error(node, "SyntaxError", f"operator {node.op}= is not supported")
+        rhs = self.expr(node.value, scope)
+        target = node.target
+        t = type(target)
+        if t is A.Name:
+            load = self.expr(target, scope)
+            store = self.name_store(target, scope)
+
+            def aug_name(frame):
+                a = load(frame)
+                b = rhs(frame)
+                try:
+                    r = op(a, b)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+                store(frame, r)
+            return aug_name
+        if t is A.Attribute:
+            self.check_attr(target)
+            obj, name = self.expr(target.value, scope), target.attr
+
+            def aug_attr(frame):
+                o = obj(frame)
+                try:
+                    a = get_attr(o, name)
+                except Exception as e:
+                    tag(e, target)
+                    raise
+                b = rhs(frame)
+                try:
+                    set_attr(o, name, op(a, b))
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return aug_attr
+        if t is A.Subscript:
+            obj, index = self.expr(target.value, scope), self.index(target.index, scope)
+
+            def aug_item(frame):
+                o = obj(frame)
+                k = index(frame)
+                try:
+                    a = o[k]
+                except Exception as e:
+                    tag(e, target)
+                    raise
+                b = rhs(frame)
+                try:
+                    o[k] = op(a, b)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return aug_item
+        raise self.error(node, "SyntaxError", "illegal expression for augmented assignment")
+
+    def s_pass(self, node, scope):
+        return None
+
+    def s_break(self, node, scope):
+        return lambda frame: BREAK
+
+    def s_continue(self, node, scope):
+        return lambda frame: CONTINUE
+
+    def s_return(self, node, scope):
+        if scope.kind != "function":
+            raise self.error(node, "SyntaxError", "'return' outside function")
+        if node.value is None:
+            return lambda frame: _RETURN_NONE
+        value = self.expr(node.value, scope)
+        return lambda frame: (value(frame),)
+
+    def s_assert(self, node, scope):
+        test = self.expr(node.test, scope)
+        msg = self.expr(node.msg, scope) if node.msg is not None else None
+
+        def assert_(frame):
+            if not test(frame):
+                err = AssertionError(msg(frame)) if msg is not None else AssertionError()
+                tag(err, node)
+                raise err
+        return assert_
+
+    def s_delete(self, node, scope):
+        parts = []
+        for target in node.targets:
+            parts.extend(self._delete_target(target, scope))
+
+        def delete(frame):
+            for part in parts:
+                part(frame)
+        return delete
+
+    def _delete_target(self, target, scope):
+        t = type(target)
+        if t is A.Tuple or t is A.List:
+            return [p for e in target.elts for p in self._delete_target(e, scope)]
+        if t is A.Name:
+            name = target.id
+            self.check_name(name, target)
+            kind, depth = scope.resolve(name)
+            G = self.G
+
+            def del_name(frame):
+                d = G if kind == "global" else frame
+                for _ in range(depth):
+                    d = d.parent
+                if name not in d:
+                    err = NameError(f"name '{name}' is not defined")
+                    tag(err, target)
+                    raise err
+                del d[name]
+            return [del_name]
+        if t is A.Attribute:
+            self.check_attr(target)
+            obj, name = self.expr(target.value, scope), target.attr
+
+            def del_a(frame):
+                o = obj(frame)
+                try:
+                    del_attr(o, name)
+                except Exception as e:
+                    tag(e, target)
+                    raise
+            return [del_a]
+        if t is A.Subscript:
+            obj, index = self.expr(target.value, scope), self.index(target.index, scope)
+
+            def del_item(frame):
+                o = obj(frame)
+                k = index(frame)
+                try:
+                    del o[k]
+                except Exception as e:
+                    tag(e, target)
+                    raise
+            return [del_item]
+        raise self.error(target, "SyntaxError", "cannot delete this expression")
+
+    def s_global(self, node, scope):
+        for name in node.names:
+            self.check_name(name, node)
+        if scope.kind == "module":
+            return None
+        return None
+
+    def s_nonlocal(self, node, scope):
+        for name in node.names:
+            self.check_name(name, node)
+            if scope.kind == "module":
+                raise self.error(node, "SyntaxError", "nonlocal declaration not allowed at module level")
+            if scope._enclosing(name)[0] != "free":
+                raise self.error(node, "SyntaxError", f"no binding for nonlocal '{name}' found")
+        return None
+
+    # ------------------------------------------------------------------ imports
+    def _import_error(self, node, path):
+        return self.error(node, "ImportError",
+                          f"cannot import '{path}': GradScript supports only {SUPPORTED_IMPORTS}",
+                          hint="gradcli runs PyTorch-style scripts on its own engine; other modules are unavailable")
+
+    def s_import(self, node, scope):
+        binds = []
+        for alias in node.names:
+            for part in alias.name.split("."):
+                self.check_name(part, alias)
+            ns = self.ns.module(alias.name)
+            if ns is None:
+                raise self._import_error(alias, alias.name)
+            if alias.asname:
+                self.check_name(alias.asname, alias)
+                binds.append((self.name_store(alias.asname, scope), ns))
+            else:
+                top = alias.name.split(".")[0]
+                binds.append((self.name_store(top, scope), self.ns.module(top)))
+
+        def import_(frame):
+            for store, value in binds:
+                store(frame, value)
+        return import_
+
+    def s_importfrom(self, node, scope):
+        if self.ns.module(node.module) is None:
+            raise self._import_error(node, node.module)
+        binds = []
+        for alias in node.names:
+            if alias.name == "*":
+                if scope.kind != "module":
+                    raise self.error(node, "SyntaxError", "import * only allowed at module level")
+                members = self.ns.module(node.module)._members
+                for name, value in members.items():
+                    binds.append((self.name_store(name, scope), value))
+                continue
+            self.check_name(alias.name, alias)
+            value = self.ns.import_from(node.module, alias.name)
+            if value is None:
+                raise self.error(alias, "ImportError", f"cannot import name '{alias.name}' from '{node.module}'")
+            if alias.asname:
+                self.check_name(alias.asname, alias)
+            binds.append((self.name_store(alias.asname or alias.name, scope), value))
+
+        def import_from(frame):
+            for store, value in binds:
+                store(frame, value)
+        return import_from
+
+    # ------------------------------------------------------------------ compound statements
+    def s_if(self, node, scope):
+        test = self.expr(node.test, scope)
+        body = self.block(node.body, scope)
+        orelse = self.block(node.orelse, scope) if node.orelse else None
+        tnode = node.test
+
+        def if_(frame):
+            v = test(frame)
+            try:
+                v = True if v else False
+            except Exception as e:
+                tag(e, tnode)
+                raise
+            if v:
+                return body(frame)
+            if orelse is not None:
+                return orelse(frame)
+            return None
+        return if_
+
+    def s_while(self, node, scope):
+        test = self.expr(node.test, scope)
+        body = self.block(node.body, scope)
+        orelse = self.block(node.orelse, scope) if node.orelse else None
+        rt, tnode = self.rt, node.test
+
+        def while_(frame):
+            while True:
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                v = test(frame)
+                try:
+                    v = True if v else False
+                except Exception as e:
+                    tag(e, tnode)
+                    raise
+                if not v:
+                    break
+                r = body(frame)
+                if r is not None:
+                    if r is BREAK:
+                        return None
+                    if r is CONTINUE:
+                        continue
+                    return r
+            if orelse is not None:
+                return orelse(frame)
+            return None
+        return while_
+
+    def s_for(self, node, scope):
+        iterable = self.expr(node.iter, scope)
+        target = node.target
+        fast_name = None
+        if type(target) is A.Name:
+            self.check_name(target.id, target)
+            if scope.kind == "module" or (target.id in scope.locals and target.id not in scope.nonlocals
+                                          and target.id not in scope.globals):
+                fast_name = target.id
+        store = self.target(target, scope)
+        body = self.block(node.body, scope)
+        orelse = self.block(node.orelse, scope) if node.orelse else None
+        rt, inode = self.rt, node.iter
+
+        def for_(frame):
+            v = iterable(frame)
+            try:
+                it = iter(v)
+            except Exception as e:
+                tag(e, inode)
+                raise
+            for item in it:
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                if fast_name is not None:
+                    frame[fast_name] = item
+                else:
+                    store(frame, item)
+                r = body(frame)
+                if r is not None:
+                    if r is BREAK:
+                        return None
+                    if r is CONTINUE:
+                        continue
+                    return r
+            if orelse is not None:
+                return orelse(frame)
+            return None
+        return for_
+
+    def s_with(self, node, scope):
+        body = self.block(node.body, scope)
+        for item in reversed(node.items):
+            body = self._with_item(item, body, scope)
+        return body
+
+    def _with_item(self, item, body, scope):
+        ctx = self.expr(item.context_expr, scope)
+        store = self.target(item.optional_vars, scope) if item.optional_vars is not None else None
+        cnode = item.context_expr
+
+        def with_(frame):
+            mgr = ctx(frame)
+            t = type(mgr)
+            try:
+                enter, exit_ = t.__enter__, t.__exit__
+            except AttributeError:
+                err = TypeError(f"'{t.__name__}' object does not support the context manager protocol")
+                tag(err, cnode)
+                raise err from None
+            try:
+                value = enter(mgr)
+            except Exception as e:
+                tag(e, cnode)
+                raise
+            try:
+                if store is not None:
+                    store(frame, value)
+                r = body(frame)
+            except BaseException as e:
+                if not exit_(mgr, type(e), e, e.__traceback__):
+                    raise
+                return None
+            exit_(mgr, None, None, None)
+            return r
+        return with_
+
+    def s_functiondef(self, node, scope, in_class=False):
+        self.check_params(node)
+        if not (in_class and node.name == "__init__"):
+            self.check_name(node.name, node, what="function name")
+        params = list(node.params) + [p for p in (node.vararg, node.kwarg) if p] + list(node.kwonly)
+        qualname = child_qualname(scope, node.name)
+        inner = function_scope(scope, params, node.body, qualname)
+        if in_class:
+            inner.is_method = True
+            inner.super_cell = scope.super_cell
+            inner.first_param = node.params[0] if node.params else None
+        for ann in list(node.annotations.values()) + ([node.returns] if node.returns is not None else []):
+            self.expr(ann, scope)
+        body = self.block(node.body, inner)
+        define = self.make_function(node, scope, node.name, qualname, body, False)
+        decorators = [self.expr(d, scope) for d in node.decorators]
+        if in_class:
+            return define
+        store = self.name_store(node.name, scope)
+
+        def def_(frame):
+            fn = define(frame)
+            for dec in reversed(decorators):
+                fn = dec(frame)(fn)
+            store(frame, fn)
+        return def_
+
+    def s_classdef(self, node, scope):
+        self.check_name(node.name, node, what="class name")
+        if len(node.bases) != 1 or node.keywords or node.decorators:
+            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ...",
+                             hint="derive from exactly one base, nn.Module or a class derived from it")
+        base = self.expr(node.bases[0], scope)
+        cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
+        cscope.super_cell = cell = [None]
+        methods = []
+        for s in node.body:
+            if type(s) is A.FunctionDef:
+                if s.name.startswith("_") and s.name != "__init__":
+                    raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
+                                     "with '_' are reserved in GradScript (only __init__ may be defined)")
+                cscope.locals.add(s.name)
+                methods.append((s.name, self.s_functiondef(s, cscope, in_class=True), s))
+            elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
+                continue
+            else:
+                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) in GradScript")
+        store = self.name_store(node.name, scope)
+        name, bnode, qualname = node.name, node.bases[0], cscope.qualname
+
+        def class_(frame):
+            b = base(frame)
+            try:
+                _check_base(b)
+                cframe = Frame()
+                cframe.parent = frame
+                namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
+                for mname, define, _ in methods:
+                    namespace[mname] = define(cframe)
+                cls = _make_class(name, b, namespace)
+            except Exception as e:
+                tag(e, bnode)
+                raise
+            cell[0] = cls
+            store(frame, cls)
+        return class_
+
+
+def _module_base():
+    from ..engine import api
+    nn = getattr(api, "nn", None)
+    return getattr(nn, "Module", None)
+
+
+def _check_base(base):
+    module_cls = _module_base()
+    if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
+        what = getattr(base, "__name__", type(base).__name__)
+        raise TypeError(f"GradScript classes must derive from nn.Module (got {what})")
+
+
+def _make_class(name, base, namespace):
+    return type(name, (base,), namespace)
+
+
+Compiler._STMT = {
+    A.ExprStmt: Compiler.s_expr, A.Assign: Compiler.s_assign, A.AnnAssign: Compiler.s_annassign,
+    A.AugAssign: Compiler.s_augassign, A.Pass: Compiler.s_pass, A.Break: Compiler.s_break,
+    A.Continue: Compiler.s_continue, A.Return: Compiler.s_return, A.Assert: Compiler.s_assert,
+    A.Delete: Compiler.s_delete, A.Global: Compiler.s_global, A.Nonlocal: Compiler.s_nonlocal,
+    A.Import: Compiler.s_import, A.ImportFrom: Compiler.s_importfrom, A.If: Compiler.s_if,
+    A.While: Compiler.s_while, A.For: Compiler.s_for, A.With: Compiler.s_with,
+    A.FunctionDef: Compiler.s_functiondef, A.ClassDef: Compiler.s_classdef,
+}
+
+__all__ = ["Compiler", "bound_names"]

@@ -1,0 +1,690 @@
+"""Lowering of GradScript expressions to Python closures ``f(frame) -> value``.
+
+Each closure that performs an operation which can fail catches the exception only to tag it
+with its node (runtime.tag: the innermost node wins) and re-raises it unchanged, so Python's
+and the engine's exception types and texts reach the user as they are.
+"""
+from __future__ import annotations
+
+import operator
+
+from . import ast as A
+from .errors import GradScriptError
+from .pyvalues import BINOPS, UNARYOPS, get_attr, unpack
+from .runtime import Frame, Function, tag
+
+MAX_NESTING = 400  # expressions and blocks nested deeper than this are refused
+
+
+def _contains(a, b):
+    return a in b
+
+
+def _not_contains(a, b):
+    return a not in b
+
+
+COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator.ge, "<=": operator.le,
+           "!=": operator.ne, "in": _contains, "not in": _not_contains, "is": operator.is_,
+           "is not": operator.is_not}
+
+_NOT_SET = object()
+
+
+def _is_const(node):
+    return type(node) is A.Constant
+
+
+class ExprCompiler:
+    """Mixin of Compiler: expression lowering. Needs self.rt, self.G, self.B, self.error()."""
+
+    def expr(self, node, scope):
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                raise self.error(node, "RecursionError",
+                                 "maximum recursion depth exceeded during compilation (source nested too deeply)")
+            method = self._EXPR.get(type(node))
+            if method is None:
+                raise self.error(node, "SyntaxError", f"{type(node).__name__} is not supported in GradScript")
+            return method(self, node, scope)
+        finally:
+            self.nesting -= 1
+
+    # ------------------------------------------------------------------ leaves
+    def e_constant(self, node, scope):
+        value = node.value
+        return lambda frame: value
+
+    def e_name(self, node, scope):
+        name = node.id
+        self.check_name(name, node)
+        kind, depth = scope.resolve(name)
+        if kind == "local":
+            def load_local(frame):
+                try:
+                    return frame[name]
+                except KeyError:
+                    err = UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                                            "with a value")
+                    tag(err, node)
+                    raise err from None
+            return load_local
+        if kind == "free":
+            def load_free(frame):
+                f = frame
+                for _ in range(depth):
+                    f = f.parent
+                try:
+                    return f[name]
+                except KeyError:
+                    err = NameError(f"cannot access free variable '{name}' where it is not associated with a "
+                                    "value in enclosing scope")
+                    tag(err, node)
+                    raise err from None
+            return load_free
+        G, B = self.G, self.B
+        if kind == "class":
+            def load_class(frame):
+                if name in frame:
+                    return frame[name]
+                if name in G:
+                    return G[name]
+                if name in B:
+                    return B[name]
+                err = NameError(f"name '{name}' is not defined")
+                tag(err, node)
+                raise err
+            return load_class
+
+        def load_global(frame):
+            if name in G:
+                return G[name]
+            if name in B:
+                return B[name]
+            err = NameError(f"name '{name}' is not defined")
+            tag(err, node)
+            raise err
+        return load_global
+
+    # ------------------------------------------------------------------ operators
+    def e_binop(self, node, scope):
+        op = BINOPS.get(node.op)
+        if op is None:
+            raise self.error(node, "SyntaxError", f"operator {node.op} is not supported")
+        left = self.expr(node.left, scope)
+        if _is_const(node.right):
+            c = node.right.value
+
+            def binop_const(frame):
+                a = left(frame)
+                try:
+                    return op(a, c)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return binop_const
+        right = self.expr(node.right, scope)
+
+        def binop(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return op(a, b)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return binop
+
+    def e_unaryop(self, node, scope):
+        op = UNARYOPS[node.op]
+        if node.op in ("-", "+") and _is_const(node.operand) and type(node.operand.value) in (int, float, complex):
+            value = op(node.operand.value)
+            return lambda frame: value
+        operand = self.expr(node.operand, scope)
+
+        def unary(frame):
+            v = operand(frame)
+            try:
+                return op(v)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return unary
+
+    def e_boolop(self, node, scope):
+        parts = [self.expr(v, scope) for v in node.values]
+        is_and = node.op == "and"
+
+        def boolop(frame):
+            try:
+                for part in parts[:-1]:
+                    v = part(frame)
+                    if (not v) if is_and else v:
+                        return v
+                return parts[-1](frame)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return boolop
+
+    def e_compare(self, node, scope):
+        left = self.expr(node.left, scope)
+        ops = [COMPARE[o] for o in node.ops]
+        rights = [self.expr(c, scope) for c in node.comparators]
+        if len(ops) == 1:
+            op, right = ops[0], rights[0]
+
+            def compare1(frame):
+                a = left(frame)
+                b = right(frame)
+                try:
+                    return op(a, b)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return compare1
+        pairs = list(zip(ops, rights))
+
+        def compare(frame):
+            a = left(frame)
+            try:
+                for op, right in pairs:
+                    b = right(frame)
+                    r = op(a, b)
+                    if not r:
+                        return r
+                    a = b
+                return r
+            except Exception as e:
+                tag(e, node)
+                raise
+        return compare
+
+    def e_ifexp(self, node, scope):
+        test, body, orelse = (self.expr(n, scope) for n in (node.test, node.body, node.orelse))
+
+        def ifexp(frame):
+            t = test(frame)
+            try:
+                t = True if t else False
+            except Exception as e:
+                tag(e, node.test)
+                raise
+            return body(frame) if t else orelse(frame)
+        return ifexp
+
+    # ------------------------------------------------------------------ access
+    def e_attribute(self, node, scope):
+        name = node.attr
+        value = self.expr(node.value, scope)
+        self.check_attr(node)
+        if name == "grad":
+            rt = self.rt
+
+            def attr_grad(frame):
+                obj = value(frame)
+                rt.site = node
+                try:
+                    return get_attr(obj, name)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+                finally:
+                    rt.site = None
+            return attr_grad
+
+        def attr(frame):
+            obj = value(frame)
+            try:
+                return get_attr(obj, name)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return attr
+
+    def index(self, node, scope):
+        """The key of a subscript: slices and tuples of them."""
+        if type(node) is A.Slice:
+            parts = [node.lower, node.upper, node.step]
+            if all(p is None or _is_const(p) for p in parts):
+                value = slice(*(None if p is None else p.value for p in parts))
+                return lambda frame: value
+            lo, hi, st = (self.expr(p, scope) if p is not None else (lambda frame: None) for p in parts)
+            return lambda frame: slice(lo(frame), hi(frame), st(frame))
+        if type(node) is A.Tuple and any(type(e) is A.Slice for e in node.elts):
+            items = [self.index(e, scope) for e in node.elts]
+            return lambda frame: tuple([item(frame) for item in items])
+        return self.expr(node, scope)
+
+    def e_subscript(self, node, scope):
+        value = self.expr(node.value, scope)
+        if _is_const(node.index):
+            key = node.index.value
+
+            def subscript_const(frame):
+                obj = value(frame)
+                try:
+                    return obj[key]
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return subscript_const
+        index = self.index(node.index, scope)
+
+        def subscript(frame):
+            obj = value(frame)
+            k = index(frame)
+            try:
+                return obj[k]
+            except Exception as e:
+                tag(e, node)
+                raise
+        return subscript
+
+    def e_slice(self, node, scope):
+        return self.index(node, scope)
+
+    # ------------------------------------------------------------------ calls
+    def e_call(self, node, scope):
+        func_node = node.func
+        if type(func_node) is A.Name and func_node.id == "super" and not node.args and not node.keywords:
+            return self.zero_arg_super(node, scope)
+        func = self.expr(func_node, scope)
+        simple = all(type(a) is not A.Starred for a in node.args) and all(k.arg is not None for k in node.keywords)
+        args = [self.expr(a.value if type(a) is A.Starred else a, scope) for a in node.args]
+        for k in node.keywords:
+            if k.arg is not None:
+                self.check_name(k.arg, k, what="keyword argument")
+        kws = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
+        if simple and not kws:
+            if len(args) == 0:
+                def call0(frame):
+                    f = func(frame)
+                    try:
+                        return f()
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call0
+            if len(args) == 1:
+                a0 = args[0]
+
+                def call1(frame):
+                    f = func(frame)
+                    x = a0(frame)
+                    try:
+                        return f(x)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call1
+            if len(args) == 2:
+                a0, a1 = args
+
+                def call2(frame):
+                    f = func(frame)
+                    x = a0(frame)
+                    y = a1(frame)
+                    try:
+                        return f(x, y)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call2
+
+            def calln(frame):
+                f = func(frame)
+                xs = [a(frame) for a in args]
+                try:
+                    return f(*xs)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return calln
+        if simple:
+            def callk(frame):
+                f = func(frame)
+                xs = [a(frame) for a in args]
+                kw = {name: v(frame) for name, v in kws}
+                try:
+                    return f(*xs, **kw)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return callk
+        stars = [type(a) is A.Starred for a in node.args]
+        arg_parts = list(zip(stars, args))
+
+        def call_general(frame):
+            f = func(frame)
+            try:
+                xs = []
+                for star, a in arg_parts:
+                    if star:
+                        v = a(frame)
+                        if not (hasattr(type(v), "__iter__") or hasattr(type(v), "__getitem__")):
+                            raise TypeError(f"Value after * must be an iterable, not {type(v).__name__}")
+                        xs.extend(v)
+                    else:
+                        xs.append(a(frame))
+                kw = {}
+                for name, v in kws:
+                    if name is None:
+                        mapping = v(frame)
+                        if not hasattr(type(mapping), "keys"):
+                            raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
+                        for key in mapping.keys():
+                            if key in kw:
+                                raise TypeError(f"got multiple values for keyword argument '{key}'")
+                            kw[key] = mapping[key]
+                    else:
+                        if name in kw:
+                            raise TypeError(f"got multiple values for keyword argument '{name}'")
+                        kw[name] = v(frame)
+                return f(*xs, **kw)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return call_general
+
+    def zero_arg_super(self, node, scope):
+        s = scope
+        while s is not None and s.kind == "comprehension":
+            s = s.parent
+        if s is None or not s.is_method or s.first_param is None:
+            def no_super(frame):
+                err = RuntimeError("super(): no arguments")
+                tag(err, node)
+                raise err
+            return no_super
+        cell, first = s.super_cell, s.first_param
+        hops = 0
+        t = scope
+        while t is not s:
+            hops += 1
+            t = t.parent
+
+        def zsuper(frame):
+            f = frame
+            for _ in range(hops):
+                f = f.parent
+            try:
+                return super(cell[0], f[first])
+            except Exception as e:
+                tag(e, node)
+                raise
+        return zsuper
+
+    # ------------------------------------------------------------------ displays
+    def _elements(self, elts, scope):
+        if all(type(e) is not A.Starred for e in elts):
+            parts = [self.expr(e, scope) for e in elts]
+            return lambda frame: [p(frame) for p in parts]
+        parts = [(type(e) is A.Starred, self.expr(e.value if type(e) is A.Starred else e, scope)) for e in elts]
+
+        def items(frame):
+            out = []
+            for star, p in parts:
+                if star:
+                    out.extend(p(frame))
+                else:
+                    out.append(p(frame))
+            return out
+        return items
+
+    def _located(self, fn, node):
+        def located(frame):
+            try:
+                return fn(frame)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return located
+
+    def e_list(self, node, scope):
+        return self._located(self._elements(node.elts, scope), node)
+
+    def e_tuple(self, node, scope):
+        if all(_is_const(e) for e in node.elts):
+            value = tuple(e.value for e in node.elts)
+            return lambda frame: value
+        items = self._elements(node.elts, scope)
+        return self._located(lambda frame: tuple(items(frame)), node)
+
+    def e_set(self, node, scope):
+        items = self._elements(node.elts, scope)
+        return self._located(lambda frame: set(items(frame)), node)
+
+    def e_dict(self, node, scope):
+        parts = [(None if k is None else self.expr(k, scope), self.expr(v, scope))
+                 for k, v in zip(node.keys, node.values)]
+
+        def dict_(frame):
+            out = {}
+            for k, v in parts:
+                if k is None:
+                    mapping = v(frame)
+                    if not hasattr(type(mapping), "keys"):
+                        raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
+                    out.update(mapping)
+                else:
+                    key = k(frame)
+                    out[key] = v(frame)
+            return out
+        return self._located(dict_, node)
+
+    def e_joinedstr(self, node, scope):
+        parts = []
+        for v in node.values:
+            if type(v) is A.Constant:
+                parts.append(lambda frame, s=v.value: s)
+            else:
+                parts.append(self.e_formattedvalue(v, scope))
+        return lambda frame: "".join([p(frame) for p in parts])
+
+    def e_formattedvalue(self, node, scope):
+        value = self.expr(node.value, scope)
+        conv = {"r": repr, "s": str, "a": ascii}.get(node.conversion)
+        spec = self.e_joinedstr(node.format_spec, scope) if node.format_spec is not None else None
+
+        def fmt(frame):
+            v = value(frame)
+            try:
+                if conv is not None:
+                    v = conv(v)
+                return format(v, spec(frame) if spec is not None else "")
+            except Exception as e:
+                tag(e, node)
+                raise
+        return fmt
+
+    # ------------------------------------------------------------------ functions and comprehensions
+    def e_lambda(self, node, scope):
+        from .scopes import child_qualname, function_scope
+        self.check_params(node)
+        params = list(node.params) + ([node.vararg] if node.vararg else []) + \
+            ([node.kwarg] if node.kwarg else []) + list(node.kwonly)
+        inner = function_scope(scope, params, [], child_qualname(scope, "<lambda>"))
+        body = self.expr(node.body, inner)
+        return self.make_function(node, scope, "<lambda>", inner.qualname, body, True)
+
+    def make_function(self, node, scope, name, qualname, body, is_lambda, method_cell=None):
+        defaults = [self.expr(d, scope) for d in node.defaults]
+        kw_defaults = [(k, self.expr(d, scope)) for k, d in zip(node.kwonly, node.kw_defaults) if d is not None]
+        rt = self.rt
+        params, vararg, kwarg, kwonly = node.params, node.vararg, node.kwarg, node.kwonly
+        in_class = scope.kind == "class"
+
+        def define(frame):
+            closure = frame.parent if in_class else frame
+            fn = Function(rt, name, qualname, params, [d(frame) for d in defaults], vararg, kwarg, kwonly,
+                          [(k, d(frame)) for k, d in kw_defaults], body, closure, is_lambda)
+            return fn
+        return define
+
+    def comprehension(self, node, scope, kind):
+        from .scopes import Scope, _target_names
+        names = set()
+        for gen in node.generators:
+            _target_names(gen.target, names)
+        inner = Scope("comprehension", scope, names, qualname=scope.qualname)
+        first_iter = self.expr(node.generators[0].iter, scope)
+        levels = []
+        for i, gen in enumerate(node.generators):
+            it = None if i == 0 else self.expr(gen.iter, inner)
+            store = self.target(gen.target, inner)
+            ifs = [self.expr(c, inner) for c in gen.ifs]
+            levels.append((it, store, ifs))
+        if kind == "dict":
+            key, value = self.expr(node.key, inner), self.expr(node.value, inner)
+
+            def produce(f):
+                return key(f), value(f)
+        else:
+            produce = self.expr(node.elt, inner)
+        rt = self.rt
+        nlevels = len(levels)
+
+        def run(f, level, iterator):
+            _, store, ifs = levels[level]
+            last = level == nlevels - 1
+            for item in iterator:
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                store(f, item)
+                ok = True
+                for cond in ifs:
+                    if not cond(f):
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                if last:
+                    yield produce(f)
+                else:
+                    yield from run(f, level + 1, iter(levels[level + 1][0](f)))
+
+        parent_is_module = scope.kind == "module"
+
+        def generator(frame):
+            try:
+                iterator = iter(first_iter(frame))
+            except Exception as e:
+                tag(e, node.generators[0].iter)
+                raise
+            f = Frame()
+            f.parent = None if parent_is_module else (frame.parent if scope.kind == "class" else frame)
+            gen = run(f, 0, iterator)
+            gen.__qualname__ = gen.__name__ = {"gen": "<genexpr>", "list": "<listcomp>", "set": "<setcomp>",
+                                               "dict": "<dictcomp>"}[kind]
+            return gen
+        if kind == "gen":
+            return generator
+        build = {"list": list, "set": set, "dict": dict}[kind]
+        return lambda frame: build(generator(frame))
+
+    def e_listcomp(self, node, scope):
+        return self.comprehension(node, scope, "list")
+
+    def e_setcomp(self, node, scope):
+        return self.comprehension(node, scope, "set")
+
+    def e_dictcomp(self, node, scope):
+        return self.comprehension(node, scope, "dict")
+
+    def e_generatorexp(self, node, scope):
+        return self.comprehension(node, scope, "gen")
+
+    def e_starred(self, node, scope):
+        raise self.error(node, "SyntaxError", "can't use starred expression here")
+
+    # ------------------------------------------------------------------ assignment targets
+    def target(self, node, scope):
+        """A closure store(frame, value) for an assignment target."""
+        t = type(node)
+        if t is A.Name:
+            return self.name_store(node, scope)
+        if t is A.Tuple or t is A.List:
+            stars = [i for i, e in enumerate(node.elts) if type(e) is A.Starred]
+            if len(stars) > 1:
+                raise self.error(node, "SyntaxError", "multiple starred expressions in assignment")
+            star = stars[0] if stars else None
+            stores = [self.target(e.value if type(e) is A.Starred else e, scope) for e in node.elts]
+            n = len(stores)
+
+            def store_unpack(frame, value):
+                try:
+                    items = unpack(value, n, star)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+                for s, v in zip(stores, items):
+                    s(frame, v)
+            return store_unpack
+        if t is A.Attribute:
+            self.check_attr(node)
+            obj, name = self.expr(node.value, scope), node.attr
+            from .pyvalues import set_attr
+
+            def store_attr(frame, value):
+                o = obj(frame)
+                try:
+                    set_attr(o, name, value)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return store_attr
+        if t is A.Subscript:
+            obj, index = self.expr(node.value, scope), self.index(node.index, scope)
+
+            def store_item(frame, value):
+                o = obj(frame)
+                k = index(frame)
+                try:
+                    o[k] = value
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return store_item
+        raise self.error(node, "SyntaxError", f"cannot assign to {type(node).__name__.lower()}")
+
+    def name_store(self, node, scope):
+        name = node.id if type(node) is A.Name else node
+        where = node if type(node) is A.Name else None
+        self.check_name(name, where)
+        if scope.kind == "module" or name in scope.globals:
+            G = self.G
+
+            def store_global(frame, value):
+                G[name] = value
+            return store_global
+        if name in scope.nonlocals:
+            _, depth = scope.resolve(name)
+
+            def store_nonlocal(frame, value):
+                f = frame
+                for _ in range(depth):
+                    f = f.parent
+                f[name] = value
+            return store_nonlocal
+
+        def store_local(frame, value):
+            frame[name] = value
+        return store_local
+
+
+ExprCompiler._EXPR = {
+    A.Constant: ExprCompiler.e_constant, A.Name: ExprCompiler.e_name, A.BinOp: ExprCompiler.e_binop,
+    A.UnaryOp: ExprCompiler.e_unaryop, A.BoolOp: ExprCompiler.e_boolop, A.Compare: ExprCompiler.e_compare,
+    A.IfExp: ExprCompiler.e_ifexp, A.Attribute: ExprCompiler.e_attribute, A.Subscript: ExprCompiler.e_subscript,
+    A.Slice: ExprCompiler.e_slice, A.Call: ExprCompiler.e_call, A.List: ExprCompiler.e_list,
+    A.Tuple: ExprCompiler.e_tuple, A.Set: ExprCompiler.e_set, A.Dict: ExprCompiler.e_dict,
+    A.JoinedStr: ExprCompiler.e_joinedstr, A.FormattedValue: ExprCompiler.e_formattedvalue,
+    A.Lambda: ExprCompiler.e_lambda, A.ListComp: ExprCompiler.e_listcomp, A.SetComp: ExprCompiler.e_setcomp,
+    A.DictComp: ExprCompiler.e_dictcomp, A.GeneratorExp: ExprCompiler.e_generatorexp,
+    A.Starred: ExprCompiler.e_starred,
+}
+
+__all__ = ["ExprCompiler", "MAX_NESTING", "GradScriptError"]

@@ -1,0 +1,318 @@
+"""The built-in namespaces of GradScript: facades for torch (the engine's api and its
+sub-namespaces), numpy (a whitelist over real NumPy) and math, the Python builtins a script
+may use, and import resolution.
+
+Facades are ``pyvalues.Namespace`` objects holding only engine objects (functions, classes,
+dtypes, ...), never a Python module, so nothing outside the listed names can be reached.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import types
+
+import numpy as np
+
+from . import pyvalues
+from .pyvalues import Namespace
+
+# names a script may neither use nor define: the sandbox (checked at compile time)
+FORBIDDEN_NAMES = frozenset(
+    "eval exec compile open getattr setattr delattr globals locals vars type breakpoint input __import__ "
+    "dir help memoryview object classmethod staticmethod property exit quit copyright credits license "
+    "__builtins__ __loader__ __spec__".split())
+
+SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.optim, torch.autograd, "
+                     "torch.autograd.functional, numpy, math")
+
+_ENGINE = "gradcli.engine"
+
+# torch constructors that take device=; wrapped when the run's default device is not cpu
+_DEVICE_CTORS = ("tensor", "as_tensor", "asarray", "zeros", "ones", "empty", "full", "eye", "arange",
+                 "linspace", "logspace", "randn", "rand", "randint", "randperm", "normal")
+
+
+def _engine_value(value):
+    """May this attribute of an engine namespace be shown to scripts?"""
+    if isinstance(value, (bool, int, float, str, complex)) or value is None:
+        return True
+    if isinstance(value, functools.partial):
+        return _engine_value(value.func)
+    module = getattr(value, "__module__", None)
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return isinstance(module, str) and module.startswith(_ENGINE)
+    return type(value).__module__.startswith(_ENGINE)
+
+
+def _facade(name, obj, seen):
+    """A Namespace over an engine module or SimpleNamespace, recursively."""
+    key = id(obj)
+    if key in seen:
+        return seen[key]
+    members = {}
+    ns = Namespace(name, members)
+    seen[key] = ns
+    src = obj.__dict__ if hasattr(obj, "__dict__") else {}
+    for attr in sorted(dir(obj)):
+        if attr.startswith("_"):
+            continue
+        try:
+            value = src[attr] if attr in src else getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - a lazy attribute that fails: leave it out
+            continue
+        if isinstance(value, types.ModuleType):
+            if not value.__name__.startswith(_ENGINE):
+                continue
+            value = _facade(f"{name}.{attr}", value, seen)
+        elif isinstance(value, types.SimpleNamespace):
+            if not type(value).__module__.startswith(_ENGINE):
+                continue
+            value = _facade(f"{name}.{attr}", value, seen)
+        elif not _engine_value(value):
+            continue
+        members[attr] = value
+    object.__setattr__(ns, "_members", members)
+    return ns
+
+
+def _legacy_ctor(api, dtype, name):
+    def ctor(*args, **kwargs):
+        if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return api.zeros(*args, dtype=dtype, **kwargs)
+        if not args:
+            return api.zeros(0, dtype=dtype, **kwargs)
+        return api.tensor(args[0], dtype=dtype, **kwargs)
+    ctor.__name__ = ctor.__qualname__ = name
+    ctor.__module__ = "gradcli.engine.legacy"
+    return ctor
+
+
+def _with_device(fn, dev):
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        if kwargs.get("device") is None:
+            kwargs["device"] = dev
+        return fn(*args, **kwargs)
+    return wrapped
+
+
+_engine_cache = {}
+
+
+def engine_modules(device="cpu"):
+    """{'torch': Namespace, 'torch.nn': Namespace, ...} for the engine (cached per device)."""
+    if device in _engine_cache:
+        return _engine_cache[device]
+    from ..engine import api
+    torch_ns = _facade("torch", api, {})
+    members = torch_ns._members
+    for legacy, dt in (("FloatTensor", api.float32), ("DoubleTensor", api.float64), ("LongTensor", api.int64),
+                       ("IntTensor", api.int32), ("BoolTensor", api.bool), ("HalfTensor", api.float16),
+                       ("ByteTensor", api.uint8)):
+        if members.get(legacy) is None:
+            members[legacy] = _legacy_ctor(api, dt, legacy)
+    if device not in (None, "cpu"):
+        for name in _DEVICE_CTORS:
+            if name in members:
+                members[name] = _with_device(members[name], device)
+    modules = {}
+
+    def collect(path, ns):
+        modules[path] = ns
+        for attr, value in ns._members.items():
+            sub = f"{path}.{attr}"
+            if isinstance(value, Namespace) and sub not in modules:
+                collect(sub, value)
+    collect("torch", torch_ns)
+    _engine_cache[device] = modules
+    return modules
+
+
+# ----------------------------------------------------------------------------- numpy
+
+_NP_FUNCS = """array asarray zeros_like ones_like full_like empty_like
+exp log log2 log10 log1p expm1 sqrt square power sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh
+abs absolute sign floor ceil round around trunc rint clip maximum minimum fmax fmin
+sum mean std var min max amin amax argmin argmax prod cumsum cumprod median average ptp
+dot matmul inner outer vdot cross einsum tensordot transpose reshape ravel squeeze expand_dims
+concatenate stack vstack hstack column_stack split array_split flip fliplr flipud roll rot90 moveaxis swapaxes
+where nonzero argwhere sort argsort unique count_nonzero diag diagonal trace tril triu
+allclose isclose array_equal isnan isinf isfinite any all logical_and logical_or logical_not logical_xor
+add subtract multiply divide true_divide floor_divide mod remainder negative reciprocal
+equal not_equal less less_equal greater greater_equal shape ndim size copy astype
+float16 float32 float64 int8 int16 int32 int64 uint8 bool_ ndarray dtype
+pi e inf nan newaxis""".split()
+
+_NP_SIZED = {"zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "tile", "repeat",
+             "broadcast_to", "meshgrid", "kron"}
+
+
+def _np_checked(fn, rt):
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        if isinstance(result, np.ndarray):
+            pyvalues.check_limit(result.size, rt.max_elements, "array")
+        return result
+    return wrapped
+
+
+def _np_precheck(name, fn, rt):
+    def count(shape):
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+            return int(shape)
+        if isinstance(shape, (tuple, list)):
+            n = 1
+            for s in shape:
+                n *= int(s) if isinstance(s, (int, np.integer)) else 1
+            return n
+        return 0
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        limit = rt.max_elements
+        if name in ("zeros", "ones", "empty", "full") and args:
+            pyvalues.check_limit(count(args[0]), limit, "array")
+        elif name in ("eye", "identity") and args:
+            n = count(args[0])
+            m = count(args[1]) if len(args) > 1 and args[1] is not None else n
+            pyvalues.check_limit(n * m, limit, "array")
+        elif name == "arange" and args and all(isinstance(a, (int, float)) for a in args):
+            start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
+            if step:
+                pyvalues.check_limit(max(0, math.ceil((stop - start) / step)), limit, "array")
+        elif name == "linspace":
+            num = kwargs.get("num", args[2] if len(args) > 2 else 50)
+            pyvalues.check_limit(count(num), limit, "array")
+        elif name in ("tile", "repeat") and len(args) > 1:
+            pyvalues.check_limit(np.size(args[0]) * max(1, count(args[1])), limit, "array")
+        return _np_checked(fn, rt)(*args, **kwargs)
+    return wrapped
+
+
+_NP_RANDOM = ("seed", "rand", "randn", "randint", "random", "random_sample", "uniform", "normal", "choice",
+              "shuffle", "permutation", "binomial", "poisson", "exponential", "standard_normal")
+_NP_LINALG = ("norm", "inv", "det", "solve", "eig", "eigh", "eigvals", "svd", "matrix_rank", "pinv", "qr",
+              "cholesky", "lstsq", "matrix_power")
+
+
+def numpy_modules(rt, seed=None):
+    members = {}
+    for name in _NP_FUNCS:
+        if hasattr(np, name):
+            value = getattr(np, name)
+            members[name] = value
+    for name in _NP_SIZED:
+        if hasattr(np, name):
+            members[name] = _np_precheck(name, getattr(np, name), rt)
+    state = np.random.RandomState(seed)
+
+    def sized(fn):
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            size = kwargs.get("size")
+            n = 1
+            dims = args if fn.__name__ in ("rand", "randn") else ((size,) if size is not None else ())
+            for d in dims:
+                if isinstance(d, (tuple, list)):
+                    for x in d:
+                        n *= int(x) if isinstance(x, (int, np.integer)) else 1
+                elif isinstance(d, (int, np.integer)):
+                    n *= int(d)
+            pyvalues.check_limit(n, rt.max_elements, "array")
+            return fn(*args, **kwargs)
+        return wrapped
+    random_ns = Namespace("numpy.random", {n: sized(getattr(state, n)) for n in _NP_RANDOM if hasattr(state, n)})
+    linalg_ns = Namespace("numpy.linalg", {n: getattr(np.linalg, n) for n in _NP_LINALG if hasattr(np.linalg, n)})
+    members["random"] = random_ns
+    members["linalg"] = linalg_ns
+    numpy_ns = Namespace("numpy", members)
+    return {"numpy": numpy_ns, "numpy.random": random_ns, "numpy.linalg": linalg_ns}
+
+
+# ----------------------------------------------------------------------------- math
+
+_MATH_NAMES = """pi e tau inf nan sqrt exp expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 sinh cosh
+tanh asinh acosh atanh floor ceil fabs trunc isnan isinf isfinite isclose hypot erf erfc gamma lgamma degrees
+radians copysign fsum fmod gcd isqrt dist prod""".split()
+
+
+def _math_factorial(n):
+    if isinstance(n, int) and n > 5000:
+        raise OverflowError("factorial() argument too large for GradScript (limit 5000)")
+    return math.factorial(n)
+
+
+def _math_pow(x, y):
+    return math.pow(x, y)
+
+
+def math_module():
+    members = {name: getattr(math, name) for name in _MATH_NAMES if hasattr(math, name)}
+    members["factorial"] = _math_factorial
+    members["pow"] = _math_pow
+    if "prod" in members:
+        def prod(iterable, *, start=1):
+            result = start
+            for item in iterable:
+                result = pyvalues.g_mul(result, item)
+            return result
+        members["prod"] = prod
+    return {"math": Namespace("math", members)}
+
+
+# ----------------------------------------------------------------------------- builtins
+
+_PLAIN_BUILTINS = """len zip enumerate list tuple dict set frozenset min max abs sum round float int bool str
+sorted reversed any all isinstance issubclass map filter divmod repr callable chr ord slice ascii bin hex oct
+format hash complex next id""".split()
+
+
+def python_builtins(rt):
+    names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
+    names["print"] = rt.print
+    names["range"] = pyvalues.make_range(rt)
+    names["pow"] = pyvalues.g_pow3
+    names["hasattr"] = pyvalues.has_attr
+
+    def iter_(obj):
+        return iter(obj)
+    iter_.__name__ = "iter"
+    names["iter"] = iter_
+
+    def super_(*args):
+        if not args:
+            raise RuntimeError("super(): no arguments")
+        return super(*args)
+    super_.__name__ = "super"
+    names["super"] = super_
+    names["Ellipsis"] = Ellipsis
+    return names
+
+
+class Namespaces:
+    """The built-in names of one session: importable modules and the builtins dict."""
+
+    def __init__(self, rt, device="cpu", seed=None):
+        self.modules = dict(engine_modules(device))
+        self.modules.update(numpy_modules(rt, seed))
+        self.modules.update(math_module())
+        torch_members = self.modules["torch"]._members
+        bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace)}
+        bare.update(python_builtins(rt))
+        self.builtins = bare
+
+    def module(self, path):
+        """The facade for an import path, or None."""
+        return self.modules.get(path)
+
+    def import_from(self, path, name):
+        """``from path import name``: a submodule or a member; None when unknown."""
+        sub = self.modules.get(f"{path}.{name}")
+        if sub is not None:
+            return sub
+        ns = self.modules.get(path)
+        if ns is None:
+            return None
+        return ns._members.get(name)

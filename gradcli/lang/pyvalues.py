@@ -1,0 +1,553 @@
+"""The sandbox around Python values: checked attribute access, guarded operators (integer and
+sequence sizes), safe str.format, Python's unpacking with CPython's texts, and the module
+facades (``Namespace``) that stand for torch, numpy and math.
+
+Every attribute read or write of a script goes through ``get_attr``/``set_attr``: only public
+attributes of allowed types are reachable (tensors and other engine objects, Python scalars and
+containers, NumPy arrays through a whitelist, module facades, user classes and instances).
+Functions, methods, generators, iterators, modules and everything else expose nothing.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import string
+import types
+
+import numpy as np
+
+from .runtime import LimitError, user_raiser
+
+MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
+MAX_SEQUENCE = 10_000_000       # items of a str/list/tuple built by repetition or concatenation
+BIG_RANGE = 100_000             # ranges longer than this iterate through a step-counted wrapper
+
+
+class Namespace:
+    """A read-only facade for a module (torch, torch.nn, numpy, math, ...)."""
+
+    __slots__ = ("_name", "_members")
+
+    def __init__(self, name, members):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_members", dict(members))
+
+    def __getattr__(self, name):
+        try:
+            return self._members[name]
+        except KeyError:
+            raise AttributeError(f"module '{self._name}' has no attribute '{name}'") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to attribute '{name}' of module '{self._name}' in GradScript")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete attribute '{name}' of module '{self._name}' in GradScript")
+
+    def __repr__(self):
+        return f"<module '{self._name}'>"
+
+    def __dir__(self):
+        return sorted(self._members)
+
+
+# ----------------------------------------------------------------------------- attribute policy
+
+_ENGINE_PREFIX = "gradcli.engine"
+_FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None))
+
+NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum
+diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real repeat
+reshape round shape size sort squeeze std sum swapaxes take tolist trace transpose var mT is_integer""".split())
+NP_DTYPE_ATTRS = frozenset("name kind itemsize char str num byteorder ndim shape".split())
+
+_policy_cache = {}
+_setattr_ok_cache = {}
+
+
+def _is_engine_type(t):
+    return getattr(t, "__module__", "").startswith(_ENGINE_PREFIX)
+
+
+def _is_user_class(cls):
+    return "_gradscript_class" in getattr(cls, "__dict__", {})
+
+
+def _compute_policy(t):
+    """True: every public attribute; 'checked': public, result must not be a module;
+    a frozenset: only those names; None: nothing."""
+    from ..engine.tensor import Tensor
+    if issubclass(t, Tensor):
+        return True
+    if t in _FULL_PY:
+        return True
+    if t is str:
+        return "str"
+    if t is Namespace:
+        return "namespace"
+    if t is super:
+        return "checked"
+    if t is BigRange:
+        return True
+    if issubclass(t, np.ndarray) or issubclass(t, np.generic):
+        return NP_ARRAY_ATTRS
+    if issubclass(t, np.dtype):
+        return NP_DTYPE_ATTRS
+    if _is_engine_type(t) or any(_is_user_class(c) for c in t.__mro__):
+        return "checked"
+    if isinstance(t, type) and issubclass(t, tuple) and _is_engine_type(t):
+        return True
+    return None
+
+
+def _refuse(obj, name):
+    what = type(obj).__name__
+    err = AttributeError(f"'{what}' object attribute '{name}' is not available in GradScript")
+    err._gs_user = True
+    return err
+
+
+def _class_attr(cls, name):
+    """Attribute of a class object: its own (MRO) namespace only, never type's or object's."""
+    if not (_is_user_class(cls) or _is_engine_type(cls) or cls in _FULL_PY or cls is str
+            or any(_is_user_class(c) for c in cls.__mro__)):
+        return _refuse(cls, name)
+    if cls is str and name in ("format", "format_map"):
+        return safe_format if name == "format" else safe_format_map
+    for c in cls.__mro__:
+        if c is object or c is type:
+            continue
+        if name in c.__dict__:
+            value = getattr(cls, name)
+            if isinstance(value, types.ModuleType):
+                return _refuse(cls, name)
+            return value
+    err = AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")
+    err._gs_user = True
+    return err
+
+
+@user_raiser
+def get_attr(obj, name):
+    """``obj.name`` for a script (name never starts with '_', except super().__init__)."""
+    if _policy_cache.get(type(obj)) is True:
+        try:
+            return getattr(obj, name)
+        except AttributeError as e:
+            e._gs_user = True
+            raise
+    return _get_attr_slow(obj, name)
+
+
+@user_raiser
+def _get_attr_slow(obj, name):
+    if isinstance(obj, type):
+        value = _class_attr(obj, name)
+        if isinstance(value, BaseException):
+            raise value
+        return value
+    t = type(obj)
+    try:
+        policy = _policy_cache[t]
+    except KeyError:
+        policy = _policy_cache[t] = _compute_policy(t)
+    if policy is True:
+        return get_attr(obj, name)
+    if policy == "namespace":
+        try:
+            return obj._members[name]
+        except KeyError:
+            err = AttributeError(f"module '{obj._name}' has no attribute '{name}'")
+            err._gs_user = True
+            raise err from None
+    if policy == "str":
+        if name in _STR_SPECIAL:
+            return _STR_SPECIAL[name](obj)
+        try:
+            return getattr(obj, name)
+        except AttributeError as e:
+            e._gs_user = True
+            raise
+    if policy == "checked":
+        try:
+            value = getattr(obj, name)
+        except AttributeError as e:
+            e._gs_user = True
+            raise
+        if isinstance(value, types.ModuleType):
+            raise _refuse(obj, name)
+        return value
+    if type(policy) is frozenset and name in policy:
+        return getattr(obj, name)
+    try:
+        exists = hasattr(obj, name)
+    except Exception:  # noqa: BLE001
+        exists = True
+    if not exists:
+        err = AttributeError(f"'{t.__name__}' object has no attribute '{name}'")
+        err._gs_user = True
+        raise err
+    raise _refuse(obj, name)
+
+
+def has_attr(obj, name):
+    if not isinstance(name, str):
+        raise TypeError("hasattr(): attribute name must be string")
+    if name.startswith("_"):
+        return False
+    try:
+        get_attr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _setattr_ok(obj):
+    if isinstance(obj, type):
+        return _is_user_class(obj)
+    t = type(obj)
+    ok = _setattr_ok_cache.get(t)
+    if ok is None:
+        from ..engine import autograd, device, dtypes, factory
+        from ..engine.tensor import Tensor
+        if issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
+            ok = True
+        elif _is_engine_type(t):
+            ok = not issubclass(t, (dtypes.dtype, device.device, autograd.Node, factory.Generator,
+                                    autograd._GradModeContext, tuple))
+        else:
+            ok = False
+        _setattr_ok_cache[t] = ok
+    return ok
+
+
+@user_raiser
+def set_attr(obj, name, value):
+    if not _setattr_ok(obj):
+        err = AttributeError(f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
+        err._gs_user = True
+        raise err
+    try:
+        setattr(obj, name, value)
+    except AttributeError as e:
+        e._gs_user = True
+        raise
+
+
+@user_raiser
+def del_attr(obj, name):
+    if not _setattr_ok(obj):
+        err = AttributeError(f"cannot delete attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
+        err._gs_user = True
+        raise err
+    try:
+        delattr(obj, name)
+    except AttributeError as e:
+        e._gs_user = True
+        raise
+
+
+def public_attributes(obj):
+    """Names that get_attr would give (for tab completion)."""
+    names = []
+    for name in dir(obj):
+        if name.startswith("_"):
+            continue
+        try:
+            get_attr(obj, name)
+        except Exception:  # noqa: BLE001 - completion must never fail
+            continue
+        names.append(name)
+    return names
+
+
+# ----------------------------------------------------------------------------- str methods
+
+_formatter = string.Formatter()
+
+
+def _check_format(fmt, depth=0):
+    if not isinstance(fmt, str):
+        return
+    for _literal, field, spec, _conv in _formatter.parse(fmt):
+        if field is None:
+            continue
+        if field and not (field.isdigit() or field.isidentifier()):
+            raise ValueError(f"format field '{{{field}}}' is not allowed in GradScript: only plain "
+                             "positional or keyword fields (no '.' or '[')")
+        if spec and depth < 3:
+            _check_format(spec, depth + 1)
+
+
+def _size_check(n):
+    if n > MAX_SEQUENCE:
+        raise MemoryError(f"a result of {n} items exceeds the limit of {MAX_SEQUENCE} items")
+
+
+@user_raiser
+def safe_format(fmt, *args, **kwargs):
+    if not isinstance(fmt, str):
+        raise TypeError(f"descriptor 'format' for 'str' objects doesn't apply to a '{type(fmt).__name__}' object")
+    _check_format(fmt)
+    return str.format(fmt, *args, **kwargs)
+
+
+@user_raiser
+def safe_format_map(fmt, mapping):
+    _check_format(fmt)
+    return str.format_map(fmt, mapping)
+
+
+def _width_method(name):
+    method = getattr(str, name)
+
+    def make(s):
+        def bound(width, *rest):
+            if isinstance(width, int):
+                _size_check(width)
+            return method(s, width, *rest)
+        return bound
+    return make
+
+
+def _replace(s):
+    def bound(old, new, count=-1):
+        if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
+            _size_check(len(s) + (len(s) + 1) * (len(new) - len(old)))
+        return s.replace(old, new, count)
+    return bound
+
+
+def _expandtabs(s):
+    def bound(tabsize=8):
+        if isinstance(tabsize, int):
+            _size_check(s.count("\t") * tabsize + len(s))
+        return s.expandtabs(tabsize)
+    return bound
+
+
+_STR_SPECIAL = {
+    "format": lambda s: lambda *a, **k: safe_format(s, *a, **k),
+    "format_map": lambda s: lambda mapping: safe_format_map(s, mapping),
+    "ljust": _width_method("ljust"), "rjust": _width_method("rjust"), "center": _width_method("center"),
+    "zfill": _width_method("zfill"), "replace": _replace, "expandtabs": _expandtabs,
+}
+
+
+# ----------------------------------------------------------------------------- guarded operators
+
+_SEQS = frozenset((str, list, tuple, bytes))
+
+
+def _int_too_big():
+    return OverflowError(f"integer result would have more than {MAX_INT_BITS} bits (GradScript limit)")
+
+
+def _check_pow(a, b):
+    if b > 0 and (a > 1 or a < -1) and (b > MAX_INT_BITS or b * math.log2(abs(a)) > MAX_INT_BITS):
+        raise _int_too_big()
+
+
+def _check_mul(a, b):
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise _int_too_big()
+    elif ta in _SEQS and (tb is int or tb is bool):
+        _size_check(len(a) * b)
+    elif tb in _SEQS and (ta is int or ta is bool):
+        _size_check(len(b) * a)
+
+
+def _check_add(a, b):
+    if type(a) in _SEQS and type(b) is type(a):
+        _size_check(len(a) + len(b))
+
+
+def _check_lshift(a, b):
+    if type(a) is int and type(b) is int and a and b > 0 and a.bit_length() + b > MAX_INT_BITS:
+        raise _int_too_big()
+
+
+@user_raiser
+def g_add(a, b):
+    if type(a) in _SEQS:
+        _check_add(a, b)
+    return a + b
+
+
+@user_raiser
+def g_mul(a, b):
+    if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
+        _check_mul(a, b)
+    return a * b
+
+
+_GUARD_MUL = frozenset((int, str, list, tuple, bytes))
+
+
+@user_raiser
+def g_pow(a, b):
+    if type(a) is int and type(b) is int:
+        _check_pow(a, b)
+    return a ** b
+
+
+@user_raiser
+def g_lshift(a, b):
+    _check_lshift(a, b)
+    return a << b
+
+
+@user_raiser
+def g_iadd(a, b):
+    if type(a) in _SEQS:
+        _check_add(a, b)
+        if type(a) is list and type(b) is not list and hasattr(b, "__len__"):
+            _size_check(len(a) + len(b))
+    return operator.iadd(a, b)
+
+
+@user_raiser
+def g_imul(a, b):
+    if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
+        _check_mul(a, b)
+    return operator.imul(a, b)
+
+
+@user_raiser
+def g_ipow(a, b):
+    if type(a) is int and type(b) is int:
+        _check_pow(a, b)
+    return operator.ipow(a, b)
+
+
+@user_raiser
+def g_ilshift(a, b):
+    _check_lshift(a, b)
+    return operator.ilshift(a, b)
+
+
+@user_raiser
+def g_pow3(base, exp, mod=None):
+    if mod is None and type(base) is int and type(exp) is int:
+        _check_pow(base, exp)
+    return pow(base, exp, mod)
+
+
+BINOPS = {
+    "+": g_add, "-": operator.sub, "*": g_mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": g_pow, "@": operator.matmul, "<<": g_lshift, ">>": operator.rshift,
+    "|": operator.or_, "^": operator.xor, "&": operator.and_,
+}
+INPLACE_OPS = {
+    "+": g_iadd, "-": operator.isub, "*": g_imul, "/": operator.itruediv, "//": operator.ifloordiv,
+    "%": operator.imod, "**": g_ipow, "@": operator.imatmul, "<<": g_ilshift, ">>": operator.irshift,
+    "|": operator.ior, "^": operator.ixor, "&": operator.iand,
+}
+UNARYOPS = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
+
+
+# ----------------------------------------------------------------------------- unpacking
+
+@user_raiser
+def unpack(value, n, star=None):
+    """Python's unpacking of ``value`` into n targets (``star``: index of a *target)."""
+    t = type(value)
+    if star is None and (t is tuple or t is list) and len(value) == n:
+        return value
+    if not (hasattr(t, "__iter__") or hasattr(t, "__getitem__")):
+        raise TypeError(f"cannot unpack non-iterable {t.__name__} object")
+    it = iter(value)
+    if star is None:
+        items = []
+        for item in it:
+            if len(items) == n:
+                raise ValueError(f"too many values to unpack (expected {n})")
+            items.append(item)
+        if len(items) < n:
+            raise ValueError(f"not enough values to unpack (expected {n}, got {len(items)})")
+        return items
+    items = list(it)
+    need = n - 1
+    if len(items) < need:
+        raise ValueError(f"not enough values to unpack (expected at least {need}, got {len(items)})")
+    after = need - star
+    tail = items[len(items) - after:] if after else []
+    return items[:star] + [items[star:len(items) - after]] + tail
+
+
+# ----------------------------------------------------------------------------- ranges
+
+class BigRange:
+    """A long range whose iteration counts steps (so C-level consumers stay bounded)."""
+
+    __slots__ = ("r", "rt")
+
+    def __init__(self, r, rt):
+        self.r = r
+        self.rt = rt
+
+    def __iter__(self):
+        rt = self.rt
+        for i in self.r:
+            rt.budget -= 1
+            if rt.budget < 0:
+                rt.refill()
+            yield i
+
+    def __reversed__(self):
+        return BigRange(self.r[::-1], self.rt).__iter__()
+
+    def __len__(self):
+        return len(self.r)
+
+    def __getitem__(self, item):
+        v = self.r[item]
+        return BigRange(v, self.rt) if isinstance(v, range) else v
+
+    def __contains__(self, item):
+        return item in self.r
+
+    def __eq__(self, other):
+        return self.r == (other.r if isinstance(other, BigRange) else other)
+
+    def __hash__(self):
+        return hash(self.r)
+
+    def __repr__(self):
+        return repr(self.r)
+
+    @property
+    def start(self):
+        return self.r.start
+
+    @property
+    def stop(self):
+        return self.r.stop
+
+    @property
+    def step(self):
+        return self.r.step
+
+    def index(self, value):
+        return self.r.index(value)
+
+    def count(self, value):
+        return self.r.count(value)
+
+
+def make_range(rt):
+    def range_(*args):
+        r = range(*args)
+        if len(r) > BIG_RANGE:
+            return BigRange(r, rt)
+        return r
+    range_.__name__ = "range"
+    return range_
+
+
+def check_limit(n, limit, what="items"):
+    if n > limit:
+        raise LimitError("RuntimeError", f"{what} of {n} elements exceeds the limit of {limit} elements "
+                         "(--max-elements)", hint="max_elements")

@@ -1,0 +1,370 @@
+"""The API the CLI, the REPL and the calculator use to run GradScript (docs/architecture.md).
+
+    result = run_source(text, "train.grad", RunOptions(seed=0), write=lambda text, line: ...)
+    result.ok, result.outputs, result.error, result.warnings, result.variables
+
+Errors of the script come back as ``RunResult.error``, a ``GradScriptError`` (type name,
+message, location, hint). A failure of gradcli itself comes back as an ``InternalError``
+(a GradScriptError subclass whose ``type_name`` is "InternalError", with ``original`` and
+``traceback_text``): the CLI exits 3 for it. Nothing else escapes ``Session.run`` except
+KeyboardInterrupt/SystemExit.
+"""
+from __future__ import annotations
+
+import contextlib
+import keyword
+import sys
+import traceback
+import warnings as _warnings
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .errors import GradScriptError
+from .namespaces import Namespaces
+from .pyvalues import Namespace, public_attributes, get_attr
+from .runtime import Frame, LimitError, Runtime, _is_internal
+
+# One table of hint texts, keyed by the engine's `gradcli_hint` names and the runner's limits.
+HINTS = {
+    "non_scalar": "call .sum() or .mean() first, or pass gradient=torch.ones_like(z)",
+    "retain_graph": "pass retain_graph=True to the first backward() if you need to backward twice",
+    "float_dtype": "only floating point tensors can require gradients: write 1. instead of 1, "
+                   "or pass dtype=torch.float32",
+    "leaf_inplace": "change a leaf that requires grad inside `with torch.no_grad():`, or work on a clone()",
+    "retain_grad": "call .retain_grad() on the non-leaf tensor before backward() to keep its .grad",
+    "nonleaf_grad": "call .retain_grad() on the non-leaf tensor before backward() to keep its .grad",
+    "detach_numpy": "call .detach().numpy() instead",
+    "detach": "use .detach() to get a tensor that is cut from the graph",
+    "broadcast": "shapes must be equal or 1 in every dimension, compared from the right",
+    "matmul_shape": "the inner dimensions must agree: (n x k) @ (k x m)",
+    "allow_unused": "pass allow_unused=True to get None for inputs the output does not depend on",
+    "no_grad_fn": "the output does not depend on any tensor with requires_grad=True",
+    "inplace": "an in-place operation changed a tensor that backward needs: use the out-of-place form "
+               "(x = x * 2 instead of x *= 2)",
+    "index_range": "indices count from 0 to size-1 (negative ones from the end)",
+    "zero_dim_index": "a 0-dim tensor has no dimension to index: use .item() to get its number",
+    "device": "move both tensors to one device with .to(device)",
+    "dtype_mismatch": "convert one operand first, e.g. .float() or .double()",
+    "max_elements": "raise the limit with --max-elements if you really need a tensor this large",
+    "max_steps": "a loop that never ends? raise the limit with --max-steps N",
+    "timeout": "raise the limit with --timeout SECONDS",
+    "recursion": "a function that calls itself without end?",
+}
+
+NONLEAF_GRAD_TEXT = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+
+
+@dataclass
+class RunOptions:
+    dtype: str = "float32"            # default float dtype
+    device: str = "cpu"               # default device for constructors
+    seed: int | None = None           # torch.manual_seed before the run
+    max_steps: int = 10_000_000       # loop iterations + calls
+    max_elements: int = 100_000_000   # per tensor
+    max_depth: int = 200              # call depth (RecursionError text)
+    timeout: float | None = None      # wall-clock seconds
+
+
+@dataclass
+class Output:
+    text: str
+    line: int | None
+
+
+@dataclass
+class Warning:  # noqa: A001 - the name the architecture gives it
+    category: str
+    message: str
+    line: int | None
+    column: int | None
+
+
+@dataclass
+class RunResult:
+    ok: bool
+    outputs: list = field(default_factory=list)
+    error: GradScriptError | None = None
+    warnings: list = field(default_factory=list)
+    variables: dict = field(default_factory=dict)
+
+    @property
+    def stdout(self):
+        return "".join(o.text for o in self.outputs)
+
+
+class InternalError(GradScriptError):
+    """gradcli itself failed (not the script): exit status 3."""
+
+    default_type_name = "InternalError"
+
+    def __init__(self, message, *, original=None, traceback_text="", **kw):
+        super().__init__(message, **kw)
+        self.original = original
+        self.traceback_text = traceback_text
+
+
+def _internal(exc, filename, node=None):
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    kw = _span(node)
+    return InternalError(f"internal error: {type(exc).__name__}: {exc}", original=exc, traceback_text=text,
+                         filename=filename, **kw)
+
+
+def _span(node):
+    if node is None:
+        return {}
+    return dict(line=node.line, column=node.column, end_line=node.end_line, end_column=node.end_column)
+
+
+def hint_text(key):
+    return HINTS.get(key) if isinstance(key, str) else None
+
+
+_DTYPES = {"float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
+           "float16": "float16", "half": "float16"}
+
+
+class Session:
+    """State kept across runs (the REPL uses one): variables, engine settings, warnings seen."""
+
+    def __init__(self, options: RunOptions | None = None, write=None, warn=None):
+        self.options = options or RunOptions()
+        self._write_cb = write
+        self._warn_cb = warn
+        self._outputs = []
+        self._warnings = []
+        self._warned = set()
+        o = self.options
+        self.rt = Runtime(self._write, max_steps=o.max_steps, max_depth=o.max_depth, timeout=o.timeout,
+                          max_elements=o.max_elements)
+        self.namespaces = Namespaces(self.rt, device=o.device or "cpu", seed=o.seed)
+        self.globals = Frame()
+        self.globals.parent = None
+        self._engine_state = None  # (default dtype, grad enabled, print options) between runs
+
+    # ------------------------------------------------------------------ output and warnings
+    def _write(self, text, line):
+        self._outputs.append(Output(text, line))
+        if self._write_cb is not None:
+            self._write_cb(text, line)
+
+    def _showwarning(self, message, category, filename=None, lineno=None, file=None, line=None):
+        rt = self.rt
+        site = rt.site if rt.site is not None else rt.loc[0]
+        line_no = site.line if site is not None else None
+        column = site.column if site is not None else None
+        text = str(message)
+        key = (line_no, column, category.__name__, text)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        w = Warning(category.__name__, text, line_no, column)
+        self._warnings.append(w)
+        if self._warn_cb is not None:
+            self._warn_cb(w)
+
+    # ------------------------------------------------------------------ engine state
+    @contextlib.contextmanager
+    def _engine(self, filename):
+        from ..engine import api, autograd, dtypes, factory, formatting
+        saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
+                 factory._limits["max_elements"], autograd._site_hook[0], sys.getrecursionlimit())
+        rt = self.rt
+        rt.filename = filename
+        if self._engine_state is None:
+            name = _DTYPES.get(str(self.options.dtype).replace("torch.", ""), None)
+            if name is None:
+                raise GradScriptError(f"unknown dtype '{self.options.dtype}' (use float32 or float64)",
+                                      type_name="ValueError")
+            self._engine_state = (getattr(api, name), True, formatting.get_printoptions())
+            if self.options.seed is not None:
+                api.manual_seed(self.options.seed)
+        dt, enabled, popts = self._engine_state
+        dtypes.set_default_dtype(dt)
+        autograd.grad_mode.enabled = enabled
+        formatting.set_printoptions(**popts)
+        factory.set_max_elements(self.options.max_elements)
+        loc = rt.loc
+        autograd.set_site_hook(lambda: loc[0] and (loc[0].line, loc[0].column))
+        sys.setrecursionlimit(max(saved[5], 4000 + 12 * self.options.max_depth))
+        try:
+            with _warnings.catch_warnings():
+                _warnings.simplefilter("always")
+                _warnings.showwarning = self._showwarning
+                yield
+        finally:
+            self._engine_state = (dtypes.get_default_dtype(), autograd.grad_mode.enabled,
+                                  formatting.get_printoptions())
+            dtypes.set_default_dtype(saved[0])
+            autograd.grad_mode.enabled = saved[1]
+            formatting.set_printoptions(**saved[2])
+            factory.set_max_elements(saved[3])
+            autograd.set_site_hook(saved[4])
+            sys.setrecursionlimit(saved[5])
+
+    # ------------------------------------------------------------------ errors
+    def _convert(self, exc, node, filename):
+        if isinstance(exc, GradScriptError):
+            if exc.filename is None:
+                exc.filename = filename
+            return exc
+        tagged = getattr(exc, "_gs_node", None)
+        internal = getattr(exc, "_gs_internal", None) if tagged is not None else None
+        if internal is None:
+            internal = _is_internal(exc)
+        node = tagged or node
+        if internal:
+            return _internal(exc, filename, node)
+        type_name = exc.type_name if isinstance(exc, LimitError) else type(exc).__name__
+        return GradScriptError(str(exc), type_name=type_name, filename=filename,
+                               hint=hint_text(getattr(exc, "gradcli_hint", None)), **_span(node))
+
+    # ------------------------------------------------------------------ running
+    def _parse(self, source, filename):
+        from .parser import parse
+        try:
+            return parse(source, filename), None
+        except GradScriptError as e:
+            if e.filename is None:
+                e.filename = filename
+            return None, e
+        except RecursionError:
+            return None, GradScriptError("maximum recursion depth exceeded during compilation (source nested "
+                                         "too deeply)", type_name="RecursionError", filename=filename)
+        except Exception as e:  # noqa: BLE001 - the parser failed: gradcli's fault
+            return None, _internal(e, filename)
+
+    def run(self, source: str, filename: str = "<string>") -> RunResult:
+        self._outputs = []
+        self._warnings = []
+        self.rt.reset()
+        module, error = self._parse(source, filename)
+        if error is None:
+            error = self._execute(module, filename)
+        return RunResult(ok=error is None, outputs=self._outputs, error=error, warnings=self._warnings,
+                         variables=self.variables())
+
+    def _execute(self, module, filename):
+        from .compiler import Compiler
+        rt = self.rt
+        try:
+            with self._engine(filename):
+                try:
+                    compiled = Compiler(rt, self.namespaces, self.globals, filename).compile_module(module)
+                except GradScriptError as e:
+                    return self._convert(e, None, filename)
+                except RecursionError:
+                    return GradScriptError("maximum recursion depth exceeded during compilation (source nested "
+                                           "too deeply)", type_name="RecursionError", filename=filename)
+                G, loc = self.globals, rt.loc
+                for node, f in compiled:
+                    loc[0] = node
+                    try:
+                        f(G)
+                    except Exception as e:  # noqa: BLE001 - the script's error (or ours): reported
+                        return self._convert(e, loc[0] or node, filename)
+                    finally:
+                        rt.site = None
+                        rt.depth = 0
+        except GradScriptError as e:
+            return self._convert(e, None, filename)
+        except Exception as e:  # noqa: BLE001 - anything left is gradcli's own failure
+            return _internal(e, filename)
+        return None
+
+    def evaluate(self, expr: str, filename: str = "<expr>"):
+        """The value of one expression in this session (raises GradScriptError)."""
+        module, error = self._parse(expr, filename)
+        if error is not None:
+            raise error
+        if len(module.body) != 1 or type(module.body[0]) is not A.ExprStmt:
+            raise GradScriptError("expected a single expression", type_name="SyntaxError", filename=filename,
+                                  **_span(module.body[0] if module.body else None))
+        from .compiler import Compiler
+        rt = self.rt
+        rt.reset()
+        node = module.body[0]
+        result = []
+        with self._engine(filename):
+            try:
+                fn = Compiler(rt, self.namespaces, self.globals, filename).compile_expression(node.value)
+                rt.loc[0] = node
+                result.append(fn(self.globals))
+            except GradScriptError as e:
+                raise self._convert(e, node, filename) from None
+            except Exception as e:  # noqa: BLE001
+                raise self._convert(e, node, filename) from None
+            finally:
+                rt.site = None
+        return result[0]
+
+    def variables(self):
+        """The script's top-level names (user values, not the imported namespaces)."""
+        out = {}
+        imported = self._imported_values()
+        for k, v in self.globals.items():
+            if isinstance(v, Namespace) or id(v) in imported:
+                continue
+            out[k] = v
+        return out
+
+    def _imported_values(self):
+        ids = set()
+        for ns in self.namespaces.modules.values():
+            ids.update(id(v) for v in ns._members.values() if not isinstance(v, (int, float, str, bool)))
+        return ids
+
+    def predefine_modules(self):
+        """Bind torch, np, nn, F, math, as a calculator or REPL may want without imports."""
+        for name, path in (("torch", "torch"), ("np", "numpy"), ("nn", "torch.nn"),
+                           ("F", "torch.nn.functional"), ("math", "math")):
+            ns = self.namespaces.module(path)
+            if ns is not None and name not in self.globals:
+                self.globals[name] = ns
+
+    # ------------------------------------------------------------------ completion
+    def complete(self, prefix: str) -> list:
+        try:
+            return self._complete(prefix)
+        except Exception:  # noqa: BLE001 - completion never fails
+            return []
+
+    def _complete(self, prefix):
+        if "." in prefix:
+            head, _, tail = prefix.rpartition(".")
+            parts = head.split(".")
+            if not all(p.isidentifier() and not p.startswith("_") for p in parts):
+                return []
+            first = parts[0]
+            if first in self.globals:
+                obj = self.globals[first]
+            elif first in self.namespaces.builtins:
+                obj = self.namespaces.builtins[first]
+            else:
+                return []
+            with _warnings.catch_warnings():
+                _warnings.simplefilter("ignore")
+                for p in parts[1:]:
+                    obj = get_attr(obj, p)
+                names = public_attributes(obj)
+            return sorted(f"{head}.{n}" for n in names if n.startswith(tail))
+        pool = set(self.globals) | set(self.namespaces.builtins) | set(keyword.kwlist)
+        return sorted(n for n in pool if n.startswith(prefix) and not n.startswith("_"))
+
+
+def run_source(source, filename="<string>", options=None, write=None, warn=None) -> RunResult:
+    """Run a whole script in a fresh session."""
+    return Session(options or RunOptions(), write=write, warn=warn).run(source, filename)
+
+
+def evaluate_expression(expr: str, variables: dict, options=None):
+    """The calculator: the value of one expression with the given variables bound
+    (torch, np, nn, F and math are predefined). Raises GradScriptError on failure."""
+    session = Session(options or RunOptions())
+    session.predefine_modules()
+    session.globals.update(variables)
+    return session.evaluate(expr)
+
+
+__all__ = ["RunOptions", "Output", "Warning", "RunResult", "Session", "run_source", "evaluate_expression",
+           "InternalError", "HINTS", "hint_text"]

@@ -1,0 +1,299 @@
+"""Run-time support of compiled GradScript: the per-run state (limits, output, current
+location), frames, user functions, control-flow signals and the tagging of exceptions with
+the source node that raised them.
+
+Compiled code (see compiler.py) is a tree of Python closures ``f(frame)``. A frame is a dict
+of variables with a ``parent`` link to the frame the function was defined in (closures); the
+module frame is the globals dict itself.
+"""
+from __future__ import annotations
+
+import os
+import time
+import types
+
+_LANG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PKG_DIR = os.path.dirname(_LANG_DIR)
+_ENGINE_DIR = os.path.join(_PKG_DIR, "engine")
+
+CHUNK = 256  # steps between two checks of the step total and the wall clock
+
+
+class Frame(dict):
+    """Variables of one scope; ``parent`` is the enclosing function's frame (or None)."""
+
+    __slots__ = ("parent",)
+
+
+# control-flow signals returned by statement closures (a Return is a 1-tuple (value,))
+class _Signal:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+BREAK = _Signal("BREAK")
+CONTINUE = _Signal("CONTINUE")
+
+
+class LimitError(Exception):
+    """A resource limit of the run was reached; ``type_name`` is what the user sees."""
+
+    def __init__(self, type_name, message, hint=None):
+        super().__init__(message)
+        self.type_name = type_name
+        self.gradcli_hint = hint
+
+
+class Runtime:
+    """The mutable state of one run: limits, counters, output sink, current statement."""
+
+    def __init__(self, write, max_steps=10_000_000, max_depth=200, timeout=None, max_elements=100_000_000,
+                 filename="<string>"):
+        self.write = write                # write(text, line)
+        self.max_steps = max_steps
+        self.max_depth = max_depth
+        self.timeout = timeout
+        self.max_elements = max_elements
+        self.filename = filename
+        self.loc = [None]                 # the statement node being executed
+        self.site = None                  # a finer node for warnings (x.grad), else None
+        self.depth = 0
+        self.reset()
+
+    def reset(self):
+        self.spent = 0
+        self.chunk = min(CHUNK, self.max_steps)
+        self.budget = self.chunk
+        self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self.depth = 0
+
+    def refill(self):
+        """Called when ``budget`` went below zero: account, check the limits, grant a new chunk."""
+        self.spent += self.chunk
+        if self.spent >= self.max_steps:
+            self.budget = 0
+            raise LimitError("RuntimeError", f"step limit of {self.max_steps} exceeded (--max-steps)",
+                             hint="max_steps")
+        self.check_time()
+        self.chunk = min(CHUNK, self.max_steps - self.spent)
+        self.budget = self.chunk - 1
+
+    def check_time(self):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitError("TimeoutError", f"the script ran longer than {self.timeout:g} seconds (--timeout)",
+                             hint="timeout")
+
+    def line(self):
+        node = self.loc[0]
+        return node.line if node is not None else None
+
+    def print(self, *args, sep=" ", end="\n", file=None, flush=False):
+        if file is not None:
+            raise TypeError("print(): file= is not supported in GradScript (no file access)")
+        if sep is None:
+            sep = " "
+        elif not isinstance(sep, str):
+            raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+        if end is None:
+            end = "\n"
+        elif not isinstance(end, str):
+            raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+        self.write(sep.join([str(a) for a in args]) + end, self.line())
+
+    def echo(self, value):
+        if value is not None:
+            self.write(repr(value) + "\n", self.line())
+
+
+# ----------------------------------------------------------------------------- functions
+
+def _plural(n, word):
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _names_list(names):
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+class Function:
+    """A user function (def or lambda): called like a Python function, binds as a method."""
+
+    __slots__ = ("name", "qualname", "params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults",
+                 "body", "closure", "rt", "nparams", "simple", "is_lambda", "method_of", "__weakref__")
+
+    def __init__(self, rt, name, qualname, params, defaults, vararg, kwarg, kwonly, kw_defaults, body,
+                 closure, is_lambda):
+        self.rt = rt
+        self.name = name
+        self.qualname = qualname
+        self.params = tuple(params)
+        self.defaults = tuple(defaults)
+        self.vararg = vararg
+        self.kwarg = kwarg
+        self.kwonly = tuple(kwonly)
+        self.kw_defaults = dict(kw_defaults)  # name -> value (only those with a default)
+        self.body = body
+        self.closure = closure
+        self.nparams = len(self.params)
+        self.simple = vararg is None and kwarg is None and not self.kwonly
+        self.is_lambda = is_lambda
+        self.method_of = None
+
+    def __getattr__(self, name):  # __name__ / __qualname__ for reprs (bound methods, errors)
+        if name == "__qualname__":
+            return self.qualname
+        if name == "__name__":
+            return self.name
+        raise AttributeError(f"'function' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return f"<function {self.qualname} at {hex(id(self))}>"
+
+    def __get__(self, obj, cls=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        rt = self.rt
+        rt.budget -= 1
+        if rt.budget < 0:
+            rt.refill()
+        if rt.depth >= rt.max_depth:
+            raise LimitError("RecursionError", "maximum recursion depth exceeded", hint="recursion")
+        if self.simple and not kwargs and len(args) == self.nparams:
+            frame = Frame(zip(self.params, args))
+        else:
+            frame = self._bind(args, kwargs)
+        frame.parent = self.closure
+        loc = rt.loc
+        saved = loc[0]
+        rt.depth += 1
+        try:
+            result = self.body(frame)
+        finally:
+            rt.depth -= 1
+            loc[0] = saved
+        if self.is_lambda:
+            return result
+        if type(result) is tuple:
+            return result[0]
+        return None
+
+    def _bind(self, args, kwargs):
+        """Python's argument binding, with CPython 3.11's error texts."""
+        params, n = self.params, self.nparams
+        frame = Frame()
+        name = self.qualname
+        if len(args) > n:
+            if self.vararg is None:
+                ndef = len(self.defaults)
+                if ndef:
+                    takes = f"from {n - ndef} to {n} positional arguments"
+                else:
+                    takes = _plural(n, "positional argument")
+                given = len(args)
+                kwonly_given = [k for k in kwargs if k in self.kwonly]
+                if kwonly_given:
+                    raise TypeError(f"{name}() takes {takes} but {_plural(given, 'positional argument')} "
+                                    f"(and {_plural(len(kwonly_given), 'keyword-only argument')}) were given")
+                raise TypeError(f"{name}() takes {takes} but {given} {'was' if given == 1 else 'were'} given")
+            frame[self.vararg] = tuple(args[n:])
+            args = args[:n]
+        elif self.vararg is not None:
+            frame[self.vararg] = ()
+        for p, a in zip(params, args):
+            frame[p] = a
+        extra = {} if self.kwarg is not None else None
+        for k, v in kwargs.items():
+            if k in params or k in self.kwonly:
+                if k in frame:
+                    raise TypeError(f"{name}() got multiple values for argument '{k}'")
+                frame[k] = v
+            elif extra is not None:
+                extra[k] = v
+            else:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        ndef = len(self.defaults)
+        first_default = n - ndef
+        missing = []
+        for i, p in enumerate(params):
+            if p not in frame:
+                if i >= first_default:
+                    frame[p] = self.defaults[i - first_default]
+                else:
+                    missing.append(p)
+        if missing:
+            raise TypeError(f"{name}() missing {len(missing)} required positional argument"
+                            f"{'s' if len(missing) > 1 else ''}: {_names_list(missing)}")
+        missing = []
+        for p in self.kwonly:
+            if p not in frame:
+                if p in self.kw_defaults:
+                    frame[p] = self.kw_defaults[p]
+                else:
+                    missing.append(p)
+        if missing:
+            raise TypeError(f"{name}() missing {len(missing)} required keyword-only argument"
+                            f"{'s' if len(missing) > 1 else ''}: {_names_list(missing)}")
+        if extra is not None:
+            frame[self.kwarg] = extra
+        return frame
+
+
+# ----------------------------------------------------------------------------- error tagging
+
+# Exception types that, raised from inside gradcli's own code (not by the script's operation
+# itself), mean a bug of gradcli rather than a mistake of the script.
+BUG_TYPES = (AttributeError, KeyError, NameError, AssertionError, ImportError, SystemError, LookupError,
+             UnboundLocalError)
+
+USER_RAISERS = set()  # code objects of helpers whose exceptions are the script's (see user_raiser)
+
+
+def user_raiser(fn):
+    """Mark a helper whose exceptions are always the script's own fault."""
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        USER_RAISERS.add(code)
+    return fn
+
+
+def _is_internal(exc):
+    if isinstance(exc, LimitError) or getattr(exc, "_gs_user", False):
+        return False
+    if not isinstance(exc, BUG_TYPES) or isinstance(exc, IndexError):
+        return False
+    if getattr(exc, "gradcli_hint", None) is not None or hasattr(exc, "gradcli_hint"):
+        return False
+    tb = exc.__traceback__
+    if tb is None or tb.tb_next is None:
+        return False  # raised by the operation of the node itself (C code or a deliberate raise)
+    last_ours = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename.startswith(_PKG_DIR):
+            last_ours = code
+        tb = tb.tb_next
+    if last_ours is None or last_ours in USER_RAISERS:
+        return False
+    # the innermost gradcli frame is the tagging closure itself: the script's operation failed
+    return last_ours is not exc.__traceback__.tb_frame.f_code
+
+
+def tag(exc, node):
+    """Record the innermost source node an exception passed through (first one wins)."""
+    try:
+        if getattr(exc, "_gs_node", None) is None:
+            exc._gs_node = node
+            exc._gs_internal = _is_internal(exc)
+    except Exception:  # noqa: BLE001 - an exception object that refuses attributes: leave it
+        pass
