@@ -1,6 +1,706 @@
-"""(being written)"""
-METHODS = {}
-INPLACE = ()
-TORCH = {}
-LINALG = {}
-SPECIAL = {}
+"""Scans and selecting reductions: cumsum, cumprod, logcumsumexp, cummax/cummin, sort/argsort/msort,
+topk, kthvalue, median, mode, aminmax, count_nonzero, var_mean/std_mean, nansum/nanmean, and
+torch.linalg.norm / matrix_norm over the vector norm of reduction.py.
+
+The (values, indices) results are torch.return_types named tuples; the gradient of a selecting
+reduction goes to the selected index (scatter), of median/aminmax without dim evenly to the ties.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..autograd import _Saved
+from ..function import Function, MultiOutputFunction, record, record_multi
+from ..tensor import Tensor, _wrap_dim, wrap
+from . import elementwise as E
+from . import indexing as I
+from . import reduction as R
+from .reduction import _RETURN_TYPES, return_type
+from .special import inplace_method, sgn
+from .shape import expand, flip, unsqueeze
+
+AminmaxResult = return_type("aminmax", ("min", "max"))
+SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
+
+
+def _missing(name, arg):
+    return errors.type_error(f'{name}() missing 1 required positional arguments: "{arg}"')
+
+
+def _zeros(shape, dt):
+    return wrap(np.zeros(shape, dt.np), dt)
+
+
+def _dim_of(input, dim):
+    """dim wrapped for input (a 0-d tensor accepts 0 and -1)."""
+    return _wrap_dim(dim, input._data.ndim)
+
+
+def _int_result(dt, dtype):
+    if dtype is not None:
+        return dtype
+    return dtypes.int64 if not dt.is_floating_point else dt
+
+
+def _rev_cumsum(g, d):
+    return flip(cumsum(flip(g, d), d), d)
+
+
+# ---------------------------------------------------------------------------- cumsum / cumprod
+
+class CumsumBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        d = self._kw["dim"]
+        if g._data.ndim == 0:
+            return (g,)
+        return (_rev_cumsum(g, d),)
+
+
+def cumsum(input, dim=None, *, dtype=None):
+    if dim is None:
+        raise _missing("cumsum", "dim")
+    dt = _int_result(input.dtype, dtype)
+    d = _dim_of(input, dim)
+    data = input._data
+    r = np.cumsum(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
+    return record(CumsumBackward0, (input,), wrap(np.asarray(r), dt), {"dim": d})
+
+
+class CumprodBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        d = self._kw["dim"]
+        if x._data.ndim == 0:
+            return (g,)
+        if not bool((x._data == 0).any()):
+            return (_rev_cumsum(g * out, d) / x,)
+        # with zeros: grad_i = sum_{j>=i} g_j * prod_{k<=j, k!=i} x_k, built from Tensor ops
+        n = x._data.shape[d]
+        total = None
+        for i in range(n):
+            shape = [1] * x._data.ndim
+            shape[d] = n
+            at_i = np.zeros(shape, bool)
+            at_i.reshape(-1)[i] = True
+            after = np.zeros(shape, bool)
+            after.reshape(-1)[i:] = True
+            xi = E.where(wrap(at_i, dtypes.bool_), 1.0, x)
+            term = E.where(wrap(after, dtypes.bool_), g * cumprod(xi, d), 0.0)
+            part = E.where(wrap(at_i, dtypes.bool_), R.sum(term, dim=d, keepdim=True), 0.0)
+            total = part if total is None else total + part
+        return (total,)
+
+
+def cumprod(input, dim=None, *, dtype=None):
+    if dim is None:
+        raise _missing("cumprod", "dim")
+    dt = _int_result(input.dtype, dtype)
+    d = _dim_of(input, dim)
+    data = input._data
+    r = np.cumprod(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
+    return record(CumprodBackward0, (input,), wrap(np.asarray(r), dt), {"dim": d})
+
+
+class LogcumsumexpBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        d = self._kw["dim"]
+        if x._data.ndim == 0:
+            return (g,)
+        # grad_i = sum_{j>=i} g_j exp(x_i - out_j)
+        return (E.exp(x) * _rev_cumsum(g * E.exp(-out), d),)
+
+
+def logcumsumexp(input, dim=None):
+    if dim is None:
+        raise _missing("logcumsumexp", "dim")
+    if not input.dtype.is_floating_point:
+        from .special import not_implemented  # noqa: PLC0415
+        raise not_implemented("logcumsumexp_out_cpu", input.dtype)
+    d = _dim_of(input, dim)
+    data = input._data
+    r = np.logaddexp.accumulate(data, axis=d) if data.ndim else data.copy()
+    return record(LogcumsumexpBackward0, (input,), wrap(np.asarray(r), input.dtype), {"dim": d})
+
+
+# ---------------------------------------------------------------------------- value-selecting reductions
+
+def _select_grad(g, dim, indices, in_shape, keepdim):
+    """The gradient of values picked at `indices` along dim: scattered into zeros."""
+    if len(in_shape) == 0:
+        return g
+    if not keepdim:
+        g = unsqueeze(g, dim)
+        indices = unsqueeze(indices, dim)
+    return I.scatter(_zeros(in_shape, g.dtype), dim, indices, g)
+
+
+class _SelectBackward(Function):
+    """Values selected at indices (kept on the node) along dim."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (_select_grad(g, k["dim"], k["indices"], k["in_shape"], k["keepdim"]),)
+
+
+class _SelectMultiBackward(MultiOutputFunction):
+    """The (values, indices) node: only the values output is differentiable."""
+    __slots__ = ()
+
+    def backward(self, grads):
+        k = self._kw
+        return (_select_grad(grads[0], k["dim"], k["indices"], k["in_shape"], k["keepdim"]),)
+
+
+class SortBackward0(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class SortBackward1(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class TopkBackward0(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class KthvalueBackward0(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class MedianBackward1(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class ModeBackward0(_SelectMultiBackward):
+    __slots__ = ()
+
+
+class CummaxBackward0(_SelectMultiBackward):
+    __slots__ = ()
+
+    def backward(self, grads):
+        k = self._kw
+        g = grads[0]
+        if len(k["in_shape"]) == 0:
+            return (g,)
+        return (I.scatter_add(_zeros(k["in_shape"], g.dtype), k["dim"], k["indices"], g),)
+
+
+class CumminBackward0(CummaxBackward0):
+    __slots__ = ()
+
+
+def _pair(name, cls, input, values, indices, kw):
+    vals = wrap(np.asarray(values), input.dtype)
+    idx = wrap(np.asarray(indices, np.int64), dtypes.int64)
+    kw = dict(kw, indices=idx, in_shape=input._data.shape)
+    if input.dtype.is_floating_point:
+        record_multi(cls, (input,), [vals, idx], kw)
+    return _RETURN_TYPES[name]((vals, idx))
+
+
+def _sort_key(data, descending):
+    """An array whose stable ascending argsort is torch's (stable) order: NaN greatest."""
+    if data.dtype == np.bool_ or data.dtype.kind in "ui":
+        key = data.astype(np.int64)
+        return -key if descending else key
+    if descending:
+        key = -data
+        return np.where(np.isnan(data), -np.inf, key), np.isnan(data)
+    return data
+
+
+def _argsort(data, axis, descending):
+    if data.dtype.kind == "f" and descending:
+        key, nan = _sort_key(data, True)
+        # NaN first, then descending values (stable within ties)
+        primary = np.where(nan, 0, 1)
+        idx = np.argsort(key, axis=axis, kind="stable")
+        pk = np.take_along_axis(primary, idx, axis=axis)
+        idx = np.take_along_axis(idx, np.argsort(pk, axis=axis, kind="stable"), axis=axis)
+        return idx
+    return np.argsort(_sort_key(data, descending), axis=axis, kind="stable")
+
+
+def sort(input, dim=-1, descending=False, stable=None):
+    if isinstance(dim, bool):
+        raise errors.type_error("sort(): argument 'dim' must be int, not bool")
+    data = input._data
+    d = _dim_of(input, dim)
+    if data.ndim == 0:
+        idx = np.zeros((), np.int64)
+        values = data.copy()
+    else:
+        idx = _argsort(data, d, descending)
+        values = np.take_along_axis(data, idx, axis=d)
+    cls = SortBackward0 if stable is None else SortBackward1
+    return _pair("sort", cls, input, values, idx, {"dim": d, "keepdim": True})
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    data = input._data
+    d = _dim_of(input, dim)
+    idx = _argsort(data, d, descending) if data.ndim else np.zeros((), np.int64)
+    return wrap(np.asarray(idx, np.int64), dtypes.int64)
+
+
+def msort(input):
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("topk does not support bool dtypes on CPU")
+    data = input._data
+    d = _dim_of(input, dim)
+    n = data.shape[d] if data.ndim else 1
+    if not 0 <= k <= n:
+        raise errors.runtime("selected index k out of range")
+    if data.ndim == 0:
+        return _pair("topk", TopkBackward0, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})
+    idx = _argsort(data, d, largest)
+    idx = np.take(idx, np.arange(k), axis=d)
+    values = np.take_along_axis(data, idx, axis=d)
+    return _pair("topk", TopkBackward0, input, values, idx, {"dim": d, "keepdim": True})
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    if input.dtype is dtypes.bool_:
+        from .special import not_implemented  # noqa: PLC0415
+        raise not_implemented("kthvalue_cpu", input.dtype)
+    data = input._data
+    d = _dim_of(input, dim)
+    n = data.shape[d] if data.ndim else 1
+    if not 1 <= k <= n:
+        raise errors.runtime(f"kthvalue(): selected number k out of range for dimension {d}")
+    if data.ndim == 0:
+        return _pair("kthvalue", KthvalueBackward0, input, data.copy(), np.zeros((), np.int64),
+                     {"dim": d, "keepdim": keepdim})
+    idx = np.take(_argsort(data, d, False), [k - 1], axis=d)
+    values = np.take_along_axis(data, idx, axis=d)
+    if not keepdim:
+        idx, values = np.squeeze(idx, d), np.squeeze(values, d)
+    return _pair("kthvalue", KthvalueBackward0, input, values, idx, {"dim": d, "keepdim": keepdim})
+
+
+class MedianBackward0(Function):
+    """median() of all elements: the gradient is shared evenly among the elements equal to it."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, out = self.saved
+        mask = E.isnan(x) if bool(np.isnan(out._data).any()) else (x == out)
+        return (mask * (g / R.sum(mask)),)
+
+
+def median(input, dim=None, keepdim=False):
+    data = input._data
+    if input.dtype is dtypes.bool_:
+        from .special import not_implemented  # noqa: PLC0415
+        raise not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
+    if dim is None:
+        flat = data.reshape(-1)
+        if flat.size == 0:
+            r = np.asarray(np.nan, data.dtype)
+        elif flat.dtype.kind == "f" and np.isnan(flat).any():
+            r = np.asarray(np.nan, data.dtype)
+        else:
+            r = np.sort(flat, kind="stable")[(flat.size - 1) // 2]
+        out = wrap(np.asarray(r, data.dtype), input.dtype)
+        if input.dtype.is_floating_point:
+            record(MedianBackward0, (input,), out)
+        return out
+    d = _dim_of(input, dim)
+    if data.ndim == 0:
+        return _pair("median", MedianBackward1, input, data.copy(), np.zeros((), np.int64),
+                     {"dim": d, "keepdim": keepdim})
+    n = data.shape[d]
+    order = _argsort(data, d, False)
+    pos = (n - 1) // 2
+    idx = np.take(order, [pos], axis=d)
+    if data.dtype.kind == "f":
+        nan = np.isnan(data)
+        first_nan = np.expand_dims(np.argmax(nan, axis=d), d)
+        idx = np.where(np.expand_dims(nan.any(axis=d), d), first_nan, idx)
+    values = np.take_along_axis(data, idx, axis=d)
+    if not keepdim:
+        idx, values = np.squeeze(idx, d), np.squeeze(values, d)
+    return _pair("median", MedianBackward1, input, values, idx, {"dim": d, "keepdim": keepdim})
+
+
+def mode(input, dim=-1, keepdim=False):
+    data = input._data
+    d = _dim_of(input, dim)
+    if data.ndim == 0:
+        return _pair("mode", ModeBackward0, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": keepdim})
+    moved = np.moveaxis(data, d, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    vals = np.empty(flat.shape[0], data.dtype)
+    idxs = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]  # the smallest of the most frequent values
+        vals[r] = v
+        idxs[r] = np.nonzero(row == v)[0][-1]  # its last occurrence
+    shape = moved.shape[:-1]
+    vals, idxs = vals.reshape(shape), idxs.reshape(shape)
+    if keepdim:
+        vals, idxs = np.expand_dims(vals, d), np.expand_dims(idxs, d)
+    return _pair("mode", ModeBackward0, input, vals, idxs, {"dim": d, "keepdim": keepdim})
+
+
+def _cumext(input, dim, is_max):
+    data = input._data
+    d = _dim_of(input, dim)
+    name = "cummax" if is_max else "cummin"
+    cls = CummaxBackward0 if is_max else CumminBackward0
+    if data.ndim == 0:
+        return _pair(name, cls, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})
+    moved = np.moveaxis(data, d, -1)
+    vals = np.empty_like(moved)
+    idxs = np.empty(moved.shape, np.int64)
+    n = moved.shape[-1]
+    best = moved[..., 0].copy()
+    where_best = np.zeros(best.shape, np.int64)
+    isf = data.dtype.kind == "f"
+    for i in range(n):
+        cur = moved[..., i]
+        if i:
+            better = (cur >= best) if is_max else (cur <= best)
+            if isf:
+                better = (better | np.isnan(cur)) & ~np.isnan(best)
+            best = np.where(better, cur, best)
+            where_best = np.where(better, i, where_best)
+        vals[..., i] = best
+        idxs[..., i] = where_best
+    return _pair(name, cls, input, np.moveaxis(vals, -1, d), np.moveaxis(idxs, -1, d), {"dim": d, "keepdim": True})
+
+
+def cummax(input, dim):
+    return _cumext(input, dim, True)
+
+
+def cummin(input, dim):
+    return _cumext(input, dim, False)
+
+
+class AminmaxBackward0(MultiOutputFunction):
+    """(min, max): each gradient shared evenly among the tied extremes."""
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, grads):
+        (x,) = self.saved
+        k = self._kw
+        mn, mx = k["min"], k["max"]
+        gmin, gmax = grads
+        dims, keepdim = k["dims"], k["keepdim"]
+        if not keepdim and x._data.ndim:
+            for d in dims:
+                gmin, gmax = unsqueeze(gmin, d), unsqueeze(gmax, d)
+                mn, mx = unsqueeze(mn, d), unsqueeze(mx, d)
+        m1 = x == mn
+        m2 = x == mx
+        return (m1 * (gmin / R.sum(m1, dim=dims, keepdim=True)) + m2 * (gmax / R.sum(m2, dim=dims, keepdim=True)),)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    data = input._data
+    if data.size == 0:
+        raise errors.runtime("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                             "identity.")
+    dims = tuple(range(data.ndim)) if dim is None else (_dim_of(input, dim),)
+    if data.ndim:
+        lo = data.min(axis=dims, keepdims=keepdim)
+        hi = data.max(axis=dims, keepdims=keepdim)
+        if data.dtype.kind == "f":
+            nan = np.isnan(data).any(axis=dims, keepdims=keepdim)
+            lo, hi = np.where(nan, np.nan, lo), np.where(nan, np.nan, hi)
+    else:
+        lo, hi = data.copy(), data.copy()
+    mn = wrap(np.asarray(lo, data.dtype), input.dtype)
+    mx = wrap(np.asarray(hi, data.dtype), input.dtype)
+    if input.dtype.is_floating_point:
+        kw = {"dims": dims, "keepdim": keepdim, "min": mn.detach(), "max": mx.detach()}
+        record_multi(AminmaxBackward0, (input,), [mn, mx], kw)
+    return AminmaxResult((mn, mx))
+
+
+def count_nonzero(input, dim=None):
+    data = input._data
+    if dim is None:
+        r = np.count_nonzero(data)
+    else:
+        dims = R._dims(dim, data.ndim)
+        r = np.count_nonzero(data, axis=dims) if data.ndim else np.count_nonzero(data)
+    return wrap(np.asarray(r, np.int64), dtypes.int64)
+
+
+# ---------------------------------------------------------------------------- var_mean / std_mean, nan-reductions
+
+class VarMeanBackward0(MultiOutputFunction):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, grads):
+        (x,) = self.saved
+        return (_var_mean_grad(self, x, grads, None),)
+
+
+class StdMeanBackward0(MultiOutputFunction):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, grads):
+        x, std = self.saved
+        return (_var_mean_grad(self, x, grads, std),)
+
+
+def _var_mean_grad(node, x, grads, std):
+    k = node._kw
+    dims, n, c, keepdim = k["dims"], k["n"], k["c"], k["keepdim"]
+    g_var, g_mean = grads
+    if not keepdim and x._data.ndim:
+        for d in dims:
+            g_var, g_mean = unsqueeze(g_var, d), unsqueeze(g_mean, d)
+            if std is not None:
+                std = unsqueeze(std, d)
+    m = R.mean(x, dim=dims, keepdim=True) if x._data.ndim else x
+    denom = builtins.max(n - c, 0)
+    if std is None:
+        gx = (2.0 / denom) * g_var * (x - m)
+    else:
+        gx = g_var * (x - m) / (std * denom)
+    return gx + expand(g_mean / n, x.shape)
+
+
+def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
+    from ..autograd import no_grad  # noqa: PLC0415
+    if isinstance(dim, bool):  # var_mean(x, False): the legacy unbiased positional
+        unbiased, dim = dim, None
+    if not input.dtype.is_floating_point:
+        raise errors.runtime(f"{'std' if is_std else 'var'}_mean only support floating point and complex dtypes")
+    dims = R._dims(dim, input._data.ndim)
+    with no_grad():
+        v = (R.std if is_std else R.var)(input, dim, unbiased, keepdim, correction=correction)
+        m = R.mean(input, dim=dims, keepdim=keepdim) if input._data.ndim else R.mean(input)
+    n = 1
+    for d in dims:
+        n *= input._data.shape[d]
+    v, m = wrap(v._data, v.dtype), wrap(m._data, m.dtype)
+    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": R._correction(unbiased, correction)}
+    record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, (input,), [v, m], kw)
+    if is_std and v.grad_fn is not None:
+        v.grad_fn._saved = v.grad_fn._saved + (_Saved(v, True),)  # the backward reads the std
+    return v, m
+
+
+def _float_var(input):
+    if not input.dtype.is_floating_point:
+        raise errors.runtime("std and var only support floating point and complex dtypes")
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _float_var(input)
+    return R.var(input, dim, unbiased, keepdim, correction=correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _float_var(input)
+    return R.std(input, dim, unbiased, keepdim, correction=correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean(input, dim, unbiased, keepdim, correction, False)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean(input, dim, unbiased, keepdim, correction, True)
+
+
+class NansumBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        k = self._kw
+        if not k["keepdim"] and x._data.ndim:
+            for d in k["dims"]:
+                g = unsqueeze(g, d)
+        return (E.where(E.isnan(x), 0.0, expand(g, x.shape)),)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    data = input._data
+    dt = dtype or R._sum_dtype(input.dtype)
+    dims = R._dims(dim, data.ndim)
+    if data.ndim:
+        r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
+    else:
+        r = np.nan_to_num(data, nan=0.0) if data.dtype.kind == "f" else data.copy()
+    return record(NansumBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point and dtype is None:
+        raise errors.runtime(f"nanmean(): expected input to have floating point or complex dtype but got "
+                             f"{R._c10(input.dtype)}")
+    not_nan = E.logical_not(E.isnan(input))
+    return E.div(nansum(input, dim, keepdim, dtype=dtype), R.sum(not_nan, dim=dim, keepdim=keepdim))
+
+
+# ---------------------------------------------------------------------------- torch.linalg norms
+
+class LinalgVectorNormBackward0(Function):
+    """torch's norm_backward, with Tensor ops (so it differentiates again)."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x, norm = self.saved
+        k = self._kw
+        p = k["p"]
+        if not k["keepdim"] and x._data.ndim:
+            for d in k["dims"]:
+                g = unsqueeze(g, d)
+                norm = unsqueeze(norm, d)
+        if p == 0.0:
+            return (None,)
+        if p == 1.0:
+            return (sgn(x) * g,)
+        if p == 2.0:
+            return (x * E.where(norm == 0, 0.0, g / norm),)
+        if math.isinf(p):
+            mask = E.abs(x) == norm
+            count = R.sum(mask, dim=k["dims"], keepdim=True)
+            return (E.sign(x) * (mask * (g / count)),)
+        ax = E.abs(x)
+        if p < 1.0:
+            scaled = E.sign(x) * E.where(x == 0, 0.0, ax ** (p - 1))
+            return (scaled * g * norm ** (1 - p),)
+        scale = E.where(norm == 0, 0.0, g / norm ** (p - 1))
+        if p < 2.0:
+            return (E.sign(x) * ax ** (p - 1) * scale,)
+        return (x * ax ** (p - 2) * scale,)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str):
+        raise errors.runtime(f"linalg.vector_norm: ord={ord!r} is not supported for vectors")
+    if not x.dtype.is_floating_point:
+        raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                             f"{R._c10(x.dtype)}")
+    dt = dtype or x.dtype
+    src = x if dt is x.dtype else x.to(dt)
+    data = np.abs(src._data)
+    dims = R._dims(dim, data.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else \
+        tuple(range(data.ndim))
+    p = float(ord)
+    if data.ndim == 0:
+        r = data if p != 0 else (data != 0).astype(data.dtype)
+    elif p == math.inf:
+        r = data.max(axis=dims, keepdims=keepdim)
+    elif p == -math.inf:
+        r = data.min(axis=dims, keepdims=keepdim)
+    elif p == 0:
+        r = (data != 0).sum(axis=dims, keepdims=keepdim)
+    elif p == 1:
+        r = data.sum(axis=dims, keepdims=keepdim)
+    elif p == 2:
+        r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
+    else:
+        r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return record(LinalgVectorNormBackward0, (src,), wrap(np.asarray(r, dt.np), dt),
+                  {"p": p, "dims": dims, "keepdim": keepdim})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "fro" or p is None:
+        if dim is not None and len(dim) > 2:
+            raise errors.runtime(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
+        return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+    if p == "nuc":
+        return matrix_norm(input, "nuc", dim or (-2, -1), keepdim)
+    if isinstance(p, str):
+        raise errors.runtime(f"norm: p={p!r} is not supported")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if not A.dtype.is_floating_point:
+        raise errors.runtime(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                             f"{R._c10(A.dtype)}")
+    if A._data.ndim < 2:
+        raise errors.runtime(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (_wrap_dim(d, A._data.ndim) for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        raise errors.runtime(f"linalg.matrix_norm: ord={ord!r} needs singular values, which gradcli does not "
+                             "compute")
+    if ord in (1, -1, float("inf"), float("-inf")):
+        # torch's order: the 1-norm along one dim, then amax/amin along the other
+        if abs(ord) == float("inf"):
+            d0, d1 = d1, d0
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        s = vector_norm(A, 1, d0, keepdim)
+        return R.amax(s, d1, keepdim) if ord > 0 else R.amin(s, d1, keepdim)
+    raise errors.runtime(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    nd = A._data.ndim
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim)
+    if ord is not None and dim is None:
+        if nd == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim)
+        if nd != 1:
+            raise errors.runtime(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                                 f"{nd}D.")
+    if isinstance(ord, str):
+        raise errors.runtime(f"linalg.vector_norm: ord={ord!r} is not supported for vectors")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
+
+
+# ---------------------------------------------------------------------------- registration
+
+METHODS = {
+    "cumsum": cumsum, "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
+    "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue, "median": median,
+    "mode": mode, "aminmax": aminmax, "count_nonzero": count_nonzero, "nansum": nansum, "nanmean": nanmean,
+    "norm": norm, "var": var, "std": std,
+}
+
+INPLACE = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("cumsum", "cumprod")}
+
+TORCH = {"var_mean": var_mean, "std_mean": std_mean}
+
+LINALG = {"norm": linalg_norm, "matrix_norm": matrix_norm, "vector_norm": vector_norm}
+
+SPECIAL = {"logsumexp": R.logsumexp, "softmax": R.softmax, "log_softmax": R.log_softmax}

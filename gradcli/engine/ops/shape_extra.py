@@ -1,6 +1,6 @@
 """(being written)"""
 METHODS = {}
-INPLACE = ()
+INPLACE = {}
 TORCH = {}
 LINALG = {}
 SPECIAL = {}

@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..device import CPU, to_device, xp_of
 from ..device import device as _device
+from ..autograd import NotImplementedNode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from . import elementwise as E
@@ -61,6 +62,58 @@ def _out(arr, dt):
 
 def _tensors(*xs):
     return tuple(x for x in xs if isinstance(x, Tensor))
+
+
+def _twin(t):
+    """A copy of t that takes t's place in the graph: what an in-place op's node saves as `self`
+    (torch saves the original value; t itself is about to be overwritten)."""
+    c = wrap(t._data.copy(), t.dtype)
+    c.grad_fn = t.grad_fn
+    c._output_nr = t._output_nr
+    c._rg = t._rg
+    return c
+
+
+def inplace_method(fn, name, inplace_node=None):
+    """x.name_(...): fn computed on the original value, written back into x (version bumped, x
+    takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
+    from .indexing import check_inplace  # noqa: PLC0415
+    from .inplace import rebase  # noqa: PLC0415
+
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        r = fn(_twin(self) if self._rg else self, *args, **kwargs)
+        if inplace_node is not None and r.grad_fn is not None:
+            old = r.grad_fn
+            node = make_node(inplace_node, (self,), r.dtype, old._saved, old._kw)
+            node.next_functions = old.next_functions
+            r.grad_fn = node
+        return rebase(self, r)
+    method.__name__ = name
+    return method
+
+
+class _InplaceNotImplemented(Function):
+    __slots__ = ()
+    _op = ""
+
+    def backward(self, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self._op}' is not implemented.")
+
+
+class AcoshBackward1(_InplaceNotImplemented):
+    __slots__ = ()
+    _op = "acosh"
+
+
+class AsinhBackward1(_InplaceNotImplemented):
+    __slots__ = ()
+    _op = "asinh"
+
+
+class AtanhBackward1(_InplaceNotImplemented):
+    __slots__ = ()
+    _op = "atanh"
 
 
 # ---------------------------------------------------------------------------- erf family (no SciPy)
@@ -960,10 +1013,13 @@ def _sigmoid_np(x):
 
 
 def silu(input, inplace=False):
+    return _maybe_inplace(_silu, input, inplace)
+
+
+def _silu(input):
     _need_float(input, "silu_cpu")
     r = input._data * _sigmoid_np(input._data)
-    out = record(SiluBackward0, (input,), _out(r, input.dtype))
-    return _maybe_inplace(input, out, inplace)
+    return record(SiluBackward0, (input,), _out(r, input.dtype))
 
 
 class MishBackward0(Function):
@@ -978,20 +1034,46 @@ class MishBackward0(Function):
 
 
 def mish(input, inplace=False):
+    return _maybe_inplace(_mish, input, inplace)
+
+
+def _mish(input):
     _need_float(input, "mish_cpu")
     x = input._data
     r = x * np.tanh(_softplus_np(x, 1.0, 20.0))
-    out = record(MishBackward0, (input,), _out(r, input.dtype))
-    return _maybe_inplace(input, out, inplace)
+    return record(MishBackward0, (input,), _out(r, input.dtype))
 
 
-def _maybe_inplace(input, out, inplace):
-    if not inplace:
-        return out
-    from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import rebase  # noqa: PLC0415
-    check_inplace(input)
-    return rebase(input, out)
+class _BackwardNotDifferentiable(NotImplementedNode):
+    """The node of a gradient torch cannot differentiate again (its backward kernel has no formula)."""
+    __slots__ = ()
+
+    def backward(self, grad):
+        raise errors.runtime(f"derivative for {self._opname} is not implemented")
+
+
+def _no_double_backward(opname, inputs, compute):
+    """compute() without a graph; under create_graph the result gets a node that refuses to go on."""
+    from ..autograd import grad_mode  # noqa: PLC0415
+    if not grad_mode.enabled or not any(t._rg for t in inputs):
+        return compute()
+    grad_mode.enabled = False
+    try:
+        r = compute()
+    finally:
+        grad_mode.enabled = True
+    node = make_node(_BackwardNotDifferentiable, inputs, r.dtype)
+    node._opname = opname
+    r._rg = True
+    r.grad_fn = node
+    return r
+
+
+def _maybe_inplace(fn, input, inplace, *args):
+    """fn(input, *args), or its in-place form (same node, saving the original value)."""
+    if inplace:
+        return inplace_method(fn, fn.__name__ + "_")(input, *args)
+    return fn(input, *args)
 
 
 def _inplace_node(input, compute, cls, kw):
@@ -1021,8 +1103,10 @@ class EluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         k = self._kw
-        neg = g * (k["input_scale"] * k["alpha"] * k["scale"]) * E.exp(x * k["input_scale"])
-        return (where(x > 0, g * k["scale"], neg),)
+        coef = k["input_scale"] * k["alpha"] * k["scale"]
+        neg = g * coef * E.exp(x * k["input_scale"])
+        # at 0 the first derivative takes the negative branch, the second is 0 (torch's double backward)
+        return (where(x > 0, g * k["scale"], where(x < 0, neg, g * coef)),)
 
 
 class EluBackward1(Function):
@@ -1151,6 +1235,10 @@ class HardtanhBackward0(Function):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
+
+
+def _hardtanh(input, min_val, max_val):
     if input.dtype is dtypes.bool_:
         raise errors.runtime("Bool inputs not supported for hardtanh")
     if min_val > max_val:
@@ -1159,7 +1247,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     out = _out(r, input.dtype)
     if input.dtype.is_floating_point:
         out = record(HardtanhBackward0, (input,), out, {"min_val": min_val, "max_val": max_val})
-    return _maybe_inplace(input, out, inplace)
+    return out
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -1176,15 +1264,19 @@ class HardsigmoidBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (where((x > -3.0) & (x < 3.0), g / 6.0, 0.0),)
+        return (_no_double_backward("aten::hardsigmoid_backward", (g, x),
+                                    lambda: where((x > -3.0) & (x < 3.0), g / 6.0, 0.0)),)
 
 
 def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(_hardsigmoid, input, inplace)
+
+
+def _hardsigmoid(input):
     _need_float(input, "hardsigmoid_cpu")
     x = input._data
     r = np.minimum(np.maximum(x + 3, 0), 6) / 6
-    out = record(HardsigmoidBackward0, (input,), _out(r, input.dtype))
-    return _maybe_inplace(input, out, inplace)
+    return record(HardsigmoidBackward0, (input,), _out(r, input.dtype))
 
 
 class HardswishBackward0(Function):
@@ -1198,11 +1290,14 @@ class HardswishBackward0(Function):
 
 
 def hardswish(input, inplace=False):
+    return _maybe_inplace(_hardswish, input, inplace)
+
+
+def _hardswish(input):
     _need_float(input, "hardswish_cpu")
     x = input._data
     r = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
-    out = record(HardswishBackward0, (input,), _out(r, input.dtype))
-    return _maybe_inplace(input, out, inplace)
+    return record(HardswishBackward0, (input,), _out(r, input.dtype))
 
 
 class LogSigmoidBackward0(Function):
@@ -1222,6 +1317,8 @@ def logsigmoid(input):
 
 
 def softsign(input):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("abs_cpu", input.dtype)
     return E.div(input, E.add(E.abs(input), 1))
 
 
@@ -1238,31 +1335,24 @@ class ThresholdBackward0(Function):
         return (where(x <= self._kw["threshold"], 0.0, g),)
 
 
-class ThresholdBackward1(Function):
+class ThresholdBackward1(ThresholdBackward0):
+    """threshold_ (in place): the same formula on the original input."""
     __slots__ = ()
-    save_output = True
-
-    def backward(self, g):
-        (result,) = self.saved[-1:]
-        return (where(result <= self._kw["threshold"], 0.0, g),)
 
 
 def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return inplace_method(_threshold, "threshold_", ThresholdBackward1)(input, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, threshold, value):
     if input.dtype is dtypes.bool_:
         raise not_implemented("threshold_cpu", input.dtype)
-    kw = {"threshold": threshold}
-
-    def compute(a):
-        return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a)
-    if inplace:
-        if not input.dtype.is_floating_point:
-            input._data[...] = compute(input._data)
-            input._version[0] += 1
-            return input
-        return _inplace_node(input, compute, ThresholdBackward1, kw)
-    out = _out(compute(input._data), input.dtype)
+    out = _out(np.where(input._data <= threshold, np.asarray(value).astype(input._data.dtype), input._data),
+               input.dtype)
     if input.dtype.is_floating_point:
-        out = record(ThresholdBackward0, (input,), out, kw)
+        out = record(ThresholdBackward0, (input,), out, {"threshold": threshold})
     return out
 
 
@@ -1307,12 +1397,16 @@ class GluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         d = self._kw["dim"]
-        from .shape import cat, narrow  # noqa: PLC0415
+        from .indexing import slice_backward  # noqa: PLC0415
+        from .shape import narrow  # noqa: PLC0415
         n = x.shape[d] // 2
         a = narrow(x, d, 0, n)
         b = narrow(x, d, n, n)
         s = E.sigmoid(b)
-        return (cat([g * s, g * a * s * (1 - s)], d),)
+        lead = (slice(None),) * d
+        shape = x._data.shape
+        return (slice_backward(g * s, shape, lead + (slice(0, n),)) +
+                slice_backward(g * a * s * (1 - s), shape, lead + (slice(n, 2 * n),)),)
 
 
 def glu(input, dim=-1):
@@ -1345,11 +1439,14 @@ METHODS = {
     "hardshrink": hardshrink,
 }
 
-# in-place forms x.name_() (the out-of-place op written back into x)
-INPLACE = ("log1p", "expm1", "exp2", "sgn", "frac", "fix", "erf", "erfc", "erfinv", "asin", "acos", "atan",
-           "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
-           "arctanh", "sinc", "deg2rad", "rad2deg", "atan2", "arctan2", "hypot", "xlogy", "fmod", "copysign",
-           "float_power", "lerp", "addcmul", "addcdiv", "nan_to_num", "logit")
+# in-place forms x.name_() (the out-of-place op on x's original value, written back into x)
+_NO_INPLACE_GRAD = {"acosh": AcoshBackward1, "arccosh": AcoshBackward1, "asinh": AsinhBackward1,
+                    "arcsinh": AsinhBackward1, "atanh": AtanhBackward1, "arctanh": AtanhBackward1}
+INPLACE = {name + "_": inplace_method(METHODS[name], name + "_", _NO_INPLACE_GRAD.get(name)) for name in (
+    "log1p", "expm1", "exp2", "sgn", "frac", "fix", "erf", "erfc", "erfinv", "asin", "acos", "atan", "sinh",
+    "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc",
+    "deg2rad", "rad2deg", "atan2", "arctan2", "hypot", "xlogy", "fmod", "copysign", "float_power", "lerp",
+    "addcmul", "addcdiv", "nan_to_num", "logit", "round")}
 
 # torch.<name> only (not Tensor methods)
 TORCH = {

@@ -1,0 +1,533 @@
+"""Breadth op cases (issue 5), run once with real PyTorch 2.13 (tools/gen_ops_goldens.py writes
+tests/golden/ops_cases.json) and once with gradcli's engine (tests/test_ops_breadth.py).
+
+Every case is a function `case_NAME(torch)` taking a torch-like module and returning a list of
+observations: strings (reprs, dtype names, grad_fn names, error texts), numbers, bools, None and
+nested lists of them. `run(torch, fn, *inputs)` is the usual observation of one op: the result
+(repr, dtype, shape, grad_fn name, values), its gradient with respect to every input that
+requires grad (from a weighted sum of the outputs, with create_graph) and the second-order
+gradient (of a weighted sum of those gradients). Errors are observed as `Type: first line`.
+
+Rules: deterministic values only; no ties where torch's choice of index is unspecified (topk,
+median of equal values); torch.nn.functional is reached through `F(torch)`.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__[len("case_"):]] = fn
+    return fn
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def err(fn):
+    """`Type: first line of message` of what fn raises, or 'no error'."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn()
+    except Exception as e:  # noqa: BLE001 - every error type is an observation
+        msg = str(e).split("\n")[0]
+        return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+    return "no error"
+
+
+def warns(fn):
+    """The messages (first lines) of the warnings fn emits, and its result's repr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = fn()
+    return [[f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught], _repr(r)]
+
+
+def F(torch):
+    return torch.nn.functional
+
+
+def _is_tensor(torch, x):
+    return isinstance(x, torch.Tensor)
+
+
+def _repr(x):
+    return repr(x)
+
+
+def vals(t):
+    if t is None:
+        return None
+    try:
+        return t.detach().tolist()
+    except RuntimeError:  # torch's efficient zero tensors (the gradient of sgn, ...) have no storage
+        return (t.detach() * 0).new_zeros(tuple(t.shape)).tolist()
+
+
+def fname(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def info(torch, t):
+    if not _is_tensor(torch, t):
+        return ["not a tensor", repr(t)]
+    return [repr(t), str(t.dtype), list(t.shape), t.requires_grad, fname(t), vals(t)]
+
+
+def weights(torch, t):
+    """Fixed, distinct weights shaped like t (so gradients are not all ones)."""
+    n = t.numel()
+    return (torch.arange(n, dtype=t.dtype) * 0.25 + 1.0).reshape(t.shape)
+
+
+def _zeros_like_list(torch, x):
+    return torch.zeros(tuple(x.shape), dtype=x.dtype).tolist()
+
+
+def _raised(e):
+    msg = str(e).split("\n")[0]
+    return f"raised: {type(e).__name__}: {msg}"
+
+
+def grads(torch, outs, leaves):
+    """First- and second-order gradients of weighted sums, as values (zeros where none flows)."""
+    diff = [o for o in outs if _is_tensor(torch, o) and o.requires_grad]
+    if not diff or not leaves:
+        return ["no grad"]
+    try:
+        s = None
+        for o in diff:
+            term = (o * weights(torch, o)).sum()
+            s = term if s is None else s + term
+        gs = torch.autograd.grad(s, leaves, create_graph=True, allow_unused=True)
+    except Exception as e:  # noqa: BLE001
+        return [_raised(e)]
+    first = [vals(g) if g is not None else _zeros_like_list(torch, x) for g, x in zip(gs, leaves)]
+    try:
+        s2 = None
+        for g in gs:
+            if g is not None and g.requires_grad:
+                term = (g * weights(torch, g)).sum()
+                s2 = term if s2 is None else s2 + term
+        if s2 is None:
+            second = [_zeros_like_list(torch, x) for x in leaves]
+        else:
+            ggs = torch.autograd.grad(s2, leaves, allow_unused=True)
+            second = [vals(g) if g is not None else _zeros_like_list(torch, x) for g, x in zip(ggs, leaves)]
+    except Exception as e:  # noqa: BLE001
+        second = _raised(e)
+    return [first, second]
+
+
+def run(torch, fn, *inputs):
+    """Observe fn(*inputs): the result(s) and the first- and second-order gradients."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn(*inputs)
+    except Exception as e:  # noqa: BLE001
+        msg = str(e).split("\n")[0]
+        return [f"raised: {type(e).__name__}: {msg}"]
+    obs = [[f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught]]
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    if isinstance(out, tuple) and type(out) is not tuple:
+        obs.append(repr(out))  # a torch.return_types named tuple
+    obs += [info(torch, o) for o in outs]
+    leaves = [x for x in inputs if _is_tensor(torch, x) and x.requires_grad]
+    obs.append(grads(torch, outs, leaves))
+    return obs
+
+
+def t64(torch, data, rg=True):
+    return torch.tensor(data, dtype=torch.float64, requires_grad=rg)
+
+
+def t32(torch, data, rg=True):
+    return torch.tensor(data, requires_grad=rg)
+
+
+# the standard inputs: distinct values, no ties, away from kinks
+V = [0.3, -0.7, 1.2, -1.9, 0.05]
+U = [0.9, 0.4, -0.6, 1.5, -0.2]
+P = [0.15, 0.45, 0.6, 0.85, 0.3]          # in (0, 1)
+M = [[0.3, -0.7, 1.2], [-1.9, 0.05, 0.8]]
+N = [[0.9, 0.4, -0.6], [1.5, -0.2, 0.35]]
+BIG = [-25.0, -4.0, -2.5, 0.0, 2.5, 4.0, 25.0]
+
+
+# ---------------------------------------------------------------------------- elementwise unary
+
+def _unary_family(name, data=V, method=True, inplace=True):
+    def fam(torch):
+        fn = getattr(torch, name)
+        obs = [run(torch, fn, t64(torch, data)),
+               run(torch, fn, t32(torch, data)),
+               run(torch, fn, torch.tensor([1, 2, 0]))]
+        if method:
+            obs.append(run(torch, lambda x: getattr(x, name)(), t64(torch, data)))
+        if inplace:
+            obs.append(run(torch, lambda x: getattr(x * 1, name + "_")(), t64(torch, data)))
+            obs.append(err(lambda: getattr(t64(torch, data), name + "_")()))
+        return obs
+    fam.__name__ = "case_" + name
+    return case(fam)
+
+
+for _name in ("log1p", "expm1", "exp2", "erf", "erfc", "atan", "sinh", "cosh", "asinh", "sinc", "deg2rad",
+              "rad2deg", "sgn", "sign", "floor", "ceil", "trunc", "fix"):
+    _unary_family(_name)
+for _name in ("erfinv", "asin", "acos", "atanh", "arcsin", "arccos", "arctanh", "logit"):
+    _unary_family(_name, data=[0.3, -0.7, 0.9, -0.05, 0.5] if _name != "logit" else P)
+_unary_family("acosh", data=[1.3, 2.7, 1.05, 4.0])
+_unary_family("arccosh", data=[1.3, 2.7, 1.05, 4.0])
+_unary_family("arcsinh")
+_unary_family("arctan")
+
+
+@case
+def case_frac(torch):
+    x = t64(torch, [1.25, -2.75, 0.5, 3.0])
+    return [run(torch, torch.frac, x), run(torch, lambda a: a.frac(), x), err(lambda: torch.frac(torch.tensor([1, 2])))]
+
+
+@case
+def case_round_decimals(torch):
+    x = t64(torch, [1.2345, -2.7551, 0.5, 123.456])
+    return [run(torch, lambda a: torch.round(a, decimals=2), x), run(torch, lambda a: a.round(decimals=-1), x),
+            run(torch, torch.round, x), run(torch, lambda a: (a * 1).round_(decimals=1), x),
+            err(lambda: torch.round(torch.tensor([1, 2]), decimals=1))]
+
+
+@case
+def case_erf_values(torch):
+    x = torch.tensor([-3.0, -1.0, -0.1, 0.0, 1e-8, 0.5, 2.0, 6.0], dtype=torch.float64)
+    p = torch.tensor([-1.0, -0.999, -0.5, 0.0, 0.25, 0.9999, 1.0, 1.5], dtype=torch.float64)
+    return [vals(torch.erf(x)), vals(torch.erfc(x)), vals(torch.erfinv(p)), repr(torch.erfinv(p.float())),
+            repr(torch.special.erf(x)), repr(torch.special.erfinv(p))]
+
+
+@case
+def case_special_namespace(torch):
+    x = t64(torch, P)
+    s = torch.special
+    return [run(torch, s.expit, x), run(torch, s.logit, x), run(torch, s.expm1, x), run(torch, s.exp2, x),
+            run(torch, s.log1p, x), run(torch, s.erfc, x), run(torch, lambda a: s.xlogy(a, 2.0), x),
+            run(torch, lambda a: s.logsumexp(a, 0), x), run(torch, s.sinc, x)]
+
+
+# ---------------------------------------------------------------------------- elementwise binary
+
+@case
+def case_atan2(torch):
+    return [run(torch, torch.atan2, t64(torch, V), t64(torch, U)),
+            run(torch, lambda a, b: a.atan2(b), t64(torch, M), t64(torch, [0.5, -1.0, 2.0])),
+            run(torch, torch.arctan2, torch.tensor([1, -2]), torch.tensor([3, 4])),
+            run(torch, lambda a, b: (a * 1).atan2_(b), t64(torch, V), t64(torch, U)),
+            err(lambda: torch.atan2(t64(torch, V), 2.0))]
+
+
+@case
+def case_hypot(torch):
+    return [run(torch, torch.hypot, t64(torch, V), t64(torch, U)),
+            run(torch, torch.hypot, t32(torch, M), t32(torch, [[0.5], [2.0]])),
+            err(lambda: torch.hypot(torch.tensor([1]), torch.tensor([2])))]
+
+
+@case
+def case_lerp(torch):
+    return [run(torch, lambda a, b: torch.lerp(a, b, 0.3), t64(torch, V), t64(torch, U)),
+            run(torch, lambda a, b: torch.lerp(a, b, 0.8), t64(torch, V), t64(torch, U)),
+            run(torch, torch.lerp, t64(torch, V), t64(torch, U), t64(torch, P)),
+            run(torch, lambda a, b, w: a.lerp(b, w), t64(torch, M), t64(torch, [1.0, 2.0, 3.0]),
+                torch.tensor(0.25, dtype=torch.float64, requires_grad=True)),
+            err(lambda: torch.lerp(torch.ones(2), torch.ones(2, dtype=torch.float64), 0.5)),
+            err(lambda: torch.lerp(torch.tensor([1, 2]), torch.tensor([3, 4]), 0.5))]
+
+
+@case
+def case_logaddexp(torch):
+    return [run(torch, torch.logaddexp, t64(torch, V), t64(torch, U)),
+            run(torch, torch.logaddexp2, t64(torch, V), t64(torch, U)),
+            run(torch, torch.logaddexp, t32(torch, [100.0, -100.0]), t32(torch, [100.0, 3.0])),
+            err(lambda: torch.logaddexp(torch.tensor([1]), torch.tensor([2])))]
+
+
+@case
+def case_xlogy(torch):
+    x = t64(torch, [0.0, 0.5, 2.0, 0.0, 1.5])
+    y = t64(torch, [0.0, 3.0, 0.25, 2.0, 1.0])
+    return [run(torch, torch.xlogy, x, y), run(torch, lambda a: torch.xlogy(a, 3.0), x),
+            run(torch, lambda b: torch.xlogy(2, b), y), run(torch, lambda a: torch.xlogy(a, 0.0), x),
+            run(torch, torch.xlogy, torch.tensor([0, 1, 2]), torch.tensor([0, 3, 4])),
+            run(torch, lambda a: (a * 1).xlogy_(2.0), x)]
+
+
+@case
+def case_fmod_remainder(torch):
+    a = t64(torch, [5.5, -5.5, 3.25, -1.0])
+    b = t64(torch, [2.0, 2.0, -1.5, 0.75])
+    return [run(torch, lambda x: torch.fmod(x, 1.5), a), run(torch, torch.fmod, a, b),
+            run(torch, lambda x: torch.remainder(x, 1.5), a), run(torch, torch.remainder, a, b),
+            run(torch, lambda x: x.fmod(-2), torch.tensor([5, -5, 7])),
+            run(torch, lambda x: x.remainder(-2), torch.tensor([5, -5, 7])),
+            run(torch, lambda x: (x * 1).fmod_(0.5), a), run(torch, lambda x: x % 1.5, a)]
+
+
+@case
+def case_copysign_fmax(torch):
+    a = t64(torch, V)
+    b = t64(torch, U)
+    return [run(torch, torch.copysign, a, b), run(torch, lambda x: torch.copysign(x, -1.0), a),
+            run(torch, torch.fmax, a, b), run(torch, torch.fmin, a, b),
+            run(torch, torch.fmax, torch.tensor([1.0, float("nan"), 2.0]), torch.tensor([float("nan"), 3.0, 1.0])),
+            run(torch, lambda x: torch.float_power(x, 2), t32(torch, V)),
+            run(torch, torch.float_power, torch.tensor([2, 3]), torch.tensor([2, -1]))]
+
+
+@case
+def case_pow_tensor_exponent(torch):
+    a = t64(torch, [0.5, 1.5, 2.0, 3.0])
+    b = t64(torch, [2.0, -1.0, 0.5, 0.0])
+    return [run(torch, torch.pow, a, b), run(torch, lambda x, y: x ** y, a, b),
+            run(torch, lambda y: 2.0 ** y, b), run(torch, lambda x: x.pow(torch.tensor(2.0, dtype=torch.float64)), a),
+            run(torch, torch.pow, torch.tensor([2, 3]), torch.tensor([3, 2]))]
+
+
+@case
+def case_addcmul_addcdiv(torch):
+    x, a, b = t64(torch, V), t64(torch, U), t64(torch, [1.5, -2.0, 0.5, 3.0, -0.75])
+    return [run(torch, lambda p, q, r: torch.addcmul(p, q, r, value=0.5), x, a, b),
+            run(torch, lambda p, q, r: torch.addcdiv(p, q, r, value=2), x, a, b),
+            run(torch, torch.addcmul, t64(torch, M), t64(torch, [1.0, 2.0, 3.0]), t64(torch, [[2.0], [0.5]])),
+            run(torch, lambda p, q, r: (p * 1).addcdiv_(q, r), x, a, b),
+            err(lambda: torch.addcdiv(torch.tensor([1]), torch.tensor([1]), torch.tensor([2])))]
+
+
+@case
+def case_nan_to_num(torch):
+    x = t64(torch, [float("nan"), float("inf"), -float("inf"), 1.5])
+    return [run(torch, torch.nan_to_num, x), run(torch, lambda a: a.nan_to_num(nan=2.0, posinf=9.0, neginf=-9.0), x),
+            repr(torch.nan_to_num(torch.tensor([float("nan"), float("inf")]))),
+            run(torch, torch.nan_to_num, torch.tensor([1, 2])),
+            repr(torch.isnan(x)), repr(torch.isinf(x)), repr(torch.isfinite(x)), repr(torch.isposinf(x)),
+            repr(torch.isneginf(x)), repr(torch.signbit(t64(torch, [-0.0, 0.0, -2.0], rg=False)))]
+
+
+@case
+def case_logit_eps(torch):
+    x = t64(torch, [0.05, 0.3, 0.97, 0.5])
+    return [run(torch, lambda a: torch.logit(a, eps=0.1), x), run(torch, lambda a: a.logit(0.2), x),
+            run(torch, torch.logit, t64(torch, [-0.5, 0.5, 1.5])), run(torch, torch.sigmoid, x),
+            run(torch, lambda a: (a * 1).logit_(), x)]
+
+
+@case
+def case_clamp_tensor_bounds(torch):
+    x = t64(torch, V)
+    lo = t64(torch, [0.0, -0.5, 0.5, -1.0, 0.1])
+    hi = t64(torch, [0.2, 0.0, 1.0, 1.0, 0.5])
+    return [run(torch, lambda a, l: torch.clamp(a, min=l), x, lo), run(torch, lambda a, h: a.clamp(max=h), x, hi),
+            run(torch, torch.clamp, x, lo, hi), run(torch, lambda a: a.clamp(-0.5, 0.5), x),
+            run(torch, lambda a: a.clip(min=0.0), x)]
+
+
+@case
+def case_masked_fill_where(torch):
+    x = t64(torch, M)
+    mask = torch.tensor([[True, False, True], [False, False, True]])
+    return [run(torch, lambda a: a.masked_fill(mask, 0.5), x),
+            run(torch, lambda a: a.masked_fill(torch.tensor([True, False, False]), -1.0), x),
+            run(torch, lambda a: torch.where(a > 0, a, 0.0), x),
+            run(torch, lambda a: torch.where(a > 0, 1.0, a * 2), x),
+            run(torch, lambda a, b: torch.where(a > b, a, b), x, t64(torch, N)),
+            run(torch, lambda a: (a * 1).masked_fill_(mask, 2.0), x),
+            repr(torch.where(torch.tensor([True, False]), 1, 2.5)), repr(torch.where(torch.tensor([True, False]), 1, 2))]
+
+
+@case
+def case_comparisons_logical(torch):
+    a = torch.tensor([1.0, 2.0, 3.0])
+    b = torch.tensor([3.0, 2.0, 1.0], requires_grad=True)
+    i = torch.tensor([1, 0, 2])
+    return [repr(a < b), repr(a <= b), repr(a == b), repr(a != b), repr(a > 2), repr(b >= 2.0), repr(torch.eq(a, b)),
+            repr(torch.gt(i, 0)), repr(torch.logical_and(a > 1, b > 1)), repr(torch.logical_or(i, a > 2)),
+            repr(torch.logical_xor(i, b)), repr(torch.logical_not(i)), repr((a > 1) & (b > 1)), repr(~(a > 1)),
+            repr((a > 1) | (b > 2)), repr((a > 1) ^ (b > 2)), fname(b > 1), (b > 1).requires_grad,
+            repr(a.lt(b)), repr(a.ge(b)), repr(a.ne(2.0)), repr(torch.maximum(a, b)), repr(torch.minimum(a, b))]
+
+
+# ---------------------------------------------------------------------------- activations
+
+@case
+def case_activations(torch):
+    f = F(torch)
+    x = t64(torch, BIG)
+    y = t32(torch, V)
+    obs = []
+    for name, fn in (("softplus", f.softplus), ("gelu", f.gelu), ("gelu_tanh", lambda a: f.gelu(a, approximate="tanh")),
+                     ("silu", f.silu), ("mish", f.mish), ("elu", f.elu), ("selu", f.selu), ("celu", f.celu),
+                     ("leaky_relu", f.leaky_relu), ("relu6", f.relu6), ("hardtanh", f.hardtanh),
+                     ("hardsigmoid", f.hardsigmoid), ("hardswish", f.hardswish), ("logsigmoid", f.logsigmoid),
+                     ("softsign", f.softsign), ("tanhshrink", f.tanhshrink), ("softshrink", f.softshrink),
+                     ("hardshrink", f.hardshrink), ("sigmoid", torch.sigmoid), ("tanh", torch.tanh),
+                     ("relu", torch.relu)):
+        obs.append([name, run(torch, fn, x), run(torch, fn, y), err(lambda: fn(torch.tensor([1, 2])))])
+    return obs
+
+
+@case
+def case_activation_params(torch):
+    f = F(torch)
+    x = t64(torch, V)
+    return [run(torch, lambda a: f.softplus(a, beta=2.0, threshold=1.0), x),
+            run(torch, lambda a: f.elu(a, alpha=0.5), x), run(torch, lambda a: f.celu(a, alpha=2.0), x),
+            run(torch, lambda a: f.leaky_relu(a, 0.2), x), run(torch, lambda a: f.hardtanh(a, -0.5, 0.25), x),
+            run(torch, lambda a: f.threshold(a, 0.1, 20.0), x), run(torch, lambda a: f.softshrink(a, 0.4), x),
+            run(torch, lambda a: f.hardshrink(a, 0.4), x), run(torch, torch.selu, x), run(torch, torch.celu, x),
+            run(torch, lambda a: f.rrelu(a, training=False), x), run(torch, lambda a: f.glu(a), t64(torch, [V[:4], U[:4]])),
+            run(torch, lambda a: f.glu(a, 0), t64(torch, [V[:4], U[:4]])),
+            err(lambda: f.gelu(x, approximate="foo")), err(lambda: f.glu(t64(torch, V)))]
+
+
+@case
+def case_activation_inplace(torch):
+    f = F(torch)
+    x = t64(torch, V)
+    return [run(torch, lambda a: f.elu(a * 1, inplace=True), x), run(torch, lambda a: f.leaky_relu(a * 1, 0.1, True), x),
+            run(torch, lambda a: f.hardtanh(a * 1, inplace=True), x), run(torch, lambda a: f.relu6(a * 3, inplace=True), x),
+            run(torch, lambda a: torch.selu_(a * 1), x), run(torch, lambda a: torch.celu_(a * 1), x),
+            run(torch, lambda a: f.threshold(a * 1, 0.1, 2.0, inplace=True), x),
+            run(torch, lambda a: f.silu(a * 1, inplace=True), x), run(torch, lambda a: f.hardswish(a * 1, inplace=True), x),
+            run(torch, lambda a: f.mish(a * 1, inplace=True), x),
+            err(lambda: f.elu(t64(torch, V), inplace=True))]
+
+
+@case
+def case_activation_ints(torch):
+    f = F(torch)
+    i = torch.tensor([1, -2, 3])
+    b = torch.tensor([True, False])
+    return [repr(f.relu6(i)), repr(f.hardtanh(i)), repr(f.threshold(i, 1, 0)), err(lambda: f.hardtanh(b)),
+            err(lambda: f.softsign(b)), repr(f.softsign(i)), repr(f.tanhshrink(i)), err(lambda: f.silu(i))]
+
+
+# ---------------------------------------------------------------------------- reductions and scans
+
+@case
+def case_cumsum_cumprod(torch):
+    x = t64(torch, M)
+    z = t64(torch, [[1.0, 0.0, 2.0, 0.5], [0.0, 0.0, 3.0, -1.0]])
+    return [run(torch, lambda a: a.cumsum(1), x), run(torch, lambda a: torch.cumsum(a, dim=0), x),
+            run(torch, lambda a: a.cumsum(-1, dtype=torch.float32), x), run(torch, lambda a: a.cumprod(1), x),
+            run(torch, lambda a: torch.cumprod(a, 0), x), run(torch, lambda a: a.cumprod(1), z),
+            run(torch, lambda a: a.cumsum(0), torch.tensor([1, 2, 3], dtype=torch.int32)),
+            run(torch, lambda a: a.cumprod(0), torch.tensor([True, True, False])),
+            run(torch, lambda a: a.cumsum(0), t64(torch, 2.5)), run(torch, lambda a: (a * 1).cumsum_(1), x),
+            err(lambda: torch.cumsum(x)), err(lambda: x.cumsum(2))]
+
+
+@case
+def case_logcumsumexp(torch):
+    return [run(torch, lambda a: a.logcumsumexp(1), t64(torch, M)),
+            run(torch, lambda a: torch.logcumsumexp(a, 0), t32(torch, V)),
+            err(lambda: torch.logcumsumexp(torch.tensor([1, 2]), 0))]
+
+
+@case
+def case_cummax_cummin(torch):
+    x = t64(torch, [[1.0, 3.0, 3.0, 0.5], [2.0, 2.0, -1.0, 2.0]])
+    return [run(torch, lambda a: a.cummax(1), x), run(torch, lambda a: torch.cummin(a, 1), x),
+            run(torch, lambda a: a.cummax(0), x), run(torch, lambda a: a.cummin(0), torch.tensor([3, 1, 2]))]
+
+
+@case
+def case_sort_argsort(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 0.3], [-1.9, 0.05, 0.8, 2.0]])
+    return [run(torch, lambda a: a.sort(), x), run(torch, lambda a: torch.sort(a, 0, descending=True), x),
+            run(torch, lambda a: a.sort(dim=1, stable=True), x), run(torch, lambda a: a.sort(descending=True).values, x),
+            repr(x.argsort()), repr(torch.argsort(x, dim=0, descending=True)), repr(x.argsort(dim=1, stable=True)),
+            run(torch, torch.msort, x),
+            repr(torch.tensor([1.0, float("nan"), 0.5, -float("inf")]).sort()),
+            repr(torch.tensor([1.0, float("nan"), 0.5, -float("inf")]).sort(descending=True)),
+            repr(torch.tensor([3, 1, 2]).sort()), repr(torch.tensor([True, False, True]).sort(descending=True)),
+            err(lambda: x.sort(dim=2))]
+
+
+@case
+def case_topk_kthvalue(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 0.4], [-1.9, 0.05, 0.8, 2.0]])
+    return [run(torch, lambda a: a.topk(2), x), run(torch, lambda a: torch.topk(a, 1, dim=0, largest=False), x),
+            run(torch, lambda a: a.topk(3, sorted=True).values, x), run(torch, lambda a: a.kthvalue(2), x),
+            run(torch, lambda a: torch.kthvalue(a, 1, 0, keepdim=True), x),
+            repr(torch.tensor([5, 1, 4]).topk(2)), err(lambda: x.topk(5)), err(lambda: x.kthvalue(5)),
+            err(lambda: torch.tensor([True]).topk(1))]
+
+
+@case
+def case_median_mode(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 0.4], [-1.9, 0.05, 0.8, 2.0]])
+    ties = t64(torch, [[1.0, 3.0, 3.0, 0.5], [2.0, 2.0, -1.0, 2.0]])
+    return [run(torch, torch.median, x), run(torch, lambda a: a.median(1), x),
+            run(torch, lambda a: a.median(0, keepdim=True), x), run(torch, torch.median, ties),
+            run(torch, lambda a: a.mode(1), ties), run(torch, lambda a: torch.mode(a, 0), x),
+            repr(torch.tensor([1.0, float("nan"), 3.0]).median()), repr(torch.tensor([3, 1, 2, 5]).median()),
+            repr(torch.tensor([[2.0, 1.0], [1.0, 1.0]]).median(0))]
+
+
+@case
+def case_aminmax(torch):
+    x = t64(torch, [[1.0, 3.0, 3.0, 0.5], [2.0, 2.0, -1.0, 2.0]])
+    return [run(torch, torch.aminmax, x), run(torch, lambda a: torch.aminmax(a, dim=1), x),
+            run(torch, lambda a: a.aminmax(dim=0, keepdim=True), x), repr(torch.aminmax(torch.tensor([3, 1, 2]))),
+            err(lambda: torch.aminmax(torch.ones(0)))]
+
+
+@case
+def case_count_nonzero_argmax(torch):
+    x = torch.tensor([[0.0, 1.5, 0.0], [2.0, -1.0, 0.0]])
+    return [repr(torch.count_nonzero(x)), repr(x.count_nonzero(dim=1)), repr(torch.count_nonzero(x, dim=(0, 1))),
+            repr(x.argmax()), repr(x.argmax(dim=1)), repr(x.argmin(0, keepdim=True)), repr(x.all()),
+            repr(x.any(1)), repr(torch.all(x > -2, dim=0)), repr(torch.any(x > 1.9))]
+
+
+@case
+def case_var_std(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 0.4], [-1.9, 0.05, 0.8, 2.0]])
+    return [run(torch, torch.var, x), run(torch, lambda a: a.var(1), x), run(torch, lambda a: a.var(1, correction=0), x),
+            run(torch, lambda a: a.var(0, unbiased=False, keepdim=True), x), run(torch, torch.std, x),
+            run(torch, lambda a: a.std(dim=(0, 1), correction=2), x), run(torch, lambda a: a.std(1, keepdim=True), x),
+            run(torch, lambda a: torch.var_mean(a, 1), x), run(torch, lambda a: torch.std_mean(a), x),
+            run(torch, lambda a: torch.var_mean(a, dim=0, correction=0), x),
+            err(lambda: torch.var(torch.tensor([1, 2]))), err(lambda: torch.var_mean(torch.tensor([1, 2])))]
+
+
+@case
+def case_norms(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2], [-1.9, 0.05, 0.8]])
+    v = t64(torch, V)
+    la = torch.linalg
+    return [run(torch, lambda a: a.norm(), x), run(torch, lambda a: a.norm(p=1), x),
+            run(torch, lambda a: a.norm(dim=1), x), run(torch, lambda a: torch.norm(a, p=3, dim=0), x),
+            run(torch, lambda a: a.norm(p=float("inf")), x), run(torch, lambda a: torch.norm(a, dim=1, keepdim=True), x),
+            run(torch, lambda a: torch.norm(a, p="fro"), x),
+            run(torch, la.norm, x), run(torch, la.norm, v), run(torch, lambda a: la.norm(a, ord=1), x),
+            run(torch, lambda a: la.norm(a, ord=float("inf")), x), run(torch, lambda a: la.norm(a, dim=1), x),
+            run(torch, lambda a: la.norm(a, ord=3), v), run(torch, lambda a: la.vector_norm(a), x),
+            run(torch, lambda a: la.vector_norm(a, ord=1, dim=0), x), run(torch, lambda a: la.vector_norm(a, 0.5), v),
+            run(torch, lambda a: la.vector_norm(a, float("-inf")), v), run(torch, lambda a: la.vector_norm(a, 0), v),
+            run(torch, lambda a: la.matrix_norm(a), x), run(torch, lambda a: la.matrix_norm(a, ord=1), x),
+            run(torch, lambda a: la.matrix_norm(a, ord=-1), x), run(torch, lambda a: la.matrix_norm(a, float("-inf")), x),
+            run(torch, lambda a: la.matrix_norm(a, "fro", keepdim=True), x),
+            err(lambda: la.vector_norm(torch.tensor([1, 2]))), err(lambda: la.matrix_norm(v))]
+
+
+@case
+def case_logsumexp_nansum(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2], [-1.9, 0.05, 0.8]])
+    n = t64(torch, [1.0, float("nan"), 2.5, -0.5])
+    return [run(torch, lambda a: a.logsumexp(1), x), run(torch, lambda a: torch.logsumexp(a, (0, 1)), x),
+            run(torch, lambda a: a.logsumexp(0, keepdim=True), x), run(torch, lambda a: a.logsumexp(0), torch.tensor([1, 2])),
+            run(torch, torch.nansum, n), run(torch, torch.nanmean, n), run(torch, lambda a: a.nansum(0), x)]
