@@ -1,0 +1,31 @@
+"""Smoke test of the benchmark suite (issue 9): `python -m bench --quick` runs every case end to end
+and prints its tables. It never asserts a timing or a ratio; those live in docs/benchmarks.md."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bench_quick_runs_and_prints_the_table(tmp_path):
+    data = tmp_path / "bench.json"
+    # --no-torch keeps it short and the same with or without torch installed (the torch rows
+    # are then skipped with a note, as they are where torch is missing)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--no-torch", "--json", str(data)],
+        cwd=ROOT, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "| case" in out and "gradcli/torch" in out and "gradcli/numpy" in out, out
+    assert "gradcli/lark" in out, out  # the parse table
+    assert "cpu:" in out and "numpy:" in out, out  # the machine description
+    doc = json.loads(data.read_text())
+    rows = {row["key"]: row for row in doc["rows"]}
+    assert {"1", "2", "3 api", "3 .grad", "4", "5 time", "6", "7 500"} <= set(rows), sorted(rows)
+    # the engine API itself is measured (a number, whatever it is), and torch is reported as skipped
+    assert "gradcli" in rows["2"]["values"], rows["2"]
+    assert rows["2"]["missing"]["torch"]["status"] == "skip"
+    assert "numpy" in rows["3 api"]["values"]
