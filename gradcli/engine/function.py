@@ -22,6 +22,10 @@ class Function(Node):
     __slots__ = ()
     save_inputs = False   # the backward reads the tensor inputs (checked against their versions)
     save_output = False   # the backward reads the result
+    # Optional, with save_inputs: for each input, the inputs whose gradient needs it. Like torch, an
+    # input is then saved only when one of those requires grad (`y[0] * 10` does not save y[0], so a
+    # later in-place change of y is no error); an input not saved is kept as its shape.
+    save_when = None
 
     @staticmethod
     def forward(xp, *arrays, **kw):
@@ -50,13 +54,32 @@ def record(cls, inputs, out, kw=None):
         return out
     saved = ()
     if cls.save_inputs:
-        saved = tuple([_Saved(t) if hasattr(t, "_rg") else t for t in inputs])
+        sw = cls.save_when
+        if sw is None:
+            saved = tuple([_Saved(t) if hasattr(t, "_rg") else t for t in inputs])
+        else:
+            saved = _select_saved(inputs, sw)
     node = make_node(cls, inputs, out.dtype, saved, kw)
     if cls.save_output:
         node._saved = saved + (_Saved(out, True),)
     out._rg = True
     out.grad_fn = node
     return out
+
+
+def _select_saved(inputs, save_when):
+    out = []
+    for t, users in zip(inputs, save_when):
+        if not hasattr(t, "_rg"):
+            out.append(t)
+            continue
+        for j in users:
+            if getattr(inputs[j], "_rg", False):
+                out.append(_Saved(t))
+                break
+        else:
+            out.append(t._data.shape)
+    return tuple(out)
 
 
 def record_multi(cls, inputs, outs, kw=None):

@@ -108,6 +108,20 @@ class Tensor:
     def is_contiguous(self, memory_format=None):
         return bool(self._data.flags.c_contiguous) if hasattr(self._data, "flags") else True
 
+    def data_ptr(self):
+        """Address of the first element (views of one array share or offset it, as in torch)."""
+        d = self._data
+        if type(d) is np.ndarray:
+            return d.__array_interface__["data"][0] if d.size else 0
+        return int(d.data.ptr)
+
+    def stride(self, dim=None):
+        item = self._data.itemsize
+        st = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, self._data.ndim)]
+
     @property
     def output_nr(self):
         return self._output_nr

@@ -187,6 +187,7 @@ class RsubBackward0(Function):
 class MulBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0,))
 
     @staticmethod
     def forward(a, b):
@@ -202,6 +203,7 @@ class MulBackward0(Function):
 class DivBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0, 1))
 
     @staticmethod
     def forward(a, b):
@@ -367,9 +369,14 @@ def _needs(node, i):
 
 
 def _shaped(g, like):
-    if g is None or not isinstance(like, Tensor):
-        return None if not isinstance(like, Tensor) else g
-    return sum_to(g, like._data.shape)
+    """g reduced to the shape of an input (a Tensor, or the shape of one not saved); None for a number."""
+    if g is None:
+        return None
+    if isinstance(like, Tensor):
+        return sum_to(g, like._data.shape)
+    if type(like) is tuple:
+        return sum_to(g, like)
+    return None
 
 
 def _scalar_edge_shapes(node_cls):

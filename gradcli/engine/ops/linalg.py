@@ -24,6 +24,7 @@ def _same_dtype(a, b):
 class MmBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0,))
 
     @staticmethod
     def forward(a, b):
@@ -52,6 +53,7 @@ def mm(input, mat2):
 class MvBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0,))
 
     def backward(self, g):
         a, v = self.saved
@@ -74,6 +76,7 @@ def mv(input, vec):
 class DotBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0,))
 
     def backward(self, g):
         a, b = self.saved
@@ -102,6 +105,7 @@ vdot = dot
 class BmmBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((1,), (0,))
 
     def backward(self, g):
         a, b = self.saved
@@ -126,12 +130,13 @@ def bmm(input, mat2):
 class AddmmBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    save_when = ((), (2,), (1,))
 
     def backward(self, g):
         bias, a, b = self.saved
         k = self._kw or {}
         beta, alpha = k.get("beta", 1), k.get("alpha", 1)
-        gbias = sum_to(g * beta if beta != 1 else g, bias.shape) if self.next_functions[0][0] is not None else None
+        gbias = sum_to(g * beta if beta != 1 else g, bias) if self.next_functions[0][0] is not None else None
         ga = mm(g, t(b)) if self.next_functions[1][0] is not None else None
         gb = mm(t(a), g) if self.next_functions[2][0] is not None else None
         if alpha != 1:

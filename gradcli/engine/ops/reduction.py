@@ -3,6 +3,7 @@ log_softmax, and the (values, indices) results torch returns as named tuples."""
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -24,7 +25,7 @@ class ReturnType(tuple):
         try:
             return self[self._fields.index(item)]
         except ValueError:
-            raise AttributeError(item) from None
+            raise AttributeError(f"'torch.return_types.{self._name}' object has no attribute '{item}'") from None
 
     def __repr__(self):
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
@@ -144,7 +145,15 @@ class ProdBackward0(Function):
 
     def backward(self, g):
         x, out = self.saved
-        return (_prod_grad(g, x, out, None, True),)
+        if x._data.ndim == 0:
+            return (g,)
+        nz = int((x._data == 0).sum())
+        if nz == 0:
+            return (g * (out / x),)
+        if nz > 1:
+            from ..factory import zeros_like  # noqa: PLC0415
+            return (zeros_like(x),)
+        return (reshape(_exclusive_prod(reshape(x, (-1,)), 0), x.shape) * g,)
 
 
 class ProdBackward1(Function):
@@ -155,39 +164,30 @@ class ProdBackward1(Function):
     def backward(self, g):
         x, out = self.saved
         k = self._kw
-        if not k["keepdim"] and x._data.ndim:
+        if x._data.ndim == 0:
+            return (g,)
+        if not k["keepdim"]:
             g = unsqueeze(g, k["dim"])
             out = unsqueeze(out, k["dim"])
-        return (_prod_grad(g, x, out, k["dim"], True),)
-
-
-def _prod_grad(g, x, out, dim, keep):
-    # g * prod / x where x != 0; exact where zeros sit: product of the others
-    from .elementwise import where  # noqa: PLC0415
-    if not bool((x._data == 0).any()):
-        return expand(g, x.shape) * out / x
-    if dim is None:
-        flat = reshape(x, (-1,))
-        others = []
-        for i in range(flat.shape[0]):
-            mask = np.ones(flat.shape[0], bool)
-            mask[i] = False
-            others.append(prod(flat[wrap(mask, dtypes.bool_)]))
-        from .shape import stack  # noqa: PLC0415
-        return reshape(stack(others), x.shape) * g
-    return where(x == 0, _exclusive_prod(x, dim), out / x) * g
+        if not (x._data == 0).any():
+            return (g * (out / x),)
+        return (g * _exclusive_prod(x, k["dim"]),)
 
 
 def _exclusive_prod(x, dim):
+    """For every position along dim, the product of the other positions (exact where zeros sit)."""
     from .shape import cat, narrow  # noqa: PLC0415
     n = x.shape[dim]
     parts = []
     for i in range(n):
         pieces = [narrow(x, dim, j, 1) for j in range(n) if j != i]
+        if not pieces:
+            parts.append(narrow(x, dim, i, 1) * 0 + 1)
+            continue
         p = pieces[0]
         for q in pieces[1:]:
             p = p * q
-        parts.append(p if pieces else narrow(x, dim, i, 1) * 0 + 1)
+        parts.append(p)
     return cat(parts, dim)
 
 
@@ -307,6 +307,7 @@ def min(input, dim=None, keepdim=False):
 def _amaxmin(input, dim, keepdim, is_max):
     data = input._data
     dims = _dims(dim if dim != () else None, data.ndim)
+    _check_nonempty(data, dims if dim != () and dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
     cls = AmaxBackward0 if is_max else AminBackward0
     return record(cls, (input,), wrap(np.asarray(r), input.dtype), {"dims": dims, "keepdim": keepdim})
@@ -320,8 +321,22 @@ def amin(input, dim=(), keepdim=False):
     return _amaxmin(input, dim, keepdim, False)
 
 
+def _check_nonempty(data, dims, name):
+    """torch's errors for reducing an empty tensor with no identity (max, amax, argmax...)."""
+    if data.size:
+        return
+    if dims is None:
+        cls = errors.runtime if name in ("amax", "amin", "max", "min") else errors.index
+        raise cls(f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+                  + (" Specify the reduction dim with the 'dim' argument." if cls is errors.runtime else ""))
+    for d in dims:
+        if data.shape[d] == 0:
+            raise errors.index(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def argmax(input, dim=None, keepdim=False):
     data = input._data
+    _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmax")
     if dim is None:
         return wrap(np.asarray(data.argmax(), np.int64), dtypes.int64)
     d = _wrap_dim(dim, data.ndim)
@@ -331,6 +346,7 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     data = input._data
+    _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmin")
     if dim is None:
         return wrap(np.asarray(data.argmin(), np.int64), dtypes.int64)
     d = _wrap_dim(dim, data.ndim)
@@ -373,14 +389,18 @@ class LogSoftmaxBackward0(Function):
         return (g - exp(out) * sum(g, dim=d, keepdim=True),)
 
 
-def _softmax_input(input, dim, dtype):
+def _softmax_input(input, dim, dtype, name="softmax"):
     dt = dtype or input.dtype
-    if not dt.is_floating_point:
-        raise errors.runtime(f'"softmax_lastdim_kernel_impl" not implemented for \'{_c10(dt)}\'')
-    data = input._data.astype(dt.np, copy=False)
     if dim is None:
-        raise errors.type_error("softmax() missing 1 required positional arguments: \"dim\"")
-    return data, (_wrap_dim(dim, data.ndim) if data.ndim else 0), dt
+        raise errors.type_error(f"{name}() missing 1 required positional arguments: \"dim\"")
+    d = _wrap_dim(dim, input._data.ndim) if input._data.ndim else _wrap_dim(dim, 0)
+    if not dt.is_floating_point:
+        kernel = f"{name}_lastdim_kernel_impl" if d == builtins.max(input._data.ndim - 1, 0) else f"{name}_kernel_impl"
+        e = NotImplementedError(f'"{kernel}" not implemented for \'{_c10(dt)}\'')
+        e.gradcli_hint = "float_dtype"
+        raise e
+    data = input._data.astype(dt.np, copy=False)
+    return data, d, dt
 
 
 def softmax(input, dim=None, dtype=None, _stacklevel=3):
@@ -394,7 +414,7 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):
 
 
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
-    data, d, dt = _softmax_input(input, dim, dtype)
+    data, d, dt = _softmax_input(input, dim, dtype, "log_softmax")
     if data.ndim == 0:
         r = np.zeros_like(data)
     else:
@@ -479,7 +499,9 @@ class StdBackward0(Function):
 def _var_std(input, dim, unbiased, keepdim, correction, is_std):
     if isinstance(dim, bool):  # var(x, False): the legacy unbiased positional
         unbiased, dim = dim, None
-    dt = _mean_check(input, None, "std" if is_std else "var")
+    if not input.dtype.is_floating_point:
+        raise errors.runtime("std and var only support floating point and complex dtypes")
+    dt = input.dtype
     data = input._data
     dims = _dims(dim, data.ndim)
     c = _correction(unbiased, correction)
@@ -487,11 +509,16 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
     for d in dims:
         n *= data.shape[d]
     if data.ndim:
-        r = data.var(axis=dims, ddof=c, keepdims=keepdim) if n - c > 0 else \
-            np.full([s for i, s in enumerate(data.shape) if i not in dims or keepdim] if not keepdim else
-                    [1 if i in dims else s for i, s in enumerate(data.shape)], np.nan if n - c <= 0 else 0)
+        m = data.mean(axis=dims, keepdims=True) if data.size else data.sum(axis=dims, keepdims=True)
+        dev = data - m
+        ssq = (dev * dev).sum(axis=dims, keepdims=keepdim)
     else:
-        r = np.asarray(np.nan if c else 0.0)
+        ssq = np.zeros((), data.dtype)
+    if n - c <= 0:
+        warnings.warn(f"{'std' if is_std else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=3)
+    r = np.asarray(ssq / builtins.max(0, n - c))
     if is_std:
         r = np.sqrt(r)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c}

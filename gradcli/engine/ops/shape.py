@@ -21,10 +21,11 @@ def _infer(shape, numel):
     if len(neg) > 1:
         raise errors.runtime("only one dimension can be inferred")
     known = 1
-    for s in shape:
+    for i, s in enumerate(shape):
         if s != -1:
             if s < 0:
-                raise errors.runtime(f"invalid shape dimension {s}")
+                raise errors.runtime(f"invalid shape dimension {s} at index {i} of shape "
+                                     f"[{', '.join(map(str, shape))}]")
             known *= s
     if neg:
         if known == 0 or numel % known:
@@ -110,9 +111,9 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
-        raise errors.runtime(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-                             "the number of sizes provided ({}) must be greater or equal to the number of dimensions "
-                             "in the tensor ({})".format(len(sizes), len(shape)))
+        raise errors.runtime(f"expand({errors.type_string(input)}{{[{', '.join(map(str, shape))}]}}, "
+                             f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) "
+                             f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = []
     for i, s in enumerate(sizes):
@@ -217,6 +218,8 @@ def permute(input, *dims):
                              f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
                              f"len(dims) = {len(dims)}")
     dims = tuple(_wrap_dim(d, nd) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise errors.runtime("permute(): duplicate dims are not allowed.")
     return record(PermuteBackward0, (input,), view_of(input, input._data.transpose(dims)), {"dims": dims})
 
 
@@ -321,7 +324,9 @@ def _check_list(tensors, name):
     if isinstance(tensors, Tensor):
         raise errors.type_error(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     if not tensors:
-        raise errors.runtime(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise errors.runtime("stack expects a non-empty TensorList")
+        raise errors.value(f"torch.{name}(): expected a non-empty list of Tensors")
 
 
 def cat(tensors, dim=0):
@@ -329,25 +334,30 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     from .. import dtypes  # noqa: PLC0415
     dt = dtypes.result_type(tensors)
-    nonempty = [t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)]
+    # legacy rule: 1-D empty tensors are skipped whatever the other shapes
+    keep = [not (t._data.ndim == 1 and t._data.size == 0) for t in tensors]
+    nonempty = [t for t, k in zip(tensors, keep) if k]
     ref = nonempty[0] if nonempty else tensors[0]
     nd = ref._data.ndim
     if nd == 0:
-        raise errors.runtime("zero-dimensional tensor (at position 0) cannot be concatenated")
+        pos = next(i for i, t in enumerate(tensors) if t._data.ndim == 0)
+        raise errors.runtime(f"zero-dimensional tensor (at position {pos}) cannot be concatenated")
     d = _wrap_dim(dim, nd)
-    for i, t in enumerate(tensors):
-        if t in nonempty and t._data.ndim != nd:
+    for i, (t, k) in enumerate(zip(tensors, keep)):
+        if not k:
+            continue
+        if t._data.ndim != nd:
             raise errors.runtime(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
-        if t in nonempty:
-            for k in range(nd):
-                if k != d and t._data.shape[k] != ref._data.shape[k]:
-                    raise errors.runtime(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                         f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
-                                         f"{i} in the list.")
-    arrays = [t._data.astype(dt.np, copy=False) for t in nonempty] or [tensors[0]._data]
+        for j in range(nd):
+            if j != d and t._data.shape[j] != ref._data.shape[j]:
+                raise errors.runtime(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                     f"{ref._data.shape[j]} but got size {t._data.shape[j]} for tensor number "
+                                     f"{i} in the list.")
+    arrays = [t._data.astype(dt.np, copy=False) for t in nonempty] or [tensors[0]._data.astype(dt.np)]
     arr = np.concatenate(arrays, axis=d)
-    sizes = [t._data.shape[d] if t in nonempty else 0 for t in tensors]
-    return record(CatBackward0, tuple(tensors), wrap(arr, dt), {"dim": d, "sizes": sizes})
+    sizes = [t._data.shape[d] if k else 0 for t, k in zip(tensors, keep)]
+    return record(CatBackward0, tuple(tensors), wrap(arr, dt), {"dim": d, "sizes": sizes,
+                                                               "shapes": [t._data.shape for t in tensors]})
 
 
 concat = concatenate = cat
@@ -394,6 +404,12 @@ class SliceBackward0(Function):
 
 def narrow(input, dim, start, length):
     d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise errors.index(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start % size if start < 0 else start
+    if start + length > size:
+        raise errors.runtime(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     key = (slice(None),) * d + (slice(start, start + length),)
     arr = input._data[key]
     return record(SliceBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape, "key": key})
