@@ -531,3 +531,126 @@ def case_logsumexp_nansum(torch):
     return [run(torch, lambda a: a.logsumexp(1), x), run(torch, lambda a: torch.logsumexp(a, (0, 1)), x),
             run(torch, lambda a: a.logsumexp(0, keepdim=True), x), run(torch, lambda a: a.logsumexp(0), torch.tensor([1, 2])),
             run(torch, torch.nansum, n), run(torch, torch.nanmean, n), run(torch, lambda a: a.nansum(0), x)]
+
+
+# ---------------------------------------------------------------------------- linear algebra
+
+A3 = [[2.0, 0.5, -0.3], [0.4, 1.5, 0.2], [-0.1, 0.3, 1.8]]
+B3 = [[1.0, -0.5, 0.25], [0.0, 2.0, 0.5], [0.75, 0.1, -1.0]]
+
+
+@case
+def case_einsum(torch):
+    x, a, v = t64(torch, M), t64(torch, A3), t64(torch, [0.5, -1.5, 2.0])
+    b = t64(torch, [[[0.1, 0.2], [0.3, -0.4], [0.5, 0.6]], [[-0.7, 0.8], [0.9, 1.0], [1.1, -1.2]]])
+    e = torch.einsum
+    return [run(torch, lambda p, q: e("ij,jk->ik", p, q), x, a), run(torch, lambda p: e("ij->ji", p), x),
+            run(torch, lambda p: e("ii->i", p), a), run(torch, lambda p: e("ii", p), a),
+            run(torch, lambda p: e("ij->j", p), x), run(torch, lambda p, q: e("ij,j->i", p, q), x, v),
+            run(torch, lambda p: e("i,i->", p, p), v), run(torch, lambda p, q: e("i,j->ij", p, q), v, v),
+            run(torch, lambda p, q: e("ij,ij->ij", p, q), x, x), run(torch, lambda p, q: e("ij,j->j", p, q), x, v),
+            run(torch, lambda p, q: e("bij,jk->bik", p, q), b, t64(torch, [[1.0, 2.0], [-1.0, 0.5]])),
+            run(torch, lambda p, q: e("bjk,bkl->bjl", p, q), b, t64(torch, [[[1.0, 0.0, 2.0], [0.5, -1.0, 1.0]]] * 2)),
+            run(torch, lambda p, q, r: e("ij,jk,kl->il", p, q, r), x, a, a),
+            run(torch, lambda p, q: e("...j,jk->...k", p, q), x, a), run(torch, lambda p, q: e("ij,kj", p, q), x, x),
+            run(torch, lambda p, q: e("ij,jk->ik", [p, q]), x, a),
+            run(torch, lambda p, q: e("ij, jk -> ki", p, q), x, a),
+            repr(e("ij,jk->ik", torch.tensor([[1, 2]]), torch.tensor([[3], [4]]))),
+            err(lambda: e("ij,jk->ik", x, x)), err(lambda: e("ij", v)), err(lambda: e("ij->k", x)),
+            err(lambda: e("ij,jk", x)), err(lambda: e("i->ii", v)), err(lambda: e("i.j", x)),
+            err(lambda: e("ii->i", x)), err(lambda: e("i1", x)), err(lambda: e("ij,jk->ik", x, a.float()))]
+
+
+@case
+def case_tensordot_outer(torch):
+    x, a, v = t64(torch, M), t64(torch, A3), t64(torch, [0.5, -1.5, 2.0])
+    return [run(torch, lambda p, q: torch.tensordot(p, q, dims=1), x, a),
+            run(torch, lambda p, q: torch.tensordot(p, q, dims=([0, 1], [1, 0])), a, a),
+            run(torch, lambda p, q: torch.tensordot(p, q, dims=0), v, v),
+            run(torch, lambda p, q: torch.tensordot(p, q, dims=([1], [0])), x, a),
+            run(torch, torch.outer, v, v), run(torch, lambda p, q: p.outer(q), v, t64(torch, [1.0, 2.0])),
+            repr(torch.outer(torch.tensor([1, 2]), torch.tensor([3, 4]))),
+            err(lambda: torch.tensordot(x, x, dims=1)), err(lambda: torch.tensordot(x, a, dims=3))]
+
+
+@case
+def case_addmm_family(torch):
+    a = t64(torch, A3)
+    x = t64(torch, M)
+    v = t64(torch, [0.5, -1.5, 2.0])
+    b1 = t64(torch, [[[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]], [[0.7, 0.8, -0.9], [1.0, 1.1, 1.2]]])
+    b2 = t64(torch, [[[1.0, 0.5], [0.0, -1.0], [2.0, 0.25]], [[0.3, 0.6], [-0.9, 1.2], [1.5, 1.8]]])
+    z = t64(torch, [[[0.5, -0.5], [1.0, 2.0]]] * 2)
+    return [run(torch, torch.addmm, a, a, a), run(torch, lambda p, q, r: torch.addmm(p, q, r, beta=0.5, alpha=2), v, a, a),
+            run(torch, torch.baddbmm, z, b1, b2), run(torch, lambda p, q, r: p.baddbmm(q, r, beta=2, alpha=0.5), z, b1, b2),
+            run(torch, torch.addbmm, t64(torch, [[0.5, -0.5], [1.0, 2.0]]), b1, b2),
+            run(torch, torch.addmv, v, a, v), run(torch, lambda p, q, r: torch.addmv(p, q, r, beta=0.5, alpha=2), v, x, v),
+            run(torch, torch.addr, x, t64(torch, [1.0, -2.0]), v), run(torch, lambda p: p.addmv_(a.detach(), v.detach()), t64(torch, [1.0, 2.0, 3.0], rg=False)),
+            err(lambda: torch.baddbmm(torch.ones(2, 2, 2), torch.ones(2, 2, 3), torch.ones(2, 2, 2))),
+            err(lambda: torch.addmv(torch.ones(2), torch.ones(2, 2), torch.ones(3)))]
+
+
+@case
+def case_trace_diag(torch):
+    a = t64(torch, A3)
+    x = t64(torch, M)
+    v = t64(torch, [0.5, -1.5, 2.0])
+    return [run(torch, torch.trace, a), run(torch, lambda p: p.trace(), x), repr(torch.tensor([[1, 2], [3, 4]]).trace()),
+            run(torch, torch.diag, a), run(torch, lambda p: p.diag(1), a), run(torch, lambda p: torch.diag(p, -1), x),
+            run(torch, torch.diag, v), run(torch, lambda p: p.diag(-1), v), run(torch, torch.diagonal, a),
+            run(torch, lambda p: p.diagonal(1), x), run(torch, lambda p: p.diagonal(0, 1, 0), x),
+            run(torch, lambda p: torch.linalg.diagonal(p), a), run(torch, torch.diag_embed, x),
+            run(torch, lambda p: torch.diag_embed(p, 1), v), run(torch, lambda p: p.diag_embed(0, 0, 2), x),
+            run(torch, torch.diagflat, x), err(lambda: torch.trace(torch.ones(2))), err(lambda: torch.diag(torch.ones(2, 2, 2))),
+            err(lambda: torch.diagonal(torch.ones(2))), err(lambda: torch.diag_embed(torch.ones(2), dim1=0, dim2=0))]
+
+
+@case
+def case_tril_triu(torch):
+    a = t64(torch, A3)
+    x = t64(torch, M)
+    return [run(torch, torch.tril, a), run(torch, lambda p: p.triu(1), a), run(torch, lambda p: p.tril(-1), x),
+            run(torch, lambda p: torch.triu(p, -1), x), run(torch, lambda p: (p * 1).tril_(), a),
+            repr(torch.tril(torch.ones(2, 2, dtype=torch.int64), 5)), repr(torch.triu_indices(3, 3, 1)),
+            repr(torch.tril_indices(3, 2)), err(lambda: torch.tril(torch.ones(3)))]
+
+
+@case
+def case_det_inv_solve(torch):
+    a = t64(torch, A3)
+    b = t64(torch, B3)
+    v = t64(torch, [0.5, -1.5, 2.0])
+    la = torch.linalg
+    batch = t64(torch, [A3, B3])
+    return [run(torch, torch.det, a), run(torch, la.det, b), run(torch, lambda p: p.det(), batch),
+            run(torch, la.inv, a), run(torch, torch.inverse, b), run(torch, lambda p: p.inverse(), batch),
+            run(torch, la.solve, a, v), run(torch, la.solve, a, b), run(torch, la.solve, batch, t64(torch, [[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]])),
+            run(torch, lambda p, q: la.solve(p, q, left=False), a, t64(torch, M)),
+            run(torch, la.slogdet, b), run(torch, torch.logdet, a), run(torch, torch.logdet, b),
+            run(torch, lambda p: la.matrix_power(p, 3), a), run(torch, lambda p: la.matrix_power(p, 1), a),
+            run(torch, lambda p: la.matrix_power(p, -2), a), run(torch, lambda p: torch.matrix_power(p, 2), b),
+            run(torch, lambda p: la.matrix_power(p, 0), a),
+            repr(torch.det(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))),
+            err(lambda: la.inv(torch.tensor([[1.0, 2.0], [2.0, 4.0]]))), err(lambda: la.inv(torch.zeros(3, 3))),
+            err(lambda: la.inv(torch.ones(2, 3))), err(lambda: la.det(torch.ones(2, 3))),
+            err(lambda: la.solve(torch.zeros(2, 2), torch.ones(2))), err(lambda: la.inv(torch.ones(2, 2, dtype=torch.int64))),
+            err(lambda: la.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))),
+            err(lambda: la.solve(torch.eye(2), torch.ones(3))),
+            err(lambda: la.inv(torch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]]))),
+            repr(la.inv(torch.tensor([[0.0, 1.0], [1.0, 0.0]]))), type(la.slogdet(a.detach())).__name__]
+
+
+@case
+def case_cross_kron_vdot(torch):
+    a = t64(torch, A3)
+    b = t64(torch, B3)
+    v = t64(torch, [0.5, -1.5, 2.0])
+    la = torch.linalg
+    return [run(torch, lambda p, q: torch.cross(p, q, dim=1), a, b), run(torch, la.cross, a, b),
+            run(torch, la.cross, v, t64(torch, [1.0, 0.25, -0.5])), run(torch, lambda p, q: p.cross(q, dim=0), a, b),
+            run(torch, la.cross, a, v), warns(lambda: torch.cross(torch.eye(3), torch.ones(3, 3))),
+            err(lambda: torch.cross(torch.ones(2, 2), torch.ones(2, 2))), err(lambda: la.cross(torch.ones(2), torch.ones(2))),
+            run(torch, torch.kron, a, t64(torch, M)), run(torch, torch.kron, v, t64(torch, [1.0, 2.0])),
+            run(torch, torch.vdot, v, t64(torch, [1.0, 0.25, -0.5])), run(torch, la.vecdot, a, b),
+            run(torch, lambda p, q: la.multi_dot([p, q, p]), a, b), run(torch, lambda p, q: la.multi_dot([q[0], p, q[:, 1]]), a, b),
+            run(torch, lambda p, q: la.multi_dot([p, q]), a, b)]

@@ -212,7 +212,45 @@ GRADCHECKS = {
     "elu_inplace": (lambda x: F_.elu(x * 1, inplace=True), [WIDE]),
     "leaky_relu_inplace": (lambda x: F_.leaky_relu(x * 1, 0.1, inplace=True), [WIDE]),
     "celu_inplace": (lambda x: T.celu_(x * 1), [WIDE]),
-}
+
+    # reductions and scans
+    "cumsum": (lambda x: T.cumsum(x, 1), [M23]), "cumprod": (lambda x: T.cumprod(x, 1), [M23]),
+    "cumprod_zeros": (lambda x: T.cumprod(x, 1), [[[1.0, 0.0, 2.0, 0.5], [0.0, 0.0, 3.0, -1.0]]]),
+    "logcumsumexp": (lambda x: T.logcumsumexp(x, 1), [M23]), "cummax": (lambda x: T.cummax(x, 1), [M23]),
+    "cummin": (lambda x: T.cummin(x, 0), [M23]), "sort": (lambda x: T.sort(x, 1, descending=True), [M23]),
+    "topk": (lambda x: T.topk(x, 2), [M23]), "kthvalue": (lambda x: T.kthvalue(x, 2, 1), [M23]),
+    "median": (T.median, [M23]), "median_dim": (lambda x: T.median(x, 1), [M23]),
+    "mode": (lambda x: T.mode(x, 1), [M23]), "aminmax": (lambda x: T.aminmax(x, dim=1), [M23]),
+    "aminmax_all": (T.aminmax, [M23]), "var_mean": (lambda x: T.var_mean(x, 1), [M23]),
+    "std_mean": (T.std_mean, [M23]), "nansum": (T.nansum, [M23]), "nanmean": (lambda x: T.nanmean(x, 0), [M23]),
+    "vector_norm_3": (lambda x: T.linalg.vector_norm(x, 3), [A]), "vector_norm_half": (lambda x: T.linalg.vector_norm(x, 0.5), [A]),
+    "vector_norm_inf": (lambda x: T.linalg.vector_norm(x, float("inf"), dim=1), [M23]),
+    "vector_norm_1": (lambda x: T.linalg.vector_norm(x, 1), [A]), "norm_2": (lambda x: T.norm(x, dim=0), [M23]),
+    "matrix_norm_fro": (T.linalg.matrix_norm, [M23]), "matrix_norm_1": (lambda x: T.linalg.matrix_norm(x, 1), [M23]),
+    "matrix_norm_inf": (lambda x: T.linalg.matrix_norm(x, float("inf")), [M23]),
+    # linear algebra
+    "einsum_mm": (lambda a, b: T.einsum("ij,jk->ik", a, b), [M23, M33]),
+    "einsum_trace": (lambda a: T.einsum("ii", a), [M33]), "einsum_diag": (lambda a: T.einsum("ii->i", a), [M33]),
+    "einsum_dot": (lambda a: T.einsum("i,i->", a, a), [A]), "einsum_outer": (lambda a, b: T.einsum("i,j->ij", a, b), [A, B]),
+    "einsum_three": (lambda a, b: T.einsum("ij,jk,kl->il", a, b, b), [M23, M33]),
+    "einsum_ellipsis": (lambda a, b: T.einsum("...j,jk->...k", a, b), [M23, M33]),
+    "tensordot": (lambda a, b: T.tensordot(a, b, dims=1), [M23, M33]),
+    "baddbmm": (lambda x, a, b: T.baddbmm(x, a, b, beta=0.5, alpha=2.0), [[[[0.5, 1.0], [2.0, -1.0]]] * 2,
+                [[[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]]] * 2, [[[1.0, 0.5], [0.0, -1.0], [2.0, 0.25]]] * 2]),
+    "addbmm": (T.addbmm, [[[0.5, 1.0], [2.0, -1.0]], [[[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]]] * 2,
+                         [[[1.0, 0.5], [0.0, -1.0], [2.0, 0.25]]] * 2]),
+    "addmv": (lambda x, m, v: T.addmv(x, m, v, beta=0.5, alpha=2.0), [A[:2], M23, B[:3]]),
+    "addr": (T.addr, [M23, A[:2], B[:3]]), "trace": (T.trace, [M33]), "diag": (lambda a: T.diag(a, 1), [M33]),
+    "diag_vec": (lambda v: T.diag(v, -1), [A]), "diagonal": (lambda a: T.diagonal(a, 0, 1, 0), [M23]),
+    "diag_embed": (lambda a: T.diag_embed(a, 1), [M23]), "tril": (lambda a: T.tril(a, -1), [M33]),
+    "triu": (T.triu, [M33]), "det": (T.det, [M33]), "slogdet": (T.linalg.slogdet, [M33]),
+    "logdet": (T.logdet, [M33]), "inv": (T.linalg.inv, [M33]), "solve_vec": (T.linalg.solve, [M33, A[:3]]),
+    "solve_mat": (T.linalg.solve, [M33, [[1.0, 2.0], [0.5, -1.0], [0.0, 3.0]]]),
+    "solve_right": (lambda a, b: T.linalg.solve(a, b, left=False), [M33, M23]),
+    "cross": (T.linalg.cross, [M33, [[1.0, 0.5, -0.5], [0.25, 2.0, 1.0], [0.0, -1.0, 1.5]]]),
+    "kron": (T.kron, [M23, [[1.0, -0.5], [2.0, 0.25]]]), "matrix_power": (lambda a: T.linalg.matrix_power(a, 3), [M33]),
+    "matrix_power_neg": (lambda a: T.linalg.matrix_power(a, -2), [M33]),
+    "multi_dot": (lambda a, b: T.linalg.multi_dot([a, b, b]), [M23, M33]), "vdot": (T.vdot, [A, B]),}
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))
