@@ -407,8 +407,7 @@ def _as_array(data):
 def _alias(t):
     """detach(): same data and version counter, no graph."""
     r = wrap(t._data, t.dtype)
-    r._version = t._version
-    r._base = t._base
+    r._version = t._version  # shares data and version counter, but no autograd view relation
     return r
 
 

@@ -184,34 +184,35 @@ class _AliasBackward(Function):
 _AliasBackward.__name__ = _AliasBackward.__qualname__ = "AliasBackward0"  # the node name torch shows
 
 
-class CopySlices(Function):
-    """x[key] = value on a tensor in a graph: grad flows to the old x outside key, to value inside."""
+class IndexPutValueBackward(Function):
+    """x[index_list] = value (torch's index_put_): the old x gets g outside the written positions,
+    value the sum of g over them. Edges (x's old place, value)."""
     __slots__ = ()
 
-    def name(self):
-        return "torch::autograd::CopySlices"
-
     def backward(self, g):
-        key, vshape = self._kw["key"], self._kw["vshape"]
-        keep = g._data.copy()
-        keep[key] = 0
-        g_old = wrap(keep, g.dtype) if not grad_mode.enabled else g * _mask_out(g, key)
+        from .inplace import _outside  # noqa: PLC0415
+        from .shape import reshape  # noqa: PLC0415
+        k = self._kw
+        region = k["region"]
+        n = g._data.size
+        flat = reshape(g, (-1,))
+        g_old = reshape(flat * wrap(_outside(region, n, g._data.dtype), g.dtype), g._data.shape)
         g_val = None
         if self.next_functions[1][0] is not None:
-            g_val = sum_to(getitem(g, key), vshape)
+            g_val = sum_to(reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape), k["vshape"])
         return g_old, g_val
 
 
-def _mask_out(g, key):
-    m = np.ones(g._data.shape, g._data.dtype)
-    m[key] = 0
-    return wrap(m, g.dtype)
+IndexPutValueBackward.__name__ = IndexPutValueBackward.__qualname__ = "IndexPutBackward0"
 
 
-def check_inplace(t):
+def check_inplace(t, as_view=False):
     """PyTorch refuses in-place changes to a leaf (or a view of one) that requires grad."""
     if grad_mode.enabled:
         if t.grad_fn is None and t._rg:
+            if as_view:
+                raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
+                                     "operation.", hint="leaf_inplace")
             raise errors.runtime(errors.LEAF_INPLACE, hint="leaf_inplace")
         base = t._base
         if base is not None and base.grad_fn is None and base._rg and t.grad_fn is not None:
@@ -220,8 +221,10 @@ def check_inplace(t):
 
 
 def setitem(input, key, value):
-    check_inplace(input)
     nkey = _normalize(key)
+    advanced = any(_is_advanced(k) for k in nkey)
+    whole = all(k is Ellipsis for k in nkey)
+    check_inplace(input, as_view=not advanced and not whole)
     data = input._data
     _check_bounds(data.shape, nkey)
     if isinstance(value, Tensor):
@@ -230,21 +233,59 @@ def setitem(input, key, value):
             v = v.astype(data.dtype)
     else:
         v = value
+    if not data.flags.writeable:
+        raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to tensor "
+                             "refer to a single memory location. Please clone() the tensor before performing the "
+                             "operation.")
     try:
         data[nkey] = v
     except ValueError:
-        target = np.empty(data.shape, bool)[nkey].shape
-        raise errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, np.shape(v)))}] cannot be "
-                             f"broadcast to indexing result of shape [{', '.join(map(str, target))}]") from None
+        raise _setitem_shape_error(data, nkey, v) from None
+    except OverflowError:
+        data[nkey] = np.asarray(v).astype(data.dtype)
     input._version[0] += 1
-    needs = grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg))
-    if needs:
-        node = make_node(CopySlices, (input, value), input.dtype, (), {
-            "key": nkey, "vshape": value._data.shape if isinstance(value, Tensor) else ()})
-        input.grad_fn = node
-        input._output_nr = 0
-        input._rg = True
+    if grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg)):
+        _setitem_graph(input, nkey, value, advanced, whole)
     return None
+
+
+def _setitem_shape_error(data, nkey, v):
+    target = np.empty(data.shape, bool)[nkey].shape
+    vshape = tuple(np.shape(v))
+    # torch expands the value to the indexed shape: its expand error, from the right
+    n = len(target)
+    if len(vshape) > n:
+        return errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, vshape))}] cannot be "
+                              f"broadcast to indexing result of shape [{', '.join(map(str, target))}]")
+    for i in range(1, len(vshape) + 1):
+        if vshape[-i] != 1 and vshape[-i] != target[-i]:
+            return errors.runtime(f"The expanded size of the tensor ({target[-i]}) must match the existing size "
+                                  f"({vshape[-i]}) at non-singleton dimension {n - i}.  Target sizes: "
+                                  f"[{', '.join(map(str, target))}].  Tensor sizes: [{', '.join(map(str, vshape))}]")
+    return errors.runtime("shape mismatch")
+
+
+def _setitem_graph(input, nkey, value, advanced, whole):
+    from . import inplace as P  # noqa: PLC0415 - inplace imports this module
+    old, old_nr = input.grad_fn, input._output_nr
+    vshape = value._data.shape if isinstance(value, Tensor) else ()
+    if whole:
+        if not isinstance(value, Tensor) or value._data.ndim == 0:
+            node = make_node(P.FillBackward3, (input, value), input.dtype)
+        else:
+            node = make_node(P.CopyBackwards, (input, value), input.dtype, (),
+                             {"src_shape": vshape, "src_dtype": value.dtype})
+        P.apply_inplace_graph(input, node)
+    else:
+        region = np.array(np.arange(input._data.size, dtype=np.int64).reshape(input._data.shape)[nkey])
+        if advanced:
+            node = make_node(IndexPutValueBackward, (input, value), input.dtype, (),
+                             {"region": region, "vshape": vshape})
+            P.apply_inplace_graph(input, node)
+        else:
+            P.apply_inplace_graph(input, P.set_value_node(input, value, vshape), region)
+    if input._retains:
+        P.move_retain(input, old, old_nr)
 
 
 class GatherBackward0(Function):

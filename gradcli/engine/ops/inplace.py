@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import errors
-from ..autograd import grad_mode
+from .. import dtypes, errors
+from ..autograd import _Saved, grad_mode, make_node
 from ..function import Function, record
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 from .indexing import check_inplace
 
 
@@ -30,19 +30,52 @@ def rebase(self, r):
     if not data.flags.writeable:
         raise errors.runtime("unsupported operation: more than one element of the written-to tensor refers to a "
                              "single memory location. Please clone() the tensor before performing the operation.")
+    node = r.grad_fn
+    if node is not None and node._saved:
+        _keep_original(node, self)
     data[...] = r._data
     self._version[0] += 1
+    if node is not None and node._saved:
+        _saved_result_is(node, r, self)
     if r.grad_fn is not None:
-        self.grad_fn = r.grad_fn
-        self._output_nr = r._output_nr
-        self._rg = True
+        old, old_nr = self.grad_fn, self._output_nr
+        apply_inplace_graph(self, r.grad_fn)
         if self._retains:
-            node = r.grad_fn
-            if node._retained is None:
-                node._retained = {}
-            import weakref  # noqa: PLC0415
-            node._retained[r._output_nr] = weakref.ref(self)
+            move_retain(self, old, old_nr)
     return self
+
+
+def move_retain(self, old, old_nr):
+    """retain_grad() follows the tensor to its new node after an in-place op."""
+    import weakref  # noqa: PLC0415
+    if old is not None and old._retained and old._retained.get(old_nr) is not None \
+            and old._retained[old_nr]() is self:
+        del old._retained[old_nr]
+    node = self.grad_fn
+    if node._retained is None:
+        node._retained = {}
+    node._retained[self._output_nr] = weakref.ref(self)
+
+
+def _keep_original(node, self):
+    """The node computed from `self` before it is overwritten: like torch's in-place ops, its backward
+    reads the original value (a copy standing at self's old place in the graph)."""
+    for item in node._saved:
+        if type(item) is _Saved and item.tensor is self:
+            orig = wrap(self._data.copy(), self.dtype)
+            orig._rg, orig.grad_fn, orig._output_nr = self._rg, self.grad_fn, self._output_nr
+            if self.grad_fn is None and self._rg:
+                orig._accum = self._edge()[0]
+            item.tensor = orig
+            item.version = 0
+
+
+def _saved_result_is(node, r, self):
+    """A saved result is the tensor modified in place (so later in-place changes of it are caught)."""
+    for item in node._saved:
+        if type(item) is _Saved and item.tensor is r:
+            item.tensor = self
+            item.version = self._version[0]
 
 
 def _can_cast(src, dst):
@@ -65,16 +98,17 @@ class ZeroBackward0(Function):
         return (g * 0,)
 
 
-class FillBackward0(ZeroBackward0):
+class FillBackward2(ZeroBackward0):
+    """fill_ with a number."""
     __slots__ = ()
 
 
-class FillBackward1(Function):
-    """fill_ with a tensor value: the value gets the sum of the gradient."""
+class FillBackward3(Function):
+    """fill_ with a 0-dim tensor value: the value gets the sum of the gradient."""
     __slots__ = ()
 
     def backward(self, g):
-        return (g * 0, g.sum())
+        return (g * 0, g.sum() if self.next_functions[1][0] is not None else None)
 
 
 def _fill(self, value, cls):
@@ -83,14 +117,12 @@ def _fill(self, value, cls):
     self._data[...] = v
     self._version[0] += 1
     if grad_mode.enabled and (self._rg or (isinstance(value, Tensor) and value._rg)):
-        out = Tensor.__new__(Tensor)
-        from ..tensor import _init_from  # noqa: PLC0415
-        _init_from(out, self._data, self.dtype)
         inputs = (self, value) if isinstance(value, Tensor) else (self,)
-        record(FillBackward1 if isinstance(value, Tensor) else cls, inputs, out)
-        self.grad_fn = out.grad_fn
-        self._output_nr = 0
-        self._rg = True
+        old, old_nr = self.grad_fn, self._output_nr
+        node = make_node(FillBackward3 if isinstance(value, Tensor) else cls, inputs, self.dtype)
+        apply_inplace_graph(self, node)
+        if self._retains:
+            move_retain(self, old, old_nr)
     return self
 
 
@@ -99,11 +131,17 @@ def zero_(self):
 
 
 def fill_(self, value):
-    return _fill(self, value, FillBackward0)
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise errors.runtime(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                             f"{value._data.ndim} dimensions.")
+    return _fill(self, value, FillBackward2)
 
 
 class CopyBackwards(Function):
     __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
 
     def backward(self, g):
         from .shape import sum_to  # noqa: PLC0415
@@ -122,11 +160,141 @@ def copy_(self, src, non_blocking=False):
                              f"{self.ndim - 1}") from None
     self._version[0] += 1
     if grad_mode.enabled and (self._rg or src._rg):
-        out = Tensor.__new__(Tensor)
-        from ..tensor import _init_from  # noqa: PLC0415
-        _init_from(out, self._data, self.dtype)
-        record(CopyBackwards, (self, src), out, {"src_shape": src._data.shape, "src_dtype": src.dtype})
-        self.grad_fn = out.grad_fn
+        old, old_nr = self.grad_fn, self._output_nr
+        node = make_node(CopyBackwards, (self, src), self.dtype, (),
+                         {"src_shape": src._data.shape, "src_dtype": src.dtype})
+        apply_inplace_graph(self, node)
+        if self._retains:
+            move_retain(self, old, old_nr)
+    return self
+
+
+# ---------------------------------------------------------------------------- in-place ops and views
+#
+# An in-place op on a tensor records the op's node (its first edge is the tensor's old place in the
+# graph). On a tensor that is not a view, the tensor simply takes that node. On a view, torch hands
+# the history to the view's base: the base's grad_fn becomes CopySlices (edges: the base's old place,
+# then the op's other inputs), which runs the op's backward on the view's region of the gradient,
+# and the view's grad_fn becomes AsStridedBackward0 of the base. Regions are flat C-order indices
+# into the base, computed from the NumPy strides (so every kind of view works the same way).
+
+class CopySlices(Function):
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, g):
+        from .shape import reshape  # noqa: PLC0415
+        k = self._kw
+        region, fn = k["region"], k["fn"]
+        shape = g._data.shape
+        flat = reshape(g, (-1,))
+        g_view = reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape)
+        res = fn.apply(g_view)
+        keep = wrap(_outside(region, flat._data.shape[0], g._data.dtype), g.dtype)
+        g_base = flat * keep
+        if res[0] is not None:
+            g_base = g_base + region_put(res[0], region, flat._data.shape[0])
+        return (reshape(g_base, shape),) + tuple(res[1:])
+
+
+class AsStridedBackward0(Function):
+    """The grad_fn of a view after an in-place op on it: its region of the base's gradient."""
+    __slots__ = ()
+
+    def backward(self, g):
+        from .shape import reshape  # noqa: PLC0415
+        k = self._kw
+        return (reshape(region_put(g, k["region"], k["numel"]), k["base_shape"]),)
+
+
+class _SetValue(Function):
+    """The op inside CopySlices for `x[key] = value`: the old region gets no gradient, value the sum."""
+    __slots__ = ()
+
+    def backward(self, g):
+        from .shape import sum_to  # noqa: PLC0415
+        k = self._kw
+        if self.next_functions[1][0] is None:
+            return (None, None)
+        gv = sum_to(g, k["vshape"])
+        return (None, gv.to(k["vdtype"]) if gv.dtype is not k["vdtype"] else gv)
+
+
+def _outside(region, n, np_dtype):
+    m = np.ones(n, np_dtype)
+    m[region.reshape(-1)] = 0
+    return m
+
+
+def region_put(values, region, n):
+    """A flat gradient of n zeros with `values` (shaped like region) at the region (differentiable)."""
+    from .indexing import index_backward  # noqa: PLC0415
+    from .shape import reshape  # noqa: PLC0415
+    return index_backward(reshape(values, (-1,)), (n,), (region.reshape(-1),))
+
+
+def _ptr(a):
+    if type(a) is np.ndarray:
+        return a.__array_interface__["data"][0]
+    return int(a.data.ptr)
+
+
+def _byte_offsets(a):
+    off = np.zeros(a.shape, np.int64)
+    for k, (n, st) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[k] = n
+        off = off + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    return off
+
+
+def view_region(view_arr, root_arr):
+    """Flat C-order indices into root of every element of view_arr (a view into root's memory)."""
+    if view_arr is root_arr or (view_arr.shape == root_arr.shape and view_arr.strides == root_arr.strides
+                                and _ptr(view_arr) == _ptr(root_arr)):
+        return np.arange(root_arr.size, dtype=np.int64).reshape(root_arr.shape)
+    rb = _byte_offsets(root_arr).reshape(-1)
+    vb = _byte_offsets(view_arr) + (_ptr(view_arr) - _ptr(root_arr))
+    order = np.argsort(rb, kind="stable")
+    pos = np.searchsorted(rb[order], vb.reshape(-1))
+    return order[pos].reshape(view_arr.shape)
+
+
+def apply_inplace_graph(self, fn, region=None):
+    """Give `self`, just modified in place by the op whose node is fn, its new place in the graph.
+    region: the flat indices (into self's root) that were written, when not all of self (setitem)."""
+    root = self._base
+    if root is None and region is None:
+        self.grad_fn = fn
         self._output_nr = 0
         self._rg = True
-    return self
+        return
+    if root is None:
+        root = self
+        view_reg = None
+    else:
+        view_reg = view_region(self._data, root._data)
+        if region is not None:
+            region = view_reg.reshape(-1)[region.reshape(-1)].reshape(region.shape)
+        else:
+            region = view_reg
+    cs = make_node(CopySlices, (root,), root.dtype, (), {"region": region, "fn": fn})
+    cs.next_functions = (cs.next_functions[0],) + tuple(fn.next_functions[1:])
+    root.grad_fn = cs
+    root._output_nr = 0
+    root._rg = True
+    if view_reg is not None:
+        node = make_node(AsStridedBackward0, (root,), self.dtype, (),
+                         {"region": view_reg, "numel": root._data.size, "base_shape": root._data.shape})
+        self.grad_fn = node
+        self._output_nr = 0
+        self._rg = True
+
+
+def set_value_node(input, value, vshape):
+    """The node of `input[key] = value` inside CopySlices: edges (region's old place, value)."""
+    node = make_node(_SetValue, (None, value), input.dtype, (),
+                     {"vshape": vshape, "vdtype": value.dtype if isinstance(value, Tensor) else input.dtype})
+    return node
