@@ -150,26 +150,75 @@ def index_backward(g, in_shape, key):
 
 
 def getitem(input, key):
+    """x[key], applied as torch applies it: basic components left to right (select, slice, unsqueeze:
+    each a view with its own node; full slices are skipped), then one advanced index (a copy)."""
     key = _normalize(key)
     data = input._data
     if data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
         raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                            "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
     _check_bounds(data.shape, key)
-    try:
-        arr = data[key]
-    except IndexError as e:
-        raise errors.index(str(e).replace("axis", "dimension")) from None
-    cls = _grad_fn_class(key)
-    if cls is IndexBackward0:
-        out = wrap(np.asarray(arr), input.dtype)
-    else:
-        if type(arr) is not np.ndarray and isinstance(arr, np.generic):
-            arr = data[key + (Ellipsis,)] if Ellipsis not in key else np.asarray(arr)
-        out = view_of(input, arr)
-    if cls is None:
+    if len(key) == 1 and key[0].__class__ is int:  # the common x[i]
+        k = key[0]
+        arr = data[k, ...]
+        return record(SelectBackward0, (input,), view_of(input, arr), {"in_shape": data.shape, "key": (k,)})
+    consumed = 0
+    for k in key:
+        if k is None or k is Ellipsis or (isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0):
+            continue
+        consumed += k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+    cur, d, adv, steps = input, 0, [], 0
+    for k in key:
+        if k is Ellipsis:
+            n = data.ndim - consumed
+            adv += [slice(None)] * n
+            d += n
+        elif k is None:
+            cur = _unsqueeze(cur, d)
+            adv.append(slice(None))
+            d += 1
+            steps += 1
+        elif isinstance(k, slice):
+            size = cur._data.shape[d]
+            start, stop, step = k.indices(size)
+            if not (start == 0 and stop >= size and step == 1):
+                sub = (slice(None),) * d + (k,)
+                cur = record(SliceBackward0, (cur,), view_of(cur, cur._data[sub]),
+                             {"in_shape": cur._data.shape, "key": sub})
+                steps += 1
+            adv.append(slice(None))
+            d += 1
+        elif isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__"):
+            if k.dtype == bool and k.ndim == 0:  # x[True]: unsqueeze, then index by [0] (or by [])
+                cur = _unsqueeze(cur, d)
+                steps += 1
+                k = np.zeros(1 if bool(k) else 0, np.int64)
+            adv.append(k)
+            d += k.ndim if k.dtype == bool else 1
+        else:
+            sub = (slice(None),) * d + (k, Ellipsis)
+            cur = record(SelectBackward0, (cur,), view_of(cur, cur._data[sub]),
+                         {"in_shape": cur._data.shape, "key": sub[:-1]})
+            steps += 1
+    if any(isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__") for k in adv):
+        while adv and isinstance(adv[-1], slice):
+            adv.pop()
+        akey = tuple(adv)
+        try:
+            arr = cur._data[akey]
+        except IndexError as e:
+            raise errors.index(str(e).replace("axis", "dimension")) from None
+        return record(IndexBackward0, (cur,), wrap(np.asarray(arr), input.dtype),
+                      {"in_shape": cur._data.shape, "key": akey})
+    if steps == 0:
+        out = view_of(input, data[...])
         return out if not input._rg else record(_AliasBackward, (input,), out)
-    return record(cls, (input,), out, {"in_shape": data.shape, "key": key})
+    return cur
+
+
+def _unsqueeze(t, d):
+    from .shape import unsqueeze  # noqa: PLC0415
+    return unsqueeze(t, d)
 
 
 class _AliasBackward(Function):
@@ -265,6 +314,17 @@ def _setitem_shape_error(data, nkey, v):
     return errors.runtime("shape mismatch")
 
 
+def _is_view_step(k):
+    """A key component torch applies as a view before an advanced index (int, None, x[True], a slice)."""
+    if k is None or k is Ellipsis:
+        return k is None
+    if isinstance(k, slice):
+        return not (k.start in (None, 0) and k.stop is None and k.step in (None, 1))
+    if isinstance(k, np.ndarray):
+        return k.dtype == bool and k.ndim == 0
+    return True
+
+
 def _setitem_graph(input, nkey, value, advanced, whole):
     from . import inplace as P  # noqa: PLC0415 - inplace imports this module
     old, old_nr = input.grad_fn, input._output_nr
@@ -278,7 +338,7 @@ def _setitem_graph(input, nkey, value, advanced, whole):
         P.apply_inplace_graph(input, node)
     else:
         region = np.array(np.arange(input._data.size, dtype=np.int64).reshape(input._data.shape)[nkey])
-        if advanced:
+        if advanced and not any(_is_view_step(k) for k in nkey):
             node = make_node(IndexPutValueBackward, (input, value), input.dtype, (),
                              {"region": region, "vshape": vshape})
             P.apply_inplace_graph(input, node)
