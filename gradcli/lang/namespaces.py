@@ -39,10 +39,11 @@ def _engine_value(value):
         return True
     if isinstance(value, functools.partial):
         return _engine_value(value.func)
-    module = getattr(value, "__module__", None)
-    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
-        return isinstance(module, str) and module.startswith(_ENGINE)
-    return type(value).__module__.startswith(_ENGINE)
+    if isinstance(value, type):
+        return pyvalues.is_engine_type(value)
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return pyvalues.is_engine_function(value)
+    return pyvalues.is_engine_type(type(value))
 
 
 def _facade(name, obj, seen):
@@ -278,14 +279,14 @@ def python_builtins(rt):
 
     def iter_(obj):
         return iter(obj)
-    iter_.__name__ = "iter"
+    iter_.__name__ = iter_.__qualname__ = "iter"
     names["iter"] = iter_
 
     def super_(*args):
         if not args:
             raise RuntimeError("super(): no arguments")
         return super(*args)
-    super_.__name__ = "super"
+    super_.__name__ = super_.__qualname__ = "super"
     names["super"] = super_
     names["Ellipsis"] = Ellipsis
     return names

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import string
 import types
 
@@ -51,6 +52,9 @@ class Namespace:
         return sorted(self._members)
 
 
+for _method in (Namespace.__getattr__, Namespace.__setattr__, Namespace.__delattr__):
+    user_raiser(_method)
+
 # ----------------------------------------------------------------------------- attribute policy
 
 _ENGINE_PREFIX = "gradcli.engine"
@@ -65,8 +69,45 @@ _policy_cache = {}
 _setattr_ok_cache = {}
 
 
-def _is_engine_type(t):
-    return getattr(t, "__module__", "").startswith(_ENGINE_PREFIX)
+_ENGINE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine")
+_engine_type_cache = {}
+
+
+def _code_in_engine(fn):
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith(_ENGINE_DIR)
+
+
+def _defined_in_engine(t):
+    for c in t.__mro__:
+        if c is object:
+            continue
+        for value in c.__dict__.values():
+            if isinstance(value, property):
+                value = value.fget
+            elif isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if _code_in_engine(value):
+                return True
+    return False
+
+
+def is_engine_type(t):
+    """A class of the engine (its __module__ may be torch's, so that reprs match PyTorch)."""
+    r = _engine_type_cache.get(t)
+    if r is None:
+        module = getattr(t, "__module__", None) or ""
+        r = module.startswith(_ENGINE_PREFIX) or (module.startswith("torch") and _defined_in_engine(t))
+        _engine_type_cache[t] = r
+    return r
+
+
+def is_engine_function(fn):
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith(_ENGINE_PREFIX) or _code_in_engine(fn)
+
+
+_is_engine_type = is_engine_type
 
 
 def _is_user_class(cls):
@@ -223,6 +264,8 @@ def _setattr_ok(obj):
 
 @user_raiser
 def set_attr(obj, name, value):
+    if type(obj) is Namespace:
+        obj.__setattr__(name, value)
     if not _setattr_ok(obj):
         err = AttributeError(f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
@@ -543,7 +586,7 @@ def make_range(rt):
         if len(r) > BIG_RANGE:
             return BigRange(r, rt)
         return r
-    range_.__name__ = "range"
+    range_.__name__ = range_.__qualname__ = "range"
     return range_
 
 

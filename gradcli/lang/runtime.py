@@ -125,7 +125,7 @@ def _names_list(names):
     return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
-class Function:
+class function:  # noqa: N801 - named like Python's, so C-level messages say "'function' object"
     """A user function (def or lambda): called like a Python function, binds as a method."""
 
     __slots__ = ("name", "qualname", "params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults",
@@ -248,6 +248,8 @@ class Function:
             frame[self.kwarg] = extra
         return frame
 
+
+Function = function
 
 # ----------------------------------------------------------------------------- error tagging
 
