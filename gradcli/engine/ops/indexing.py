@@ -349,23 +349,39 @@ def _setitem_graph(input, nkey, value, advanced, whole):
 
 
 class GatherBackward0(Function):
+    """gather(x, dim, index): one edge (the index is in kw)."""
     __slots__ = ()
 
     def backward(self, g):
         k = self._kw
         from ..factory import zeros  # noqa: PLC0415
-        return (scatter_add(zeros(k["in_shape"], dtype=g.dtype), k["dim"], k["index"], g), None)
+        return (scatter_add(zeros(k["in_shape"], dtype=g.dtype), k["dim"], k["index"], g),)
+
+
+def _check_index_dtype(index, name):
+    if index.dtype.name not in ("int64", "int32"):
+        raise errors.runtime(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _check_index_range(index, size, dim):
+    idx = index._data
+    if idx.size and (idx.max() >= size or idx.min() < -size):
+        bad = int(idx.max()) if idx.max() >= size else int(idx.min())
+        raise errors.runtime(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def gather(input, dim, index):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
+    _check_index_dtype(index, "gather")
+    _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     r = np.take_along_axis(input._data, index._data, axis=d)
-    return record(GatherBackward0, (input, index), wrap(r, input.dtype),
+    return record(GatherBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
 
 
 class ScatterBackward0(Function):
+    """scatter(x, dim, index, src tensor): edges (x, src)."""
     __slots__ = ()
 
     def backward(self, g):
@@ -374,6 +390,15 @@ class ScatterBackward0(Function):
         g_self = scatter(g, k["dim"], idx, 0.0) if self.next_functions[0][0] is not None else None
         g_src = gather(g, k["dim"], idx) if self.next_functions[1][0] is not None else None
         return g_self, g_src
+
+
+class ScatterBackward1(Function):
+    """scatter(x, dim, index, value number): one edge."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (scatter(g, k["dim"], k["index"], 0.0),)
 
 
 class ScatterAddBackward0(Function):
@@ -397,67 +422,122 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
     if src is None:
         src = value
     d = _wrap_dim(dim, input._data.ndim)
+    _check_index_dtype(index, "scatter")
+    _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     out = input._data.copy()
     coords = _scatter_coords(index, d)
     if isinstance(src, Tensor):
+        if src.dtype is not input.dtype:
+            raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
         out[coords] = src._data[tuple(slice(0, s) for s in index._data.shape)]
-    else:
-        out[coords] = src
-    return record(ScatterBackward0, (input, src if isinstance(src, Tensor) else None), wrap(out, input.dtype),
-                  {"dim": d, "index": index})
+        return record(ScatterBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
+    out[coords] = src
+    return record(ScatterBackward1, (input,), wrap(out, input.dtype), {"dim": d, "index": index})
 
 
 def scatter_add(input, dim, index, src):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
+    _check_index_dtype(index, "scatter_add")
+    _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
+    if src.dtype is not input.dtype:
+        raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
     out = input._data.copy()
     np.add.at(out, _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
     return record(ScatterAddBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
 
 
 class IndexSelectBackward0(Function):
+    """index_select(x, dim, index): one edge."""
     __slots__ = ()
 
     def backward(self, g):
         k = self._kw
         key = (slice(None),) * k["dim"] + (k["index"]._data,)
-        return (index_backward(g, k["in_shape"], key), None)
+        return (index_backward(g, k["in_shape"], key),)
 
 
 def index_select(input, dim, index):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
-    r = np.take(input._data, index._data, axis=d)
-    return record(IndexSelectBackward0, (input, index), wrap(r, input.dtype),
+    if index.dtype.name not in ("int64", "int32"):
+        raise errors.runtime("index_select(): Expected dtype int32 or int64 for index")
+    if index._data.ndim > 1:
+        raise errors.index("index_select(): Index is supposed to be a vector")
+    size = input._data.shape[d] if input._data.ndim else 1
+    idx = index._data
+    if idx.size and (idx.max() >= size or idx.min() < -size):
+        raise errors.index("index out of range in self")
+    r = np.take(input._data, idx, axis=d) if input._data.ndim else input._data.reshape(1)[idx].reshape(idx.shape)
+    return record(IndexSelectBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
 
 
 class MaskedFillBackward0(Function):
+    """masked_fill(x, mask, number): one edge."""
     __slots__ = ()
 
     def backward(self, g):
-        mask = self._kw["mask"]
         from .elementwise import where  # noqa: PLC0415
-        return (sum_to(where(mask, 0.0, g), self._kw["in_shape"]), None)
+        return (sum_to(where(self._kw["mask"], 0.0, g), self._kw["in_shape"]),)
+
+
+class MaskedFillBackward1(Function):
+    """masked_fill(x, mask, 0-dim tensor): edges (x, value)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        from .elementwise import where  # noqa: PLC0415
+        mask = self._kw["mask"]
+        gx = sum_to(where(mask, 0.0, g), self._kw["in_shape"])
+        gv = where(mask, g, 0.0).sum() if self.next_functions[1][0] is not None else None
+        return gx, gv
 
 
 def masked_fill(input, mask, value):
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+        from .linalg import _c10_low  # noqa: PLC0415
+        raise errors.runtime(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                             f"{_c10_low(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__}")
+    kw = {"mask": mask, "in_shape": input._data.shape}
     if isinstance(value, Tensor):
-        value = value.item()
-    r = np.where(mask._data, np.asarray(value, input._data.dtype), input._data)
-    return record(MaskedFillBackward0, (input, None), wrap(np.asarray(r), input.dtype),
-                  {"mask": mask, "in_shape": input._data.shape})
+        if value._data.ndim != 0:
+            raise errors.runtime(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                 f"{value._data.ndim} dimension(s).")
+        r = np.where(mask._data, value._data.astype(input._data.dtype), input._data)
+        return record(MaskedFillBackward1, (input, value), wrap(np.asarray(r), input.dtype), kw)
+    r = np.where(mask._data, np.asarray(value).astype(input._data.dtype), input._data)
+    return record(MaskedFillBackward0, (input,), wrap(np.asarray(r), input.dtype), kw)
+
+
+class MaskedSelectBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (sum_to(index_backward(g, k["shape"], (k["mask"],)), k["in_shape"]),)
 
 
 def masked_select(input, mask):
-    return getitem(input.expand_as(mask) if input.shape != mask.shape else input, mask)
+    try:
+        shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    except ValueError:
+        from .elementwise import _broadcast_error  # noqa: PLC0415
+        raise _broadcast_error(input, mask) from None
+    m = np.broadcast_to(mask._data, shape)
+    r = np.broadcast_to(input._data, shape)[m]
+    return record(MaskedSelectBackward0, (input,), wrap(np.asarray(r), input.dtype),
+                  {"mask": m, "shape": shape, "in_shape": input._data.shape})
 
 
 def nonzero(input, *, as_tuple=False):
-    nz = np.nonzero(input._data)
+    data = input._data if input._data.ndim else input._data.reshape(1)
+    nz = np.nonzero(data)
     if as_tuple:
         return tuple(wrap(np.asarray(a, np.int64), dtypes.int64) for a in nz)
-    return wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64), dtypes.int64)
+    if input._data.ndim == 0:
+        return wrap(np.zeros((int(data[0] != 0), 0), np.int64), dtypes.int64)
+    return wrap(np.stack(nz, axis=1).astype(np.int64), dtypes.int64)
 
 
 def argwhere(input):
