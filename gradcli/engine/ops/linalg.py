@@ -5,8 +5,8 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..function import Function, record
-from ..tensor import Tensor, wrap
-from .shape import expand, reshape, squeeze, sum_to, t, transpose, unsqueeze
+from ..tensor import Tensor, view_of, wrap
+from .shape import contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
 
 
 def _c10_low(dt):
@@ -147,6 +147,10 @@ class AddmmBackward0(Function):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _same_dtype(mat1, mat2)
+    if input.dtype is not mat2.dtype:
+        from .elementwise import _c10_name  # noqa: PLC0415
+        raise errors.runtime(f"self and mat2 must have the same dtype, but got {_c10_name(input.dtype)} and "
+                             f"{_c10_name(mat2.dtype)}")
     (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
@@ -164,71 +168,98 @@ class SqueezeBackward4(Function):
         return (unsqueeze(g, self._kw["dim"]),)
 
 
-class UnsafeViewBackward0(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (reshape(g, self._kw["in_shape"]),)
+_unsafe_view = unsafe_view  # kept for the breadth modules
 
 
-def _unsafe_view(x, shape):
-    return record(UnsafeViewBackward0, (x,), wrap(x._data.reshape(shape), x.dtype), {"in_shape": x._data.shape})
+def _should_fold(t1, t2):
+    """ATen's should_fold: can the larger operand be folded into a matrix for mm/mv instead of bmm?"""
+    larger = t1._data.ndim >= t2._data.ndim
+    big = t1._data if larger else np.swapaxes(t2._data, -1, -2)
+    dim_small = t2._data.ndim if larger else t1._data.ndim
+    if not (big.ndim >= 3 and dim_small <= 2):
+        return False
+    if t2._rg:
+        return True
+    if t1._data.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    item = big.itemsize
+    st = [x // item for x in big.strides]
+    for i in range(big.ndim - 2):
+        if st[i] != st[i + 1] * big.shape[i + 1]:
+            return False
+    return True
 
 
 def matmul(input, other):
-    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
-        raise errors.type_error(f"matmul(): argument 'other' (position 1) must be Tensor, not "
+    """torch.matmul, dispatched exactly as ATen's _matmul_impl (so the recorded graph is torch's)."""
+    if not isinstance(input, Tensor):
+        raise errors.type_error(f"matmul(): argument 'input' (position 1) must be Tensor, not "
+                                f"{type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"matmul(): argument 'other' (position 2) must be Tensor, not "
                                 f"{type(other).__name__}")
-    da, db = input._data.ndim, other._data.ndim
-    if da == 0 or db == 0:
-        raise errors.runtime(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
-    if da == 1 and db == 1:
+    d1, d2 = input._data.ndim, other._data.ndim
+    if d1 == 0 or d2 == 0:
+        raise errors.runtime(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
         return dot(input, other)
-    if da == 2 and db == 1:
+    if d1 == 2 and d2 == 1:
         return mv(input, other)
-    if da == 1 and db == 2:
+    if d1 == 1 and d2 == 2:
         _same_dtype(input, other)
         if input._data.shape[0] != other._data.shape[0]:
             raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied (1x{input._data.shape[0]} and "
                                  f"{other._data.shape[0]}x{other._data.shape[1]})", hint="matmul_shape")
         r = mm(unsqueeze(input, 0), other)
-        return record(SqueezeBackward4, (r,), wrap(r._data.reshape(r._data.shape[1:]), r.dtype), {"dim": 0})
-    if da == 2 and db == 2:
+        return record(SqueezeBackward4, (r,), view_of(r, r._data.reshape(r._data.shape[1:])), {"dim": 0})
+    if d1 == 2 and d2 == 2:
         return mm(input, other)
     _same_dtype(input, other)
-    if da >= 3 and db <= 2:
-        # fold the batch into the rows: one mm, as torch does
-        k = input._data.shape[-1]
-        if db == 1:
-            if other._data.shape[0] != k:
-                raise errors.runtime(f"size mismatch, got input ({int(np.prod(input._data.shape[:-1]))}), "
-                                     f"mat ({int(np.prod(input._data.shape[:-1]))}x{k}), vec "
-                                     f"({other._data.shape[0]})")
-            r = mv(reshape(input, (-1, k)), other)
-            return _unsafe_view(r, input._data.shape[:-1])
-        if other._data.shape[0] != k:
-            rows = int(np.prod(input._data.shape[:-1]))
-            raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
-                                 f"{other._data.shape[0]}x{other._data.shape[1]})", hint="matmul_shape")
-        r = mm(reshape(input, (-1, k)), other)
-        return _unsafe_view(r, input._data.shape[:-1] + (other._data.shape[-1],))
-    a = unsqueeze(input, 0) if da == 1 else input
-    b = unsqueeze(other, -1) if db == 1 else other
-    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2]) if True else None
-    n, k = a._data.shape[-2:]
-    k2, m = b._data.shape[-2:]
-    if k != k2:
-        raise errors.runtime(f"Expected size for first two dimensions of batch2 tensor to be: "
-                             f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, {k2}].")
-    a3 = reshape(expand(a, batch + (n, k)), (-1, n, k))
-    b3 = reshape(expand(b, batch + (k, m)), (-1, k, m))
-    r = bmm(a3, b3)
-    shape = batch + (n, m)
-    if da == 1:
-        shape = batch + (m,)
-    if db == 1:
-        shape = batch + (n,)
-    return _unsafe_view(r, shape)
+    if _should_fold(input, other) or _should_fold(other, input):
+        transpose_ = d2 > d1
+        t1 = transpose(other, -2, -1) if transpose_ else input
+        t2 = (t(input) if d1 == 2 else input) if transpose_ else other
+        sizes1 = t1._data.shape
+        out_shape = sizes1[:-1]
+        folded = int(np.prod(out_shape))
+        if t2._data.ndim == 2:
+            out_shape = out_shape + (t2._data.shape[1],)
+        if t2._data.shape[0] != sizes1[-1]:
+            if t2._data.ndim == 1:
+                raise errors.runtime(f"size mismatch, got input ({folded}), mat ({folded}x{sizes1[-1]}), vec "
+                                     f"({t2._data.shape[0]})")
+            raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({folded}x{sizes1[-1]} and "
+                                 f"{t2._data.shape[0]}x{t2._data.shape[1]})", hint="matmul_shape")
+        t1f = reshape(t1, (folded, sizes1[-1]))
+        if t2._data.ndim == 2:
+            out = unsafe_view(mm(t1f, t2), out_shape)
+            return contiguous(transpose(out, -2, -1)) if transpose_ else out
+        return unsafe_view(mv(t1f, t2), out_shape)
+    s1, s2 = input._data.shape, other._data.shape
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    try:
+        batch = tuple(np.broadcast_shapes(s1[:max(d1 - 2, 0)], s2[:max(d2 - 2, 0)]))
+    except ValueError:
+        raise errors.runtime(errors.broadcast_mismatch(s1[:max(d1 - 2, 0)], s2[:max(d2 - 2, 0)])) from None
+    bp = int(np.prod(batch))
+    if m1 != m2:
+        raise errors.runtime(f"Expected size for first two dimensions of batch2 tensor to be: [{bp}, {m1}] but got: "
+                             f"[{bp}, {m2}].")
+    a = reshape(expand(input, batch + (n, m1)), (bp, n, m1))
+    if d2 == 1:
+        b = unsqueeze(reshape(expand(other, batch + (m2,)), (bp, m2)), 2)
+    else:
+        b = reshape(expand(other, batch + (m2, p)), (bp, m2, p))
+    out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    r = bmm(a, b)
+    if d2 == 1:
+        r = squeeze(r, -1)
+    return unsafe_view(r, out_shape)
 
 
 def outer(input, vec2):

@@ -47,37 +47,54 @@ class ViewBackward0(Function):
         return (reshape(g, self._kw["in_shape"]),)
 
 
+def _view_array(arr, shape):
+    """arr reshaped without copying, or None when the strides do not allow it (torch's view rule)."""
+    if arr.flags.c_contiguous:
+        return arr.reshape(shape)
+    if type(arr) is not np.ndarray:
+        r = arr.reshape(shape)
+        return r if r.data.ptr == arr.data.ptr and not r.flags.owndata else None
+    v = arr.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
 def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
         from .conversion import to  # noqa: PLC0415 - view(dtype)
         return to(input, shape[0])
     shape = _infer(_shape_arg(shape), input._data.size)
-    if not input._data.flags.c_contiguous and input._data.ndim > 1 and input._data.size > 1:
-        try:
-            arr = input._data.view()
-            arr.shape = shape
-        except AttributeError:
-            raise errors.runtime(
-                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-                "across two contiguous subspaces). Use .reshape(...) instead.") from None
-    else:
-        arr = input._data.reshape(shape)
-    out = view_of(input, arr)
-    return record(ViewBackward0, (input,), out, {"in_shape": input._data.shape})
+    arr = _view_array(input._data, shape)
+    if arr is None:
+        raise errors.runtime(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.")
+    return record(ViewBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape})
 
 
 def reshape(input, *shape):
+    """A view when the strides allow it (ViewBackward0); otherwise, as torch, a contiguous clone
+    viewed to the shape (UnsafeViewBackward0 of CloneBackward0)."""
     shape = _infer(_shape_arg(shape), input._data.size)
-    arr = input._data.reshape(shape)
-    if np.shares_memory(arr, input._data) if type(arr) is np.ndarray and arr.size else False:
-        out = view_of(input, arr)
-    else:
-        out = wrap(arr, input.dtype)
-    return record(ViewBackward0, (input,), out, {"in_shape": input._data.shape})
+    arr = _view_array(input._data, shape)
+    if arr is not None:
+        return record(ViewBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape})
+    return unsafe_view(clone(input), shape)
 
 
-class UnsafeViewBackward0(ViewBackward0):
+class UnsafeViewBackward0(Function):
     __slots__ = ()
+
+    def backward(self, g):
+        return (reshape(g, self._kw["in_shape"]),)
+
+
+def unsafe_view(x, shape):
+    """torch's _unsafe_view: a reshape of a fresh (contiguous) tensor, recorded as UnsafeViewBackward0."""
+    return record(UnsafeViewBackward0, (x,), wrap(x._data.reshape(shape), x.dtype), {"in_shape": x._data.shape})
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -391,7 +408,15 @@ def hstack(tensors):
 
 
 def vstack(tensors):
-    return cat([t if t._data.ndim >= 2 else reshape(t, (1, -1)) for t in tensors], 0)
+    """cat of atleast_2d: 0-d and 1-d tensors become rows (UnsqueezeBackward0 views, as torch)."""
+    rows = []
+    for t in tensors:
+        if t._data.ndim == 0:
+            t = unsqueeze(unsqueeze(t, 0), 0)
+        elif t._data.ndim == 1:
+            t = unsqueeze(t, 0)
+        rows.append(t)
+    return cat(rows, 0)
 
 
 class SliceBackward0(Function):
