@@ -40,7 +40,7 @@ METHODS = {
     "split": S.split, "chunk": S.chunk, "unbind": S.unbind, "flip": S.flip, "clone": S.clone,
     "contiguous": S.contiguous, "movedim": S.movedim, "moveaxis": S.movedim,
     # linear algebra
-    "mm": L.mm, "mv": L.mv, "dot": L.dot, "inner": L.dot, "bmm": L.bmm, "addmm": L.addmm, "matmul": L.matmul,
+    "mm": L.mm, "mv": L.mv, "dot": L.dot, "inner": L.inner, "bmm": L.bmm, "addmm": L.addmm, "matmul": L.matmul,
     "outer": L.outer, "ger": L.outer,
     # indexing
     "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add, "index_select": I.index_select,

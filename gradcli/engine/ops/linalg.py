@@ -98,7 +98,6 @@ def dot(input, other):
     return record(DotBackward0, (input, other), wrap(np.asarray(np.dot(input._data, other._data)), input.dtype))
 
 
-inner = dot
 vdot = dot
 
 
@@ -178,7 +177,7 @@ def _should_fold(t1, t2):
     dim_small = t2._data.ndim if larger else t1._data.ndim
     if not (big.ndim >= 3 and dim_small <= 2):
         return False
-    if t2._rg:
+    if (t2 if larger else t1)._rg:  # the smaller operand requires grad
         return True
     if t1._data.ndim == 2:
         return False
@@ -217,7 +216,7 @@ def matmul(input, other):
     if d1 == 2 and d2 == 2:
         return mm(input, other)
     _same_dtype(input, other)
-    if _should_fold(input, other) or _should_fold(other, input):
+    if _should_fold(input, other):
         transpose_ = d2 > d1
         t1 = transpose(other, -2, -1) if transpose_ else input
         t2 = (t(input) if d1 == 2 else input) if transpose_ else other
@@ -263,7 +262,32 @@ def matmul(input, other):
 
 
 def outer(input, vec2):
-    return unsqueeze(input, 1) * unsqueeze(vec2, 0)
+    """torch.outer: input.reshape(n, 1) * vec2 (MulBackward0 of ViewBackward0, as torch records it)."""
+    if input._data.ndim != 1 or vec2._data.ndim != 1:
+        raise errors.runtime(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D"
+                             if input._data.ndim != 1 else
+                             f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    from .elementwise import mul  # noqa: PLC0415
+    return mul(reshape(input, (input._data.shape[0], 1)), vec2)
 
 
 ger = outer
+
+
+def inner(input, other):
+    """torch.inner: a tensordot over the last dims (1-D: ViewBackward0 of DotBackward0 of permutes)."""
+    from .elementwise import mul  # noqa: PLC0415
+    from .shape import permute  # noqa: PLC0415
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        return mul(input, other)
+    ka, kb = input._data.shape[-1], other._data.shape[-1]
+    if ka != kb:
+        raise errors.runtime(f"inner() the last dimension must match on both input tensors but got shapes "
+                             f"[{', '.join(map(str, input._data.shape))}] and [{', '.join(map(str, other._data.shape))}]")
+    if da == 1 and db == 1:
+        r = dot(permute(input, (0,)), permute(other, (0,)))
+        return reshape(r, ())
+    a = reshape(input, (-1, ka))
+    b = reshape(permute(other, (db - 1,) + tuple(range(db - 1))), (kb, -1))
+    return reshape(mm(a, b), input._data.shape[:-1] + other._data.shape[:-1])
