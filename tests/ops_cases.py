@@ -654,3 +654,118 @@ def case_cross_kron_vdot(torch):
             run(torch, torch.vdot, v, t64(torch, [1.0, 0.25, -0.5])), run(torch, la.vecdot, a, b),
             run(torch, lambda p, q: la.multi_dot([p, q, p]), a, b), run(torch, lambda p, q: la.multi_dot([q[0], p, q[:, 1]]), a, b),
             run(torch, lambda p, q: la.multi_dot([p, q]), a, b)]
+
+
+# ---------------------------------------------------------------------------- shape ops
+
+@case
+def case_roll_rot90_flip(torch):
+    x = t64(torch, M)
+    return [run(torch, lambda a: a.roll(1, 1), x), run(torch, lambda a: torch.roll(a, 1), x),
+            run(torch, lambda a: a.roll((1, -1), (0, 1)), x), run(torch, lambda a: a.roll(-4, 1), x),
+            run(torch, torch.rot90, x), run(torch, lambda a: a.rot90(2), x), run(torch, lambda a: torch.rot90(a, -1, [0, 1]), x),
+            run(torch, lambda a: a.rot90(3, (1, 0)), x), run(torch, torch.flipud, x), run(torch, torch.fliplr, x),
+            run(torch, lambda a: a.flip(0, 1), x), run(torch, lambda a: torch.flip(a, [1]), x),
+            err(lambda: torch.roll(x, (1, 1), 0)), err(lambda: torch.rot90(x, 1, (0, 0))), err(lambda: torch.rot90(t64(torch, V), 1)),
+            err(lambda: torch.rot90(x, 1, [0, 1, 2])), err(lambda: torch.fliplr(t64(torch, V))), err(lambda: torch.flipud(torch.tensor(1.0)))]
+
+
+@case
+def case_diff(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 2.0], [-1.9, 0.05, 0.8, -0.4]])
+    return [run(torch, torch.diff, x), run(torch, lambda a: a.diff(dim=0), x), run(torch, lambda a: a.diff(n=2), x),
+            run(torch, lambda a: a.diff(n=3, dim=1), x), run(torch, lambda a, p: torch.diff(a, prepend=p), x, t64(torch, [[1.0], [2.0]])),
+            run(torch, lambda a, p: a.diff(dim=0, append=p), x, t64(torch, [[1.0, 2.0, 3.0, 4.0]])),
+            run(torch, lambda a: a.diff(n=0), x), repr(torch.tensor([1, 4, 9, 16]).diff()),
+            repr(torch.tensor([True, False, False]).diff()), err(lambda: torch.diff(torch.tensor(1.0))),
+            err(lambda: torch.diff(x, n=-1))]
+
+
+@case
+def case_unflatten_atleast(torch):
+    x = t64(torch, M)
+    v = t64(torch, [0.5, -1.5, 2.0, 1.0])
+    s = t64(torch, 2.5)
+    return [run(torch, lambda a: a.unflatten(0, (2, 2)), v), run(torch, lambda a: torch.unflatten(a, 1, (3, 1)), x),
+            run(torch, lambda a: a.unflatten(-1, (-1, 1)), x), err(lambda: v.unflatten(0, (3, 2))),
+            run(torch, torch.atleast_1d, s), run(torch, torch.atleast_2d, v), run(torch, torch.atleast_3d, x),
+            run(torch, torch.atleast_3d, v), run(torch, torch.atleast_3d, s), run(torch, torch.atleast_2d, s),
+            run(torch, lambda a, b: torch.atleast_2d(a, b), v, x), run(torch, lambda a, b: torch.atleast_1d([a, b]), s, v),
+            repr(torch.atleast_1d(v) is v)]
+
+
+@case
+def case_repeat_interleave_tile(torch):
+    x = t64(torch, M)
+    v = t64(torch, [0.5, -1.5, 2.0])
+    return [run(torch, lambda a: a.repeat_interleave(2), v), run(torch, lambda a: a.repeat_interleave(2), x),
+            run(torch, lambda a: a.repeat_interleave(2, dim=0), x), run(torch, lambda a: torch.repeat_interleave(a, 3, 1), x),
+            run(torch, lambda a: a.repeat_interleave(torch.tensor([1, 2, 0])), v),
+            run(torch, lambda a: a.repeat_interleave(torch.tensor([2, 1]), dim=0), x),
+            repr(torch.repeat_interleave(torch.tensor([1, 2, 3]))), repr(torch.tensor([1, 2]).repeat_interleave(2)),
+            err(lambda: torch.repeat_interleave(v, torch.tensor([1, 2]))), err(lambda: v.repeat_interleave(-1)),
+            run(torch, lambda a: a.tile((2,)), x), run(torch, lambda a: a.tile((2, 1, 2)), x), run(torch, lambda a: a.repeat(2, 1), x),
+            run(torch, lambda a: a.broadcast_to((2, 3)), v), run(torch, lambda a: torch.broadcast_to(a, (2, 2, 3)), x),
+            run(torch, lambda a, b: torch.broadcast_tensors(a, b), x, v), repr(torch.broadcast_shapes((2, 1), (3,)))]
+
+
+@case
+def case_take_gather(torch):
+    x = t64(torch, M)
+    idx = torch.tensor([[0, 2], [1, 0]])
+    return [run(torch, lambda a: a.take(torch.tensor([0, 4, 4, -1])), x), run(torch, lambda a: torch.take(a, idx), x),
+            run(torch, lambda a: a.take_along_dim(torch.tensor([[0, 2]]), dim=1), x),
+            run(torch, lambda a: torch.take_along_dim(a, torch.tensor([0, 5])), x),
+            run(torch, lambda a: torch.take_along_dim(a, torch.tensor([[1], [0]]), 1), x),
+            run(torch, lambda a: a.gather(1, idx), x), run(torch, lambda a: torch.gather(a, 0, torch.tensor([[1, 0, 1]])), x),
+            run(torch, lambda a: a.index_select(1, torch.tensor([2, 0, 2])), x),
+            run(torch, lambda a: torch.index_select(a, 0, torch.tensor([1])), x),
+            err(lambda: x.take(torch.tensor([6]))), err(lambda: x.gather(1, torch.tensor([[3]]))),
+            err(lambda: x.index_select(0, torch.tensor([2])))]
+
+
+@case
+def case_scatter_masked(torch):
+    x = t64(torch, M)
+    src = t64(torch, [[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])
+    idx = torch.tensor([[0], [2]])
+    mask = torch.tensor([[True, False, True], [False, True, True]])
+    return [run(torch, lambda a: a.scatter(1, idx, 5.0), x),
+            run(torch, lambda a, s: a.scatter(1, idx, s), x, t64(torch, [[10.0], [20.0]])),
+            run(torch, lambda a, s: torch.scatter_add(a, 1, torch.tensor([[0, 0], [2, 1]]), s), x, t64(torch, [[1.0, 2.0], [3.0, 4.0]])),
+            run(torch, lambda a, s: a.scatter_add(0, torch.tensor([[1, 0, 1], [1, 1, 0]]), s), x, src),
+            run(torch, lambda a: a.masked_select(mask), x), run(torch, lambda a: torch.masked_select(a, mask[0]), x),
+            run(torch, lambda a: (a * 1).scatter_(1, idx, 2.0), x),
+            repr(torch.tensor([[1, 2], [3, 4]]).masked_select(torch.tensor([True, False])))]
+
+
+@case
+def case_views_and_splits(torch):
+    x = t64(torch, [[0.3, -0.7, 1.2, 0.4], [-1.9, 0.05, 0.8, 2.0]])
+    v = t64(torch, [0.5, -1.5, 2.0])
+    return [run(torch, lambda a: a.narrow(1, 1, 2), x), run(torch, lambda a: torch.narrow(a, -1, 0, 3), x),
+            run(torch, lambda a: a.unbind(1), x), run(torch, torch.unbind, x), run(torch, lambda a: a.movedim(0, 1), x),
+            run(torch, lambda a: torch.movedim(a, (0, 1), (1, 0)), x), run(torch, lambda a: a.moveaxis(-1, 0), x),
+            run(torch, lambda a: a.tensor_split(3, dim=1), x), run(torch, lambda a: torch.tensor_split(a, [1, 3], dim=1), x),
+            run(torch, lambda a: a.hsplit(2), x), run(torch, lambda a: torch.vsplit(a, [1]), x), run(torch, lambda a: a.hsplit(3), v),
+            run(torch, lambda a: a.chunk(2, 1), x), run(torch, lambda a: a.split([1, 3], 1), x),
+            run(torch, lambda a: a.unfold(1, 2, 1), x), run(torch, lambda a: a.unfold(0, 2, 2), t64(torch, V)),
+            run(torch, lambda a: torch.dstack([a, a]), x), run(torch, lambda a: torch.column_stack([a, a * 2]), v),
+            run(torch, lambda a: torch.row_stack([a, a]), v), run(torch, lambda a: torch.hstack([a, a]), v),
+            run(torch, lambda a: torch.vstack([a, a]), v), run(torch, lambda a: a.swapdims(0, 1), x),
+            err(lambda: torch.hsplit(x, 3)), err(lambda: torch.vsplit(v, 1)), err(lambda: torch.tensor_split(v, 0))]
+
+
+@case
+def case_meshgrid_cartesian(torch):
+    a = t64(torch, [0.5, -1.5, 2.0])
+    b = t64(torch, [1.0, 3.0])
+    return [run(torch, lambda p, q: torch.meshgrid(p, q, indexing="ij"), a, b),
+            run(torch, lambda p, q: torch.meshgrid(p, q, indexing="xy"), a, b),
+            run(torch, lambda p, q: torch.meshgrid([p, q], indexing="ij"), a, b),
+            run(torch, lambda p, q: torch.meshgrid(p, q), a, b),
+            warns(lambda: torch.meshgrid(torch.tensor([1, 2]), torch.tensor([3, 4, 5]))),
+            run(torch, lambda p, q: torch.meshgrid(p, q, p, indexing="xy"), a, b),
+            run(torch, torch.cartesian_prod, a, b), run(torch, torch.cartesian_prod, a),
+            repr(torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5]))),
+            err(lambda: torch.meshgrid(a, b, indexing="foo")), err(lambda: torch.cartesian_prod(torch.ones(2, 2)))]

@@ -56,6 +56,8 @@ TORCH = _Torch()
 
 @pytest.fixture(autouse=True)
 def _defaults():
+    from gradcli.engine.ops import special
+    special.reset_warn_once()  # every case starts as a fresh process with torch does
     dtypes.set_default_dtype(dtypes.float32)
     api.manual_seed(0)
     yield
@@ -250,7 +252,29 @@ GRADCHECKS = {
     "cross": (T.linalg.cross, [M33, [[1.0, 0.5, -0.5], [0.25, 2.0, 1.0], [0.0, -1.0, 1.5]]]),
     "kron": (T.kron, [M23, [[1.0, -0.5], [2.0, 0.25]]]), "matrix_power": (lambda a: T.linalg.matrix_power(a, 3), [M33]),
     "matrix_power_neg": (lambda a: T.linalg.matrix_power(a, -2), [M33]),
-    "multi_dot": (lambda a, b: T.linalg.multi_dot([a, b, b]), [M23, M33]), "vdot": (T.vdot, [A, B]),}
+    "multi_dot": (lambda a, b: T.linalg.multi_dot([a, b, b]), [M23, M33]), "vdot": (T.vdot, [A, B]),
+    # shape ops
+    "roll": (lambda x: T.roll(x, (1, -1), (0, 1)), [M23]), "roll_flat": (lambda x: T.roll(x, 2), [M23]),
+    "rot90": (lambda x: T.rot90(x, 1), [M23]), "rot90_back": (lambda x: T.rot90(x, -1, (1, 0)), [M23]),
+    "flipud": (T.flipud, [M23]), "fliplr": (T.fliplr, [M23]), "diff": (lambda x: T.diff(x, n=2), [M23]),
+    "diff_prepend": (lambda x, p: T.diff(x, dim=0, prepend=p), [M23, [[1.0, 2.0, 3.0]]]),
+    "unflatten": (lambda x: T.unflatten(x, 1, (3, 1)), [M23]), "atleast_3d": (T.atleast_3d, [A]),
+    "repeat_interleave": (lambda x: T.repeat_interleave(x, 2, dim=1), [M23]),
+    "repeat_interleave_tensor": (lambda x: T.repeat_interleave(x, T.tensor([2, 0, 1, 1, 3])), [A]),
+    "take": (lambda x: T.take(x, T.tensor([[0, 4], [4, -1]])), [M23]),
+    "take_along_dim": (lambda x: T.take_along_dim(x, T.tensor([[0, 2]]), dim=1), [M23]),
+    "gather": (lambda x: T.gather(x, 1, T.tensor([[0, 2], [1, 1]])), [M23]),
+    "scatter_value": (lambda x: T.scatter(x, 1, T.tensor([[0], [2]]), 5.0), [M23]),
+    "scatter_src": (lambda x, s: T.scatter(x, 1, T.tensor([[0], [2]]), s), [M23, [[1.0], [2.0]]]),
+    "scatter_add": (lambda x, s: T.scatter_add(x, 1, T.tensor([[0, 0], [2, 1]]), s), [M23, [[1.0, 2.0], [3.0, 4.0]]]),
+    "index_select": (lambda x: T.index_select(x, 1, T.tensor([2, 0, 2])), [M23]),
+    "masked_select": (lambda x: T.masked_select(x, T.tensor([True, False, True])), [M23]),
+    "meshgrid": (lambda a, b: T.meshgrid(a, b, indexing="xy"), [A[:3], B[:2]]),
+    "cartesian_prod": (T.cartesian_prod, [A[:3], B[:2]]), "tensor_split": (lambda x: T.tensor_split(x, [1], dim=1), [M23]),
+    "unfold": (lambda x: x.unfold(1, 2, 1), [M23]), "dstack": (lambda a, b: T.dstack([a, b]), [M23, M23]),
+    "column_stack": (lambda a, b: T.column_stack([a, b]), [A, B]), "broadcast_tensors": (T.broadcast_tensors, [M23, A[:3]]),
+    "where_scalar": (lambda x: T.where(x > 0, x, 0.5), [M23]), "clamp_tensor": (T.clamp, [A, [0.0] * 5, [0.5] * 5]),
+    "masked_fill": (lambda x: x.masked_fill(T.tensor([True, False, True]), 2.0), [M23]),}
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))

@@ -5,11 +5,13 @@ real PyTorch 2.13.
     /tmp/oracle/bin/python tools/gen_ops_goldens.py --check   # exit 1 if the file is stale
     /tmp/oracle/bin/python tools/gen_ops_goldens.py NAME ...  # print some cases' observations
 
-Every case runs with torch's default dtype float32 and torch.manual_seed(0).
+Every case runs in a forked process of its own, with torch's default dtype float32 and
+torch.manual_seed(0).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,7 +25,7 @@ import ops_cases  # noqa: E402
 OUT = ROOT / "tests" / "golden" / "ops_cases.json"
 
 
-def observe(name):
+def _observe_here(name):
     torch.set_default_dtype(torch.float32)
     torch.manual_seed(0)
     try:
@@ -31,6 +33,23 @@ def observe(name):
     except Exception as e:  # noqa: BLE001 - a case that raises is an observation too
         msg = str(e).split("\n")[0]
         return f"raised: {type(e).__name__}: {msg}"
+
+
+def observe(name):
+    """One case in a forked child: a fresh process state (torch's warn-once warnings) for every case."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        data = json.dumps(_observe_here(name)).encode()
+        with os.fdopen(write, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
 
 
 def build():

@@ -8,8 +8,6 @@ as LAPACK's getrf finds it.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import dtypes, errors
@@ -21,6 +19,7 @@ from . import reduction as R
 from . import shape as S
 from .reduction import return_type
 from .shape import sum_to
+from .special import warn_once
 
 SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
 InvExResult = return_type("linalg_inv_ex", ("inverse", "info"))
@@ -576,7 +575,7 @@ _CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecate
 
 def cross(input, other, dim=None):
     if dim is None:
-        warnings.warn(_CROSS_WARNING, UserWarning, stacklevel=2)
+        warn_once(_CROSS_WARNING)
         sizes = input._data.shape
         dims = [i for i, s in enumerate(sizes) if s == 3]
         if not dims:

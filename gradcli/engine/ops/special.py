@@ -10,6 +10,7 @@ signatures, so `torch.nn.functional` can import them from here.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -62,6 +63,22 @@ def _out(arr, dt):
 
 def _tensors(*xs):
     return tuple(x for x in xs if isinstance(x, Tensor))
+
+
+_WARNED = set()
+
+
+def warn_once(message, category=UserWarning, stacklevel=3):
+    """torch's TORCH_WARN_ONCE: a warning given the first time only, per process (reset_warn_once for a
+    fresh start, as a new Python process with torch would have)."""
+    if message in _WARNED:
+        return
+    _WARNED.add(message)
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+
+def reset_warn_once():
+    _WARNED.clear()
 
 
 def _twin(t):
