@@ -63,6 +63,23 @@ def _to_nested(data):
     raise errors.type_error(f"Could not infer dtype of {type(data).__name__}")
 
 
+def _check_nesting(data):
+    """torch's errors for ragged nesting: a scalar where a sequence is expected is 'not a sequence'."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    seqs = [isinstance(x, (list, tuple)) or (isinstance(x, (Tensor, np.ndarray)) and np.ndim(x) > 0)
+            for x in data]
+    if seqs[0] and not all(seqs):
+        raise errors.type_error("not a sequence")
+    if not seqs[0] and any(seqs):
+        bad = next(x for x, q in zip(data, seqs) if q)
+        raise errors.type_error(f"'{type(bad).__name__}' object cannot be interpreted as an integer"
+                                if isinstance(bad, list) else "not a sequence")
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            _check_nesting(x)
+
+
 def _finish(arr, dtype, device, requires_grad, ctor_error=True):
     if device is not None:
         dev = canonical(device)
@@ -71,7 +88,8 @@ def _finish(arr, dtype, device, requires_grad, ctor_error=True):
     t = wrap(arr, dtype)
     if requires_grad:
         if not dtype.is_floating_point:
-            raise errors.runtime(errors.FLOAT_ONLY_CTOR if ctor_error else errors.FLOAT_ONLY, hint="float_dtype")
+            # torch 2.13: every factory function says "Only Tensors ..." (capital O), full/zeros/arange included
+            raise errors.runtime(errors.FLOAT_ONLY_CTOR, hint="float_dtype")
         t._rg = True
     return t
 
@@ -103,6 +121,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, np.ndarray):
         d = dtype or dtypes.from_numpy_dtype(data.dtype)
         return _finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+    if isinstance(data, (list, tuple)):
+        _check_str(data)
+        _check_nesting(data)
     d = dtype or _infer_dtype(data)
     nested = _to_nested(data)
     try:
@@ -112,6 +133,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     except (ValueError, TypeError) as e:
         raise errors.value(str(e)) from None
     return _finish(arr, d, device, requires_grad)
+
+
+def _check_str(data):
+    for x in data:
+        if isinstance(x, str):
+            raise errors.type_error("new(): invalid data type 'str'")
+        if isinstance(x, (list, tuple)):
+            _check_str(x)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -158,19 +187,31 @@ def _all_ints(seq):
 
 # ---------------------------------------------------------------------------- filled constructors
 
-def _size(size):
+def _size(size, name="zeros"):
+    """A size given as ints or one sequence, checked with torch's messages for `name`()."""
     if len(size) == 1 and isinstance(size[0], (list, tuple, Size)):
         size = tuple(size[0])
-    for s in size:
-        if isinstance(s, Tensor):
+        packed = True
+    else:
+        packed = len(size) != 1
+    out = []
+    for pos, s in enumerate(size, 1):
+        if isinstance(s, Tensor) and s._data.size == 1 and not s.dtype.is_floating_point:
             s = s.item()
         if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
-            raise errors.type_error(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
-                                    f"of type {type(s).__name__} at pos 0")
+            if packed:
+                raise errors.type_error(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with "
+                                        f"error \"type must be tuple of ints,but got {type(s).__name__}\"")
+            raise errors.type_error(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                                    f"{type(s).__name__}")
+        out.append(builtins.int(s))
+    for s in out:
         if s < 0:
+            if name == "zeros":
+                raise errors.runtime("zeros: Dimension size must be non-negative.")
             raise errors.runtime(f"Trying to create tensor with negative dimension {s}: "
-                                 f"[{', '.join(str(x) for x in size)}]")
-    size = tuple(builtins.int(s) for s in size)
+                                 f"[{', '.join(str(x) for x in out)}]")
+    size = tuple(out)
     limit = _limits["max_elements"]
     n = 1
     for s in size:
@@ -188,8 +229,8 @@ def set_max_elements(n):
     _limits["max_elements"] = n
 
 
-def _filled(fill, size, dtype, device, requires_grad, default=None):
-    size = _size(size)
+def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"):
+    size = _size(size, name)
     d = _resolve(dtype) or default or dtypes.defaults.float
     arr = np.full(size, fill, dtype=d.np) if fill is not None else np.empty(size, dtype=d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
@@ -200,11 +241,11 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    return _filled(1, size, dtype, device, requires_grad)
+    return _filled(1, size, dtype, device, requires_grad, name="ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, out=None):
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, name="empty")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -212,12 +253,12 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layo
         if isinstance(fill_value, Tensor):
             fill_value = fill_value.item()
         dtype = dtypes.scalar_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, device, requires_grad)
+    return _filled(fill_value, (size,), dtype, device, requires_grad, name="full")
 
 
 def _like(fill, input, dtype, device, requires_grad):
     d = _resolve(dtype) or input.dtype
-    return _filled(fill, (tuple(input.shape),), d, device or input.device, requires_grad)
+    return _filled(fill, (tuple(input.shape),), d, device or input.device, requires_grad, name="ones")
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
@@ -239,7 +280,11 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None):
     d = _resolve(dtype) or dtypes.defaults.float
-    _size((n, m if m is not None else n))
+    if n < 0:
+        raise errors.runtime(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise errors.runtime(f"m must be greater or equal to 0, got {m}")
+    _size((n, m if m is not None else n), "eye")
     return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad, ctor_error=False)
 
 
@@ -247,8 +292,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
+    if vals[2] == 0:
         raise errors.runtime("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise errors.runtime("upper bound and lower bound inconsistent with step sign")
     d = _resolve(dtype)
     if d is None:
         d = dtypes.int64 if all(isinstance(v, builtins.int) for v in vals) else dtypes.defaults.float
@@ -261,7 +308,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
     d = _resolve(dtype) or dtypes.defaults.float
-    _size((steps,))
+    if steps < 0:
+        raise errors.runtime("number of steps must be non-negative")
+    _size((steps,), "linspace")
     if steps == 1:
         arr = np.asarray([start], np.float64)
     else:
@@ -333,19 +382,20 @@ def _rng(generator):
 def _float_dtype(dtype, name):
     d = _resolve(dtype) or dtypes.defaults.float
     if not d.is_floating_point:
-        raise errors.runtime(f'"{name}" not implemented for \'{ {"int64": "Long", "int32": "Int"}.get(d.name, d.name)}\'')
+        from .ops.elementwise import _kernel_error  # noqa: PLC0415
+        raise _kernel_error(name, d)
     return d
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    size = _size(size)
+    size = _size(size, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu")
     arr = _rng(generator).standard_normal(size).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    size = _size(size)
+    size = _size(size, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds")
     arr = _rng(generator).random(size).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
@@ -356,7 +406,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    size = _size((size,))
+    size = _size((size,), "randint")
     d = _resolve(dtype) or dtypes.int64
     arr = _rng(generator).integers(low, high, size).astype(d.np)
     return _finish(arr, d, device, requires_grad)
