@@ -121,6 +121,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, np.ndarray):
         d = dtype or dtypes.from_numpy_dtype(data.dtype)
         return _finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+    if isinstance(data, str):
+        raise errors.type_error("new(): invalid data type 'str'")
     if isinstance(data, (list, tuple)):
         _check_str(data)
         _check_nesting(data)

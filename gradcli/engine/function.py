@@ -16,6 +16,7 @@ again under create_graph), and says what the backward needs saved:
 from __future__ import annotations
 
 from .autograd import Node, _Saved, grad_mode, make_node
+from .dtypes import FLOAT
 
 
 class Function(Node):
@@ -51,6 +52,8 @@ def record(cls, inputs, out, kw=None):
         if getattr(t, "_rg", False):
             break
     else:
+        return out
+    if out.dtype.category != FLOAT:  # integer and bool results are never differentiable
         return out
     saved = ()
     if cls.save_inputs:

@@ -1,6 +1,8 @@
 """dtype and device conversion: to(), float()/double()/..., type_as, cpu()/cuda()."""
 from __future__ import annotations
 
+import builtins
+
 from .. import dtypes, errors
 from ..device import canonical, to_device
 from ..function import Function, record
@@ -41,7 +43,7 @@ def _parse_to_args(args, kwargs):
             dtype = a
         elif isinstance(a, Tensor):
             dtype, dev = a.dtype, a.device
-        elif isinstance(a, bool):
+        elif isinstance(a, builtins.bool):
             continue
         elif a is not None:
             dev = a

@@ -25,9 +25,18 @@ def _key_part(k):
         for v in (k.start, k.stop, k.step):
             if v is not None and not isinstance(v, int):
                 raise errors.type_error("slice indices must be integers or None or have an __index__ method")
-        if k.step is not None and k.step <= 0:
+        if k.step == 0:
+            raise errors.value("slice step cannot be zero")
+        if k.step is not None and k.step < 0:
             raise errors.value("step must be greater than zero")
         return k
+    if isinstance(k, str):
+        import warnings  # noqa: PLC0415
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result", UserWarning, stacklevel=4)
+        raise errors.type_error("new(): invalid data type 'str'")
     if isinstance(k, float):
         raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                            "valid indices (got float)")
