@@ -268,6 +268,12 @@ PROMPT = ">>>"
 MORE = re.escape("...")
 
 
+# prompt_toolkit switches bracketed paste on while it reads a line and off when the line is
+# accepted: those two sequences delimit the program's output reliably (the final redraw of the
+# accepted input also shows ">>> ...", so the prompt text alone is not a marker).
+EDIT_ON, EDIT_OFF = "\x1b[?2004h", "\x1b[?2004l"
+
+
 class Term:
     """A REPL in a pseudo-terminal."""
 
@@ -276,15 +282,23 @@ class Term:
         cmd = repl_command()
         self.child = pexpect.spawn(cmd[0], cmd[1:], env=repl_env(tmp_path), cwd=str(tmp_path),
                                    encoding="utf-8", timeout=15, dimensions=(40, 120))
-        self.expect_prompt()
+        self.wait_prompt()
 
-    def expect_prompt(self):
+    def wait_prompt(self) -> str:
+        """Wait for the next `>>>` prompt; return what was written before it (ANSI removed)."""
+        self.child.expect_exact(EDIT_ON)
+        before = self.child.before
         self.child.expect_exact(PROMPT)
+        return _plain(before)
 
-    def run(self, line: str):
+    def accepted(self) -> str:
+        """Wait until the input is accepted, then for the next prompt; the output in between."""
+        self.child.expect_exact(EDIT_OFF)
+        return self.wait_prompt()
+
+    def run(self, line: str) -> str:
         self.child.sendline(line)
-        self.expect_prompt()
-        return self.child.before
+        return self.accepted()
 
     def close(self) -> int | None:
         import pexpect
@@ -308,50 +322,36 @@ def _plain(text: str) -> str:
 
 
 @needs_pty
-def test_tty_echo_block_error_state_and_ctrl_d(term):
+def test_tty_session_echo_block_error_completion_vars_graph_ctrl_d(term):
+    # one process for most checks: each REPL start costs seconds on a busy machine
     term.run("import torch")
     term.run("x = torch.tensor([1., 2., 3.], requires_grad=True)")
-    assert "tensor([1., 2., 3.], requires_grad=True)" in term.run("x")
+    assert term.run("x") == "tensor([1., 2., 3.], requires_grad=True)\n"
     # a multi-line for block: `...` continuation, a blank line runs it
     term.child.sendline("for i in range(3):")
     term.child.expect(MORE)
     term.child.sendline("print(i * 10)")          # auto-indented by the editor
     term.child.expect(MORE)
     term.child.sendline("")
-    term.expect_prompt()
-    assert re.search(r"0\r?\n10\r?\n20\r?\n", _plain(term.child.before))
-    # an error, then a statement using the earlier state
-    err = _plain(term.run("z = x * not_defined"))
-    assert "NameError" in err and "not_defined" in err
-    out = _plain(term.run("(x * 2).sum()"))
-    assert "tensor(12., grad_fn=<SumBackward0>)" in out
-    assert term.close() == 0
-
-
-@needs_pty
-def test_tty_vars_and_graph(term):
-    term.run("import torch")
-    term.run("x = torch.tensor(2., requires_grad=True)")
-    term.run("y = x * x + 1")
-    table = _plain(term.run(":vars"))
-    assert "Tensors in scope" in table and "AddBackward0" in table and "requires_grad" in table
-    tree = _plain(term.run(":graph y"))
-    assert "AddBackward0  y  []" in tree and "MulBackward0" in tree and "AccumulateGrad  x  []" in tree
-    assert term.close() == 0
-
-
-@needs_pty
-def test_tty_tab_completes_tensor_method(term):
-    term.run("import torch")
-    term.run("x = torch.ones(2)")
+    assert term.accepted() == "0\n10\n20\n"
+    # an error (rendered as in `run`), then a statement using the earlier state
+    err = term.run("z = x * not_defined")
+    assert "NameError: name 'not_defined' is not defined" in err and "Traceback" not in err
+    assert term.run("y = (x * x).sum()") == ""
+    assert term.run("y") == "tensor(14., grad_fn=<SumBackward0>)\n"
+    # tab completion of a tensor method/attribute
     term.child.send("x.requ\t")
-    term.child.expect_exact("requires_grad")
-    term.child.send("\x1b")                       # leave the menu
-    term.child.sendcontrol("e")
+    term.child.expect_exact("requires_grad")       # the common prefix, and a menu of the two
     term.child.send("\r")
-    term.expect_prompt()
-    assert "False" in _plain(term.child.before)
-    assert term.close() == 0
+    assert term.accepted() == "True\n"
+    # :vars and :graph
+    table = term.run(":vars")
+    assert "Tensors in scope" in table and "SumBackward0" in table and "requires_grad" in table
+    assert "torch.float32" in table
+    tree = term.run(":graph y")
+    assert tree.splitlines()[0].strip() == "SumBackward0  y  []"
+    assert "MulBackward0" in tree and "AccumulateGrad  x  [3]" in tree
+    assert term.close() == 0                       # Ctrl-D
 
 
 @needs_pty
@@ -366,13 +366,13 @@ def test_tty_ctrl_c_interrupts_long_loop_and_cancels_input(term):
     time.sleep(1.0)
     term.child.sendcontrol("c")
     term.child.expect_exact("KeyboardInterrupt", timeout=10)
-    term.expect_prompt()
-    assert "True" in _plain(term.run("n > 0"))    # the session goes on, state intact
+    term.wait_prompt()
+    assert term.run("n > 0") == "True\n"         # the session goes on, state intact
     term.child.send("x = 1 +")
     term.child.sendcontrol("c")                    # cancels the half-typed input
     term.child.expect_exact("KeyboardInterrupt")
-    term.expect_prompt()
-    assert "name 'x' is not defined" in _plain(term.run("x"))
+    term.wait_prompt()
+    assert "name 'x' is not defined" in term.run("x")
     assert term.close() == 0
 
 
@@ -387,14 +387,23 @@ def test_tty_history_persists_across_sessions(tmp_path):
     second.child.send("\x1b[A")                   # up arrow recalls the previous session's line
     second.child.expect_exact("hist_value = 41 + 1")
     second.child.send("\r")
-    second.expect_prompt()
-    assert "42" in _plain(second.run("hist_value"))
+    second.accepted()
+    assert second.run("hist_value") == "42\n"
     assert second.close() == 0
 
 
-@needs_pty
-def test_tty_unwritable_state_dir_does_not_fail(tmp_path):
-    (tmp_path / "state").write_text("a file where the state directory should be")
-    t = Term(tmp_path)
-    assert "3" in _plain(t.run("1 + 2"))
-    assert t.close() == 0
+@pytest.mark.skipif(not HAVE_PTK, reason="needs prompt_toolkit")
+def test_history_location_and_unwritable_state_dir(tmp_path, monkeypatch):
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    from gradcli.repl.terminal import history_path, make_history
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert history_path() == str(tmp_path / "state" / "gradcli" / "history")
+    assert isinstance(make_history(), FileHistory)
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert history_path() == str(tmp_path / "home" / ".local" / "state" / "gradcli" / "history")
+    # a file where the directory should be: the REPL goes on with an in-memory history
+    (tmp_path / "blocked").write_text("not a directory")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "blocked"))
+    assert isinstance(make_history(), InMemoryHistory)

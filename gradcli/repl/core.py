@@ -56,6 +56,8 @@ class Repl:
         self.variables: dict[str, Any] = {}  # the session's names after the last run
         self.errors = 0
         self.explain = bool(getattr(options, "explain", False))
+        # `:graph` names the line that created each node; on the terminal every input is "line 1"
+        self.show_sites = True
         self._wrote = False
         self._warned = False
         self._warning_printer: Any = None
@@ -323,7 +325,7 @@ class Repl:
             self.message(f"{name} is not a tensor (it is a {type(value).__name__}); :graph shows a tensor's "
                          f"backward graph.", error=True)
             return
-        tree = graph_tree(name, value, scope)
+        tree = graph_tree(name, value, scope, show_sites=self.show_sites)
         if isinstance(tree, str):
             self.message(tree)
         else:
@@ -428,6 +430,7 @@ class Repl:
             except Exception as exc:  # CudaUnavailable, or anything CuPy raises
                 self.message(f"cuda is not available: {exc} The default device stays {current}.", error=True)
                 return
+        previous = getattr(self.options, "device", "cpu")
         try:
             setattr(self.options, "device", wanted)
         except Exception:
@@ -437,9 +440,41 @@ class Repl:
             try:
                 setter(wanted)
             except Exception as exc:
+                setattr(self.options, "device", previous)
                 self.message(f"cannot switch to {wanted}: {exc}", error=True)
                 return
+        else:
+            try:
+                self.session = self._rebuilt_session(self.session)
+            except Exception as exc:  # noqa: BLE001 - a runner without the internals used below
+                self.message(f"Default device: {wanted} after :reset (this session could not be switched: "
+                             f"{type(exc).__name__})", error=True)
+                return
         self.message(f"Default device: {wanted} (new tensors; existing ones stay where they are)")
+
+    def _rebuilt_session(self, old: Any) -> Any:
+        """A new session (made with the current options) holding the old one's variables: the
+        constructors are bound to the default device when a session is made.  Imported modules
+        and names are re-bound to the new session's; values are kept as they are."""
+        from ..lang.pyvalues import Namespace  # noqa: PLC0415
+        new = self._new_session()
+        members: dict[int, tuple[str, str]] = {}
+        for path, ns in old.namespaces.modules.items():
+            for name, value in ns._members.items():
+                if not isinstance(value, (int, float, str, bool)):
+                    members.setdefault(id(value), (path, name))
+        for key, value in old.globals.items():
+            if isinstance(value, Namespace):
+                value = new.namespaces.module(value._name) or value
+            elif id(value) in members:
+                path, name = members[id(value)]
+                ns = new.namespaces.module(path)
+                if ns is not None and name in ns._members:
+                    value = ns._members[name]
+            new.globals[key] = value
+        new._engine_state = old._engine_state
+        new._warned = old._warned
+        return new
 
 
 def run_stdin(repl: Repl, stream: TextIO) -> int:

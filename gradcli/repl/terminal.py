@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.filters import Condition, completion_is_selected
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import PygmentsLexer
@@ -67,20 +67,18 @@ def make_history():
 def _key_bindings() -> KeyBindings:
     kb = KeyBindings()
 
-    @kb.add("enter", filter=has_completions)
+    @kb.add("enter", filter=completion_is_selected)
     def _accept_completion(event) -> None:
         buf = event.current_buffer
-        state = buf.complete_state
-        if state is not None and state.current_completion is not None:
-            buf.apply_completion(state.current_completion)
-        else:
-            buf.cancel_completion()
+        buf.apply_completion(buf.complete_state.current_completion)
 
-    @kb.add("enter", filter=~has_completions)
+    @kb.add("enter", filter=~completion_is_selected)
     def _enter(event) -> None:
         buf = event.current_buffer
+        buf.cancel_completion()
         doc = buf.document
-        at_end = not doc.text_after_cursor.strip()
+        # a one-line input runs wherever the cursor is; in a block, Enter before the end splits the line
+        at_end = "\n" not in doc.text or not doc.text_after_cursor.strip()
         if at_end and is_complete(doc.text):
             buf.text = doc.text.rstrip() if doc.text.strip() else ""
             buf.validate_and_handle()
@@ -103,6 +101,7 @@ def _only_indent_before_cursor() -> bool:
 def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
     """The read-eval-print loop on the terminal. Returns the exit status (0)."""
     color = repl.color
+    repl.show_sites = False
     session: PromptSession = PromptSession(
         message=PROMPT,
         multiline=True,

@@ -131,9 +131,9 @@ def _edges(node: Any) -> list[Any]:
     return edges
 
 
-def graph_tree(name: str, tensor: Any, scope: Mapping[str, Any]) -> Tree | str:
+def graph_tree(name: str, tensor: Any, scope: Mapping[str, Any], show_sites: bool = True) -> Tree | str:
     """The backward graph of ``tensor`` (held by ``name``) as a Rich tree, or a sentence saying
-    why there is none."""
+    why there is none.  ``show_sites`` adds the source line that created each node."""
     root = getattr(tensor, "grad_fn", None)
     if root is None:
         if getattr(tensor, "requires_grad", False):
@@ -168,7 +168,7 @@ def graph_tree(name: str, tensor: Any, scope: Mapping[str, Any]) -> Tree | str:
         if owner is not None:
             text.append(f"  {owner[0]}", style="bold cyan")
             text.append(f"  {shape_text(owner[1])}", style="yellow")
-        site = _site_text(node)
+        site = _site_text(node) if show_sites else ""
         if site:
             text.append(f"  ({site})", style="dim")
         return text
