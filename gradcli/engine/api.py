@@ -161,7 +161,20 @@ from .ops import special as _SP  # noqa: E402
 
 for _m in (_SP, _SC, _LX, _SX):
     globals().update(getattr(_m, "TORCH", {}))
+    for _name in getattr(_m, "METHOD_ONLY", ()):
+        globals().pop(_name, None)
     for _name, _fn in getattr(_m, "LINALG", {}).items():
         setattr(linalg, _name, _fn)
 special = _Module("torch.special",
                   **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})
+
+# torch.nn, torch.optim, torch.autograd.functional (issue 5: nn/optim part)
+from . import autograd_functional as _AF  # noqa: E402
+from . import nn as _nn  # noqa: E402
+from . import optim as _optim  # noqa: E402
+
+nn = _nn.build(_Module)
+optim = _Module("torch.optim", **{_name: getattr(_optim, _name) for _name in _optim.NAMES})
+autograd.functional = _Module("torch.autograd.functional", **{_name: getattr(_AF, _name) for _name in _AF.NAMES})
+for _name, _fn in _nn.functional.TORCH_NAMES.items():
+    globals().setdefault(_name, _fn)

@@ -1,0 +1,32 @@
+"""torch.nn over gradcli's engine: Module and Parameter (module.py), layers (modules_layers.py),
+losses (loss.py), torch.nn.functional (functional*.py) and torch.nn.init (init.py).
+
+`build(namespace_class)` returns the `torch.nn` namespace that api.py exposes: only the listed
+members are reachable (no Python internals)."""
+from __future__ import annotations
+
+from . import functional, init, loss, module, modules_layers, utils
+from .module import Buffer, Module, ModuleDict, ModuleList, Parameter, Sequential
+
+CONTAINERS = ("Module", "Sequential", "ModuleList", "ModuleDict", "Parameter", "Buffer")
+
+
+def classes():
+    """name -> class of every nn.<Module> this package provides."""
+    out = {name: getattr(module, name) for name in CONTAINERS}
+    out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
+    out.update({name: getattr(loss, name) for name in loss.NAMES})
+    return out
+
+
+def build(namespace):
+    """The torch.nn namespace, made with `namespace(name, **members)` (api.py's module-like class)."""
+    F = namespace("torch.nn.functional", **{n: getattr(functional, n) for n in functional.NAMES})
+    I = namespace("torch.nn.init", **{n: getattr(init, n) for n in init.NAMES})
+    P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer)
+    U = namespace("torch.nn.utils", **{n: getattr(utils, n) for n in utils.NAMES})
+    members = classes()
+    return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
+
+
+__all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "build", "classes"]

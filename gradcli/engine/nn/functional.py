@@ -1,0 +1,401 @@
+"""torch.nn.functional over gradcli's engine. The ops live in functional_loss.py (losses),
+functional_conv.py (convolution, pooling), functional_norm.py (layer/batch norm) and, for the
+activations, the ops package (ops/special.py FUNCTIONAL); this module adds linear, dropout, pad,
+embedding and softmax, and lists the names the `F` namespace exposes."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import errors
+from ..function import Function, record
+from ..ops import elementwise as E
+from ..ops import linalg as L
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..tensor import Tensor, wrap
+from ..ops import special as _special
+from . import functional_conv as _conv
+from . import functional_loss as _loss
+from . import functional_norm as _norm
+from .functional_conv import _flat_ext, scatter_spatial
+
+# ---------------------------------------------------------------------------- linear
+
+
+def linear(input, weight, bias=None):
+    if not isinstance(input, Tensor):
+        raise errors.type_error(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    wt = S.t(weight) if weight.dim() == 2 else weight
+    nd = input.dim()
+    if bias is None:
+        return L.matmul(input, wt)
+    if nd == 2:
+        return L.addmm(bias, input, wt)
+    if nd == 0:
+        raise errors.runtime("both arguments to linear need to be at least 1D, but they are 0D and 2D")
+    if nd == 1 or input.is_contiguous():
+        k = input.shape[-1]
+        flat = S.view(input, (-1, k)) if nd != 1 else S.view(input, (1, k))
+        _check_mm(flat, wt)
+        out = L.addmm(bias, flat, wt)
+        shape = tuple(input.shape[:-1]) + (wt.shape[-1],)
+        return S.view(out, shape)
+    return E.add(L.matmul(input, wt), bias)
+
+
+def _check_mm(a, b):
+    (n, k), (k2, m) = a.shape, b.shape
+    if k != k2:
+        raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})", hint="matmul_shape")
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = R.sum(S.unsqueeze(S.unsqueeze(input1, -2), -1) * weight * S.unsqueeze(S.unsqueeze(input2, -2), -2),
+                (-2, -1))
+    return out + bias if bias is not None else out
+
+
+# ---------------------------------------------------------------------------- softmax family
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return R.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return R.log_softmax(input, dim, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------- dropout
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise errors.value(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p):
+    from ..factory import _rng  # noqa: PLC0415
+    keep = _rng(None).random(tuple(input.shape)) < (1 - p)
+    dt = input.dtype
+    scale = np.asarray(1, dt.np) / np.asarray(1 - p, dt.np)
+    return wrap(np.where(keep, scale, np.zeros((), dt.np)).astype(dt.np), dt)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = wrap(np.zeros((), input.dtype.np), input.dtype)
+    else:
+        noise = _noise(input, p)
+    if inplace:
+        return input.mul_(noise)
+    return E.mul(input, noise)
+
+
+def torch_dropout(input, p, train):
+    """torch.dropout(input, p, train): the ATen signature (all positional)."""
+    return dropout(input, p, train)
+
+
+def torch_dropout_(input, p, train):
+    return dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    raise errors.runtime("alpha_dropout in training mode is not supported by gradcli")
+
+
+# ---------------------------------------------------------------------------- pad
+
+class ConstantPadNdBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (constant_pad_nd(g, [-p for p in self._kw["pad"]]),)
+
+
+def constant_pad_nd(input, pad, value=0):
+    pad = [int(p) for p in pad]
+    nd = input.dim()
+    if len(pad) % 2:
+        raise errors.runtime("Length of pad must be even but instead it equals " + str(len(pad)))
+    if len(pad) // 2 > nd:
+        raise errors.runtime(f"Length of pad should be no more than twice the number of dimensions of the input. "
+                             f"Pad length is {len(pad)} while the input has {nd} dimensions.")
+    x = input._data
+    shape = list(x.shape)
+    src = [slice(None)] * nd
+    dst = [slice(None)] * nd
+    for i in range(len(pad) // 2):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        new = shape[d] + lo + hi
+        if new < 0:
+            raise errors.runtime(f"The input size {shape[d]}, plus negative padding {lo} and {hi} resulted in a "
+                                 f"negative output size, which is invalid. Check dimension {d} of your input.")
+        s0, s1 = max(-lo, 0), shape[d] - max(-hi, 0)
+        d0 = max(lo, 0)
+        src[d] = slice(s0, max(s1, s0))
+        dst[d] = slice(d0, d0 + max(s1 - s0, 0))
+        shape[d] = new
+    out = np.full(shape, value, dtype=x.dtype)
+    out[tuple(dst)] = x[tuple(src)]
+    return record(ConstantPadNdBackward0, (input,), wrap(out, input.dtype), {"pad": pad})
+
+
+def _pad_index(n, lo, hi, mode):
+    pos = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        r = np.mod(pos, period) if period else np.zeros_like(pos)
+        return np.where(r >= n, period - r, r)
+    if mode == "replicate":
+        return np.clip(pos, 0, n - 1)
+    return np.mod(pos, n)  # circular
+
+
+_PAD_NODES = {}
+
+
+def _pad_node(mode, k):
+    name = {"reflect": f"ReflectionPad{k}DBackward0", "replicate": f"ReplicationPad{k}DBackward0",
+            "circular": "CopySlices"}[mode]
+    cls = _PAD_NODES.get(name)
+    if cls is None:
+        def backward(self, g):
+            kw = self._kw
+            return (scatter_spatial(g, kw["idx"], kw["spatial"]),)
+        cls = _PAD_NODES[name] = type(name, (Function,), {"__slots__": (), "backward": backward})
+    return cls
+
+
+def _index_pad(input, pad, mode):
+    k = len(pad) // 2
+    if input.dim() not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    spatial = tuple(input.shape[-k:])
+    per = []
+    for i in range(k):
+        d = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = input.shape[d]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise errors.runtime(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                 f"but got: padding ({lo}, {hi}) at dimension {d} of input "
+                                 f"[{', '.join(map(str, input.shape))}]")
+        if mode == "circular" and (lo > n or hi > n):
+            raise errors.runtime("Padding value causes wrapping around more than once.")
+        per.append(_pad_index(n, lo, hi, mode))
+    per = per[::-1]  # first spatial dim first
+    idx = per[0]
+    for j in range(1, k):
+        idx = idx[..., None] * spatial[j] + per[j]
+    x = _flat_ext(input._data, k)
+    out = x[..., idx]
+    cls = _pad_node(mode, k)
+    return record(cls, (input,), wrap(np.ascontiguousarray(out), input.dtype), {"idx": idx, "spatial": spatial})
+
+
+def pad(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise errors.runtime("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise errors.runtime(f"Padding length should be less than or equal to two times the input dimension but "
+                             f"got padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise errors.runtime(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "circular" and len(pad) // 2 > 3:
+        raise errors.runtime("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+    return _index_pad(input, [int(p) for p in pad], mode)
+
+
+# ---------------------------------------------------------------------------- embedding
+
+class EmbeddingBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (_embedding_grad(g, k["indices"], k["num"], k["padding_idx"]),)
+
+
+class EmbeddingDenseBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, gg):
+        k = self._kw
+        return (_gather_rows(gg, k["indices"], k["padding_idx"]),)
+
+
+class _EmbeddingRows(EmbeddingBackward0):
+    __slots__ = ()
+
+    def name(self):
+        return "EmbeddingBackward0"
+
+
+def _embedding_grad(g, indices, num, padding_idx):
+    d = g._data
+    dim = d.shape[-1]
+    flat_i = indices.reshape(-1)
+    acc = np.zeros((num, dim), dtype=d.dtype)
+    np.add.at(acc, flat_i, d.reshape(-1, dim))
+    if padding_idx is not None and padding_idx >= 0:
+        acc[padding_idx] = 0
+    return record(EmbeddingDenseBackward0, (g,), wrap(acc, g.dtype),
+                  {"indices": indices, "padding_idx": padding_idx})
+
+
+def _gather_rows(w, indices, padding_idx):
+    out = w._data[indices]
+    if padding_idx is not None and padding_idx >= 0:
+        out = np.where((indices == padding_idx)[..., None], np.zeros((), out.dtype), out)
+    return record(_EmbeddingRows, (w,), wrap(np.ascontiguousarray(out), w.dtype),
+                  {"indices": indices, "num": w.shape[0], "padding_idx": padding_idx})
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    if not isinstance(input, Tensor) or input.dtype.name not in ("int64", "int32"):
+        legacy = input.dtype.legacy if isinstance(input, Tensor) else type(input).__name__
+        raise errors.runtime(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                             f"Long, Int; but got torch.{legacy} instead (while checking arguments for embedding)")
+    idx = input._data.astype(np.int64)
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise errors.index("index out of range in self")
+    if max_norm is not None:
+        from ..autograd import no_grad  # noqa: PLC0415
+        with no_grad():
+            rows = np.unique(idx)
+            w = weight._data
+            norms = (np.abs(w[rows]) ** norm_type).sum(-1) ** (1.0 / norm_type)
+            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+            w[rows] = w[rows] * scale[:, None]
+            weight._version[0] += 1
+    out = weight._data[idx]
+    return record(EmbeddingBackward0, (weight,), wrap(np.ascontiguousarray(out), weight.dtype),
+                  {"indices": idx, "num": n, "padding_idx": padding_idx})
+
+
+def torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """torch.embedding(weight, indices): ATen's argument order."""
+    return embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+
+
+# ---------------------------------------------------------------------------- ATen-signature wrappers
+
+def torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
+    return _norm.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+_ENUM = {0: "none", 1: "mean", 2: "sum"}
+
+
+def torch_kl_div(input, target, reduction=1, *, log_target=False):
+    return _loss.kl_div_core(input, target, _ENUM[reduction], log_target)
+
+
+def torch_bce_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, reduction=_ENUM[reduction],
+                                                  pos_weight=pos_weight)
+
+
+# ---------------------------------------------------------------------------- re-exports
+
+def relu(input, inplace=False):
+    if inplace:
+        return input.relu_()
+    return E.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def sigmoid(input):
+    return E.sigmoid(input)
+
+
+def tanh(input):
+    return E.tanh(input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return R.softmax(-input, dim, dtype=dtype)
+
+
+# the activations the ops package implements (ops/special.py) for F to bind
+globals().update(_special.FUNCTIONAL)
+
+mse_loss, l1_loss = _loss.mse_loss, _loss.l1_loss
+smooth_l1_loss, huber_loss = _loss.smooth_l1_loss, _loss.huber_loss
+binary_cross_entropy = _loss.binary_cross_entropy
+binary_cross_entropy_with_logits = _loss.binary_cross_entropy_with_logits
+nll_loss, cross_entropy, kl_div = _loss.nll_loss, _loss.cross_entropy, _loss.kl_div
+cosine_similarity, pairwise_distance = _loss.cosine_similarity, _loss.pairwise_distance
+normalize, one_hot = _loss.normalize, _loss.one_hot
+
+conv1d, conv2d, unfold = _conv.conv1d, _conv.conv2d, _conv.unfold
+max_pool1d, max_pool2d, avg_pool2d = _conv.max_pool1d, _conv.max_pool2d, _conv.avg_pool2d
+adaptive_avg_pool2d = _conv.adaptive_avg_pool2d
+
+layer_norm, batch_norm = _norm.layer_norm, _norm.batch_norm
+
+
+# the members of `torch.nn.functional` (F.<name>)
+NAMES = tuple(_special.FUNCTIONAL) + (
+    "linear", "bilinear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
+    "alpha_dropout", "pad", "embedding", "one_hot", "normalize", "cosine_similarity",
+    "pairwise_distance", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "conv1d", "conv2d", "unfold",
+    "max_pool1d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "layer_norm", "batch_norm",
+)
+
+# torch.<name> functions that also live at the top level of torch (ATen signatures where they differ)
+TORCH_NAMES = {
+    "dropout": torch_dropout, "dropout_": torch_dropout_, "layer_norm": torch_layer_norm,
+    "batch_norm": torch_batch_norm, "conv1d": conv1d, "conv2d": conv2d, "max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "embedding": torch_embedding,
+    "cosine_similarity": cosine_similarity, "pairwise_distance": pairwise_distance,
+    "binary_cross_entropy_with_logits": torch_bce_with_logits, "kl_div": torch_kl_div,
+    "constant_pad_nd": constant_pad_nd,
+}

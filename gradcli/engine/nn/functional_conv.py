@@ -1,0 +1,392 @@
+"""Convolution and pooling on NumPy: every window op is a gather of the input through an index
+map (im2col; out-of-range positions read a zero "sentinel" slot), so padding, stride and dilation
+are just index arithmetic, and every backward is the matching scatter (col2im) written as a
+differentiable Tensor op, so gradients differentiate again."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..function import Function, record
+from ..ops import elementwise as E
+from ..ops import linalg as L
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..tensor import Tensor, wrap
+
+# ---------------------------------------------------------------------------- gather / scatter
+
+
+def _flat_ext(x, nsp, fill=0):
+    """x (B..., *spatial) -> (B..., S + 1): flattened spatial dims plus one sentinel slot."""
+    lead = x.shape[:x.ndim - nsp]
+    s = int(np.prod(x.shape[x.ndim - nsp:])) if nsp else 1
+    flat = x.reshape(lead + (s,))
+    pad = np.full(lead + (1,), fill, dtype=x.dtype)
+    return np.concatenate([flat, pad], axis=-1)
+
+
+class Im2ColBackward0(Function):
+    """out = x_flat_ext[..., idx]; the index map is shared by every batch/channel."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (scatter_spatial(g, k["idx"], k["spatial"]),)
+
+
+class Col2ImBackward0(Function):
+    """out[..., idx] += g (into zeros of the spatial shape); the sentinel slot is dropped."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (gather_spatial(g, k["idx"], len(k["spatial"])),)
+
+
+def gather_spatial(x, idx, nsp):
+    ext = _flat_ext(x._data, nsp)
+    out = ext[..., idx]
+    return record(Im2ColBackward0, (x,), wrap(np.ascontiguousarray(out), x.dtype),
+                  {"idx": idx, "spatial": tuple(x.shape[x.ndim - nsp:])})
+
+
+def scatter_spatial(g, idx, spatial):
+    d = g._data
+    lead = d.shape[:d.ndim - idx.ndim]
+    s = int(np.prod(spatial)) if spatial else 1
+    bn = int(np.prod(lead)) if lead else 1
+    acc = np.zeros((s + 1, bn), dtype=d.dtype)
+    np.add.at(acc, idx.reshape(-1), d.reshape(bn, -1).T)
+    out = acc[:s].T.reshape(lead + tuple(spatial))
+    return record(Col2ImBackward0, (g,), wrap(np.ascontiguousarray(out), g.dtype), {"idx": idx, "spatial": spatial})
+
+
+# ---------------------------------------------------------------------------- argument helpers
+
+def _tuple(v, n, name="kernel_size"):
+    if isinstance(v, (tuple, list)):
+        v = tuple(int(a) for a in v)
+        if len(v) == 1 and n > 1:
+            return v * n
+        return v
+    return (int(v),) * n
+
+
+def _out_size(size, k, s, p, d, ceil_mode):
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _window_index(spatial, out_sp, k, s, p, d):
+    """idx[(o...), (k...)] = flat input index of kernel tap k at output o, or S for padding."""
+    nsp = len(spatial)
+    S_ = int(np.prod(spatial))
+    # per dim: positions (out, k) and validity
+    pos = []
+    for i in range(nsp):
+        o = np.arange(out_sp[i])[:, None] * s[i] - p[i] + np.arange(k[i])[None, :] * d[i]
+        pos.append(o)
+    if nsp == 1:
+        (a,) = pos
+        valid = (a >= 0) & (a < spatial[0])
+        idx = np.where(valid, a, S_)
+        return idx.reshape(out_sp[0], k[0])
+    a, b = pos
+    ia = a[:, None, :, None]
+    ib = b[None, :, None, :]
+    valid = (ia >= 0) & (ia < spatial[0]) & (ib >= 0) & (ib < spatial[1])
+    idx = np.where(valid, ia * spatial[1] + ib, S_)
+    return idx.reshape(out_sp[0] * out_sp[1], k[0] * k[1])
+
+
+# ---------------------------------------------------------------------------- convolution
+
+class ConvolutionBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, w, b = self.saved
+        k = self._kw
+        idx, groups, nd = k["idx"], k["groups"], k["nd"]
+        n, c = x.shape[0], x.shape[1]
+        o = w.shape[0]
+        kk = idx.shape[0]
+        lsz = idx.shape[1]
+        og, cg = o // groups, c // groups
+        g2 = S.reshape(g, (n, groups, og, lsz))
+        gx = gw = gb = None
+        if self.next_functions[0][0] is not None:
+            wt = S.transpose(S.reshape(w, (groups, og, cg * kk)), -1, -2)
+            cols = S.reshape(L.matmul(wt, g2), (n, c, kk, lsz))
+            gx = scatter_spatial(cols, idx, tuple(x.shape[2:]))
+        if self.next_functions[1][0] is not None:
+            cols = S.reshape(gather_spatial(x, idx, nd), (n, groups, cg * kk, lsz))
+            gw = S.reshape(R.sum(L.matmul(g2, S.transpose(cols, -1, -2)), 0), tuple(w.shape))
+        if b is not None and self.next_functions[2][0] is not None:
+            gb = R.sum(g, (0,) + tuple(range(2, g.ndim)))
+        return gx, gw, gb
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
+    name = f"conv{nd}d"
+    if not isinstance(input, Tensor):
+        raise errors.type_error(f"{name}() received an invalid combination of arguments - got "
+                                f"({type(input).__name__}, ...)")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise errors.runtime(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+                             f"input of size: [{', '.join(map(str, input.shape))}]")
+    if input.dim() == nd + 1:
+        out = _conv(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, nd)
+        return S.squeeze(out, 0)
+    if weight.dim() != nd + 2:
+        raise errors.runtime(f"weight should have at least three dimensions")
+    ks = tuple(weight.shape[2:])
+    st = _tuple(stride, nd)
+    dl = _tuple(dilation, nd)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pd = (0,) * nd
+        elif padding == "same":
+            if any(s != 1 for s in st):
+                raise errors.runtime("padding='same' is not supported for strided convolutions")
+            total = [dl[i] * (ks[i] - 1) for i in range(nd)]
+            left = [t // 2 for t in total]
+            if any(t % 2 for t in total):
+                from .functional import pad as _pad  # noqa: PLC0415
+                spec = []
+                for i in reversed(range(nd)):
+                    spec += [0, total[i] - 2 * left[i]]
+                input = _pad(input, spec)
+            pd = tuple(left)
+        else:
+            raise errors.runtime(f"Invalid padding string: '{padding}'")
+    else:
+        pd = _tuple(padding, nd)
+    n, c = input.shape[0], input.shape[1]
+    o = weight.shape[0]
+    if groups <= 0:
+        raise errors.runtime("non-positive groups is not supported")
+    if o % groups:
+        raise errors.runtime(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                             f"got weight of size [[{', '.join(map(str, weight.shape))}]] instead")
+    if weight.shape[1] * groups != c:
+        raise errors.runtime(f"Given groups={groups}, weight of size [{', '.join(map(str, weight.shape))}], expected "
+                             f"input[{', '.join(map(str, input.shape))}] to have {weight.shape[1] * groups} channels, "
+                             f"but got {c} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != o):
+        raise errors.runtime(f"Given weight of size [{', '.join(map(str, weight.shape))}], expected bias to be "
+                             f"1-dimensional with {o} elements, but got bias of size "
+                             f"[{', '.join(map(str, bias.shape))}] instead")
+    if input.dtype is not weight.dtype:
+        raise errors.runtime(f"expected scalar type {E._c10_name(input.dtype)} but found "
+                             f"{E._c10_name(weight.dtype)}")
+    spatial = tuple(input.shape[2:])
+    padded = [spatial[i] + 2 * pd[i] for i in range(nd)]
+    eff = [dl[i] * (ks[i] - 1) + 1 for i in range(nd)]
+    if any(padded[i] < eff[i] for i in range(nd)):
+        raise errors.runtime(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                             f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input "
+                             f"size")
+    out_sp = tuple((padded[i] - eff[i]) // st[i] + 1 for i in range(nd))
+    idx = np.ascontiguousarray(_window_index(spatial, out_sp, ks, st, pd, dl).T)  # (K, L)
+    dt = input.dtype
+    cg, og = c // groups, o // groups
+    kk, lsz = idx.shape
+    cols = _flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
+    wm = weight._data.reshape(groups, og, cg * kk)
+    out = np.matmul(wm[None], cols)  # (n, groups, og, L)
+    out = out.reshape((n, o) + out_sp)
+    if bias is not None:
+        out = out + bias._data.reshape((1, o) + (1,) * nd)
+    return record(ConvolutionBackward0, (input, weight, bias), wrap(np.ascontiguousarray(out, dt.np), dt),
+                  {"idx": idx, "groups": groups, "nd": nd})
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if input.dim() not in (3, 4):
+        raise errors.runtime(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    batched = input.dim() == 4
+    x = input if batched else S.unsqueeze(input, 0)
+    k, d, p, s = _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
+    spatial = tuple(x.shape[2:])
+    out_sp = tuple((spatial[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
+    idx = np.ascontiguousarray(_window_index(spatial, out_sp, k, s, p, d).T)  # (K, L)
+    cols = gather_spatial(x, idx, 2)  # (N, C, K, L)
+    n, c = x.shape[0], x.shape[1]
+    out = S.reshape(cols, (n, c * idx.shape[0], idx.shape[1]))
+    return out if batched else S.squeeze(out, 0)
+
+
+# ---------------------------------------------------------------------------- pooling
+
+class MaxPool2DWithIndicesBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (_put_max(g, k["indices"], k["spatial"]),)
+
+
+class _MaxUnpoolGrad(Function):
+    """Internal: scatter-add of g at the argmax indices; its own backward gathers."""
+    __slots__ = ()
+
+    def name(self):
+        return "MaxPool2DWithIndicesBackwardBackward0"
+
+    def backward(self, gg):
+        k = self._kw
+        return (_take_max(gg, k["indices"]),)
+
+
+class _MaxGather(Function):
+    __slots__ = ()
+
+    def name(self):
+        return "GatherBackward0"
+
+    def backward(self, g):
+        k = self._kw
+        return (_put_max(g, k["indices"], k["spatial"]),)
+
+
+def _put_max(g, indices, spatial):
+    d = g._data
+    lead = d.shape[:-2]
+    s = spatial[0] * spatial[1]
+    acc = np.zeros(lead + (s,), dtype=d.dtype)
+    fi = indices.reshape(lead + (-1,))
+    coords = tuple(np.indices(fi.shape, sparse=True)[:-1]) + (fi,)
+    np.add.at(acc, coords, d.reshape(lead + (-1,)))
+    return record(_MaxUnpoolGrad, (g,), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
+                  {"indices": indices, "spatial": spatial})
+
+
+def _take_max(x, indices):
+    d = x._data
+    lead = d.shape[:-2]
+    flat = d.reshape(lead + (-1,))
+    out = np.take_along_axis(flat, indices.reshape(lead + (-1,)), axis=-1).reshape(indices.shape)
+    return record(_MaxGather, (x,), wrap(out, x.dtype), {"indices": indices, "spatial": tuple(d.shape[-2:])})
+
+
+def _pool_args(input, kernel_size, stride, padding, dilation, name):
+    if input.dim() not in (3, 4):
+        raise errors.runtime(f"non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _tuple(kernel_size, 2)
+    s = _tuple(stride, 2) if stride is not None and stride != [] and stride != () else k
+    p = _tuple(padding, 2)
+    d = _tuple(dilation, 2)
+    for i in range(2):
+        if p[i] > (d[i] * (k[i] - 1) + 1) // 2:
+            raise errors.runtime(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                                 f"kernel_size={k[i]} and dilation={d[i]}")
+    return k, s, p, d
+
+
+def _check_out(input, out_sp):
+    if out_sp[0] < 1 or out_sp[1] < 1:
+        c = input.shape[-3]
+        h, w = input.shape[-2:]
+        raise errors.runtime(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out_sp[0]}x"
+                             f"{out_sp[1]}). Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    spatial = tuple(input.shape[-2:])
+    out_sp = tuple(_out_size(spatial[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
+    _check_out(input, out_sp)
+    idx = _window_index(spatial, out_sp, k, s, p, d)  # (L, K)
+    x = input._data
+    vals = _flat_ext(x, 2, fill=-np.inf)[..., idx]  # (..., L, K)
+    am = np.argmax(vals, axis=-1)
+    nan_any = np.isnan(vals).any(axis=-1)
+    if nan_any.any():
+        am = np.where(nan_any, np.argmax(np.isnan(vals), axis=-1), am)
+    lead = x.shape[:-2]
+    flat_idx = np.broadcast_to(idx, lead + idx.shape)
+    indices = np.take_along_axis(flat_idx, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
+    out = np.take_along_axis(vals, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
+    indices = indices.astype(np.int64)
+    res = record(MaxPool2DWithIndicesBackward0, (input,), wrap(np.ascontiguousarray(out), input.dtype),
+                 {"indices": indices, "spatial": spatial})
+    if return_indices:
+        return res, wrap(indices, dtypes.int64)
+    return res
+
+
+class AvgPool2DBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        idx, div = k["idx"], k["div"]
+        lead = tuple(g.shape[:-2])
+        ge = g / wrap(div.astype(g.dtype.np), g.dtype)
+        ge = S.reshape(ge, lead + (idx.shape[0], 1))
+        ge = S.expand(ge, lead + idx.shape)
+        return (scatter_spatial(ge, idx, k["spatial"]),)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    spatial = tuple(input.shape[-2:])
+    out_sp = tuple(_out_size(spatial[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
+    _check_out(input, out_sp)
+    idx = _window_index(spatial, out_sp, k, s, p, (1, 1))  # (L, K)
+    # ATen's divisor per output window
+    divs = []
+    for i in range(2):
+        start = np.arange(out_sp[i]) * s[i] - p[i]
+        end = np.minimum(start + k[i], spatial[i] + p[i])
+        pool = end - start
+        cs, ce = np.maximum(start, 0), np.minimum(end, spatial[i])
+        divs.append((pool, ce - cs))
+    pool_size = divs[0][0][:, None] * divs[1][0][None, :]
+    inside = divs[0][1][:, None] * divs[1][1][None, :]
+    if divisor_override:
+        div = np.full(out_sp, float(divisor_override))
+    elif count_include_pad:
+        div = pool_size.astype(np.float64)
+    else:
+        div = inside.astype(np.float64)
+    x = input._data
+    sums = _flat_ext(x, 2)[..., idx].sum(axis=-1).reshape(x.shape[:-2] + out_sp)
+    dt = input.dtype
+    out = np.where(inside > 0, sums / div.astype(dt.np), 0).astype(dt.np)
+    return record(AvgPool2DBackward0, (input,), wrap(np.ascontiguousarray(out), dt),
+                  {"idx": idx, "div": div, "spatial": spatial})
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    r = max_pool2d(S.unsqueeze(input, -2), (1, _tuple(kernel_size, 1)[0]),
+                   (1, _tuple(stride, 1)[0]) if stride is not None else None, (0, _tuple(padding, 1)[0]),
+                   (1, _tuple(dilation, 1)[0]), ceil_mode, return_indices)
+    if return_indices:
+        return S.squeeze(r[0], -2), S.squeeze(r[1], -2)
+    return S.squeeze(r, -2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    out = _tuple(output_size, 2)
+    h, w = input.shape[-2:]
+    oh = h if out[0] is None else out[0]
+    ow = w if out[1] is None else out[1]
+    if h % oh == 0 and w % ow == 0:
+        return avg_pool2d(input, (h // oh, w // ow))
+    raise errors.runtime("adaptive_avg_pool2d: only output sizes that divide the input size are supported")

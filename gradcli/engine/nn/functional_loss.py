@@ -1,0 +1,612 @@
+"""torch.nn.functional losses: the nodes torch records (MseLossBackward0, NllLossBackward0,
+BinaryCrossEntropyBackward0, ...) and the composites torch builds from ordinary ops
+(l1_loss, kl_div, cross_entropy with probabilities or label smoothing)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..autograd import no_grad
+from ..function import Function, record
+from ..ops import elementwise as E
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..tensor import Tensor, wrap
+from ..ops.special import logsigmoid
+
+# ---------------------------------------------------------------------------- reduction plumbing
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def reduction_of(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        sa = True if size_average is None else size_average
+        rd = True if reduce is None else reduce
+        reduction = "mean" if (sa and rd) else ("sum" if rd else "none")
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                      "instead.", UserWarning, stacklevel=3)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      UserWarning, stacklevel=3)
+        reduction = "mean"
+    if reduction not in _REDUCTIONS:
+        raise errors.value(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce_array(loss, reduction, dt):
+    if reduction == "none":
+        return np.asarray(loss, dt.np)
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=dt.np), dt.np)
+    if loss.size == 0:
+        return np.asarray(np.nan, dt.np)
+    return np.asarray(loss.mean(dtype=dt.np), dt.np)
+
+
+def _grad_scale(g, shape, reduction):
+    """The output gradient spread over the elementwise loss (divided by n for 'mean')."""
+    if reduction == "none":
+        return g
+    g = S.expand(g, shape)
+    if reduction == "mean":
+        n = int(np.prod(shape)) if len(shape) else 1
+        return g / n
+    return g
+
+
+def _size_warning(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def broadcast_pair(a, b):
+    """torch.broadcast_tensors for two tensors: expand (ExpandBackward0) only where shapes differ."""
+    try:
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    except ValueError:
+        raise E._broadcast_error(a, b) from None
+    if tuple(a.shape) != shape:
+        a = S.expand(a, shape)
+    if tuple(b.shape) != shape:
+        b = S.expand(b, shape)
+    return a, b
+
+
+def _pair_dtype(a, b):
+    dt = dtypes.result_type((a, b))
+    if not dt.is_floating_point:
+        dt = dtypes.defaults.float
+    return dt
+
+
+def _arr(t, dt):
+    return t._data if t.dtype is dt else t._data.astype(dt.np)
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+# C++-level scalar arithmetic (`loss / n`, `x * 0.9` inside ATen) records the Scalar overloads.
+class MulBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g * self._kw["other"],)
+
+
+class DivBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g / self._kw["other"],)
+
+
+def mul_scalar(t, s):
+    return record(MulBackward1, (t,), wrap(np.asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
+
+
+def div_scalar(t, s):
+    return record(DivBackward1, (t,), wrap(np.asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
+
+
+# ---------------------------------------------------------------------------- regression losses
+
+class _PairLoss(Function):
+    """A loss of (input, target) with a reduction: subclasses give the elementwise loss and the
+    derivative of the elementwise loss with respect to the input (Tensor ops)."""
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, t = self.saved
+        k = self._kw
+        ge = _grad_scale(g, tuple(x.shape), k["reduction"])
+        gi = self.dloss(x, t, k) * ge
+        return (gi if _needs(self, 0) else None, -gi if _needs(self, 1) else None)
+
+
+class MseLossBackward0(_PairLoss):
+    __slots__ = ()
+
+    @staticmethod
+    def elementwise(x, t, k):
+        d = x - t
+        return d * d
+
+    @staticmethod
+    def dloss(x, t, k):
+        return (x - t) * 2.0
+
+
+class SmoothL1LossBackward0(_PairLoss):
+    __slots__ = ()
+
+    @staticmethod
+    def elementwise(x, t, k):
+        beta = k["beta"]
+        z = np.abs(x - t)
+        return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+
+    @staticmethod
+    def dloss(x, t, k):
+        beta = k["beta"]
+        d = x - t
+        dd = d._data
+        return E.where(wrap(dd < -beta, dtypes.bool_), -1.0, E.where(wrap(dd > beta, dtypes.bool_), 1.0, d / beta))
+
+
+class HuberLossBackward0(_PairLoss):
+    __slots__ = ()
+
+    @staticmethod
+    def elementwise(x, t, k):
+        delta = k["delta"]
+        z = np.abs(x - t)
+        return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+
+    @staticmethod
+    def dloss(x, t, k):
+        delta = k["delta"]
+        d = x - t
+        dd = d._data
+        return E.where(wrap(dd < -delta, dtypes.bool_), -delta,
+                       E.where(wrap(dd > delta, dtypes.bool_), delta, d))
+
+
+def _pair_loss(cls, input, target, reduction, **extra):
+    input, target = broadcast_pair(input, target)
+    dt = _pair_dtype(input, target)
+    kw = {"reduction": reduction, **extra}
+    loss = cls.elementwise(_arr(input, dt), _arr(target, dt), kw)
+    return record(cls, (input, target), wrap(_reduce_array(loss, reduction, dt), dt), kw)
+
+
+def _weighted(elementwise, weight, input, reduction):
+    if tuple(weight.shape) != tuple(input.shape):
+        raise errors.value("Weights and input must have the same size.")
+    w = elementwise * weight
+    if reduction == "none":
+        return w
+    if reduction == "sum":
+        return R.sum(w)
+    if reduction == "mean":
+        return R.sum(w) / R.sum(weight)
+    raise errors.value(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(reduction, size_average, reduce)
+    if weight is not None:
+        a, b = broadcast_pair(input, target)
+        return _weighted(E.pow(a - b, 2), weight, input, reduction)
+    return _pair_loss(MseLossBackward0, input, target, reduction_of(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(reduction, size_average, reduce)
+    a, b = broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(E.abs(a - b), weight, input, reduction)
+    reduction = reduction_of(reduction)
+    return _apply_reduction(E.abs(a - b), reduction)
+
+
+def _apply_reduction(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return R.sum(loss)
+    return R.mean(loss)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _size_warning(input, target)
+    reduction = reduction_of(reduction, size_average, reduce)
+    if beta < 0:
+        raise errors.runtime("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        a, b = broadcast_pair(input, target)
+        return _apply_reduction(E.abs(a - b), reduction)
+    return _pair_loss(SmoothL1LossBackward0, input, target, reduction, beta=float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _size_warning(input, target)
+    if delta <= 0:
+        raise errors.runtime("huber_loss does not support non-positive values for delta.")
+    if weight is not None:
+        un = _pair_loss(HuberLossBackward0, input, target, "none", delta=float(delta))
+        if tuple(weight.shape) != tuple(input.shape):
+            raise errors.value("Weights and input must have the same size.")
+        wl = un * weight
+        if reduction == "none":
+            return wl
+        if reduction == "sum":
+            return R.sum(wl)
+        if reduction == "mean":
+            return R.mean(wl)
+        raise errors.value(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    return _pair_loss(HuberLossBackward0, input, target, reduction_of(reduction), delta=float(delta))
+
+
+# ---------------------------------------------------------------------------- binary cross entropy
+
+class BinaryCrossEntropyBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, t = self.saved
+        w = self._kw["weight"]
+        red = self._kw["reduction"]
+        ge = _grad_scale(g, tuple(x.shape), red)
+        gi = gt = None
+        if _needs(self, 0):
+            gi = ge * (x - t) / E.clamp((1 - x) * x, min=1e-12)
+            if w is not None:
+                gi = gi * w
+        if _needs(self, 1):
+            gt = ge * (E.log(1 - x) - E.log(x))
+            if w is not None:
+                gt = gt * w
+        return gi, gt
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = reduction_of(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise errors.value(f"Using a target size ({target.shape}) that is different to the input size "
+                           f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        weight = S.expand(weight, shape) if tuple(weight.shape) != shape else weight
+    dt = input.dtype
+    x = input._data
+    if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
+        raise errors.runtime("all elements of input should be between 0 and 1")
+    t = _arr(target, dt)
+    loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+    if weight is not None:
+        loss = loss * _arr(weight, dt)
+    out = wrap(_reduce_array(loss, reduction, dt), dt)
+    return record(BinaryCrossEntropyBackward0, (input, target), out, {"reduction": reduction, "weight": weight})
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, t = self.saved
+        w, pw = self._kw["weight"], self._kw["pos_weight"]
+        red = self._kw["reduction"]
+        ge = _grad_scale(g, tuple(x.shape), red)
+        gi = gt = None
+        if _needs(self, 0):
+            if pw is not None:
+                tt = pw * t
+                gi = ((tt + 1 - t) * E.sigmoid(x) - tt) * ge
+            else:
+                gi = (E.sigmoid(x) - t) * ge
+            if w is not None:
+                gi = gi * w
+        if _needs(self, 1):
+            if pw is not None:
+                gt = (logsigmoid(-x) - logsigmoid(x) * pw) * ge
+            else:
+                gt = -x * ge
+            if w is not None:
+                gt = gt * w
+        return gi, gt
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = reduction_of(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise errors.value(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    dt = input.dtype
+    x = input._data
+    t = _arr(target, dt)
+    ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if pos_weight is not None:
+        ls = ls * ((_arr(pos_weight, dt) - 1) * t + 1)
+    loss = (1 - t) * x - ls
+    if weight is not None:
+        loss = loss * _arr(weight, dt)
+    out = wrap(_reduce_array(np.asarray(loss, dt.np), reduction, dt), dt)
+    return record(BinaryCrossEntropyWithLogitsBackward0, (input, target), out,
+                  {"reduction": reduction, "weight": weight, "pos_weight": pos_weight})
+
+
+# ---------------------------------------------------------------------------- nll / cross entropy
+
+class NllLossBackward0(Function):
+    """The gradient is a constant coefficient array times the output gradient (no saved input)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        coef = wrap(k["coef"], k["dtype"])
+        if k["reduction"] == "none" and g.ndim:
+            g = S.unsqueeze(g, k["class_dim"])
+        return (coef * g,)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    __slots__ = ()
+
+
+def _check_target_dtype(target):
+    if target.dtype.name not in ("int64", "uint8"):
+        raise errors.runtime(f"expected target dtype to be Long or Byte, but got {_c10(target.dtype)}")
+
+
+def _c10(dt):
+    return E._c10_name(dt)
+
+
+def _nll_core(cls, input, target, weight, reduction, ignore_index):
+    """input (N, C, *) or (C,); target (N, *) or (). Forward on arrays, constant-coefficient backward."""
+    x = input._data
+    dt = input.dtype
+    C = x.shape[1] if x.ndim >= 2 else x.shape[0]
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != C):
+        raise errors.runtime(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                             f"weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
+    t = target._data.astype(np.int64)
+    w_all = weight._data.astype(dt.np) if weight is not None else np.ones(C, dt.np)
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= C))
+    if bad.any():
+        raise errors.index(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    ts = np.where(valid, t, 0)
+    w = np.where(valid, w_all[ts], 0).astype(dt.np)
+    if x.ndim == 1:
+        picked = x[ts]
+        cls_dim = 0
+    else:
+        picked = np.take_along_axis(x, np.expand_dims(ts, 1), axis=1).squeeze(1)
+        cls_dim = 1
+    losses = (-picked * w).astype(dt.np)
+    coef = np.zeros_like(x)
+    if reduction == "none":
+        out = losses
+        scale = -w
+    elif reduction == "sum":
+        out = np.asarray(losses.sum(dtype=dt.np), dt.np)
+        scale = -w
+    else:
+        total = w.sum(dtype=dt.np)
+        out = np.asarray(losses.sum(dtype=dt.np) / total, dt.np)
+        scale = -w / total
+    if x.ndim == 1:
+        coef[ts] = scale
+    else:
+        np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(np.asarray(scale, dt.np), 1), axis=1)
+    kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim}
+    return record(cls, (input,), wrap(np.asarray(out, dt.np), dt), kw)
+
+
+def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100):
+    if input.dim() < 1:
+        raise errors.value(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+        raise errors.value(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                           f"({target.shape[0] if target.dim() else 1}).")
+    _check_target_dtype(target)
+    nd = input.dim()
+    if nd <= 2:
+        if nd == 2 and target.dim() != 1:
+            raise errors.runtime("1D target tensor expected, multi-target not supported")
+        if nd == 1 and target.dim() > 1:
+            raise errors.runtime("0D or 1D target tensor expected, multi-target not supported")
+        return _nll_core(NllLossBackward0, input, target, weight, reduction, ignore_index)
+    n, c = input.shape[0], input.shape[1]
+    if nd == 4:
+        if tuple(target.shape) != (n,) + tuple(input.shape[2:]):
+            raise errors.runtime(_size_mismatch(input, target))
+        return _nll_core(NllLoss2DBackward0, input, target, weight, reduction, ignore_index)
+    out_size = (n,) + tuple(input.shape[2:])
+    if tuple(target.shape) != out_size:
+        raise errors.runtime(f"Expected target size {list(out_size)}, got {list(target.shape)}".replace(
+            "[", "[").replace("]", "]"))
+    if nd == 3:
+        inp = S.view(input, (n, c, input.shape[2], 1))
+        tgt = target.view(n, target.shape[1], 1) if True else target
+    else:
+        inp = S.view(input.contiguous(), (n, c, 1, -1))
+        tgt = target.contiguous().view(n, 1, -1)
+    r = _nll_core(NllLoss2DBackward0, inp, tgt, weight, reduction, ignore_index)
+    if reduction == "none":
+        return S.view(r, out_size)
+    return r
+
+
+def _size_mismatch(input, target):
+    return (f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+            f"{target.dim()}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = reduction_of(reduction, size_average, reduce)
+    return nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = reduction_of(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise errors.runtime(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim] if input.dim() else 1
+    if tuple(input.shape) == tuple(target.shape) and target.dtype.is_floating_point:
+        if ignore_index != -100:
+            raise errors.runtime("ignore_index is not supported for floating point target")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+            raise errors.runtime(f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+                                 f"classes or no classes but got weight tensor of shape: "
+                                 f"[{', '.join(map(str, weight.shape))}]")
+        logp = R.log_softmax(input, class_dim, dtype=input.dtype)
+        tgt = target
+        if label_smoothing > 0.0:
+            tgt = tgt * (1 - label_smoothing) + (label_smoothing / n_classes)
+        prod = logp * tgt
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = n_classes
+            prod = prod * weight.view(shape)
+        if reduction == "mean":
+            if input.numel() == 0:
+                return -R.sum(prod) * float("nan")
+            return div_scalar(-R.sum(prod), input.numel() // n_classes)
+        if reduction == "sum":
+            return -R.sum(prod)
+        return -R.sum(prod, class_dim)
+    logp = R.log_softmax(input, class_dim, dtype=input.dtype)
+    if label_smoothing > 0.0:
+        _check_target_dtype(target)
+        nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
+        ignore_mask = E.eq(target, ignore_index)
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = n_classes
+            smooth = -R.sum(logp * weight.view(shape), class_dim)
+        else:
+            smooth = -R.sum(logp, class_dim)
+        smooth = smooth.masked_fill(ignore_mask, 0.0)
+        if reduction == "mean":
+            if weight is not None:
+                keep = E.logical_not(ignore_mask)
+                sel = target[keep].flatten()
+                ret = R.sum(smooth) / R.sum(weight.gather(0, sel))
+            else:
+                ret = R.sum(smooth) / R.sum(E.logical_not(ignore_mask))
+        elif reduction == "sum":
+            ret = R.sum(smooth)
+        else:
+            ret = smooth
+        return E.add(mul_scalar(nll, 1 - label_smoothing), mul_scalar(ret, label_smoothing / n_classes))
+    return nll_loss_nd(logp, target, weight, reduction, ignore_index)
+
+
+# ---------------------------------------------------------------------------- kl_div
+
+class XlogyBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, y = self.saved
+        gx = E.where(wrap((x._data == 0) & (y._data <= 0), dtypes.bool_), 0.0, g * E.log(y)) \
+            if _needs(self, 0) else None
+        gy = g * x / y if _needs(self, 1) else None
+        return gx, gy
+
+
+def xlogy(x, y):
+    dt = _pair_dtype(x, y)
+    a, b = _arr(x, dt), _arr(y, dt)
+    r = np.where(a == 0, np.zeros((), dt.np), a * np.log(b))
+    r = np.where(np.isnan(b), b, r)
+    return record(XlogyBackward0, (x, y), wrap(np.asarray(r, dt.np), dt))
+
+
+def kl_div_core(input, target, reduction, log_target):
+    """torch.kl_div (ATen): the pointwise loss and a plain reduction."""
+    if log_target:
+        out = E.exp(target) * (target - input)
+    else:
+        out = xlogy(target, target) - target * input
+    return _apply_reduction(out, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        red = reduction_of(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          UserWarning, stacklevel=2)
+        red = "sum" if reduction == "batchmean" else reduction_of(reduction)
+    out = kl_div_core(input, target, red, log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.shape[0]
+    return out
+
+
+# ---------------------------------------------------------------------------- similarity & friends
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    a, b = broadcast_pair(x1, x2)
+    n1 = R.vector_norm(a, 2, dim=dim, keepdim=True).clone()
+    n2 = R.vector_norm(b, 2, dim=dim, keepdim=True).clone()
+    with no_grad():
+        n1._data = np.maximum(n1._data, eps).astype(n1._data.dtype)
+        n1._version[0] += 1
+        n2._data = np.maximum(n2._data, eps).astype(n2._data.dtype)
+        n2._version[0] += 1
+    return R.sum((a / n1) * (b / n2), dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return R.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = E.clamp_min(R.norm(input, p, dim, keepdim=True), eps).expand_as(input)
+    return input / denom
+
+
+def one_hot(tensor, num_classes=-1):
+    if not isinstance(tensor, Tensor) or tensor.dtype is not dtypes.int64:
+        raise errors.runtime("one_hot is only applicable to index tensor of type LongTensor.")
+    t = tensor._data
+    if t.size == 0:
+        if num_classes == -1:
+            raise errors.runtime("Can not infer total number of classes from empty tensor.")
+        n = num_classes
+    else:
+        if t.min() < 0:
+            raise errors.runtime("Class values must be non-negative.")
+        if num_classes == -1:
+            n = int(t.max()) + 1
+        else:
+            if t.max() >= num_classes:
+                raise errors.runtime("Class values must be smaller than num_classes.")
+            n = num_classes
+    out = (t[..., None] == np.arange(n)).astype(np.int64)
+    return wrap(out, dtypes.int64)

@@ -1,0 +1,150 @@
+"""layer_norm (NativeLayerNormBackward0) and batch_norm (NativeBatchNormBackward0): forward on
+arrays, backward with Tensor ops that recompute the statistics from the saved input, so the
+gradient differentiates again."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors
+from ..function import Function, record
+from ..ops import elementwise as E
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..tensor import wrap
+
+
+def _needs(node, i):
+    return node.next_functions[i][0] is not None
+
+
+def _norm_grad(g, x, w_b, dims, eps):
+    """d/dx of (x - mean) * rstd (times w) over `dims`, as Tensor ops; also returns xhat."""
+    mean = R.mean(x, dims, keepdim=True)
+    xc = x - mean
+    var = R.mean(xc * xc, dims, keepdim=True)
+    rstd = E.rsqrt(var + eps)
+    xhat = xc * rstd
+    gw = g * w_b if w_b is not None else g
+    gx = rstd * (gw - R.mean(gw, dims, keepdim=True) - xhat * R.mean(gw * xhat, dims, keepdim=True))
+    return gx, xhat
+
+
+class NativeLayerNormBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, w, b = self.saved
+        k = self._kw
+        nd = k["nd"]
+        dims = tuple(range(x.ndim - nd, x.ndim))
+        lead = tuple(range(x.ndim - nd))
+        gx, xhat = _norm_grad(g, x, w, dims, k["eps"])
+        gw = gb = None
+        if w is not None and _needs(self, 1):
+            gw = R.sum(g * xhat, lead) if lead else g * xhat
+        if b is not None and _needs(self, 2):
+            gb = R.sum(g, lead) if lead else g
+        return (gx if _needs(self, 0) else None), gw, gb
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(s) for s in normalized_shape)
+    nd = len(ns)
+    shape = tuple(input.shape)
+    if nd == 0 or input.dim() < nd or shape[-nd:] != ns:
+        raise errors.runtime(f"Given normalized_shape=[{', '.join(map(str, ns))}], expected input with shape "
+                             f"[*, {', '.join(map(str, ns))}], but got input of size{list(shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise errors.runtime(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                                 f"[{', '.join(map(str, t.shape))}] and normalized_shape = "
+                                 f"[{', '.join(map(str, ns))}]")
+    dt = input.dtype
+    x = input._data
+    axes = tuple(range(x.ndim - nd, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True, dtype=dt.np)
+    xc = x - mean
+    var = (xc * xc).mean(axis=axes, keepdims=True, dtype=dt.np)
+    rstd = 1 / np.sqrt(var + dt.np.type(eps))
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        out = out + bias._data
+    return record(NativeLayerNormBackward0, (input, weight, bias), wrap(np.asarray(out, dt.np), dt),
+                  {"nd": nd, "eps": eps})
+
+
+class NativeBatchNormBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+
+    def backward(self, g):
+        x, w, b = self.saved
+        k = self._kw
+        dims = (0,) + tuple(range(2, x.ndim))
+        cshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        wb = S.reshape(w, cshape) if w is not None else None
+        if k["training"]:
+            gx, xhat = _norm_grad(g, x, wb, dims, k["eps"])
+        else:
+            mean = wrap(k["mean"].reshape(cshape), x.dtype)
+            rstd = wrap(k["rstd"].reshape(cshape), x.dtype)
+            xhat = (x - mean) * rstd
+            gx = g * rstd * wb if wb is not None else g * rstd
+        gw = R.sum(g * xhat, dims) if w is not None and _needs(self, 1) else None
+        gb = R.sum(g, dims) if b is not None and _needs(self, 2) else None
+        return (gx if _needs(self, 0) else None), gw, gb
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = tuple(input.shape)
+        n = 1
+        for i, s in enumerate(size):
+            if i != 1:
+                n *= s
+        if n == 1:
+            from ..tensor import Size  # noqa: PLC0415
+            raise errors.value(f"Expected more than 1 value per channel when training, got input size {Size(size)}")
+    if input.dim() < 2:
+        raise errors.runtime(f"batch_norm(): Expected input to have at least 2 dims, but got {input.dim()}")
+    c = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise errors.runtime(f"{name} should contain {c} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        raise errors.runtime("running_mean must be defined in evaluation mode" if running_mean is None else
+                             "running_var must be defined in evaluation mode")
+    dt = input.dtype
+    x = input._data
+    axes = (0,) + tuple(range(2, x.ndim))
+    cshape = (1, c) + (1,) * (x.ndim - 2)
+    if training:
+        mean = x.mean(axis=axes, dtype=dt.np)
+        var = ((x - mean.reshape(cshape)) ** 2).mean(axis=axes, dtype=dt.np)
+        cnt = x.size // c
+        if running_mean is not None:
+            running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+            running_mean._version[0] += 1
+        if running_var is not None:
+            unbiased = var * (cnt / (cnt - 1)) if cnt > 1 else var
+            running_var._data[...] = (1 - momentum) * running_var._data + momentum * unbiased
+            running_var._version[0] += 1
+    else:
+        mean = running_mean._data.astype(dt.np)
+        var = running_var._data.astype(dt.np)
+    rstd = (1 / np.sqrt(var + dt.np.type(eps))).astype(dt.np)
+    out = (x - mean.reshape(cshape)) * rstd.reshape(cshape)
+    if weight is not None:
+        out = out * weight._data.reshape(cshape)
+    if bias is not None:
+        out = out + bias._data.reshape(cshape)
+    kw = {"training": bool(training), "eps": eps}
+    if not training:
+        kw["mean"] = mean.copy()
+        kw["rstd"] = rstd
+    return record(NativeBatchNormBackward0, (input, weight, bias), wrap(np.asarray(out, dt.np), dt), kw)

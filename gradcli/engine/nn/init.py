@@ -1,0 +1,172 @@
+"""torch.nn.init: in-place initialisers (under no_grad), with torch's gains and fan computations.
+Random draws come from the engine's seeded generator (reproducible within gradcli)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import errors
+
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+
+
+def _rng(generator=None):
+    from ..factory import _rng as rng  # noqa: PLC0415
+    return rng(generator)
+
+
+def _write(tensor, values):
+    """Fill tensor in place (no graph, version bumped), as `with torch.no_grad(): tensor.x_()` does."""
+    tensor._data[...] = np.asarray(values).astype(tensor._data.dtype, copy=False)
+    tensor._version[0] += 1
+    return tensor
+
+
+def calculate_gain(nonlinearity, param=None):
+    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif (not isinstance(param, bool) and isinstance(param, int)) or isinstance(param, float):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid = ["fan_in", "fan_out"]
+    if mode not in valid:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    return _write(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    return _write(tensor, mean + std * _rng(generator).standard_normal(tuple(tensor.shape)))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    rng = _rng(generator)
+    shape = tuple(tensor.shape)
+    vals = mean + std * rng.standard_normal(shape)
+    bad = (vals < a) | (vals > b)
+    while bad.any():
+        vals = np.where(bad, mean + std * rng.standard_normal(shape), vals)
+        bad = (vals < a) | (vals > b)
+    return _write(tensor, vals)
+
+
+def constant_(tensor, val):
+    return _write(tensor, val)
+
+
+def ones_(tensor):
+    return _write(tensor, 1)
+
+
+def zeros_(tensor):
+    return _write(tensor, 0)
+
+
+def eye_(tensor):
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    d = tensor.dim()
+    if d not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per = sizes[0] // groups
+    m = min(out_per, sizes[1])
+    vals = np.zeros(tuple(sizes))
+    for g in range(groups):
+        for i in range(m):
+            idx = (g * out_per + i, i) + tuple(s // 2 for s in sizes[2:])
+            vals[idx] = 1
+    return _write(tensor, vals)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _rng(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (gain * q).reshape(tuple(tensor.shape)))
+
+
+# the members of `torch.nn.init`
+NAMES = ("calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
+         "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_")
+
+_ = errors

@@ -1,0 +1,801 @@
+"""nn.Parameter and nn.Module (with Sequential, ModuleList, ModuleDict): a port of the parts of
+torch/nn/modules/module.py that scripts observe: registration order, attribute lookup, calls
+with hooks, parameters()/named_parameters()/children()/modules(), train()/eval(), zero_grad(),
+to()/double()/float(), state_dict(), and the repr PyTorch prints."""
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+
+from .. import errors
+from ..autograd import _RemovableHandle, no_grad
+from ..tensor import Tensor, _init_from
+
+
+# ---------------------------------------------------------------------------- Parameter
+
+class Parameter(Tensor):
+    """torch.nn.Parameter: a leaf Tensor that a Module registers; prints as 'Parameter containing:'."""
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        from ..factory import empty  # noqa: PLC0415
+        if data is None:
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise errors.type_error(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise errors.runtime(errors.FLOAT_ONLY_CTOR)
+        p = Tensor.__new__(cls)
+        _init_from(p, data._data, data.dtype)
+        p._version = data._version
+        p._rg = bool(requires_grad)
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self, *, tensor_contents=None):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        from ..tensor import _detached_copy  # noqa: PLC0415
+        return Parameter(_detached_copy(self), self._rg)
+
+    def __reduce_ex__(self, protocol):
+        raise errors.type_error("cannot pickle 'Parameter' object")
+
+
+class Buffer(Tensor):
+    """torch.nn.Buffer: marks a tensor to be registered as a buffer when assigned to a Module."""
+    __slots__ = ()
+
+    def __new__(cls, data=None, *, persistent=True):
+        from ..factory import empty  # noqa: PLC0415
+        if data is None:
+            data = empty(0)
+        t = Tensor.__new__(Tensor)
+        _init_from(t, data._data, data.dtype)
+        t._rg = data._rg
+        return _BufferMark(t, persistent)
+
+
+class _BufferMark:
+    __slots__ = ("tensor", "persistent")
+
+    def __init__(self, tensor, persistent):
+        self.tensor = tensor
+        self.persistent = persistent
+
+
+def typename(value):
+    if isinstance(value, Tensor):
+        return "torch." + value.dtype.legacy
+    t = type(value)
+    mod = t.__module__
+    if mod in ("builtins", "__builtin__", None):
+        return t.__qualname__
+    return f"{mod}.{t.__qualname__}"
+
+
+# ---------------------------------------------------------------------------- repr helpers
+
+def _addindent(s_, num_spaces):
+    s = s_.split("\n")
+    if len(s) == 1:
+        return s_
+    first = s.pop(0)
+    s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
+    return first + "\n" + "\n".join(s)
+
+
+class _IncompatibleKeys(tuple):
+    def __new__(cls, missing_keys, unexpected_keys):
+        return tuple.__new__(cls, (missing_keys, unexpected_keys))
+
+    @property
+    def missing_keys(self):
+        return self[0]
+
+    @property
+    def unexpected_keys(self):
+        return self[1]
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    __str__ = __repr__
+
+
+# ---------------------------------------------------------------------------- Module
+
+class Module:
+    """torch.nn.Module. Subclasses (also the ones a GradScript `class Net(nn.Module)` creates) call
+    `super().__init__()` and define `forward`."""
+
+    training: bool
+    _version = 1
+    dump_patches = False
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            if kwargs:
+                key = next(iter(kwargs))
+                raise errors.type_error(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                                        f"'{key}'")
+            raise errors.type_error(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                                    f"{len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+
+    # --------------------------------------------------------------- forward and call
+    def forward(self, *input):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        pre = d.get("_forward_pre_hooks")
+        if pre:
+            for hook in list(pre.values()):
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        result = self.forward(*args, **kwargs)
+        hooks = d.get("_forward_hooks")
+        if hooks:
+            for hook in list(hooks.values()):
+                r = hook(self, args, result)
+                if r is not None:
+                    result = r
+        return result
+
+    _hook_ids = itertools.count()
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        return self._add_hook("_forward_hooks", hook)
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        return self._add_hook("_forward_pre_hooks", hook)
+
+    def _add_hook(self, where, hook):
+        hooks = self.__dict__[where]
+        key = next(Module._hook_ids)
+        hooks[key] = hook
+        return _DictHandle(hooks, key)
+
+    # --------------------------------------------------------------- registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, d, d["_buffers"], d["_modules"])
+            d["_non_persistent_buffers_set"].discard(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise errors.type_error(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                        "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = d.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                self._remove_from(name, d, d["_parameters"], d["_buffers"])
+                d["_non_persistent_buffers_set"].discard(name)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise errors.type_error(f"cannot assign '{typename(value)}' as child module '{name}' "
+                                            "(torch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = d.get("_buffers")
+                if isinstance(value, _BufferMark):
+                    self.register_buffer(name, value.tensor, value.persistent)
+                elif buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, Tensor):
+                        raise errors.type_error(f"cannot assign '{typename(value)}' as buffer '{name}' "
+                                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name, *dicts):
+        for dd in dicts:
+            if name in dd:
+                del dd[name]
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for where in ("_parameters", "_buffers", "_modules"):
+            store = d.get(where)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for where in ("_parameters", "_buffers", "_modules"):
+            if name in d.get(where, ()):
+                del d[where][name]
+                d["_non_persistent_buffers_set"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def _check_name(self, name, kind):
+        if not isinstance(name, str):
+            raise errors.type_error(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+
+    def register_parameter(self, name, param):
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter")
+        if hasattr(type(self), name) or (name in d and name not in d["_parameters"]):
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            d["_parameters"][name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise errors.type_error(f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                                    "(torch.nn.Parameter or None required)")
+        if param.grad_fn is not None:
+            raise errors.value(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                               "created explicitly. To express '" + name + "' as a function of another Tensor, "
+                               "compute the value in the forward() method.")
+        d["_parameters"][name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        d = self.__dict__
+        if "_buffers" not in d:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise errors.type_error(f"buffer name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if (hasattr(type(self), name) or name in d) and name not in d["_buffers"]:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise errors.type_error(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                                    "(torch Tensor or None required)")
+        d["_buffers"][name] = tensor
+        if persistent:
+            d["_non_persistent_buffers_set"].discard(name)
+        else:
+            d["_non_persistent_buffers_set"].add(name)
+
+    def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise errors.type_error(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise errors.type_error(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self.__dict__["_modules"]:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self.__dict__["_modules"][name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    # --------------------------------------------------------------- iteration
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m.__dict__["_parameters"].items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m.__dict__["_buffers"].items(), prefix, recurse, remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        memo = set()
+        for name, module in self.__dict__["_modules"].items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self.__dict__["_modules"].items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    # --------------------------------------------------------------- modes and grads
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.__dict__["training"] = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if p._grad is not None:
+                if set_to_none:
+                    p._grad = None
+                else:
+                    g = p._grad
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def apply(self, fn):
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn):
+        for module in self.children():
+            module._apply(fn)
+        d = self.__dict__
+        for key, param in d["_parameters"].items():
+            if param is None:
+                continue
+            with no_grad():
+                new = fn(param)
+            param._data = new._data
+            param.dtype = new.dtype
+            param._version[0] += 0
+            if param._grad is not None:
+                with no_grad():
+                    g = fn(param._grad)
+                param._grad._data = g._data
+                param._grad.dtype = g.dtype
+        for key, buf in d["_buffers"].items():
+            if buf is not None:
+                d["_buffers"][key] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs):
+        from ..ops.conversion import _parse_to_args  # noqa: PLC0415
+        dtype, device = _to_target(args, kwargs, _parse_to_args)
+        if dtype is not None and not dtype.is_floating_point:
+            raise errors.type_error(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                                    f"dtype={dtype}")
+
+        def convert(t):
+            if dtype is not None and t.dtype.is_floating_point:
+                return t.to(dtype=dtype, device=device) if device is not None else t.to(dtype)
+            if device is not None:
+                return t.to(device)
+            return t
+        return self._apply(convert)
+
+    def float(self):
+        from .. import dtypes  # noqa: PLC0415
+        return self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.dtype.is_floating_point else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
+
+    def cpu(self):
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    # --------------------------------------------------------------- state
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+        d = self.__dict__
+        for name, param in d["_parameters"].items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in d["_buffers"].items():
+            if buf is not None and name not in d["_non_persistent_buffers_set"]:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        for name, module in d["_modules"].items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        if not isinstance(state_dict, dict):
+            raise errors.type_error(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errs = []
+        for k, target in own.items():
+            if k not in state_dict:
+                continue
+            src = state_dict[k]
+            if not isinstance(src, Tensor):
+                errs.append(f'While copying the parameter named "{k}", expected torch.Tensor or Tensor-like '
+                            f"object from checkpoint but received {type(src)}")
+                continue
+            if tuple(src.shape) != tuple(target.shape):
+                errs.append(f"size mismatch for {k}: copying a param with shape {src.shape} from checkpoint, the "
+                            f"shape in current model is {target.shape}.")
+                continue
+            with no_grad():
+                target.copy_(src)
+        if strict:
+            if unexpected:
+                errs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errs.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errs:
+            raise errors.runtime("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self._get_name(), "\n\t".join(errs)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # --------------------------------------------------------------- repr
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self.__dict__["_modules"].items():
+            mod_str = _addindent(repr(module), 2)
+            child_lines.append("(" + key + "): " + mod_str)
+        lines = extra_lines + child_lines
+        main_str = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main_str += extra_lines[0]
+            else:
+                main_str += "\n  " + "\n  ".join(lines) + "\n"
+        return main_str + ")"
+
+    def __dir__(self):
+        keys = list(dir(type(self))) + list(self.__dict__) + list(self.__dict__.get("_parameters", ())) + \
+            list(self.__dict__.get("_modules", ())) + list(self.__dict__.get("_buffers", ()))
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+
+class _DictHandle(_RemovableHandle):
+    __slots__ = ()
+
+    def remove(self):
+        self._list.pop(self._item, None)
+
+
+def _to_target(args, kwargs, parse):
+    """(dtype, device) of Module.to(...): a dtype, a device (or string), a tensor, or keywords."""
+    from .. import dtypes  # noqa: PLC0415
+    from ..device import device as _device  # noqa: PLC0415
+    dtype = kwargs.get("dtype")
+    device = kwargs.get("device")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, _device)):
+            device = a
+    return dtype, device
+
+
+# ---------------------------------------------------------------------------- containers
+
+class Sequential(Module):
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _get_item_by_idx(self, iterator, idx):
+        size = len(self)
+        idx = idx.__index__()
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        idx %= size
+        return next(itertools.islice(iterator, idx, None))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._get_item_by_idx(iter(self._modules.values()), idx)
+
+    def __setitem__(self, idx, module):
+        key = self._get_item_by_idx(iter(self._modules.keys()), idx)
+        setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            key = self._get_item_by_idx(iter(self._modules.keys()), idx)
+            delattr(self, key)
+        str_indices = [str(i) for i in range(len(self._modules))]
+        self.__dict__["_modules"] = dict(zip(str_indices, self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not (-n <= index <= n):
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self.__dict__["_modules"] = {str(i): m for i, m in enumerate(mods)}
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _get_abs_string_index(self, idx):
+        idx = idx.__index__()
+        if not (-len(self) <= idx < len(self)):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._get_abs_string_index(idx)]
+
+    def __setitem__(self, idx, module):
+        idx = self._get_abs_string_index(idx)
+        setattr(self, str(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._get_abs_string_index(idx))
+        str_indices = [str(i) for i in range(len(self._modules))]
+        self.__dict__["_modules"] = dict(zip(str_indices, self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(itertools.chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __repr__(self):
+        lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        # torch groups runs of identical reprs: "(0-2): 3 x Linear(...)"
+        lines = _grouped(self._modules)
+        if not lines:
+            return self._get_name() + "()"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def insert(self, index, module):
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def extend(self, modules):
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def forward(self, *args):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
+def _grouped(modules):
+    """ModuleList's repr: consecutive children with the same repr print once, as '(a-b): n x repr'."""
+    items = list(modules.items())
+    if not items:
+        return []
+    reprs = [repr(m) for _, m in items]
+    lines = []
+    start = 0
+    for i in range(1, len(items) + 1):
+        if i < len(items) and reprs[i] == reprs[start]:
+            continue
+        if i - start > 1:
+            lines.append(f"({items[start][0]}-{items[i - 1][0]}): {i - start} x " + _addindent(reprs[start], 2))
+        else:
+            lines.append(f"({items[start][0]}): " + _addindent(reprs[start], 2))
+        start = i
+    return lines
+
+
+class ModuleDict(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        items = modules.items() if isinstance(modules, dict) or isinstance(modules, ModuleDict) else modules
+        for k, m in items:
+            self[k] = m
+
+    def forward(self, *args):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
+
+Parameter.__module__ = "torch.nn.parameter"
+Buffer.__module__ = "torch.nn.parameter"
+Module.__module__ = "torch.nn.modules.module"
+for _c in (Sequential, ModuleList, ModuleDict):
+    _c.__module__ = "torch.nn.modules.container"

@@ -1,0 +1,449 @@
+"""torch.optim: Optimizer with param_groups and state, and SGD, Adam, AdamW, RMSprop, Adagrad.
+
+The updates follow torch's single-tensor (CPU) code paths operation for operation, in the
+parameter's dtype with Python-number arguments rounded to that dtype the way ATen's kernels
+do (`add(alpha=)`, `addcmul`, `addcdiv`, `lerp`), so results match PyTorch step for step."""
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from . import errors
+from .autograd import enable_grad, no_grad
+from .tensor import Tensor
+
+
+class _RequiredParameter:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(value):
+    from .nn.module import typename  # noqa: PLC0415
+    return typename(value)
+
+
+# ---------------------------------------------------------------------------- array kernels (ATen order)
+
+def _s(x, dt):
+    """A Python scalar as the kernel sees it: rounded to the tensor's dtype."""
+    return dt.type(x)
+
+
+def _add(a, b, alpha=1):
+    """a + alpha * b (ATen add with alpha)."""
+    if alpha == 1:
+        return a + b
+    return a + _s(alpha, a.dtype) * b
+
+
+def _addcmul(a, t1, t2, value=1):
+    return a + _s(value, a.dtype) * t1 * t2
+
+
+def _addcdiv(a, t1, t2, value=1):
+    return a + _s(value, a.dtype) * t1 / t2
+
+
+def _lerp(a, end, weight):
+    w = _s(weight, a.dtype)
+    if abs(w) < 0.5:
+        return a + w * (end - a)
+    return end - (end - a) * (_s(1, a.dtype) - w)
+
+
+def _set(t, arr):
+    """Write arr into tensor t in place (as an in-place op under no_grad does)."""
+    t._data[...] = arr
+    t._version[0] += 1
+
+
+def _zeros_like(p):
+    from .factory import zeros_like  # noqa: PLC0415
+    return zeros_like(p.detach())
+
+
+def _step_tensor():
+    from . import dtypes  # noqa: PLC0415
+    from .factory import tensor  # noqa: PLC0415
+    return tensor(0.0, dtype=dtypes.float32)
+
+
+def _value(x):
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+# ---------------------------------------------------------------------------- Optimizer
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise errors.type_error("params argument given to the optimizer should be an iterable of Tensors or "
+                                    "dicts, but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise errors.value("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += "\n"
+            s += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise errors.type_error(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise errors.type_error("optimizer parameters need to be organized in ordered collections, but the "
+                                    "ordering of tensors in sets will change between runs. Please use a list "
+                                    "instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise errors.value("all optimizer params should be with/without names. Some param names are missing")
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise errors.type_error("optimizer can only optimize Tensors, but one of the params is "
+                                        + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise errors.value("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise errors.value(f"parameter group didn't specify a value of required optimization parameter "
+                                   f"{name}")
+            param_group.setdefault(name, default)
+        ps = param_group["params"]
+        if len(ps) != len({id(p) for p in ps}):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+        if any(id(p) in seen for p in ps):
+            raise errors.value("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is not None:
+                    if set_to_none:
+                        p._grad = None
+                    else:
+                        g = p._grad
+                        if g.grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._group_step(group)
+        return loss
+
+    def _group_step(self, group):
+        raise NotImplementedError
+
+    def state_dict(self):
+        index = {}
+        start = 0
+        groups = []
+        for g in self.param_groups:
+            ids = list(range(start, start + len(g["params"])))
+            for p, i in zip(g["params"], ids):
+                index.setdefault(id(p), i)
+            packed = {k: v for k, v in g.items() if k != "params"}
+            packed["params"] = ids
+            groups.append(packed)
+            start += len(ids)
+        state = {}
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p in self.state and id(p) in index:
+                    state[index[id(p)]] = self.state[p]
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise errors.value("loaded state dict has a different number of parameter groups")
+        ids = {}
+        for g, saved in zip(self.param_groups, groups):
+            if len(g["params"]) != len(saved["params"]):
+                raise errors.value("loaded state dict contains a parameter group that doesn't match the size of "
+                                   "optimizer's group")
+            for p, i in zip(g["params"], saved["params"]):
+                ids[i] = p
+        self.state = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            if i in ids:
+                self.state[ids[i]] = {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in s.items()}
+        for g, saved in zip(self.param_groups, groups):
+            for k, v in saved.items():
+                if k != "params":
+                    g[k] = v
+
+    @staticmethod
+    def _grads(group):
+        return [(p, p._grad) for p in group["params"] if p._grad is not None]
+
+
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise errors.value("Tensor lr must be 1-element")
+    if not 0.0 <= _value(lr):
+        raise errors.value(f"Invalid learning rate: {lr}")
+
+
+# ---------------------------------------------------------------------------- SGD
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        _check_lr(lr)
+        if momentum < 0.0:
+            raise errors.value(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise errors.value("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def _group_step(self, group):
+        lr, momentum, dampening = _value(group["lr"]), group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p, g in self._grads(group):
+            grad = g._data if not maximize else -g._data
+            if wd != 0:
+                grad = _add(grad, p._data, wd)
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    from .tensor import wrap  # noqa: PLC0415
+                    buf = wrap(np.array(grad, copy=True), p.dtype)
+                    state["momentum_buffer"] = buf
+                else:
+                    _set(buf, _add(buf._data * _s(momentum, buf._data.dtype), grad, 1 - dampening))
+                grad = _add(grad, buf._data, momentum) if nesterov else buf._data
+            _set(p, _add(p._data, grad, -lr))
+
+
+# ---------------------------------------------------------------------------- Adam / AdamW
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise errors.value(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise errors.value(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise errors.value(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise errors.value("betas must be either both floats or both Tensors")
+        betas = tuple(_value(b) for b in betas)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def _group_step(self, group):
+        lr = _value(group["lr"])
+        beta1, beta2 = group["betas"]
+        eps, wd, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
+        maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
+        for p, g in self._grads(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _step_tensor()
+                state["exp_avg"] = _zeros_like(p)
+                state["exp_avg_sq"] = _zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = _zeros_like(p)
+            grad = g._data if not maximize else -g._data
+            exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            _set(step_t, step_t._data + 1)
+            dt = p._data.dtype
+            if wd != 0:
+                if decoupled:
+                    _set(p, p._data * _s(1 - lr * wd, dt))
+                else:
+                    grad = _add(grad, p._data, wd)
+            _set(exp_avg, _lerp(exp_avg._data, grad, 1 - beta1))
+            _set(exp_avg_sq, _addcmul(exp_avg_sq._data * _s(beta2, dt), grad, grad, 1 - beta2))
+            step = step_t.item()
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bc2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                mx = state["max_exp_avg_sq"]
+                _set(mx, np.maximum(mx._data, exp_avg_sq._data))
+                denom = np.sqrt(mx._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
+            else:
+                denom = np.sqrt(exp_avg_sq._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
+            _set(p, _addcdiv(p._data, exp_avg._data, denom, -step_size))
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+
+# ---------------------------------------------------------------------------- RMSprop
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise errors.value(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise errors.value(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise errors.value(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def _group_step(self, group):
+        lr = _value(group["lr"])
+        alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
+        momentum, centered, maximize = group["momentum"], group["centered"], group["maximize"]
+        for p, g in self._grads(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _step_tensor()
+                state["square_avg"] = _zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = _zeros_like(p)
+                if centered:
+                    state["grad_avg"] = _zeros_like(p)
+            grad = g._data if not maximize else -g._data
+            sq = state["square_avg"]
+            _set(state["step"], state["step"]._data + 1)
+            dt = p._data.dtype
+            if wd != 0:
+                grad = _add(grad, p._data, wd)
+            _set(sq, _addcmul(sq._data * _s(alpha, dt), grad, grad, 1 - alpha))
+            if centered:
+                ga = state["grad_avg"]
+                _set(ga, _lerp(ga._data, grad, 1 - alpha))
+                avg = np.sqrt(_addcmul(sq._data, ga._data, ga._data, -1))
+            else:
+                avg = np.sqrt(sq._data)
+            avg = avg + _s(eps, dt)
+            if momentum > 0:
+                buf = state["momentum_buffer"]
+                _set(buf, _addcdiv(buf._data * _s(momentum, dt), grad, avg))
+                _set(p, _add(p._data, buf._data, -lr))
+            else:
+                _set(p, _addcdiv(p._data, grad, avg, -lr))
+
+
+# ---------------------------------------------------------------------------- Adagrad
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise errors.value(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise errors.value(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise errors.value(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        from .factory import full_like  # noqa: PLC0415
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = _step_tensor()
+                state["sum"] = full_like(p.detach(), initial_accumulator_value)
+
+    def _group_step(self, group):
+        lr = _value(group["lr"])
+        wd, lr_decay, eps, maximize = group["weight_decay"], group["lr_decay"], group["eps"], group["maximize"]
+        for p, g in self._grads(group):
+            state = self.state[p]
+            step_t, ssum = state["step"], state["sum"]
+            _set(step_t, step_t._data + 1)
+            step = step_t.item()
+            grad = g._data if not maximize else -g._data
+            dt = p._data.dtype
+            if wd != 0:
+                grad = _add(grad, p._data, wd)
+            clr = lr / (1 + (step - 1) * lr_decay)
+            _set(ssum, _addcmul(ssum._data, grad, grad, 1))
+            std = np.sqrt(ssum._data) + _s(eps, dt)
+            _set(p, _addcdiv(p._data, grad, std, -clr))
+
+
+NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
+
+for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
+                  ("RMSprop", "rmsprop"), ("Adagrad", "adagrad")):
+    globals()[_n].__module__ = "torch.optim." + _path
