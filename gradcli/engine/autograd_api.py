@@ -17,9 +17,6 @@ def _as_tuple(x):
 def _make_grads(outputs, grads, is_grads_batched=False):
     if grads is None:
         grads = (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise errors.runtime(f"grad requires one gradient per output (got {len(grads)} gradients for "
-                             f"{len(outputs)} outputs)")
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -34,11 +31,11 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if tuple(g.shape) != tuple(out.shape):
                 raise errors.runtime(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                      f"has a shape of {out.shape}.")
-            if g.dtype is not out.dtype and out.dtype.is_floating_point != g.dtype.is_floating_point:
-                raise errors.type_error(f"For complex Tensors, both grad_output and output are required to have "
-                                        f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                                        f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+            if g.dtype is not out.dtype:
+                g = g.to(out.dtype)  # the engine casts a root gradient to its output's dtype
         result.append(g)
+    if len(grads) != len(outputs):
+        raise errors.runtime(f"got {len(outputs)} tensors and {len(grads)} gradients")
     return result
 
 
@@ -64,7 +61,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         for t in inputs:
             if not t._rg:
-                raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
+                raise errors.runtime("can't retain_grad on Tensor that has requires_grad=False")
+    if create_graph and inputs is None:
+        import warnings  # noqa: PLC0415
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=3)
     results = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True,
                            allow_unused=True)
     if inputs is not None:
@@ -79,6 +83,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise errors.runtime("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     grads = _make_grads(outputs, _as_tuple(grad_outputs))

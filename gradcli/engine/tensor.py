@@ -143,6 +143,8 @@ class Tensor:
     def requires_grad(self, flag):
         flag = bool(flag)
         if self.grad_fn is not None:
+            if flag:
+                raise errors.runtime("you can only change requires_grad flags of leaf variables.", hint="detach")
             raise errors.runtime(errors.NON_LEAF_REQUIRES_GRAD, hint="detach")
         if flag and not self.dtype.is_floating_point:
             raise errors.runtime(errors.FLOAT_ONLY, hint="float_dtype")
@@ -215,7 +217,11 @@ class Tensor:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
         if self._grad is None:
-            self._grad = g if create_graph else _detached_copy(g)
+            if create_graph and g._rg:
+                from .ops.inplace import copy_of  # noqa: PLC0415
+                self._grad = copy_of(g, self)
+            else:
+                self._grad = _detached_copy(g)
         elif create_graph or grad_mode.enabled:
             self._grad = self._grad + g
         else:

@@ -476,9 +476,24 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+_NO_MODE = object()
+
+
+class _DivModeNone(DivBackward0):
+    """torch.div(a, b, rounding_mode=None) spelled out: true division, recorded as DivBackward2."""
+    __slots__ = ()
+
+
+_DivModeNone.__name__ = _DivModeNone.__qualname__ = "DivBackward2"
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
     other = _coerce(other)
-    if rounding_mode is not None:
+    if rounding_mode is None:
+        if not isinstance(input, Tensor):
+            input = _scalar_tensor(input, other)
+        return binary(_DivModeNone, input, other, compute_dtype=_float_division)
+    if rounding_mode is not _NO_MODE:
         if rounding_mode not in ("floor", "trunc"):
             raise errors.value(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                                f"'{rounding_mode}'")

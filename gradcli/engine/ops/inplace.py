@@ -150,6 +150,16 @@ class CopyBackwards(Function):
         return g * 0, gsrc
 
 
+def copy_of(g, like):
+    """`empty_like(like).copy_(g)`: how AccumulateGrad stores a first gradient under create_graph
+    (so x.grad shows grad_fn=<CopyBackwards>)."""
+    out = wrap(g._data.astype(like.dtype.np, copy=True), like.dtype)
+    node = make_node(CopyBackwards, (None, g), like.dtype, (), {"src_shape": g._data.shape, "src_dtype": g.dtype})
+    out.grad_fn = node
+    out._rg = True
+    return out
+
+
 def copy_(self, src, non_blocking=False):
     check_inplace(self)
     try:

@@ -242,6 +242,13 @@ def permute(input, *dims):
 
 def T(input):
     nd = input._data.ndim
+    if nd != 2:
+        import warnings  # noqa: PLC0415
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases." if nd == 0
+                      else "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                      "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                      "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                      "dimensions of a tensor.", UserWarning, stacklevel=3)
     return permute(input, tuple(range(nd - 1, -1, -1)))
 
 
