@@ -769,3 +769,17 @@ def case_meshgrid_cartesian(torch):
             run(torch, torch.cartesian_prod, a, b), run(torch, torch.cartesian_prod, a),
             repr(torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5]))),
             err(lambda: torch.meshgrid(a, b, indexing="foo")), err(lambda: torch.cartesian_prod(torch.ones(2, 2)))]
+
+
+@case
+def case_inplace_comparisons_and_torch_underscore(torch):
+    x = t64(torch, [1.0, 2.0, 3.0])
+    i = torch.tensor([1, 2, 3])
+    return [run(torch, lambda a: (a * 1).eq_(2.0), x), run(torch, lambda a: (a * 1).lt_(a * 0 + 2), x),
+            run(torch, lambda a: (a * 1).greater_equal_(2.0), x), repr(i.clone().lt_(2)), repr(i.clone().ne_(i)),
+            run(torch, lambda a: (a * 1).logical_and_(a * 0), x), run(torch, lambda a: (a * 1).logical_not_(), x),
+            repr(torch.tensor([1.0, 0.0]).logical_not_()), err(lambda: t64(torch, [1.0]).eq_(1.0)),
+            run(torch, lambda a: torch.log1p_(a * 1), x), run(torch, lambda a: torch.relu_(a * 1 - 2), x),
+            run(torch, lambda a: torch.floor_(a * 0.5), x), run(torch, lambda a: torch.erf_(a * 1), x),
+            run(torch, lambda a: (a * 1).clip_(1.5, 2.5), x),
+            run(torch, lambda a: (a * 1).addmv_(torch.eye(3, dtype=torch.float64), a), x)]

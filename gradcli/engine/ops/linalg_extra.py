@@ -964,13 +964,16 @@ METHODS = {
 
 def _inplace():
     from .special import inplace_method  # noqa: PLC0415
-    return {n + "_": inplace_method(METHODS[n], n + "_") for n in ("baddbmm", "addbmm", "addmv", "addr", "tril",
-                                                                   "triu")}
+    table = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("baddbmm", "addbmm", "addmv", "addr", "tril",
+                                                                    "triu")}
+    table["addmm_"] = inplace_method(L.addmm, "addmm_")
+    return table
 
 
 INPLACE = _inplace()
 
-TORCH = {"einsum": einsum, "tensordot": tensordot, "tril_indices": tril_indices, "triu_indices": triu_indices}
+TORCH = {"einsum": einsum, "tensordot": tensordot, "tril_indices": tril_indices, "triu_indices": triu_indices,
+         "addmv_": INPLACE["addmv_"]}
 
 LINALG = {
     "det": det, "slogdet": slogdet, "inv": inv, "inv_ex": inv_ex, "solve": solve, "cross": linalg_cross,

@@ -549,10 +549,16 @@ METHODS = {
 
 def _inplace():
     from .special import inplace_method  # noqa: PLC0415
-    return {"scatter_": inplace_method(scatter, "scatter_")}
+    return {"scatter_": inplace_method(scatter, "scatter_"),
+            "swapaxes_": lambda self, axis0, axis1: self.transpose_(axis0, axis1),
+            "swapdims_": lambda self, dim0, dim1: self.transpose_(dim0, dim1),
+            "clip_": lambda self, min=None, max=None: self.clamp_(min, max)}
 
 
 INPLACE = _inplace()
+
+# Tensor methods that are not torch.<name> functions
+METHOD_ONLY = ("unfold",)
 
 TORCH = {
     "atleast_1d": atleast_1d, "atleast_2d": atleast_2d, "atleast_3d": atleast_3d, "meshgrid": meshgrid,

@@ -1440,6 +1440,77 @@ def glu(input, dim=-1):
     return record(GluBackward0, (input,), _out(a * _sigmoid_np(b), input.dtype), {"dim": d})
 
 
+# ---------------------------------------------------------------------------- in-place comparisons
+
+class _CompareInplace(Function):
+    """x.eq_(y) and friends: x gets 0/1 in its own dtype; the gradient is zero."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return tuple(g * 0 if nf is not None else None for nf, _ in self.next_functions)
+
+
+def _compare_classes(stem):
+    zero = type(f"{stem}Backward0", (_CompareInplace,), {"__slots__": ()})
+    one = type(f"{stem}Backward1", (_CompareInplace,), {"__slots__": ()})
+    return zero, one
+
+
+_COMPARE = {}
+for _stem, _names in (("Eq", ("eq",)), ("Ne", ("ne", "not_equal")), ("Lt", ("lt", "less")),
+                      ("Le", ("le", "less_equal")), ("Gt", ("gt", "greater")), ("Ge", ("ge", "greater_equal"))):
+    _classes = _compare_classes(_stem)
+    for _n in _names:
+        _COMPARE[_n] = _classes
+
+
+def _compare_inplace(name):
+    from .indexing import check_inplace  # noqa: PLC0415
+    from .inplace import rebase  # noqa: PLC0415
+    compare = getattr(E, name)
+    zero, one = _COMPARE[name]
+
+    def method(self, other):
+        check_inplace(self)
+        other = _coerce(other)
+        r = compare(self, other)
+        out = wrap(np.asarray(r._data).astype(self._data.dtype), self.dtype)
+        if self.dtype.is_floating_point:
+            if isinstance(other, Tensor):
+                record(one, (self, other), out)
+            else:
+                record(zero, (self,), out)
+        return rebase(self, out)
+    method.__name__ = name + "_"
+    return method
+
+
+COMPARE_INPLACE = {n + "_": _compare_inplace(n) for n in _COMPARE}
+
+
+def _logical_inplace(name):
+    """x.logical_and_(y) ...: x gets 0/1 in its own dtype; as in torch, no node is recorded (x keeps its
+    grad_fn)."""
+    from .indexing import check_inplace  # noqa: PLC0415
+    fn = getattr(E, name)
+
+    def method(self, *other):
+        check_inplace(self)
+        r = fn(self, *other)
+        if r._data.shape != self._data.shape:
+            raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+                                 f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
+        self._data[...] = r._data.astype(self._data.dtype)
+        self._version[0] += 1
+        return self
+    method.__name__ = name + "_"
+    return method
+
+
+COMPARE_INPLACE.update({n + "_": _logical_inplace(n) for n in ("logical_and", "logical_or", "logical_xor",
+                                                               "logical_not")})
+
+
 # ---------------------------------------------------------------------------- registration
 
 # Tensor methods (and torch.<name>): name -> function taking the tensor first
@@ -1465,11 +1536,33 @@ INPLACE = {name + "_": inplace_method(METHODS[name], name + "_", _NO_INPLACE_GRA
     "deg2rad", "rad2deg", "atan2", "arctan2", "hypot", "xlogy", "fmod", "copysign", "float_power", "lerp",
     "addcmul", "addcdiv", "nan_to_num", "logit", "round")}
 
-# torch.<name> only (not Tensor methods)
+INPLACE.update(COMPARE_INPLACE)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+# torch.<name> only (not Tensor methods); torch.name_(x, ...) is x.name_(...)
 TORCH = {
     "selu": selu, "celu": celu, "selu_": selu_, "celu_": celu_, "threshold": threshold, "threshold_": threshold_,
-    "rrelu": rrelu, "hardshrink": hardshrink,
+    "rrelu": rrelu, "rrelu_": rrelu_, "hardshrink": hardshrink,
 }
+TORCH.update({n + "_": INPLACE[n + "_"] for n in (
+    "log1p", "expm1", "exp2", "frac", "fix", "erf", "erfc", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "deg2rad", "rad2deg", "xlogy",
+    "nan_to_num", "logit", "round")})
+
+
+def _torch_inplace(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+TORCH.update({n: _torch_inplace(n) for n in ("floor_", "ceil_", "trunc_", "clamp_", "clip_", "sigmoid_",
+                                             "square_", "relu_", "addmv_")})
 
 # torch.nn.functional.<name>, for the nn package to bind (it owns F)
 FUNCTIONAL = {
