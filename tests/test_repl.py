@@ -244,7 +244,7 @@ print("not reached")
 """
     out = run_stdin(script, tmp_path)
     assert "Tensors in scope" in out.stdout
-    assert "AddBackward0  y  []" in out.stdout
+    assert "AddBackward0  y  []  (line 3)" in out.stdout   # stdin keeps its line numbers
     assert "AccumulateGrad  x  []" in out.stdout
     assert (tmp_path / "saved.grad").read_text() == ("import torch\nx = torch.tensor(2., requires_grad=True)\n"
                                                       "y = x * x + 1\n")

@@ -93,6 +93,14 @@ def public_attributes(obj: Any) -> list[str]:
     return sorted(names)
 
 
+def _is_node(obj: Any) -> bool:
+    try:
+        from ..engine.autograd import Node  # noqa: PLC0415
+    except Exception:  # pragma: no cover
+        return False
+    return isinstance(obj, Node)
+
+
 def _resolve(path: list[str], scope: Mapping[str, Any]) -> Any:
     if not path or path[0] == "<unresolvable>":
         raise LookupError
@@ -140,7 +148,11 @@ def complete(text: str, scope: Mapping[str, Any], session_complete: Callable[[st
         except LookupError:
             pass
         else:
-            found.update(n for n in public_attributes(obj) if n.startswith(partial))
+            mine = [n for n in public_attributes(obj) if n.startswith(partial)]
+            if _is_node(obj):   # a grad_fn: torch's attributes only, not the engine's methods
+                found = set(mine)
+            else:
+                found.update(mine)
     else:
         pool = set(scope) | set(KEYWORDS) | set(BUILTINS) | set(_CONSTANTS) | set(_ROOT_ALIASES)
         if partial:

@@ -251,7 +251,8 @@ class Repl:
 
     def scope(self) -> dict[str, Any]:
         """The names in scope, for completion and the meta-commands."""
-        self._refresh_variables(None) if not self.variables else None
+        if not self.variables:
+            self._refresh_variables(None)
         return self.variables
 
     def session_complete(self) -> Callable[[str], Iterable[str]] | None:
