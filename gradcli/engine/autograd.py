@@ -155,6 +155,7 @@ class _Saved:
 
 
 class _RemovableHandle:
+    """torch.utils.hooks.RemovableHandle."""
     __slots__ = ("_list", "_item")
 
     def __init__(self, lst, item):
@@ -169,6 +170,9 @@ class _RemovableHandle:
 
     def __repr__(self):
         return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
+
+
+_RemovableHandle.__name__ = _RemovableHandle.__qualname__ = "RemovableHandle"
 
 
 class AccumulateGrad(Node):

@@ -64,18 +64,24 @@ def type_string(t):
     return f"torch.{dev}{t.dtype.legacy}"
 
 
+def _op_name(node):
+    """The op name torch's version-counter error shows: the node name without `Backward<N>`."""
+    import re  # noqa: PLC0415
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def modified_inplace(t, expected_version, output_of):
     shape = ", ".join(str(s) for s in t.shape)
     what = f"[{type_string(t)} [{shape}]]"
     if output_of:
-        what += f", which is output 0 of {output_of.name()},"
+        what += f", which is output {t._output_nr} of {_op_name(output_of)},"
     elif t.grad_fn is not None:
-        what += f", which is output 0 of {t.grad_fn.name()},"
+        what += f", which is output {t._output_nr} of {_op_name(t.grad_fn)},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{what} is at version {t._version[0]}; expected version {expected_version} instead. Hint: enable "
         "anomaly detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 

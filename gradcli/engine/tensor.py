@@ -54,7 +54,8 @@ class Tensor:
 
     @property
     def data(self):
-        return _alias(self)
+        """Same memory, no graph, and (unlike detach) a version counter of its own."""
+        return wrap(self._data, self.dtype)
 
     @data.setter
     def data(self, value):
@@ -171,10 +172,19 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise errors.type_error(f"assigned grad expected to be a Tensor or None but got grad of type "
                                         f"{type(value).__name__}")
-            if value.dtype is not self.dtype:
-                raise errors.runtime("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise errors.runtime("assigned grad has data of a different size")
+                raise errors.runtime(f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]' "
+                                     f"to a tensor of size '[{', '.join(map(str, self.shape))}]'. Please ensure that "
+                                     "the gradient and the tensor are the same size")
+            if value.dtype is not self.dtype:
+                from .ops.linalg import _c10_low  # noqa: PLC0415
+                from .ops.elementwise import _c10_name  # noqa: PLC0415
+                raise errors.runtime(f"attempting to assign a gradient with dtype '{_c10_low(value.dtype)}' to a tensor "
+                                     f"with grad_dtype '{_c10_name(self.dtype)}'. The gradient must match the tensor's "
+                                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                                     "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+                                     "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                                     "systems that assume they match.")
         self._grad = value
 
     @property
@@ -397,9 +407,11 @@ def wrap(data, dtype):
 
 
 def view_of(base, data, dtype=None):
-    """A Tensor sharing base's version counter (its data is a view of base's)."""
+    """A Tensor sharing base's version counter (its data is a view of base's). A view of a tensor that
+    requires grad requires grad too, even made under no_grad (then as a leaf), as in torch."""
     t = wrap(data, dtype or base.dtype)
     t._version = base._version
+    t._rg = base._rg
     t._base = base if base._base is None else base._base
     return t
 

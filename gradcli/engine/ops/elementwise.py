@@ -720,7 +720,7 @@ class ReluBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * (result > 0),)
+        return (where(result > 0, g, 0.0),)  # threshold_backward: +0 where the input was <= 0
 
 
 class AbsBackward0(Function):
@@ -1134,7 +1134,7 @@ def _bitwise(ufunc, a, b, name):
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
-        raise errors.runtime(f'"{name}_cpu" not implemented for \'{_c10_name(dt)}\'')
+        raise _kernel_error(f"{name}_cpu", dt)
     x, y = _operands(a, b, dt)
     return wrap(np.asarray(ufunc(x, y)).astype(dt.np, copy=False), dt)
 
@@ -1158,7 +1158,7 @@ def bitwise_xor(input, other):
 
 def bitwise_not(input):
     if input.dtype.is_floating_point:
-        raise errors.runtime(f'"bitwise_not_cpu" not implemented for \'{_c10_name(input.dtype)}\'')
+        raise _kernel_error("bitwise_not_cpu", input.dtype)
     return wrap(np.asarray(np.invert(input._data)), input.dtype)
 
 

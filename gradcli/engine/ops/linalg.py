@@ -21,6 +21,18 @@ def _same_dtype(a, b):
                              f"{_c10_low(b.dtype)}", hint="dtype_mismatch")
 
 
+def _matprod(a, b):
+    """a @ b. With a contraction of length 1 it is a plain product (as ATen, keeping -0.0: BLAS would
+    add the single product to +0.0)."""
+    if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
+        if b.ndim == 1:
+            return a[..., 0] * b[0]
+        if a.ndim == 1:
+            return (a[0] * b[..., 0, :])
+        return a * b[..., :1, :] if b.shape[-2] == 1 else a @ b
+    return a @ b
+
+
 class MmBackward0(Function):
     __slots__ = ()
     save_inputs = True
@@ -47,7 +59,7 @@ def mm(input, mat2):
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
-    return record(MmBackward0, (input, mat2), wrap(input._data @ mat2._data, input.dtype))
+    return record(MmBackward0, (input, mat2), wrap(_matprod(input._data, mat2._data), input.dtype))
 
 
 class MvBackward0(Function):
@@ -70,7 +82,7 @@ def mv(input, vec):
     if input._data.shape[1] != vec._data.shape[0]:
         n, k = input._data.shape
         raise errors.runtime(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
-    return record(MvBackward0, (input, vec), wrap(input._data @ vec._data, input.dtype))
+    return record(MvBackward0, (input, vec), wrap(_matprod(input._data, vec._data), input.dtype))
 
 
 class DotBackward0(Function):
@@ -95,7 +107,7 @@ def dot(input, other):
     if n != m:
         raise errors.runtime(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
                              f"number of elements, but got {n} and {m} elements respectively")
-    return record(DotBackward0, (input, other), wrap(np.asarray(np.dot(input._data, other._data)), input.dtype))
+    return record(DotBackward0, (input, other), wrap(np.asarray(_matprod(input._data, other._data)), input.dtype))
 
 
 vdot = dot
@@ -123,7 +135,7 @@ def bmm(input, mat2):
     if b != b2 or k != k2:
         raise errors.runtime(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
                              f"[{b2}, {k2}].")
-    return record(BmmBackward0, (input, mat2), wrap(np.matmul(input._data, mat2._data), input.dtype))
+    return record(BmmBackward0, (input, mat2), wrap(_matprod(input._data, mat2._data), input.dtype))
 
 
 class AddmmBackward0(Function):
@@ -154,7 +166,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
-    prod = mat1._data @ mat2._data
+    prod = _matprod(mat1._data, mat2._data)
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
     kw = None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     return record(AddmmBackward0, (input, mat1, mat2), wrap(np.asarray(r, mat1.dtype.np), mat1.dtype), kw)
