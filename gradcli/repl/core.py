@@ -351,10 +351,9 @@ class Repl:
 
     def _apply_explain(self) -> bool:
         """Set the flag where the runner may read it; True if the runner knows it."""
-        supported = False
+        # a field of RunOptions (a class attribute with its default) means the runner reads it
+        supported = hasattr(type(self.options), "explain")
         try:
-            if hasattr(self.options, "explain"):
-                supported = True
             setattr(self.options, "explain", self.explain)
         except Exception:
             pass
