@@ -17,12 +17,16 @@ def _c10(dt):
     return _c10_name(dt)
 
 
-def rebase(self, r):
+def rebase(self, r, low_names=False):
     """Make `self` hold r's value and r's place in the graph, in place."""
     if r.dtype is not self.dtype:
         if not _can_cast(r.dtype, self.dtype):
-            raise errors.runtime(f"result type {_c10(r.dtype)} can't be cast to the desired output type "
-                                 f"{_c10(self.dtype)}")
+            if low_names:  # the clamp kernels word it with C++ type names
+                from .linalg import _c10_low  # noqa: PLC0415
+                target = _c10_low(self.dtype)
+            else:
+                target = _c10(self.dtype)
+            raise errors.runtime(f"result type {_c10(r.dtype)} can't be cast to the desired output type {target}")
     if r._data.shape != self._data.shape:
         raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                              f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
@@ -84,9 +88,59 @@ def _can_cast(src, dst):
 
 
 def inplace(fn, name):
+    if name.rstrip("_") in _VIEW_NODES:
+        return inplace_view(fn, name)
+    low = name.startswith(("clamp", "clip"))
+
     def method(self, *args, **kwargs):
         check_inplace(self)
-        return rebase(self, fn(self, *args, **kwargs))
+        return rebase(self, fn(self, *args, **kwargs), low)
+    method.__name__ = name
+    return method
+
+
+def _renamed(cls, name):
+    return type(name, (cls,), {"__slots__": ()})
+
+
+def _view_nodes():
+    from . import shape as S  # noqa: PLC0415
+    return {
+        S.TBackward0: _renamed(S.TBackward0, "TBackward1"),
+        S.TransposeBackward0: _renamed(S.TransposeBackward0, "TransposeBackward1"),
+        S.UnsqueezeBackward0: _renamed(S.UnsqueezeBackward0, "UnsqueezeBackward1"),
+        S.SqueezeBackward0: _renamed(S.SqueezeBackward0, "SqueezeBackward3"),
+        S.SqueezeBackward1: _renamed(S.SqueezeBackward1, "SqueezeBackward4"),
+        S.SqueezeBackward2: _renamed(S.SqueezeBackward2, "SqueezeBackward5"),
+    }
+
+
+_VIEW_NODES = ("t", "transpose", "unsqueeze", "squeeze", "swapaxes", "swapdims")
+_VIEW_NODE_CLASSES = {}
+
+
+def inplace_view(fn, name):
+    """t_/transpose_/unsqueeze_/squeeze_: the tensor itself takes the view's shape (its node is the
+    in-place variant, TBackward1, UnsqueezeBackward1, SqueezeBackward3/4/5...)."""
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        r = fn(self, *args, **kwargs)
+        self._data = r._data
+        self._version[0] += 1
+        node = r.grad_fn
+        if node is not None:
+            if not _VIEW_NODE_CLASSES:
+                _VIEW_NODE_CLASSES.update(_view_nodes())
+            cls = _VIEW_NODE_CLASSES.get(type(node))
+            if cls is not None:
+                node.__class__ = cls
+            old, old_nr = self.grad_fn, self._output_nr
+            self.grad_fn = node
+            self._output_nr = 0
+            self._rg = True
+            if self._retains:
+                move_retain(self, old, old_nr)
+        return self
     method.__name__ = name
     return method
 
