@@ -543,13 +543,13 @@ METHODS = {
     "roll": roll, "rot90": rot90, "flip": flip, "flipud": flipud, "fliplr": fliplr, "diff": diff, "unflatten": unflatten,
     "repeat_interleave": repeat_interleave, "take": take, "take_along_dim": take_along_dim,
     "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unfold": unfold,
-    "masked_select": masked_select, "scatter": scatter,
+    # masked_select and scatter are the core's (ops/indexing.py): one edge, as torch records them
 }
 
 
 def _inplace():
     from .special import inplace_method  # noqa: PLC0415
-    return {"scatter_": inplace_method(scatter, "scatter_"),
+    return {"scatter_": inplace_method(I.scatter, "scatter_"),
             "swapaxes_": lambda self, axis0, axis1: self.transpose_(axis0, axis1),
             "swapdims_": lambda self, dim0, dim1: self.transpose_(dim0, dim1),
             "clip_": lambda self, min=None, max=None: self.clamp_(min, max)}
