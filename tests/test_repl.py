@@ -196,6 +196,40 @@ def test_vars_table_and_graph_tree():
     assert "leaf" in graph_tree("x", scope["x"], scope)
 
 
+# --------------------------------------------------------------------------- the REPL core, in process
+
+def _repl():
+    from gradcli.repl.core import Repl
+    out, err = io.StringIO(), io.StringIO()
+    return Repl(out=out, err=err), out, err
+
+
+@needs_runner
+def test_core_interrupt_internal_error_and_explain_keep_the_session():
+    repl, out, err = _repl()
+    assert repl.handle("import torch\nx = torch.tensor(3., requires_grad=True)")
+    real_run = repl.session.run
+
+    def interrupted(text, filename="<string>"):
+        raise KeyboardInterrupt
+    repl.session.run = interrupted
+    repl.handle("while True:\n    pass\n")
+    assert "KeyboardInterrupt" in err.getvalue()
+    from gradcli.lang.runner import InternalError, RunResult
+    repl.session.run = lambda text, filename="<string>": RunResult(
+        ok=False, error=InternalError("internal error: ValueError: boom"))
+    repl.handle("x")
+    assert "gradcli: internal error: ValueError: boom (the session goes on)" in err.getvalue()
+    repl.session.run = real_run
+    repl.handle("x * 2")
+    assert out.getvalue().endswith("tensor(6., grad_fn=<MulBackward0>)\n")
+    repl.handle(":explain")
+    assert getattr(repl.options, "explain") is True and "walkthrough on" in out.getvalue()
+    repl.handle(":explain")
+    assert getattr(repl.options, "explain") is False
+    assert repl.handle(":quit") is False
+
+
 # --------------------------------------------------------------------------- stdin mode (no terminal)
 
 def run_stdin(text: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:

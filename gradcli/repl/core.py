@@ -226,7 +226,10 @@ class Repl:
             return False
         if not getattr(result, "ok", error is None) or error is not None:
             self.errors += 1
-            if error is not None:
+            if error is not None and getattr(error, "type_name", "") == "InternalError":
+                # gradcli's own failure, not the input's: one line, as `run` says it
+                self.message(f"gradcli: {getattr(error, 'message', error)} (the session goes on)", error=True)
+            elif error is not None:
                 self.show_error(error, text, filename)
             return False
         if record:
