@@ -32,6 +32,7 @@ from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 from lark.lexer import BasicLexer, UnlessCallback
+from lark.parsers.lalr_parser_state import ParserState
 
 from . import ast
 from .errors import GradScriptError, ScriptSyntaxError
@@ -290,7 +291,7 @@ class GradIndenter(Indenter):
                 top = indents[-1]
                 if width[0] > top[0]:
                     if width[1] <= top[1]:
-                        raise _tab_error(line, col)
+                        raise _tokenizer_error(_tab_error(line, col))
                     indents.append(width)
                     yield Token("_INDENT", indent, tok.end_pos, line, col, line, col, tok.end_pos)
                 elif width[0] < top[0]:
@@ -298,43 +299,49 @@ class GradIndenter(Indenter):
                         indents.pop()
                         yield Token("_DEDENT", "", tok.end_pos, line, col, line, col, tok.end_pos)
                     if width[0] != indents[-1][0]:
-                        raise _error("unindent does not match any outer indentation level",
+                        raise _tokenizer_error(_error("unindent does not match any outer indentation level",
                                      line, col, type_name="IndentationError",
-                                     hint="indent this line exactly as far as an enclosing block")
+                                     hint="indent this line exactly as far as an enclosing block"))
                     if width[1] != indents[-1][1]:
-                        raise _tab_error(line, col)
+                        raise _tokenizer_error(_tab_error(line, col))
                 elif width[1] != top[1]:
-                    raise _tab_error(line, col)
+                    raise _tokenizer_error(_tab_error(line, col))
                 continue
             if ttype in _OPENERS:
                 brackets.append(tok)
                 if len(brackets) >= _MAX_NESTING:
-                    raise _error_at("too many nested parentheses", tok)
+                    raise _tokenizer_error(_error_at("too many nested parentheses", tok))
             else:
                 if not brackets:
-                    raise _error_at("unmatched '%s'" % tok.value, tok,
-                                    hint="remove it, or add the opening bracket it closes")
+                    raise _tokenizer_error(_error_at("unmatched '%s'" % tok.value, tok,
+                                    hint="remove it, or add the opening bracket it closes"))
                 opener = brackets.pop()
                 if _OPENERS[opener.type] != tok.value:
                     msg = "closing parenthesis '%s' does not match opening parenthesis '%s'" % (
                         tok.value, opener.value)
                     if opener.line != tok.line:
                         msg += " on line %d" % opener.line
-                    raise _error_at(msg, tok, hint="close '%s' with '%s'" % (
-                        opener.value, _OPENERS[opener.type]))
+                    raise _tokenizer_error(_error_at(msg, tok, hint="close '%s' with '%s'" % (
+                        opener.value, _OPENERS[opener.type])))
             yield tok
         if brackets:
             opener = brackets[-1]
-            raise _error_at("'%s' was never closed" % opener.value, opener,
-                            hint="add the missing '%s'" % _OPENERS[opener.type])
+            raise _tokenizer_error(_error_at("'%s' was never closed" % opener.value, opener,
+                            hint="add the missing '%s'" % _OPENERS[opener.type]))
         if tok is not None and not expr_mode and tok.type != "_NEWLINE":
             # Only a backslash continuation at the very end can swallow the last newline.
-            raise _error("unexpected EOF while parsing", tok.end_line, tok.end_column,
-                         hint="remove the '\\' at the end of the file")
+            raise _tokenizer_error(_error("unexpected EOF while parsing", tok.end_line, tok.end_column,
+                         hint="remove the '\\' at the end of the file"))
         if len(indents) > 1 and tok is not None:
             line = tok.end_line
             for _ in range(len(indents) - 1):
                 yield Token("_DEDENT", "", tok.end_pos, line, 1, line, 1, tok.end_pos)
+
+
+def _tokenizer_error(exc: ScriptSyntaxError) -> ScriptSyntaxError:
+    """Mark an error found while reading tokens (it takes precedence, as in CPython)."""
+    exc.from_tokenizer = True  # type: ignore[attr-defined]
+    return exc
 
 
 def _tab_error(line: int, column: int) -> ScriptSyntaxError:
@@ -962,8 +969,7 @@ class _Builder:
 
     def decorated(self, c: list) -> Any:
         node = c[-1]
-        node.decorators = [d[1] for d in c[:-1]]
-        node.line, node.column = c[0][0].line, c[0][0].column
+        node.decorators = [d[1] for d in c[:-1]]  # the node keeps its own span, as in CPython
         return node
 
     def decorator(self, c: list) -> tuple:
@@ -1412,31 +1418,40 @@ _TERMINAL_WORDS = {
 
 
 def _describe_expected(expected: set) -> str:
+    """What the parser could have taken, in words: "expected ':' or an operator"."""
     words: list[str] = []
-    if expected & {"NUMBER", "STRING", "LPAR", "LSQB", "MINUS"}:
+    if "PASS" in expected:
+        words.append("a statement")
+        expected = expected - _STATEMENT_START - _EXPR_START
+    if expected & {"NUMBER", "STRING"}:
         words.append("an expression")
     elif "NAME" in expected:
         words.append("a name")
-    rest = sorted(expected - _EXPR_START - _OPERATOR_TERMINALS - {"_NEWLINE", "SEMICOLON",
-                                                                "_DEDENT", "$END", "AUGOP"})
-    for name in rest:
-        word = _TERMINAL_WORDS.get(name)
-        if word is None:
-            word = _terminal_text(name)
+    after_operand = "BINOP" in expected
+    skip = _EXPR_START | _OPERATOR_TERMINALS | {"_NEWLINE", "SEMICOLON", "_DEDENT", "$END", "AUGOP"}
+    if after_operand:
+        skip = skip | _CONTINUATIONS
+    for name in sorted(expected - skip, key=lambda n: (_WORD_ORDER.get(n, 50), n)):
+        word = _TERMINAL_WORDS.get(name) or _terminal_text(name)
         if word and word not in words:
             words.append(word)
-    if expected & _OPERATOR_TERMINALS and "an expression" not in words:
-        words.append("an operator")
+    if after_operand and "an expression" not in words:
+        words.insert(0, "an operator")
     if "_NEWLINE" in expected or "$END" in expected:
         words.append("the end of the line")
     if not words:
         return ""
     if len(words) > 5:
-        words = words[:4] + ["..."]
-        return "expected " + ", ".join(words)
+        return "expected " + ", ".join(words[:4]) + ", ..."
     if len(words) == 1:
         return "expected " + words[0]
     return "expected " + ", ".join(words[:-1]) + " or " + words[-1]
+
+
+_STATEMENT_START = {"IF", "FOR", "WHILE", "WITH", "DEF", "CLASS", "RETURN", "PASS", "BREAK",
+                    "CONTINUE", "IMPORT", "FROM", "ASSERT", "DEL", "GLOBAL", "NONLOCAL", "AT"}
+_CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP"}
+_WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
 
 
 def _terminal_text(name: str) -> str:
@@ -1481,12 +1496,16 @@ class _Replay:
         ctx = _STATE.set(state)
         found = stop is None or stop.type == "$END"
         last = None
+        open_before: list = []
         try:
             for tok in _lark().lex(text):
-                if not found and tok.start_pos == stop.start_pos and tok.type == stop.type:
-                    found = True
-                    self.prev = last
-                    self.brackets = list(state.brackets)
+                if not found:
+                    if tok.start_pos == stop.start_pos and tok.type == stop.type:
+                        found = True
+                        self.prev = last
+                        self.brackets = open_before
+                    else:
+                        open_before = list(state.brackets)
                 last = tok
         except ScriptSyntaxError as exc:
             self.error = exc
@@ -1501,11 +1520,31 @@ class _Replay:
 
 
 def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> ScriptSyntaxError:
+    replay = _Replay(text, expr_mode, exc.token)
+    error = _parser_error(exc, replay, expr_mode)
+    if error.type_name == "IndentationError" and error.message == "unexpected indent":
+        return error
+    return _tokenizer_first(error, replay, exc.token.line or error.line)
+
+
+def _tokenizer_first(error: ScriptSyntaxError, replay: "_Replay",
+                     line: Optional[int]) -> ScriptSyntaxError:
+    """CPython reads the rest of the file after a parser error: a tokenizer error found
+    there wins, and an unclosed bracket wins when it was opened on a line before `line`
+    (the line the parser had reached)."""
+    found = replay.error
+    if found is None:
+        return error
+    if found.message.endswith("was never closed") and (line or 0) <= (found.line or 0):
+        return error
+    return found
+
+
+def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> ScriptSyntaxError:
     tok = exc.token
     ttype = tok.type
-    expected = set(exc.expected or ())
     stack = exc.state.value_stack if exc.state is not None else []
-    replay = _Replay(text, expr_mode, tok)
+    expected = _acceptable(exc)
     prev = replay.prev
     if tok.line is None:  # an end token without a position: point after the last token
         line, col = (prev.end_line, prev.end_column) if prev is not None else (1, 1)
@@ -1532,16 +1571,27 @@ def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> 
         if header is not None:
             return _error("expected ':'", tok.line, tok.column, tok.line, tok.column + 1,
                           hint="end the %s header with ':'" % _BLOCK_HEADERS[header.type])
-    if expected == {"ELSE"}:
-        return _error_at("expected 'else' after 'if' expression", tok,
+    if "ELSE" in expected and ttype in _CLOSING and len(stack) >= 3 and \
+            type(stack[-2]) is Token and stack[-2].type == "IF":
+        return _error_at("expected 'else' after 'if' expression", stack[-3], stack[-1],
                          hint="a conditional expression is 'A if CONDITION else B'")
-    if prev is not None and ttype == "NAME" and prev.type == "NUMBER" and \
+    genexp = _unparenthesized_genexp(stack, ttype) if ttype in ("COMMA", "FOR") else None
+    if genexp is not None:
+        return _error_at("Generator expression must be parenthesized", genexp, stack[-1],
+                         hint="put the generator in its own parentheses: f((x for x in y), z)")
+    if "COLON" in expected and ttype in ("RBRACE", "COMMA") and replay.brackets and \
+            replay.brackets[-1].type == "LBRACE" and stack and type(stack[-1]) is not Token:
+        return _error_at("':' expected after dictionary key", stack[-1])
+    if prev is not None and ttype in ("NAME", "NUMBER") and prev.type == "NUMBER" and \
             prev.end_pos == tok.start_pos:
         number = prev.value.lower()
         kind = {"0x": "hexadecimal", "0o": "octal", "0b": "binary"}.get(number[:2], "decimal")
+        if ttype == "NUMBER" and kind in ("octal", "binary"):
+            return _error_at("invalid digit '%s' in %s literal" % (tok.value[0], kind), tok)
         if number == "0" and tok.value[:1].lower() in "xob":
             kind = {"x": "hexadecimal", "o": "octal", "b": "binary"}[tok.value[0].lower()]
-        return _error_at("invalid %s literal" % kind, prev, tok)
+        if ttype == "NAME" or kind != "decimal":
+            return _error_at("invalid %s literal" % kind, prev, tok)
     if prev is not None and prev.type == "NAME" and prev.value == "print" and \
             ttype in _EXPR_START and _statement_start(stack, prev):
         return _error_at("Missing parentheses in call to 'print'. Did you mean print(...)?",
@@ -1552,16 +1602,59 @@ def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> 
         hint += ", found " + _describe_token(tok)
     message = "invalid syntax"
     first = tok
-    if replay.brackets and prev is not None and ttype in _EXPR_START and \
-            prev.type in _EXPR_END and not (prev.type == "NAME" and ttype == "STRING"):
+    if (replay.brackets or expr_mode) and prev is not None and ttype in _EXPR_START and \
+            prev.type in _EXPR_END and not (prev.type == "NAME" and ttype == "STRING") and \
+            "BINOP" in expected and "COMMA" in expected:
         message = "invalid syntax. Perhaps you forgot a comma?"
         first = prev
-    # Like CPython, an error the tokenizer finds later in the file wins over a generic one.
-    if replay.error is not None:
-        return replay.error
     return _error(message, first.line, first.column, tok.end_line,
                   max(tok.end_column, tok.column + 1) if tok.end_line == tok.line
                   else tok.end_column, hint=hint or None)
+
+
+def _acceptable(exc: UnexpectedToken) -> set:
+    """The terminals the parser would really have taken where it failed.
+
+    The table row of the failing state over-approximates (LALR merges states), so each
+    candidate is tried on a copy of the parser stacks.  Error path only.
+    """
+    candidates = set(exc.expected or ()) - _RESERVED_TYPES
+    state = exc.state
+    if state is None:
+        return candidates
+    accepted = set()
+    for name in candidates:
+        trial = ParserState(state.parse_conf, state.lexer, list(state.state_stack),
+                            list(state.value_stack))
+        try:
+            trial.feed_token(Token(name, ""), name == "$END")
+        except Exception:  # UnexpectedToken, or a callback refusing what it was given
+            continue
+        accepted.add(name)
+    return accepted
+
+
+def _unparenthesized_genexp(stack: list, ttype: str) -> Any:
+    """In call arguments, the first item of a generator that is not the only argument."""
+    for i in range(len(stack) - 1, 0, -1):
+        item = stack[i]
+        if type(item) is Token and item.type in _OPENERS or \
+                type(item) is Token and item.type in _CLOSERS:
+            if item.type != "LPAR" or type(stack[i - 1]) is Token:
+                return None  # not the parentheses of a call
+            after = stack[i + 1:]
+            fors = [j for j, x in enumerate(after) if type(x) is Token and x.type == "FOR"]
+            if ttype == "FOR":  # f(a, b for ...): the generator starts after the last comma
+                fors.append(len(after))
+            elif not fors:  # f(b for b in c, d): the comma ends a generator
+                return None
+            commas = [j for j, x in enumerate(after[:fors[0]])
+                      if type(x) is Token and x.type == "COMMA"]
+            if ttype == "FOR" and not commas:
+                return None
+            start = after[commas[-1] + 1] if commas else (after[0] if after else None)
+            return None if start is None or type(start) is Token else start
+    return None
 
 
 def _statement_start(stack: list, tok: Token) -> bool:
@@ -1575,6 +1668,7 @@ def _statement_start(stack: list, tok: Token) -> bool:
                                                            "SEMICOLON")
 
 
+_CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
 _RESERVED_TYPES = {"TRY", "EXCEPT", "FINALLY", "RAISE", "YIELD", "ASYNC", "AWAIT"}
 
 
@@ -1590,6 +1684,11 @@ def _from_unexpected_characters(exc: UnexpectedCharacters, text: str) -> ScriptS
     line, col = exc.line, exc.column
     if ch in "'\"":
         triple = text.startswith(ch * 3, pos)
+        if not triple and pos >= 2 and text[pos - 2:pos] == ch * 2:
+            # the lexer took the first two quotes of an unclosed triple quote for ''
+            triple = True
+            pos -= 2
+            col -= 2
         # back up over a string prefix that the lexer read as a name
         start_col = col
         j = pos
@@ -1612,7 +1711,7 @@ def _from_unexpected_characters(exc: UnexpectedCharacters, text: str) -> ScriptS
                       line, col + 1,
                       hint="a '\\' that continues a line must be the last character on it")
     if ch == "\x00":
-        return _error("source code cannot contain null bytes", line, col, line, col + 1)
+        return _error("source code string cannot contain null bytes", line, col, line, col + 1)
     if ch and not ch.isprintable() and ch not in "\t\n\f":
         return _error("invalid non-printable character U+%04X" % ord(ch), line, col,
                       line, col + 1)
@@ -1676,6 +1775,11 @@ def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
         return _lark().parse(text, start=start)
     except UnexpectedToken as exc:
         raise _from_unexpected_token(exc, text, state.expr_mode) from None
+    except ScriptSyntaxError as exc:
+        if getattr(exc, "from_tokenizer", False):
+            raise
+        # raised by a transformer callback: the tokenizer may still have the last word
+        raise _tokenizer_first(exc, _Replay(text, state.expr_mode, None), exc.end_line) from None
     except UnexpectedCharacters as exc:
         raise _from_unexpected_characters(exc, text) from None
     except UnexpectedInput as exc:  # pragma: no cover - other Lark input errors
