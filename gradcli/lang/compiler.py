@@ -8,6 +8,7 @@ so a runner can execute (and report) them one at a time, as Python's interactive
 from __future__ import annotations
 
 from . import ast as A
+from . import fastops
 from .errors import GradScriptError
 from .exprs import MAX_NESTING, ExprCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
@@ -26,6 +27,7 @@ class Compiler(ExprCompiler):
         self.B = namespaces.builtins
         self.filename = filename
         self.nesting = 0
+        self.module_names = set()  # names the module binds anywhere (compile_module fills it)
 
     # ------------------------------------------------------------------ errors and checks
     def error(self, node, type_name, message, hint=None):
@@ -107,6 +109,7 @@ class Compiler(ExprCompiler):
     def compile_module(self, module):
         """[(statement node, closure)] for the top-level statements (echo on)."""
         scope = Scope("module", echo=True)
+        self.module_names = set(self.G) | _all_bound_names(module.body)
         return [(s, f) for s, f in ((s, self.stmt(s, scope)) for s in module.body) if f is not None]
 
     def compile_expression(self, node):
@@ -175,6 +178,25 @@ class Compiler(ExprCompiler):
         if t is A.Name:
             load = self.expr(target, scope)
             store = self.name_store(target, scope)
+            name = target.id
+            if scope.kind == "module" or (name in scope.locals and name not in scope.globals
+                                          and name not in scope.nonlocals):
+                fast = fastops.augassign_name(node.op, name, load, rhs, node)
+                if fast is not None:
+                    return fast
+
+                def aug_fast(frame):
+                    try:
+                        a = frame[name]
+                    except KeyError:
+                        a = load(frame)  # raises the NameError / UnboundLocalError
+                    b = rhs(frame)
+                    try:
+                        frame[name] = op(a, b)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return aug_fast
 
             def aug_name(frame):
                 a = load(frame)
@@ -382,18 +404,29 @@ class Compiler(ExprCompiler):
         orelse = self.block(node.orelse, scope) if node.orelse else None
         tnode = node.test
 
+        if orelse is None:
+            def if_only(frame):
+                try:
+                    if not test(frame):
+                        return None
+                except Exception as e:
+                    tag(e, tnode)
+                    raise
+                return body(frame)
+            return if_only
+
         def if_(frame):
-            v = test(frame)
             try:
-                v = True if v else False
+                if test(frame):
+                    v = True
+                else:
+                    v = False
             except Exception as e:
                 tag(e, tnode)
                 raise
             if v:
                 return body(frame)
-            if orelse is not None:
-                return orelse(frame)
-            return None
+            return orelse(frame)
         return if_
 
     def s_while(self, node, scope):
@@ -571,6 +604,25 @@ class Compiler(ExprCompiler):
             cell[0] = cls
             store(frame, cls)
         return class_
+
+
+def _all_bound_names(body):
+    """Every name bound anywhere in a module (all scopes): a builtin never shadowed is looked up first."""
+    names = set()
+    for node in A.walk(A.Module(body)):
+        t = type(node)
+        if t is A.FunctionDef or t is A.Lambda:
+            names.update(node.params)
+            names.update(node.kwonly)
+            names.update(p for p in (node.vararg, node.kwarg) if p)
+        if t in (A.Assign, A.AugAssign, A.AnnAssign, A.For, A.With, A.FunctionDef, A.ClassDef, A.Import,
+                 A.ImportFrom, A.Delete, A.Comprehension, A.Global, A.Nonlocal):
+            bound, _, _ = bound_names([node]) if t is not A.Comprehension else (set(), None, None)
+            names |= bound
+            if t is A.Comprehension:
+                from .scopes import _target_names
+                _target_names(node.target, names)
+    return names
 
 
 def _module_base():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from . import ast as A
+from . import fastops
 from .errors import GradScriptError
 from .pyvalues import BINOPS, UNARYOPS, get_attr, unpack
 from .runtime import Frame, Function, tag
@@ -97,15 +98,25 @@ class ExprCompiler:
                 raise err
             return load_class
 
+        if name in B and name not in self.module_names:
+            def load_builtin(frame):  # a builtin the module never assigns: look there first
+                if name in B and name not in G:
+                    return B[name]
+                return load_global(frame)
+        else:
+            load_builtin = None
+
         def load_global(frame):
-            if name in G:
+            try:
                 return G[name]
+            except KeyError:
+                pass
             if name in B:
                 return B[name]
             err = NameError(f"name '{name}' is not defined")
             tag(err, node)
             raise err
-        return load_global
+        return load_builtin or load_global
 
     # ------------------------------------------------------------------ operators
     def e_binop(self, node, scope):
@@ -115,6 +126,9 @@ class ExprCompiler:
         left = self.expr(node.left, scope)
         if _is_const(node.right):
             c = node.right.value
+            fast = fastops.binop_const(node.op, left, c, node)
+            if fast is not None:
+                return fast
 
             def binop_const(frame):
                 a = left(frame)
@@ -125,6 +139,9 @@ class ExprCompiler:
                     raise
             return binop_const
         right = self.expr(node.right, scope)
+        fast = fastops.binop(node.op, left, right, node)
+        if fast is not None:
+            return fast
 
         def binop(frame):
             a = left(frame)
@@ -173,6 +190,9 @@ class ExprCompiler:
         ops = [COMPARE[o] for o in node.ops]
         rights = [self.expr(c, scope) for c in node.comparators]
         if len(ops) == 1:
+            fast = fastops.compare(node.ops[0], left, rights[0], node)
+            if fast is not None:
+                return fast
             op, right = ops[0], rights[0]
 
             def compare1(frame):

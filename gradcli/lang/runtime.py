@@ -167,20 +167,21 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
         rt.budget -= 1
         if rt.budget < 0:
             rt.refill()
-        if rt.depth >= rt.max_depth:
+        depth = rt.depth
+        if depth >= rt.max_depth:
             raise LimitError("RecursionError", "maximum recursion depth exceeded", hint="recursion")
-        if self.simple and not kwargs and len(args) == self.nparams:
-            frame = Frame(zip(self.params, args))
-        else:
+        if kwargs or not self.simple or len(args) != self.nparams:
             frame = self._bind(args, kwargs)
+        else:
+            frame = Frame(zip(self.params, args))
         frame.parent = self.closure
         loc = rt.loc
         saved = loc[0]
-        rt.depth += 1
+        rt.depth = depth + 1
         try:
             result = self.body(frame)
         finally:
-            rt.depth -= 1
+            rt.depth = depth
             loc[0] = saved
         if self.is_lambda:
             return result

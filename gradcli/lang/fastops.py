@@ -1,0 +1,262 @@
+"""Specialised closures for the hot binary operators and comparisons: the operator is written
+inline (Python's BINARY_OP, no call through ``operator``), with the size guards of pyvalues only
+where they apply (``+`` on sequences, ``*`` on ints and sequences).
+
+Each returns None when it has no specialisation for the operator; exprs.py then falls back to
+the generic ``op(a, b)`` closure.
+"""
+from __future__ import annotations
+
+from .pyvalues import MAX_INT_BITS, _check_add, _check_mul, _size_check
+from .runtime import tag
+
+_SEQS = frozenset((str, list, tuple, bytes))
+_GUARD_MUL = frozenset((int, str, list, tuple, bytes))
+_HALF = 1 << (MAX_INT_BITS // 2)
+
+
+_NEAR = 1 << (MAX_INT_BITS - 64)  # an int this small times a 64-bit int stays within the limit
+
+
+def binop(op, left, right, node):
+    """left/right are closures."""
+    if op == "+":
+        def add(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                if type(a) in _SEQS:
+                    _check_add(a, b)
+                return a + b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return add
+    if op == "-":
+        def sub(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a - b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return sub
+    if op == "*":
+        def mul(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                ta = type(a)
+                tb = type(b)
+                if ta is int and tb is int:
+                    if not (-_HALF < a < _HALF and -_HALF < b < _HALF):
+                        _check_mul(a, b)
+                elif ta in _GUARD_MUL or tb in _GUARD_MUL:
+                    _check_mul(a, b)
+                return a * b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return mul
+    if op == "/":
+        def div(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a / b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return div
+    if op == "@":
+        def matmul(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a @ b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return matmul
+    return None
+
+
+def binop_const(op, left, c, node):
+    """The right operand is the constant c."""
+    if op == "+":
+        if type(c) in _SEQS:
+            return None
+
+        def add_c(frame):
+            a = left(frame)
+            try:
+                if type(a) in _SEQS:
+                    _check_add(a, c)
+                return a + c
+            except Exception as e:
+                tag(e, node)
+                raise
+        return add_c
+    if op == "-":
+        def sub_c(frame):
+            a = left(frame)
+            try:
+                return a - c
+            except Exception as e:
+                tag(e, node)
+                raise
+        return sub_c
+    if op == "*":
+        if type(c) is float:
+            def mul_float(frame):
+                a = left(frame)
+                try:
+                    return a * c
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return mul_float
+        if type(c) is not int or not -(1 << 63) < c < (1 << 63):
+            return None
+
+        def mul_int(frame):
+            a = left(frame)
+            try:
+                ta = type(a)
+                if ta is int:
+                    if a > _NEAR or a < -_NEAR:
+                        _check_mul(a, c)
+                elif ta in _SEQS:
+                    _check_mul(a, c)
+                return a * c
+            except Exception as e:
+                tag(e, node)
+                raise
+        return mul_int
+    if op == "/":
+        def div_c(frame):
+            a = left(frame)
+            try:
+                return a / c
+            except Exception as e:
+                tag(e, node)
+                raise
+        return div_c
+    if op == "%":
+        def mod_c(frame):
+            a = left(frame)
+            try:
+                return a % c
+            except Exception as e:
+                tag(e, node)
+                raise
+        return mod_c
+    return None
+
+
+def compare(op, left, right, node):
+    if op == "<":
+        def lt(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a < b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return lt
+    if op == ">":
+        def gt(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a > b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return gt
+    if op == "==":
+        def eq(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a == b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return eq
+    if op == "<=":
+        def le(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a <= b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return le
+    if op == ">=":
+        def ge(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a >= b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return ge
+    if op == "!=":
+        def ne(frame):
+            a = left(frame)
+            b = right(frame)
+            try:
+                return a != b
+            except Exception as e:
+                tag(e, node)
+                raise
+        return ne
+    if op == "is":
+        def is_(frame):
+            return left(frame) is right(frame)
+        return is_
+    if op == "is not":
+        def is_not(frame):
+            return left(frame) is not right(frame)
+        return is_not
+    return None
+
+
+def augassign_name(op, name, load, rhs, node):
+    """``name op= value`` where name lives in the frame dict itself (module or function locals)."""
+    if op == "+":
+        def iadd(frame):
+            try:
+                a = frame[name]
+            except KeyError:
+                a = load(frame)  # raises the NameError / UnboundLocalError
+            b = rhs(frame)
+            try:
+                if type(a) in _SEQS and hasattr(b, "__len__"):
+                    _size_check(len(a) + len(b))
+                a += b
+            except Exception as e:
+                tag(e, node)
+                raise
+            frame[name] = a
+        return iadd
+    if op == "-":
+        def isub(frame):
+            try:
+                a = frame[name]
+            except KeyError:
+                a = load(frame)
+            b = rhs(frame)
+            try:
+                a -= b
+            except Exception as e:
+                tag(e, node)
+                raise
+            frame[name] = a
+        return isub
+    return None
