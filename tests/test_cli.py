@@ -324,7 +324,7 @@ def test_json_syntax_error(validator):
 def test_calculator_scalar_plain():
     proc = gradcli("grad", "w*x + b", "w=4", "x=3", "b=5")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == "w*x + b = tensor(17., grad_fn=<AddBackward0>)"
+    assert proc.stdout.splitlines()[0] == "w*x + b = tensor(17.)"
     for name, grad in (("w", "tensor(3.)"), ("x", "tensor(4.)"), ("b", "tensor(1.)")):
         assert re.search(rf"\b{name}\b.*{re.escape(grad)}", proc.stdout), proc.stdout
     assert "\x1b[" not in proc.stdout
@@ -424,25 +424,37 @@ def test_limits_are_script_errors_not_crashes():
     assert_no_traceback(proc)
 
 
+def _broken_env(tmp_path, patch: str) -> dict:
+    """An environment whose sitecustomize breaks gradcli on purpose (a simulated bug)."""
+    (tmp_path / "sitecustomize.py").write_text(patch)
+    paths = [str(tmp_path)] + ([str(ROOT)] if CMD[1:2] == ["-m"] else [])
+    return clean_env(PYTHONPATH=os.pathsep.join(paths))
+
+
 @needs_runner
-def test_internal_error_is_one_line_exit_3_and_debug_shows_traceback(tmp_path, validator):
-    # A sitecustomize that breaks the runner: the CLI must report a bug in itself as one line.
-    (tmp_path / "sitecustomize.py").write_text(
-        "import gradcli.lang.runner as r\n"
-        "def boom(*a, **k):\n    raise ZeroDivisionError('simulated bug')\n"
-        "r.run_source = boom\n")
-    env = clean_env(PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+@pytest.mark.parametrize("where", ["escapes", "reported"])
+def test_internal_error_is_one_line_exit_3_and_debug_shows_traceback(tmp_path, validator, where):
+    if where == "escapes":  # an exception escapes the runner API
+        patch = ("import gradcli.lang.runner as r\n"
+                 "def boom(*a, **k):\n    raise ZeroDivisionError('simulated bug')\n"
+                 "r.Session.run = boom\n")
+    else:  # the runner catches its own failure and reports an InternalError
+        patch = ("import gradcli.lang.compiler as c\n"
+                 "def boom(*a, **k):\n    raise ZeroDivisionError('simulated bug')\n"
+                 "c.Compiler.compile_module = boom\n")
+    env = _broken_env(tmp_path, patch)
     proc = gradcli("run", "-e", "print(1)", env=env)
     assert proc.returncode == 3
     assert proc.stderr == ("gradcli: internal error: ZeroDivisionError: simulated bug "
                            "(run with --debug for the traceback)\n")
     proc = gradcli("run", "--debug", "-e", "print(1)", env=env)
     assert proc.returncode == 3 and "Traceback (most recent call last)" in proc.stderr
+    assert "simulated bug" in proc.stderr
     proc = gradcli("run", "--json", "-e", "print(1)", env=env)
     assert proc.returncode == 3
     doc = strict_loads(proc.stdout)
     validate(validator, doc)
-    assert doc["error"]["type"] == "InternalError"
+    assert doc["error"]["type"] == "InternalError" and proc.stderr == ""
 
 
 @needs_runner
@@ -460,3 +472,25 @@ def test_ctrl_c_exits_130_with_one_line(as_json):
     if as_json:
         doc = strict_loads(out.decode())
         assert doc["exit_code"] == 130 and doc["error"]["type"] == "KeyboardInterrupt"
+
+
+# --------------------------------------------------------------------------- start-up
+
+@needs_runner
+def test_a_plain_run_imports_nothing_heavy():
+    """Start-up is part of the product: a plain, piped run loads no Rich, Pydantic (recent Typer
+    uses it for parameters), prompt_toolkit, CuPy or torch."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "run",
+                           "samples/seed00_linear_forward.grad"], capture_output=True, cwd=ROOT,
+                          env=clean_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    heavy = {m for m in loaded if m.split(".")[0] in ("rich", "pydantic", "pydantic_core", "prompt_toolkit",
+                                                      "cupy", "torch", "jsonschema", "pygments")}
+    assert not heavy, sorted(heavy)[:10]
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "--version"],
+                          capture_output=True, cwd=ROOT, env=clean_env(), timeout=60)
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    assert not {m for m in loaded if m.split(".")[0] in ("numpy", "lark", "rich", "pydantic")}

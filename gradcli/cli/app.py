@@ -218,11 +218,122 @@ def _repl(flags: Flags) -> int:
     return int(entry(flags.run_options(), want_color(sys.stdout, flags.no_color)) or 0)
 
 
+# --------------------------------------------------------------------------- start-up
+def _install_plain_coercion() -> None:
+    """Recent Typer releases coerce every parameter value through a Pydantic TypeAdapter, which
+    costs a Pydantic import (100-300 ms) on every `gradcli run`. gradcli's parameters are simple
+    (str, int, float, bool, an Enum, a list of str, a parser function), so they get a plain
+    coercer with the same checks instead. Typer versions without that machinery are left alone,
+    and a parameter of any other kind keeps Typer's own coercion."""
+    try:
+        from typer._coercion import RuntimeParam  # noqa: PLC0415
+        from typer.core import _TyperParameter  # noqa: PLC0415
+    except ImportError:
+        return
+    original = getattr(_TyperParameter, "get_runtime_param", None)
+    if original is None or getattr(original, "_gradcli_plain", False):
+        return
+    plain = _plain_runtime_param_class(RuntimeParam)
+
+    def get_runtime_param(self):
+        if getattr(self, "_runtime_param", None) is None:
+            desc = getattr(self, "type_descriptor", None)
+            if desc is not None and plain.supports(desc.annotation, desc.parameter_info):
+                try:
+                    self._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation)
+                except TypeError:  # a RuntimeParam with other fields: Typer's own coercion
+                    pass
+        return original(self)
+
+    get_runtime_param._gradcli_plain = True
+    _TyperParameter.get_runtime_param = get_runtime_param
+
+
+_PLAIN_CLASS = []
+
+
+def _plain_runtime_param_class(base):
+    if _PLAIN_CLASS:
+        return _PLAIN_CLASS[0]
+    import typing  # noqa: PLC0415
+    from dataclasses import dataclass  # noqa: PLC0415
+
+    def unwrap(annotation):
+        if typing.get_origin(annotation) is typing.Union:
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(args) == 1:
+                return unwrap(args[0])
+        return annotation
+
+    def leaf_ok(annotation, info):
+        if getattr(info, "parser", None) is not None:
+            return True
+        return annotation in (str, int, float, bool) or (isinstance(annotation, type) and issubclass(annotation, Enum))
+
+    @dataclass(frozen=True)
+    class PlainRuntimeParam(base):
+        @staticmethod
+        def supports(annotation, info) -> bool:
+            if getattr(info, "click_type", None) is not None:
+                return False
+            annotation = unwrap(annotation)
+            if typing.get_origin(annotation) in (list, List):
+                args = typing.get_args(annotation)
+                return len(args) == 1 and leaf_ok(unwrap(args[0]), info)
+            return leaf_ok(annotation, info)
+
+        def _coerce_value(self, value, param, ctx):
+            annotation = unwrap(self.annotation)
+            if typing.get_origin(annotation) in (list, List):
+                leaf = unwrap(typing.get_args(annotation)[0])
+                return [self._one(leaf, v, param, ctx) for v in value]
+            return self._one(annotation, value, param, ctx)
+
+        def _one(self, annotation, value, param, ctx):
+            info = self.parameter_info
+            if info.parser is not None:
+                return value if not isinstance(value, str) else info.parser(value)
+            if annotation is str:
+                return str(value)
+            if annotation is bool:
+                if isinstance(value, bool):
+                    return value
+                text = str(value).strip().lower()
+                if text in ("1", "true", "t", "yes", "y", "on"):
+                    return True
+                if text in ("0", "false", "f", "no", "n", "off"):
+                    return False
+                raise typer.BadParameter(f"{value!r} is not a valid boolean.", ctx=ctx, param=param)
+            if isinstance(annotation, type) and issubclass(annotation, Enum):
+                if isinstance(value, annotation):
+                    return value
+                text = str(value)
+                for member in annotation:
+                    if member.value == text or (not info.case_sensitive and member.value.lower() == text.lower()):
+                        return member
+                choices = ", ".join(repr(m.value) for m in annotation)
+                raise typer.BadParameter(f"{text!r} is not one of {choices}.", ctx=ctx, param=param)
+            kind = "integer" if annotation is int else "float"
+            try:
+                number = annotation(value)
+            except (TypeError, ValueError):
+                raise typer.BadParameter(f"{value!r} is not a valid {kind}.", ctx=ctx, param=param) from None
+            if info.min is not None and number < info.min:
+                raise typer.BadParameter(f"{number} is smaller than the minimum {info.min}.", ctx=ctx, param=param)
+            if info.max is not None and number > info.max:
+                raise typer.BadParameter(f"{number} is larger than the maximum {info.max}.", ctx=ctx, param=param)
+            return number
+
+    _PLAIN_CLASS.append(PlainRuntimeParam)
+    return PlainRuntimeParam
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: no traceback of gradcli's ever reaches the user."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
+        _install_plain_coercion()
         app(args=args, prog_name="gradcli", standalone_mode=True)
     except SystemExit:
         raise

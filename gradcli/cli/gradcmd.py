@@ -110,6 +110,13 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         except Exception as exc:  # noqa: BLE001 - never a traceback for the user
             if type(exc).__name__ == "CudaUnavailable":
                 raise UsageProblem(str(exc)) from None
+            if getattr(exc, "type_name", None) == "InternalError":
+                from .runcmd import _internal_text, report_internal  # noqa: PLC0415
+
+                if not flags.json or flags.debug:
+                    report_internal(exc, flags.debug)
+                return emit(EXIT_INTERNAL, simple_error("InternalError", f"{_internal_text(exc)} {INTERNAL_HINT}",
+                                                        EXPR_NAME))
             if isinstance(exc, CalcError) or is_user_error(exc):
                 err = exc if hasattr(exc, "type_name") else CalcError(
                     type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
@@ -138,14 +145,6 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
 
 def _hint_text(key):
     """The engine names a well-known mistake by a key; the language's table turns it into words."""
-    if not key:
-        return None
-    try:
-        from gradcli.lang import runner  # noqa: PLC0415
+    from gradcli.lang.runner import hint_text  # noqa: PLC0415
 
-        table = getattr(runner, "HINTS", None)
-        if isinstance(table, dict) and key in table:
-            return table[key]
-    except Exception:  # noqa: BLE001
-        pass
-    return None
+    return hint_text(key)

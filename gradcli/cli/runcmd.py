@@ -16,6 +16,7 @@ class Source:
     name: str
     text: str | None
     decode_error: dict | None = None
+    predefine: bool = False      # bind torch, np, nn, F, math before running (-e CODE)
 
 
 @dataclass
@@ -33,7 +34,7 @@ def read_sources(files, expr) -> list[Source]:
     """Every input, read up front: a missing or unreadable file is a usage error before anything runs."""
     sources = []
     if expr is not None:
-        sources.append(Source(EXPR_NAME, expr))
+        sources.append(Source(EXPR_NAME, expr, predefine=True))
     stdin_used = False
     for name in files or ():
         if name == "-":
@@ -112,10 +113,15 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         if printer is not None:
             printer.show(w["category"], w["message"], w["line"], w["column"])
 
-    from gradcli.lang.runner import run_source  # noqa: PLC0415
+    from gradcli.lang import runner  # noqa: PLC0415
 
     try:
-        result = run_source(src.text, filename=src.name, options=options, write=write, warn=warn)
+        if src.predefine:  # -e CODE: torch, np, nn, F and math are there without imports
+            session = runner.Session(options, write=write, warn=warn)
+            session.predefine_modules()
+            result = session.run(src.text, src.name)
+        else:
+            result = runner.run_source(src.text, filename=src.name, options=options, write=write, warn=warn)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
@@ -140,8 +146,15 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         type_name = getattr(err, "type_name", type(err).__name__)
         if type_name == "KeyboardInterrupt":
             raise KeyboardInterrupt
-        if type_name == "CudaUnavailable":
-            raise UsageProblem(getattr(err, "message", str(err)))
+        if type_name == "CudaUnavailable" or _is_cuda_unavailable(getattr(err, "original", None)):
+            raise UsageProblem(str(getattr(err, "original", None) or getattr(err, "message", err)))
+        if type_name == "InternalError":
+            outcome.exit_code = EXIT_INTERNAL
+            outcome.error = error_json(err, src.name)
+            outcome.error["message"] = f"{_internal_text(err)} {INTERNAL_HINT}"
+            if not flags.json or flags.debug:
+                report_internal(err, flags.debug)
+            return outcome
         outcome.exit_code = EXIT_SCRIPT
         outcome.error = error_json(err, src.name)
         if not flags.json:
@@ -151,6 +164,26 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         outcome.exit_code = EXIT_SCRIPT
         outcome.error = simple_error("Error", "the script failed", src.name)
     return outcome
+
+
+def _internal_text(err) -> str:
+    """'Type: message' of the failure inside gradcli (the runner's InternalError wraps it)."""
+    original = getattr(err, "original", None)
+    if original is not None:
+        text = str(original).strip().splitlines()
+        return f"{type(original).__name__}: {text[0]}" if text else type(original).__name__
+    message = str(getattr(err, "message", err))
+    return message[len("internal error: "):] if message.startswith("internal error: ") else message
+
+
+def report_internal(err, debug: bool) -> None:
+    """One line on stderr for gradcli's own failure reported by the runner; --debug adds the traceback."""
+    if debug:
+        tb = getattr(err, "traceback_text", "")
+        sys.stdout.flush()
+        if tb:
+            sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")
+    say(f"internal error: {_internal_text(err)} {INTERNAL_HINT}")
 
 
 class _Located:

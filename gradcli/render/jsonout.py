@@ -75,6 +75,10 @@ def warning_json(w, filename=None):
 
 
 def output_json(o):
+    if isinstance(o, dict):
+        return {"text": str(o.get("text", "")), "line": o.get("line")}
+    if isinstance(o, tuple):
+        return {"text": str(o[0]), "line": o[1] if len(o) > 1 else None}
     return {"text": getattr(o, "text", str(o)), "line": getattr(o, "line", None)}
 
 
