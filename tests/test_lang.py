@@ -239,18 +239,21 @@ def test_multi_line_messages_are_kept_whole():
 
 
 def test_internal_errors_are_distinguished(monkeypatch):
-    from gradcli.engine import dtypes
-    from gradcli.engine.tensor import Tensor
-    # an engine function that fails inside the engine with an AttributeError: a gradcli bug
-    monkeypatch.setattr(Tensor, "exp", lambda self: dtypes.promote_types(self, 1), raising=True)
-    result = run("import torch\nprint('before')\ntorch.ones(1).exp()")
+    from gradcli.lang.runtime import Runtime
+
+    def broken_echo(self, value):  # a bug inside gradcli's own code
+        return self.no_such_attribute
+    monkeypatch.setattr(Runtime, "echo", broken_echo)
+    result = run("print('before')\n1 + 1")
     assert isinstance(result.error, InternalError)
-    assert result.error.type_name == "InternalError" and result.error.line == 3
+    assert result.error.type_name == "InternalError" and result.error.line == 2
     assert "Traceback" in result.error.traceback_text
     assert result.stdout == "before\n"
-    # the script's own AttributeError / KeyError are not internal
+    monkeypatch.undo()
+    # the script's own AttributeError / KeyError are not internal, nor are the engine's torch-like ones
     assert err("import torch\ntorch.ones(1).nope").type_name == "AttributeError"
     assert err("{}['k']").type_name == "KeyError"
+    assert err("import torch.nn as nn\nnn.ModuleDict({'a': nn.ReLU()})['b']").type_name == "KeyError"
 
 
 def test_nonleaf_grad_warning_once_per_site():

@@ -255,9 +255,11 @@ Function = function
 # ----------------------------------------------------------------------------- error tagging
 
 # Exception types that, raised from inside gradcli's own code (not by the script's operation
-# itself), mean a bug of gradcli rather than a mistake of the script.
-BUG_TYPES = (AttributeError, KeyError, NameError, AssertionError, ImportError, SystemError, LookupError,
-             UnboundLocalError)
+# itself), mean a bug of gradcli rather than a mistake of the script. The engine models torch, whose
+# errors include AttributeError/KeyError/TypeError for bad arguments, so there only the types no
+# torch function raises count as bugs.
+BUG_TYPES = (AttributeError, KeyError, NameError, AssertionError, ImportError, SystemError, UnboundLocalError)
+ENGINE_BUG_TYPES = (NameError, AssertionError, ImportError, SystemError, UnboundLocalError)
 
 USER_RAISERS = set()  # code objects of helpers whose exceptions are the script's (see user_raiser)
 
@@ -273,23 +275,23 @@ def user_raiser(fn):
 def _is_internal(exc):
     if isinstance(exc, LimitError) or getattr(exc, "_gs_user", False):
         return False
-    if not isinstance(exc, BUG_TYPES) or isinstance(exc, IndexError):
-        return False
-    if getattr(exc, "gradcli_hint", None) is not None or hasattr(exc, "gradcli_hint"):
+    if not isinstance(exc, BUG_TYPES) or hasattr(exc, "gradcli_hint"):
         return False
     tb = exc.__traceback__
     if tb is None or tb.tb_next is None:
         return False  # raised by the operation of the node itself (C code or a deliberate raise)
+    root = tb.tb_frame.f_code
     last_ours = None
     while tb is not None:
         code = tb.tb_frame.f_code
         if code.co_filename.startswith(_PKG_DIR):
             last_ours = code
         tb = tb.tb_next
-    if last_ours is None or last_ours in USER_RAISERS:
+    if last_ours is None or last_ours is root or last_ours in USER_RAISERS:
         return False
-    # the innermost gradcli frame is the tagging closure itself: the script's operation failed
-    return last_ours is not exc.__traceback__.tb_frame.f_code
+    if last_ours.co_filename.startswith(_ENGINE_DIR):
+        return isinstance(exc, ENGINE_BUG_TYPES)
+    return True
 
 
 def tag(exc, node):
