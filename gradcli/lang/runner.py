@@ -314,6 +314,26 @@ class Session:
             ids.update(id(v) for v in ns._members.values() if not isinstance(v, (int, float, str, bool)))
         return ids
 
+    def set_device(self, device: str):
+        """Change the default device of constructors; imported names are re-bound, values kept."""
+        old = self.namespaces
+        new = Namespaces(self.rt, device=device or "cpu", seed=self.options.seed)
+        for path, ns in old.modules.items():  # keep numpy and math (and their RNG state) as they are
+            if not path.startswith("torch"):
+                new.modules[path] = ns
+        remap = {}
+        for path, ns in old.modules.items():
+            remap[id(ns)] = new.modules.get(path, ns)
+            target = new.modules.get(path)
+            for name, value in ns._members.items():
+                if target is not None and name in target._members:
+                    remap.setdefault(id(value), target._members[name])
+        for key, value in list(self.globals.items()):
+            if id(value) in remap:
+                self.globals[key] = remap[id(value)]
+        self.namespaces = new
+        self.options.device = device
+
     def predefine_modules(self):
         """Bind torch, np, nn, F, math, as a calculator or REPL may want without imports."""
         for name, path in (("torch", "torch"), ("np", "numpy"), ("nn", "torch.nn"),
