@@ -77,8 +77,11 @@ def _print_result(calc, color: bool) -> None:
     else:
         sys.stdout.write(f"{head} {value}\n")
     sys.stdout.flush()
-    for table in calculator_tables(calc, color):
-        print_renderable(table, sys.stdout, color)
+    for part in calculator_tables(calc, color):
+        if isinstance(part, str):
+            sys.stdout.write(part + "\n")
+        else:
+            print_renderable(part, sys.stdout, color)
 
 
 def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:

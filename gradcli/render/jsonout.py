@@ -40,7 +40,28 @@ def sanitize(obj):
 
 
 def dumps(doc) -> str:
-    return json.dumps(sanitize(doc), ensure_ascii=False, allow_nan=False, indent=2)
+    """Strict JSON, indented by object; lists without objects inside (shapes, tensor values) stay
+    on one line."""
+    return _format(sanitize(doc), 0)
+
+
+def _format(obj, level: int) -> str:
+    pad, inner = "  " * level, "  " * (level + 1)
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format(v, level + 1)}" for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, list) and any(isinstance(v, (dict, list)) and _has_dict(v) for v in obj):
+        items = [f"{inner}{_format(v, level + 1)}" for v in obj]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+
+
+def _has_dict(obj) -> bool:
+    if isinstance(obj, dict):
+        return True
+    return isinstance(obj, list) and any(_has_dict(v) for v in obj)
 
 
 def error_json(err, filename=None):

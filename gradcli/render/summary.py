@@ -58,7 +58,8 @@ def print_renderable(renderable, stream, color: bool) -> None:
 
 
 def calculator_tables(calc, color: bool):
-    """The calculator's gradient (or Jacobian) table, and its Hessian table for --order 2."""
+    """The calculator's gradient (or Jacobian) table, and for --order 2 a heading line (a str) and
+    the Hessian table."""
     value_style = "cyan" if color else None
     kind = "gradient" if calc.scalar else "Jacobian"
     out = []
@@ -74,7 +75,9 @@ def calculator_tables(calc, color: bool):
     out.append(table)
     if calc.hessian is not None:
         wrt = list(calc.hessian)
-        h = _table("Hessian" if calc.scalar else "second derivatives (Hessian of each output element)",
+        out.append(f"Hessian: d2({calc.expr})/d(row) d(column)" if calc.scalar else
+                   f"Hessian: d2({calc.expr})/d(row) d(column), for every element of {calc.expr}")
+        h = _table(None,
                    [("", {"style": "bold" if color else None})] + [(f"d/d{n}", {"style": value_style}) for n in wrt],
                    color)
         for a in wrt:
