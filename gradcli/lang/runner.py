@@ -186,7 +186,7 @@ class Session:
         factory.set_max_elements(self.options.max_elements)
         loc = rt.loc
         autograd.set_site_hook(lambda: loc[0] and (loc[0].line, loc[0].column))
-        sys.setrecursionlimit(max(saved[5], 4000 + 12 * self.options.max_depth))
+        sys.setrecursionlimit(max(saved[5], 4000 + 12 * rt.max_depth))
         try:
             with _warnings.catch_warnings():
                 _warnings.simplefilter("always")

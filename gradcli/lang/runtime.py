@@ -17,6 +17,7 @@ _PKG_DIR = os.path.dirname(_LANG_DIR)
 _ENGINE_DIR = os.path.join(_PKG_DIR, "engine")
 
 CHUNK = 256  # steps between two checks of the step total and the wall clock
+MAX_SAFE_DEPTH = 2000  # deeper user recursion could overflow the C stack (through nn.Module calls)
 
 
 class Frame(dict):
@@ -56,7 +57,7 @@ class Runtime:
                  filename="<string>"):
         self.write = write                # write(text, line)
         self.max_steps = max_steps
-        self.max_depth = max_depth
+        self.max_depth = max(1, min(max_depth, MAX_SAFE_DEPTH))
         self.timeout = timeout
         self.max_elements = max_elements
         self.filename = filename
