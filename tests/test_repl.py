@@ -397,7 +397,8 @@ def test_tty_ctrl_c_interrupts_long_loop_and_cancels_input(term):
     term.child.sendline("n = n + 1")
     term.child.expect(MORE)
     term.child.sendline("")
-    time.sleep(1.0)
+    term.child.expect_exact(EDIT_OFF)              # the input is accepted: the loop runs now
+    time.sleep(0.5)
     term.child.sendcontrol("c")
     term.child.expect_exact("KeyboardInterrupt", timeout=10)
     term.wait_prompt()
