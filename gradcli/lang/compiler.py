@@ -10,16 +10,17 @@ from __future__ import annotations
 from . import ast as A
 from . import fastops
 from .errors import GradScriptError
+from .callables import CallableCompiler
 from .exprs import MAX_NESTING, ExprCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
-from .runtime import BREAK, CONTINUE, Frame, tag
-from .scopes import Scope, bound_names, child_qualname, function_scope
+from .runtime import BREAK, CONTINUE, tag
+from .scopes import Scope, bound_names
 
 _RETURN_NONE = (None,)
 
 
-class Compiler(ExprCompiler):
+class Compiler(ExprCompiler, CallableCompiler):
     def __init__(self, rt, namespaces, globals_, filename="<string>"):
         self.rt = rt
         self.ns = namespaces
@@ -538,74 +539,6 @@ class Compiler(ExprCompiler):
             return r
         return with_
 
-    def s_functiondef(self, node, scope, in_class=False):
-        self.check_params(node)
-        if not (in_class and node.name == "__init__"):
-            self.check_name(node.name, node, what="function name")
-        params = list(node.params) + [p for p in (node.vararg, node.kwarg) if p] + list(node.kwonly)
-        qualname = child_qualname(scope, node.name)
-        inner = function_scope(scope, params, node.body, qualname)
-        if in_class:
-            inner.is_method = True
-            inner.super_cell = scope.super_cell
-            inner.first_param = node.params[0] if node.params else None
-        for ann in list(node.annotations.values()) + ([node.returns] if node.returns is not None else []):
-            self.expr(ann, scope)
-        body = self.block(node.body, inner)
-        define = self.make_function(node, scope, node.name, qualname, body, False)
-        decorators = [self.expr(d, scope) for d in node.decorators]
-        if in_class:
-            return define
-        store = self.name_store(node.name, scope)
-
-        def def_(frame):
-            fn = define(frame)
-            for dec in reversed(decorators):
-                fn = dec(frame)(fn)
-            store(frame, fn)
-        return def_
-
-    def s_classdef(self, node, scope):
-        self.check_name(node.name, node, what="class name")
-        if len(node.bases) != 1 or node.keywords or node.decorators:
-            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ...",
-                             hint="derive from exactly one base, nn.Module or a class derived from it")
-        base = self.expr(node.bases[0], scope)
-        cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
-        cscope.super_cell = cell = [None]
-        methods = []
-        for s in node.body:
-            if type(s) is A.FunctionDef:
-                if s.name.startswith("_") and s.name != "__init__":
-                    raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
-                                     "with '_' are reserved in GradScript (only __init__ may be defined)")
-                cscope.locals.add(s.name)
-                methods.append((s.name, self.s_functiondef(s, cscope, in_class=True), s))
-            elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
-                continue
-            else:
-                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) in GradScript")
-        store = self.name_store(node.name, scope)
-        name, bnode, qualname = node.name, node.bases[0], cscope.qualname
-
-        def class_(frame):
-            b = base(frame)
-            try:
-                _check_base(b)
-                cframe = Frame()
-                cframe.parent = frame
-                namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
-                for mname, define, _ in methods:
-                    namespace[mname] = define(cframe)
-                cls = _make_class(name, b, namespace)
-            except Exception as e:
-                tag(e, bnode)
-                raise
-            cell[0] = cls
-            store(frame, cls)
-        return class_
-
-
 def _all_bound_names(body):
     """Every name bound anywhere in a module (all scopes): a builtin never shadowed is looked up first."""
     names = set()
@@ -623,23 +556,6 @@ def _all_bound_names(body):
                 from .scopes import _target_names
                 _target_names(node.target, names)
     return names
-
-
-def _module_base():
-    from ..engine import api
-    nn = getattr(api, "nn", None)
-    return getattr(nn, "Module", None)
-
-
-def _check_base(base):
-    module_cls = _module_base()
-    if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
-        what = getattr(base, "__name__", type(base).__name__)
-        raise TypeError(f"GradScript classes must derive from nn.Module (got {what})")
-
-
-def _make_class(name, base, namespace):
-    return type(name, (base,), namespace)
 
 
 Compiler._STMT = {

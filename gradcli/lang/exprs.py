@@ -10,9 +10,8 @@ import operator
 
 from . import ast as A
 from . import fastops
-from .errors import GradScriptError
 from .pyvalues import BINOPS, UNARYOPS, get_attr, unpack
-from .runtime import Frame, Function, tag
+from .runtime import tag
 
 MAX_NESTING = 400  # expressions and blocks nested deeper than this are refused
 
@@ -45,10 +44,10 @@ class ExprCompiler:
             if self.nesting > MAX_NESTING:
                 raise self.error(node, "RecursionError",
                                  "maximum recursion depth exceeded during compilation (source nested too deeply)")
-            method = self._EXPR.get(type(node))
+            method = EXPR_METHODS.get(type(node))
             if method is None:
                 raise self.error(node, "SyntaxError", f"{type(node).__name__} is not supported in GradScript")
-            return method(self, node, scope)
+            return getattr(self, method)(node, scope)
         finally:
             self.nesting -= 1
 
@@ -305,137 +304,6 @@ class ExprCompiler:
     def e_slice(self, node, scope):
         return self.index(node, scope)
 
-    # ------------------------------------------------------------------ calls
-    def e_call(self, node, scope):
-        func_node = node.func
-        if type(func_node) is A.Name and func_node.id == "super" and not node.args and not node.keywords:
-            return self.zero_arg_super(node, scope)
-        func = self.expr(func_node, scope)
-        simple = all(type(a) is not A.Starred for a in node.args) and all(k.arg is not None for k in node.keywords)
-        args = [self.expr(a.value if type(a) is A.Starred else a, scope) for a in node.args]
-        for k in node.keywords:
-            if k.arg is not None:
-                self.check_name(k.arg, k, what="keyword argument")
-        kws = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
-        if simple and not kws:
-            if len(args) == 0:
-                def call0(frame):
-                    f = func(frame)
-                    try:
-                        return f()
-                    except Exception as e:
-                        tag(e, node)
-                        raise
-                return call0
-            if len(args) == 1:
-                a0 = args[0]
-
-                def call1(frame):
-                    f = func(frame)
-                    x = a0(frame)
-                    try:
-                        return f(x)
-                    except Exception as e:
-                        tag(e, node)
-                        raise
-                return call1
-            if len(args) == 2:
-                a0, a1 = args
-
-                def call2(frame):
-                    f = func(frame)
-                    x = a0(frame)
-                    y = a1(frame)
-                    try:
-                        return f(x, y)
-                    except Exception as e:
-                        tag(e, node)
-                        raise
-                return call2
-
-            def calln(frame):
-                f = func(frame)
-                xs = [a(frame) for a in args]
-                try:
-                    return f(*xs)
-                except Exception as e:
-                    tag(e, node)
-                    raise
-            return calln
-        if simple:
-            def callk(frame):
-                f = func(frame)
-                xs = [a(frame) for a in args]
-                kw = {name: v(frame) for name, v in kws}
-                try:
-                    return f(*xs, **kw)
-                except Exception as e:
-                    tag(e, node)
-                    raise
-            return callk
-        stars = [type(a) is A.Starred for a in node.args]
-        arg_parts = list(zip(stars, args))
-
-        def call_general(frame):
-            f = func(frame)
-            try:
-                xs = []
-                for star, a in arg_parts:
-                    if star:
-                        v = a(frame)
-                        if not (hasattr(type(v), "__iter__") or hasattr(type(v), "__getitem__")):
-                            raise TypeError(f"Value after * must be an iterable, not {type(v).__name__}")
-                        xs.extend(v)
-                    else:
-                        xs.append(a(frame))
-                kw = {}
-                for name, v in kws:
-                    if name is None:
-                        mapping = v(frame)
-                        if not hasattr(type(mapping), "keys"):
-                            raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
-                        for key in mapping.keys():
-                            if key in kw:
-                                raise TypeError(f"got multiple values for keyword argument '{key}'")
-                            kw[key] = mapping[key]
-                    else:
-                        if name in kw:
-                            raise TypeError(f"got multiple values for keyword argument '{name}'")
-                        kw[name] = v(frame)
-                return f(*xs, **kw)
-            except Exception as e:
-                tag(e, node)
-                raise
-        return call_general
-
-    def zero_arg_super(self, node, scope):
-        s = scope
-        while s is not None and s.kind == "comprehension":
-            s = s.parent
-        if s is None or not s.is_method or s.first_param is None:
-            def no_super(frame):
-                err = RuntimeError("super(): no arguments")
-                tag(err, node)
-                raise err
-            return no_super
-        cell, first = s.super_cell, s.first_param
-        hops = 0
-        t = scope
-        while t is not s:
-            hops += 1
-            t = t.parent
-
-        def zsuper(frame):
-            f = frame
-            for _ in range(hops):
-                f = f.parent
-            try:
-                return super(cell[0], f[first])
-            except Exception as e:
-                tag(e, node)
-                raise
-        return zsuper
-
     # ------------------------------------------------------------------ displays
     def _elements(self, elts, scope):
         if all(type(e) is not A.Starred for e in elts):
@@ -519,104 +387,6 @@ class ExprCompiler:
                 raise
         return fmt
 
-    # ------------------------------------------------------------------ functions and comprehensions
-    def e_lambda(self, node, scope):
-        from .scopes import child_qualname, function_scope
-        self.check_params(node)
-        params = list(node.params) + ([node.vararg] if node.vararg else []) + \
-            ([node.kwarg] if node.kwarg else []) + list(node.kwonly)
-        inner = function_scope(scope, params, [], child_qualname(scope, "<lambda>"))
-        body = self.expr(node.body, inner)
-        return self.make_function(node, scope, "<lambda>", inner.qualname, body, True)
-
-    def make_function(self, node, scope, name, qualname, body, is_lambda, method_cell=None):
-        defaults = [self.expr(d, scope) for d in node.defaults]
-        kw_defaults = [(k, self.expr(d, scope)) for k, d in zip(node.kwonly, node.kw_defaults) if d is not None]
-        rt = self.rt
-        params, vararg, kwarg, kwonly = node.params, node.vararg, node.kwarg, node.kwonly
-        in_class = scope.kind == "class"
-
-        def define(frame):
-            closure = frame.parent if in_class else frame
-            fn = Function(rt, name, qualname, params, [d(frame) for d in defaults], vararg, kwarg, kwonly,
-                          [(k, d(frame)) for k, d in kw_defaults], body, closure, is_lambda)
-            return fn
-        return define
-
-    def comprehension(self, node, scope, kind):
-        from .scopes import Scope, _target_names
-        names = set()
-        for gen in node.generators:
-            _target_names(gen.target, names)
-        inner = Scope("comprehension", scope, names, qualname=scope.qualname)
-        first_iter = self.expr(node.generators[0].iter, scope)
-        levels = []
-        for i, gen in enumerate(node.generators):
-            it = None if i == 0 else self.expr(gen.iter, inner)
-            store = self.target(gen.target, inner)
-            ifs = [self.expr(c, inner) for c in gen.ifs]
-            levels.append((it, store, ifs))
-        if kind == "dict":
-            key, value = self.expr(node.key, inner), self.expr(node.value, inner)
-
-            def produce(f):
-                return key(f), value(f)
-        else:
-            produce = self.expr(node.elt, inner)
-        rt = self.rt
-        nlevels = len(levels)
-
-        def run(f, level, iterator):
-            _, store, ifs = levels[level]
-            last = level == nlevels - 1
-            for item in iterator:
-                rt.budget -= 1
-                if rt.budget < 0:
-                    rt.refill()
-                store(f, item)
-                ok = True
-                for cond in ifs:
-                    if not cond(f):
-                        ok = False
-                        break
-                if not ok:
-                    continue
-                if last:
-                    yield produce(f)
-                else:
-                    yield from run(f, level + 1, iter(levels[level + 1][0](f)))
-
-        parent_is_module = scope.kind == "module"
-
-        def generator(frame):
-            try:
-                iterator = iter(first_iter(frame))
-            except Exception as e:
-                tag(e, node.generators[0].iter)
-                raise
-            f = Frame()
-            f.parent = None if parent_is_module else (frame.parent if scope.kind == "class" else frame)
-            gen = run(f, 0, iterator)
-            gen.__qualname__ = gen.__name__ = {"gen": "<genexpr>", "list": "<listcomp>", "set": "<setcomp>",
-                                               "dict": "<dictcomp>"}[kind]
-            return gen
-        if kind == "gen":
-            return generator
-        build = {"list": list, "set": set, "dict": dict}[kind]
-        return lambda frame: build(generator(frame))
-
-    def e_listcomp(self, node, scope):
-        return self.comprehension(node, scope, "list")
-
-    def e_setcomp(self, node, scope):
-        return self.comprehension(node, scope, "set")
-
-    def e_dictcomp(self, node, scope):
-        return self.comprehension(node, scope, "dict")
-
-    def e_generatorexp(self, node, scope):
-        return self.comprehension(node, scope, "gen")
-
     def e_starred(self, node, scope):
         raise self.error(node, "SyntaxError", "can't use starred expression here")
 
@@ -695,16 +465,30 @@ class ExprCompiler:
         return store_local
 
 
-ExprCompiler._EXPR = {
-    A.Constant: ExprCompiler.e_constant, A.Name: ExprCompiler.e_name, A.BinOp: ExprCompiler.e_binop,
-    A.UnaryOp: ExprCompiler.e_unaryop, A.BoolOp: ExprCompiler.e_boolop, A.Compare: ExprCompiler.e_compare,
-    A.IfExp: ExprCompiler.e_ifexp, A.Attribute: ExprCompiler.e_attribute, A.Subscript: ExprCompiler.e_subscript,
-    A.Slice: ExprCompiler.e_slice, A.Call: ExprCompiler.e_call, A.List: ExprCompiler.e_list,
-    A.Tuple: ExprCompiler.e_tuple, A.Set: ExprCompiler.e_set, A.Dict: ExprCompiler.e_dict,
-    A.JoinedStr: ExprCompiler.e_joinedstr, A.FormattedValue: ExprCompiler.e_formattedvalue,
-    A.Lambda: ExprCompiler.e_lambda, A.ListComp: ExprCompiler.e_listcomp, A.SetComp: ExprCompiler.e_setcomp,
-    A.DictComp: ExprCompiler.e_dictcomp, A.GeneratorExp: ExprCompiler.e_generatorexp,
-    A.Starred: ExprCompiler.e_starred,
+EXPR_METHODS = {
+    A.Constant: "e_constant",
+    A.Name: "e_name",
+    A.BinOp: "e_binop",
+    A.UnaryOp: "e_unaryop",
+    A.BoolOp: "e_boolop",
+    A.Compare: "e_compare",
+    A.IfExp: "e_ifexp",
+    A.Attribute: "e_attribute",
+    A.Subscript: "e_subscript",
+    A.Slice: "e_slice",
+    A.Call: "e_call",
+    A.List: "e_list",
+    A.Tuple: "e_tuple",
+    A.Set: "e_set",
+    A.Dict: "e_dict",
+    A.JoinedStr: "e_joinedstr",
+    A.FormattedValue: "e_formattedvalue",
+    A.Lambda: "e_lambda",
+    A.ListComp: "e_listcomp",
+    A.SetComp: "e_setcomp",
+    A.DictComp: "e_dictcomp",
+    A.GeneratorExp: "e_generatorexp",
+    A.Starred: "e_starred",
 }
 
-__all__ = ["ExprCompiler", "MAX_NESTING", "GradScriptError"]
+__all__ = ["ExprCompiler", "EXPR_METHODS", "MAX_NESTING"]

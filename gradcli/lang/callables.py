@@ -1,0 +1,329 @@
+"""Lowering of calls, functions (def, lambda), the one class form, and comprehensions.
+
+A user function is a ``runtime.function`` whose body is a compiled block; a class statement
+builds a real Python class with ``type(name, (base,), namespace)`` whose methods are such
+functions, so the engine's ``nn.Module.__call__`` runs ``forward`` and its ``__setattr__``
+registers sub-modules and parameters.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .runtime import Frame, Function, tag
+from .scopes import Scope, _target_names, child_qualname, function_scope
+
+
+class CallableCompiler:
+    """Mixin of Compiler: calls, functions, classes, comprehensions."""
+
+    # ------------------------------------------------------------------ calls
+    def e_call(self, node, scope):
+        func_node = node.func
+        if type(func_node) is A.Name and func_node.id == "super" and not node.args and not node.keywords:
+            return self.zero_arg_super(node, scope)
+        func = self.expr(func_node, scope)
+        simple = all(type(a) is not A.Starred for a in node.args) and all(k.arg is not None for k in node.keywords)
+        args = [self.expr(a.value if type(a) is A.Starred else a, scope) for a in node.args]
+        for k in node.keywords:
+            if k.arg is not None:
+                self.check_name(k.arg, k, what="keyword argument")
+        kws = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
+        if simple and not kws:
+            if len(args) == 0:
+                def call0(frame):
+                    f = func(frame)
+                    try:
+                        return f()
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call0
+            if len(args) == 1:
+                a0 = args[0]
+
+                def call1(frame):
+                    f = func(frame)
+                    x = a0(frame)
+                    try:
+                        return f(x)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call1
+            if len(args) == 2:
+                a0, a1 = args
+
+                def call2(frame):
+                    f = func(frame)
+                    x = a0(frame)
+                    y = a1(frame)
+                    try:
+                        return f(x, y)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return call2
+
+            def calln(frame):
+                f = func(frame)
+                xs = [a(frame) for a in args]
+                try:
+                    return f(*xs)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return calln
+        if simple:
+            def callk(frame):
+                f = func(frame)
+                xs = [a(frame) for a in args]
+                kw = {name: v(frame) for name, v in kws}
+                try:
+                    return f(*xs, **kw)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return callk
+        stars = [type(a) is A.Starred for a in node.args]
+        arg_parts = list(zip(stars, args))
+
+        def call_general(frame):
+            f = func(frame)
+            try:
+                xs = []
+                for star, a in arg_parts:
+                    if star:
+                        v = a(frame)
+                        if not (hasattr(type(v), "__iter__") or hasattr(type(v), "__getitem__")):
+                            raise TypeError(f"Value after * must be an iterable, not {type(v).__name__}")
+                        xs.extend(v)
+                    else:
+                        xs.append(a(frame))
+                kw = {}
+                for name, v in kws:
+                    if name is None:
+                        mapping = v(frame)
+                        if not hasattr(type(mapping), "keys"):
+                            raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
+                        for key in mapping.keys():
+                            if key in kw:
+                                raise TypeError(f"got multiple values for keyword argument '{key}'")
+                            kw[key] = mapping[key]
+                    else:
+                        if name in kw:
+                            raise TypeError(f"got multiple values for keyword argument '{name}'")
+                        kw[name] = v(frame)
+                return f(*xs, **kw)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return call_general
+
+    def zero_arg_super(self, node, scope):
+        s = scope
+        while s is not None and s.kind == "comprehension":
+            s = s.parent
+        if s is None or not s.is_method or s.first_param is None:
+            def no_super(frame):
+                err = RuntimeError("super(): no arguments")
+                tag(err, node)
+                raise err
+            return no_super
+        cell, first = s.super_cell, s.first_param
+        hops = 0
+        t = scope
+        while t is not s:
+            hops += 1
+            t = t.parent
+
+        def zsuper(frame):
+            f = frame
+            for _ in range(hops):
+                f = f.parent
+            try:
+                return super(cell[0], f[first])
+            except Exception as e:
+                tag(e, node)
+                raise
+        return zsuper
+
+    # ------------------------------------------------------------------ functions and comprehensions
+    def e_lambda(self, node, scope):
+        self.check_params(node)
+        params = list(node.params) + ([node.vararg] if node.vararg else []) + \
+            ([node.kwarg] if node.kwarg else []) + list(node.kwonly)
+        inner = function_scope(scope, params, [], child_qualname(scope, "<lambda>"))
+        body = self.expr(node.body, inner)
+        return self.make_function(node, scope, "<lambda>", inner.qualname, body, True)
+
+    def make_function(self, node, scope, name, qualname, body, is_lambda, method_cell=None):
+        defaults = [self.expr(d, scope) for d in node.defaults]
+        kw_defaults = [(k, self.expr(d, scope)) for k, d in zip(node.kwonly, node.kw_defaults) if d is not None]
+        rt = self.rt
+        params, vararg, kwarg, kwonly = node.params, node.vararg, node.kwarg, node.kwonly
+        in_class = scope.kind == "class"
+
+        def define(frame):
+            closure = frame.parent if in_class else frame
+            fn = Function(rt, name, qualname, params, [d(frame) for d in defaults], vararg, kwarg, kwonly,
+                          [(k, d(frame)) for k, d in kw_defaults], body, closure, is_lambda)
+            return fn
+        return define
+
+    def comprehension(self, node, scope, kind):
+        names = set()
+        for gen in node.generators:
+            _target_names(gen.target, names)
+        inner = Scope("comprehension", scope, names, qualname=scope.qualname)
+        first_iter = self.expr(node.generators[0].iter, scope)
+        levels = []
+        for i, gen in enumerate(node.generators):
+            it = None if i == 0 else self.expr(gen.iter, inner)
+            store = self.target(gen.target, inner)
+            ifs = [self.expr(c, inner) for c in gen.ifs]
+            levels.append((it, store, ifs))
+        if kind == "dict":
+            key, value = self.expr(node.key, inner), self.expr(node.value, inner)
+
+            def produce(f):
+                return key(f), value(f)
+        else:
+            produce = self.expr(node.elt, inner)
+        rt = self.rt
+        nlevels = len(levels)
+
+        def run(f, level, iterator):
+            _, store, ifs = levels[level]
+            last = level == nlevels - 1
+            for item in iterator:
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                store(f, item)
+                ok = True
+                for cond in ifs:
+                    if not cond(f):
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                if last:
+                    yield produce(f)
+                else:
+                    yield from run(f, level + 1, iter(levels[level + 1][0](f)))
+
+        parent_is_module = scope.kind == "module"
+
+        def generator(frame):
+            try:
+                iterator = iter(first_iter(frame))
+            except Exception as e:
+                tag(e, node.generators[0].iter)
+                raise
+            f = Frame()
+            f.parent = None if parent_is_module else (frame.parent if scope.kind == "class" else frame)
+            gen = run(f, 0, iterator)
+            gen.__qualname__ = gen.__name__ = {"gen": "<genexpr>", "list": "<listcomp>", "set": "<setcomp>",
+                                               "dict": "<dictcomp>"}[kind]
+            return gen
+        if kind == "gen":
+            return generator
+        build = {"list": list, "set": set, "dict": dict}[kind]
+        return lambda frame: build(generator(frame))
+
+    def e_listcomp(self, node, scope):
+        return self.comprehension(node, scope, "list")
+
+    def e_setcomp(self, node, scope):
+        return self.comprehension(node, scope, "set")
+
+    def e_dictcomp(self, node, scope):
+        return self.comprehension(node, scope, "dict")
+
+    def e_generatorexp(self, node, scope):
+        return self.comprehension(node, scope, "gen")
+
+    def s_functiondef(self, node, scope, in_class=False):
+        self.check_params(node)
+        if not (in_class and node.name == "__init__"):
+            self.check_name(node.name, node, what="function name")
+        params = list(node.params) + [p for p in (node.vararg, node.kwarg) if p] + list(node.kwonly)
+        qualname = child_qualname(scope, node.name)
+        inner = function_scope(scope, params, node.body, qualname)
+        if in_class:
+            inner.is_method = True
+            inner.super_cell = scope.super_cell
+            inner.first_param = node.params[0] if node.params else None
+        for ann in list(node.annotations.values()) + ([node.returns] if node.returns is not None else []):
+            self.expr(ann, scope)
+        body = self.block(node.body, inner)
+        define = self.make_function(node, scope, node.name, qualname, body, False)
+        decorators = [self.expr(d, scope) for d in node.decorators]
+        if in_class:
+            return define
+        store = self.name_store(node.name, scope)
+
+        def def_(frame):
+            fn = define(frame)
+            for dec in reversed(decorators):
+                fn = dec(frame)(fn)
+            store(frame, fn)
+        return def_
+
+    def s_classdef(self, node, scope):
+        self.check_name(node.name, node, what="class name")
+        if len(node.bases) != 1 or node.keywords or node.decorators:
+            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ...",
+                             hint="derive from exactly one base, nn.Module or a class derived from it")
+        base = self.expr(node.bases[0], scope)
+        cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
+        cscope.super_cell = cell = [None]
+        methods = []
+        for s in node.body:
+            if type(s) is A.FunctionDef:
+                if s.name.startswith("_") and s.name != "__init__":
+                    raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
+                                     "with '_' are reserved in GradScript (only __init__ may be defined)")
+                cscope.locals.add(s.name)
+                methods.append((s.name, self.s_functiondef(s, cscope, in_class=True), s))
+            elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
+                continue
+            else:
+                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) in GradScript")
+        store = self.name_store(node.name, scope)
+        name, bnode, qualname = node.name, node.bases[0], cscope.qualname
+
+        def class_(frame):
+            b = base(frame)
+            try:
+                _check_base(b)
+                cframe = Frame()
+                cframe.parent = frame
+                namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
+                for mname, define, _ in methods:
+                    namespace[mname] = define(cframe)
+                cls = _make_class(name, b, namespace)
+            except Exception as e:
+                tag(e, bnode)
+                raise
+            cell[0] = cls
+            store(frame, cls)
+        return class_
+
+
+def _module_base():
+    from ..engine import api
+    nn = getattr(api, "nn", None)
+    return getattr(nn, "Module", None)
+
+
+def _check_base(base):
+    module_cls = _module_base()
+    if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
+        what = getattr(base, "__name__", type(base).__name__)
+        raise TypeError(f"GradScript classes must derive from nn.Module (got {what})")
+
+
+def _make_class(name, base, namespace):
+    return type(name, (base,), namespace)
+
+
