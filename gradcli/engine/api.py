@@ -133,6 +133,10 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 autograd.Variable = Variable
+from . import gradcheck as _gradcheck  # noqa: E402
+
+autograd.gradcheck = _gradcheck.gradcheck
+autograd.gradgradcheck = _gradcheck.gradgradcheck
 
 cuda = _Module(
     "torch.cuda",

@@ -246,7 +246,7 @@ def _add(a, b):
 def _collect(roots):
     """Count, for every node reachable from roots, how many edges point at it."""
     deps = {}
-    stack = [n for n in roots if n is not None]
+    stack = list(dict.fromkeys(n for n in roots if n is not None))  # a node may be the root twice
     seen = set(map(id, stack))
     for n in stack:
         deps.setdefault(n, 0)

@@ -1,0 +1,252 @@
+"""torch.autograd.gradcheck / gradgradcheck for gradcli's engine.
+
+gradcheck compares the engine's backward (the analytical Jacobian, one backward pass per output
+element, or one vector-Jacobian product in fast mode) with float64 central differences (the
+numerical Jacobian), for every input that requires grad and every floating output. gradgradcheck
+does the same for the function that maps (inputs, grad_outputs) to the first-order gradients,
+built with create_graph=True: it checks the second-order graph the backward formulas record.
+
+Like torch's, they return True, or raise RuntimeError ("Jacobian mismatch for output 0 with
+respect to input 0,\\nnumerical:...\\nanalytical:...") unless raise_exception=False (then False).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import dtypes
+from .autograd import grad_mode
+from .autograd_api import grad as _grad
+from .tensor import Tensor, wrap
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """torch.autograd.gradcheck.GradcheckError (a RuntimeError)."""
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _is_diff(t):
+    return isinstance(t, Tensor) and t._rg and t.dtype.is_floating_point
+
+
+def _outputs(func, inputs):
+    with _grad_enabled(True):
+        out = func(*inputs)
+    return tuple(_tensors(out))
+
+
+def _tensors(out):
+    """The Tensors of a result: nested tuples and lists (named tuples included) flattened."""
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors(o)]
+    return [out] if isinstance(out, Tensor) else []
+
+
+class _grad_enabled:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = grad_mode.enabled
+        grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self.prev
+        return False
+
+
+def _flat_values(outs):
+    """Every floating output flattened to float64 (non-floating outputs are not differentiated)."""
+    return [np.asarray(o._data, dtype=np.float64).reshape(-1).copy() if o.dtype.is_floating_point else None
+            for o in outs]
+
+
+def _numerical_jacobian(func, inputs, eps):
+    """J[o][i] of shape (numel(out o), numel(in i)) by central differences, perturbing in place."""
+    outs0 = _outputs(func, inputs)
+    jac = [[None] * len(inputs) for _ in outs0]
+    for i, x in enumerate(inputs):
+        if not _is_diff(x):
+            continue
+        flat = x._data.reshape(-1)  # a view: the perturbation is seen by func
+        if not np.shares_memory(flat, x._data):
+            raise GradcheckError(f"gradcheck needs input {i} to be contiguous")
+        n = flat.size
+        cols = [np.zeros((0 if o0 is None else o0.size, n)) for o0 in _flat_values(outs0)]
+        for j in range(n):
+            orig = flat[j].item()
+            flat[j] = orig + eps
+            plus = _flat_values(_outputs(func, inputs))
+            flat[j] = orig - eps
+            minus = _flat_values(_outputs(func, inputs))
+            flat[j] = orig
+            for o, (p, m) in enumerate(zip(plus, minus)):
+                if p is not None:
+                    cols[o][:, j] = (p - m) / (2 * eps)
+        for o in range(len(outs0)):
+            jac[o][i] = cols[o]
+    return outs0, jac
+
+
+def _analytical_jacobian(outs, inputs):
+    """J[o][i] from the engine: one backward pass per output element (grad_outputs one-hot)."""
+    diff = [i for i, x in enumerate(inputs) if _is_diff(x)]
+    jac = [[None] * len(inputs) for _ in outs]
+    for o, out in enumerate(outs):
+        m = out._data.size if out.dtype.is_floating_point else 0
+        for i in diff:
+            jac[o][i] = np.zeros((m, inputs[i]._data.size))
+        if m == 0 or not out._rg:
+            continue
+        for k in range(m):
+            onehot = np.zeros(m, dtype=out.dtype.np)
+            onehot[k] = 1
+            gs = _grad(out, [inputs[i] for i in diff], grad_outputs=wrap(onehot.reshape(out._data.shape), out.dtype),
+                       retain_graph=True, allow_unused=True)
+            for i, g in zip(diff, gs):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(inputs[i].shape):
+                    raise GradcheckError(f"Gradient has shape mismatch for input {i}: expected "
+                                         f"{inputs[i].shape}, got {g.shape}")
+                if g.dtype is not inputs[i].dtype:
+                    raise GradcheckError(f"Gradient has dtype mismatch for input {i}: expected "
+                                         f"{inputs[i].dtype}, got {g.dtype}")
+                jac[o][i][k, :] = np.asarray(g._data, np.float64).reshape(-1)
+    return jac
+
+
+def _fail(msg, raise_exception):
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
+def _check_inputs(inputs):
+    if not any(_is_diff(x) for x in inputs):
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    for i, x in enumerate(inputs):
+        if _is_diff(x) and x.dtype is not dtypes.float64:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating point "
+                          "or complex. ", UserWarning, stacklevel=3)
+
+
+def _fmt(a):
+    return repr(wrap(np.asarray(a, np.float64), dtypes.float64))
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
+              fast_mode=False, masked=None, seed=0):
+    """True when the engine's gradients of func at inputs match float64 central differences."""
+    inputs = _as_tuple(inputs)
+    _check_inputs(inputs)
+    if fast_mode:
+        return _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed)
+    outs, numerical = _numerical_jacobian(func, inputs, eps)
+    if not any(o._rg for o in outs if o.dtype.is_floating_point):
+        for o, row in enumerate(numerical):
+            for i, n in enumerate(row):
+                if n is not None and not np.allclose(n, 0.0, rtol=rtol, atol=atol):
+                    return _fail("Numerical gradient for function expected to be zero", raise_exception)
+        return True
+    analytical = _analytical_jacobian(outs, inputs)
+    for o, (nrow, arow) in enumerate(zip(numerical, analytical)):
+        for i, (n, a) in enumerate(zip(nrow, arow)):
+            if n is None:
+                continue
+            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
+                return _fail(f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                             f"numerical:{_fmt(n)}\nanalytical:{_fmt(a)}\n", raise_exception)
+    again = _analytical_jacobian(outs, inputs)
+    for o, (arow, brow) in enumerate(zip(analytical, again)):
+        for i, (a, b) in enumerate(zip(arow, brow)):
+            if a is not None and not np.allclose(a, b, rtol=0.0, atol=nondet_tol, equal_nan=True):
+                return _fail("Backward is not reentrant, i.e., running backward with same input and grad_output "
+                             "multiple times gives different values, although analytical gradient matches "
+                             f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.",
+                             raise_exception)
+    return True
+
+
+def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed):
+    """torch's fast mode: compare v^T (J u) by central differences along u with (v^T J) u from one
+    backward pass, for random u (per input) and v (per output)."""
+    rng = np.random.default_rng(seed)
+    outs = _outputs(func, inputs)
+    diff = [i for i, x in enumerate(inputs) if _is_diff(x)]
+    us = {i: rng.uniform(-1, 1, inputs[i]._data.shape) for i in diff}
+    vs = [rng.uniform(-1, 1, o._data.shape) if o.dtype.is_floating_point else None for o in outs]
+    for i in diff:
+        x = inputs[i]
+        orig = x._data.copy()
+        x._data[...] = orig + eps * us[i]
+        plus = _flat_values(_outputs(func, inputs))
+        x._data[...] = orig - eps * us[i]
+        minus = _flat_values(_outputs(func, inputs))
+        x._data[...] = orig
+        for o, out in enumerate(outs):
+            if vs[o] is None:
+                continue
+            numerical = float(np.dot(vs[o].reshape(-1), (plus[o] - minus[o]) / (2 * eps)))
+            analytical = 0.0
+            if out._rg:
+                (g,) = _grad(out, [x], grad_outputs=wrap(vs[o].astype(out.dtype.np), out.dtype), retain_graph=True,
+                             allow_unused=True)
+                if g is not None:
+                    analytical = float(np.dot(np.asarray(g._data, np.float64).reshape(-1), us[i].reshape(-1)))
+            if not np.isclose(analytical, numerical, rtol=rtol, atol=atol, equal_nan=True):
+                return _fail(f"Jacobian mismatch for output {o} with respect to input {i},\n"
+                             f"numerical:{_fmt(numerical)}\nanalytical:{_fmt(analytical)}\n", raise_exception)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False, seed=0):
+    """gradcheck of (inputs, grad_outputs) -> the first-order gradients built with create_graph=True."""
+    inputs = _as_tuple(inputs)
+    _check_inputs(inputs)
+    diff = [x for x in inputs if _is_diff(x)]
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        outs = _outputs(func, inputs)
+        grad_outputs = tuple(
+            _leaf(rng.uniform(-1, 1, o._data.shape).astype(o.dtype.np), o.dtype)
+            for o in outs if o.dtype.is_floating_point and o._rg)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+
+    def first_order(*args):
+        xs, gos = args[:n_in], args[n_in:]
+        outs = [o for o in _outputs(func, xs) if o.dtype.is_floating_point and o._rg]
+        if not outs:
+            return ()
+        gs = _grad(outs, [x for x in xs if _is_diff(x)], grad_outputs=list(gos[:len(outs)]), create_graph=True,
+                   allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    if not diff:
+        return True
+    return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode, seed=seed)
+
+
+def _leaf(array, dtype):
+    t = wrap(array, dtype)
+    t._rg = True
+    return t

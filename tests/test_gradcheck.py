@@ -1,0 +1,440 @@
+"""Gradient checks of every differentiable op in the engine's METHODS table.
+
+Each op has an entry in TABLE: how to call it (a function of the torch-like module and the input
+tensors, so the same entry runs on real torch), the input shapes of a few variants (including
+broadcasting and 0-dim), and the domain of its inputs. Every variant is checked with the
+project's float64 gradcheck (first order, central differences) and gradgradcheck (second order,
+through the graphs the backward formulas record). When torch is importable, the engine's first-
+and second-order vector-Jacobian products are also compared with torch's.
+
+A new op in METHODS must get an entry here (or be listed in NOT_DIFFERENTIABLE):
+test_every_method_has_an_entry fails until it does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from gradcli.engine import api as engine_torch
+from gradcli.engine import methods
+from gradcli.engine.gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+
+@dataclass
+class Op:
+    fn: object                     # fn(torch, *tensors) -> tensor or tuple
+    shapes: list                   # variants: one tuple of input shapes each
+    domain: tuple = ("any",)       # per input (the last one repeats)
+    eps: float = 1e-6
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    second: bool = True            # also gradgradcheck
+    dtype: str = "float64"
+    notes: str = field(default="")
+
+
+# ---------------------------------------------------------------------------- input data
+
+def _values(rng, shape, kind):
+    n = int(np.prod(shape)) if shape else 1
+    if kind == "any":
+        v = rng.uniform(0.25, 2.0, n) * rng.choice([-1.0, 1.0], n)
+    elif kind == "pos":
+        v = rng.uniform(0.5, 2.0, n)
+    elif kind == "unit":
+        v = rng.uniform(0.1, 0.8, n) * rng.choice([-1.0, 1.0], n)
+    elif kind == "gt1":
+        v = rng.uniform(1.2, 3.0, n)
+    elif kind == "prob":
+        v = rng.uniform(0.15, 0.85, n)
+    elif kind == "mat":  # well-conditioned square matrices (batched)
+        a = rng.uniform(-0.5, 0.5, shape) + 2.0 * np.eye(shape[-1])
+        return a
+    elif kind == "spd":  # symmetric positive definite (positive determinant)
+        b = rng.uniform(-0.5, 0.5, shape)
+        return b @ np.swapaxes(b, -1, -2) + np.eye(shape[-1])
+    else:
+        raise ValueError(kind)
+    return v.reshape(shape)
+
+
+def make_inputs(torch, op, variant, seed=0):
+    rng = np.random.default_rng(seed + 7919 * variant)
+    shapes = op.shapes[variant]
+    out = []
+    for i, shape in enumerate(shapes):
+        kind = op.domain[min(i, len(op.domain) - 1)]
+        arr = _values(rng, shape, kind)
+        dt = getattr(torch, op.dtype)
+        out.append(torch.tensor(arr.tolist() if shape else float(arr), dtype=dt, requires_grad=True))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------- the table
+
+U = [((),), ((3,),), ((2, 3),)]                       # unary elementwise variants
+B = [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 2)), ((2, 1), (1, 3))]   # binary with broadcasting
+R = [((3,),), ((2, 3),), ((2, 2, 2),)]                # reductions and shape ops
+M2 = [((2, 2),), ((3, 3),)]
+MB = [((2, 2),), ((2, 3, 3),)]
+
+
+def u(fn, domain="any", **kw):
+    return Op(fn, U, (domain,), **kw)
+
+
+def b(fn, d1="any", d2="any", **kw):
+    return Op(fn, B, (d1, d2), **kw)
+
+
+def _idx(torch, data):
+    return torch.tensor(data)
+
+
+def _mask(torch, shape):
+    m = (np.arange(int(np.prod(shape))) % 3 != 1).reshape(shape)
+    return torch.tensor(m.tolist() if shape else bool(m))
+
+
+TABLE = {
+    # arithmetic
+    "add": b(lambda t, x, y: t.add(x, y, alpha=2)),
+    "sub": b(lambda t, x, y: t.sub(x, y)),
+    "subtract": b(lambda t, x, y: x.subtract(y, alpha=0.5)),
+    "mul": b(lambda t, x, y: t.mul(x, y)),
+    "multiply": b(lambda t, x, y: x.multiply(y)),
+    "div": b(lambda t, x, y: t.div(x, y), "any", "pos"),
+    "divide": b(lambda t, x, y: x.divide(y), "any", "pos"),
+    "true_divide": b(lambda t, x, y: t.true_divide(x, y), "any", "pos"),
+    "neg": u(lambda t, x: t.neg(x)),
+    "negative": u(lambda t, x: x.negative()),
+    "positive": u(lambda t, x: x.positive() * 1),
+    "pow": b(lambda t, x, y: t.pow(x, y), "pos", "any"),
+    "square": u(lambda t, x: t.square(x)),
+    "float_power": b(lambda t, x, y: t.float_power(x, y), "pos", "any"),
+    "remainder": b(lambda t, x, y: t.remainder(x, y), "any", "pos"),
+    "fmod": b(lambda t, x, y: t.fmod(x, y), "any", "pos"),
+    "exp": u(lambda t, x: t.exp(x)),
+    "exp2": u(lambda t, x: t.exp2(x)),
+    "expm1": u(lambda t, x: t.expm1(x)),
+    "log": u(lambda t, x: t.log(x), "pos"),
+    "log2": u(lambda t, x: t.log2(x), "pos"),
+    "log10": u(lambda t, x: t.log10(x), "pos"),
+    "log1p": u(lambda t, x: t.log1p(x), "pos"),
+    "sqrt": u(lambda t, x: t.sqrt(x), "pos"),
+    "rsqrt": u(lambda t, x: t.rsqrt(x), "pos"),
+    "sin": u(lambda t, x: t.sin(x)),
+    "cos": u(lambda t, x: t.cos(x)),
+    "tan": u(lambda t, x: t.tan(x), "unit"),
+    "asin": u(lambda t, x: t.asin(x), "unit"),
+    "arcsin": u(lambda t, x: x.arcsin(), "unit"),
+    "acos": u(lambda t, x: t.acos(x), "unit"),
+    "arccos": u(lambda t, x: x.arccos(), "unit"),
+    "atan": u(lambda t, x: t.atan(x)),
+    "arctan": u(lambda t, x: x.arctan()),
+    "sinh": u(lambda t, x: t.sinh(x)),
+    "cosh": u(lambda t, x: t.cosh(x)),
+    "tanh": u(lambda t, x: t.tanh(x)),
+    "asinh": u(lambda t, x: t.asinh(x)),
+    "arcsinh": u(lambda t, x: x.arcsinh()),
+    "acosh": u(lambda t, x: t.acosh(x), "gt1"),
+    "arccosh": u(lambda t, x: x.arccosh(), "gt1"),
+    "atanh": u(lambda t, x: t.atanh(x), "unit"),
+    "arctanh": u(lambda t, x: x.arctanh(), "unit"),
+    "sigmoid": u(lambda t, x: t.sigmoid(x)),
+    "logit": u(lambda t, x: t.logit(x), "prob"),
+    "relu": u(lambda t, x: t.relu(x)),
+    "hardshrink": u(lambda t, x: t.hardshrink(x, 0.2)),
+    "abs": u(lambda t, x: t.abs(x)),
+    "absolute": u(lambda t, x: x.absolute()),
+    "sgn": u(lambda t, x: t.sgn(x)),
+    "sign": u(lambda t, x: t.sign(x)),
+    "reciprocal": u(lambda t, x: t.reciprocal(x), "pos"),
+    "floor": u(lambda t, x: t.floor(x)),
+    "ceil": u(lambda t, x: t.ceil(x)),
+    "round": u(lambda t, x: t.round(x)),
+    "trunc": u(lambda t, x: t.trunc(x)),
+    "fix": u(lambda t, x: t.fix(x)),
+    "frac": u(lambda t, x: t.frac(x)),
+    "erf": u(lambda t, x: t.erf(x)),
+    "erfc": u(lambda t, x: t.erfc(x)),
+    "erfinv": u(lambda t, x: t.erfinv(x), "unit"),
+    "sinc": u(lambda t, x: t.sinc(x)),
+    "deg2rad": u(lambda t, x: t.deg2rad(x)),
+    "rad2deg": u(lambda t, x: t.rad2deg(x)),
+    "nan_to_num": u(lambda t, x: t.nan_to_num(x)),
+    "clamp": u(lambda t, x: t.clamp(x, -1.0, 1.0)),
+    "clip": b(lambda t, x, y: t.clip(x, min=y)),
+    "clamp_min": b(lambda t, x, y: x.clamp_min(y)),
+    "clamp_max": u(lambda t, x: t.clamp_max(x, 0.5)),
+    "maximum": b(lambda t, x, y: t.maximum(x, y)),
+    "minimum": b(lambda t, x, y: t.minimum(x, y)),
+    "fmax": b(lambda t, x, y: t.fmax(x, y)),
+    "fmin": b(lambda t, x, y: t.fmin(x, y)),
+    "atan2": b(lambda t, x, y: t.atan2(x, y)),
+    "arctan2": b(lambda t, x, y: x.arctan2(y)),
+    "hypot": b(lambda t, x, y: t.hypot(x, y)),
+    "copysign": b(lambda t, x, y: t.copysign(x, y)),
+    "logaddexp": b(lambda t, x, y: t.logaddexp(x, y)),
+    "logaddexp2": b(lambda t, x, y: t.logaddexp2(x, y)),
+    "xlogy": b(lambda t, x, y: t.xlogy(x, y), "any", "pos"),
+    "where": b(lambda t, x, y: x.where(x > y, y)),
+    "lerp": Op(lambda t, x, y, w: t.lerp(x, y, w), [((2, 3), (2, 3), (2, 3)), ((3,), (2, 3), ())], ("any", "any", "prob")),
+    "addcmul": Op(lambda t, x, y, z: t.addcmul(x, y, z, value=0.5), [((2, 3), (2, 3), (3,)), ((), (2,), (2,))]),
+    "addcdiv": Op(lambda t, x, y, z: t.addcdiv(x, y, z, value=2), [((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
+                  ("any", "any", "pos")),
+    # reductions
+    "sum": Op(lambda t, x: t.sum(x, dim=-1), R),
+    "nansum": Op(lambda t, x: t.nansum(x), R),
+    "mean": Op(lambda t, x: x.mean(0, keepdim=True), R),
+    "nanmean": Op(lambda t, x: t.nanmean(x, dim=0), R),
+    "prod": Op(lambda t, x: (x.prod(), x.prod(-1)), R),
+    "max": Op(lambda t, x: (x.max(), x.max(-1).values), R),
+    "min": Op(lambda t, x: (t.min(x), t.min(x, 0, keepdim=True).values), R),
+    "amax": Op(lambda t, x: x.amax(-1), R),
+    "amin": Op(lambda t, x: t.amin(x, 0), R),
+    "aminmax": Op(lambda t, x: t.aminmax(x, dim=-1), R),
+    "var": Op(lambda t, x: (x.var(), x.var(-1, correction=0)), [((3,),), ((2, 3),)]),
+    "std": Op(lambda t, x: (x.std(), t.std(x, 0, keepdim=True)), [((3,),), ((3, 2),)]),
+    "norm": Op(lambda t, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3)), R),
+    "logsumexp": Op(lambda t, x: t.logsumexp(x, -1), R),
+    "softmax": Op(lambda t, x: t.softmax(x, -1), R),
+    "log_softmax": Op(lambda t, x: x.log_softmax(0), R),
+    "cumsum": Op(lambda t, x: t.cumsum(x, 0), R),
+    "cumprod": Op(lambda t, x: x.cumprod(-1), R),
+    "logcumsumexp": Op(lambda t, x: t.logcumsumexp(x, 0), R),
+    "cummax": Op(lambda t, x: t.cummax(x, 0), R),
+    "cummin": Op(lambda t, x: x.cummin(-1), R),
+    "median": Op(lambda t, x: (x.median(), t.median(x, -1)), R),
+    "mode": Op(lambda t, x: t.mode(x, -1), R),
+    "kthvalue": Op(lambda t, x: t.kthvalue(x, 2, -1), [((3,),), ((2, 3),)]),
+    "sort": Op(lambda t, x: t.sort(x, -1, descending=True), R),
+    "msort": Op(lambda t, x: t.msort(x), R),
+    "topk": Op(lambda t, x: t.topk(x, 2), [((3,),), ((2, 3),)]),
+    # shape
+    "view": Op(lambda t, x: x.view(-1), R),
+    "reshape": Op(lambda t, x: t.reshape(x.t() if x.dim() == 2 else x, (-1,)), R),
+    "flatten": Op(lambda t, x: t.flatten(x), R),
+    "ravel": Op(lambda t, x: x.ravel(), R),
+    "unflatten": Op(lambda t, x: x.unflatten(0, (1, x.shape[0])), R),
+    "expand": Op(lambda t, x: x.expand(2, *x.shape), R),
+    "expand_as": Op(lambda t, x, y: x.expand_as(y), [((3,), (2, 3)), ((), (2,)), ((2, 1), (2, 3))]),
+    "broadcast_to": Op(lambda t, x: t.broadcast_to(x, (2,) + tuple(x.shape)), R),
+    "sum_to_size": Op(lambda t, x: x.sum_to_size(1, x.shape[-1]), [((2, 3),), ((3, 1),)]),
+    "t": Op(lambda t, x: x.t(), [((3,),), ((2, 3),)]),
+    "transpose": Op(lambda t, x: t.transpose(x, 0, -1), R),
+    "swapaxes": Op(lambda t, x: x.swapaxes(0, -1), R),
+    "swapdims": Op(lambda t, x: t.swapdims(x, -1, 0), R),
+    "permute": Op(lambda t, x: x.permute(*reversed(range(x.dim()))), R),
+    "movedim": Op(lambda t, x: t.movedim(x, 0, -1), R),
+    "moveaxis": Op(lambda t, x: x.moveaxis(-1, 0), R),
+    "unsqueeze": Op(lambda t, x: x.unsqueeze(-1), [((),), ((3,),), ((2, 3),)]),
+    "squeeze": Op(lambda t, x: (x.squeeze(), x.squeeze(0)), [((1, 3),), ((2, 1, 2),)]),
+    "repeat": Op(lambda t, x: x.repeat(2, *([1] * x.dim())), [((),), ((3,),), ((2, 3),)]),
+    "tile": Op(lambda t, x: t.tile(x, (2,)), R),
+    "repeat_interleave": Op(lambda t, x: x.repeat_interleave(2, dim=0), R),
+    "narrow": Op(lambda t, x: x.narrow(-1, 1, 2), [((3,),), ((2, 3),)]),
+    "split": Op(lambda t, x: x.split(2, dim=-1), [((3,),), ((2, 3),)]),
+    "chunk": Op(lambda t, x: t.chunk(x, 2, 0), [((3,),), ((4, 2),)]),
+    "unbind": Op(lambda t, x: x.unbind(0), R),
+    "tensor_split": Op(lambda t, x: t.tensor_split(x, 2), R),
+    "hsplit": Op(lambda t, x: t.hsplit(x, 2), [((4,),), ((2, 4),)]),
+    "vsplit": Op(lambda t, x: t.vsplit(x, 2), [((2, 3),)]),
+    "dsplit": Op(lambda t, x: t.dsplit(x, 2), [((1, 2, 4),)]),
+    "flip": Op(lambda t, x: x.flip(0), R),
+    "fliplr": Op(lambda t, x: t.fliplr(x), [((2, 3),)]),
+    "flipud": Op(lambda t, x: t.flipud(x), [((2, 3),)]),
+    "roll": Op(lambda t, x: t.roll(x, 1, 0), R),
+    "rot90": Op(lambda t, x: t.rot90(x), [((2, 3),), ((2, 2, 2),)]),
+    "diff": Op(lambda t, x: t.diff(x), R),
+    "unfold": Op(lambda t, x: x.unfold(0, 2, 1), R),
+    "clone": Op(lambda t, x: t.clone(x), R),
+    "contiguous": Op(lambda t, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1, R),
+    "diagonal": Op(lambda t, x: t.diagonal(x), [((2, 3),), ((2, 2, 2),)]),
+    "diag": Op(lambda t, x: t.diag(x), [((3,),), ((2, 3),)]),
+    "diag_embed": Op(lambda t, x: t.diag_embed(x), [((3,),), ((2, 3),)]),
+    "diagflat": Op(lambda t, x: t.diagflat(x), [((3,),), ((2, 2),)]),
+    "trace": Op(lambda t, x: t.trace(x), [((2, 3),), ((3, 3),)]),
+    "tril": Op(lambda t, x: t.tril(x), [((3, 3),), ((2, 3),)]),
+    "triu": Op(lambda t, x: x.triu(1), [((3, 3),), ((2, 3),)]),
+    # linear algebra
+    "mm": Op(lambda t, x, y: t.mm(x, y), [((2, 3), (3, 2)), ((1, 2), (2, 3))]),
+    "mv": Op(lambda t, x, y: t.mv(x, y), [((2, 3), (3,))]),
+    "dot": Op(lambda t, x, y: t.dot(x, y), [((3,), (3,))]),
+    "vdot": Op(lambda t, x, y: t.vdot(x, y), [((3,), (3,))]),
+    "inner": Op(lambda t, x, y: t.inner(x, y), [((3,), (3,)), ((2, 3), (3,))]),
+    "outer": Op(lambda t, x, y: t.outer(x, y), [((3,), (2,))]),
+    "ger": Op(lambda t, x, y: x.ger(y), [((3,), (2,))]),
+    "bmm": Op(lambda t, x, y: t.bmm(x, y), [((2, 2, 3), (2, 3, 2))]),
+    "matmul": Op(lambda t, x, y: t.matmul(x, y), [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)),
+                                                   ((2, 2, 3), (3, 2)), ((3,), (2, 3, 2)), ((2, 1, 2, 3), (2, 3, 1))]),
+    "addmm": Op(lambda t, x, y, z: t.addmm(x, y, z, beta=0.5, alpha=2), [((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))]),
+    "addmv": Op(lambda t, x, y, z: t.addmv(x, y, z), [((2,), (2, 3), (3,))]),
+    "addr": Op(lambda t, x, y, z: t.addr(x, y, z), [((3, 2), (3,), (2,))]),
+    "addbmm": Op(lambda t, x, y, z: t.addbmm(x, y, z), [((2, 2), (2, 2, 3), (2, 3, 2))]),
+    "baddbmm": Op(lambda t, x, y, z: t.baddbmm(x, y, z), [((2, 2, 2), (2, 2, 3), (2, 3, 2))]),
+    "cross": Op(lambda t, x, y: t.cross(x, y, dim=-1), [((3,), (3,)), ((2, 3), (2, 3))]),
+    "kron": Op(lambda t, x, y: t.kron(x, y), [((2, 2), (2, 1)), ((3,), (2,))]),
+    "det": Op(lambda t, x: t.det(x), MB, ("mat",)),
+    "logdet": Op(lambda t, x: t.logdet(x), M2, ("spd",)),
+    "slogdet": Op(lambda t, x: t.slogdet(x), M2, ("mat",)),
+    "inverse": Op(lambda t, x: t.inverse(x), MB, ("mat",)),
+    "matrix_power": Op(lambda t, x: (t.matrix_power(x, 3), t.matrix_power(x, -1)), M2, ("mat",)),
+    # indexing
+    "gather": Op(lambda t, x: t.gather(x, -1, _idx(t, [[0, 2, 0], [1, 1, 2]][:x.shape[0]] if x.dim() == 2 else [2, 0])),
+                 [((3,),), ((2, 3),)]),
+    "take_along_dim": Op(lambda t, x: t.take_along_dim(x, _idx(t, [[2, 0], [1, 1]]), dim=1), [((2, 3),)]),
+    "take": Op(lambda t, x: t.take(x, _idx(t, [0, 4, 4, 1])), [((2, 3),), ((5,),)]),
+    "scatter": Op(lambda t, x, y: (x.scatter(0, _idx(t, [[1, 0, 1]]), y), t.scatter(x, 1, _idx(t, [[0], [2]]), 0.5)),
+                  [((2, 3), (1, 3))]),
+    "scatter_add": Op(lambda t, x, y: t.scatter_add(x, 0, _idx(t, [[1, 0, 1], [1, 1, 0]]), y), [((2, 3), (2, 3))]),
+    "index_select": Op(lambda t, x: t.index_select(x, 0, _idx(t, [1, 0, 1])), [((3,),), ((2, 3),)]),
+    "masked_fill": Op(lambda t, x: (x.masked_fill(_mask(t, tuple(x.shape)), 0.5),
+                                    t.masked_fill(x, _mask(t, tuple(x.shape[-1:])), t.tensor(2.0, dtype=x.dtype))),
+                      [((3,),), ((2, 3),)]),
+    "masked_select": Op(lambda t, x: t.masked_select(x, _mask(t, tuple(x.shape[-1:]))), [((3,),), ((2, 3),)]),
+    # conversion (float32/float16 round trips need a coarser step and tolerance)
+    "to": Op(lambda t, x: x.to(t.float32).to(dtype=t.float64), U, eps=1e-3, atol=1e-4, rtol=1e-2, second=False),
+    "float": Op(lambda t, x: x.float().double(), U, eps=1e-3, atol=1e-4, rtol=1e-2, second=False),
+    "half": Op(lambda t, x: x.half().double(), U, eps=1e-2, atol=1e-2, rtol=2e-2, second=False),
+    "double": Op(lambda t, x: x.float().double() * 1, U, eps=1e-3, atol=1e-4, rtol=1e-2, second=False),
+    "type_as": Op(lambda t, x: x.type_as(t.zeros(1)).type_as(t.zeros(1, dtype=t.float64)), U, eps=1e-3, atol=1e-4,
+                  rtol=1e-2, second=False),
+    "cpu": Op(lambda t, x: x.cpu() * 1, U),
+}
+
+# ops without a derivative: their results are integers or bools, or torch raises in backward
+NOT_DIFFERENTIABLE = {
+    "all", "any", "allclose", "equal", "isclose", "argmax", "argmin", "argsort", "argwhere", "nonzero",
+    "count_nonzero", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater",
+    "ge", "greater_equal", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isreal", "signbit",
+    "bool", "byte", "char", "short", "int", "long",
+    "floor_divide",   # torch records NotImplemented: "derivative for aten::floor_divide is not implemented"
+    "cuda",           # needs a GPU; the cuda copy is the same ToCopyBackward0 as `to`
+}
+
+CASES = [(name, k) for name, op in TABLE.items() for k in range(len(op.shapes))]
+
+
+def _ids():
+    return [f"{name}-{k}" for name, k in CASES]
+
+
+def test_every_method_has_an_entry():
+    missing = sorted(n for n in methods.METHODS if n not in TABLE and n not in NOT_DIFFERENTIABLE)
+    assert not missing, f"differentiable ops without a gradcheck entry in tests/test_gradcheck.py: {missing}"
+
+
+def test_table_names_exist():
+    unknown = sorted(n for n in list(TABLE) + sorted(NOT_DIFFERENTIABLE) if n not in methods.METHODS)
+    assert not unknown, f"entries for names that are not in METHODS: {unknown}"
+
+
+def _check(op, variant):
+    inputs = make_inputs(engine_torch, op, variant)
+
+    def f(*xs):
+        return op.fn(engine_torch, *xs)
+
+    assert gradcheck(f, inputs, eps=op.eps, atol=op.atol, rtol=op.rtol)
+    if op.second:
+        n = sum(x.numel() for x in inputs)
+        assert gradgradcheck(f, inputs, eps=op.eps, atol=op.atol, rtol=op.rtol, fast_mode=n > 6)
+
+
+@pytest.mark.parametrize("name,variant", CASES, ids=_ids())
+def test_gradcheck(name, variant):
+    _check(TABLE[name], variant)
+
+
+# ---------------------------------------------------------------------------- against torch
+
+def _flatten(outs):
+    """The tensors of an op's result (nested tuples and named tuples flattened)."""
+    if isinstance(outs, tuple):
+        return [t for o in outs for t in _flatten(o)]
+    return [outs]
+
+
+def _vjp(torch, op, variant):
+    """First- and second-order vector-Jacobian products of op at the variant's inputs, as float lists."""
+    inputs = make_inputs(torch, op, variant)
+    outs = op.fn(torch, *inputs)
+    outs = [o for o in _flatten(outs) if o.dtype.is_floating_point and o.requires_grad]
+    rng = np.random.default_rng(variant + 11)
+    vs = [torch.tensor(rng.uniform(-1, 1, tuple(o.shape)).tolist() if o.dim() else float(rng.uniform(-1, 1)),
+                       dtype=o.dtype) for o in outs]
+    if not outs:
+        return [], []
+    gs = torch.autograd.grad(outs, inputs, grad_outputs=vs, create_graph=op.second, allow_unused=True)
+    first = [None if g is None else g.detach().clone().tolist() for g in gs]  # clone: torch's lazy zeros
+    second = []
+    if op.second:
+        total = None
+        for k, g in enumerate(gs):
+            if g is not None and g.requires_grad:
+                w = torch.tensor(np.cos(np.arange(g.numel()) + k).reshape(tuple(g.shape)).tolist()
+                                 if g.dim() else float(np.cos(k)), dtype=g.dtype)
+                term = (g * w).sum()
+                total = term if total is None else total + term
+        if total is not None:
+            ggs = torch.autograd.grad(total, inputs, allow_unused=True)
+            second = [None if gg is None else gg.detach().clone().tolist() for gg in ggs]
+    return first, second
+
+
+def _close(a, b):
+    if a is None or b is None:
+        za = a is None or np.allclose(np.asarray(a, float), 0.0)
+        zb = b is None or np.allclose(np.asarray(b, float), 0.0)
+        return za and zb
+    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-6, atol=1e-9, equal_nan=True)
+
+
+@pytest.mark.parametrize("name,variant", CASES, ids=_ids())
+def test_matches_torch(name, variant):
+    torch = pytest.importorskip("torch")
+    op = TABLE[name]
+    want_first, want_second = _vjp(torch, op, variant)
+    got_first, got_second = _vjp(engine_torch, op, variant)
+    assert len(want_first) == len(got_first)
+    for i, (w, g) in enumerate(zip(want_first, got_first)):
+        assert _close(w, g), f"first-order gradient of input {i}: torch {w}, gradcli {g}"
+    if want_second or got_second:
+        want_second = want_second or [None] * len(got_second)
+        got_second = got_second or [None] * len(want_second)
+        for i, (w, g) in enumerate(zip(want_second, got_second)):
+            assert _close(w, g), f"second-order gradient of input {i}: torch {w}, gradcli {g}"
+
+
+# ---------------------------------------------------------------------------- gradcheck itself
+
+def test_gradcheck_reports_a_wrong_backward():
+    x = engine_torch.tensor([0.5, 1.5], dtype=engine_torch.float64, requires_grad=True)
+
+    def wrong(a):
+        return a * a.detach() + 0 * a  # d/da is a, not 2a
+
+    with pytest.raises(GradcheckError, match="^Jacobian mismatch for output 0 with respect to input 0,"):
+        gradcheck(wrong, (x,))
+    assert gradcheck(wrong, (x,), raise_exception=False) is False
+    assert gradcheck(lambda a: a * a, (x,)) is True
+    assert isinstance(GradcheckError("x"), RuntimeError)
+
+
+def test_gradgradcheck_reports_a_wrong_second_order():
+    x = engine_torch.tensor([0.5, 1.5], dtype=engine_torch.float64, requires_grad=True)
+
+    def f(a):
+        return (a * a.detach()).sum() * a.sum()  # the detach hides part of the second derivative
+
+    assert gradcheck(f, (x,), raise_exception=False) is False
+    assert gradgradcheck(lambda a: (a ** 3).sum(), (x,)) is True
+
+
+def test_gradcheck_is_torch_api():
+    assert engine_torch.autograd.gradcheck is gradcheck
+    assert engine_torch.autograd.gradgradcheck is gradgradcheck
