@@ -32,6 +32,7 @@ def linear(input, weight, bias=None):
     if bias is None:
         return L.matmul(input, wt)
     if nd == 2:
+        _check_bias(bias, input.shape[0], wt.shape[-1])
         return L.addmm(bias, input, wt)
     if nd == 0:
         raise errors.runtime("both arguments to linear need to be at least 1D, but they are 0D and 2D")
@@ -39,10 +40,17 @@ def linear(input, weight, bias=None):
         k = input.shape[-1]
         flat = S.view(input, (-1, k)) if nd != 1 else S.view(input, (1, k))
         _check_mm(flat, wt)
+        _check_bias(bias, flat.shape[0], wt.shape[-1])
         out = L.addmm(bias, flat, wt)
         shape = tuple(input.shape[:-1]) + (wt.shape[-1],)
         return S.view(out, shape)
     return E.add(L.matmul(input, wt), bias)
+
+
+def _check_bias(bias, n, m):
+    """addmm's expand of the bias to (n, m), with torch's error when it does not fit."""
+    if tuple(bias.shape) != (n, m):
+        S.expand(bias.detach(), (n, m))
 
 
 def _check_mm(a, b):
@@ -68,13 +76,17 @@ def _softmax_dim(name, ndim, stacklevel):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return R.softmax(input, dim, dtype=dtype)
+    if dtype is not None:
+        input = input.to(dtype)
+    return R.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return R.log_softmax(input, dim, dtype=dtype)
+    if dtype is not None:
+        input = input.to(dtype)
+    return R.log_softmax(input, dim)
 
 
 # ---------------------------------------------------------------------------- dropout
@@ -181,7 +193,10 @@ def _pad_node(mode, k):
         def backward(self, g):
             kw = self._kw
             return (scatter_spatial(g, kw["idx"], kw["spatial"]),)
-        cls = _PAD_NODES[name] = type(name, (Function,), {"__slots__": (), "backward": backward})
+        ns = {"__slots__": (), "backward": backward}
+        if mode == "circular":
+            ns["name"] = lambda self: "torch::autograd::CopySlices"
+        cls = _PAD_NODES[name] = type(name, (Function,), ns)
     return cls
 
 
@@ -361,7 +376,9 @@ def tanh(input):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
-    return R.softmax(-input, dim, dtype=dtype)
+    if dtype is not None:
+        input = input.to(dtype)
+    return R.softmax(-input, dim)
 
 
 # the activations the ops package implements (ops/special.py) for F to bind

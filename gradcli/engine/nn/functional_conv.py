@@ -27,12 +27,13 @@ def _flat_ext(x, nsp, fill=0):
 
 
 class Im2ColBackward0(Function):
-    """out = x_flat_ext[..., idx]; the index map is shared by every batch/channel."""
+    """out = x_flat_ext[..., idx] (then reshaped to out_shape); the index map is shared by every
+    batch/channel."""
     __slots__ = ()
 
     def backward(self, g):
         k = self._kw
-        return (scatter_spatial(g, k["idx"], k["spatial"]),)
+        return (scatter_spatial(g, k["idx"], k["spatial"], k["gshape"]),)
 
 
 class Col2ImBackward0(Function):
@@ -41,25 +42,34 @@ class Col2ImBackward0(Function):
 
     def backward(self, g):
         k = self._kw
-        return (gather_spatial(g, k["idx"], len(k["spatial"])),)
+        return (gather_spatial(g, k["idx"], len(k["spatial"]), k["gshape"]),)
 
 
-def gather_spatial(x, idx, nsp):
+def gather_spatial(x, idx, nsp, out_shape=None):
     ext = _flat_ext(x._data, nsp)
     out = ext[..., idx]
+    gshape = out.shape
+    if out_shape is not None:
+        out = out.reshape(out_shape)
     return record(Im2ColBackward0, (x,), wrap(np.ascontiguousarray(out), x.dtype),
-                  {"idx": idx, "spatial": tuple(x.shape[x.ndim - nsp:])})
+                  {"idx": idx, "spatial": tuple(x.shape[x.ndim - nsp:]), "gshape": gshape})
 
 
-def scatter_spatial(g, idx, spatial):
+def scatter_spatial(g, idx, spatial, g_shape=None):
+    """Col2Im: g (shape lead + idx.shape, or any shape with that many elements given g_shape) is
+    added into zeros of lead + spatial at the positions idx names."""
     d = g._data
+    gshape = d.shape
+    if g_shape is not None:
+        d = d.reshape(g_shape)
     lead = d.shape[:d.ndim - idx.ndim]
     s = int(np.prod(spatial)) if spatial else 1
     bn = int(np.prod(lead)) if lead else 1
     acc = np.zeros((s + 1, bn), dtype=d.dtype)
     np.add.at(acc, idx.reshape(-1), d.reshape(bn, -1).T)
     out = acc[:s].T.reshape(lead + tuple(spatial))
-    return record(Col2ImBackward0, (g,), wrap(np.ascontiguousarray(out), g.dtype), {"idx": idx, "spatial": spatial})
+    return record(Col2ImBackward0, (g,), wrap(np.ascontiguousarray(out), g.dtype),
+                  {"idx": idx, "spatial": tuple(spatial), "gshape": gshape})
 
 
 # ---------------------------------------------------------------------------- argument helpers
@@ -104,6 +114,9 @@ def _window_index(spatial, out_sp, k, s, p, d):
 
 
 # ---------------------------------------------------------------------------- convolution
+
+_WARNED_SAME = [False]
+
 
 class ConvolutionBackward0(Function):
     __slots__ = ()
@@ -157,6 +170,13 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
             total = [dl[i] * (ks[i] - 1) for i in range(nd)]
             left = [t // 2 for t in total]
             if any(t % 2 for t in total):
+                import warnings  # noqa: PLC0415
+                if not _WARNED_SAME[0]:  # TORCH_WARN_ONCE: once per process
+                    _WARNED_SAME[0] = True
+                    warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                                  "zero-padded copy of the input be created (Triggered internally at "
+                                  "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)", UserWarning,
+                                  stacklevel=3)
                 from .functional import pad as _pad  # noqa: PLC0415
                 spec = []
                 for i in reversed(range(nd)):
@@ -224,9 +244,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     spatial = tuple(x.shape[2:])
     out_sp = tuple((spatial[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
     idx = np.ascontiguousarray(_window_index(spatial, out_sp, k, s, p, d).T)  # (K, L)
-    cols = gather_spatial(x, idx, 2)  # (N, C, K, L)
     n, c = x.shape[0], x.shape[1]
-    out = S.reshape(cols, (n, c * idx.shape[0], idx.shape[1]))
+    out = gather_spatial(x, idx, 2, (n, c * idx.shape[0], idx.shape[1]))
     return out if batched else S.squeeze(out, 0)
 
 
