@@ -1,4 +1,4 @@
-"""python -m bench [--quick] [--json FILE] [--cases 1,2,...] [--no-torch] [--gradcli-cmd CMD]"""
+"""python -m bench [--quick] [--json FILE] [--markdown FILE] [--cases 1,2,...] [--no-torch] [--gradcli-cmd CMD]"""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ import sys
 import time
 
 from . import harness as H
-from . import machine
+from . import machine, report
 
 
 def _parse_args(argv):
@@ -19,12 +19,28 @@ def _parse_args(argv):
     p.add_argument("--no-torch", action="store_true", help="skip the torch contenders")
     p.add_argument("--gradcli-cmd", help="how to start gradcli for cases 1 and 3 (default: `gradcli` on PATH, "
                                          "else `python -m gradcli`)")
+    p.add_argument("--markdown", metavar="FILE", help="write the report into FILE between its bench:begin/end "
+                                                       "markers (docs/benchmarks.md)")
+    p.add_argument("--from-json", metavar="FILE", help="no run: report a run saved by --json (with --markdown, "
+                                                        "regenerate the docs from it)")
     p.add_argument("--repeat-scale", type=float, default=1.0, help="multiply the full run's repeat counts")
     return p.parse_args(argv)
 
 
 TITLES = {1: "start-up", 2: "per-op overhead", 3: "seeds' training loop", 4: "large step", 5: "deep chain",
           6: "memory of 50 elementwise ops", 7: "parse and compile"}
+
+
+def _save(doc, args):
+    if args.json:
+        text = json.dumps(doc, indent=1)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    if args.markdown:
+        report.write_markdown(args.markdown, doc)
 
 
 def main(argv=None):
@@ -34,6 +50,13 @@ def main(argv=None):
     cfg = C.Config(quick=args.quick, no_torch=args.no_torch,
                    gradcli_cmd=shlex.split(args.gradcli_cmd) if args.gradcli_cmd else None,
                    repeat_scale=args.repeat_scale)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        print(machine.render(doc["machine"]) + "\n", file=sys.stdout)
+        print(report.text(doc), file=sys.stdout)
+        _save(doc, args)
+        return 0
     wanted = [int(c) for c in args.cases.split(",") if c.strip()]
     out = sys.stdout
     mode = "QUICK run: a smoke test, the numbers mean nothing" if args.quick else "full run"
@@ -60,44 +83,10 @@ def main(argv=None):
     total = time.perf_counter() - started
     info["loadavg_end"] = machine.load_average()
 
-    engine_rows = [r for r in rows if r["case"] != "7"]
-    parse_rows = [r for r in rows if r["case"] == "7"]
-    if engine_rows:
-        print("Cases 1-6: gradcli vs torch vs hand-written NumPy (medians; ratios: lower is faster/smaller, "
-              "except GFLOP/s)", file=out)
-        print(H.render_table(engine_rows, H.engine_columns("torch", "numpy")), file=out)
-        print(file=out)
-    if parse_rows:
-        print("Case 7: parse (+compile) vs Lark's stock Python grammar vs CPython's ast.parse (medians)", file=out)
-        print(H.render_table(parse_rows, H.engine_columns("lark", "ast")), file=out)
-        print(file=out)
-
-    print("Targets of issue 9:", file=out)
-    for r in rows:
-        met, gap = H.verdict(r)
-        if met:
-            print(f"- {r['key']} {r['title'].strip()}: {'met' if met == 'yes' else 'NOT met' if met == 'no' else 'not judged'}"
-                  f"{' (' + gap + ')' if gap else ''}", file=out)
-    print(file=out)
-    print("Notes:", file=out)
-    for r in rows:
-        for name, miss in r["missing"].items():
-            print(f"- {r['key']} {name}: {miss['status']}: {miss['reason']}", file=out)
-        for note in r["notes"]:
-            print(f"- {r['key']}: {note}", file=out)
-    print(f"- load: 1-min load average {info['loadavg_start']} at the start, {info['loadavg_end']} at the end",
-          file=out)
-    print(f"\ntotal {total:.0f} s", file=out, flush=True)
-
-    if args.json:
-        doc = {"suite": "gradcli bench (issue 9)", "quick": args.quick, "machine": info, "rows": rows,
-               "total_s": total}
-        text = json.dumps(doc, indent=1)
-        if args.json == "-":
-            print(text, file=out)
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+    doc = {"suite": "gradcli bench (issue 9)", "quick": args.quick, "machine": info, "rows": rows,
+           "total_s": total}
+    print(report.text(doc), file=out, flush=True)
+    _save(doc, args)
     return 0
 
 
