@@ -94,7 +94,8 @@ class CallableCompiler:
                     if star:
                         v = a(frame)
                         if not (hasattr(type(v), "__iter__") or hasattr(type(v), "__getitem__")):
-                            raise TypeError(f"Value after * must be an iterable, not {type(v).__name__}")
+                            raise TypeError(f"{function_str(f)} argument after * must be an iterable, not "
+                                            f"{type(v).__name__}")
                         xs.extend(v)
                     else:
                         xs.append(a(frame))
@@ -103,14 +104,15 @@ class CallableCompiler:
                     if name is None:
                         mapping = v(frame)
                         if not hasattr(type(mapping), "keys"):
-                            raise TypeError(f"argument after ** must be a mapping, not {type(mapping).__name__}")
+                            raise TypeError(f"{function_str(f)} argument after ** must be a mapping, not "
+                                            f"{type(mapping).__name__}")
                         for key in mapping.keys():
                             if key in kw:
-                                raise TypeError(f"got multiple values for keyword argument '{key}'")
+                                raise TypeError(f"{function_str(f)} got multiple values for keyword argument '{key}'")
                             kw[key] = mapping[key]
                     else:
                         if name in kw:
-                            raise TypeError(f"got multiple values for keyword argument '{name}'")
+                            raise TypeError(f"{function_str(f)} got multiple values for keyword argument '{name}'")
                         kw[name] = v(frame)
                 return f(*xs, **kw)
             except Exception as e:
@@ -308,6 +310,19 @@ class CallableCompiler:
             cell[0] = cls
             store(frame, cls)
         return class_
+
+
+def function_str(f):
+    """How CPython names a callable in call errors: '__main__.f()', 'print()', 'list.append()'."""
+    if isinstance(f, Function):
+        return f"__main__.{f.qualname}()"
+    qualname = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
+    if not isinstance(qualname, str):
+        return f"{type(f).__name__} object"
+    module = getattr(f, "__module__", None)
+    if isinstance(module, str) and module != "builtins":
+        return f"{module}.{qualname}()"
+    return f"{qualname}()"
 
 
 def _module_base():

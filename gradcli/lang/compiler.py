@@ -111,7 +111,17 @@ class Compiler(ExprCompiler, CallableCompiler):
         """[(statement node, closure)] for the top-level statements (echo on)."""
         scope = Scope("module", echo=True)
         self.module_names = set(self.G) | _all_bound_names(module.body)
-        return [(s, f) for s, f in ((s, self.stmt(s, scope)) for s in module.body) if f is not None]
+        compiled = []
+        for s in module.body:
+            try:
+                f = self.stmt(s, scope)
+            except GradScriptError as e:
+                if e.type_name != "SyntaxError":
+                    raise  # sandbox refusals stop the script before anything runs
+                f = _raiser(e)  # Python compiles statement by statement: earlier ones still run
+            if f is not None:
+                compiled.append((s, f))
+        return compiled
 
     def compile_expression(self, node):
         return self.expr(node, Scope("module"))
@@ -538,6 +548,12 @@ class Compiler(ExprCompiler, CallableCompiler):
             exit_(mgr, None, None, None)
             return r
         return with_
+
+def _raiser(error):
+    def raise_(frame):
+        raise error
+    return raise_
+
 
 def _all_bound_names(body):
     """Every name bound anywhere in a module (all scopes): a builtin never shadowed is looked up first."""

@@ -253,6 +253,8 @@ def _setattr_ok(obj):
         from ..engine.tensor import Tensor
         if issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
             ok = True
+        elif t in _FULL_PY or t is str:
+            ok = True  # immutable built-ins: Python itself refuses, with its own message
         elif _is_engine_type(t):
             ok = not issubclass(t, (dtypes.dtype, device.device, autograd.Node, factory.Generator,
                                     autograd._GradModeContext, tuple))
