@@ -20,9 +20,7 @@ SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "
 
 # Scripts that fail because of a missing or wrong ENGINE feature (not the language); the
 # engine's owners track them. They run anyway (xfail, not strict): a fix shows up as XPASS.
-ENGINE_GAPS = {
-    "second_derivative_create_graph.grad": "x.grad after backward(create_graph=True) has grad_fn "
-                                           "CopyBackwards in torch, the engine gives the op's node",
+ENGINE_GAPS: dict[str, str] = {
 }
 
 
@@ -59,6 +57,8 @@ def _run(script):
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=_id)
 def test_script_matches_golden(script, request):
+    if not script.with_suffix(".out").is_file():
+        pytest.skip("no .out golden yet (tests/test_goldens_meta.py reports it)")
     if script.name in ENGINE_GAPS:
         request.applymarker(pytest.mark.xfail(reason=ENGINE_GAPS[script.name], strict=False))
     result = _run(script)
