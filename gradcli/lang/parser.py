@@ -309,7 +309,7 @@ class GradIndenter(Indenter):
                 continue
             if ttype in _OPENERS:
                 brackets.append(tok)
-                if len(brackets) >= _MAX_NESTING:
+                if len(brackets) > _MAX_NESTING:
                     raise _tokenizer_error(_error_at("too many nested parentheses", tok))
             else:
                 if not brackets:
@@ -1437,8 +1437,10 @@ def _describe_expected(expected: set) -> str:
             words.append(word)
     if after_operand and "an expression" not in words:
         words.insert(0, "an operator")
-    if "_NEWLINE" in expected or "$END" in expected:
+    if "_NEWLINE" in expected:
         words.append("the end of the line")
+    elif "$END" in expected:
+        words.append("the end of the expression")
     if not words:
         return ""
     if len(words) > 5:
@@ -1499,6 +1501,11 @@ class _Replay:
         open_before: list = []
         try:
             for tok in _lark().lex(text):
+                if last is not None and last.type == "NUMBER" and last.end_pos == tok.start_pos:
+                    bad = _bad_number(last, tok)  # CPython's tokenizer rejects `1abc`
+                    if bad is not None:
+                        self.error = bad
+                        break
                 if not found:
                     if tok.start_pos == stop.start_pos and tok.type == stop.type:
                         found = True
@@ -1521,7 +1528,11 @@ class _Replay:
 
 def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> ScriptSyntaxError:
     replay = _Replay(text, expr_mode, exc.token)
-    error = _parser_error(exc, replay, expr_mode)
+    try:
+        error = _parser_error(exc, replay, expr_mode)
+    except Exception:  # pragma: no cover - a bug in a special message must not hide the error
+        tok = exc.token
+        error = _error("invalid syntax", tok.line or 1, tok.column or 1)
     if error.type_name == "IndentationError" and error.message == "unexpected indent":
         return error
     return _tokenizer_first(error, replay, exc.token.line or error.line)
@@ -1582,16 +1593,10 @@ def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> S
     if "COLON" in expected and ttype in ("RBRACE", "COMMA") and replay.brackets and \
             replay.brackets[-1].type == "LBRACE" and stack and type(stack[-1]) is not Token:
         return _error_at("':' expected after dictionary key", stack[-1])
-    if prev is not None and ttype in ("NAME", "NUMBER") and prev.type == "NUMBER" and \
-            prev.end_pos == tok.start_pos:
-        number = prev.value.lower()
-        kind = {"0x": "hexadecimal", "0o": "octal", "0b": "binary"}.get(number[:2], "decimal")
-        if ttype == "NUMBER" and kind in ("octal", "binary"):
-            return _error_at("invalid digit '%s' in %s literal" % (tok.value[0], kind), tok)
-        if number == "0" and tok.value[:1].lower() in "xob":
-            kind = {"x": "hexadecimal", "o": "octal", "b": "binary"}[tok.value[0].lower()]
-        if ttype == "NAME" or kind != "decimal":
-            return _error_at("invalid %s literal" % kind, prev, tok)
+    if prev is not None and prev.type == "NUMBER" and prev.end_pos == tok.start_pos:
+        bad = _bad_number(prev, tok)
+        if bad is not None:
+            return bad
     if prev is not None and prev.type == "NAME" and prev.value == "print" and \
             ttype in _EXPR_START and _statement_start(stack, prev):
         return _error_at("Missing parentheses in call to 'print'. Did you mean print(...)?",
@@ -1634,6 +1639,19 @@ def _acceptable(exc: UnexpectedToken) -> set:
     return accepted
 
 
+def _bad_number(number: Token, tok: Token) -> Optional[ScriptSyntaxError]:
+    """CPython's error for a number immediately followed by `tok` (`1abc`, `0x`, `0b12`)."""
+    value = number.value.lower()
+    kind = {"0x": "hexadecimal", "0o": "octal", "0b": "binary"}.get(value[:2], "decimal")
+    if tok.type == "NUMBER" and kind in ("octal", "binary"):
+        return _error_at("invalid digit '%s' in %s literal" % (tok.value[0], kind), tok)
+    if tok.type != "NAME":
+        return None
+    if value == "0" and tok.value[:1].lower() in "xob":
+        kind = {"x": "hexadecimal", "o": "octal", "b": "binary"}[tok.value[0].lower()]
+    return _error_at("invalid %s literal" % kind, number, tok)
+
+
 def _unparenthesized_genexp(stack: list, ttype: str) -> Any:
     """In call arguments, the first item of a generator that is not the only argument."""
     for i in range(len(stack) - 1, 0, -1):
@@ -1652,7 +1670,8 @@ def _unparenthesized_genexp(stack: list, ttype: str) -> Any:
                       if type(x) is Token and x.type == "COMMA"]
             if ttype == "FOR" and not commas:
                 return None
-            start = after[commas[-1] + 1] if commas else (after[0] if after else None)
+            first = commas[-1] + 1 if commas else 0
+            start = after[first] if first < len(after) else None
             return None if start is None or type(start) is Token else start
     return None
 
@@ -1777,6 +1796,10 @@ def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
         raise _from_unexpected_token(exc, text, state.expr_mode) from None
     except ScriptSyntaxError as exc:
         if getattr(exc, "from_tokenizer", False):
+            if exc.message == "unexpected EOF while parsing":  # point after the final '\\'
+                lines = text.split("\n")
+                exc.line, exc.column = len(lines) - 1, len(lines[-2]) + 1
+                exc.end_line, exc.end_column = exc.line, exc.column + 1
             raise
         # raised by a transformer callback: the tokenizer may still have the last word
         raise _tokenizer_first(exc, _Replay(text, state.expr_mode, None), exc.end_line) from None
