@@ -1025,7 +1025,8 @@ class SoftplusBackward0(Function):
         (x,) = self.saved
         beta, threshold = self._kw["beta"], self._kw["threshold"]
         xb = x * beta
-        return (where(xb > threshold, g, g * E.sigmoid(xb)),)
+        z = E.exp(xb)
+        return (where(xb > threshold, g, g * z / (z + 1)),)
 
 
 def _softplus_np(x, beta, threshold):
@@ -1041,32 +1042,38 @@ def softplus(input, beta=1.0, threshold=20.0):
     return record(SoftplusBackward0, (input,), _out(r, input.dtype), {"beta": beta, "threshold": threshold})
 
 
+_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
+_GELU_KAPPA = 0.044715
+_GELU_ALPHA = (2.0 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5
+
+
 class GeluBackward0(Function):
+    """torch's gelu_backward formulas, in the same order of operations (same float32 rounding)."""
     __slots__ = ()
     save_inputs = True
 
     def backward(self, g):
         (x,) = self.saved
         if self._kw["approximate"] == "tanh":
-            k_beta = math.sqrt(2.0 / math.pi)
-            k_kappa = 0.044715
-            inner = k_beta * (x + k_kappa * x * x * x)
+            x_sq = x * x
+            x_cube = x_sq * x
+            inner = _GELU_BETA * (x + _GELU_KAPPA * x_cube)
             t = E.tanh(inner)
             left = 0.5 * x
             right = 1 + t
             left_derivative = 0.5 * right
-            right_derivative = left * (1 - t * t) * (k_beta * (1 + 3 * k_kappa * x * x))
+            right_derivative = left * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq))
             return (g * (left_derivative + right_derivative),)
         cdf = 0.5 * (1 + erf(x * _SQRT1_2))
-        pdf = E.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
+        pdf = _GELU_ALPHA * E.exp(x * x * -0.5)
         return (g * (cdf + x * pdf),)
 
 
 def _gelu_np(x, approximate):
     if approximate == "tanh":
-        k = np.asarray(math.sqrt(2.0 / math.pi), x.dtype)
-        return 0.5 * x * (1 + np.tanh(k * (x + np.asarray(0.044715, x.dtype) * x * x * x)))
-    return x * 0.5 * (1 + _host(_erf_np)(x * np.asarray(_SQRT1_2, x.dtype)))
+        x_cube = x * x * x
+        return 0.5 * x * (1 + np.tanh(_GELU_BETA * (x + _GELU_KAPPA * x_cube)))
+    return x * 0.5 * (1 + _host(_erf_np)(x * _SQRT1_2))
 
 
 def gelu(input, approximate="none"):
@@ -1097,7 +1104,8 @@ def silu(input, inplace=False):
 
 def _silu(input):
     _need_float(input, "silu_cpu")
-    r = input._data * _sigmoid_np(input._data)
+    x = input._data
+    r = x / (1 + np.exp(-x))
     return record(SiluBackward0, (input,), _out(r, input.dtype))
 
 
@@ -1344,7 +1352,7 @@ class HardsigmoidBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         return (_no_double_backward("aten::hardsigmoid_backward", (g, x),
-                                    lambda: where((x > -3.0) & (x < 3.0), g / 6.0, 0.0)),)
+                                    lambda: where((x > -3.0) & (x < 3.0), g * (1.0 / 6.0), 0.0)),)
 
 
 def hardsigmoid(input, inplace=False):
