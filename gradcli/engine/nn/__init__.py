@@ -1,19 +1,20 @@
-"""torch.nn over gradcli's engine: Module and Parameter (module.py), layers (modules_layers.py),
-losses (loss.py), torch.nn.functional (functional*.py) and torch.nn.init (init.py).
+"""torch.nn over gradcli's engine: Module and Parameter (module.py), Sequential/ModuleList/ModuleDict
+(containers.py), layers (modules_layers.py), losses (loss.py), torch.nn.functional (functional*.py),
+torch.nn.init (init.py) and torch.nn.utils (utils.py).
 
 `build(namespace_class)` returns the `torch.nn` namespace that api.py exposes: only the listed
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, init, loss, module, modules_layers, utils
-from .module import Buffer, Module, ModuleDict, ModuleList, Parameter, Sequential
-
-CONTAINERS = ("Module", "Sequential", "ModuleList", "ModuleDict", "Parameter", "Buffer")
+from . import containers, functional, init, loss, module, modules_layers, utils
+from .containers import ModuleDict, ModuleList, Sequential
+from .module import Buffer, Module, Parameter
 
 
 def classes():
     """name -> class of every nn.<Module> this package provides."""
-    out = {name: getattr(module, name) for name in CONTAINERS}
+    out = {"Module": Module, "Parameter": Parameter, "Buffer": Buffer, "Sequential": Sequential,
+           "ModuleList": ModuleList, "ModuleDict": ModuleDict}
     out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     return out

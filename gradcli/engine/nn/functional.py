@@ -411,7 +411,8 @@ NAMES = tuple(_special.FUNCTIONAL) + (
 # torch.<name> functions that also live at the top level of torch (ATen signatures where they differ)
 TORCH_NAMES = {
     "dropout": torch_dropout, "dropout_": torch_dropout_, "layer_norm": torch_layer_norm,
-    "batch_norm": torch_batch_norm, "conv1d": conv1d, "conv2d": conv2d, "max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "embedding": torch_embedding,
+    "batch_norm": torch_batch_norm, "conv1d": conv1d, "conv2d": conv2d, "max_pool1d": max_pool1d,
+    "max_pool2d": max_pool2d, "embedding": torch_embedding,
     "cosine_similarity": cosine_similarity, "pairwise_distance": pairwise_distance,
     "binary_cross_entropy_with_logits": torch_bce_with_logits, "kl_div": torch_kl_div,
     "constant_pad_nd": constant_pad_nd,

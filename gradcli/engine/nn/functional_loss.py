@@ -444,7 +444,7 @@ def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100)
             "[", "[").replace("]", "]"))
     if nd == 3:
         inp = S.view(input, (n, c, input.shape[2], 1))
-        tgt = target.view(n, target.shape[1], 1) if True else target
+        tgt = target.view(n, target.shape[1], 1)
     else:
         inp = S.view(input.contiguous(), (n, c, 1, -1))
         tgt = target.contiguous().view(n, 1, -1)

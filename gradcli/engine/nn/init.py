@@ -7,8 +7,6 @@ import warnings
 
 import numpy as np
 
-from .. import errors
-
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
 
@@ -169,4 +167,3 @@ def orthogonal_(tensor, gain=1, generator=None):
 NAMES = ("calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
          "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_")
 
-_ = errors

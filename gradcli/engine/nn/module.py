@@ -1,5 +1,4 @@
-"""nn.Parameter and nn.Module (with Sequential, ModuleList, ModuleDict): a port of the parts of
-torch/nn/modules/module.py that scripts observe: registration order, attribute lookup, calls
+"""nn.Parameter and nn.Module: a port of the parts of torch/nn/modules/module.py that scripts observe: registration order, attribute lookup, calls
 with hooks, parameters()/named_parameters()/children()/modules(), train()/eval(), zero_grad(),
 to()/double()/float(), state_dict(), and the repr PyTorch prints."""
 from __future__ import annotations
@@ -426,7 +425,6 @@ class Module:
                 new = fn(param)
             param._data = new._data
             param.dtype = new.dtype
-            param._version[0] += 0
             if param._grad is not None:
                 with no_grad():
                     g = fn(param._grad)
@@ -453,7 +451,6 @@ class Module:
         return self._apply(convert)
 
     def float(self):
-        from .. import dtypes  # noqa: PLC0415
         return self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)
 
     def double(self):
@@ -577,225 +574,6 @@ def _to_target(args, kwargs, parse):
     return dtype, device
 
 
-# ---------------------------------------------------------------------------- containers
-
-class Sequential(Module):
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
-
-    def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = idx.__index__()
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(itertools.islice(iterator, idx, None))
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return self._get_item_by_idx(iter(self._modules.values()), idx)
-
-    def __setitem__(self, idx, module):
-        key = self._get_item_by_idx(iter(self._modules.keys()), idx)
-        setattr(self, key, module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            key = self._get_item_by_idx(iter(self._modules.keys()), idx)
-            delattr(self, key)
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self.__dict__["_modules"] = dict(zip(str_indices, self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def insert(self, index, module):
-        if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
-        n = len(self._modules)
-        if not (-n <= index <= n):
-            raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self.__dict__["_modules"] = {str(i): m for i, m in enumerate(mods)}
-        return self
-
-    def extend(self, sequential):
-        for layer in sequential:
-            self.append(layer)
-        return self
-
-    def forward(self, input):
-        for module in self:
-            input = module(input)
-        return input
-
-
-class ModuleList(Module):
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.extend(modules)
-
-    def _get_abs_string_index(self, idx):
-        idx = idx.__index__()
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._modules.values())[idx])
-        return self._modules[self._get_abs_string_index(idx)]
-
-    def __setitem__(self, idx, module):
-        idx = self._get_abs_string_index(idx)
-        setattr(self, str(idx), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, self._get_abs_string_index(idx))
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self.__dict__["_modules"] = dict(zip(str_indices, self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def __iadd__(self, modules):
-        return self.extend(modules)
-
-    def __add__(self, other):
-        combined = ModuleList()
-        for i, module in enumerate(itertools.chain(self, other)):
-            combined.add_module(str(i), module)
-        return combined
-
-    def __repr__(self):
-        lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
-        # torch groups runs of identical reprs: "(0-2): 3 x Linear(...)"
-        lines = _grouped(self._modules)
-        if not lines:
-            return self._get_name() + "()"
-        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
-
-    def insert(self, index, module):
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
-
-    def extend(self, modules):
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
-        return self
-
-    def forward(self, *args):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-def _grouped(modules):
-    """ModuleList's repr: consecutive children with the same repr print once, as '(a-b): n x repr'."""
-    items = list(modules.items())
-    if not items:
-        return []
-    reprs = [repr(m) for _, m in items]
-    lines = []
-    start = 0
-    for i in range(1, len(items) + 1):
-        if i < len(items) and reprs[i] == reprs[start]:
-            continue
-        if i - start > 1:
-            lines.append(f"({items[start][0]}-{items[i - 1][0]}): {i - start} x " + _addindent(reprs[start], 2))
-        else:
-            lines.append(f"({items[start][0]}): " + _addindent(reprs[start], 2))
-        start = i
-    return lines
-
-
-class ModuleDict(Module):
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def __getitem__(self, key):
-        return self._modules[key]
-
-    def __setitem__(self, key, module):
-        self.add_module(key, module)
-
-    def __delitem__(self, key):
-        del self._modules[key]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key):
-        return key in self._modules
-
-    def keys(self):
-        return self._modules.keys()
-
-    def items(self):
-        return self._modules.items()
-
-    def values(self):
-        return self._modules.values()
-
-    def update(self, modules):
-        items = modules.items() if isinstance(modules, dict) or isinstance(modules, ModuleDict) else modules
-        for k, m in items:
-            self[k] = m
-
-    def forward(self, *args):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-
 Parameter.__module__ = "torch.nn.parameter"
 Buffer.__module__ = "torch.nn.parameter"
 Module.__module__ = "torch.nn.modules.module"
-for _c in (Sequential, ModuleList, ModuleDict):
-    _c.__module__ = "torch.nn.modules.container"
