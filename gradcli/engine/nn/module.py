@@ -1,6 +1,7 @@
-"""nn.Parameter and nn.Module: a port of the parts of torch/nn/modules/module.py that scripts observe: registration order, attribute lookup, calls
-with hooks, parameters()/named_parameters()/children()/modules(), train()/eval(), zero_grad(),
-to()/double()/float(), state_dict(), and the repr PyTorch prints."""
+"""nn.Parameter and nn.Module: a port of the parts of torch/nn/modules/module.py that scripts
+observe: registration order, attribute lookup, calls with hooks, parameters()/named_parameters()/
+children()/modules(), train()/eval(), zero_grad(), to()/double()/float(), state_dict(), and the
+repr PyTorch prints."""
 from __future__ import annotations
 
 import itertools
