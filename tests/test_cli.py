@@ -422,6 +422,22 @@ def test_limits_are_script_errors_not_crashes():
     proc = gradcli("run", "--timeout", "0.5", "-e", "i = 0\nwhile True:\n    i += 1\n", timeout=30)
     assert proc.returncode == 1
     assert_no_traceback(proc)
+    proc = gradcli("run", "--max-elements", "1e3", "-e", "x = torch.zeros(1000, 1000)")
+    assert proc.returncode == 1 and "--max-elements" in proc.stderr
+    assert_no_traceback(proc)
+
+
+@needs_runner
+@pytest.mark.skipif(os.name == "nt", reason="POSIX pipes")
+def test_closed_stdout_ends_quietly():
+    """gradcli run x.grad | head: no BrokenPipeError reported as the script's error."""
+    proc = subprocess.Popen([*CMD, "run", "-e", "for i in range(1000000):\n    print(i)\n"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=clean_env())
+    assert proc.stdout.readline() == b"0\n"
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert err == b"" and proc.returncode in (-13, 1), (proc.returncode, err)
 
 
 def _broken_env(tmp_path, patch: str) -> dict:

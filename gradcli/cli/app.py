@@ -332,6 +332,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: no traceback of gradcli's ever reaches the user."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    _default_sigpipe()
     try:
         _install_plain_coercion()
         app(args=args, prog_name="gradcli", standalone_mode=True)
@@ -346,6 +347,18 @@ def main(argv: Optional[List[str]] = None) -> None:
     except BaseException as exc:  # noqa: BLE001 - the last line of defence
         internal_error(exc, debug)
         sys.exit(EXIT_INTERNAL)
+
+
+def _default_sigpipe() -> None:
+    """Like any Unix filter, stop quietly when the reader goes away (gradcli run x.grad | head):
+    Python's default turns that into a BrokenPipeError that the script would see."""
+    import signal  # noqa: PLC0415
+
+    if hasattr(signal, "SIGPIPE"):
+        try:
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        except (ValueError, OSError):  # not the main thread
+            pass
 
 
 def _silence_stdout() -> None:
