@@ -1275,3 +1275,43 @@ def case_nn_utils_clip(torch):
     torch.nn.utils.clip_grad_value_(m.parameters(), 0.1)
     return [info(total), g, vals(m.weight.grad), vals(m.bias.grad),
             info(torch.nn.utils.parameters_to_vector(m.parameters()))]
+
+
+def case_module_hooks_apply_generators(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+    seen = []
+
+    def init_fn(mod):
+        seen.append(type(mod).__name__)
+        if isinstance(mod, nn.Linear):
+            nn.init.constant_(mod.weight, 0.5)
+            nn.init.zeros_(mod.bias)
+
+    r = m.apply(init_fn)
+    calls = []
+
+    def hook(mod, inp, out):
+        calls.append([type(mod).__name__, vals(inp[0]), vals(out)])
+        return out * 2
+
+    def pre(mod, inp):
+        calls.append(["pre", vals(inp[0])])
+
+    h = m[0].register_forward_hook(hook)
+    hp = m[2].register_forward_pre_hook(pre)
+    out = m(torch.tensor([[1.0, -2.0]]))
+    h.remove()
+    hp.remove()
+    out2 = m(torch.tensor([[1.0, -2.0]]))
+    return [r is m, seen, calls, info(out), info(out2), repr(m.parameters()), repr(m.named_parameters()),
+            repr(m.children()), [vals(p) for p in m.parameters()]]
+
+
+def case_af_jacobian_strategies(torch):
+    AF = torch.autograd.functional
+    x = torch.tensor([1.0, 2.0])
+    # (vectorize=True works too, but torch's vmap path emits internal jit DeprecationWarnings)
+    return [err(lambda: AF.jacobian(lambda t: t ** 2, x, strategy="forward-mode")),
+            err(lambda: AF.jacobian(lambda t: t ** 2, x, strategy="sideways")),
+            info(AF.jacobian(lambda t: t ** 2, x, strategy="reverse-mode"))]

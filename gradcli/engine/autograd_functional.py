@@ -201,8 +201,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
         if not vectorize:
-            raise errors.value("torch.autograd.functional.jacobian: `strategy=\"forward-mode\"` requires "
-                               "`vectorize=True`")
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
