@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
-
-try:
-    from typing import Annotated
-except ImportError:  # pragma: no cover - Python 3.8
-    from typing_extensions import Annotated
 
 from gradcli import __version__
 
@@ -41,8 +36,6 @@ Exit codes: 0 ok, 1 the script raised, 2 usage error, 3 internal error, 130 inte
 
 app = typer.Typer(
     name="gradcli",
-    help="gradcli: a gradient calculator and GradScript, a PyTorch-flavoured language for autograd. "
-         "It prints exactly what Python with PyTorch 2.13 would print, without PyTorch.",
     epilog=EXAMPLES,
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
