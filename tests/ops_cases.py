@@ -13,7 +13,6 @@ median of equal values); torch.nn.functional is reached through `F(torch)`.
 """
 from __future__ import annotations
 
-import math
 import warnings
 
 CASES = {}

@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..autograd import _Saved
 from ..function import Function, MultiOutputFunction, record, record_multi
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import _wrap_dim, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import reduction as R

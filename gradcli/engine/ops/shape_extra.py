@@ -1,7 +1,7 @@
 """Shape ops beyond views/cat/stack: roll, rot90, diff, unflatten, atleast_1d/2d/3d,
 repeat_interleave, take, take_along_dim, meshgrid, cartesian_prod, flipud/fliplr, tensor_split and
-h/v/dsplit, dstack/column_stack/row_stack, broadcast_tensors, unfold, masked_select, and scatter
-with a number (ScatterBackward1).
+h/v/dsplit, dstack/column_stack/row_stack, broadcast_tensors, unfold. (masked_select and scatter
+are the core's, ops/indexing.py.)
 
 Composite ops are built from the engine's primitives in torch's own order, so their grad_fn names
 are torch's (`diff` is SubBackward0, `repeat_interleave` ViewBackward0, `meshgrid` ExpandBackward0).
@@ -16,7 +16,6 @@ from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import shape as S
-from .shape import sum_to
 from .special import warn_once
 
 
@@ -420,7 +419,7 @@ def row_stack(tensors):
     return S.cat(list(atleast_2d(tuple(tensors))), 0)
 
 
-# ---------------------------------------------------------------------------- unfold, masked_select, scatter
+# ---------------------------------------------------------------------------- unfold
 
 class UnfoldBackward0(Function):
     __slots__ = ()
@@ -467,74 +466,6 @@ def unfold(input, dimension, size, step):
     arr = _windows(data if data.ndim else data.reshape(1), d, size, step)
     return record(UnfoldBackward0, (input,), view_of(input, arr),
                   {"in_shape": data.shape, "dim": d, "size": size, "step": step})
-
-
-class MaskedSelectBackward0(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        k = self._kw
-        return (sum_to(_masked_scatter(g, k["mask"], k["shape"]), k["in_shape"]), None)
-
-
-class _MaskedScatter(Function):
-    """zeros with g written where mask is set (the backward of masked_select)."""
-    __slots__ = ()
-
-    def backward(self, g):
-        return (masked_select(g, self._kw["mask"]),)
-
-    def name(self):
-        return "MaskedScatterBackward0"
-
-
-def _masked_scatter(g, mask, shape):
-    out = np.zeros(shape, g._data.dtype)
-    out[np.broadcast_to(mask._data, shape)] = g._data
-    return record(_MaskedScatter, (g,), wrap(out, g.dtype), {"mask": mask})
-
-
-def masked_select(input, mask):
-    if mask.dtype is not dtypes.bool_:
-        raise errors.runtime(f"masked_select: expected BoolTensor for mask")
-    try:
-        shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    except ValueError:
-        raise E._broadcast_error(input, mask) from None
-    r = np.broadcast_to(input._data, shape)[np.broadcast_to(mask._data, shape)]
-    return record(MaskedSelectBackward0, (input, mask), wrap(np.array(r), input.dtype),
-                  {"mask": mask, "shape": shape, "in_shape": input._data.shape})
-
-
-class ScatterBackward1(Function):
-    """scatter(dim, index, number): the gradient is g with zeros at the written places."""
-    __slots__ = ()
-
-    def backward(self, g):
-        k = self._kw
-        return (I.scatter(g, k["dim"], k["index"], 0.0), None)
-
-
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    if src is None:
-        src = value
-    if reduce is not None or isinstance(src, Tensor):
-        if reduce is not None:
-            return I.scatter(input, dim, index, src, reduce=reduce)
-        return I.scatter(input, dim, index, src)
-    from ..autograd import grad_mode  # noqa: PLC0415
-    with _no_grad():
-        out = I.scatter(input, dim, index, src)
-    out = wrap(out._data, out.dtype)
-    d = _wrap_dim(dim, input._data.ndim)
-    if input.dtype.is_floating_point and grad_mode.enabled:
-        record(ScatterBackward1, (input, index), out, {"dim": d, "index": index})
-    return out
-
-
-def _no_grad():
-    from ..autograd import no_grad  # noqa: PLC0415
-    return no_grad()
 
 
 # ---------------------------------------------------------------------------- registration
