@@ -28,7 +28,6 @@ class Compiler(ExprCompiler, CallableCompiler):
         self.B = namespaces.builtins
         self.filename = filename
         self.nesting = 0
-        self.module_names = set()  # names the module binds anywhere (compile_module fills it)
 
     # ------------------------------------------------------------------ errors and checks
     def error(self, node, type_name, message, hint=None):
@@ -110,9 +109,9 @@ class Compiler(ExprCompiler, CallableCompiler):
     def compile_module(self, module):
         """[(statement node, closure)] for the top-level statements (echo on)."""
         scope = Scope("module", echo=True)
-        self.module_names = set(self.G) | _all_bound_names(module.body)
         compiled = []
         for s in module.body:
+            self.nesting = 0
             try:
                 f = self.stmt(s, scope)
             except GradScriptError as e:
@@ -553,25 +552,6 @@ def _raiser(error):
     def raise_(frame):
         raise error
     return raise_
-
-
-def _all_bound_names(body):
-    """Every name bound anywhere in a module (all scopes): a builtin never shadowed is looked up first."""
-    names = set()
-    for node in A.walk(A.Module(body)):
-        t = type(node)
-        if t is A.FunctionDef or t is A.Lambda:
-            names.update(node.params)
-            names.update(node.kwonly)
-            names.update(p for p in (node.vararg, node.kwarg) if p)
-        if t in (A.Assign, A.AugAssign, A.AnnAssign, A.For, A.With, A.FunctionDef, A.ClassDef, A.Import,
-                 A.ImportFrom, A.Delete, A.Comprehension, A.Global, A.Nonlocal):
-            bound, _, _ = bound_names([node]) if t is not A.Comprehension else (set(), None, None)
-            names |= bound
-            if t is A.Comprehension:
-                from .scopes import _target_names
-                _target_names(node.target, names)
-    return names
 
 
 Compiler._STMT = {

@@ -39,17 +39,20 @@ class ExprCompiler:
     """Mixin of Compiler: expression lowering. Needs self.rt, self.G, self.B, self.error()."""
 
     def expr(self, node, scope):
-        self.nesting += 1
+        depth = self.nesting = self.nesting + 1
+        if depth > MAX_NESTING:
+            raise self.error(node, "RecursionError",
+                             "maximum recursion depth exceeded during compilation (source nested too deeply)")
         try:
-            if self.nesting > MAX_NESTING:
-                raise self.error(node, "RecursionError",
-                                 "maximum recursion depth exceeded during compilation (source nested too deeply)")
-            method = EXPR_METHODS.get(type(node))
-            if method is None:
-                raise self.error(node, "SyntaxError", f"{type(node).__name__} is not supported in GradScript")
-            return getattr(self, method)(node, scope)
-        finally:
-            self.nesting -= 1
+            method = self._dispatch[type(node)]
+        except KeyError:
+            raise self.error(node, "SyntaxError", f"{type(node).__name__} is not supported in GradScript") from None
+        except AttributeError:
+            self._dispatch = {cls: getattr(self, name) for cls, name in EXPR_METHODS.items()}
+            method = self._dispatch[type(node)]
+        result = method(node, scope)
+        self.nesting = depth - 1
+        return result
 
     # ------------------------------------------------------------------ leaves
     def e_constant(self, node, scope):
@@ -97,25 +100,15 @@ class ExprCompiler:
                 raise err
             return load_class
 
-        if name in B and name not in self.module_names:
-            def load_builtin(frame):  # a builtin the module never assigns: look there first
-                if name in B and name not in G:
-                    return B[name]
-                return load_global(frame)
-        else:
-            load_builtin = None
-
         def load_global(frame):
-            try:
+            if name in G:
                 return G[name]
-            except KeyError:
-                pass
             if name in B:
                 return B[name]
             err = NameError(f"name '{name}' is not defined")
             tag(err, node)
             raise err
-        return load_builtin or load_global
+        return load_global
 
     # ------------------------------------------------------------------ operators
     def e_binop(self, node, scope):

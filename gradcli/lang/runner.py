@@ -12,6 +12,7 @@ KeyboardInterrupt/SystemExit.
 from __future__ import annotations
 
 import contextlib
+import gc
 import keyword
 import sys
 import traceback
@@ -114,6 +115,17 @@ def _span(node):
     if node is None:
         return {}
     return dict(line=node.line, column=node.column, end_line=node.end_line, end_column=node.end_column)
+
+
+@contextlib.contextmanager
+def _no_gc():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def hint_text(key):
@@ -223,7 +235,8 @@ class Session:
     def _parse(self, source, filename):
         from .parser import parse
         try:
-            return parse(source, filename), None
+            with _no_gc():
+                return parse(source, filename), None
         except GradScriptError as e:
             if e.filename is None:
                 e.filename = filename
@@ -250,7 +263,8 @@ class Session:
         try:
             with self._engine(filename):
                 try:
-                    compiled = Compiler(rt, self.namespaces, self.globals, filename).compile_module(module)
+                    with _no_gc():  # many new long-lived objects: the collector would rescan them all
+                        compiled = Compiler(rt, self.namespaces, self.globals, filename).compile_module(module)
                 except GradScriptError as e:
                     return self._convert(e, None, filename)
                 except RecursionError:
