@@ -274,7 +274,12 @@ GRADCHECKS = {
     "unfold": (lambda x: x.unfold(1, 2, 1), [M23]), "dstack": (lambda a, b: T.dstack([a, b]), [M23, M23]),
     "column_stack": (lambda a, b: T.column_stack([a, b]), [A, B]), "broadcast_tensors": (T.broadcast_tensors, [M23, A[:3]]),
     "where_scalar": (lambda x: T.where(x > 0, x, 0.5), [M23]), "clamp_tensor": (T.clamp, [A, [0.0] * 5, [0.5] * 5]),
-    "masked_fill": (lambda x: x.masked_fill(T.tensor([True, False, True]), 2.0), [M23]),}
+    "masked_fill": (lambda x: x.masked_fill(T.tensor([True, False, True]), 2.0), [M23]),
+    "rrelu_eval": (lambda x: F_.rrelu(x, training=False), [WIDE]), "sign_zero": (T.sgn, [A]),
+    "round_decimals": (lambda x: T.round(x, decimals=1), [[0.32, -0.71, 1.18]]), "inv_ex": (lambda a: T.linalg.inv_ex(a).inverse, [M33]),
+    "diagflat": (T.diagflat, [M23]), "addmm": (lambda x, a, b: T.addmm(x, a, b, beta=0.5, alpha=2.0), [M23, M23, M33]),
+    "outer": (T.outer, [A, B]), "vecdot": (T.linalg.vecdot, [M23, M23]), "flip_varargs": (lambda x: x.flip(0, 1), [M23]),
+    "msort": (T.msort, [M23]), "logaddexp_bcast": (T.logaddexp, [M23, A[:3]]),}
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))
