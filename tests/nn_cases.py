@@ -1315,3 +1315,33 @@ def case_af_jacobian_strategies(torch):
     return [err(lambda: AF.jacobian(lambda t: t ** 2, x, strategy="forward-mode")),
             err(lambda: AF.jacobian(lambda t: t ** 2, x, strategy="sideways")),
             info(AF.jacobian(lambda t: t ** 2, x, strategy="reverse-mode"))]
+
+
+def case_more_errors(torch):
+    F = torch.nn.functional
+    nn = torch.nn
+    x = torch.ones(3, 4)
+    return [err(lambda: F.conv1d(torch.ones(5), torch.ones(1, 1, 3))),
+            err(lambda: F.max_pool2d(torch.ones(4, 4), 2)),
+            err(lambda: F.avg_pool2d(torch.ones(4), 2)),
+            err(lambda: F.layer_norm(x, (3, 4), torch.ones(4))),
+            err(lambda: F.batch_norm(x, torch.zeros(3), torch.ones(4))),
+            err(lambda: F.embedding(torch.tensor([1]), torch.ones(3, 2), padding_idx=5)),
+            err(lambda: nn.Embedding(3, 2, padding_idx=-4)),
+            err(lambda: nn.Conv2d(3, 4, 3, groups=2)),
+            err(lambda: nn.Conv2d(2, 3, 3, groups=2)),
+            err(lambda: nn.Conv2d(2, 2, 3, padding_mode="foo")).split("{")[0],  # a set: its order varies
+            err(lambda: nn.Conv2d(2, 2, 3, padding="full")),
+            err(lambda: nn.Conv2d(2, 2, 3, stride=2, padding="same")),
+            err(lambda: nn.BatchNorm1d(3)(torch.ones(2, 4))),
+            err(lambda: nn.LayerNorm(4)(torch.ones(2, 3))),
+            err(lambda: nn.Linear(3, 2)(torch.ones(2, 3, dtype=torch.float64))),
+            err(lambda: nn.Sequential(nn.Linear(2, 2))(torch.ones(2, 2), torch.ones(1))),
+            err(lambda: F.one_hot(torch.tensor([], dtype=torch.int64))),
+            err(lambda: F.kl_div(x, x, reduction="batchmean", log_target=True) + "x"),
+            err(lambda: F.cross_entropy(x, torch.ones(3, 4), ignore_index=1)),
+            err(lambda: F.binary_cross_entropy(x * 0.5, x, weight=torch.ones(2))),
+            err(lambda: F.huber_loss(x, x, delta=0.0)),
+            err(lambda: F.smooth_l1_loss(x, x, beta=-1.0)),
+            err(lambda: F.cosine_similarity(x, x, dim=2)),
+            err(lambda: F.normalize(x, dim=3))]

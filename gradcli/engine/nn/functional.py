@@ -31,6 +31,9 @@ def linear(input, weight, bias=None):
     nd = input.dim()
     if bias is None:
         return L.matmul(input, wt)
+    if input.dtype is not weight.dtype:
+        raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {E._c10_name(input.dtype)} and "
+                             f"{E._c10_name(weight.dtype)}")
     if nd == 2:
         _check_bias(bias, input.shape[0], wt.shape[-1])
         return L.addmm(bias, input, wt)

@@ -303,6 +303,9 @@ def _take_max(x, indices):
 
 
 def _pool_args(input, kernel_size, stride, padding, dilation, name):
+    if name == "avg_pool2d" and input.dim() < 3:  # ATen reads input.size(-3) first
+        n = max(input.dim(), 1)
+        raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")
     if input.dim() not in (3, 4):
         raise errors.runtime(f"non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _tuple(kernel_size, 2)

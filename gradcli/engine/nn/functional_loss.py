@@ -65,6 +65,23 @@ def _size_warning(input, target):
                       "Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes (torch._refs._broadcast_shapes), with its error text."""
+    from ..tensor import Size  # noqa: PLC0415
+    common = [1] * max(len(s) for s in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                common[idx] = shape[idx]
+            elif shape[idx] != 1:
+                raise errors.runtime(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! "
+                                     f"Mismatching argument at index {arg_idx} had {Size(shape)}; but expected "
+                                     f"shape should be broadcastable to {common}")
+    return tuple(common)
+
+
 def broadcast_pair(a, b):
     """torch.broadcast_tensors for two tensors: expand (ExpandBackward0) only where shapes differ."""
     try:
@@ -289,7 +306,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise errors.value(f"Using a target size ({target.shape}) that is different to the input size "
                            f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        shape = broadcast_shapes(target.shape, weight.shape)
         weight = S.expand(weight, shape) if tuple(weight.shape) != shape else weight
     dt = input.dtype
     x = input._data

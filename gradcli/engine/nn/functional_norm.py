@@ -113,7 +113,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.dim() < 2:
         raise errors.runtime(f"batch_norm(): Expected input to have at least 2 dims, but got {input.dim()}")
     c = input.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise errors.runtime(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):
