@@ -92,6 +92,13 @@ ESCAPES = [
     "iter(int, 1)",
     "import math\nmath.factorial(10 ** 7)",
     "import torch\ntorch.cuda.__dict__",
+    "r = range(10 ** 6)\nr.rt",
+    "def f():\n    pass\nf.closure",
+    "def f():\n    pass\nf.rt.write",
+    "(lambda: 0).body",
+    "import torch.nn as nn\nclass A(nn.Module):\n    pass\nA.mro()",
+    "import torch.nn as nn\nnn.Linear(1, 1).parameters().gi_frame",
+    "import torch\nx = torch.ones(1, requires_grad=True)\n(x * 2).grad_fn.apply.__globals__",
 ]
 
 

@@ -129,7 +129,7 @@ def _compute_policy(t):
     if t is super:
         return "checked"
     if t is BigRange:
-        return True
+        return frozenset(("start", "stop", "step", "index", "count"))
     if issubclass(t, np.ndarray) or issubclass(t, np.generic):
         return NP_ARRAY_ATTRS
     if issubclass(t, np.dtype):
