@@ -1331,7 +1331,7 @@ def case_more_errors(torch):
             err(lambda: nn.Conv2d(3, 4, 3, groups=2)),
             err(lambda: nn.Conv2d(2, 3, 3, groups=2)),
             err(lambda: nn.Conv2d(2, 2, 3, padding_mode="foo")).split("{")[0],  # a set: its order varies
-            err(lambda: nn.Conv2d(2, 2, 3, padding="full")),
+            err(lambda: nn.Conv2d(2, 2, 3, padding="full")).split("{")[0],
             err(lambda: nn.Conv2d(2, 2, 3, stride=2, padding="same")),
             err(lambda: nn.BatchNorm1d(3)(torch.ones(2, 4))),
             err(lambda: nn.LayerNorm(4)(torch.ones(2, 3))),
@@ -1345,3 +1345,47 @@ def case_more_errors(torch):
             err(lambda: F.smooth_l1_loss(x, x, beta=-1.0)),
             err(lambda: F.cosine_similarity(x, x, dim=2)),
             err(lambda: F.normalize(x, dim=3))]
+
+
+# ---------------------------------------------------------------------------- lr_scheduler
+
+def _sched_case(name, *args, steps=8, **kw):
+    def case(torch):
+        w, b = _opt_problem(torch)
+        opt = torch.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1, momentum=0.9)
+        sched = getattr(torch.optim.lr_scheduler, name)(opt, *args, **kw)
+        obs = [repr(sched), sched.get_last_lr(), sorted(opt.param_groups[0].keys()), repr(opt)]
+        for _ in range(steps):
+            opt.zero_grad()
+            _opt_loss(torch, w, b).backward()
+            opt.step()
+            sched.step()
+            obs.append([sched.get_last_lr(), [g["lr"] for g in opt.param_groups], sched.last_epoch, vals(b)])
+        return obs
+    return case
+
+
+CASES["optim_sched_StepLR"] = _sched_case("StepLR", 3, gamma=0.5)
+CASES["optim_sched_MultiStepLR"] = _sched_case("MultiStepLR", [2, 5, 5], gamma=0.3)
+CASES["optim_sched_ExponentialLR"] = _sched_case("ExponentialLR", 0.9)
+CASES["optim_sched_LambdaLR"] = _sched_case("LambdaLR", lambda epoch: 1 / (epoch + 1))
+CASES["optim_sched_MultiplicativeLR"] = _sched_case("MultiplicativeLR", lambda epoch: 0.8)
+CASES["optim_sched_ConstantLR"] = _sched_case("ConstantLR", factor=0.5, total_iters=3)
+CASES["optim_sched_LinearLR"] = _sched_case("LinearLR", start_factor=0.25, total_iters=4)
+CASES["optim_sched_CosineAnnealingLR"] = _sched_case("CosineAnnealingLR", T_max=3, eta_min=0.01)
+
+
+def case_optim_sched_order_warning_and_epoch(torch):
+    w, b = _opt_problem(torch)
+    opt = torch.optim.SGD([w, b], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+    sched.step()
+    sched.step(5)
+    obs = [sched.get_last_lr(), sched.last_epoch]
+    opt2 = torch.optim.Adam([w], lr=0.01)
+    s2 = torch.optim.lr_scheduler.ExponentialLR(opt2, 0.5)
+    opt2.step()
+    s2.step()
+    return obs + [s2.get_last_lr(), err(lambda: torch.optim.lr_scheduler.StepLR("opt", 2)),
+                  err(lambda: torch.optim.lr_scheduler.ConstantLR(opt, factor=2.0)),
+                  err(lambda: torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0, lambda e: 2.0]))]

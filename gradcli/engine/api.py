@@ -178,7 +178,7 @@ from . import nn as _nn  # noqa: E402
 from . import optim as _optim  # noqa: E402
 
 nn = _nn.build(_Module)
-optim = _Module("torch.optim", **{_name: getattr(_optim, _name) for _name in _optim.NAMES})
+optim = _optim.build(_Module)
 autograd.functional = _Module("torch.autograd.functional", **{_name: getattr(_AF, _name) for _name in _AF.NAMES})
 for _name, _fn in _nn.functional.TORCH_NAMES.items():
     globals().setdefault(_name, _fn)

@@ -183,6 +183,8 @@ class Optimizer:
                         g.zero_()
 
     def step(self, closure=None):
+        if getattr(self, "_lr_sched_wrapped", False):
+            self._opt_called = True  # an lr_scheduler checks the call order
         loss = None
         if closure is not None:
             with enable_grad():
@@ -452,6 +454,13 @@ class Adagrad(Optimizer):
 
 
 NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
+
+
+def build(namespace):
+    """The torch.optim namespace (with torch.optim.lr_scheduler), made with api.py's module-like class."""
+    from . import optim_lr_scheduler as sched  # noqa: PLC0415 - it imports this module
+    lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES})
+    return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES})
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
                   ("RMSprop", "rmsprop"), ("Adagrad", "adagrad")):

@@ -347,8 +347,9 @@ class _ConvNd(Module):
         if padding_mode not in valid_modes:
             raise errors.value(f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'")
         if isinstance(padding, str):
-            if padding not in ("valid", "same"):
-                raise errors.value(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            valid_padding_strings = {"same", "valid"}
+            if padding not in valid_padding_strings:
+                raise errors.value(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
                 raise errors.value("padding='same' is not supported for strided convolutions")
         self.in_channels, self.out_channels = in_channels, out_channels
