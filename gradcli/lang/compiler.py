@@ -18,6 +18,14 @@ from .runtime import BREAK, CONTINUE, tag
 from .scopes import Scope, bound_names
 
 _RETURN_NONE = (None,)
+_FORBIDDEN_HINTS = {
+    "type": "use isinstance(x, torch.Tensor), or x.dtype for a tensor's element type",
+    "getattr": "write the attribute directly: obj.name",
+    "setattr": "assign the attribute directly: obj.name = value",
+    "dir": "the REPL completes names and attributes with Tab",
+    "open": "scripts have no file access; print the values you need",
+    "input": "scripts read no input; set the values in the script",
+}
 
 
 class Compiler(ExprCompiler, CallableCompiler):
@@ -39,7 +47,8 @@ class Compiler(ExprCompiler, CallableCompiler):
     def check_name(self, name, node, what="name"):
         if name in FORBIDDEN_NAMES:
             raise self.error(node, "NameError", f"'{name}' is not available in GradScript (sandbox)",
-                             hint="GradScript scripts can only compute: no eval, files or introspection")
+                             hint=_FORBIDDEN_HINTS.get(name, "GradScript scripts can only compute: no eval, "
+                                                       "files or introspection"))
         if name.startswith("_") and name != "_":
             raise self.error(node, "NameError",
                              f"{what} '{name}' is not allowed: names starting with '_' are reserved in GradScript",

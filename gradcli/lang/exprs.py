@@ -163,19 +163,31 @@ class ExprCompiler:
 
     def e_boolop(self, node, scope):
         parts = [self.expr(v, scope) for v in node.values]
-        is_and = node.op == "and"
+        head, last = parts[:-1], parts[-1]
+        if node.op == "and":
+            def and_(frame):
+                try:
+                    for part in head:
+                        v = part(frame)
+                        if not v:
+                            return v
+                except Exception as e:
+                    tag(e, node)
+                    raise
+                return last(frame)
+            return and_
 
-        def boolop(frame):
+        def or_(frame):
             try:
-                for part in parts[:-1]:
+                for part in head:
                     v = part(frame)
-                    if (not v) if is_and else v:
+                    if v:
                         return v
-                return parts[-1](frame)
             except Exception as e:
                 tag(e, node)
                 raise
-        return boolop
+            return last(frame)
+        return or_
 
     def e_compare(self, node, scope):
         left = self.expr(node.left, scope)
