@@ -228,7 +228,11 @@ class Session:
         if internal:
             return _internal(exc, filename, node)
         type_name = exc.type_name if isinstance(exc, LimitError) else type(exc).__name__
-        return GradScriptError(str(exc), type_name=type_name, filename=filename,
+        try:
+            message = str(exc)
+        except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
+            message = "<exception str() failed>"
+        return GradScriptError(message, type_name=type_name, filename=filename,
                                hint=hint_text(getattr(exc, "gradcli_hint", None)), **_span(node))
 
     # ------------------------------------------------------------------ running
