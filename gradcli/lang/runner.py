@@ -254,6 +254,7 @@ class Session:
     def run(self, source: str, filename: str = "<string>") -> RunResult:
         self._outputs = []
         self._warnings = []
+        self._warned = set()  # once per site and run (a REPL's inputs all start at line 1)
         self.rt.reset()
         module, error = self._parse(source, filename)
         if error is None:
