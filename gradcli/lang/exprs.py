@@ -13,7 +13,7 @@ from . import fastops
 from .pyvalues import BINOPS, UNARYOPS, get_attr, unpack
 from .runtime import tag
 
-MAX_NESTING = 400  # expressions and blocks nested deeper than this are refused
+MAX_NESTING = 1000  # expressions and blocks nested deeper than this are refused (CPython: about 1000 too)
 
 
 def _contains(a, b):
