@@ -371,3 +371,29 @@ def test_syntax_errors_are_reported_not_raised():
 
 def test_bare_torch_names_and_shadowing():
     assert out("tensor([1., 2.]) * 2\ndef ones(n):\n    return 'mine'\nones(2)") == "tensor([2., 4.])\n'mine'\n"
+
+
+def test_compile_phase_errors_come_when_their_statement_is_reached():
+    result = run("print('first')\nreturn 5")
+    assert result.stdout == "first\n"
+    assert (result.error.type_name, result.error.message, result.error.line) == (
+        "SyntaxError", "'return' outside function", 2)
+
+
+def test_single_underscore_is_an_ordinary_name():
+    assert out("for _ in range(2):\n    print('x')\n_, b = 1, 2\nb") == "x\nx\n2\n"
+
+
+def test_call_errors_name_the_callable_like_cpython():
+    e = err("def f(**k):\n    return k\nf(**{'a': 1}, **{'a': 2})")
+    assert e.message == "__main__.f() got multiple values for keyword argument 'a'"
+    assert err("def f(*a):\n    return a\nf(*5)").message == "__main__.f() argument after * must be an iterable, not int"
+    assert err("x = 3\nx.real = 5").message == "attribute 'real' of 'int' objects is not writable"
+
+
+def test_set_device_rebinds_imported_names():
+    session = Session(RunOptions())
+    assert session.run("import torch\nfrom torch import ones\nx = ones(1)").ok
+    session.set_device("cpu")
+    result = session.run("ones(2).device, torch.zeros(1).device, x")
+    assert result.stdout == "(device(type='cpu'), device(type='cpu'), tensor([1.]))\n"
