@@ -374,10 +374,10 @@ def test_bare_torch_names_and_shadowing():
 
 
 def test_compile_phase_errors_come_when_their_statement_is_reached():
-    result = run("print('first')\nreturn 5")
+    result = run("print('first')\ndef g():\n    nonlocal q")
     assert result.stdout == "first\n"
     assert (result.error.type_name, result.error.message, result.error.line) == (
-        "SyntaxError", "'return' outside function", 2)
+        "SyntaxError", "no binding for nonlocal 'q' found", 3)
 
 
 def test_single_underscore_is_an_ordinary_name():
