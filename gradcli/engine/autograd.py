@@ -94,12 +94,46 @@ _sequence = itertools.count()
 _ACCUMULATE_PRIORITY = float("inf")
 
 
+class _Extra:
+    """A node's rarely used state, allocated on first use (keeps node creation cheap)."""
+    __slots__ = ("retained", "pre_hooks", "hooks", "metadata", "site")
+
+    def __init__(self):
+        self.retained = self.pre_hooks = self.hooks = self.metadata = self.site = None
+
+
+def _extra_property(field, doc):
+    def get(self):
+        x = self._x
+        return None if x is None else getattr(x, field)
+
+    def set_(self, value):
+        x = self._x
+        if x is None:
+            x = self._x = _Extra()
+        setattr(x, field, value)
+    return property(get, set_, doc=doc)
+
+
 class Node:
     """A `grad_fn`. Subclasses are the ops (see ops/); the class name is PyTorch's node name."""
 
-    __slots__ = ("next_functions", "_saved", "_kw", "_seq", "_out_dtype", "_retained", "_pre_hooks",
-                 "_hooks", "metadata", "_site", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_kw", "_seq", "_out_dtype", "_x", "__weakref__")
     n_outputs = 1
+
+    _retained = _extra_property("retained", "output_nr -> weakref of a tensor that retains its grad")
+    _pre_hooks = _extra_property("pre_hooks", "output_nr (None: all) -> hooks run on the incoming grads")
+    _hooks = _extra_property("hooks", "hooks(grad_inputs, grad_outputs) run after the node")
+    _site = _extra_property("site", "where the node was created (set by the language's site hook)")
+
+    @property
+    def metadata(self):
+        x = self._x
+        if x is None:
+            x = self._x = _Extra()
+        if x.metadata is None:
+            x.metadata = {}
+        return x.metadata
 
     def name(self):
         return type(self).__name__
@@ -187,13 +221,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self.next_functions = ()
         self._saved = ()
+        self._kw = None
         self._seq = _ACCUMULATE_PRIORITY
         self._out_dtype = variable.dtype
-        self._retained = None
-        self._pre_hooks = None
-        self._hooks = None
-        self.metadata = {}
-        self._site = None
+        self._x = None
 
 
 class NotImplementedNode(Node):
@@ -213,19 +244,31 @@ class NotImplementedNode(Node):
 NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"  # type name torch shows
 
 
+_NO_EDGE = (None, 0)
+
+
 def make_node(cls, inputs, out_dtype, saved=(), kw=None):
-    """Create cls's node for these inputs (Tensors, or Python scalars that get no edge)."""
+    """Create cls's node for these inputs (Tensors, or Python scalars and None that get no edge)."""
     node = cls.__new__(cls)
-    node.next_functions = tuple([t._edge() if hasattr(t, "_edge") else (None, 0) for t in inputs])
+    edges = []
+    for t in inputs:
+        fn = getattr(t, "grad_fn", _NO_EDGE)
+        if fn is _NO_EDGE:                      # not a Tensor
+            edges.append(_NO_EDGE)
+        elif fn is not None:
+            edges.append((fn, t._output_nr))
+        elif t._rg:
+            edges.append(t._edge())             # the leaf's AccumulateGrad
+        else:
+            edges.append(_NO_EDGE)
+    node.next_functions = tuple(edges)
     node._saved = saved
     node._kw = kw
     node._seq = next(_sequence)
     node._out_dtype = out_dtype
-    node._retained = None
-    node._pre_hooks = None
-    node._hooks = None
-    node.metadata = {}
-    node._site = _site_hook[0]() if _site_hook[0] is not None else None
+    node._x = None
+    if _site_hook[0] is not None:
+        node._site = _site_hook[0]()
     return node
 
 
@@ -245,22 +288,17 @@ def _add(a, b):
 
 def _collect(roots):
     """Count, for every node reachable from roots, how many edges point at it."""
-    deps = {}
-    stack = list(dict.fromkeys(n for n in roots if n is not None))  # a node may be the root twice
-    seen = set(map(id, stack))
-    for n in stack:
-        deps.setdefault(n, 0)
+    deps = dict.fromkeys([n for n in roots if n is not None], 0)  # a node may be the root twice
+    stack = list(deps)
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            if id(nxt) in seen:
-                deps[nxt] += 1
-            else:
-                seen.add(id(nxt))
-                deps[nxt] = 1
-                stack.append(nxt)
+        for nxt, _ in pop().next_functions:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    push(nxt)
     return deps
 
 
@@ -312,7 +350,9 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
     for t, g in zip(tensors, grad_tensors):
         node, nr = t._edge()
         roots.append(node)
-        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = _add(buf[nr], g)
     deps = _collect(roots)
 
@@ -331,59 +371,64 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     counter = itertools.count()
-    ready = []
-    for node in deps:
-        if deps[node] == 0:
-            heapq.heappush(ready, (-node._seq, next(counter), node))
-    executed = []
+    push, pop = heapq.heappush, heapq.heappop
+    ready = [(-node._seq, next(counter), node) for node, d in deps.items() if d == 0]
+    heapq.heapify(ready)
+    free = not retain_graph
     while ready:
-        _, _, node = heapq.heappop(ready)
+        node = pop(ready)[2]
         if needed is not None and node not in needed:
             continue
         grads = buffers.pop(node, None) or [None] * node.n_outputs
-        if node._pre_hooks:
-            grads = _run_pre_hooks(node, grads)
-        if node._retained:
-            for nr, ref in node._retained.items():
-                t = ref()
-                if t is not None and grads[nr] is not None:
-                    t._retain_accumulate(grads[nr], create_graph)
+        x = node._x
+        if x is not None:
+            if x.pre_hooks:
+                grads = _run_pre_hooks(node, grads)
+            if x.retained:
+                for nr, ref in list(x.retained.items()):
+                    t = ref()
+                    if t is not None and grads[nr] is not None:
+                        t._retain_accumulate(grads[nr], create_graph)
         if captures is not None and node in captures:
             for nr, i in captures[node]:
                 results[i] = _add(results[i], grads[nr])
-        if type(node) is AccumulateGrad:
+        if node.__class__ is AccumulateGrad:
             if accumulate and grads[0] is not None and (captures is None or node in captures):
                 node.variable._accumulate(grads[0], create_graph)
             continue
-        executed.append(node)
         if node.n_outputs == 1:
             g = grads[0]
-            if g is None:
-                continue
-            in_grads = node.apply(g)
+            in_grads = node.backward(g) if g is not None else None
+        elif all(g is None for g in grads):
+            in_grads = None
         else:
-            if all(g is None for g in grads):
-                continue
-            in_grads = node.apply(node.materialize(grads))
-        if node._hooks:
-            for hook in node._hooks:
+            in_grads = node.backward(node.materialize(grads))
+        if free:
+            node._saved = None  # saved tensors are released as soon as the node has run
+        if in_grads is None:
+            in_grads = ()
+        elif x is not None and x.hooks:
+            for hook in x.hooks:
                 hook(in_grads, grads)
-        for (nxt, nr), g in zip(node.next_functions, in_grads):
+        for k, (nxt, nr) in enumerate(node.next_functions):
             if nxt is None:
                 continue
+            g = in_grads[k] if k < len(in_grads) else None
             if g is not None:
                 if g.dtype is not nxt._out_dtype:
                     g = g.to(nxt._out_dtype)
                 buf = buffers.get(nxt)
                 if buf is None:
                     buf = buffers[nxt] = [None] * nxt.n_outputs
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
-                heapq.heappush(ready, (-nxt._seq, next(counter), nxt))
-    if not retain_graph:
-        for node in executed:
-            node._saved = None
+                    buf[nr] = g
+                elif buf[nr] is None:
+                    buf[nr] = g
+                else:
+                    buf[nr] = buf[nr] + g
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                push(ready, (-nxt._seq, next(counter), nxt))
     if inputs is not None and not allow_unused:
         for i, r in enumerate(results):
             if r is None:

@@ -15,8 +15,9 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import Node, _Saved, grad_mode, make_node
+from .autograd import _NO_EDGE, Node, _Saved, _sequence, _site_hook, grad_mode, make_node
 from .dtypes import FLOAT
+from .tensor import Tensor
 
 
 class Function(Node):
@@ -70,10 +71,66 @@ def record(cls, inputs, out, kw=None):
     return out
 
 
+def record2(cls, a, b, out, kw=None):
+    """record() unrolled for the two inputs of a binary op (the hot path of arithmetic)."""
+    if not grad_mode.enabled:
+        return out
+    ra = getattr(a, "_rg", False)
+    rb = getattr(b, "_rg", False)
+    if not (ra or rb) or out.dtype.category != FLOAT:
+        return out
+    node = _new(cls)
+    if ra:
+        fn = a.grad_fn
+        ea = (fn, a._output_nr) if fn is not None else a._edge()
+    else:
+        ea = _NO_EDGE
+    if rb:
+        fn = b.grad_fn
+        eb = (fn, b._output_nr) if fn is not None else b._edge()
+    else:
+        eb = _NO_EDGE
+    node.next_functions = (ea, eb)
+    if cls.save_inputs:
+        sw = cls.save_when
+        if sw is None:
+            sa = _Saved(a) if isinstance(a, Tensor) else a
+            sb = _Saved(b) if isinstance(b, Tensor) else b
+        else:
+            ua, ub = sw
+            sa = (_Saved(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
+            sb = (_Saved(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
+        node._saved = (sa, sb, _Saved(out, True)) if cls.save_output else (sa, sb)
+    else:
+        node._saved = (_Saved(out, True),) if cls.save_output else ()
+    node._kw = kw
+    node._seq = next(_sequence)
+    node._out_dtype = out.dtype
+    node._x = None
+    if _site_hook[0] is not None:
+        node._site = _site_hook[0]()
+    out._rg = True
+    out.grad_fn = node
+    return out
+
+
+_new = object.__new__
+
+
 def _select_saved(inputs, save_when):
+    if len(inputs) == 2:  # the hot binary case, unrolled
+        a, b = inputs
+        ra = getattr(a, "_rg", False)
+        rb = getattr(b, "_rg", False)
+        ua, ub = save_when
+        if isinstance(a, Tensor):
+            a = _Saved(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape
+        if isinstance(b, Tensor):
+            b = _Saved(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape
+        return (a, b)
     out = []
     for t, users in zip(inputs, save_when):
-        if not hasattr(t, "_rg"):
+        if t.__class__ is not Tensor and not isinstance(t, Tensor):
             out.append(t)
             continue
         for j in users:

@@ -90,10 +90,10 @@ def _install():
     Tensor.new_full = _new_full
 
     ops = {
-        "__add__": lambda a, b: _binop(E.add, a, b), "__radd__": lambda a, b: _binop(E.add, a, b),
-        "__sub__": lambda a, b: _binop(E.sub, a, b), "__rsub__": lambda a, b: _rop(E.rsub, a, b),
-        "__mul__": lambda a, b: _binop(E.mul, a, b), "__rmul__": lambda a, b: _binop(E.mul, a, b),
-        "__truediv__": lambda a, b: _binop(E.div, a, b),
+        "__add__": _fast(E.add), "__radd__": _fast(E.add),
+        "__sub__": _fast(E.sub), "__rsub__": lambda a, b: _rop(E.rsub, a, b),
+        "__mul__": _fast(E.mul), "__rmul__": _fast(E.mul),
+        "__truediv__": _fast(E.div),
         "__rtruediv__": lambda a, b: _rop(lambda x, y: E.mul(E.reciprocal(x), y), a, b),
         "__floordiv__": lambda a, b: _binop(E.floor_divide, a, b),
         "__rfloordiv__": lambda a, b: _rop(lambda x, y: E.floor_divide(y, x), a, b),
@@ -120,6 +120,21 @@ def _install():
     Tensor.__ior__ = lambda a, b: P.rebase(a, E.bitwise_or(a, b))
     Tensor.__ixor__ = lambda a, b: P.rebase(a, E.bitwise_xor(a, b))
     Tensor.__imatmul__ = lambda a, b: P.rebase(a, L.matmul(a, b))
+
+
+def _fast(fn):
+    """The operator for fn: Tensors and Python numbers go straight to fn, other operands are
+    converted (NumPy values) or refused with NotImplemented (so Python tries the reflected form)."""
+    def op(a, b):
+        c = b.__class__
+        if c is float or c is int or c is Tensor:
+            return fn(a, b)
+        b = E._coerce(b)
+        if b is NotImplemented:
+            return b
+        return fn(a, b)
+    op.__name__ = fn.__name__
+    return op
 
 
 def _binop(fn, a, b, tensors_only=False):

@@ -38,8 +38,15 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_data", "dtype", "_rg", "_grad", "grad_fn", "_output_nr", "_version", "_accum",
-                 "_retains", "_hooks", "_base", "__weakref__")
+    # The fields every tensor sets are slots; the rarely set ones (a leaf's grad and AccumulateGrad,
+    # retain_grad, the output number of a multi-output node) are class defaults, overridden in the
+    # instance dict only when set, so creating a tensor stays cheap.
+    __slots__ = ("_data", "dtype", "_rg", "grad_fn", "_version", "_base", "__dict__", "__weakref__")
+    _grad = None
+    _output_nr = 0
+    _accum = None
+    _retains = False
+    _hooks = None
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -250,6 +257,12 @@ class Tensor:
         return _RemovableHandle(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        data = self._data
+        if gradient is None and inputs is None and not create_graph and self._rg and data.size == 1 \
+                and type(data) is np.ndarray:
+            # the common `loss.backward()`: the checks below cannot fail, skip them
+            run_backward((self,), (wrap(np.ones(data.shape, data.dtype), self.dtype),), bool(retain_graph), False)
+            return
         from .autograd_api import backward  # noqa: PLC0415
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -377,33 +390,26 @@ def _init_from(t, data, dtype):
     t._data = data
     t.dtype = dtype
     t._rg = False
-    t._grad = None
     t.grad_fn = None
-    t._output_nr = 0
     t._version = [0]
-    t._accum = None
-    t._retains = False
-    t._hooks = None
     t._base = None
 
 
 def wrap(data, dtype):
     """A new leaf Tensor around `data` (an ndarray already of dtype's type)."""
-    t = Tensor.__new__(Tensor)
+    t = _new(Tensor)
     if type(data) is not np.ndarray:
         data = _as_array(data)
     t._data = data
     t.dtype = dtype
     t._rg = False
-    t._grad = None
     t.grad_fn = None
-    t._output_nr = 0
     t._version = [0]
-    t._accum = None
-    t._retains = False
-    t._hooks = None
     t._base = None
     return t
+
+
+_new = object.__new__
 
 
 def view_of(base, data, dtype=None):

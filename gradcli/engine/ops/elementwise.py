@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..autograd import NotImplementedNode, grad_mode, make_node
-from ..function import Function, record
+from ..function import Function, record, record2
 from ..tensor import Tensor, wrap
 from .shape import sum_to
 
@@ -62,6 +62,9 @@ def _scalar_ok(v):
 
 def _coerce(other):
     """The other operand of a binary op: a Tensor, or a Python number kept weak."""
+    c = other.__class__
+    if c is float or c is int or c is Tensor:
+        return other
     if isinstance(other, Tensor) or isinstance(other, (bool, int, float)):
         return other
     if isinstance(other, np.ndarray):
@@ -72,28 +75,85 @@ def _coerce(other):
     return NotImplemented
 
 
+_FLOAT, _INT = dtypes.FLOAT, dtypes.INT
+
+
+_SCALARS = {}
+
+
+def _scalar_array(v, dt):
+    """A Python number as a 0-d array of dt, converted as torch converts it (integers wrapped to the
+    dtype's width). Cached: NumPy computes an array with a 0-d array of its own dtype much faster
+    than with a Python number, with the same result."""
+    key = (v, dt)
+    r = _SCALARS.get(key)
+    if r is None:
+        w = cast_int(v, dt) if dt.category == _INT else v
+        if v == 0 or v != v:  # keep -0.0 and nan out of the cache (0.0 == -0.0, nan != nan)
+            return np.asarray(w, dt.np)
+        if len(_SCALARS) > 512:
+            _SCALARS.clear()
+        r = _SCALARS[key] = np.asarray(w, dt.np)
+        r.flags.writeable = False
+    return r
+
+
 def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     """Apply a broadcasting binary op. a or b may be a Python scalar; the result dtype follows
     torch's promotion (computed on that dtype), or out_dtype for comparisons."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        _check_devices(a, b)
-        dt = a.dtype if a.dtype is b.dtype else dtypes.result_type((a, b))
-    else:
-        dt = dtypes.result_type((a, b))
-    if compute_dtype is not None:
-        dt = compute_dtype(dt)
-    x, y = _operands(a, b, dt)
+    dt = None
+    if a.__class__ is Tensor:  # the hot cases: a Python float/int, or a Tensor of the same dtype
+        ad = a.dtype
+        bc = b.__class__
+        if bc is float or bc is int:
+            cat = ad.category
+            if cat == _FLOAT or (cat == _INT and bc is int):
+                x = a._data
+                if type(x) is np.ndarray and ad.itemsize != 2:
+                    y = _SCALARS.get((b, ad))
+                    if y is None:
+                        y = _scalar_array(b, ad)
+                else:
+                    y = cast_int(b, ad) if cat == _INT else b
+                dt = ad
+        elif bc is Tensor and b.dtype is ad:
+            x, y = a._data, b._data
+            if type(x) is not type(y):
+                _check_devices(a, b)
+            dt = ad
+        if dt is not None and compute_dtype is not None and compute_dtype(dt) is not dt:
+            dt = None
+    if dt is None:
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            _check_devices(a, b)
+            dt = a.dtype if a.dtype is b.dtype else dtypes.result_type((a, b))
+        else:
+            dt = dtypes.result_type((a, b))
+        if compute_dtype is not None:
+            dt = compute_dtype(dt)
+        x, y = _operands(a, b, dt)
     try:
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
         raise _broadcast_error(a, b) from None
     rd = out_dtype or dt
-    if getattr(r, "dtype", None) != rd.np:
-        r = np.asarray(r).astype(rd.np) if isinstance(r, (np.generic, float, int, bool)) else r.astype(rd.np)
-    out = wrap(r, rd)
+    if r.__class__ is not np.ndarray and isinstance(r, (np.generic, float, int, bool)):
+        r = np.asarray(r)  # a 0-d result comes back as a NumPy scalar (CuPy arrays stay as they are)
+    if r.dtype is not rd.np and r.dtype != rd.np:
+        r = r.astype(rd.np)
+    out = _new(Tensor)  # wrap(), inlined
+    out._data = r
+    out.dtype = rd
+    out._rg = False
+    out.grad_fn = None
+    out._version = [0]
+    out._base = None
     if out_dtype is not None and not out_dtype.is_floating_point:
         return out
-    return record(cls, (a, b), out, kw)
+    return record2(cls, a, b, out, kw)
+
+
+_new = object.__new__
 
 
 def unary(cls, x, float_only=True, kw=None):
@@ -131,6 +191,7 @@ def _float_division(dt):
 # ---------------------------------------------------------------------------- arithmetic
 
 class AddBackward0(Function):
+    """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
 
     @staticmethod
@@ -138,13 +199,16 @@ class AddBackward0(Function):
         return a + b if alpha is None else a + alpha * b
 
     def backward(self, g):
-        a_shape, b_shape = self._shapes
-        alpha = self._kw.get("alpha") if self._kw else None
-        gb = g if alpha is None else g * alpha
-        return sum_to(g, a_shape), sum_to(gb, b_shape)
+        sa, sb, alpha = self._kw
+        ga = g if g._data.shape == sa else sum_to(g, sa)
+        if sb is None or self.next_functions[1][0] is None:
+            return ga, None
+        gb = g if alpha == 1 else g * alpha
+        return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
 
 
 class SubBackward0(Function):
+    """a - alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
 
     @staticmethod
@@ -152,9 +216,12 @@ class SubBackward0(Function):
         return a - b if alpha is None else a - alpha * b
 
     def backward(self, g):
-        a_shape, b_shape = self._shapes
-        alpha = self._kw.get("alpha") if self._kw else None
-        return sum_to(g, a_shape), sum_to(-g if alpha is None else g * -alpha, b_shape)
+        sa, sb, alpha = self._kw
+        ga = g if g._data.shape == sa else sum_to(g, sa)
+        if sb is None or self.next_functions[1][0] is None:
+            return ga, None
+        gb = -g if alpha == 1 else g * -alpha
+        return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
 
 
 class RsubBackward1(Function):
@@ -195,9 +262,19 @@ class MulBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g * b if _needs(self, 0) else None
-        gb = g * a if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g * b
+            sa = a if a.__class__ is tuple else a._data.shape
+            if ga._data.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1][0] is not None:
+            gb = g * a
+            sb = b if b.__class__ is tuple else b._data.shape
+            if gb._data.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
 
 
 class DivBackward0(Function):
@@ -379,25 +456,15 @@ def _shaped(g, like):
     return None
 
 
-def _scalar_edge_shapes(node_cls):
-    return node_cls
-
-
-# Add/Sub need only the input shapes (no saved tensors): keep them on the node.
-def _with_shapes(cls, a, b, kw=None, dt=None):
-    out = binary(cls, a, b, kw=kw, compute_dtype=dt)
-    if out.grad_fn is not None and type(out.grad_fn) is cls:
-        out.grad_fn.metadata_shapes = None
-    return out
-
-
 def add(input, other, *, alpha=1, out=None):
     other = _coerce(other)
-    kw = None if alpha == 1 else {"alpha": alpha}
     if not isinstance(input, Tensor):
         input, other = other, input
-    r = binary(AddBackward0, input, other, kw=kw)
-    _keep_shapes(r, AddBackward0, input, other)
+    r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
+    node = r.grad_fn
+    if node is not None:
+        node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
+                    else None, alpha)
     return r
 
 
@@ -405,10 +472,13 @@ def sub(input, other, *, alpha=1, out=None):
     other = _coerce(other)
     if not isinstance(input, Tensor):
         return rsub(other, input)
-    _check_sub_bool(input, other)
-    kw = None if alpha == 1 else {"alpha": alpha}
-    r = binary(SubBackward0, input, other, kw=kw)
-    _keep_shapes(r, SubBackward0, input, other)
+    if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
+        _check_sub_bool(input, other)
+    r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
+    node = r.grad_fn
+    if node is not None:
+        node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
+                    else None, alpha)
     return r
 
 
@@ -445,18 +515,8 @@ def rsub(input, other, alpha=1):
 def _keep_shapes(r, cls, a, b):
     node = r.grad_fn
     if node is not None and type(node) is cls:
-        node.metadata["shapes"] = None  # placeholder so metadata stays a dict
-        node._saved = ()
         node._kw = dict(node._kw or {})
         node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
-
-
-def _shapes_of(node):
-    return node._kw["_shapes"]
-
-
-AddBackward0._shapes = property(_shapes_of)
-SubBackward0._shapes = property(_shapes_of)
 
 
 def _rsub_backward(self, g):
@@ -467,7 +527,9 @@ RsubBackward1.backward = _rsub_backward
 
 
 def mul(input, other, *, out=None):
-    other = _coerce(other)
+    c = other.__class__
+    if c is not float and c is not int and c is not Tensor:
+        other = _coerce(other)
     if not isinstance(input, Tensor):
         input, other = other, input
     return binary(MulBackward0, input, other)

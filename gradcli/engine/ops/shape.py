@@ -174,7 +174,10 @@ SumToBackward.__name__ = SumToBackward.__qualname__ = "SumBackward1"  # the node
 def sum_to(g, shape):
     """Sum g over the broadcast dimensions so it has `shape` (differentiable)."""
     gshape = g._data.shape
-    if gshape == tuple(shape):
+    if gshape == shape:
+        return g
+    shape = tuple(shape)
+    if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
