@@ -92,10 +92,15 @@ __all__ = [
 
 
 def _span_field() -> Any:
-    return field(default=0, kw_only=True, compare=False, repr=False)
+    return field(default=0, kw_only=True)
 
 
-@dataclass(slots=True)
+# Only __init__ is generated per class; == and repr come from Node (by `_fields`, so spans
+# take no part in them), which keeps importing this module cheap.
+_node = dataclass(slots=True, eq=False, repr=False)
+
+
+@_node
 class Node:
     """Base of every node: the source span (see the module docstring)."""
 
@@ -106,13 +111,24 @@ class Node:
 
     _fields = ()  # filled in below for every concrete class
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
 
-@dataclass(slots=True)
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, like a dataclass
+
+    def __repr__(self) -> str:
+        args = ", ".join("%s=%r" % (f, getattr(self, f)) for f in self._fields)
+        return "%s(%s)" % (type(self).__name__, args)
+
+
+@_node
 class Stmt(Node):
     """Base of statements."""
 
 
-@dataclass(slots=True)
+@_node
 class Expr(Node):
     """Base of expressions."""
 
@@ -120,92 +136,120 @@ class Expr(Node):
 # ----------------------------------------------------------------------------- module
 
 
-@dataclass(slots=True)
+@_node
 class Module(Node):
+    """A whole script."""
+
     body: list[Stmt]
 
 
 # ----------------------------------------------------------------------------- statements
 
 
-@dataclass(slots=True)
+@_node
 class Alias(Node):
+    """`name as asname` in an import."""
+
     name: str
     asname: Optional[str] = None
 
 
-@dataclass(slots=True)
+@_node
 class Import(Stmt):
+    """`import a.b as c, d`."""
+
     names: list[Alias]
 
 
-@dataclass(slots=True)
+@_node
 class ImportFrom(Stmt):
+    """`from module import a as b, c` (or `*`)."""
+
     module: str
     names: list[Alias]
 
 
-@dataclass(slots=True)
+@_node
 class Assign(Stmt):
+    """`t1 = t2 = value`."""
+
     targets: list[Expr]
     value: Expr
 
 
-@dataclass(slots=True)
+@_node
 class AugAssign(Stmt):
+    """`target op= value`; op is the binary operator (`+` for `+=`)."""
+
     target: Expr
     op: str
     value: Expr
 
 
-@dataclass(slots=True)
+@_node
 class AnnAssign(Stmt):
+    """`target: annotation = value`."""
+
     target: Expr
     annotation: Expr
     value: Optional[Expr] = None
 
 
-@dataclass(slots=True)
+@_node
 class ExprStmt(Stmt):
+    """An expression used as a statement."""
+
     value: Expr
 
 
-@dataclass(slots=True)
+@_node
 class For(Stmt):
+    """`for target in iter: body else: orelse`."""
+
     target: Expr
     iter: Expr
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class While(Stmt):
+    """`while test: body else: orelse`."""
+
     test: Expr
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class If(Stmt):
+    """`if test: body else: orelse` (elif nests an If)."""
+
     test: Expr
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class WithItem(Node):
+    """`context_expr as optional_vars` in a with statement."""
+
     context_expr: Expr
     optional_vars: Optional[Expr] = None
 
 
-@dataclass(slots=True)
+@_node
 class With(Stmt):
+    """`with item, item: body`."""
+
     items: list[WithItem]
     body: list[Stmt]
 
 
-@dataclass(slots=True)
+@_node
 class FunctionDef(Stmt):
+    """`def name(params): body` (see the module docstring for the parameter fields)."""
+
     name: str
     params: list[str]
     defaults: list[Expr]
@@ -219,14 +263,18 @@ class FunctionDef(Stmt):
     annotations: dict[str, Expr] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@_node
 class Keyword(Node):
+    """`arg=value` in a call or class header; arg None for `**value`."""
+
     arg: Optional[str]
     value: Expr
 
 
-@dataclass(slots=True)
+@_node
 class ClassDef(Stmt):
+    """`class name(bases, keywords): body`."""
+
     name: str
     bases: list[Expr]
     body: list[Stmt]
@@ -234,160 +282,208 @@ class ClassDef(Stmt):
     decorators: list[Expr] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class Return(Stmt):
+    """`return value`."""
+
     value: Optional[Expr] = None
 
 
-@dataclass(slots=True)
+@_node
 class Assert(Stmt):
+    """`assert test, msg`."""
+
     test: Expr
     msg: Optional[Expr] = None
 
 
-@dataclass(slots=True)
+@_node
 class Delete(Stmt):
+    """`del t1, t2`."""
+
     targets: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Global(Stmt):
+    """`global a, b`."""
+
     names: list[str]
 
 
-@dataclass(slots=True)
+@_node
 class Nonlocal(Stmt):
+    """`nonlocal a, b`."""
+
     names: list[str]
 
 
-@dataclass(slots=True)
+@_node
 class Pass(Stmt):
-    pass
+    """`pass`."""
 
 
-@dataclass(slots=True)
+@_node
 class Break(Stmt):
-    pass
+    """`break`."""
 
 
-@dataclass(slots=True)
+@_node
 class Continue(Stmt):
-    pass
+    """`continue`."""
 
 
 # ----------------------------------------------------------------------------- expressions
 
 
-@dataclass(slots=True)
+@_node
 class Name(Expr):
+    """A variable."""
+
     id: str
 
 
-@dataclass(slots=True)
+@_node
 class Constant(Expr):
+    """A literal (and `...`)."""
+
     value: Any
 
 
-@dataclass(slots=True)
+@_node
 class JoinedStr(Expr):
+    """An f-string: Constant and FormattedValue parts."""
+
     values: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class FormattedValue(Expr):
+    """`{value!conversion:format_spec}` in an f-string."""
+
     value: Expr
     conversion: Optional[str] = None
     format_spec: Optional[JoinedStr] = None
 
 
-@dataclass(slots=True)
+@_node
 class List(Expr):
+    """`[elts]`."""
+
     elts: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Tuple(Expr):
+    """`(elts)` or `a, b`."""
+
     elts: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Set(Expr):
+    """`{elts}`."""
+
     elts: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Dict(Expr):
+    """`{k: v, **m}`; key None for `**m`."""
+
     keys: list[Optional[Expr]]
     values: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Comprehension(Node):
+    """`for target in iter if ifs` in a comprehension."""
+
     target: Expr
     iter: Expr
     ifs: list[Expr] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class ListComp(Expr):
+    """`[elt for ...]`."""
+
     elt: Expr
     generators: list[Comprehension]
 
 
-@dataclass(slots=True)
+@_node
 class SetComp(Expr):
+    """`{elt for ...}`."""
+
     elt: Expr
     generators: list[Comprehension]
 
 
-@dataclass(slots=True)
+@_node
 class GeneratorExp(Expr):
+    """`(elt for ...)`."""
+
     elt: Expr
     generators: list[Comprehension]
 
 
-@dataclass(slots=True)
+@_node
 class DictComp(Expr):
+    """`{key: value for ...}`."""
+
     key: Expr
     value: Expr
     generators: list[Comprehension]
 
 
-@dataclass(slots=True)
+@_node
 class BinOp(Expr):
+    """`left op right`."""
+
     op: str
     left: Expr
     right: Expr
 
 
-@dataclass(slots=True)
+@_node
 class UnaryOp(Expr):
+    """`op operand` (`-`, `+`, `~`, `not`)."""
+
     op: str
     operand: Expr
 
 
-@dataclass(slots=True)
+@_node
 class BoolOp(Expr):
+    """`v1 op v2 op ...` (and/or)."""
+
     op: str
     values: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class Compare(Expr):
+    """`left op1 c1 op2 c2 ...`."""
+
     left: Expr
     ops: list[str]
     comparators: list[Expr]
 
 
-@dataclass(slots=True)
+@_node
 class IfExp(Expr):
+    """`body if test else orelse`."""
+
     test: Expr
     body: Expr
     orelse: Expr
 
 
-@dataclass(slots=True)
+@_node
 class Lambda(Expr):
+    """`lambda params: body`."""
+
     params: list[str]
     defaults: list[Expr]
     vararg: Optional[str]
@@ -397,32 +493,42 @@ class Lambda(Expr):
     kw_defaults: list[Optional[Expr]] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class Call(Expr):
+    """`func(args, keywords)`."""
+
     func: Expr
     args: list[Expr]
     keywords: list[Keyword] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@_node
 class Starred(Expr):
+    """`*value`."""
+
     value: Expr
 
 
-@dataclass(slots=True)
+@_node
 class Attribute(Expr):
+    """`value.attr`."""
+
     value: Expr
     attr: str
 
 
-@dataclass(slots=True)
+@_node
 class Subscript(Expr):
+    """`value[index]`."""
+
     value: Expr
     index: Expr
 
 
-@dataclass(slots=True)
+@_node
 class Slice(Expr):
+    """`lower:upper:step` inside a subscript."""
+
     lower: Optional[Expr] = None
     upper: Optional[Expr] = None
     step: Optional[Expr] = None

@@ -41,7 +41,7 @@ __all__ = ["parse", "parse_expression", "grammar_path", "ScriptSyntaxError"]
 
 _MAX_NESTING = 200  # brackets, like CPython's "too many nested parentheses"
 
-# Python keywords that GradScript does not have: reported as soon as they are read.
+# Python keywords that GradScript does not have (the grammar reserves them, see `reserved`).
 _UNSUPPORTED_KEYWORDS = {
     "try": "exception handling (try/except/finally)",
     "except": "exception handling (try/except/finally)",
@@ -107,12 +107,9 @@ def _lark() -> Lark:
         options = dict(parser="lalr", lexer=GradLexer, start=["module", "eval_input"],
                        postlex=GradIndenter(), transformer=_Builder(),
                        maybe_placeholders=False, propagate_positions=False)
-        cache = _cache_file(text)
-        try:
-            _LARK = Lark(text, cache=cache or False, **options)
-        except (OSError, EOFError, ValueError, TypeError, AttributeError, KeyError):
-            # A damaged cache that Lark could not tell apart: build without it.
-            _LARK = Lark(text, **options)
+        # Lark checks the cached table against the grammar and rebuilds (quietly) when the
+        # file is missing, stale or unreadable; it also ignores a failure to write it.
+        _LARK = Lark(text, cache=_cache_file(text) or False, **options)
     return _LARK
 
 
@@ -299,9 +296,10 @@ class GradIndenter(Indenter):
                         indents.pop()
                         yield Token("_DEDENT", "", tok.end_pos, line, col, line, col, tok.end_pos)
                     if width[0] != indents[-1][0]:
-                        raise _tokenizer_error(_error("unindent does not match any outer indentation level",
-                                     line, col, type_name="IndentationError",
-                                     hint="indent this line exactly as far as an enclosing block"))
+                        raise _tokenizer_error(_error(
+                            "unindent does not match any outer indentation level", line, col,
+                            type_name="IndentationError",
+                            hint="indent this line exactly as far as an enclosing block"))
                     if width[1] != indents[-1][1]:
                         raise _tokenizer_error(_tab_error(line, col))
                 elif width[1] != top[1]:
@@ -313,25 +311,29 @@ class GradIndenter(Indenter):
                     raise _tokenizer_error(_error_at("too many nested parentheses", tok))
             else:
                 if not brackets:
-                    raise _tokenizer_error(_error_at("unmatched '%s'" % tok.value, tok,
-                                    hint="remove it, or add the opening bracket it closes"))
+                    raise _tokenizer_error(_error_at(
+                        "unmatched '%s'" % tok.value, tok,
+                        hint="remove it, or add the opening bracket it closes"))
                 opener = brackets.pop()
                 if _OPENERS[opener.type] != tok.value:
                     msg = "closing parenthesis '%s' does not match opening parenthesis '%s'" % (
                         tok.value, opener.value)
                     if opener.line != tok.line:
                         msg += " on line %d" % opener.line
-                    raise _tokenizer_error(_error_at(msg, tok, hint="close '%s' with '%s'" % (
-                        opener.value, _OPENERS[opener.type])))
+                    raise _tokenizer_error(_error_at(
+                        msg, tok, hint="close '%s' with '%s'" % (opener.value,
+                                                                 _OPENERS[opener.type])))
             yield tok
         if brackets:
             opener = brackets[-1]
-            raise _tokenizer_error(_error_at("'%s' was never closed" % opener.value, opener,
-                            hint="add the missing '%s'" % _OPENERS[opener.type]))
+            raise _tokenizer_error(_error_at(
+                "'%s' was never closed" % opener.value, opener,
+                hint="add the missing '%s'" % _OPENERS[opener.type]))
         if tok is not None and not expr_mode and tok.type != "_NEWLINE":
             # Only a backslash continuation at the very end can swallow the last newline.
-            raise _tokenizer_error(_error("unexpected EOF while parsing", tok.end_line, tok.end_column,
-                         hint="remove the '\\' at the end of the file"))
+            raise _tokenizer_error(_error(
+                "unexpected EOF while parsing", tok.end_line, tok.end_column,
+                hint="remove the '\\' at the end of the file"))
         if len(indents) > 1 and tok is not None:
             line = tok.end_line
             for _ in range(len(indents) - 1):
@@ -1212,25 +1214,25 @@ def _fstring(tok: Token, body: str, offset: int, raw: bool, depth: int,
     With stop_at_brace (a format spec), the scan stops before an unmatched '}'.
     """
     parts: list = []
-    lit: list = []
+    lit: list = []      # the literal text since `lit_start`, escapes still undecoded
+    lit_start = 0
     i, n = 0, len(body)
 
-    def where(index: int) -> tuple[int, int]:
-        return _pos_in_token(tok, offset + index)
-
     def fail(message: str, index: int) -> ScriptSyntaxError:
-        line, col = where(index)
+        line, col = _pos_in_token(tok, offset + index)
         return _error(message, line, col, line, col + 1)
 
     def flush() -> None:
         if lit:
             text = "".join(lit)
             if not raw and "\\" in text:
-                text = _decode(tok, text, offset, False)
+                text = _decode(tok, text, offset + lit_start, False)
             parts.append(text)
             lit.clear()
 
     while i < n:
+        if not lit:
+            lit_start = i
         ch = body[i]
         if ch == "\\" and not raw:
             if body.startswith("N{", i + 1):
