@@ -7,7 +7,7 @@ the generic ``op(a, b)`` closure.
 """
 from __future__ import annotations
 
-from .pyvalues import MAX_INT_BITS, _check_add, _check_mul, _size_check
+from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check
 from .runtime import tag
 
 _SEQS = frozenset((str, list, tuple, bytes))
@@ -25,7 +25,8 @@ def binop(op, left, right, node):
             a = left(frame)
             b = right(frame)
             try:
-                if type(a) in _SEQS:
+                ta = type(a)
+                if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
                     _check_add(a, b)
                 return a + b
             except Exception as e:
@@ -91,7 +92,8 @@ def binop_const(op, left, c, node):
         def add_c(frame):
             a = left(frame)
             try:
-                if type(a) in _SEQS:
+                ta = type(a)
+                if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
                     _check_add(a, c)
                 return a + c
             except Exception as e:
@@ -237,8 +239,11 @@ def augassign_name(op, name, load, rhs, node):
                 a = load(frame)  # raises the NameError / UnboundLocalError
             b = rhs(frame)
             try:
-                if type(a) in _SEQS and hasattr(b, "__len__"):
+                ta = type(a)
+                if ta in _SEQS and hasattr(b, "__len__"):
                     _size_check(len(a) + len(b))
+                elif ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT):
+                    _check_add(a, b)
                 a += b
             except Exception as e:
                 tag(e, node)

@@ -404,9 +404,15 @@ def _check_mul(a, b):
         _size_check(len(b) * a)
 
 
+_INT_NEAR_LIMIT = 1 << (MAX_INT_BITS - 1)
+
+
 def _check_add(a, b):
-    if type(a) in _SEQS and type(b) is type(a):
+    ta = type(a)
+    if ta in _SEQS and type(b) is ta:
         _size_check(len(a) + len(b))
+    elif ta is int and type(b) is int and max(a.bit_length(), b.bit_length()) >= MAX_INT_BITS:
+        raise _int_too_big()
 
 
 def _check_lshift(a, b):
@@ -416,7 +422,8 @@ def _check_lshift(a, b):
 
 @user_raiser
 def g_add(a, b):
-    if type(a) in _SEQS:
+    ta = type(a)
+    if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
         _check_add(a, b)
     return a + b
 
@@ -446,6 +453,8 @@ def g_lshift(a, b):
 
 @user_raiser
 def g_iadd(a, b):
+    if type(a) is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT):
+        _check_add(a, b)
     if type(a) in _SEQS:
         _check_add(a, b)
         if type(a) is list and type(b) is not list and hasattr(b, "__len__"):
