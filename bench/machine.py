@@ -80,6 +80,7 @@ def describe():
         "python": f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})",
         "env": {k: os.environ.get(k) for k in THREAD_VARS if os.environ.get(k) is not None},
         "loadavg_start": load_average(),
+        "nice": os.nice(0) if hasattr(os, "nice") else None,
     }
     info.update(_numpy_blas())
     try:
@@ -118,7 +119,8 @@ def render(info):
     lines.append(f"lark:    {info['lark']}")
     lines.append(f"load:    1-min load average {info['loadavg_start']} at the start"
                  + (f", {info['loadavg_end']} at the end" if info.get("loadavg_end") is not None else "")
-                 + " (other processes share these cores when it is well above 0)")
+                 + " (other processes share these cores when it is well above 0)"
+                 + (f"; the suite ran at nice {info['nice']}" if info.get("nice") else ""))
     if info["env"]:
         lines.append("env:     " + ", ".join(f"{k}={v}" for k, v in info["env"].items()))
     else:
