@@ -174,6 +174,11 @@ TOKENS = ["(", ")", "[", "]", ":", ",", ".", "__class__", "_x", "import os", "\n
           "lambda", "def", "class", "for", "in", "x", "1", "'s'", "*", "@", "not", "torch", "np", "#", "\\"]
 
 
+def _innermost_file(error):
+    files = [line for line in error.traceback_text.splitlines() if line.startswith("  File ")]
+    return files[-1] if files else ""
+
+
 @st.composite
 def mutated_source(draw):
     text = draw(st.sampled_from(SAMPLE_TEXTS))
@@ -198,7 +203,7 @@ def test_mutated_scripts_never_escape_or_crash(source):
         assert isinstance(result.error, GradScriptError)
         if isinstance(result.error, InternalError):
             # gradcli's own failures may only come from the engine, never from the language layer
-            assert "gradcli/lang/" not in result.error.traceback_text.splitlines()[-3], result.error.traceback_text
+            assert "gradcli/lang/" not in _innermost_file(result.error), result.error.traceback_text
 
 
 @settings(max_examples=80, deadline=None)
@@ -207,4 +212,4 @@ def test_random_text_never_crashes(source):
     result = run_source(source, "fuzz.grad", RunOptions(max_steps=10_000, timeout=5))
     assert result.error is None or isinstance(result.error, GradScriptError)
     if isinstance(result.error, InternalError):
-        assert "gradcli/lang/" not in result.error.traceback_text.splitlines()[-3], result.error.traceback_text
+        assert "gradcli/lang/" not in _innermost_file(result.error), result.error.traceback_text
