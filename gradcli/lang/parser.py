@@ -1412,10 +1412,18 @@ _EXPR_END = {"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "RBRACE", "NONE", "TRUE
              "ELLIPSIS"}
 _OPERATOR_TERMINALS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS",
                        "AND", "OR"}
+_STATEMENT_START = {"IF", "FOR", "WHILE", "WITH", "DEF", "CLASS", "RETURN", "PASS", "BREAK",
+                    "CONTINUE", "IMPORT", "FROM", "ASSERT", "DEL", "GLOBAL", "NONLOCAL", "AT"}
+# what may follow an operand besides an operator; left out of hints after an operand
+_CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP"}
+_CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
+_RESERVED_TYPES = {"TRY", "EXCEPT", "FINALLY", "RAISE", "YIELD", "ASYNC", "AWAIT"}
+_WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
 _TERMINAL_WORDS = {
-    "_NEWLINE": "the end of the line", "_INDENT": "an indented block", "$END": "the end of the input",
-    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "AUGOP": "'+=' or a similar operator",
-    "BINOP": "an operator", "SEMICOLON": "';'", "EQUAL": "'='",
+    "_NEWLINE": "the end of the line", "_INDENT": "an indented block",
+    "$END": "the end of the input", "NAME": "a name", "NUMBER": "a number", "STRING": "a string",
+    "AUGOP": "'+=' or a similar operator", "BINOP": "an operator", "SEMICOLON": "';'",
+    "EQUAL": "'='",
 }
 
 
@@ -1430,7 +1438,8 @@ def _describe_expected(expected: set) -> str:
     elif "NAME" in expected:
         words.append("a name")
     after_operand = "BINOP" in expected
-    skip = _EXPR_START | _OPERATOR_TERMINALS | {"_NEWLINE", "SEMICOLON", "_DEDENT", "$END", "AUGOP"}
+    skip = _EXPR_START | _OPERATOR_TERMINALS | {"_NEWLINE", "SEMICOLON", "_DEDENT", "$END",
+                                                "AUGOP"}
     if after_operand:
         skip = skip | _CONTINUATIONS
     for name in sorted(expected - skip, key=lambda n: (_WORD_ORDER.get(n, 50), n)):
@@ -1452,18 +1461,13 @@ def _describe_expected(expected: set) -> str:
     return "expected " + ", ".join(words[:-1]) + " or " + words[-1]
 
 
-_STATEMENT_START = {"IF", "FOR", "WHILE", "WITH", "DEF", "CLASS", "RETURN", "PASS", "BREAK",
-                    "CONTINUE", "IMPORT", "FROM", "ASSERT", "DEL", "GLOBAL", "NONLOCAL", "AT"}
-_CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP"}
-_WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
-
-
 def _terminal_text(name: str) -> str:
-    lark = _lark()
-    term = lark.get_terminal(name) if hasattr(lark, "get_terminal") else None
-    if term is not None and type(term.pattern).__name__ == "PatternStr":
-        return "'%s'" % term.pattern.value
-    return ""
+    """A terminal's literal text, quoted ("':'"), or "" for a pattern."""
+    try:
+        pattern = _lark().get_terminal(name).pattern
+    except KeyError:
+        return ""
+    return "'%s'" % pattern.value if pattern.type == "str" else ""
 
 
 def _describe_token(tok: Token) -> str:
@@ -1658,8 +1662,7 @@ def _unparenthesized_genexp(stack: list, ttype: str) -> Any:
     """In call arguments, the first item of a generator that is not the only argument."""
     for i in range(len(stack) - 1, 0, -1):
         item = stack[i]
-        if type(item) is Token and item.type in _OPENERS or \
-                type(item) is Token and item.type in _CLOSERS:
+        if type(item) is Token and (item.type in _OPENERS or item.type in _CLOSERS):
             if item.type != "LPAR" or type(stack[i - 1]) is Token:
                 return None  # not the parentheses of a call
             after = stack[i + 1:]
@@ -1687,10 +1690,6 @@ def _statement_start(stack: list, tok: Token) -> bool:
     before = stack[-2]
     return type(before) is not Token or before.type in ("_NEWLINE", "_INDENT", "_DEDENT",
                                                            "SEMICOLON")
-
-
-_CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
-_RESERVED_TYPES = {"TRY", "EXCEPT", "FINALLY", "RAISE", "YIELD", "ASYNC", "AWAIT"}
 
 
 def _unsupported(tok: Token) -> ScriptSyntaxError:
@@ -1754,11 +1753,14 @@ def _check_context(module: ast.Module) -> None:
         stmt, in_func, in_loop = todo.pop()
         t = type(stmt)
         if t is ast.Return and not in_func:
-            raise _error_at("'return' outside function", stmt)
+            raise _error_at("'return' outside function", stmt,
+                            hint="return can only be used in the body of a def")
         if t is ast.Break and not in_loop:
-            raise _error_at("'break' outside loop", stmt)
+            raise _error_at("'break' outside loop", stmt,
+                            hint="break can only be used in the body of a for or while loop")
         if t is ast.Continue and not in_loop:
-            raise _error_at("'continue' not properly in loop", stmt)
+            raise _error_at("'continue' not properly in loop", stmt,
+                            hint="continue can only be used in the body of a for or while loop")
         if t is ast.Nonlocal and not in_func:
             raise _error_at("nonlocal declaration not allowed at module level", stmt)
         if t is ast.FunctionDef:
@@ -1843,6 +1845,8 @@ def _check_first_line(text: str) -> None:
 
 def parse(source: str, filename: str = "<string>") -> ast.Module:
     """Parse a GradScript program into an :class:`ast.Module` (see gradcli.lang.ast)."""
+    if not isinstance(source, str):
+        raise TypeError("parse() needs the source text as str, not %s" % type(source).__name__)
     text = _normalize(source)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a parse only allocates; collecting meanwhile just costs time
@@ -1869,6 +1873,8 @@ def parse(source: str, filename: str = "<string>") -> ast.Module:
 
 def parse_expression(source: str, filename: str = "<string>") -> ast.Expr:
     """Parse a single expression (line breaks allowed anywhere, as inside brackets)."""
+    if not isinstance(source, str):
+        raise TypeError("parse_expression() needs str, not %s" % type(source).__name__)
     text = _normalize(source)
     try:
         return _parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
