@@ -1389,3 +1389,18 @@ def case_optim_sched_order_warning_and_epoch(torch):
     return obs + [s2.get_last_lr(), err(lambda: torch.optim.lr_scheduler.StepLR("opt", 2)),
                   err(lambda: torch.optim.lr_scheduler.ConstantLR(opt, factor=2.0)),
                   err(lambda: torch.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0, lambda e: 2.0]))]
+
+
+def case_loss_dtype_rules(torch):
+    F = torch.nn.functional
+    x = leaf(torch, [0.2, 0.7])
+    t = torch.tensor([0, 1])
+    return [err(lambda: F.binary_cross_entropy(x, t)), err(lambda: F.binary_cross_entropy_with_logits(x, t)),
+            err(lambda: F.binary_cross_entropy(x, t.double())),
+            info(F.binary_cross_entropy_with_logits(x, t.double())), info(F.mse_loss(x, t)),
+            info(F.mse_loss(x, t.double())), info(F.l1_loss(x, t)), info(F.huber_loss(x, t)),
+            info(F.smooth_l1_loss(x, t.double())),
+            info(F.cross_entropy(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64))),
+            err(lambda: F.kl_div(x, t, reduction="sum")),
+            err(lambda: F.nll_loss(torch.ones(2, 3, dtype=torch.float64), t, weight=torch.ones(3))),
+            info(F.binary_cross_entropy(x, x.detach(), weight=torch.ones(2, dtype=torch.float64)))]

@@ -309,6 +309,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         shape = broadcast_shapes(target.shape, weight.shape)
         weight = S.expand(weight, shape) if tuple(weight.shape) != shape else weight
     dt = input.dtype
+    if target.dtype is not dt:
+        raise errors.runtime(f"Found dtype {_c10(target.dtype)} but expected {_c10(dt)}")
     x = input._data
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
         raise errors.runtime("all elements of input should be between 0 and 1")
@@ -353,8 +355,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = reduction_of(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise errors.value(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    dt = input.dtype
-    x = input._data
+    dt = dtypes.result_type((input, target))
+    if not target.dtype.is_floating_point:
+        raise errors.runtime(f"result type {_c10(dt)} can't be cast to the desired output type "
+                             f"{_c10(target.dtype)}")
+    x = _arr(input, dt)
     t = _arr(target, dt)
     ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
     if pos_weight is not None:
@@ -402,6 +407,8 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
     if weight is not None and (weight._data.ndim != 1 or weight._data.size != C):
         raise errors.runtime(f"weight tensor should be defined either for all {C} classes or no classes but got "
                              f"weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
+    if weight is not None and weight.dtype is not dt:
+        raise errors.runtime(f"expected scalar type {_c10(dt)} but found {_c10(weight.dtype)}")
     t = target._data.astype(np.int64)
     w_all = weight._data.astype(dt.np) if weight is not None else np.ones(C, dt.np)
     valid = t != ignore_index
@@ -562,6 +569,8 @@ def xlogy(x, y):
 
 def kl_div_core(input, target, reduction, log_target):
     """torch.kl_div (ATen): the pointwise loss and a plain reduction."""
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise errors.runtime("kl_div: Integral inputs not supported.")
     if log_target:
         out = E.exp(target) * (target - input)
     else:
