@@ -131,21 +131,27 @@ class GradLexer(BasicLexer):
 
     def _fast_setup(self) -> Any:
         if self._fast is None:
-            scanner = self.scanner  # builds self.callback (the keyword "unless" tables) too
-            keywords: dict = {}
-            ok = len(scanner._mres) == 1 and not self.use_bytes
-            for name, callback in self.callback.items():
-                if not isinstance(callback, UnlessCallback):
-                    ok = False
-                    break
-                table = {}
-                for term in callback.scanner.terminals:
-                    if term.pattern.type != "str" or term.pattern.flags:
-                        ok = False
-                    table[term.pattern.value] = term.name
-                keywords[name] = table
-            self._fast = (scanner._mres[0].match, keywords) if ok else False
+            try:
+                self._fast = self._fast_tables()
+            except AttributeError:  # a Lark whose insides differ: plain BasicLexer
+                self._fast = False
         return self._fast
+
+    def _fast_tables(self) -> Any:
+        scanner = self.scanner  # builds self.callback (the keyword "unless" tables) too
+        if len(scanner._mres) != 1 or self.use_bytes:
+            return False
+        keywords: dict = {}
+        for name, callback in self.callback.items():
+            if not isinstance(callback, UnlessCallback):
+                return False
+            table = {}
+            for term in callback.scanner.terminals:
+                if term.pattern.type != "str" or term.pattern.flags:
+                    return False
+                table[term.pattern.value] = term.name
+            keywords[name] = table
+        return scanner._mres[0].match, keywords
 
     def lex(self, state: Any, parser_state: Any) -> Iterator[Token]:
         fast = self._fast_setup()
@@ -156,8 +162,11 @@ class GradLexer(BasicLexer):
         ignore = self.ignore_types
         newline_types = self.newline_types
         new_token = str.__new__
-        text = state.text.text
-        end = state.text.end
+        text = state.text
+        if type(text) is str:  # Lark < 1.3
+            end = len(text)
+        else:  # a lark.utils.TextSlice
+            text, end = text.text, text.end
         ctr = state.line_ctr
         pos, line, line_start = ctr.char_pos, ctr.line, ctr.line_start_pos
         while pos < end:
