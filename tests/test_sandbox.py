@@ -201,6 +201,7 @@ def test_mutated_scripts_never_escape_or_crash(source):
     result = run_source(source, "fuzz.grad", RunOptions(seed=0, max_steps=20_000, timeout=5))
     if result.error is not None:
         assert isinstance(result.error, GradScriptError)
+        assert result.error.line is not None and result.error.column is not None  # located
         if isinstance(result.error, InternalError):
             # gradcli's own failures may only come from the engine, never from the language layer
             assert "gradcli/lang/" not in _innermost_file(result.error), result.error.traceback_text
@@ -211,5 +212,6 @@ def test_mutated_scripts_never_escape_or_crash(source):
 def test_random_text_never_crashes(source):
     result = run_source(source, "fuzz.grad", RunOptions(max_steps=10_000, timeout=5))
     assert result.error is None or isinstance(result.error, GradScriptError)
+    assert result.error is None or result.error.line is not None
     if isinstance(result.error, InternalError):
         assert "gradcli/lang/" not in _innermost_file(result.error), result.error.traceback_text

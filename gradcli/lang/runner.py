@@ -247,7 +247,8 @@ class Session:
             return None, e
         except RecursionError:
             return None, GradScriptError("maximum recursion depth exceeded during compilation (source nested "
-                                         "too deeply)", type_name="RecursionError", filename=filename)
+                                         "too deeply)", type_name="RecursionError", filename=filename,
+                                         line=1, column=1)
         except Exception as e:  # noqa: BLE001 - the parser failed: gradcli's fault
             return None, _internal(e, filename)
 
@@ -274,7 +275,8 @@ class Session:
                     return self._convert(e, None, filename)
                 except RecursionError:
                     return GradScriptError("maximum recursion depth exceeded during compilation (source nested "
-                                           "too deeply)", type_name="RecursionError", filename=filename)
+                                           "too deeply)", type_name="RecursionError", filename=filename,
+                                           line=1, column=1)
                 G, loc = self.globals, rt.loc
                 for node, f in compiled:
                     loc[0] = node
