@@ -270,13 +270,6 @@ class EmbeddingDenseBackward0(Function):
         return (_gather_rows(gg, k["indices"], k["padding_idx"]),)
 
 
-class _EmbeddingRows(EmbeddingBackward0):
-    __slots__ = ()
-
-    def name(self):
-        return "EmbeddingBackward0"
-
-
 def _embedding_grad(g, indices, num, padding_idx):
     d = g._data
     dim = d.shape[-1]
@@ -293,7 +286,7 @@ def _gather_rows(w, indices, padding_idx):
     out = w._data[indices]
     if padding_idx is not None and padding_idx >= 0:
         out = np.where((indices == padding_idx)[..., None], np.zeros((), out.dtype), out)
-    return record(_EmbeddingRows, (w,), wrap(np.ascontiguousarray(out), w.dtype),
+    return record(EmbeddingBackward0, (w,), wrap(np.ascontiguousarray(out), w.dtype),
                   {"indices": indices, "num": w.shape[0], "padding_idx": padding_idx})
 
 

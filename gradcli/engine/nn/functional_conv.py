@@ -259,23 +259,19 @@ class MaxPool2DWithIndicesBackward0(Function):
         return (_put_max(g, k["indices"], k["spatial"]),)
 
 
-class _MaxUnpoolGrad(Function):
-    """Internal: scatter-add of g at the argmax indices; its own backward gathers."""
+class MaxPool2DWithIndicesBackwardBackward0(Function):
+    """The gradient of max pooling (scatter-add of g at the argmax indices) as a node of its own,
+    for double backward; its backward gathers."""
     __slots__ = ()
-
-    def name(self):
-        return "MaxPool2DWithIndicesBackwardBackward0"
 
     def backward(self, gg):
         k = self._kw
         return (_take_max(gg, k["indices"]),)
 
 
-class _MaxGather(Function):
+class MaxPool2DWithIndicesBackward1(Function):
+    """Gather at the argmax indices (the backward of the backward of max pooling)."""
     __slots__ = ()
-
-    def name(self):
-        return "GatherBackward0"
 
     def backward(self, g):
         k = self._kw
@@ -290,7 +286,7 @@ def _put_max(g, indices, spatial):
     fi = indices.reshape(lead + (-1,))
     coords = tuple(np.indices(fi.shape, sparse=True)[:-1]) + (fi,)
     np.add.at(acc, coords, d.reshape(lead + (-1,)))
-    return record(_MaxUnpoolGrad, (g,), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
+    return record(MaxPool2DWithIndicesBackwardBackward0, (g,), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
                   {"indices": indices, "spatial": spatial})
 
 
@@ -299,7 +295,7 @@ def _take_max(x, indices):
     lead = d.shape[:-2]
     flat = d.reshape(lead + (-1,))
     out = np.take_along_axis(flat, indices.reshape(lead + (-1,)), axis=-1).reshape(indices.shape)
-    return record(_MaxGather, (x,), wrap(out, x.dtype), {"indices": indices, "spatial": tuple(d.shape[-2:])})
+    return record(MaxPool2DWithIndicesBackward1, (x,), wrap(out, x.dtype), {"indices": indices, "spatial": tuple(d.shape[-2:])})
 
 
 def _pool_args(input, kernel_size, stride, padding, dilation, name):
