@@ -290,7 +290,7 @@ class Session:
         except GradScriptError as e:
             return self._convert(e, None, filename)
         except Exception as e:  # noqa: BLE001 - anything left is gradcli's own failure
-            return _internal(e, filename)
+            return _internal(e, filename, rt.loc[0])
         return None
 
     def evaluate(self, expr: str, filename: str = "<expr>"):
