@@ -61,7 +61,7 @@ _ENGINE_PREFIX = "gradcli.engine"
 _FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None))
 
 NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum
-diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real repeat
+diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real
 reshape round shape size sort squeeze std sum swapaxes take tolist trace transpose var mT is_integer""".split())
 NP_DTYPE_ATTRS = frozenset("name kind itemsize char str num byteorder ndim shape".split())
 
