@@ -729,6 +729,8 @@ def test_f_string_errors(src, message, column):
     ("raise ValueError('x')\n", "SyntaxError", "'raise' is not supported in GradScript", 1, 1),
     ("x = yield\n", "SyntaxError", "'yield' is not supported in GradScript", 1, 5),
     ("x = 1j\n", "SyntaxError", "imaginary numbers are not supported in GradScript", 1, 5),
+    ("def f(a, /): pass\n", "SyntaxError",
+     "positional-only parameters ('/') are not supported in GradScript", 1, 10),
     ("x = 1 \\", "SyntaxError", "unexpected EOF while parsing", 1, 8),
 ])
 def test_syntax_errors(src, type_name, message, line, column):

@@ -1592,6 +1592,10 @@ def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> S
     for word in (tok, prev):
         if word is not None and word.type in _RESERVED_TYPES:
             return _unsupported(word)
+    if ttype == "BINOP" and tok.value == "/" and "NAME" in expected and \
+            any(type(x) is Token and x.type in ("DEF", "LAMBDA") for x in stack[-40:]):
+        return _error_at("positional-only parameters ('/') are not supported in GradScript", tok,
+                         hint="remove the '/'; every parameter can be passed by position")
     if ttype in ("_NEWLINE", "$END") and "COLON" in expected:
         header = _header_keyword(stack)
         if header is not None:
