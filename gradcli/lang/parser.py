@@ -1856,17 +1856,20 @@ def _check_first_line(text: str) -> None:
                          hint="the first statement must start at the beginning of the line")
 
 
-def parse(source: str, filename: str = "<string>") -> ast.Module:
-    """Parse a GradScript program into an :class:`ast.Module` (see gradcli.lang.ast)."""
+def _run(source: str, filename: str, expr_mode: bool) -> tuple[str, Any]:
+    """Parse `source` as a module or (expr_mode) one expression: (normalised text, result)."""
     if not isinstance(source, str):
-        raise TypeError("parse() needs the source text as str, not %s" % type(source).__name__)
+        raise TypeError("GradScript source must be str, not %s" % type(source).__name__)
     text = _normalize(source)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # a parse only allocates; collecting meanwhile just costs time
     try:
-        _check_first_line(text)
-        module = _parse_with_state(text, "module", _ParseState())
-        _check_context(module)
+        if expr_mode:
+            result = _parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
+        else:
+            _check_first_line(text)
+            result = _parse_with_state(text, "module", _ParseState())
+            _check_context(result)
     except GradScriptError as exc:
         raise _finish_error(exc, filename, text) from None
     except RecursionError:
@@ -1877,24 +1880,22 @@ def parse(source: str, filename: str = "<string>") -> ast.Module:
     finally:
         if gc_was_enabled:
             gc.enable()
-    lines = text.count("\n")
+    return text, result
+
+
+def parse(source: str, filename: str = "<string>") -> ast.Module:
+    """Parse a GradScript program into an :class:`ast.Module` (see gradcli.lang.ast).
+
+    Raises ScriptSyntaxError (a GradScriptError) located in the source for any bad text.
+    """
+    text, module = _run(source, filename, False)
+    lines = text.split("\n")  # the text ends with a newline: the last item is ""
     module.line, module.column = 1, 1
-    module.end_line = max(lines, 1)
-    module.end_column = len(text[text.rfind("\n", 0, len(text) - 1) + 1:]) if lines else 1
+    module.end_line = max(len(lines) - 1, 1)
+    module.end_column = len(lines[-2]) + 1 if len(lines) > 1 else 1
     return module
 
 
 def parse_expression(source: str, filename: str = "<string>") -> ast.Expr:
     """Parse a single expression (line breaks allowed anywhere, as inside brackets)."""
-    if not isinstance(source, str):
-        raise TypeError("parse_expression() needs str, not %s" % type(source).__name__)
-    text = _normalize(source)
-    try:
-        return _parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
-    except GradScriptError as exc:
-        raise _finish_error(exc, filename, text) from None
-    except RecursionError:
-        raise _finish_error(_error("too many nested expressions", 1, 1), filename, text) from None
-    except LarkError as exc:  # pragma: no cover
-        raise _finish_error(_error("invalid syntax (%s)" % type(exc).__name__, 1, 1),
-                            filename, text) from None
+    return _run(source, filename, True)[1]
