@@ -316,12 +316,24 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if steps == 1:
         arr = np.asarray([start], np.float64)
     else:
-        # torch computes from both ends towards the middle for symmetric rounding
-        step = (end - start) / (steps - 1)
-        idx = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        arr = np.where(idx < half, start + step * idx, end - step * (steps - idx - 1))
+        arr = _linspace_values(start, end, steps, d)
     return _finish(arr.astype(d.np), d, device, requires_grad, ctor_error=False)
+
+
+def _linspace_values(start, end, steps, d):
+    """torch's linspace kernel: from both ends towards the middle, in the output dtype (doubles for
+    integer outputs), each value one fused multiply-add (exact product, one rounding)."""
+    idx = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    if not d.is_floating_point:
+        step = (float(end) - float(start)) / (steps - 1)
+        return np.where(idx < half, start + step * idx, end - step * (steps - idx - 1))
+    f = d.np.type
+    s, e = f(start), f(end)
+    step = np.float64(f((e - s) / f(steps - 1)))
+    lo = (step * idx + np.float64(s)).astype(d.np)
+    hi = (np.float64(e) - step * (steps - idx - 1)).astype(d.np)
+    return np.where(idx < half, lo, hi)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
