@@ -330,9 +330,12 @@ def _linspace_values(start, end, steps, d):
         return np.where(idx < half, start + step * idx, end - step * (steps - idx - 1))
     f = d.np.type
     s, e = f(start), f(end)
-    step = np.float64(f((e - s) / f(steps - 1)))
-    lo = (step * idx + np.float64(s)).astype(d.np)
-    hi = (np.float64(e) - step * (steps - idx - 1)).astype(d.np)
+    # a wider type makes the product exact, emulating the FMA (long double: 64-bit mantissa)
+    wide = np.float64 if d.itemsize < 8 else np.longdouble
+    step = wide(f((e - s) / f(steps - 1)))
+    idx = idx.astype(wide)
+    lo = (step * idx + wide(s)).astype(d.np)
+    hi = (wide(e) - step * (steps - idx - 1)).astype(d.np)
     return np.where(idx < half, lo, hi)
 
 
