@@ -330,6 +330,11 @@ def _linspace_values(start, end, steps, d):
         return np.where(idx < half, start + step * idx, end - step * (steps - idx - 1))
     f = d.np.type
     s, e = f(start), f(end)
+    if d.itemsize == 2:  # c10::Half arithmetic: every operation rounds to half, integers too
+        step = f(f(e - s) / f(steps - 1))
+        lo = s + step * idx.astype(f)
+        hi = e - step * (steps - idx - 1).astype(f)
+        return np.where(idx < half, lo, hi)
     # a wider type makes the product exact, emulating the FMA (long double: 64-bit mantissa)
     wide = np.float64 if d.itemsize < 8 else np.longdouble
     step = wide(f((e - s) / f(steps - 1)))
