@@ -1,0 +1,509 @@
+"""Bit-faithful float reductions: the summation order of PyTorch's CPU kernels, on NumPy.
+
+``torch.sum`` on the CPU does not add in NumPy's pairwise order.  ATen's ``cascade_sum``
+(aten/src/ATen/native/cpu/SumKernel.cpp) runs inside TensorIterator, which first reorders
+the dimensions by stride (reduced dims first), coalesces them, splits the work over threads
+(``parallel_reduce``: a two-pass reduction for a single output, a split of the outermost kept
+dim otherwise) and calls a 2-d loop on (dim0, dim1) blocks.  Each loop call picks one of four
+kernels -- vectorised inner sum, vectorised outer sum, scalar inner sum, scalar outer sum --
+whose building blocks are ``multi_row_sum`` (a running sum in chunks of ``2**level_power``
+items folded into four levels) and ``row_sum`` (the same with four interleaved accumulators).
+This module reproduces all of that with NumPy so that the float32/float64/float16 results
+are the very bits torch computes (on an AVX512 machine: 16 float / 8 double lanes), with a
+Python loop only over levels, chunk positions and calls, never per element.
+
+Public entry points: :func:`torch_sum`, :func:`torch_mean`, :func:`torch_var` (torch.var/std).
+``NUM_THREADS`` must equal ``torch.get_num_threads()`` of the torch being imitated (it
+changes how large reductions are split); ``VEC_BYTES`` is the SIMD width (64 for AVX512,
+32 for AVX2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+NUM_THREADS = 2
+GRAIN_SIZE = 32768
+VEC_BYTES = 32
+
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_LOOP_MAX = 64          # sequential sums up to this length run as a Python loop of vector adds
+
+
+# ------------------------------------------------------------------------------------------
+# building blocks (items along axis 0, any number of independent lanes after it)
+
+def _ceil_log2(x):
+    return 1 if x <= 2 else int(x - 1).bit_length()
+
+
+def _seq(x, axis=0):
+    """Left-to-right running sum along ``axis`` (the order a scalar ``acc += v`` loop adds in)."""
+    n = x.shape[axis]
+    if n == 0:
+        return np.zeros(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
+    if n == 1:
+        return np.array(np.take(x, 0, axis), copy=True)
+    # np.add.reduce only sums pairwise when the reduced axis is its inner loop, i.e. when it has
+    # the smallest stride; with a smaller-strided kept axis it adds whole slices in order
+    other = [abs(st) for i, (sz, st) in enumerate(zip(x.shape, x.strides)) if i != axis and sz > 1]
+    if other and min(other) < abs(x.strides[axis]):
+        return np.add.reduce(x, axis=axis)
+    x = np.moveaxis(x, axis, 0) if axis else x
+    if n > _LOOP_MAX:
+        return np.add.accumulate(x, axis=0)[-1]
+    acc = np.array(x[0], copy=True)
+    for i in range(1, n):
+        np.add(acc, x[i], out=acc)
+    return acc
+
+
+def _multi_level(x):
+    """ATen ``multi_row_sum``: chunks of 2**p items summed in order, then chunk sums folded into
+    three more levels of 2**p; returns ((tail + level1) + level2) + level3 per lane."""
+    n = x.shape[0]
+    lanes = x.shape[1:]
+    p = max(4, _ceil_log2(n) // 4)
+    step = 1 << p
+    nfull = n // step
+    acc0 = _seq(x[nfull * step:])
+    if nfull == 0:
+        return acc0
+    b = _seq(x[:nfull * step].reshape((nfull, step) + lanes), 1)
+    g1n = nfull // step
+    acc1 = _seq(b[g1n * step:])
+    r = acc0 + acc1
+    if g1n == 0:
+        return r
+    g1 = _seq(b[:g1n * step].reshape((g1n, step) + lanes), 1)
+    g2n = g1n // step
+    r += _seq(g1[g2n * step:])
+    if g2n:
+        r += _seq(_seq(g1[:g2n * step].reshape((g2n, step) + lanes), 1))
+    return r
+
+
+def _row_sum(x):
+    """ATen ``row_sum``: four interleaved ``multi_row_sum`` accumulators, tail into the first,
+    then p0 + p1 + p2 + p3."""
+    n = x.shape[0]
+    lanes = x.shape[1:]
+    s = n // 4
+    if s:
+        parts = _multi_level(x[:4 * s].reshape((s, 4) + lanes))
+        acc = np.array(parts[0], copy=True)
+    else:
+        parts = None
+        acc = np.zeros(lanes, x.dtype)
+    for i in range(4 * s, n):
+        acc += x[i]
+    if parts is not None:
+        acc += parts[1]
+        acc += parts[2]
+        acc += parts[3]
+    return acc
+
+
+# ------------------------------------------------------------------------------------------
+# the four loop kernels of cascade_sum; ``d`` is (batch, columns, reduced) in the element dtype
+
+class _Kind:
+    __slots__ = ("dt", "acc", "item", "wvec", "wacc")
+
+    def __init__(self, dt):
+        self.dt = dt
+        self.acc = _F32 if dt == _F16 else dt
+        self.item = dt.itemsize
+        self.wvec = VEC_BYTES // dt.itemsize            # Vectorized<scalar_t>::size()
+        self.wacc = VEC_BYTES // self.acc.itemsize      # Vectorized<acc_t>::size()
+
+
+def _vec_inner(d, k):
+    nb, ncol, n = d.shape
+    w = k.wvec
+    nv = n // w
+    rows = d.reshape(nb * ncol, n)
+    v = rows[:, :nv * w]
+    if k.dt == _F16:   # load_to_float(ptr, first, second); first + second
+        v = v.reshape(nb * ncol, nv, 2, k.wacc).astype(_F32)
+        v = v[:, :, 0] + v[:, :, 1]
+    else:
+        v = v.reshape(nb * ncol, nv, w)
+    lanes = _row_sum(np.moveaxis(v, 1, 0))                      # (rows, wacc)
+    tail = rows[:, nv * w:].astype(k.acc, copy=False)
+    return _seq(np.concatenate([tail, lanes], axis=1), 1).reshape(nb, ncol)
+
+
+def _split_cols(d, k, cut):
+    """Columns [0, cut) by multi_row_sum, the rest by row_sum (items = the reduced axis)."""
+    x = np.moveaxis(d, 2, 0).astype(k.acc, copy=False)          # (n, nb, ncol)
+    if cut == 0:
+        return _row_sum(x)
+    if cut == x.shape[2]:
+        return _multi_level(x)
+    return np.concatenate([_multi_level(x[:, :, :cut]), _row_sum(x[:, :, cut:])], axis=-1)
+
+
+def _call_results(d, k, is0, is1):
+    """Per-column sums of one batch of loop calls (reduction along the last axis of ``d``)."""
+    nb, ncol, n = d.shape
+    if is0 == k.item and n >= k.wvec:
+        return _vec_inner(d, k)
+    if is1 == k.item and ncol >= k.wvec:
+        blk = 4 * k.wacc
+        return _split_cols(d, k, (ncol // blk) * blk)
+    if is0 < is1:
+        return _split_cols(d, k, 0)
+    return _split_cols(d, k, (ncol // 4) * 4)
+
+
+# ------------------------------------------------------------------------------------------
+# TensorIterator geometry
+
+def _contig_strides(shape):
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return st[::-1]
+
+
+def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
+    """Reorder (reduce dims first, then by stride) and coalesce like TensorIterator for a
+    reduction; returns (shape_, input byte strides, output element strides), fastest dim first."""
+    nd = len(shape)
+    kshape = [1 if mask[i] else shape[i] for i in range(nd)]
+    cst = _contig_strides(kshape)
+    ost = []
+    for i in range(nd):
+        if mask[i] and (shape[i] != 1 or not keepdim_like):
+            ost.append(0)
+        else:
+            ost.append(cst[i])
+    ob = [s * out_item for s in ost]
+    ib = list(istrides)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        for strides, is_out in ((ob, True), (ib, False)):
+            s0, s1 = strides[d0], strides[d1]
+            if is_out and ((s0 == 0) != (s1 == 0)):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    if nd > 1:
+        for i in range(1, nd):
+            dim1 = i
+            for dim0 in range(i - 1, -1, -1):
+                c = should_swap(perm[dim0], perm[dim1])
+                if c > 0:
+                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                    dim1 = dim0
+                elif c < 0:
+                    break
+    sh = [shape[p] for p in perm]
+    ops = [[ob[p] for p in perm], [ib[p] for p in perm]]
+    if nd > 1:   # coalesce_dimensions
+        prev = 0
+        for dim in range(1, nd):
+            s0, s1 = sh[prev], sh[dim]
+            ok = s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[dim] for st in ops)
+            if ok:
+                if sh[prev] == 1:
+                    for st in ops:
+                        st[prev] = st[dim]
+                sh[prev] *= sh[dim]
+            else:
+                prev += 1
+                if prev != dim:
+                    for st in ops:
+                        st[prev] = st[dim]
+                    sh[prev] = sh[dim]
+        sh = sh[:prev + 1]
+        ops = [st[:prev + 1] for st in ops]
+    return sh, ops[1], [s // out_item for s in ops[0]]
+
+
+# ------------------------------------------------------------------------------------------
+# execution of the loop calls
+
+def _calls(shape, begin, end):
+    """DimCounter over [begin, end): yields (outer, count, v1, n1, v0, n0); runs of whole 2-d
+    blocks come as one item with count > 1."""
+    s0, s1 = shape[0], shape[1]
+    blk = s0 * s1
+    off = begin
+    while off < end:
+        outer, rem = divmod(off, blk)
+        v1, v0 = divmod(rem, s0)
+        if v0 == 0 and v1 == 0 and end - off >= blk:
+            cnt = (end - off) // blk
+            yield outer, cnt, 0, s1, 0, s0
+            off += cnt * blk
+            continue
+        n0 = min(s0 - v0, end - off)
+        n1 = 1
+        if n0 == s0:
+            n1 = min(s1 - v1, (end - off) // s0)
+        yield outer, 1, v1, n1, v0, n0
+        off += n0 * n1
+
+
+class _Plan:
+    """The iterator's 2-d view of one input: data as (outer, dim1, dim0), strides, out offsets."""
+
+    def __init__(self, a, sh, ist, ost):
+        nd = len(sh)
+        if nd == 0:
+            sh, ist, ost = [1], [0], [0]
+            nd = 1
+        if nd == 1:
+            sh, ist, ost = sh + [1], ist + [0], ost + [0]
+        self.shape = sh
+        self.is0, self.is1 = ist[0], ist[1]
+        self.os0, self.os1 = ost[0], ost[1]
+        view = np.lib.stride_tricks.as_strided(a, shape=tuple(reversed(sh)), strides=tuple(reversed(ist)),
+                                               writeable=False)
+        self.outer_n = int(np.prod(sh[2:], dtype=np.int64)) if len(sh) > 2 else 1
+        self.data = view.reshape(self.outer_n, sh[1], sh[0])
+        base = np.zeros(1, np.int64)
+        for size, st in zip(sh[2:], ost[2:]):       # dim 2 fastest
+            base = (base[None, :] + (np.arange(size, dtype=np.int64) * st)[:, None]).reshape(-1)
+        self.base = base
+        self.numel = int(np.prod(sh, dtype=np.int64))
+
+
+def _run(plan, k, begin, end, col_lo=0, col_hi=None):
+    """Contributions (output offsets, values) of the loop calls over [begin, end), in order."""
+    outs, vals = [], []
+    for outer, cnt, v1, n1, v0, n0 in _calls(plan.shape, begin, end):
+        if col_hi is not None:        # a parallel_dim_reduction slice of dim 1 (2-d iterators only)
+            v1, n1 = col_lo, col_hi - col_lo
+        d = plan.data[outer:outer + cnt, v1:v1 + n1, v0:v0 + n0]
+        base = plan.base[outer:outer + cnt, None]
+        is0, is1, os0, os1 = plan.is0, plan.is1, plan.os0, plan.os1
+        c1 = np.arange(v1, v1 + n1, dtype=np.int64) * os1
+        if os0 != 0:
+            c0 = np.arange(v0, v0 + n0, dtype=np.int64) * os0
+            if os1 != 0:              # not a reduction: out += in, element by element
+                outs.append((base[:, :, None] + c1[None, :, None] + c0[None, None, :]).reshape(-1))
+                vals.append(d.astype(k.acc).reshape(-1))
+                continue
+            d = d.transpose(0, 2, 1)  # move the reduction to dim 0
+            is0, is1 = is1, is0
+            c1 = c0
+        outs.append((base + c1[None, :]).reshape(-1))
+        vals.append(_call_results(d, k, is0, is1).reshape(-1))
+    if not outs:
+        return np.zeros(0, np.int64), np.zeros(0, k.acc)
+    return np.concatenate(outs), np.concatenate(vals)
+
+
+def _store(out, offs, vals, k):
+    """``*out += value`` for each contribution in order (CastStoreAccumulate)."""
+    if offs.size == 0:
+        return
+    half = k.dt == _F16
+    if np.bincount(offs, minlength=out.size).max() == 1:      # one contribution per output
+        if half:
+            out[offs] = (out[offs].astype(_F32) + vals.astype(_F16).astype(_F32)).astype(_F16)
+        else:
+            out[offs] = out[offs] + vals
+        return
+    order = np.argsort(offs, kind="stable")
+    so, sv = offs[order], vals[order]
+    uniq, first, counts = np.unique(so, return_index=True, return_counts=True)
+    if half:
+        acc = out[uniq].copy()
+        rank = np.arange(so.size) - np.repeat(first, counts)
+        for r in range(int(counts.max())):
+            sel = rank == r
+            tgt = np.searchsorted(uniq, so[sel])
+            acc[tgt] = (acc[tgt].astype(_F32) + sv[sel].astype(_F16).astype(_F32)).astype(_F16)
+        out[uniq] = acc
+        return
+    if counts.min() == counts.max():
+        c = int(counts[0])
+        m = sv.reshape(uniq.size, c)
+        out[uniq] = _seq(np.concatenate([out[uniq][:, None], m], axis=1), 1)
+        return
+    acc = out[uniq].copy()
+    rank = np.arange(so.size) - np.repeat(first, counts)
+    for r in range(int(counts.max())):
+        sel = rank == r
+        tgt = np.searchsorted(uniq, so[sel])
+        acc[tgt] += sv[sel]
+    out[uniq] = acc
+
+
+def _divup(a, b):
+    return -(-a // b)
+
+
+def _omp_ranges(begin, end, grain):
+    """at::parallel_for's split of [begin, end) over NUM_THREADS (OpenMP backend)."""
+    n = end - begin
+    if not (n > grain and n > 1 and NUM_THREADS > 1):
+        return [(begin, end)]
+    nt = NUM_THREADS
+    if grain > 0:
+        nt = min(nt, _divup(n, grain))
+    chunk = _divup(n, nt)
+    out = []
+    for t in range(nt):
+        b = begin + t * chunk
+        if b < end:
+            out.append((b, min(end, b + chunk)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+
+def _norm_dims(axis, nd):
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    dims = tuple(sorted({(int(d) % nd) if nd else 0 for d in axis}))
+    return dims if dims else tuple(range(nd))
+
+
+def _non_overlapping_dense(a):
+    nd = a.ndim
+    sizes, strides = a.shape, [s // a.itemsize if a.itemsize else 0 for s in a.strides]
+    if any(s < 0 for s in a.strides) or any(s % a.itemsize for s in a.strides):
+        return False
+    if nd == 0:
+        return True
+    if nd == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    perm = sorted(range(nd), key=lambda i: (sizes[i] < 2, strides[i]))
+    need = 1
+    for i in perm:
+        if sizes[i] < 2:
+            return True
+        if strides[i] != need:
+            return False
+        need *= sizes[i]
+    return True
+
+
+def torch_copy(a, dt):
+    """``tensor.to(dtype)``: the same strides when non-overlapping and dense, else contiguous."""
+    dt = np.dtype(dt)
+    if a.ndim > 1 and _non_overlapping_dense(a) and not a.flags.c_contiguous:
+        buf = np.empty(a.size, dt)
+        st = tuple((s // a.itemsize) * dt.itemsize for s in a.strides)
+        out = np.lib.stride_tricks.as_strided(buf, shape=a.shape, strides=st)
+        out[...] = a
+        return out
+    return np.array(a, dtype=dt, order="C", copy=True)
+
+
+def _layout_ok(a):
+    return all(s >= 0 for s in a.strides)
+
+
+def _sum_float(a, dims, keepdims):
+    """cascade_sum for a float16/32/64 array ``a`` already of the output dtype."""
+    k = _Kind(a.dtype)
+    nd = a.ndim
+    mask = [i in dims for i in range(nd)]
+    kshape = tuple(1 if mask[i] else a.shape[i] for i in range(nd))
+    rshape = kshape if keepdims else tuple(a.shape[i] for i in range(nd) if not mask[i])
+    if a.size == 0:
+        return np.zeros(rshape, a.dtype)
+    if not _layout_ok(a):
+        a = np.ascontiguousarray(a)
+    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
+    if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
+        # should_use_acc_buffer: sum self.to(float), then copy into the half result
+        return _sum_float(torch_copy(a, _F32), dims, keepdims).astype(_F16)
+    out_n = int(np.prod(kshape, dtype=np.int64))
+    out = np.zeros(out_n, a.dtype)
+    numel = a.size
+    if numel < GRAIN_SIZE or NUM_THREADS == 1:
+        plan = _Plan(a, sh, ist, ost)
+        _store(out, *_run(plan, k, 0, numel), k)
+    elif out_n == 1:
+        # two_pass_reduction: per-thread buffers (a fresh iterator on a contiguous slice)
+        sh2, ist2, ost2 = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, True)
+        plan = _Plan(a, sh2, ist2, ost2)
+        bufs = np.zeros(NUM_THREADS, a.dtype)
+        for t, (b, e) in enumerate(_omp_ranges(0, numel, GRAIN_SIZE)):
+            one = np.zeros(1, a.dtype)
+            offs, vals = _run(plan, k, b, e)
+            _store(one, np.zeros_like(offs), vals, k)
+            bufs[t] = one[0]
+        fin = _row_sum(bufs.astype(k.acc))
+        _store(out, np.zeros(1, np.int64), np.asarray([fin], k.acc), k)
+    else:
+        plan = _Plan(a, sh, ist, ost)
+        if len(sh) == 2:
+            # parallel_dim_reduction splits dim 1 (the kept one); a split changes its columns' kernels
+            cols = sh[1]
+            rnd = ist[1] == a.itemsize
+            for b, e in _omp_ranges(0, cols, 1):
+                if rnd:
+                    m = 128 // a.itemsize
+                    b -= b % m
+                    if e != cols:
+                        e -= e % m
+                if b == e:
+                    continue
+                _store(out, *_run(plan, k, 0, sh[0] * (e - b), b, e), k)
+        else:
+            _store(out, *_run(plan, k, 0, numel), k)
+    out = out + out.dtype.type(0)       # the output starts at +0: never a -0 sum
+    return out.reshape(rshape)
+
+
+def sum_dtype(dt):
+    dt = np.dtype(dt)
+    return dt if dt.kind in "fc" else np.dtype(np.int64)
+
+
+def torch_sum(array, axis=None, keepdims=False, dtype=None):
+    """``torch.sum(array, dim=axis, keepdim=keepdims, dtype=dtype)`` with torch's CPU order.
+
+    ``axis`` None or () reduces every dim.  Integer/bool inputs sum exactly into int64 (or
+    ``dtype``); float16/32/64 follow cascade_sum bit for bit.  Returns an ndarray (0-d for a
+    full reduction)."""
+    a = np.asarray(array)
+    out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
+    dims = _norm_dims(axis, a.ndim)
+    if out_dt.kind != "f" or out_dt not in (_F16, _F32, _F64):
+        r = np.sum(a, axis=dims, keepdims=keepdims, dtype=out_dt) if a.ndim else a.astype(out_dt)
+        return np.asarray(r, out_dt)
+    if a.dtype != out_dt:
+        a = torch_copy(a, out_dt)
+    return _sum_float(a, dims, keepdims)
+
+
+def reduced_count(shape, axis):
+    dims = _norm_dims(axis, len(shape))
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n if len(shape) else 1
+
+
+def torch_mean(array, axis=None, keepdims=False, dtype=None):
+    """``torch.mean``: on the CPU, torch sums (in float for float16) and divides by the count."""
+    a = np.asarray(array)
+    out_dt = np.dtype(dtype) if dtype is not None else a.dtype
+    n = reduced_count(a.shape, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if out_dt == _F16:
+            s = torch_sum(a, axis, keepdims, _F32)
+            return np.asarray(s / _F32.type(n)).astype(_F16)
+        s = torch_sum(a, axis, keepdims, out_dt)
+        return np.asarray(s / out_dt.type(n), out_dt)
