@@ -182,3 +182,21 @@ optim = _optim.build(_Module)
 autograd.functional = _Module("torch.autograd.functional", **{_name: getattr(_AF, _name) for _name in _AF.NAMES})
 for _name, _fn in _nn.functional.TORCH_NAMES.items():
     globals().setdefault(_name, _fn)
+
+
+# `out=` for every torch.X function (constructors included), as torch accepts it
+def _wrap_out_args():
+    import types as _types
+    from .outarg import with_out
+    skip = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "initial_seed",
+            "set_default_dtype", "get_default_dtype", "set_printoptions", "is_tensor", "is_floating_point",
+            "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
+            "from_numpy", "equal", "allclose", "detach", "is_complex"}
+    g = globals()
+    for name, fn in list(g.items()):
+        if (isinstance(fn, _types.FunctionType) and not name.startswith("_") and name not in skip
+                and fn.__module__.startswith("gradcli.engine")):
+            g[name] = with_out(fn, name)
+
+
+_wrap_out_args()
