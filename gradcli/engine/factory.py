@@ -238,15 +238,19 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = size_args if size is None else (size,)
     return _filled(0, size, dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def ones(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = size_args if size is None else (size,)
     return _filled(1, size, dtype, device, requires_grad, name="ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, out=None):
+def empty(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
+          out=None):
+    size = size_args if size is None else (size,)
     return _filled(0, size, dtype, device, requires_grad, name="empty")
 
 
@@ -409,14 +413,16 @@ def _float_dtype(dtype, name):
     return d
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def randn(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = size_args if size is None else (size,)
     size = _size(size, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu")
     arr = _rng(generator).standard_normal(size).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def rand(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    size = size_args if size is None else (size,)
     size = _size(size, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds")
     arr = _rng(generator).random(size).astype(d.np)
