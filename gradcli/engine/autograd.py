@@ -280,6 +280,135 @@ def set_site_hook(fn):
     _site_hook[0] = fn
 
 
+# ----------------------------------------------------------------------------- observers
+# Optional callbacks for the tools that watch the engine (gradcli.graph: the chain-rule walkthrough,
+# --check, `gradcli graph`). Unset, they cost one test per backward pass and per recorded node.
+#
+# A backward observer has begin(tensors, grad_tensors, inputs, accumulate, retain_graph, create_graph),
+# node(node, grads, in_grads) after each grad_fn ran (before its saved tensors are freed), leaf(node, grad,
+# accumulate) when a leaf's AccumulateGrad is reached (before .grad changes), end(results, error).
+_backward_observer = [None]
+# A node observer is called as fn(node, inputs, outputs) when an op has recorded its node.
+_node_observer = [None]
+
+
+def set_backward_observer(obs):
+    """Install obs (None removes it); returns the previous observer."""
+    prev = _backward_observer[0]
+    _backward_observer[0] = obs
+    return prev
+
+
+def set_node_observer(fn):
+    """Install fn (None removes it); returns the previous one."""
+    prev = _node_observer[0]
+    _node_observer[0] = fn
+    return prev
+
+
+# ----------------------------------------------------------------------------- anomaly mode
+class _AnomalyMode:
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+anomaly_mode = _AnomalyMode()
+
+ANOMALY_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                   "enabled for debugging.")
+
+
+def is_anomaly_enabled():
+    return anomaly_mode.enabled
+
+
+def is_anomaly_check_nan_enabled():
+    return anomaly_mode.check_nan
+
+
+class detect_anomaly:
+    """torch.autograd.detect_anomaly(check_nan=True): a context manager (and decorator) under which a
+    backward function that returns NaN raises "Function 'XBackward0' returned nan values in its 0th output."."""
+
+    def __init__(self, check_nan=True):
+        import warnings  # noqa: PLC0415
+
+        self.prev = anomaly_mode.enabled
+        self.check_nan = bool(check_nan)
+        self.prev_check_nan = anomaly_mode.check_nan
+        warnings.warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        anomaly_mode.enabled, anomaly_mode.check_nan = True, self.check_nan
+        return None
+
+    def __exit__(self, *exc):
+        anomaly_mode.enabled, anomaly_mode.check_nan = self.prev, self.prev_check_nan
+        return False
+
+    def __call__(self, fn):
+        def wrapped(*args, **kwargs):
+            with self.__class__(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapped
+
+    def __repr__(self):
+        return f"<torch.autograd.anomaly_mode.detect_anomaly object at {hex(id(self))}>"
+
+
+class set_detect_anomaly:
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): sets the mode at once; as a context
+    manager, the previous mode comes back at the end of the block."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev, self.prev_check_nan = anomaly_mode.enabled, anomaly_mode.check_nan
+        anomaly_mode.enabled, anomaly_mode.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        anomaly_mode.enabled, anomaly_mode.check_nan = self.prev, self.prev_check_nan
+        return False
+
+    def __repr__(self):
+        return f"<torch.autograd.anomaly_mode.set_detect_anomaly object at {hex(id(self))}>"
+
+
+def _watch(node, obs, nan_check, grads, in_grads):
+    """The observer and anomaly mode's NaN check, after a node's backward ran."""
+    if obs is not None:
+        obs.node(node, grads, in_grads)
+    if nan_check:
+        for i, g in enumerate(in_grads):
+            if g is not None and g.dtype.is_floating_point:
+                d = g._data
+                if bool((d != d).any()):
+                    err = errors.runtime(f"Function '{node.name()}' returned nan values in its {i}th output.")
+                    err.gradcli_site = node._site   # the script line that created the node
+                    err.gradcli_node = node.name()
+                    raise err
+
+
+def _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
+    obs.begin(tensors, grad_tensors, inputs, accumulate, retain_graph, create_graph)
+    prev_mode = grad_mode.enabled
+    grad_mode.enabled = bool(create_graph)
+    results = error = None
+    try:
+        results = _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
+        return results
+    except BaseException as e:
+        error = e
+        raise
+    finally:
+        grad_mode.enabled = prev_mode
+        obs.end(results, error)
+
+
 # ----------------------------------------------------------------------------- the engine
 
 def _add(a, b):
@@ -336,6 +465,9 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  allow_unused=False):
     """The engine. With accumulate, leaves' .grad get the gradients (backward); without, the
     gradients reaching `inputs` are returned (autograd.grad)."""
+    obs = _backward_observer[0]
+    if obs is not None:
+        return _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
     prev_mode = grad_mode.enabled
     grad_mode.enabled = bool(create_graph)
     try:
@@ -370,65 +502,87 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
         needed = None
     results = [None] * (len(inputs) if inputs is not None else 0)
 
-    counter = itertools.count()
+    # Ready nodes run highest sequence number first (AccumulateGrad, -inf, before all; ties by id).
+    # A buffer holds a single-output node's gradient itself, a multi-output node's list of them.
     push, pop = heapq.heappush, heapq.heappop
-    ready = [(-node._seq, next(counter), node) for node, d in deps.items() if d == 0]
+    ready = [(-node._seq, id(node), node) for node, d in deps.items() if d == 0]
     heapq.heapify(ready)
     free = not retain_graph
+    obs = _backward_observer[0]
+    nan_check = anomaly_mode.enabled and anomaly_mode.check_nan
+    watch = obs is not None or nan_check
+    for node, buf in list(buffers.items()):
+        if node.n_outputs == 1:
+            buffers[node] = buf[0]
     while ready:
         node = pop(ready)[2]
         if needed is not None and node not in needed:
             continue
-        grads = buffers.pop(node, None) or [None] * node.n_outputs
+        single = node.n_outputs == 1
+        if single:
+            g = buffers.pop(node, None)
+        else:
+            grads = buffers.pop(node, None) or [None] * node.n_outputs
         x = node._x
-        if x is not None:
-            if x.pre_hooks:
-                grads = _run_pre_hooks(node, grads)
-            if x.retained:
-                for nr, ref in list(x.retained.items()):
-                    t = ref()
-                    if t is not None and grads[nr] is not None:
-                        t._retain_accumulate(grads[nr], create_graph)
-        if captures is not None and node in captures:
-            for nr, i in captures[node]:
-                results[i] = _add(results[i], grads[nr])
+        if x is not None or captures is not None:
+            if single:
+                grads = [g]
+            if x is not None:
+                if x.pre_hooks:
+                    grads = _run_pre_hooks(node, grads)
+                if x.retained:
+                    for nr, ref in list(x.retained.items()):
+                        t = ref()
+                        if t is not None and grads[nr] is not None:
+                            t._retain_accumulate(grads[nr], create_graph)
+            if captures is not None and node in captures:
+                for nr, i in captures[node]:
+                    results[i] = _add(results[i], grads[nr])
+            if single:
+                g = grads[0]
         if node.__class__ is AccumulateGrad:
-            if accumulate and grads[0] is not None and (captures is None or node in captures):
-                node.variable._accumulate(grads[0], create_graph)
+            if watch and obs is not None and g is not None:
+                obs.leaf(node, g, accumulate and (captures is None or node in captures))
+            if accumulate and g is not None and (captures is None or node in captures):
+                node.variable._accumulate(g, create_graph)
             continue
-        if node.n_outputs == 1:
-            g = grads[0]
+        if single:
             in_grads = node.backward(g) if g is not None else None
-        elif all(g is None for g in grads):
+        elif all(v is None for v in grads):
             in_grads = None
         else:
             in_grads = node.backward(node.materialize(grads))
+        if watch and in_grads is not None:
+            _watch(node, obs, nan_check, grads if not single else [g], in_grads)
         if free:
             node._saved = None  # saved tensors are released as soon as the node has run
         if in_grads is None:
             in_grads = ()
         elif x is not None and x.hooks:
             for hook in x.hooks:
-                hook(in_grads, grads)
-        for k, (nxt, nr) in enumerate(node.next_functions):
+                hook(in_grads, grads if not single else [g])
+        n_in = len(in_grads)
+        k = -1
+        for nxt, nr in node.next_functions:
+            k += 1
             if nxt is None:
                 continue
-            g = in_grads[k] if k < len(in_grads) else None
-            if g is not None:
-                if g.dtype is not nxt._out_dtype:
-                    g = g.to(nxt._out_dtype)
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt.n_outputs
-                    buf[nr] = g
-                elif buf[nr] is None:
-                    buf[nr] = g
+            gk = in_grads[k] if k < n_in else None
+            if gk is not None:
+                if gk.dtype is not nxt._out_dtype:
+                    gk = gk.to(nxt._out_dtype)
+                if nxt.n_outputs == 1:
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = gk if prev is None else prev + gk
                 else:
-                    buf[nr] = buf[nr] + g
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                    buf[nr] = gk if buf[nr] is None else buf[nr] + gk
             d = deps[nxt] - 1
             deps[nxt] = d
             if d == 0:
-                push(ready, (-nxt._seq, next(counter), nxt))
+                push(ready, (-nxt._seq, id(nxt), nxt))
     if inputs is not None and not allow_unused:
         for i, r in enumerate(results):
             if r is None:
