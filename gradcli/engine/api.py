@@ -137,6 +137,10 @@ from . import gradcheck as _gradcheck  # noqa: E402
 
 autograd.gradcheck = _gradcheck.gradcheck
 autograd.gradgradcheck = _gradcheck.gradgradcheck
+autograd.detect_anomaly = _autograd.detect_anomaly
+autograd.set_detect_anomaly = _autograd.set_detect_anomaly
+is_anomaly_enabled = _autograd.is_anomaly_enabled
+is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled
 
 cuda = _Module(
     "torch.cuda",

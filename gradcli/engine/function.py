@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import _NO_EDGE, Node, _Saved, _sequence, _site_hook, grad_mode, make_node
+from .autograd import _NO_EDGE, Node, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from .dtypes import FLOAT
 from .tensor import Tensor
 
@@ -68,6 +68,8 @@ def record(cls, inputs, out, kw=None):
         node._saved = saved + (_Saved(out, True),)
     out._rg = True
     out.grad_fn = node
+    if _node_observer[0] is not None:
+        _node_observer[0](node, inputs, (out,))
     return out
 
 
@@ -111,6 +113,8 @@ def record2(cls, a, b, out, kw=None):
         node._site = _site_hook[0]()
     out._rg = True
     out.grad_fn = node
+    if _node_observer[0] is not None:
+        _node_observer[0](node, (a, b), (out,))
     return out
 
 
@@ -155,6 +159,8 @@ def record_multi(cls, inputs, outs, kw=None):
             o._rg = True
             o.grad_fn = node
             o._output_nr = i
+    if _node_observer[0] is not None:
+        _node_observer[0](node, inputs, tuple(outs))
     return outs
 
 
