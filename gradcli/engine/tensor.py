@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, grad_mode, run_backward
+from .autograd import AccumulateGrad, _run, grad_mode, run_backward
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -261,7 +261,13 @@ class Tensor:
         if gradient is None and inputs is None and not create_graph and self._rg and data.size == 1 \
                 and type(data) is np.ndarray:
             # the common `loss.backward()`: the checks below cannot fail, skip them
-            run_backward((self,), (wrap(np.ones(data.shape, data.dtype), self.dtype),), bool(retain_graph), False)
+            g = wrap(np.ones(data.shape, data.dtype), self.dtype)
+            prev = grad_mode.enabled
+            grad_mode.enabled = False
+            try:
+                _run((self,), (g,), bool(retain_graph), False, None, True, True)
+            finally:
+                grad_mode.enabled = prev
             return
         from .autograd_api import backward  # noqa: PLC0415
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)

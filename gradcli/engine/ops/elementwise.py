@@ -148,7 +148,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     out.grad_fn = None
     out._version = [0]
     out._base = None
-    if out_dtype is not None and not out_dtype.is_floating_point:
+    if not grad_mode.enabled or (out_dtype is not None and not out_dtype.is_floating_point):
         return out
     return record2(cls, a, b, out, kw)
 
