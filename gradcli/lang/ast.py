@@ -8,9 +8,13 @@ Spans
 Every node has ``line``, ``column``, ``end_line``, ``end_column`` (keyword-only fields,
 left out of ``==`` and ``repr``).  Lines and columns are 1-based and count characters
 (code points), as Lark and CPython's ``SyntaxError.offset`` do; ``end_column`` is one past
-the last character, so a name ``x`` in column 1 spans columns 1..2.  A parenthesised
-expression's span includes its parentheses.  Equality ignores spans, so tests can compare
-shapes: ``parse("x = 1").body[0] == Assign([Name("x")], Constant(1))``.
+the last character, so a name ``x`` in column 1 spans columns 1..2.  Spans are CPython's
+(``lineno``, ``col_offset + 1``, ...) except that a parenthesised expression's span
+includes its parentheses, a generator that is a call's only argument does not include the
+call's, and the Constant parts of an f-string span the whole literal.  A def or class starts
+at ``def``/``class`` (not at its decorators); a compound statement ends where its last body
+statement ends.  Equality ignores spans, so tests can compare shapes:
+``parse("x = 1").body[0] == Assign([Name("x")], Constant(1))``.
 
 Node set (field names in constructor order; ``[]`` lists, ``?`` optional (None))
 --------------------------------------------------------------------------------
