@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, _run, grad_mode, run_backward
+from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_backward
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -259,7 +259,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         data = self._data
         if gradient is None and inputs is None and not create_graph and self._rg and data.size == 1 \
-                and type(data) is np.ndarray:
+                and type(data) is np.ndarray and _backward_observer[0] is None:
             # the common `loss.backward()`: the checks below cannot fail, skip them
             g = wrap(np.ones(data.shape, data.dtype), self.dtype)
             prev = grad_mode.enabled
