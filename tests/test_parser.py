@@ -498,7 +498,7 @@ def test_a_tutorial_program_like_cpython():
     "if a:\n    pass\nelif b:\n    pass\nelif c:\n    x = 1\nelse:\n    y = 2\n",
     "while x:\n    break\nelse:\n    pass\n", "for x in 1, 2, 3:\n    print(x)\n",
     "def f(*, a, b=2, **k): return a\n", "@d1\n@d2(x)\nclass A(B, metaclass=M): pass\n",
-    "x = (yield_ := 1) if False else 2\n".replace("(yield_ := 1)", "(1)"),
+    "x = (1) if False else 2\n",
     "x = f'{a!r:>{w}} and {b:.3f} and {{c}} {d=}'\n", "x = f'{a}' 'b' f'{c}'\n",
     "s = '''\nmulti\nline'''\nt = 1\n", "x = [\n    1,\n    2,\n]\n", "x = 1 + \\\n    2\n",
     "x = 'é'; é = 2; ψ = é * 2\n", "if x:\n\n    # comment\n\n    y = 1\n# c\nz = 2\n",
@@ -527,8 +527,7 @@ def test_spans_of_calls_subscripts_and_blocks():
            "    if z.sum() > 0:\n"
            "        print(z)\n")
     loop = stmt(src)
-    assert (loop.line, loop.column, loop.end_line, loop.end_column) == (4, 1, 4, 17)[:0] + \
-        (1, 1, 4, 17)
+    assert (loop.line, loop.column, loop.end_line, loop.end_column) == (1, 1, 4, 17)
     assign = loop.body[0]
     call = assign.value.value
     assert segment(src, call) == "torch.tensor([1., 2.], requires_grad=True)"
@@ -764,8 +763,7 @@ def test_hints_never_show_lark_terminal_names():
     for src in sources:
         e = error(src)
         text = f"{e.message} {e.hint or ''}"
-        assert not any(name in text.split() or name in text for name in terminal_names
-                       if name.isupper() and f"'{name}'" not in text), (src, text)
+        assert not any(name in text for name in terminal_names), (src, text)
         assert "Token(" not in text and "Expected one of" not in text
 
 
