@@ -64,6 +64,9 @@ class RunOptions:
     max_elements: int = 100_000_000   # per tensor
     max_depth: int = 200              # call depth (RecursionError text)
     timeout: float | None = None      # wall-clock seconds
+    explain: bool = False             # chain-rule walkthrough of every backward pass (gradcli.graph.explain)
+    check: bool = False               # finite-difference check of every backward pass (gradcli.graph.check)
+    detect_anomaly: bool = False      # torch.autograd.set_detect_anomaly(True) for the whole run
 
 
 @dataclass
@@ -87,6 +90,8 @@ class RunResult:
     error: GradScriptError | None = None
     warnings: list = field(default_factory=list)
     variables: dict = field(default_factory=dict)
+    explain: list = field(default_factory=list)     # --explain: gradcli.graph.explain.Pass per backward pass
+    checks: list = field(default_factory=list)      # --check: gradcli.graph.check.Result per backward pass
 
     @property
     def stdout(self):
@@ -153,6 +158,10 @@ class Session:
         self.globals = Frame()
         self.globals.parent = None
         self._engine_state = None  # (default dtype, grad enabled, print options) between runs
+        self.on_pass = None        # on_pass(kind, record) after each backward pass under explain/check
+        self._anomaly = (False, True)  # anomaly mode (enabled, check_nan) between runs
+        self._hooks = None
+        self._source = None
 
     # ------------------------------------------------------------------ output and warnings
     def _write(self, text, line):
@@ -199,6 +208,13 @@ class Session:
         loc = rt.loc
         autograd.set_site_hook(lambda: loc[0] and (loc[0].line, loc[0].column))
         sys.setrecursionlimit(max(saved[5], 4000 + 12 * rt.max_depth))
+        saved_anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
+        autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = self._anomaly
+        hooks = self._hooks = None
+        o = self.options
+        if getattr(o, "explain", False) or getattr(o, "check", False) or getattr(o, "detect_anomaly", False):
+            from ..graph.hooks import RunHooks
+            hooks = self._hooks = RunHooks(self, o, self._source).__enter__()
         try:
             with _warnings.catch_warnings():
                 _warnings.simplefilter("always")
@@ -213,6 +229,10 @@ class Session:
             factory.set_max_elements(saved[3])
             autograd.set_site_hook(saved[4])
             sys.setrecursionlimit(saved[5])
+            if hooks is not None:
+                hooks.__exit__(None, None, None)
+            self._anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
+            autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = saved_anomaly
 
     # ------------------------------------------------------------------ errors
     def _convert(self, exc, node, filename):
@@ -232,8 +252,15 @@ class Session:
             message = str(exc)
         except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
             message = "<exception str() failed>"
-        return GradScriptError(message, type_name=type_name, filename=filename,
-                               hint=hint_text(getattr(exc, "gradcli_hint", None)), **_span(node))
+        hint = hint_text(getattr(exc, "gradcli_hint", None))
+        span = _span(node)
+        site = getattr(exc, "gradcli_site", None)  # anomaly mode, --check: the line that created the node
+        if isinstance(site, tuple) and len(site) >= 2 and isinstance(site[0], int):
+            called = f"; backward was called at line {span['line']}" if span.get("line") else ""
+            hint = (getattr(exc, "gradcli_hint_text", None) or
+                    f"this line created {getattr(exc, 'gradcli_node', 'the node')}, whose backward produced NaN") + called
+            span = dict(line=site[0], column=site[1], end_line=site[0], end_column=None)
+        return GradScriptError(message, type_name=type_name, filename=filename, hint=hint, **span)
 
     # ------------------------------------------------------------------ running
     def _parse(self, source, filename):
@@ -257,11 +284,15 @@ class Session:
         self._warnings = []
         self._warned = set()  # once per site and run (a REPL's inputs all start at line 1)
         self.rt.reset()
+        self._source = source
+        self._hooks = None
         module, error = self._parse(source, filename)
         if error is None:
             error = self._execute(module, filename)
+        hooks = self._hooks
         return RunResult(ok=error is None, outputs=self._outputs, error=error, warnings=self._warnings,
-                         variables=self.variables())
+                         variables=self.variables(), explain=list(hooks.explain) if hooks else [],
+                         checks=list(hooks.checks) if hooks else [])
 
     def _execute(self, module, filename):
         from .compiler import Compiler
