@@ -1,0 +1,714 @@
+"""`gradcli run --check`: every backward pass checked against central finite differences.
+
+Design (see docs/graph.md):
+
+1. A tape. While the script runs, a node observer (``autograd.set_node_observer``) keeps, for each
+   node an op records, float64 copies of the op's inputs and outputs and a *replay*: a function
+   that recomputes the outputs from the inputs in float64. The replay is the node class's own
+   ``forward`` (the array kernel of the op) or an entry of :data:`REPLAY` (reductions, views,
+   matrix products, losses, indexing), and it is kept only if it reproduces the recorded outputs:
+   a replay is never trusted blindly. A node without one (an in-place op, a random op such as
+   dropout) is reported as not checked, never as wrong.
+
+2. Local checks. At every node the engine runs (the backward observer's ``node`` event), the
+   gradient the node sent to each input is compared with central differences of
+   ``<grad_output, replay(inputs)>`` around the recorded inputs: element by element for inputs of
+   at most 64 elements, along 3 random directions otherwise. A mismatch is a ``GradcheckError``
+   located at the script line that created the node.
+
+3. A global check. At the end of the pass, the graph is replayed from its leaves (each replayed
+   node takes its inputs' replayed values, constants are the recorded ones) and the gradient that
+   reached each leaf is compared with central differences of ``<grad_tensors, roots(leaves)>``
+   along a random direction per leaf. This checks the engine's bookkeeping too (broadcast
+   reductions, accumulation of several paths, dtype casts).
+
+Non-differentiable points (relu at 0, abs at 0, a max with ties) are recognised by one-sided
+differences that disagree; the engine's value is then accepted when it lies between them.
+The error measure is |numerical - analytical| / max(|numerical|, |analytical|, scale), where scale
+is the sum of the absolute terms of the derivative (so that cancellation is no false alarm); the
+tolerance follows the dtype the gradient was computed in (1e-3 for float32, 1e-6 for float64).
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import is_accumulate, node_name, site_of, source_line
+from .values import host, num
+
+ELEMENTWISE_MAX = 64
+DIRECTIONS = 3
+MAX_GLOBAL_NODES = 5000
+TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 3e-2, "bfloat16": 5e-2}
+
+
+class GradcheckError(RuntimeError):
+    """A gradient that does not match finite differences (shown as 'GradcheckError: ...')."""
+
+
+# ----------------------------------------------------------------------------- replays
+def _t(x):
+    return np.asarray(x)
+
+
+def _reduce(kw, fn):
+    def replay(xs, kw, outs):
+        x = xs[0]
+        dims = kw.get("dims") if isinstance(kw, dict) else None
+        if dims is None:
+            return [np.asarray(fn(x, None, False)).reshape(outs[0])]
+        return [np.asarray(fn(x, tuple(dims), bool(kw.get("keepdim", False)))).reshape(outs[0])]
+    return replay
+
+
+def _reshape(xs, kw, outs):
+    return [np.reshape(xs[0], outs[0])]
+
+
+def _expand(xs, kw, outs):
+    return [np.broadcast_to(xs[0], outs[0])]
+
+
+def _transpose(xs, kw, outs):
+    x = xs[0]
+    if x.ndim < 2:
+        return [x.reshape(outs[0])]
+    if isinstance(kw, dict):
+        if "dims" in kw and kw["dims"] is not None and len(kw["dims"]) == x.ndim:
+            return [np.transpose(x, kw["dims"])]
+        for a, b in (("dim0", "dim1"), ("d0", "d1")):
+            if a in kw and b in kw:
+                return [np.swapaxes(x, kw[a], kw[b])]
+    return [x.T]
+
+
+def _key(key):
+    def part(k):
+        if hasattr(k, "_data"):
+            return host(k)
+        return k
+    return tuple(part(k) for k in key) if isinstance(key, tuple) else part(key)
+
+
+def _index(xs, kw, outs):
+    return [np.asarray(xs[0][_key(kw["key"])]).reshape(outs[0])]
+
+
+def _addmm(xs, kw, outs):
+    kw = kw if isinstance(kw, dict) else {}
+    beta, alpha = kw.get("beta", 1), kw.get("alpha", 1)
+    return [(beta * xs[0] + alpha * (xs[1] @ xs[2])).reshape(outs[0])]
+
+
+def _matmul(xs, kw, outs):
+    return [np.asarray(xs[0] @ xs[1]).reshape(outs[0])]
+
+
+def _cat(xs, kw, outs):
+    arrays = [x for x in xs if isinstance(x, np.ndarray)]
+    dim = kw.get("dim", 0) if isinstance(kw, dict) else 0
+    try:
+        return [np.concatenate(arrays, axis=dim).reshape(outs[0])]
+    except ValueError:
+        return [np.concatenate([a for a in arrays if a.size], axis=dim).reshape(outs[0])]
+
+
+def _stack(xs, kw, outs):
+    return [np.stack([x for x in xs if isinstance(x, np.ndarray)], axis=kw.get("dim", 0)).reshape(outs[0])]
+
+
+def _unbind(xs, kw, outs):
+    dim = kw.get("dim", 0)
+    return [np.take(xs[0], i, axis=dim) for i in range(len(outs))]
+
+
+def _log_softmax(xs, kw, outs):
+    x, d = xs[0], kw.get("dim", -1)
+    m = np.max(x, axis=d, keepdims=True)
+    return [x - m - np.log(np.sum(np.exp(x - m), axis=d, keepdims=True))]
+
+
+def _softmax(xs, kw, outs):
+    x, d = xs[0], kw.get("dim", -1)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True))
+    return [e / np.sum(e, axis=d, keepdims=True)]
+
+
+def _nll(xs, kw, outs):
+    coef = np.asarray(host(kw["coef"]), np.float64)
+    prod = coef * xs[0]
+    if kw.get("reduction") == "none" and len(outs[0]):
+        return [prod.sum(axis=kw.get("class_dim", 1)).reshape(outs[0])]
+    return [np.asarray(prod.sum()).reshape(outs[0])]
+
+
+def _scalar_kw(op):
+    def replay(xs, kw, outs):
+        return [np.asarray(op(xs[0], kw["other"])).reshape(outs[0])]
+    return replay
+
+
+def _copy(xs, kw, outs):
+    return [np.array(xs[0], dtype=np.float64).reshape(outs[0])]
+
+
+def _max_all(xs, kw, outs):
+    return [np.asarray(np.max(xs[0])).reshape(outs[0])]
+
+
+def _min_all(xs, kw, outs):
+    return [np.asarray(np.min(xs[0])).reshape(outs[0])]
+
+
+REPLAY = {
+    "SumBackward0": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
+    "SumBackward1": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
+    "MeanBackward0": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
+    "MeanBackward1": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
+    "ViewBackward0": _reshape, "UnsafeViewBackward0": _reshape, "ReshapeAliasBackward0": _reshape,
+    "SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape,
+    "UnsqueezeBackward0": _reshape, "AliasBackward0": _reshape, "CloneBackward0": _copy,
+    "ToCopyBackward0": _copy, "ExpandBackward0": _expand,
+    "TBackward0": _transpose, "TransposeBackward0": _transpose, "PermuteBackward0": _transpose,
+    "SelectBackward0": _index, "SliceBackward0": _index, "IndexBackward0": _index,
+    "AddmmBackward0": _addmm, "MmBackward0": _matmul, "MvBackward0": _matmul, "DotBackward0": _matmul,
+    "BmmBackward0": _matmul, "CatBackward0": _cat, "StackBackward0": _stack, "UnbindBackward0": _unbind,
+    "LogSoftmaxBackward0": _log_softmax, "SoftmaxBackward0": _softmax,
+    "NllLossBackward0": _nll, "NllLoss2DBackward0": _nll,
+    "MulBackward1": _scalar_kw(lambda x, s: x * s), "DivBackward1": _scalar_kw(lambda x, s: x / s),
+    "MaxBackward1": _max_all, "MinBackward1": _min_all,
+}
+
+
+def _pair_loss(cls):
+    elementwise = getattr(cls, "elementwise", None)
+    if elementwise is None:
+        return None
+
+    def replay(xs, kw, outs):
+        e = elementwise(xs[0], xs[1], kw)
+        red = kw.get("reduction", "mean") if isinstance(kw, dict) else "mean"
+        r = e if red == "none" else (np.sum(e) if red == "sum" else np.mean(e))
+        return [np.asarray(r).reshape(outs[0])]
+    return replay
+
+
+def _class_forward(cls):
+    from ..engine.function import Function  # noqa: PLC0415
+
+    f = getattr(cls, "forward", None)
+    if f is None or f is Function.forward:
+        return None
+
+    def replay(xs, kw, outs, _f=f):
+        args = [x for x in xs]
+        if isinstance(kw, dict) and kw:
+            try:
+                r = _f(*args, **{k: v for k, v in kw.items() if not k.startswith("_")})
+            except TypeError:
+                r = _f(*args, *[v for k, v in kw.items() if not k.startswith("_")])
+        else:
+            r = _f(*args)
+        rs = list(r) if isinstance(r, (tuple, list)) else [r]
+        return [np.asarray(x) for x in rs]
+    return replay
+
+
+def _candidates(node):
+    name = node_name(node)
+    cands = []
+    if name in REPLAY:
+        cands.append(REPLAY[name])
+    pair = _pair_loss(type(node))
+    if pair is not None:
+        cands.append(pair)
+    f = _class_forward(type(node))
+    if f is not None:
+        cands.append(f)
+    return cands
+
+
+# ----------------------------------------------------------------------------- the tape
+@dataclass
+class Entry:
+    name: str
+    xs: list                    # inputs: float64 arrays (float tensors), arrays (other tensors), numbers, None
+    kinds: list                 # "f" float tensor, "t" other tensor, "v" a value
+    outs: list                  # recorded outputs, float64
+    out_dtype: str
+    replay: object = None
+    why: str | None = None      # why there is no replay
+    kw: object = None
+    input_ids: list = field(default_factory=list)   # id of each input tensor (None for values)
+
+    def run(self, xs):
+        return self.replay(xs, self.kw, [o.shape for o in self.outs])
+
+
+def _f64(t):
+    a = host(t)
+    return np.array(a, dtype=np.float64) if a.dtype.kind in "fiub" and t.dtype.is_floating_point else np.array(a)
+
+
+def _close(a, b, dtype) -> bool:
+    if a.shape != b.shape:
+        return False
+    tol = max(TOLERANCE.get(dtype, 1e-3), 1e-9) * 10
+    scale = float(np.nanmax(np.abs(b))) if b.size and np.isfinite(b).any() else 1.0
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(a, b, rtol=tol, atol=tol * max(scale, 1e-30) * 1e-2 + 1e-12, equal_nan=True))
+
+
+class Tape:
+    """The node observer of --check (see the module docstring)."""
+
+    def __init__(self):
+        self.entries = weakref.WeakKeyDictionary()
+
+    def __call__(self, node, inputs, outputs):
+        try:
+            self._record(node, inputs, outputs)
+        except Exception:  # noqa: BLE001 - a node that cannot be taped is simply not checked
+            pass
+
+    def _record(self, node, inputs, outputs):
+        xs, kinds, ids = [], [], []
+        for x in inputs:
+            if hasattr(x, "_data") and hasattr(x, "grad_fn"):
+                if x.dtype.is_floating_point:
+                    xs.append(_f64(x))
+                    kinds.append("f")
+                else:
+                    xs.append(np.array(host(x)))
+                    kinds.append("t")
+                ids.append(id(x))
+            else:
+                xs.append(x)
+                kinds.append("v")
+                ids.append(None)
+        outs = [_f64(o) for o in outputs]
+        kw = getattr(node, "_kw", None)
+        if isinstance(kw, dict):
+            kw = dict(kw)
+        entry = Entry(node_name(node), xs, kinds, outs, outputs[0].dtype.name, kw=kw, input_ids=ids)
+        for cand in _candidates(node):
+            try:
+                with np.errstate(all="ignore"):
+                    got = cand([x.copy() if isinstance(x, np.ndarray) else x for x in xs], kw, [o.shape for o in outs])
+                got = [np.asarray(g, dtype=np.float64) for g in got]
+            except Exception:  # noqa: BLE001 - this candidate does not fit the node
+                continue
+            if len(got) == len(outs) and all(_close(g, o, entry.out_dtype) for g, o in zip(got, outs)):
+                entry.replay = cand
+                break
+        if entry.replay is None:
+            entry.why = "no replay of its forward"
+        self.entries[node] = entry
+
+    def get(self, node):
+        return self.entries.get(node)
+
+
+# ----------------------------------------------------------------------------- comparisons
+@dataclass
+class Result:
+    """One backward pass's check."""
+    index: int
+    kind: str
+    line: int | None
+    source: str | None
+    nodes_checked: int = 0
+    leaves_checked: int = 0
+    comparisons: int = 0
+    max_error: float = 0.0
+    unchecked: list = field(default_factory=list)   # [{node, line, why}]
+    global_checked: bool = False
+    global_why: str | None = None
+    failure: str | None = None
+
+    def to_json(self) -> dict:
+        return {"pass": self.index, "kind": self.kind, "line": self.line, "source": self.source,
+                "ok": self.failure is None, "nodes_checked": self.nodes_checked,
+                "leaves_checked": self.leaves_checked, "comparisons": self.comparisons,
+                "max_relative_error": self.max_error, "global_checked": self.global_checked,
+                "global_skipped_because": self.global_why, "unchecked": list(self.unchecked),
+                "failure": self.failure}
+
+    def line_text(self) -> str:
+        where = f" (line {self.line}: {self.source})" if self.line and self.source else (
+            f" (line {self.line})" if self.line else "")
+        text = (f"check: {self.kind} pass {self.index}{where}: {self.nodes_checked} node"
+                f"{'s' if self.nodes_checked != 1 else ''}"
+                f" and {self.leaves_checked} lea{'ves' if self.leaves_checked != 1 else 'f'} agree with central "
+                f"differences in float64, largest relative error {self.max_error:.1e}")
+        if self.unchecked:
+            names = ", ".join(f"{u['node']}" + (f" (line {u['line']})" if u["line"] else "")
+                              for u in self.unchecked[:3])
+            more = f" and {len(self.unchecked) - 3} more" if len(self.unchecked) > 3 else ""
+            text += f"; not checked: {names}{more} ({self.unchecked[0]['why']})"
+        elif not self.global_checked and self.global_why:
+            text += f"; end-to-end check skipped: {self.global_why}"
+        return text
+
+
+def _tolerance(dtype_name):
+    return TOLERANCE.get(dtype_name, 1e-3)
+
+
+class _Compare:
+    """Compares directional derivatives; keeps the largest error."""
+
+    def __init__(self, result: Result):
+        self.result = result
+
+    def one(self, analytical, f_plus, f_minus, f0, h, scale, tol):
+        """True when the analytical directional derivative matches; updates max_error."""
+        numerical = (f_plus - f_minus) / (2 * h)
+        if not (math.isfinite(numerical) and math.isfinite(analytical)):
+            return True, 0.0, numerical   # infinities and NaN are anomaly mode's business, not ours
+        denom = max(abs(numerical), abs(analytical), scale, 1e-12)
+        err = abs(numerical - analytical) / denom
+        if err > tol:
+            fwd, bwd = (f_plus - f0) / h, (f0 - f_minus) / h
+            if math.isfinite(fwd) and math.isfinite(bwd) and abs(fwd - bwd) > 10 * tol * denom:
+                lo, hi = min(fwd, bwd), max(fwd, bwd)      # a kink: any value between is a valid choice
+                if lo - tol * denom <= analytical <= hi + tol * denom:
+                    return True, 0.0, numerical
+            self.result.comparisons += 1
+            self.result.max_error = max(self.result.max_error, err)
+            return False, err, numerical
+        self.result.comparisons += 1
+        self.result.max_error = max(self.result.max_error, err)
+        return True, err, numerical
+
+
+def _step(x):
+    m = float(np.max(np.abs(x))) if isinstance(x, np.ndarray) and x.size else 0.0
+    return 1e-6 * max(1.0, m if math.isfinite(m) else 1.0)
+
+
+def _dot(gs, outs):
+    s = 0.0
+    for g, o in zip(gs, outs):
+        if g is not None:
+            s += float(np.sum(g * o))
+    return s
+
+
+def _abs_dot(gs, outs):
+    s = 0.0
+    for g, o in zip(gs, outs):
+        if g is not None:
+            s += float(np.sum(np.abs(g * o)))
+    return s
+
+
+def _sum_to(g, shape):
+    """g reduced over broadcast dimensions to shape (as the engine's sum_to)."""
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return None
+    g = g.sum(axis=tuple(range(lead))) if lead else g
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g if g.shape == tuple(shape) else None
+
+
+# ----------------------------------------------------------------------------- the checker
+class Checker:
+    """A backward observer (see the module docstring); results land in ``results`` and each pass's
+    is given to ``sink(Result)``. ``tape`` must be the node observer of the same run."""
+
+    def __init__(self, tape: Tape, lines=None, site=None, sink=None, scope=None, seed=0):
+        self.tape = tape
+        self.lines = lines or []
+        self.site = site or (lambda: None)
+        self.sink = sink
+        self.scope = scope or (lambda: {})
+        self.rng = np.random.default_rng(seed)
+        self.results: list = []
+        self._stack: list = []
+
+    # ------------------------------------------------------------------ observer protocol
+    def begin(self, tensors, grad_tensors, inputs, accumulate, retain_graph=False, create_graph=False):
+        site = None
+        try:
+            site = self.site()
+        except Exception:  # noqa: BLE001
+            pass
+        line = site[0] if isinstance(site, tuple) and site else None
+        res = Result(len(self.results) + len(self._stack) + 1, "backward" if accumulate else "autograd.grad", line,
+                     source_line(self.lines, line))
+        roots = [(t._edge(), _f64(g) if g is not None else None, t) for t, g in zip(tensors, grad_tensors)]
+        inputs_ = list(inputs) if inputs is not None else None
+        self._stack.append({"res": res, "roots": roots, "leaves": {}, "inputs": inputs_, "seen": set()})
+
+    def node(self, node, grads, in_grads):
+        if not self._stack:
+            return
+        st = self._stack[-1]
+        self._check_node(st, node, grads, in_grads)
+
+    def leaf(self, node, grad, accumulate):
+        if self._stack:
+            st = self._stack[-1]
+            st["leaves"][node] = _f64(grad)
+
+    def end(self, results, error):
+        if not self._stack:
+            return
+        st = self._stack.pop()
+        res = st["res"]
+        if error is None:
+            try:
+                self._check_global(st, results)
+            except GradcheckError as e:
+                res.failure = str(e)
+                self.results.append(res)
+                if self.sink is not None:
+                    self.sink(res)
+                raise
+        elif isinstance(error, GradcheckError):
+            res.failure = str(error)
+        self.results.append(res)
+        if self.sink is not None and error is None:
+            self.sink(res)
+
+    # ------------------------------------------------------------------ local checks
+    def _fail(self, node, message):
+        err = GradcheckError(message)
+        err.gradcli_site = getattr(node, "_site", None)
+        err.gradcli_node = node_name(node)
+        err.gradcli_hint_text = ("the engine's backward of this node disagrees with finite differences of its "
+                                 "forward (run without --check to get the script's own result)")
+        return err
+
+    def _where(self, node):
+        line, _ = site_of(node)
+        src = source_line(self.lines, line)
+        return f" (line {line}: {src})" if line and src else (f" (line {line})" if line else "")
+
+    def _check_node(self, st, node, grads, in_grads):
+        res = st["res"]
+        entry = self.tape.get(node)
+        if entry is None or entry.replay is None:
+            line, _ = site_of(node)
+            res.unchecked.append({"node": node_name(node), "line": line,
+                                  "why": entry.why if entry is not None else "created outside the recorded ops"})
+            return
+        gs = []
+        for i, o in enumerate(entry.outs):
+            g = grads[i] if i < len(grads) else None
+            gs.append(_f64(g) if g is not None else np.zeros_like(o))
+        tol = _tolerance(entry.out_dtype)
+        cmp = _Compare(res)
+        xs = entry.xs
+        f0 = None
+        checked_any = False
+        for k, (nxt, _) in enumerate(getattr(node, "next_functions", ()) or ()):
+            if nxt is None or k >= len(xs) or entry.kinds[k] != "f":
+                continue
+            gk = in_grads[k] if k < len(in_grads) else None
+            if gk is None:
+                continue
+            ana = _f64(gk)
+            x = xs[k]
+            if ana.shape != x.shape:
+                red = _sum_to(ana, x.shape)
+                if red is None:
+                    raise self._fail(node, f"{entry.name}{self._where(node)} sent a gradient of shape "
+                                           f"{tuple(ana.shape)} to its input {k} of shape {tuple(x.shape)}")
+                ana = red
+            tol_k = max(tol, _tolerance(getattr(gk.dtype, "name", "float32")))
+            h = _step(x)
+
+            def outs_at(xk, k=k):
+                args = list(xs)
+                args[k] = xk
+                with np.errstate(all="ignore"):
+                    return [np.asarray(o, np.float64) for o in entry.run(args)]
+
+            if f0 is None:
+                f0 = _dot(gs, outs_at(x))
+            if x.size <= ELEMENTWISE_MAX:
+                directions = []
+                for j in range(x.size):
+                    v = np.zeros(x.shape)
+                    v.reshape(-1)[j] = 1.0
+                    where = list(np.unravel_index(j, x.shape)) if x.ndim else []
+                    directions.append((v, f"element {where}" if where else "its value"))
+            else:
+                directions = [(self.rng.standard_normal(x.shape), "a random direction") for _ in range(DIRECTIONS)]
+            for v, what in directions:
+                a = float(np.sum(ana * v))
+                plus, minus = outs_at(x + h * v), outs_at(x - h * v)
+                scale = _abs_dot(gs, [(p - m) / (2 * h) for p, m in zip(plus, minus)])
+                ok, err, numerical = cmp.one(a, _dot(gs, plus), _dot(gs, minus), f0, h, scale, tol_k)
+                if not ok:
+                    who = self._input_name(node, k)
+                    raise self._fail(node, f"the gradient {entry.name}{self._where(node)} sends to its input {k}"
+                                           f"{who} does not match central differences: at {what}, analytical "
+                                           f"{num(a)}, numerical {num(numerical)} (relative error {err:.2g})")
+            checked_any = True
+        if checked_any:
+            res.nodes_checked += 1
+
+    def _input_name(self, node, k):
+        from .model import tensor_names  # noqa: PLC0415
+
+        edges = getattr(node, "next_functions", ()) or ()
+        nxt = edges[k][0] if k < len(edges) else None
+        if nxt is not None and is_accumulate(nxt):
+            try:
+                names = tensor_names(self.scope() or {}).get(id(nxt.variable))
+            except Exception:  # noqa: BLE001
+                names = None
+            if names:
+                return f" ({names[0]})"
+        return ""
+
+    # ------------------------------------------------------------------ the global check
+    def _check_global(self, st, results):
+        res = st["res"]
+        if res.unchecked:
+            res.global_why = "some nodes have no replay"
+            return
+        roots = st["roots"]
+        inputs = st["inputs"]
+        # the gradients to check: leaves (backward) or the inputs that are leaves (autograd.grad)
+        targets = {}
+        if inputs is None:
+            for node, g in st["leaves"].items():
+                targets[node] = g
+        else:
+            for i, t in enumerate(inputs):
+                node, _ = t._edge()
+                if node is None or not is_accumulate(node):
+                    res.global_why = "autograd.grad with an input that is not a leaf"
+                    return
+                if results and i < len(results) and results[i] is not None:
+                    targets[node] = _f64(results[i])
+        if not targets:
+            res.global_why = "no leaf received a gradient"
+            return
+        order, why = self._topo(roots)
+        if order is None:
+            res.global_why = why
+            return
+        leaf_values = {}
+        for node in order:
+            entry = self.tape.get(node)
+            for k, (nxt, _) in enumerate(node.next_functions):
+                if nxt is not None and is_accumulate(nxt) and k < len(entry.xs):
+                    prev = leaf_values.get(nxt)
+                    if prev is not None and not np.array_equal(prev, entry.xs[k]):
+                        res.global_why = "a leaf changed value while the graph was built"
+                        return
+                    leaf_values[nxt] = entry.xs[k]
+        for node in targets:
+            if node not in leaf_values:
+                if any(r[0][0] is node for r in roots):
+                    leaf_values[node] = _f64(node.variable)
+                else:
+                    res.global_why = "a leaf's value was not recorded"
+                    return
+
+        def F(values):
+            memo = {}
+            with np.errstate(all="ignore"):
+                for node in order:
+                    entry = self.tape.get(node)
+                    args = list(entry.xs)
+                    for k, (nxt, nr) in enumerate(node.next_functions):
+                        if nxt is None or k >= len(args):
+                            continue
+                        if is_accumulate(nxt):
+                            args[k] = values.get(nxt, args[k])
+                        elif nxt in memo:
+                            args[k] = memo[nxt][nr]
+                    memo[node] = [np.asarray(o, np.float64) for o in entry.run(args)]
+            total = 0.0
+            for (node, nr), g, t in roots:
+                if g is None:
+                    continue
+                if is_accumulate(node):
+                    out = values.get(node)
+                else:
+                    out = memo[node][nr]
+                total += float(np.sum(g * out))
+            return total
+
+        base = F(leaf_values)
+        recorded = sum(float(np.sum(g * _f64(t))) for (_, _), g, t in roots if g is not None)
+        scale_ref = sum(float(np.sum(np.abs(g * _f64(t)))) for (_, _), g, t in roots if g is not None)
+        if abs(base - recorded) > 1e-3 * max(scale_ref, 1e-12) + 1e-9:
+            res.global_why = "the replay does not reproduce the forward (in-place changes?)"
+            return
+        cmp = _Compare(res)
+        names = self._leaf_names()
+        for node, ana in targets.items():
+            x = leaf_values[node]
+            if ana.shape != x.shape:
+                ana = _sum_to(ana, x.shape)
+                if ana is None:
+                    continue
+            h = _step(x)
+            dtype = node.variable.dtype.name
+            tol = _tolerance(dtype)
+            for _ in range(2 if x.size > 1 else 1):
+                v = self.rng.standard_normal(x.shape) if x.size > 1 else np.ones(x.shape)
+                a = float(np.sum(ana * v))
+                plus = dict(leaf_values)
+                plus[node] = x + h * v
+                minus = dict(leaf_values)
+                minus[node] = x - h * v
+                fp, fm = F(plus), F(minus)
+                scale = float(np.sum(np.abs(ana * v)))
+                ok, err, numerical = cmp.one(a, fp, fm, base, h, scale, tol)
+                if not ok:
+                    name = names.get(id(node.variable), "a leaf")
+                    roots_text = ", ".join(r[0][0].name() if r[0][0] is not None and not is_accumulate(r[0][0])
+                                           else "a leaf" for r in roots)
+                    err_obj = GradcheckError(
+                        f"the gradient of {name} from this {res.kind} pass does not match central differences of "
+                        f"{roots_text}: along a random direction, analytical {num(a)}, numerical {num(numerical)} "
+                        f"(relative error {err:.2g})")
+                    err_obj.gradcli_hint_text = ("every node passed its own check: the engine's accumulation of the "
+                                                 "gradients (broadcasting, several paths) is at fault")
+                    raise err_obj
+            res.leaves_checked += 1
+        res.global_checked = True
+
+    def _leaf_names(self):
+        from .model import tensor_names  # noqa: PLC0415
+
+        try:
+            return {k: v[0] for k, v in tensor_names(self.scope() or {}).items()}
+        except Exception:  # noqa: BLE001
+            return {}
+
+    def _topo(self, roots):
+        """(the non-leaf nodes reachable from the roots, inputs before their users; None, why)."""
+        nodes = {}
+        stack = [r[0][0] for r in roots if r[0][0] is not None]
+        while stack:
+            node = stack.pop()
+            if node in nodes or is_accumulate(node):
+                continue
+            nodes[node] = True
+            if len(nodes) > MAX_GLOBAL_NODES:
+                return None, "the graph is too big for the end-to-end check"
+            for nxt, _ in node.next_functions:
+                if nxt is not None:
+                    stack.append(nxt)
+        for node in nodes:
+            entry = self.tape.get(node)
+            if entry is None or entry.replay is None:
+                return None, f"{node_name(node)} has no replay"
+        return sorted(nodes, key=lambda n: n._seq), None
