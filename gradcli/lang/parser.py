@@ -25,8 +25,7 @@ import re
 import sys
 import tempfile
 import unicodedata
-from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -36,6 +35,9 @@ from lark.parsers.lalr_parser_state import ParserState
 
 from . import ast
 from .errors import GradScriptError, ScriptSyntaxError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["parse", "parse_expression", "grammar_path", "ScriptSyntaxError"]
 
@@ -55,14 +57,20 @@ _UNSUPPORTED_KEYWORDS = {
 # ============================================================================ grammar & Lark
 
 
-def grammar_path() -> Path:
-    """Where the grammar is: next to the package in a wheel, else in the repository."""
-    here = Path(__file__).resolve().parent.parent  # .../gradcli
-    for candidate in (here / "grammar" / "gradscript.lark",
-                      here.parent / "grammar" / "gradscript.lark"):
-        if candidate.is_file():
+def _grammar_file() -> str:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../gradcli
+    for candidate in (os.path.join(here, "grammar", "gradscript.lark"),
+                      os.path.join(os.path.dirname(here), "grammar", "gradscript.lark")):
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError("gradscript.lark not found next to the gradcli package")
+
+
+def grammar_path() -> Path:
+    """Where the grammar is: next to the package in a wheel, else in the repository."""
+    from pathlib import Path
+
+    return Path(_grammar_file())
 
 
 def _cache_file(grammar_text: str) -> Optional[str]:
@@ -71,27 +79,25 @@ def _cache_file(grammar_text: str) -> Optional[str]:
 
     key = hashlib.sha256(grammar_text.encode("utf-8")).hexdigest()[:20]
     name = "gradscript-%s-lark%s-py%d%d.cache" % (key, lark.__version__, *sys.version_info[:2])
-    dirs = []
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        dirs.append(Path(xdg) / "gradcli")
-    try:
-        dirs.append(Path.home() / ".cache" / "gradcli")
-    except (RuntimeError, KeyError, OSError):
-        pass
+    folders = []
+    if os.environ.get("XDG_CACHE_HOME"):
+        folders.append(os.path.join(os.environ["XDG_CACHE_HOME"], "gradcli"))
+    home = os.path.expanduser("~")
+    if home != "~":
+        folders.append(os.path.join(home, ".cache", "gradcli"))
     try:
         uid = os.getuid() if hasattr(os, "getuid") else "user"
-        dirs.append(Path(tempfile.gettempdir()) / ("gradcli-%s" % uid))
+        folders.append(os.path.join(tempfile.gettempdir(), "gradcli-%s" % uid))
     except OSError:
         pass
-    for folder in dirs:
+    for folder in folders:
+        path = os.path.join(folder, name)
         try:
-            path = folder / name
-            if path.is_file() and os.access(path, os.R_OK | os.W_OK):
-                return str(path)
-            folder.mkdir(parents=True, exist_ok=True)
+            if os.path.isfile(path) and os.access(path, os.R_OK | os.W_OK):
+                return path
+            os.makedirs(folder, exist_ok=True)
             if os.access(folder, os.W_OK | os.X_OK):
-                return str(path)
+                return path
         except OSError:
             continue
     return None
@@ -103,7 +109,8 @@ _LARK: Optional[Lark] = None
 def _lark() -> Lark:
     global _LARK
     if _LARK is None:
-        text = grammar_path().read_text(encoding="utf-8")
+        with open(_grammar_file(), encoding="utf-8") as f:
+            text = f.read()
         options = dict(parser="lalr", lexer=GradLexer, start=["module", "eval_input"],
                        postlex=GradIndenter(), transformer=_Builder(),
                        maybe_placeholders=False, propagate_positions=False)
