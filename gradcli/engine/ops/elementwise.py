@@ -160,13 +160,16 @@ def unary(cls, x, float_only=True, kw=None):
     """Apply a unary op; integer inputs go to the default float dtype when the op needs floats."""
     d = x.dtype
     data = x._data
-    if float_only and not d.is_floating_point:
+    if float_only and d.category != _FLOAT:
         d = dtypes.defaults.float
         data = data.astype(d.np)
     r = cls.forward(data, **kw) if kw else cls.forward(data)
-    if r.dtype != d.np:
+    if r.dtype is not d.np and r.dtype != d.np:
         r = r.astype(d.np)
-    return record(cls, (x,), wrap(r, d), kw)
+    out = wrap(r, d)
+    if not grad_mode.enabled or not x._rg:
+        return out
+    return record(cls, (x,), out, kw)
 
 
 def scalar_op(cls, x, s, kw, compute_dtype=None):
