@@ -29,6 +29,9 @@ EXAMPLES = """[bold]Examples[/bold]
   gradcli grad "w*x + b" w=4 x=3 b=5         [dim]# value and gradients[/dim]
   gradcli grad "x**2" "x=[1,2,3]"            [dim]# a Jacobian[/dim]
   gradcli grad "x**2 * y" x=1 y=2 --order 2  [dim]# and the Hessian[/dim]
+  gradcli run a.grad --explain               [dim]# the chain rule at every backward()[/dim]
+  gradcli run a.grad --check                 [dim]# backward checked by finite differences[/dim]
+  gradcli graph a.grad --var loss            [dim]# the grad_fn graph (also -f dot|svg|json)[/dim]
   gradcli repl                               [dim]# an interactive session[/dim]
 
 Exit codes: 0 ok, 1 the script raised, 2 usage error, 3 internal error, 130 interrupted.
@@ -125,6 +128,14 @@ def run(
     max_steps: MaxStepsOpt = 10_000_000,
     timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="At every backward pass, the chain rule step by step "
+                                                            "(on stderr; with --json, an 'explain' list).")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Check every backward pass against float64 central "
+                                                        "differences; a mismatch is an error at the line that made "
+                                                        "the node.")] = False,
+    detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="torch.autograd.set_detect_anomaly(True): "
+                                                                          "a backward that returns NaN is an error "
+                                                                          "at the line that made the node.")] = False,
 ) -> None:
     """Run GradScript files (.grad), stdin or -e CODE, printing what Python with PyTorch prints.
 
@@ -133,8 +144,53 @@ def run(
     from .runcmd import run_command  # noqa: PLC0415
 
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
-                  summary=summary, max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+                  summary=summary, max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug,
+                  explain=explain, check=check, detect_anomaly=detect_anomaly)
     raise typer.Exit(run_command(files, expr, flags))
+
+
+class GraphFormat(str, Enum):
+    tree = "tree"
+    dot = "dot"
+    mermaid = "mermaid"
+    svg = "svg"
+    png = "png"
+    json = "json"
+
+
+@app.command(epilog=EXAMPLES)
+def graph(
+    file: Annotated[str, typer.Argument(metavar="FILE.grad", show_default=False,
+                                        help="The script to run ('-' reads stdin).")],
+    var: Annotated[str, typer.Option("--var", "-v", metavar="NAME", show_default=False,
+                                     help="The tensor whose backward graph to draw (a top-level name).")],
+    fmt: Annotated[GraphFormat, typer.Option("--format", "-f", case_sensitive=False,
+                                             help="tree (the terminal), dot (Graphviz text), mermaid, svg or png "
+                                                  "(need Graphviz's dot program), json.")] = GraphFormat.tree,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", metavar="OUT", show_default=False,
+                                                  help="Write the graph to this file instead of stdout.")] = None,
+    saved: Annotated[bool, typer.Option("--saved", help="Show the tensors each node saved for its backward "
+                                                        "(freed ones are marked).")] = False,
+    device: DeviceOpt = Device.cpu,
+    dtype: DTypeOpt = DType.float32,
+    seed: SeedOpt = None,
+    json_: JsonOpt = False,
+    no_color: NoColorOpt = False,
+    max_elements: MaxElementsOpt = 100_000_000,
+    max_steps: MaxStepsOpt = 10_000_000,
+    timeout: TimeoutOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Run a script, then draw the backward (grad_fn) graph of the tensor NAME as PyTorch built it.
+
+    grad_fn nodes carry the line that created them; AccumulateGrad leaves carry the script's names.
+    The script's own output goes to stderr, so that stdout is only the graph.
+    """
+    from .graphcmd import graph_command  # noqa: PLC0415
+
+    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
+                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    raise typer.Exit(graph_command(file, var, "json" if json_ else fmt.value, output, saved, flags))
 
 
 @app.command(epilog=EXAMPLES, context_settings={"ignore_unknown_options": True})
@@ -181,10 +237,12 @@ def repl(
     max_steps: MaxStepsOpt = 10_000_000,
     timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Start with the chain-rule walkthrough on "
+                                                            "(:explain toggles it).")] = False,
 ) -> None:
     """An interactive GradScript session (statements from stdin when it is not a terminal)."""
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, no_color=no_color,
-                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug, explain=explain)
     raise typer.Exit(_repl(flags))
 
 

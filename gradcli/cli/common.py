@@ -34,6 +34,9 @@ class Flags:
     max_steps: int = 10_000_000
     timeout: float | None = None
     debug: bool = False
+    explain: bool = False          # run: the chain-rule walkthrough of every backward pass (stderr)
+    check: bool = False            # run: every backward pass checked by finite differences
+    detect_anomaly: bool = False   # run: torch.autograd.set_detect_anomaly(True) for the whole run
 
     def color_out(self) -> bool:
         from gradcli.render.style import want_color  # noqa: PLC0415
@@ -48,8 +51,12 @@ class Flags:
     def run_options(self):
         from gradcli.lang.runner import RunOptions  # noqa: PLC0415
 
-        return RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
-                          max_elements=self.max_elements, timeout=self.timeout)
+        options = RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
+                             max_elements=self.max_elements, timeout=self.timeout)
+        for name in ("explain", "check", "detect_anomaly"):
+            if getattr(self, name) and hasattr(options, name):
+                setattr(options, name, True)
+        return options
 
 
 def parse_count(text) -> int:

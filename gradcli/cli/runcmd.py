@@ -28,6 +28,8 @@ class Outcome:
     warnings: list = field(default_factory=list)    # dicts: category, message, line, column
     error: dict | None = None                       # jsonout.error_json shape
     variables: dict = field(default_factory=dict)
+    explain: list | None = None                     # --explain: one record per backward pass
+    checks: list | None = None                      # --check: one result per backward pass
 
 
 def read_sources(files, expr) -> list[Source]:
@@ -116,12 +118,16 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     from gradcli.lang import runner  # noqa: PLC0415
 
     try:
+        session = runner.Session(options, write=write, warn=warn)
         if src.predefine:  # -e CODE: torch, np, nn, F and math are there without imports
-            session = runner.Session(options, write=write, warn=warn)
             session.predefine_modules()
-            result = session.run(src.text, src.name)
-        else:
-            result = runner.run_source(src.text, filename=src.name, options=options, write=write, warn=warn)
+        if (flags.explain or flags.check) and not flags.json:
+            session.on_pass = _pass_printer(color_err, src.name)
+        result = session.run(src.text, src.name)
+        if flags.explain:
+            outcome.explain = [r.to_json() for r in getattr(result, "explain", None) or ()]
+        if flags.check:
+            outcome.checks = [r.to_json() for r in getattr(result, "checks", None) or ()]
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
@@ -166,6 +172,22 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     return outcome
 
 
+def _pass_printer(color: bool, name: str):
+    """session.on_pass for the terminal: the walkthrough table and the check line of every backward
+    pass, on stderr (stdout stays exactly what PyTorch prints), after the output printed so far."""
+    def on_pass(kind, record):
+        sys.stdout.flush()
+        if kind == "explain":
+            from gradcli.graph.explain import render  # noqa: PLC0415
+
+            render(record, sys.stderr, color)
+        else:
+            text = record.line_text()
+            sys.stderr.write((f"\x1b[32m{text}\x1b[0m" if color else text) + "\n")
+            sys.stderr.flush()
+    return on_pass
+
+
 def _internal_text(err) -> str:
     """'Type: message' of the failure inside gradcli (the runner's InternalError wraps it)."""
     original = getattr(err, "original", None)
@@ -205,6 +227,7 @@ def _doc(outcome: Outcome):
         tensors=tensors_json(outcome.variables),
         error=outcome.error,
         warnings=[{**w, "file": outcome.name} for w in outcome.warnings],
+        extra={k: v for k, v in (("explain", outcome.explain), ("checks", outcome.checks)) if v is not None},
     )
 
 
