@@ -2205,3 +2205,107 @@ def case_python_builtins_on_tensors(torch):
     x = torch.tensor([3.0, -1.0, 2.0])
     return [info(abs(x)), info(sum(x)), info(max(x)), info(min(x)), [info(v) for v in sorted(x)],
             round(torch.tensor(2.567).item(), 2), info(-x), info(+x), any(x > 2), all(x > -2)]
+
+
+# ---------------------------------------------------------------------------- more autograd semantics
+
+def case_mixed_precision_grads(torch):
+    x = torch.tensor([1.5, 2.5], requires_grad=True)
+    d = torch.tensor([2.0, 4.0], dtype=torch.float64, requires_grad=True)
+    y = (x * d).sum()
+    y.backward()
+    h = torch.tensor([1.0, 2.0], dtype=torch.float16, requires_grad=True)
+    z = (h.float() * x).sum()
+    z.backward()
+    return [info(y), info(x.grad), info(d.grad), info(h.grad), graph(y.grad_fn)]
+
+
+def case_grad_through_integer_index(torch):
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    i = torch.tensor([1, 0, 1])
+    y = x[i, i.flip(0)]
+    y.sum().backward()
+    return [info(y), info(x.grad), graph(y.grad_fn)]
+
+
+def case_backward_twice_accumulates_through_shared_leaf(torch):
+    w = torch.tensor(3.0, requires_grad=True)
+    a = w * 2
+    b = w * w
+    (a + b).backward()
+    g1 = vals(w.grad)
+    c = w ** 3
+    c.backward()
+    return [g1, info(w.grad), info(a), info(b), info(c)]
+
+
+def case_leaf_requires_grad_later(torch):
+    x = torch.tensor([1.0, 2.0])
+    y = x * 2
+    x.requires_grad_()
+    z = x * 3
+    return [info(y), info(z), graph(z.grad_fn), err(lambda: y.sum().backward())]
+
+
+def case_item_and_python_math_break_graph(torch):
+    x = torch.tensor(2.0, requires_grad=True)
+    v = x.item() * 3
+    y = x * v
+    y.backward()
+    return [v, info(y), info(x.grad)]
+
+
+def case_zero_dim_broadcast_grads(torch):
+    s = torch.tensor(2.0, requires_grad=True)
+    m = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = (m * s + s).sum() / s
+    y.backward()
+    return [info(y), info(s.grad), info(m.grad), graph(y.grad_fn)]
+
+
+def case_no_grad_inside_graph(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    with torch.no_grad():
+        k = y * 10
+    z = y * k
+    z.sum().backward()
+    return [info(k), info(z), info(x.grad), graph(z.grad_fn)]
+
+
+def case_detach_stops_gradient(torch):
+    x = torch.tensor([1.0, 3.0], requires_grad=True)
+    y = x ** 2
+    z = y.detach() * x
+    z.sum().backward()
+    return [info(z), info(x.grad), graph(z.grad_fn)]
+
+
+def case_softmax_cross_entropy_by_hand(torch):
+    logits = torch.tensor([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3]], requires_grad=True)
+    target = torch.tensor([0, 1])
+    logp = logits.log_softmax(dim=1)
+    loss = -logp[torch.arange(2), target].mean()
+    loss.backward()
+    return [info(loss), info(logits.grad), graph(loss.grad_fn, 4)]
+
+
+def case_linear_regression_steps(torch):
+    torch.manual_seed(0)
+    x = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
+    y = torch.tensor([[2.0], [4.0], [6.0], [8.0]])
+    w = torch.zeros(1, 1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    obs = []
+    for _ in range(5):
+        pred = x @ w + b
+        loss = ((pred - y) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.05 * w.grad
+            b -= 0.05 * b.grad
+            w.grad.zero_()
+            b.grad.zero_()
+        obs.append([vals(loss), vals(w), vals(b)])
+    obs.append(graph(loss.grad_fn, 6))
+    return obs
