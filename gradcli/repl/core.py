@@ -75,7 +75,22 @@ class Repl:
 
     def _new_session(self):
         from ..lang.runner import Session  # noqa: PLC0415
-        return Session(self.options, write=self._write, warn=self._warn)
+        session = Session(self.options, write=self._write, warn=self._warn)
+        session.on_pass = self._on_pass
+        return session
+
+    def _on_pass(self, kind: str, record: Any) -> None:
+        """A backward pass under :explain (or --check): the walkthrough table on the error stream."""
+        self.out.flush()
+        try:
+            if kind == "explain":
+                from ..graph.explain import render  # noqa: PLC0415
+                render(record, self.err, self.color)
+            else:
+                self.err.write(record.line_text() + "\n")
+                self.err.flush()
+        except Exception as exc:  # noqa: BLE001 - the walkthrough must never break the session
+            self.message(f"(the walkthrough failed: {type(exc).__name__}: {exc})", error=True)
 
     def console(self, stream: TextIO | None = None):
         """A Rich console on ``stream`` (stdout by default), coloured only if allowed."""
