@@ -541,7 +541,7 @@ class Checker:
                 for j in range(x.size):
                     v = np.zeros(x.shape)
                     v.reshape(-1)[j] = 1.0
-                    where = list(np.unravel_index(j, x.shape)) if x.ndim else []
+                    where = [int(i) for i in np.unravel_index(j, x.shape)] if x.ndim else []
                     directions.append((v, f"element {where}" if where else "its value"))
             else:
                 directions = [(self.rng.standard_normal(x.shape), "a random direction") for _ in range(DIRECTIONS)]
@@ -552,7 +552,7 @@ class Checker:
                 ok, err, numerical = cmp.one(a, _dot(gs, plus), _dot(gs, minus), f0, h, scale, tol_k)
                 if not ok:
                     who = self._input_name(node, k)
-                    raise self._fail(node, f"the gradient {entry.name}{self._where(node)} sends to its input {k}"
+                    raise self._fail(node, f"the gradient that {entry.name}{self._where(node)} sends to its input {k}"
                                            f"{who} does not match central differences: at {what}, analytical "
                                            f"{num(a)}, numerical {num(numerical)} (relative error {err:.2g})")
             checked_any = True

@@ -259,7 +259,9 @@ class Session:
             called = f"; backward was called at line {span['line']}" if span.get("line") else ""
             hint = (getattr(exc, "gradcli_hint_text", None) or
                     f"this line created {getattr(exc, 'gradcli_node', 'the node')}, whose backward produced NaN") + called
-            span = dict(line=site[0], column=site[1], end_line=site[0], end_column=None)
+            lines = (self._source or "").splitlines()
+            end = len(lines[site[0] - 1].rstrip()) + 1 if 0 < site[0] <= len(lines) else None
+            span = dict(line=site[0], column=site[1], end_line=site[0], end_column=end)
         return GradScriptError(message, type_name=type_name, filename=filename, hint=hint, **span)
 
     # ------------------------------------------------------------------ running
