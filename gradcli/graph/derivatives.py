@@ -143,7 +143,7 @@ def _pow2(ctx, k):
 def _unary(template, factor=True):
     def entry(ctx, k):
         f = template.format(a=ctx.sym(0), pa=_p(ctx.sym(0)))
-        return Local(f, _ratio(ctx, 0), (f if f.replace("_", "").isalnum() else f"({f})") if factor else None)
+        return Local(f, _ratio(ctx, 0), _p(f) if factor else None)
     return entry
 
 
@@ -280,7 +280,7 @@ EXPR = {
     "ReluBackward0": "relu({0})", "SqrtBackward0": "sqrt({0})", "AbsBackward0": "abs({0})",
     "SumBackward0": "{0}.sum()", "SumBackward1": "{0}.sum(dim)", "MeanBackward0": "{0}.mean()",
     "MeanBackward1": "{0}.mean(dim)", "MmBackward0": "{0} @ {1}", "TBackward0": "{0}.T",
-    "DotBackward0": "{0}.dot({1})", "MvBackward0": "{0} @ {1}",
+    "DotBackward0": "{0}.dot({1})", "MvBackward0": "{0} @ {1}", "AddmmBackward0": "{1} @ {2} + {0}",
 }
 
 

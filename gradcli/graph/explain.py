@@ -328,7 +328,9 @@ class _PassState:
             self.terms.setdefault(id(node), [])
             if self.terms[id(node)] is not None:
                 self.terms[id(node)] = self.terms[id(node)] + chain
-        self.root_symbol = rec.roots[0]["name"] if len(rec.roots) == 1 else "L"
+        first = rec.roots[0]["name"] if rec.roots else "L"
+        # an unnamed root (`(x * w).sum().backward()`) or several roots are called L in the equations
+        self.root_symbol = first if len(rec.roots) == 1 and _ident(first) else "L"
         if inputs is not None:
             for i, t in enumerate(inputs):
                 node, nr = t._edge()
@@ -369,7 +371,7 @@ class _PassState:
             lv_text = None
             if lv is not None:
                 lv_text = V.scalar_text(np.asarray(lv, dtype=np.float64))
-                if lv_text != loc.formula:
+                if lv_text != loc.formula and loc.formula.split(" ")[0] != lv_text:
                     local_text += f" = {lv_text}"
             note = None
             gshape = tuple(V.host(g).shape) if g is not None else None
@@ -483,7 +485,9 @@ def render(rec: Pass, stream, color: bool = False, filename: str | None = None) 
     where = f" at line {rec.line}" if rec.line else ""
     src = f": {rec.source}" if rec.source else ""
     roots = ", ".join(r["name"] for r in rec.roots)
-    title = f"chain rule, {rec.kind} pass {rec.index} of {roots}{where}{src}"
+    called = "" if len(rec.roots) == 1 and _ident(rec.roots[0]["name"]) else (
+        " (L below)" if len(rec.roots) == 1 else " (L below is their sum, each weighted by its gradient)")
+    title = f"chain rule, {rec.kind} pass {rec.index} of {roots}{called}{where}{src}"
     table = Table(title=title, title_justify="left", header_style="bold", show_lines=True, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("node (line that created it)", overflow="fold")
