@@ -1,0 +1,331 @@
+"""The chain-rule walkthrough (run --explain, the REPL's :explain), the finite-difference check of
+every backward pass (run --check, with a test-only op whose backward is deliberately wrong), and
+anomaly mode (--detect-anomaly, torch.autograd.detect_anomaly / set_detect_anomaly)."""
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcli.engine import autograd
+from gradcli.graph import explain as EX
+from gradcli.lang import runner
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+CHAIN = SAMPLES / "seed00_two_layer_backward.grad"
+SCHEMA_FILE = ROOT / "gradcli" / "render" / "schema.json"
+
+BROADCAST = """import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+b = torch.tensor(2., requires_grad=True)
+y = (x * b).sum()
+y.backward()
+W = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+z = (W + x).mean()
+z.backward()
+print(x.grad, b.grad)
+"""
+
+NAN_SCRIPT = """import torch
+x = torch.tensor([4., -1.], requires_grad=True)
+y = torch.sqrt(x)
+s = y.sum()
+s.backward()
+print(x.grad)
+"""
+
+
+def run(source, filename="<test>", **options):
+    records = []
+    session = runner.Session(runner.RunOptions(**options))
+    session.on_pass = lambda kind, rec: records.append((kind, rec))
+    result = session.run(source, filename)
+    return result, records
+
+
+def chain_source():
+    return CHAIN.read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def engine_left_clean():
+    yield
+    assert autograd._backward_observer[0] is None and autograd._node_observer[0] is None
+    assert not autograd.anomaly_mode.enabled
+
+
+# ----------------------------------------------------------------------------- the walkthrough
+def test_chain_example_numbers():
+    result, records = run(chain_source(), str(CHAIN), explain=True)
+    assert result.ok and len(result.explain) == 1
+    rec = result.explain[0]
+    assert rec.kind == "backward" and rec.line == 24 and rec.roots[0]["name"] == "L"
+    leaves = {lf["name"]: lf["text"] for lf in rec.leaves}
+    assert leaves["x1"].startswith("dL/dx1 = -1 * w2 * w1 = -30")
+    assert leaves["w1"].startswith("dL/dw1 = -1 * w2 * x1 = -12")
+    assert leaves["w2"].startswith("dL/dw2 = -1 * x2 = -10")
+    # the engine's order: L's node, y's node, w2's leaf, x2's node, then x1 and w1
+    order = [s.leaf or s.node for s in rec.steps]
+    assert order == ["SubBackward0", "MulBackward0", "w2", "MulBackward0", "x1", "w1"]
+    x2 = rec.steps[3]
+    assert x2.line == 11 and x2.source == "x2 = x1 * w1" and x2.output == "x2"
+    locals_ = [r["local"] for r in x2.rows]
+    assert "d(x2)/d(x1) = w1 = 5" in locals_ and "d(x2)/d(w1) = x1 = 2" in locals_
+    assert x2.grad_in_text.startswith("dL/dx2 = -1 * w2 = -6")
+    sub = rec.steps[0]
+    assert sub.rows[0]["to"] is None and "Y needs no gradient" in sub.rows[0]["text"]
+    assert sub.rows[1]["local"] == "d(L)/d(y) = -1"
+    x1 = rec.steps[4]
+    assert x1.grad_before is None and np.array_equal(x1.grad_after, np.full((2, 2), -30.0))
+    assert [k for k, _ in records] == ["explain"]
+
+
+def test_chain_example_rendered_on_stderr_stdout_unchanged(capfd, monkeypatch):
+    from gradcli.cli import app as app_module
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    monkeypatch.setenv("COLUMNS", "160")
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(CHAIN), "--explain", "--no-color"])
+    assert exc.value.code == 0
+    out, err = capfd.readouterr()
+    assert out == CHAIN.with_suffix(".out").read_text(encoding="utf-8")
+    assert "chain rule, backward pass 1 of L at line 24" in err
+    for text in ("dL/dx1 = -1 * w2 * w1 = -30", "dL/dw1 = -1 * w2 * x1 = -12", "dL/dw2 = -1 * x2 = -10",
+                 "d(x2)/d(x1) = w1 = 5", "line 11: x2 = x1 * w1"):
+        assert text in err, text
+
+
+def test_broadcasting_example():
+    result, _ = run(BROADCAST, explain=True)
+    assert result.ok and len(result.explain) == 2
+    first, second = result.explain
+    leaves = {lf["name"]: lf["text"] for lf in first.leaves}
+    assert leaves["x"] == "dy/dx = b = 2 (all 3 elements)"
+    assert leaves["b"] == "dy/db = sum(x) = 6"
+    mul = next(s for s in first.steps if s.node == "MulBackward0")
+    rows = {r["name"]: r for r in mul.rows}
+    assert rows["b"]["note"] == "summed over the broadcast dimensions: (3,) -> ()"
+    assert rows["b"]["local"] == "d(x * b)/d(b) = x = [1, 2, 3]"
+    leaves = {lf["name"]: lf for lf in second.leaves}
+    assert leaves["W"]["text"] == "dz/dW = 1/6 = 0.1667 (all 6 elements)"
+    assert leaves["x"]["text"] == "dz/dx = sum(1/6) = 0.3333 (all 3 elements)"
+    assert np.allclose(leaves["x"]["grad_after"], 2 + 1 / 3)          # accumulated on the first pass's 2
+    acc = next(s for s in second.steps if s.leaf == "x")
+    assert np.array_equal(acc.grad_before, [2, 2, 2])
+
+
+def test_big_tensors_are_summarised_and_unknown_ops_get_the_generic_line():
+    src = ("import torch\ntorch.manual_seed(0)\nx = torch.randn(50, 4, requires_grad=True)\n"
+           "y = torch.cumsum(x, 0).sum()\ny.backward()\n")
+    result, _ = run(src, explain=True)
+    assert result.ok
+    rec = result.explain[0]
+    cumsum = next(s for s in rec.steps if s.node == "CumsumBackward0")
+    assert cumsum.rows[0]["local"].startswith("d(")
+    assert "local Jacobian-vector product of CumsumBackward0" in cumsum.rows[0]["local"]
+    leaf = rec.leaves[0]
+    assert re.match(r"dy/dx = \(50, 4\): mean [-\d.]+, min \d+, max \d+$", leaf["text"]), leaf["text"]
+
+
+def test_autograd_grad_is_explained_without_touching_grad():
+    src = ("import torch\nx = torch.tensor(2., requires_grad=True)\n"
+           "g, = torch.autograd.grad(torch.sin(x) * x, x)\n")
+    result, _ = run(src, explain=True)
+    rec = result.explain[0]
+    assert rec.kind == "autograd.grad"
+    acc = rec.steps[-1]
+    assert acc.leaf == "x" and not acc.accumulated
+    assert rec.leaves[0]["text"] == "dL/dx = sin(x) + x * cos(x) = 0.077"
+
+
+def test_json_explain_and_checks_validate(capfd, monkeypatch):
+    jsonschema = pytest.importorskip("jsonschema")
+    from gradcli.cli import app as app_module
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(CHAIN), "--json", "--explain", "--check"])
+    assert exc.value.code == 0
+    out, err = capfd.readouterr()
+    assert err == ""
+    doc = json.loads(out)
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    assert not errors, [e.message for e in errors[:3]]
+    texts = [lf["text"] for lf in doc["explain"][0]["leaves"]]
+    assert "dL/dx1 = -1 * w2 * w1 = -30 (all 4 elements)" in texts
+    assert doc["checks"][0]["ok"] and doc["checks"][0]["max_relative_error"] < 1e-3
+
+
+def test_repl_explain_toggle():
+    from gradcli.repl.core import Repl
+
+    out, err = io.StringIO(), io.StringIO()
+    repl = Repl(out=out, err=err)
+    assert repl.handle("import torch")
+    assert repl.handle("x = torch.tensor(3., requires_grad=True)")
+    repl.handle(":explain")
+    assert "walkthrough on" in out.getvalue() and "no walkthrough yet" not in out.getvalue()
+    repl.handle("y = x ** 2")
+    repl.handle("y.backward()")
+    assert "dy/dx = 2 * x = 6" in err.getvalue()
+    repl.handle(":explain off")
+    before = err.getvalue()
+    repl.handle("z = x * 3")
+    repl.handle("z.backward()")
+    assert err.getvalue() == before
+
+
+# ----------------------------------------------------------------------------- --check
+def _bad_square_op():
+    """A test-only op x*x whose backward forgets the factor 2."""
+    from gradcli.engine.function import Function
+    from gradcli.engine.ops.elementwise import unary
+
+    class BadSquareBackward0(Function):
+        __slots__ = ()
+        save_inputs = True
+        forward = staticmethod(lambda x: x * x)
+
+        def backward(self, g):
+            (x,) = self.saved
+            return (g * x,)
+
+    def bad_square(x):
+        return unary(BadSquareBackward0, x)
+
+    bad_square.__module__ = "gradcli.engine.testing"
+    return bad_square
+
+
+BAD = """import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+h = x * 2
+y = bad_square(h)
+L = y.sum()
+L.backward()
+print(x.grad)
+"""
+
+
+def test_check_catches_a_wrong_backward():
+    fn = _bad_square_op()
+    plain = runner.Session(runner.RunOptions())
+    plain.globals["bad_square"] = fn
+    result = plain.run(BAD, "bad.grad")
+    assert result.ok and result.stdout == "tensor([ 4.,  8., 12.])\n"      # wrong, silently
+    checked = runner.Session(runner.RunOptions(check=True))
+    checked.globals["bad_square"] = fn
+    result = checked.run(BAD, "bad.grad")
+    err = result.error
+    assert not result.ok and err.type_name == "GradcheckError"
+    assert (err.line, err.column) == (4, 1)                             # the line that created the node
+    assert "BadSquareBackward0" in err.message and "analytical 2, numerical 4" in err.message
+    assert "backward was called at line 6" in err.hint
+    assert result.stdout == ""
+
+
+def test_check_mismatch_is_exit_1_on_the_command_line(capfd, monkeypatch, tmp_path):
+    from gradcli.cli import app as app_module
+    from gradcli.engine import api
+    from gradcli.lang import namespaces
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    monkeypatch.setattr(api, "bad_square", _bad_square_op(), raising=False)
+    monkeypatch.setattr(namespaces, "_engine_cache", {})
+    script = tmp_path / "bad.grad"
+    script.write_text(BAD.replace("bad_square(h)", "torch.bad_square(h)"), encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--check", "--no-color"])
+    out, err = capfd.readouterr()
+    assert exc.value.code == 1 and out == ""
+    assert f"{script}:4:1" in err and "  4 | y = torch.bad_square(h)" in err
+    assert "GradcheckError: the gradient that BadSquareBackward0" in err
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--no-color"])
+    assert exc.value.code == 0
+
+
+def test_check_passes_on_the_samples():
+    for path in sorted(SAMPLES.glob("*.grad")):
+        source = path.read_text(encoding="utf-8")
+        plain = runner.Session(runner.RunOptions()).run(source, str(path))
+        result, records = run(source, str(path), check=True)
+        assert result.stdout == plain.stdout, path
+        assert (result.error is None) == (plain.error is None), (path, result.error)
+        for res in result.checks:
+            assert res.failure is None and res.max_error < 1e-3, (path, res.line_text())
+            assert res.nodes_checked >= 1 and not res.unchecked, (path, res.line_text())
+    # the chain example: one line per pass, with the largest relative error
+    result, records = run(chain_source(), str(CHAIN), check=True)
+    (kind, res), = records
+    assert kind == "check" and res.global_checked and res.leaves_checked == 3
+    assert re.fullmatch(r"check: backward pass 1 \(line 24: L\.backward\(torch\.ones\(2, 2, dtype=torch\.float\)\)\): "
+                        r"3 nodes and 3 leaves agree with central differences in float64, largest relative error "
+                        r"\d\.\de-\d\d", res.line_text()), res.line_text()
+
+
+def test_check_accepts_kinks_and_reports_unreplayable_nodes():
+    src = ("import torch\nx = torch.tensor([0., 1., -2.], requires_grad=True)\n"
+           "y = (torch.relu(x) + x.abs()).sum()\ny.backward()\n"
+           "w = torch.tensor([1., 2.], requires_grad=True)\nv = w * 1\nv[0] = 5.\n(v * v).sum().backward()\n")
+    result, _ = run(src, check=True)
+    assert result.ok, result.error
+    first, second = result.checks
+    assert first.failure is None and first.global_checked
+    assert second.failure is None and second.unchecked and not second.global_checked
+    assert "not checked" in second.line_text()
+
+
+# ----------------------------------------------------------------------------- anomaly mode
+def test_detect_anomaly_flag_points_at_the_line_that_made_the_node(capfd, monkeypatch, tmp_path):
+    from gradcli.cli import app as app_module
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    script = tmp_path / "nan.grad"
+    script.write_text(NAN_SCRIPT, encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--detect-anomaly", "--no-color"])
+    out, err = capfd.readouterr()
+    assert exc.value.code == 1 and out == ""
+    assert "RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output." in err
+    assert f"{script}:3:1" in err and "  3 | y = torch.sqrt(x)" in err and "^^^^^^^^^^^^^^^^^" in err
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--no-color"])
+    out, _ = capfd.readouterr()
+    assert exc.value.code == 0 and out == "tensor([0.2500,    nan])\n"
+
+
+def test_anomaly_mode_from_the_script():
+    src = ("import torch\nw = torch.tensor(0., requires_grad=True)\nprint(torch.is_anomaly_enabled())\n"
+           "with torch.autograd.set_detect_anomaly(True):\n    q = w / w\n    print(torch.is_anomaly_enabled())\n"
+           "print(torch.is_anomaly_enabled())\nwith torch.autograd.detect_anomaly():\n    r = w / w\n"
+           "    r.backward()\n")
+    result, _ = run(src)
+    assert result.stdout == "False\nTrue\nFalse\n"
+    err = result.error
+    assert err.message == "Function 'DivBackward0' returned nan values in its 1th output."
+    assert err.line == 9 and "backward was called at line 10" in err.hint
+    assert [w.message for w in result.warnings] == [autograd.ANOMALY_WARNING]
+    src2 = ("import torch\ntorch.autograd.set_detect_anomaly(True)\nx = torch.tensor(-1., requires_grad=True)\n"
+            "y = x.sqrt()\ny.backward()\n")
+    result, _ = run(src2)
+    assert result.error.line == 4 and "SqrtBackward0" in result.error.message
+
+
+def test_explain_shows_the_steps_up_to_an_anomaly():
+    result, records = run(NAN_SCRIPT, explain=True, detect_anomaly=True)
+    assert result.error is not None and result.error.line == 3
+    (kind, rec), = records
+    assert rec.error.startswith("RuntimeError: Function 'SqrtBackward0'")
+    assert [s.node for s in rec.steps] == ["SumBackward0", "SqrtBackward0"]
+    buf = io.StringIO()
+    EX.render(rec, buf)
+    assert "the pass stopped: RuntimeError" in buf.getvalue()
