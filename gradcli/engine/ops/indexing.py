@@ -17,6 +17,8 @@ def _key_part(k):
         if k.dtype.is_floating_point:
             raise errors.index("tensors used as indices must be long, int, byte or bool tensors")
         return k._data
+    if isinstance(k, range):  # a sequence index, as torch takes it (x[range(2), target])
+        return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
         return np.asarray([_key_part(v) for v in k]) if k and isinstance(k[0], Tensor) else np.asarray(k)
     if isinstance(k, bool):
