@@ -23,6 +23,8 @@ def _parse_args(argv):
                                                        "markers (docs/benchmarks.md)")
     p.add_argument("--from-json", metavar="FILE", help="no run: report a run saved by --json (with --markdown, "
                                                         "regenerate the docs from it)")
+    p.add_argument("--lark-100k", action="store_true", help="case 7: also run Lark's Python grammar on the "
+                                                           "100,000-statement script (minutes)")
     p.add_argument("--repeat-scale", type=float, default=1.0, help="multiply the full run's repeat counts")
     return p.parse_args(argv)
 
@@ -49,7 +51,7 @@ def main(argv=None):
 
     cfg = C.Config(quick=args.quick, no_torch=args.no_torch,
                    gradcli_cmd=shlex.split(args.gradcli_cmd) if args.gradcli_cmd else None,
-                   repeat_scale=args.repeat_scale)
+                   repeat_scale=args.repeat_scale, lark_100k=args.lark_100k)
     if args.from_json:
         with open(args.from_json, encoding="utf-8") as fh:
             doc = json.load(fh)

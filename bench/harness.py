@@ -71,8 +71,16 @@ def timed(fn):
     return time.perf_counter() - t0
 
 
+def clocked(fn):
+    """fn() -> (wall seconds, CPU seconds of this process, all its threads) of one call. On a shared
+    machine the CPU time of a single-threaded run moves much less than its wall time."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
 def make_row(case, key, title, unit, results, measure, *, scale=1.0, ref="torch", floor="numpy",
-             target=None, target_text="", higher_is_better=False, notes=(), contenders=None):
+             target=None, target_text="", higher_is_better=False, notes=(), contenders=None, cpu_measure=None):
     """One table row from alternate()'s results: median of `measure` per contender, times scale."""
     values, samples, missing = {}, {}, {}
     for name in contenders or results:
@@ -88,10 +96,23 @@ def make_row(case, key, title, unit, results, measure, *, scale=1.0, ref="torch"
         vals = [v * scale for v in vals]
         samples[name] = vals
         values[name] = statistics.median(vals)
+    notes = list(notes)
+    cpu = {}
+    if cpu_measure:
+        for name in contenders or results:
+            vals = results.get(name, {}).get("samples", {}).get(cpu_measure)
+            if vals:
+                cpu[name] = statistics.median(vals) * scale
+        if cpu:
+            text = ", ".join(f"{n} {fmt(v, unit)}" for n, v in cpu.items())
+            ratios = [f"gradcli/{o} {cpu['gradcli'] / cpu[o]:.2f}" for o in (ref, floor)
+                      if "gradcli" in cpu and cpu.get(o)]
+            notes.append(f"CPU time (process_time, all threads; less sensitive to other load than wall time), "
+                         f"{unit}: {text}" + (f"; {', '.join(ratios)}" if ratios else ""))
     return {
         "case": case, "key": key, "title": title, "unit": unit, "values": values, "samples": samples,
         "missing": missing, "ref": ref, "floor": floor, "target": target, "target_text": target_text,
-        "higher_is_better": higher_is_better, "notes": list(notes),
+        "higher_is_better": higher_is_better, "notes": notes, "cpu_values": cpu,
     }
 
 
@@ -100,6 +121,25 @@ def ratio(row, other):
     if g is None or o is None or o == 0:
         return None
     return g / o
+
+
+def cpu_ratio(row, other):
+    cpu = row.get("cpu_values") or {}
+    g, o = cpu.get("gradcli"), cpu.get(other)
+    if g is None or not o:
+        return None
+    return g / o
+
+
+def cpu_verdict(row):
+    """The same target judged on CPU time (single-threaded cases), or '' where there is none."""
+    target = row.get("target")
+    if not target or target.get("kind") != "ratio":
+        return ""
+    r = cpu_ratio(row, target["vs"])
+    if r is None:
+        return ""
+    return f"by CPU time {r:.2f}x: {'met' if r <= target['max'] else 'not met'}"
 
 
 def verdict(row):
@@ -190,6 +230,7 @@ def engine_columns(ref="torch", floor="numpy"):
         (floor, lambda r: cell(r, r["floor"])),
         (f"gradcli/{ref}", lambda r: ratio_cell(r, r["ref"])),
         (f"gradcli/{floor}", lambda r: ratio_cell(r, r["floor"])),
+        (f"CPU gradcli/{ref}", lambda r: "-" if cpu_ratio(r, r["ref"]) is None else f"{cpu_ratio(r, r['ref']):.2f}"),
         ("target", lambda r: r["target_text"]),
         ("met", lambda r: verdict(r)[0]),
     ]

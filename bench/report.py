@@ -15,8 +15,9 @@ def tables(rows):
     engine_rows = [r for r in rows if r["case"] != "7"]
     parse_rows = [r for r in rows if r["case"] == "7"]
     if engine_rows:
-        parts.append("Cases 1-6: gradcli vs torch vs hand-written NumPy (medians; ratios: lower is "
-                     "faster/smaller, except GFLOP/s)\n\n" + H.render_table(engine_rows, H.engine_columns("torch", "numpy")))
+        parts.append("Cases 1-6: gradcli vs torch vs hand-written NumPy (medians of wall time; ratios: lower is "
+                     "faster/smaller, except GFLOP/s; the CPU column is the same ratio in CPU time, for the "
+                     "single-threaded cases)\n\n" + H.render_table(engine_rows, H.engine_columns("torch", "numpy")))
     if parse_rows:
         parts.append("Case 7: parse (+compile) vs Lark's stock Python grammar vs CPython's ast.parse (medians)\n\n"
                      + H.render_table(parse_rows, H.engine_columns("lark", "ast")))
@@ -29,7 +30,9 @@ def targets(rows):
         met, gap = H.verdict(r)
         if met:
             word = {"yes": "met", "no": "NOT met"}.get(met, "not judged")
-            lines.append(f"- {r['key']} {r['title'].strip()}: {word}{' (' + gap + ')' if gap else ''}")
+            cpu = H.cpu_verdict(r)
+            lines.append(f"- {r['key']} {r['title'].strip()}: {word}{' (' + gap + ')' if gap else ''}"
+                         f"{'; ' + cpu if cpu else ''}")
     return lines
 
 
