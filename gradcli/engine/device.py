@@ -120,3 +120,6 @@ def device_of(array):
     if type(array) is np.ndarray:
         return CPU
     return device("cuda", 0)
+
+
+device.__module__ = "torch"  # <class 'torch.device'>, as PyTorch prints it

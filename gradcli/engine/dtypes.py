@@ -163,3 +163,6 @@ def binary_result_dtype(a, b) -> dtype:
     if bd is ad:
         return ad
     return result_type((a, b))
+
+
+dtype.__module__ = "torch"  # <class 'torch.dtype'>, as PyTorch prints it

@@ -386,6 +386,9 @@ class Generator:
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
 
+Generator.__module__ = "torch._C"  # <class 'torch._C.Generator'>, as PyTorch prints it
+
+
 default_generator = Generator()
 
 

@@ -456,3 +456,7 @@ def _wrap_dim(dim, ndim):
     if not -n <= dim < n:
         raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+
+# the names PyTorch prints for these classes: <class 'torch.Tensor'>, <class 'torch.Size'>
+Tensor.__module__ = Size.__module__ = "torch"
