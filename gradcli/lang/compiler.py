@@ -19,7 +19,6 @@ from .scopes import Scope, bound_names
 
 _RETURN_NONE = (None,)
 _FORBIDDEN_HINTS = {
-    "type": "use isinstance(x, torch.Tensor), or x.dtype for a tensor's element type",
     "getattr": "write the attribute directly: obj.name",
     "setattr": "assign the attribute directly: obj.name = value",
     "dir": "the REPL completes names and attributes with Tab",

@@ -19,7 +19,7 @@ from .pyvalues import Namespace
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
-    "eval exec compile open getattr setattr delattr globals locals vars type breakpoint input __import__ "
+    "eval exec compile open getattr setattr delattr globals locals vars breakpoint input __import__ "
     "dir help memoryview object classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 
@@ -292,6 +292,135 @@ def python_builtins(rt):
     return names
 
 
+# ----------------------------------------------------------------------------- type()
+
+def _type_display(cls):
+    """How Python + PyTorch print a class that gradcli implements under other names."""
+    from ..engine.autograd import Node
+    from .runtime import function
+    if cls is function:
+        return "<class 'function'>"
+    if cls is Namespace:
+        return "<class 'module'>"
+    if cls is pyvalues.BigRange:
+        return "<class 'range'>"
+    if issubclass(cls, Node):
+        return f"<class '{cls.__qualname__}'>"  # torch's node classes live in no module
+    module = getattr(cls, "__module__", None) or ""
+    if module.startswith("gradcli."):
+        return f"<class '{cls.__qualname__}'>"
+    return repr(cls)
+
+
+class ScriptType:
+    """What ``type(x)`` gives for a class a script cannot name otherwise (NoneType, generator,
+    odict_keys, a grad_fn's class, ...): it prints, compares and checks instances like that class,
+    and does nothing else: it cannot be called and has no attributes."""
+
+    __slots__ = ("cls", "text")
+
+    def __init__(self, cls, text=None):
+        self.cls = cls
+        self.text = text or _type_display(cls)
+
+    def __repr__(self):
+        return self.text
+
+    def __eq__(self, other):
+        if isinstance(other, ScriptType):
+            other = other.cls
+        return self.cls is other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.cls)
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, self.cls)
+
+    def __subclasscheck__(self, other):
+        if isinstance(other, ScriptType):
+            other = other.cls
+        return isinstance(other, type) and issubclass(other, self.cls)
+
+    def __call__(self, *args, **kwargs):
+        if self.cls is type(None) and not args and not kwargs:
+            return None
+        name = self.text[len("<class '"):-2].rpartition(".")[2]
+        raise TypeError(f"cannot create '{name}' instances")
+
+
+class TypeBuiltin:
+    """The builtin ``type`` of GradScript, one-argument form only. ``type(x)`` is x's class when a
+    script can already name that class (float, torch.Tensor, nn.Linear, np.ndarray, its own
+    classes), so ``type(x) is float`` holds; any other class comes back as a ScriptType."""
+
+    __slots__ = ("exposed", "wrappers", "sources", "builtin_functions")
+
+    def __init__(self, sources, builtin_functions):
+        self.sources = sources  # callables giving the namespaces' values (read when first needed)
+        self.builtin_functions = builtin_functions  # print, range, ...: Python's builtin functions
+        self.exposed = None
+        self.wrappers = {}
+
+    def _wrapper(self, cls, text=None):
+        wrapper = self.wrappers.get((cls, text))
+        if wrapper is None:
+            wrapper = self.wrappers[(cls, text)] = ScriptType(cls, text)
+        return wrapper
+
+    def _exposed(self):
+        if self.exposed is None:
+            found = set()
+            seen = set()
+
+            def walk(values):
+                for value in values:
+                    if isinstance(value, Namespace):
+                        if id(value) not in seen:
+                            seen.add(id(value))
+                            walk(value._members.values())
+                    elif isinstance(value, type):
+                        found.add(value)
+            for source in self.sources:
+                walk(source())
+            found.discard(type)
+            self.exposed = frozenset(found)
+        return self.exposed
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError("type() takes no keyword arguments")
+        if len(args) == 3:
+            raise TypeError("type() with three arguments (creating a class) is not available in GradScript: "
+                            "define a class with class Name(nn.Module): ...")
+        if len(args) != 1:
+            raise TypeError("type() takes 1 or 3 arguments")
+        obj = args[0]
+        if isinstance(obj, (type, ScriptType, TypeBuiltin)):
+            from ..engine.tensor import Tensor
+            if isinstance(obj, type) and issubclass(obj, Tensor):
+                return self._wrapper(type, "<class 'torch._C._TensorMeta'>")
+            return self
+        cls = type(obj)
+        if cls in self._exposed() or "_gradscript_class" in cls.__dict__:
+            return cls
+        if any(obj is f for f in self.builtin_functions):
+            return self._wrapper(types.BuiltinFunctionType)
+        return self._wrapper(cls)
+
+    def __repr__(self):
+        return "<class 'type'>"
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, (type, ScriptType, TypeBuiltin))
+
+    def __subclasscheck__(self, other):
+        return other is self
+
+
 class Namespaces:
     """The built-in names of one session: importable modules and the builtins dict."""
 
@@ -302,6 +431,8 @@ class Namespaces:
         torch_members = self.modules["torch"]._members
         bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace)}
         bare.update(python_builtins(rt))
+        scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super")]
+        bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)
         self.builtins = bare
 
     def module(self, path):
