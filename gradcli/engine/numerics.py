@@ -167,26 +167,16 @@ def _contig_strides(shape):
     return st[::-1]
 
 
-def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
-    """Reorder (reduce dims first, then by stride) and coalesce like TensorIterator for a
-    reduction; returns (shape_, input byte strides, output element strides), fastest dim first."""
+def _reorder_coalesce(shape, operands, reduction):
+    """TensorIterator's reorder_dimensions (insertion sort with ambiguous comparisons) and
+    coalesce_dimensions; ``operands`` are (byte strides, is_output).  Fastest dim first."""
     nd = len(shape)
-    kshape = [1 if mask[i] else shape[i] for i in range(nd)]
-    cst = _contig_strides(kshape)
-    ost = []
-    for i in range(nd):
-        if mask[i] and (shape[i] != 1 or not keepdim_like):
-            ost.append(0)
-        else:
-            ost.append(cst[i])
-    ob = [s * out_item for s in ost]
-    ib = list(istrides)
     perm = list(range(nd - 1, -1, -1))
 
     def should_swap(d0, d1):
-        for strides, is_out in ((ob, True), (ib, False)):
+        for strides, is_out in operands:
             s0, s1 = strides[d0], strides[d1]
-            if is_out and ((s0 == 0) != (s1 == 0)):
+            if reduction and is_out and ((s0 == 0) != (s1 == 0)):
                 return 1 if s1 == 0 else -1
             if s0 == 0 or s1 == 0:
                 continue
@@ -198,24 +188,22 @@ def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
                 return 1
         return 0
 
-    if nd > 1:
-        for i in range(1, nd):
-            dim1 = i
-            for dim0 in range(i - 1, -1, -1):
-                c = should_swap(perm[dim0], perm[dim1])
-                if c > 0:
-                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                    dim1 = dim0
-                elif c < 0:
-                    break
+    for i in range(1, nd):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
     sh = [shape[p] for p in perm]
-    ops = [[ob[p] for p in perm], [ib[p] for p in perm]]
-    if nd > 1:   # coalesce_dimensions
+    ops = [[st[p] for p in perm] for st, _ in operands]
+    if nd > 1:
         prev = 0
         for dim in range(1, nd):
             s0, s1 = sh[prev], sh[dim]
-            ok = s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[dim] for st in ops)
-            if ok:
+            if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[dim] for st in ops):
                 if sh[prev] == 1:
                     for st in ops:
                         st[prev] = st[dim]
@@ -228,7 +216,18 @@ def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
                     sh[prev] = sh[dim]
         sh = sh[:prev + 1]
         ops = [st[:prev + 1] for st in ops]
-    return sh, ops[1], [s // out_item for s in ops[0]]
+    return sh, ops
+
+
+def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
+    """The reduction iterator: (shape_, input byte strides, output element strides); the
+    output is a fresh contiguous tensor whose reduced dims have stride 0."""
+    nd = len(shape)
+    kshape = [1 if mask[i] else shape[i] for i in range(nd)]
+    cst = _contig_strides(kshape)
+    ost = [0 if mask[i] and (shape[i] != 1 or not keepdim_like) else cst[i] for i in range(nd)]
+    sh, (ob, ib) = _reorder_coalesce(shape, [([s * out_item for s in ost], True), (list(istrides), False)], True)
+    return sh, ib, [s // out_item for s in ob]
 
 
 # ------------------------------------------------------------------------------------------
@@ -489,11 +488,13 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
 
 
 def reduced_count(shape, axis):
+    if not len(shape):
+        return 1
     dims = _norm_dims(axis, len(shape))
     n = 1
     for d in dims:
         n *= shape[d]
-    return n if len(shape) else 1
+    return n
 
 
 def torch_mean(array, axis=None, keepdims=False, dtype=None):
@@ -507,3 +508,126 @@ def torch_mean(array, axis=None, keepdims=False, dtype=None):
             return np.asarray(s / _F32.type(n)).astype(_F16)
         s = torch_sum(a, axis, keepdims, out_dt)
         return np.asarray(s / out_dt.type(n), out_dt)
+
+
+# ------------------------------------------------------------------------------------------
+# var / std (and var_mean / std_mean)
+
+def _dense_memory_order(a):
+    """Values of a non-overlapping dense array in memory order (the fast-setup 1-d iterator)."""
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    return np.ascontiguousarray(a.transpose(order)).reshape(-1)
+
+
+def _var_all(a, correction, take_sqrt):
+    """std_var_all_cpu: double mean from torch.mean, then sum((x - mean)**2) in double per thread
+    chunk (a running sum per loop call), chunks added in thread order."""
+    mean = float(torch_mean(a))
+    numel = a.size
+    if _non_overlapping_dense(a) or a.ndim <= 1 and _layout_ok(a):
+        flat = _dense_memory_order(a) if a.ndim > 1 else a
+        plan = _Plan(flat, [numel], [flat.strides[0] if flat.ndim else 0], [0])
+    else:
+        a = a if _layout_ok(a) else np.ascontiguousarray(a)
+        sh, (ist,) = _reorder_coalesce(a.shape, [(list(a.strides), False)], False)
+        plan = _Plan(a, sh, ist, [0] * len(sh))
+    if numel <= GRAIN_SIZE or NUM_THREADS == 1:
+        ranges = [(0, numel)]
+    else:
+        nt = min(NUM_THREADS, _divup(numel, GRAIN_SIZE))
+        chunk = _divup(numel, nt)
+        ranges = [(t * chunk, min(numel, (t + 1) * chunk)) for t in range(nt) if t * chunk < numel]
+    total = 0.0
+    for b, e in ranges:
+        thread = np.zeros(1, _F64)
+        for outer, cnt, v1, n1, v0, n0 in _calls(plan.shape, b, e):
+            d = plan.data[outer:outer + cnt, v1:v1 + n1, v0:v0 + n0].astype(_F64)
+            dx = d - mean
+            local = _seq((dx * dx).reshape(cnt, n1 * n0), 1)
+            thread = _seq(np.concatenate([thread, local]))[None]
+        total = total + float(thread[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.float64(total) / np.float64(max(0.0, numel - correction))
+        r = np.sqrt(var) if take_sqrt else var
+    return np.asarray(r, a.dtype)
+
+
+def _welford(x):
+    """WelfordOps.reduce over axis 0 (double); returns (mean, m2, n)."""
+    mean = np.zeros(x.shape[1:], _F64)
+    m2 = np.zeros(x.shape[1:], _F64)
+    for i in range(x.shape[0]):
+        xi = x[i].astype(_F64)
+        delta = xi - mean
+        mean = mean + delta / np.float64(i + 1)
+        m2 = m2 + delta * (xi - mean)
+    return mean, m2, float(x.shape[0])
+
+
+def _welford_combine(a, b):
+    if a[2] == 0:
+        return b
+    if b[2] == 0:
+        return a
+    delta = b[0] - a[0]
+    cnt = a[2] + b[2]
+    nb_over_n = np.float64(b[2] / cnt)
+    return a[0] + delta * nb_over_n, a[1] + b[1] + delta * delta * np.float64(a[2]) * nb_over_n, cnt
+
+
+def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, with_mean=False):
+    """``torch.var``/``torch.std`` (``with_mean``: ``var_mean``/``std_mean``, returns (var, mean)).
+
+    A full float32/float64 var/std is std_var_all_cpu (two passes in double); everything else
+    is ATen's Welford reduction in double, element by element in the iterator's order."""
+    a = np.asarray(array)
+    dt = a.dtype
+    nd = a.ndim
+    dims = _norm_dims(axis, nd)
+    mask = [i in dims for i in range(nd)]
+    kshape = tuple(1 if mask[i] else a.shape[i] for i in range(nd))
+    rshape = kshape if keepdims else tuple(a.shape[i] for i in range(nd) if not mask[i])
+    out_n = int(np.prod(kshape, dtype=np.int64))
+    if a.size == 0:
+        nan = np.full(rshape, np.nan, dt)
+        return (nan, nan.copy()) if with_mean else nan
+    if not with_mean and out_n == 1 and dt in (_F32, _F64):
+        return _var_all(a, correction, take_sqrt).reshape(rshape)
+    if not _layout_ok(a):
+        a = np.ascontiguousarray(a)
+    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
+    k = 0
+    while k < len(sh) and ost[k] == 0:
+        k += 1
+    n_red = int(np.prod(sh[:k], dtype=np.int64))
+    n_it = int(np.prod(sh[k:], dtype=np.int64))
+    view = np.lib.stride_tricks.as_strided(a, shape=tuple(reversed(sh)), strides=tuple(reversed(ist)),
+                                           writeable=False)
+    x = view.reshape(n_it, n_red).T
+    if out_n == 1 and n_red >= GRAIN_SIZE and NUM_THREADS > 1:
+        acc = (np.zeros(n_it, _F64), np.zeros(n_it, _F64), 0.0)
+        parts = [_welford(x[b:e]) for b, e in _omp_ranges(0, n_red, GRAIN_SIZE)]
+        parts += [acc] * (NUM_THREADS - len(parts))
+        for p in parts:
+            acc = _welford_combine(acc, p)
+    else:
+        acc = _welford(x)
+    mean, m2, nf = acc
+    divisor = nf - correction if nf > correction else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = m2 / np.float64(divisor)
+        if take_sqrt:
+            var = np.sqrt(var)
+    base = np.zeros(1, np.int64)
+    for size, st in zip(sh[k:], ost[k:]):
+        base = (base[None, :] + (np.arange(size, dtype=np.int64) * st)[:, None]).reshape(-1)
+    out_v = np.zeros(out_n, dt)
+    out_m = np.zeros(out_n, dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dt == _F16:    # c10::Half converts through float
+            var, mean = var.astype(_F32), mean.astype(_F32)
+        out_v[base] = var.astype(dt)
+        out_m[base] = mean.astype(dt)
+    if with_mean:
+        return out_v.reshape(rshape), out_m.reshape(rshape)
+    return out_v.reshape(rshape)

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
@@ -85,10 +85,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = dtype or _sum_dtype(input.dtype)
     data = input._data
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and False):
-        r = data.sum(dtype=out_dt.np)
+        r = numerics.torch_sum(data, None, False, out_dt.np)
         return record(SumBackward0, (input,), wrap(r, out_dt), {"in_shape": data.shape})
     dims = _dims(dim, data.ndim)
-    r = data.sum(axis=dims, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.astype(out_dt.np, copy=True)
+    r = numerics.torch_sum(data, dims, keepdim, out_dt.np)
     return record(SumBackward1, (input,), wrap(r, out_dt), {"in_shape": data.shape, "dims": dims,
                                                           "keepdim": keepdim})
 
@@ -128,12 +128,12 @@ class MeanBackward1(Function):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dt = _mean_check(input, dtype)
-    data = input._data.astype(dt.np, copy=False)
+    data = input._data
     if dim is None:
-        r = data.mean(dtype=dt.np) if data.size else np.asarray(np.nan, dt.np)
+        r = numerics.torch_mean(data, None, False, dt.np)
         return record(MeanBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"in_shape": data.shape})
     dims = _dims(dim, data.ndim)
-    r = data.mean(axis=dims, keepdims=keepdim, dtype=dt.np) if data.ndim else data.copy()
+    r = numerics.torch_mean(data, dims, keepdim, dt.np)
     return record(MeanBackward1, (input,), wrap(np.asarray(r, dt.np), dt),
                   {"in_shape": data.shape, "dims": dims, "keepdim": keepdim})
 
@@ -508,19 +508,11 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
     n = 1
     for d in dims:
         n *= data.shape[d]
-    if data.ndim:
-        m = data.mean(axis=dims, keepdims=True) if data.size else data.sum(axis=dims, keepdims=True)
-        dev = data - m
-        ssq = (dev * dev).sum(axis=dims, keepdims=keepdim)
-    else:
-        ssq = np.zeros((), data.dtype)
     if n - c <= 0:
         warnings.warn(f"{'std' if is_std else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).", UserWarning,
                       stacklevel=3)
-    r = np.asarray(ssq / builtins.max(0, n - c))
-    if is_std:
-        r = np.sqrt(r)
+    r = numerics.torch_var(data, dims, c, keepdim, is_std)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c}
     return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(np.asarray(r, dt.np), dt), kw)
 

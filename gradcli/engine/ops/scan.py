@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..autograd import _Saved
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import _wrap_dim, wrap
@@ -505,7 +505,8 @@ def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
     n = 1
     for d in dims:
         n *= input._data.shape[d]
-    v, m = wrap(v._data, v.dtype), wrap(m._data, m.dtype)
+    vd, md = numerics.torch_var(input._data, dims, R._correction(unbiased, correction), keepdim, is_std, True)
+    v, m = wrap(vd, v.dtype), wrap(md, m.dtype)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": R._correction(unbiased, correction)}
     record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, (input,), [v, m], kw)
     if is_std and v.grad_fn is not None:

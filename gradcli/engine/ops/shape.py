@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import errors
+from .. import errors, numerics
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 
@@ -181,7 +181,7 @@ def sum_to(g, shape):
         return g
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    arr = g._data.sum(axis=axes, keepdims=True) if axes else g._data
+    arr = numerics.torch_sum(g._data, axes, True, g._data.dtype) if axes else g._data
     arr = arr.reshape(shape)
     out = wrap(arr, g.dtype)
     return record(SumToBackward, (g,), out, {"in_shape": gshape})
