@@ -9,6 +9,7 @@ Functions, methods, generators, iterators, modules and everything else expose no
 """
 from __future__ import annotations
 
+import collections
 import math
 import operator
 import os
@@ -58,7 +59,8 @@ for _method in (Namespace.__getattr__, Namespace.__setattr__, Namespace.__delatt
 # ----------------------------------------------------------------------------- attribute policy
 
 _ENGINE_PREFIX = "gradcli.engine"
-_FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None))
+_FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None),
+            collections.OrderedDict, collections.defaultdict)  # state_dict(), optimizer.state
 
 NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum
 diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real
