@@ -7,14 +7,15 @@ members are reachable (no Python internals)."""
 from __future__ import annotations
 
 from . import containers, functional, init, loss, module, modules_layers, utils
-from .containers import ModuleDict, ModuleList, Sequential
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Buffer, Module, Parameter
 
 
 def classes():
     """name -> class of every nn.<Module> this package provides."""
     out = {"Module": Module, "Parameter": Parameter, "Buffer": Buffer, "Sequential": Sequential,
-           "ModuleList": ModuleList, "ModuleDict": ModuleDict}
+           "ModuleList": ModuleList, "ModuleDict": ModuleDict, "ParameterList": ParameterList,
+           "ParameterDict": ParameterDict}
     out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     return out
@@ -30,4 +31,5 @@ def build(namespace):
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
 
 
-__all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "build", "classes"]
+__all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "build", "classes"]
