@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .device import is_device_array
+
 NUM_THREADS = 2
 GRAIN_SIZE = 32768
 VEC_BYTES = 32
@@ -476,6 +478,8 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
     ``axis`` None or () reduces every dim.  Integer/bool inputs sum exactly into int64 (or
     ``dtype``); float16/32/64 follow cascade_sum bit for bit.  Returns an ndarray (0-d for a
     full reduction)."""
+    if is_device_array(array):
+        return _gpu_sum(array, axis, keepdims, dtype)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
     dims = _norm_dims(axis, a.ndim)
@@ -499,6 +503,9 @@ def reduced_count(shape, axis):
 
 def torch_mean(array, axis=None, keepdims=False, dtype=None):
     """``torch.mean``: on the CPU, torch sums (in float for float16) and divides by the count."""
+    if is_device_array(array):
+        s = _gpu_sum(array, axis, keepdims, dtype)
+        return (s / s.dtype.type(reduced_count(array.shape, axis))).astype(s.dtype)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else a.dtype
     n = reduced_count(a.shape, axis)
@@ -580,6 +587,8 @@ def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, w
 
     A full float32/float64 var/std is std_var_all_cpu (two passes in double); everything else
     is ATen's Welford reduction in double, element by element in the iterator's order."""
+    if is_device_array(array):
+        return _gpu_var(array, axis, correction, keepdims, take_sqrt, with_mean)
     a = np.asarray(array)
     dt = a.dtype
     nd = a.ndim
@@ -631,3 +640,93 @@ def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, w
     if with_mean:
         return out_v.reshape(rshape), out_m.reshape(rshape)
     return out_v.reshape(rshape)
+
+
+# ------------------------------------------------------------------------------------------
+# On the GPU (CuPy arrays) torch's CUDA kernels reduce in their own order (a tree per block), so
+# bit-exact CPU emulation has no meaning there: plain reductions, accumulated in float32 for
+# float16 (as torch's CUDA accumulate type) and in the output dtype otherwise.
+
+def _gpu_sum(a, axis, keepdims, dtype):
+    out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
+    dims = _norm_dims(axis, a.ndim)
+    acc = _F32 if out_dt == _F16 else out_dt
+    r = a.sum(axis=dims, keepdims=keepdims, dtype=acc) if a.ndim else a.astype(acc)
+    return r.astype(out_dt)
+
+
+def _gpu_var(a, axis, correction, keepdims, take_sqrt, with_mean):
+    dt = a.dtype
+    acc = _F64 if dt == _F64 else _F32
+    dims = _norm_dims(axis, a.ndim)
+    x = a.astype(acc)
+    n = reduced_count(a.shape, axis)
+    mean = x.mean(axis=dims, keepdims=True) if x.ndim else x
+    d = x - mean
+    m2 = (d * d).sum(axis=dims, keepdims=keepdims) if x.ndim else d * d
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = m2 / acc.type(max(0.0, n - correction))
+        if take_sqrt:
+            var = var ** acc.type(0.5)
+    var = var.astype(dt)
+    if with_mean:
+        if not keepdims and x.ndim:
+            mean = mean.reshape(var.shape)
+        return var, mean.astype(dt)
+    return var
+
+
+# ------------------------------------------------------------------------------------------
+# elementwise float functions, rounded the way torch's CPU kernels mostly round them
+
+_LONG_DOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
+_VIA_LONG_DOUBLE = {"tanh"}
+
+
+def ufunc(f):
+    """Wrap a NumPy float ufunc so float32 inputs are computed in float64 and rounded once.
+
+    torch's float32 exp/log/sin/tanh/... go through MKL VML (high-accuracy mode) or SLEEF, which
+    are correctly rounded for nearly every input; NumPy's own float32 loops are not (e.g. its
+    float32 exp agrees with torch on ~62% of inputs, the float64-then-round value on ~99%).  For
+    float64, ``tanh`` uses long double where the platform has it (NumPy's float64 tanh agrees
+    with torch on ~80% of inputs, the long-double one on ~99%).  float16 stays as NumPy computes
+    it (through float32, as torch does)."""
+    name = getattr(f, "__name__", "")
+    via_ld = _LONG_DOUBLE and name in _VIA_LONG_DOUBLE
+
+    def g(x, *args, **kw):
+        dt = getattr(x, "dtype", None)
+        if dt == _F32:
+            with np.errstate(all="ignore"):
+                return np.asarray(f(x.astype(_F64), *args, **kw)).astype(dt)
+        if via_ld and dt == _F64:
+            with np.errstate(all="ignore"):
+                return np.asarray(f(x.astype(np.longdouble), *args, **kw)).astype(_F64)
+        return f(x, *args, **kw)
+
+    g.__name__ = name
+    g.__doc__ = f.__doc__
+    return g
+
+
+exp = ufunc(np.exp)
+
+
+def sigmoid(x):
+    """ATen's sigmoid kernel: 1 / (1 + exp(-x)) in the input's float type (float for float16)."""
+    x = np.asarray(x)
+    if x.dtype == _F16:
+        return sigmoid(x.astype(_F32)).astype(_F16)
+    one = x.dtype.type(1)
+    with np.errstate(over="ignore"):
+        return one / (one + exp(-x))
+
+
+def silu(x):
+    """ATen's silu kernel: x / (1 + exp(-x)) (in float for float16)."""
+    x = np.asarray(x)
+    if x.dtype == _F16:
+        return silu(x.astype(_F32)).astype(_F16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x / (x.dtype.type(1) + exp(-x))
