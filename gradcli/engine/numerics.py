@@ -467,6 +467,11 @@ def _sum_float(a, dims, keepdims):
     return out.reshape(rshape)
 
 
+def _foreign(a):
+    """A device (CuPy) array: summed by its own module, not emulated."""
+    return not isinstance(a, (np.ndarray, np.generic, int, float, bool, list, tuple))
+
+
 def sum_dtype(dt):
     dt = np.dtype(dt)
     return dt if dt.kind in "fc" else np.dtype(np.int64)
@@ -480,6 +485,10 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
     full reduction)."""
     if is_device_array(array):
         return _gpu_sum(array, axis, keepdims, dtype)
+    if _foreign(array):
+        dims = _norm_dims(axis, array.ndim)
+        out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(array.dtype)
+        return array.sum(axis=dims, keepdims=keepdims, dtype=out_dt)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
     dims = _norm_dims(axis, a.ndim)
@@ -506,6 +515,9 @@ def torch_mean(array, axis=None, keepdims=False, dtype=None):
     if is_device_array(array):
         s = _gpu_sum(array, axis, keepdims, dtype)
         return (s / s.dtype.type(reduced_count(array.shape, axis))).astype(s.dtype)
+    if _foreign(array):
+        out_dt = np.dtype(dtype) if dtype is not None else array.dtype
+        return array.astype(out_dt).mean(axis=_norm_dims(axis, array.ndim), keepdims=keepdims)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else a.dtype
     n = reduced_count(a.shape, axis)
@@ -589,6 +601,13 @@ def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, w
     is ATen's Welford reduction in double, element by element in the iterator's order."""
     if is_device_array(array):
         return _gpu_var(array, axis, correction, keepdims, take_sqrt, with_mean)
+    if _foreign(array):
+        dims = _norm_dims(axis, array.ndim)
+        m = array.mean(axis=dims, keepdims=True)
+        n = reduced_count(array.shape, axis)
+        v = ((array - m) ** 2).sum(axis=dims, keepdims=keepdims) / max(0, n - correction)
+        v = v ** 0.5 if take_sqrt else v
+        return (v, m if keepdims else m.reshape(v.shape)) if with_mean else v
     a = np.asarray(array)
     dt = a.dtype
     nd = a.ndim
@@ -699,10 +718,10 @@ def ufunc(f):
         dt = getattr(x, "dtype", None)
         if dt == _F32:
             with np.errstate(all="ignore"):
-                return np.asarray(f(x.astype(_F64), *args, **kw)).astype(dt)
-        if via_ld and dt == _F64:
+                return f(x.astype(_F64), *args, **kw).astype(dt)
+        if via_ld and dt == _F64 and type(x) is np.ndarray:
             with np.errstate(all="ignore"):
-                return np.asarray(f(x.astype(np.longdouble), *args, **kw)).astype(_F64)
+                return f(x.astype(np.longdouble), *args, **kw).astype(_F64)
         return f(x, *args, **kw)
 
     g.__name__ = name
@@ -715,7 +734,6 @@ exp = ufunc(np.exp)
 
 def sigmoid(x):
     """ATen's sigmoid kernel: 1 / (1 + exp(-x)) in the input's float type (float for float16)."""
-    x = np.asarray(x)
     if x.dtype == _F16:
         return sigmoid(x.astype(_F32)).astype(_F16)
     one = x.dtype.type(1)
@@ -725,7 +743,6 @@ def sigmoid(x):
 
 def silu(x):
     """ATen's silu kernel: x / (1 + exp(-x)) (in float for float16)."""
-    x = np.asarray(x)
     if x.dtype == _F16:
         return silu(x.astype(_F32)).astype(_F16)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..autograd import NotImplementedNode, grad_mode, make_node
 from ..function import Function, record, record2
 from ..tensor import Tensor, wrap
@@ -660,7 +660,7 @@ def _unary_class(name, fwd, backward, save_input=False, save_output=False):
 class ExpBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.exp)
+    forward = staticmethod(numerics.ufunc(np.exp))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -670,7 +670,7 @@ class ExpBackward0(Function):
 class LogBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.log)
+    forward = staticmethod(numerics.ufunc(np.log))
 
     def backward(self, g):
         (x,) = self.saved
@@ -680,7 +680,7 @@ class LogBackward0(Function):
 class Log2Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.log2)
+    forward = staticmethod(numerics.ufunc(np.log2))
 
     def backward(self, g):
         (x,) = self.saved
@@ -690,7 +690,7 @@ class Log2Backward0(Function):
 class Log10Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.log10)
+    forward = staticmethod(numerics.ufunc(np.log10))
 
     def backward(self, g):
         (x,) = self.saved
@@ -723,7 +723,7 @@ class RsqrtBackward0(Function):
 class SinBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.sin)
+    forward = staticmethod(numerics.ufunc(np.sin))
 
     def backward(self, g):
         (x,) = self.saved
@@ -733,7 +733,7 @@ class SinBackward0(Function):
 class CosBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.cos)
+    forward = staticmethod(numerics.ufunc(np.cos))
 
     def backward(self, g):
         (x,) = self.saved
@@ -743,7 +743,7 @@ class CosBackward0(Function):
 class TanBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.tan)
+    forward = staticmethod(numerics.ufunc(np.tan))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -753,7 +753,7 @@ class TanBackward0(Function):
 class TanhBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.tanh)
+    forward = staticmethod(numerics.ufunc(np.tanh))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -766,8 +766,7 @@ class SigmoidBackward0(Function):
 
     @staticmethod
     def forward(x):
-        # 0.5 * (1 + tanh(x/2)) is overflow-free for large |x|
-        return 0.5 * (1 + np.tanh(0.5 * x))
+        return numerics.sigmoid(x)  # ATen's 1 / (1 + exp(-x))
 
     def backward(self, g):
         (result,) = self.saved[-1:]

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..device import CPU, to_device, xp_of
 from ..device import device as _device
 from ..autograd import NotImplementedNode, make_node
@@ -293,7 +293,7 @@ def erfinv(input):
 class Log1PBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.log1p)
+    forward = staticmethod(numerics.ufunc(np.log1p))
 
     def backward(self, g):
         (x,) = self.saved
@@ -303,7 +303,7 @@ class Log1PBackward0(Function):
 class Expm1Backward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.expm1)
+    forward = staticmethod(numerics.ufunc(np.expm1))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -313,7 +313,7 @@ class Expm1Backward0(Function):
 class Exp2Backward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.exp2)
+    forward = staticmethod(numerics.ufunc(np.exp2))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -337,7 +337,7 @@ def exp2(input):
 class AsinBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arcsin)
+    forward = staticmethod(numerics.ufunc(np.arcsin))
 
     def backward(self, g):
         (x,) = self.saved
@@ -347,7 +347,7 @@ class AsinBackward0(Function):
 class AcosBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arccos)
+    forward = staticmethod(numerics.ufunc(np.arccos))
 
     def backward(self, g):
         (x,) = self.saved
@@ -357,7 +357,7 @@ class AcosBackward0(Function):
 class AtanBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arctan)
+    forward = staticmethod(numerics.ufunc(np.arctan))
 
     def backward(self, g):
         (x,) = self.saved
@@ -367,7 +367,7 @@ class AtanBackward0(Function):
 class SinhBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.sinh)
+    forward = staticmethod(numerics.ufunc(np.sinh))
 
     def backward(self, g):
         (x,) = self.saved
@@ -377,7 +377,7 @@ class SinhBackward0(Function):
 class CoshBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.cosh)
+    forward = staticmethod(numerics.ufunc(np.cosh))
 
     def backward(self, g):
         (x,) = self.saved
@@ -387,7 +387,7 @@ class CoshBackward0(Function):
 class AsinhBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arcsinh)
+    forward = staticmethod(numerics.ufunc(np.arcsinh))
 
     def backward(self, g):
         (x,) = self.saved
@@ -397,7 +397,7 @@ class AsinhBackward0(Function):
 class AcoshBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arccosh)
+    forward = staticmethod(numerics.ufunc(np.arccosh))
 
     def backward(self, g):
         (x,) = self.saved
@@ -407,7 +407,7 @@ class AcoshBackward0(Function):
 class AtanhBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(np.arctanh)
+    forward = staticmethod(numerics.ufunc(np.arctanh))
 
     def backward(self, g):
         (x,) = self.saved
@@ -1105,7 +1105,7 @@ def silu(input, inplace=False):
 def _silu(input):
     _need_float(input, "silu_cpu")
     x = input._data
-    r = x / (1 + np.exp(-x))
+    r = numerics.silu(x)
     return record(SiluBackward0, (input,), _out(r, input.dtype))
 
 
