@@ -13,6 +13,7 @@ from .errors import GradScriptError
 from .callables import CallableCompiler
 from .exprs import MAX_NESTING, ExprCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
+from .parser import check_statement_context
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, tag
 from .scopes import Scope, bound_names
@@ -121,6 +122,7 @@ class Compiler(ExprCompiler, CallableCompiler):
         for s in module.body:
             self.nesting = 0
             try:
+                check_statement_context(s, self.filename)
                 f = self.stmt(s, scope)
             except GradScriptError as e:
                 if e.type_name != "SyntaxError":

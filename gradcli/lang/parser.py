@@ -39,7 +39,7 @@ from .errors import GradScriptError, ScriptSyntaxError
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["parse", "parse_expression", "grammar_path", "ScriptSyntaxError"]
+__all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "ScriptSyntaxError"]
 
 _MAX_NESTING = 200  # brackets, like CPython's "too many nested parentheses"
 
@@ -1799,6 +1799,15 @@ def _check_context(module: ast.Module) -> None:
             todo.extend((s, f, lp) for s in reversed(body))
 
 
+def check_statement_context(stmt: Any, filename: str = "<string>") -> None:
+    """The compile-time checks of one top-level statement (raises ScriptSyntaxError)."""
+    try:
+        _check_context(ast.Module(body=[stmt]))
+    except GradScriptError as exc:
+        exc.filename = filename
+        raise
+
+
 # ============================================================================ entry points
 
 
@@ -1863,7 +1872,7 @@ def _check_first_line(text: str) -> None:
                          hint="the first statement must start at the beginning of the line")
 
 
-def _run(source: str, filename: str, expr_mode: bool) -> tuple[str, Any]:
+def _run(source: str, filename: str, expr_mode: bool, check_context: bool = True) -> tuple[str, Any]:
     """Parse `source` as a module or (expr_mode) one expression: (normalised text, result)."""
     if not isinstance(source, str):
         raise TypeError("GradScript source must be str, not %s" % type(source).__name__)
@@ -1876,7 +1885,8 @@ def _run(source: str, filename: str, expr_mode: bool) -> tuple[str, Any]:
         else:
             _check_first_line(text)
             result = _parse_with_state(text, "module", _ParseState())
-            _check_context(result)
+            if check_context:
+                _check_context(result)
     except GradScriptError as exc:
         raise _finish_error(exc, filename, text) from None
     except RecursionError:
@@ -1890,12 +1900,15 @@ def _run(source: str, filename: str, expr_mode: bool) -> tuple[str, Any]:
     return text, result
 
 
-def parse(source: str, filename: str = "<string>") -> ast.Module:
+def parse(source: str, filename: str = "<string>", check_context: bool = True) -> ast.Module:
     """Parse a GradScript program into an :class:`ast.Module` (see gradcli.lang.ast).
 
     Raises ScriptSyntaxError (a GradScriptError) located in the source for any bad text.
+    With ``check_context=False`` the checks CPython makes when it compiles a statement, not when
+    it parses the file (return/break/continue/nonlocal out of place), are left to the caller:
+    ``check_statement_context`` runs them on one statement.
     """
-    text, module = _run(source, filename, False)
+    text, module = _run(source, filename, False, check_context)
     lines = text.split("\n")  # the text ends with a newline: the last item is ""
     module.line, module.column = 1, 1
     module.end_line = max(len(lines) - 1, 1)

@@ -269,7 +269,9 @@ class Session:
         from .parser import parse
         try:
             with _no_gc():
-                return parse(source, filename), None
+                # return/break/continue out of place are found statement by statement, when the
+                # compiler reaches them, as Python's interactive mode compiles them (compile_module)
+                return parse(source, filename, check_context=False), None
         except GradScriptError as e:
             if e.filename is None:
                 e.filename = filename
