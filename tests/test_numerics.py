@@ -1,0 +1,190 @@
+"""gradcli/engine/numerics.py: torch's CPU summation order, bit for bit.
+
+Goldens (tests/golden/numerics_cases.json, from tools/gen_numerics_goldens.py) need no torch;
+with torch importable, random shapes/layouts/dims are compared against it directly."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import time
+
+import numpy as np
+import pytest
+
+from gradcli.engine import numerics as N
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("gen_numerics_goldens", ROOT / "tools" / "gen_numerics_goldens.py")
+GEN = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(GEN)
+GOLDEN = json.loads((ROOT / "tests" / "golden" / "numerics_cases.json").read_text())
+
+
+@pytest.fixture
+def threads():
+    """The thread count the goldens (or the live torch) were made with."""
+    old = N.NUM_THREADS
+    yield lambda n: setattr(N, "NUM_THREADS", n)
+    N.NUM_THREADS = old
+
+
+def bits(r):
+    return GEN.to_hex(np.asarray(r))
+
+
+@pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["id"] for c in GOLDEN["cases"]])
+def test_golden(case, threads):
+    threads(GOLDEN["num_threads"])
+    a = GEN.make_array(case)
+    if GEN.input_digest(a) != case["input_sha"]:
+        pytest.skip("this NumPy draws other random numbers for the seed")
+    got = [bits(r) for r in GEN.run_numerics(N, case, a)]
+    assert got == case["expect"]
+
+
+# ---------------------------------------------------------------- without torch: the building blocks
+
+def _ref_multi_row_sum(rows, dt):
+    """A literal, scalar transcription of ATen's multi_row_sum (rows: list of lane tuples)."""
+    size = len(rows)
+    nl = len(rows[0]) if rows else 1
+    p = max(4, N._ceil_log2(size) // 4)
+    step, mask = 1 << p, (1 << p) - 1
+    acc = [[dt(0)] * nl for _ in range(4)]
+    i = 0
+    while i + step <= size:
+        for _ in range(step):
+            for k in range(nl):
+                acc[0][k] = dt(acc[0][k] + rows[i][k])
+            i += 1
+        for j in range(1, 4):
+            for k in range(nl):
+                acc[j][k] = dt(acc[j][k] + acc[j - 1][k])
+                acc[j - 1][k] = dt(0)
+            if i & (mask << (j * p)):
+                break
+    while i < size:
+        for k in range(nl):
+            acc[0][k] = dt(acc[0][k] + rows[i][k])
+        i += 1
+    for j in range(1, 4):
+        for k in range(nl):
+            acc[0][k] = dt(acc[0][k] + acc[j][k])
+    return acc[0]
+
+
+def _ref_row_sum(x, dt):
+    n = len(x)
+    s = n // 4
+    parts = _ref_multi_row_sum([tuple(x[4 * i:4 * i + 4]) for i in range(s)], dt) if s else [dt(0)] * 4
+    for i in range(4 * s, n):
+        parts[0] = dt(parts[0] + x[i])
+    for k in range(1, 4):
+        parts[0] = dt(parts[0] + parts[k])
+    return parts[0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 15, 16, 17, 64, 65, 255, 256, 257, 1000, 4096, 5000])
+def test_row_sum_matches_a_literal_transcription(n):
+    x = (np.random.default_rng(n).standard_normal(n) * 1000).astype(np.float32)
+    want = _ref_row_sum(list(x), np.float32)
+    got = N._row_sum(x.reshape(n, 1))[0] if n else np.float32(0)
+    assert np.float32(got).tobytes() == np.float32(want).tobytes()
+
+
+def test_seq_is_a_running_sum():
+    x = (np.random.default_rng(0).standard_normal((300, 3, 5)) * 1e4).astype(np.float32)
+    for axis in (0, 1, 2):
+        xm = np.moveaxis(x, axis, 0)
+        acc = xm[0].copy()
+        for i in range(1, xm.shape[0]):
+            acc = acc + xm[i]
+        assert np.array_equal(N._seq(x, axis), acc)
+
+
+def test_sum_basics():
+    assert N.torch_sum(np.array([-0.0, -0.0], np.float32)).tobytes() == np.float32(0).tobytes()
+    assert N.torch_sum(np.arange(10, dtype=np.int32)).dtype == np.int64
+    assert N.torch_sum(np.array([True, True, False])) == 2
+    assert N.torch_sum(np.ones((2, 3), np.float32), ()).shape == ()          # dim=[] reduces all
+    assert N.torch_sum(np.ones((2, 3), np.float32), (1,), True).shape == (2, 1)
+    assert N.torch_sum(np.zeros((0, 3), np.float32), (0,)).tolist() == [0, 0, 0]
+    assert np.isnan(N.torch_mean(np.zeros(0, np.float32)))
+    assert N.torch_mean(np.float16([1, 2])).dtype == np.float16
+
+
+def test_sum_speed():
+    x = np.random.default_rng(1).standard_normal(1 << 22).astype(np.float32)
+    t0 = time.perf_counter()
+    N.torch_sum(x)
+    assert time.perf_counter() - t0 < 2.0
+
+
+# ---------------------------------------------------------------- against torch, when it is here
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if torch.backends.cpu.get_cpu_capability() not in ("AVX2", "AVX512"):
+        pytest.skip("numerics models the AVX2 sum kernel torch runs on AVX2/AVX512 machines")
+    return torch
+
+
+def _random_spec(rng, i):
+    op = str(rng.choice(["sum", "sum", "sum", "mean", "var", "std_mean"]))
+    nd = int(rng.integers(0, 5))
+    shape = [int(rng.choice([1, 2, 3, 4, 7, 16, 17, 33, 64, 100, 257])) for _ in range(nd)]
+    while int(np.prod(shape)) > (300000 if op in ("sum", "mean") else 20000):
+        shape[int(np.argmax(shape))] //= 2
+    if nd and op in ("sum", "mean") and rng.random() < 0.15:
+        shape[int(rng.integers(0, nd))] = int(rng.integers(3000, 40000)) // max(1, int(np.prod(shape)) // 40 + 1)
+    dt = str(rng.choice(["float32", "float32", "float64", "float16"]))
+    layout = []
+    if nd >= 2 and rng.random() < 0.4:
+        layout.append(["permute", [int(d) for d in rng.permutation(nd)]])
+    if nd and rng.random() < 0.3:
+        layout.append(["slice", int(rng.integers(0, nd)), int(rng.integers(0, 2)), None, int(rng.integers(1, 3))])
+    if rng.random() < 0.2:
+        layout.append(["expand", int(rng.integers(0, nd + 1)), int(rng.integers(2, 5))])
+    ndim = nd + sum(s[0] == "expand" for s in layout)
+    dims = None if not ndim or rng.random() < 0.25 else \
+        sorted(int(d) for d in rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False))
+    return {"id": f"r{i}", "op": op, "seed": 1000 + i, "shape": shape, "dtype": dt, "layout": layout, "dims": dims,
+            "keepdim": bool(rng.random() < 0.3), "correction": int(rng.integers(0, 2)), "offset": float(rng.standard_normal()),
+            "scale": float(10 ** rng.uniform(-2, 2)) * (0.05 if dt == "float16" else 1.0)}
+
+
+def test_random_reductions_against_torch(threads):
+    torch = _torch()
+    threads(torch.get_num_threads())
+    rng = np.random.default_rng(7)
+    bad = []
+    for i in range(200):
+        spec = _random_spec(rng, i)
+        with np.errstate(all="ignore"):
+            want = [GEN.to_hex(w) for w in GEN.run_torch(torch, spec)]
+            got = [bits(g) for g in GEN.run_numerics(N, spec)]
+        if got != want:
+            bad.append(spec)
+    assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("name,lo,hi,floor32", [("exp", -20, 20, 97), ("log", 1e-3, 1e4, 99), ("tanh", -10, 10, 98),
+                                                ("sin", -10, 10, 93), ("expm1", -5, 5, 97)])
+def test_ufunc_agrees_with_torch_mostly(name, lo, hi, floor32):
+    torch = _torch()
+    x = np.random.default_rng(3).uniform(lo, hi, 50000).astype(np.float32)
+    want = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    got = N.ufunc(getattr(np, name))(x)
+    assert got.dtype == np.float32
+    assert (got == want).mean() * 100 >= floor32
+
+
+def test_sigmoid_silu_against_torch():
+    torch = _torch()
+    x = np.random.default_rng(4).uniform(-20, 20, 50000).astype(np.float32)
+    t = torch.from_numpy(x)
+    assert (N.sigmoid(x) == torch.sigmoid(t).numpy()).mean() > 0.93
+    assert (N.silu(x) == torch.nn.functional.silu(t).numpy()).mean() > 0.93
+    h = x.astype(np.float16)
+    assert (N.sigmoid(h) == torch.sigmoid(torch.from_numpy(h)).numpy()).mean() > 0.99
