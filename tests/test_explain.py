@@ -70,9 +70,9 @@ def test_chain_example_numbers():
     assert leaves["x1"].startswith("dL/dx1 = -1 * w2 * w1 = -30")
     assert leaves["w1"].startswith("dL/dw1 = -1 * w2 * x1 = -12")
     assert leaves["w2"].startswith("dL/dw2 = -1 * x2 = -10")
-    # the engine's order: L's node, y's node, w2's leaf, x2's node, then x1 and w1
+    # the engine's order: L's node, y's node, w2's leaf, x2's node, then the leaves x1 and w1 (any order)
     order = [s.leaf or s.node for s in rec.steps]
-    assert order == ["SubBackward0", "MulBackward0", "w2", "MulBackward0", "x1", "w1"]
+    assert order[:4] == ["SubBackward0", "MulBackward0", "w2", "MulBackward0"] and set(order[4:]) == {"x1", "w1"}
     x2 = rec.steps[3]
     assert x2.line == 11 and x2.source == "x2 = x1 * w1" and x2.output == "x2"
     locals_ = [r["local"] for r in x2.rows]
@@ -81,7 +81,7 @@ def test_chain_example_numbers():
     sub = rec.steps[0]
     assert sub.rows[0]["to"] is None and "Y needs no gradient" in sub.rows[0]["text"]
     assert sub.rows[1]["local"] == "d(L)/d(y) = -1"
-    x1 = rec.steps[4]
+    x1 = next(s for s in rec.steps if s.leaf == "x1")
     assert x1.grad_before is None and np.array_equal(x1.grad_after, np.full((2, 2), -30.0))
     assert [k for k, _ in records] == ["explain"]
 
