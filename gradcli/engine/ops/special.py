@@ -1032,7 +1032,7 @@ class SoftplusBackward0(Function):
 def _softplus_np(x, beta, threshold):
     xb = x * beta
     with np.errstate(all="ignore"):
-        soft = np.log1p(np.exp(xb)) / beta
+        soft = numerics.ufunc(np.log1p)(numerics.exp(xb)) / beta
     return np.where(xb > threshold, x, soft)
 
 
@@ -1218,7 +1218,7 @@ class CeluBackward1(EluBackward1):
 
 def _elu_np(x, alpha, scale, input_scale):
     with np.errstate(all="ignore"):
-        neg = np.expm1(x * input_scale) * (alpha * scale)
+        neg = numerics.ufunc(np.expm1)(x * input_scale) * (alpha * scale)
     return np.where(x > 0, x * scale, neg)
 
 
