@@ -400,7 +400,8 @@ class _PassState:
                 else:
                     self.terms[key] = child_terms
             target = self.node_symbol(nxt, nr)
-            out_text = self._equation(target, child_terms, _arr(g)) if g is not None else f"no gradient for {target}"
+            out_text = self._equation(target, child_terms, _arr(g), short=True) if g is not None else \
+                f"no gradient for {target}"
             step.rows.append({"input": k, "name": target, "to": node_name(nxt), "local": local_text,
                               "local_value": lv if lv is not None else None,
                               "grad_out": _arr(g) if g is not None else None, "text": out_text, "note": note})
@@ -451,15 +452,17 @@ class _PassState:
                                            "text": self._equation(name, self.terms.get(key), a)})
 
     # ------------------------------------------------------------------ chains
-    def _equation(self, what, terms, value) -> str:
-        """dL/dx1 = -1 * w2 * w1 = -30 (all 4 elements): the chain only when it says more than the value."""
+    def _equation(self, what, terms, value, short=False) -> str:
+        """dL/dx1 = -1 * w2 * w1 = -30 (all 4 elements): the chain only when it says more than the value;
+        short: without the "(all 4 elements)" of a tensor whose elements are equal."""
         head = f"{d_of(self.root_symbol, what)} = "
         if value is None:
             return head + "None"
+        text = V.scalar_text(value) if short else V.text(value)
         chain = self._chain_text(terms)
         if chain and chain not in (V.scalar_text(value), V.text(value)):
-            return head + f"{chain} = {V.text(value)}"
-        return head + V.text(value)
+            return head + f"{chain} = {text}"
+        return head + text
 
     @staticmethod
     def _term_text(term) -> str:
@@ -499,9 +502,9 @@ def render(rec: Pass, stream, color: bool = False, filename: str | None = None) 
         if s.line is not None:
             node.append(f"\nline {s.line}" + (f": {s.source}" if s.source else ""), style="dim")
         if s.leaf:
-            before = V.text(s.grad_before) if s.grad_before is not None else "None"
+            before = V.scalar_text(s.grad_before) if s.grad_before is not None else "None"
             if s.accumulated:
-                after = V.text(s.grad_after) if s.grad_after is not None else "?"
+                after = V.scalar_text(s.grad_after) if s.grad_after is not None else "?"
                 local = Text(f"{s.leaf}.grad += gradient")
                 out = Text(f"{s.leaf}.grad: {before} -> {after}")
             else:

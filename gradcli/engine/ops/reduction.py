@@ -448,7 +448,7 @@ def logsumexp(input, dim, keepdim=False):
     if data.ndim:
         m = data.max(axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
-        r = np.log(np.exp(data - m).sum(axis=dims, keepdims=True)) + m
+        r = numerics.ufunc(np.log)(numerics.torch_sum(numerics.exp(data - m), dims, True)) + m  # ATen's composite
         if not keepdim:
             r = r.reshape([s for i, s in enumerate(data.shape) if i not in dims])
     else:
