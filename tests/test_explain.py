@@ -232,6 +232,35 @@ def test_check_catches_a_wrong_backward():
     assert result.stdout == ""
 
 
+def test_check_catches_a_wrong_backward_on_a_big_input():
+    src = ("import torch\ntorch.manual_seed(0)\nw = torch.randn(10, 20, requires_grad=True)\n"
+           "y = bad_square(w + 1)\ny.mean().backward()\n")
+    checked = runner.Session(runner.RunOptions(check=True))
+    checked.globals["bad_square"] = _bad_square_op()
+    result = checked.run(src, "big.grad")
+    assert result.error.type_name == "GradcheckError" and result.error.line == 4
+    assert "at a random direction" in result.error.message and "its input 0" in result.error.message
+
+
+def test_end_to_end_check_names_the_leaf(monkeypatch):
+    """A pass whose nodes are right but whose leaf gradient is not (as if the engine summed two paths
+    wrongly) fails the end-to-end check, which names the leaf."""
+    from gradcli.graph import check as CK
+
+    original = CK.Checker.leaf
+
+    def doubled(self, node, grad, accumulate):
+        original(self, node, grad * 2 if self._leaf_names().get(id(node.variable)) == "w" else grad, accumulate)
+
+    monkeypatch.setattr(CK.Checker, "leaf", doubled)
+    src = ("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\nw = torch.tensor(3., requires_grad=True)\n"
+           "L = (x * w).sum()\nL.backward()\n")
+    result, _ = run(src, check=True)
+    err = result.error
+    assert err.type_name == "GradcheckError" and err.message.startswith("the gradient of w from this backward pass")
+    assert "accumulation" in err.hint and err.line == 5
+
+
 def test_check_mismatch_is_exit_1_on_the_command_line(capfd, monkeypatch, tmp_path):
     from gradcli.cli import app as app_module
     from gradcli.engine import api

@@ -13,13 +13,14 @@ Design (see docs/graph.md):
 2. Local checks. At every node the engine runs (the backward observer's ``node`` event), the
    gradient the node sent to each input is compared with central differences of
    ``<grad_output, replay(inputs)>`` around the recorded inputs: element by element for inputs of
-   at most 64 elements, along 3 random directions otherwise. A mismatch is a ``GradcheckError``
+   at most 64 elements, along 2 random directions of the bigger inputs otherwise (all of them at
+   once; one by one after a mismatch, to name the input). A mismatch is a ``GradcheckError``
    located at the script line that created the node.
 
 3. A global check. At the end of the pass, the graph is replayed from its leaves (each replayed
    node takes its inputs' replayed values, constants are the recorded ones) and the gradient that
-   reached each leaf is compared with central differences of ``<grad_tensors, roots(leaves)>``
-   along a random direction per leaf. This checks the engine's bookkeeping too (broadcast
+   reached the leaves is compared with central differences of ``<grad_tensors, roots(leaves)>``
+   along a random direction of all the leaves at once (leaf by leaf after a mismatch, to name it). This checks the engine's bookkeeping too (broadcast
    reductions, accumulation of several paths, dtype casts).
 
 Non-differentiable points (relu at 0, abs at 0, a max with ties) are recognised by one-sided
@@ -40,7 +41,7 @@ from .model import is_accumulate, node_name, site_of, source_line
 from .values import host, num
 
 ELEMENTWISE_MAX = 64
-DIRECTIONS = 3
+DIRECTIONS = 2
 MAX_GLOBAL_NODES = 5000
 TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 3e-2, "bfloat16": 5e-2}
 
@@ -385,11 +386,6 @@ class _Compare:
         return True, err, numerical
 
 
-def _step(x):
-    m = float(np.max(np.abs(x))) if isinstance(x, np.ndarray) and x.size else 0.0
-    return 1e-6 * max(1.0, m if math.isfinite(m) else 1.0)
-
-
 def _dot(gs, outs):
     s = 0.0
     for g, o in zip(gs, outs):
@@ -509,8 +505,7 @@ class Checker:
         tol = _tolerance(entry.out_dtype)
         cmp = _Compare(res)
         xs = entry.xs
-        f0 = None
-        checked_any = False
+        checkable = []          # (k, x, analytical, tolerance)
         for k, (nxt, _) in enumerate(getattr(node, "next_functions", ()) or ()):
             if nxt is None or k >= len(xs) or entry.kinds[k] != "f":
                 continue
@@ -525,39 +520,66 @@ class Checker:
                     raise self._fail(node, f"{entry.name}{self._where(node)} sent a gradient of shape "
                                            f"{tuple(ana.shape)} to its input {k} of shape {tuple(x.shape)}")
                 ana = red
-            tol_k = max(tol, _tolerance(getattr(gk.dtype, "name", "float32")))
-            h = _step(x)
+            checkable.append((k, x, ana, max(tol, _tolerance(getattr(gk.dtype, "name", "float32")))))
+        if not checkable:
+            return
 
-            def outs_at(xk, k=k):
-                args = list(xs)
+        def outs_at(changes):
+            args = list(xs)
+            for k, xk in changes.items():
                 args[k] = xk
-                with np.errstate(all="ignore"):
-                    return [np.asarray(o, np.float64) for o in entry.run(args)]
+            with np.errstate(all="ignore"):
+                return [np.asarray(o, np.float64) for o in entry.run(args)]
 
-            if f0 is None:
-                f0 = _dot(gs, outs_at(x))
-            if x.size <= ELEMENTWISE_MAX:
-                directions = []
-                for j in range(x.size):
-                    v = np.zeros(x.shape)
-                    v.reshape(-1)[j] = 1.0
-                    where = [int(i) for i in np.unravel_index(j, x.shape)] if x.ndim else []
-                    directions.append((v, f"element {where}" if where else "its value"))
-            else:
-                directions = [(self.rng.standard_normal(x.shape), "a random direction") for _ in range(DIRECTIONS)]
-            for v, what in directions:
-                a = float(np.sum(ana * v))
-                plus, minus = outs_at(x + h * v), outs_at(x - h * v)
-                scale = _abs_dot(gs, [(p - m) / (2 * h) for p, m in zip(plus, minus)])
-                ok, err, numerical = cmp.one(a, _dot(gs, plus), _dot(gs, minus), f0, h, scale, tol_k)
+        f0 = _dot(gs, outs_at({}))
+
+        def compare(vs, what, h=1e-6):
+            """Central difference along vs ({k: direction}) with step h; (ok, message)."""
+            plus, minus = {}, {}
+            a = 0.0
+            tol_v = 0.0
+            for k, x, ana, tk in checkable:
+                if k in vs:
+                    plus[k], minus[k] = x + h * vs[k], x - h * vs[k]
+                    a += float(np.sum(ana * vs[k]))
+                    tol_v = max(tol_v, tk)
+            p_out, m_out = outs_at(plus), outs_at(minus)
+            scale = _abs_dot(gs, [(p - m) / (2 * h) for p, m in zip(p_out, m_out)])
+            ok, err, numerical = cmp.one(a, _dot(gs, p_out), _dot(gs, m_out), f0, h, scale, tol_v)
+            return ok, f"at {what}, analytical {num(a)}, numerical {num(numerical)} (relative error {err:.2g})"
+
+        def fail(k, text):
+            who = self._input_name(node, k) if k is not None else ""
+            target = f"its input {k}{who}" if k is not None else "its inputs"
+            return self._fail(node, f"the gradient that {entry.name}{self._where(node)} sends to {target} does not "
+                                    f"match central differences: {text}")
+
+        def scaled_normal(x):
+            return self.rng.standard_normal(x.shape) * max(1.0, float(np.max(np.abs(x))) if x.size else 1.0)
+
+        # small inputs element by element (exact and precise), big ones along random directions, all at once
+        big = []
+        for k, x, ana, tk in checkable:
+            if x.size > ELEMENTWISE_MAX:
+                big.append((k, x))
+                continue
+            scale_x = max(1.0, float(np.max(np.abs(x))) if x.size else 1.0)
+            for j in range(x.size):
+                v = np.zeros(x.shape)
+                v.reshape(-1)[j] = 1.0
+                where = [int(i) for i in np.unravel_index(j, x.shape)] if x.ndim else []
+                ok, text = compare({k: v}, f"element {where}" if where else "its value", 1e-6 * scale_x)
                 if not ok:
-                    who = self._input_name(node, k)
-                    raise self._fail(node, f"the gradient that {entry.name}{self._where(node)} sends to its input {k}"
-                                           f"{who} does not match central differences: at {what}, analytical "
-                                           f"{num(a)}, numerical {num(numerical)} (relative error {err:.2g})")
-            checked_any = True
-        if checked_any:
-            res.nodes_checked += 1
+                    raise fail(k, text)
+        for _ in range(DIRECTIONS if big else 0):
+            ok, text = compare({k: scaled_normal(x) for k, x in big}, "a random direction")
+            if not ok:
+                for k, x in big:           # name the input whose gradient is wrong
+                    ok_k, text_k = compare({k: scaled_normal(x)}, "a random direction")
+                    if not ok_k:
+                        raise fail(k, text_k)
+                raise fail(None if len(big) > 1 else big[0][0], text)
+        res.nodes_checked += 1
 
     def _input_name(self, node, k):
         from .model import tensor_names  # noqa: PLC0415
@@ -652,37 +674,49 @@ class Checker:
             return
         cmp = _Compare(res)
         names = self._leaf_names()
+        grads = {}
         for node, ana in targets.items():
             x = leaf_values[node]
             if ana.shape != x.shape:
                 ana = _sum_to(ana, x.shape)
-                if ana is None:
-                    continue
-            h = _step(x)
-            dtype = node.variable.dtype.name
-            tol = _tolerance(dtype)
-            for _ in range(2 if x.size > 1 else 1):
-                v = self.rng.standard_normal(x.shape) if x.size > 1 else np.ones(x.shape)
-                a = float(np.sum(ana * v))
-                plus = dict(leaf_values)
-                plus[node] = x + h * v
-                minus = dict(leaf_values)
-                minus[node] = x - h * v
-                fp, fm = F(plus), F(minus)
-                scale = float(np.sum(np.abs(ana * v)))
-                ok, err, numerical = cmp.one(a, fp, fm, base, h, scale, tol)
-                if not ok:
-                    name = names.get(id(node.variable), "a leaf")
-                    roots_text = ", ".join(r[0][0].name() if r[0][0] is not None and not is_accumulate(r[0][0])
-                                           else "a leaf" for r in roots)
-                    err_obj = GradcheckError(
-                        f"the gradient of {name} from this {res.kind} pass does not match central differences of "
-                        f"{roots_text}: along a random direction, analytical {num(a)}, numerical {num(numerical)} "
-                        f"(relative error {err:.2g})")
-                    err_obj.gradcli_hint_text = ("every node passed its own check: the engine's accumulation of the "
-                                                 "gradients (broadcasting, several paths) is at fault")
-                    raise err_obj
-            res.leaves_checked += 1
+            if ana is not None:
+                grads[node] = ana
+        if not grads:
+            res.global_why = "no leaf gradient has its leaf's shape"
+            return
+        roots_text = ", ".join(r[0][0].name() if r[0][0] is not None and not is_accumulate(r[0][0])
+                               else "a leaf" for r in roots)
+
+        def along(nodes, what):
+            """One central difference along a random direction of the leaves `nodes`; raises on mismatch."""
+            h = 1e-6
+            plus, minus = dict(leaf_values), dict(leaf_values)
+            a = scale = 0.0
+            tol = 0.0
+            for node in nodes:
+                x = leaf_values[node]
+                v = self.rng.standard_normal(x.shape) * max(1.0, float(np.max(np.abs(x))) if x.size else 1.0)
+                plus[node], minus[node] = x + h * v, x - h * v
+                a += float(np.sum(grads[node] * v))
+                scale += float(np.sum(np.abs(grads[node] * v)))
+                tol = max(tol, _tolerance(node.variable.dtype.name))
+            ok, err, numerical = cmp.one(a, F(plus), F(minus), base, h, scale, tol)
+            if not ok:
+                err_obj = GradcheckError(
+                    f"the gradient of {what} from this {res.kind} pass does not match central differences of "
+                    f"{roots_text}: along a random direction, analytical {num(a)}, numerical {num(numerical)} "
+                    f"(relative error {err:.2g})")
+                err_obj.gradcli_hint_text = ("every node passed its own check: the engine's accumulation of the "
+                                             "gradients (broadcasting, several paths) is at fault")
+                raise err_obj
+
+        try:
+            along(list(grads), "the leaves")         # all leaves at once: two replays of the graph
+        except GradcheckError:
+            for node in grads:                       # find the leaf whose gradient is wrong
+                along([node], names.get(id(node.variable), "a leaf"))
+            raise
+        res.leaves_checked = len(grads)
         res.global_checked = True
 
     def _leaf_names(self):

@@ -252,7 +252,7 @@ class Session:
             message = str(exc)
         except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
             message = "<exception str() failed>"
-        hint = hint_text(getattr(exc, "gradcli_hint", None))
+        hint = hint_text(getattr(exc, "gradcli_hint", None)) or getattr(exc, "gradcli_hint_text", None)
         span = _span(node)
         site = getattr(exc, "gradcli_site", None)  # anomaly mode, --check: the line that created the node
         if isinstance(site, tuple) and len(site) >= 2 and isinstance(site[0], int):
