@@ -204,3 +204,19 @@ def _wrap_out_args():
 
 
 _wrap_out_args()
+
+
+# torch's TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py
+def _wrap_input_checks():
+    import types as _types
+    from .argcheck import with_input_check
+    from . import torch_signatures as _sig
+    numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
+    g = globals()
+    for name, sigs in _sig.SIGNATURES.items():
+        fn = g.get(name)
+        if isinstance(fn, _types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
+            g[name] = with_input_check(fn, name, sigs, name in numbers_first)
+
+
+_wrap_input_checks()
