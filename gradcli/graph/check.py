@@ -465,10 +465,8 @@ class Checker:
             try:
                 self._check_global(st, results)
             except GradcheckError as e:
-                res.failure = str(e)
+                res.failure = str(e)          # reported as the run's error, not as a check line
                 self.results.append(res)
-                if self.sink is not None:
-                    self.sink(res)
                 raise
         elif isinstance(error, GradcheckError):
             res.failure = str(error)
@@ -612,7 +610,7 @@ class Checker:
             for i, t in enumerate(inputs):
                 node, _ = t._edge()
                 if node is None or not is_accumulate(node):
-                    res.global_why = "autograd.grad with an input that is not a leaf"
+                    res.global_why = "an input given to the pass (inputs=) is not a leaf"
                     return
                 if results and i < len(results) and results[i] is not None:
                     targets[node] = _f64(results[i])
@@ -623,6 +621,11 @@ class Checker:
         if order is None:
             res.global_why = why
             return
+        for node in list(order) + list(targets):
+            x = getattr(node, "_x", None)
+            if x is not None and (x.pre_hooks or x.hooks):
+                res.global_why = "hooks change the gradients (register_hook)"
+                return
         leaf_values = {}
         for node in order:
             entry = self.tape.get(node)

@@ -338,12 +338,18 @@ class _PassState:
 
     def _new_step(self, node, grads) -> Step:
         self.count += 1
+        x = getattr(node, "_x", None)
+        hooked = x is not None and bool(x.pre_hooks)
+        if hooked:      # register_hook changed the gradient: the chain no longer says what it is
+            self.terms[id(node)] = None
         line, _ = site_of(node)
         g0 = grads[0] if grads else None
         nr_sym = self.node_symbol(node, 0)
         step = Step(self.count, node_name(node), line, source_line(self.ex.lines, line), nr_sym,
                     _arr(g0) if g0 is not None else None)
         step.grad_in_text = self._equation(nr_sym, self.terms.get(id(node)), step.grad_in)
+        if hooked:
+            step.grad_in_text += " (after its hooks)"
         if self.rec is not None:
             if len(self.rec.steps) < MAX_STEPS:
                 self.rec.steps.append(step)
@@ -422,6 +428,8 @@ class _PassState:
                                                         step.grad_before.shape == a.shape else None)
         chain = self._chain_text(self.terms.get(id(node)))
         total = self._equation(name, self.terms.get(id(node)), a)
+        if getattr(node, "_x", None) is not None and node._x.pre_hooks:
+            total += " (after its hooks)"
         self.leaf_rows[id(node)] = {"name": name, "shape": [int(s) for s in var._data.shape], "grad": a,
                                     "chain": chain, "text": total, "grad_after": None, "node": node,
                                     "accumulate": accumulate}
