@@ -142,13 +142,36 @@ autograd.set_detect_anomaly = _autograd.set_detect_anomaly
 is_anomaly_enabled = _autograd.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled
 
+def _cuda_current_device():
+    _device.cupy()
+    return 0
+
+
+def _cuda_get_device_name(device=None):
+    _device.canonical("cuda" if device is None else device)
+    props = _device.cupy().cuda.runtime.getDeviceProperties(0)
+    name = props.get("name", b"") if isinstance(props, dict) else b""
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _cuda_synchronize(device=None):
+    if _device.cuda_is_available():
+        _device.cupy().cuda.Device(0).synchronize()
+
+
 cuda = _Module(
     "torch.cuda",
     is_available=_device.cuda_is_available,
     device_count=_device.cuda_device_count,
-    manual_seed=lambda seed: None,
-    manual_seed_all=lambda seed: None,
+    current_device=_cuda_current_device,
+    get_device_name=_cuda_get_device_name,
+    synchronize=_cuda_synchronize,
+    manual_seed=_factory.cuda_manual_seed,
+    manual_seed_all=_factory.cuda_manual_seed,
+    initial_seed=_factory.cuda_initial_seed,
 )
+set_default_device = _device.set_default_device
+get_default_device = _device.get_default_device
 
 linalg = _Module(
     "torch.linalg",
@@ -193,7 +216,8 @@ def _wrap_out_args():
     import types as _types
     from .outarg import with_out
     skip = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "initial_seed",
-            "set_default_dtype", "get_default_dtype", "set_printoptions", "is_tensor", "is_floating_point",
+            "set_default_dtype", "get_default_dtype", "set_default_device", "get_default_device",
+            "set_printoptions", "is_tensor", "is_floating_point",
             "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
             "from_numpy", "equal", "allclose", "detach", "is_complex"}
     g = globals()

@@ -43,11 +43,16 @@ class device:
 
 
 CPU = device("cpu")
+CUDA0 = device("cuda", 0)
 _cuda_state = {}
+_default = [None]  # torch.set_default_device: None is cpu
 
 
 class CudaUnavailable(Exception):
     """Asked for cuda where CuPy or a GPU is missing: a usage problem, not a script error."""
+
+
+INSTALL_HINT = "pip install 'gradcli[cuda]'"
 
 
 def cupy():
@@ -55,18 +60,24 @@ def cupy():
     if "cupy" not in _cuda_state:
         try:
             import cupy as cp  # noqa: PLC0415 - optional and heavy, so only here
-        except Exception:
+        except Exception as exc:  # ImportError, or a broken install (missing CUDA libraries)
             _cuda_state["cupy"] = None
-            _cuda_state["why"] = ("CUDA was requested but CuPy is not installed. Install the GPU extra: "
-                                  "pip install 'gradcli[cuda]'")
+            why = "" if isinstance(exc, ModuleNotFoundError) else f" (importing it failed: {exc})"
+            _cuda_state["why"] = (f"CUDA was requested but CuPy is not installed{why}. Install the GPU extra: "
+                                  f"{INSTALL_HINT}")
         else:
             try:
                 n = cp.cuda.runtime.getDeviceCount()
-            except Exception:
-                n = 0
+                err = None
+            except Exception as exc:  # CUDARuntimeError: no driver, no device
+                n, err = 0, exc
             if n == 0:
                 _cuda_state["cupy"] = None
-                _cuda_state["why"] = "CUDA was requested but no usable NVIDIA GPU was found (CuPy is installed)."
+                detail = f": {err}" if err is not None else ""
+                _cuda_state["why"] = ("CUDA was requested but no usable NVIDIA GPU was found (CuPy is installed"
+                                      f"{detail}). Check the NVIDIA driver with nvidia-smi, and that the CuPy "
+                                      f"package matches its CUDA version ({INSTALL_HINT} installs the one "
+                                      "for CUDA 12).")
             else:
                 _cuda_state["cupy"] = cp
     if _cuda_state["cupy"] is None:
@@ -83,43 +94,206 @@ def cuda_is_available():
 
 
 def cuda_device_count():
-    return cupy().cuda.runtime.getDeviceCount() if cuda_is_available() else 0
+    return int(cupy().cuda.runtime.getDeviceCount()) if cuda_is_available() else 0
 
 
 def canonical(dev):
-    """A device object from a str/device/None; cuda gets index 0 and checks CuPy is usable."""
+    """A device object from a str/device/int/None; cuda gets index 0 and checks CuPy is usable."""
     if dev is None:
         return CPU
-    if isinstance(dev, int):
+    if dev is CPU or dev is CUDA0:
+        if dev is CUDA0:
+            cupy()
+        return dev
+    if isinstance(dev, int) and not isinstance(dev, bool):
         dev = device("cuda", dev)
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cuda":
         cupy()
-        return device("cuda", d.index or 0)
+        if d.index not in (None, 0):
+            if d.index >= cuda_device_count():
+                raise errors.runtime("CUDA error: invalid device ordinal\nCUDA kernel errors might be "
+                                     "asynchronously reported at some other API call, so the stacktrace below "
+                                     "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+                                     "\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
+            raise errors.runtime(f"gradcli runs on one GPU, cuda:0 (asked for {d})")
+        return CUDA0
     return CPU if d.type == "cpu" else d
 
 
+# ---------------------------------------------------------------------------- default device
+
+def set_default_device(dev):
+    """torch.set_default_device: the device of constructors given no device= (checked when used)."""
+    if dev is not None and not isinstance(dev, (str, device, int)):
+        raise errors.type_error(f"set_default_device(): argument 'device' must be torch.device, not "
+                                f"{type(dev).__name__}")
+    if isinstance(dev, str):
+        device(dev)  # a bad string fails now, as in torch
+    _default[0] = None if dev is None or str(dev) == "cpu" else dev
+
+
+def get_default_device():
+    """torch.get_default_device()."""
+    return CPU if _default[0] is None else canonical(_default[0])
+
+
+def default_for(dev):
+    """The device a constructor given `dev` (maybe None) puts its tensor on, as a raw value or None
+    for cpu: the common CPU case costs one comparison."""
+    return dev if dev is not None else _default[0]
+
+
+# ---------------------------------------------------------------------------- arrays
+
+def is_device_array(a):
+    """Is `a` a GPU (CuPy) array? Never imports CuPy."""
+    cp = _cuda_state.get("cupy")
+    return cp is not None and isinstance(a, cp.ndarray)
+
+
 def xp_of(array):
-    """The array module (numpy or cupy) that owns this array."""
-    if type(array) is np.ndarray or isinstance(array, np.generic):
+    """The array module (numpy or cupy) that owns this array (numpy for scalars and lists)."""
+    if type(array) is np.ndarray:
         return np
-    return cupy()
+    cp = _cuda_state.get("cupy")
+    return cp if cp is not None and isinstance(array, cp.ndarray) else np
+
+
+def asarray(a, dtype=None):
+    """np.asarray that leaves a GPU array on the GPU (CuPy refuses implicit copies to the host):
+    for results that may be a NumPy scalar, a host array or a device array."""
+    if type(a) is np.ndarray:
+        return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+    cp = _cuda_state.get("cupy")
+    if cp is not None and isinstance(a, cp.ndarray):
+        return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+    return np.asarray(a, dtype)
+
+
+def array_module(dev):
+    """numpy for cpu, cupy for cuda."""
+    return np if dev is None or canonical(dev).type == "cpu" else cupy()
+
+
+def is_host(array):
+    """Not a GPU array: NumPy data, or a Python number or list."""
+    return not is_device_array(array)
 
 
 def to_device(array, dev):
     if dev.type == "cuda":
         return cupy().asarray(array)
+    return host(array)
+
+
+def host(array):
+    """The array as a NumPy array (a copy from the GPU; the array itself on the CPU)."""
     if type(array) is np.ndarray:
         return array
-    if isinstance(array, np.generic):
-        return np.asarray(array)
-    return cupy().asnumpy(array)
+    if is_device_array(array):
+        return cupy().asnumpy(array)
+    return np.asarray(array)
+
+
+def like(ref, data, dtype=None):
+    """`data` (host values: an array, a list or a number) as an array on ref's device: np.asarray
+    for CPU arrays, a copy to the GPU for CuPy ones (a GPU array stays as it is)."""
+    if type(ref) is np.ndarray or not is_device_array(ref):
+        return np.asarray(host(data), dtype)
+    if is_device_array(data):
+        return data if dtype is None or data.dtype == dtype else data.astype(dtype)
+    return cupy().asarray(np.asarray(data, dtype))
 
 
 def device_of(array):
-    if type(array) is np.ndarray:
+    if type(array) is np.ndarray or not is_device_array(array):
         return CPU
-    return device("cuda", 0)
+    return CUDA0
+
+
+def on_host(fn, *arrays):
+    """fn (a NumPy-only kernel) applied to arrays of either device: GPU arrays make a round trip
+    through the host, and the result goes back to the GPU."""
+    if not any(is_device_array(a) for a in arrays):
+        return fn(*arrays)
+    r = fn(*(host(a) for a in arrays))
+    cp = cupy()
+    return tuple(cp.asarray(x) for x in r) if isinstance(r, tuple) else cp.asarray(r)
+
+
+def scatter_add(target, key, values):
+    """target[key] += values with repeated indices adding up (np.add.at); on CuPy, cupy.add.at
+    (atomic adds). `key` may hold host index arrays: they are copied to the device."""
+    if is_host(target):
+        np.add.at(target, key, values)
+        return target
+    cp = cupy()
+    cp.add.at(target, _key_on_device(key, cp), values if not is_host(values) or np.ndim(values) == 0
+              else cp.asarray(values))
+    return target
+
+
+def ufunc_at(ufunc_name, target, key, values):
+    """np.<ufunc>.at for add/subtract/maximum/minimum on either device (CuPy has these .at)."""
+    if is_host(target):
+        getattr(np, ufunc_name).at(target, key, values)
+        return target
+    cp = cupy()
+    getattr(cp, ufunc_name).at(target, _key_on_device(key, cp), values if not is_host(values) or
+                               np.ndim(values) == 0 else cp.asarray(values))
+    return target
+
+
+def _key_on_device(key, cp):
+    if isinstance(key, tuple):
+        return tuple(_key_on_device(k, cp) for k in key)
+    if isinstance(key, (np.ndarray, list)):
+        return cp.asarray(key)
+    return key
+
+
+# ---------------------------------------------------------------------------- same-device checks
+
+def _first_non_cpu(devs):
+    for d in devs:
+        if d.type != "cpu":
+            return d
+    return devs[0]
+
+
+def check_same(tensors):
+    """TensorIterator's check (elementwise ops): CPU 0-d tensors ride along with cuda ones, any other
+    mix fails with PyTorch's message, naming the first non-CPU device first."""
+    devs = [t.device for t in tensors]
+    first = devs[0]
+    if all(d == first for d in devs):
+        return first
+    common = _first_non_cpu(devs)
+    for t, d in zip(tensors, devs):
+        if d != common and not (d.type == "cpu" and t._data.ndim == 0):
+            raise errors.runtime("Expected all tensors to be on the same device, but found at least two devices, "
+                                 f"{common} and {d}!", hint="device")
+    return common
+
+
+def check_args(method, named):
+    """The device check of PyTorch's generated wrappers (mm, addmm, cat, ...): the first tensor's
+    device is the common one; `named` is [(argument name, tensor or list of tensors)]."""
+    common = None
+    for name, ts in named:
+        for t in (ts if isinstance(ts, (list, tuple)) else (ts,)):
+            if t is None:
+                continue
+            d = t.device
+            if common is None:
+                common = d
+            elif d != common:
+                raise errors.runtime(f"Expected all tensors to be on the same device, but got {name} is on {d}, "
+                                     f"different from other tensors on {common} (when checking argument in method "
+                                     f"wrapper_{'CUDA' if 'cuda' in (d.type, common.type) else 'CPU'}_{method})",
+                                     hint="device")
+    return common
 
 
 device.__module__ = "torch"  # <class 'torch.device'>, as PyTorch prints it

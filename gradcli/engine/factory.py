@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from . import dtypes, errors
-from .device import CPU, canonical, to_device
+from .device import CPU, _default, canonical, cupy, host, like, to_device
 from .tensor import Size, Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -81,6 +81,8 @@ def _check_nesting(data):
 
 
 def _finish(arr, dtype, device, requires_grad, ctor_error=True):
+    if device is None:
+        device = _default[0]  # torch.set_default_device (--device)
     if device is not None:
         dev = canonical(device)
         if dev.type != "cpu":
@@ -234,7 +236,10 @@ def set_max_elements(n):
 def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"):
     size = _size(size, name)
     d = _resolve(dtype) or default or dtypes.defaults.float
-    arr = np.full(size, fill, dtype=d.np) if fill is not None else np.empty(size, dtype=d.np)
+    if device is None:
+        device = _default[0]
+    xp = np if device is None or canonical(device).type == "cpu" else cupy()  # made on the GPU, not copied
+    arr = xp.full(size, fill, dtype=d.np) if fill is not None else xp.empty(size, dtype=d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
@@ -391,21 +396,59 @@ Generator.__module__ = "torch._C"  # <class 'torch._C.Generator'>, as PyTorch pr
 
 default_generator = Generator()
 
+# The GPU's default generator (torch.cuda.default_generators[0]): its numbers are drawn on the host
+# and copied, so a seed gives the same values on every machine. Made on first use, seeded with the
+# last torch.manual_seed / torch.cuda.manual_seed.
+_cuda = {"generator": None, "seed": DEFAULT_SEED}
+
+
+def cuda_generator():
+    g = _cuda["generator"]
+    if g is None:
+        g = Generator("cuda")
+        g.manual_seed(_cuda["seed"])
+        _cuda["generator"] = g
+    return g
+
+
+def cuda_manual_seed(seed):
+    """torch.cuda.manual_seed / manual_seed_all (one GPU)."""
+    seed = builtins.int(seed)
+    _cuda["seed"] = seed
+    if _cuda["generator"] is not None:
+        _cuda["generator"].manual_seed(seed)
+
+
+def cuda_initial_seed():
+    return cuda_generator().initial_seed()
+
 
 def manual_seed(seed):
+    cuda_manual_seed(seed)
     return default_generator.manual_seed(seed)
 
 
 def seed():
-    return default_generator.seed()
+    s = default_generator.seed()
+    cuda_manual_seed(s)
+    return s
 
 
 def initial_seed():
     return default_generator.initial_seed()
 
 
-def _rng(generator):
-    return (generator or default_generator)._rng
+def _rng(generator, device=None):
+    """The generator's stream; without one, the default generator of the device the numbers go to."""
+    if generator is not None:
+        return generator._rng
+    if device is None:
+        device = _default[0]
+        if device is None:
+            return default_generator._rng
+    if device == "cpu" or canonical(device).type == "cpu":
+        return default_generator._rng
+    return cuda_generator()._rng
 
 
 def _float_dtype(dtype, name):
@@ -420,7 +463,7 @@ def randn(*size_args, size=None, generator=None, dtype=None, device=None, requir
     size = size_args if size is None else (size,)
     size = _size(size, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu")
-    arr = _rng(generator).standard_normal(size).astype(d.np)
+    arr = _rng(generator, device).standard_normal(size).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
@@ -428,7 +471,7 @@ def rand(*size_args, size=None, generator=None, dtype=None, device=None, require
     size = size_args if size is None else (size,)
     size = _size(size, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds")
-    arr = _rng(generator).random(size).astype(d.np)
+    arr = _rng(generator, device).random(size).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
@@ -439,26 +482,26 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     size = _size((size,), "randint")
     d = _resolve(dtype) or dtypes.int64
-    arr = _rng(generator).integers(low, high, size).astype(d.np)
+    arr = _rng(generator, device).integers(low, high, size).astype(d.np)
     return _finish(arr, d, device, requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     d = _resolve(dtype) or dtypes.int64
-    return _finish(_rng(generator).permutation(n).astype(d.np), d, device, requires_grad)
+    return _finish(_rng(generator, device).permutation(n).astype(d.np), d, device, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
+        m = host(mean._data) if isinstance(mean, Tensor) else mean
+        s = host(std._data) if isinstance(std, Tensor) else std
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
         ref = mean if isinstance(mean, Tensor) else std
-        arr = (m + s * _rng(generator).standard_normal(shape)).astype(ref.dtype.np)
-        return wrap(arr, ref.dtype)
+        arr = (m + s * _rng(generator, ref.device).standard_normal(shape)).astype(ref.dtype.np)
+        return wrap(like(ref._data, arr), ref.dtype)
     size = _size((size,)) if size is not None else ()
     d = _float_dtype(dtype, "normal_kernel_cpu")
-    arr = (mean + std * _rng(generator).standard_normal(size)).astype(d.np)
+    arr = (mean + std * _rng(generator, device).standard_normal(size)).astype(d.np)
     return _finish(arr, d, device, requires_grad, ctor_error=False)
 
 
@@ -479,16 +522,17 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 
 def bernoulli(input, p=None, *, generator=None):
-    probs = input._data if p is None else np.full(input.shape, p)
-    arr = (_rng(generator).random(input.shape) < probs).astype(input.dtype.np)
-    return wrap(arr, input.dtype)
+    probs = host(input._data) if p is None else np.full(input.shape, p)
+    arr = (_rng(generator, input.device).random(input.shape) < probs).astype(input.dtype.np)
+    return wrap(like(input._data, arr), input.dtype)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
-    p = input._data / input._data.sum(axis=-1, keepdims=True)
-    rng = _rng(generator)
+    data = host(input._data)
+    p = data / data.sum(axis=-1, keepdims=True)
+    rng = _rng(generator, input.device)
     if p.ndim == 1:
         arr = rng.choice(p.shape[0], num_samples, replace=replacement, p=p)
     else:
         arr = np.stack([rng.choice(p.shape[1], num_samples, replace=replacement, p=row) for row in p])
-    return wrap(arr.astype(np.int64), dtypes.int64)
+    return wrap(like(input._data, arr.astype(np.int64)), dtypes.int64)

@@ -39,8 +39,13 @@ def _fma(x, y, z):
     """x * y + z rounded once, as ATen's vectorized float32 kernels compute it (fused multiply-add).
     Exact through float64 for float32 operands; float64 tensors use plain arithmetic."""
     if z.dtype == np.float32 or z.dtype == np.float16:
-        return (np.asarray(x, np.float64) * np.asarray(y, np.float64) + z.astype(np.float64)).astype(z.dtype)
+        return (_f64(x) * _f64(y) + z.astype(np.float64)).astype(z.dtype)
     return x * y + z
+
+
+def _f64(x):
+    """x in float64, on its device (a NumPy scalar stays a scalar, an array an array)."""
+    return x.astype(np.float64) if hasattr(x, "astype") else np.float64(x)
 
 
 def _add(a, b, alpha=1):
@@ -277,7 +282,7 @@ class SGD(Optimizer):
                 buf = state.get("momentum_buffer")
                 if buf is None:
                     from .tensor import wrap  # noqa: PLC0415
-                    buf = wrap(np.array(grad, copy=True), p.dtype)
+                    buf = wrap(grad.copy(), p.dtype)
                     state["momentum_buffer"] = buf
                 else:
                     _set(buf, _add(buf._data * _s(momentum, buf._data.dtype), grad, 1 - dampening))

@@ -101,7 +101,14 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return self.device.type == "cuda"
+        return type(self._data) is not np.ndarray
+
+    @property
+    def is_cpu(self):
+        return type(self._data) is np.ndarray
+
+    def get_device(self):
+        return -1 if type(self._data) is np.ndarray else 0
 
     @property
     def is_leaf(self):
@@ -233,6 +240,8 @@ class Tensor:
         if g._data.shape != self._data.shape:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
+        if type(g._data) is not type(self._data):  # a CPU 0-d tensor used with cuda ones: grad comes back
+            g = wrap(to_device(g._data, device_of(self._data)), g.dtype)
         if self._grad is None:
             if create_graph and g._rg:
                 from .ops.inplace import copy_of  # noqa: PLC0415
@@ -297,11 +306,13 @@ class Tensor:
         return _to_host(self._data).tolist()
 
     def numpy(self, force=False):
-        if self._rg and not force:
+        if type(self._data) is not np.ndarray:
+            if not force:
+                raise errors.type_error(f"can't convert {self.device} device type tensor to numpy. Use "
+                                        "Tensor.cpu() to copy the tensor to host memory first.")
+            return _to_host(self._data)
+        if self._rg and not force and grad_mode.enabled:  # under no_grad torch allows it
             raise errors.runtime(errors.NUMPY_REQUIRES_GRAD, hint="detach_numpy")
-        if self.device.type != "cpu":
-            raise errors.type_error("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to "
-                                    "copy the tensor to host memory first.")
         return self._data if not force else self._data.copy()
 
     def __array__(self, dtype=None, copy=None):

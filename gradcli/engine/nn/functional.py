@@ -15,6 +15,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
+from ..device import check_args, like, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
 from . import functional_conv as _conv
 from . import functional_loss as _loss
@@ -101,10 +102,10 @@ def _check_p(p):
 
 def _noise(input, p):
     from ..factory import _rng  # noqa: PLC0415
-    keep = _rng(None).random(tuple(input.shape)) < (1 - p)
+    keep = _rng(None, input.device).random(tuple(input.shape)) < (1 - p)  # drawn on the host
     dt = input.dtype
     scale = np.asarray(1, dt.np) / np.asarray(1 - p, dt.np)
-    return wrap(np.where(keep, scale, np.zeros((), dt.np)).astype(dt.np), dt)
+    return wrap(like(input._data, np.where(keep, scale, np.zeros((), dt.np)).astype(dt.np)), dt)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -112,7 +113,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0 or input.numel() == 0:
         return input
     if p == 1:
-        noise = wrap(np.zeros((), input.dtype.np), input.dtype)
+        noise = wrap(xp_of(input._data).zeros((), input.dtype.np), input.dtype)
     else:
         noise = _noise(input, p)
     if inplace:
@@ -169,7 +170,7 @@ def constant_pad_nd(input, pad, value=0):
         src[d] = slice(s0, max(s1, s0))
         dst[d] = slice(d0, d0 + max(s1 - s0, 0))
         shape[d] = new
-    out = np.full(shape, value, dtype=x.dtype)
+    out = xp_of(x).full(shape, value, dtype=x.dtype)
     out[tuple(dst)] = x[tuple(src)]
     return record(ConstantPadNdBackward0, (input,), wrap(out, input.dtype), {"pad": pad})
 
@@ -232,7 +233,7 @@ def _index_pad(input, pad, mode):
     x = _flat_ext(input._data, k)
     out = x[..., idx]
     cls = _pad_node(mode, k)
-    return record(cls, (input,), wrap(np.ascontiguousarray(out), input.dtype), {"idx": idx, "spatial": spatial})
+    return record(cls, (input,), wrap(xp_of(out).ascontiguousarray(out), input.dtype), {"idx": idx, "spatial": spatial})
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -274,8 +275,8 @@ def _embedding_grad(g, indices, num, padding_idx):
     d = g._data
     dim = d.shape[-1]
     flat_i = indices.reshape(-1)
-    acc = np.zeros((num, dim), dtype=d.dtype)
-    np.add.at(acc, flat_i, d.reshape(-1, dim))
+    acc = xp_of(d).zeros((num, dim), dtype=d.dtype)
+    _scatter_add_at(acc, flat_i, d.reshape(-1, dim))
     if padding_idx is not None and padding_idx >= 0:
         acc[padding_idx] = 0
     return record(EmbeddingDenseBackward0, (g,), wrap(acc, g.dtype),
@@ -285,8 +286,8 @@ def _embedding_grad(g, indices, num, padding_idx):
 def _gather_rows(w, indices, padding_idx):
     out = w._data[indices]
     if padding_idx is not None and padding_idx >= 0:
-        out = np.where((indices == padding_idx)[..., None], np.zeros((), out.dtype), out)
-    return record(EmbeddingBackward0, (w,), wrap(np.ascontiguousarray(out), w.dtype),
+        out = np.where((indices == padding_idx)[..., None], out.dtype.type(0), out)
+    return record(EmbeddingBackward0, (w,), wrap(xp_of(out).ascontiguousarray(out), w.dtype),
                   {"indices": indices, "num": w.shape[0], "padding_idx": padding_idx})
 
 
@@ -304,6 +305,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         legacy = input.dtype.legacy if isinstance(input, Tensor) else type(input).__name__
         raise errors.runtime(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                              f"Long, Int; but got torch.{legacy} instead (while checking arguments for embedding)")
+    if type(input._data) is not type(weight._data):
+        check_args("_index_select", (("self", weight), ("index", input)))
     idx = input._data.astype(np.int64)
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
@@ -318,7 +321,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             w[rows] = w[rows] * scale[:, None]
             weight._version[0] += 1
     out = weight._data[idx]
-    return record(EmbeddingBackward0, (weight,), wrap(np.ascontiguousarray(out), weight.dtype),
+    return record(EmbeddingBackward0, (weight,), wrap(xp_of(out).ascontiguousarray(out), weight.dtype),
                   {"indices": idx, "num": n, "padding_idx": padding_idx})
 
 

@@ -13,6 +13,12 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
+from ..device import like, scatter_add as _scatter_add_at, xp_of
+
+
+def _contig(a, dtype=None):
+    """np.ascontiguousarray on either device."""
+    return xp_of(a).ascontiguousarray(a, dtype)
 
 # ---------------------------------------------------------------------------- gather / scatter
 
@@ -22,7 +28,7 @@ def _flat_ext(x, nsp, fill=0):
     lead = x.shape[:x.ndim - nsp]
     s = int(np.prod(x.shape[x.ndim - nsp:])) if nsp else 1
     flat = x.reshape(lead + (s,))
-    pad = np.full(lead + (1,), fill, dtype=x.dtype)
+    pad = xp_of(x).full(lead + (1,), fill, dtype=x.dtype)
     return np.concatenate([flat, pad], axis=-1)
 
 
@@ -51,7 +57,7 @@ def gather_spatial(x, idx, nsp, out_shape=None):
     gshape = out.shape
     if out_shape is not None:
         out = out.reshape(out_shape)
-    return record(Im2ColBackward0, (x,), wrap(np.ascontiguousarray(out), x.dtype),
+    return record(Im2ColBackward0, (x,), wrap(_contig(out), x.dtype),
                   {"idx": idx, "spatial": tuple(x.shape[x.ndim - nsp:]), "gshape": gshape})
 
 
@@ -65,10 +71,10 @@ def scatter_spatial(g, idx, spatial, g_shape=None):
     lead = d.shape[:d.ndim - idx.ndim]
     s = int(np.prod(spatial)) if spatial else 1
     bn = int(np.prod(lead)) if lead else 1
-    acc = np.zeros((s + 1, bn), dtype=d.dtype)
-    np.add.at(acc, idx.reshape(-1), d.reshape(bn, -1).T)
+    acc = xp_of(d).zeros((s + 1, bn), dtype=d.dtype)
+    _scatter_add_at(acc, idx.reshape(-1), d.reshape(bn, -1).T)
     out = acc[:s].T.reshape(lead + tuple(spatial))
-    return record(Col2ImBackward0, (g,), wrap(np.ascontiguousarray(out), g.dtype),
+    return record(Col2ImBackward0, (g,), wrap(_contig(out), g.dtype),
                   {"idx": idx, "spatial": tuple(spatial), "gshape": gshape})
 
 
@@ -223,7 +229,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     out = out.reshape((n, o) + out_sp)
     if bias is not None:
         out = out + bias._data.reshape((1, o) + (1,) * nd)
-    return record(ConvolutionBackward0, (input, weight, bias), wrap(np.ascontiguousarray(out, dt.np), dt),
+    return record(ConvolutionBackward0, (input, weight, bias), wrap(_contig(out, dt.np), dt),
                   {"idx": idx, "groups": groups, "nd": nd})
 
 
@@ -282,10 +288,10 @@ def _put_max(g, indices, spatial):
     d = g._data
     lead = d.shape[:-2]
     s = spatial[0] * spatial[1]
-    acc = np.zeros(lead + (s,), dtype=d.dtype)
+    acc = xp_of(d).zeros(lead + (s,), dtype=d.dtype)
     fi = indices.reshape(lead + (-1,))
     coords = tuple(np.indices(fi.shape, sparse=True)[:-1]) + (fi,)
-    np.add.at(acc, coords, d.reshape(lead + (-1,)))
+    _scatter_add_at(acc, coords, d.reshape(lead + (-1,)))
     return record(MaxPool2DWithIndicesBackwardBackward0, (g,), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
                   {"indices": indices, "spatial": spatial})
 
@@ -336,11 +342,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if nan_any.any():
         am = np.where(nan_any, np.argmax(np.isnan(vals), axis=-1), am)
     lead = x.shape[:-2]
-    flat_idx = np.broadcast_to(idx, lead + idx.shape)
+    flat_idx = np.broadcast_to(like(x, idx), lead + idx.shape)
     indices = np.take_along_axis(flat_idx, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
     out = np.take_along_axis(vals, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
     indices = indices.astype(np.int64)
-    res = record(MaxPool2DWithIndicesBackward0, (input,), wrap(np.ascontiguousarray(out), input.dtype),
+    res = record(MaxPool2DWithIndicesBackward0, (input,), wrap(_contig(out), input.dtype),
                  {"indices": indices, "spatial": spatial})
     if return_indices:
         return res, wrap(indices, dtypes.int64)
@@ -354,7 +360,7 @@ class AvgPool2DBackward0(Function):
         k = self._kw
         idx, div = k["idx"], k["div"]
         lead = tuple(g.shape[:-2])
-        ge = g / wrap(div.astype(g.dtype.np), g.dtype)
+        ge = g / wrap(like(g._data, div.astype(g.dtype.np)), g.dtype)
         ge = S.reshape(ge, lead + (idx.shape[0], 1))
         ge = S.expand(ge, lead + idx.shape)
         return (scatter_spatial(ge, idx, k["spatial"]),)
@@ -386,8 +392,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     x = input._data
     sums = _flat_ext(x, 2)[..., idx].sum(axis=-1).reshape(x.shape[:-2] + out_sp)
     dt = input.dtype
-    out = np.where(inside > 0, sums / div.astype(dt.np), 0).astype(dt.np)
-    return record(AvgPool2DBackward0, (input,), wrap(np.ascontiguousarray(out), dt),
+    out = np.where(like(x, inside > 0), sums / like(x, div.astype(dt.np)), 0).astype(dt.np)
+    return record(AvgPool2DBackward0, (input,), wrap(_contig(out), dt),
                   {"idx": idx, "div": div, "spatial": spatial})
 
 

@@ -15,6 +15,8 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..ops.special import logsigmoid
+from ..device import asarray as _asarray
+from ..device import check_args, check_same, like, xp_of
 
 # ---------------------------------------------------------------------------- reduction plumbing
 
@@ -39,12 +41,12 @@ def reduction_of(reduction, size_average=None, reduce=None):
 
 def _reduce_array(loss, reduction, dt):
     if reduction == "none":
-        return np.asarray(loss, dt.np)
+        return _asarray(loss, dt.np)
     if reduction == "sum":
-        return np.asarray(loss.sum(dtype=dt.np), dt.np)
+        return _asarray(loss.sum(dtype=dt.np), dt.np)
     if loss.size == 0:
-        return np.asarray(np.nan, dt.np)
-    return np.asarray(loss.mean(dtype=dt.np), dt.np)
+        return xp_of(loss).full((), np.nan, dt.np)
+    return _asarray(loss.mean(dtype=dt.np), dt.np)
 
 
 def _grad_scale(g, shape, reduction):
@@ -126,11 +128,11 @@ class DivBackward1(Function):
 
 
 def mul_scalar(t, s):
-    return record(MulBackward1, (t,), wrap(np.asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
+    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
 
 
 def div_scalar(t, s):
-    return record(DivBackward1, (t,), wrap(np.asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
+    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
 
 
 # ---------------------------------------------------------------------------- regression losses
@@ -198,6 +200,10 @@ class HuberLossBackward0(_PairLoss):
 
 
 def _pair_loss(cls, input, target, reduction, **extra):
+    if type(input._data) is not type(target._data):
+        check_same((input, target))  # TensorIterator's rule and message
+        target = target.to(input.device) if input.is_cuda else target
+        input = input.to(target.device)
     input, target = broadcast_pair(input, target)
     dt = _pair_dtype(input, target)
     kw = {"reduction": reduction, **extra}
@@ -367,7 +373,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - t) * x - ls
     if weight is not None:
         loss = loss * _arr(weight, dt)
-    out = wrap(_reduce_array(np.asarray(loss, dt.np), reduction, dt), dt)
+    out = wrap(_reduce_array(_asarray(loss, dt.np), reduction, dt), dt)
     return record(BinaryCrossEntropyWithLogitsBackward0, (input, target), out,
                   {"reduction": reduction, "weight": weight, "pos_weight": pos_weight})
 
@@ -401,6 +407,10 @@ def _c10(dt):
 
 def _nll_core(cls, input, target, weight, reduction, ignore_index):
     """input (N, C, *) or (C,); target (N, *) or (). Forward on arrays, constant-coefficient backward."""
+    if type(input._data) is not type(target._data) or weight is not None and type(weight._data) is not type(
+            input._data):
+        check_args("nll_loss_forward" if cls is NllLossBackward0 else "_nll_loss2d_forward",
+                   (("self", input), ("target", target), ("weight", weight)))
     x = input._data
     dt = input.dtype
     C = x.shape[1] if x.ndim >= 2 else x.shape[0]
@@ -410,7 +420,7 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
     if weight is not None and weight.dtype is not dt:
         raise errors.runtime(f"expected scalar type {_c10(dt)} but found {_c10(weight.dtype)}")
     t = target._data.astype(np.int64)
-    w_all = weight._data.astype(dt.np) if weight is not None else np.ones(C, dt.np)
+    w_all = weight._data.astype(dt.np) if weight is not None else xp_of(x).ones(C, dt.np)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= C))
     if bad.any():
@@ -429,18 +439,18 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
         out = losses
         scale = -w
     elif reduction == "sum":
-        out = np.asarray(losses.sum(dtype=dt.np), dt.np)
+        out = _asarray(losses.sum(dtype=dt.np), dt.np)
         scale = -w
     else:
         total = w.sum(dtype=dt.np)
-        out = np.asarray(losses.sum(dtype=dt.np) / total, dt.np)
+        out = _asarray(losses.sum(dtype=dt.np) / total, dt.np)
         scale = -w / total
     if x.ndim == 1:
         coef[ts] = scale
     else:
-        np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(np.asarray(scale, dt.np), 1), axis=1)
+        np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(_asarray(scale, dt.np), 1), axis=1)
     kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim}
-    return record(cls, (input,), wrap(np.asarray(out, dt.np), dt), kw)
+    return record(cls, (input,), wrap(_asarray(out, dt.np), dt), kw)
 
 
 def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100):
@@ -562,9 +572,9 @@ class XlogyBackward0(Function):
 def xlogy(x, y):
     dt = _pair_dtype(x, y)
     a, b = _arr(x, dt), _arr(y, dt)
-    r = np.where(a == 0, np.zeros((), dt.np), a * np.log(b))
+    r = np.where(a == 0, dt.np.type(0), a * np.log(b))
     r = np.where(np.isnan(b), b, r)
-    return record(XlogyBackward0, (x, y), wrap(np.asarray(r, dt.np), dt))
+    return record(XlogyBackward0, (x, y), wrap(_asarray(r, dt.np), dt))
 
 
 def kl_div_core(input, target, reduction, log_target):
@@ -634,5 +644,5 @@ def one_hot(tensor, num_classes=-1):
             if t.max() >= num_classes:
                 raise errors.runtime("Class values must be smaller than num_classes.")
             n = num_classes
-    out = (t[..., None] == np.arange(n)).astype(np.int64)
+    out = (t[..., None] == xp_of(t).arange(n)).astype(np.int64)
     return wrap(out, dtypes.int64)

@@ -11,6 +11,7 @@ from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import wrap
+from ..device import asarray as _asarray
 
 
 def _needs(node, i):
@@ -74,7 +75,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight._data
     if bias is not None:
         out = out + bias._data
-    return record(NativeLayerNormBackward0, (input, weight, bias), wrap(np.asarray(out, dt.np), dt),
+    return record(NativeLayerNormBackward0, (input, weight, bias), wrap(_asarray(out, dt.np), dt),
                   {"nd": nd, "eps": eps})
 
 
@@ -147,4 +148,4 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if not training:
         kw["mean"] = mean.copy()
         kw["rstd"] = rstd
-    return record(NativeBatchNormBackward0, (input, weight, bias), wrap(np.asarray(out, dt.np), dt), kw)
+    return record(NativeBatchNormBackward0, (input, weight, bias), wrap(_asarray(out, dt.np), dt), kw)

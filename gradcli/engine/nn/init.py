@@ -7,17 +7,20 @@ import warnings
 
 import numpy as np
 
+from ..device import like
+
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
 
-def _rng(generator=None):
+def _rng(generator=None, tensor=None):
+    """The stream: the generator's, else the default one of the tensor's device (drawn on the host)."""
     from ..factory import _rng as rng  # noqa: PLC0415
-    return rng(generator)
+    return rng(generator, tensor.device if tensor is not None else "cpu")
 
 
 def _write(tensor, values):
     """Fill tensor in place (no graph, version bumped), as `with torch.no_grad(): tensor.x_()` does."""
-    tensor._data[...] = np.asarray(values).astype(tensor._data.dtype, copy=False)
+    tensor._data[...] = like(tensor._data, values, tensor._data.dtype)  # host values go to the tensor's device
     tensor._version[0] += 1
     return tensor
 
@@ -61,15 +64,15 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _write(tensor, _rng(generator).uniform(a, b, tuple(tensor.shape)))
+    return _write(tensor, _rng(generator, tensor).uniform(a, b, tuple(tensor.shape)))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _write(tensor, mean + std * _rng(generator).standard_normal(tuple(tensor.shape)))
+    return _write(tensor, mean + std * _rng(generator, tensor).standard_normal(tuple(tensor.shape)))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    rng = _rng(generator)
+    rng = _rng(generator, tensor)
     shape = tuple(tensor.shape)
     vals = mean + std * rng.standard_normal(shape)
     bad = (vals < a) | (vals > b)
@@ -153,7 +156,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = _rng(generator, tensor).standard_normal((rows, cols))
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

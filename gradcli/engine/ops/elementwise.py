@@ -8,6 +8,8 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ..autograd import NotImplementedNode, grad_mode, make_node
+from ..device import asarray as _asarray
+from ..device import check_same, is_device_array
 from ..function import Function, record, record2
 from ..tensor import Tensor, wrap
 from .shape import sum_to
@@ -16,14 +18,19 @@ from .shape import sum_to
 
 
 def _check_devices(a, b):
+    """TensorIterator's rule: a CPU 0-d tensor may join a cuda one (as a scalar); any other mix of
+    devices is PyTorch's error, naming the cuda device first."""
     if type(a._data) is not type(b._data) and a.device != b.device:
-        raise errors.runtime("Expected all tensors to be on the same device, but found at least two devices, "
-                             f"{_dev_name(a, b)}!", hint="device")
+        check_same((a, b))
 
 
-def _dev_name(a, b):
-    da, db = str(a.device), str(b.device)
-    return f"{da} and {db}" if da != "cpu" else f"{db} and {da}"
+def _on_one_device(x, y):
+    """Operands of a CPU 0-d tensor and a cuda tensor: the CPU value goes as a NumPy scalar."""
+    if type(x) is np.ndarray and x.ndim == 0 and is_device_array(y):
+        return x[()], y
+    if type(y) is np.ndarray and y.ndim == 0 and is_device_array(x):
+        return x, y[()]
+    return x, y
 
 
 def _broadcast_error(a, b):
@@ -120,6 +127,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
             x, y = a._data, b._data
             if type(x) is not type(y):
                 _check_devices(a, b)
+                x, y = _on_one_device(x, y)
             dt = ad
         if dt is not None and compute_dtype is not None and compute_dtype(dt) is not dt:
             dt = None
@@ -132,6 +140,8 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
         if compute_dtype is not None:
             dt = compute_dtype(dt)
         x, y = _operands(a, b, dt)
+        if type(x) is not type(y):
+            x, y = _on_one_device(x, y)
     try:
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
@@ -183,7 +193,7 @@ def scalar_op(cls, x, s, kw, compute_dtype=None):
         s = cast_int(s, dt)
     r = cls.forward(data, s)
     if getattr(r, "dtype", None) != dt.np:
-        r = np.asarray(r).astype(dt.np)
+        r = _asarray(r).astype(dt.np)
     return record(cls, (x,), wrap(r, dt), kw)
 
 
@@ -309,7 +319,7 @@ class DivBackward2(Function):
         if np.result_type(a, b).kind in "iub":
             _check_int_zero_division(b)
             q = np.floor_divide(a, b)
-            return q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+            return q + ((np.remainder(a, b) != 0) & (np.less(a, 0) != np.less(b, 0)))
         return np.trunc(np.true_divide(a, b))
 
     def backward(self, g):
@@ -325,7 +335,7 @@ def _kernel_error(kernel, dt):
 
 
 def _check_int_zero_division(b):
-    if np.any(np.asarray(b) == 0):
+    if np.any(_asarray(b) == 0):
         raise errors.runtime("ZeroDivisionError")
 
 
@@ -421,7 +431,7 @@ def _remainder(a, b):
     if np.result_type(a, b).kind != "f":
         return np.remainder(a, b)
     m = np.fmod(a, b)
-    return np.where((m != 0) & ((np.asarray(b) < 0) != (m < 0)), m + b, m)
+    return np.where((m != 0) & (np.less(b, 0) != (m < 0)), m + b, m)
 
 
 class RemainderBackward0(Function):
@@ -511,7 +521,7 @@ def rsub(input, other, alpha=1):
     if alpha == 1:
         return scalar_op(RsubBackward1, input, other, None)
     dt = dtypes.result_type((input, other, alpha))
-    r = wrap(np.asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
+    r = wrap(_asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
     return record(RsubBackward1, (input,), r, {"alpha": alpha})
 
 
@@ -613,7 +623,7 @@ def floor_divide(input, other):
     if dt.category != dtypes.FLOAT:
         _check_int_zero_division(y)
     r = np.floor_divide(x, y)
-    return not_implemented(wrap(np.asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
+    return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
 
 
 def not_implemented(out, inputs, opname):
@@ -634,7 +644,7 @@ def remainder(input, other):
         if not isinstance(input, Tensor):
             dt = dtypes.result_type((input, other))
             x, y = _operands(input, other, dt)
-            return not_implemented(wrap(np.asarray(_remainder(x, y)).astype(dt.np), dt), (other,),
+            return not_implemented(wrap(_asarray(_remainder(x, y)).astype(dt.np), dt), (other,),
                                    "aten::remainder")
         return binary(RemainderBackward1, input, other)
     _check_remainder_int(input, other)
@@ -779,7 +789,7 @@ class ReluBackward0(Function):
 
     @staticmethod
     def forward(x):
-        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x > 0, x, np.zeros((), x.dtype)) \
+        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x > 0, x, x.dtype.type(0)) \
             if np.isnan(x).any() else np.maximum(x, 0)
 
     def backward(self, g):
@@ -987,12 +997,17 @@ def where(condition, input=None, other=None):
     if isinstance(condition, Tensor) and condition.dtype is not dtypes.bool_:
         raise errors.runtime(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                              f"{_c10_name(condition.dtype)}")
+    if not (type(c) is type(x) is type(y)):
+        ts = [t for t in (condition, input, other) if isinstance(t, Tensor)]
+        if len({type(t._data) for t in ts}) > 1:
+            check_same(ts)  # CPU 0-d tensors may join cuda ones, as scalars
+            c, x, y = (v[()] if type(v) is np.ndarray and v.ndim == 0 else v for v in (c, x, y))
     try:
         r = np.where(c, x, y)
     except ValueError:
         raise _broadcast_error(input if isinstance(input, Tensor) else condition,
                                other if isinstance(other, Tensor) else condition) from None
-    out = wrap(np.asarray(r).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
     if not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False)):
         return out
     shapes = (tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ())))
@@ -1113,11 +1128,11 @@ def clamp(input, min=None, max=None):
             r = _clamp_forward(data, lo, hi)
         except ValueError:
             raise _broadcast_error(input, min if min is not None else max) from None
-        out = wrap(np.asarray(r).astype(dt.np, copy=False), dt)
+        out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
         return record(ClampBackward0, (input, min, max), out)
     dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(np.asarray(_clamp_forward(data, min, max)).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(_clamp_forward(data, min, max)).astype(dt.np, copy=False), dt)
     return record(ClampBackward1, (input,), out, {"bounds": (min, max)})
 
 
@@ -1135,7 +1150,7 @@ def clamp_min(input, min):
         return binary(ClampMinBackward1, input, min)
     dt = dtypes.result_type((input, min))
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(np.asarray(np.maximum(data, min)).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(np.maximum(data, min)).astype(dt.np, copy=False), dt)
     return record(ClampMinBackward0, (input,), out, {"bounds": (min, None)})
 
 
@@ -1144,7 +1159,7 @@ def clamp_max(input, max):
         return binary(ClampMaxBackward1, input, max)
     dt = dtypes.result_type((input, max))
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(np.asarray(np.minimum(data, max)).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(np.minimum(data, max)).astype(dt.np, copy=False), dt)
     return record(ClampMaxBackward0, (input,), out, {"bounds": (None, max)})
 
 
@@ -1158,11 +1173,13 @@ def _compare(ufunc, a, b):
         _check_devices(a, b)
     dt = dtypes.result_type((a, b))
     x, y = _operands(a, b, dt)
+    if type(x) is not type(y):
+        x, y = _on_one_device(x, y)
     try:
         r = ufunc(x, y)
     except ValueError:
         raise _broadcast_error(a, b) from None
-    return wrap(np.asarray(r), dtypes.bool_)
+    return wrap(r, dtypes.bool_)
 
 
 def eq(input, other):
@@ -1200,7 +1217,7 @@ def _bitwise(ufunc, a, b, name):
     if dt.is_floating_point:
         raise _kernel_error(f"{name}_cpu", dt)
     x, y = _operands(a, b, dt)
-    return wrap(np.asarray(ufunc(x, y)).astype(dt.np, copy=False), dt)
+    return wrap(_asarray(ufunc(x, y)).astype(dt.np, copy=False), dt)
 
 
 def _c10_name(dt):
@@ -1223,11 +1240,11 @@ def bitwise_xor(input, other):
 def bitwise_not(input):
     if input.dtype.is_floating_point:
         raise _kernel_error("bitwise_not_cpu", input.dtype)
-    return wrap(np.asarray(np.invert(input._data)), input.dtype)
+    return wrap(_asarray(np.invert(input._data)), input.dtype)
 
 
 def logical_not(input):
-    return wrap(np.asarray(np.logical_not(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.logical_not(input._data)), dtypes.bool_)
 
 
 def logical_and(input, other):
@@ -1243,15 +1260,15 @@ def logical_xor(input, other):
 
 
 def isnan(input):
-    return wrap(np.asarray(np.isnan(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.isnan(input._data)), dtypes.bool_)
 
 
 def isinf(input):
-    return wrap(np.asarray(np.isinf(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.isinf(input._data)), dtypes.bool_)
 
 
 def isfinite(input):
-    return wrap(np.asarray(np.isfinite(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.isfinite(input._data)), dtypes.bool_)
 
 
 def equal(input, other):
@@ -1263,5 +1280,5 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(np.asarray(np.isclose(input._data, _coerce(other)._data if isinstance(other, Tensor) else other,
+    return wrap(_asarray(np.isclose(input._data, _coerce(other)._data if isinstance(other, Tensor) else other,
                                       rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)

@@ -9,6 +9,8 @@ from ..autograd import grad_mode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, view_of, wrap
 from .shape import SliceBackward0, UnsqueezeBackward0, sum_to
+from ..device import asarray as _asarray
+from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, xp_of
 
 
 def _key_part(k):
@@ -16,7 +18,7 @@ def _key_part(k):
     if isinstance(k, Tensor):
         if k.dtype.is_floating_point:
             raise errors.index("tensors used as indices must be long, int, byte or bool tensors")
-        return k._data
+        return host(k._data)  # index arrays live on the host (bounds checks); CuPy copies them over
     if isinstance(k, range):  # a sequence index, as torch takes it (x[range(2), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
@@ -45,9 +47,11 @@ def _key_part(k):
     return k
 
 
-def _normalize(key):
+def _normalize(key, data=None):
     if not isinstance(key, tuple):
         key = (key,)
+    if type(data) is np.ndarray and any(isinstance(k, Tensor) and k.is_cuda for k in key):
+        raise errors.runtime("indices should be either on cpu or on the same device as the indexed tensor (cpu)")
     return tuple(_key_part(k) for k in key)
 
 
@@ -149,22 +153,22 @@ SliceScatterBackward.__name__ = SliceScatterBackward.__qualname__ = "SliceScatte
 
 def slice_backward(g, in_shape, key):
     data = np.zeros(in_shape, g._data.dtype) if type(g._data) is np.ndarray else \
-        g._data.__array_namespace__().zeros(in_shape, g._data.dtype)
+        xp_of(g._data).zeros(in_shape, g._data.dtype)
     data[key] = g._data
     return record(SliceScatterBackward, (g,), wrap(data, g.dtype), {"key": key})
 
 
 def index_backward(g, in_shape, key):
-    data = np.zeros(in_shape, g._data.dtype)
-    np.add.at(data, key, g._data)
+    data = xp_of(g._data).zeros(in_shape, g._data.dtype)
+    _scatter_add_at(data, key, g._data)  # np.add.at, or cupy.add.at on the GPU
     return record(IndexPutBackward, (g,), wrap(data, g.dtype), {"key": key})
 
 
 def getitem(input, key):
     """x[key], applied as torch applies it: basic components left to right (select, slice, unsqueeze:
     each a view with its own node; full slices are skipped), then one advanced index (a copy)."""
-    key = _normalize(key)
     data = input._data
+    key = _normalize(key, data)
     if data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
         raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                            "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
@@ -219,7 +223,7 @@ def getitem(input, key):
             arr = cur._data[akey]
         except IndexError as e:
             raise errors.index(str(e).replace("axis", "dimension")) from None
-        return record(IndexBackward0, (cur,), wrap(np.asarray(arr), input.dtype),
+        return record(IndexBackward0, (cur,), wrap(_asarray(arr), input.dtype),
                       {"in_shape": cur._data.shape, "key": akey})
     if steps == 0:
         out = view_of(input, data[...])
@@ -256,7 +260,7 @@ class IndexPutValueBackward(Function):
         region = k["region"]
         n = g._data.size
         flat = reshape(g, (-1,))
-        g_old = reshape(flat * wrap(_outside(region, n, g._data.dtype), g.dtype), g._data.shape)
+        g_old = reshape(flat * wrap(like(g._data, _outside(region, n, g._data.dtype)), g.dtype), g._data.shape)
         g_val = None
         if self.next_functions[1][0] is not None:
             g_val = sum_to(reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape), k["vshape"])
@@ -281,7 +285,7 @@ def check_inplace(t, as_view=False):
 
 
 def setitem(input, key, value):
-    nkey = _normalize(key)
+    nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = all(k is Ellipsis for k in nkey)
     check_inplace(input, as_view=not advanced and not whole)
@@ -291,6 +295,8 @@ def setitem(input, key, value):
         v = value._data
         if v.dtype != data.dtype:
             v = v.astype(data.dtype)
+        if type(v) is not type(data):  # x[k] = y across devices copies, as torch's copy_ does
+            v = like(data, v)
     else:
         v = value
     if not data.flags.writeable:
@@ -366,7 +372,7 @@ class GatherBackward0(Function):
     def backward(self, g):
         k = self._kw
         from ..factory import zeros  # noqa: PLC0415
-        return (scatter_add(zeros(k["in_shape"], dtype=g.dtype), k["dim"], k["index"], g),)
+        return (scatter_add(zeros(k["in_shape"], dtype=g.dtype, device=g.device), k["dim"], k["index"], g),)
 
 
 def _check_index_dtype(index, name):
@@ -384,6 +390,8 @@ def _check_index_range(index, size, dim):
 def gather(input, dim, index):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
+    if type(index._data) is not type(input._data):
+        check_args("gather", (("self", input), ("index", index)))
     _check_index_dtype(index, "gather")
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     r = np.take_along_axis(input._data, index._data, axis=d)
@@ -433,6 +441,10 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
     if src is None:
         src = value
     d = _wrap_dim(dim, input._data.ndim)
+    if type(index._data) is not type(input._data) or isinstance(src, Tensor) and type(src._data) is not type(
+            input._data):
+        check_args("scatter_src" if isinstance(src, Tensor) else "scatter_value",
+                   (("self", input), ("index", index), ("src", src if isinstance(src, Tensor) else None)))
     _check_index_dtype(index, "scatter")
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     out = input._data.copy()
@@ -449,12 +461,14 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
 def scatter_add(input, dim, index, src):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
+    if type(index._data) is not type(input._data) or type(src._data) is not type(input._data):
+        check_args("scatter_add", (("self", input), ("index", index), ("src", src)))
     _check_index_dtype(index, "scatter_add")
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     if src.dtype is not input.dtype:
         raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
     out = input._data.copy()
-    np.add.at(out, _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
+    _scatter_add_at(out, _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
     return record(ScatterAddBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
 
 
@@ -471,6 +485,8 @@ class IndexSelectBackward0(Function):
 def index_select(input, dim, index):
     from ..tensor import _wrap_dim  # noqa: PLC0415
     d = _wrap_dim(dim, input._data.ndim)
+    if type(index._data) is not type(input._data):
+        check_args("_index_select", (("self", input), ("index", index)))
     if index.dtype.name not in ("int64", "int32"):
         raise errors.runtime("index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
@@ -515,10 +531,13 @@ def masked_fill(input, mask, value):
         if value._data.ndim != 0:
             raise errors.runtime(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                  f"{value._data.ndim} dimension(s).")
-        r = np.where(mask._data, value._data.astype(input._data.dtype), input._data)
-        return record(MaskedFillBackward1, (input, value), wrap(np.asarray(r), input.dtype), kw)
-    r = np.where(mask._data, np.asarray(value).astype(input._data.dtype), input._data)
-    return record(MaskedFillBackward0, (input,), wrap(np.asarray(r), input.dtype), kw)
+        v = value._data.astype(input._data.dtype)
+        if type(v) is not type(input._data) and v.ndim == 0:  # a CPU 0-d value with a cuda input
+            v = v[()]
+        r = np.where(mask._data, v, input._data)
+        return record(MaskedFillBackward1, (input, value), wrap(_asarray(r), input.dtype), kw)
+    r = np.where(mask._data, np.asarray(value).astype(input._data.dtype)[()], input._data)
+    return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), kw)
 
 
 class MaskedSelectBackward0(Function):
@@ -537,7 +556,7 @@ def masked_select(input, mask):
         raise _broadcast_error(input, mask) from None
     m = np.broadcast_to(mask._data, shape)
     r = np.broadcast_to(input._data, shape)[m]
-    return record(MaskedSelectBackward0, (input,), wrap(np.asarray(r), input.dtype),
+    return record(MaskedSelectBackward0, (input,), wrap(_asarray(r), input.dtype),
                   {"mask": m, "shape": shape, "in_shape": input._data.shape})
 
 
@@ -545,9 +564,9 @@ def nonzero(input, *, as_tuple=False):
     data = input._data if input._data.ndim else input._data.reshape(1)
     nz = np.nonzero(data)
     if as_tuple:
-        return tuple(wrap(np.asarray(a, np.int64), dtypes.int64) for a in nz)
+        return tuple(wrap(_asarray(a, np.int64), dtypes.int64) for a in nz)
     if input._data.ndim == 0:
-        return wrap(np.zeros((int(data[0] != 0), 0), np.int64), dtypes.int64)
+        return wrap(xp_of(data).zeros((int(data[0] != 0), 0), np.int64), dtypes.int64)
     return wrap(np.stack(nz, axis=1).astype(np.int64), dtypes.int64)
 
 

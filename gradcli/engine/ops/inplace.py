@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..autograd import _Saved, grad_mode, make_node
+from ..device import like
 from ..function import Function, record
 from ..tensor import Tensor, wrap
 from .indexing import check_inplace
@@ -217,7 +218,8 @@ def copy_of(g, like):
 def copy_(self, src, non_blocking=False):
     check_inplace(self)
     try:
-        np.copyto(self._data, np.broadcast_to(src._data, self._data.shape).astype(self._data.dtype, copy=False))
+        s = src._data if type(src._data) is type(self._data) else like(self._data, src._data)  # across devices
+        np.copyto(self._data, np.broadcast_to(s, self._data.shape).astype(self._data.dtype, copy=False))
     except ValueError:
         raise errors.runtime(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
                              f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
@@ -256,7 +258,7 @@ class CopySlices(Function):
         flat = reshape(g, (-1,))
         g_view = reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape)
         res = fn.apply(g_view)
-        keep = wrap(_outside(region, flat._data.shape[0], g._data.dtype), g.dtype)
+        keep = wrap(like(g._data, _outside(region, flat._data.shape[0], g._data.dtype)), g.dtype)
         g_base = flat * keep
         if res[0] is not None:
             g_base = g_base + region_put(res[0], region, flat._data.shape[0])

@@ -7,6 +7,8 @@ from .. import dtypes, errors
 from ..function import Function, record
 from ..tensor import Tensor, view_of, wrap
 from .shape import contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
+from ..device import asarray as _asarray
+from ..device import check_args
 
 
 def _c10_low(dt):
@@ -50,6 +52,8 @@ class MmBackward0(Function):
 
 
 def mm(input, mat2):
+    if type(input._data) is not type(mat2._data):
+        check_args("mm", (("self", input), ("mat2", mat2)))
     if input._data.ndim != 2:
         raise errors.runtime("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -75,6 +79,8 @@ class MvBackward0(Function):
 
 
 def mv(input, vec):
+    if type(input._data) is not type(vec._data):
+        check_args("addmv_", (("self", input), ("vec", vec)))
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise errors.runtime(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
                              f"{vec._data.ndim}")
@@ -97,6 +103,8 @@ class DotBackward0(Function):
 
 
 def dot(input, other):
+    if type(input._data) is not type(other._data):
+        check_args("_dot", (("self", input), ("tensor", other)))
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise errors.runtime(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
     if input.dtype is not other.dtype:
@@ -107,7 +115,7 @@ def dot(input, other):
     if n != m:
         raise errors.runtime(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
                              f"number of elements, but got {n} and {m} elements respectively")
-    return record(DotBackward0, (input, other), wrap(np.asarray(_matprod(input._data, other._data)), input.dtype))
+    return record(DotBackward0, (input, other), wrap(_asarray(_matprod(input._data, other._data)), input.dtype))
 
 
 vdot = dot
@@ -126,6 +134,8 @@ class BmmBackward0(Function):
 
 
 def bmm(input, mat2):
+    if type(input._data) is not type(mat2._data):
+        check_args("bmm", (("self", input), ("mat2", mat2)))
     if input._data.ndim != 3:
         raise errors.runtime("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -157,6 +167,8 @@ class AddmmBackward0(Function):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if not (type(input._data) is type(mat1._data) is type(mat2._data)):
+        check_args("addmm", (("self", input), ("mat1", mat1), ("mat2", mat2)))
     _same_dtype(mat1, mat2)
     if input.dtype is not mat2.dtype:
         from .elementwise import _c10_name  # noqa: PLC0415
@@ -169,7 +181,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     prod = _matprod(mat1._data, mat2._data)
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
     kw = None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
-    return record(AddmmBackward0, (input, mat1, mat2), wrap(np.asarray(r, mat1.dtype.np), mat1.dtype), kw)
+    return record(AddmmBackward0, (input, mat1, mat2), wrap(_asarray(r, mat1.dtype.np), mat1.dtype), kw)
 
 
 class SqueezeBackward4(Function):

@@ -20,6 +20,9 @@ from . import shape as S
 from .reduction import return_type
 from .shape import sum_to
 from .special import warn_once
+from ..device import asarray as _asarray
+from ..device import xp_of
+from ..device import host, like
 
 SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
 InvExResult = return_type("linalg_inv_ex", ("inverse", "info"))
@@ -58,7 +61,7 @@ def _square(name, A):
 
 def _first_zero_pivot(a):
     """1-based index of the first exactly-zero pivot of LU with partial pivoting (0: none)."""
-    a = np.array(a, np.float64, copy=True)
+    a = np.array(host(a), np.float64, copy=True)
     n = a.shape[0]
     for k in range(n):
         p = k + int(np.argmax(np.abs(a[k:, k])))
@@ -73,7 +76,7 @@ def _first_zero_pivot(a):
 
 def _lu_det(m):
     """det by LU with partial pivoting (the sign of a zero determinant as LAPACK gives it)."""
-    a = np.array(m, np.float64, copy=True)
+    a = np.array(host(m), np.float64, copy=True)
     n = a.shape[0]
     sign = 1.0
     for k in range(n):
@@ -91,7 +94,7 @@ def _lu_det(m):
 def _check_singular(A, message):
     """Raise _LinAlgError when a matrix of A (a batch) is exactly singular."""
     data = A._data
-    mats = data.reshape((-1,) + data.shape[-2:])
+    mats = host(data).reshape((-1,) + data.shape[-2:])  # an LU scan on the host
     for b, m in enumerate(mats):
         k = _first_zero_pivot(m)
         if k:
@@ -140,7 +143,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
                              f"({input._data.shape[-1]}) at non-singleton dimension {input._data.ndim - 1}.  "
                              f"Target sizes: [{', '.join(map(str, prod.shape))}].  Tensor sizes: "
                              f"[{', '.join(map(str, input._data.shape))}]") from None
-    out = wrap(np.array(r, batch1.dtype.np), batch1.dtype)
+    out = wrap(xp_of(r).array(r, batch1.dtype.np), batch1.dtype)
     return record(BaddbmmBackward0, (input, batch1, batch2), out, {"beta": beta, "alpha": alpha})
 
 
@@ -159,7 +162,7 @@ class AddbmmBackward0(Function):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     prod = L.bmm(batch1.detach(), batch2.detach())._data.sum(axis=0)
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
-    out = wrap(np.array(np.broadcast_to(r, prod.shape), batch1.dtype.np), batch1.dtype)
+    out = wrap(xp_of(prod).array(np.broadcast_to(r, prod.shape), batch1.dtype.np), batch1.dtype)
     return record(AddbmmBackward0, (input, batch1, batch2), out, {"beta": beta, "alpha": alpha})
 
 
@@ -187,7 +190,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
         raise errors.runtime(f"size mismatch, got input ({', '.join(map(str, input._data.shape))}), mat ({n}x{k}), "
                              f"vec ({vec._data.shape[0]})")
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
-    out = wrap(np.array(np.broadcast_to(r, prod.shape), mat.dtype.np), mat.dtype)
+    out = wrap(xp_of(prod).array(np.broadcast_to(r, prod.shape), mat.dtype.np), mat.dtype)
     return record(AddmvBackward0, (input, mat, vec), out, {"beta": beta, "alpha": alpha})
 
 
@@ -214,7 +217,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     dt = dtypes.result_type((input, vec1, vec2))
     prod = np.outer(vec1._data, vec2._data).astype(dt.np)
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
-    out = wrap(np.array(np.broadcast_to(r, prod.shape), dt.np), dt)
+    out = wrap(xp_of(prod).array(np.broadcast_to(r, prod.shape), dt.np), dt)
     return record(AddrBackward0, (input, vec1, vec2), out, {"beta": beta, "alpha": alpha})
 
 
@@ -257,7 +260,7 @@ class DiagonalBackwardBackward0(Function):
 
 
 def _diagonal_scatter(g, in_shape, offset, d1, d2):
-    data = np.zeros(in_shape, g._data.dtype)
+    data = xp_of(g._data).zeros(in_shape, g._data.dtype)
     _diag_view_array(data, offset, d1, d2)[...] = g._data
     return record(DiagonalBackwardBackward0, (g,), wrap(data, g.dtype), {"offset": offset, "d1": d1, "d2": d2})
 
@@ -295,7 +298,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     it = iter(batch)
     for i in range(nd):
         shape.append(n if i in (d1, d2) else next(it))
-    data = np.zeros(shape, input._data.dtype)
+    data = xp_of(input._data).zeros(shape, input._data.dtype)
     _diag_view_array(data, offset, d1, d2)[...] = input._data
     return record(DiagEmbedBackward0, (input,), wrap(data, input.dtype), {"offset": offset, "d1": d1, "d2": d2})
 
@@ -320,7 +323,7 @@ class TraceBackward0(Function):
 
     def backward(self, g):
         n, m = self._kw["in_shape"]
-        return (g * wrap(np.eye(n, m, dtype=g._data.dtype), g.dtype),)
+        return (g * wrap(xp_of(g._data).eye(n, m, dtype=g._data.dtype), g.dtype),)
 
 
 def trace(input):
@@ -331,7 +334,7 @@ def trace(input):
         raise not_implemented("trace", input.dtype)
     dt = R._sum_dtype(input.dtype)
     r = np.trace(input._data, dtype=dt.np)
-    return record(TraceBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"in_shape": input._data.shape})
+    return record(TraceBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"in_shape": input._data.shape})
 
 
 class TrilBackward0(Function):
@@ -352,7 +355,7 @@ def _tri(input, k, lower):
     if input._data.ndim < 2:
         raise errors.runtime(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
     r = np.tril(input._data, k) if lower else np.triu(input._data, k)
-    return record(TrilBackward0 if lower else TriuBackward0, (input,), wrap(np.asarray(r), input.dtype), {"k": k})
+    return record(TrilBackward0 if lower else TriuBackward0, (input,), wrap(_asarray(r), input.dtype), {"k": k})
 
 
 def tril(input, diagonal=0):
@@ -393,9 +396,9 @@ def det(A):
     _float_input("linalg.det", A)
     _square("linalg.det", A)
     data = A._data
-    mats = data.reshape((-1,) + data.shape[-2:])
+    mats = host(data).reshape((-1,) + data.shape[-2:])  # LU on the host (LAPACK's sign for det 0)
     r = np.array([_lu_det(m) for m in mats], np.float64).reshape(data.shape[:-2])
-    return record(LinalgDetBackward0, (A,), wrap(np.asarray(r, A.dtype.np), A.dtype))
+    return record(LinalgDetBackward0, (A,), wrap(like(data, r, A.dtype.np), A.dtype))
 
 
 class LinalgSlogdetBackward0(MultiOutputFunction):
@@ -412,8 +415,8 @@ def slogdet(A):
     _float_input("linalg.slogdet", A)
     _square("linalg.slogdet", A)
     sign, logabs = np.linalg.slogdet(A._data)
-    s = wrap(np.asarray(sign, A.dtype.np), A.dtype)
-    la = wrap(np.asarray(logabs, A.dtype.np), A.dtype)
+    s = wrap(_asarray(sign, A.dtype.np), A.dtype)
+    la = wrap(_asarray(logabs, A.dtype.np), A.dtype)
     record_multi(LinalgSlogdetBackward0, (A,), [s, la])
     return SlogdetResult((s, la))
 
@@ -440,7 +443,7 @@ def _inv(A, name):
         raise _linalg_error(f"{name}: {prefix}The diagonal element {k} is zero, the inversion could not be "
                             "completed because the input matrix is singular.")
     r = np.linalg.inv(A._data)
-    return record(LinalgInvExBackward0, (A,), wrap(np.asarray(r, A.dtype.np), A.dtype))
+    return record(LinalgInvExBackward0, (A,), wrap(_asarray(r, A.dtype.np), A.dtype))
 
 
 def inv(A):
@@ -453,7 +456,7 @@ def inverse(input):
 
 def inv_ex(A, *, check_errors=False):
     r = _inv(A, "linalg.inv_ex")
-    return InvExResult((r, wrap(np.zeros(A._data.shape[:-2], np.int32), dtypes.int32)))
+    return InvExResult((r, wrap(xp_of(A._data).zeros(A._data.shape[:-2], np.int32), dtypes.int32)))
 
 
 class LinalgSolveExBackward0(Function):
@@ -510,7 +513,7 @@ def solve(A, B, *, left=True):
         batch = np.broadcast_shapes(at.shape[:-2], bt.shape[:-2])
         x = np.swapaxes(np.linalg.solve(np.broadcast_to(at, batch + at.shape[-2:]),
                                         np.broadcast_to(bt, batch + bt.shape[-2:])), -1, -2)
-    return record(LinalgSolveExBackward0, (A, B), wrap(np.array(x, A.dtype.np), A.dtype),
+    return record(LinalgSolveExBackward0, (A, B), wrap(xp_of(x).array(x, A.dtype.np), A.dtype),
                   {"left": left, "vector": vector})
 
 
@@ -518,8 +521,8 @@ def matrix_power(A, n):
     if A._data.ndim < 2 or A._data.shape[-1] != A._data.shape[-2]:
         _square("linalg.matrix_power", A)
     if n == 0:
-        eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
-        return S.clone(A).copy_(wrap(np.array(eye), A.dtype))
+        eye = np.broadcast_to(xp_of(A._data).eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
+        return S.clone(A).copy_(wrap(xp_of(eye).array(eye), A.dtype))
     if n == 1:
         return S.clone(A)
     a = A
@@ -564,7 +567,7 @@ def linalg_cross(input, other, *, dim=-1):
         r = np.cross(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), axis=d)
     except ValueError:
         raise E._broadcast_error(input, other) from None
-    return record(LinalgCrossBackward0, (input, other), wrap(np.asarray(r, dt.np), dt), {"dim": d})
+    return record(LinalgCrossBackward0, (input, other), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 
 _CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
@@ -611,7 +614,7 @@ class VdotBackward0(Function):
 
 def vdot(input, other):
     L.dot(input.detach(), other.detach())  # the same checks and messages as dot
-    return record(VdotBackward0, (input, other), wrap(np.asarray(np.dot(input._data, other._data)), input.dtype))
+    return record(VdotBackward0, (input, other), wrap(_asarray(np.dot(input._data, other._data)), input.dtype))
 
 
 def vecdot(x, y, *, dim=-1):

@@ -11,6 +11,7 @@ from .. import dtypes, errors, numerics
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
+from ..device import asarray as _asarray
 
 
 class ReturnType(tuple):
@@ -131,10 +132,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
     if dim is None:
         r = numerics.torch_mean(data, None, False, dt.np)
-        return record(MeanBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"in_shape": data.shape})
+        return record(MeanBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"in_shape": data.shape})
     dims = _dims(dim, data.ndim)
     r = numerics.torch_mean(data, dims, keepdim, dt.np)
-    return record(MeanBackward1, (input,), wrap(np.asarray(r, dt.np), dt),
+    return record(MeanBackward1, (input,), wrap(_asarray(r, dt.np), dt),
                   {"in_shape": data.shape, "dims": dims, "keepdim": keepdim})
 
 
@@ -269,7 +270,7 @@ def _extreme(input, dim, keepdim, is_max, name):
         if data.dtype.kind == "f" and np.isnan(data).any():
             r = np.asarray(np.nan, data.dtype)
         cls = MaxBackward1 if is_max else MinBackward1
-        return record(cls, (input,), wrap(np.asarray(r), input.dtype))
+        return record(cls, (input,), wrap(_asarray(r), input.dtype))
     if isinstance(dim, Tensor):
         from .elementwise import maximum, minimum  # noqa: PLC0415
         return maximum(input, dim) if is_max else minimum(input, dim)
@@ -289,8 +290,8 @@ def _extreme(input, dim, keepdim, is_max, name):
             values = np.squeeze(values, d)
         else:
             idx = np.expand_dims(idx, d)
-    indices = wrap(np.asarray(idx, np.int64), dtypes.int64)
-    vals = wrap(np.asarray(values), input.dtype)
+    indices = wrap(_asarray(idx, np.int64), dtypes.int64)
+    vals = wrap(_asarray(values), input.dtype)
     cls = MaxBackward0 if is_max else MinBackward0
     record(cls, (input,), vals, {"indices": indices, "dim": d, "keepdim": keepdim, "in_shape": data.shape})
     return _RETURN_TYPES[name]((vals, indices))
@@ -310,7 +311,7 @@ def _amaxmin(input, dim, keepdim, is_max):
     _check_nonempty(data, dims if dim != () and dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
     cls = AmaxBackward0 if is_max else AminBackward0
-    return record(cls, (input,), wrap(np.asarray(r), input.dtype), {"dims": dims, "keepdim": keepdim})
+    return record(cls, (input,), wrap(_asarray(r), input.dtype), {"dims": dims, "keepdim": keepdim})
 
 
 def amax(input, dim=(), keepdim=False):
@@ -338,32 +339,32 @@ def argmax(input, dim=None, keepdim=False):
     data = input._data
     _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmax")
     if dim is None:
-        return wrap(np.asarray(data.argmax(), np.int64), dtypes.int64)
+        return wrap(_asarray(data.argmax(), np.int64), dtypes.int64)
     d = _wrap_dim(dim, data.ndim)
     r = data.argmax(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
-    return wrap(np.asarray(r, np.int64), dtypes.int64)
+    return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
 def argmin(input, dim=None, keepdim=False):
     data = input._data
     _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmin")
     if dim is None:
-        return wrap(np.asarray(data.argmin(), np.int64), dtypes.int64)
+        return wrap(_asarray(data.argmin(), np.int64), dtypes.int64)
     d = _wrap_dim(dim, data.ndim)
     r = data.argmin(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
-    return wrap(np.asarray(r, np.int64), dtypes.int64)
+    return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
 def all(input, dim=None, keepdim=False):
     data = input._data
     r = data.all() if dim is None else data.all(axis=_dims(dim, data.ndim), keepdims=keepdim)
-    return wrap(np.asarray(r), dtypes.bool_)
+    return wrap(_asarray(r), dtypes.bool_)
 
 
 def any(input, dim=None, keepdim=False):
     data = input._data
     r = data.any() if dim is None else data.any(axis=_dims(dim, data.ndim), keepdims=keepdim)
-    return wrap(np.asarray(r), dtypes.bool_)
+    return wrap(_asarray(r), dtypes.bool_)
 
 
 # ---------------------------------------------------------------------------- softmax family
@@ -410,7 +411,7 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):
     else:
         e = np.exp(data - data.max(axis=d, keepdims=True))
         r = e / e.sum(axis=d, keepdims=True)
-    return record(SoftmaxBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dim": d})
+    return record(SoftmaxBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
@@ -421,7 +422,7 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
         m = data.max(axis=d, keepdims=True)
         s = data - m
         r = s - np.log(np.exp(s).sum(axis=d, keepdims=True))
-    return record(LogSoftmaxBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dim": d})
+    return record(LogSoftmaxBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 
 class LogsumexpBackward0(Function):
@@ -453,7 +454,7 @@ def logsumexp(input, dim, keepdim=False):
             r = r.reshape([s for i, s in enumerate(data.shape) if i not in dims])
     else:
         r = data.copy()
-    return record(LogsumexpBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
+    return record(LogsumexpBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
 
 
 # ---------------------------------------------------------------------------- var / std / norm
@@ -514,7 +515,7 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
                       stacklevel=3)
     r = numerics.torch_var(data, dims, c, keepdim, is_std)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c}
-    return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(np.asarray(r, dt.np), dt), kw)
+    return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(_asarray(r, dt.np), dt), kw)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -576,5 +577,5 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
     else:
         r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-    return record(LinalgVectorNormBackward0, (x,), wrap(np.asarray(r, dt.np), dt),
+    return record(LinalgVectorNormBackward0, (x,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})

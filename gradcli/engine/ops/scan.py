@@ -22,6 +22,9 @@ from . import reduction as R
 from .reduction import _RETURN_TYPES, return_type
 from .special import inplace_method, sgn
 from .shape import expand, flip, unsqueeze
+from ..device import asarray as _asarray
+from ..device import xp_of
+from ..device import host, like, on_host
 
 AminmaxResult = return_type("aminmax", ("min", "max"))
 SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
@@ -31,8 +34,8 @@ def _missing(name, arg):
     return errors.type_error(f'{name}() missing 1 required positional arguments: "{arg}"')
 
 
-def _zeros(shape, dt):
-    return wrap(np.zeros(shape, dt.np), dt)
+def _zeros(shape, dt, ref):
+    return wrap(xp_of(ref).zeros(shape, dt.np), dt)
 
 
 def _dim_of(input, dim):
@@ -69,7 +72,7 @@ def cumsum(input, dim=None, *, dtype=None):
     d = _dim_of(input, dim)
     data = input._data
     r = np.cumsum(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
-    return record(CumsumBackward0, (input,), wrap(np.asarray(r), dt), {"dim": d})
+    return record(CumsumBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 
 class CumprodBackward0(Function):
@@ -94,6 +97,7 @@ class CumprodBackward0(Function):
             at_i.reshape(-1)[i] = True
             after = np.zeros(shape, bool)
             after.reshape(-1)[i:] = True
+            at_i, after = like(x._data, at_i), like(x._data, after)
             xi = E.where(wrap(at_i, dtypes.bool_), 1.0, x)
             term = E.where(wrap(after, dtypes.bool_), g * cumprod(xi, d), 0.0)
             part = E.where(wrap(at_i, dtypes.bool_), R.sum(term, dim=d, keepdim=True), 0.0)
@@ -108,7 +112,7 @@ def cumprod(input, dim=None, *, dtype=None):
     d = _dim_of(input, dim)
     data = input._data
     r = np.cumprod(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
-    return record(CumprodBackward0, (input,), wrap(np.asarray(r), dt), {"dim": d})
+    return record(CumprodBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 
 class LogcumsumexpBackward0(Function):
@@ -133,8 +137,9 @@ def logcumsumexp(input, dim=None):
         raise not_implemented("logcumsumexp_out_cpu", input.dtype)
     d = _dim_of(input, dim)
     data = input._data
-    r = np.logaddexp.accumulate(data, axis=d) if data.ndim else data.copy()
-    return record(LogcumsumexpBackward0, (input,), wrap(np.asarray(r), input.dtype), {"dim": d})
+    # CuPy has no logaddexp.accumulate: on the GPU it runs on the host
+    r = on_host(lambda a: np.logaddexp.accumulate(a, axis=d), data) if data.ndim else data.copy()
+    return record(LogcumsumexpBackward0, (input,), wrap(_asarray(r), input.dtype), {"dim": d})
 
 
 # ---------------------------------------------------------------------------- value-selecting reductions
@@ -146,7 +151,7 @@ def _select_grad(g, dim, indices, in_shape, keepdim):
     if not keepdim:
         g = unsqueeze(g, dim)
         indices = unsqueeze(indices, dim)
-    return I.scatter(_zeros(in_shape, g.dtype), dim, indices, g)
+    return I.scatter(_zeros(in_shape, g.dtype, g._data), dim, indices, g)
 
 
 class _SelectBackward(Function):
@@ -199,7 +204,7 @@ class CummaxBackward0(_SelectMultiBackward):
         g = grads[0]
         if len(k["in_shape"]) == 0:
             return (g,)
-        return (I.scatter_add(_zeros(k["in_shape"], g.dtype), k["dim"], k["indices"], g),)
+        return (I.scatter_add(_zeros(k["in_shape"], g.dtype, g._data), k["dim"], k["indices"], g),)
 
 
 class CumminBackward0(CummaxBackward0):
@@ -207,8 +212,8 @@ class CumminBackward0(CummaxBackward0):
 
 
 def _pair(name, cls, input, values, indices, kw):
-    vals = wrap(np.asarray(values), input.dtype)
-    idx = wrap(np.asarray(indices, np.int64), dtypes.int64)
+    vals = wrap(like(input._data, values), input.dtype)
+    idx = wrap(like(input._data, indices, np.int64), dtypes.int64)
     kw = dict(kw, indices=idx, in_shape=input._data.shape)
     if input.dtype.is_floating_point:
         record_multi(cls, (input,), [vals, idx], kw)
@@ -256,8 +261,8 @@ def sort(input, dim=-1, descending=False, stable=None):
 def argsort(input, dim=-1, descending=False, stable=False):
     data = input._data
     d = _dim_of(input, dim)
-    idx = _argsort(data, d, descending) if data.ndim else np.zeros((), np.int64)
-    return wrap(np.asarray(idx, np.int64), dtypes.int64)
+    idx = _argsort(data, d, descending) if data.ndim else xp_of(data).zeros((), np.int64)
+    return wrap(_asarray(idx, np.int64), dtypes.int64)
 
 
 def msort(input):
@@ -275,7 +280,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if data.ndim == 0:
         return _pair("topk", TopkBackward0, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})
     idx = _argsort(data, d, largest)
-    idx = np.take(idx, np.arange(k), axis=d)
+    idx = np.take(idx, xp_of(idx).arange(k), axis=d)
     values = np.take_along_axis(data, idx, axis=d)
     return _pair("topk", TopkBackward0, input, values, idx, {"dim": d, "keepdim": True})
 
@@ -292,7 +297,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if data.ndim == 0:
         return _pair("kthvalue", KthvalueBackward0, input, data.copy(), np.zeros((), np.int64),
                      {"dim": d, "keepdim": keepdim})
-    idx = np.take(_argsort(data, d, False), [k - 1], axis=d)
+    idx = np.take(_argsort(data, d, False), xp_of(data).array([k - 1]), axis=d)
     values = np.take_along_axis(data, idx, axis=d)
     if not keepdim:
         idx, values = np.squeeze(idx, d), np.squeeze(values, d)
@@ -324,7 +329,7 @@ def median(input, dim=None, keepdim=False):
             r = np.asarray(np.nan, data.dtype)
         else:
             r = np.sort(flat, kind="stable")[(flat.size - 1) // 2]
-        out = wrap(np.asarray(r, data.dtype), input.dtype)
+        out = wrap(like(data, r, data.dtype), input.dtype)
         if input.dtype.is_floating_point:
             record(MedianBackward0, (input,), out)
         return out
@@ -335,7 +340,7 @@ def median(input, dim=None, keepdim=False):
     n = data.shape[d]
     order = _argsort(data, d, False)
     pos = (n - 1) // 2
-    idx = np.take(order, [pos], axis=d)
+    idx = np.take(order, xp_of(order).array([pos]), axis=d)
     if data.dtype.kind == "f":
         nan = np.isnan(data)
         first_nan = np.expand_dims(np.argmax(nan, axis=d), d)
@@ -351,7 +356,7 @@ def mode(input, dim=-1, keepdim=False):
     d = _dim_of(input, dim)
     if data.ndim == 0:
         return _pair("mode", ModeBackward0, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": keepdim})
-    moved = np.moveaxis(data, d, -1)
+    moved = np.moveaxis(host(data), d, -1)  # a loop over rows: on the host
     flat = moved.reshape(-1, moved.shape[-1])
     vals = np.empty(flat.shape[0], data.dtype)
     idxs = np.empty(flat.shape[0], np.int64)
@@ -376,10 +381,10 @@ def _cumext(input, dim, is_max):
         return _pair(name, cls, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})
     moved = np.moveaxis(data, d, -1)
     vals = np.empty_like(moved)
-    idxs = np.empty(moved.shape, np.int64)
+    idxs = xp_of(moved).empty(moved.shape, np.int64)
     n = moved.shape[-1]
     best = moved[..., 0].copy()
-    where_best = np.zeros(best.shape, np.int64)
+    where_best = xp_of(moved).zeros(best.shape, np.int64)
     isf = data.dtype.kind == "f"
     for i in range(n):
         cur = moved[..., i]
@@ -436,8 +441,8 @@ def aminmax(input, *, dim=None, keepdim=False):
             lo, hi = np.where(nan, np.nan, lo), np.where(nan, np.nan, hi)
     else:
         lo, hi = data.copy(), data.copy()
-    mn = wrap(np.asarray(lo, data.dtype), input.dtype)
-    mx = wrap(np.asarray(hi, data.dtype), input.dtype)
+    mn = wrap(_asarray(lo, data.dtype), input.dtype)
+    mx = wrap(_asarray(hi, data.dtype), input.dtype)
     if input.dtype.is_floating_point:
         kw = {"dims": dims, "keepdim": keepdim, "min": mn.detach(), "max": mx.detach()}
         record_multi(AminmaxBackward0, (input,), [mn, mx], kw)
@@ -451,7 +456,7 @@ def count_nonzero(input, dim=None):
     else:
         dims = R._dims(dim, data.ndim)
         r = np.count_nonzero(data, axis=dims) if data.ndim else np.count_nonzero(data)
-    return wrap(np.asarray(r, np.int64), dtypes.int64)
+    return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
 # ---------------------------------------------------------------------------- var_mean / std_mean, nan-reductions
@@ -558,7 +563,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
     else:
         r = np.nan_to_num(data, nan=0.0) if data.dtype.kind == "f" else data.copy()
-    return record(NansumBackward0, (input,), wrap(np.asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
+    return record(NansumBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -631,7 +636,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
     else:
         r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-    return record(LinalgVectorNormBackward0, (src,), wrap(np.asarray(r, dt.np), dt),
+    return record(LinalgVectorNormBackward0, (src,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})
 
 

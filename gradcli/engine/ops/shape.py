@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors, numerics
+from ..device import check_args, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 
@@ -146,7 +147,7 @@ def expand(input, *sizes):
                                  f"Tensor sizes: [{', '.join(map(str, shape))}]")
         target.append(s)
     arr = np.broadcast_to(input._data, tuple(target)) if type(input._data) is np.ndarray else \
-        input._data.__array_namespace__().broadcast_to(input._data, tuple(target))
+        xp_of(input._data).broadcast_to(input._data, tuple(target))
     out = view_of(input, arr)
     return record(ExpandBackward0, (input,), out, {"in_shape": shape})
 
@@ -359,6 +360,8 @@ def _check_list(tensors, name):
 def cat(tensors, dim=0):
     _check_list(tensors, "cat")
     tensors = list(tensors)
+    if len({type(t._data) for t in tensors}) > 1:
+        check_args("cat", (("tensors", tensors),))
     from .. import dtypes  # noqa: PLC0415
     dt = dtypes.result_type(tensors)
     # legacy rule: 1-D empty tensors are skipped whatever the other shapes
@@ -406,6 +409,8 @@ def stack(tensors, dim=0):
             raise errors.runtime(f"stack expects each tensor to be equal size, but got "
                                  f"[{', '.join(map(str, shape))}] at entry 0 and "
                                  f"[{', '.join(map(str, t._data.shape))}] at entry {i}")
+    if len({type(t._data) for t in tensors}) > 1:
+        check_args("cat", (("tensors", tensors),))  # torch.stack is a cat of unsqueezed tensors
     from .. import dtypes  # noqa: PLC0415
     dt = dtypes.result_type(tensors)
     d = _wrap_dim(dim, len(shape) + 1)

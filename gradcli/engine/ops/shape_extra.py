@@ -17,6 +17,8 @@ from . import elementwise as E
 from . import indexing as I
 from . import shape as S
 from .special import warn_once
+from ..device import asarray as _asarray
+from ..device import on_host, scatter_add as _scatter_add_at, xp_of
 
 
 def _ints(seq):
@@ -48,7 +50,8 @@ def roll(input, shifts, dims=None):
         raise errors.runtime(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(_wrap_dim(d, data.ndim) for d in dims)
     r = np.roll(data, shifts, dims) if data.size else data.copy()
-    return record(RollBackward0, (input,), wrap(np.ascontiguousarray(r), input.dtype), {"shifts": shifts, "dims": dims})
+    return record(RollBackward0, (input,), wrap(xp_of(r).ascontiguousarray(r), input.dtype),
+                  {"shifts": shifts, "dims": dims})
 
 
 class Rot90Backward0(Function):
@@ -69,7 +72,7 @@ def rot90(input, k=1, dims=(0, 1)):
     d0, d1 = (_wrap_dim(d, nd) for d in dims)
     if d0 == d1:
         raise errors.runtime(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-    r = np.ascontiguousarray(np.rot90(input._data, k, (d0, d1)))
+    r = xp_of(input._data).ascontiguousarray(np.rot90(input._data, k, (d0, d1)))
     return record(Rot90Backward0, (input,), wrap(r, input.dtype), {"k": k, "dims": (d0, d1)})
 
 
@@ -124,7 +127,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def _scalar_like(value, like, d):
     shape = list(like._data.shape)
     shape[d] = 1
-    return wrap(np.full(shape, value, like._data.dtype), like.dtype)
+    return wrap(xp_of(like._data).full(shape, value, like._data.dtype), like.dtype)
 
 
 def unflatten(input, dim, sizes):
@@ -196,8 +199,8 @@ def atleast_3d(*tensors):
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # torch.repeat_interleave(repeats): the indices each position repeats
-        counts = input._data
-        return wrap(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64), dtypes.int64)
+        counts = input._data  # CuPy's repeat takes no array of counts: the index is made on the host
+        return wrap(on_host(lambda c: np.repeat(np.arange(c.shape[0]), c).astype(np.int64), counts), dtypes.int64)
     x = input
     if dim is None:
         x = S.flatten(x)
@@ -211,7 +214,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if reps.shape[0] != x._data.shape[d]:
             raise errors.runtime(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                  f"{reps.shape[0]} and input.size({d}) = {x._data.shape[d]}")
-        idx = wrap(np.repeat(np.arange(reps.shape[0]), reps).astype(np.int64), dtypes.int64)
+        idx = wrap(on_host(lambda c: np.repeat(np.arange(c.shape[0]), c).astype(np.int64), reps), dtypes.int64)
         return I.index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:
@@ -245,10 +248,10 @@ class _TakeScatter(Function):
 
 
 def _take_scatter(g, index, in_shape):
-    flat = np.zeros(int(np.prod(in_shape)) if in_shape else 1, g._data.dtype)
+    flat = xp_of(g._data).zeros(int(np.prod(in_shape)) if in_shape else 1, g._data.dtype)
     idx = index._data.reshape(-1)
     idx = np.where(idx < 0, idx + flat.size, idx)
-    np.add.at(flat, idx, g._data.reshape(-1))
+    _scatter_add_at(flat, idx, g._data.reshape(-1))
     return record(_TakeScatter, (g,), wrap(flat.reshape(in_shape), g.dtype), {"index": index})
 
 
@@ -262,7 +265,7 @@ def take(input, index):
         raise errors.index(f"out of range: tried to access index {int(bad.reshape(-1)[0])} on a tensor of {n} "
                            "elements.")
     r = input._data.reshape(-1)[idx]
-    return record(TakeBackward0, (input, index), wrap(np.asarray(r), input.dtype),
+    return record(TakeBackward0, (input, index), wrap(_asarray(r), input.dtype),
                   {"index": index, "in_shape": input._data.shape})
 
 
@@ -286,7 +289,8 @@ def take_along_dim(input, indices, dim=None):
     idx_shape = list(bshape)
     idx_shape[d] = indices._data.shape[d]
     x = S.expand(input, tuple(in_shape))
-    idx = wrap(np.ascontiguousarray(np.broadcast_to(indices._data, tuple(idx_shape))), indices.dtype)
+    idx = wrap(xp_of(indices._data).ascontiguousarray(np.broadcast_to(indices._data, tuple(idx_shape))),
+               indices.dtype)
     return I.gather(x, d, idx)
 
 
@@ -441,11 +445,13 @@ def _windows(data, d, size, step):
     n = (data.shape[d] - size) // step + 1 if data.ndim else 1
     shape = data.shape[:d] + (n,) + data.shape[d + 1:] + (size,)
     strides = data.strides[:d] + (data.strides[d] * step,) + data.strides[d + 1:] + (data.strides[d],)
+    if type(data) is not np.ndarray:  # CuPy's as_strided has no writeable flag
+        return xp_of(data).lib.stride_tricks.as_strided(data, shape, strides)
     return np.lib.stride_tricks.as_strided(data, shape, strides, writeable=False)
 
 
 def _unfold_backward(g, in_shape, d, size, step):
-    out = np.zeros(in_shape, g._data.dtype)
+    out = xp_of(g._data).zeros(in_shape, g._data.dtype)
     n = g._data.shape[d]
     for i in range(n):
         sl = [slice(None)] * len(in_shape)

@@ -23,6 +23,7 @@ from ..tensor import Tensor, _wrap_dim, wrap
 from . import elementwise as E
 from .elementwise import _coerce, _needs, _shaped, binary, unary, where
 from .shape import sum_to
+from ..device import asarray as _asarray
 
 _SQRT_PI = math.sqrt(math.pi)
 _LN2 = math.log(2.0)
@@ -58,7 +59,7 @@ def _host(fn):
 
 
 def _out(arr, dt):
-    return wrap(np.asarray(arr).astype(dt.np, copy=False), dt)
+    return wrap(_asarray(arr).astype(dt.np, copy=False), dt)
 
 
 def _tensors(*xs):
@@ -435,7 +436,7 @@ class Deg2RadBackward0(Function):
 
     @staticmethod
     def forward(x):
-        return x * np.asarray(math.pi / 180.0, x.dtype)
+        return x * x.dtype.type(math.pi / 180.0)
 
     def backward(self, g):
         return (g * (math.pi / 180.0),)
@@ -446,7 +447,7 @@ class Rad2DegBackward0(Function):
 
     @staticmethod
     def forward(x):
-        return x * np.asarray(180.0 / math.pi, x.dtype)
+        return x * x.dtype.type(180.0 / math.pi)
 
     def backward(self, g):
         return (g * (180.0 / math.pi),)
@@ -554,19 +555,19 @@ def fix(input):
 
 
 def signbit(input):
-    return wrap(np.asarray(np.signbit(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.signbit(input._data)), dtypes.bool_)
 
 
 def isposinf(input):
-    return wrap(np.asarray(np.isposinf(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.isposinf(input._data)), dtypes.bool_)
 
 
 def isneginf(input):
-    return wrap(np.asarray(np.isneginf(input._data)), dtypes.bool_)
+    return wrap(_asarray(np.isneginf(input._data)), dtypes.bool_)
 
 
 def isreal(input):
-    return wrap(np.ones(input._data.shape, bool), dtypes.bool_)
+    return wrap(xp_of(input._data).ones(input._data.shape, bool), dtypes.bool_)
 
 
 def positive(input):
@@ -667,8 +668,8 @@ def logaddexp2(input, other):
 def _xlogy_np(x, y):
     with np.errstate(all="ignore"):
         r = x * np.log(y)
-    r = np.where(np.asarray(x) == 0, np.where(np.isnan(y), np.nan, 0.0), r)
-    return np.asarray(r)
+    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0), r)
+    return _asarray(r)
 
 
 def _xlogy_grad(g, other):
@@ -716,7 +717,7 @@ class XlogyBackward2(Function):
 
 
 def _full_like(t, value):
-    return wrap(np.full(t._data.shape, value, t._data.dtype), t.dtype)
+    return wrap(xp_of(t._data).full(t._data.shape, value, t._data.dtype), t.dtype)
 
 
 def xlogy(input, other):
@@ -763,7 +764,7 @@ def fmod(input, other):
     other = _coerce(other)
     dt = dtypes.result_type((input, other))
     x, y = E._operands(input, other, dt)
-    if not dt.is_floating_point and np.any(np.asarray(y) == 0):
+    if not dt.is_floating_point and np.any(np.equal(y, 0)):
         raise errors.runtime("ZeroDivisionError")
     try:
         r = _fmod_np(x, y)
@@ -1436,7 +1437,7 @@ def threshold(input, threshold, value, inplace=False):
 def _threshold(input, threshold, value):
     if input.dtype is dtypes.bool_:
         raise not_implemented("threshold_cpu", input.dtype)
-    out = _out(np.where(input._data <= threshold, np.asarray(value).astype(input._data.dtype), input._data),
+    out = _out(np.where(input._data <= threshold, np.asarray(value).astype(input._data.dtype)[()], input._data),
                input.dtype)
     if input.dtype.is_floating_point:
         out = record(ThresholdBackward0, (input,), out, {"threshold": threshold})
@@ -1505,8 +1506,8 @@ def glu(input, dim=-1):
     if n % 2:
         raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
     x = input._data
-    a = np.take(x, np.arange(n // 2), axis=d)
-    b = np.take(x, np.arange(n // 2, n), axis=d)
+    a = np.take(x, xp_of(x).arange(n // 2), axis=d)
+    b = np.take(x, xp_of(x).arange(n // 2, n), axis=d)
     return record(GluBackward0, (input,), _out(a * _sigmoid_np(b), input.dtype), {"dim": d})
 
 
@@ -1544,7 +1545,7 @@ def _compare_inplace(name):
         check_inplace(self)
         other = _coerce(other)
         r = compare(self, other)
-        out = wrap(np.asarray(r._data).astype(self._data.dtype), self.dtype)
+        out = wrap(_asarray(r._data).astype(self._data.dtype), self.dtype)
         if self.dtype.is_floating_point:
             if isinstance(other, Tensor):
                 record(one, (self, other), out)
