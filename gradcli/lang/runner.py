@@ -15,6 +15,8 @@ import contextlib
 import gc
 import keyword
 import sys
+import threading
+import time
 import traceback
 import warnings as _warnings
 from dataclasses import dataclass, field
@@ -50,7 +52,13 @@ HINTS = {
     "max_steps": "a loop that never ends? raise the limit with --max-steps N",
     "timeout": "raise the limit with --timeout SECONDS",
     "recursion": "a function that calls itself without end?",
+    "source_size": "a .grad script is code, not data: build large tensors in the script (torch.randn, "
+                   "torch.arange, ...) instead of writing them out",
 }
+
+# The largest script (characters) the parser is given: tutorial scripts are a few KB, and parsing
+# runs at about 100,000 characters a second (memory about 50 bytes a character), uninterruptibly.
+MAX_SOURCE_CHARS = 2_000_000
 
 NONLEAF_GRAD_TEXT = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
@@ -133,6 +141,41 @@ def _no_gc():
             gc.enable()
 
 
+def source_too_large(filename=None):
+    """The error for a script over MAX_SOURCE_CHARS characters (refused before it is parsed)."""
+    return GradScriptError(f"the script is larger than the limit of {MAX_SOURCE_CHARS:,} characters",
+                           type_name="MemoryError", filename=filename, line=1, column=1, end_line=1, end_column=2,
+                           hint=HINTS["source_size"])
+
+
+@contextlib.contextmanager
+def _watch_clock(rt):
+    """--timeout for scripts whose steps are few and slow: the runner looks at the clock only when
+    a chunk of steps is used up (Runtime.refill), so a short loop of big matmuls would run on past
+    the deadline. Once the deadline has passed, a watchdog thread empties the step budget (again
+    and again: the running code may write back a stale value), so the next step checks the clock."""
+    deadline = rt.deadline
+    if deadline is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch():
+        if done.wait(max(0.0, deadline - time.monotonic()) + 0.001):
+            return
+        while True:
+            rt.budget = -1
+            if done.wait(0.02):
+                return
+
+    thread = threading.Thread(target=watch, name="gradcli-timeout", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+
+
 def hint_text(key):
     return HINTS.get(key) if isinstance(key, str) else None
 
@@ -188,8 +231,12 @@ class Session:
     @contextlib.contextmanager
     def _engine(self, filename):
         from ..engine import api, autograd, dtypes, factory, formatting
+        from ..engine import device as engine_device
         saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
                  factory._limits["max_elements"], autograd._site_hook[0], sys.getrecursionlimit())
+        saved_device = engine_device._default[0]
+        # --device / :device is torch.set_default_device for the run: constructors and nn modules alike
+        engine_device.set_default_device(getattr(self.options, "device", None) or None)
         rt = self.rt
         rt.filename = filename
         if self._engine_state is None:
@@ -224,6 +271,7 @@ class Session:
             self._engine_state = (dtypes.get_default_dtype(), autograd.grad_mode.enabled,
                                   formatting.get_printoptions())
             dtypes.set_default_dtype(saved[0])
+            engine_device._default[0] = saved_device
             autograd.grad_mode.enabled = saved[1]
             formatting.set_printoptions(**saved[2])
             factory.set_max_elements(saved[3])
@@ -267,6 +315,8 @@ class Session:
     # ------------------------------------------------------------------ running
     def _parse(self, source, filename):
         from .parser import parse
+        if len(source) > MAX_SOURCE_CHARS:
+            return None, source_too_large(filename)
         try:
             with _no_gc():
                 # return/break/continue out of place are found statement by statement, when the
@@ -290,9 +340,10 @@ class Session:
         self.rt.reset()
         self._source = source
         self._hooks = None
-        module, error = self._parse(source, filename)
-        if error is None:
-            error = self._execute(module, filename)
+        with _watch_clock(self.rt):
+            module, error = self._parse(source, filename)
+            if error is None:
+                error = self._execute(module, filename)
         hooks = self._hooks
         return RunResult(ok=error is None, outputs=self._outputs, error=error, warnings=self._warnings,
                          variables=self.variables(), explain=list(hooks.explain) if hooks else [],
@@ -316,6 +367,8 @@ class Session:
                 for node, f in compiled:
                     loc[0] = node
                     try:
+                        if rt.budget < 0:  # emptied by _watch_clock: past the --timeout deadline
+                            rt.refill()
                         f(G)
                     except Exception as e:  # noqa: BLE001 - the script's error (or ours): reported
                         return self._convert(e, loc[0] or node, filename)
@@ -341,7 +394,7 @@ class Session:
         rt.reset()
         node = module.body[0]
         result = []
-        with self._engine(filename):
+        with self._engine(filename), _watch_clock(rt):
             try:
                 fn = Compiler(rt, self.namespaces, self.globals, filename).compile_expression(node.value)
                 rt.loc[0] = node
@@ -443,4 +496,4 @@ def evaluate_expression(expr: str, variables: dict, options=None):
 
 
 __all__ = ["RunOptions", "Output", "Warning", "RunResult", "Session", "run_source", "evaluate_expression",
-           "InternalError", "HINTS", "hint_text"]
+           "InternalError", "HINTS", "hint_text", "MAX_SOURCE_CHARS", "source_too_large"]

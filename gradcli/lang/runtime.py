@@ -50,6 +50,10 @@ class LimitError(Exception):
         self.gradcli_hint = hint
 
 
+def timeout_text(timeout):
+    return f"the script ran longer than {timeout:g} second{'' if timeout == 1 else 's'} (--timeout)"
+
+
 class Runtime:
     """The mutable state of one run: limits, counters, output sink, current statement."""
 
@@ -86,8 +90,7 @@ class Runtime:
 
     def check_time(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise LimitError("TimeoutError", f"the script ran longer than {self.timeout:g} seconds (--timeout)",
-                             hint="timeout")
+            raise LimitError("TimeoutError", timeout_text(self.timeout), hint="timeout")
 
     def line(self):
         node = self.loc[0]
