@@ -10,12 +10,71 @@ Exit codes: 0 success; 1 the script raised (syntax, runtime, failed assert); 2 u
 from __future__ import annotations
 
 import sys
-from enum import Enum
-from typing import Annotated, List, Optional
 
-import typer
 
-from gradcli import __version__
+def _interrupted_early(signum, frame):  # noqa: ARG001 - a signal handler
+    """Ctrl-C while gradcli starts, before a command runs: say what an interrupted command says
+    (under --json, its document), without a traceback from the middle of an import; exit 130.
+    It imports nothing (the interrupted import may be half done) and writes with os.write."""
+    import os  # noqa: PLC0415 - already loaded by the interpreter itself
+
+    try:
+        args = sys.argv[1:]
+        if "--json" in args and args[:1] in (["run"], ["grad"]):
+            os.write(1, _INTERRUPTED_DOC.replace("@COMMAND@", args[0]).encode())
+        os.write(2, b"gradcli: interrupted\n")
+    finally:
+        os._exit(130)
+
+
+# what `run --json` / `grad --json` print when interrupted (render.jsonout's run_doc, dumps form)
+_INTERRUPTED_DOC = """{
+  "schema": "gradcli/1",
+  "command": "@COMMAND@",
+  "file": null,
+  "ok": false,
+  "exit_code": 130,
+  "outputs": [],
+  "tensors": {},
+  "error": {
+    "type": "KeyboardInterrupt",
+    "message": "interrupted",
+    "file": null,
+    "line": null,
+    "column": null,
+    "end_line": null,
+    "end_column": null,
+    "hint": null
+  },
+  "warnings": []
+}
+"""
+
+
+def _commands_own_interrupts() -> None:
+    """From here on Ctrl-C is a KeyboardInterrupt, which every command reports itself."""
+    import signal  # noqa: PLC0415
+
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):  # not the main thread (main() called from a thread)
+        pass
+
+
+try:  # first thing, before the imports that take most of the start-up time (_signal: no enum import)
+    import _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_early)
+except (ImportError, AttributeError, ValueError, OSError):  # another Python, or not the main thread
+    pass
+
+from enum import Enum  # noqa: E402
+from typing import Annotated, List, Optional  # noqa: E402
+
+import typer  # noqa: E402
+
+from gradcli import __version__  # noqa: E402
 
 from .common import EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_USAGE, Flags, internal_error, parse_count, say
 
@@ -104,9 +163,11 @@ def root(
         return
     stdin = sys.stdin
     if stdin is not None and stdin.isatty():
+        _commands_own_interrupts()
         raise typer.Exit(_repl(Flags()))
     from .runcmd import run_command  # noqa: PLC0415
 
+    _commands_own_interrupts()
     raise typer.Exit(run_command(["-"], None, Flags()))
 
 
@@ -146,6 +207,7 @@ def run(
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
                   summary=summary, max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug,
                   explain=explain, check=check, detect_anomaly=detect_anomaly)
+    _commands_own_interrupts()
     raise typer.Exit(run_command(files, expr, flags))
 
 
@@ -190,6 +252,7 @@ def graph(
 
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
                   max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    _commands_own_interrupts()
     raise typer.Exit(graph_command(file, var, "json" if json_ else fmt.value, output, saved, flags))
 
 
@@ -224,6 +287,7 @@ def grad(
 
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
                   max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
+    _commands_own_interrupts()
     raise typer.Exit(grad_command(expr, variables, wrt, order, flags))
 
 
@@ -243,6 +307,7 @@ def repl(
     """An interactive GradScript session (statements from stdin when it is not a terminal)."""
     flags = Flags(device=device.value, dtype=dtype.value, seed=seed, no_color=no_color,
                   max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug, explain=explain)
+    _commands_own_interrupts()
     raise typer.Exit(_repl(flags))
 
 

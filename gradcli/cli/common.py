@@ -135,5 +135,45 @@ def internal_error(exc: BaseException, debug: bool) -> None:
     say(f"internal error: {what} {INTERNAL_HINT}")
 
 
+# --timeout's last resort: how long after the deadline a script stuck inside one long operation
+# (a huge matmul, which the runner cannot interrupt) is stopped by ending the process
+TIMEOUT_GRACE = 1.0
+
+
+class hard_deadline:  # noqa: N801 - used as a context manager
+    """Behind the runner's own --timeout (checked between steps): if the block is still running
+    TIMEOUT_GRACE seconds after the deadline, a watchdog thread calls expire() (which reports the
+    TimeoutError) and ends the process with exit status 1."""
+
+    def __init__(self, timeout, expire):
+        self.timeout, self.expire = timeout, expire
+
+    def __enter__(self):
+        if self.timeout is None:
+            return self
+        import threading  # noqa: PLC0415
+
+        self.done = threading.Event()
+        threading.Thread(target=self._watch, name="gradcli-hard-timeout", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.timeout is not None:
+            self.done.set()
+        return False
+
+    def _watch(self):
+        if self.done.wait(self.timeout + TIMEOUT_GRACE):
+            return
+        try:
+            self.expire()
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(EXIT_SCRIPT)
+
+
 def env_flag(name: str) -> bool:
     return bool(os.environ.get(name))

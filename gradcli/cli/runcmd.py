@@ -5,7 +5,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
-                     UsageProblem, check_device, decode_source, internal_error, say)
+                     UsageProblem, check_device, decode_source, hard_deadline, internal_error, say)
 
 STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
@@ -38,17 +38,20 @@ def read_sources(files, expr) -> list[Source]:
     if expr is not None:
         sources.append(Source(EXPR_NAME, expr, predefine=True))
     stdin_used = False
+    from gradcli.lang.runner import MAX_SOURCE_CHARS, source_too_large  # noqa: PLC0415
+
+    most = 4 * MAX_SOURCE_CHARS + 3  # bytes: more cannot be a script under the limit (/dev/zero, `yes |`)
     for name in files or ():
         if name == "-":
             if stdin_used:
                 raise UsageProblem("'-' (stdin) can be given only once")
             stdin_used = True
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+            data = sys.stdin.buffer.read(most + 1) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
             label = STDIN_NAME
         else:
             try:
                 with open(name, "rb") as fh:
-                    data = fh.read()
+                    data = fh.read(most + 1)
             except FileNotFoundError:
                 raise UsageProblem(f"cannot open '{name}': no such file") from None
             except IsADirectoryError:
@@ -56,6 +59,11 @@ def read_sources(files, expr) -> list[Source]:
             except OSError as exc:
                 raise UsageProblem(f"cannot open '{name}': {exc.strerror or exc}") from None
             label = name
+        if len(data) > most:
+            big = source_too_large(label)
+            sources.append(Source(label, None, {k: getattr(big, k) for k in (
+                "type_name", "message", "line", "column", "end_line", "end_column", "hint")}))
+            continue
         text, err = decode_source(data, label)
         sources.append(Source(label, text, err))
     return sources
@@ -79,8 +87,9 @@ def _is_cuda_unavailable(exc) -> bool:
     return type(exc).__name__ == "CudaUnavailable"
 
 
-def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool) -> Outcome:
-    """Run one input; stream its output unless --json; render its error and warnings on stderr."""
+def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool, previous=()) -> Outcome:
+    """Run one input; stream its output unless --json; render its error and warnings on stderr.
+    ``previous``: the outcomes of the inputs before it (for the JSON document of a hard timeout)."""
     from gradcli.render.diagnostics import WarningPrinter, print_error  # noqa: PLC0415
     from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
 
@@ -123,7 +132,9 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
             session.predefine_modules()
         if (flags.explain or flags.check) and not flags.json:
             session.on_pass = _pass_printer(color_err, src.name)
-        result = session.run(src.text, src.name)
+        with hard_deadline(options.timeout, lambda: _hard_timeout(src, flags, session, outcome, previous,
+                                                                  color_err)):
+            result = session.run(src.text, src.name)
         if flags.explain:
             outcome.explain = [r.to_json() for r in getattr(result, "explain", None) or ()]
         if flags.check:
@@ -170,6 +181,28 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         outcome.exit_code = EXIT_SCRIPT
         outcome.error = simple_error("Error", "the script failed", src.name)
     return outcome
+
+
+def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:
+    """The script is still inside one long operation past --timeout: report the TimeoutError at
+    the statement that runs (the process ends right after, see common.hard_deadline)."""
+    from gradcli.lang.runner import hint_text  # noqa: PLC0415
+    from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
+    from gradcli.render.jsonout import error_json  # noqa: PLC0415
+
+    node = session.rt.loc[0]
+    span = {k: getattr(node, k, None) for k in ("line", "column", "end_line", "end_column")}
+    err = _Located("TimeoutError", timeout_text(session.rt.timeout),
+                   filename=src.name, hint=hint_text("timeout"), **span)
+    outcome.exit_code, outcome.error, outcome.variables = EXIT_SCRIPT, error_json(err, src.name), {}
+    if flags.json:
+        runs = [*previous, outcome]
+        _emit_json(runs, max(o.exit_code for o in runs))
+    else:
+        sys.stdout.flush()
+        from gradcli.render.diagnostics import print_error  # noqa: PLC0415
+
+        print_error(err, sys.stderr, color_err, source=src.text, filename=src.name)
 
 
 def _pass_printer(color: bool, name: str):
@@ -266,7 +299,7 @@ def run_command(files, expr, flags: Flags) -> int:
         color_out, color_err = flags.color_out(), flags.color_err()
         for src in sources:
             current[0] = src.name
-            outcome = run_one(src, flags, options, color_out, color_err)
+            outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes)
             outcomes.append(outcome)
             if flags.summary and not flags.json:
                 _summary(outcome, color_out, len(sources) > 1)
