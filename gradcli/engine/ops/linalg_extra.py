@@ -366,18 +366,19 @@ def triu(input, diagonal=0):
     return _tri(input, diagonal, False)
 
 
-def _tri_indices(row, col, offset, lower, dtype=None):
+def _tri_indices(row, col, offset, lower, dtype=None, device=None):
+    from ..factory import _finish  # noqa: PLC0415
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
     dt = dtype or dtypes.int64
-    return wrap(np.stack([r, c]).astype(dt.np), dt)
+    return _finish(np.stack([r, c]).astype(dt.np), dt, device, False)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices(row, col, offset, True, dtype)
+    return _tri_indices(row, col, offset, True, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices(row, col, offset, False, dtype)
+    return _tri_indices(row, col, offset, False, dtype, device)
 
 
 # ---------------------------------------------------------------------------- det, slogdet, inv, solve

@@ -232,7 +232,7 @@ class MaxBackward0(Function):
             idx = unsqueeze(idx, k["dim"])
         from .indexing import scatter  # noqa: PLC0415
         from ..factory import zeros  # noqa: PLC0415
-        base = zeros(k["in_shape"], dtype=g.dtype)
+        base = zeros(k["in_shape"], dtype=g.dtype, device=g.device)
         return (scatter(base, k["dim"], idx, g),)
 
 

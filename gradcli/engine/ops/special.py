@@ -668,7 +668,7 @@ def logaddexp2(input, other):
 def _xlogy_np(x, y):
     with np.errstate(all="ignore"):
         r = x * np.log(y)
-    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0), r)
+    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0)[()], r)  # [()]: a number stays a number
     return _asarray(r)
 
 
