@@ -311,6 +311,12 @@ def test_check_accepts_kinks_and_reports_unreplayable_nodes():
     assert first.failure is None and first.global_checked
     assert second.failure is None and second.unchecked and not second.global_checked
     assert "not checked" in second.line_text()
+    # kinks along random directions (100+ elements, exact -1, 0 and 1): inconclusive, not failures
+    src = ("import torch\nx = (torch.arange(-50, 51) / 10.).requires_grad_()\n"
+           "y = (torch.nn.functional.hardtanh(x) * torch.arange(101.)).sum() + torch.relu(x).sum()\ny.backward()\n")
+    result, _ = run(src, check=True)
+    assert result.ok, result.error
+    assert result.checks[0].kinks >= 1 and "non-differentiable" in result.checks[0].line_text()
 
 
 # ----------------------------------------------------------------------------- anomaly mode
