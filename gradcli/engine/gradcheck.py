@@ -18,6 +18,7 @@ import numpy as np
 from . import dtypes
 from .autograd import grad_mode
 from .autograd_api import grad as _grad
+from .device import host, is_host, like
 from .tensor import Tensor, wrap
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -67,7 +68,7 @@ class _grad_enabled:
 
 def _flat_values(outs):
     """Every floating output flattened to float64 (non-floating outputs are not differentiated)."""
-    return [np.asarray(o._data, dtype=np.float64).reshape(-1).copy() if o.dtype.is_floating_point else None
+    return [np.asarray(host(o._data), dtype=np.float64).reshape(-1).copy() if o.dtype.is_floating_point else None
             for o in outs]
 
 
@@ -79,7 +80,7 @@ def _numerical_jacobian(func, inputs, eps):
         if not _is_diff(x):
             continue
         flat = x._data.reshape(-1)  # a view: the perturbation is seen by func
-        if not np.shares_memory(flat, x._data):
+        if not (np.shares_memory(flat, x._data) if is_host(flat) else x._data.flags.c_contiguous):
             raise GradcheckError(f"gradcheck needs input {i} to be contiguous")
         n = flat.size
         cols = [np.zeros((0 if o0 is None else o0.size, n)) for o0 in _flat_values(outs0)]
@@ -111,7 +112,8 @@ def _analytical_jacobian(outs, inputs):
         for k in range(m):
             onehot = np.zeros(m, dtype=out.dtype.np)
             onehot[k] = 1
-            gs = _grad(out, [inputs[i] for i in diff], grad_outputs=wrap(onehot.reshape(out._data.shape), out.dtype),
+            gs = _grad(out, [inputs[i] for i in diff],
+                       grad_outputs=wrap(like(out._data, onehot.reshape(out._data.shape)), out.dtype),
                        retain_graph=True, allow_unused=True)
             for i, g in zip(diff, gs):
                 if g is None:
@@ -122,7 +124,7 @@ def _analytical_jacobian(outs, inputs):
                 if g.dtype is not inputs[i].dtype:
                     raise GradcheckError(f"Gradient has dtype mismatch for input {i}: expected "
                                          f"{inputs[i].dtype}, got {g.dtype}")
-                jac[o][i][k, :] = np.asarray(g._data, np.float64).reshape(-1)
+                jac[o][i][k, :] = np.asarray(host(g._data), np.float64).reshape(-1)
     return jac
 
 
@@ -193,9 +195,9 @@ def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed):
     for i in diff:
         x = inputs[i]
         orig = x._data.copy()
-        x._data[...] = orig + eps * us[i]
+        x._data[...] = orig + like(orig, eps * us[i])
         plus = _flat_values(_outputs(func, inputs))
-        x._data[...] = orig - eps * us[i]
+        x._data[...] = orig - like(orig, eps * us[i])
         minus = _flat_values(_outputs(func, inputs))
         x._data[...] = orig
         for o, out in enumerate(outs):
@@ -204,10 +206,10 @@ def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed):
             numerical = float(np.dot(vs[o].reshape(-1), (plus[o] - minus[o]) / (2 * eps)))
             analytical = 0.0
             if out._rg:
-                (g,) = _grad(out, [x], grad_outputs=wrap(vs[o].astype(out.dtype.np), out.dtype), retain_graph=True,
-                             allow_unused=True)
+                (g,) = _grad(out, [x], grad_outputs=wrap(like(out._data, vs[o].astype(out.dtype.np)), out.dtype),
+                             retain_graph=True, allow_unused=True)
                 if g is not None:
-                    analytical = float(np.dot(np.asarray(g._data, np.float64).reshape(-1), us[i].reshape(-1)))
+                    analytical = float(np.dot(np.asarray(host(g._data), np.float64).reshape(-1), us[i].reshape(-1)))
             if not np.isclose(analytical, numerical, rtol=rtol, atol=atol, equal_nan=True):
                 return _fail(f"Jacobian mismatch for output {o} with respect to input {i},\n"
                              f"numerical:{_fmt(numerical)}\nanalytical:{_fmt(analytical)}\n", raise_exception)
@@ -226,7 +228,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         rng = np.random.default_rng(seed)
         outs = _outputs(func, inputs)
         grad_outputs = tuple(
-            _leaf(rng.uniform(-1, 1, o._data.shape).astype(o.dtype.np), o.dtype)
+            _leaf(like(o._data, rng.uniform(-1, 1, o._data.shape).astype(o.dtype.np)), o.dtype)
             for o in outs if o.dtype.is_floating_point and o._rg)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
