@@ -504,6 +504,8 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
 
     # Ready nodes run highest sequence number first (AccumulateGrad, -inf, before all; ties by id).
     # A buffer holds a single-output node's gradient itself, a multi-output node's list of them.
+    # A node made ready while no other node is (a chain: the common case) skips the heap, and its
+    # gradient, when single-output, goes to it directly instead of through the buffers ("carry").
     push, pop = heapq.heappush, heapq.heappop
     ready = [(-node._seq, id(node), node) for node, d in deps.items() if d == 0]
     heapq.heapify(ready)
@@ -514,13 +516,25 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
     for node, buf in list(buffers.items()):
         if node.n_outputs == 1:
             buffers[node] = buf[0]
-    while ready:
-        node = pop(ready)[2]
+    carry = carry_g = None
+    while True:
+        if carry is not None:
+            node = carry
+            carry = None
+        elif ready:
+            node = pop(ready)[2]
+        else:
+            break
         if needed is not None and node not in needed:
+            carry_g = None
             continue
         single = node.n_outputs == 1
         if single:
-            g = buffers.pop(node, None)
+            if carry_g is not None:
+                g = carry_g
+                carry_g = None
+            else:
+                g = buffers.pop(node, None)
         else:
             grads = buffers.pop(node, None) or [None] * node.n_outputs
         x = node._x
@@ -567,22 +581,35 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
             k += 1
             if nxt is None:
                 continue
+            d = deps[nxt] - 1
+            deps[nxt] = d
             gk = in_grads[k] if k < n_in else None
             if gk is not None:
                 if gk.dtype is not nxt._out_dtype:
                     gk = gk.to(nxt._out_dtype)
                 if nxt.n_outputs == 1:
-                    prev = buffers.get(nxt)
-                    buffers[nxt] = gk if prev is None else prev + gk
+                    if d == 0 and carry is None and not ready:  # the next node to run: hand the grad over
+                        prev = buffers.pop(nxt, None)
+                        carry_g = gk if prev is None else prev + gk
+                    else:
+                        prev = buffers.get(nxt)
+                        buffers[nxt] = gk if prev is None else prev + gk
                 else:
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
                     buf[nr] = gk if buf[nr] is None else buf[nr] + gk
-            d = deps[nxt] - 1
-            deps[nxt] = d
             if d == 0:
-                push(ready, (-nxt._seq, id(nxt), nxt))
+                if carry is None and not ready:
+                    carry = nxt
+                else:
+                    push(ready, (-nxt._seq, id(nxt), nxt))
+        if carry is not None and ready:  # another node is ready too: the heap decides the order
+            if carry_g is not None:
+                buffers[carry] = carry_g
+                carry_g = None
+            push(ready, (-carry._seq, id(carry), carry))
+            carry = None
     if inputs is not None and not allow_unused:
         for i, r in enumerate(results):
             if r is None:

@@ -11,6 +11,10 @@ from .ops import reduction as R
 from .ops import shape as S
 from .tensor import Tensor
 
+from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as _op_truediv  # noqa: E402,I001
+
+_binary0 = E.binary0
+
 # name -> function taking the tensor first; the same objects are torch.<name>
 METHODS = {
     # arithmetic and math
@@ -91,9 +95,9 @@ def _install():
 
     ops = {
         "__add__": _add_op, "__radd__": _add_op,
-        "__sub__": _fast(E.sub), "__rsub__": lambda a, b: _rop(E.rsub, a, b),
+        "__sub__": _sub_op, "__rsub__": lambda a, b: _rop(E.rsub, a, b),
         "__mul__": _mul_op, "__rmul__": _mul_op,
-        "__truediv__": _fast(E.div),
+        "__truediv__": _div_op,
         "__rtruediv__": lambda a, b: _rop(lambda x, y: E.mul(E.reciprocal(x), y), a, b),
         "__floordiv__": lambda a, b: _binop(E.floor_divide, a, b),
         "__rfloordiv__": lambda a, b: _rop(lambda x, y: E.floor_divide(y, x), a, b),
@@ -127,7 +131,9 @@ def _add_op(a, b):
     shapes (to reduce a broadcast gradient) in its kw."""
     c = b.__class__
     if c is float or c is int or c is Tensor:
-        r = E.binary(E.AddBackward0, a, b)
+        r = _binary0(E.AddBackward0, _op_add, a, b)
+        if r is None:
+            r = E.binary(E.AddBackward0, a, b)
         node = r.grad_fn
         if node is not None:
             node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
@@ -142,11 +148,41 @@ def _mul_op(a, b):
     """a * b (and b * a): the hottest operator, straight to the op's kernel for numbers and Tensors."""
     c = b.__class__
     if c is float or c is int or c is Tensor:
-        return E.binary(E.MulBackward0, a, b)
+        r = _binary0(E.MulBackward0, _op_mul, a, b)
+        return r if r is not None else E.binary(E.MulBackward0, a, b)
     b = E._coerce(b)
     if b is NotImplemented:
         return b
     return E.mul(a, b)
+
+
+def _sub_op(a, b):
+    """a - b: 0-d scalar chains straight to the kernel (binary0), the rest through E.sub."""
+    c = b.__class__
+    if c is float or c is int or c is Tensor:
+        r = _binary0(E.SubBackward0, _op_sub, a, b)
+        if r is not None:
+            node = r.grad_fn
+            if node is not None:
+                node._kw = ((), () if c is Tensor else None, 1)
+            return r
+        return E.sub(a, b)
+    b = E._coerce(b)
+    if b is NotImplemented:
+        return b
+    return E.sub(a, b)
+
+
+def _div_op(a, b):
+    """a / b: 0-d scalar chains straight to the kernel (binary0), the rest through E.div."""
+    c = b.__class__
+    if c is float or c is int or c is Tensor:
+        r = _binary0(E.DivBackward0, _op_truediv, a, b)
+        return r if r is not None else E.div(a, b)
+    b = E._coerce(b)
+    if b is NotImplemented:
+        return b
+    return E.div(a, b)
 
 
 def _fast(fn):

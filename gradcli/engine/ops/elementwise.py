@@ -166,6 +166,54 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
 _new = object.__new__
 
 
+# 0-d float32/float64 CPU tensors with a number or a 0-d tensor of the same dtype: the arithmetic of
+# the scalar chains (`y * 1.01 + b`), computed on Python floats. A 0-d NumPy operation costs about a
+# microsecond (it goes through the scalar machinery and comes back as a NumPy scalar); the Python
+# operation is exact for float64 and, for float32, bit-identical to NumPy's: the operands are float32
+# values, and rounding their double-precision sum, difference, product or quotient to float32 gives the
+# correctly rounded float32 result (double has at least 2 * 24 + 2 bits: no double-rounding error).
+_PROTO0 = {dtypes.float32: np.zeros((), np.float32), dtypes.float64: np.zeros((), np.float64)}
+
+
+def binary0(cls, op, a, b):
+    """`a op b` for a 0-d float32/float64 CPU tensor a (op: operator.add/sub/mul/truediv), recorded as
+    binary() records it; None where the fast path does not apply (the caller uses binary)."""
+    x = a._data
+    if x.__class__ is not np.ndarray or x.ndim:
+        return None
+    ad = a.dtype
+    proto = _PROTO0.get(ad)
+    if proto is None:
+        return None
+    bc = b.__class__
+    if bc is float or bc is int:
+        y = _SCALARS.get((b, ad))
+        if y is None:
+            y = _scalar_array(b, ad)
+    elif bc is Tensor and b.dtype is ad:
+        y = b._data
+        if y.__class__ is not np.ndarray or y.ndim:
+            return None
+    else:
+        return None
+    try:
+        v = op(float(x), float(y))
+    except ZeroDivisionError:  # x / 0: NumPy's inf or nan
+        return None
+    r = proto.copy()
+    r[()] = v
+    out = _new(Tensor)
+    out._data = r
+    out.dtype = ad
+    out._rg = False
+    out.grad_fn = None
+    out._version = [0]
+    out._base = None
+    if not grad_mode.enabled:
+        return out
+    return record2(cls, a, b, out, None)
+
+
 def unary(cls, x, float_only=True, kw=None):
     """Apply a unary op; integer inputs go to the default float dtype when the op needs floats."""
     d = x.dtype
