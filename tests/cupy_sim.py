@@ -267,7 +267,8 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):
 
     @property
     def flags(self):
-        return self._a.flags
+        f = self._a.flags  # CuPy's Flags: no writeable (GPU arrays are never read-only)
+        return types.SimpleNamespace(c_contiguous=f.c_contiguous, f_contiguous=f.f_contiguous, owndata=f.owndata)
 
     @property
     def T(self):

@@ -212,6 +212,14 @@ def device_of(array):
     return CUDA0
 
 
+def writeable(a):
+    """May a be written in place? NumPy marks broadcast views read-only; CuPy has no such flag, so an
+    array whose stride-0 dimension repeats an element (an expanded view) counts as read-only."""
+    if type(a) is np.ndarray:
+        return a.flags.writeable
+    return not any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
 def on_host(fn, *arrays):
     """fn (a NumPy-only kernel) applied to arrays of either device: GPU arrays make a round trip
     through the host, and the result goes back to the GPU."""

@@ -10,7 +10,7 @@ from ..function import Function, record
 from ..tensor import Tensor, view_of, wrap
 from .shape import SliceBackward0, UnsqueezeBackward0, sum_to
 from ..device import asarray as _asarray
-from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, xp_of
+from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, writeable, xp_of
 
 
 def _key_part(k):
@@ -299,7 +299,7 @@ def setitem(input, key, value):
             v = like(data, v)
     else:
         v = value
-    if not data.flags.writeable:
+    if not writeable(data):
         raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to tensor "
                              "refer to a single memory location. Please clone() the tensor before performing the "
                              "operation.")

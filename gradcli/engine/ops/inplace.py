@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..autograd import _Saved, grad_mode, make_node
-from ..device import like
+from ..device import like, writeable
 from ..function import Function, record
 from ..tensor import Tensor, wrap
 from .indexing import check_inplace
@@ -32,7 +32,7 @@ def rebase(self, r, low_names=False):
         raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                              f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
     data = self._data
-    if not data.flags.writeable:
+    if not writeable(data):
         raise errors.runtime("unsupported operation: more than one element of the written-to tensor refers to a "
                              "single memory location. Please clone() the tensor before performing the operation.")
     node = r.grad_fn
