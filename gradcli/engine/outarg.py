@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes, errors
 from .autograd import grad_mode
 from .tensor import Tensor
+from .device import like, xp_of
 
 _C10 = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
         "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -31,8 +32,8 @@ def _write(name, out, result):
         if out._data.size:
             warnings.warn(_RESIZE.format(", ".join(map(str, out._data.shape)), ", ".join(map(str, shape))),
                           UserWarning, stacklevel=3)
-        out._data = np.empty(shape, od.np)
-    out._data[...] = result._data
+        out._data = xp_of(out._data).empty(shape, od.np)
+    out._data[...] = result._data if type(result._data) is type(out._data) else like(out._data, result._data)
     out._version[0] += 1
     return out
 
