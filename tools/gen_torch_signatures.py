@@ -93,7 +93,52 @@ def numbers_first(fn):
     return False
 
 
+class _Probe:
+    """A value of a type no torch function takes: its name shows where torch reports it."""
+
+
+class _Probe2:
+    pass
+
+
+def functional_errors(fn):
+    """What torch.nn.functional.name raises for a non-Tensor first argument (input), by the number
+    of arguments given ({n: (type, message template with {} for the type name)}), and for a
+    non-Tensor second argument (target, weight) when torch requires a Tensor there; and whether
+    torch looks at the second argument first."""
+    import torch
+    t = torch.ones(2, 3)
+
+    def probe(args, marker):
+        try:
+            fn(*args)
+        except Exception as e:  # noqa: BLE001
+            text = str(e).splitlines()[0] if str(e) else ""
+            if marker in text and not re.search(marker + r"\w", text) and (
+                    "must be Tensor" in text or "object has no attribute" in text):
+                return (type(e).__name__, text.replace(marker, "{}"))
+        return None
+
+    first = {}
+    for n, candidates in ((1, [()]), (2, [(t,), (0,), (1,), ((1, 1),)]), (3, [(t, t), (0, 0), (2, 2), (1, 1)])):
+        for rest in candidates:
+            found = probe((_Probe(),) + rest, "_Probe")
+            if found:
+                first[n] = found
+                break
+    second = probe((t, _Probe()), "_Probe")
+    target_first = False
+    if first.get(2) and second:
+        try:
+            fn(_Probe(), _Probe2())
+        except Exception as e:  # noqa: BLE001
+            target_first = "_Probe2" in str(e)
+    return first, second, target_first
+
+
 def main():
+    import warnings
+    warnings.simplefilter("ignore")
     import torch
     from gradcli.engine import api
     table = {}
@@ -121,6 +166,21 @@ def main():
         for s in sigs:
             lines.append(f"        {s!r},")
         lines.append("    ),")
+    lines.append("}")
+    lines.append("")
+    import torch.nn.functional as TF
+    from gradcli.engine.nn import functional as GF
+    lines.append("")
+    lines.append("# torch.nn.functional.name with a non-Tensor input / target: (type, message with {} for")
+    lines.append("# the value's type name) or None, and whether torch looks at the target first")
+    lines.append("FUNCTIONAL = {")
+    for name in sorted(GF.NAMES):
+        fn = getattr(TF, name, None)
+        if fn is None:
+            continue
+        first, second, target_first = functional_errors(fn)
+        if first or second:
+            lines.append(f"    {name!r}: ({first!r}, {second!r}, {target_first!r}),")
     lines.append("}")
     lines.append("")
     lines.append("# these also take a Python number first (torch.mul(2, t)): overloads the parser does not list")

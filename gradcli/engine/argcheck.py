@@ -93,3 +93,38 @@ def with_input_check(fn, name, signatures, numbers_first=False):
                 check_first(name, signatures, args, kwargs)
         return fn(*args, **kwargs)
     return call
+
+
+def _functional_error(name, entry, args, kwargs):
+    first, second, target_first = entry
+    bad_input = bool(args) and not isinstance(args[0], Tensor)
+    bad_target = second is not None and len(args) > 1 and not isinstance(args[1], Tensor)
+    if bad_target and (target_first or not bad_input):
+        kind, template = second
+        value = args[1]
+    elif bad_input:
+        found = first.get(len(args) + len(kwargs))
+        if found is None:
+            return
+        kind, template = found
+        value = args[0]
+    else:
+        return
+    message = template.format(typename(value))
+    if kind == "AttributeError":
+        raise AttributeError(message)
+    raise errors.type_error(message)
+
+
+def with_functional_check(fn, name, entry):
+    """torch.nn.functional.name, raising torch's error for a non-Tensor input or target
+    (``F.mse_loss(1, 2)``: "'int' object has no attribute 'size'"); entry: torch_signatures.FUNCTIONAL."""
+    check_target = entry[1] is not None
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if (args and not isinstance(args[0], Tensor)) or (
+                check_target and len(args) > 1 and not isinstance(args[1], Tensor)):
+            _functional_error(name, entry, args, kwargs)
+        return fn(*args, **kwargs)
+    return call

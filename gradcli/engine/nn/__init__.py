@@ -11,6 +11,19 @@ from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Se
 from .module import Buffer, Module, Parameter
 
 
+def _check_functional_arguments():
+    """torch's errors for a non-Tensor input or target of F.X (and so of the modules that call it)."""
+    from ..argcheck import with_functional_check
+    from ..torch_signatures import FUNCTIONAL
+    for name, entry in FUNCTIONAL.items():
+        fn = getattr(functional, name, None)
+        if fn is not None:
+            setattr(functional, name, with_functional_check(fn, name, entry))
+
+
+_check_functional_arguments()
+
+
 def classes():
     """name -> class of every nn.<Module> this package provides."""
     out = {"Module": Module, "Parameter": Parameter, "Buffer": Buffer, "Sequential": Sequential,

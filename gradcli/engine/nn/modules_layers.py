@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 from .. import errors
+from ..argcheck import typename
 from ..autograd import no_grad
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module, Parameter
@@ -233,9 +235,14 @@ class Softshrink(Hardshrink):
         return F.softshrink(input, self.lambd)
 
 
-def _simple(name, fn):
+def _simple(name, fname, torch_level=False):
+    """A module whose forward is F.<fname>(input) (torch_level: torch.<fname>(input), whose
+    error for a non-Tensor input names the argument)."""
     def forward(self, input):
-        return fn(input)
+        if torch_level and not isinstance(input, Tensor):
+            raise errors.type_error(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                                    f"{typename(input)}")
+        return getattr(F, fname)(input)
 
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
@@ -245,13 +252,13 @@ def _simple(name, fn):
     return type(name, (Module,), {"forward": forward, "__init__": __init__, "__module__": __name__})
 
 
-Sigmoid = _simple("Sigmoid", F.sigmoid)
-Tanh = _simple("Tanh", F.tanh)
-LogSigmoid = _simple("LogSigmoid", F.logsigmoid)
-Softsign = _simple("Softsign", F.softsign)
-Tanhshrink = _simple("Tanhshrink", F.tanhshrink)
-Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid)
-Hardswish = _simple("Hardswish", F.hardswish)
+Sigmoid = _simple("Sigmoid", "sigmoid", torch_level=True)
+Tanh = _simple("Tanh", "tanh", torch_level=True)
+LogSigmoid = _simple("LogSigmoid", "logsigmoid")
+Softsign = _simple("Softsign", "softsign")
+Tanhshrink = _simple("Tanhshrink", "tanhshrink")
+Hardsigmoid = _simple("Hardsigmoid", "hardsigmoid")
+Hardswish = _simple("Hardswish", "hardswish")
 
 
 class _SoftmaxBase(Module):
@@ -262,22 +269,22 @@ class _SoftmaxBase(Module):
         self.dim = dim
 
     def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
+        return getattr(F, type(self)._fn)(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
 class Softmax(_SoftmaxBase):
-    _fn = staticmethod(F.softmax)
+    _fn = "softmax"
 
 
 class LogSoftmax(_SoftmaxBase):
-    _fn = staticmethod(F.log_softmax)
+    _fn = "log_softmax"
 
 
 class Softmin(_SoftmaxBase):
-    _fn = staticmethod(F.softmin)
+    _fn = "softmin"
 
 
 # ---------------------------------------------------------------------------- dropout / reshape
