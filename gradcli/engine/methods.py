@@ -30,7 +30,8 @@ METHODS = {
     "greater_equal": E.ge, "less_equal": E.le, "not_equal": E.ne,
     "logical_not": E.logical_not, "logical_and": E.logical_and, "logical_or": E.logical_or,
     "logical_xor": E.logical_xor, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
-    "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
+    "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "bitwise_left_shift": E.bitwise_left_shift,
+    "bitwise_right_shift": E.bitwise_right_shift, "isnan": E.isnan, "isinf": E.isinf,
     "isfinite": E.isfinite, "equal": E.equal, "allclose": E.allclose, "isclose": E.isclose,
     # reductions
     "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
@@ -113,6 +114,10 @@ def _install():
         "__and__": lambda a, b: E.bitwise_and(a, b), "__rand__": lambda a, b: E.bitwise_and(a, b),
         "__or__": lambda a, b: E.bitwise_or(a, b), "__ror__": lambda a, b: E.bitwise_or(a, b),
         "__xor__": lambda a, b: E.bitwise_xor(a, b), "__rxor__": lambda a, b: E.bitwise_xor(a, b),
+        "__lshift__": lambda a, b: E.bitwise_left_shift(a, b),
+        "__rlshift__": lambda a, b: _rop(lambda x, y: E.bitwise_left_shift(y, x), a, b),
+        "__rshift__": lambda a, b: E.bitwise_right_shift(a, b),
+        "__rrshift__": lambda a, b: _rop(lambda x, y: E.bitwise_right_shift(y, x), a, b),
     }
     for name, fn in ops.items():
         setattr(Tensor, name, fn)
@@ -123,6 +128,8 @@ def _install():
     Tensor.__iand__ = lambda a, b: P.rebase(a, E.bitwise_and(a, b))
     Tensor.__ior__ = lambda a, b: P.rebase(a, E.bitwise_or(a, b))
     Tensor.__ixor__ = lambda a, b: P.rebase(a, E.bitwise_xor(a, b))
+    Tensor.__ilshift__ = lambda a, b: P.rebase(a, E.bitwise_left_shift(a, b))
+    Tensor.__irshift__ = lambda a, b: P.rebase(a, E.bitwise_right_shift(a, b))
     Tensor.__imatmul__ = lambda a, b: P.rebase(a, L.matmul(a, b))
 
 

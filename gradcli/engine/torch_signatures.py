@@ -153,10 +153,20 @@ SIGNATURES = {
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
+    'bitwise_left_shift': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
+        (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
+        (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
     'bitwise_not': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'bitwise_or': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
+        (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
+        (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'bitwise_right_shift': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
@@ -1124,7 +1134,9 @@ FUNCTIONAL = {
 NUMBER_FIRST = frozenset({
     'arange',
     'bitwise_and',
+    'bitwise_left_shift',
     'bitwise_or',
+    'bitwise_right_shift',
     'bitwise_xor',
     'div',
     'divide',

@@ -1285,6 +1285,32 @@ def bitwise_xor(input, other):
     return _bitwise(np.bitwise_xor, input, other, "bitwise_xor")
 
 
+def _shift(a, b, name, left):
+    """torch's << and >> on integer tensors: a count outside [0, bits) gives 0 (<<) or the sign (>>)."""
+    b = _coerce(b)
+    if b is NotImplemented:
+        return NotImplemented
+    dt = dtypes.result_type((a, b))
+    if dt.is_floating_point or dt is dtypes.bool_:
+        raise _kernel_error(name, dt)
+    x, y = _operands(a, b, dt)
+    out_of_range = (y < 0) | (y >= dt.np.itemsize * 8)
+    count = np.where(out_of_range, 0, y).astype(dt.np, copy=False)
+    if left:
+        r = np.where(out_of_range, 0, np.left_shift(x, count))
+    else:
+        r = np.where(out_of_range, np.where(x < 0, -1, 0), np.right_shift(x, count))
+    return wrap(_asarray(r).astype(dt.np, copy=False), dt)
+
+
+def bitwise_left_shift(input, other):
+    return _shift(input, other, "lshift_cpu", True)
+
+
+def bitwise_right_shift(input, other):
+    return _shift(input, other, "rshift_cpu", False)
+
+
 def bitwise_not(input):
     if input.dtype.is_floating_point:
         raise _kernel_error("bitwise_not_cpu", input.dtype)
