@@ -381,7 +381,7 @@ def case4(cfg):
     set_vars = [v for v in OPENBLAS_VARS if v in os.environ]
     env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARS} if set_vars else None
     results, infos = _isolated(4, ["gradcli", "torch", "numpy", "matmul"], cfg, cfg.reps(7, 2), warmup=1, env=env,
-                              gap=0.5)
+                              gap=0.05 if cfg.quick else 0.5)
     flops = W.mlp_flops(sizes, batch)
     for res in results.values():
         if "samples" in res and "s" in res["samples"]:
