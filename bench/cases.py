@@ -380,6 +380,8 @@ def case4(cfg):
     sizes, batch, mm_n = _large_sizes(cfg)
     set_vars = [v for v in OPENBLAS_VARS if v in os.environ]
     env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_VARS} if set_vars else None
+    # the pause lets the previous contender's BLAS/OpenMP threads stop spinning (OpenBLAS and libgomp
+    # busy-wait a while after a call) before the next one starts on the same 2 cores
     results, infos = _isolated(4, ["gradcli", "torch", "numpy", "matmul"], cfg, cfg.reps(7, 2), warmup=1, env=env,
                               gap=0.05 if cfg.quick else 0.5)
     flops = W.mlp_flops(sizes, batch)
