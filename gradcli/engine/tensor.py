@@ -357,13 +357,19 @@ class Tensor:
         return id(self)
 
     def __contains__(self, element):
+        import numbers  # noqa: PLC0415
+
         from .ops import elementwise  # noqa: PLC0415
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise errors.runtime(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                                 f"{type(element)}.")
         return bool((elementwise.eq(self, element)).any().item())
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # torch: a 0-dim plain Tensor formats its number (f"{loss}" -> 0.25), anything else as object does
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None):
         from .formatting import format_tensor  # noqa: PLC0415 - keeps start-up light
