@@ -58,6 +58,7 @@ enable_grad = _autograd.enable_grad
 set_grad_enabled = _autograd.set_grad_enabled
 is_grad_enabled = _autograd.is_grad_enabled
 inference_mode = _autograd.inference_mode
+is_inference_mode_enabled = _autograd.is_inference_mode_enabled
 set_printoptions = _formatting.set_printoptions
 
 # constructors

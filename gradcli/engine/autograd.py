@@ -82,12 +82,45 @@ class set_grad_enabled(_GradModeContext):
         return None
 
     def __repr__(self):
-        return f"<torch.autograd.grad_mode.set_grad_enabled object at {hex(id(self))}>"
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
+
+
+_inference_mode = [False]
+
+
+def is_inference_mode_enabled():
+    return _inference_mode[0]
 
 
 class inference_mode(no_grad):
     def __init__(self, mode=True):
         self._target = not mode
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._prev_inference = _inference_mode[0]
+        _inference_mode[0] = self._mode
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _inference_mode[0] = self._prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        mode, target = self._mode, self._target
+
+        def wrapped(*args, **kwargs):
+            prev, prev_inference = grad_mode.enabled, _inference_mode[0]
+            grad_mode.enabled, _inference_mode[0] = target, mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                grad_mode.enabled, _inference_mode[0] = prev, prev_inference
+
+        return wrapped
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
 
 
 _sequence = itertools.count()
