@@ -477,7 +477,8 @@ class VarBackward0(Function):
             for d in dims:
                 g = unsqueeze(g, d)
         m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
-        return ((2.0 / builtins.max(n - k["c"], 0)) * g * (x - m),)
+        dof = builtins.max(n - k["c"], 0)
+        return ((2.0 / dof if dof else float("inf")) * g * (x - m),)  # no degrees of freedom: inf * 0 = nan
 
 
 class StdBackward0(Function):
