@@ -137,7 +137,7 @@ def _vec_inner(d, k):
 
 def _split_cols(d, k, cut):
     """Columns [0, cut) by multi_row_sum, the rest by row_sum (items = the reduced axis)."""
-    x = np.moveaxis(d, 2, 0).astype(k.acc, copy=False)          # (n, nb, ncol)
+    x = d.transpose(2, 0, 1).astype(k.acc, copy=False)          # (n, nb, ncol)
     if cut == 0:
         return _row_sum(x)
     if cut == x.shape[2]:
@@ -413,6 +413,56 @@ def _layout_ok(a):
     return all(s >= 0 for s in a.strides)
 
 
+def _seq0(x):
+    """_seq along axis 0 by np.add.accumulate (strictly in order, whatever the strides); None for no items."""
+    n = x.shape[0]
+    if n == 0:
+        return None
+    if n == 1:
+        return x[0].copy()
+    return np.add.accumulate(x, axis=0)[-1]
+
+
+def _multi_level_small(x):
+    """_multi_level for fewer than 256 items (p = 4: chunks of 16, one level of chunk sums); the
+    sign of a zero may differ (the callers' final `+ 0` makes every zero +0)."""
+    n = x.shape[0]
+    nfull = n >> 4
+    acc0 = _seq0(x[nfull << 4:])
+    if nfull == 0:
+        return acc0 if acc0 is not None else np.zeros(x.shape[1:], x.dtype)
+    b = np.add.accumulate(x[:nfull << 4].reshape((nfull, 16) + x.shape[1:]), axis=1)[:, -1]
+    acc1 = _seq0(b)
+    return acc1 if acc0 is None else acc0 + acc1
+
+
+def _sum0_small(a, k):
+    """_call_results for a C-contiguous (n, m) array summed over dim 0 with 1 < n < 256: columns
+    [0, cut) by multi_row_sum, the rest by row_sum (as _call_results chooses), with fewer NumPy calls."""
+    n, m = a.shape
+    if m >= k.wvec:
+        blk = 4 * k.wacc
+        cut = (m // blk) * blk
+    else:
+        cut = (m // 4) * 4
+    out = []
+    if cut:
+        out.append(_multi_level_small(a[:, :cut]))
+    if cut < m:
+        x = a[:, cut:]
+        s = n >> 2
+        if s:
+            # row_sum: four interleaved multi_row_sums (items of 4 rows), the tail rows into the first,
+            # then ((p0 + p1) + p2) + p3: one sequential accumulate over [p0, tail..., p1, p2, p3]
+            parts = _multi_level_small(x[:s << 2].reshape(s, 4, m - cut))
+            if n & 3:
+                parts = np.concatenate((parts[:1], x[s << 2:], parts[1:]))
+            out.append(np.add.accumulate(parts, axis=0)[-1])
+        else:
+            out.append(_seq0(np.concatenate((np.zeros((1, m - cut), a.dtype), x))))
+    return out[0] if len(out) == 1 else np.concatenate(out)
+
+
 def _sum_float(a, dims, keepdims):
     """cascade_sum for a float16/32/64 array ``a`` already of the output dtype."""
     k = _Kind(a.dtype)
@@ -424,6 +474,15 @@ def _sum_float(a, dims, keepdims):
         return np.zeros(rshape, a.dtype)
     if not _layout_ok(a):
         a = np.ascontiguousarray(a)
+    if nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
+            and a.size < GRAIN_SIZE and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
+        # a C-contiguous (n, m) summed over dim 0 (a bias gradient): what the general path computes,
+        # without its set-up: one loop call over the (kept, reduced) iterator, every output written once
+        if a.shape[0] < 256:
+            vals = _sum0_small(a, k)
+        else:
+            vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
+        return (vals + a.dtype.type(0)).reshape(rshape)   # 0 + sum, then + 0 (never a -0 sum)
     sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
     if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
         # should_use_acc_buffer: sum self.to(float), then copy into the half result
