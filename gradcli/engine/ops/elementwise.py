@@ -837,12 +837,12 @@ class ReluBackward0(Function):
 
     @staticmethod
     def forward(x):
-        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x > 0, x, x.dtype.type(0)) \
-            if np.isnan(x).any() else np.maximum(x, 0)
+        # torch's clamp_min(x, 0): NaN stays NaN, -0. stays -0. (only x < 0 becomes 0)
+        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x < 0, x.dtype.type(0), x)
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (where(result > 0, g, 0.0),)  # threshold_backward: +0 where the input was <= 0
+        return (where(result <= 0, 0.0, g),)  # threshold_backward: +0 where the input was <= 0 (NaN passes g)
 
 
 class AbsBackward0(Function):
@@ -868,9 +868,17 @@ class ReciprocalBackward0(Function):
         return (-g * result * result,)
 
 
+def _sign(x):
+    """torch.sign: 0 for NaN (NumPy gives NaN); a bool tensor is its own sign."""
+    if x.dtype.kind == "b":
+        return x.copy()
+    r = np.sign(x)
+    return np.where(np.isnan(x), r.dtype.type(0), r) if x.dtype.kind == "f" else r
+
+
 class SignBackward0(Function):
     __slots__ = ()
-    forward = staticmethod(np.sign)
+    forward = staticmethod(_sign)
 
     def backward(self, g):
         return (g * 0,)

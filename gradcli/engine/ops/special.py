@@ -503,9 +503,9 @@ arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, aco
 # ---------------------------------------------------------------------------- sign and rounding
 
 class SgnBackward0(Function):
-    """sgn of a real tensor: sign; its gradient is zero."""
+    """sgn of a real tensor: sign (0 for NaN); its gradient is zero."""
     __slots__ = ()
-    forward = staticmethod(np.sign)
+    forward = staticmethod(E._sign)
 
     def backward(self, g):
         return (g * 0,)
