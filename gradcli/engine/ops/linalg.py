@@ -24,14 +24,20 @@ def _same_dtype(a, b):
 
 
 def _matprod(a, b):
-    """a @ b. With a contraction of length 1 it is a plain product (as ATen, keeping -0.0: BLAS would
-    add the single product to +0.0)."""
+    """a @ b. With a contraction of length 1 it is a plain product. ATen keeps its -0.0 only in a
+    2-D mm (also a folded N-D @ 2-D) of more than one row and column (its outer-product path); mv,
+    dot, bmm and mm with one row or column add the single product to +0.0, as BLAS does."""
     if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
         if b.ndim == 1:
-            return a[..., 0] * b[0]
-        if a.ndim == 1:
-            return (a[0] * b[..., 0, :])
-        return a * b[..., :1, :] if b.shape[-2] == 1 else a @ b
+            r = a[..., 0] * b[0]
+        elif a.ndim == 1:
+            r = (a[0] * b[..., 0, :])
+        else:
+            r = a * b[..., :1, :] if b.shape[-2] == 1 else a @ b
+        outer = b.ndim == 2 and a.ndim >= 2 and b.shape[-1] > 1 and a.size > a.shape[-1]
+        if not outer and r.dtype.kind == "f":
+            r = r + r.dtype.type(0)  # -0.0 + 0.0 is +0.0
+        return r
     return a @ b
 
 
