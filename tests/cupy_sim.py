@@ -65,6 +65,8 @@ def _check_kwargs(name, kwargs):
             raise TypeError(f"{name.rsplit('.', 1)[-1]}() got an unexpected keyword argument '{k}'")
 
 
+_ATOMIC = frozenset("iILQefdFD")
+
 _COMPARISONS = frozenset("greater greater_equal less less_equal equal not_equal".split())
 
 # functions that take host data on purpose (explicit host-to-device copies)
@@ -185,6 +187,8 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):
                 if method == "at" and isinstance(x, (tuple, list, slice, type(Ellipsis))):
                     continue  # an index
                 return NotImplemented
+        if method == "at" and inputs[0].dtype.char not in _ATOMIC:
+            raise TypeError(f"`{name}.at` does not support {inputs[0].dtype}")
         args = [_unwrap(x, host_ok=(method == "at")) for x in inputs]
         if out:
             kwargs["out"] = tuple(_unwrap(o) for o in out)
@@ -379,6 +383,9 @@ class _Ufunc:
     def at(self, a, indices, b=None):
         if type(a) is not ndarray:
             raise TypeError("cupy.ufunc.at needs a cupy.ndarray")
+        if a.dtype.char not in _ATOMIC:  # CUDA has no atomic operation for these
+            raise TypeError(f"`{self.__name__}.at` does not support {a.dtype} (CuPy's scatter ops take int32, "
+                            "uint32, uint64, float16, float32, float64, complex64 and complex128)")
         if type(b) is np.ndarray:
             raise _host_error(b)
         fn = self._method("at")

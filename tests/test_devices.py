@@ -517,9 +517,21 @@ def _family(name):
     return nn_cases.all_cases(), t._GOLDEN, run, same, NN_DIFFERENT_ON_CUDA
 
 
+@pytest.fixture
+def keep_warn_once():
+    """The cases give torch's once-per-process warnings: leave their state as it was for later tests."""
+    from gradcli.engine.nn import functional_conv
+    from gradcli.engine.ops import special
+    saved = set(special._WARNED), list(functional_conv._WARNED_SAME)
+    yield
+    special._WARNED.clear()
+    special._WARNED.update(saved[0])
+    functional_conv._WARNED_SAME[:] = saved[1]
+
+
 @pytest.mark.parametrize("family", ["engine", "ops", "nn"])
 @on(GPUS)
-def test_every_case_observes_the_same_on_the_gpu(dev, family):
+def test_every_case_observes_the_same_on_the_gpu(dev, family, keep_warn_once):
     """Every case of tests/*_cases.py with cuda as the default device (as --device cuda runs scripts)."""
     cases, golden, run, same, expected = _family(family)
     failed = []
@@ -547,7 +559,7 @@ SAMPLES_DIFFERENT_ON_CUDA = gpu_check.SAMPLES_DIFFERENT_ON_CUDA
 
 
 @on(GPUS)
-def test_samples_with_device_cuda(dev):
+def test_samples_with_device_cuda(dev, keep_warn_once):
     from gradcli.lang.runner import RunOptions, run_source
     differ = []
     for script in sorted((ROOT / "samples").glob("*.grad")):

@@ -232,14 +232,13 @@ def on_host(fn, *arrays):
 
 def scatter_add(target, key, values):
     """target[key] += values with repeated indices adding up (np.add.at); on CuPy, cupy.add.at
-    (atomic adds). `key` may hold host index arrays: they are copied to the device."""
-    if is_host(target):
-        np.add.at(target, key, values)
-        return target
-    cp = cupy()
-    cp.add.at(target, _key_on_device(key, cp), values if not is_host(values) or np.ndim(values) == 0
-              else cp.asarray(values))
-    return target
+    (atomic adds), except for the dtypes CUDA has no atomicAdd for (int64, int16, int8, uint8, bool),
+    which make a round trip through the host. `key` may hold host index arrays."""
+    return ufunc_at("add", target, key, values)
+
+
+_ATOMIC = frozenset("iILQefdFD")  # the dtypes cupy.add.at / maximum.at / minimum.at take (int32, uint32,
+                                   # uint64, float16/32/64, complex64/128)
 
 
 def ufunc_at(ufunc_name, target, key, values):
@@ -248,9 +247,21 @@ def ufunc_at(ufunc_name, target, key, values):
         getattr(np, ufunc_name).at(target, key, values)
         return target
     cp = cupy()
-    getattr(cp, ufunc_name).at(target, _key_on_device(key, cp), values if not is_host(values) or
-                               np.ndim(values) == 0 else cp.asarray(values))
+    if target.dtype.char not in _ATOMIC:
+        t = host(target)
+        getattr(np, ufunc_name).at(t, _key_on_host(key), host(values))
+        target[...] = cp.asarray(t)
+        return target
+    if is_host(values):
+        values = cp.asarray(values) if np.ndim(values) else np.asarray(values, target.dtype)[()]
+    getattr(cp, ufunc_name).at(target, _key_on_device(key, cp), values)
     return target
+
+
+def _key_on_host(key):
+    if isinstance(key, tuple):
+        return tuple(_key_on_host(k) for k in key)
+    return host(key) if is_device_array(key) else key
 
 
 def _key_on_device(key, cp):
