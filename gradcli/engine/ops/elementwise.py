@@ -372,7 +372,7 @@ class DivBackward2(Function):
 
     def backward(self, g):
         a, b = self._kw["shapes"]
-        return sum_to(g * 0, a), (sum_to(g * 0, b) if _needs(self, 1) else None)
+        return sum_to(zero_grad(g), a), (sum_to(zero_grad(g), b) if _needs(self, 1) else None)
 
 
 def _kernel_error(kernel, dt):
@@ -432,7 +432,7 @@ class PowBackward0(Function):
         (x,) = self.saved
         p = self._kw["exponent"]
         if p == 0:
-            return (g * 0.0,)
+            return (zero_grad(g),)
         return (g * (p * x ** (p - 1)),)
 
 
@@ -868,6 +868,13 @@ class ReciprocalBackward0(Function):
         return (-g * result * result,)
 
 
+def zero_grad(g):
+    """zeros_like(grad): the derivative of a piecewise-constant op (floor, sign, rounding division,
+    ...) as torch computes it: no graph, and no NaN or -0. from the incoming gradient."""
+    from ..factory import zeros_like  # noqa: PLC0415
+    return zeros_like(g)
+
+
 def _sign(x):
     """torch.sign: 0 for NaN (NumPy gives NaN); a bool tensor is its own sign."""
     if x.dtype.kind == "b":
@@ -881,7 +888,7 @@ class SignBackward0(Function):
     forward = staticmethod(_sign)
 
     def backward(self, g):
-        return (g * 0,)
+        return (zero_grad(g),)
 
 
 def exp(input):
@@ -954,7 +961,7 @@ class FloorBackward0(Function):
     forward = staticmethod(np.floor)
 
     def backward(self, g):
-        return (g * 0,)
+        return (zero_grad(g),)
 
 
 class CeilBackward0(FloorBackward0):

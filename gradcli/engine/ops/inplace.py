@@ -10,6 +10,7 @@ from ..autograd import _Saved, grad_mode, make_node
 from ..device import like, writeable
 from ..function import Function, record
 from ..tensor import Tensor, wrap
+from .elementwise import zero_grad
 from .indexing import check_inplace
 
 
@@ -150,7 +151,7 @@ class ZeroBackward0(Function):
     __slots__ = ()
 
     def backward(self, g):
-        return (g * 0,)
+        return (zero_grad(g),)
 
 
 class FillBackward2(ZeroBackward0):
@@ -163,7 +164,7 @@ class FillBackward3(Function):
     __slots__ = ()
 
     def backward(self, g):
-        return (g * 0, g.sum() if self.next_functions[1][0] is not None else None)
+        return (zero_grad(g), g.sum() if self.next_functions[1][0] is not None else None)
 
 
 def _fill(self, value, cls):
@@ -202,7 +203,7 @@ class CopyBackwards(Function):
         from .shape import sum_to  # noqa: PLC0415
         k = self._kw
         gsrc = sum_to(g, k["src_shape"]).to(k["src_dtype"]) if self.next_functions[1][0] is not None else None
-        return g * 0, gsrc
+        return zero_grad(g), gsrc
 
 
 def copy_of(g, like):

@@ -508,7 +508,7 @@ class SgnBackward0(Function):
     forward = staticmethod(E._sign)
 
     def backward(self, g):
-        return (g * 0,)
+        return (E.zero_grad(g),)
 
 
 class FracBackward0(Function):
@@ -531,7 +531,7 @@ class RoundBackward1(Function):
         return np.round(x, decimals)
 
     def backward(self, g):
-        return (g * 0,)
+        return (E.zero_grad(g),)
 
 
 def sgn(input):
@@ -1518,7 +1518,7 @@ class _CompareInplace(Function):
     __slots__ = ()
 
     def backward(self, g):
-        return tuple(g * 0 if nf is not None else None for nf, _ in self.next_functions)
+        return tuple(E.zero_grad(g) if nf is not None else None for nf, _ in self.next_functions)
 
 
 def _compare_classes(stem):
