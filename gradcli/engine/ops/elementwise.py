@@ -670,7 +670,10 @@ def floor_divide(input, other):
     x, y = _operands(input, other, dt)
     if dt.category != dtypes.FLOAT:
         _check_int_zero_division(y)
-    r = np.floor_divide(x, y)
+    try:
+        r = np.floor_divide(x, y)
+    except ValueError:
+        raise _broadcast_error(input, other) from None
     return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
 
 
@@ -692,7 +695,11 @@ def remainder(input, other):
         if not isinstance(input, Tensor):
             dt = dtypes.result_type((input, other))
             x, y = _operands(input, other, dt)
-            return not_implemented(wrap(_asarray(_remainder(x, y)).astype(dt.np), dt), (other,),
+            try:
+                r = _remainder(x, y)
+            except ValueError:
+                raise _broadcast_error(input, other) from None
+            return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (other,),
                                    "aten::remainder")
         return binary(RemainderBackward1, input, other)
     _check_remainder_int(input, other)
@@ -1280,7 +1287,11 @@ def _bitwise(ufunc, a, b, name):
     if dt.is_floating_point:
         raise _kernel_error(f"{name}_cpu", dt)
     x, y = _operands(a, b, dt)
-    return wrap(_asarray(ufunc(x, y)).astype(dt.np, copy=False), dt)
+    try:
+        r = ufunc(x, y)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    return wrap(_asarray(r).astype(dt.np, copy=False), dt)
 
 
 def _c10_name(dt):
@@ -1309,6 +1320,10 @@ def _shift(a, b, name, left):
     if dt.is_floating_point or dt is dtypes.bool_:
         raise _kernel_error(name, dt)
     x, y = _operands(a, b, dt)
+    try:
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise _broadcast_error(a, b) from None
     out_of_range = (y < 0) | (y >= dt.np.itemsize * 8)
     count = np.where(out_of_range, 0, y).astype(dt.np, copy=False)
     if left:
