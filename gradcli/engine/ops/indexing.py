@@ -168,6 +168,7 @@ def getitem(input, key):
     """x[key], applied as torch applies it: basic components left to right (select, slice, unsqueeze:
     each a view with its own node; full slices are skipped), then one advanced index (a copy)."""
     data = input._data
+    single_slice = key.__class__ is slice  # x[a:b] alone is always a slice in torch, even a full one
     key = _normalize(key, data)
     if data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
         raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
@@ -196,7 +197,7 @@ def getitem(input, key):
         elif isinstance(k, slice):
             size = cur._data.shape[d]
             start, stop, step = k.indices(size)
-            if not (start == 0 and stop >= size and step == 1):
+            if single_slice or not (start == 0 and stop >= size and step == 1):
                 sub = (slice(None),) * d + (k,)
                 cur = record(SliceBackward0, (cur,), view_of(cur, cur._data[sub]),
                              {"in_shape": cur._data.shape, "key": sub})
