@@ -309,6 +309,7 @@ TABLE = {
 NOT_DIFFERENTIABLE = {
     "all", "any", "allclose", "equal", "isclose", "argmax", "argmin", "argsort", "argwhere", "nonzero",
     "count_nonzero", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
+    "bitwise_left_shift", "bitwise_right_shift",
     "logical_xor", "logical_not", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater",
     "ge", "greater_equal", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isreal", "signbit",
     "bool", "byte", "char", "short", "int", "long",
