@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 
 from . import dtypes, errors
+from .limits import LIMITS as _limits
+from .limits import check_numel
 from .device import CPU, _default, canonical, cupy, host, like, to_device
 from .tensor import Size, Tensor, wrap
 
@@ -216,17 +218,11 @@ def _size(size, name="zeros"):
             raise errors.runtime(f"Trying to create tensor with negative dimension {s}: "
                                  f"[{', '.join(str(x) for x in out)}]")
     size = tuple(out)
-    limit = _limits["max_elements"]
     n = 1
     for s in size:
         n *= s
-    if limit is not None and n > limit:
-        raise errors.runtime(f"tensor of {n} elements exceeds the limit of {limit} elements (--max-elements)",
-                             hint="max_elements")
+    check_numel(n)
     return size
-
-
-_limits = {"max_elements": None}
 
 
 def set_max_elements(n):

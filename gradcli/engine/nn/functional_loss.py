@@ -644,5 +644,7 @@ def one_hot(tensor, num_classes=-1):
             if t.max() >= num_classes:
                 raise errors.runtime("Class values must be smaller than num_classes.")
             n = num_classes
+    from ..limits import check_numel  # noqa: PLC0415
+    check_numel(t.size * n)
     out = (t[..., None] == xp_of(t).arange(n)).astype(np.int64)
     return wrap(out, dtypes.int64)

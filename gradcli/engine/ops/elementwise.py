@@ -11,6 +11,8 @@ from ..autograd import NotImplementedNode, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
 from ..function import Function, record, record2
+from ..limits import LIMITS as _LIMITS
+from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
 from .shape import sum_to
 
@@ -105,6 +107,13 @@ def _scalar_array(v, dt):
     return r
 
 
+def _check_size(x, y):
+    """--max-elements for the broadcast result of x and y, before computing it."""
+    xs, ys = getattr(x, "shape", ()), getattr(y, "shape", ())
+    if xs != ys and xs and ys:
+        check_broadcast(xs, ys)
+
+
 def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     """Apply a broadcasting binary op. a or b may be a Python scalar; the result dtype follows
     torch's promotion (computed on that dtype), or out_dtype for comparisons."""
@@ -142,6 +151,8 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
         x, y = _operands(a, b, dt)
         if type(x) is not type(y):
             x, y = _on_one_device(x, y)
+    if _LIMITS["max_elements"] is not None:
+        _check_size(x, y)
     try:
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
@@ -1072,6 +1083,8 @@ def where(condition, input=None, other=None):
         if len({type(t._data) for t in ts}) > 1:
             check_same(ts)  # CPU 0-d tensors may join cuda ones, as scalars
             c, x, y = (v[()] if type(v) is np.ndarray and v.ndim == 0 else v for v in (c, x, y))
+    if _LIMITS["max_elements"] is not None:
+        check_broadcast(*(s for s in (np.shape(c), np.shape(x), np.shape(y)) if s))
     try:
         r = np.where(c, x, y)
     except ValueError:
@@ -1245,6 +1258,7 @@ def _compare(ufunc, a, b):
     x, y = _operands(a, b, dt)
     if type(x) is not type(y):
         x, y = _on_one_device(x, y)
+    _check_size(x, y)
     try:
         r = ufunc(x, y)
     except ValueError:
@@ -1287,6 +1301,7 @@ def _bitwise(ufunc, a, b, name):
     if dt.is_floating_point:
         raise _kernel_error(f"{name}_cpu", dt)
     x, y = _operands(a, b, dt)
+    _check_size(x, y)
     try:
         r = ufunc(x, y)
     except ValueError:
@@ -1324,6 +1339,7 @@ def _shift(a, b, name, left):
         np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         raise _broadcast_error(a, b) from None
+    _check_size(x, y)
     out_of_range = (y < 0) | (y >= dt.np.itemsize * 8)
     count = np.where(out_of_range, 0, y).astype(dt.np, copy=False)
     if left:

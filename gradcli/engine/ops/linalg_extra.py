@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..function import Function, MultiOutputFunction, record, record_multi
+from ..limits import check_numel, check_shape
 from ..tensor import Tensor, _wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import linalg as L
@@ -298,6 +299,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     it = iter(batch)
     for i in range(nd):
         shape.append(n if i in (d1, d2) else next(it))
+    check_shape(shape)
     data = xp_of(input._data).zeros(shape, input._data.dtype)
     _diag_view_array(data, offset, d1, d2)[...] = input._data
     return record(DiagEmbedBackward0, (input,), wrap(data, input.dtype), {"offset": offset, "d1": d1, "d2": d2})
@@ -368,6 +370,9 @@ def triu(input, diagonal=0):
 
 def _tri_indices(row, col, offset, lower, dtype=None, device=None):
     from ..factory import _finish  # noqa: PLC0415
+    rows = np.arange(max(int(row), 0)) + offset
+    count = np.clip(rows + 1 if lower else col - rows, 0, max(int(col), 0)).sum()
+    check_numel(2 * int(count))
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
     dt = dtype or dtypes.int64
     return _finish(np.stack([r, c]).astype(dt.np), dt, device, False)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import errors, numerics
 from ..device import check_args, xp_of
+from ..limits import check_numel, check_shape
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 
@@ -146,6 +147,7 @@ def expand(input, *sizes):
                                  f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                                  f"Tensor sizes: [{', '.join(map(str, shape))}]")
         target.append(s)
+    check_shape(target)  # a view, but one that later ops would materialise (or iterate over)
     arr = np.broadcast_to(input._data, tuple(target)) if type(input._data) is np.ndarray else \
         xp_of(input._data).broadcast_to(input._data, tuple(target))
     out = view_of(input, arr)
@@ -325,6 +327,8 @@ def repeat(input, *reps):
     if len(reps) < input._data.ndim:
         raise errors.runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                              "of tensor")
+    lead = (1,) * (len(reps) - input._data.ndim) + input._data.shape
+    check_shape([r * s for r, s in zip(reps, lead)])
     arr = np.tile(input._data, reps)
     return record(RepeatBackward0, (input,), wrap(arr, input.dtype), {"reps": reps, "in_shape": input._data.shape})
 
@@ -360,6 +364,7 @@ def _check_list(tensors, name):
 def cat(tensors, dim=0):
     _check_list(tensors, "cat")
     tensors = list(tensors)
+    check_numel(sum(t._data.size for t in tensors if isinstance(t, Tensor)))
     if len({type(t._data) for t in tensors}) > 1:
         check_args("cat", (("tensors", tensors),))
     from .. import dtypes  # noqa: PLC0415
@@ -403,6 +408,7 @@ class StackBackward0(Function):
 def stack(tensors, dim=0):
     _check_list(tensors, "stack")
     tensors = list(tensors)
+    check_numel(sum(t._data.size for t in tensors if isinstance(t, Tensor)))
     shape = tensors[0]._data.shape
     for i, t in enumerate(tensors):
         if t._data.shape != shape:

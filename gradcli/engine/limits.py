@@ -1,0 +1,39 @@
+"""--max-elements: the most elements one tensor may have. Constructors check the size they are
+asked for; the ops whose result can be much larger than their inputs (broadcasting, expand,
+repeat/tile, matmul/outer/kron, cat/stack, diag, one_hot, ...) check the result's size from the
+shapes, before any work or allocation. None (the default outside the runner) means no limit."""
+from __future__ import annotations
+
+from . import errors
+
+LIMITS = {"max_elements": None}
+
+
+def check_numel(n, what="tensor"):
+    limit = LIMITS["max_elements"]
+    if limit is not None and n > limit:
+        raise errors.runtime(f"{what} of {n} elements exceeds the limit of {limit} elements (--max-elements)",
+                             hint="max_elements")
+
+
+def check_shape(shape, what="tensor"):
+    if LIMITS["max_elements"] is None:
+        return
+    n = 1
+    for s in shape:
+        n *= int(s)
+    check_numel(n, what)
+
+
+def check_broadcast(*shapes):
+    """The broadcast result of these shapes; shapes that do not broadcast are left to the op."""
+    if LIMITS["max_elements"] is None:
+        return
+    ndim = max(len(s) for s in shapes)
+    n = 1
+    for i in range(1, ndim + 1):
+        sizes = {int(s[-i]) for s in shapes if len(s) >= i} - {1}
+        if len(sizes) > 1:
+            return
+        n *= sizes.pop() if sizes else 1
+    check_numel(n)
