@@ -15,21 +15,13 @@ import numpy as np
 from . import errors
 from .tensor import Tensor
 
-# the classes torch names by their module (C types): everything else by its bare name
-_QUALIFIED = {"Size": "torch.Size", "dtype": "torch.dtype", "device": "torch.device",
-              "Generator": "torch._C.Generator"}
-
-
 def typename(value):
-    """Python's tp_name, as torch's messages show it: int, list, numpy.ndarray, torch.Size."""
+    """Python's tp_name, as torch's messages show it: int, list, numpy.ndarray, torch.Size (the
+    engine names its Size, dtype and device classes so)."""
     t = type(value)
-    if isinstance(value, Tensor):
-        return t.__name__
     module = getattr(t, "__module__", "") or ""
     if module == "numpy" or module.startswith("numpy."):
         return f"numpy.{t.__name__}"
-    if module.startswith("torch") and t.__name__ in _QUALIFIED:
-        return _QUALIFIED[t.__name__]
     return t.__name__
 
 

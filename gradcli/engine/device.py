@@ -316,3 +316,4 @@ def check_args(method, named):
 
 
 device.__module__ = "torch"  # <class 'torch.device'>, as PyTorch prints it
+device.__name__ = "torch.device"  # as Python's messages name it: 'torch.device' object has no attribute

@@ -166,3 +166,4 @@ def binary_result_dtype(a, b) -> dtype:
 
 
 dtype.__module__ = "torch"  # <class 'torch.dtype'>, as PyTorch prints it
+dtype.__name__ = "torch.dtype"  # as Python's messages name it: 'torch.dtype' object is not callable

@@ -18,6 +18,21 @@ class Size(tuple):
     """torch.Size."""
     __slots__ = ()
 
+    def __new__(cls, sizes=()):
+        items = []
+        for i, d in enumerate(sizes):
+            if type(d) is int:
+                items.append(d)
+            elif hasattr(type(d), "__index__") and not isinstance(d, float):
+                try:
+                    items.append(d.__index__())
+                except TypeError:
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(d).__name__}')") from None
+            else:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+        return tuple.__new__(cls, items)
+
     def __repr__(self):
         return f"torch.Size([{', '.join(str(d) for d in self)}])"
 
@@ -31,10 +46,26 @@ class Size(tuple):
 
     def __getitem__(self, item):
         r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
+        return tuple.__new__(Size, r) if isinstance(item, slice) else r
 
     def __add__(self, other):
-        return Size(tuple(self) + tuple(other))
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return tuple.__new__(Size, tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return tuple.__new__(Size, tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        if not hasattr(type(n), "__index__"):
+            if isinstance(n, (float, complex, str, tuple, list)):
+                raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
+            return NotImplemented
+        return tuple.__new__(Size, tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
 
 class Tensor:
@@ -71,11 +102,11 @@ class Tensor:
 
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return tuple.__new__(Size, self._data.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return tuple.__new__(Size, self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
@@ -477,3 +508,4 @@ def _wrap_dim(dim, ndim):
 
 # the names PyTorch prints for these classes: <class 'torch.Tensor'>, <class 'torch.Size'>
 Tensor.__module__ = Size.__module__ = "torch"
+Size.__name__ = "torch.Size"  # how Python's own messages name it: 'torch.Size' object is not callable
