@@ -233,6 +233,11 @@ def _get_attr_slow(obj, name):
     raise _refuse(obj, name)
 
 
+def _is_tensor(obj):
+    from ..engine.tensor import Tensor
+    return isinstance(obj, Tensor)
+
+
 def has_attr(obj, name):
     if not isinstance(name, str):
         raise TypeError("hasattr(): attribute name must be string")
@@ -266,12 +271,23 @@ def _setattr_ok(obj):
     return ok
 
 
+# the attributes torch's TensorBase defines without a setter (x.shape = ... is refused with its message)
+TENSOR_READONLY = frozenset("""T mT H mH device dtype grad_fn is_cpu is_cuda is_ipu is_leaf is_maia is_meta
+is_mkldnn is_mps is_mtia is_nested is_quantized is_sparse is_sparse_csr is_vulkan is_xla is_xpu itemsize layout
+name nbytes ndim output_nr retains_grad shape""".split())
+
+
 @user_raiser
 def set_attr(obj, name, value):
     if type(obj) is Namespace:
         obj.__setattr__(name, value)
+    if name in TENSOR_READONLY and _is_tensor(obj):
+        err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+        err._gs_user = True
+        raise err
     if not _setattr_ok(obj):
-        err = AttributeError(f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
+        err = _readonly_error(obj, name) or AttributeError(
+            f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
         raise err
     try:
@@ -281,8 +297,27 @@ def set_attr(obj, name, value):
         raise
 
 
+def _readonly_error(obj, name):
+    """What Python says when a script sets an attribute of torch's C types (torch.dtype,
+    torch.device, torch.Size), which have no instance dict; None for other objects."""
+    from ..engine import device, dtypes
+    from ..engine.tensor import Size
+    t = type(obj)
+    if not isinstance(obj, (dtypes.dtype, device.device, Size)):
+        return None
+    if not hasattr(obj, name):
+        return AttributeError(f"'{t.__name__}' object has no attribute '{name}'")
+    if callable(getattr(obj, name)):
+        return AttributeError(f"'{t.__name__}' object attribute '{name}' is read-only")
+    return AttributeError(f"attribute '{name}' of '{t.__name__}' objects is not writable")
+
+
 @user_raiser
 def del_attr(obj, name):
+    if name in TENSOR_READONLY and _is_tensor(obj):
+        err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+        err._gs_user = True
+        raise err
     if not _setattr_ok(obj):
         err = AttributeError(f"cannot delete attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
