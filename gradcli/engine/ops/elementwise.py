@@ -361,7 +361,7 @@ class DivBackward0(Function):
     def backward(self, g):
         a, b = self.saved
         ga = g / b if _needs(self, 0) else None
-        gb = -g * a / (b * b) if _needs(self, 1) else None
+        gb = -g * ((a / b) / b) if _needs(self, 1) else None  # torch's div_tensor_other_backward, in its order
         return _shaped(ga, a), _shaped(gb, b)
 
 
