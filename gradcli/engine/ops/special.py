@@ -1374,7 +1374,8 @@ class HardswishBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         mid = g * (x / 3.0 + 0.5)
-        return (where(x < -3.0, 0.0, where(x <= 3.0, mid, g)),)
+        # torch's hardswish_backward kernel: 0 up to -3 included, g from 3 included
+        return (where(x <= -3.0, 0.0, where(x < 3.0, mid, g)),)
 
 
 def hardswish(input, inplace=False):
