@@ -273,6 +273,23 @@ class SGD(Optimizer):
     def _group_step(self, group):
         lr, momentum, dampening = _value(group["lr"]), group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        if momentum == 0 and wd == 0 and not maximize:
+            # plain SGD: p.add_(grad, alpha=-lr), i.e. _set(p, _fma(-lr, grad, p)) with the float64
+            # products and sums done in place (the same values: every conversion to float64 is exact)
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                d, gd = p._data, g._data
+                if type(d) is np.ndarray and type(gd) is np.ndarray and d.dtype == gd.dtype \
+                        and (d.dtype == np.float32 or d.dtype == np.float16):
+                    t = np.multiply(gd, np.float64(d.dtype.type(-lr)), dtype=np.float64)
+                    np.add(t, d, out=t, dtype=np.float64)
+                    d[...] = t
+                    p._version[0] += 1
+                else:
+                    _set(p, _add(d, gd, -lr))
+            return
         for p, g in self._grads(group):
             grad = g._data if not maximize else -g._data
             if wd != 0:

@@ -301,7 +301,7 @@ class Tensor:
         if gradient is None and inputs is None and not create_graph and self._rg and data.size == 1 \
                 and type(data) is np.ndarray and _backward_observer[0] is None:
             # the common `loss.backward()`: the checks below cannot fail, skip them
-            g = wrap(np.ones(data.shape, data.dtype), self.dtype)
+            g = wrap(np.array(1, data.dtype) if not data.ndim else np.ones(data.shape, data.dtype), self.dtype)
             prev = grad_mode.enabled
             grad_mode.enabled = False
             try:

@@ -29,14 +29,14 @@ def linear(input, weight, bias=None):
     if not isinstance(input, Tensor):
         raise errors.type_error(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     wt = S.t(weight) if weight.dim() == 2 else weight
-    nd = input.dim()
+    nd = input._data.ndim
     if bias is None:
         return L.matmul(input, wt)
     if input.dtype is not weight.dtype:
         raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {E._c10_name(input.dtype)} and "
                              f"{E._c10_name(weight.dtype)}")
     if nd == 2:
-        _check_bias(bias, input.shape[0], wt.shape[-1])
+        _check_bias(bias, input._data.shape[0], wt._data.shape[-1])
         return L.addmm(bias, input, wt)
     if nd == 0:
         raise errors.runtime("both arguments to linear need to be at least 1D, but they are 0D and 2D")
@@ -52,9 +52,22 @@ def linear(input, weight, bias=None):
 
 
 def _check_bias(bias, n, m):
-    """addmm's expand of the bias to (n, m), with torch's error when it does not fit."""
-    if tuple(bias.shape) != (n, m):
-        S.expand(bias.detach(), (n, m))
+    """addmm's expand of the bias to (n, m), with torch's error when it does not fit (the expand is
+    only done when it fails: a bias of (m,), (1, m), (n, 1), ... fits)."""
+    if not isinstance(bias, Tensor):
+        if tuple(bias.shape) != (n, m):
+            S.expand(bias.detach(), (n, m))
+        return
+    bs = bias._data.shape
+    if len(bs) == 1:
+        if bs[0] == m or bs[0] == 1:
+            return
+    elif len(bs) == 2:
+        if (bs[0] == n or bs[0] == 1) and (bs[1] == m or bs[1] == 1):
+            return
+    elif len(bs) == 0:
+        return
+    S.expand(bias.detach(), (n, m))
 
 
 def _check_mm(a, b):

@@ -3,12 +3,13 @@ BinaryCrossEntropyBackward0, ...) and the composites torch builds from ordinary 
 (l1_loss, kl_div, cross_entropy with probabilities or label smoothing)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import no_grad
+from ..autograd import grad_mode, no_grad
 from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import reduction as R
@@ -61,7 +62,8 @@ def _grad_scale(g, shape, reduction):
 
 
 def _size_warning(input, target):
-    if tuple(target.shape) != tuple(input.shape):
+    if (target._data.shape != input._data.shape if type(target) is Tensor and type(input) is Tensor
+            else tuple(target.shape) != tuple(input.shape)):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", UserWarning, stacklevel=3)
@@ -86,6 +88,8 @@ def broadcast_shapes(*shapes):
 
 def broadcast_pair(a, b):
     """torch.broadcast_tensors for two tensors: expand (ExpandBackward0) only where shapes differ."""
+    if type(a) is Tensor and type(b) is Tensor and a._data.shape == b._data.shape:
+        return a, b
     try:
         shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     except ValueError:
@@ -98,6 +102,9 @@ def broadcast_pair(a, b):
 
 
 def _pair_dtype(a, b):
+    dt = getattr(a, "dtype", None)
+    if dt is getattr(b, "dtype", None) and isinstance(dt, dtypes.dtype) and dt.category == dtypes.FLOAT:
+        return dt
     dt = dtypes.result_type((a, b))
     if not dt.is_floating_point:
         dt = dtypes.defaults.float
@@ -153,6 +160,23 @@ class _PairLoss(Function):
 
 class MseLossBackward0(_PairLoss):
     __slots__ = ()
+
+    def backward(self, g):
+        x, t = self.saved
+        G, X, Y = g._data, x._data, t._data
+        dt = g.dtype
+        if grad_mode.enabled or not (type(G) is type(X) is type(Y) is np.ndarray) \
+                or not (x.dtype is dt and t.dtype is dt and (dt is dtypes.float32 or dt is dtypes.float64)):
+            return _PairLoss.backward(self, g)
+        # no graph to build, one float dtype: _PairLoss.backward's Tensor ops on the arrays, operation for
+        # operation (`g.expand(shape) / n` is the same value everywhere: it is divided before broadcasting)
+        reduction = self._kw["reduction"]
+        if reduction == "mean":
+            G = G / E.scalar_array(math.prod(X.shape), dt)
+        gi = ((X - Y) * E.scalar_array(2.0, dt)) * G
+        nf = self.next_functions
+        return (wrap(gi, dt) if nf[0][0] is not None else None,
+                wrap(np.negative(gi), dt) if nf[1][0] is not None else None)
 
     @staticmethod
     def elementwise(x, t, k):

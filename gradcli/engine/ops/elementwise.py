@@ -114,6 +114,12 @@ def _check_size(x, y):
         check_broadcast(xs, ys)
 
 
+def scalar_array(v, dt):
+    """The 0-d array binary() computes with for a Python number v and a float32/float64 tensor."""
+    r = _SCALARS.get((v, dt))
+    return r if r is not None else _scalar_array(v, dt)
+
+
 def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     """Apply a broadcasting binary op. a or b may be a Python scalar; the result dtype follows
     torch's promotion (computed on that dtype), or out_dtype for comparisons."""
@@ -860,6 +866,11 @@ class ReluBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
+        G, R = g._data, result._data
+        if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
+            # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it
+            r = np.where(R <= 0, 0.0, G)
+            return (wrap(r if r.dtype == g.dtype.np else r.astype(g.dtype.np), g.dtype),)
         return (where(result <= 0, 0.0, g),)  # threshold_backward: +0 where the input was <= 0 (NaN passes g)
 
 

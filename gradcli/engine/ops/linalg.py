@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..autograd import grad_mode
 from ..function import Function, record
 from ..limits import check_broadcast
 from ..tensor import Tensor, view_of, wrap
@@ -166,6 +167,15 @@ class AddmmBackward0(Function):
 
     def backward(self, g):
         bias, a, b = self.saved
+        G = g._data
+        if self._kw is None and not grad_mode.enabled and type(G) is np.ndarray:
+            # no graph to build (not create_graph): mm(g, t(b)) and mm(t(a), g) on the arrays, as mm
+            # computes them (their checks cannot fail here: forward checked the same operands)
+            nf = self.next_functions
+            dt = g.dtype
+            return (sum_to(g, bias) if nf[0][0] is not None else None,
+                    wrap(_matprod(G, b._data.T), dt) if nf[1][0] is not None else None,
+                    wrap(_matprod(a._data.T, G), dt) if nf[2][0] is not None else None)
         k = self._kw or {}
         beta, alpha = k.get("beta", 1), k.get("alpha", 1)
         gbias = sum_to(g * beta if beta != 1 else g, bias) if self.next_functions[0][0] is not None else None
