@@ -46,6 +46,8 @@ ESCAPES = [
     "dir()",
     "breakpoint()",
     "input()",
+    "def f(input):\n    return input\nf(1)\ninput()",
+    "eval = 1\ndel eval\neval('1')",
     "__import__('os')",
     "object()",
     "import os",

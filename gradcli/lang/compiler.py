@@ -16,7 +16,7 @@ from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, tag
-from .scopes import Scope, bound_names
+from .scopes import Scope, bound_names, names_bound_anywhere
 
 _RETURN_NONE = (None,)
 _FORBIDDEN_HINTS = {
@@ -36,6 +36,7 @@ class Compiler(ExprCompiler, CallableCompiler):
         self.B = namespaces.builtins
         self.filename = filename
         self.nesting = 0
+        self.bound = frozenset()  # the names the program binds anywhere (see check_name)
 
     # ------------------------------------------------------------------ errors and checks
     def error(self, node, type_name, message, hint=None):
@@ -44,8 +45,11 @@ class Compiler(ExprCompiler, CallableCompiler):
             kw = dict(line=node.line, column=node.column, end_line=node.end_line, end_column=node.end_column)
         return GradScriptError(message, type_name=type_name, filename=self.filename, hint=hint, **kw)
 
-    def check_name(self, name, node, what="name"):
-        if name in FORBIDDEN_NAMES:
+    def check_name(self, name, node, what="name", load=False):
+        # a builtin that scripts cannot use (input, eval, open, ...) is refused where the script reads it
+        # without binding that name itself; binding it (def forward(self, input), input = ...) is harmless
+        if name in FORBIDDEN_NAMES and (name.startswith("_") or (load and name not in self.bound
+                                                                 and name not in self.G)):
             raise self.error(node, "NameError", f"'{name}' is not available in GradScript (sandbox)",
                              hint=_FORBIDDEN_HINTS.get(name, "GradScript scripts can only compute: no eval, "
                                                        "files or introspection"))
@@ -118,6 +122,7 @@ class Compiler(ExprCompiler, CallableCompiler):
     def compile_module(self, module):
         """[(statement node, closure)] for the top-level statements (echo on)."""
         scope = Scope("module", echo=True)
+        self.bound = frozenset(names_bound_anywhere(module))
         compiled = []
         for s in module.body:
             self.nesting = 0

@@ -61,7 +61,7 @@ class ExprCompiler:
 
     def e_name(self, node, scope):
         name = node.id
-        self.check_name(name, node)
+        self.check_name(name, node, load=True)
         kind, depth = scope.resolve(name)
         if kind == "local":
             def load_local(frame):

@@ -2,6 +2,8 @@
 nonlocal, and how a name used in a scope resolves (local, free at depth d, class, global)."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 from . import ast as A
 
 
@@ -107,6 +109,37 @@ def bound_names(body, out=None, globals_=None, nonlocals=None):
         elif t is A.Nonlocal:
             nonlocals.update(node.names)
     return out, globals_, nonlocals
+
+
+def names_bound_anywhere(module):
+    """Every name the program binds in any scope: assignments and other targets, parameters,
+    def and class names, imports, comprehension variables."""
+    out = set()
+    todo = [module]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+            continue
+        if not isinstance(node, A.Node):
+            continue
+        t = type(node)
+        if t is A.FunctionDef or t is A.Lambda:
+            out.update(node.params)
+            out.update(node.kwonly)
+            out.update(p for p in (node.vararg, node.kwarg) if p)
+        elif t is A.Comprehension:
+            _target_names(node.target, out)
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            bound_names(body, out)
+        for f in fields(node):
+            value = getattr(node, f.name, None)
+            if isinstance(value, (list, A.Node)):
+                todo.append(value)
+            elif isinstance(value, dict):
+                todo.extend(v for v in value.values() if isinstance(v, A.Node))
+    return out
 
 
 def function_scope(parent, params, body, qualname):
