@@ -27,7 +27,7 @@ def check_shape(shape, what="tensor"):
 
 def check_broadcast(*shapes):
     """The broadcast result of these shapes; shapes that do not broadcast are left to the op."""
-    if LIMITS["max_elements"] is None:
+    if LIMITS["max_elements"] is None or not shapes:
         return
     ndim = max(len(s) for s in shapes)
     n = 1
