@@ -18,7 +18,7 @@ from .ops import reduction as _R
 from .ops import shape as _S
 from .tensor import Size, Tensor
 
-__version__ = "2.13.0"
+__version__ = "2.13.0+cpu"  # as the reference build (the CPU wheel) prints torch.__version__
 
 # dtypes and their aliases
 bool = _dtypes.bool_
