@@ -1036,9 +1036,10 @@ class MaximumBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        # ties split the gradient in half, as torch does
-        mask_a = (a > b) + (a == b) * 0.5
-        mask_b = (b > a) + (a == b) * 0.5
+        # ties split the gradient in half, as torch does; where a NaN takes part both get all of it
+        # (torch masks out only the strictly smaller side)
+        mask_a = ~(a < b) + (a == b) * -0.5
+        mask_b = ~(b < a) + (a == b) * -0.5
         return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
 
 
@@ -1049,8 +1050,8 @@ class MinimumBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        mask_a = (a < b) + (a == b) * 0.5
-        mask_b = (b < a) + (a == b) * 0.5
+        mask_a = ~(a > b) + (a == b) * -0.5
+        mask_b = ~(b > a) + (a == b) * -0.5
         return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
 
 
