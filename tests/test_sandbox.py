@@ -24,10 +24,7 @@ def refused(src, **options):
 
 
 ESCAPES = [
-    "().__class__.__bases__",
-    "().__class__ = 1",
-    "(lambda: 0).__class__(1, 2)",
-    "print.__class__.__name__.__class__.__subclasses__()",
+    "().__class__",
     "x = 1\nx.__class__.__bases__",
     "[].__class__.__base__.__subclasses__()",
     "getattr(1, 'real')",
@@ -98,7 +95,7 @@ ESCAPES = [
     "import torch.nn as nn\nclass A(nn.Module):\n    def __getattribute__(self, name):\n        return 1",
     "import torch.nn as nn\nclass A(nn.Module, metaclass=type):\n    pass",
     "super().__init__()",
-    "import torch\nx = torch.ones(1)\nx.data.__class__.__dict__",
+    "import torch\nx = torch.ones(1)\nx.data.__class__",
     "d = {}\nd.__setitem__('a', 1)",
     "iter(int, 1)",
     "import math\nmath.factorial(10 ** 7)",

@@ -14,7 +14,7 @@ from .callables import CallableCompiler
 from .exprs import MAX_NESTING, ExprCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
-from .pyvalues import INPLACE_OPS, READABLE_DUNDERS, del_attr, get_attr, set_attr
+from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
 
@@ -58,15 +58,13 @@ class Compiler(ExprCompiler, CallableCompiler):
                              f"{what} '{name}' is not allowed: names starting with '_' are reserved in GradScript",
                              hint="rename it without the leading underscore")
 
-    def check_attr(self, node, load=False):
+    def check_attr(self, node):
         name = node.attr
         if name.startswith("_"):
             value = node.value
             if name == "__init__" and type(value) is A.Call and type(value.func) is A.Name \
                     and value.func.id == "super":
                 return
-            if load and name in READABLE_DUNDERS:
-                return  # torch.__version__, x.__class__.__name__: see pyvalues.get_attr
             raise self.error(node, "AttributeError",
                              f"attribute '{name}' is not accessible: attributes starting with '_' are private "
                              "in GradScript", hint="only public attributes (no leading underscore) can be used")

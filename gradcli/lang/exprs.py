@@ -242,7 +242,7 @@ class ExprCompiler:
     def e_attribute(self, node, scope):
         name = node.attr
         value = self.expr(node.value, scope)
-        self.check_attr(node, load=True)
+        self.check_attr(node)
         if name == "grad":
             rt = self.rt
 

@@ -108,7 +108,6 @@ def engine_modules(device="cpu"):
     from ..engine import api
     torch_ns = _facade("torch", api, {})
     members = torch_ns._members
-    members["__version__"] = api.__version__
     for legacy, dt in (("FloatTensor", api.float32), ("DoubleTensor", api.float64), ("LongTensor", api.int64),
                        ("IntTensor", api.int32), ("BoolTensor", api.bool), ("HalfTensor", api.float16),
                        ("ByteTensor", api.uint8)):
@@ -227,7 +226,6 @@ def numpy_modules(rt, seed=None):
         return wrapped
     random_ns = Namespace("numpy.random", {n: sized(getattr(state, n)) for n in _NP_RANDOM if hasattr(state, n)})
     linalg_ns = Namespace("numpy.linalg", {n: getattr(np.linalg, n) for n in _NP_LINALG if hasattr(np.linalg, n)})
-    members["__version__"] = np.__version__
     members["random"] = random_ns
     members["linalg"] = linalg_ns
     numpy_ns = Namespace("numpy", members)
@@ -347,10 +345,6 @@ class ScriptType:
             other = other.cls
         return isinstance(other, type) and issubclass(other, self.cls)
 
-    def script_name(self):
-        """Its __name__: the class name without the module."""
-        return self.text[len("<class '"):-2].rpartition(".")[2]
-
     def __call__(self, *args, **kwargs):
         if self.cls is type(None) and not args and not kwargs:
             return None
@@ -420,9 +414,6 @@ class TypeBuiltin:
     def __repr__(self):
         return "<class 'type'>"
 
-    def script_name(self):
-        return "type"
-
     def __instancecheck__(self, obj):
         return isinstance(obj, (type, ScriptType, TypeBuiltin))
 
@@ -442,7 +433,6 @@ class Namespaces:
         bare.update(python_builtins(rt))
         scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super")]
         bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)
-        pyvalues.TYPE_OF[0] = bare["type"]  # obj.__class__
         self.builtins = bare
 
     def module(self, path):

@@ -10,7 +10,6 @@ Functions, methods, generators, iterators, modules and everything else expose no
 from __future__ import annotations
 
 import collections
-import functools
 import math
 import operator
 import os
@@ -171,58 +170,9 @@ def _class_attr(cls, name):
     return err
 
 
-# the only attributes with underscores a script may read (never write): safe, torch tutorials use them
-READABLE_DUNDERS = frozenset(("__version__", "__name__", "__class__"))
-
-TYPE_OF = [None]  # the session's type() builtin (namespaces.TypeBuiltin), for obj.__class__
-
-
-def _no_attr(obj, name):
-    err = AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
-    err._gs_user = True
-    return err
-
-
-@user_raiser
-def _dunder(obj, name):
-    """obj.__version__ (torch, numpy), obj.__class__ (as type(obj)), obj.__name__ (a str)."""
-    from .runtime import function
-    if name == "__class__":
-        type_of = TYPE_OF[0]
-        if type_of is None:
-            raise _refuse(obj, name)
-        return type_of(obj)
-    if name == "__version__":
-        if type(obj) is Namespace and name in obj._members:
-            return obj._members[name]
-        if type(obj) is Namespace:
-            err = AttributeError(f"module '{obj._name}' has no attribute '{name}'")
-            err._gs_user = True
-            raise err
-        raise _no_attr(obj, name)
-    if name == "__name__":
-        if type(obj) is Namespace:
-            return obj._name
-        if isinstance(obj, function):
-            return obj.name
-        from .namespaces import ScriptType, TypeBuiltin
-        if isinstance(obj, (ScriptType, TypeBuiltin)):
-            return obj.script_name()
-        if isinstance(obj, type) or isinstance(obj, (types.FunctionType, types.BuiltinFunctionType,
-                                                     types.MethodType, functools.partial)):
-            value = getattr(obj, "__name__", None)
-            if isinstance(value, str):
-                return value.rpartition(".")[2]  # torch's C types: 'torch.Size' is named 'Size'
-        raise _no_attr(obj, name)
-    raise _refuse(obj, name)
-
-
 @user_raiser
 def get_attr(obj, name):
-    """``obj.name`` for a script (name never starts with '_', except super().__init__ and
-    READABLE_DUNDERS)."""
-    if name[0] == "_" and name in READABLE_DUNDERS:
-        return _dunder(obj, name)
+    """``obj.name`` for a script (name never starts with '_', except super().__init__)."""
     if _policy_cache.get(type(obj)) is True:
         try:
             return getattr(obj, name)
