@@ -1036,11 +1036,10 @@ class MaximumBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        # ties split the gradient in half, as torch does; where a NaN takes part both get all of it
-        # (torch masks out only the strictly smaller side)
-        mask_a = ~(a < b) + (a == b) * -0.5
-        mask_b = ~(b < a) + (a == b) * -0.5
-        return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
+        # ties split the gradient in half, as torch does; the strictly smaller side gets exactly 0
+        # (masked, even where g is inf or NaN); where a NaN takes part both get all of it
+        tie = where(a == b, g * 0.5, g)
+        return _shaped(where(a < b, 0.0, tie), a), _shaped(where(b < a, 0.0, tie), b)
 
 
 class MinimumBackward0(Function):
@@ -1050,9 +1049,8 @@ class MinimumBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        mask_a = ~(a > b) + (a == b) * -0.5
-        mask_b = ~(b > a) + (a == b) * -0.5
-        return _shaped(g * mask_a, a), _shaped(g * mask_b, b)
+        tie = where(a == b, g * 0.5, g)
+        return _shaped(where(a > b, 0.0, tie), a), _shaped(where(b > a, 0.0, tie), b)
 
 
 def maximum(input, other):
