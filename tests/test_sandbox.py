@@ -107,10 +107,6 @@ ESCAPES = [
     "import torch.nn as nn\nclass A(nn.Module):\n    pass\nA.mro()",
     "import torch.nn as nn\nnn.Linear(1, 1).parameters().gi_frame",
     "import torch\nx = torch.ones(1, requires_grad=True)\n(x * 2).grad_fn.apply.__globals__",
-    "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-    "        ctx.next_functions = 1\n        return x\nF.apply(torch.ones(1, requires_grad=True))",
-    "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-    "        del ctx.saved_tensors\n        return x\nF.apply(torch.ones(1, requires_grad=True))",
 ]
 
 

@@ -261,15 +261,7 @@ class CallableCompiler:
         define = self.make_function(node, scope, node.name, qualname, body, False)
         decorators = [self.expr(d, scope) for d in node.decorators]
         if in_class:
-            if not decorators:
-                return define
-
-            def define_decorated(frame):  # @staticmethod on an autograd.Function's forward/backward
-                fn = define(frame)
-                for dec in reversed(decorators):
-                    fn = dec(frame)(fn)
-                return fn
-            return define_decorated
+            return define
         store = self.name_store(node.name, scope)
 
         def def_(frame):
@@ -282,10 +274,8 @@ class CallableCompiler:
     def s_classdef(self, node, scope):
         self.check_name(node.name, node, what="class name")
         if len(node.bases) != 1 or node.keywords or node.decorators:
-            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ... "
-                             "(or class Name(torch.autograd.Function): ...)",
-                             hint="derive from exactly one base, nn.Module, torch.autograd.Function or a class "
-                                  "derived from them")
+            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ...",
+                             hint="derive from exactly one base, nn.Module or a class derived from it")
         base = self.expr(node.bases[0], scope)
         cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
         cscope.super_cell = cell = [None]
@@ -335,17 +325,17 @@ def function_str(f):
     return f"{qualname}()"
 
 
-def _bases():
+def _module_base():
     from ..engine import api
-    from ..engine.custom_function import Function
     nn = getattr(api, "nn", None)
-    return tuple(b for b in (getattr(nn, "Module", None), Function) if b is not None)
+    return getattr(nn, "Module", None)
 
 
 def _check_base(base):
-    if not isinstance(base, type) or not issubclass(base, _bases()):
+    module_cls = _module_base()
+    if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
         what = getattr(base, "__name__", type(base).__name__)
-        raise TypeError(f"GradScript classes must derive from nn.Module or torch.autograd.Function (got {what})")
+        raise TypeError(f"GradScript classes must derive from nn.Module (got {what})")
 
 
 def _make_class(name, base, namespace):

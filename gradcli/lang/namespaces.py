@@ -20,7 +20,7 @@ from .pyvalues import Namespace
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
     "eval exec compile open getattr setattr delattr globals locals vars breakpoint input __import__ "
-    "dir help memoryview object classmethod property exit quit copyright credits license "
+    "dir help memoryview object classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.optim, torch.autograd, "
@@ -289,7 +289,6 @@ def python_builtins(rt):
     super_.__name__ = super_.__qualname__ = "super"
     names["super"] = super_
     names["Ellipsis"] = Ellipsis
-    names["staticmethod"] = staticmethod  # for the forward/backward of a torch.autograd.Function subclass
     return names
 
 

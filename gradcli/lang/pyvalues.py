@@ -257,12 +257,9 @@ def _setattr_ok(obj):
     ok = _setattr_ok_cache.get(t)
     if ok is None:
         from ..engine import autograd, device, dtypes, factory
-        from ..engine.custom_function import BackwardCFunction
         from ..engine.tensor import Tensor
         if issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
             ok = True
-        elif issubclass(t, BackwardCFunction):
-            ok = "ctx"  # a custom Function's ctx: new attributes only
         elif t in _FULL_PY or t is str:
             ok = True  # immutable built-ins: Python itself refuses, with its own message
         elif _is_engine_type(t):
@@ -288,12 +285,7 @@ def set_attr(obj, name, value):
         err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         err._gs_user = True
         raise err
-    ok = _setattr_ok(obj)
-    if ok == "ctx" and (hasattr(type(obj), name) or name in ("needs_input_grad", "n_outputs")):
-        err = AttributeError(f"attribute '{name}' of 'torch._C._FunctionBase' objects is not writable")
-        err._gs_user = True
-        raise err
-    if not ok:
+    if not _setattr_ok(obj):
         err = _readonly_error(obj, name) or AttributeError(
             f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
@@ -326,8 +318,7 @@ def del_attr(obj, name):
         err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         err._gs_user = True
         raise err
-    ok = _setattr_ok(obj)
-    if not ok or (ok == "ctx" and (hasattr(type(obj), name) or name in ("needs_input_grad", "n_outputs"))):
+    if not _setattr_ok(obj):
         err = AttributeError(f"cannot delete attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
         raise err
