@@ -134,9 +134,6 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 autograd.Variable = Variable
-from . import custom_function as _custom_function  # noqa: E402
-
-autograd.Function = _custom_function.Function
 from . import gradcheck as _gradcheck  # noqa: E402
 
 autograd.gradcheck = _gradcheck.gradcheck
