@@ -606,8 +606,15 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
         if in_grads is None:
             in_grads = ()
         elif x is not None and x.hooks:
-            for hook in x.hooks:
-                hook(in_grads, grads if not single else [g])
+            outs = tuple(grads) if not single else (g,)
+            for hook in list(x.hooks):
+                r = hook(tuple(in_grads), outs)
+                if r is not None:  # torch: a post hook's result replaces the node's input gradients
+                    r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                    if len(r) != len(in_grads):
+                        raise errors.runtime(f"hook '{getattr(hook, '__name__', 'hook')}' has returned an incorrect "
+                                             f"number of values (got {len(r)}, but expected {len(in_grads)})")
+                    in_grads = r
         n_in = len(in_grads)
         k = -1
         for nxt, nr in node.next_functions:
