@@ -495,7 +495,11 @@ class StdBackward0(Function):
                 g = unsqueeze(g, d)
                 out = unsqueeze(out, d)
         m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
-        return (g * (x - m) / (out * builtins.max(n - k["c"], 0)),)
+        # torch's std_backward: var_backward of (g / (2 std)), with 0 where std is 0 (not NaN)
+        from .elementwise import where  # noqa: PLC0415
+        gv = where(out == 0, 0.0, g / (out * 2))
+        dof = builtins.max(n - k["c"], 0)
+        return ((2.0 / dof if dof else float("inf")) * gv * (x - m),)
 
 
 def _var_std(input, dim, unbiased, keepdim, correction, is_std):

@@ -490,10 +490,9 @@ def _var_mean_grad(node, x, grads, std):
                 std = unsqueeze(std, d)
     m = R.mean(x, dim=dims, keepdim=True) if x._data.ndim else x
     denom = builtins.max(n - c, 0)
-    if std is None:
-        gx = (2.0 / denom) * g_var * (x - m)
-    else:
-        gx = g_var * (x - m) / (std * denom)
+    if std is not None:  # torch's std_backward: the var gradient g / (2 std), 0 where std is 0
+        g_var = E.where(std == 0, 0.0, g_var / (std * 2))
+    gx = (2.0 / denom if denom else math.inf) * g_var * (x - m)
     return gx + expand(g_mean / n, x.shape)
 
 
