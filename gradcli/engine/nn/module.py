@@ -151,6 +151,12 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+        bw_hook = None
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            from .hooks import BackwardHook  # noqa: PLC0415
+            bw_hook = BackwardHook(self, list(d.get("_backward_hooks", {}).values()),
+                                   list(d.get("_backward_pre_hooks", {}).values()))
+            args = bw_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         hooks = d.get("_forward_hooks")
         if hooks:
@@ -158,6 +164,8 @@ class Module:
                 r = hook(self, args, result)
                 if r is not None:
                     result = r
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
 
     _hook_ids = itertools.count()
@@ -168,8 +176,16 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         return self._add_hook("_forward_pre_hooks", hook)
 
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output), as torch's BackwardHook calls it."""
+        return self._add_hook("_backward_hooks", hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output), which may return new output gradients."""
+        return self._add_hook("_backward_pre_hooks", hook)
+
     def _add_hook(self, where, hook):
-        hooks = self.__dict__[where]
+        hooks = self.__dict__.setdefault(where, OrderedDict())
         key = next(Module._hook_ids)
         hooks[key] = hook
         return _DictHandle(hooks, key)
