@@ -85,6 +85,9 @@ class set_grad_enabled(_GradModeContext):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
 
 
+for _cls in (no_grad, enable_grad, set_grad_enabled):  # <class 'torch.autograd.grad_mode.no_grad'>
+    _cls.__module__ = "torch.autograd.grad_mode"
+
 _inference_mode = [False]
 
 
@@ -121,6 +124,9 @@ class inference_mode(no_grad):
 
     def __repr__(self):
         return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
+
+
+inference_mode.__module__ = "torch.autograd.grad_mode"
 
 
 _sequence = itertools.count()
