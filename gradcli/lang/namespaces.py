@@ -270,24 +270,51 @@ sorted reversed any all isinstance issubclass map filter divmod repr callable ch
 format hash complex next id""".split()
 
 
+class BuiltinFunction:
+    """A builtin that GradScript implements itself (print, range, pow, ...): called like it, printed
+    like Python's (<built-in function print>, <class 'range'>), usable in isinstance when Python's is a
+    class (isinstance(r, range))."""
+
+    __slots__ = ("fn", "name", "cls")
+
+    def __init__(self, fn, name, cls=None):
+        self.fn = fn
+        self.name = name
+        self.cls = cls  # the Python class it stands for (range, super), or None for a function
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __getattr__(self, name):  # __qualname__ / __name__: how call errors name it, print()
+        if name in ("__qualname__", "__name__"):
+            return self.name
+        raise AttributeError(f"'builtin_function_or_method' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return f"<class '{self.name}'>" if self.cls is not None else f"<built-in function {self.name}>"
+
+    def __instancecheck__(self, obj):
+        if self.cls is None:
+            raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+        return isinstance(obj, self.cls)
+
+
 def python_builtins(rt):
     names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
-    names["print"] = rt.print
-    names["range"] = pyvalues.make_range(rt)
-    names["pow"] = pyvalues.g_pow3
-    names["hasattr"] = pyvalues.has_attr
+    names["print"] = BuiltinFunction(rt.print, "print")
+    names["range"] = BuiltinFunction(pyvalues.make_range(rt), "range", (range, pyvalues.BigRange))
+    names["pow"] = BuiltinFunction(pyvalues.g_pow3, "pow")
+    names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
 
     def iter_(obj):
         return iter(obj)
-    iter_.__name__ = iter_.__qualname__ = "iter"
-    names["iter"] = iter_
+    names["iter"] = BuiltinFunction(iter_, "iter")
 
     def super_(*args):
         if not args:
             raise RuntimeError("super(): no arguments")
         return super(*args)
-    super_.__name__ = super_.__qualname__ = "super"
-    names["super"] = super_
+    names["super"] = BuiltinFunction(super_, "super", super)
     names["Ellipsis"] = Ellipsis
     return names
 
@@ -399,6 +426,8 @@ class TypeBuiltin:
         if len(args) != 1:
             raise TypeError("type() takes 1 or 3 arguments")
         obj = args[0]
+        if isinstance(obj, BuiltinFunction) and obj.cls is not None:
+            return self  # range, super: classes in Python
         if isinstance(obj, (type, ScriptType, TypeBuiltin)):
             from ..engine.tensor import Tensor
             if isinstance(obj, type) and issubclass(obj, Tensor):

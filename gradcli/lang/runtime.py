@@ -96,7 +96,9 @@ class Runtime:
         node = self.loc[0]
         return node.line if node is not None else None
 
-    def print(self, *args, sep=" ", end="\n", file=None, flush=False):
+    def print(self, *args, sep=" ", end="\n", file=None, flush=False, **extra):
+        if extra:
+            raise TypeError(f"'{next(iter(extra))}' is an invalid keyword argument for print()")
         if file is not None:
             raise TypeError("print(): file= is not supported in GradScript (no file access)")
         if sep is None:
