@@ -586,6 +586,7 @@ class Atan2Backward0(Function):
     def backward(self, g):
         a, b = self.saved
         recip = E.reciprocal(a * a + b * b)
+        recip = E.where(E.isinf(recip), 0.0, recip)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
         ga = g * b * recip if _needs(self, 0) else None
         gb = g * -a * recip if _needs(self, 1) else None
         return _shaped(ga, a), _shaped(gb, b)
