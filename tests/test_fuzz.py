@@ -45,7 +45,7 @@ SCHEMA_FILE = ROOT / "gradcli" / "render" / "schema.json"
 OPTIONS = dict(seed=0, max_steps=20_000, timeout=5.0, max_elements=200_000)
 
 # the in-suite budget (tools/fuzz_long.py scales these up)
-BUDGET = {"text": 60, "tokens": 80, "program": 120, "mutation": 120, "cli": 3}
+BUDGET = {"text": 60, "tokens": 80, "program": 120, "mutation": 120, "cli": 3, "escape": 150}
 
 
 def fuzz_settings(kind, **extra):
@@ -528,3 +528,123 @@ def test_through_the_command(tmp_path_factory, sources):
     stderr = proc.stderr.decode("utf-8", errors="replace")
     assert "Traceback (most recent call last)" not in stderr, stderr
     assert proc.returncode in (0, 1, 2), (proc.returncode, stderr)
+
+
+# ============================================================================ the sandbox
+
+# Escape attempts that tests/test_sandbox.py does not try (it has the classic ones): each is refused
+# with a located error (never an internal one) and writes no file.
+MORE_ESCAPES = [
+    "type('A', (), {})", "type('A', (object,), {'x': 1})",
+    "import numpy as np\nnp.fromfile('/etc/passwd')", "import numpy as np\nnp.loadtxt('/etc/passwd')",
+    "import numpy as np\nnp.genfromtxt('/etc/passwd')", "import numpy as np\nnp.savetxt('x.txt', np.ones(2))",
+    "import numpy as np\nnp.savez('x.npz', a=np.ones(2))", "import numpy as np\nnp.memmap('x.bin', mode='w+', shape=(2,))",
+    "import numpy as np\nnp.lib", "import numpy as np\nnp.ctypeslib", "import numpy as np\nnp.testing",
+    "import numpy as np\nnp.DataSource", "import numpy as np\nnp.load.__globals__", "import numpy as np\nnp.ones(2).base",
+    "import numpy as np\nnp.ones(2).__array_interface__", "import numpy as np\nnp.array([print], dtype=object)",
+    "import numpy as np\nnp.vectorize(print)(np.ones(2))", "import numpy as np\nnp.frompyfunc(print, 1, 1)",
+    "import numpy as np\nnp.ones(2).view(np.recarray)", "import numpy as np\nnp.info(np)", "import numpy as np\nnp.__file__",
+    "import torch\ntorch.hub", "import torch\ntorch.ops", "import torch\ntorch.utils", "import torch\ntorch.jit",
+    "import torch\ntorch.from_file('x.bin', size=2)", "import torch\ntorch.ones(2).storage()",
+    "import torch\ntorch.ones(2).untyped_storage()", "import torch\ntorch.ones(2).numpy().tofile('x.bin')",
+    "import torch\ntorch.Tensor.__subclasses__()", "import torch\ntorch.__file__", "import torch\ntorch.nn.__dict__",
+    "import torch\ntorch.compile", "import torch\ntorch.serialization", "import torch\ntorch.multiprocessing",
+    "import torch\ntorch.distributed", "import torch\ntorch.backends", "import torch\ntorch.library",
+    "import torch.nn as nn\nnn.Linear(1, 1).register_forward_hook(open)\nnn.Linear(1, 1)(torch.ones(1))",
+    "import torch\nx = torch.ones(1, requires_grad=True)\nx.register_hook(open)\n(x * 2).sum().backward()",
+    "import torch\ntorch.optim.SGD.__init__.__globals__", "import torch\ntorch.Size([1]).__class__.__mro__",
+    "import math\nmath.__loader__", "import math\nmath.sys", "import torch\ntorch.nn.functional.torch",
+    "f'{1 .__class__}'", "f'{(1).__class__}'", "x = 1\nf'{x!r:{\"{0.__class__}\"}}'", "'%(a)s' % {'a': ().__class__}",
+    "__builtins__", "help", "exit()", "quit()", "license", "memoryview(b'x')", "bytearray(10)", "classmethod",
+    "staticmethod", "property", "object", "Exception", "BaseException", "print.__call__", "len.__self__",
+    "[].append.__self__", "lambda: (yield)", "def f():\n    yield 1", "async def f(): pass",
+    "import torch\ntorch.ones(2).__deepcopy__({})", "import torch\ntorch.ones(2).new_tensor(open)",
+    "import torch\ntorch.tensor([1.]).grad_fn", "import torch\n(torch.ones(1, requires_grad=True) * 2).grad_fn._saved_self",
+    "import torch\n(torch.ones(1, requires_grad=True) * 2).grad_fn.next_functions[0][0].variable.__class__",
+    "import torch.nn as nn\nnn.Linear(1, 1).state_dict().__class__.__init__",
+    "import torch.nn as nn\nnn.Linear(1, 1)._parameters", "import torch.nn as nn\nnn.Module.__init__",
+    "import torch.nn as nn\nnn.Linear(1, 1).forward.__func__", "import torch\ntorch.manual_seed(0).__class__.__init__",
+]
+
+
+@pytest.mark.parametrize("src", MORE_ESCAPES)
+def test_more_escape_attempts_are_refused(src, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_source(src, "escape.grad", RunOptions(timeout=10))
+    err = result.error
+    if err is None:  # harmless ones compute something: nothing of Python's may come out
+        assert not _dangerous_values(result.variables), (src, result.variables)
+        assert "grad_fn" in src or src.startswith("import torch\n(torch"), f"not refused: {src!r} -> {result.stdout!r}"
+    else:
+        assert not isinstance(err, InternalError), err.traceback_text
+        assert err.line is not None and err.column is not None
+    assert os.listdir(tmp_path) == []
+
+
+def _dangerous_values(variables):
+    import builtins
+    import types
+    bad_types = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
+    bad_builtins = {getattr(builtins, n) for n in ("open", "eval", "exec", "compile", "getattr", "setattr", "delattr",
+                                                   "globals", "locals", "vars", "__import__", "input", "breakpoint")}
+    found = []
+    for name, value in variables.items():
+        module = getattr(value, "__module__", None) if callable(value) else None
+        if isinstance(value, bad_types) or any(value is b for b in bad_builtins) or \
+                module in ("os", "posix", "subprocess", "sys", "io", "shutil", "pathlib", "importlib", "ctypes") or \
+                (isinstance(value, dict) and "__builtins__" in value):
+            found.append(name)
+    return found
+
+
+# Escape chains composed at random: a start (a literal, a namespace, a tensor, a module, a function,
+# a generator, a format string) followed by attribute and item steps (dunders, private names and the
+# public names that lead to Python internals) and calls.
+ESCAPE_ROOTS = ["()", "[]", "{}", "''", "1", "1.5", "None", "True", "print", "len", "range(3)", "torch",
+                "torch.ones(2)", "torch.ones(1, requires_grad=True) * 2", "nn", "nn.Linear(1, 1)", "F", "np",
+                "np.ones(2)", "math", "lambda: 0", "(x for x in [1])", "iter([1])", "zip([1], [2])",
+                "torch.float32", "torch.Size([2])", "torch.device('cpu')", "torch.optim", "torch.autograd",
+                "torch.no_grad()", "'{0.__class__}'.format", "str.format", "type(1)", "super"]
+ESCAPE_STEPS = [".__class__", ".__base__", ".__bases__", ".__mro__", ".__subclasses__()", ".__globals__",
+                ".__dict__", ".__init__", ".__call__", ".__self__", ".__func__", ".__code__", ".__closure__",
+                ".__builtins__", ".__module__", ".__getattribute__('x')", ".__reduce_ex__(2)", ".gi_frame",
+                ".f_globals", ".f_back", ".tb_frame", ".mro()", "._data", "._version", "._modules", ".data",
+                ".grad_fn", ".next_functions", "[0]", "[0][0]", ".variable", ".numpy()", ".base", ".ctypes",
+                ".dtype", ".type", ".func", ".keywords", ".format", ".format_map", "('{0.__globals__}')",
+                "()", "(1)", ".load", ".save", ".tofile", ".storage()", ".forward", ".apply", ".parameters()",
+                ".state_dict()", ".register_hook", ".__getitem__", ".items()", ".real", ".T"]
+
+
+PUBLIC_STEPS = [s for s in ESCAPE_STEPS if not s.lstrip(".").startswith("_")]
+
+
+@st.composite
+def escape_chains(draw):
+    """Mostly public steps (they go deep), then maybe a private or dunder one."""
+    chain = f"({draw(st.sampled_from(ESCAPE_ROOTS))})"
+    for _ in range(draw(st.integers(0, 4))):
+        chain += draw(st.sampled_from(PUBLIC_STEPS))
+    if draw(st.booleans()) or chain.endswith(")"):
+        chain += draw(st.sampled_from(ESCAPE_STEPS))
+    return "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport numpy as np\nimport math\n" \
+           f"r = {chain}\n"
+
+
+@fuzz_settings("escape")
+@given(escape_chains())
+def test_composed_escape_chains_reach_nothing(source):
+    cwd = os.getcwd()
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            result = run_source(source, "escape.grad", RunOptions(timeout=10, max_steps=10_000))
+            assert os.listdir(folder) == [], source
+        finally:
+            os.chdir(cwd)
+    if result.error is not None:
+        assert not isinstance(result.error, InternalError), result.error.traceback_text
+        check_location(source, {"line": result.error.line, "column": result.error.column,
+                                "end_line": result.error.end_line, "end_column": result.error.end_column})
+    else:
+        assert not _dangerous_values(result.variables), (source, result.variables)
