@@ -2,6 +2,7 @@
 torch.tensor, torch.float32, torch.no_grad, torch.autograd.grad, ... over gradcli's own engine."""
 from __future__ import annotations
 
+import builtins as _builtins
 import types
 
 from . import autograd as _autograd
@@ -184,7 +185,42 @@ linalg = _Module(
 
 Size = Size
 Tensor = Tensor
-FloatTensor = DoubleTensor = LongTensor = None  # legacy constructors are set by the language when needed
+
+
+class _LegacyTensorType:
+    """torch.FloatTensor & co: legacy constructors (FloatTensor([1, 2]), FloatTensor(2, 3)) that print as
+    classes, answer isinstance(x, torch.FloatTensor) and work as x.type(torch.LongTensor)."""
+
+    __slots__ = ("_legacy_dtype", "_name")
+
+    def __init__(self, dt, name):
+        self._legacy_dtype = dt
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        dt = self._legacy_dtype
+        if args and _builtins.all(isinstance(a, _builtins.int) and not isinstance(a, _builtins.bool) for a in args):
+            return zeros(*args, dtype=dt, **kwargs)
+        if not args:
+            return zeros(0, dtype=dt, **kwargs)
+        return tensor(args[0], dtype=dt, **kwargs)
+
+    def __repr__(self):
+        return f"<class 'torch.{self._name}'>"
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, Tensor) and obj.dtype is self._legacy_dtype and obj.device.type == "cpu"
+
+
+FloatTensor = _LegacyTensorType(float32, "FloatTensor")
+DoubleTensor = _LegacyTensorType(float64, "DoubleTensor")
+HalfTensor = _LegacyTensorType(float16, "HalfTensor")
+LongTensor = _LegacyTensorType(int64, "LongTensor")
+IntTensor = _LegacyTensorType(int32, "IntTensor")
+ShortTensor = _LegacyTensorType(int16, "ShortTensor")
+CharTensor = _LegacyTensorType(int8, "CharTensor")
+ByteTensor = _LegacyTensorType(uint8, "ByteTensor")
+BoolTensor = _LegacyTensorType(bool, "BoolTensor")
 
 # the breadth ops (issue 5): torch.X functions that are not Tensor methods, torch.linalg, torch.special
 from .ops import linalg_extra as _LX  # noqa: E402

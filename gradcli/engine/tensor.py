@@ -435,7 +435,8 @@ class Tensor:
                 if d.legacy == name:
                     return to(self, d)
             raise errors.value(f"invalid type: '{dtype}'")
-        return to(self, dtype)
+        legacy = getattr(dtype, "_legacy_dtype", None)  # x.type(torch.LongTensor)
+        return to(self, legacy if legacy is not None else dtype)
 
 
 # ---------------------------------------------------------------------- construction helpers
