@@ -77,18 +77,6 @@ def _facade(name, obj, seen):
     return ns
 
 
-def _legacy_ctor(api, dtype, name):
-    def ctor(*args, **kwargs):
-        if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-            return api.zeros(*args, dtype=dtype, **kwargs)
-        if not args:
-            return api.zeros(0, dtype=dtype, **kwargs)
-        return api.tensor(args[0], dtype=dtype, **kwargs)
-    ctor.__name__ = ctor.__qualname__ = name
-    ctor.__module__ = "gradcli.engine.legacy"
-    return ctor
-
-
 def _with_device(fn, dev):
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
@@ -108,11 +96,6 @@ def engine_modules(device="cpu"):
     from ..engine import api
     torch_ns = _facade("torch", api, {})
     members = torch_ns._members
-    for legacy, dt in (("FloatTensor", api.float32), ("DoubleTensor", api.float64), ("LongTensor", api.int64),
-                       ("IntTensor", api.int32), ("BoolTensor", api.bool), ("HalfTensor", api.float16),
-                       ("ByteTensor", api.uint8)):
-        if members.get(legacy) is None:
-            members[legacy] = _legacy_ctor(api, dt, legacy)
     if device not in (None, "cpu"):
         for name in _DEVICE_CTORS:
             if name in members:
