@@ -2,6 +2,8 @@
 are one function. Importing this module completes the Tensor class."""
 from __future__ import annotations
 
+import numpy as np
+
 from .ops import conversion as C
 from .ops import elementwise as E
 from .ops import indexing as I
@@ -95,11 +97,11 @@ def _install():
     Tensor.new_full = _new_full
 
     ops = {
-        "__add__": _add_op, "__radd__": _add_op,
+        "__add__": _add_op, "__radd__": _radd_op,
         "__sub__": _sub_op, "__rsub__": lambda a, b: _rop(E.rsub, a, b),
-        "__mul__": _mul_op, "__rmul__": _mul_op,
+        "__mul__": _mul_op, "__rmul__": _rmul_op,
         "__truediv__": _div_op,
-        "__rtruediv__": lambda a, b: _rop(lambda x, y: E.mul(E.reciprocal(x), y), a, b),
+        "__rtruediv__": lambda a, b: _rop(lambda x, y: E.mul(E.reciprocal(x), y), a, b, ndarray_ok=True),
         "__floordiv__": lambda a, b: _binop(E.floor_divide, a, b),
         "__rfloordiv__": lambda a, b: _rop(lambda x, y: E.floor_divide(y, x), a, b),
         "__mod__": lambda a, b: _binop(E.remainder, a, b),
@@ -109,11 +111,12 @@ def _install():
         "__matmul__": lambda a, b: _binop(L.matmul, a, b, tensors_only=True),
         "__rmatmul__": lambda a, b: _rop(lambda x, y: L.matmul(y, x), a, b, tensors_only=True),
         "__neg__": E.neg, "__pos__": lambda a: a, "__abs__": E.abs, "__invert__": _invert,
-        "__eq__": lambda a, b: E.eq(a, b), "__ne__": lambda a, b: E.ne(a, b), "__lt__": lambda a, b: E.lt(a, b),
-        "__le__": lambda a, b: E.le(a, b), "__gt__": lambda a, b: E.gt(a, b), "__ge__": lambda a, b: E.ge(a, b),
-        "__and__": lambda a, b: E.bitwise_and(a, b), "__rand__": lambda a, b: E.bitwise_and(a, b),
-        "__or__": lambda a, b: E.bitwise_or(a, b), "__ror__": lambda a, b: E.bitwise_or(a, b),
-        "__xor__": lambda a, b: E.bitwise_xor(a, b), "__rxor__": lambda a, b: E.bitwise_xor(a, b),
+        "__eq__": lambda a, b: E.eq(a, b), "__ne__": lambda a, b: _cmp(E.ne, a, b),
+        "__lt__": lambda a, b: _cmp(E.lt, a, b), "__le__": lambda a, b: _cmp(E.le, a, b),
+        "__gt__": lambda a, b: _cmp(E.gt, a, b), "__ge__": lambda a, b: _cmp(E.ge, a, b),
+        "__and__": lambda a, b: E.bitwise_and(a, b), "__rand__": lambda a, b: _rop(E.bitwise_and, a, b),
+        "__or__": lambda a, b: E.bitwise_or(a, b), "__ror__": lambda a, b: _rop(E.bitwise_or, a, b),
+        "__xor__": lambda a, b: E.bitwise_xor(a, b), "__rxor__": lambda a, b: _rop(E.bitwise_xor, a, b),
         "__lshift__": lambda a, b: E.bitwise_left_shift(a, b),
         "__rlshift__": lambda a, b: _rop(lambda x, y: E.bitwise_left_shift(y, x), a, b),
         "__rshift__": lambda a, b: E.bitwise_right_shift(a, b),
@@ -214,7 +217,11 @@ def _binop(fn, a, b, tensors_only=False):
     return fn(a, b)
 
 
-def _rop(fn, a, b, tensors_only=False):
+def _rop(fn, a, b, tensors_only=False, ndarray_ok=False):
+    """A reflected operator (b OP a): like torch, a NumPy array on the left is refused (NotImplemented),
+    except by / (torch's __rtruediv__ is reciprocal() * other)."""
+    if not ndarray_ok and isinstance(b, np.ndarray):
+        return NotImplemented
     b = E._coerce(b)
     if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
         return NotImplemented
@@ -232,8 +239,24 @@ def _invert(a):
     return E.bitwise_not(a)
 
 
+def _cmp(fn, a, b):
+    """< <= > >= != : torch refuses a NumPy array operand (NotImplemented; == takes it)."""
+    return NotImplemented if isinstance(b, np.ndarray) else fn(a, b)
+
+
+def _radd_op(a, b):
+    """b + a: a NumPy array on the left is refused, as torch's reflected operators do."""
+    return NotImplemented if isinstance(b, np.ndarray) else _add_op(a, b)
+
+
+def _rmul_op(a, b):
+    return NotImplemented if isinstance(b, np.ndarray) else _mul_op(a, b)
+
+
 def _iop(method):
     def op(self, other):
+        if isinstance(other, np.ndarray):  # torch: x += array falls back to x = x + array
+            return NotImplemented
         other = E._coerce(other)
         if other is NotImplemented:
             return NotImplemented

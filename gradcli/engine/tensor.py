@@ -350,6 +350,14 @@ class Tensor:
         a = self.numpy() if not self._rg else self.detach().numpy()
         return a if dtype is None else a.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # torch: a NumPy function of a tensor gives a tensor back (np.exp(t)); bools become uint8
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        from .factory import from_numpy  # noqa: PLC0415
+        array = np.asarray(array)
+        return from_numpy(array if array.flags.c_contiguous else array.copy())
+
     def __float__(self):
         return float(self._scalar("float"))
 
