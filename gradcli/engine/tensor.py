@@ -78,6 +78,7 @@ class Tensor:
     _accum = None
     _retains = False
     _hooks = None
+    _post_acc_hooks = None
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -284,6 +285,21 @@ class Tensor:
         else:
             self._grad._data += g._data
             self._grad._version[0] += 1
+        if self._post_acc_hooks:
+            for hook in list(self._post_acc_hooks):
+                hook(self)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor), called after backward has accumulated into this leaf's .grad."""
+        if not self._rg:
+            raise errors.runtime("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise errors.runtime("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        self._post_acc_hooks.append(hook)
+        from .autograd import _RemovableHandle  # noqa: PLC0415
+        return _RemovableHandle(self._post_acc_hooks, hook)
 
     def register_hook(self, hook):
         if not self._rg:
