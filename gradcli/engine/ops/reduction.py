@@ -545,8 +545,8 @@ class LinalgVectorNormBackward0(Function):
                 g = unsqueeze(g, d)
                 out = unsqueeze(out, d)
         from .elementwise import abs as _abs, sign, where  # noqa: PLC0415
-        if p == 2:
-            return (where(out == 0, 0.0, g * x / out),)
+        if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
+            return (g * where(out == 0, 0.0, x / out),)
         if p == 1:
             return (g * sign(x),)
         if p == float("inf"):

@@ -593,8 +593,8 @@ class LinalgVectorNormBackward0(Function):
             return (None,)
         if p == 1.0:
             return (sgn(x) * g,)
-        if p == 2.0:
-            return (x * E.where(norm == 0, 0.0, g / norm),)
+        if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
+            return (g * E.where(norm == 0, 0.0, x / norm),)
         if math.isinf(p):
             mask = E.abs(x) == norm
             count = R.sum(mask, dim=k["dims"], keepdim=True)
