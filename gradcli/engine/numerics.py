@@ -413,54 +413,95 @@ def _layout_ok(a):
     return all(s >= 0 for s in a.strides)
 
 
-def _seq0(x):
-    """_seq along axis 0 by np.add.accumulate (strictly in order, whatever the strides); None for no items."""
-    n = x.shape[0]
-    if n == 0:
-        return None
-    if n == 1:
-        return x[0].copy()
-    return np.add.accumulate(x, axis=0)[-1]
+# A C-contiguous (n, m) float32/float64 array summed over dim 0 with 1 < n < 256 (the bias gradient of
+# a batch): _call_results' single loop call, reduced to a few NumPy calls. The orders: columns [0, cut)
+# by multi_row_sum (p = 4: chunk sums of 16 rows, the chunk sums added in order, then added to the sum
+# of the tail rows), the rest by row_sum (four interleaved multi_row_sums, the tail rows into the first,
+# then ((p0 + p1) + p2) + p3). A plan per (n, m, dtype) keeps the shapes computed once. Zeros may come
+# out with either sign before the final `+ 0`, which makes every zero +0 as the general path does.
+
+def _seq_plan(c):
+    """x -> the sequential sum of its c items along axis 0 (c >= 1; plain additions up to three)."""
+    if c == 1:
+        return lambda x: x[0]
+    if c == 2:
+        return lambda x: x[0] + x[1]
+    if c == 3:
+        def seq3(x):
+            r = x[0] + x[1]
+            r += x[2]
+            return r
+        return seq3
+    acc = np.add.accumulate
+    return lambda x: acc(x, axis=0)[-1]
 
 
-def _multi_level_small(x):
-    """_multi_level for fewer than 256 items (p = 4: chunks of 16, one level of chunk sums); the
-    sign of a zero may differ (the callers' final `+ 0` makes every zero +0)."""
-    n = x.shape[0]
-    nfull = n >> 4
-    acc0 = _seq0(x[nfull << 4:])
+def _multi_level_plan(n, lanes):
+    """x (n items along axis 0, lane shape `lanes`) -> _multi_level(x), for 1 < n < 256."""
+    nfull, t = n >> 4, n & 15
     if nfull == 0:
-        return acc0 if acc0 is not None else np.zeros(x.shape[1:], x.dtype)
-    b = np.add.accumulate(x[:nfull << 4].reshape((nfull, 16) + x.shape[1:]), axis=1)[:, -1]
-    acc1 = _seq0(b)
-    return acc1 if acc0 is None else acc0 + acc1
+        return _seq_plan(t)
+    acc = np.add.accumulate
+    cut16, shape, chunks = nfull << 4, (nfull, 16) + lanes, _seq_plan(nfull)
+    if t == 0:
+        return lambda x: chunks(acc(x.reshape(shape), axis=1)[:, -1])
+    tail = _seq_plan(t)
+    return lambda x: tail(x[cut16:]) + chunks(acc(x[:cut16].reshape(shape), axis=1)[:, -1])
 
 
-def _sum0_small(a, k):
-    """_call_results for a C-contiguous (n, m) array summed over dim 0 with 1 < n < 256: columns
-    [0, cut) by multi_row_sum, the rest by row_sum (as _call_results chooses), with fewer NumPy calls."""
-    n, m = a.shape
+def _row_sum_plan(n, lanes):
+    """x (n, lanes) -> _row_sum(x), for 1 < n < 256."""
+    s, t = n >> 2, n & 3
+    if s == 0:
+        return _seq_plan(n)       # (0 + x0) + x1 ...: the same up to the sign of a zero
+    acc, cat = np.add.accumulate, np.concatenate
+    parts, shape, cut4 = _multi_level_plan(s, (4, lanes)), (s, 4, lanes), s << 2
+    if t == 0:
+        return lambda x: acc(parts(x.reshape(shape)), axis=0)[-1]
+    def row_sum(x):
+        p = parts(x[:cut4].reshape(shape))
+        return acc(cat((p[:1], x[cut4:], p[1:])), axis=0)[-1]
+    return row_sum
+
+
+def _sum0_plan(n, m, k):
     if m >= k.wvec:
         blk = 4 * k.wacc
         cut = (m // blk) * blk
     else:
         cut = (m // 4) * 4
-    out = []
-    if cut:
-        out.append(_multi_level_small(a[:, :cut]))
-    if cut < m:
-        x = a[:, cut:]
-        s = n >> 2
-        if s:
-            # row_sum: four interleaved multi_row_sums (items of 4 rows), the tail rows into the first,
-            # then ((p0 + p1) + p2) + p3: one sequential accumulate over [p0, tail..., p1, p2, p3]
-            parts = _multi_level_small(x[:s << 2].reshape(s, 4, m - cut))
-            if n & 3:
-                parts = np.concatenate((parts[:1], x[s << 2:], parts[1:]))
-            out.append(np.add.accumulate(parts, axis=0)[-1])
-        else:
-            out.append(_seq0(np.concatenate((np.zeros((1, m - cut), a.dtype), x))))
-    return out[0] if len(out) == 1 else np.concatenate(out)
+    zero, dt = k.dt.type(0), k.dt
+    if cut == m:
+        ml = _multi_level_plan(n, (m,))
+        return lambda a: ml(a) + zero
+    rs = _row_sum_plan(n, m - cut)
+    if cut == 0:
+        return lambda a: rs(a) + zero
+    ml = _multi_level_plan(n, (cut,))
+    empty = np.empty
+
+    def sum0(a):
+        out = empty(m, dt)
+        out[:cut] = ml(a[:, :cut])
+        out[cut:] = rs(a[:, cut:])
+        out += zero
+        return out
+    return sum0
+
+
+_SUM0_PLANS = {}
+
+
+def _sum0_small(a, k):
+    """torch's sum over dim 0 of a C-contiguous (n, m) float32/float64 array, 1 < n < 256, 1 < m
+    (+0 added: the final result, of shape (m,))."""
+    key = (a.shape, k.dt)
+    plan = _SUM0_PLANS.get(key)
+    if plan is None:
+        if len(_SUM0_PLANS) > 256:
+            _SUM0_PLANS.clear()
+        plan = _SUM0_PLANS[key] = _sum0_plan(a.shape[0], a.shape[1], k)
+    return plan(a)
 
 
 _KINDS = {_F32: _Kind(_F32), _F64: _Kind(_F64)}   # float32/float64 contiguous (n, m) sums over dim 0
@@ -482,9 +523,8 @@ def _sum_float(a, dims, keepdims):
         # a C-contiguous (n, m) summed over dim 0 (a bias gradient): what the general path computes,
         # without its set-up: one loop call over the (kept, reduced) iterator, every output written once
         if a.shape[0] < 256:
-            vals = _sum0_small(a, k)
-        else:
-            vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
+            return _sum0_small(a, k).reshape(rshape)
+        vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
         return (vals + a.dtype.type(0)).reshape(rshape)   # 0 + sum, then + 0 (never a -0 sum)
     sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
     if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
@@ -551,7 +591,7 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
         if k is not None and 1 < array.shape[0] < 256 and 1 < array.shape[1] and array.size < GRAIN_SIZE \
                 and array.strides[1] == k.item and array.strides[0] == array.shape[1] * k.item:
             # the bias gradient's sum: _sum_float's fast path, without the general set-up
-            r = _sum0_small(array, k) + array.dtype.type(0)
+            r = _sum0_small(array, k)
             return r.reshape(1, array.shape[1]) if keepdims else r
     if is_device_array(array):
         return _gpu_sum(array, axis, keepdims, dtype)
