@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..autograd import grad_mode
 from ..function import Function, record
-from ..limits import check_broadcast
+from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
 from .shape import contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
 from ..device import asarray as _asarray
@@ -29,10 +29,14 @@ def _matprod(a, b):
     """a @ b. With a contraction of length 1 it is a plain product. ATen keeps its -0.0 only in a
     2-D mm (also a folded N-D @ 2-D) of more than one row and column (its outer-product path); mv,
     dot, bmm and mm with one row or column add the single product to +0.0, as BLAS does."""
-    sa = a.shape if a.ndim > 1 else (1,) + a.shape
-    sb = b.shape if b.ndim > 1 else b.shape + (1,)
-    if sa and sb:
-        check_broadcast(sa[:-2] + (sa[-2], 1), sb[:-2] + (1, sb[-1]))  # --max-elements: batch x n x m
+    if LIMITS["max_elements"] is not None:
+        if a.ndim == 2 and b.ndim == 2:
+            check_numel(a.shape[0] * b.shape[1])  # --max-elements: n x m
+        else:
+            sa = a.shape if a.ndim > 1 else (1,) + a.shape
+            sb = b.shape if b.ndim > 1 else b.shape + (1,)
+            if sa and sb:
+                check_broadcast(sa[:-2] + (sa[-2], 1), sb[:-2] + (1, sb[-1]))  # --max-elements: batch x n x m
     if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
         if b.ndim == 1:
             r = a[..., 0] * b[0]
