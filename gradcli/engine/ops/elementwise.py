@@ -467,9 +467,9 @@ class PowBackward1(Function):
         x, y, out = self.saved
         gx = gy = None
         if _needs(self, 0):
-            gx = where(y == 0, 0.0, g * y * x ** (y - 1))
+            gx = where(y == 0, 0.0, g * (y * x ** (y - 1)))  # torch: grad * (exponent * self.pow(exponent - 1))
         if _needs(self, 1):
-            gy = where((x == 0) & (y >= 0), 0.0, g * out * log(x))
+            gy = where((x == 0) & (y >= 0), 0.0, g * (out * log(x)))  # torch: grad * (result * self.log())
         return _shaped(gx, x), _shaped(gy, y)
 
 
@@ -839,6 +839,12 @@ class TanhBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
+        if not grad_mode.enabled and type(result._data) is np.ndarray and g.dtype is result.dtype:
+            # torch's tanh_backward kernel: g * (1 - y * y) with 1 - y * y rounded once (a fused multiply-add)
+            y = result._data
+            wide = np.longdouble if y.dtype == np.float64 else np.float64
+            factor = (1 - y.astype(wide) * y.astype(wide)).astype(y.dtype)
+            return (g * wrap(_asarray(factor), result.dtype),)
         return (g * (1 - result * result),)
 
 
@@ -852,7 +858,7 @@ class SigmoidBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * (result * (1 - result)),)
+        return (g * (1 - result) * result,)  # torch's sigmoid_backward kernel: a * (1 - b) * b
 
 
 class ReluBackward0(Function):
@@ -894,7 +900,7 @@ class ReciprocalBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (-g * result * result,)
+        return (-g * (result * result),)  # torch: -grad * (result * result)
 
 
 def zero_grad(g):

@@ -65,13 +65,21 @@ class CumsumBackward0(Function):
         return (_rev_cumsum(g, d),)
 
 
+def _acc(dt):
+    """The accumulation type of torch's CPU scans (at::acc_type): double for float and half."""
+    return np.float64 if dt.is_floating_point else dt.np
+
+
 def cumsum(input, dim=None, *, dtype=None):
     if dim is None:
         raise _missing("cumsum", "dim")
     dt = _int_result(input.dtype, dtype)
     d = _dim_of(input, dim)
     data = input._data
-    r = np.cumsum(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
+    if data.ndim:
+        r = np.cumsum(data, axis=d, dtype=_acc(dt)).astype(dt.np, copy=False)
+    else:
+        r = data.astype(dt.np, copy=True)
     return record(CumsumBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 
@@ -111,7 +119,10 @@ def cumprod(input, dim=None, *, dtype=None):
     dt = _int_result(input.dtype, dtype)
     d = _dim_of(input, dim)
     data = input._data
-    r = np.cumprod(data, axis=d, dtype=dt.np) if data.ndim else data.astype(dt.np, copy=True)
+    if data.ndim:
+        r = np.cumprod(data, axis=d, dtype=_acc(dt)).astype(dt.np, copy=False)
+    else:
+        r = data.astype(dt.np, copy=True)
     return record(CumprodBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 

@@ -938,8 +938,9 @@ class AddcdivBackward0(Function):
         x, t1, t2 = self.saved
         v = self._kw["value"]
         gx = _shaped(g, x) if _needs(self, 0) else None
-        g1 = _shaped(g * v / t2, t1) if _needs(self, 1) else None
-        g2 = _shaped(-g * v * t1 / (t2 * t2), t2) if _needs(self, 2) else None
+        # torch: grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))
+        g1 = _shaped(g * (v / t2), t1) if _needs(self, 1) else None
+        g2 = _shaped(-g * (v * t1 / (t2 * t2)), t2) if _needs(self, 2) else None
         return gx, g1, g2
 
 
