@@ -236,6 +236,8 @@ def _as_tensor_like(value, like):
 def _invert(a):
     if a.dtype.name == "bool":
         return E.logical_not(a)
+    if a.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return E.bitwise_not(a)
 
 

@@ -191,7 +191,13 @@ def sum_to(g, shape):
 
 
 def sum_to_size(input, *size):
-    return sum_to(input, _shape_arg(size))
+    size = _shape_arg(size)
+    shape = input._data.shape
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != d for s, d in zip(size, shape[lead:])):
+        raise errors.runtime(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                             f"{{[{', '.join(map(str, shape))}]}}.")
+    return sum_to(input, size)
 
 
 class TBackward0(Function):
