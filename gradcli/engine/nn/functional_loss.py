@@ -529,7 +529,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise errors.runtime(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim] if input.dim() else 1
-    if tuple(input.shape) == tuple(target.shape) and target.dtype.is_floating_point:
+    if tuple(input.shape) == tuple(target.shape):  # torch: same shapes are class probabilities
+        if not target.dtype.is_floating_point:
+            raise errors.runtime(f"Expected floating point type for target with class probabilities, got "
+                                 f"{_c10(target.dtype)}")
         if ignore_index != -100:
             raise errors.runtime("ignore_index is not supported for floating point target")
         if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
