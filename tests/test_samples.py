@@ -65,6 +65,13 @@ def _error_line(error):
     return f"{error.type_name}: {first}" if first else error.type_name
 
 
+_ADDRESS = re.compile(rb" object at 0x[0-9a-f]+>")
+
+
+def _mask_addresses(text: bytes) -> bytes:
+    return _ADDRESS.sub(b" object at 0x...>", text)
+
+
 def _run(script):
     return run_source(script.read_text(encoding="utf-8"), str(script), RunOptions(seed=0))
 
@@ -79,7 +86,8 @@ def test_script_matches_golden(script, request):
     expected_err = _expected_error(script)
     if result.error is not None and result.error.type_name == "InternalError":
         pytest.fail(f"internal error: {result.error.traceback_text}")
-    assert result.stdout.encode("utf-8") == script.with_suffix(".out").read_bytes()
+    # an object's address (<AddBackward0 object at 0x7f...>) differs from run to run, in torch too
+    assert _mask_addresses(result.stdout.encode("utf-8")) == _mask_addresses(script.with_suffix(".out").read_bytes())
     if expected_err is None:
         assert result.error is None, f"unexpected {_error_line(result.error)} at line {result.error.line}"
         assert result.ok

@@ -50,6 +50,7 @@ import ast
 import builtins
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -176,6 +177,14 @@ def run_one(script: Path) -> Result:
 
 # --------------------------------------------------------------------------- driver
 
+_ADDRESS = re.compile(rb" object at 0x[0-9a-f]+>")
+
+
+def mask_addresses(text: bytes) -> bytes:
+    """An object's address (<AddBackward0 object at 0x7f...>) differs from run to run."""
+    return _ADDRESS.sub(b" object at 0x...>", text)
+
+
 def find_scripts(paths: list[Path]) -> list[Path]:
     scripts: list[Path] = []
     for path in paths:
@@ -226,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {line}", file=sys.stderr)
         out_file, err_file = script.with_suffix(".out"), script.with_suffix(".err")
         if args.check:
-            if not out_file.is_file() or out_file.read_bytes() != result.out:
+            if not out_file.is_file() or mask_addresses(out_file.read_bytes()) != mask_addresses(result.out):
                 stale.append(_display(out_file))
             if result.err is None:
                 if err_file.exists():

@@ -9,6 +9,9 @@ SIGNATURES = {
     'abs': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'abs_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'absolute': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -216,9 +219,17 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor max, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number max, *, Tensor out = None)'),
     ),
+    'clamp_max_': (
+        (2, 2, 'input', 'Tensor', '(Tensor input, Tensor max)'),
+        (2, 2, 'input', 'Tensor', '(Tensor input, Number max)'),
+    ),
     'clamp_min': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor min, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number min, *, Tensor out = None)'),
+    ),
+    'clamp_min_': (
+        (2, 2, 'input', 'Tensor', '(Tensor input, Tensor min)'),
+        (2, 2, 'input', 'Tensor', '(Tensor input, Number min)'),
     ),
     'clip': (
         (1, 4, 'input', 'Tensor', '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)'),
@@ -256,6 +267,9 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
     'cos': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'cos_': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'cosh': (
@@ -296,6 +310,9 @@ SIGNATURES = {
         (1, 1, 'input', 'Tensor', None),
     ),
     'detach': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'detach_': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'diag': (
@@ -380,6 +397,9 @@ SIGNATURES = {
     'exp2_': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'exp_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'expm1': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -389,6 +409,10 @@ SIGNATURES = {
     'eye': (
         (1, 7, 'n', 'int', '(int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
         (2, 8, 'n', 'int', '(int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+    ),
+    'fill_': (
+        (2, 2, 'input', 'Tensor', '(Tensor input, Tensor value)'),
+        (2, 2, 'input', 'Tensor', '(Tensor input, Number value)'),
     ),
     'fix': (
         (1, 1, 'input', 'Tensor', None),
@@ -556,6 +580,9 @@ SIGNATURES = {
     'log10': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'log10_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'log1p': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -563,6 +590,12 @@ SIGNATURES = {
         (1, 1, 'input', 'Tensor', None),
     ),
     'log2': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'log2_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'log_': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'log_softmax': (
@@ -708,6 +741,9 @@ SIGNATURES = {
     'neg': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'neg_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'negative': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -803,6 +839,9 @@ SIGNATURES = {
     'reciprocal': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'reciprocal_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'relu': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -854,6 +893,9 @@ SIGNATURES = {
     'rsqrt': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'rsqrt_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'rsub': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Number alpha = 1)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, Number alpha = 1)'),
@@ -891,6 +933,9 @@ SIGNATURES = {
     'sin': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'sin_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'sinc': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -914,6 +959,9 @@ SIGNATURES = {
         (1, 4, 'input', 'Tensor', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)'),
     ),
     'sqrt': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'sqrt_': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'square': (
@@ -966,7 +1014,13 @@ SIGNATURES = {
     'tan': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'tan_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'tanh': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'tanh_': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'tensor_split': (
@@ -1058,6 +1112,9 @@ SIGNATURES = {
     'xlogy_': (
         (2, 2, 'input', 'Tensor', '(Tensor input, Tensor other)'),
         (2, 2, 'input', 'Tensor', '(Tensor input, Number other)'),
+    ),
+    'zero_': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'zeros': (
         (1, 1, 'size', 'tuple of ints', None),
