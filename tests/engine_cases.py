@@ -14,41 +14,12 @@ Rules for a case:
 """
 from __future__ import annotations
 
-import math
-import re
-import warnings
 
 import numpy as np
 
+from case_support import collect_cases, err, fname, grad_of, graph, info, normalise, run_case, vals  # noqa: F401
+
 # ---------------------------------------------------------------------------- helpers
-
-
-def err(fn):
-    """`Type: first line of message` of what fn raises, or 'no error'."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - every error type is an observation
-        msg = str(e).split("\n")[0]
-        return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
-    return "no error"
-
-
-def fname(t):
-    fn = t.grad_fn
-    return None if fn is None else fn.name()
-
-
-def info(t):
-    """Everything a user sees of a tensor: repr, dtype, shape, flags, grad_fn name, exact values."""
-    if t is None:
-        return None
-    return [repr(t), str(t.dtype), list(t.shape), t.requires_grad, t.is_leaf, fname(t), vals(t)]
-
-
-def vals(t):
-    if t is None:
-        return None
-    return t.detach().clone().tolist()  # clone: torch's lazy zero tensors refuse tolist()
 
 
 def ver(t):
@@ -60,24 +31,6 @@ def ver(t):
 def meta(t):
     """Shape, dtype and flags only (random values)."""
     return [list(t.shape), str(t.dtype), t.requires_grad, t.is_leaf]
-
-
-def graph(fn, depth=6):
-    """A grad_fn and its next_functions, recursively: 'MulBackward0(AccumulateGrad:0, None:0)'."""
-    if fn is None:
-        return "None"
-    name = fn.name()
-    if depth == 0:
-        return name
-    parts = [f"{graph(nf, depth - 1)}:{i}" for nf, i in fn.next_functions]
-    return f"{name}({', '.join(parts)})" if parts else name
-
-
-def grad_of(x):
-    """x.grad without the non-leaf warning noise."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return x.grad
 
 
 def second(torch, g, x):
@@ -104,63 +57,7 @@ def register(name, fn):
 
 def all_cases():
     """name -> function, in definition order (plain case_ functions and generated families)."""
-    out = {}
-    for name, obj in globals().items():
-        if name.startswith("case_") and callable(obj):
-            out[name[5:]] = obj
-    out.update(CASES)
-    return out
-
-
-_ADDR = re.compile(r"0x[0-9a-fA-F]+")
-_TRIGGERED = re.compile(r" \(Triggered internally at .*\)$")
-
-
-def normalise(v):
-    """Observations as strict-JSON values: addresses masked, nan/inf as tagged strings."""
-    if v is None or isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "float:nan"
-        if math.isinf(v):
-            return "float:inf" if v > 0 else "float:-inf"
-        return v
-    if isinstance(v, str):
-        return _TRIGGERED.sub("", _ADDR.sub("0x?", v))
-    if isinstance(v, (list, tuple)):
-        return [normalise(x) for x in v]
-    if isinstance(v, (np.generic,)):
-        return normalise(v.item())
-    if isinstance(v, np.ndarray):
-        return ["ndarray", str(v.dtype), normalise(v.tolist())]
-    return normalise(repr(v))
-
-
-def reset(torch):
-    torch.set_default_dtype(torch.float32)
-    torch.set_grad_enabled(True)
-    torch.set_printoptions(profile="default")
-    torch.manual_seed(0)
-
-
-def run_case(torch, fn):
-    """Run one case in a clean state; returns its normalised observations (warnings appended)."""
-    reset(torch)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            obs = list(fn(torch))
-        except Exception as e:  # noqa: BLE001
-            msg = str(e).split("\n")[0]
-            obs = [f"raised: {type(e).__name__}: {msg}"]
-        finally:
-            reset(torch)
-    for w in caught:
-        obs.append(f"warning: {w.category.__name__}: {str(w.message).splitlines()[0] if str(w.message) else ''}")
-    return normalise(obs)
+    return collect_cases(globals(), CASES)
 
 
 # ---------------------------------------------------------------------------- type promotion

@@ -11,58 +11,18 @@ tests/test_optim.py, the others to tests/test_nn.py.
 from __future__ import annotations
 
 import math
-import re
-import warnings
 
 import numpy as np
 
-# ---------------------------------------------------------------------------- helpers
-
-
-def err(fn):
-    """`Type: first line of message` of what fn raises, or 'no error'."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - every error type is an observation
-        msg = str(e).split("\n")[0]
-        return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
-    return "no error"
-
-
-def fname(t):
-    fn = t.grad_fn
-    return None if fn is None else fn.name()
-
-
-def vals(t):
-    if t is None:
-        return None
-    return t.detach().clone().tolist()
-
-
-def info(t):
-    """What a user sees of a tensor: repr, dtype, shape, flags, grad_fn name, values."""
-    if t is None:
-        return None
-    return [repr(t), str(t.dtype), list(t.shape), t.requires_grad, t.is_leaf, fname(t), vals(t)]
+from case_support import collect_cases, err, fname, grad_of, info, normalise, run_case, vals  # noqa: F401
+from case_support import graph as _graph
 
 
 def graph(fn, depth=4):
     """'AddmmBackward0(AccumulateGrad:0, TBackward0(AccumulateGrad:0):0)' down to depth."""
-    if fn is None:
-        return "None"
-    name = fn.name()
-    name = name.replace("torch::autograd::", "")
-    if depth == 0:
-        return name
-    parts = [f"{graph(nf, depth - 1)}:{i}" for nf, i in fn.next_functions]
-    return f"{name}({', '.join(parts)})" if parts else name
+    return _graph(fn, depth, short_names=True)
 
-
-def grad_of(x):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return x.grad
+# ---------------------------------------------------------------------------- helpers
 
 
 def leaf(torch, data, dtype=None):
@@ -91,59 +51,7 @@ CASES = {}
 
 
 def all_cases():
-    out = {}
-    for name, obj in globals().items():
-        if name.startswith("case_") and callable(obj):
-            out[name[5:]] = obj
-    out.update(CASES)
-    return out
-
-
-_ADDR = re.compile(r"0x[0-9a-fA-F]+")
-
-
-def normalise(v):
-    if v is None or isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "float:nan"
-        if math.isinf(v):
-            return "float:inf" if v > 0 else "float:-inf"
-        return v
-    if isinstance(v, str):
-        return _ADDR.sub("0x?", v)
-    if isinstance(v, (list, tuple)):
-        return [normalise(x) for x in v]
-    if isinstance(v, np.generic):
-        return normalise(v.item())
-    return normalise(repr(v))
-
-
-def reset(torch):
-    torch.set_default_dtype(torch.float32)
-    torch.set_grad_enabled(True)
-    torch.set_printoptions(profile="default")
-    torch.manual_seed(0)
-
-
-def run_case(torch, fn):
-    reset(torch)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            obs = list(fn(torch))
-        except Exception as e:  # noqa: BLE001
-            msg = str(e).split("\n")[0]
-            obs = [f"raised: {type(e).__name__}: {msg}"]
-        finally:
-            reset(torch)
-    for w in caught:
-        msg = str(w.message).splitlines()[0] if str(w.message) else ""
-        obs.append(f"warning: {w.category.__name__}: {msg}")
-    return normalise(obs)
+    return collect_cases(globals(), CASES)
 
 
 # ---------------------------------------------------------------------------- inputs

@@ -8,12 +8,12 @@ relative tolerance (NumPy and ATen may round the last bit differently).
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
 
 import engine_cases
+from case_support import first_difference
 from gradcli.engine import api as engine_torch
 
 GOLDEN = Path(__file__).parent / "golden" / "engine_cases.json"
@@ -23,26 +23,11 @@ _CASES = engine_cases.all_cases()
 REL, ABS = 2e-4, 1e-5
 
 
-def _diff(want, got, path="obs"):
+def _diff(want, got):
     """The first difference between two normalised observations, as text (None when equal)."""
-    if isinstance(want, float) or (isinstance(want, int) and not isinstance(want, bool) and isinstance(got, float)):
-        if isinstance(got, (int, float)) and not isinstance(got, bool):
-            if math.isclose(want, got, rel_tol=REL, abs_tol=ABS):
-                return None
-        return f"{path}: expected {want!r}, got {got!r}"
-    if isinstance(want, list):
-        if not isinstance(got, list):
-            return f"{path}: expected a list {want!r}, got {got!r}"
-        if len(want) != len(got):
-            return f"{path}: expected {len(want)} items, got {len(got)}\n  expected {want!r}\n  got      {got!r}"
-        for i, (w, g) in enumerate(zip(want, got)):
-            d = _diff(w, g, f"{path}[{i}]")
-            if d:
-                return d
-        return None
-    if type(want) is not type(got) or want != got:
-        return f"{path}:\n  expected {want!r}\n  got      {got!r}"
-    return None
+    return first_difference(want, got, REL, ABS)
+
+
 
 
 def test_every_case_has_a_golden():

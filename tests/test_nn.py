@@ -12,14 +12,13 @@ implementation of both (gradcli/engine/gradcheck.py).
 from __future__ import annotations
 
 import json
-import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nn_cases
+from case_support import first_difference
 from gradcli.engine import api as engine_torch
 
 GOLDEN = Path(__file__).parent / "golden" / "nn_cases.json"
@@ -28,48 +27,12 @@ _ALL = nn_cases.all_cases()
 _CASES = {k: v for k, v in _ALL.items() if not k.startswith("optim_")}
 
 REL, ABS = 2e-4, 2e-5
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
 
 
-def _close_text(want, got):
-    """Two printed texts that differ only in the last printed digit of some numbers (float32
-    kernels round the last bit differently: ATen's vectorized sqrt/erf/FMA versus NumPy's)."""
-    if not (isinstance(want, str) and isinstance(got, str)) or _NUM.sub("#", want) != _NUM.sub("#", got):
-        return False
-    for a, b in zip(_NUM.findall(want), _NUM.findall(got)):
-        if a == b:
-            continue
-        mant = a.split("e")[0]
-        decimals = len(mant.split(".")[1]) if "." in mant else 0
-        unit = 10.0 ** -decimals * (10.0 ** int(a.split("e")[1]) if "e" in a else 1.0)
-        x, y = float(a), float(b)
-        if abs(x - y) > max(1.5 * unit, REL * max(abs(x), abs(y))):
-            return False
-    return True
-
-
-def diff(want, got, path="obs"):
-    """The first difference between two normalised observations, as text (None when equal)."""
-    if isinstance(want, float) or (isinstance(want, int) and not isinstance(want, bool) and isinstance(got, float)):
-        if isinstance(got, (int, float)) and not isinstance(got, bool):
-            if math.isclose(want, got, rel_tol=REL, abs_tol=ABS):
-                return None
-        return f"{path}: expected {want!r}, got {got!r}"
-    if isinstance(want, list):
-        if not isinstance(got, list):
-            return f"{path}: expected a list {want!r}, got {got!r}"
-        if len(want) != len(got):
-            return f"{path}: expected {len(want)} items, got {len(got)}\n  expected {want!r}\n  got      {got!r}"
-        for i, (w, g) in enumerate(zip(want, got)):
-            d = diff(w, g, f"{path}[{i}]")
-            if d:
-                return d
-        return None
-    if type(want) is not type(got) or want != got:
-        if _close_text(want, got):
-            return None
-        return f"{path}:\n  expected {want!r}\n  got      {got!r}"
-    return None
+def diff(want, got):
+    """The first difference between two normalised observations, as text (None when equal);
+    printed numbers may differ in their last digit (float32 kernels round differently)."""
+    return first_difference(want, got, REL, ABS, last_digit_texts=True)
 
 
 def test_every_case_has_a_golden():
