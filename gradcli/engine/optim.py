@@ -283,7 +283,8 @@ class SGD(Optimizer):
                 d, gd = p._data, g._data
                 if type(d) is np.ndarray and type(gd) is np.ndarray and d.dtype == gd.dtype \
                         and (d.dtype == np.float32 or d.dtype == np.float16):
-                    t = np.multiply(gd, np.float64(d.dtype.type(-lr)), dtype=np.float64)
+                    t = np.empty(d.shape, np.float64)  # an out array: a 0-d product would be a scalar
+                    np.multiply(gd, np.float64(d.dtype.type(-lr)), out=t, dtype=np.float64)
                     np.add(t, d, out=t, dtype=np.float64)
                     d[...] = t
                     p._version[0] += 1
