@@ -28,6 +28,7 @@ float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 dtype = _dtypes.dtype
+layout, strided, sparse_coo = _dtypes.layout, _dtypes.strided, _dtypes.sparse_coo
 from .typeinfo import finfo, iinfo  # noqa: E402
 get_default_dtype = _dtypes.get_default_dtype
 set_default_dtype = _dtypes.set_default_dtype

@@ -167,3 +167,32 @@ def binary_result_dtype(a, b) -> dtype:
 
 dtype.__module__ = "torch"  # <class 'torch.dtype'>, as PyTorch prints it
 dtype.__name__ = "torch.dtype"  # as Python's messages name it: 'torch.dtype' object is not callable
+
+
+class layout:
+    """torch.layout: every gradcli tensor is torch.strided (Tensor.layout)."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_layout_by_name, (self.name,))
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+LAYOUTS = {"strided": strided, "sparse_coo": sparse_coo}
+
+
+def _layout_by_name(name):
+    return LAYOUTS[name]
+
+
+layout.__module__ = "torch"
+layout.__name__ = "torch.layout"

@@ -83,7 +83,7 @@ class Tensor:
     is_sparse = False
     is_quantized = False
     is_complex_ = False
-    layout = "torch.strided"
+    layout = dtypes.strided
 
     # ------------------------------------------------------------------ identity and metadata
     def __init__(self, *args, **kwargs):
