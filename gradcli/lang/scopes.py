@@ -2,8 +2,6 @@
 nonlocal, and how a name used in a scope resolves (local, free at depth d, class, global)."""
 from __future__ import annotations
 
-from dataclasses import fields
-
 from . import ast as A
 
 
@@ -133,8 +131,8 @@ def names_bound_anywhere(module):
         body = getattr(node, "body", None)
         if isinstance(body, list):
             bound_names(body, out)
-        for f in fields(node):
-            value = getattr(node, f.name, None)
+        for name in node._fields:  # spans are ints: no need to look at them
+            value = getattr(node, name, None)
             if isinstance(value, (list, A.Node)):
                 todo.append(value)
             elif isinstance(value, dict):
