@@ -22,11 +22,6 @@ SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "
 # engine's owners track them. They run anyway (xfail, not strict): a fix shows up as XPASS.
 ENGINE_GAPS: dict[str, str] = {
     # found by tests/test_differential.py (issue 6), not fixed yet
-    "zero_dim_dim_args.grad": "dim=0/-1 of a 0-d tensor in any/all/var/std/flip/movedim/index_select/gather "
-                              "(NumPy AxisError/IndexError)",
-    "zero_dim_reduction_backward.grad": "backward of mean/max/amax/logsumexp over dim 0 of a 0-d tensor crashes",
-    "narrow_zero_dim_error.grad": "narrow/chunk/split/unbind of a 0-d tensor: IndexError instead of torch's text",
-    "softmax_empty.grad": "softmax/log_softmax/logsumexp of an empty tensor (NumPy ValueError); softmax of 0-d NaN",
     "double_backward_graph.grad": "create_graph gradients are built from ordinary ops: MulBackward0 where torch "
                                   "has TanhBackwardBackward0, ...; relu's has no graph",
     "sgn_nan_efficient_zero.grad": "sgn's derivative is an efficient zero in torch (stays 0 through NaN steps)",

@@ -8,7 +8,7 @@ from .. import dtypes, errors
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, view_of, wrap
-from .shape import SliceBackward0, UnsqueezeBackward0, sum_to
+from .shape import AliasBackward0, SliceBackward0, UnsqueezeBackward0, reshape, sum_to
 from ..device import asarray as _asarray
 from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, writeable, xp_of
 
@@ -228,25 +228,13 @@ def getitem(input, key):
                       {"in_shape": cur._data.shape, "key": akey})
     if steps == 0:
         out = view_of(input, data[...])
-        return out if not input._rg else record(_AliasBackward, (input,), out)
+        return out if not input._rg else record(AliasBackward0, (input,), out)
     return cur
 
 
 def _unsqueeze(t, d):
     from .shape import unsqueeze  # noqa: PLC0415
     return unsqueeze(t, d)
-
-
-class _AliasBackward(Function):
-    """x[...] of a tensor that requires grad: torch returns an alias view."""
-    __slots__ = ()
-
-    def backward(self, g):
-        return (g,)
-
-
-
-_AliasBackward.__name__ = _AliasBackward.__qualname__ = "AliasBackward0"  # the node name torch shows
 
 
 class IndexPutValueBackward(Function):
@@ -395,7 +383,12 @@ def gather(input, dim, index):
         check_args("gather", (("self", input), ("index", index)))
     _check_index_dtype(index, "gather")
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
-    r = np.take_along_axis(input._data, index._data, axis=d)
+    if input._data.ndim == 0:  # a 0-d input is one element along dim 0
+        if index._data.ndim > 1:
+            raise errors.runtime("Index tensor must have the same number of dimensions as input tensor")
+        r = input._data.reshape(1)[index._data]
+    else:
+        r = np.take_along_axis(input._data, index._data, axis=d)
     return record(GatherBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
 
@@ -432,9 +425,16 @@ class ScatterAddBackward0(Function):
 
 def _scatter_coords(index, dim):
     idx = index._data
+    if idx.ndim == 0:
+        return (idx,)
     coords = list(np.indices(idx.shape, sparse=True))
     coords[dim] = idx
     return tuple(coords)
+
+
+def _one_dim(data):
+    """A 0-d array as the 1-element dimension torch sees (a view: writing it writes data)."""
+    return data.reshape(1) if data.ndim == 0 else data
 
 
 def scatter(input, dim, index, src=None, value=None, reduce=None):
@@ -453,9 +453,9 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
             raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
-        out[coords] = src._data[tuple(slice(0, s) for s in index._data.shape)]
+        _one_dim(out)[coords] = src._data[tuple(slice(0, s) for s in index._data.shape)]
         return record(ScatterBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
-    out[coords] = src
+    _one_dim(out)[coords] = src
     return record(ScatterBackward1, (input,), wrap(out, input.dtype), {"dim": d, "index": index})
 
 
@@ -469,7 +469,7 @@ def scatter_add(input, dim, index, src):
     if src.dtype is not input.dtype:
         raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
     out = input._data.copy()
-    _scatter_add_at(out, _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
+    _scatter_add_at(_one_dim(out), _scatter_coords(index, d), src._data[tuple(slice(0, s) for s in index._data.shape)])
     return record(ScatterAddBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
 
 
@@ -479,6 +479,8 @@ class IndexSelectBackward0(Function):
 
     def backward(self, g):
         k = self._kw
+        if not k["in_shape"]:  # a 0-d input: its one element, as a 1-element dimension
+            return (reshape(index_backward(reshape(g, (1,)), (1,), (k["index"]._data.reshape(1),)), ()),)
         key = (slice(None),) * k["dim"] + (k["index"]._data,)
         return (index_backward(g, k["in_shape"], key),)
 
@@ -496,7 +498,9 @@ def index_select(input, dim, index):
     idx = index._data
     if idx.size and (idx.max() >= size or idx.min() < -size):
         raise errors.index("index out of range in self")
-    r = np.take(input._data, idx, axis=d) if input._data.ndim else input._data.reshape(1)[idx].reshape(idx.shape)
+    if input._data.ndim == 0 and idx.size != 1:
+        raise errors.runtime(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    r = np.take(input._data, idx, axis=d) if input._data.ndim else input._data.reshape(1)[idx].reshape(())
     return record(IndexSelectBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
 

@@ -44,15 +44,17 @@ _RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "medi
 
 
 def _dims(dim, ndim):
-    """Normalise dim (int, tuple, list or None) to a sorted tuple of non-negative axes."""
+    """Normalise dim (int, tuple, list or None) to a sorted tuple of non-negative axes. A 0-d
+    tensor takes dim 0 and -1 (as torch does) and has no axis to reduce: ()."""
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
         ds = tuple(_wrap_dim(d, ndim) for d in dim)
         if len(set(ds)) != len(ds):
             raise errors.runtime(f"dim {ds[0]} appears multiple times in the list of dims")
-        return tuple(sorted(ds))
-    return (_wrap_dim(dim, ndim),)
+        return tuple(sorted(ds)) if ndim else ()
+    d = _wrap_dim(dim, ndim)
+    return (d,) if ndim else ()
 
 
 def _regrow(g, in_shape, dims, keepdim):
@@ -407,7 +409,9 @@ def _softmax_input(input, dim, dtype, name="softmax"):
 def softmax(input, dim=None, dtype=None, _stacklevel=3):
     data, d, dt = _softmax_input(input, dim, dtype)
     if data.ndim == 0:
-        r = np.ones_like(data)
+        r = data - data + 1  # exp(x - x) / exp(x - x): 1, or NaN for a NaN or infinite x
+    elif data.size == 0:
+        r = data.copy()
     else:
         e = np.exp(data - data.max(axis=d, keepdims=True))
         r = e / e.sum(axis=d, keepdims=True)
@@ -417,7 +421,9 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
     data, d, dt = _softmax_input(input, dim, dtype, "log_softmax")
     if data.ndim == 0:
-        r = np.zeros_like(data)
+        r = data - data  # (x - x) - log(exp(x - x)): 0, or NaN for a NaN or infinite x
+    elif data.size == 0:
+        r = data.copy()
     else:
         m = data.max(axis=d, keepdims=True)
         s = data - m
@@ -446,7 +452,10 @@ def logsumexp(input, dim, keepdim=False):
     dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
     data = data.astype(dt.np, copy=False)
     dims = _dims(dim, data.ndim)
-    if data.ndim:
+    if data.size == 0:  # the log of an empty sum: -inf (an empty result where other dims are empty)
+        with np.errstate(divide="ignore"):
+            r = np.log(np.exp(data).sum(axis=dims, keepdims=keepdim))
+    elif data.ndim:
         m = data.max(axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
         r = numerics.ufunc(np.log)(numerics.torch_sum(numerics.exp(data - m), dims, True)) + m  # ATen's composite

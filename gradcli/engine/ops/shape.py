@@ -455,6 +455,8 @@ class SliceBackward0(Function):
 
 
 def narrow(input, dim, start, length):
+    if input._data.ndim == 0:
+        raise errors.runtime("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if not -size <= start <= size:
@@ -486,6 +488,8 @@ class UnbindBackward0(MultiOutputFunction):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if tensor._data.ndim == 0:
+        raise errors.runtime("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor._data.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -507,6 +511,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    if input._data.ndim == 0:
+        raise errors.runtime("chunk expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if chunks else n
@@ -515,6 +521,8 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     d = _wrap_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        raise errors.index(f"Dimension specified as {d} but tensor has no dimensions")
     arr = input._data
     outs = [view_of(input, arr[(slice(None),) * d + (i,)]) for i in range(arr.shape[d])]
     return tuple(record_multi(UnbindBackward0, (input,), outs, {"dim": d}))
@@ -531,6 +539,8 @@ def flip(input, dims):
     if isinstance(dims, int):
         dims = (dims,)
     dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    if input._data.ndim == 0:
+        dims = ()  # dim 0 of a 0-d tensor: one element, nothing to flip
     return record(FlipBackward0, (input,), wrap(np.flip(input._data, dims).copy(), input.dtype), {"dims": dims})
 
 
@@ -551,12 +561,22 @@ def contiguous(input, memory_format=None):
     return clone(input)
 
 
+class AliasBackward0(Function):
+    """An alias view of the whole tensor (x[...], movedim of a 0-d tensor)."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
 def movedim(input, source, destination):
     nd = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(s, nd) for s in src]
     dst = [_wrap_dim(s, nd) for s in dst]
+    if nd == 0:  # ATen: a 0-d tensor's movedim is its alias
+        return record(AliasBackward0, (input,), view_of(input, input._data[...]))
     order = [i for i in range(nd) if i not in src]
     perm = [None] * nd
     for s, dd in zip(src, dst):

@@ -364,6 +364,8 @@ def broadcast_shapes(*shapes):
 # ---------------------------------------------------------------------------- splits and stacks
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input._data.ndim == 0:
+        raise errors.runtime("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
