@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors, numerics
-from ..autograd import NotImplementedNode, grad_mode, make_node
+from ..autograd import _NO_EDGE, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
 from ..function import Function, record, record2
@@ -192,43 +192,87 @@ _new = object.__new__
 _PROTO0 = {dtypes.float32: np.zeros((), np.float32), dtypes.float64: np.zeros((), np.float64)}
 
 
-def binary0(cls, op, a, b):
-    """`a op b` for a 0-d float32/float64 CPU tensor a (op: operator.add/sub/mul/truediv), recorded as
-    binary() records it; None where the fast path does not apply (the caller uses binary)."""
-    x = a._data
-    if x.__class__ is not np.ndarray or x.ndim:
-        return None
-    ad = a.dtype
-    proto = _PROTO0.get(ad)
-    if proto is None:
-        return None
-    bc = b.__class__
-    if bc is float or bc is int:
-        y = _SCALARS.get((b, ad))
-        if y is None:
-            y = _scalar_array(b, ad)
-    elif bc is Tensor and b.dtype is ad:
-        y = b._data
-        if y.__class__ is not np.ndarray or y.ndim:
-            return None
-    else:
-        return None
-    try:
-        v = op(float(x), float(y))
-    except ZeroDivisionError:  # x / 0: NumPy's inf or nan
-        return None
-    r = proto.copy()
-    r[()] = v
-    out = _new(Tensor)
-    out._data = r
-    out.dtype = ad
-    out._rg = False
-    out.grad_fn = None
-    out._version = [0]
-    out._base = None
-    if not grad_mode.enabled:
-        return out
-    return record2(cls, a, b, out, None)
+_F0 = {}  # (number, dtype) -> the number as a float32/float64 operand, as a Python float
+
+
+def _float0(v, dt):
+    """float(_scalar_array(v, dt)), cached under the same rules (no zeros: 0.0 == -0.0, no nan)."""
+    r = float(_scalar_array(v, dt))
+    if v != 0 and v == v:
+        if len(_F0) > 512:
+            _F0.clear()
+        _F0[(v, dt)] = r
+    return r
+
+
+def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
+    """The Python operator (Tensor.__mul__ & co.) for cls: `a op b` for a 0-d float32/float64 CPU tensor a
+    and a number or a 0-d tensor of a's dtype, computed on Python floats and recorded as binary() records
+    it (kw_number / kw_tensor: the node's kw); slow(a, b) for everything else.
+
+    Written as one function per operator, with record2() inlined for a number operand, because it is
+    the whole cost of a scalar chain (`y = y * 1.01 + 1e-3`): every call and attribute lookup counts."""
+    if cls.save_output:
+        raise TypeError(f"{cls.__name__}: the 0-d fast path records no output")
+    save_inputs = cls.save_inputs
+    save_a = save_inputs and (cls.save_when is None or 0 in cls.save_when[0])  # needed with a number b
+
+    def operator(a, b):
+        x = a._data
+        if x.__class__ is np.ndarray and not x.ndim:
+            ad = a.dtype
+            proto = _PROTO0.get(ad)
+            bc = b.__class__
+            if proto is None:
+                y = None
+            elif bc is float or bc is int:
+                y = _F0.get((b, ad))
+                if y is None:
+                    y = _float0(b, ad)
+            elif bc is Tensor and b.dtype is ad and b._data.__class__ is np.ndarray and not b._data.ndim:
+                y = float(b._data)
+            else:
+                y = None
+            if y is not None:
+                try:
+                    v = op(float(x), y)
+                except ZeroDivisionError:  # x / 0: NumPy's inf or nan, from the slow path
+                    return slow(a, b)
+                r = proto.copy()
+                r[()] = v
+                out = _new(Tensor)  # wrap(), inlined
+                out._data = r
+                out.dtype = ad
+                out._rg = False
+                out.grad_fn = None
+                out._version = [0]
+                out._base = None
+                if not grad_mode.enabled:
+                    return out
+                if bc is Tensor:
+                    return record2(cls, a, b, out, kw_tensor)
+                if not a._rg:
+                    return out
+                # record2(cls, a, b, out, kw_number), inlined: b is a number (no edge, saved as itself)
+                node = _new(cls)
+                fn = a.grad_fn
+                node.next_functions = ((fn, a._output_nr) if fn is not None else a._edge(), _NO_EDGE)
+                node._saved = ((_Saved(a) if save_a else (), b) if save_inputs else ())
+                node._kw = kw_number
+                node._seq = next(_sequence)
+                node._out_dtype = ad
+                node._x = None
+                if _site_hook[0] is not None:
+                    node._site = _site_hook[0]()
+                out._rg = True
+                out.grad_fn = node
+                if _node_observer[0] is not None:
+                    _node_observer[0](node, (a, b), (out,))
+                return out
+        return slow(a, b)
+
+    operator.__name__ = operator.__qualname__ = name
+    return operator
 
 
 def unary(cls, x, float_only=True, kw=None):
@@ -339,7 +383,11 @@ class MulBackward0(Function):
         return a * b
 
     def backward(self, g):
-        a, b = self.saved
+        saved = self._saved
+        if saved is None or saved[0].__class__ is _Saved or saved[1].__class__ is _Saved:
+            a, b = self.saved  # checks the saved tensors' versions (or raises: freed)
+        else:
+            a, b = saved  # shapes and numbers (`y * 1.01`): nothing to check, no call (scalar chains)
         nf = self.next_functions
         ga = gb = None
         if nf[0][0] is not None:
@@ -861,6 +909,17 @@ class SigmoidBackward0(Function):
         return (g * (1 - result) * result,)  # torch's sigmoid_backward kernel: a * (1 - b) * b
 
 
+_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _zero_where(x, mask):
+    """np.where(mask, +0.0, x) for a float array x (new array, x's dtype), without where's branch per
+    element (slow on a random mask): x's bits ANDed with 0 where mask holds, all ones elsewhere."""
+    it = _INT_OF_SIZE[x.dtype.itemsize]
+    keep = np.subtract(mask, 1, dtype=it)  # True -> 0, False -> -1 (all bits set)
+    return np.bitwise_and(x.view(it), keep, out=keep).view(x.dtype)
+
+
 class ReluBackward0(Function):
     __slots__ = ()
     save_output = True
@@ -868,13 +927,19 @@ class ReluBackward0(Function):
     @staticmethod
     def forward(x):
         # torch's clamp_min(x, 0): NaN stays NaN, -0. stays -0. (only x < 0 becomes 0)
-        return np.maximum(x, 0) if x.dtype.kind != "f" else np.where(x < 0, x.dtype.type(0), x)
+        if x.dtype.kind != "f":
+            return np.maximum(x, 0)
+        if type(x) is np.ndarray and x.ndim:
+            return _zero_where(x, x < 0)
+        return np.where(x < 0, x.dtype.type(0), x)
 
     def backward(self, g):
         (result,) = self.saved[-1:]
         G, R = g._data, result._data
         if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
             # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it
+            if G.ndim and G.shape == R.shape and G.dtype.kind == "f":
+                return (wrap(_zero_where(G, R <= 0), g.dtype),)
             r = np.where(R <= 0, 0.0, G)
             return (wrap(r if r.dtype == g.dtype.np else r.astype(g.dtype.np), g.dtype),)
         return (where(result <= 0, 0.0, g),)  # threshold_backward: +0 where the input was <= 0 (NaN passes g)

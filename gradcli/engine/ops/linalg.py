@@ -62,9 +62,43 @@ class MmBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = mm(g, t(b)) if self.next_functions[0][0] is not None else None
-        gb = mm(t(a), g) if self.next_functions[1][0] is not None else None
+        c1, c2 = (self._kw or _NO_KW).get("col_major", _ROW_MAJOR)
+        ga = _mat1_grad(g, b, c1) if self.next_functions[0][0] is not None else None
+        gb = _mat2_grad(g, a, c2) if self.next_functions[1][0] is not None else None
         return ga, gb
+
+
+def _col_major(x):
+    """torch's test in mm_mat1_backward/mm_mat2_backward: strides[0] == 1 and strides[1] == sizes[0]
+    (a transposed matrix, such as Linear's weight.t())."""
+    st, item = x.strides, x.itemsize
+    return st[0] == item and st[1] == x.shape[0] * item
+
+
+_NO_KW = {}
+_ROW_MAJOR = (False, False)
+
+
+def _layout_kw(mat1, mat2, kw=None):
+    """The node's kw plus which operands were column-major at forward (torch saves their strides),
+    or kw itself when neither was."""
+    c1, c2 = _col_major(mat1._data), _col_major(mat2._data)
+    if not (c1 or c2):
+        return kw
+    kw = dict(kw) if kw else {}
+    kw["col_major"] = (c1, c2)
+    return kw
+
+
+def _mat1_grad(g, mat2, col_major):
+    """torch's mm_mat1_backward: a column-major mat1 gets its gradient column-major, mm(mat2, g.t()).t()."""
+    return t(mm(mat2, t(g))) if col_major else mm(g, t(mat2))
+
+
+def _mat2_grad(g, mat1, col_major):
+    """torch's mm_mat2_backward: a column-major mat2 (Linear's weight.t()) gets its gradient
+    column-major, mm(g.t(), mat1).t(), so the weight's own gradient comes out contiguous."""
+    return t(mm(t(g), mat1)) if col_major else mm(t(mat1), g)
 
 
 def mm(input, mat2):
@@ -79,7 +113,10 @@ def mm(input, mat2):
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
-    return record(MmBackward0, (input, mat2), wrap(_matprod(input._data, mat2._data), input.dtype))
+    out = wrap(_matprod(input._data, mat2._data), input.dtype)
+    if not grad_mode.enabled:
+        return out
+    return record(MmBackward0, (input, mat2), out, _layout_kw(input, mat2))
 
 
 class MvBackward0(Function):
@@ -172,19 +209,25 @@ class AddmmBackward0(Function):
     def backward(self, g):
         bias, a, b = self.saved
         G = g._data
-        if self._kw is None and not grad_mode.enabled and type(G) is np.ndarray:
-            # no graph to build (not create_graph): mm(g, t(b)) and mm(t(a), g) on the arrays, as mm
-            # computes them (their checks cannot fail here: forward checked the same operands)
+        k = self._kw or _NO_KW
+        beta, alpha = k.get("beta", 1), k.get("alpha", 1)
+        c1, c2 = k.get("col_major", _ROW_MAJOR)
+        if beta == 1 and alpha == 1 and not grad_mode.enabled and type(G) is np.ndarray:
+            # no graph to build (not create_graph): _mat1_grad's and _mat2_grad's mm on the arrays,
+            # as mm computes them (its checks cannot fail here: forward checked the same operands)
             nf = self.next_functions
             dt = g.dtype
-            return (sum_to(g, bias) if nf[0][0] is not None else None,
-                    wrap(_matprod(G, b._data.T), dt) if nf[1][0] is not None else None,
-                    wrap(_matprod(a._data.T, G), dt) if nf[2][0] is not None else None)
-        k = self._kw or {}
-        beta, alpha = k.get("beta", 1), k.get("alpha", 1)
+            ga = gb = None
+            if nf[1][0] is not None:
+                B = b._data
+                ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
+            if nf[2][0] is not None:
+                A = a._data
+                gb = wrap(_matprod(G.T, A).T if c2 else _matprod(A.T, G), dt)
+            return (sum_to(g, bias) if nf[0][0] is not None else None, ga, gb)
         gbias = sum_to(g * beta if beta != 1 else g, bias) if self.next_functions[0][0] is not None else None
-        ga = mm(g, t(b)) if self.next_functions[1][0] is not None else None
-        gb = mm(t(a), g) if self.next_functions[2][0] is not None else None
+        ga = _mat1_grad(g, b, c1) if self.next_functions[1][0] is not None else None
+        gb = _mat2_grad(g, a, c2) if self.next_functions[2][0] is not None else None
         if alpha != 1:
             ga = ga * alpha if ga is not None else None
             gb = gb * alpha if gb is not None else None
@@ -204,9 +247,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
     prod = _matprod(mat1._data, mat2._data)
-    r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)
-    kw = None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
-    return record(AddmmBackward0, (input, mat1, mat2), wrap(_asarray(r, mat1.dtype.np), mat1.dtype), kw)
+    inp = input._data
+    if beta == 1 and alpha == 1 and type(prod) is np.ndarray and inp.dtype == prod.dtype \
+            and (inp.shape == prod.shape or inp.shape == prod.shape[1:]):
+        r = np.add(prod, inp, out=prod)  # input + prod, added into the fresh product (same bits)
+    else:
+        r = (inp if beta == 1 else beta * inp) + (prod if alpha == 1 else alpha * prod)
+    out = wrap(_asarray(r, mat1.dtype.np), mat1.dtype)
+    if not grad_mode.enabled:
+        return out
+    kw = _layout_kw(mat1, mat2, None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha})
+    return record(AddmmBackward0, (input, mat1, mat2), out, kw)
 
 
 class SqueezeBackward4(Function):
