@@ -78,13 +78,33 @@ def check_first(name, signatures, args, kwargs):
 def with_input_check(fn, name, signatures, numbers_first=False):
     """fn, checking its first argument as torch does when it is not a Tensor (nor, with
     numbers_first, a Python number)."""
+    aliases = _numpy_aliases(fn)
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if aliases and kwargs:
+            for alias, real in aliases:
+                if alias in kwargs and real not in kwargs:
+                    kwargs[real] = kwargs.pop(alias)
         if not (args and isinstance(args[0], Tensor)):
             if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
                 check_first(name, signatures, args, kwargs)
         return fn(*args, **kwargs)
     return call
+
+
+# python_arg_parser.cpp's numpy_compatibility_arg_names: torch.X takes axis= for dim=, keepdims= for
+# keepdim= (torch.concatenate((a, b), axis=1), torch.sum(x, axis=0, keepdims=True))
+_NUMPY_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def _numpy_aliases(fn):
+    import inspect  # noqa: PLC0415 - once per function, at import time
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return ()
+    return tuple((a, r) for a, r in _NUMPY_ALIASES if r in params and a not in params)
 
 
 def _functional_error(name, entry, args, kwargs):
