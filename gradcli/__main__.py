@@ -1,5 +1,5 @@
 """`python -m gradcli`: the same as the `gradcli` command."""
-from gradcli.cli.app import main
+from gradcli.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,5 @@
-"""The `gradcli` command (Typer). Entry point: :func:`main`.
+"""The `gradcli` command (Typer): :func:`main`, for every command line that entry.main (the
+console script's entry point) does not run itself.
 
 Start-up time is part of the product, so this module imports Typer and nothing else heavy:
 the engine, Lark and Rich are loaded inside the commands, only when they are needed.
@@ -11,72 +12,19 @@ from __future__ import annotations
 
 import sys
 
+# first thing: importing entry installs the Ctrl-C handler for the start-up (see entry.py)
+from .entry import commands_own_interrupts as _commands_own_interrupts
+from .entry import default_sigpipe as _default_sigpipe
+from .entry import guarded as _guarded
 
-def _interrupted_early(signum, frame):  # noqa: ARG001 - a signal handler
-    """Ctrl-C while gradcli starts, before a command runs: say what an interrupted command says
-    (under --json, its document), without a traceback from the middle of an import; exit 130.
-    It imports nothing (the interrupted import may be half done) and writes with os.write."""
-    import os  # noqa: PLC0415 - already loaded by the interpreter itself
-
-    try:
-        args = sys.argv[1:]
-        if "--json" in args and args[:1] in (["run"], ["grad"]):
-            os.write(1, _INTERRUPTED_DOC.replace("@COMMAND@", args[0]).encode())
-        os.write(2, b"gradcli: interrupted\n")
-    finally:
-        os._exit(130)
-
-
-# what `run --json` / `grad --json` print when interrupted (render.jsonout's run_doc, dumps form)
-_INTERRUPTED_DOC = """{
-  "schema": "gradcli/1",
-  "command": "@COMMAND@",
-  "file": null,
-  "ok": false,
-  "exit_code": 130,
-  "outputs": [],
-  "tensors": {},
-  "error": {
-    "type": "KeyboardInterrupt",
-    "message": "interrupted",
-    "file": null,
-    "line": null,
-    "column": null,
-    "end_line": null,
-    "end_column": null,
-    "hint": null
-  },
-  "warnings": []
-}
-"""
-
-
-def _commands_own_interrupts() -> None:
-    """From here on Ctrl-C is a KeyboardInterrupt, which every command reports itself."""
-    import signal  # noqa: PLC0415
-
-    try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    except (ValueError, OSError):  # not the main thread (main() called from a thread)
-        pass
-
-
-try:  # first thing, before the imports that take most of the start-up time (_signal: no enum import)
-    import _signal
-
-    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-        _signal.signal(_signal.SIGINT, _interrupted_early)
-except (ImportError, AttributeError, ValueError, OSError):  # another Python, or not the main thread
-    pass
-
-from enum import Enum  # noqa: E402
+from enum import Enum  # noqa: E402, I001
 from typing import Annotated, List, Optional  # noqa: E402
 
 import typer  # noqa: E402
 
 from gradcli import __version__  # noqa: E402
 
-from .common import EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_USAGE, Flags, internal_error, parse_count, say
+from .common import EXIT_USAGE, Flags, parse_count, say  # noqa: E402
 
 EXAMPLES = """[bold]Examples[/bold]
 
@@ -445,47 +393,16 @@ def _plain_runtime_param_class(base):
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    """Console-script entry point: no traceback of gradcli's ever reaches the user."""
+    """The full command line through Typer (entry.main sends here every command line it does not
+    run itself): no traceback of gradcli's ever reaches the user."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
     _default_sigpipe()
-    try:
+
+    def body():
         _install_plain_coercion()
         app(args=args, prog_name="gradcli", standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        say("interrupted")
-        sys.exit(EXIT_INTERRUPT)
-    except BrokenPipeError:
-        _silence_stdout()
-        sys.exit(1)
-    except BaseException as exc:  # noqa: BLE001 - the last line of defence
-        internal_error(exc, debug)
-        sys.exit(EXIT_INTERNAL)
 
-
-def _default_sigpipe() -> None:
-    """Like any Unix filter, stop quietly when the reader goes away (gradcli run x.grad | head):
-    Python's default turns that into a BrokenPipeError that the script would see."""
-    import signal  # noqa: PLC0415
-
-    if hasattr(signal, "SIGPIPE"):
-        try:
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        except (ValueError, OSError):  # not the main thread
-            pass
-
-
-def _silence_stdout() -> None:
-    """After a closed pipe (gradcli ... | head), stop Python from complaining at exit."""
-    import os  # noqa: PLC0415
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
+    _guarded(body, "--debug" in args)
 
 
 if __name__ == "__main__":  # pragma: no cover

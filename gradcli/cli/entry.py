@@ -1,0 +1,205 @@
+"""The start of every `gradcli` process (the console script and `python -m gradcli`): :func:`main`.
+
+Start-up time is part of the product. Importing Typer (and its Click) and building the command
+costs more than the rest of a small run, so the commonest command line, `gradcli run FILE ...`
+with options spelt the plain way (`--json`, `--seed 3`, `-e CODE`, ...), is read here by hand and
+run directly. Every other command line (--help, another command, an unknown or abbreviated option,
+a value that Typer would have to check or reject) goes to the Typer app in app.py, unchanged: the
+two paths give the same Flags to the same run_command, so output, exit codes and errors are the
+same. This module imports nothing heavy (no Typer, engine, Lark or Rich).
+"""
+from __future__ import annotations
+
+import sys
+
+
+def _interrupted_early(signum, frame):  # noqa: ARG001 - a signal handler
+    """Ctrl-C while gradcli starts, before a command runs: say what an interrupted command says
+    (under --json, its document), without a traceback from the middle of an import; exit 130.
+    It imports nothing (the interrupted import may be half done) and writes with os.write."""
+    import os  # noqa: PLC0415 - already loaded by the interpreter itself
+
+    try:
+        args = sys.argv[1:]
+        if "--json" in args and args[:1] in (["run"], ["grad"]):
+            os.write(1, _INTERRUPTED_DOC.replace("@COMMAND@", args[0]).encode())
+        os.write(2, b"gradcli: interrupted\n")
+    finally:
+        os._exit(130)
+
+
+# what `run --json` / `grad --json` print when interrupted (render.jsonout's run_doc, dumps form)
+_INTERRUPTED_DOC = """{
+  "schema": "gradcli/1",
+  "command": "@COMMAND@",
+  "file": null,
+  "ok": false,
+  "exit_code": 130,
+  "outputs": [],
+  "tensors": {},
+  "error": {
+    "type": "KeyboardInterrupt",
+    "message": "interrupted",
+    "file": null,
+    "line": null,
+    "column": null,
+    "end_line": null,
+    "end_column": null,
+    "hint": null
+  },
+  "warnings": []
+}
+"""
+
+try:  # first thing, before the imports that take most of the start-up time (_signal: no enum import)
+    import _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_early)
+except (ImportError, AttributeError, ValueError, OSError):  # another Python, or not the main thread
+    pass
+
+
+def commands_own_interrupts() -> None:
+    """From here on Ctrl-C is a KeyboardInterrupt, which every command reports itself."""
+    import signal  # noqa: PLC0415
+
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):  # not the main thread (main() called from a thread)
+        pass
+
+
+def default_sigpipe() -> None:
+    """Like any Unix filter, stop quietly when the reader goes away (gradcli run x.grad | head):
+    Python's default turns that into a BrokenPipeError that the script would see."""
+    import signal  # noqa: PLC0415
+
+    if hasattr(signal, "SIGPIPE"):
+        try:
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        except (ValueError, OSError):  # not the main thread
+            pass
+
+
+def silence_stdout() -> None:
+    """After a closed pipe (gradcli ... | head), stop Python from complaining at exit."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def guarded(body, debug: bool) -> None:
+    """Run body(); no traceback of gradcli's ever reaches the user (the last line of defence)."""
+    from .common import EXIT_INTERNAL, EXIT_INTERRUPT, internal_error, say  # noqa: PLC0415
+
+    try:
+        body()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        say("interrupted")
+        sys.exit(EXIT_INTERRUPT)
+    except BrokenPipeError:
+        silence_stdout()
+        sys.exit(1)
+    except BaseException as exc:  # noqa: BLE001 - the last line of defence
+        internal_error(exc, debug)
+        sys.exit(EXIT_INTERNAL)
+
+
+# `gradcli run` options read here: the flags, and the options with a value (how to read the value;
+# a reader returns None for a value Typer must judge, which sends the command line to Typer)
+_RUN_FLAGS = {"--json": "json", "--no-color": "no_color", "--summary": "summary", "--debug": "debug",
+              "--explain": "explain", "--check": "check", "--detect-anomaly": "detect_anomaly"}
+
+
+def _plain_int(text):
+    digits = text[1:] if text.startswith("-") else text
+    return int(text) if digits.isascii() and digits.isdigit() else None
+
+
+def _plain_count(text):
+    from .common import parse_count  # noqa: PLC0415 - Typer's parser for these options
+
+    try:
+        return parse_count(text)
+    except ValueError:
+        return None
+
+
+def _plain_timeout(text):
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0.001 <= seconds < float("inf") else None
+
+
+_RUN_VALUES = {
+    "-e": ("expr", str), "--expr": ("expr", str),
+    "--seed": ("seed", _plain_int),
+    "--device": ("device", lambda text: text if text in ("cpu", "cuda") else None),
+    "--dtype": ("dtype", lambda text: text if text in ("float32", "float64") else None),
+    "--max-elements": ("max_elements", _plain_count),
+    "--max-steps": ("max_steps", _plain_count),
+    "--timeout": ("timeout", _plain_timeout),
+}
+
+
+def plain_run(args):
+    """(files, expr, Flags options) when args are `run` with plain options only, else None."""
+    if not args or args[0] != "run":
+        return None
+    files, options = [], {}
+    rest = iter(args[1:])
+    for arg in rest:
+        if arg == "-" or not arg.startswith("-"):
+            files.append(arg)
+        elif arg in _RUN_FLAGS:
+            options[_RUN_FLAGS[arg]] = True
+        else:
+            name, eq, text = arg.partition("=")
+            if name not in _RUN_VALUES or (eq and not name.startswith("--")):
+                return None  # an unknown option, --, -h, -eCODE, -e=CODE: Typer decides
+            if not eq:
+                text = next(rest, None)
+                if text is None:
+                    return None
+            key, read = _RUN_VALUES[name]
+            value = read(text)
+            if value is None:
+                return None
+            options[key] = value
+    expr = options.pop("expr", None)
+    return files or None, expr, options
+
+
+def main(argv=None) -> None:
+    """Console-script entry point."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    plain = plain_run(args)
+    if plain is None:
+        guarded(lambda: _typer_main(args), "--debug" in args)
+        return
+    default_sigpipe()
+    guarded(lambda: _run(*plain), plain[2].get("debug", False))
+
+
+def _typer_main(args) -> None:
+    from .app import main as typer_main  # noqa: PLC0415
+
+    typer_main(args)
+
+
+def _run(files, expr, options) -> None:
+    from .common import Flags  # noqa: PLC0415
+    from .runcmd import run_command  # noqa: PLC0415
+
+    flags = Flags(**options)
+    commands_own_interrupts()
+    sys.exit(run_command(files, expr, flags))
