@@ -28,7 +28,15 @@ def _make_grads(outputs, grads, is_grads_batched=False):
         else:
             if not isinstance(g, Tensor):
                 raise errors.type_error("gradients can be either Tensors or None, but got " + type(g).__name__)
-            if tuple(g.shape) != tuple(out.shape):
+            if is_grads_batched:  # (torch names the shape of grad[0] without its first dim, as written)
+                if tuple(g[0].shape) != tuple(out.shape):
+                    raise errors.runtime(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+                        "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                        f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                        f"{g[0].shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                        "`grad_output` to be considered batched, consider using vmap.")
+            elif tuple(g.shape) != tuple(out.shape):
                 raise errors.runtime(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                                      f"has a shape of {out.shape}.")
             if g.dtype is not out.dtype:
@@ -93,7 +101,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise errors.runtime("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    grads = _make_grads(outputs, _as_tuple(grad_outputs))
+    grads = _make_grads(outputs, _as_tuple(grad_outputs), is_grads_batched)
     _check_requires_grad(outputs)
     for t in inputs:
         if not isinstance(t, Tensor):
@@ -102,9 +110,32 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
     if retain_graph is None:
         retain_graph = create_graph
-    results = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False,
-                           allow_unused=allow_unused)
+    if is_grads_batched:
+        results = _batched_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused)
+    else:
+        results = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False,
+                               allow_unused=allow_unused)
     if materialize_grads:
         from .factory import zeros_like  # noqa: PLC0415
-        results = [r if r is not None else zeros_like(t) for r, t in zip(results, inputs)]
+        results = [r if r is not None else zeros_like(t, requires_grad=create_graph)
+                   for r, t in zip(results, inputs)]
     return tuple(results)
+
+
+def _batched_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused):
+    """grad(..., is_grads_batched=True): torch vmaps one backward over the first dim of every grad_output;
+    here one backward per batch entry (the graph kept until the last), the results stacked."""
+    from .ops.shape import stack  # noqa: PLC0415
+    sizes = {g.shape[0] if g.dim() else None for g in grads}
+    if len(sizes) != 1 or None in sizes:
+        raise errors.value("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                           f"{[g.shape[0] if g.dim() else None for g in grads]} for the mapped dimension")
+    (batch,) = sizes
+    per_input = [[] for _ in inputs]
+    for b in range(batch):
+        keep = retain_graph if b == batch - 1 else True
+        res = run_backward(outputs, [g[b] for g in grads], keep, create_graph, inputs=inputs, accumulate=False,
+                           allow_unused=allow_unused)
+        for acc, r in zip(per_input, res):
+            acc.append(r)
+    return [None if any(r is None for r in acc) else stack(acc) for acc in per_input]
