@@ -22,8 +22,6 @@ SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "
 # engine's owners track them. They run anyway (xfail, not strict): a fix shows up as XPASS.
 ENGINE_GAPS: dict[str, str] = {
     # found by tests/test_differential.py (issue 6), not fixed yet
-    "double_backward_graph.grad": "create_graph gradients are built from ordinary ops: MulBackward0 where torch "
-                                  "has TanhBackwardBackward0, ...; relu's has no graph",
     "sgn_nan_efficient_zero.grad": "sgn's derivative is an efficient zero in torch (stays 0 through NaN steps)",
     "negative_zero_selection.grad": "which of -0./0. maximum/minimum/amax/amin/cumsum keep; NaN sign bit of sqrt",
     "boundary_second_order.grad": "second derivatives at domain edges (norm at 0, acos at -1): nan/inf differ",

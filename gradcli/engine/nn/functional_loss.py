@@ -15,6 +15,7 @@ from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
+from ..ops.backward_ops import mse_loss_backward
 from ..ops.special import logsigmoid
 from ..device import asarray as _asarray
 from ..device import check_args, check_same, like, xp_of
@@ -167,7 +168,11 @@ class MseLossBackward0(_PairLoss):
         dt = g.dtype
         if grad_mode.enabled or not (type(G) is type(X) is type(Y) is np.ndarray) \
                 or not (x.dtype is dt and t.dtype is dt and (dt is dtypes.float32 or dt is dtypes.float64)):
-            return _PairLoss.backward(self, g)
+            # torch's formulas: self: mse_loss_backward(grad, self, target), target: mse_loss_backward(grad,
+            # target, self), each the op of its own that create_graph shows (MseLossBackwardBackward0)
+            reduction = self._kw["reduction"]
+            return (mse_loss_backward(g, x, t, reduction) if _needs(self, 0) else None,
+                    mse_loss_backward(g, t, x, reduction) if _needs(self, 1) else None)
         # no graph to build, one float dtype: _PairLoss.backward's Tensor ops on the arrays, operation for
         # operation (`g.expand(shape) / n` is the same value everywhere: it is divided before broadcasting)
         reduction = self._kw["reduction"]
@@ -182,10 +187,6 @@ class MseLossBackward0(_PairLoss):
     def elementwise(x, t, k):
         d = x - t
         return d * d
-
-    @staticmethod
-    def dloss(x, t, k):
-        return (x - t) * 2.0
 
 
 class SmoothL1LossBackward0(_PairLoss):

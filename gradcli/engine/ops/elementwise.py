@@ -887,13 +887,7 @@ class TanhBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        if not grad_mode.enabled and type(result._data) is np.ndarray and g.dtype is result.dtype:
-            # torch's tanh_backward kernel: g * (1 - y * y) with 1 - y * y rounded once (a fused multiply-add)
-            y = result._data
-            wide = np.longdouble if y.dtype == np.float64 else np.float64
-            factor = (1 - y.astype(wide) * y.astype(wide)).astype(y.dtype)
-            return (g * wrap(_asarray(factor), result.dtype),)
-        return (g * (1 - result * result),)
+        return (B.tanh_backward(g, result),)
 
 
 class SigmoidBackward0(Function):
@@ -906,7 +900,7 @@ class SigmoidBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * (1 - result) * result,)  # torch's sigmoid_backward kernel: a * (1 - b) * b
+        return (B.sigmoid_backward(g, result),)
 
 
 _INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -942,7 +936,7 @@ class ReluBackward0(Function):
                 return (wrap(_zero_where(G, R <= 0), g.dtype),)
             r = np.where(R <= 0, 0.0, G)
             return (wrap(r if r.dtype == g.dtype.np else r.astype(g.dtype.np), g.dtype),)
-        return (where(result <= 0, 0.0, g),)  # threshold_backward: +0 where the input was <= 0 (NaN passes g)
+        return (B.threshold_backward(g, result, 0),)  # +0 where the input was <= 0 (NaN passes g)
 
 
 class AbsBackward0(Function):
@@ -1483,3 +1477,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return wrap(_asarray(np.isclose(input._data, _coerce(other)._data if isinstance(other, Tensor) else other,
                                       rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)
+
+
+# the aten *_backward functions of tanh, sigmoid and relu's formulas (ops of their own, which use this module)
+from . import backward_ops as B  # noqa: E402

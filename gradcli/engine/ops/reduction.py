@@ -377,8 +377,7 @@ class SoftmaxBackward0(Function):
 
     def backward(self, g):
         (out,) = self.saved[-1:]
-        d = self._kw["dim"]
-        return (out * (g - sum(g * out, dim=d, keepdim=True)),)
+        return (B.softmax_backward_data(g, out, self._kw["dim"]),)
 
 
 class LogSoftmaxBackward0(Function):
@@ -387,9 +386,7 @@ class LogSoftmaxBackward0(Function):
 
     def backward(self, g):
         (out,) = self.saved[-1:]
-        d = self._kw["dim"]
-        from .elementwise import exp  # noqa: PLC0415
-        return (g - exp(out) * sum(g, dim=d, keepdim=True),)
+        return (B.log_softmax_backward_data(g, out, self._kw["dim"]),)
 
 
 def _softmax_input(input, dim, dtype, name="softmax"):
@@ -593,3 +590,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
     return record(LinalgVectorNormBackward0, (x,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})
+
+
+# _softmax_backward_data and _log_softmax_backward_data (ops of their own, which use this module)
+from . import backward_ops as B  # noqa: E402

@@ -24,6 +24,8 @@ from . import elementwise as E
 from .elementwise import _coerce, _needs, _shaped, binary, unary, where
 from .shape import sum_to
 from ..device import asarray as _asarray
+from . import backward_ops as B
+from .backward_ops import _GELU_BETA, _GELU_KAPPA
 
 _SQRT_PI = math.sqrt(math.pi)
 _LN2 = math.log(2.0)
@@ -1026,10 +1028,7 @@ class SoftplusBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        beta, threshold = self._kw["beta"], self._kw["threshold"]
-        xb = x * beta
-        z = E.exp(xb)
-        return (where(xb > threshold, g, g * z / (z + 1)),)
+        return (B.softplus_backward(g, x, self._kw["beta"], self._kw["threshold"]),)
 
 
 def _softplus_np(x, beta, threshold):
@@ -1045,31 +1044,13 @@ def softplus(input, beta=1.0, threshold=20.0):
     return record(SoftplusBackward0, (input,), _out(r, input.dtype), {"beta": beta, "threshold": threshold})
 
 
-_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
-_GELU_KAPPA = 0.044715
-_GELU_ALPHA = (2.0 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5
-
-
 class GeluBackward0(Function):
-    """torch's gelu_backward formulas, in the same order of operations (same float32 rounding)."""
     __slots__ = ()
     save_inputs = True
 
     def backward(self, g):
         (x,) = self.saved
-        if self._kw["approximate"] == "tanh":
-            x_sq = x * x
-            x_cube = x_sq * x
-            inner = _GELU_BETA * (x + _GELU_KAPPA * x_cube)
-            t = E.tanh(inner)
-            left = 0.5 * x
-            right = 1 + t
-            left_derivative = 0.5 * right
-            right_derivative = left * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq))
-            return (g * (left_derivative + right_derivative),)
-        cdf = 0.5 * (1 + erf(x * _SQRT1_2))
-        pdf = _GELU_ALPHA * E.exp(x * x * -0.5)
-        return (g * (cdf + x * pdf),)
+        return (B.gelu_backward(g, x, self._kw["approximate"]),)
 
 
 def _gelu_np(x, approximate):
@@ -1193,10 +1174,7 @@ class EluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         k = self._kw
-        coef = k["input_scale"] * k["alpha"] * k["scale"]
-        neg = g * coef * E.exp(x * k["input_scale"])
-        # at 0 the first derivative takes the negative branch, the second is 0 (torch's double backward)
-        return (where(x > 0, g * k["scale"], where(x < 0, neg, g * coef)),)
+        return (B.elu_backward(g, k["alpha"], k["scale"], k["input_scale"], False, x),)
 
 
 class EluBackward1(Function):
@@ -1207,8 +1185,7 @@ class EluBackward1(Function):
     def backward(self, g):
         (result,) = self.saved[-1:]
         k = self._kw
-        neg = g * k["input_scale"] * (result + k["alpha"] * k["scale"])
-        return (where(result > 0, g * k["scale"], neg),)
+        return (B.elu_backward(g, k["alpha"], k["scale"], k["input_scale"], True, result),)
 
 
 class CeluBackward0(EluBackward0):
@@ -1263,19 +1240,21 @@ def celu_(input, alpha=1.0):
 class LeakyReluBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    kernel = staticmethod(B.leaky_relu_backward)
 
     def backward(self, g):
         (x,) = self.saved
-        return (where(x > 0, g, g * self._kw["negative_slope"]),)
+        return (self.kernel(g, x, self._kw["negative_slope"]),)
 
 
 class LeakyReluBackward1(Function):
     __slots__ = ()
     save_output = True
+    kernel = staticmethod(B.leaky_relu_backward)
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (where(result > 0, g, g * self._kw["negative_slope"]),)
+        return (self.kernel(g, result, self._kw["negative_slope"]),)
 
 
 def _leaky_np(x, slope):
@@ -1297,10 +1276,12 @@ def leaky_relu_(input, negative_slope=0.01):
 class RreluWithNoiseBackward0(LeakyReluBackward0):
     """rrelu outside training: a leaky relu with the mean slope."""
     __slots__ = ()
+    kernel = staticmethod(B.rrelu_with_noise_backward)
 
 
 class RreluWithNoiseBackward1(LeakyReluBackward1):
     __slots__ = ()
+    kernel = staticmethod(B.rrelu_with_noise_backward)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -1320,8 +1301,7 @@ class HardtanhBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        lo, hi = self._kw["min_val"], self._kw["max_val"]
-        return (where((x > lo) & (x < hi), g, 0.0),)
+        return (B.hardtanh_backward(g, x, self._kw["min_val"], self._kw["max_val"]),)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -1375,9 +1355,7 @@ class HardswishBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        mid = g * (x / 3.0 + 0.5)
-        # torch's hardswish_backward kernel: 0 up to -3 included, g from 3 included
-        return (where(x <= -3.0, 0.0, where(x < 3.0, mid, g)),)
+        return (B.hardswish_backward(g, x),)
 
 
 def hardswish(input, inplace=False):
@@ -1397,7 +1375,7 @@ class LogSigmoidBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.sigmoid(-x),)
+        return (B.log_sigmoid_backward(g, x),)
 
 
 def logsigmoid(input):
@@ -1423,7 +1401,7 @@ class ThresholdBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (where(x <= self._kw["threshold"], 0.0, g),)
+        return (B.threshold_backward(g, x, self._kw["threshold"]),)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -1454,15 +1432,16 @@ def threshold_(input, threshold_value, value):
 class SoftshrinkBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    kernel = staticmethod(B.softshrink_backward)
 
     def backward(self, g):
         (x,) = self.saved
-        lambd = self._kw["lambd"]
-        return (where((x >= -lambd) & (x <= lambd), 0.0, g),)
+        return (self.kernel(g, x, self._kw["lambd"]),)
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
     __slots__ = ()
+    kernel = staticmethod(B.hardshrink_backward)
 
 
 def softshrink(input, lambd=0.5):
