@@ -78,11 +78,15 @@ def check_first(name, signatures, args, kwargs):
 def with_input_check(fn, name, signatures, numbers_first=False):
     """fn, checking its first argument as torch does when it is not a Tensor (nor, with
     numbers_first, a Python number)."""
-    aliases = _numpy_aliases(fn)
+    aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
+    #                 import time would cost start-up time (tens of ms) that most runs never use
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if aliases and kwargs:
+        nonlocal aliases
+        if kwargs:
+            if aliases is None:
+                aliases = _numpy_aliases(fn)
             for alias, real in aliases:
                 if alias in kwargs and real not in kwargs:
                     kwargs[real] = kwargs.pop(alias)
@@ -99,7 +103,7 @@ _NUMPY_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
 
 
 def _numpy_aliases(fn):
-    import inspect  # noqa: PLC0415 - once per function, at import time
+    import inspect  # noqa: PLC0415 - once per function, at its first call with keywords
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
