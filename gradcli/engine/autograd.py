@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from sys import getrefcount as _getrefcount
 
 from . import errors
 
@@ -597,7 +598,9 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
             if watch and obs is not None and g is not None:
                 obs.leaf(node, g, accumulate and (captures is None or node in captures))
             if accumulate and g is not None and (captures is None or node in captures):
-                node.variable._accumulate(g, create_graph)
+                in_grads = gk = None  # the last node's references: g's refcount then says if anything else holds g
+                sole = _getrefcount(g) == 2  # g and the argument: nothing else holds it (torch's use_count 1)
+                node.variable._accumulate(g, create_graph, sole)
             continue
         if single:
             in_grads = node.backward(g) if g is not None else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from sys import getrefcount as _getrefcount
 
 import numpy as np
 
@@ -266,9 +267,11 @@ class Tensor:
             return (acc, 0)
         return (None, 0)
 
-    def _accumulate(self, g, create_graph):
-        """AccumulateGrad: the first gradient is stored (a copy, never an alias), later ones are
-        added in place, or out of place when building a graph (create_graph)."""
+    def _accumulate(self, g, create_graph, steal=False):
+        """AccumulateGrad: the first gradient is stored (a copy, never an alias, unless nothing else
+        holds it: `steal`, the engine's say for the tensor g, and _stealable for its array, as torch
+        keeps a gradient whose use count is 1), later ones are added in place, or out of place when
+        building a graph (create_graph)."""
         if g._data.shape != self._data.shape:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
@@ -278,6 +281,8 @@ class Tensor:
             if create_graph and g._rg:
                 from .ops.inplace import copy_of  # noqa: PLC0415
                 self._grad = copy_of(g, self)
+            elif steal and not create_graph and not grad_mode.enabled and _stealable(g):
+                self._grad = wrap(g._data, g.dtype)
             else:
                 self._grad = _detached_copy(g)
         elif create_graph or grad_mode.enabled:
@@ -516,6 +521,36 @@ def _alias(t):
 
 def _detached_copy(t):
     return wrap(t._data.copy(), t.dtype)
+
+
+def _stealable(g):
+    """Can gradient g's array become .grad as it is? A writeable C-contiguous NumPy array (what the
+    copy would be) that no other object holds: only g (and this call), or, for a view, the sole
+    view of a base array of the same size, with at most g's own view base (a tensor nothing else
+    holds, as in the weight's gradient g.t().mm(mat1).t(), a view of the transposed product)."""
+    d = g._data
+    if type(d) is not np.ndarray or not d.flags.c_contiguous or not d.flags.writeable:
+        return False
+    if _getrefcount(d) != 3:  # g._data, d, the argument
+        return False
+    base = d.base
+    if base is None:
+        return True
+    if type(base) is not np.ndarray or base.base is not None or base.nbytes != d.nbytes:
+        return False
+    holders = 3  # d.base, base, the argument
+    tb = g._base
+    if tb is not None:
+        if _getrefcount(tb) != 3:  # g._base, tb, the argument
+            return False
+        td = tb._data
+        if td is base:
+            holders += 2  # tb._data, td
+        elif type(td) is np.ndarray and td.base is base and _getrefcount(td) == 3:  # tb._data, td, the argument
+            holders += 1  # td.base
+        else:
+            return False
+    return _getrefcount(base) == holders
 
 
 def _to_host(array):
