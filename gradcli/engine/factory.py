@@ -361,7 +361,7 @@ DEFAULT_SEED = 67280421310721  # torch's initial default seed
 
 
 class Generator:
-    __slots__ = ("_rng", "_seed", "device")
+    __slots__ = ("_bits", "_seed", "device")
 
     def __init__(self, device="cpu"):
         self.device = canonical(device) if device != "cpu" else CPU
@@ -370,8 +370,17 @@ class Generator:
     def manual_seed(self, seed):
         seed = builtins.int(seed)
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & 0xFFFFFFFFFFFFFFFF))
+        self._bits = None  # the NumPy generator, made at the first draw (see _rng)
         return self
+
+    @property
+    def _rng(self):
+        """The NumPy generator of the stream seeded last. Made on first use: importing numpy.random
+        costs start-up time that a script which draws no random numbers need not pay."""
+        rng = self._bits
+        if rng is None:
+            rng = self._bits = np.random.Generator(np.random.PCG64(self._seed & 0xFFFFFFFFFFFFFFFF))
+        return rng
 
     def seed(self):
         return self.manual_seed(np.random.SeedSequence().entropy & 0xFFFFFFFFFFFF)._seed

@@ -190,14 +190,20 @@ def numpy_modules(rt, seed=None):
     for name in _NP_SIZED:
         if hasattr(np, name):
             members[name] = _np_precheck(name, getattr(np, name), rt)
-    state = np.random.RandomState(seed)
+    # np.random.X draws from the session's own RandomState, made at the first call: importing
+    # numpy.random costs start-up time that a script which never draws from it need not pay
+    states = []
 
-    def sized(fn):
-        @functools.wraps(fn)
+    def state():
+        if not states:
+            states.append(np.random.RandomState(seed))
+        return states[0]
+
+    def sized(name):
         def wrapped(*args, **kwargs):
             size = kwargs.get("size")
             n = 1
-            dims = args if fn.__name__ in ("rand", "randn") else ((size,) if size is not None else ())
+            dims = args if name in ("rand", "randn") else ((size,) if size is not None else ())
             for d in dims:
                 if isinstance(d, (tuple, list)):
                     for x in d:
@@ -205,9 +211,10 @@ def numpy_modules(rt, seed=None):
                 elif isinstance(d, (int, np.integer)):
                     n *= int(d)
             pyvalues.check_limit(n, rt.max_elements, "array")
-            return fn(*args, **kwargs)
+            return getattr(state(), name)(*args, **kwargs)
+        wrapped.__name__, wrapped.__qualname__ = name, f"RandomState.{name}"
         return wrapped
-    random_ns = Namespace("numpy.random", {n: sized(getattr(state, n)) for n in _NP_RANDOM if hasattr(state, n)})
+    random_ns = Namespace("numpy.random", {n: sized(n) for n in _NP_RANDOM})
     linalg_ns = Namespace("numpy.linalg", {n: getattr(np.linalg, n) for n in _NP_LINALG if hasattr(np.linalg, n)})
     members["random"] = random_ns
     members["linalg"] = linalg_ns
