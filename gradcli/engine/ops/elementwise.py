@@ -787,6 +787,19 @@ def _unary_class(name, fwd, backward, save_input=False, save_output=False):
     return cls
 
 
+def _positive_nan(fn):
+    """fn (a function undefined below 0: sqrt, log), giving torch's NaN there: NumPy's is the CPU's
+    default NaN, whose sign bit is set on x86; torch's kernels give +NaN (signbit and copysign see it)."""
+    def run(x):
+        r = fn(x)
+        if r.dtype.kind == "f":
+            negative = x < 0
+            if negative.any():
+                r = np.where(negative, np.abs(r), r)
+        return r
+    return run
+
+
 class ExpBackward0(Function):
     __slots__ = ()
     save_output = True
@@ -800,7 +813,7 @@ class ExpBackward0(Function):
 class LogBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.log))
+    forward = staticmethod(_positive_nan(numerics.ufunc(np.log)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -810,7 +823,7 @@ class LogBackward0(Function):
 class Log2Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.log2))
+    forward = staticmethod(_positive_nan(numerics.ufunc(np.log2)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -820,7 +833,7 @@ class Log2Backward0(Function):
 class Log10Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.log10))
+    forward = staticmethod(_positive_nan(numerics.ufunc(np.log10)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -830,7 +843,7 @@ class Log10Backward0(Function):
 class SqrtBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(np.sqrt)
+    forward = staticmethod(_positive_nan(np.sqrt))
 
     def backward(self, g):
         (result,) = self.saved[-1:]

@@ -78,8 +78,10 @@ def cumsum(input, dim=None, *, dtype=None):
     data = input._data
     if data.ndim:
         r = np.cumsum(data, axis=d, dtype=_acc(dt)).astype(dt.np, copy=False)
+        if r.dtype.kind == "f":
+            r += 0.0  # torch's scan starts from +0.: a -0. comes out as 0.
     else:
-        r = data.astype(dt.np, copy=True)
+        r = data.astype(dt.np, copy=True)  # a 0-d tensor is copied as it is
     return record(CumsumBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 

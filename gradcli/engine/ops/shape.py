@@ -77,13 +77,21 @@ def view(input, *shape):
     return record(ViewBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape})
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """torch's _reshape_alias: reshape's view of a tensor that is not contiguous (its backward: a reshape)."""
+    __slots__ = ()
+
+
 def reshape(input, *shape):
-    """A view when the strides allow it (ViewBackward0); otherwise, as torch, a contiguous clone
-    viewed to the shape (UnsafeViewBackward0 of CloneBackward0)."""
+    """As torch: a view when the strides allow it (ViewBackward0 of a contiguous tensor,
+    ReshapeAliasBackward0 of another); otherwise a contiguous clone viewed to the shape
+    (UnsafeViewBackward0 of CloneBackward0)."""
     shape = _infer(_shape_arg(shape), input._data.size)
-    arr = _view_array(input._data, shape)
+    data = input._data
+    arr = _view_array(data, shape)
     if arr is not None:
-        return record(ViewBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape})
+        cls = ViewBackward0 if data.flags.c_contiguous else ReshapeAliasBackward0
+        return record(cls, (input,), view_of(input, arr), {"in_shape": data.shape})
     return unsafe_view(clone(input), shape)
 
 
