@@ -183,10 +183,8 @@ get_default_device = _device.get_default_device
 
 linalg = _Module(
     "torch.linalg",
-    norm=_R.norm,
-    vector_norm=_R.vector_norm,
     matmul=_L.matmul,
-)
+)  # norm, vector_norm, ...: ops/scan.py's LINALG (below)
 
 Size = Size
 Tensor = Tensor

@@ -38,7 +38,7 @@ METHODS = {
     # reductions
     "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "softmax": R.softmax,
-    "log_softmax": R.log_softmax, "logsumexp": R.logsumexp, "var": R.var, "std": R.std, "norm": R.norm,
+    "log_softmax": R.log_softmax, "logsumexp": R.logsumexp, "var": R.var, "std": R.std,
     # shape
     "view": S.view, "reshape": S.reshape, "flatten": S.flatten, "ravel": S.ravel, "expand": S.expand,
     "expand_as": S.expand_as, "broadcast_to": S.broadcast_to, "sum_to_size": S.sum_to_size, "t": S.t,

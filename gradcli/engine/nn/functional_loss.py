@@ -16,6 +16,7 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..ops.backward_ops import mse_loss_backward
+from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid
 from ..device import asarray as _asarray
 from ..device import check_args, check_same, like, xp_of
@@ -636,8 +637,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     a, b = broadcast_pair(x1, x2)
-    n1 = R.vector_norm(a, 2, dim=dim, keepdim=True).clone()
-    n2 = R.vector_norm(b, 2, dim=dim, keepdim=True).clone()
+    n1 = vector_norm(a, 2, dim=dim, keepdim=True).clone()
+    n2 = vector_norm(b, 2, dim=dim, keepdim=True).clone()
     with no_grad():
         n1._data = np.maximum(n1._data, eps).astype(n1._data.dtype)
         n1._version[0] += 1
@@ -647,11 +648,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return R.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+    return vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = E.clamp_min(R.norm(input, p, dim, keepdim=True), eps).expand_as(input)
+    denom = E.clamp_min(norm(input, p, dim, keepdim=True), eps).expand_as(input)
     return input / denom
 
 

@@ -18,7 +18,7 @@ def _grads(parameters):
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     from ..factory import tensor  # noqa: PLC0415
-    from ..ops import reduction as R  # noqa: PLC0415
+    from ..ops.scan import vector_norm  # noqa: PLC0415
     from ..ops import shape as S  # noqa: PLC0415
     if isinstance(tensors, Tensor):
         tensors = [tensors]
@@ -27,8 +27,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if len(tensors) == 0:
         return tensor(0.0)
     with no_grad():
-        norms = [R.vector_norm(g, norm_type) for g in tensors]
-        total = R.vector_norm(S.stack(norms), norm_type)
+        norms = [vector_norm(g, norm_type) for g in tensors]
+        total = vector_norm(S.stack(norms), norm_type)
     if error_if_nonfinite and (bool(total.isnan()) or bool(total.isinf())):
         raise errors.runtime(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                              "so it cannot be clipped. To disable this error and scale the gradients by the "

@@ -959,7 +959,7 @@ class AbsBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * sign(x),)
+        return (g * sgn(x),)
 
 
 class ReciprocalBackward0(Function):
@@ -996,6 +996,11 @@ class SignBackward0(Function):
 
     def backward(self, g):
         return (zero_grad(g),)
+
+
+class SgnBackward0(SignBackward0):
+    """sgn of a real tensor: sign (0 for NaN); its gradient is zero (torch's abs and norm formulas use it)."""
+    __slots__ = ()
 
 
 def exp(input):
@@ -1059,6 +1064,10 @@ def reciprocal(input):
 
 def sign(input):
     return unary(SignBackward0, input, float_only=False)
+
+
+def sgn(input):
+    return unary(SgnBackward0, input, float_only=False)
 
 
 # ---------------------------------------------------------------------------- rounding (zero grad)

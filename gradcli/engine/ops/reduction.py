@@ -1,5 +1,5 @@
-"""Reductions (sum, mean, prod, max/min, amax/amin, var/std, norm, logsumexp), softmax and
-log_softmax, and the (values, indices) results torch returns as named tuples."""
+"""Reductions (sum, mean, prod, max/min, amax/amin, var/std, logsumexp), softmax and log_softmax,
+and the (values, indices) results torch returns as named tuples. (norm: ops/scan.py.)"""
 from __future__ import annotations
 
 import builtins
@@ -463,7 +463,7 @@ def logsumexp(input, dim, keepdim=False):
     return record(LogsumexpBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
 
 
-# ---------------------------------------------------------------------------- var / std / norm
+# ---------------------------------------------------------------------------- var / std
 
 def _correction(unbiased, correction):
     if correction is not None:
@@ -535,61 +535,6 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std(input, dim, unbiased, keepdim, correction, True)
-
-
-class LinalgVectorNormBackward0(Function):
-    __slots__ = ()
-    save_inputs = True
-    save_output = True
-
-    def backward(self, g):
-        x, out = self.saved
-        k = self._kw
-        p = k["p"]
-        if not k["keepdim"] and x._data.ndim:
-            for d in k["dims"]:
-                g = unsqueeze(g, d)
-                out = unsqueeze(out, d)
-        from .elementwise import abs as _abs, sign, where  # noqa: PLC0415
-        if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
-            return (g * where(out == 0, 0.0, x / out),)
-        if p == 1:
-            return (g * sign(x),)
-        if p == float("inf"):
-            mask = _abs(x) == out
-            return (sign(x) * mask * (g / sum(mask, dim=k["dims"], keepdim=True)),)
-        return (where(out == 0, 0.0, g * x * _abs(x) ** (p - 2) / out ** (p - 1)),)
-
-
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if p == "fro" or p is None:
-        p = 2
-    if isinstance(p, str):
-        raise errors.runtime(f"norm: p={p!r} is not supported")
-    return vector_norm(input, p, dim, keepdim)
-
-
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    dt = x.dtype if x.dtype.is_floating_point else None
-    if dt is None:
-        raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_c10(x.dtype)}")
-    data = np.abs(x._data)
-    dims = _dims(dim, data.ndim)
-    p = float(ord)
-    if p == float("inf"):
-        r = data.max(axis=dims, keepdims=keepdim) if data.ndim else data
-    elif p == float("-inf"):
-        r = data.min(axis=dims, keepdims=keepdim) if data.ndim else data
-    elif p == 0:
-        r = (data != 0).sum(axis=dims, keepdims=keepdim)
-    elif p == 1:
-        r = data.sum(axis=dims, keepdims=keepdim)
-    elif p == 2:
-        r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
-    else:
-        r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-    return record(LinalgVectorNormBackward0, (x,), wrap(_asarray(r, dt.np), dt),
-                  {"p": p, "dims": dims, "keepdim": keepdim})
 
 
 # _softmax_backward_data and _log_softmax_backward_data (ops of their own, which use this module)

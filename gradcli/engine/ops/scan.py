@@ -607,18 +607,18 @@ class LinalgVectorNormBackward0(Function):
         if p == 1.0:
             return (sgn(x) * g,)
         if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
-            return (g * E.where(norm == 0, 0.0, x / norm),)
+            return (g * I.masked_fill(x / norm, norm == 0, 0),)
         if math.isinf(p):
             mask = E.abs(x) == norm
             count = R.sum(mask, dim=k["dims"], keepdim=True)
-            return (E.sign(x) * (mask * (g / count)),)
+            return (sgn(x) * (mask * (g / count)),)
         ax = E.abs(x)
         if p < 1.0:
-            scaled = E.sign(x) * E.where(x == 0, 0.0, ax ** (p - 1))
+            scaled = sgn(x) * I.masked_fill(ax ** (p - 1), x == 0, 0)
             return (scaled * g * norm ** (1 - p),)
-        scale = E.where(norm == 0, 0.0, g / norm ** (p - 1))
+        scale = I.masked_fill(g / norm ** (p - 1), norm == 0, 0)
         if p < 2.0:
-            return (E.sign(x) * ax ** (p - 1) * scale,)
+            return (sgn(x) * ax ** (p - 1) * scale,)
         return (x * ax ** (p - 2) * scale,)
 
 

@@ -21,7 +21,7 @@ from ..autograd import NotImplementedNode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from . import elementwise as E
-from .elementwise import _coerce, _needs, _shaped, binary, unary, where
+from .elementwise import _coerce, _needs, _shaped, binary, sgn, unary, where
 from .shape import sum_to
 from ..device import asarray as _asarray
 from . import backward_ops as B
@@ -504,15 +504,6 @@ arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, aco
 
 # ---------------------------------------------------------------------------- sign and rounding
 
-class SgnBackward0(Function):
-    """sgn of a real tensor: sign (0 for NaN); its gradient is zero."""
-    __slots__ = ()
-    forward = staticmethod(E._sign)
-
-    def backward(self, g):
-        return (E.zero_grad(g),)
-
-
 class FracBackward0(Function):
     __slots__ = ()
 
@@ -534,10 +525,6 @@ class RoundBackward1(Function):
 
     def backward(self, g):
         return (E.zero_grad(g),)
-
-
-def sgn(input):
-    return unary(SgnBackward0, input, float_only=False)
 
 
 def frac(input):
