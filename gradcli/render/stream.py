@@ -5,13 +5,24 @@ from __future__ import annotations
 import re
 
 # What gets a colour in echo output: grad_fn node names, requires_grad/dtype/device suffixes,
-# numbers, nan/inf. The characters themselves are never touched.
-_GRAD_FN = re.compile(r"(?<=grad_fn=<)\w+(?=>)|(?<=<)\w+Backward\d*(?= object at)")
-_SUFFIX = re.compile(r"\b(?:requires_grad|dtype|device|grad_fn)=")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|\.\d+(?:e[-+]?\d+)?|nan|inf)(?![\w])")
-_KEYWORD = re.compile(r"\b(?:True|False|None)\b")
-# Characters that Rich would strip or reinterpret: write those chunks raw.
-_RAW_ONLY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\t]")
+# numbers, nan/inf. The characters themselves are never touched. Compiled by the first ColorWriter
+# (plain output, the usual case when piped, needs none of them: start-up time).
+_PATTERNS = {
+    "grad_fn": r"(?<=grad_fn=<)\w+(?=>)|(?<=<)\w+Backward\d*(?= object at)",
+    "suffix": r"\b(?:requires_grad|dtype|device|grad_fn)=",
+    "number": r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|\.\d+(?:e[-+]?\d+)?|nan|inf)(?![\w])",
+    "keyword": r"\b(?:True|False|None)\b",
+    # Characters that Rich would strip or reinterpret: write those chunks raw.
+    "raw_only": r"[\x00-\x08\x0b-\x1f\x7f\t]",
+}
+_COMPILED = {}
+
+
+def _re(name):
+    pattern = _COMPILED.get(name)
+    if pattern is None:
+        pattern = _COMPILED[name] = re.compile(_PATTERNS[name])
+    return pattern
 
 
 class PlainWriter:
@@ -40,7 +51,7 @@ class ColorWriter(PlainWriter):
     def write(self, text: str, line=None) -> None:
         if not text:
             return
-        if _RAW_ONLY.search(text):
+        if _re("raw_only").search(text):
             super().write(text)
             return
         self.console.print(highlight(text), end="", soft_wrap=True)
@@ -52,10 +63,10 @@ def highlight(text: str):
     from rich.text import Text  # noqa: PLC0415
 
     t = Text(text, end="")
-    t.highlight_regex(_NUMBER, "cyan")
-    t.highlight_regex(_KEYWORD, "magenta")
-    t.highlight_regex(_SUFFIX, "dim")
-    t.highlight_regex(_GRAD_FN, "bold yellow")
+    t.highlight_regex(_re("number"), "cyan")
+    t.highlight_regex(_re("keyword"), "magenta")
+    t.highlight_regex(_re("suffix"), "dim")
+    t.highlight_regex(_re("grad_fn"), "bold yellow")
     return t
 
 
