@@ -22,13 +22,15 @@ SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "
 # engine's owners track them. They run anyway (xfail, not strict): a fix shows up as XPASS.
 ENGINE_GAPS: dict[str, str] = {
     # found by tests/test_differential.py (issue 6), not fixed yet
-    "sgn_nan_efficient_zero.grad": "sgn's derivative is an efficient zero in torch (stays 0 through NaN steps)",
+    "sgn_nan_efficient_zero.grad": "sgn's derivative is torch's efficient zero tensor (_efficientzerotensor), which "
+                                   "every later backward step keeps zero (0 * inf stays 0); gradcli's is a plain "
+                                   "zeros tensor (needs efficient zeros in the autograd engine)",
     "negative_zero_selection.grad": "ties of -0. and 0. in maximum/minimum/amax/amin: torch's CPU kernels keep the "
                                     "first operand in their scalar loop and the second in their vectorized one "
                                     "(16 float32 / 8 float64 elements at a time), NumPy always the second; not "
                                     "emulated",
-    "boundary_second_order.grad": "second derivatives at domain edges (norm at 0, acos at -1): nan/inf differ",
-    "sinc_second_order.grad": "torch's sinc backward: masked at 0 (second derivative 0 there), float32 cancellation",
+    "boundary_second_order.grad": "second derivative of |acos(y)| at y=-1: torch's inf, gradcli's nan (the path "
+                                  "through abs's sgn(), an efficient zero in torch: see sgn_nan_efficient_zero)",
     "matmul_empty_mixed_dtype.grad": "torch skips the dtype check of an empty batched matmul (and answers float32)",
 }
 

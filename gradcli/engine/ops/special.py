@@ -427,9 +427,12 @@ class SincBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
+        # torch's sinc_backward: grad * ((x_pi * x_pi.cos() - x_pi.sin()) / x2_pi), with sin made before cos
+        # (C++ evaluates those operands right to left): the order decides how float32 gradients add up
         x_pi = x * math.pi
         x2_pi = x * x * math.pi
-        out = g * ((x_pi * E.cos(x_pi)) - E.sin(x_pi)) / x2_pi
+        sin = E.sin(x_pi)
+        out = g * (((x_pi * E.cos(x_pi)) - sin) / x2_pi)
         return (where(x2_pi == 0.0, 0.0, out),)
 
 
