@@ -30,18 +30,19 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
-from lark.lexer import BasicLexer, UnlessCallback
+from lark.lexer import BasicLexer
 from lark.parsers.lalr_parser_state import ParserState
 
 from . import ast
 from .errors import GradScriptError, ScriptSyntaxError
+from .lalr import Driver
+from .tokenizer import (CLOSERS, OPENERS, ParseState, ScanTables, error, error_at, tokenize,
+                        tokenizer_error)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "ScriptSyntaxError"]
-
-_MAX_NESTING = 200  # brackets, like CPython's "too many nested parentheses"
 
 # Python keywords that GradScript does not have (the grammar reserves them, see `reserved`).
 _UNSUPPORTED_KEYWORDS = {
@@ -120,155 +121,43 @@ def _lark() -> Lark:
     return _LARK
 
 
-# ============================================================================ lexer
+_DRIVER: Optional[Driver] = None
+_TABLES: Optional[ScanTables] = None
+
+
+def _fast() -> tuple[Driver, ScanTables]:
+    """The LALR driver and the scanner tables, made from the Lark parser on first use."""
+    global _DRIVER, _TABLES
+    if _DRIVER is None:
+        lark = _lark()
+        _TABLES = ScanTables(lark.parser.lexer.lexer)
+        _DRIVER = Driver(lark.parser.parser.parser)
+    return _DRIVER, _TABLES  # type: ignore[return-value]
+
+
+# ============================================================================ Lark's lexer
+
+# parse() runs gradcli.lang.tokenizer and gradcli.lang.lalr itself; these two classes make
+# Lark's own pipeline (Lark.lex, Lark.parse) read the same tokens.
+
+_STATE: contextvars.ContextVar[ParseState] = contextvars.ContextVar("gradscript_parse_state")
 
 
 class GradLexer(BasicLexer):
-    """Lark's basic lexer with its per-token work fused into one loop.
-
-    It uses Lark's own scanner (the grammar's terminals, in Lark's order) and keyword table,
-    so it yields exactly the tokens BasicLexer does; it only skips the per-token method
-    calls (match, line counter, Token.__new__, keyword callback), which is most of the
-    lexing time.  Anything unusual (user lexer callbacks, bytes) falls back to BasicLexer.
-    """
+    """Lark's lexer interface over gradcli.lang.tokenize (which makes the _INDENT/_DEDENT
+    tokens too, for the parse state set in _STATE)."""
 
     __future_interface__ = 2  # lex(lexer_state, parser_state), like Lark's own lexers
 
-    _fast: Any = None
-
-    def _fast_setup(self) -> Any:
-        if self._fast is None:
-            try:
-                self._fast = self._fast_tables()
-            except AttributeError:  # a Lark whose insides differ: plain BasicLexer
-                self._fast = False
-        return self._fast
-
-    def _fast_tables(self) -> Any:
-        scanner = self.scanner  # builds self.callback (the keyword "unless" tables) too
-        if len(scanner._mres) != 1 or self.use_bytes:
-            return False
-        keywords: dict = {}
-        for name, callback in self.callback.items():
-            if not isinstance(callback, UnlessCallback):
-                return False
-            table = {}
-            for term in callback.scanner.terminals:
-                if term.pattern.type != "str" or term.pattern.flags:
-                    return False
-                table[term.pattern.value] = term.name
-            keywords[name] = table
-        return scanner._mres[0].match, keywords
-
     def lex(self, state: Any, parser_state: Any) -> Iterator[Token]:
-        fast = self._fast_setup()
-        if not fast:
-            yield from super().lex(state, parser_state)
-            return
-        match, keywords = fast
-        ignore = self.ignore_types
-        newline_types = self.newline_types
-        new_token = str.__new__
         text = state.text
-        if type(text) is str:  # Lark < 1.3
-            end = len(text)
-        else:  # a lark.utils.TextSlice
-            text, end = text.text, text.end
-        ctr = state.line_ctr
-        pos, line, line_start = ctr.char_pos, ctr.line, ctr.line_start_pos
-        while pos < end:
-            m = match(text, pos, end)
-            if m is None:
-                ctr.char_pos, ctr.line, ctr.line_start_pos = pos, line, line_start
-                ctr.column = pos - line_start + 1
-                raise UnexpectedCharacters(text, pos, line, pos - line_start + 1,
-                                           allowed=self.scanner.allowed_types - ignore,
-                                           state=parser_state,
-                                           terminals_by_name=self.terminals_by_name)
-            ttype = m.lastgroup
-            value = m.group()
-            end_pos = m.end()
-            end_line, end_start = line, line_start
-            if ttype in newline_types:
-                newlines = value.count("\n")
-                if newlines:
-                    end_line = line + newlines
-                    end_start = pos + value.rindex("\n") + 1
-            if ttype not in ignore:
-                table = keywords.get(ttype)
-                if table is not None:
-                    ttype = table.get(value, ttype)
-                tok = new_token(Token, value)
-                tok.type = ttype
-                tok.value = value
-                tok.start_pos = pos
-                tok.line = line
-                tok.column = pos - line_start + 1
-                tok.end_line = end_line
-                tok.end_column = end_pos - end_start + 1
-                tok.end_pos = end_pos
-                yield tok
-            pos, line, line_start = end_pos, end_line, end_start
-        ctr.char_pos, ctr.line, ctr.line_start_pos = pos, line, line_start
-        ctr.column = pos - line_start + 1
-
-
-# ============================================================================ post-lexer
-
-# Per-parse state: whether the text is one expression (newlines ignored, no indentation), and
-# the open brackets.  The post-lexer reads it when a parse starts (parses nest: f-strings).
-class _ParseState:
-    __slots__ = ("expr_mode", "brackets")
-
-    def __init__(self, expr_mode: bool = False) -> None:
-        self.expr_mode = expr_mode
-        self.brackets: list[Token] = []     # open brackets, innermost last
-
-
-_STATE: contextvars.ContextVar[_ParseState] = contextvars.ContextVar("gradscript_parse_state")
-
-_OPENERS = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
-_CLOSERS = {"RPAR", "RSQB", "RBRACE"}
-_SPECIAL = frozenset(("_NEWLINE", "LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"))
-
-
-def _error(message: str, line: int, column: int, end_line: Optional[int] = None,
-           end_column: Optional[int] = None, *, type_name: str = "SyntaxError",
-           hint: Optional[str] = None) -> ScriptSyntaxError:
-    return ScriptSyntaxError(message, type_name=type_name, line=line, column=column,
-                             end_line=end_line, end_column=end_column, hint=hint)
-
-
-def _error_at(message: str, first: Any, last: Any = None, **kw: Any) -> ScriptSyntaxError:
-    """An error spanning from `first` to `last` (tokens or nodes)."""
-    last = first if last is None else last
-    return _error(message, first.line, first.column, last.end_line, last.end_column, **kw)
-
-
-def _indent_widths(indent: str) -> tuple[int, int]:
-    """(width with tabs to multiples of 8, width counting a tab as 1), as CPython compares."""
-    if "\t" not in indent and "\f" not in indent:
-        return len(indent), len(indent)
-    col = alt = 0
-    for ch in indent:
-        if ch == "\t":
-            col = (col // 8 + 1) * 8
-            alt += 1
-        elif ch == "\f":
-            col = alt = 0
-        else:
-            col += 1
-            alt += 1
-    return col, alt
+        if type(text) is not str:  # a lark.utils.TextSlice (Lark >= 1.3)
+            text = text.text
+        return tokenize(text, _STATE.get(None) or ParseState(), _fast()[1])
 
 
 class GradIndenter(Indenter):
-    """Python's INDENT/DEDENT post-lexer, with CPython's error messages.
-
-    Unlike lark's stock Indenter it keeps its state per call (parses may nest: f-strings),
-    checks that brackets pair up, and reports inconsistent dedents and tabs.  Tokens that
-    are not newlines or brackets pass straight through (the hot path).
-    """
+    """Python's INDENT/DEDENT post-lexer: GradLexer's tokens already have them."""
 
     NL_type = "_NEWLINE"
     OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
@@ -278,93 +167,15 @@ class GradIndenter(Indenter):
     tab_len = 8
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        state = _STATE.get(None) or _ParseState()
-        return self._tokens(stream, state)
-
-    def _tokens(self, stream: Iterator[Token], state: _ParseState) -> Iterator[Token]:
-        brackets = state.brackets
-        expr_mode = state.expr_mode
-        special = _SPECIAL
-        indents = [(0, 0)]
-        tok = None
-        for tok in stream:
-            ttype = tok.type
-            if ttype not in special:
-                yield tok
-                continue
-            if ttype == "_NEWLINE":
-                if brackets or expr_mode:
-                    continue
-                yield tok
-                value = tok.value
-                indent = value[value.rfind("\n") + 1:]
-                line = tok.end_line
-                col = len(indent) + 1
-                width = _indent_widths(indent) if indent else (0, 0)
-                top = indents[-1]
-                if width[0] > top[0]:
-                    if width[1] <= top[1]:
-                        raise _tokenizer_error(_tab_error(line, col))
-                    indents.append(width)
-                    yield Token("_INDENT", indent, tok.end_pos, line, col, line, col, tok.end_pos)
-                elif width[0] < top[0]:
-                    while width[0] < indents[-1][0]:
-                        indents.pop()
-                        yield Token("_DEDENT", "", tok.end_pos, line, col, line, col, tok.end_pos)
-                    if width[0] != indents[-1][0]:
-                        raise _tokenizer_error(_error(
-                            "unindent does not match any outer indentation level", line, col,
-                            type_name="IndentationError",
-                            hint="indent this line exactly as far as an enclosing block"))
-                    if width[1] != indents[-1][1]:
-                        raise _tokenizer_error(_tab_error(line, col))
-                elif width[1] != top[1]:
-                    raise _tokenizer_error(_tab_error(line, col))
-                continue
-            if ttype in _OPENERS:
-                brackets.append(tok)
-                if len(brackets) > _MAX_NESTING:
-                    raise _tokenizer_error(_error_at("too many nested parentheses", tok))
-            else:
-                if not brackets:
-                    raise _tokenizer_error(_error_at(
-                        "unmatched '%s'" % tok.value, tok,
-                        hint="remove it, or add the opening bracket it closes"))
-                opener = brackets.pop()
-                if _OPENERS[opener.type] != tok.value:
-                    msg = "closing parenthesis '%s' does not match opening parenthesis '%s'" % (
-                        tok.value, opener.value)
-                    if opener.line != tok.line:
-                        msg += " on line %d" % opener.line
-                    raise _tokenizer_error(_error_at(
-                        msg, tok, hint="close '%s' with '%s'" % (opener.value,
-                                                                 _OPENERS[opener.type])))
-            yield tok
-        if brackets:
-            opener = brackets[-1]
-            raise _tokenizer_error(_error_at(
-                "'%s' was never closed" % opener.value, opener,
-                hint="add the missing '%s'" % _OPENERS[opener.type]))
-        if tok is not None and not expr_mode and tok.type != "_NEWLINE":
-            # Only a backslash continuation at the very end can swallow the last newline.
-            raise _tokenizer_error(_error(
-                "unexpected EOF while parsing", tok.end_line, tok.end_column,
-                hint="remove the '\\' at the end of the file"))
-        if len(indents) > 1 and tok is not None:
-            line = tok.end_line
-            for _ in range(len(indents) - 1):
-                yield Token("_DEDENT", "", tok.end_pos, line, 1, line, 1, tok.end_pos)
+        return stream
 
 
-def _tokenizer_error(exc: ScriptSyntaxError) -> ScriptSyntaxError:
-    """Mark an error found while reading tokens (it takes precedence, as in CPython)."""
-    exc.from_tokenizer = True  # type: ignore[attr-defined]
-    return exc
-
-
-def _tab_error(line: int, column: int) -> ScriptSyntaxError:
-    return _error("inconsistent use of tabs and spaces in indentation", line, column,
-                  type_name="TabError", hint="indent with spaces only")
+_OPENERS = OPENERS
+_CLOSERS = CLOSERS
+_error = error
+_error_at = error_at
+_tokenizer_error = tokenizer_error
+_ParseState = ParseState
 
 
 # ============================================================================ literals
@@ -1522,7 +1333,7 @@ class _Replay:
         last = None
         open_before: list = []
         try:
-            for tok in _lark().lex(text):
+            for tok in tokenize(text, state, _fast()[1]):
                 if last is not None and last.type == "NUMBER" and last.end_pos == tok.start_pos:
                     bad = _bad_number(last, tok)  # CPython's tokenizer rejects `1abc`
                     if bad is not None:
@@ -1824,7 +1635,8 @@ def _normalize(source: str) -> str:
 def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
     token = _STATE.set(state)
     try:
-        return _lark().parse(text, start=start)
+        driver, tables = _fast()
+        return driver.parse(tokenize(text, state, tables), start)
     except UnexpectedToken as exc:
         raise _from_unexpected_token(exc, text, state.expr_mode) from None
     except ScriptSyntaxError as exc:
