@@ -276,17 +276,21 @@ class SGD(Optimizer):
         if momentum == 0 and wd == 0 and not maximize:
             # plain SGD: p.add_(grad, alpha=-lr), i.e. _set(p, _fma(-lr, grad, p)) with the float64
             # products and sums done in place (the same values: every conversion to float64 is exact)
+            rates = {}
             for p in group["params"]:
                 g = p._grad
                 if g is None:
                     continue
                 d, gd = p._data, g._data
-                if type(d) is np.ndarray and type(gd) is np.ndarray and d.dtype == gd.dtype \
-                        and (d.dtype == np.float32 or d.dtype == np.float16):
-                    t = np.empty(d.shape, np.float64)  # an out array: a 0-d product would be a scalar
-                    np.multiply(gd, np.float64(d.dtype.type(-lr)), out=t, dtype=np.float64)
-                    np.add(t, d, out=t, dtype=np.float64)
-                    d[...] = t
+                dt = d.dtype
+                if type(d) is np.ndarray and type(gd) is np.ndarray and dt == gd.dtype \
+                        and (dt == np.float32 or dt == np.float16):
+                    c = rates.get(dt)
+                    if c is None:
+                        c = rates[dt] = np.float64(dt.type(-lr))
+                    # float64 product (exact), float64 sum with p, rounded into p (the float64 loop, its
+                    # result cast to p's dtype)
+                    np.add(d, np.multiply(gd, c, dtype=np.float64), out=d, dtype=np.float64, casting="unsafe")
                     p._version[0] += 1
                 else:
                     _set(p, _add(d, gd, -lr))
