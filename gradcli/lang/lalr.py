@@ -12,6 +12,7 @@ error is Lark's ``UnexpectedToken``: the error reporting reads them as before.
 
 from __future__ import annotations
 
+from functools import partial
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Optional
 
@@ -20,45 +21,84 @@ from lark.lexer import Token
 from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser_state import ParseConf, ParserState
+from lark.tree import Tree
 
-__all__ = ["Driver"]
+__all__ = ["Driver", "table_data"]
+
+
+def table_data(lalr_parser: Any, builder: Any) -> dict:
+    """The parse table of Lark's ``lalr_parser._Parser`` as plain data (for a cache).
+
+    ``actions[state][symbol]``: a shift (or goto) to state n is n >= 0, a reduction by rule r
+    is ~r (< 0).  ``rules[r]``: (number of symbols, the rule's nonterminal, the transformer's
+    callback name, the children kept (Lark's ``to_include``: (index, inline it)) or None for
+    all, whether one kept child is passed through (``?rule``)).
+    Raises ValueError where Lark's callbacks are not of the shapes made for `builder` (an
+    LALR parser without placeholders, whose transformer is a plain object).
+    """
+    table = lalr_parser.parse_table
+    callbacks = lalr_parser.callbacks
+    if any(type(key) is str for key in callbacks):
+        raise ValueError("terminal callbacks are not supported")
+    index: dict = {}
+    rules: list = []
+    actions: list = [None] * (max(table.states) + 1)
+    for state, row in table.states.items():
+        out = {}
+        for symbol, (action, arg) in row.items():
+            if action is Shift:
+                out[symbol] = arg
+            else:
+                r = index.get(id(arg))
+                if r is None:
+                    r = index[id(arg)] = len(rules)
+                    rules.append(_rule_data(arg, callbacks[arg], builder))
+                out[symbol] = ~r
+        actions[state] = out
+    return {"actions": actions, "rules": rules, "start": dict(table.start_states),
+            "end": dict(table.end_states)}
+
+
+def _rule_data(rule: Any, callback: Any, builder: Any) -> tuple:
+    """Take Lark's wrapper chain of one rule apart (see table_data)."""
+    f = callback
+    keep = None
+    if type(f) is ChildFilterLALR_NoPlaceholders:
+        keep = tuple((i, bool(inline)) for i, inline in f.to_include)
+        f = f.node_builder
+    expand1 = type(f) is ExpandSingleChild
+    if expand1:
+        f = f.node_builder
+    name = rule.alias or rule.options.template_source or rule.origin.name
+    made = _callback(builder, name)
+    same = f == made if type(f) is not partial else \
+        (f.func is made.func and f.args == made.args and not f.keywords)
+    if not same:
+        raise ValueError("unexpected callback for rule %s" % rule)
+    return (len(rule.expansion), rule.origin.name, name, keep, expand1)
+
+
+def _callback(builder: Any, name: str) -> Callable:
+    """The transformer callback Lark makes for a rule's name: the method, else a Tree."""
+    method = getattr(builder, name, None)
+    return method if method is not None else partial(Tree, name)
 
 
 class Driver:
-    """The parse table of one Lark LALR parser, as ints, and one reducer per rule.
+    """An LALR(1) parser over table_data's tables, with one reducer per rule.
 
-    ``actions[state][symbol]``: a shift (or goto) to state n is n >= 0, a reduction by rule r
-    is ~r (< 0).  ``rules[r]``: (number of symbols, the rule's nonterminal, reducer or None
-    when the value is the only child's).
+    ``rules[r]``: (number of symbols, the rule's nonterminal, reducer or None when the value
+    is the only child's).
     """
 
-    def __init__(self, lalr_parser: Any) -> None:
-        """`lalr_parser`: Lark's ``lalr_parser._Parser`` (its parse_table and callbacks)."""
-        table = lalr_parser.parse_table
-        callbacks = lalr_parser.callbacks
-        self._lark_parser = lalr_parser
-        if any(type(key) is str for key in callbacks):  # terminal callbacks: not handled here
-            raise ValueError("terminal callbacks are not supported")
-        index: dict = {}
-        rules: list = []
-        actions: list = [None] * (max(table.states) + 1)
-        for state, row in table.states.items():
-            out = {}
-            for symbol, (action, arg) in row.items():
-                if action is Shift:
-                    out[symbol] = arg
-                else:
-                    r = index.get(id(arg))
-                    if r is None:
-                        r = index[id(arg)] = len(rules)
-                        size = len(arg.expansion)
-                        rules.append((size, arg.origin.name, _reducer(callbacks[arg], size)))
-                    out[symbol] = ~r
-            actions[state] = out
-        self.actions = actions
-        self.rules = rules
-        self.start_states = dict(table.start_states)
-        self.end_states = dict(table.end_states)
+    def __init__(self, data: dict, builder: Any, lark_parser: Callable[[], Any]) -> None:
+        """`lark_parser`: gives Lark's ``_Parser`` of the same table, for syntax errors."""
+        self.actions = data["actions"]
+        self.rules = [(size, origin, _reducer(_callback(builder, name), keep, expand1, size))
+                      for size, origin, name, keep, expand1 in data["rules"]]
+        self.start_states = data["start"]
+        self.end_states = data["end"]
+        self._lark_parser = lark_parser
 
     def parse(self, tokens: Iterable[Token], start: str) -> Any:
         """Parse the token stream from the start symbol `start`; the start rule's value."""
@@ -121,7 +161,7 @@ class Driver:
 
     def _unexpected(self, token: Token, states: list, values: list, start: str) -> UnexpectedToken:
         """Lark's own error, with a ParserState over these stacks (error reporting reads it)."""
-        parser = self._lark_parser
+        parser = self._lark_parser()
         conf = ParseConf(parser.parse_table, parser.callbacks, start)
         row = conf.states[states[-1]]
         expected = {s for s in row.keys() if s.isupper()}
@@ -129,24 +169,13 @@ class Driver:
                                interactive_parser=None)
 
 
-def _reducer(callback: Callable, size: int) -> Optional[Callable]:
-    """One function doing what Lark's wrapped callback does for a rule, with less overhead.
+def _reducer(f: Callable, keep: Optional[tuple], expand1: bool, size: int) -> Optional[Callable]:
+    """One function doing what Lark's wrapper chain does for a rule, with less overhead.
 
-    Lark chains ChildFilterLALR_NoPlaceholders (drop filtered tokens, inline `_rule`s) around
-    ExpandSingleChild (`?rule`: one child is passed through) around the transformer method.
-    Any other chain is used as it is.  None for a `?rule` of one symbol: its value is its
-    child's.
+    Lark chains ChildFilterLALR_NoPlaceholders (keep the `keep` children, inline `_rule`s)
+    around ExpandSingleChild (`?rule`: one child is passed through) around the callback `f`.
+    None for a `?rule` of one symbol: its value is its child's.
     """
-    f = callback
-    keep = None
-    if type(f) is ChildFilterLALR_NoPlaceholders:
-        keep = f.to_include
-        f = f.node_builder
-    expand1 = type(f) is ExpandSingleChild
-    if expand1:
-        f = f.node_builder
-    if isinstance(f, (ChildFilterLALR_NoPlaceholders, ExpandSingleChild)):
-        return callback
     if keep is None:  # every child kept
         if expand1 and size == 1:
             return None

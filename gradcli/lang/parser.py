@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextvars
 import gc
 import hashlib
+import marshal
 import os
 import re
 import sys
@@ -35,9 +36,10 @@ from lark.parsers.lalr_parser_state import ParserState
 
 from . import ast
 from .errors import GradScriptError, ScriptSyntaxError
-from .lalr import Driver
-from .tokenizer import (CLOSERS, OPENERS, ParseState, ScanTables, error, error_at, tokenize,
-                        tokenizer_error)
+from . import lalr, tokenizer
+from .lalr import Driver, table_data
+from .tokenizer import (CLOSERS, OPENERS, ParseState, ScanTables, error, error_at, scan_data,
+                        tokenize, tokenizer_error)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -113,7 +115,7 @@ def _lark() -> Lark:
         with open(_grammar_file(), encoding="utf-8") as f:
             text = f.read()
         options = dict(parser="lalr", lexer=GradLexer, start=["module", "eval_input"],
-                       postlex=GradIndenter(), transformer=_Builder(),
+                       postlex=GradIndenter(), transformer=_BUILDER,
                        maybe_placeholders=False, propagate_positions=False)
         # Lark checks the cached table against the grammar and rebuilds (quietly) when the
         # file is missing, stale or unreadable; it also ignores a failure to write it.
@@ -126,13 +128,80 @@ _TABLES: Optional[ScanTables] = None
 
 
 def _fast() -> tuple[Driver, ScanTables]:
-    """The LALR driver and the scanner tables, made from the Lark parser on first use."""
+    """The LALR driver and the scanner tables, on first use.
+
+    Both come from Lark's parser, as plain data that is cached next to Lark's own cache: a
+    start-up that finds it loads neither Lark's parser nor its table (Lark is loaded when a
+    syntax error needs it).  The cache is keyed by the grammar and by the code that makes
+    and reads the data (lalr.py, tokenizer.py), so an edit there rebuilds it.
+    """
     global _DRIVER, _TABLES
     if _DRIVER is None:
-        lark = _lark()
-        _TABLES = ScanTables(lark.parser.lexer.lexer)
-        _DRIVER = Driver(lark.parser.parser.parser)
+        with open(_grammar_file(), encoding="utf-8") as f:
+            text = f.read()
+        path = _tables_file(text)
+        data = _read_tables(path) if path else None
+        if data is None:
+            lark = _lark()
+            data = _plain({"scan": scan_data(lark.parser.lexer.lexer),
+                           "lalr": table_data(lark.parser.parser.parser, _BUILDER)})
+            if path:
+                _write_tables(path, data)
+        _TABLES = ScanTables(data["scan"])
+        _DRIVER = Driver(data["lalr"], _BUILDER, lambda: _lark().parser.parser.parser)
     return _DRIVER, _TABLES  # type: ignore[return-value]
+
+
+def _plain(obj: Any) -> Any:
+    """`obj` with Lark's str subclasses (Token names of a freshly built grammar) made str,
+    so that marshal can write it."""
+    t = type(obj)
+    if t is dict:
+        return {_plain(k): _plain(v) for k, v in obj.items()}
+    if t is list or t is tuple:
+        return t(_plain(x) for x in obj)
+    if isinstance(obj, str):
+        return str(obj)
+    return obj
+
+
+def _tables_file(grammar_text: str) -> Optional[str]:
+    lark_cache = _cache_file(grammar_text)
+    if lark_cache is None:
+        return None
+    digest = hashlib.sha256(grammar_text.encode("utf-8"))
+    for module in (lalr, tokenizer):
+        try:
+            with open(module.__file__, "rb") as f:  # type: ignore[arg-type]
+                digest.update(f.read())
+        except (OSError, TypeError):
+            return None
+    return "%s-tables-%s.marshal" % (lark_cache[:-len(".cache")], digest.hexdigest()[:16])
+
+
+def _read_tables(path: str) -> Optional[dict]:
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+        if type(data) is dict and set(data) == {"scan", "lalr"}:
+            return data
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    return None
+
+
+def _write_tables(path: str, data: dict) -> None:
+    """Write atomically (another process may be reading it); a failure is ignored."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(tmp, "wb") as f:
+            f.write(marshal.dumps(data))
+        os.replace(tmp, path)
+    except (OSError, ValueError):  # ValueError: marshal met an object it cannot write
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
 
 
 # ============================================================================ Lark's lexer
@@ -970,6 +1039,9 @@ class _Builder:
             else:
                 parts[k] = item
         return _span(ast.Slice(*parts), c[0], c[-1])
+
+
+_BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
 
 
 # ============================================================================ strings

@@ -21,7 +21,7 @@ from lark.lexer import UnlessCallback
 
 from .errors import ScriptSyntaxError
 
-__all__ = ["ParseState", "ScanTables", "tokenize"]
+__all__ = ["ParseState", "ScanTables", "scan_data", "tokenize"]
 
 MAX_NESTING = 200  # brackets, like CPython's "too many nested parentheses"
 
@@ -104,46 +104,64 @@ def _is_blanks(regexp: str) -> bool:
 
 
 class ScanTables:
-    """What the scan needs from Lark's lexer, taken once per process."""
+    """What the scan needs, compiled: see scan_data for the fields."""
 
     __slots__ = ("match", "types", "punctuation", "keywords", "ignore", "multiline", "allowed",
                  "terminals_by_name")
 
-    def __init__(self, lexer: Any) -> None:
-        """`lexer`: the Lark BasicLexer of the grammar (its scanner and keyword callbacks)."""
+    def __init__(self, data: dict, terminals_by_name: Optional[dict] = None) -> None:
         import re
 
-        scanner = lexer.scanner  # builds lexer.callback (the keyword "unless" tables) too
-        if len(scanner._mres) != 1 or lexer.use_bytes:
-            raise ValueError("one master regex over str expected")
-        master = scanner._mres[0]
-        self.keywords: dict = {}
-        for name, callback in lexer.callback.items():
-            if not isinstance(callback, UnlessCallback):
-                raise ValueError("only keyword callbacks expected")
-            table = {}
-            for term in callback.scanner.terminals:
-                if term.pattern.type != "str" or term.pattern.flags:
-                    raise ValueError("keywords must be plain strings")
-                table[term.pattern.value] = term.name
-            self.keywords[name] = table
-        by_name = {t.name: t for t in lexer.terminals}
-        blanks = [name for name in lexer.ignore_types if _is_blanks(by_name[name].pattern.to_regexp())]
-        # skip blanks before a token inside the same match; if nothing follows them, the
-        # regex backtracks and the blank terminal itself matches, as before
-        prefix = "[\\t \\f]*" if blanks else ""
-        front, self.punctuation = _front_alternatives(scanner.terminals)
-        pattern = re.compile("%s(?:%s%s)" % (prefix, front, master.pattern), master.flags)
-        self.match = pattern.match
-        self.types: list = [None] * (pattern.groups + 1)  # group number -> terminal name
-        for name, index in pattern.groupindex.items():
-            self.types[index] = None if name == _PUNCT else name.replace(_FAST, "")
-        self.ignore = frozenset(lexer.ignore_types)
-        # terminals whose text may hold a line end (NAME's pattern cannot)
-        self.multiline = frozenset(t for t in lexer.newline_types
-                                   if not (t == "NAME" and by_name[t].pattern.value == r"[^\W\d]\w*"))
-        self.allowed = scanner.allowed_types - self.ignore
-        self.terminals_by_name = lexer.terminals_by_name
+        self.match = re.compile(data["pattern"], data["flags"]).match
+        self.types: list = data["types"]
+        self.punctuation: dict = data["punctuation"]
+        self.keywords: dict = data["keywords"]
+        self.ignore = frozenset(data["ignore"])
+        self.multiline = frozenset(data["multiline"])
+        self.allowed = set(data["allowed"])
+        self.terminals_by_name = terminals_by_name  # only for Lark's error text
+
+
+def scan_data(lexer: Any) -> dict:
+    """The scanner of Lark's BasicLexer `lexer` as plain data (for a cache): the master regex
+    (pattern, flags), the terminal of each of its groups (types; None: the punctuation group,
+    whose characters map to terminals in punctuation), the keyword tables of terminals
+    (NAME: {"if": "IF", ...}), the ignored terminals, those that may span lines, and the
+    terminals an UnexpectedCharacters error lists."""
+    import re
+
+    scanner = lexer.scanner  # builds lexer.callback (the keyword "unless" tables) too
+    if len(scanner._mres) != 1 or lexer.use_bytes:
+        raise ValueError("one master regex over str expected")
+    master = scanner._mres[0]
+    keywords: dict = {}
+    for name, callback in lexer.callback.items():
+        if not isinstance(callback, UnlessCallback):
+            raise ValueError("only keyword callbacks expected")
+        table = {}
+        for term in callback.scanner.terminals:
+            if term.pattern.type != "str" or term.pattern.flags:
+                raise ValueError("keywords must be plain strings")
+            table[term.pattern.value] = term.name
+        keywords[name] = table
+    by_name = {t.name: t for t in lexer.terminals}
+    blanks = [name for name in lexer.ignore_types if _is_blanks(by_name[name].pattern.to_regexp())]
+    # skip blanks before a token inside the same match; if nothing follows them, the
+    # regex backtracks and the blank terminal itself matches, as before
+    prefix = "[\\t \\f]*" if blanks else ""
+    front, punctuation = _front_alternatives(scanner.terminals)
+    pattern = "%s(?:%s%s)" % (prefix, front, master.pattern)
+    groups = re.compile(pattern, master.flags).groupindex
+    types: list = [None] * (max(groups.values()) + 1)  # group number -> terminal name
+    for name, index in groups.items():
+        types[index] = None if name == _PUNCT else name.replace(_FAST, "")
+    # terminals whose text may hold a line end (NAME's pattern cannot)
+    multiline = [t for t in lexer.newline_types
+                 if not (t == "NAME" and by_name[t].pattern.value == r"[^\W\d]\w*")]
+    return {"pattern": pattern, "flags": master.flags, "types": types,
+            "punctuation": punctuation, "keywords": keywords,
+            "ignore": sorted(lexer.ignore_types), "multiline": sorted(multiline),
+            "allowed": sorted(scanner.allowed_types - set(lexer.ignore_types))}
 
 
 # Python's regex engine tries the alternatives of the master regex one after the other, and
