@@ -1531,15 +1531,21 @@ def _acceptable(exc: UnexpectedToken) -> set:
 
     The table row of the failing state over-approximates (LALR merges states), so each
     candidate is tried on a copy of the parser stacks.  Error path only.
+    The trees of inlined rules on the stack are copied too: Lark's child filter extends a
+    tree's list of children in place, and one trial must not change what the next one sees
+    (the result then depended on the order of a set of names, i.e. on the hash seed).
     """
     candidates = set(exc.expected or ()) - _RESERVED_TYPES
     state = exc.state
     if state is None:
         return candidates
+    from lark.tree import Tree
+
     accepted = set()
     for name in candidates:
-        trial = ParserState(state.parse_conf, state.lexer, list(state.state_stack),
-                            list(state.value_stack))
+        values = [Tree(v.data, list(v.children)) if type(v) is Tree else v
+                  for v in state.value_stack]
+        trial = ParserState(state.parse_conf, state.lexer, list(state.state_stack), values)
         try:
             trial.feed_token(Token(name, ""), name == "$END")
         except Exception:  # UnexpectedToken, or a callback refusing what it was given
