@@ -73,3 +73,54 @@ def test_plain_run_reads_what_typer_reads(monkeypatch, args):
 @pytest.mark.parametrize("args", TO_TYPER, ids=lambda a: " ".join(a) or "(none)")
 def test_other_command_lines_go_to_typer(args):
     assert entry.plain_run(args) is None
+
+
+# --------------------------------------------------------------------------- loaded on first use
+
+def test_nn_stand_ins_match_nn_functional():
+    """engine/api.py's stand-ins for the torch.X functions of nn.functional (torch.conv2d, ...)
+    cover its TORCH_NAMES and are named as the functions they stand for."""
+    from gradcli.engine import api
+    from gradcli.engine.nn import functional
+
+    assert set(api._NN_TORCH_FUNCTIONS) == set(functional.TORCH_NAMES)
+    for name, fn in functional.TORCH_NAMES.items():
+        stand_in = getattr(api, name)
+        assert (stand_in.__module__, stand_in.__qualname__) == (fn.__module__, fn.__qualname__), name
+    assert api.nn.functional.conv2d is functional.conv2d  # loading torch.nn makes the real ones
+    assert set(api._NN_FUNCTIONS) == set(functional.TORCH_NAMES)
+
+
+def test_a_plain_script_loads_no_nn_or_optim():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom gradcli.lang.runner import run_source\n"
+            "r = run_source('import torch\\nx = torch.ones(2, requires_grad=True)\\n(x * 2).sum().backward()\\n"
+            "print(x.grad)\\n')\nassert r.ok, r.error\nprint(r.stdout, end='')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('gradcli.engine.nn', 'gradcli.engine.optim',"
+            " 'gradcli.engine.autograd_functional', 'numpy.random'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "tensor([2., 2.])\n[]\n"
+
+
+def test_lazy_namespaces_in_scripts():
+    from gradcli.lang.runner import run_source
+
+    src = """import torch
+import torch.nn as nn
+from torch.nn import functional as F
+from torch.optim import SGD
+from torch.autograd.functional import jacobian
+L = torch.nn.Linear
+model = nn.Linear(2, 1)
+opt = SGD(model.parameters(), lr=0.1)
+print(F.relu(torch.tensor([-1., 2.])), torch.conv2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2)))
+print(type(model) is nn.Linear, L is nn.Linear, torch.nn is nn)
+x = torch.ones(2)
+"""
+    r = run_source(src)
+    assert r.ok, r.error
+    assert r.stdout == "tensor([0., 2.]) tensor([[[[4.]]]])\nTrue True True\n"
+    assert sorted(r.variables) == ["model", "opt", "x"]  # names bound to torch's own values are left out

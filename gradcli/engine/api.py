@@ -110,11 +110,22 @@ def is_nonzero(input):
 
 
 class _Module(types.SimpleNamespace):
-    """A namespace that prints like the module it stands for."""
+    """A namespace that prints like the module it stands for. `_lazy` (name -> loader) lists members
+    made on first access (see "Loaded on first use" below)."""
 
-    def __init__(self, name, **members):
+    def __init__(self, name, _lazy=None, **members):
         super().__init__(**members)
         object.__setattr__(self, "_modname", name)
+        object.__setattr__(self, "_lazy", dict(_lazy or {}))
+
+    def __getattr__(self, name):  # only for an attribute not there: a lazy member's first use
+        lazy = self.__dict__.get("_lazy")
+        if lazy and name in lazy:
+            value = lazy[name]()
+            setattr(self, name, value)
+            del lazy[name]
+            return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __repr__(self):
         return f"<module '{self._modname}'>"
@@ -240,48 +251,117 @@ for _m in (_SP, _SC, _LX, _SX):
 special = _Module("torch.special",
                   **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})
 
-# torch.nn, torch.optim, torch.autograd.functional (issue 5: nn/optim part)
-from . import autograd_functional as _AF  # noqa: E402
-from . import nn as _nn  # noqa: E402
-from . import optim as _optim  # noqa: E402
-
-nn = _nn.build(_Module)
-optim = _optim.build(_Module)
-autograd.functional = _Module("torch.autograd.functional", **{_name: getattr(_AF, _name) for _name in _AF.NAMES})
-for _name, _fn in _nn.functional.TORCH_NAMES.items():
-    globals().setdefault(_name, _fn)
-
-
-# `out=` for every torch.X function (constructors included), as torch accepts it
-def _wrap_out_args():
-    import types as _types
-    from .outarg import with_out
-    skip = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "initial_seed",
-            "set_default_dtype", "get_default_dtype", "set_default_device", "get_default_device",
-            "set_printoptions", "is_tensor", "is_floating_point",
-            "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
-            "from_numpy", "equal", "allclose", "detach", "is_complex"}
-    g = globals()
-    for name, fn in list(g.items()):
-        if (isinstance(fn, _types.FunctionType) and not name.startswith("_") and name not in skip
-                and fn.__module__.startswith("gradcli.engine")):
-            g[name] = with_out(fn, name)
+# `out=` for every torch.X function (constructors included), as torch accepts it (outarg.py); torch's
+# TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py
+_OUT_SKIP = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "initial_seed",
+             "set_default_dtype", "get_default_dtype", "set_default_device", "get_default_device",
+             "set_printoptions", "is_tensor", "is_floating_point",
+             "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
+             "from_numpy", "equal", "allclose", "detach", "is_complex"}
+from . import torch_signatures as _sig  # noqa: E402
+from .argcheck import with_input_check as _with_input_check  # noqa: E402
+from .outarg import with_out as _with_out  # noqa: E402
 
 
-_wrap_out_args()
+def _as_torch_function(name, fn):
+    """fn as torch.<name>: taking out=, and checking its first argument as torch does."""
+    if (isinstance(fn, types.FunctionType) and not name.startswith("_") and name not in _OUT_SKIP
+            and fn.__module__.startswith("gradcli.engine")):
+        fn = _with_out(fn, name)
+    sigs = _sig.SIGNATURES.get(name)
+    if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
+        numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
+        fn = _with_input_check(fn, name, sigs, name in numbers_first)
+    return fn
 
 
-# torch's TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py
-def _wrap_input_checks():
-    import types as _types
-    from .argcheck import with_input_check
-    from . import torch_signatures as _sig
-    numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
-    g = globals()
-    for name, sigs in _sig.SIGNATURES.items():
-        fn = g.get(name)
-        if isinstance(fn, _types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
-            g[name] = with_input_check(fn, name, sigs, name in numbers_first)
+for _name, _fn in list(globals().items()):
+    globals()[_name] = _as_torch_function(_name, _fn)
 
 
-_wrap_input_checks()
+# ----------------------------------------------------------------------------- Loaded on first use
+# torch.nn, torch.optim and torch.autograd.functional are imported when first used, not with torch:
+# they are a large part of the engine's code, most scripts never touch them, and start-up time is
+# part of the product. `_lazy` (name -> loader) lists them; __getattr__ (PEP 562) and
+# _Module.__getattr__ run a loader once, and lang/namespaces.py makes their facades on first use
+# too. The torch.X functions that nn.functional provides (torch.conv2d, ...) are stand-ins that
+# load torch.nn at their first call (_nn_function).
+
+def _load_nn():
+    from . import nn as _nn
+    for name, fn in _nn.functional.TORCH_NAMES.items():
+        if name in _NN_TORCH_FUNCTIONS:
+            _NN_FUNCTIONS[name] = _as_torch_function(name, fn)
+        elif name not in globals():  # one the table below lacks (tests/test_entry.py says so)
+            globals()[name] = _as_torch_function(name, fn)
+    return _nn.build(_Module)
+
+
+def _load_optim():
+    from . import optim as _optim
+    return _optim.build(_Module)
+
+
+def _load_autograd_functional():
+    from . import autograd_functional as _AF
+    return _Module("torch.autograd.functional", **{name: getattr(_AF, name) for name in _AF.NAMES})
+
+
+_lazy = {"nn": _load_nn, "optim": _load_optim}
+autograd._lazy["functional"] = _load_autograd_functional
+
+
+def _load(name):
+    """The lazy member `name`, loaded now if it is not yet."""
+    if name in _lazy:
+        globals()[name] = _lazy[name]()
+        del _lazy[name]
+    return globals()[name]
+
+
+def __getattr__(name):
+    if name in _lazy:
+        return _load(name)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted({*globals(), *_lazy})
+
+
+# nn.functional's TORCH_NAMES: torch.X -> (__module__, __qualname__) of nn's function, which the
+# stand-in takes so that it prints and is named in errors as that function (tests/test_entry.py
+# checks this table against nn.functional)
+_NN_TORCH_FUNCTIONS = {
+    "dropout": ("gradcli.engine.nn.functional", "torch_dropout"),
+    "dropout_": ("gradcli.engine.nn.functional", "torch_dropout_"),
+    "layer_norm": ("gradcli.engine.nn.functional", "torch_layer_norm"),
+    "batch_norm": ("gradcli.engine.nn.functional", "torch_batch_norm"),
+    "conv1d": ("gradcli.engine.nn.functional_conv", "conv1d"),
+    "conv2d": ("gradcli.engine.nn.functional_conv", "conv2d"),
+    "max_pool1d": ("gradcli.engine.nn.functional_conv", "max_pool1d"),
+    "max_pool2d": ("gradcli.engine.nn.functional_conv", "max_pool2d"),
+    "embedding": ("gradcli.engine.nn.functional", "torch_embedding"),
+    "cosine_similarity": ("gradcli.engine.nn.functional_loss", "cosine_similarity"),
+    "pairwise_distance": ("gradcli.engine.nn.functional_loss", "pairwise_distance"),
+    "binary_cross_entropy_with_logits": ("gradcli.engine.nn.functional", "torch_bce_with_logits"),
+    "kl_div": ("gradcli.engine.nn.functional", "torch_kl_div"),
+    "constant_pad_nd": ("gradcli.engine.nn.functional", "constant_pad_nd"),
+}
+_NN_FUNCTIONS = {}  # torch.X -> nn's function as torch.X (_as_torch_function), once torch.nn is loaded
+
+
+def _nn_function(name, module, qualname):
+    def function(*args, **kwargs):
+        fn = _NN_FUNCTIONS.get(name)
+        if fn is None:
+            _load("nn")
+            fn = _NN_FUNCTIONS[name]
+        return fn(*args, **kwargs)
+    function.__module__, function.__name__, function.__qualname__ = module, qualname, qualname
+    return function
+
+
+for _name, (_module, _qualname) in _NN_TORCH_FUNCTIONS.items():
+    if _name not in globals():
+        globals()[_name] = _nn_function(_name, _module, _qualname)

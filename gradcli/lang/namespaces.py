@@ -51,12 +51,21 @@ def _facade(name, obj, seen):
     key = id(obj)
     if key in seen:
         return seen[key]
-    members = {}
-    ns = Namespace(name, members)
+    ns = Namespace(name, {})
     seen[key] = ns
+    object.__setattr__(ns, "_members", _facade_members(name, obj, seen))
+    return ns
+
+
+def _facade_members(name, obj, seen):
+    members = {}
     src = obj.__dict__ if hasattr(obj, "__dict__") else {}
-    for attr in sorted(dir(obj)):
+    lazy = src.get("_lazy") or {}  # engine namespaces loaded on first use (engine/api.py)
+    for attr in sorted(set(dir(obj)) | set(lazy)):
         if attr.startswith("_"):
+            continue
+        if attr in lazy and attr not in src:
+            members[attr] = _lazy_facade(f"{name}.{attr}", obj, attr, seen)
             continue
         try:
             value = src[attr] if attr in src else getattr(obj, attr)
@@ -73,8 +82,75 @@ def _facade(name, obj, seen):
         elif not _engine_value(value):
             continue
         members[attr] = value
-    object.__setattr__(ns, "_members", members)
+    return members
+
+
+class _LazyMembers(dict):
+    """The members of the facade of an engine namespace that is imported when a script first uses
+    it (torch.nn, torch.optim, torch.autograd.functional: start-up time, see engine/api.py). Empty
+    until the first read that needs them, which loads them; reading a member that is there is a
+    plain dict lookup."""
+
+    __slots__ = ("_load",)
+
+    def __init__(self, load):
+        super().__init__()
+        self._load = load
+
+    @property
+    def pending(self):
+        return self._load is not None
+
+    def loaded(self):
+        if self._load is not None:
+            self.update(self._load())
+            self._load = None
+        return self
+
+    def __missing__(self, key):
+        if self._load is None:
+            raise KeyError(key)
+        return self.loaded()[key]
+
+    def __contains__(self, key):
+        return dict.__contains__(self.loaded(), key)
+
+    def __iter__(self):
+        return dict.__iter__(self.loaded())
+
+    def __len__(self):
+        return dict.__len__(self.loaded())
+
+    def get(self, key, default=None):
+        return dict.get(self.loaded(), key, default)
+
+    def keys(self):
+        return dict.keys(self.loaded())
+
+    def values(self):
+        return dict.values(self.loaded())
+
+    def items(self):
+        return dict.items(self.loaded())
+
+
+def _lazy_facade(name, owner, attr, seen):
+    """The facade of owner.attr, an engine namespace loaded on first use: the Namespace is there
+    now, its members (and the engine's import) come with the first read."""
+    ns = Namespace(name, {})
+
+    def load():
+        value = getattr(owner, attr)  # imports it
+        seen.setdefault(id(value), ns)
+        return _facade_members(name, value, seen)
+    object.__setattr__(ns, "_members", _LazyMembers(load))
     return ns
+
+
+def _pending(ns):
+    """Is this the facade of an engine namespace not loaded yet?"""
+    members = ns._members
+    return isinstance(members, _LazyMembers) and members.pending
 
 
 def _with_device(fn, dev):
@@ -102,11 +178,11 @@ def engine_modules(device="cpu"):
                 members[name] = _with_device(members[name], device)
     modules = {}
 
-    def collect(path, ns):
+    def collect(path, ns):  # (a namespace loaded on first use is found by Namespaces.module)
         modules[path] = ns
         for attr, value in ns._members.items():
             sub = f"{path}.{attr}"
-            if isinstance(value, Namespace) and sub not in modules:
+            if isinstance(value, Namespace) and sub not in modules and not _pending(value):
                 collect(sub, value)
     collect("torch", torch_ns)
     _engine_cache[device] = modules
@@ -455,15 +531,39 @@ class Namespaces:
         self.builtins = bare
 
     def module(self, path):
-        """The facade for an import path, or None."""
-        return self.modules.get(path)
+        """The facade for an import path, or None. The path of an engine namespace loaded on first
+        use (torch.nn, ...) is found here, through its parent's members."""
+        ns = self.modules.get(path)
+        if ns is None and "." in path:
+            parent, _, name = path.rpartition(".")
+            owner = self.module(parent)
+            value = owner._members.get(name) if owner is not None else None
+            if isinstance(value, Namespace):
+                ns = self.modules[path] = value
+        return ns
+
+    def loaded_modules(self):
+        """Every namespace whose members a script may hold: the known modules, and the engine
+        namespaces under them that have been loaded (one not loaded yet has given nothing)."""
+        found = {}
+
+        def visit(ns):
+            if id(ns) in found or _pending(ns):
+                return
+            found[id(ns)] = ns
+            for value in ns._members.values():
+                if isinstance(value, Namespace):
+                    visit(value)
+        for ns in self.modules.values():
+            visit(ns)
+        return list(found.values())
 
     def import_from(self, path, name):
         """``from path import name``: a submodule or a member; None when unknown."""
-        sub = self.modules.get(f"{path}.{name}")
+        sub = self.module(f"{path}.{name}")
         if sub is not None:
             return sub
-        ns = self.modules.get(path)
+        ns = self.module(path)
         if ns is None:
             return None
         return ns._members.get(name)

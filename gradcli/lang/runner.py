@@ -419,7 +419,7 @@ class Session:
 
     def _imported_values(self):
         ids = set()
-        for ns in self.namespaces.modules.values():
+        for ns in self.namespaces.loaded_modules():
             ids.update(id(v) for v in ns._members.values() if not isinstance(v, (int, float, str, bool)))
         return ids
 
@@ -432,8 +432,8 @@ class Session:
                 new.modules[path] = ns
         remap = {}
         for path, ns in old.modules.items():
-            remap[id(ns)] = new.modules.get(path, ns)
-            target = new.modules.get(path)
+            target = new.module(path)
+            remap[id(ns)] = target or ns
             for name, value in ns._members.items():
                 if target is not None and name in target._members:
                     remap.setdefault(id(value), target._members[name])
