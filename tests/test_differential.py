@@ -280,21 +280,9 @@ KIND_DTYPES = {"any": ALL, "float": FLOAT, "num": NUM, "int": ("int64", "bool")}
 # tests/golden/scripts/ (xfail in tests/test_samples.py's ENGINE_GAPS): (golden, rule), where
 # rule(op, metas, params) says whether a step runs into it (metas: (shape, dtype) of its inputs).
 # A graph with such a step is drawn but not compared.
-def _zero_dim_with_dim(op, metas, params):
-    return len(metas[0][0]) == 0 and (op in ("narrow", "flip", "any_dim", "all") or
-                                      any(k in params for k in ("dim", "d0")))
-
-
-def _empty_softmax(op, metas, params):
-    return op in ("softmax", "log_softmax", "logsumexp") and (0 in metas[0][0] or not metas[0][0])
-
-
 KNOWN = [
-    ("zero_dim_dim_args / zero_dim_reduction_backward / narrow_zero_dim_error", _zero_dim_with_dim),
-    ("softmax_empty", _empty_softmax),
     ("sgn_nan_efficient_zero", lambda op, metas, params: op == "sgn"),
     ("negative_zero_selection (the sign bit of NaN)", lambda op, metas, params: op == "signbit"),
-    ("sinc_second_order", lambda op, metas, params: op == "sinc"),
     ("matmul_empty_mixed_dtype", lambda op, metas, params: "matmul" in op and len(metas) == 2 and
      metas[0][1] != metas[1][1] and any(0 in m[0] for m in metas)),
 ]
@@ -307,8 +295,8 @@ DISCONTINUOUS = {"floor", "ceil", "round", "trunc", "frac", "sign", "sgn", "long
                  "signbit", "isfinite", "isnan", "round_decimals", "max_dim", "min_dim_indices", "argmax",
                  "max_all", "amax", "amin", "maximum", "minimum", "relu", "clamp", "abs", "abs_int", "logical_not",
                  "logical_and", "all", "any_dim", "sum_int", "op_invert", "op_and", "nan_to_num"}
-# grad_fn names that differ for a known reason (golden reshape_alias_grad_fn)
-SAME_NODE = {("ViewBackward0", "ReshapeAliasBackward0")}
+# grad_fn names that differ for a known reason (none at present)
+SAME_NODE = set()
 
 
 # ============================================================================ leaves and graphs

@@ -60,7 +60,7 @@ class CumsumBackward0(Function):
 
     def backward(self, g):
         d = self._kw["dim"]
-        if g._data.ndim == 0:
+        if g._data.size <= 1 or g._data.shape[d] == 1:  # torch's cumsum_backward: the trivial case
             return (g,)
         return (_rev_cumsum(g, d),)
 
@@ -93,7 +93,7 @@ class CumprodBackward0(Function):
     def backward(self, g):
         x, out = self.saved
         d = self._kw["dim"]
-        if x._data.ndim == 0:
+        if x._data.size <= 1:  # torch's cumprod_backward: the trivial case
             return (g,)
         if not bool((x._data == 0).any()):
             return (_rev_cumsum(g * out, d) / x,)

@@ -7,6 +7,7 @@ import numpy as np
 from .. import errors, numerics
 from ..device import check_args, xp_of
 from ..limits import check_numel, check_shape
+from ..autograd import grad_mode
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 
@@ -170,20 +171,9 @@ def broadcast_to(input, shape):
     return expand(input, shape)
 
 
-class SumToBackward(Function):
-    """Internal: reduce a broadcast gradient back to a shape (torch's at::sum_to)."""
-    __slots__ = ()
-
-    def backward(self, g):
-        return (expand(g, self._kw["in_shape"]),)
-
-
-
-SumToBackward.__name__ = SumToBackward.__qualname__ = "SumBackward1"  # the node name torch shows
-
-
 def sum_to(g, shape):
-    """Sum g over the broadcast dimensions so it has `shape` (differentiable)."""
+    """Sum g over the broadcast dimensions so it has `shape` (torch's at::sum_to: sum() to a 0-d shape,
+    else sum(dims, keepdim=True), viewed to the shape when leading dims went; differentiable)."""
     gshape = g._data.shape
     if gshape == shape:
         return g
@@ -192,10 +182,15 @@ def sum_to(g, shape):
         return g
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if grad_mode.enabled and g._rg:  # a graph to build: torch's ops, whose nodes create_graph shows
+        from .reduction import sum as _sum  # noqa: PLC0415 - reduction imports this module
+        if not shape:
+            return _sum(g)
+        if axes:
+            g = _sum(g, axes, True)
+        return view(g, shape) if lead else g
     arr = numerics.torch_sum(g._data, axes, True, g._data.dtype) if axes else g._data
-    arr = arr.reshape(shape)
-    out = wrap(arr, g.dtype)
-    return record(SumToBackward, (g,), out, {"in_shape": gshape})
+    return wrap(arr.reshape(shape), g.dtype)
 
 
 def sum_to_size(input, *size):
@@ -290,10 +285,15 @@ def unsqueeze(input, dim):
 
 
 class SqueezeBackward0(Function):
+    """torch's unsqueeze_to: the squeezed dims (of size 1) come back one unsqueeze at a time."""
     __slots__ = ()
 
     def backward(self, g):
-        return (reshape(g, self._kw["in_shape"]),)
+        dims = self._kw["dims"]
+        for d, n in enumerate(self._kw["in_shape"]):
+            if n == 1 and (dims is None or d in dims):
+                g = unsqueeze(g, d)
+        return (g,)
 
 
 class SqueezeBackward1(SqueezeBackward0):
@@ -307,6 +307,7 @@ class SqueezeBackward2(SqueezeBackward0):
 def squeeze(input, dim=None):
     shape = input._data.shape
     if dim is None:
+        dims = None
         new = tuple(s for s in shape if s != 1)
         cls = SqueezeBackward0
     else:
@@ -316,7 +317,7 @@ def squeeze(input, dim=None):
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     arr = input._data.reshape(new)
-    return record(cls, (input,), view_of(input, arr), {"in_shape": shape})
+    return record(cls, (input,), view_of(input, arr), {"in_shape": shape, "dims": dims})
 
 
 class RepeatBackward0(Function):
@@ -360,7 +361,11 @@ class CatBackward0(Function):
     def backward(self, g):
         dim, sizes = self._kw["dim"], self._kw["sizes"]
         out, start = [], 0
-        for n in sizes:
+        for n, shape in zip(sizes, self._kw["shapes"]):
+            if shape == (0,):  # a skipped 1-D empty tensor: an empty gradient (torch's cat_tensors_backward)
+                from ..factory import zeros  # noqa: PLC0415
+                out.append(zeros((0,), dtype=g.dtype, device=g.device))
+                continue
             out.append(narrow(g, dim, start, n) if n is not None else None)
             start += n or 0
         return tuple(out)
