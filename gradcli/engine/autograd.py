@@ -638,7 +638,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
                     gk = gk.to(nxt._out_dtype)
                 if nxt.n_outputs == 1:
                     if d == 0 and carry is None and not ready:  # the next node to run: hand the grad over
-                        prev = buffers.pop(nxt, None)
+                        prev = buffers.pop(nxt, None) if buffers else None  # (in a chain, buffers is empty)
                         carry_g = gk if prev is None else prev + gk
                     else:
                         prev = buffers.get(nxt)

@@ -15,8 +15,6 @@ from .tensor import Tensor
 
 from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as _op_truediv  # noqa: E402,I001
 
-_binary0 = E.binary0
-
 # name -> function taking the tensor first; the same objects are torch.<name>
 METHODS = {
     # arithmetic and math
@@ -136,14 +134,12 @@ def _install():
     Tensor.__imatmul__ = lambda a, b: P.rebase(a, L.matmul(a, b))
 
 
-def _add_op(a, b):
+def _add_slow(a, b):
     """a + b (and b + a), straight to the kernel for numbers and Tensors; the node keeps the input
     shapes (to reduce a broadcast gradient) in its kw."""
     c = b.__class__
     if c is float or c is int or c is Tensor:
-        r = _binary0(E.AddBackward0, _op_add, a, b)
-        if r is None:
-            r = E.binary(E.AddBackward0, a, b)
+        r = E.binary(E.AddBackward0, a, b)
         node = r.grad_fn
         if node is not None:
             node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
@@ -154,45 +150,42 @@ def _add_op(a, b):
     return E.add(a, b)
 
 
-def _mul_op(a, b):
-    """a * b (and b * a): the hottest operator, straight to the op's kernel for numbers and Tensors."""
+def _mul_slow(a, b):
+    """a * b (and b * a), straight to the op's kernel for numbers and Tensors."""
     c = b.__class__
     if c is float or c is int or c is Tensor:
-        r = _binary0(E.MulBackward0, _op_mul, a, b)
-        return r if r is not None else E.binary(E.MulBackward0, a, b)
+        return E.binary(E.MulBackward0, a, b)
     b = E._coerce(b)
     if b is NotImplemented:
         return b
     return E.mul(a, b)
 
 
-def _sub_op(a, b):
-    """a - b: 0-d scalar chains straight to the kernel (binary0), the rest through E.sub."""
+def _sub_slow(a, b):
     c = b.__class__
-    if c is float or c is int or c is Tensor:
-        r = _binary0(E.SubBackward0, _op_sub, a, b)
-        if r is not None:
-            node = r.grad_fn
-            if node is not None:
-                node._kw = ((), () if c is Tensor else None, 1)
-            return r
-        return E.sub(a, b)
-    b = E._coerce(b)
-    if b is NotImplemented:
-        return b
+    if c is not float and c is not int and c is not Tensor:
+        b = E._coerce(b)
+        if b is NotImplemented:
+            return b
     return E.sub(a, b)
 
 
-def _div_op(a, b):
-    """a / b: 0-d scalar chains straight to the kernel (binary0), the rest through E.div."""
+def _div_slow(a, b):
     c = b.__class__
-    if c is float or c is int or c is Tensor:
-        r = _binary0(E.DivBackward0, _op_truediv, a, b)
-        return r if r is not None else E.div(a, b)
-    b = E._coerce(b)
-    if b is NotImplemented:
-        return b
+    if c is not float and c is not int and c is not Tensor:
+        b = E._coerce(b)
+        if b is NotImplemented:
+            return b
     return E.div(a, b)
+
+
+# The operators: 0-d scalar chains (a 0-d float tensor with a number or a 0-d tensor) computed and
+# recorded in one call (scalar_operator), the rest through the functions above. The kw are
+# AddBackward0/SubBackward0's (shape of a, shape of b or None for a number, alpha) for 0-d operands.
+_add_op = E.scalar_operator("_add_op", E.AddBackward0, _op_add, _add_slow, ((), None, 1), ((), (), 1))
+_mul_op = E.scalar_operator("_mul_op", E.MulBackward0, _op_mul, _mul_slow)
+_sub_op = E.scalar_operator("_sub_op", E.SubBackward0, _op_sub, _sub_slow, ((), None, 1), ((), (), 1))
+_div_op = E.scalar_operator("_div_op", E.DivBackward0, _op_truediv, _div_slow)
 
 
 def _fast(fn):

@@ -189,19 +189,18 @@ _new = object.__new__
 # operation is exact for float64 and, for float32, bit-identical to NumPy's: the operands are float32
 # values, and rounding their double-precision sum, difference, product or quotient to float32 gives the
 # correctly rounded float32 result (double has at least 2 * 24 + 2 bits: no double-rounding error).
-_PROTO0 = {dtypes.float32: np.zeros((), np.float32), dtypes.float64: np.zeros((), np.float64)}
+# dtype -> (a 0-d array to copy for results, number -> the number as an operand of the dtype, a Python float)
+_PROTO0 = {dtypes.float32: (np.zeros((), np.float32), {}), dtypes.float64: (np.zeros((), np.float64), {})}
 
 
-_F0 = {}  # (number, dtype) -> the number as a float32/float64 operand, as a Python float
-
-
-def _float0(v, dt):
-    """float(_scalar_array(v, dt)), cached under the same rules (no zeros: 0.0 == -0.0, no nan)."""
+def _float0(v, dt, cache):
+    """float(_scalar_array(v, dt)), kept in cache (a dict per dtype, keyed by the number alone: no key
+    tuple to build and hash) under _scalar_array's rules: no zeros (0.0 == -0.0), no nan."""
     r = float(_scalar_array(v, dt))
     if v != 0 and v == v:
-        if len(_F0) > 512:
-            _F0.clear()
-        _F0[(v, dt)] = r
+        if len(cache) > 512:
+            cache.clear()
+        cache[v] = r
     return r
 
 
@@ -226,10 +225,12 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
             if proto is None:
                 y = None
             elif bc is float or bc is int:
-                y = _F0.get((b, ad))
+                proto, floats = proto
+                y = floats.get(b)
                 if y is None:
-                    y = _float0(b, ad)
+                    y = _float0(b, ad, floats)
             elif bc is Tensor and b.dtype is ad and b._data.__class__ is np.ndarray and not b._data.ndim:
+                proto = proto[0]
                 y = float(b._data)
             else:
                 y = None
@@ -272,6 +273,10 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
         return slow(a, b)
 
     operator.__name__ = operator.__qualname__ = name
+    # A code object of its own per operator: CPython specializes attribute access per code object
+    # (inline caches), and shared code would see MulBackward0 and AddBackward0 nodes in turn in a chain
+    # (a miss at every access); one per operator, each sees its own node class.
+    operator.__code__ = operator.__code__.replace(co_name=name, co_qualname=name)
     return operator
 
 
@@ -1068,6 +1073,33 @@ def sign(input):
 
 def sgn(input):
     return unary(SgnBackward0, input, float_only=False)
+
+
+# ---------------------------------------------------------------------------- Scalar overloads
+
+# A C++ formula that multiplies or divides by a Scalar (`grad / numel` in mean's backward, `x * 0.9` inside
+# ATen) records the Scalar overloads, MulBackward1 and DivBackward1; a Python number in a script is a
+# wrapped tensor in torch, recorded as MulBackward0 and DivBackward0 (binary() above).
+class MulBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (mul_scalar(g, self._kw["other"]),)
+
+
+class DivBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (div_scalar(g, self._kw["other"]),)
+
+
+def mul_scalar(t, s):
+    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
+
+
+def div_scalar(t, s):
+    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
 
 
 # ---------------------------------------------------------------------------- rounding (zero grad)
