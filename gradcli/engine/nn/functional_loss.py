@@ -121,27 +121,8 @@ def _needs(node, i):
     return node.next_functions[i][0] is not None
 
 
-# C++-level scalar arithmetic (`loss / n`, `x * 0.9` inside ATen) records the Scalar overloads.
-class MulBackward1(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (g * self._kw["other"],)
-
-
-class DivBackward1(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (g / self._kw["other"],)
-
-
-def mul_scalar(t, s):
-    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
-
-
-def div_scalar(t, s):
-    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
+# C++-level scalar arithmetic (`loss / n`, `x * 0.9` inside ATen) records the Scalar overloads
+mul_scalar, div_scalar = E.mul_scalar, E.div_scalar
 
 
 # ---------------------------------------------------------------------------- regression losses

@@ -1102,6 +1102,33 @@ def div_scalar(t, s):
     return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
 
 
+# ---------------------------------------------------------------------------- Scalar overloads
+
+# A C++ formula that multiplies or divides by a Scalar (`grad / numel` in mean's backward, `x * 0.9` inside
+# ATen) records the Scalar overloads, MulBackward1 and DivBackward1; a Python number in a script is a
+# wrapped tensor in torch, recorded as MulBackward0 and DivBackward0 (binary() above).
+class MulBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (mul_scalar(g, self._kw["other"]),)
+
+
+class DivBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (div_scalar(g, self._kw["other"]),)
+
+
+def mul_scalar(t, s):
+    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
+
+
+def div_scalar(t, s):
+    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
+
+
 # ---------------------------------------------------------------------------- rounding (zero grad)
 
 class FloorBackward0(Function):

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics
+from ..autograd import grad_mode
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
@@ -109,12 +110,16 @@ def _c10(dt):
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
 
 
+# mean's backward is torch's expand(grad) / n (a Scalar division: DivBackward1), the nodes create_graph
+# shows; without a graph, g / n is expanded instead (the same values, divided once)
 class MeanBackward0(Function):
     __slots__ = ()
 
     def backward(self, g):
         shape = self._kw["in_shape"]
         n = int(np.prod(shape)) if shape else 1
+        if grad_mode.enabled:
+            return (E.div_scalar(expand(g, shape), n),)
         return (expand(g / n, shape),)
 
 
@@ -126,6 +131,8 @@ class MeanBackward1(Function):
         n = 1
         for d in k["dims"]:
             n *= k["in_shape"][d]
+        if grad_mode.enabled:
+            return (E.div_scalar(_regrow(g, k["in_shape"], k["dims"], k["keepdim"]), n),)
         return (_regrow(g / n, k["in_shape"], k["dims"], k["keepdim"]),)
 
 
@@ -215,7 +222,10 @@ class MaxBackward1(Function):
     def backward(self, g):
         x, out = self.saved
         mask = x.isnan() if out.isnan().item() else x == out  # a NaN extreme: the NaNs share it (torch's CPU rule)
-        return (mask * (g / sum(mask)),)
+        # torch's evenly_distribute_backward on the CPU: zeros, masked_fill_(mask, grad / mask.sum())
+        from ..factory import zeros  # noqa: PLC0415
+        from .indexing import masked_fill  # noqa: PLC0415
+        return (masked_fill(zeros(x.shape, dtype=g.dtype, device=g.device), mask, g / sum(mask)),)
 
 
 class MinBackward1(MaxBackward1):
@@ -255,7 +265,7 @@ class AmaxBackward0(Function):
                 g = unsqueeze(g, d)
                 out = unsqueeze(out, d)
         mask = x == out
-        return (mask * (g / sum(mask, dim=k["dims"], keepdim=True)),)
+        return ((g / sum(mask, dim=k["dims"], keepdim=True)) * mask,)  # torch's scale_grad_by_count
 
 
 class AminBackward0(AmaxBackward0):
@@ -537,5 +547,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std(input, dim, unbiased, keepdim, correction, True)
 
 
-# _softmax_backward_data and _log_softmax_backward_data (ops of their own, which use this module)
+# _softmax_backward_data and _log_softmax_backward_data (ops of their own, which use this module); the
+# Scalar overloads of elementwise (which imports this module's users)
 from . import backward_ops as B  # noqa: E402
+from . import elementwise as E  # noqa: E402
