@@ -15,9 +15,7 @@ import contextlib
 import gc
 import keyword
 import sys
-import threading
 import time
-import traceback
 import warnings as _warnings
 from dataclasses import dataclass, field
 
@@ -118,6 +116,8 @@ class InternalError(GradScriptError):
 
 
 def _internal(exc, filename, node=None):
+    import traceback  # noqa: PLC0415 - only for gradcli's own failures (start-up time)
+
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     kw = _span(node)
     return InternalError(f"internal error: {type(exc).__name__}: {exc}", original=exc, traceback_text=text,
@@ -158,6 +158,8 @@ def _watch_clock(rt):
     if deadline is None:
         yield
         return
+    import threading  # noqa: PLC0415 - only with --timeout (start-up time)
+
     done = threading.Event()
 
     def watch():
