@@ -155,11 +155,35 @@ def _extra_property(field, doc):
     return property(get, set_, doc=doc)
 
 
-class Node:
-    """A `grad_fn`. Subclasses are the ops (see ops/); the class name is PyTorch's node name."""
+def _nrs_of(nrs):
+    """The output numbers of a node's edges, as a shared tuple when all are 0 (nearly always)."""
+    nrs = tuple(nrs)
+    return _ZERO_NRS.get(nrs, nrs)
 
-    __slots__ = ("next_functions", "_saved", "_kw", "_seq", "_out_dtype", "_x", "__weakref__")
+
+_ZERO_NRS = {(0,) * n: (0,) * n for n in range(9)}
+
+
+class Node:
+    """A `grad_fn`. Subclasses are the ops (see ops/); the class name is PyTorch's node name.
+
+    The edges (`next_functions`, pairs (node, output_nr)) are kept as two tuples: `_fns`, the nodes (None:
+    no gradient flows there), and `_nrs`, their output numbers (a shared tuple of zeros nearly always).
+    A graph of n nodes then holds n + 1 container objects instead of one pair per edge plus a tuple:
+    fewer objects for the garbage collector to walk (its full passes over a long graph cost more than
+    building it) and for the engine to unpack. `next_functions` builds torch's tuple of pairs on demand."""
+
+    __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "__weakref__")
     n_outputs = 1
+
+    @property
+    def next_functions(self):
+        return tuple(zip(self._fns, self._nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._fns = tuple([fn for fn, _ in edges])
+        self._nrs = _nrs_of([nr for _, nr in edges])
 
     _retained = _extra_property("retained", "output_nr -> weakref of a tensor that retains its grad")
     _pre_hooks = _extra_property("pre_hooks", "output_nr (None: all) -> hooks run on the incoming grads")
@@ -259,7 +283,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self.next_functions = ()
+        self._fns = self._nrs = ()
         self._saved = ()
         self._kw = None
         self._seq = _ACCUMULATE_PRIORITY
@@ -290,18 +314,25 @@ _NO_EDGE = (None, 0)
 def make_node(cls, inputs, out_dtype, saved=(), kw=None):
     """Create cls's node for these inputs (Tensors, or Python scalars and None that get no edge)."""
     node = cls.__new__(cls)
-    edges = []
+    fns = []
+    nrs = []
     for t in inputs:
         fn = getattr(t, "grad_fn", _NO_EDGE)
         if fn is _NO_EDGE:                      # not a Tensor
-            edges.append(_NO_EDGE)
+            fns.append(None)
+            nrs.append(0)
         elif fn is not None:
-            edges.append((fn, t._output_nr))
+            fns.append(fn)
+            nrs.append(t._output_nr)
         elif t._rg:
-            edges.append(t._edge())             # the leaf's AccumulateGrad
+            acc, nr = t._edge()                 # the leaf's AccumulateGrad
+            fns.append(acc)
+            nrs.append(nr)
         else:
-            edges.append(_NO_EDGE)
-    node.next_functions = tuple(edges)
+            fns.append(None)
+            nrs.append(0)
+    node._fns = tuple(fns)
+    node._nrs = _nrs_of(nrs)
     node._saved = saved
     node._kw = kw
     node._seq = next(_sequence)
@@ -461,7 +492,7 @@ def _collect(roots):
     stack = list(deps)
     pop, push = stack.pop, stack.append
     while stack:
-        for nxt, _ in pop().next_functions:
+        for nxt in pop()._fns:
             if nxt is not None:
                 if nxt in deps:
                     deps[nxt] += 1
@@ -480,21 +511,21 @@ def _needed(deps, targets):
     for root in deps:
         if root in visited:
             continue
-        stack = [(root, iter(root.next_functions))]
+        stack = [(root, iter(root._fns))]
         visited.add(root)
         while stack:
             node, it = stack[-1]
-            for nxt, _ in it:
+            for nxt in it:
                 if nxt is not None and nxt not in visited:
                     visited.add(nxt)
-                    stack.append((nxt, iter(nxt.next_functions)))
+                    stack.append((nxt, iter(nxt._fns)))
                     break
             else:
                 stack.pop()
                 order.append(node)
     for node in order:
         if node not in needed:
-            for nxt, _ in node.next_functions:
+            for nxt in node._fns:
                 if nxt is not None and nxt in needed:
                     needed.add(node)
                     break
@@ -626,7 +657,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
                     in_grads = r
         n_in = len(in_grads)
         k = -1
-        for nxt, nr in node.next_functions:
+        for nxt in node._fns:
             k += 1
             if nxt is None:
                 continue
@@ -647,6 +678,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
+                    nr = node._nrs[k]
                     buf[nr] = gk if buf[nr] is None else buf[nr] + gk
             if d == 0:
                 if carry is None and not ready:

@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import _NO_EDGE, Node, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
+from .autograd import _ZERO_NRS, Node, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from .dtypes import FLOAT
 from .tensor import Tensor
 
@@ -82,17 +82,22 @@ def record2(cls, a, b, out, kw=None):
     if not (ra or rb) or out.dtype.category != FLOAT:
         return out
     node = _new(cls)
+    fa = fb = None
+    na = nb = 0
     if ra:
-        fn = a.grad_fn
-        ea = (fn, a._output_nr) if fn is not None else a._edge()
-    else:
-        ea = _NO_EDGE
+        fa = a.grad_fn
+        if fa is not None:
+            na = a._output_nr
+        else:
+            fa, na = a._edge()
     if rb:
-        fn = b.grad_fn
-        eb = (fn, b._output_nr) if fn is not None else b._edge()
-    else:
-        eb = _NO_EDGE
-    node.next_functions = (ea, eb)
+        fb = b.grad_fn
+        if fb is not None:
+            nb = b._output_nr
+        else:
+            fb, nb = b._edge()
+    node._fns = (fa, fb)
+    node._nrs = _ZERO_NRS2 if na == 0 and nb == 0 else (na, nb)
     if cls.save_inputs:
         sw = cls.save_when
         if sw is None:
@@ -119,6 +124,7 @@ def record2(cls, a, b, out, kw=None):
 
 
 _new = object.__new__
+_ZERO_NRS2 = _ZERO_NRS[(0, 0)]
 
 
 def _select_saved(inputs, save_when):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors, numerics
-from ..autograd import _NO_EDGE, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
+from ..autograd import _ZERO_NRS, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
 from ..function import Function, record, record2
@@ -181,6 +181,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
 
 
 _new = object.__new__
+_ZERO_NRS2 = _ZERO_NRS[(0, 0)]
 
 
 # 0-d float32/float64 CPU tensors with a number or a 0-d tensor of the same dtype: the arithmetic of
@@ -257,7 +258,13 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 # record2(cls, a, b, out, kw_number), inlined: b is a number (no edge, saved as itself)
                 node = _new(cls)
                 fn = a.grad_fn
-                node.next_functions = ((fn, a._output_nr) if fn is not None else a._edge(), _NO_EDGE)
+                if fn is not None:
+                    node._fns = (fn, None)
+                    node._nrs = _ZERO_NRS2 if a._output_nr == 0 else (a._output_nr, 0)
+                else:
+                    fn, nr = a._edge()
+                    node._fns = (fn, None)
+                    node._nrs = _ZERO_NRS2 if nr == 0 else (nr, 0)
                 node._saved = ((_Saved(a) if save_a else (), b) if save_inputs else ())
                 node._kw = kw_number
                 node._seq = next(_sequence)
@@ -328,7 +335,7 @@ class AddBackward0(Function):
     def backward(self, g):
         sa, sb, alpha = self._kw
         ga = g if g._data.shape == sa else sum_to(g, sa)
-        if sb is None or self.next_functions[1][0] is None:
+        if sb is None or self._fns[1] is None:
             return ga, None
         gb = g if alpha == 1 else g * alpha
         return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
@@ -345,7 +352,7 @@ class SubBackward0(Function):
     def backward(self, g):
         sa, sb, alpha = self._kw
         ga = g if g._data.shape == sa else sum_to(g, sa)
-        if sb is None or self.next_functions[1][0] is None:
+        if sb is None or self._fns[1] is None:
             return ga, None
         gb = -g if alpha == 1 else g * -alpha
         return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
@@ -393,14 +400,14 @@ class MulBackward0(Function):
             a, b = self.saved  # checks the saved tensors' versions (or raises: freed)
         else:
             a, b = saved  # shapes and numbers (`y * 1.01`): nothing to check, no call (scalar chains)
-        nf = self.next_functions
+        nf = self._fns
         ga = gb = None
-        if nf[0][0] is not None:
+        if nf[0] is not None:
             ga = g * b
             sa = a if a.__class__ is tuple else a._data.shape
             if ga._data.shape != sa:
                 ga = sum_to(ga, sa)
-        if nf[1][0] is not None:
+        if nf[1] is not None:
             gb = g * a
             sb = b if b.__class__ is tuple else b._data.shape
             if gb._data.shape != sb:
@@ -573,7 +580,7 @@ class RemainderBackward1(Function):
 
 
 def _needs(node, i):
-    return node.next_functions[i][0] is not None
+    return node._fns[i] is not None
 
 
 def _shaped(g, like):
