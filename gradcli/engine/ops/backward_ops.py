@@ -288,7 +288,7 @@ class SoftplusBackwardBackward0(_BackwardOp):
         g_self = None
         if _needs(self, 1):  # softplus_double_backward(gg * grad_output, self, beta, threshold)
             xb = x * k["beta"]
-            g_self = sigmoid_backward(gg * grad_output, E.sigmoid(xb)) * (xb < k["threshold"]) * k["beta"]
+            g_self = E.mul_scalar(sigmoid_backward(gg * grad_output, E.sigmoid(xb)) * (xb < k["threshold"]), k["beta"])
         return (softplus_backward(gg, x, k["beta"], k["threshold"]) if _needs(self, 0) else None, g_self)
 
 

@@ -510,7 +510,7 @@ class PowBackward0(Function):
         p = self._kw["exponent"]
         if p == 0:
             return (zero_grad(g),)
-        return (g * (p * x ** (p - 1)),)
+        return (g * mul_scalar(x ** (p - 1), p),)  # torch's pow_backward: grad * (exponent * self.pow(exponent - 1))
 
 
 class PowBackward1(Function):
@@ -548,7 +548,7 @@ class PowBackward2(Function):
         base = self._kw["base"]
         if base == 0:
             return (where(y >= 0, 0.0, g * (out * float("-inf"))),)
-        return (g * (out * math.log(base)),)
+        return (g * mul_scalar(out, math.log(base)),)
 
 
 def _remainder(a, b):
@@ -839,7 +839,7 @@ class Log2Backward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g / (x * 0.6931471805599453),)
+        return (g / mul_scalar(x, 0.6931471805599453),)
 
 
 class Log10Backward0(Function):
@@ -849,7 +849,7 @@ class Log10Backward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g / (x * 2.302585092994046),)
+        return (g / mul_scalar(x, 2.302585092994046),)
 
 
 class SqrtBackward0(Function):
@@ -859,7 +859,7 @@ class SqrtBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g / (2 * result),)
+        return (g / mul_scalar(result, 2),)
 
 
 class RsqrtBackward0(Function):
@@ -872,7 +872,7 @@ class RsqrtBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (-0.5 * g * result ** 3,)
+        return (mul_scalar(g, -0.5) * result ** 3,)
 
 
 class SinBackward0(Function):
@@ -902,7 +902,7 @@ class TanBackward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * (1 + result * result),)
+        return (g * add_scalar(result ** 2, 1),)  # torch: grad * (1 + result.pow(2))
 
 
 class TanhBackward0(Function):
@@ -1087,6 +1087,13 @@ def sgn(input):
 # A C++ formula that multiplies or divides by a Scalar (`grad / numel` in mean's backward, `x * 0.9` inside
 # ATen) records the Scalar overloads, MulBackward1 and DivBackward1; a Python number in a script is a
 # wrapped tensor in torch, recorded as MulBackward0 and DivBackward0 (binary() above).
+class AddBackward1(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
 class MulBackward1(Function):
     __slots__ = ()
 
@@ -1101,31 +1108,8 @@ class DivBackward1(Function):
         return (div_scalar(g, self._kw["other"]),)
 
 
-def mul_scalar(t, s):
-    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
-
-
-def div_scalar(t, s):
-    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
-
-
-# ---------------------------------------------------------------------------- Scalar overloads
-
-# A C++ formula that multiplies or divides by a Scalar (`grad / numel` in mean's backward, `x * 0.9` inside
-# ATen) records the Scalar overloads, MulBackward1 and DivBackward1; a Python number in a script is a
-# wrapped tensor in torch, recorded as MulBackward0 and DivBackward0 (binary() above).
-class MulBackward1(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (mul_scalar(g, self._kw["other"]),)
-
-
-class DivBackward1(Function):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (div_scalar(g, self._kw["other"]),)
+def add_scalar(t, s):
+    return record(AddBackward1, (t,), wrap(_asarray(t._data + s, t.dtype.np), t.dtype), {"other": s})
 
 
 def mul_scalar(t, s):

@@ -3,6 +3,7 @@ and the (values, indices) results torch returns as named tuples. (norm: ops/scan
 from __future__ import annotations
 
 import builtins
+import math
 import warnings
 
 import numpy as np
@@ -481,20 +482,28 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
+def _var_backward(g, x, k):
+    """torch's var_backward (for var, and for std with grad / (2 std)): (2 / dof) * grad * (x - mean)."""
+    n, c = k["n"], k["c"]
+    if x._data.ndim == 0 or k["all"]:
+        m = mean(x)
+        if n - c <= 0:  # 2 / dof is infinite: NaN where x is its mean (inf * 0), inf elsewhere
+            from .elementwise import where  # noqa: PLC0415
+            return g * where(x == m, math.nan, math.inf)
+        return E.mul_scalar(g, 2.0 / (n - c)) * (x - m)
+    if not k["keepdim"] and x._data.ndim > 1:
+        for d in k["dims"]:
+            g = unsqueeze(g, d)
+    return E.mul_scalar(g, 2.0 / (n - c) if n != c else math.inf) * (x - mean(x, dim=k["dims"], keepdim=True))
+
+
 class VarBackward0(Function):
     __slots__ = ()
     save_inputs = True
 
     def backward(self, g):
         (x,) = self.saved
-        k = self._kw
-        dims, n = k["dims"], k["n"]
-        if not k["keepdim"] and x._data.ndim:
-            for d in dims:
-                g = unsqueeze(g, d)
-        m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
-        dof = builtins.max(n - k["c"], 0)
-        return ((2.0 / dof if dof else float("inf")) * g * (x - m),)  # no degrees of freedom: inf * 0 = nan
+        return (_var_backward(g, x, self._kw),)
 
 
 class StdBackward0(Function):
@@ -504,18 +513,9 @@ class StdBackward0(Function):
 
     def backward(self, g):
         x, out = self.saved
-        k = self._kw
-        dims, n = k["dims"], k["n"]
-        if not k["keepdim"] and x._data.ndim:
-            for d in dims:
-                g = unsqueeze(g, d)
-                out = unsqueeze(out, d)
-        m = mean(x, dim=dims, keepdim=True) if x._data.ndim else x
-        # torch's std_backward: var_backward of (g / (2 std)), with 0 where std is 0 (not NaN)
-        from .elementwise import where  # noqa: PLC0415
-        gv = where(out == 0, 0.0, g / (out * 2))
-        dof = builtins.max(n - k["c"], 0)
-        return ((2.0 / dof if dof else float("inf")) * gv * (x - m),)
+        # torch's std_backward: var_backward of (grad / (result * 2)).masked_fill_(result == 0, 0)
+        from .indexing import masked_fill  # noqa: PLC0415
+        return (_var_backward(masked_fill(g / E.mul_scalar(out, 2), out == 0, 0), x, self._kw),)
 
 
 def _var_std(input, dim, unbiased, keepdim, correction, is_std):
@@ -535,7 +535,7 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
                       "less than the reduction factor (input numel divided by output numel).", UserWarning,
                       stacklevel=3)
     r = numerics.torch_var(data, dims, c, keepdim, is_std)
-    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c}
+    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c, "all": dim is None}
     return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(_asarray(r, dt.np), dt), kw)
 
 

@@ -256,7 +256,7 @@ class ErfBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return ((2.0 / _SQRT_PI) * E.exp(-(x * x)) * g,)
+        return (E.mul_scalar(E.exp(-(x ** 2)), 2.0 / _SQRT_PI) * g,)
 
 
 class ErfcBackward0(Function):
@@ -266,7 +266,7 @@ class ErfcBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return ((-2.0 / _SQRT_PI) * E.exp(-(x * x)) * g,)
+        return (E.mul_scalar(E.exp(-(x ** 2)), -2.0 / _SQRT_PI) * g,)
 
 
 class ErfinvBackward0(Function):
@@ -276,7 +276,7 @@ class ErfinvBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return ((0.5 * _SQRT_PI) * E.exp(erfinv(x) ** 2) * g,)
+        return (E.mul_scalar(E.exp(erfinv(x) ** 2), 0.5 * _SQRT_PI) * g,)
 
 
 def erf(input):
@@ -310,7 +310,7 @@ class Expm1Backward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * (result + 1),)
+        return (g * E.add_scalar(result, 1),)
 
 
 class Exp2Backward0(Function):
@@ -320,7 +320,7 @@ class Exp2Backward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * result * _LN2,)
+        return (E.mul_scalar(g * result, _LN2),)
 
 
 def log1p(input):
@@ -364,7 +364,7 @@ class AtanBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g / (x * x + 1),)
+        return (g / E.add_scalar(x * x, 1),)
 
 
 class SinhBackward0(Function):
@@ -394,7 +394,7 @@ class AsinhBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.rsqrt(x ** 2 + 1),)
+        return (g * E.rsqrt(E.add_scalar(x ** 2, 1)),)
 
 
 class AcoshBackward0(Function):
@@ -414,7 +414,7 @@ class AtanhBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * 1 / (1 - x ** 2),)
+        return (E.mul_scalar(g, 1) / (1 - x ** 2),)
 
 
 class SincBackward0(Function):
@@ -627,8 +627,8 @@ class LogaddexpBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / (1 + E.exp(b - a)) if _needs(self, 0) else None
-        gb = g / (1 + E.exp(a - b)) if _needs(self, 1) else None
+        ga = g / E.add_scalar(E.exp(b - a), 1) if _needs(self, 0) else None
+        gb = g / E.add_scalar(E.exp(a - b), 1) if _needs(self, 1) else None
         return _shaped(ga, a), _shaped(gb, b)
 
 
@@ -1065,7 +1065,7 @@ class SiluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         s = E.sigmoid(x)
-        return (g * s * (1 + x * (1 - s)),)
+        return (g * s * E.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
 
 
 def _sigmoid_np(x):
