@@ -386,6 +386,9 @@ def cat(tensors, dim=0):
     check_numel(sum(t._data.size for t in tensors if isinstance(t, Tensor)))
     if len({type(t._data) for t in tensors}) > 1:
         check_args("cat", (("tensors", tensors),))
+    for i, t in enumerate(tensors):  # torch's first check (cat_check_no_zero_dim)
+        if t._data.ndim == 0:
+            raise errors.runtime(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     from .. import dtypes  # noqa: PLC0415
     dt = dtypes.result_type(tensors)
     # legacy rule: 1-D empty tensors are skipped whatever the other shapes
@@ -393,9 +396,6 @@ def cat(tensors, dim=0):
     nonempty = [t for t, k in zip(tensors, keep) if k]
     ref = nonempty[0] if nonempty else tensors[0]
     nd = ref._data.ndim
-    if nd == 0:
-        pos = next(i for i, t in enumerate(tensors) if t._data.ndim == 0)
-        raise errors.runtime(f"zero-dimensional tensor (at position {pos}) cannot be concatenated")
     d = _wrap_dim(dim, nd)
     for i, (t, k) in enumerate(zip(tensors, keep)):
         if not k:
