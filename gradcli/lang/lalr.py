@@ -3,11 +3,11 @@
 Lark's own loop (``ParserState.feed_token``) looks each reduction's callback up in a dict
 keyed by ``Rule`` objects (whose ``__hash__``/``__eq__`` are Python code) and runs every
 callback through one or two wrapper objects (``ChildFilterLALR_NoPlaceholders``,
-``ExpandSingleChild``).  Here the table is the same (same state numbers, same actions), but
-each action is one int and each rule has one plain function that does what Lark's wrapper
-chain did, specialised for the rule's shape.  The value and state stacks hold exactly what
-Lark's would, so on a syntax error the stacks are handed to Lark's ``ParserState`` and the
-error is Lark's ``UnexpectedToken``: the error reporting reads them as before.
+``ExpandSingleChild``).  Here the table is Lark's (same states, same actions), as plain data
+that can be cached, each action one int, and each rule has one plain function that does what
+Lark's wrapper chain did, specialised for the rule's shape.  The stacks hold what Lark's
+would; a syntax error is Lark's ``UnexpectedToken`` whose ``state`` (a ``Stacks``) has them,
+and can try other tokens there.  Once the data is made, no Lark parser object is needed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from lark.exceptions import UnexpectedToken
 from lark.lexer import Token
 from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
-from lark.parsers.lalr_parser_state import ParseConf, ParserState
 from lark.tree import Tree
 
 __all__ = ["Driver", "table_data"]
@@ -75,7 +74,11 @@ def _rule_data(rule: Any, callback: Any, builder: Any) -> tuple:
         (f.func is made.func and f.args == made.args and not f.keywords)
     if not same:
         raise ValueError("unexpected callback for rule %s" % rule)
-    return (len(rule.expansion), rule.origin.name, name, keep, expand1)
+    expansion = rule.expansion
+    # the first symbol is the rule's own nonterminal (its value: a tree of the same name when
+    # all the nonterminal's rules have this callback; see _reducer)
+    left_recursive = bool(expansion) and expansion[0].name == rule.origin.name
+    return (len(expansion), rule.origin.name, name, keep, expand1, left_recursive)
 
 
 def _callback(builder: Any, name: str) -> Callable:
@@ -91,14 +94,16 @@ class Driver:
     is the only child's).
     """
 
-    def __init__(self, data: dict, builder: Any, lark_parser: Callable[[], Any]) -> None:
-        """`lark_parser`: gives Lark's ``_Parser`` of the same table, for syntax errors."""
+    def __init__(self, data: dict, builder: Any) -> None:
         self.actions = data["actions"]
-        self.rules = [(size, origin, _reducer(_callback(builder, name), keep, expand1, size))
-                      for size, origin, name, keep, expand1 in data["rules"]]
+        names: dict = {}  # nonterminal -> the callback names of its rules
+        for _, origin, name, *_ in data["rules"]:
+            names.setdefault(origin, set()).add(name)
+        self.rules = [(size, origin, _reducer(_callback(builder, name), keep, expand1, size,
+                                              left and names[origin] == {name}))
+                      for size, origin, name, keep, expand1, left in data["rules"]]
         self.start_states = data["start"]
         self.end_states = data["end"]
-        self._lark_parser = lark_parser
 
     def parse(self, tokens: Iterable[Token], start: str) -> Any:
         """Parse the token stream from the start symbol `start`; the start rule's value."""
@@ -160,22 +165,84 @@ class Driver:
             row = actions[state]
 
     def _unexpected(self, token: Token, states: list, values: list, start: str) -> UnexpectedToken:
-        """Lark's own error, with a ParserState over these stacks (error reporting reads it)."""
-        parser = self._lark_parser()
-        conf = ParseConf(parser.parse_table, parser.callbacks, start)
-        row = conf.states[states[-1]]
-        expected = {s for s in row.keys() if s.isupper()}
-        return UnexpectedToken(token, expected, state=ParserState(conf, None, states, values),
+        """Lark's error type, with the stacks (error reporting reads them)."""
+        expected = {s for s in self.actions[states[-1]] if s.isupper()}
+        return UnexpectedToken(token, expected, state=Stacks(self, start, states, values),
                                interactive_parser=None)
 
+    def accepts(self, stacks: "Stacks", ttype: str) -> bool:
+        """Would the parser take a token of type `ttype` where `stacks` stopped?  (LALR
+        tables list more than that: merged states.)  Runs the reductions on copies, as
+        Lark's InteractiveParser.accepts does; a reducer's error means no."""
+        actions, rules = self.actions, self.rules
+        states = list(stacks.state_stack)
+        # the trees of inlined rules are extended in place by later reductions: copied
+        values = [Tree(v.data, list(v.children)) if type(v) is Tree else v
+                  for v in stacks.value_stack]
+        end_state = self.end_states[stacks.start]
+        try:
+            while True:
+                code = actions[states[-1]].get(ttype)
+                if code is None:
+                    return False
+                if code >= 0:
+                    return ttype != "$END"
+                size, origin, reduce = rules[~code]
+                children = values[len(values) - size:]
+                del values[len(values) - size:]
+                del states[len(states) - size:]
+                values.append(children[0] if reduce is None else reduce(children))
+                states.append(actions[states[-1]][origin])
+                if ttype == "$END" and states[-1] == end_state:
+                    return True
+        except Exception:  # a reducer refusing what it was given (a syntax error)
+            return False
 
-def _reducer(f: Callable, keep: Optional[tuple], expand1: bool, size: int) -> Optional[Callable]:
+
+class Stacks:
+    """Where a parse stopped (UnexpectedToken.state): the state and value stacks, as Lark's
+    ParserState has them, and the driver to try other tokens there."""
+
+    __slots__ = ("driver", "start", "state_stack", "value_stack")
+
+    def __init__(self, driver: Driver, start: str, state_stack: list, value_stack: list) -> None:
+        self.driver = driver
+        self.start = start
+        self.state_stack = state_stack
+        self.value_stack = value_stack
+
+    def accepts(self, ttype: str) -> bool:
+        return self.driver.accepts(self, ttype)
+
+
+def _reducer(f: Callable, keep: Optional[tuple], expand1: bool, size: int,
+             left_recursive: bool) -> Optional[Callable]:
     """One function doing what Lark's wrapper chain does for a rule, with less overhead.
 
     Lark chains ChildFilterLALR_NoPlaceholders (keep the `keep` children, inline `_rule`s)
     around ExpandSingleChild (`?rule`: one child is passed through) around the callback `f`.
     None for a `?rule` of one symbol: its value is its child's.
     """
+    if left_recursive and type(f) is partial and f.func is Tree and keep and keep[0] == (0, True) \
+            and not expand1 and not any(inline for _, inline in keep[1:]):
+        # `_items: _items "," item`, the repetitions Lark makes for `(...)*`: Lark would make
+        # a new tree around the first child's list of children, extended; extending the first
+        # child's list in place and keeping that tree gives the same value, one tree less.
+        rest = [i for i, _ in keep[1:]]
+        if len(rest) == 1:
+            k = rest[0]
+
+            def extend_one(c: list) -> Any:
+                tree = c[0]
+                tree.children.append(c[k])
+                return tree
+            return extend_one
+
+        def extend(c: list) -> Any:
+            tree = c[0]
+            tree.children += [c[i] for i in rest]
+            return tree
+        return extend
     if keep is None:  # every child kept
         if expand1 and size == 1:
             return None

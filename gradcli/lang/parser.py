@@ -32,7 +32,6 @@ from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 from lark.lexer import BasicLexer
-from lark.parsers.lalr_parser_state import ParserState
 
 from . import ast
 from .errors import GradScriptError, ScriptSyntaxError
@@ -148,7 +147,7 @@ def _fast() -> tuple[Driver, ScanTables]:
             if path:
                 _write_tables(path, data)
         _TABLES = ScanTables(data["scan"])
-        _DRIVER = Driver(data["lalr"], _BUILDER, lambda: _lark().parser.parser.parser)
+        _DRIVER = Driver(data["lalr"], _BUILDER)
     return _DRIVER, _TABLES  # type: ignore[return-value]
 
 
@@ -348,6 +347,9 @@ def _number(tok: Token) -> Any:
 
 
 # ============================================================================ spans
+
+
+_new_node = object.__new__  # a node without its __init__: the builder sets every slot
 
 
 def _span(node: Any, first: Any, last: Any) -> Any:
@@ -897,12 +899,26 @@ class _Builder:
     test = expr = or_test
 
     def name(self, c: list) -> ast.Name:
+        # the most common node: made without __init__ (every slot is set here)
         t = c[0]
-        return _span(ast.Name(_ident(t)), t, t)
+        node = _new_node(ast.Name)
+        value = t.value
+        node.id = value if value.isascii() else unicodedata.normalize("NFKC", value)
+        node.line = t.line
+        node.column = t.column
+        node.end_line = t.end_line
+        node.end_column = t.end_column
+        return node
 
     def number(self, c: list) -> ast.Constant:
         t = c[0]
-        return _span(ast.Constant(_number(t)), t, t)
+        node = _new_node(ast.Constant)
+        node.value = _number(t)
+        node.line = t.line
+        node.column = t.column
+        node.end_line = t.end_line
+        node.end_column = t.end_column
+        return node
 
     def ellipsis(self, c: list) -> ast.Constant:
         return _span(ast.Constant(Ellipsis), c[0], c[0])
@@ -967,7 +983,15 @@ class _Builder:
 
     def getattr(self, c: list) -> ast.Attribute:
         value, attr = c
-        return _span(ast.Attribute(value, _ident(attr)), value, attr)
+        node = _new_node(ast.Attribute)
+        node.value = value
+        name = attr.value
+        node.attr = name if name.isascii() else unicodedata.normalize("NFKC", name)
+        node.line = value.line
+        node.column = value.column
+        node.end_line = attr.end_line
+        node.end_column = attr.end_column
+        return node
 
     def call(self, c: list) -> ast.Call:
         func = c[0]
@@ -1362,11 +1386,8 @@ def _describe_expected(expected: set) -> str:
 
 def _terminal_text(name: str) -> str:
     """A terminal's literal text, quoted ("':'"), or "" for a pattern."""
-    try:
-        pattern = _lark().get_terminal(name).pattern
-    except KeyError:
-        return ""
-    return "'%s'" % pattern.value if pattern.type == "str" else ""
+    text = _fast()[1].literals.get(name)
+    return "" if text is None else "'%s'" % text
 
 
 def _describe_token(tok: Token) -> str:
@@ -1530,28 +1551,13 @@ def _acceptable(exc: UnexpectedToken) -> set:
     """The terminals the parser would really have taken where it failed.
 
     The table row of the failing state over-approximates (LALR merges states), so each
-    candidate is tried on a copy of the parser stacks.  Error path only.
-    The trees of inlined rules on the stack are copied too: Lark's child filter extends a
-    tree's list of children in place, and one trial must not change what the next one sees
-    (the result then depended on the order of a set of names, i.e. on the hash seed).
+    candidate is tried on copies of the parser stacks (lalr.Driver.accepts).  Error path only.
     """
     candidates = set(exc.expected or ()) - _RESERVED_TYPES
     state = exc.state
     if state is None:
         return candidates
-    from lark.tree import Tree
-
-    accepted = set()
-    for name in candidates:
-        values = [Tree(v.data, list(v.children)) if type(v) is Tree else v
-                  for v in state.value_stack]
-        trial = ParserState(state.parse_conf, state.lexer, list(state.state_stack), values)
-        try:
-            trial.feed_token(Token(name, ""), name == "$END")
-        except Exception:  # UnexpectedToken, or a callback refusing what it was given
-            continue
-        accepted.add(name)
-    return accepted
+    return {name for name in candidates if state.accepts(name)}
 
 
 def _bad_number(number: Token, tok: Token) -> Optional[ScriptSyntaxError]:

@@ -107,7 +107,7 @@ class ScanTables:
     """What the scan needs, compiled: see scan_data for the fields."""
 
     __slots__ = ("match", "types", "punctuation", "keywords", "ignore", "multiline", "allowed",
-                 "terminals_by_name")
+                 "literals", "terminals_by_name")
 
     def __init__(self, data: dict, terminals_by_name: Optional[dict] = None) -> None:
         import re
@@ -119,6 +119,7 @@ class ScanTables:
         self.ignore = frozenset(data["ignore"])
         self.multiline = frozenset(data["multiline"])
         self.allowed = set(data["allowed"])
+        self.literals: dict = data["literals"]  # the text of each terminal that is a string
         self.terminals_by_name = terminals_by_name  # only for Lark's error text
 
 
@@ -126,8 +127,8 @@ def scan_data(lexer: Any) -> dict:
     """The scanner of Lark's BasicLexer `lexer` as plain data (for a cache): the master regex
     (pattern, flags), the terminal of each of its groups (types; None: the punctuation group,
     whose characters map to terminals in punctuation), the keyword tables of terminals
-    (NAME: {"if": "IF", ...}), the ignored terminals, those that may span lines, and the
-    terminals an UnexpectedCharacters error lists."""
+    (NAME: {"if": "IF", ...}), the ignored terminals, those that may span lines, the
+    terminals an UnexpectedCharacters error lists, and the text of the string terminals."""
     import re
 
     scanner = lexer.scanner  # builds lexer.callback (the keyword "unless" tables) too
@@ -161,7 +162,8 @@ def scan_data(lexer: Any) -> dict:
     return {"pattern": pattern, "flags": master.flags, "types": types,
             "punctuation": punctuation, "keywords": keywords,
             "ignore": sorted(lexer.ignore_types), "multiline": sorted(multiline),
-            "allowed": sorted(scanner.allowed_types - set(lexer.ignore_types))}
+            "allowed": sorted(scanner.allowed_types - set(lexer.ignore_types)),
+            "literals": {t.name: t.pattern.value for t in lexer.terminals if t.pattern.type == "str"}}
 
 
 # Python's regex engine tries the alternatives of the master regex one after the other, and
