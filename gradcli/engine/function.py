@@ -165,6 +165,8 @@ def record_multi(cls, inputs, outs, kw=None):
             o._rg = True
             o.grad_fn = node
             o._output_nr = i
+            if o._base is not None:  # split/chunk/unbind: views that may not be modified in place
+                o._creation = ("multi", o._version[0])
     if _node_observer[0] is not None:
         _node_observer[0](node, inputs, tuple(outs))
     return outs

@@ -80,6 +80,7 @@ class Tensor:
     _retains = False
     _hooks = None
     _post_acc_hooks = None
+    _creation = None  # a view's CreationMeta when not the default: ("no_grad" | "multi", version) (view_of)
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -503,7 +504,42 @@ def view_of(base, data, dtype=None):
     t._version = base._version
     t._rg = base._rg
     t._base = base if base._base is None else base._base
+    if t._rg:
+        # torch's CreationMeta: a view made under no_grad may not be modified in place with grad mode on;
+        # a view of such a view (or of an output of split/unbind, marked by record_multi) inherits it.
+        # (kind, version at creation): once the base changed in place, the view's grad_fn cannot be redone
+        if not grad_mode.enabled:
+            t._creation = ("no_grad", base._version[0])
+        elif base._creation is not None:
+            if base._creation[1] != base._version[0]:  # (torch: regenerating base's grad_fn)
+                raise errors.runtime(view_rebase_message(base, indirect=True))
+            t._creation = (base._creation[0], base._version[0])
     return t
+
+
+def view_rebase_message(t, name=None, indirect=False):
+    """torch's handle_view_on_rebase (autograd/variable.cpp) for a view whose CreationMeta forbids an
+    in-place change: of the view itself, or (indirect) of its base since the view was made.
+    name: the op of a view taken of t (in grad mode) and modified instead, as x[0] = v does (Select)."""
+    kind = t._creation[0]
+    nr = 0 if name is not None else t._output_nr
+    if name is None and t.grad_fn is not None:
+        name = t.grad_fn.name()
+        name = name[:name.rindex("Backward")] if "Backward" in name else name
+    what = "its base or another view of its base has been" if indirect else "is being"
+    if kind == "no_grad" or name is None:
+        prefix = (f"Output {nr} of {name} is a view of a view which was created in" if name is not None
+                  else "A view was created in")
+        msg = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {nr} of {name} is a view and {what} modified inplace."
+    if kind == "multi":
+        return msg + (" This view is the output of a function that returns multiple views. Such functions do not "
+                      "allow the output views to be modified inplace. You should replace the inplace operation by "
+                      "an out-of-place one.")
+    return msg + (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+                  "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+                  "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def _as_array(data):

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
-from ..tensor import Tensor, view_of, wrap
+from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, UnsqueezeBackward0, reshape, sum_to
 from ..device import asarray as _asarray
 from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, writeable, xp_of
@@ -262,6 +262,8 @@ IndexPutValueBackward.__name__ = IndexPutValueBackward.__qualname__ = "IndexPutB
 def check_inplace(t, as_view=False):
     """PyTorch refuses in-place changes to a leaf (or a view of one) that requires grad."""
     if grad_mode.enabled:
+        if t._creation is not None:
+            raise errors.runtime(view_rebase_message(t))
         if t.grad_fn is None and t._rg:
             if as_view:
                 raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -277,6 +279,17 @@ def setitem(input, key, value):
     nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = all(k is Ellipsis for k in nkey)
+    step = Ellipsis
+    if input._creation is not None and grad_mode.enabled and not advanced:
+        step = next((k for k in reversed(nkey) if _is_view_step(k)), Ellipsis)
+    if step is not Ellipsis:
+        # torch takes the view input[key] (select, slice, unsqueeze: the last step that is not `:`) and
+        # copies into it: that view inherits input's CreationMeta and is the one named
+        name = "Select" if isinstance(step, (int, np.integer)) else "Slice" if isinstance(step, slice) else \
+            "Unsqueeze" if step is None else None
+        if input._creation[1] != input._version[0]:  # taking the view regenerates input's grad_fn: refused
+            raise errors.runtime(view_rebase_message(input, indirect=True))
+        raise errors.runtime(view_rebase_message(input, name))
     check_inplace(input, as_view=not advanced and not whole)
     data = input._data
     _check_bounds(data.shape, nkey)
