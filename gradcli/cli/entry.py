@@ -60,12 +60,27 @@ except (ImportError, AttributeError, ValueError, OSError):  # another Python, or
     pass
 
 
+_INTERRUPTS = []  # the Ctrl-Cs received once a command runs (see _interrupt)
+
+
+def _interrupt(signum, frame):  # noqa: ARG001 - a signal handler
+    """Ctrl-C once a command runs: a KeyboardInterrupt, as Python's own handler raises. Remembered:
+    an extension interrupted while it is being imported (NumPy's) may turn it into an ImportError,
+    which the command then reports as the interrupt (interrupt_received)."""
+    _INTERRUPTS.append(signum)
+    raise KeyboardInterrupt
+
+
+def interrupt_received() -> bool:
+    return bool(_INTERRUPTS)
+
+
 def commands_own_interrupts() -> None:
     """From here on Ctrl-C is a KeyboardInterrupt, which every command reports itself."""
     import signal  # noqa: PLC0415
 
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _interrupt)
     except (ValueError, OSError):  # not the main thread (main() called from a thread)
         pass
 
@@ -183,11 +198,31 @@ def main(argv=None) -> None:
     """Console-script entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
     plain = plain_run(args)
-    if plain is None:
-        guarded(lambda: _typer_main(args), "--debug" in args)
-        return
-    default_sigpipe()
-    guarded(lambda: _run(*plain), plain[2].get("debug", False))
+    try:
+        if plain is None:
+            guarded(lambda: _typer_main(args), "--debug" in args)
+            return
+        default_sigpipe()
+        guarded(lambda: _run(*plain), plain[2].get("debug", False))
+    except SystemExit as exc:
+        if exc.code == 130:
+            _exit_interrupted()
+        raise
+
+
+def _exit_interrupted() -> None:
+    """End an interrupted command (its report written) with status 130 now. A Ctrl-C that came while
+    an extension module ran Python code of its own (during NumPy's import) can leave CPython's
+    'unhandled KeyboardInterrupt' mark set although the command handled it, and the interpreter
+    would then end the process by SIGINT instead."""
+    import os  # noqa: PLC0415
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(130)
 
 
 def _typer_main(args) -> None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
+from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
+#                                                                 imported is the start-up handler's (entry.py)
+
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      UsageProblem, check_device, decode_source, hard_deadline, internal_error, say)
+from .entry import interrupt_received
 
 STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
@@ -274,8 +278,6 @@ def _summary(outcome: Outcome, color: bool, several: bool) -> None:
 
 def run_command(files, expr, flags: Flags) -> int:
     """The whole `run` command: returns the exit code (the worst of the inputs)."""
-    from gradcli.render.jsonout import dumps, run_doc, simple_error  # noqa: PLC0415
-
     outcomes: list[Outcome] = []
     current = [None]  # the input running now (for an interrupt under --json)
 
@@ -305,7 +307,10 @@ def run_command(files, expr, flags: Flags) -> int:
                 _summary(outcome, color_out, len(sources) > 1)
     except UsageProblem as exc:
         return usage(str(exc))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        if not isinstance(exc, KeyboardInterrupt) and not interrupt_received():
+            raise
+        # Ctrl-C (also when an import it interrupted turned it into an ImportError)
         sys.stdout.flush()
         if flags.json:
             outcomes.append(Outcome(current[0], EXIT_INTERRUPT,
