@@ -236,6 +236,7 @@ TABLE = {
     "tile": Op(lambda t, x: t.tile(x, (2,)), R),
     "repeat_interleave": Op(lambda t, x: x.repeat_interleave(2, dim=0), R),
     "narrow": Op(lambda t, x: x.narrow(-1, 1, 2), [((3,),), ((2, 3),)]),
+    "select": Op(lambda t, x: x.select(-1, 1), [((3,),), ((2, 3),)]),
     "split": Op(lambda t, x: x.split(2, dim=-1), [((3,),), ((2, 3),)]),
     "chunk": Op(lambda t, x: t.chunk(x, 2, 0), [((3,),), ((4, 2),)]),
     "unbind": Op(lambda t, x: x.unbind(0), R),

@@ -127,41 +127,55 @@ class IndexBackward0(Function):
         return (index_backward(g, self._kw["in_shape"], self._kw["key"]),)
 
 
-class IndexPutBackward(Function):
-    """Internal: the differentiable scatter-add that is the backward of an advanced index."""
+class IndexPutImplBackward0(Function):
+    """torch's index_backward: zeros.index_put_(indices, grad, accumulate=True), the differentiable
+    scatter-add that is the backward of an advanced index. Edges: the zeros (none), the values."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (None, getitem(g, self._kw["key"]))
+
+
+class SliceBackwardBackward0(Function):
+    """torch's slice_backward: zeros with g written at a basic key of slices (the backward of a slice)."""
     __slots__ = ()
 
     def backward(self, g):
         return (getitem(g, self._kw["key"]),)
 
 
-
-IndexPutBackward.__name__ = IndexPutBackward.__qualname__ = "IndexPutBackward0"  # the node name torch shows
-
-
-class SliceScatterBackward(Function):
-    """Internal: zeros with g written at a basic key (the backward of select/slice)."""
+class SelectBackwardBackward0(SliceBackwardBackward0):
+    """torch's select_backward: the same with an integer in the key (the backward of select)."""
     __slots__ = ()
-
-    def backward(self, g):
-        return (getitem(g, self._kw["key"]),)
-
-
-
-SliceScatterBackward.__name__ = SliceScatterBackward.__qualname__ = "SliceScatterBackward0"  # the node name torch shows
 
 
 def slice_backward(g, in_shape, key):
     data = np.zeros(in_shape, g._data.dtype) if type(g._data) is np.ndarray else \
         xp_of(g._data).zeros(in_shape, g._data.dtype)
     data[key] = g._data
-    return record(SliceScatterBackward, (g,), wrap(data, g.dtype), {"key": key})
+    select = any(k.__class__ is not slice for k in key)
+    return record(SelectBackwardBackward0 if select else SliceBackwardBackward0, (g,), wrap(data, g.dtype),
+                  {"key": key})
 
 
-def index_backward(g, in_shape, key):
+def index_backward(g, in_shape, key, cls=IndexPutImplBackward0, kw=None):
+    """zeros of in_shape with g added at key (differentiable; cls and kw: the node, for index_select's)."""
     data = xp_of(g._data).zeros(in_shape, g._data.dtype)
     _scatter_add_at(data, key, g._data)  # np.add.at, or cupy.add.at on the GPU
-    return record(IndexPutBackward, (g,), wrap(data, g.dtype), {"key": key})
+    if not (grad_mode.enabled and g._rg):
+        return wrap(data, g.dtype)
+    from ..factory import zeros  # noqa: PLC0415
+    return record(cls, (zeros(in_shape, dtype=g.dtype, device=g.device), g), wrap(data, g.dtype),
+                  {"key": key} if kw is None else kw)
+
+
+class IndexAddBackward0(Function):
+    """index_select's backward, torch's zeros.index_add_(dim, index, grad). Edges: the zeros (none), grad."""
+    __slots__ = ()
+
+    def backward(self, g):
+        k = self._kw
+        return (None, index_select(g, k["dim"], k["index"]))
 
 
 def getitem(input, key):
@@ -495,7 +509,7 @@ class IndexSelectBackward0(Function):
         if not k["in_shape"]:  # a 0-d input: its one element, as a 1-element dimension
             return (reshape(index_backward(reshape(g, (1,)), (1,), (k["index"]._data.reshape(1),)), ()),)
         key = (slice(None),) * k["dim"] + (k["index"]._data,)
-        return (index_backward(g, k["in_shape"], key),)
+        return (index_backward(g, k["in_shape"], key, IndexAddBackward0, {"dim": k["dim"], "index": k["index"]}),)
 
 
 def index_select(input, dim, index):

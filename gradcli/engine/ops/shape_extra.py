@@ -476,12 +476,28 @@ def unfold(input, dimension, size, step):
                   {"in_shape": data.shape, "dim": d, "size": size, "step": step})
 
 
+# ---------------------------------------------------------------------------- select
+
+def select(input, dim, index):
+    """x.select(dim, index): x[..., index] at dim, a view (SelectBackward0) as indexing makes it."""
+    shape = input._data.shape
+    if not shape:
+        raise errors.index("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, len(shape))
+    index = int(index)
+    if not -shape[d] <= index < shape[d]:
+        raise errors.index(f"select(): index {index} out of range for tensor of size [{', '.join(map(str, shape))}] "
+                           f"at dimension {d}")
+    return I.getitem(input, (slice(None),) * d + (index,))
+
+
 # ---------------------------------------------------------------------------- registration
 
 METHODS = {
     "roll": roll, "rot90": rot90, "flip": flip, "flipud": flipud, "fliplr": fliplr, "diff": diff, "unflatten": unflatten,
     "repeat_interleave": repeat_interleave, "take": take, "take_along_dim": take_along_dim,
     "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unfold": unfold,
+    "select": select,
     # masked_select and scatter are the core's (ops/indexing.py): one edge, as torch records them
 }
 
