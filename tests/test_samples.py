@@ -37,6 +37,8 @@ ENGINE_GAPS: dict[str, str] = {
                                       "'expected m1 and m2 to have the same dtype' first)",
     "matmul_vector_dtype_addmv.grad": "a matrix-vector matmul of two dtypes is addmv in torch ('addmv input tensors "
                                       "must have the same dtype, but got Float, Double, and Float')",
+    "matmul_int_float_bmm_error.grad": "a batched matmul of an integer and a float tensor: torch's bmm message "
+                                       "('expected scalar type Long but found Float')",
 }
 
 

@@ -439,10 +439,10 @@ class DivBackward2(Function):
     def forward(a, b, mode):
         if mode == "floor":
             if np.result_type(a, b).kind in "iub":
-                _check_int_zero_division(b)
+                _check_int_zero_division(a, b)
             return np.floor_divide(a, b)
         if np.result_type(a, b).kind in "iub":
-            _check_int_zero_division(b)
+            _check_int_zero_division(a, b)
             q = np.floor_divide(a, b)
             return q + ((np.remainder(a, b) != 0) & (np.less(a, 0) != np.less(b, 0)))
         return np.trunc(np.true_divide(a, b))
@@ -459,7 +459,10 @@ def _kernel_error(kernel, dt):
     return e
 
 
-def _check_int_zero_division(b):
+def _check_int_zero_division(a, b):
+    """torch's integer division by zero; shapes that do not broadcast are reported first (NumPy's
+    ValueError, which the callers turn into torch's broadcast message)."""
+    np.broadcast_shapes(np.shape(a), np.shape(b))
     if np.any(_asarray(b) == 0):
         raise errors.runtime("ZeroDivisionError")
 
@@ -745,9 +748,9 @@ def floor_divide(input, other):
     if dt is dtypes.bool_:
         raise _kernel_error("div_floor_cpu", dt)
     x, y = _operands(input, other, dt)
-    if dt.category != dtypes.FLOAT:
-        _check_int_zero_division(y)
     try:
+        if dt.category != dtypes.FLOAT:
+            _check_int_zero_division(x, y)
         r = np.floor_divide(x, y)
     except ValueError:
         raise _broadcast_error(input, other) from None
@@ -788,7 +791,10 @@ def _check_remainder_int(a, b):
     if dt is dtypes.bool_:
         raise _kernel_error("remainder_cpu", dt)
     if dt.category != dtypes.FLOAT:
-        _check_int_zero_division(b._data if isinstance(b, Tensor) else b)
+        try:
+            _check_int_zero_division(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)
+        except ValueError:
+            raise _broadcast_error(a, b) from None
 
 
 # ---------------------------------------------------------------------------- unary math
