@@ -216,6 +216,7 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
         raise TypeError(f"{cls.__name__}: the 0-d fast path records no output")
     save_inputs = cls.save_inputs
     save_a = save_inputs and (cls.save_when is None or 0 in cls.save_when[0])  # needed with a number b
+    shared = {}  # number -> the saved ((), number) of its nodes when a is not saved (see below)
 
     def operator(a, b):
         x = a._data
@@ -265,7 +266,20 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                     fn, nr = a._edge()
                     node._fns = (fn, None)
                     node._nrs = _ZERO_NRS2 if nr == 0 else (nr, 0)
-                node._saved = ((_Saved(a) if save_a else (), b) if save_inputs else ())
+                if not save_inputs:
+                    node._saved = ()
+                elif save_a:
+                    node._saved = (_Saved(a), b)
+                else:
+                    # ((), b) (a's shape and the number), one tuple shared by the nodes of one number object:
+                    # a chain multiplies by the same few constants, and a tuple per node is one more
+                    # object for the garbage collector to count and walk
+                    saved = shared.get(b)
+                    if saved is None or saved[1] is not b:
+                        if len(shared) > 64:
+                            shared.clear()
+                        saved = shared[b] = ((), b)
+                    node._saved = saved
                 node._kw = kw_number
                 node._seq = next(_sequence)
                 node._out_dtype = ad
