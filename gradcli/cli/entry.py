@@ -75,12 +75,14 @@ def interrupt_received() -> bool:
     return bool(_INTERRUPTS)
 
 
+# (_signal, not signal: the module's enum classes cost start-up time and nothing here needs them)
+
 def commands_own_interrupts() -> None:
     """From here on Ctrl-C is a KeyboardInterrupt, which every command reports itself."""
-    import signal  # noqa: PLC0415
+    import _signal  # noqa: PLC0415
 
     try:
-        signal.signal(signal.SIGINT, _interrupt)
+        _signal.signal(_signal.SIGINT, _interrupt)
     except (ValueError, OSError):  # not the main thread (main() called from a thread)
         pass
 
@@ -88,11 +90,11 @@ def commands_own_interrupts() -> None:
 def default_sigpipe() -> None:
     """Like any Unix filter, stop quietly when the reader goes away (gradcli run x.grad | head):
     Python's default turns that into a BrokenPipeError that the script would see."""
-    import signal  # noqa: PLC0415
+    import _signal  # noqa: PLC0415
 
-    if hasattr(signal, "SIGPIPE"):
+    if hasattr(_signal, "SIGPIPE"):
         try:
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
         except (ValueError, OSError):  # not the main thread
             pass
 
