@@ -706,13 +706,83 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
 
 
+# ---------------------------------------------------------------------------- unique
+
+class Unique2Backward0(Function):
+    """torch.unique's node (aten::_unique2): torch has no derivative for it."""
+    __slots__ = ()
+    _op = "_unique2"
+
+    def backward(self, g):
+        raise NotImplementedError(f"the derivative for '{self._op}' is not implemented.")
+
+
+class UniqueDimBackward0(Unique2Backward0):
+    __slots__ = ()
+    _op = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(Unique2Backward0):
+    __slots__ = ()
+    _op = "unique_consecutive"
+
+
+def _unique_result(cls, input, values, inverse, counts, return_inverse, return_counts):
+    values = record(cls, (input,), wrap(like(input._data, values), input.dtype))
+    out = (values,)
+    if return_inverse:
+        out += (wrap(like(input._data, np.asarray(inverse, np.int64)), dtypes.int64),)
+    if return_counts:
+        out += (wrap(like(input._data, np.asarray(counts, np.int64)), dtypes.int64),)
+    return out[0] if len(out) == 1 else out
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: always sorted on the CPU (sorted=False too); NaNs stay apart."""
+    data = host(input._data)
+    if dim is None:
+        flat = data.reshape(-1)
+        values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        return _unique_result(Unique2Backward0, input, values, inverse.reshape(data.shape), counts,
+                              return_inverse, return_counts)
+    d = _wrap_dim(dim, data.ndim)
+    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
+    return _unique_result(UniqueDimBackward0, input, values, inverse.reshape(-1), counts,
+                          return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    data = host(input._data)
+    if dim is None:
+        moved, shape = data.reshape(-1, 1), data.shape
+    else:
+        d = _wrap_dim(dim, data.ndim)
+        moved = np.moveaxis(data, d, 0)
+        moved, shape = moved.reshape(moved.shape[0], -1), (data.shape[d],)
+    n = moved.shape[0]
+    if n:
+        change = np.concatenate(([True], np.any(moved[1:] != moved[:-1], axis=1)))
+    else:
+        change = np.zeros(0, bool)
+    starts = np.flatnonzero(change)
+    inverse = np.cumsum(change) - 1
+    counts = np.diff(np.append(starts, n))
+    if dim is None:
+        values = data.reshape(-1)[starts]
+        cls = UniqueConsecutiveBackward0
+    else:
+        values = np.take(data, starts, axis=d)
+        cls = UniqueConsecutiveBackward0
+    return _unique_result(cls, input, values, inverse.reshape(shape), counts, return_inverse, return_counts)
+
+
 # ---------------------------------------------------------------------------- registration
 
 METHODS = {
     "cumsum": cumsum, "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
     "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue, "median": median,
     "mode": mode, "aminmax": aminmax, "count_nonzero": count_nonzero, "nansum": nansum, "nanmean": nanmean,
-    "norm": norm, "var": var, "std": std,
+    "norm": norm, "var": var, "std": std, "unique": unique, "unique_consecutive": unique_consecutive,
 }
 
 INPLACE = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("cumsum", "cumprod")}
