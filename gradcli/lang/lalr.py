@@ -119,9 +119,10 @@ class Driver:
         for token in tokens:
             ttype = token.type
             while True:
-                code = row.get(ttype)
-                if code is None:
-                    raise self._unexpected(token, states, values, start)
+                try:
+                    code = row[ttype]
+                except KeyError:
+                    raise self._unexpected(token, states, values, start) from None
                 if code >= 0:  # shift
                     push_state(code)
                     push_value(token)

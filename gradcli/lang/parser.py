@@ -478,6 +478,9 @@ def _apply_binary(op: str, prec: int, out: list, open_nodes: set) -> None:
     out[-1] = _span(node, left, right)
 
 
+_BINARY_OPS = frozenset(("+", "-", "*", "/", "@", "//", "%", "**", "|", "&", "^", "<<", ">>"))
+
+
 def _operators(c: list) -> Any:
     """Build the tree of a flat operand/operator sequence (shunting-yard, no recursion)."""
     n = len(c)
@@ -486,8 +489,12 @@ def _operators(c: list) -> Any:
         op_tok = c[1]
         op = op_tok.value
         left, right = c[0], c[2]
-        if op in ("+", "-", "*", "/", "@", "//", "%", "**", "|", "&", "^", "<<", ">>"):
-            return _span(ast.BinOp(op, left, right), left, right)
+        if op in _BINARY_OPS:
+            node = _new_node(ast.BinOp)
+            node.op, node.left, node.right = op, left, right
+            node.line, node.column = left.line, left.column
+            node.end_line, node.end_column = right.end_line, right.end_column
+            return node
         if op in ("and", "or"):
             return _span(ast.BoolOp(op, [left, right]), left, right)
         return _span(ast.Compare(left, [op], [right]), left, right)
@@ -995,10 +1002,20 @@ class _Builder:
 
     def call(self, c: list) -> ast.Call:
         func = c[0]
+        node = _new_node(ast.Call)
+        node.func = func
         if len(c) == 2:
-            return _span(ast.Call(func, [], []), func, c[1])
-        args = c[1]
-        return _span(ast.Call(func, args.args, args.keywords), func, c[2])
+            node.args, node.keywords = [], []
+            end = c[1]
+        else:
+            args = c[1]
+            node.args, node.keywords = args.args, args.keywords
+            end = c[2]
+        node.line = func.line
+        node.column = func.column
+        node.end_line = end.end_line
+        node.end_column = end.end_column
+        return node
 
     def getitem(self, c: list) -> ast.Subscript:
         return _span(ast.Subscript(c[0], c[1]), c[0], c[2])
@@ -1663,7 +1680,16 @@ def _from_unexpected_characters(exc: UnexpectedCharacters, text: str) -> ScriptS
 
 def _check_context(module: ast.Module) -> None:
     """CPython's compile-time checks: return/break/continue/nonlocal where they may be."""
-    todo: list = [(s, False, False) for s in reversed(module.body)]
+    _check_statements(module.body)
+
+
+# the statements _check_statements looks at (the others hold no statements and are allowed)
+_CONTEXT_TYPES = frozenset((ast.Return, ast.Break, ast.Continue, ast.Nonlocal, ast.FunctionDef,
+                            ast.ClassDef, ast.For, ast.While, ast.If, ast.With))
+
+
+def _check_statements(body: list) -> None:
+    todo: list = [(s, False, False) for s in reversed(body)]
     while todo:
         stmt, in_func, in_loop = todo.pop()
         t = type(stmt)
@@ -1696,8 +1722,10 @@ def _check_context(module: ast.Module) -> None:
 
 def check_statement_context(stmt: Any, filename: str = "<string>") -> None:
     """The compile-time checks of one top-level statement (raises ScriptSyntaxError)."""
+    if type(stmt) not in _CONTEXT_TYPES:  # most statements: an expression, an assignment
+        return
     try:
-        _check_context(ast.Module(body=[stmt]))
+        _check_statements([stmt])
     except GradScriptError as exc:
         exc.filename = filename
         raise
