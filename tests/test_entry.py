@@ -124,3 +124,17 @@ x = torch.ones(2)
     assert r.ok, r.error
     assert r.stdout == "tensor([0., 2.]) tensor([[[[4.]]]])\nTrue True True\n"
     assert sorted(r.variables) == ["model", "opt", "x"]  # names bound to torch's own values are left out
+
+
+def test_no_command_with_a_script_on_stdin(monkeypatch):
+    """`cat a.grad | gradcli`: both paths run stdin with the default flags."""
+    import io
+
+    from gradcli.cli import app as app_module
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    monkeypatch.setattr(entry, "default_sigpipe", lambda: None)
+    monkeypatch.setattr("sys.stdin", io.StringIO("print(1)\n"))
+    fast = _captured(monkeypatch, lambda: entry.main([]))
+    typer = _captured(monkeypatch, lambda: app_module.main([]))
+    assert fast == typer == (["-"], None, fast[2])

@@ -200,6 +200,8 @@ def main(argv=None) -> None:
     """Console-script entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
     plain = plain_run(args)
+    if plain is None and not args and sys.stdin is not None and not sys.stdin.isatty():
+        plain = (["-"], None, {})  # `cat a.grad | gradcli`: the script on stdin, as the Typer app's root runs it
     try:
         if plain is None:
             guarded(lambda: _typer_main(args), "--debug" in args)
