@@ -17,7 +17,7 @@ from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..ops.backward_ops import mse_loss_backward
 from ..ops.scan import norm, vector_norm
-from ..ops.special import logsigmoid
+from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
 from ..device import check_args, check_same, like, xp_of
 

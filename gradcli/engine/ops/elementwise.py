@@ -546,7 +546,7 @@ class PowBackward1(Function):
         if _needs(self, 0):
             gx = where(y == 0, 0.0, g * (y * x ** (y - 1)))  # torch: grad * (exponent * self.pow(exponent - 1))
         if _needs(self, 1):
-            gy = where((x == 0) & (y >= 0), 0.0, g * (out * log(x)))  # torch: grad * (result * self.log())
+            gy = g * where((x == 0) & (y >= 0), 0.0, out * log(x))  # torch's pow_backward_exponent
         return _shaped(gx, x), _shaped(gy, y)
 
 
@@ -564,7 +564,7 @@ class PowBackward2(Function):
         y, out = self.saved
         base = self._kw["base"]
         if base == 0:
-            return (where(y >= 0, 0.0, g * (out * float("-inf"))),)
+            return (g * where(y >= 0, 0.0, mul_scalar(out, float("-inf"))),)  # torch's pow_backward_exponent
         return (g * mul_scalar(out, math.log(base)),)
 
 

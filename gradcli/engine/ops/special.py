@@ -578,7 +578,8 @@ class Atan2Backward0(Function):
     def backward(self, g):
         a, b = self.saved
         recip = E.reciprocal(a * a + b * b)
-        recip = E.where(E.isinf(recip), 0.0, recip)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
+        from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+        recip = masked_fill(recip, E.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
         ga = g * b * recip if _needs(self, 0) else None
         gb = g * -a * recip if _needs(self, 1) else None
         return _shaped(ga, a), _shaped(gb, b)
@@ -678,8 +679,9 @@ class XlogyBackward0(Function):
     def backward(self, g):
         x, y = self.saved
         gx = gy = None
-        if _needs(self, 0):
-            gx = where((x == 0.0) & (y <= 0.0), 0.0, _xlogy_grad(g, y))
+        if _needs(self, 0):  # torch: at::xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
+            from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+            gx = masked_fill(xlogy(g, y), (x == 0.0) & (y <= 0.0), 0)
         if _needs(self, 1):
             gy = g * x / y
         return _shaped(gx, x), _shaped(gy, y)
