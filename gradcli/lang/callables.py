@@ -12,6 +12,32 @@ from .runtime import Frame, Function, tag
 from .scopes import Scope, _target_names, child_qualname, function_scope
 
 
+# python_arg_parser.cpp's numpy_compatibility_arg_names: the C++-bound Tensor methods take axis= for dim=
+# and keepdims= for keepdim= (x.sum(axis=0)). Compiled in only for calls that pass these keywords.
+_NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+_PYTHON_TENSOR_METHODS = frozenset({"unflatten"})  # torch/_tensor.py: no alias (split, norm, unique: not parsed)
+
+
+def _numpy_keywords_renamed(f, kw, error):
+    """kw with axis/keepdims renamed, when f is a Tensor method torch's argument parser binds and the
+    TypeError is the call's own 'unexpected keyword argument'; else None."""
+    from ..engine.tensor import Tensor  # noqa: PLC0415 - the engine loads after the language
+    from ..engine.torch_signatures import SIGNATURES  # noqa: PLC0415
+    owner = getattr(f, "__self__", None)
+    name = getattr(f, "__name__", "")
+    if not isinstance(owner, Tensor) or name not in SIGNATURES or name in _PYTHON_TENSOR_METHODS:
+        return None
+    text = str(error)
+    bad = [k for k in kw if k in _NUMPY_KEYWORDS and f"unexpected keyword argument '{k}'" in text]
+    if not bad:
+        return None
+    renamed = dict(kw)
+    for k in kw:
+        if k in _NUMPY_KEYWORDS and _NUMPY_KEYWORDS[k] not in kw:
+            renamed[_NUMPY_KEYWORDS[k]] = renamed.pop(k)
+    return renamed
+
+
 class CallableCompiler:
     """Mixin of Compiler: calls, functions, classes, comprehensions."""
 
@@ -72,6 +98,23 @@ class CallableCompiler:
                     tag(e, node)
                     raise
             return calln
+        if simple and any(name in _NUMPY_KEYWORDS for name, _ in kws):
+            def callk_numpy(frame):
+                f = func(frame)
+                xs = [a(frame) for a in args]
+                kw = {name: v(frame) for name, v in kws}
+                try:
+                    try:
+                        return f(*xs, **kw)
+                    except TypeError as e:
+                        renamed = _numpy_keywords_renamed(f, kw, e)
+                        if renamed is None:
+                            raise
+                    return f(*xs, **renamed)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return callk_numpy
         if simple:
             def callk(frame):
                 f = func(frame)
