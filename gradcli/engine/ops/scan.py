@@ -93,7 +93,7 @@ class CumprodBackward0(Function):
     def backward(self, g):
         x, out = self.saved
         d = self._kw["dim"]
-        if x._data.size <= 1:  # torch's cumprod_backward: the trivial case
+        if x._data.size <= 1 or x._data.shape[d] == 1:  # torch's cumprod_backward: the trivial cases
             return (g,)
         if not bool((x._data == 0).any()):
             return (_rev_cumsum(g * out, d) / x,)

@@ -324,17 +324,25 @@ class RepeatBackward0(Function):
     __slots__ = ()
 
     def backward(self, g):
+        """torch's repeat_backward: the new leading dims summed one by one, then every repeated dim split
+        into (repeat, size) and the repeat axes summed in one go (nothing to do where all repeats are 1)."""
         reps, in_shape = self._kw["reps"], self._kw["in_shape"]
-        lead = len(reps) - len(in_shape)
-        full = (1,) * lead + tuple(in_shape)
-        # split every repeated dim into (rep, size) and sum over the rep axes
-        inter = []
-        for r, s in zip(reps, full):
-            inter += [r, s]
-        g2 = reshape(g, tuple(inter))
+        if 0 in reps:
+            from ..factory import zeros  # noqa: PLC0415
+            return (zeros(in_shape, dtype=g.dtype, device=g.device),)
         from .reduction import sum as _sum  # noqa: PLC0415
-        g3 = _sum(g2, dim=tuple(range(0, 2 * len(reps), 2)))
-        return (reshape(g3, in_shape),)
+        lead = len(reps) - len(in_shape)
+        for _ in range(lead):
+            g = _sum(g, 0)
+        grad_size, sum_dims = [], []
+        for d, size in enumerate(in_shape):
+            if reps[d + lead] != 1:
+                grad_size.append(reps[d + lead])
+                sum_dims.append(len(grad_size) - 1)
+            grad_size.append(size)
+        if sum_dims:
+            g = _sum(reshape(g, tuple(grad_size)), tuple(sum_dims))
+        return (g,)
 
 
 def repeat(input, *reps):

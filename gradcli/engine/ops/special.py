@@ -863,8 +863,8 @@ class LerpBackward0(Function):
     def backward(self, g):
         w = self._kw["weight"]
         s_shape, e_shape = self._kw["shapes"]
-        gs = sum_to(g * (1 - w), s_shape) if _needs(self, 0) else None
-        ge = sum_to(g * w, e_shape) if _needs(self, 1) else None
+        gs = sum_to(E.mul_scalar(g, 1 - w), s_shape) if _needs(self, 0) else None  # torch: grad * (1 - weight)
+        ge = sum_to(E.mul_scalar(g, w), e_shape) if _needs(self, 1) else None
         return gs, ge
 
 
