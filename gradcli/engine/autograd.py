@@ -492,13 +492,22 @@ def _collect(roots):
     stack = list(deps)
     pop, push = stack.pop, stack.append
     while stack:
-        for nxt in pop()._fns:
-            if nxt is not None:
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
-                    deps[nxt] = 1
-                    push(nxt)
+        node = pop()
+        while node is not None:
+            # the walk goes on with the first new node directly, the others wait on the stack: a chain
+            # then never touches the stack (a push and a pop per node, the list resized each time)
+            fns = node._fns
+            node = None
+            for nxt in fns:
+                if nxt is not None:
+                    if nxt in deps:
+                        deps[nxt] += 1
+                    else:
+                        deps[nxt] = 1
+                        if node is None:
+                            node = nxt
+                        else:
+                            push(nxt)
     return deps
 
 
