@@ -564,7 +564,7 @@ class NansumBackward0(Function):
         if not k["keepdim"] and x._data.ndim:
             for d in k["dims"]:
                 g = unsqueeze(g, d)
-        return (E.where(E.isnan(x), 0.0, expand(g, x.shape)),)
+        return (expand(g, x.shape) * E.logical_not(E.isnan(x)),)  # torch's nansum_backward
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -776,6 +776,71 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _unique_result(cls, input, values, inverse.reshape(shape), counts, return_inverse, return_counts)
 
 
+# ---------------------------------------------------------------------------- isin, bincount, searchsorted, bucketize
+
+def _array_of(value):
+    return host(value._data) if hasattr(value, "_data") else np.asarray(value)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """A bool tensor of elements' shape (0-d for a number): which are in test_elements."""
+    like_of = elements if hasattr(elements, "_data") else test_elements
+    result = np.isin(_array_of(elements), _array_of(test_elements).reshape(-1), invert=invert)
+    return wrap(like(like_of._data, np.asarray(result)), dtypes.bool_)
+
+
+class BincountNotImplemented(Function):
+    """bincount's node with weights that require grad: torch names it NotImplemented."""
+    __slots__ = ()
+
+    def backward(self, g):
+        raise errors.runtime("derivative for aten::bincount is not implemented")
+
+
+BincountNotImplemented.__name__ = BincountNotImplemented.__qualname__ = "NotImplemented"
+
+
+def bincount(input, weights=None, minlength=0):
+    if input.dtype.category != dtypes.INT:
+        from .special import not_implemented  # noqa: PLC0415
+        raise not_implemented("bincount_cpu", input.dtype)
+    data = host(input._data)
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise errors.runtime("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise errors.runtime("minlength should be >= 0")
+    if weights is None:
+        return wrap(like(input._data, np.bincount(data, minlength=minlength).astype(np.int64)), dtypes.int64)
+    w = host(weights._data)
+    if w.ndim != 1 or w.shape[0] != data.shape[0]:
+        raise errors.runtime("weights should be 1-d and have the same length as input")
+    dt = weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
+    counts = np.bincount(data, weights=w.astype(np.float64), minlength=minlength).astype(dt.np)
+    return record(BincountNotImplemented, (weights,), wrap(like(input._data, counts), dt))
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    seq = host(sorted_sequence._data)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, host(sorter._data), axis=-1)
+    side = side if side is not None else ("right" if right else "left")
+    values = _array_of(input)
+    if seq.ndim <= 1:
+        result = np.searchsorted(seq, values, side=side)
+    else:
+        result = np.empty(values.shape, np.int64)
+        for idx in np.ndindex(*seq.shape[:-1]):
+            result[idx] = np.searchsorted(seq[idx], values[idx], side=side)
+    dt = dtypes.int32 if out_int32 else dtypes.int64
+    return wrap(like(sorted_sequence._data, np.asarray(result, dt.np)), dt)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    result = np.searchsorted(host(boundaries._data), _array_of(input), side="right" if right else "left")
+    dt = dtypes.int32 if out_int32 else dtypes.int64
+    return wrap(like(boundaries._data, np.asarray(result, dt.np)), dt)
+
+
 # ---------------------------------------------------------------------------- registration
 
 METHODS = {
@@ -783,11 +848,12 @@ METHODS = {
     "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue, "median": median,
     "mode": mode, "aminmax": aminmax, "count_nonzero": count_nonzero, "nansum": nansum, "nanmean": nanmean,
     "norm": norm, "var": var, "std": std, "unique": unique, "unique_consecutive": unique_consecutive,
+    "bincount": bincount,
 }
 
 INPLACE = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("cumsum", "cumprod")}
 
-TORCH = {"var_mean": var_mean, "std_mean": std_mean}
+TORCH = {"var_mean": var_mean, "std_mean": std_mean, "isin": isin, "searchsorted": searchsorted, "bucketize": bucketize}
 
 LINALG = {"norm": linalg_norm, "matrix_norm": matrix_norm, "vector_norm": vector_norm}
 
