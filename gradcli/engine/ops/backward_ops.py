@@ -39,7 +39,7 @@ def _apply(cls, inputs, kw=None):
 
 
 def _needs(node, i):
-    return node.next_functions[i][0] is not None
+    return node._fns[i] is not None
 
 
 class _BackwardOp(Function):

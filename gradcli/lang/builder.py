@@ -1,0 +1,745 @@
+"""The in-parser transformer: one method per grammar rule or alias of
+grammar/gradscript.lark, children in, ``gradcli.lang.ast`` node out (spans from the tokens),
+with CPython's errors for what the grammar lets through (bad targets, argument order, ...).
+Operator sequences, which the grammar reads flat, get Python's precedence here."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Optional
+
+from lark import Token
+
+from . import ast
+from .errors import ScriptSyntaxError
+from .literals import _new_node, _number, _span, _strings
+from .tokenizer import error_at as _error_at
+
+# Python keywords that GradScript does not have (the grammar reserves them, see `reserved`).
+_UNSUPPORTED_KEYWORDS = {
+    "try": "exception handling (try/except/finally)",
+    "except": "exception handling (try/except/finally)",
+    "finally": "exception handling (try/except/finally)",
+    "raise": "raising exceptions",
+    "yield": "generators (yield)",
+    "async": "async code",
+    "await": "async code",
+}
+
+# ============================================================================ targets
+
+_EXPR_NAMES = {
+    ast.Attribute: "attribute", ast.Subscript: "subscript", ast.Starred: "starred",
+    ast.Name: "name", ast.List: "list", ast.Tuple: "tuple", ast.Lambda: "lambda",
+    ast.Call: "function call", ast.BoolOp: "expression", ast.BinOp: "expression",
+    ast.UnaryOp: "expression", ast.GeneratorExp: "generator expression",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.Dict: "dict literal", ast.Set: "set display",
+    ast.JoinedStr: "f-string expression", ast.FormattedValue: "f-string expression",
+    ast.Compare: "comparison", ast.IfExp: "conditional expression", ast.Slice: "slice",
+}
+
+
+def _expr_name(node: Any) -> str:
+    if type(node) is ast.Constant:
+        v = node.value
+        if v is None or v is True or v is False:
+            return str(v)
+        if v is Ellipsis:
+            return "ellipsis"
+        return "literal"
+    return _EXPR_NAMES.get(type(node), "expression")
+
+
+_SIMPLE_TARGETS = (ast.Name, ast.Attribute, ast.Subscript)
+
+
+def _check_target(node: Any, verb: str = "assign to", hint_eq: bool = False,
+                  nested: bool = False) -> None:
+    """Raise the CPython error for a node that cannot be assigned to (or deleted)."""
+    t = type(node)
+    if t in _SIMPLE_TARGETS:
+        return
+    if t is ast.Tuple or t is ast.List:
+        starred = 0
+        for elt in node.elts:
+            if type(elt) is ast.Starred:
+                if verb == "delete":
+                    raise _error_at("cannot delete starred", elt)
+                starred += 1
+                if starred > 1:
+                    raise _error_at("multiple starred expressions in assignment", node)
+                _check_target(elt.value, verb, nested=True)
+            else:
+                _check_target(elt, verb, nested=True)
+        return
+    if t is ast.Starred:
+        if verb == "delete":
+            raise _error_at("cannot delete starred", node)
+        raise _error_at("starred assignment target must be in a list or tuple", node)
+    name = _expr_name(node)
+    message = "cannot %s %s" % (verb, name)
+    hint = None
+    if hint_eq and not nested and t in (ast.Constant, ast.Call, ast.BinOp, ast.UnaryOp) \
+            and name not in ("True", "False", "None"):
+        message += " here. Maybe you meant '==' instead of '='?"
+    elif verb == "assign to":
+        hint = "only names, attributes (x.a), items (x[i]) and tuples of them can be assigned to"
+    raise _error_at(message, node, hint=hint)
+
+
+def _check_not_starred(node: Any) -> None:
+    if type(node) is ast.Starred:
+        raise _error_at("can't use starred expression here", node)
+
+
+# ============================================================================ operators
+
+_CMP_PREC = 4
+_PREC = {
+    "or": 1, "and": 2,
+    "<": 4, ">": 4, "==": 4, ">=": 4, "<=": 4, "!=": 4, "in": 4, "not in": 4, "is": 4,
+    "is not": 4,
+    "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
+    "*": 10, "/": 10, "//": 10, "%": 10, "@": 10, "**": 12,
+}
+_UNARY_PREC = 11
+_NOT_PREC = 3
+
+
+def _apply_binary(op: str, prec: int, out: list, open_nodes: set) -> None:
+    right = out.pop()
+    left = out[-1]
+    if prec == _CMP_PREC:
+        if id(left) in open_nodes and type(left) is ast.Compare:
+            left.ops.append(op)
+            left.comparators.append(right)
+            left.end_line = right.end_line
+            left.end_column = right.end_column
+            return
+        node = ast.Compare(left, [op], [right])
+    elif prec <= 2:
+        if id(left) in open_nodes and type(left) is ast.BoolOp and left.op == op:
+            left.values.append(right)
+            left.end_line = right.end_line
+            left.end_column = right.end_column
+            return
+        node = ast.BoolOp(op, [left, right])
+    else:
+        node = ast.BinOp(op, left, right)
+        out[-1] = _span(node, left, right)
+        return
+    open_nodes.add(id(node))
+    out[-1] = _span(node, left, right)
+
+
+_BINARY_OPS = frozenset(("+", "-", "*", "/", "@", "//", "%", "**", "|", "&", "^", "<<", ">>"))
+
+
+def _operators(c: list) -> Any:
+    """Build the tree of a flat operand/operator sequence (shunting-yard, no recursion)."""
+    n = len(c)
+    if n == 3 and type(c[1]) is Token and type(c[0]) is not Token:
+        # `a OP b`: the common case
+        op_tok = c[1]
+        op = op_tok.value
+        left, right = c[0], c[2]
+        if op in _BINARY_OPS:
+            node = _new_node(ast.BinOp)
+            node.op, node.left, node.right = op, left, right
+            node.line, node.column = left.line, left.column
+            node.end_line, node.end_column = right.end_line, right.end_column
+            return node
+        if op in ("and", "or"):
+            return _span(ast.BoolOp(op, [left, right]), left, right)
+        return _span(ast.Compare(left, [op], [right]), left, right)
+    ops: list = []     # (prec, op, token or None for binary)
+    out: list = []
+    open_nodes: set = set()
+    i = 0
+    expect_operand = True
+    while i < n:
+        item = c[i]
+        if expect_operand:
+            if type(item) is Token:
+                if item.type == "NOT":
+                    ops.append((_NOT_PREC, "not", item))
+                else:
+                    ops.append((_UNARY_PREC, item.value, item))
+            else:
+                out.append(item)
+                expect_operand = False
+            i += 1
+            continue
+        ttype = item.type
+        if ttype == "NOT":          # NOT IN
+            op = "not in"
+            i += 2
+        elif ttype == "IS" and i + 1 < n and type(c[i + 1]) is Token and c[i + 1].type == "NOT":
+            op = "is not"
+            i += 2
+        else:
+            op = item.value
+            i += 1
+        prec = _PREC[op]
+        right_assoc = prec == 12
+        while ops:
+            top = ops[-1]
+            if top[0] > prec or (top[0] == prec and not right_assoc):
+                ops.pop()
+                if top[2] is None:
+                    _apply_binary(top[1], top[0], out, open_nodes)
+                else:
+                    operand = out[-1]
+                    out[-1] = _span(ast.UnaryOp(top[1], operand), top[2], operand)
+            else:
+                break
+        ops.append((prec, op, None))
+        expect_operand = True
+    while ops:
+        top = ops.pop()
+        if top[2] is None:
+            _apply_binary(top[1], top[0], out, open_nodes)
+        else:
+            operand = out[-1]
+            out[-1] = _span(ast.UnaryOp(top[1], operand), top[2], operand)
+    return out[0]
+
+
+# ============================================================================ transformer
+
+
+class _Params:
+    """Parameters of a def or lambda while they are being parsed."""
+
+    __slots__ = ("params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults", "annotations")
+
+    def __init__(self) -> None:
+        self.params: list[str] = []
+        self.defaults: list = []
+        self.vararg: Optional[str] = None
+        self.kwarg: Optional[str] = None
+        self.kwonly: list[str] = []
+        self.kw_defaults: list = []
+        self.annotations: dict = {}
+
+
+class _Args:
+    __slots__ = ("args", "keywords")
+
+    def __init__(self, args: list, keywords: list) -> None:
+        self.args = args
+        self.keywords = keywords
+
+
+def _ident(tok: Token) -> str:
+    value = tok.value
+    return value if value.isascii() else unicodedata.normalize("NFKC", value)
+
+
+def _flatten(items: list) -> list:
+    out = []
+    for item in items:
+        if type(item) is list:
+            out.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _comprehensions(c: list) -> list:
+    """[FOR, target, iter, (FOR, target, iter | IF, cond)*] -> [Comprehension]."""
+    gens = []
+    i, n = 0, len(c)
+    while i < n:
+        kw = c[i]
+        if kw.type == "FOR":
+            target, it = c[i + 1], c[i + 2]
+            _check_target(target)
+            gens.append(_span(ast.Comprehension(target, it, []), kw, it))
+            i += 3
+        else:
+            cond = c[i + 1]
+            gen = gens[-1]
+            gen.ifs.append(cond)
+            gen.end_line, gen.end_column = cond.end_line, cond.end_column
+            i += 2
+    return gens
+
+
+class _Builder:
+    """In-parser callbacks: one method per grammar rule or alias, children in, node out."""
+
+    # ---------------------------------------------------------------- module & statements
+
+    def module(self, c: list) -> ast.Module:
+        return ast.Module(_flatten(c))
+
+    def eval_input(self, c: list) -> Any:
+        _check_not_starred(c[0])
+        return c[0]
+
+    def simple_stmt(self, c: list) -> list:
+        return c
+
+    def suite(self, c: list) -> list:
+        if len(c) == 1 and type(c[0]) is list:
+            return c[0]
+        return _flatten(c)
+
+    def expr_stmt(self, c: list) -> ast.ExprStmt:
+        value = c[0]
+        _check_not_starred(value)
+        return _span(ast.ExprStmt(value), value, value)
+
+    def assign(self, c: list) -> ast.Assign:
+        value = c[-1]
+        targets = c[:-1]
+        single = len(targets) == 1
+        for target in targets:
+            _check_target(target, hint_eq=single)
+        _check_not_starred(value)
+        return _span(ast.Assign(targets, value), targets[0], value)
+
+    def augassign(self, c: list) -> ast.AugAssign:
+        target, op, value = c
+        if type(target) not in _SIMPLE_TARGETS:
+            raise _error_at("'%s' is an illegal expression for augmented assignment"
+                            % _expr_name(target), target,
+                            hint="only a name, an attribute or an item can be updated in place")
+        return _span(ast.AugAssign(target, op.value[:-1], value), target, value)
+
+    def annassign(self, c: list) -> ast.AnnAssign:
+        target, annotation = c[0], c[1]
+        value = c[2] if len(c) > 2 else None
+        t = type(target)
+        if t is ast.Tuple or t is ast.List:
+            raise _error_at("only single target (not %s) can be annotated"
+                            % ("tuple" if t is ast.Tuple else "list"), target)
+        if t not in _SIMPLE_TARGETS:
+            raise _error_at("illegal target for annotation", target)
+        if value is not None:
+            _check_not_starred(value)
+        return _span(ast.AnnAssign(target, annotation, value), target,
+                     value if value is not None else annotation)
+
+    def pass_stmt(self, c: list) -> ast.Pass:
+        return _span(ast.Pass(), c[0], c[0])
+
+    def break_stmt(self, c: list) -> ast.Break:
+        return _span(ast.Break(), c[0], c[0])
+
+    def continue_stmt(self, c: list) -> ast.Continue:
+        return _span(ast.Continue(), c[0], c[0])
+
+    def return_stmt(self, c: list) -> ast.Return:
+        if len(c) == 1:
+            return _span(ast.Return(None), c[0], c[0])
+        _check_not_starred(c[1])
+        return _span(ast.Return(c[1]), c[0], c[1])
+
+    def global_stmt(self, c: list) -> ast.Global:
+        return _span(ast.Global([_ident(t) for t in c[1:]]), c[0], c[-1])
+
+    def nonlocal_stmt(self, c: list) -> ast.Nonlocal:
+        return _span(ast.Nonlocal([_ident(t) for t in c[1:]]), c[0], c[-1])
+
+    def assert_stmt(self, c: list) -> ast.Assert:
+        msg = c[2] if len(c) > 2 else None
+        return _span(ast.Assert(c[1], msg), c[0], c[-1])
+
+    def del_stmt(self, c: list) -> ast.Delete:
+        target = c[1]
+        # an unparenthesised `del a, b` deletes each; `del (a, b)` keeps the tuple
+        if type(target) is ast.Tuple and target.elts and \
+                (target.line, target.column) == (target.elts[0].line, target.elts[0].column):
+            targets = target.elts
+        else:
+            targets = [target]
+        for t in targets:
+            _check_target(t, "delete")
+        return _span(ast.Delete(targets), c[0], c[1])
+
+    def import_stmt(self, c: list) -> ast.Import:
+        return _span(ast.Import(c[1:]), c[0], c[-1])
+
+    def dotted_name(self, c: list) -> list:
+        return c
+
+    def dotted_as_name(self, c: list) -> ast.Alias:
+        names = c[0]
+        dotted = ".".join(_ident(t) for t in names)
+        if len(c) > 1:
+            return _span(ast.Alias(dotted, _ident(c[1])), names[0], c[1])
+        return _span(ast.Alias(dotted, None), names[0], names[-1])
+
+    def import_as_names(self, c: list) -> list:
+        return c
+
+    def import_as_name(self, c: list) -> ast.Alias:
+        asname = _ident(c[1]) if len(c) > 1 else None
+        return _span(ast.Alias(_ident(c[0]), asname), c[0], c[-1])
+
+    def from_stmt(self, c: list) -> ast.ImportFrom:
+        names_tok = c[1]
+        module = ".".join(_ident(t) for t in names_tok)
+        what = c[2]
+        if type(what) is Token:  # STAR
+            names = [_span(ast.Alias("*", None), what, what)]
+            end = what
+        else:
+            names = [n for n in what if type(n) is ast.Alias]
+            end = c[3] if len(c) > 3 else names[-1]
+            if type(what[-1]) is Token and len(c) == 3:
+                raise _error_at("trailing comma not allowed without surrounding parentheses",
+                                what[-1], hint="remove the ',' or put the names in parentheses")
+        return _span(ast.ImportFrom(module, names), c[0], end)
+
+    # ---------------------------------------------------------------- compound statements
+
+    def if_stmt(self, c: list) -> ast.If:
+        node = ast.If(c[1], c[2], [])
+        _span(node, c[0], c[2][-1])
+        last = node
+        for item in c[3:]:
+            if type(item) is list:      # else
+                last.orelse = item
+            else:                       # elif
+                last.orelse = [item]
+                last = item
+        end = last.orelse[-1] if last.orelse else last.body[-1]
+        current = node
+        while True:  # every If in the chain ends where the whole statement ends
+            current.end_line, current.end_column = end.end_line, end.end_column
+            if len(current.orelse) == 1 and type(current.orelse[0]) is ast.If and \
+                    current.orelse[0] is not end:
+                current = current.orelse[0]
+            else:
+                break
+        return node
+
+    def elif_clause(self, c: list) -> ast.If:
+        return _span(ast.If(c[1], c[2], []), c[0], c[2][-1])
+
+    def else_clause(self, c: list) -> list:
+        return c[0]
+
+    def while_stmt(self, c: list) -> ast.While:
+        orelse = c[3] if len(c) > 3 else []
+        return _span(ast.While(c[1], c[2], orelse), c[0], (orelse or c[2])[-1])
+
+    def for_stmt(self, c: list) -> ast.For:
+        target = c[1]
+        _check_target(target)
+        orelse = c[4] if len(c) > 4 else []
+        return _span(ast.For(target, c[2], c[3], orelse), c[0], (orelse or c[3])[-1])
+
+    def with_stmt(self, c: list) -> ast.With:
+        body = c[-1]
+        return _span(ast.With(c[1:-1], body), c[0], body[-1])
+
+    def with_item(self, c: list) -> ast.WithItem:
+        if len(c) == 1:
+            return _span(ast.WithItem(c[0], None), c[0], c[0])
+        _check_target(c[1])
+        return _span(ast.WithItem(c[0], c[1]), c[0], c[1])
+
+    def funcdef(self, c: list) -> ast.FunctionDef:
+        i = 2
+        params = _Params()
+        if type(c[i]) is _Params:
+            params = c[i]
+            i += 1
+        returns = None
+        if type(c[i]) is Token:  # RARROW
+            returns = c[i + 1]
+            i += 2
+        body = c[i]
+        node = ast.FunctionDef(_ident(c[1]), params.params, params.defaults, params.vararg,
+                               params.kwarg, body, params.kwonly, params.kw_defaults, [],
+                               returns, params.annotations)
+        return _span(node, c[0], body[-1])
+
+    def parameters(self, c: list) -> _Params:
+        p = _Params()
+        seen: set = set()
+        after_star = False
+        bare_star: Optional[Token] = None
+        for kind, tok, annotation, default in c:
+            if p.kwarg is not None:
+                raise _error_at("arguments cannot follow var-keyword argument", tok)
+            if kind == "*":
+                if after_star:
+                    raise _error_at("* argument may appear only once", tok)
+                after_star = True
+                if tok.type == "STAR":
+                    bare_star = tok
+                    continue
+            name = _ident(tok)
+            if name in seen:
+                raise _error_at("duplicate argument '%s' in function definition" % name, tok)
+            seen.add(name)
+            if annotation is not None:
+                p.annotations[name] = annotation
+            if kind == "*":
+                p.vararg = name
+            elif kind == "**":
+                if bare_star is not None and not p.kwonly:
+                    raise _error_at("named arguments must follow bare *", bare_star)
+                p.kwarg = name
+            elif after_star:
+                p.kwonly.append(name)
+                p.kw_defaults.append(default)
+            else:
+                if default is None and p.defaults:
+                    raise _error_at("non-default argument follows default argument", tok)
+                p.params.append(name)
+                if default is not None:
+                    p.defaults.append(default)
+        if bare_star is not None and not p.kwonly:
+            raise _error_at("named arguments must follow bare *", bare_star)
+        return p
+
+    lambda_params = parameters
+
+    def param(self, c: list) -> tuple:
+        return ("", c[0], None, None)
+
+    def param_default(self, c: list) -> tuple:
+        return ("", c[0], None, c[1])
+
+    def param_ann(self, c: list) -> tuple:
+        return ("", c[0], c[1], None)
+
+    def param_ann_default(self, c: list) -> tuple:
+        return ("", c[0], c[1], c[2])
+
+    def star_param(self, c: list) -> tuple:
+        if len(c) == 1:
+            return ("*", c[0], None, None)
+        return ("*", c[1], c[2] if len(c) > 2 else None, None)
+
+    def kw_param(self, c: list) -> tuple:
+        return ("**", c[1], c[2] if len(c) > 2 else None, None)
+
+    def classdef(self, c: list) -> ast.ClassDef:
+        body = c[-1]
+        bases, keywords = ([], [])
+        if len(c) > 3:
+            bases, keywords = c[2].args, c[2].keywords
+        return _span(ast.ClassDef(_ident(c[1]), bases, body, keywords, []), c[0], body[-1])
+
+    def decorated(self, c: list) -> Any:
+        node = c[-1]
+        node.decorators = [d[1] for d in c[:-1]]  # the node keeps its own span, as in CPython
+        return node
+
+    def decorator(self, c: list) -> tuple:
+        return (c[0], c[1])
+
+    # ---------------------------------------------------------------- expressions
+
+    def tuple(self, c: list) -> ast.Tuple:
+        return _span(ast.Tuple(c), c[0], c[-1])
+
+    def star_expr(self, c: list) -> ast.Starred:
+        return _span(ast.Starred(c[1]), c[0], c[1])
+
+    def ifexp(self, c: list) -> ast.IfExp:
+        body, test, orelse = c
+        return _span(ast.IfExp(test, body, orelse), body, orelse)
+
+    def lambdef(self, c: list) -> ast.Lambda:
+        body = c[-1]
+        p = c[1] if len(c) > 2 else _Params()
+        node = ast.Lambda(p.params, p.defaults, p.vararg, p.kwarg, body, p.kwonly, p.kw_defaults)
+        return _span(node, c[0], body)
+
+    def or_test(self, c: list) -> Any:
+        return _operators(c)
+
+    test = expr = or_test
+
+    def name(self, c: list) -> ast.Name:
+        # the most common node: made without __init__ (every slot is set here)
+        t = c[0]
+        node = _new_node(ast.Name)
+        value = t.value
+        node.id = value if value.isascii() else unicodedata.normalize("NFKC", value)
+        node.line = t.line
+        node.column = t.column
+        node.end_line = t.end_line
+        node.end_column = t.end_column
+        return node
+
+    def number(self, c: list) -> ast.Constant:
+        t = c[0]
+        node = _new_node(ast.Constant)
+        node.value = _number(t)
+        node.line = t.line
+        node.column = t.column
+        node.end_line = t.end_line
+        node.end_column = t.end_column
+        return node
+
+    def ellipsis(self, c: list) -> ast.Constant:
+        return _span(ast.Constant(Ellipsis), c[0], c[0])
+
+    def const_none(self, c: list) -> ast.Constant:
+        return _span(ast.Constant(None), c[0], c[0])
+
+    def const_true(self, c: list) -> ast.Constant:
+        return _span(ast.Constant(True), c[0], c[0])
+
+    def const_false(self, c: list) -> ast.Constant:
+        return _span(ast.Constant(False), c[0], c[0])
+
+    def reserved(self, c: list) -> Any:
+        raise _unsupported(c[0])
+
+    def string(self, c: list) -> Any:
+        return _strings(c)
+
+    def tuple_display(self, c: list) -> ast.Tuple:
+        return _span(ast.Tuple([]), c[0], c[-1])
+
+    def paren(self, c: list) -> Any:
+        inner = c[1]
+        if type(inner) is ast.Starred:
+            raise _error_at("cannot use starred expression here", inner)
+        return _span(inner, c[0], c[2])
+
+    def genexp(self, c: list) -> ast.GeneratorExp:
+        _check_not_starred(c[1])
+        return _span(ast.GeneratorExp(c[1], c[2]), c[0], c[-1])
+
+    def list_display(self, c: list) -> ast.List:
+        return _span(ast.List(c[1:-1]), c[0], c[-1])
+
+    def listcomp(self, c: list) -> ast.ListComp:
+        _check_not_starred(c[1])
+        return _span(ast.ListComp(c[1], c[2]), c[0], c[-1])
+
+    def dict_display(self, c: list) -> ast.Dict:
+        keys, values = [], []
+        i, n = 1, len(c) - 1
+        while i < n:
+            item = c[i]
+            if type(item) is Token:  # ** mapping
+                keys.append(None)
+            else:
+                keys.append(item)
+            values.append(c[i + 1])
+            i += 2
+        return _span(ast.Dict(keys, values), c[0], c[-1])
+
+    def dictcomp(self, c: list) -> ast.DictComp:
+        return _span(ast.DictComp(c[1], c[2], c[3]), c[0], c[-1])
+
+    def set_display(self, c: list) -> ast.Set:
+        return _span(ast.Set(c[1:-1]), c[0], c[-1])
+
+    def setcomp(self, c: list) -> ast.SetComp:
+        _check_not_starred(c[1])
+        return _span(ast.SetComp(c[1], c[2]), c[0], c[-1])
+
+    def getattr(self, c: list) -> ast.Attribute:
+        value, attr = c
+        node = _new_node(ast.Attribute)
+        node.value = value
+        name = attr.value
+        node.attr = name if name.isascii() else unicodedata.normalize("NFKC", name)
+        node.line = value.line
+        node.column = value.column
+        node.end_line = attr.end_line
+        node.end_column = attr.end_column
+        return node
+
+    def call(self, c: list) -> ast.Call:
+        func = c[0]
+        node = _new_node(ast.Call)
+        node.func = func
+        if len(c) == 2:
+            node.args, node.keywords = [], []
+            end = c[1]
+        else:
+            args = c[1]
+            node.args, node.keywords = args.args, args.keywords
+            end = c[2]
+        node.line = func.line
+        node.column = func.column
+        node.end_line = end.end_line
+        node.end_column = end.end_column
+        return node
+
+    def getitem(self, c: list) -> ast.Subscript:
+        return _span(ast.Subscript(c[0], c[1]), c[0], c[2])
+
+    def getitem_tuple(self, c: list) -> ast.Subscript:
+        index = _span(ast.Tuple(c[1:-1]), c[1], c[-2])
+        return _span(ast.Subscript(c[0], index), c[0], c[-1])
+
+    def comp_for(self, c: list) -> list:
+        return _comprehensions(c)
+
+    def arguments(self, c: list) -> _Args:
+        args: list = []
+        keywords: list = []
+        seen: set = set()
+        dstar = False
+        for item in c:
+            t = type(item)
+            if t is ast.Keyword:
+                if item.arg is None:
+                    dstar = True
+                else:
+                    if item.arg in seen:
+                        raise _error_at("keyword argument repeated: %s" % item.arg, item)
+                    seen.add(item.arg)
+                keywords.append(item)
+            elif t is ast.Starred:
+                if dstar:
+                    raise _error_at("iterable argument unpacking follows keyword argument "
+                                    "unpacking", item)
+                args.append(item)
+            else:
+                if dstar:
+                    raise _error_at("positional argument follows keyword argument unpacking",
+                                    item)
+                if keywords:
+                    raise _error_at("positional argument follows keyword argument", item,
+                                    hint="put positional arguments before name=value ones")
+                args.append(item)
+        return _Args(args, keywords)
+
+    def genexp_arg(self, c: list) -> _Args:
+        _check_not_starred(c[0])
+        gens = c[1]
+        return _Args([_span(ast.GeneratorExp(c[0], gens), c[0], gens[-1])], [])
+
+    def kwarg(self, c: list) -> ast.Keyword:
+        return _span(ast.Keyword(_ident(c[0]), c[1]), c[0], c[1])
+
+    def star_arg(self, c: list) -> ast.Starred:
+        return _span(ast.Starred(c[1]), c[0], c[1])
+
+    def dstar_arg(self, c: list) -> ast.Keyword:
+        return _span(ast.Keyword(None, c[1]), c[0], c[1])
+
+    def slice(self, c: list) -> ast.Slice:
+        parts: list = [None, None, None]
+        k = 0
+        for item in c:
+            if type(item) is Token:
+                k += 1
+            else:
+                parts[k] = item
+        return _span(ast.Slice(*parts), c[0], c[-1])
+
+
+_BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
+
+def _unsupported(tok: Token) -> ScriptSyntaxError:
+    return _error_at("'%s' is not supported in GradScript" % tok.value, tok,
+                     hint="GradScript is a subset of Python without %s"
+                     % _UNSUPPORTED_KEYWORDS[tok.value])
