@@ -15,7 +15,7 @@ from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..ops.backward_ops import mse_loss_backward
+from ..ops.backward_ops import mse_loss_backward, nll_loss_backward
 from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
@@ -388,15 +388,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 # ---------------------------------------------------------------------------- nll / cross entropy
 
 class NllLossBackward0(Function):
-    """The gradient is a constant coefficient array times the output gradient (no saved input)."""
+    """The gradient is a constant coefficient array times the output gradient: torch's nll_loss_backward,
+    an op of its own (NllLossBackwardBackward0 under create_graph), which takes self (saved, as torch)."""
     __slots__ = ()
+    save_inputs = True
 
     def backward(self, g):
+        (x,) = self.saved
         k = self._kw
-        coef = wrap(k["coef"], k["dtype"])
-        if k["reduction"] == "none" and g.ndim:
-            g = S.unsqueeze(g, k["class_dim"])
-        return (coef * g,)
+        return (nll_loss_backward(g, x, k["coef"], k["reduction"], k["class_dim"]),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):

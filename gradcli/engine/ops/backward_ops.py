@@ -414,3 +414,30 @@ class MseLossBackwardBackward0(_BackwardOp):
 
 def mse_loss_backward(grad_output, x, target, reduction):
     return _apply(MseLossBackwardBackward0, (grad_output, x, target), {"reduction": reduction})
+
+
+class NllLossBackwardBackward0(_BackwardOp):
+    """nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight): the
+    output gradient times nll_loss's constant coefficients (-weight / total weight at the targets, 0
+    elsewhere; coef, computed by nll_loss). Its derivative in self is zero, in grad_output the sum of
+    the new gradient times the coefficients over the class dim (torch: nll_loss of it)."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(g, x, coef, reduction, class_dim):
+        if reduction == "none" and g.ndim:
+            g = np.expand_dims(g, class_dim)
+        return coef * g
+
+    def backward(self, gg):
+        k = self._kw
+        g_out = None
+        if _needs(self, 0):
+            coef = gg * wrap(k["coef"], gg.dtype)
+            g_out = R.sum(coef, k["class_dim"]) if k["reduction"] == "none" and coef.ndim > 1 else R.sum(coef)
+        return (g_out, E.zero_grad(gg) if _needs(self, 1) else None)
+
+
+def nll_loss_backward(grad_output, x, coef, reduction, class_dim):
+    return _apply(NllLossBackwardBackward0, (grad_output, x),
+                  {"coef": coef, "reduction": reduction, "class_dim": class_dim})

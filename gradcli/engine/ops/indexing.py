@@ -537,8 +537,7 @@ class MaskedFillBackward0(Function):
     __slots__ = ()
 
     def backward(self, g):
-        from .elementwise import where  # noqa: PLC0415
-        return (sum_to(where(self._kw["mask"], 0.0, g), self._kw["in_shape"]),)
+        return (sum_to(masked_fill(g, self._kw["mask"], 0), self._kw["in_shape"]),)  # torch: grad.masked_fill(mask, 0)
 
 
 class MaskedFillBackward1(Function):
@@ -546,10 +545,9 @@ class MaskedFillBackward1(Function):
     __slots__ = ()
 
     def backward(self, g):
-        from .elementwise import where  # noqa: PLC0415
         mask = self._kw["mask"]
-        gx = sum_to(where(mask, 0.0, g), self._kw["in_shape"])
-        gv = where(mask, g, 0.0).sum() if self.next_functions[1][0] is not None else None
+        gx = sum_to(masked_fill(g, mask, 0), self._kw["in_shape"]) if self._fns[0] is not None else None
+        gv = masked_select(g, mask).sum() if self._fns[1] is not None else None  # torch's masked_fill_backward
         return gx, gv
 
 

@@ -429,7 +429,10 @@ class StackBackward0(Function):
     __slots__ = ()
 
     def backward(self, g):
-        return tuple(unbind(g, self._kw["dim"]))
+        # torch's stack_tensors_backward: one select per input (SelectBackward0), not unbind
+        from .indexing import getitem  # noqa: PLC0415 - indexing imports this module
+        lead = (slice(None),) * self._kw["dim"]
+        return tuple(getitem(g, lead + (i,)) for i in range(g._data.shape[self._kw["dim"]]))
 
 
 def stack(tensors, dim=0):

@@ -444,7 +444,7 @@ class Deg2RadBackward0(Function):
         return x * x.dtype.type(math.pi / 180.0)
 
     def backward(self, g):
-        return (g * (math.pi / 180.0),)
+        return (E.mul_scalar(g, math.pi / 180.0),)
 
 
 class Rad2DegBackward0(Function):
@@ -455,7 +455,7 @@ class Rad2DegBackward0(Function):
         return x * x.dtype.type(180.0 / math.pi)
 
     def backward(self, g):
-        return (g * (180.0 / math.pi),)
+        return (E.mul_scalar(g, 180.0 / math.pi),)
 
 
 def asin(input):
