@@ -294,6 +294,7 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
         return slow(a, b)
 
     operator.__name__ = operator.__qualname__ = name
+    operator.__module__ = slow.__module__  # where the operators were defined before (names in messages)
     # A code object of its own per operator: CPython specializes attribute access per code object
     # (inline caches), and shared code would see MulBackward0 and AddBackward0 nodes in turn in a chain
     # (a miss at every access); one per operator, each sees its own node class.
