@@ -372,9 +372,20 @@ class _SelfDoc:
         self.node = node
 
 
-def _parse_fexpr(text: str, line: int, column: int) -> Any:
-    from .parser import _parse_with_state  # the f-string's field is parsed as an expression
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
+
+def _parse_fexpr(text: str, line: int, column: int) -> Any:
+    from .parser import _fast, _parse_with_state  # the field is parsed as an expression
+
+    if _PLAIN_NAME.match(text) and text not in _fast()[1].keywords.get("NAME", ()):
+        # `{i}`, the most common field: the Name a parse would give, without one
+        node = _new_node(ast.Name)
+        node.id = text
+        node.line = node.end_line = line
+        node.column = column
+        node.end_column = column + len(text)
+        return node
     try:
         node = _parse_with_state(text, "eval_input", ParseState(expr_mode=True))
     except ScriptSyntaxError as exc:
