@@ -961,6 +961,93 @@ def _sumproduct_pair(left, right, sum_dims):
     return S.permute(S.view(result, tuple(out_size)), operm)
 
 
+# ---------------------------------------------------------------------------- cdist
+
+class CdistBackward0(Function):
+    """torch.cdist's direct kernel; edges (x1, x2)."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        x1, x2, dist = self.saved
+        p = self._kw["p"]
+        gd, a, b, d = g._data, x1._data, x2._data, dist._data
+        diff = a[..., :, None, :] - b[..., None, :, :]
+        dd = d[..., None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 0:
+                term = np.zeros_like(diff)
+            elif p == 1:
+                term = np.sign(diff)
+            elif p == 2:
+                term = np.where(dd == 0, 0, diff / dd)
+            elif p == float("inf"):
+                term = np.sign(diff) * (np.abs(diff) == dd)
+            else:
+                term = np.where(dd == 0, 0, diff * np.abs(diff) ** (p - 2) / dd ** (p - 1))
+        contrib = (gd[..., None] * term).astype(a.dtype)
+        g1 = wrap(like(a, contrib.sum(axis=-2)), x1.dtype)
+        g2 = wrap(like(b, -contrib.sum(axis=-3)), x2.dtype)
+        for r in (g1, g2):
+            record(CdistBackwardBackward0, (g, x1, x2), r)
+        return g1, g2
+
+
+class CdistBackwardBackward0(Function):
+    __slots__ = ()
+
+    def backward(self, g):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+def _euclidean_dist(x1, x2):
+    """ATen's _euclidean_dist: the matmul form torch uses for p=2 when a side has more than 25 rows."""
+    from .shape import cat  # noqa: PLC0415
+    x1_norm = R.sum(E.pow(x1, 2), -1, True)
+    x2_norm = R.sum(E.pow(x2, 2), -1, True)
+    from ..factory import ones_like  # noqa: PLC0415
+    x1_ = cat([E.mul(x1, -2), x1_norm, ones_like(x1_norm)], -1)
+    x2_ = cat([x2, ones_like(x2_norm), x2_norm], -1)
+    result = L.matmul(x1_, S.transpose(x2_, -2, -1))
+    return result.clamp_min_(1e-30).sqrt_()
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.ndim < 2:
+            raise errors.runtime(f"cdist only supports at least 2D tensors, {name} got: {t._data.ndim}D")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.dtype.is_floating_point:
+            raise errors.runtime(f"cdist only supports floating-point dtypes, {name} got: {t.dtype.legacy[:-6]}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise errors.runtime(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                             f"{x2.shape[-1]}")
+    if p < 0:
+        raise errors.runtime("cdist only supports non-negative p values")
+    rows1, rows2 = x1.shape[-2], x2.shape[-2]
+    if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
+                   (compute_mode in (None, "use_mm_for_euclid_dist_if_necessary") and (rows1 > 25 or rows2 > 25))):
+        out = _euclidean_dist(x1, x2)
+        return S.view(out, tuple(out.shape))
+    a, b = x1._data, x2._data
+    diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        d = (diff != 0).sum(-1).astype(a.dtype)
+    elif p == 1:
+        d = diff.sum(-1)
+    elif p == 2:
+        d = np.sqrt((diff * diff).sum(-1))
+    elif p == float("inf"):
+        d = diff.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], a.dtype)
+    else:
+        # std::pow on each float (correctly rounded: through float64), the sum in the input's type
+        terms = (diff.astype(np.float64) ** p).astype(a.dtype)
+        d = (terms.sum(-1).astype(np.float64) ** (1.0 / p)).astype(a.dtype)
+    out = wrap(like(a, np.asarray(d, a.dtype)), x1.dtype)
+    return record(CdistBackward0, (x1, x2), out, {"p": p})
+
+
 # ---------------------------------------------------------------------------- registration
 
 METHODS = {
@@ -981,7 +1068,7 @@ def _inplace():
 
 INPLACE = _inplace()
 
-TORCH = {"einsum": einsum, "tensordot": tensordot, "tril_indices": tril_indices, "triu_indices": triu_indices,
+TORCH = {"cdist": cdist, "einsum": einsum, "tensordot": tensordot, "tril_indices": tril_indices, "triu_indices": triu_indices,
          "addmv_": INPLACE["addmv_"]}
 
 LINALG = {
