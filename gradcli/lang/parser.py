@@ -9,10 +9,19 @@ Public API
 ``parse_expression(source, filename="<string>") -> ast.Expr``
     Parse one expression (newlines are ignored, as inside brackets); for the calculator.
 
-The Lark parser is built once per process, on first use, from ``grammar/gradscript.lark``
-and cached on disk (``$XDG_CACHE_HOME/gradcli/``, else a temporary folder), so later
-start-ups load the parse table instead of rebuilding it.  The AST is built by an in-parser
-transformer (no parse tree is made) and spans come straight from the tokens.
+The grammar (``grammar/gradscript.lark``) is Lark LALR(1).  Lark analyses it once (its
+table cached on disk, ``$XDG_CACHE_HOME/gradcli/``, else a temporary folder); the table and
+the scanner are then kept as plain data in a second cache file, and a parse runs on them
+without Lark's parser objects:
+
+* ``tokenizer.py``: text -> tokens (Lark's terminals and master regex; line counting,
+  _INDENT/_DEDENT, brackets and CPython's tokenizer errors in the same pass);
+* ``lalr.py``: the LALR(1) loop over Lark's table, one reducer per rule;
+* ``builder.py``: the in-parser transformer, rule -> ``gradcli.lang.ast`` node (no parse
+  tree is made; spans come straight from the tokens); ``literals.py``: numbers, strings,
+  f-strings;
+* ``syntax_errors.py``: CPython-worded errors; this module: the caches, statement context
+  checks and the entry points.
 """
 
 from __future__ import annotations
@@ -184,6 +193,12 @@ def _write_tables(path: str, data: dict) -> None:
         with open(tmp, "wb") as f:
             f.write(marshal.dumps(data))
         os.replace(tmp, path)
+        # the files of earlier versions of the code, for the same grammar, are stale
+        folder, name = os.path.split(path)
+        stem = name[:name.index("-tables-") + len("-tables-")]
+        for other in os.listdir(folder):
+            if other.startswith(stem) and other.endswith(".marshal") and other != name:
+                os.remove(os.path.join(folder, other))
     except (OSError, ValueError):  # ValueError: marshal met an object it cannot write
         try:
             os.remove(tmp)
