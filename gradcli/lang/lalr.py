@@ -289,6 +289,13 @@ def _reducer(f: Callable, keep: Optional[tuple], expand1: bool, size: int,
             return f(c[a:b])
         return reduce_slice
 
+    if len(kept) == 2:  # `primary "." NAME`, `NAME "=" test`: no list comprehension
+        a, b = kept
+
+        def reduce_two(c: list) -> Any:
+            return f([c[a], c[b]])
+        return reduce_two
+
     def reduce_some(c: list) -> Any:
         return f([c[i] for i in kept])
     return reduce_some
