@@ -574,7 +574,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if data.ndim:
         r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
     else:
-        r = np.nan_to_num(data, nan=0.0) if data.dtype.kind == "f" else data.copy()
+        # a NaN becomes 0 (nan_to_num would also clip infinities to the largest float)
+        r = np.where(np.isnan(data), data.dtype.type(0), data) if data.dtype.kind == "f" else data.copy()
     return record(NansumBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
 
 
