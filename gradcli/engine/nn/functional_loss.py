@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import grad_mode, no_grad
+from ..autograd import no_grad
 from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import reduction as R
@@ -145,25 +145,12 @@ class MseLossBackward0(_PairLoss):
     __slots__ = ()
 
     def backward(self, g):
+        # torch's formulas: self: mse_loss_backward(grad, self, target), target: mse_loss_backward(grad, target,
+        # self), each the op of its own: its kernel on the arrays (MseLossBackwardBackward0 under create_graph)
         x, t = self.saved
-        G, X, Y = g._data, x._data, t._data
-        dt = g.dtype
-        if grad_mode.enabled or not (type(G) is type(X) is type(Y) is np.ndarray) \
-                or not (x.dtype is dt and t.dtype is dt and (dt is dtypes.float32 or dt is dtypes.float64)):
-            # torch's formulas: self: mse_loss_backward(grad, self, target), target: mse_loss_backward(grad,
-            # target, self), each the op of its own that create_graph shows (MseLossBackwardBackward0)
-            reduction = self._kw["reduction"]
-            return (mse_loss_backward(g, x, t, reduction) if _needs(self, 0) else None,
-                    mse_loss_backward(g, t, x, reduction) if _needs(self, 1) else None)
-        # no graph to build, one float dtype: _PairLoss.backward's Tensor ops on the arrays, operation for
-        # operation (`g.expand(shape) / n` is the same value everywhere: it is divided before broadcasting)
         reduction = self._kw["reduction"]
-        if reduction == "mean":
-            G = G / E.scalar_array(math.prod(X.shape), dt)
-        gi = ((X - Y) * E.scalar_array(2.0, dt)) * G
-        nf = self.next_functions
-        return (wrap(gi, dt) if nf[0][0] is not None else None,
-                wrap(np.negative(gi), dt) if nf[1][0] is not None else None)
+        return (mse_loss_backward(g, x, t, reduction) if _needs(self, 0) else None,
+                mse_loss_backward(g, t, x, reduction) if _needs(self, 1) else None)
 
     @staticmethod
     def elementwise(x, t, k):

@@ -388,16 +388,16 @@ def log_softmax_backward_data(grad_output, output, dim):
 # ---------------------------------------------------------------------------- losses
 
 class MseLossBackwardBackward0(_BackwardOp):
-    """mse_loss_backward(grad_output, self, target, reduction) = 2 (self - target) grad_output
-    (/ numel for 'mean'); the target's gradient is mse_loss_backward(grad, target, self, ...)."""
+    """mse_loss_backward(grad_output, self, target, reduction) = norm * (self - target) * grad_output,
+    norm = 2 / numel for 'mean' (computed in double, rounded to the dtype), else 2: torch's kernel, in
+    its order; the target's gradient is mse_loss_backward(grad, target, self, ...)."""
     __slots__ = ()
 
     @staticmethod
     def forward(g, x, t, reduction):
         x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)  # the loss's dtype
-        if reduction == "mean":
-            g = g / g.dtype.type(math.prod(x.shape))
-        return ((x - t) * x.dtype.type(2.0)) * g
+        norm = g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0)
+        return (norm * (x - t)) * g
 
     def backward(self, gg):
         grad_output, x, t = self.saved
@@ -441,3 +441,75 @@ class NllLossBackwardBackward0(_BackwardOp):
 def nll_loss_backward(grad_output, x, coef, reduction, class_dim):
     return _apply(NllLossBackwardBackward0, (grad_output, x),
                   {"coef": coef, "reduction": reduction, "class_dim": class_dim})
+
+
+def _loss_grad_output(g, x, t, reduction):
+    """The loss's arrays in grad_output's dtype, and grad_output divided by numel for 'mean'."""
+    x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)
+    if reduction == "mean":
+        g = g / g.dtype.type(math.prod(x.shape))
+    return g, x - t
+
+
+class SmoothL1LossBackwardBackward0(_BackwardOp):
+    """smooth_l1_loss_backward(grad_output, self, target, reduction, beta): grad_output times -1,
+    (self - target) / beta or 1 (/ numel for 'mean'); the target's gradient swaps self and target."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(g, x, t, reduction, beta):
+        g, d = _loss_grad_output(g, x, t, reduction)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta)) * g
+
+    def backward(self, gg):
+        grad_output, x, t = self.saved
+        reduction, beta = self._kw["reduction"], self._kw["beta"]
+        g_x = None
+        if _needs(self, 1) or _needs(self, 2):  # smooth_l1_loss_double_backward(gg * grad_output, ...)
+            grad = gg * grad_output
+            if beta == 0:
+                g_x = E.zero_grad(grad)
+            else:
+                g_x = grad * (E.abs(x - t) < beta) / beta
+                if reduction == "mean":
+                    g_x = g_x / math.prod(x.shape)
+        g_out = sum_to(smooth_l1_loss_backward(gg, x, t, reduction, beta), grad_output.shape) \
+            if _needs(self, 0) else None
+        return (g_out, g_x if _needs(self, 1) else None, -g_x if _needs(self, 2) else None)
+
+
+def smooth_l1_loss_backward(grad_output, x, target, reduction, beta):
+    return _apply(SmoothL1LossBackwardBackward0, (grad_output, x, target), {"reduction": reduction, "beta": beta})
+
+
+class HuberLossBackwardBackward0(_BackwardOp):
+    """huber_loss_backward(grad_output, self, target, reduction, delta): grad_output times -delta,
+    self - target or delta (/ numel for 'mean'); the target's gradient swaps self and target."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(g, x, t, reduction, delta):
+        g, d = _loss_grad_output(g, x, t, reduction)
+        return np.where(d < -delta, -delta, np.where(d > delta, delta, d)) * g
+
+    def backward(self, gg):
+        grad_output, x, t = self.saved
+        reduction, delta = self._kw["reduction"], self._kw["delta"]
+        g_x = None
+        if _needs(self, 1) or _needs(self, 2):  # huber_loss_double_backward(gg * grad_output, ...)
+            g_x = gg * grad_output * (E.abs(x - t) < delta)
+            if reduction == "mean":
+                g_x = g_x / math.prod(x.shape)
+        g_out = None
+        if _needs(self, 0):  # huber_loss_double_backward_grad_output
+            if reduction == "none":
+                g_out = huber_loss_backward(gg, x, t, reduction, delta)
+            else:
+                from ..factory import ones_like  # noqa: PLC0415
+                g_out = R.sum(huber_loss_backward(ones_like(grad_output), x, t, reduction, delta) * gg)
+        return (g_out, g_x if _needs(self, 1) else None, -g_x if _needs(self, 2) else None)
+
+
+def huber_loss_backward(grad_output, x, target, reduction, delta):
+    return _apply(HuberLossBackwardBackward0, (grad_output, x, target), {"reduction": reduction, "delta": delta})
