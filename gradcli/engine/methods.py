@@ -277,3 +277,21 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 _install()
 for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: their own in-place wrappers
     setattr(Tensor, _name, _fn)
+
+
+def _python_level_methods():
+    """torch/_tensor.py defines these Tensor methods in Python, so their TypeErrors name them Tensor.split()
+    where torch.split's say split(). The method is a copy of the same function (same code and defaults, no
+    wrapper) under that qualname."""
+    import types  # noqa: PLC0415
+    for name in ("norm", "split", "unflatten", "unique", "unique_consecutive"):
+        fn = Tensor.__dict__.get(name)
+        if isinstance(fn, types.FunctionType) and fn.__qualname__ == name:
+            method = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+            method.__kwdefaults__ = fn.__kwdefaults__
+            method.__dict__.update(fn.__dict__)
+            method.__qualname__ = "Tensor." + name
+            setattr(Tensor, name, method)
+
+
+_python_level_methods()
