@@ -3,7 +3,6 @@ BinaryCrossEntropyBackward0, ...) and the composites torch builds from ordinary 
 (l1_loss, kl_div, cross_entropy with probabilities or label smoothing)."""
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -15,7 +14,7 @@ from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..ops.backward_ops import mse_loss_backward, nll_loss_backward
+from ..ops.backward_ops import huber_loss_backward, mse_loss_backward, nll_loss_backward, smooth_l1_loss_backward
 from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
@@ -128,17 +127,10 @@ mul_scalar, div_scalar = E.mul_scalar, E.div_scalar
 # ---------------------------------------------------------------------------- regression losses
 
 class _PairLoss(Function):
-    """A loss of (input, target) with a reduction: subclasses give the elementwise loss and the
-    derivative of the elementwise loss with respect to the input (Tensor ops)."""
+    """A loss of (input, target) with a reduction: subclasses give the elementwise loss (on arrays);
+    their backward is the loss's aten *_backward op (ops/backward_ops.py), for the input and the target."""
     __slots__ = ()
     save_inputs = True
-
-    def backward(self, g):
-        x, t = self.saved
-        k = self._kw
-        ge = _grad_scale(g, tuple(x.shape), k["reduction"])
-        gi = self.dloss(x, t, k) * ge
-        return (gi if _needs(self, 0) else None, -gi if _needs(self, 1) else None)
 
 
 class MseLossBackward0(_PairLoss):
@@ -167,12 +159,11 @@ class SmoothL1LossBackward0(_PairLoss):
         z = np.abs(x - t)
         return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
 
-    @staticmethod
-    def dloss(x, t, k):
-        beta = k["beta"]
-        d = x - t
-        dd = d._data
-        return E.where(wrap(dd < -beta, dtypes.bool_), -1.0, E.where(wrap(dd > beta, dtypes.bool_), 1.0, d / beta))
+    def backward(self, g):  # torch: self: smooth_l1_loss_backward(grad, self, target), target: (grad, target, self)
+        x, t = self.saved
+        k = self._kw
+        return (smooth_l1_loss_backward(g, x, t, k["reduction"], k["beta"]) if _needs(self, 0) else None,
+                smooth_l1_loss_backward(g, t, x, k["reduction"], k["beta"]) if _needs(self, 1) else None)
 
 
 class HuberLossBackward0(_PairLoss):
@@ -184,13 +175,11 @@ class HuberLossBackward0(_PairLoss):
         z = np.abs(x - t)
         return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
 
-    @staticmethod
-    def dloss(x, t, k):
-        delta = k["delta"]
-        d = x - t
-        dd = d._data
-        return E.where(wrap(dd < -delta, dtypes.bool_), -delta,
-                       E.where(wrap(dd > delta, dtypes.bool_), delta, d))
+    def backward(self, g):  # torch: self: huber_loss_backward(grad, self, target), target: (grad, target, self)
+        x, t = self.saved
+        k = self._kw
+        return (huber_loss_backward(g, x, t, k["reduction"], k["delta"]) if _needs(self, 0) else None,
+                huber_loss_backward(g, t, x, k["reduction"], k["delta"]) if _needs(self, 1) else None)
 
 
 def _pair_loss(cls, input, target, reduction, **extra):
@@ -553,26 +542,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 # ---------------------------------------------------------------------------- kl_div
-
-class XlogyBackward0(Function):
-    __slots__ = ()
-    save_inputs = True
-
-    def backward(self, g):
-        x, y = self.saved
-        gx = E.where(wrap((x._data == 0) & (y._data <= 0), dtypes.bool_), 0.0, g * E.log(y)) \
-            if _needs(self, 0) else None
-        gy = g * x / y if _needs(self, 1) else None
-        return gx, gy
-
-
-def xlogy(x, y):
-    dt = _pair_dtype(x, y)
-    a, b = _arr(x, dt), _arr(y, dt)
-    r = np.where(a == 0, dt.np.type(0), a * np.log(b))
-    r = np.where(np.isnan(b), b, r)
-    return record(XlogyBackward0, (x, y), wrap(_asarray(r, dt.np), dt))
-
 
 def kl_div_core(input, target, reduction, log_target):
     """torch.kl_div (ATen): the pointwise loss and a plain reduction."""
