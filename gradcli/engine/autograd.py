@@ -178,7 +178,11 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple(zip(self._fns, self._nrs))
+        fns = self._fns
+        nrs = self._nrs
+        if len(fns) == 2:  # a binary op's (formulas ask `next_functions[i][0] is not None`): no zip object
+            return ((fns[0], nrs[0]), (fns[1], nrs[1]))
+        return tuple(zip(fns, nrs))
 
     @next_functions.setter
     def next_functions(self, edges):
