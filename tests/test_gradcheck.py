@@ -315,6 +315,9 @@ NOT_DIFFERENTIABLE = {
     "ge", "greater_equal", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isreal", "signbit",
     "bool", "byte", "char", "short", "int", "long",
     "floor_divide",   # torch records NotImplemented: "derivative for aten::floor_divide is not implemented"
+    # torch records nodes whose backward is NotImplemented ("the derivative for ... is not implemented"),
+    # checked by the goldens torch_unique_consecutive_backward_error and torch_isin_bincount_...
+    "unique", "unique_consecutive", "bincount",
     "cuda",           # needs a GPU; the cuda copy is the same ToCopyBackward0 as `to`
 }
 
