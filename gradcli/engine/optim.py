@@ -11,7 +11,7 @@ from collections import defaultdict
 import numpy as np
 
 from . import errors
-from .autograd import enable_grad, no_grad
+from .autograd import enable_grad, grad_mode, no_grad
 from .tensor import Tensor
 
 
@@ -29,6 +29,10 @@ def _typename(value):
 
 
 # ---------------------------------------------------------------------------- array kernels (ATen order)
+
+_np_add = np.add
+_LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+
 
 def _s(x, dt):
     """A Python scalar as the kernel sees it: rounded to the tensor's dtype."""
@@ -97,6 +101,8 @@ def _value(x):
 # ---------------------------------------------------------------------------- Optimizer
 
 class Optimizer:
+    _lr_sched_wrapped = False  # an lr_scheduler sets it on the instance
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         if isinstance(params, Tensor):
@@ -188,15 +194,19 @@ class Optimizer:
                         g.zero_()
 
     def step(self, closure=None):
-        if getattr(self, "_lr_sched_wrapped", False):
+        if self._lr_sched_wrapped:
             self._opt_called = True  # an lr_scheduler checks the call order
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        prev = grad_mode.enabled  # no_grad(), without the context object
+        grad_mode.enabled = False
+        try:
             for group in self.param_groups:
                 self._group_step(group)
+        finally:
+            grad_mode.enabled = prev
         return loss
 
     def _group_step(self, group):
@@ -283,14 +293,13 @@ class SGD(Optimizer):
                     continue
                 d, gd = p._data, g._data
                 dt = d.dtype
-                if type(d) is np.ndarray and type(gd) is np.ndarray and dt == gd.dtype \
-                        and (dt == np.float32 or dt == np.float16):
+                if dt in _LOW_FLOATS and gd.dtype == dt and type(d) is np.ndarray and type(gd) is np.ndarray:
                     c = rates.get(dt)
                     if c is None:
                         c = rates[dt] = np.float64(dt.type(-lr))
-                    # float64 product (exact), float64 sum with p, rounded into p (the float64 loop, its
-                    # result cast to p's dtype)
-                    np.add(d, np.multiply(gd, c, dtype=np.float64), out=d, dtype=np.float64, casting="unsafe")
+                    # float64 product (exact: c is a float64 scalar), float64 sum with p (the float64
+                    # loop), rounded into p (out=p: a same-kind cast)
+                    _np_add(d, gd * c, d)
                     p._version[0] += 1
                 else:
                     _set(p, _add(d, gd, -lr))

@@ -48,6 +48,11 @@ def _reduce_array(loss, reduction, dt):
         return _asarray(loss.sum(dtype=dt.np), dt.np)
     if loss.size == 0:
         return xp_of(loss).full((), np.nan, dt.np)
+    if type(loss) is np.ndarray:
+        # ndarray.mean(dtype=) as NumPy computes it (_methods._mean): the sum in dt, divided by the
+        # count as an intp (a float64 quotient), rounded to dt
+        s = np.add.reduce(loss, axis=None, dtype=dt.np)
+        return np.asarray(s.dtype.type(s / np.intp(loss.size)))
     return _asarray(loss.mean(dtype=dt.np), dt.np)
 
 

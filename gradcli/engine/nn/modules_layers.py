@@ -54,6 +54,10 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        d = self.__dict__
+        p = d["_parameters"]
+        if "weight" in p and "bias" in p and type(self) is Linear and "weight" not in d and "bias" not in d:
+            return F.linear(input, p["weight"], p["bias"])  # what self.weight and self.bias find (no __getattr__)
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):

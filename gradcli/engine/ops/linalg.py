@@ -81,8 +81,12 @@ _ROW_MAJOR = (False, False)
 
 def _layout_kw(mat1, mat2, kw=None):
     """The node's kw plus which operands were column-major at forward (torch saves their strides),
-    or kw itself when neither was."""
-    c1, c2 = _col_major(mat1._data), _col_major(mat2._data)
+    or kw itself when neither was (_col_major, inline)."""
+    a, b = mat1._data, mat2._data
+    st, i = a.strides, a.itemsize
+    c1 = st[0] == i and st[1] == a.shape[0] * i
+    st, i = b.strides, b.itemsize
+    c2 = st[0] == i and st[1] == b.shape[0] * i
     if not (c1 or c2):
         return kw
     kw = dict(kw) if kw else {}
