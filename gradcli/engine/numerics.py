@@ -420,8 +420,13 @@ def _layout_ok(a):
 # then ((p0 + p1) + p2) + p3). A plan per (n, m, dtype) keeps the shapes computed once. Zeros may come
 # out with either sign before the final `+ 0`, which makes every zero +0 as the general path does.
 
+_reduce, _accumulate, _concat = np.add.reduce, np.add.accumulate, np.concatenate
+
+
 def _seq_plan(c):
-    """x -> the sequential sum of its c items along axis 0 (c >= 1; plain additions up to three)."""
+    """x -> the sequential sum of its c items along axis 0 (c >= 1; plain additions up to three).
+    From four on, np.add.reduce: x has lanes of smaller stride than its items (x is (items, lanes...)
+    of a C-contiguous array, never one lane), so NumPy adds whole rows in order, never pairwise."""
     if c == 1:
         return lambda x: x[0]
     if c == 2:
@@ -432,35 +437,34 @@ def _seq_plan(c):
             r += x[2]
             return r
         return seq3
-    acc = np.add.accumulate
-    return lambda x: acc(x, axis=0)[-1]
+    return lambda x: _reduce(x, 0)
 
 
 def _multi_level_plan(n, lanes):
-    """x (n items along axis 0, lane shape `lanes`) -> _multi_level(x), for 1 < n < 256."""
+    """x (n items along axis 0, lane shape `lanes`, not a single lane) -> _multi_level(x), for
+    1 < n < 256: the tail's sum + the sum of the chunk sums (chunks of 16 rows, each summed in order:
+    a reduce over the middle axis of (chunks, 16, lanes) adds its rows in order)."""
     nfull, t = n >> 4, n & 15
     if nfull == 0:
         return _seq_plan(t)
-    acc = np.add.accumulate
     cut16, shape, chunks = nfull << 4, (nfull, 16) + lanes, _seq_plan(nfull)
     if t == 0:
-        return lambda x: chunks(acc(x.reshape(shape), axis=1)[:, -1])
+        return lambda x: chunks(_reduce(x.reshape(shape), 1))
     tail = _seq_plan(t)
-    return lambda x: tail(x[cut16:]) + chunks(acc(x[:cut16].reshape(shape), axis=1)[:, -1])
+    return lambda x: tail(x[cut16:]) + chunks(_reduce(x[:cut16].reshape(shape), 1))
 
 
 def _row_sum_plan(n, lanes):
-    """x (n, lanes) -> _row_sum(x), for 1 < n < 256."""
+    """x (n, lanes) -> _row_sum(x), for 1 < n < 256 (the four interleaved sums: a (s, 4, lanes) view)."""
     s, t = n >> 2, n & 3
     if s == 0:
         return _seq_plan(n)       # (0 + x0) + x1 ...: the same up to the sign of a zero
-    acc, cat = np.add.accumulate, np.concatenate
     parts, shape, cut4 = _multi_level_plan(s, (4, lanes)), (s, 4, lanes), s << 2
     if t == 0:
-        return lambda x: acc(parts(x.reshape(shape)), axis=0)[-1]
+        return lambda x: _accumulate(parts(x.reshape(shape)), 0)[-1]   # ((p0 + p1) + p2) + p3
     def row_sum(x):
         p = parts(x[:cut4].reshape(shape))
-        return acc(cat((p[:1], x[cut4:], p[1:])), axis=0)[-1]
+        return _accumulate(_concat((p[:1], x[cut4:], p[1:])), 0)[-1]
     return row_sum
 
 
@@ -470,7 +474,7 @@ def _sum0_plan(n, m, k):
         cut = (m // blk) * blk
     else:
         cut = (m // 4) * 4
-    zero, dt = k.dt.type(0), k.dt
+    zero = np.zeros((), k.dt)   # a 0-d array: NumPy adds it faster than a scalar
     if cut == m:
         ml = _multi_level_plan(n, (m,))
         return lambda a: ml(a) + zero
@@ -478,14 +482,11 @@ def _sum0_plan(n, m, k):
     if cut == 0:
         return lambda a: rs(a) + zero
     ml = _multi_level_plan(n, (cut,))
-    empty = np.empty
 
     def sum0(a):
-        out = empty(m, dt)
-        out[:cut] = ml(a[:, :cut])
-        out[cut:] = rs(a[:, cut:])
-        out += zero
-        return out
+        r = _concat((ml(a[:, :cut]), rs(a[:, cut:])))
+        r += zero
+        return r
     return sum0
 
 
