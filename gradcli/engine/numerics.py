@@ -527,6 +527,9 @@ def _sum_float(a, dims, keepdims):
             return _sum0_small(a, k).reshape(rshape)
         vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
         return (vals + a.dtype.type(0)).reshape(rshape)   # 0 + sum, then + 0 (never a -0 sum)
+    if nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
+            and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
+        return _sum0_large(a, k).reshape(rshape)
     sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
     if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
         # should_use_acc_buffer: sum self.to(float), then copy into the half result
@@ -568,6 +571,41 @@ def _sum_float(a, dims, keepdims):
             _store(out, *_run(plan, k, 0, numel), k)
     out = out + out.dtype.type(0)       # the output starts at +0: never a -0 sum
     return out.reshape(rshape)
+
+
+def _sum0_large(a, k):
+    """The general path below for a C-contiguous (n, m) float32/float64 array summed over dim 0 (the
+    bias gradient of a large batch), on column slices of ``a`` directly: the iterator is (n reduced,
+    m kept); parallel_dim_reduction's column split when it applies, else one loop call; in each
+    call, the vectorised outer sum's columns by multi_row_sum and the rest by row_sum
+    (_call_results: the reduced stride is the larger one); every output written once, 0 + v, + 0."""
+    n, m = a.shape
+    if a.size < GRAIN_SIZE or NUM_THREADS == 1:
+        spans = [(0, m)]
+    else:
+        spans = []
+        r = 128 // a.itemsize
+        for b, e in _omp_ranges(0, m, 1):
+            b -= b % r
+            if e != m:
+                e -= e % r
+            if b != e:
+                spans.append((b, e))
+    out = np.zeros(m, a.dtype)
+    for b, e in spans:
+        ncol = e - b
+        if ncol >= k.wvec:
+            blk = 4 * k.wacc
+            cut = (ncol // blk) * blk
+        else:
+            cut = (ncol // 4) * 4
+        x = a[:, b:e].astype(k.acc, copy=False)
+        if cut:
+            out[b:b + cut] += _multi_level(x[:, :cut])
+        if cut < ncol:
+            out[b + cut:e] += _row_sum(x[:, cut:])
+    out += a.dtype.type(0)
+    return out
 
 
 def _foreign(a):
