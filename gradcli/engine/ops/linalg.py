@@ -89,9 +89,14 @@ def _layout_kw(mat1, mat2, kw=None):
     c2 = st[0] == i and st[1] == b.shape[0] * i
     if not (c1 or c2):
         return kw
-    kw = dict(kw) if kw else {}
+    if not kw:
+        return _LAYOUT_KWS[c1, c2]  # shared: a node's kw is never changed
+    kw = dict(kw)
     kw["col_major"] = (c1, c2)
     return kw
+
+
+_LAYOUT_KWS = {(c1, c2): {"col_major": (c1, c2)} for c1 in (False, True) for c2 in (False, True)}
 
 
 def _mat1_grad(g, mat2, col_major):
