@@ -31,14 +31,6 @@ ENGINE_GAPS: dict[str, str] = {
                                     "emulated",
     "boundary_second_order.grad": "second derivative of |acos(y)| at y=-1: torch's inf, gradcli's nan (the path "
                                   "through abs's sgn(), an efficient zero in torch: see sgn_nan_efficient_zero)",
-    "matmul_empty_mixed_dtype.grad": "torch skips the dtype check of an empty batched matmul (and answers float32)",
-    # found by tools/difftest_long.py --messages (issue 6); ops/linalg.py, whose owner works on matmul
-    "matmul_shape_before_dtype.grad": "torch checks the shapes of a batched matmul before the dtypes (gradcli: "
-                                      "'expected m1 and m2 to have the same dtype' first)",
-    "matmul_vector_dtype_addmv.grad": "a matrix-vector matmul of two dtypes is addmv in torch ('addmv input tensors "
-                                      "must have the same dtype, but got Float, Double, and Float')",
-    "matmul_int_float_bmm_error.grad": "a batched matmul of an integer and a float tensor: torch's bmm message "
-                                       "('expected scalar type Long but found Float')",
 }
 
 

@@ -117,11 +117,11 @@ def mm(input, mat2):
         raise errors.runtime("self must be a matrix")
     if mat2._data.ndim != 2:
         raise errors.runtime("mat2 must be a matrix")
-    _same_dtype(input, mat2)
     (n, k), (k2, m) = input._data.shape, mat2._data.shape
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
+    _same_dtype(input, mat2)  # after the shapes, as torch
     out = wrap(_matprod(input._data, mat2._data), input.dtype)
     if not grad_mode.enabled:
         return out
@@ -146,10 +146,15 @@ def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise errors.runtime(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
                              f"{vec._data.ndim}")
-    _same_dtype(input, vec)
     if input._data.shape[1] != vec._data.shape[0]:
         n, k = input._data.shape
         raise errors.runtime(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
+    if input.dtype is not vec.dtype:
+        # torch's mv is addmv_(empty of vec's dtype, mat, vec): addmv's message names result, mat, vec
+        from .elementwise import _c10_name  # noqa: PLC0415
+        v, m = _c10_name(vec.dtype), _c10_name(input.dtype)
+        raise errors.runtime(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}",
+                             hint="dtype_mismatch")
     return record(MvBackward0, (input, vec), wrap(_matprod(input._data, vec._data), input.dtype))
 
 
@@ -202,11 +207,19 @@ def bmm(input, mat2):
         raise errors.runtime("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
         raise errors.runtime("batch2 must be a 3D tensor")
-    _same_dtype(input, mat2)
     (b, n, k), (b2, k2, m) = input._data.shape, mat2._data.shape
     if b != b2 or k != k2:
         raise errors.runtime(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
                              f"[{b2}, {k2}].")
+    if input.dtype is not mat2.dtype:
+        # torch's bmm: the result takes batch2's dtype; an empty result, or a contraction of length 0
+        # (zeros), returns before the kernel's dtype check
+        if b * n * m and k:
+            from .elementwise import _c10_name  # noqa: PLC0415
+            raise errors.runtime(f"expected scalar type {_c10_name(input.dtype)} but found {_c10_name(mat2.dtype)}",
+                                 hint="dtype_mismatch")
+        return record(BmmBackward0, (input, mat2),
+                      wrap(_matprod(input._data.astype(mat2._data.dtype), mat2._data), mat2.dtype))
     return record(BmmBackward0, (input, mat2), wrap(_matprod(input._data, mat2._data), input.dtype))
 
 
@@ -316,7 +329,6 @@ def matmul(input, other):
     if d1 == 2 and d2 == 1:
         return mv(input, other)
     if d1 == 1 and d2 == 2:
-        _same_dtype(input, other)
         if input._data.shape[0] != other._data.shape[0]:
             raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied (1x{input._data.shape[0]} and "
                                  f"{other._data.shape[0]}x{other._data.shape[1]})", hint="matmul_shape")
@@ -324,7 +336,7 @@ def matmul(input, other):
         return record(SqueezeBackward4, (r,), view_of(r, r._data.reshape(r._data.shape[1:])), {"dim": 0})
     if d1 == 2 and d2 == 2:
         return mm(input, other)
-    _same_dtype(input, other)
+    # no dtype check here: the mm/mv/bmm below check (after their shapes), as torch's do
     if _should_fold(input, other):
         transpose_ = d2 > d1
         t1 = transpose(other, -2, -1) if transpose_ else input
