@@ -162,6 +162,7 @@ def _nrs_of(nrs):
 
 
 _ZERO_NRS = {(0,) * n: (0,) * n for n in range(9)}
+_ZERO_BY_LEN = list(_ZERO_NRS.values())  # by length: make_node's edges all numbered 0
 
 
 class Node:
@@ -319,24 +320,23 @@ def make_node(cls, inputs, out_dtype, saved=(), kw=None):
     """Create cls's node for these inputs (Tensors, or Python scalars and None that get no edge)."""
     node = cls.__new__(cls)
     fns = []
-    nrs = []
+    nrs = None  # built only when some edge's output number is not 0 (rare): else the shared zeros
     for t in inputs:
         fn = getattr(t, "grad_fn", _NO_EDGE)
-        if fn is _NO_EDGE:                      # not a Tensor
+        if fn is None:
+            # a leaf: its AccumulateGrad (output number 0) when it requires grad
+            fns.append(t._edge()[0] if t._rg else None)
+        elif fn is _NO_EDGE:                    # not a Tensor
             fns.append(None)
-            nrs.append(0)
-        elif fn is not None:
-            fns.append(fn)
-            nrs.append(t._output_nr)
-        elif t._rg:
-            acc, nr = t._edge()                 # the leaf's AccumulateGrad
-            fns.append(acc)
-            nrs.append(nr)
         else:
-            fns.append(None)
-            nrs.append(0)
+            nr = t._output_nr
+            if nr:
+                if nrs is None:
+                    nrs = [0] * len(inputs)
+                nrs[len(fns)] = nr
+            fns.append(fn)
     node._fns = tuple(fns)
-    node._nrs = _nrs_of(nrs)
+    node._nrs = tuple(nrs) if nrs is not None else _ZERO_BY_LEN[len(fns)] if len(fns) < 9 else (0,) * len(fns)
     node._saved = saved
     node._kw = kw
     node._seq = next(_sequence)
