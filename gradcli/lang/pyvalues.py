@@ -173,12 +173,23 @@ def _class_attr(cls, name):
 @user_raiser
 def get_attr(obj, name):
     """``obj.name`` for a script (name never starts with '_', except super().__init__)."""
-    if _policy_cache.get(type(obj)) is True:
+    policy = _policy_cache.get(type(obj))
+    if policy is True:
         try:
             return getattr(obj, name)
         except AttributeError as e:
             e._gs_user = True
             raise
+    if policy == "checked" and not isinstance(obj, type):
+        # modules and optimizers of a training loop: _get_attr_slow's "checked" case, without the extra call
+        try:
+            value = getattr(obj, name)
+        except AttributeError as e:
+            e._gs_user = True
+            raise
+        if isinstance(value, types.ModuleType):
+            raise _refuse(obj, name)
+        return value
     return _get_attr_slow(obj, name)
 
 
