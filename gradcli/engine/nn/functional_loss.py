@@ -122,7 +122,7 @@ def _arr(t, dt):
 
 
 def _needs(node, i):
-    return node.next_functions[i][0] is not None
+    return node._fns[i] is not None  # next_functions[i][0], without building the pairs
 
 
 # C++-level scalar arithmetic (`loss / n`, `x * 0.9` inside ATen) records the Scalar overloads

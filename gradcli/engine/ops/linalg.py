@@ -237,16 +237,16 @@ class AddmmBackward0(Function):
         if beta == 1 and alpha == 1 and not grad_mode.enabled and type(G) is np.ndarray:
             # no graph to build (not create_graph): _mat1_grad's and _mat2_grad's mm on the arrays,
             # as mm computes them (its checks cannot fail here: forward checked the same operands)
-            nf = self.next_functions
+            nf = self._fns  # next_functions' nodes, without building the pairs
             dt = g.dtype
             ga = gb = None
-            if nf[1][0] is not None:
+            if nf[1] is not None:
                 B = b._data
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
-            if nf[2][0] is not None:
+            if nf[2] is not None:
                 A = a._data
                 gb = wrap(_matprod(G.T, A).T if c2 else _matprod(A.T, G), dt)
-            return (sum_to(g, bias) if nf[0][0] is not None else None, ga, gb)
+            return (sum_to(g, bias) if nf[0] is not None else None, ga, gb)
         gbias = sum_to(g * beta if beta != 1 else g, bias) if self.next_functions[0][0] is not None else None
         ga = _mat1_grad(g, b, c1) if self.next_functions[1][0] is not None else None
         gb = _mat2_grad(g, a, c2) if self.next_functions[2][0] is not None else None
