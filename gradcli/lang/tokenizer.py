@@ -242,8 +242,26 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
         ttype = types[index]
         start, end_pos = m.span(index)
         value = text[start:end_pos]
-        if ttype is None:  # the fast punctuation group
+        if ttype is None:  # the fast punctuation group: one character, never a keyword
             ttype = punctuation[value]
+            tok = new_token(Token, value)
+            tok.type = ttype
+            tok.value = value
+            tok.start_pos = start
+            tok.line = tok.end_line = line
+            tok.column = start - line_start + 1
+            tok.end_column = end_pos - line_start + 1
+            tok.end_pos = end_pos
+            pos = end_pos
+            last = tok
+            if ttype in OPENERS:
+                brackets.append(tok)
+                if len(brackets) > MAX_NESTING:
+                    raise tokenizer_error(error_at("too many nested parentheses", tok))
+            elif ttype in CLOSERS:
+                _close(tok, brackets)
+            yield tok
+            continue
         if ttype == "NAME":  # the most common token: a name or a keyword, on one line
             tok = new_token(Token, value)
             tok.type = name_keywords(value, "NAME")
