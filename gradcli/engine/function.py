@@ -49,6 +49,8 @@ def record(cls, inputs, out, kw=None):
     """Attach cls's node to `out` if grad mode is on and some Tensor input requires grad."""
     if not grad_mode.enabled:
         return out
+    if len(inputs) == 1:
+        return _record1(cls, inputs, out, kw)
     for t in inputs:
         if getattr(t, "_rg", False):
             break
@@ -66,6 +68,39 @@ def record(cls, inputs, out, kw=None):
     node = make_node(cls, inputs, out.dtype, saved, kw)
     if cls.save_output:
         node._saved = saved + (_Saved(out, True),)
+    out._rg = True
+    out.grad_fn = node
+    if _node_observer[0] is not None:
+        _node_observer[0](node, inputs, (out,))
+    return out
+
+
+def _record1(cls, inputs, out, kw):
+    """record() for one input (unary ops, views: t() twice per Linear step), make_node's work inline."""
+    t = inputs[0]
+    if not getattr(t, "_rg", False) or out.dtype.category != FLOAT:
+        return out
+    fn = t.grad_fn
+    if fn is None:
+        fn = t._edge()[0]  # the leaf's AccumulateGrad (output number 0)
+        nrs = _ZERO_NRS1
+    else:
+        nr = t._output_nr
+        nrs = _ZERO_NRS1 if nr == 0 else (nr,)
+    if cls.save_inputs:
+        saved = (_Saved(t),) if cls.save_when is None else _select_saved(inputs, cls.save_when)
+    else:
+        saved = ()
+    node = _new(cls)
+    node._fns = (fn,)
+    node._nrs = nrs
+    node._saved = saved + (_Saved(out, True),) if cls.save_output else saved
+    node._kw = kw
+    node._seq = next(_sequence)
+    node._out_dtype = out.dtype
+    node._x = None
+    if _site_hook[0] is not None:
+        node._site = _site_hook[0]()
     out._rg = True
     out.grad_fn = node
     if _node_observer[0] is not None:
@@ -124,6 +159,7 @@ def record2(cls, a, b, out, kw=None):
 
 
 _new = object.__new__
+_ZERO_NRS1 = _ZERO_NRS[(0,)]
 _ZERO_NRS2 = _ZERO_NRS[(0, 0)]
 
 
