@@ -151,6 +151,7 @@ def scan_data(lexer: Any) -> dict:
     # regex backtracks and the blank terminal itself matches, as before
     prefix = "[\\t \\f]*" if blanks else ""
     front, punctuation = _front_alternatives(scanner.terminals)
+    front += _front_operators(master)
     pattern = "%s(?:%s%s)" % (prefix, front, master.pattern)
     groups = re.compile(pattern, master.flags).groupindex
     types: list = [None] * (max(groups.values()) + 1)  # group number -> terminal name
@@ -210,6 +211,43 @@ def _front_alternatives(terminals: list) -> tuple[str, dict]:
     if punctuation:
         front.append("(?P<%s>[%s])" % (_PUNCT, re.escape("".join(punctuation))))
     return "".join(alt + "|" for alt in front), punctuation
+
+
+# The commonest operators come after a dozen alternatives in Lark's order (NUMBER, STRING,
+# _NEWLINE, AUGOP, BINOP, ...), each tried and failed in turn.  In front, each with the
+# lookahead that leaves to those alternatives every text they would take: `.5` is a NUMBER,
+# `...` an ELLIPSIS, `==` and `+=` are BINOP and AUGOP, `**` POW, `->` RARROW.  Each is
+# checked against the master regex (_front_operators) and left out if it would differ.
+_OPERATORS = [("DOT", r"\.(?!\d|\.\.)"), ("EQUAL", r"=(?!=)"), ("STAR", r"\*(?![*=])"),
+              ("PLUS", r"\+(?!=)"), ("MINUS", r"-(?![=>])")]
+_OPERATOR_PROBES = "0a.=*+->/ \n'(\\"
+
+
+def _front_operators(master: Any) -> str:
+    """The regex text of _OPERATORS' alternatives ("" or ending with '|') that give the
+    master regex's token wherever they match (probed on every text of up to 3 characters
+    from _OPERATOR_PROBES after the operator's own)."""
+    import re
+
+    front = []
+    for name, regexp in _OPERATORS:
+        if name not in master.groupindex:
+            continue
+        fast = re.compile(regexp)
+        ok = True
+        for first in "+-*=.":
+            for a in _OPERATOR_PROBES:
+                for b in _OPERATOR_PROBES:
+                    text = first + a + b
+                    m = fast.match(text)
+                    if m is None:
+                        continue
+                    full = master.match(text)
+                    if full is None or full.lastgroup != name or full.span() != m.span():
+                        ok = False
+        if ok:
+            front.append("(?P<%s%s>%s)|" % (name, _FAST, regexp))
+    return "".join(front)
 
 
 # ---------------------------------------------------------------------------- the scan
