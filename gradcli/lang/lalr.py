@@ -104,28 +104,11 @@ class Driver:
                       for size, origin, name, keep, expand1, left in data["rules"]]
         self.start_states = data["start"]
         self.end_states = data["end"]
-        # (state below, top state, token type) -> the top state after the pass-through
-        # reductions there (see parse); filled as parses meet them
-        self.chains: dict = {}
-
-    def _pass_through(self, below: int, state: int, ttype: str) -> int:
-        """The top state after reducing, with `ttype` next, by every `?rule` of one child
-        (whose value is its child's) in a row from `state` above `below`."""
-        actions, rules = self.actions, self.rules
-        while True:
-            code = actions[state].get(ttype)
-            if code is None or code >= 0:
-                return state
-            size, origin, reduce = rules[~code]
-            if size != 1 or reduce is not None:
-                return state
-            state = actions[below][origin]
 
     def parse(self, tokens: Iterable[Token], start: str) -> Any:
         """Parse the token stream from the start symbol `start`; the start rule's value."""
         actions = self.actions
         rules = self.rules
-        chains = self.chains
         state = self.start_states[start]
         states = [state]
         values: list = []
@@ -147,19 +130,8 @@ class Driver:
                     break
                 size, origin, reduce = rules[~code]
                 if size == 1:  # a third of all reductions: the stacks' tops are replaced
-                    if reduce is None:
-                        # `?rule` of one child, passed through: the value stays, and so
-                        # does the state below; the chain of such reductions before this
-                        # token depends on that state, the top one and the token's type
-                        # only, so its end is looked up (once made, see _pass_through)
-                        key = (states[-2], states[-1], ttype)
-                        state = chains.get(key)
-                        if state is None:
-                            state = chains[key] = self._pass_through(*key)
-                        states[-1] = state
-                        row = actions[state]
-                        continue
-                    values[-1] = reduce([values[-1]])
+                    if reduce is not None:  # (None: `?rule` of one child, passed through)
+                        values[-1] = reduce([values[-1]])
                     state = states[-1] = actions[states[-2]][origin]
                 else:
                     if size:
