@@ -107,7 +107,7 @@ class ScanTables:
     """What the scan needs, compiled: see scan_data for the fields."""
 
     __slots__ = ("match", "types", "punctuation", "keywords", "ignore", "multiline", "allowed",
-                 "literals", "terminals_by_name")
+                 "literals", "terminals_by_name", "plain")
 
     def __init__(self, data: dict, terminals_by_name: Optional[dict] = None) -> None:
         import re
@@ -121,6 +121,10 @@ class ScanTables:
         self.allowed = set(data["allowed"])
         self.literals: dict = data["literals"]  # the text of each terminal that is a string
         self.terminals_by_name = terminals_by_name  # only for Lark's error text
+        # the terminals whose token needs nothing but making (NUMBER, the operators): on
+        # one line, not ignored, never a keyword, no newline or bracket to track
+        self.plain = frozenset(t for t in self.types if t is not None) - self.multiline \
+            - self.ignore - set(self.keywords) - {"_NEWLINE"} - set(OPENERS) - CLOSERS
 
 
 def scan_data(lexer: Any) -> dict:
@@ -261,6 +265,7 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
     name_keywords = keywords.get("NAME", {}).get
     ignore = tables.ignore
     multiline = tables.multiline
+    plain = tables.plain
     brackets = state.brackets
     expr_mode = state.expr_mode
     new_token = str.__new__
@@ -303,6 +308,19 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
         if ttype == "NAME":  # the most common token: a name or a keyword, on one line
             tok = new_token(Token, value)
             tok.type = name_keywords(value, "NAME")
+            tok.value = value
+            tok.start_pos = start
+            tok.line = tok.end_line = line
+            tok.column = start - line_start + 1
+            tok.end_column = end_pos - line_start + 1
+            tok.end_pos = end_pos
+            pos = end_pos
+            last = tok
+            yield tok
+            continue
+        if ttype in plain:
+            tok = new_token(Token, value)
+            tok.type = ttype
             tok.value = value
             tok.start_pos = start
             tok.line = tok.end_line = line
