@@ -181,7 +181,7 @@ def get_attr(obj, name):
             e._gs_user = True
             raise
     if policy == "checked" and not isinstance(obj, type):
-        # modules and optimizers of a training loop: _get_attr_slow's "checked" case, without the extra call
+        # modules and optimizers of a training loop (not classes: _get_attr_slow answers those)
         try:
             value = getattr(obj, name)
         except AttributeError as e:
@@ -205,8 +205,8 @@ def _get_attr_slow(obj, name):
         policy = _policy_cache[t]
     except KeyError:
         policy = _policy_cache[t] = _compute_policy(t)
-    if policy is True:
-        return get_attr(obj, name)
+    if policy is True or policy == "checked":
+        return get_attr(obj, name)  # now cached: get_attr's own branch answers
     if policy == "namespace":
         try:
             return obj._members[name]
@@ -222,15 +222,6 @@ def _get_attr_slow(obj, name):
         except AttributeError as e:
             e._gs_user = True
             raise
-    if policy == "checked":
-        try:
-            value = getattr(obj, name)
-        except AttributeError as e:
-            e._gs_user = True
-            raise
-        if isinstance(value, types.ModuleType):
-            raise _refuse(obj, name)
-        return value
     if type(policy) is frozenset and name in policy:
         return getattr(obj, name)
     try:
