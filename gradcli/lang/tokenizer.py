@@ -285,8 +285,13 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
         ttype = types[index]
         start, end_pos = m.span(index)
         value = text[start:end_pos]
-        if ttype is None:  # the fast punctuation group: one character, never a keyword
-            ttype = punctuation[value]
+        if ttype is None or ttype == "NAME" or ttype in plain:
+            # one-line tokens made at once: the fast punctuation group (one character), a name or
+            # keyword (the most common token), NUMBER and the operators (ScanTables.plain)
+            if ttype is None:
+                ttype = punctuation[value]
+            elif ttype == "NAME":
+                ttype = name_keywords(value, "NAME")
             tok = new_token(Token, value)
             tok.type = ttype
             tok.value = value
@@ -303,32 +308,6 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
                     raise tokenizer_error(error_at("too many nested parentheses", tok))
             elif ttype in CLOSERS:
                 _close(tok, brackets)
-            yield tok
-            continue
-        if ttype == "NAME":  # the most common token: a name or a keyword, on one line
-            tok = new_token(Token, value)
-            tok.type = name_keywords(value, "NAME")
-            tok.value = value
-            tok.start_pos = start
-            tok.line = tok.end_line = line
-            tok.column = start - line_start + 1
-            tok.end_column = end_pos - line_start + 1
-            tok.end_pos = end_pos
-            pos = end_pos
-            last = tok
-            yield tok
-            continue
-        if ttype in plain:
-            tok = new_token(Token, value)
-            tok.type = ttype
-            tok.value = value
-            tok.start_pos = start
-            tok.line = tok.end_line = line
-            tok.column = start - line_start + 1
-            tok.end_column = end_pos - line_start + 1
-            tok.end_pos = end_pos
-            pos = end_pos
-            last = tok
             yield tok
             continue
         end_line, end_start = line, line_start
