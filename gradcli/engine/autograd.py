@@ -338,13 +338,19 @@ def make_node(cls, inputs, out_dtype, saved=(), kw=None):
     node._fns = tuple(fns)
     node._nrs = tuple(nrs) if nrs is not None else _ZERO_BY_LEN[len(fns)] if len(fns) < 9 else (0,) * len(fns)
     node._saved = saved
+    stamp(node, out_dtype, kw)
+    return node
+
+
+def stamp(node, out_dtype, kw):
+    """The fields every new node gets besides its edges and saved values (make_node and the
+    unrolled recorders of function.py share it)."""
     node._kw = kw
     node._seq = next(_sequence)
     node._out_dtype = out_dtype
     node._x = None
     if _site_hook[0] is not None:
         node._site = _site_hook[0]()
-    return node
 
 
 # Where an op was created (the language registers a callback that returns the script's line).

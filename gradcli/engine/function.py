@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import _ZERO_NRS, Node, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
+from .autograd import _ZERO_NRS, Node, _node_observer, _Saved, grad_mode, make_node, stamp
 from .dtypes import FLOAT
 from .tensor import Tensor
 
@@ -68,6 +68,11 @@ def record(cls, inputs, out, kw=None):
     node = make_node(cls, inputs, out.dtype, saved, kw)
     if cls.save_output:
         node._saved = saved + (_Saved(out, True),)
+    return _attach(node, out, inputs)
+
+
+def _attach(node, out, inputs):
+    """out becomes node's output (and the graph tools' observer hears of it)."""
     out._rg = True
     out.grad_fn = node
     if _node_observer[0] is not None:
@@ -95,17 +100,8 @@ def _record1(cls, inputs, out, kw):
     node._fns = (fn,)
     node._nrs = nrs
     node._saved = saved + (_Saved(out, True),) if cls.save_output else saved
-    node._kw = kw
-    node._seq = next(_sequence)
-    node._out_dtype = out.dtype
-    node._x = None
-    if _site_hook[0] is not None:
-        node._site = _site_hook[0]()
-    out._rg = True
-    out.grad_fn = node
-    if _node_observer[0] is not None:
-        _node_observer[0](node, inputs, (out,))
-    return out
+    stamp(node, out.dtype, kw)
+    return _attach(node, out, inputs)
 
 
 def record2(cls, a, b, out, kw=None):
@@ -145,17 +141,8 @@ def record2(cls, a, b, out, kw=None):
         node._saved = (sa, sb, _Saved(out, True)) if cls.save_output else (sa, sb)
     else:
         node._saved = (_Saved(out, True),) if cls.save_output else ()
-    node._kw = kw
-    node._seq = next(_sequence)
-    node._out_dtype = out.dtype
-    node._x = None
-    if _site_hook[0] is not None:
-        node._site = _site_hook[0]()
-    out._rg = True
-    out.grad_fn = node
-    if _node_observer[0] is not None:
-        _node_observer[0](node, (a, b), (out,))
-    return out
+    stamp(node, out.dtype, kw)
+    return _attach(node, out, (a, b))
 
 
 _new = object.__new__
