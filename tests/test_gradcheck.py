@@ -443,3 +443,14 @@ def test_gradgradcheck_reports_a_wrong_second_order():
 def test_gradcheck_is_torch_api():
     assert engine_torch.autograd.gradcheck is gradcheck
     assert engine_torch.autograd.gradgradcheck is gradgradcheck
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("rows", [4, 30])  # more than 25 rows: p=2 takes ATen's matmul form
+def test_cdist_gradcheck(p, rows):
+    """torch.cdist (torch-level only, not a Tensor method), first order: torch's own
+    CdistBackwardBackward0 has no derivative, so there is no second order to check."""
+    rng = np.random.default_rng(rows)
+    x1 = engine_torch.tensor(rng.standard_normal((2, rows, 3)), dtype=engine_torch.float64, requires_grad=True)
+    x2 = engine_torch.tensor(rng.standard_normal((2, 5, 3)), dtype=engine_torch.float64, requires_grad=True)
+    assert gradcheck(lambda a, b: engine_torch.cdist(a, b, p=p), (x1, x2), eps=1e-6, atol=1e-5, rtol=1e-3)
