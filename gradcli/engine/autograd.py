@@ -717,6 +717,102 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
     return results
 
 
+def _collect_plain(root):
+    """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
+    grad (its _x), or one of several outputs."""
+    deps = {root: 0}
+    stack = []
+    push, pop = stack.append, stack.pop
+    node = root
+    while True:
+        if node._x is not None or node.n_outputs != 1:
+            return None
+        nxt_node = None
+        for nxt in node._fns:
+            if nxt is not None:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    if nxt_node is None:
+                        nxt_node = nxt
+                    else:
+                        push(nxt)
+        if nxt_node is not None:
+            node = nxt_node
+        elif stack:
+            node = pop()
+        else:
+            return deps
+
+
+def run_plain(root, g, retain_graph):
+    """_run for the common `loss.backward()` (one root, leaves' .grad accumulated, no graph built,
+    no observer or anomaly mode), when no node has hooks, a retained grad or several outputs; the
+    same order and results with fewer checks per node. Returns False (nothing done) otherwise."""
+    if anomaly_mode.enabled or _backward_observer[0] is not None:
+        return False
+    deps = _collect_plain(root)
+    if deps is None:
+        return False
+    free = not retain_graph
+    buffers = {}
+    ready = []
+    push, pop = heapq.heappush, heapq.heappop
+    node = root
+    in_grads = gk = prev = None
+    while True:
+        if node.__class__ is AccumulateGrad:
+            if g is not None:
+                in_grads = gk = prev = None  # g's refcount then says if anything else holds it
+                node.variable._accumulate(g, False, _getrefcount(g) == 2)
+        else:
+            in_grads = node.backward(g) if g is not None else None
+            if free:
+                node._saved = None
+            n_in = len(in_grads) if in_grads is not None else 0
+            k = -1
+            nxt_ready = None   # the one node made ready with an empty heap runs next, its gradient in hand
+            nxt_g = None
+            for nxt in node._fns:
+                k += 1
+                if nxt is None:
+                    continue
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                gk = in_grads[k] if k < n_in else None
+                if gk is not None and gk.dtype is not nxt._out_dtype:
+                    gk = gk.to(nxt._out_dtype)
+                if d == 0:
+                    prev = buffers.pop(nxt, None) if buffers else None
+                    if gk is None:
+                        gk = prev
+                    elif prev is not None:
+                        gk = prev + gk
+                    if nxt_ready is None and not ready:
+                        nxt_ready, nxt_g = nxt, gk
+                    else:
+                        if nxt_ready is not None:
+                            if nxt_g is not None:
+                                buffers[nxt_ready] = nxt_g
+                            push(ready, (-nxt_ready._seq, id(nxt_ready), nxt_ready))
+                            nxt_ready = nxt_g = None
+                        if gk is not None:
+                            buffers[nxt] = gk
+                        push(ready, (-nxt._seq, id(nxt), nxt))
+                elif gk is not None:
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = gk if prev is None else prev + gk
+            if nxt_ready is not None:
+                node, g = nxt_ready, nxt_g
+                nxt_g = None
+                continue
+        if not ready:
+            return True
+        node = pop(ready)[2]
+        g = buffers.pop(node, None)
+
+
 def _run_pre_hooks(node, grads):
     grads = list(grads)
     for nr, hooks in node._pre_hooks.items():

@@ -608,6 +608,16 @@ def _sum0_large(a, k):
     return out
 
 
+def sum_rows(a):
+    """torch.sum(a, 0) of a 2-D array (a Linear layer's bias gradient) as an (m,) array: the plan
+    _sum0_small made for this shape and dtype when there is one (only C-contiguous NumPy arrays of
+    its size range ever get one), else torch_sum."""
+    plan = _SUM0_PLANS.get((a.shape, a.dtype))
+    if plan is not None and type(a) is np.ndarray and a.flags.c_contiguous:
+        return plan(a)
+    return torch_sum(a, (0,))
+
+
 def _foreign(a):
     """A device (CuPy) array: summed by its own module, not emulated."""
     return not isinstance(a, (np.ndarray, np.generic, int, float, bool, list, tuple))

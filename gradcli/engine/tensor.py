@@ -9,7 +9,7 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_backward
+from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_backward, run_plain
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -327,7 +327,8 @@ class Tensor:
             prev = grad_mode.enabled
             grad_mode.enabled = False
             try:
-                _run((self,), (g,), bool(retain_graph), False, None, True, True)
+                if not run_plain(self._edge()[0], g, retain_graph):
+                    _run((self,), (g,), bool(retain_graph), False, None, True, True)
             finally:
                 grad_mode.enabled = prev
             return

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..function import Function, record
 from ..limits import LIMITS, check_broadcast, check_numel
@@ -231,22 +231,33 @@ class AddmmBackward0(Function):
     def backward(self, g):
         bias, a, b = self.saved
         G = g._data
-        k = self._kw or _NO_KW
-        beta, alpha = k.get("beta", 1), k.get("alpha", 1)
-        c1, c2 = k.get("col_major", _ROW_MAJOR)
-        if beta == 1 and alpha == 1 and not grad_mode.enabled and type(G) is np.ndarray:
+        k = self._kw
+        if k is None:
+            k = _NO_KW
+        elif "beta" in k or "alpha" in k:
+            return self._scaled_backward(g, bias, a, b, k)
+        if not grad_mode.enabled and type(G) is np.ndarray:
             # no graph to build (not create_graph): _mat1_grad's and _mat2_grad's mm on the arrays,
             # as mm computes them (its checks cannot fail here: forward checked the same operands)
+            c1, c2 = k.get("col_major", _ROW_MAJOR)
             nf = self._fns  # next_functions' nodes, without building the pairs
             dt = g.dtype
-            ga = gb = None
+            ga = gb = gbias = None
             if nf[1] is not None:
                 B = b._data
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
             if nf[2] is not None:
                 A = a._data
                 gb = wrap(_matprod(G.T, A).T if c2 else _matprod(A.T, G), dt)
-            return (sum_to(g, bias) if nf[0] is not None else None, ga, gb)
+            if nf[0] is not None:
+                # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
+                gbias = wrap(numerics.sum_rows(G), dt) if G.ndim == 2 and bias == G.shape[1:] else sum_to(g, bias)
+            return (gbias, ga, gb)
+        return self._scaled_backward(g, bias, a, b, k)
+
+    def _scaled_backward(self, g, bias, a, b, k):
+        beta, alpha = k.get("beta", 1), k.get("alpha", 1)
+        c1, c2 = k.get("col_major", _ROW_MAJOR)
         gbias = sum_to(g * beta if beta != 1 else g, bias) if self.next_functions[0][0] is not None else None
         ga = _mat1_grad(g, b, c1) if self.next_functions[1][0] is not None else None
         gb = _mat2_grad(g, a, c2) if self.next_functions[2][0] is not None else None
