@@ -26,6 +26,10 @@ from .functional_conv import _flat_ext, scatter_spatial
 
 
 def linear(input, weight, bias=None):
+    if bias is not None and isinstance(input, Tensor) and isinstance(weight, Tensor) and isinstance(bias, Tensor):
+        out = L.linear_2d(input, weight, bias)  # a batch through a Linear layer: addmm's work inline
+        if out is not None:
+            return out
     if not isinstance(input, Tensor):
         raise errors.type_error(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     wt = S.t(weight) if weight.dim() == 2 else weight

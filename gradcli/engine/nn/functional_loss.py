@@ -8,13 +8,13 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import no_grad
-from ..function import Function, record
+from ..autograd import grad_mode, no_grad
+from ..function import Function, record, record2
 from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..ops.backward_ops import huber_loss_backward, mse_loss_backward, nll_loss_backward, smooth_l1_loss_backward
+from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, nll_loss_backward, smooth_l1_loss_backward
 from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
@@ -39,6 +39,9 @@ def reduction_of(reduction, size_average=None, reduce=None):
     if reduction not in _REDUCTIONS:
         raise errors.value(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+_MEAN = {"reduction": "mean"}  # the kw of a 'mean' loss's node (shared: a node's kw is never changed)
 
 
 def _reduce_array(loss, reduction, dt):
@@ -146,6 +149,13 @@ class MseLossBackward0(_PairLoss):
         # self), each the op of its own: its kernel on the arrays (MseLossBackwardBackward0 under create_graph)
         x, t = self.saved
         reduction = self._kw["reduction"]
+        G, X, T = g._data, x._data, t._data
+        if not grad_mode.enabled and type(G) is np.ndarray and type(X) is np.ndarray and type(T) is np.ndarray \
+                and X.dtype == T.dtype == G.dtype:
+            # no graph to build: the kernel on the arrays (what mse_loss_backward's op computes)
+            fwd, dt = MseLossBackwardBackward0.forward, g.dtype
+            return (wrap(fwd(G, X, T, reduction), dt) if _needs(self, 0) else None,
+                    wrap(fwd(G, T, X, reduction), dt) if _needs(self, 1) else None)
         return (mse_loss_backward(g, x, t, reduction) if _needs(self, 0) else None,
                 mse_loss_backward(g, t, x, reduction) if _needs(self, 1) else None)
 
@@ -213,6 +223,16 @@ def _weighted(elementwise, weight, input, reduction):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if reduction == "mean" and size_average is None and reduce is None and weight is None \
+            and type(input) is Tensor and type(target) is Tensor:
+        # the training loop's case: _pair_loss's work inline for two NumPy arrays of one float dtype and shape
+        x, t, dt = input._data, target._data, input.dtype
+        if type(x) is np.ndarray and type(t) is np.ndarray and x.shape == t.shape and x.size \
+                and target.dtype is dt and dt.category == dtypes.FLOAT:
+            out = wrap(_reduce_array(MseLossBackward0.elementwise(x, t, None), "mean", dt), dt)
+            if grad_mode.enabled and (input._rg or target._rg):
+                record2(MseLossBackward0, input, target, out, _MEAN)
+            return out
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = reduction_of(reduction, size_average, reduce)

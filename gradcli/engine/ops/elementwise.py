@@ -10,7 +10,7 @@ from .. import dtypes, errors, numerics
 from ..autograd import _ZERO_NRS, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
-from ..function import Function, record, record2
+from ..function import Function, _record1, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
@@ -950,11 +950,17 @@ class SigmoidBackward0(Function):
 
 
 _INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+_ZERO_OF = {}  # dtype -> its 0-d zero (where() takes a 0-d array faster than a scalar)
 
 
 def _zero_where(x, mask):
     """np.where(mask, +0.0, x) for a float array x (new array, x's dtype), without where's branch per
     element (slow on a random mask): x's bits ANDed with 0 where mask holds, all ones elsewhere."""
+    if x.size <= 2048:  # where's branch per element costs less than two more ufunc calls here
+        zero = _ZERO_OF.get(x.dtype)
+        if zero is None:
+            zero = _ZERO_OF[x.dtype] = np.zeros((), x.dtype)
+        return np.where(mask, zero, x)
     it = _INT_OF_SIZE[x.dtype.itemsize]
     keep = np.subtract(mask, 1, dtype=it)  # True -> 0, False -> -1 (all bits set)
     return np.bitwise_and(x.view(it), keep, out=keep).view(x.dtype)
@@ -1081,6 +1087,12 @@ def sigmoid(input):
 
 
 def relu(input, inplace=False):
+    x = getattr(input, "_data", None)
+    if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
+        out = wrap(_zero_where(x, x < 0), input.dtype)
+        if input._rg and grad_mode.enabled:
+            _record1(ReluBackward0, (input,), out, None)
+        return out
     return unary(ReluBackward0, input, float_only=False)
 
 

@@ -5,10 +5,11 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
-from ..function import Function, record
+from ..autograd import _ZERO_NRS, _Saved, stamp
+from ..function import Function, _attach, _record1, record
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
-from .shape import contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
+from .shape import TBackward0, contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
 from ..device import asarray as _asarray
 from ..device import check_args
 
@@ -96,6 +97,8 @@ def _layout_kw(mat1, mat2, kw=None):
     return kw
 
 
+_new_node = object.__new__
+_ZERO_NRS3 = _ZERO_NRS[(0, 0, 0)]
 _LAYOUT_KWS = {(c1, c2): {"col_major": (c1, c2)} for c1 in (False, True) for c2 in (False, True)}
 
 
@@ -291,6 +294,51 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         return out
     kw = _layout_kw(mat1, mat2, None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha})
     return record(AddmmBackward0, (input, mat1, mat2), out, kw)
+
+
+def _edge_of(t):
+    """(node, output number) of t's gradient edge; (None, 0) when it needs no gradient."""
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return (t._edge()[0] if t._rg else None), 0
+
+
+def linear_2d(input, weight, bias):
+    """F.linear's addmm(bias, input, weight.t()) for a 2-D input, a 2-D weight and a 1-D bias, NumPy
+    arrays of one float dtype that fit: t() and addmm's work inline, with the same nodes (TBackward0,
+    AddmmBackward0), saved tensors, sequence numbers and bits. None where the general path decides
+    (other ranks, types or dtypes, shapes that raise, --max-elements)."""
+    X, Wd, b = input._data, weight._data, bias._data
+    dt = input.dtype
+    if not (type(X) is np.ndarray and type(Wd) is np.ndarray and type(b) is np.ndarray and X.ndim == 2
+            and Wd.ndim == 2 and b.ndim == 1 and weight.dtype is dt and bias.dtype is dt
+            and dt.category == dtypes.FLOAT and LIMITS["max_elements"] is None):
+        return None
+    m, k = Wd.shape
+    if X.shape[1] != k or b.shape[0] != m:
+        return None
+    WT = Wd.T
+    prod = _matprod(X, WT)
+    out = wrap(np.add(prod, b, out=prod), dt)  # input + prod, added into the fresh product (as addmm)
+    if not grad_mode.enabled:
+        return out
+    rx, rw = input._rg, weight._rg
+    if not (rx or rw or bias._rg):
+        return out
+    wt = view_of(weight, WT)
+    if rw:
+        _record1(TBackward0, (weight,), wt, None)
+    node = _new_node(AddmmBackward0)
+    fb, nb = _edge_of(bias)
+    fx, nx = _edge_of(input)
+    fw, nw = (wt.grad_fn, 0) if rw else (None, 0)
+    node._fns = (fb, fx, fw)
+    node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, nw)
+    # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
+    node._saved = (b.shape, _Saved(input) if rw else X.shape, _Saved(wt) if rx else WT.shape)
+    stamp(node, dt, _layout_kw(input, wt))
+    return _attach(node, out, (bias, input, wt))
 
 
 class SqueezeBackward4(Function):
