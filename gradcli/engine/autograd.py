@@ -765,7 +765,8 @@ def run_plain(root, g, retain_graph):
         if node.__class__ is AccumulateGrad:
             if g is not None:
                 in_grads = gk = prev = None  # g's refcount then says if anything else holds it
-                node.variable._accumulate(g, False, _getrefcount(g) == 2)
+                sole = _getrefcount(g) == 2  # g and the argument (before g is also a call's argument)
+                node.variable._accumulate(g, False, sole)
         else:
             in_grads = node.backward(g) if g is not None else None
             if free:
