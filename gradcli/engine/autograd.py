@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 from sys import getrefcount as _getrefcount
 
 from . import errors
@@ -749,69 +750,71 @@ def _collect_plain(root):
 def run_plain(root, g, retain_graph):
     """_run for the common `loss.backward()` (one root, leaves' .grad accumulated, no graph built,
     no observer or anomaly mode), when no node has hooks, a retained grad or several outputs; the
-    same order and results with fewer checks per node. Returns False (nothing done) otherwise."""
+    same order and results with less work per node. Returns False (nothing done) otherwise.
+
+    _run's order is: ready nodes by highest sequence number, AccumulateGrad first of all. The
+    unprocessed node of highest sequence number is always ready (its consumers were created after
+    it, so they ran before it), so the function nodes simply run by decreasing sequence number; a
+    leaf's AccumulateGrad runs as soon as its last consumer has (several at once: by id, as _run's
+    heap breaks ties) and only those need counting."""
     if anomaly_mode.enabled or _backward_observer[0] is not None:
         return False
     deps = _collect_plain(root)
     if deps is None:
         return False
+    if root.__class__ is AccumulateGrad:   # backward() of a leaf
+        root.variable._accumulate(g, False, False)
+        return True
+    order = [n for n in deps if n.__class__ is not AccumulateGrad]
+    if len(order) > 1:
+        order.sort(key=_seq_of, reverse=True)
     free = not retain_graph
-    buffers = {}
-    ready = []
-    push, pop = heapq.heappush, heapq.heappop
-    node = root
-    in_grads = gk = prev = None
-    while True:
-        if node.__class__ is AccumulateGrad:
-            if g is not None:
-                in_grads = gk = prev = None  # g's refcount then says if anything else holds it
-                sole = _getrefcount(g) == 2  # g and the argument (before g is also a call's argument)
-                node.variable._accumulate(g, False, sole)
-        else:
-            in_grads = node.backward(g) if g is not None else None
-            if free:
-                node._saved = None
-            n_in = len(in_grads) if in_grads is not None else 0
-            k = -1
-            nxt_ready = None   # the one node made ready with an empty heap runs next, its gradient in hand
-            nxt_g = None
-            for nxt in node._fns:
-                k += 1
-                if nxt is None:
-                    continue
+    buffers = {root: g}
+    g = None
+    for node in order:
+        g = buffers.pop(node, None)
+        in_grads = node.backward(g) if g is not None else None
+        if free:
+            node._saved = None
+        n_in = len(in_grads) if in_grads is not None else 0
+        done = None  # the leaves whose last gradient this node gave
+        k = -1
+        for nxt in node._fns:
+            k += 1
+            if nxt is None:
+                continue
+            gk = in_grads[k] if k < n_in else None
+            if gk is not None:
+                if gk.dtype is not nxt._out_dtype:
+                    gk = gk.to(nxt._out_dtype)
+                prev = buffers.get(nxt)
+                buffers[nxt] = gk if prev is None else prev + gk
+            if nxt.__class__ is AccumulateGrad:
                 d = deps[nxt] - 1
                 deps[nxt] = d
-                gk = in_grads[k] if k < n_in else None
-                if gk is not None and gk.dtype is not nxt._out_dtype:
-                    gk = gk.to(nxt._out_dtype)
                 if d == 0:
-                    prev = buffers.pop(nxt, None) if buffers else None
-                    if gk is None:
-                        gk = prev
-                    elif prev is not None:
-                        gk = prev + gk
-                    if nxt_ready is None and not ready:
-                        nxt_ready, nxt_g = nxt, gk
+                    if done is None:
+                        done = nxt
+                    elif done.__class__ is list:
+                        done.append(nxt)
                     else:
-                        if nxt_ready is not None:
-                            if nxt_g is not None:
-                                buffers[nxt_ready] = nxt_g
-                            push(ready, (-nxt_ready._seq, id(nxt_ready), nxt_ready))
-                            nxt_ready = nxt_g = None
-                        if gk is not None:
-                            buffers[nxt] = gk
-                        push(ready, (-nxt._seq, id(nxt), nxt))
-                elif gk is not None:
-                    prev = buffers.get(nxt)
-                    buffers[nxt] = gk if prev is None else prev + gk
-            if nxt_ready is not None:
-                node, g = nxt_ready, nxt_g
-                nxt_g = None
-                continue
-        if not ready:
-            return True
-        node = pop(ready)[2]
-        g = buffers.pop(node, None)
+                        done = [done, nxt]
+        if done is not None:
+            in_grads = gk = prev = g = None  # the gradients' refcounts then say if anything else holds them
+            if done.__class__ is list:
+                done.sort(key=id)
+            else:
+                done = (done,)
+            for leaf in done:
+                g = buffers.pop(leaf, None)
+                if g is not None:
+                    sole = _getrefcount(g) == 2  # g and the argument (before g is also a call's argument)
+                    leaf.variable._accumulate(g, False, sole)
+                    g = None
+    return True
+
+
+_seq_of = operator.attrgetter("_seq")
 
 
 def _run_pre_hooks(node, grads):

@@ -481,10 +481,11 @@ def _sum0_plan(n, m, k):
     rs = _row_sum_plan(n, m - cut)
     if cut == 0:
         return lambda a: rs(a) + zero
-    ml = _multi_level_plan(n, (cut,))
+    ml = _multi_level_plan(n, (m,))  # over every column (one reduce): a fresh array, since n > 1
 
     def sum0(a):
-        r = _concat((ml(a[:, :cut]), rs(a[:, cut:])))
+        r = ml(a)
+        r[cut:] = rs(a[:, cut:])     # the columns past the vectorised blocks: row_sum's order
         r += zero
         return r
     return sum0
