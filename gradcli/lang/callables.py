@@ -7,7 +7,10 @@ registers sub-modules and parameters.
 """
 from __future__ import annotations
 
+from types import ModuleType
+
 from . import ast as A
+from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .runtime import Frame, Function, tag
 from .scopes import Scope, _target_names, child_qualname, function_scope
 
@@ -15,6 +18,7 @@ from .scopes import Scope, _target_names, child_qualname, function_scope
 # python_arg_parser.cpp's numpy_compatibility_arg_names: the C++-bound Tensor methods take axis= for dim=
 # and keepdims= for keepdim= (x.sum(axis=0)). Compiled in only for calls that pass these keywords.
 _NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+kind_of = fast_kind.get
 _PYTHON_TENSOR_METHODS = frozenset({"unflatten"})  # torch/_tensor.py: no alias (split, norm, unique: not parsed)
 
 
@@ -38,6 +42,72 @@ def _numpy_keywords_renamed(f, kw, error):
     return renamed
 
 
+def method_call(method, args, anode, node):
+    """obj.name() and obj.name(x) as one closure: exprs.e_attribute's attr (its policy inline,
+    errors tagged with the attribute node) then the call (tagged with the call node)."""
+    value, name = method
+    if not args:
+        def mcall0(frame):
+            obj = value(frame)
+            kind = kind_of(type(obj))
+            try:
+                if kind == FULL:
+                    f = getattr(obj, name)
+                elif kind == CHECKED:
+                    f = getattr(obj, name)
+                    if isinstance(f, ModuleType):
+                        raise refuse_module(obj, name)
+                elif kind == NAMESPACE and name in obj._members:
+                    f = obj._members[name]
+                else:
+                    f = get_attr(obj, name)
+            except AttributeError as e:
+                if kind == FULL or kind == CHECKED:
+                    e._gs_user = True  # as get_attr marks it
+                tag(e, anode)
+                raise
+            except Exception as e:
+                tag(e, anode)
+                raise
+            try:
+                return f()
+            except Exception as e:
+                tag(e, node)
+                raise
+        return mcall0
+    a0, = args
+
+    def mcall1(frame):
+        obj = value(frame)
+        kind = kind_of(type(obj))
+        try:
+            if kind == FULL:
+                f = getattr(obj, name)
+            elif kind == CHECKED:
+                f = getattr(obj, name)
+                if isinstance(f, ModuleType):
+                    raise refuse_module(obj, name)
+            elif kind == NAMESPACE and name in obj._members:
+                f = obj._members[name]
+            else:
+                f = get_attr(obj, name)
+        except AttributeError as e:
+            if kind == FULL or kind == CHECKED:
+                e._gs_user = True
+            tag(e, anode)
+            raise
+        except Exception as e:
+            tag(e, anode)
+            raise
+        x = a0(frame)
+        try:
+            return f(x)
+        except Exception as e:
+            tag(e, node)
+            raise
+    return mcall1
+
+
 class CallableCompiler:
     """Mixin of Compiler: calls, functions, classes, comprehensions."""
 
@@ -54,6 +124,9 @@ class CallableCompiler:
                 self.check_name(k.arg, k, what="keyword argument")
         kws = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
         if simple and not kws:
+            method = getattr(func, "gs_method", None)
+            if method is not None and len(args) <= 1:
+                return method_call(method, args, func_node, node)
             if len(args) == 0:
                 def call0(frame):
                     f = func(frame)

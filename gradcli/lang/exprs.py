@@ -7,10 +7,11 @@ and the engine's exception types and texts reach the user as they are.
 from __future__ import annotations
 
 import operator
+from types import ModuleType
 
 from . import ast as A
 from . import fastops
-from .pyvalues import BINOPS, UNARYOPS, get_attr, unpack
+from .pyvalues import BINOPS, CHECKED, FULL, NAMESPACE, UNARYOPS, fast_kind, get_attr, refuse_module, unpack
 from .runtime import tag
 
 MAX_NESTING = 1000  # expressions and blocks nested deeper than this are refused (CPython: about 1000 too)
@@ -29,6 +30,7 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator
            "is not": operator.is_not}
 
 _NOT_SET = object()
+kind_of = fast_kind.get
 
 
 def _is_const(node):
@@ -260,11 +262,29 @@ class ExprCompiler:
 
         def attr(frame):
             obj = value(frame)
+            kind = kind_of(type(obj))
             try:
+                if kind == FULL:
+                    return getattr(obj, name)
+                if kind == CHECKED:
+                    v = getattr(obj, name)
+                    if isinstance(v, ModuleType):
+                        raise refuse_module(obj, name)
+                    return v
+                if kind == NAMESPACE:
+                    members = obj._members
+                    if name in members:
+                        return members[name]
                 return get_attr(obj, name)
+            except AttributeError as e:
+                if kind == FULL or kind == CHECKED:
+                    e._gs_user = True  # as get_attr marks it
+                tag(e, node)
+                raise
             except Exception as e:
                 tag(e, node)
                 raise
+        attr.gs_method = (value, name)  # e_call fuses obj.name(...) into one closure
         return attr
 
     def index(self, node, scope):

@@ -170,18 +170,24 @@ def _class_attr(cls, name):
     return err
 
 
+# type -> how compiled attribute sites may answer without calling get_attr (exprs/callables inline
+# it): FULL every public attribute, CHECKED the same but a module value is refused (modules,
+# optimizers, user instances; never a metaclass), NAMESPACE a module facade; absent: get_attr.
+FULL, CHECKED, NAMESPACE = 1, 2, 3
+fast_kind = {}
+
+
 @user_raiser
 def get_attr(obj, name):
     """``obj.name`` for a script (name never starts with '_', except super().__init__)."""
-    policy = _policy_cache.get(type(obj))
-    if policy is True:
+    kind = fast_kind.get(type(obj))
+    if kind == FULL:
         try:
             return getattr(obj, name)
         except AttributeError as e:
             e._gs_user = True
             raise
-    if policy == "checked" and not isinstance(obj, type):
-        # modules and optimizers of a training loop (not classes: _get_attr_slow answers those)
+    if kind == CHECKED:
         try:
             value = getattr(obj, name)
         except AttributeError as e:
@@ -191,6 +197,11 @@ def get_attr(obj, name):
             raise _refuse(obj, name)
         return value
     return _get_attr_slow(obj, name)
+
+
+def refuse_module(obj, name):
+    """The error of a CHECKED attribute whose value is a module."""
+    return _refuse(obj, name)
 
 
 @user_raiser
@@ -205,6 +216,9 @@ def _get_attr_slow(obj, name):
         policy = _policy_cache[t]
     except KeyError:
         policy = _policy_cache[t] = _compute_policy(t)
+        kind = _FAST_KINDS.get(policy)
+        if kind is not None:
+            fast_kind[t] = kind  # t is no metaclass here (obj is not a class)
     if policy is True or policy == "checked":
         return get_attr(obj, name)  # now cached: get_attr's own branch answers
     if policy == "namespace":
@@ -233,6 +247,9 @@ def _get_attr_slow(obj, name):
         err._gs_user = True
         raise err
     raise _refuse(obj, name)
+
+
+_FAST_KINDS = {True: FULL, "checked": CHECKED, "namespace": NAMESPACE}
 
 
 def _is_tensor(obj):
