@@ -14,6 +14,7 @@ from . import fastops
 from .errors import GradScriptError
 from .callables import CallableCompiler
 from .exprs import MAX_NESTING, ExprCompiler
+from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
@@ -30,7 +31,7 @@ _FORBIDDEN_HINTS = {
 }
 
 
-class Compiler(ExprCompiler, CallableCompiler):
+class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
     def __init__(self, rt, namespaces, globals_, filename="<string>"):
         self.rt = rt
         self.ns = namespaces
@@ -107,6 +108,16 @@ class Compiler(ExprCompiler, CallableCompiler):
             return lambda frame: None
         if len(pairs) == 1:
             (node, f), = pairs
+            ret = getattr(f, "gs_return", None)
+            if ret is not None:
+                def run1_return(frame):  # a body that is one `return value`: run1 without the return's closure
+                    loc[0] = node
+                    try:
+                        return (ret(frame),)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                return run1_return
 
             def run1(frame):
                 loc[0] = node
@@ -116,6 +127,29 @@ class Compiler(ExprCompiler, CallableCompiler):
                     tag(e, node)
                     raise
             return run1
+
+        last, ret = pairs[-1], getattr(pairs[-1][1], "gs_return", None)
+        if ret is not None:
+            pairs = pairs[:-1]
+            last = last[0]
+
+            def run_return(frame):  # a body that ends in `return value`: that closure inline
+                for node, f in pairs:
+                    loc[0] = node
+                    try:
+                        r = f(frame)
+                    except Exception as e:
+                        tag(e, node)
+                        raise
+                    if r is not None:
+                        return r
+                loc[0] = last
+                try:
+                    return (ret(frame),)
+                except Exception as e:
+                    tag(e, last)
+                    raise
+            return run_return
 
         def run(frame):
             for node, f in pairs:
@@ -128,6 +162,7 @@ class Compiler(ExprCompiler, CallableCompiler):
                 if r is not None:
                     return r
             return None
+        run.gs_pairs = pairs  # s_for runs a loop body's statements itself
         return run
 
     def compile_module(self, module):
@@ -308,7 +343,11 @@ class Compiler(ExprCompiler, CallableCompiler):
         if node.value is None:
             return lambda frame: _RETURN_NONE
         value = self.expr(node.value, scope)
-        return lambda frame: (value(frame),)
+
+        def return_(frame):
+            return (value(frame),)
+        return_.gs_return = value  # block() inlines a final return
+        return return_
 
     def s_assert(self, node, scope):
         test = self.expr(node.test, scope)
@@ -475,78 +514,6 @@ class Compiler(ExprCompiler, CallableCompiler):
                 return body(frame)
             return orelse(frame)
         return if_
-
-    def s_while(self, node, scope):
-        test = self.expr(node.test, scope)
-        body = self.block(node.body, scope)
-        orelse = self.block(node.orelse, scope) if node.orelse else None
-        rt, tnode = self.rt, node.test
-
-        def while_(frame):
-            while True:
-                rt.budget -= 1
-                if rt.budget < 0:
-                    rt.refill()
-                v = test(frame)
-                try:
-                    v = True if v else False
-                except Exception as e:
-                    tag(e, tnode)
-                    raise
-                if not v:
-                    break
-                r = body(frame)
-                if r is not None:
-                    if r is BREAK:
-                        return None
-                    if r is CONTINUE:
-                        continue
-                    return r
-            if orelse is not None:
-                return orelse(frame)
-            return None
-        return while_
-
-    def s_for(self, node, scope):
-        iterable = self.expr(node.iter, scope)
-        target = node.target
-        fast_name = None
-        if type(target) is A.Name:
-            self.check_name(target.id, target)
-            if scope.kind == "module" or (target.id in scope.locals and target.id not in scope.nonlocals
-                                          and target.id not in scope.globals):
-                fast_name = target.id
-        store = self.target(target, scope)
-        body = self.block(node.body, scope)
-        orelse = self.block(node.orelse, scope) if node.orelse else None
-        rt, inode = self.rt, node.iter
-
-        def for_(frame):
-            v = iterable(frame)
-            try:
-                it = iter(v)
-            except Exception as e:
-                tag(e, inode)
-                raise
-            for item in it:
-                rt.budget -= 1
-                if rt.budget < 0:
-                    rt.refill()
-                if fast_name is not None:
-                    frame[fast_name] = item
-                else:
-                    store(frame, item)
-                r = body(frame)
-                if r is not None:
-                    if r is BREAK:
-                        return None
-                    if r is CONTINUE:
-                        continue
-                    return r
-            if orelse is not None:
-                return orelse(frame)
-            return None
-        return for_
 
     def s_with(self, node, scope):
         body = self.block(node.body, scope)

@@ -134,14 +134,17 @@ def _names_list(names):
 class function:  # noqa: N801 - named like Python's, so C-level messages say "'function' object"
     """A user function (def or lambda): called like a Python function, binds as a method."""
 
+    # __name__ / __qualname__ are slots (for reprs of bound methods, errors), not a __getattr__:
+    # a class with __getattr__ makes every attribute read of its instances take the slow path.
     __slots__ = ("name", "qualname", "params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults",
-                 "body", "closure", "rt", "nparams", "simple", "is_lambda", "method_of", "__weakref__")
+                 "body", "closure", "rt", "nparams", "simple", "is_lambda", "method_of", "__weakref__",
+                 "__name__", "__qualname__")
 
     def __init__(self, rt, name, qualname, params, defaults, vararg, kwarg, kwonly, kw_defaults, body,
                  closure, is_lambda):
         self.rt = rt
-        self.name = name
-        self.qualname = qualname
+        self.name = self.__name__ = name
+        self.qualname = self.__qualname__ = qualname
         self.params = tuple(params)
         self.defaults = tuple(defaults)
         self.vararg = vararg
@@ -154,13 +157,6 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
         self.simple = vararg is None and kwarg is None and not self.kwonly
         self.is_lambda = is_lambda
         self.method_of = None
-
-    def __getattr__(self, name):  # __name__ / __qualname__ for reprs (bound methods, errors)
-        if name == "__qualname__":
-            return self.qualname
-        if name == "__name__":
-            return self.name
-        raise AttributeError(f"'function' object has no attribute '{name}'")
 
     def __repr__(self):
         return f"<function {self.qualname} at {hex(id(self))}>"
@@ -176,10 +172,20 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
         depth = rt.depth
         if depth >= rt.max_depth:
             raise LimitError("RecursionError", "maximum recursion depth exceeded", hint="recursion")
-        if kwargs or not self.simple or len(args) != self.nparams:
+        n = len(args)
+        if kwargs or not self.simple or n != self.nparams:
             frame = self._bind(args, kwargs)
-        else:
-            frame = Frame(zip(self.params, args))
+        else:  # item stores: Frame(zip(...)) takes the slow generic path (4x the time)
+            frame = Frame()
+            if n == 2:  # a method's (self, x)
+                p = self.params
+                frame[p[0]] = args[0]
+                frame[p[1]] = args[1]
+            elif n == 1:
+                frame[self.params[0]] = args[0]
+            elif n:
+                for p, a in zip(self.params, args):
+                    frame[p] = a
         frame.parent = self.closure
         loc = rt.loc
         saved = loc[0]
