@@ -566,7 +566,10 @@ def _stealable(g):
     view of a base array of the same size, with at most g's own view base (a tensor nothing else
     holds, as in the weight's gradient g.t().mm(mat1).t(), a view of the transposed product)."""
     d = g._data
-    if type(d) is not np.ndarray or not d.flags.c_contiguous or not d.flags.writeable:
+    if type(d) is not np.ndarray:
+        return False
+    flags = d.flags
+    if not flags.c_contiguous or not flags.writeable:
         return False
     if _getrefcount(d) != 3:  # g._data, d, the argument
         return False

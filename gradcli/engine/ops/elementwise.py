@@ -980,7 +980,7 @@ class ReluBackward0(Function):
         return np.where(x < 0, x.dtype.type(0), x)
 
     def backward(self, g):
-        (result,) = self.saved[-1:]
+        result = self.saved[-1]
         G, R = g._data, result._data
         if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
             # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it

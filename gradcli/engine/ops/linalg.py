@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import _ZERO_NRS, _Saved, stamp
-from ..function import Function, _attach, _record1, record
+from ..function import Function, _attach, record
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
 from .shape import TBackward0, contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
@@ -98,7 +98,7 @@ def _layout_kw(mat1, mat2, kw=None):
 
 
 _new_node = object.__new__
-_ZERO_NRS3 = _ZERO_NRS[(0, 0, 0)]
+_ZERO_NRS1, _ZERO_NRS3 = _ZERO_NRS[(0,)], _ZERO_NRS[(0, 0, 0)]
 _LAYOUT_KWS = {(c1, c2): {"col_major": (c1, c2)} for c1 in (False, True) for c2 in (False, True)}
 
 
@@ -327,14 +327,20 @@ def linear_2d(input, weight, bias):
     if not (rx or rw or bias._rg):
         return out
     wt = view_of(weight, WT)
-    if rw:
-        _record1(TBackward0, (weight,), wt, None)
+    fw = None
+    if rw:  # t()'s node (_record1's work)
+        fw = _new_node(TBackward0)
+        fn, nr = _edge_of(weight)
+        fw._fns = (fn,)
+        fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
+        fw._saved = ()
+        stamp(fw, dt, None)
+        _attach(fw, wt, (weight,))
     node = _new_node(AddmmBackward0)
     fb, nb = _edge_of(bias)
     fx, nx = _edge_of(input)
-    fw, nw = (wt.grad_fn, 0) if rw else (None, 0)
     node._fns = (fb, fx, fw)
-    node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, nw)
+    node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
     node._saved = (b.shape, _Saved(input) if rw else X.shape, _Saved(wt) if rx else WT.shape)
     stamp(node, dt, _layout_kw(input, wt))
