@@ -42,13 +42,23 @@ def _numpy_keywords_renamed(f, kw, error):
     return renamed
 
 
-def method_call(method, args, anode, node):
+_MISSING = object()
+
+
+def method_call(method, args, anode, node, G):
     """obj.name() and obj.name(x) as one closure: exprs.e_attribute's attr (its policy inline,
-    errors tagged with the attribute node) then the call (tagged with the call node)."""
+    errors tagged with the attribute node) then the call (tagged with the call node). An obj
+    that is a local or global name is read here; a miss runs its closure (the error)."""
     value, name = method
+    local, oname = getattr(value, "gs_name", (False, None))
     if not args:
         def mcall0(frame):
-            obj = value(frame)
+            if oname is None:
+                obj = value(frame)
+            else:
+                obj = (frame if local else G).get(oname, _MISSING)
+                if obj is _MISSING:
+                    obj = value(frame)
             kind = kind_of(type(obj))
             try:
                 if kind == FULL:
@@ -78,7 +88,12 @@ def method_call(method, args, anode, node):
     a0, = args
 
     def mcall1(frame):
-        obj = value(frame)
+        if oname is None:
+            obj = value(frame)
+        else:
+            obj = (frame if local else G).get(oname, _MISSING)
+            if obj is _MISSING:
+                obj = value(frame)
         kind = kind_of(type(obj))
         try:
             if kind == FULL:
@@ -126,7 +141,7 @@ class CallableCompiler:
         if simple and not kws:
             method = getattr(func, "gs_method", None)
             if method is not None and len(args) <= 1:
-                return method_call(method, args, func_node, node)
+                return method_call(method, args, func_node, node, self.G)
             if len(args) == 0:
                 def call0(frame):
                     f = func(frame)

@@ -74,6 +74,7 @@ class ExprCompiler:
                                             "with a value")
                     tag(err, node)
                     raise err from None
+            load_local.gs_name = (True, name)  # callables.method_call reads it inline
             return load_local
         if kind == "free":
             def load_free(frame):
@@ -110,6 +111,7 @@ class ExprCompiler:
             err = NameError(f"name '{name}' is not defined")
             tag(err, node)
             raise err
+        load_global.gs_name = (False, name)
         return load_global
 
     # ------------------------------------------------------------------ operators
