@@ -569,7 +569,9 @@ def _stealable(g):
     if type(d) is not np.ndarray:
         return False
     flags = d.flags
-    if not flags.c_contiguous or not flags.writeable:
+    ok = flags.c_contiguous and flags.writeable
+    flags = None  # the flags object holds a reference to d (which the count below must not see)
+    if not ok:
         return False
     if _getrefcount(d) != 3:  # g._data, d, the argument
         return False

@@ -1,0 +1,152 @@
+"""The engine's fast paths against its general ones, in the same process.
+
+`loss.backward()` runs autograd.run_plain (the general engine is autograd._run), F.linear of a
+2-D batch builds its nodes in linalg.linear_2d (the general path is addmm(bias, x, w.t())), and a
+leaf keeps a gradient nothing else holds instead of copying it. Each fast path must give the
+same graph, the same bits and the same order as the path it shortcuts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcli.engine import api as torch
+from gradcli.engine import autograd
+from gradcli.engine import tensor as tensor_module
+from gradcli.engine.ops import linalg
+
+nn, F = torch.nn, torch.nn.functional
+
+
+def _mlp(seed, sizes=(10, 5, 2), batch=32):
+    rng = np.random.default_rng(seed)
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        lin = nn.Linear(fan_in, fan_out)
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(rng.standard_normal((fan_out, fan_in)).astype(np.float32)))
+            lin.bias.copy_(torch.from_numpy(rng.standard_normal(fan_out).astype(np.float32)))
+        layers.append(lin)
+    x = torch.from_numpy(rng.standard_normal((batch, sizes[0])).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal((batch, sizes[-1])).astype(np.float32))
+    return layers, x, y
+
+
+def _loss(layers, x, y):
+    h = x
+    for i, lin in enumerate(layers):
+        h = lin(h)
+        if i < len(layers) - 1:
+            h = torch.relu(h)
+    return F.mse_loss(h, y)
+
+
+def _bits(t):
+    return t._data.view(np.uint8).tobytes()
+
+
+def _names(node, seen=None):
+    """The graph below node as nested (name, children) tuples."""
+    return (node.name(), tuple(_names(n) if n is not None else None for n, _ in node.next_functions))
+
+
+@pytest.mark.parametrize("seed,sizes,batch", [(0, (10, 5, 2), 32), (1, (7, 9, 3), 5), (2, (3, 40, 4, 1), 300)])
+def test_run_plain_matches_the_general_engine(seed, sizes, batch):
+    layers, x, y = _mlp(seed, sizes, batch)
+    order_plain, order_general = [], []
+    params = [p for lin in layers for p in lin.parameters()]
+    for i, p in enumerate(params):
+        p.register_post_accumulate_grad_hook(lambda t, i=i: order.append(i))
+
+    order = order_plain
+    _loss(layers, x, y).backward()  # run_plain (no node has hooks)
+    plain = [_bits(p.grad) for p in params]
+    for p in params:
+        p.grad = None
+
+    order = order_general
+    loss = _loss(layers, x, y)
+    assert autograd.run_plain is not None
+    prev = autograd.grad_mode.enabled
+    autograd.grad_mode.enabled = False
+    try:
+        autograd._run((loss,), (torch.ones_like(loss),), False, False, None, True, True)
+    finally:
+        autograd.grad_mode.enabled = prev
+    general = [_bits(p.grad) for p in params]
+    assert plain == general
+    assert order_plain == order_general and sorted(order_plain) == list(range(len(params)))
+
+
+def test_run_plain_falls_back_for_hooks_and_retained_grads():
+    layers, x, y = _mlp(3)
+    seen = []
+    h = layers[0](x)
+    h.retain_grad()
+    h.register_hook(lambda g: seen.append(g.shape))
+    loss = F.mse_loss(layers[1](torch.relu(h)), y)
+    loss.backward()
+    assert seen == [torch.Size([32, 5])]
+    assert h.grad is not None and h.grad.shape == torch.Size([32, 5])
+
+
+def test_run_plain_accumulates_several_contributions_in_order():
+    x = torch.tensor([1.5, -2.0, 3.0], requires_grad=True)
+    y = (x * x + x.exp() * x + x.sin()).sum()
+    y.backward()
+    plain = _bits(x.grad)
+    x.grad = None
+    y = (x * x + x.exp() * x + x.sin()).sum()
+    torch.autograd.backward(y, inputs=[x])  # the general engine (inputs given)
+    assert plain == _bits(x.grad)
+
+
+def test_linear_2d_builds_the_general_graph():
+    layers, x, y = _mlp(4)
+    lin = layers[0]
+    xr = x.detach().requires_grad_(True)
+    fast = F.linear(xr, lin.weight, lin.bias)
+    general = torch.addmm(lin.bias, xr, lin.weight.t())
+    assert linalg.linear_2d(xr, lin.weight, lin.bias) is not None  # the fast path applies here
+    assert _bits(fast) == _bits(general)
+    assert _names(fast.grad_fn) == _names(general.grad_fn) == (
+        "AddmmBackward0", (("torch::autograd::AccumulateGrad", ()), ("torch::autograd::AccumulateGrad", ()),
+                           ("TBackward0", (("torch::autograd::AccumulateGrad", ()),))))
+    assert fast.grad_fn._seq > fast.grad_fn.next_functions[2][0]._seq  # t() was recorded first
+    g = torch.from_numpy(np.random.default_rng(5).standard_normal((32, 5)).astype(np.float32))
+    grads_fast = torch.autograd.grad(fast, [xr, lin.weight, lin.bias], g)
+    grads_general = torch.autograd.grad(general, [xr, lin.weight, lin.bias], g)
+    assert [_bits(a) for a in grads_fast] == [_bits(b) for b in grads_general]
+
+
+def test_linear_2d_saves_versioned_tensors():
+    lin = nn.Linear(4, 3)
+    x = torch.ones(2, 4, requires_grad=True)
+    out = F.linear(x, lin.weight, lin.bias)
+    with torch.no_grad():
+        lin.weight.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_linear_2d_leaves_errors_to_the_general_path():
+    lin = nn.Linear(4, 3)
+    assert linalg.linear_2d(torch.ones(2, 5), lin.weight, lin.bias) is None
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x5 and 4x3\)"):
+        F.linear(torch.ones(2, 5), lin.weight, lin.bias)
+    assert linalg.linear_2d(torch.ones(2, 4, dtype=torch.float64), lin.weight, lin.bias) is None
+
+
+def test_first_gradient_of_a_leaf_is_kept_not_copied(monkeypatch):
+    copies = []
+    real = tensor_module._detached_copy
+    monkeypatch.setattr(tensor_module, "_detached_copy", lambda t: copies.append(t.shape) or real(t))
+    layers, x, y = _mlp(6)
+    _loss(layers, x, y).backward()
+    assert copies == []                     # the weights' and biases' gradients are the engine's own arrays
+    for lin in layers:
+        assert lin.weight.grad.is_contiguous() and lin.weight.grad.shape == lin.weight.shape
+    g = torch.ones(32, 5)
+    out = layers[0](x)
+    out.backward(g)                         # g is the caller's: the bias gradient is a new array, g untouched
+    assert float(g.sum()) == 160.0
