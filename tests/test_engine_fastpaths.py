@@ -150,3 +150,22 @@ def test_first_gradient_of_a_leaf_is_kept_not_copied(monkeypatch):
     out = layers[0](x)
     out.backward(g)                         # g is the caller's: the bias gradient is a new array, g untouched
     assert float(g.sum()) == 160.0
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 100, 2049, 5000])
+def test_relu_fast_paths_keep_clamp_min_bits(dtype, n):
+    """relu(x) is x where not x < 0, else +0 (NaN and -0. kept), and its gradient where(result <= 0,
+    0, g), whichever loop computes them (np.maximum where it is exact, the bit masks elsewhere)."""
+    kinds = np.array([-0.0, np.nan, -1.0, 2.0, 0.0, -np.inf, np.inf, 1e-30, -3.5], dtype=np.float64)
+    data = kinds[np.arange(n) % len(kinds)].astype(dtype)
+    for x_np in (data, data[::2]):
+        x = torch.from_numpy(x_np.copy()).requires_grad_(True)
+        out = torch.relu(x)
+        want = np.where(x_np < 0, dtype(0), x_np)
+        assert out._data.view(np.uint8).tobytes() == want.view(np.uint8).tobytes()
+        g_np = np.random.default_rng(n).standard_normal(x_np.shape).astype(dtype)
+        g_np[::3] = np.nan
+        out.backward(torch.from_numpy(g_np))
+        want_g = np.where(want <= 0, dtype(0), g_np)
+        assert x.grad._data.view(np.uint8).tobytes() == want_g.view(np.uint8).tobytes()

@@ -966,6 +966,38 @@ def _zero_where(x, mask):
     return np.bitwise_and(x.view(it), keep, out=keep).view(x.dtype)
 
 
+def _maximum_is_clamp_min(dt):
+    """Does np.maximum(0, x) give exactly torch's clamp_min(x, 0) (x where not x < 0, else +0: NaN
+    and -0. kept) for arrays of dtype dt? It does where NumPy's SIMD loop computes max(a, b) as
+    a > b ? a : b (x86's max_ps), not where a scalar loop returns +0 for max(0, -0) (float16, and
+    other builds): probed once per dtype on every value kind at every offset of a vector and tail."""
+    zero = np.zeros((), dt)
+    kinds = np.array([-0.0, np.nan, -1.0, 2.0, 0.0, -np.inf, np.inf, -np.nan, 1e-40, -1e-40, -2.5]).astype(dt)
+    for n in (*range(1, 18), 31, 32, 33, 63, 64, 65, 4099):
+        for off in (0, 5):
+            x = kinds[(np.arange(n) + off) % len(kinds)]
+            for probe in (x, x[::2]):
+                if not np.array_equal(np.maximum(zero, probe).view(np.uint8), _zero_where(probe, probe < 0).view(np.uint8)):
+                    return False
+    return True
+
+
+_MAX_OK = {}   # dtype -> _maximum_is_clamp_min(dtype)
+
+
+def relu_array(x):
+    """torch's relu (clamp_min(x, 0)) of a float NumPy array: one np.maximum where it is exact."""
+    ok = _MAX_OK.get(x.dtype)
+    if ok is None:
+        ok = _MAX_OK[x.dtype] = _maximum_is_clamp_min(x.dtype)
+    if ok:
+        zero = _ZERO_OF.get(x.dtype)
+        if zero is None:
+            zero = _ZERO_OF[x.dtype] = np.zeros((), x.dtype)
+        return np.maximum(zero, x)
+    return _zero_where(x, x < 0)
+
+
 class ReluBackward0(Function):
     __slots__ = ()
     save_output = True
@@ -976,7 +1008,7 @@ class ReluBackward0(Function):
         if x.dtype.kind != "f":
             return np.maximum(x, 0)
         if type(x) is np.ndarray and x.ndim:
-            return _zero_where(x, x < 0)
+            return relu_array(x)
         return np.where(x < 0, x.dtype.type(0), x)
 
     def backward(self, g):
@@ -985,6 +1017,10 @@ class ReluBackward0(Function):
         if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
             # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it
             if G.ndim and G.shape == R.shape and G.dtype.kind == "f":
+                if G.size > 2048 and R.dtype == G.dtype:
+                    # R is relu's result (never negative), so R <= 0 is R == 0: G's bits times R != 0
+                    it = _INT_OF_SIZE[G.dtype.itemsize]
+                    return (wrap(np.multiply(G.view(it), R != 0, dtype=it).view(G.dtype), g.dtype),)
                 return (wrap(_zero_where(G, R <= 0), g.dtype),)
             r = np.where(R <= 0, 0.0, G)
             return (wrap(r if r.dtype == g.dtype.np else r.astype(g.dtype.np), g.dtype),)
@@ -1089,7 +1125,7 @@ def sigmoid(input):
 def relu(input, inplace=False):
     x = getattr(input, "_data", None)
     if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
-        out = wrap(_zero_where(x, x < 0), input.dtype)
+        out = wrap(relu_array(x), input.dtype)
         if input._rg and grad_mode.enabled:
             _record1(ReluBackward0, (input,), out, None)
         return out
