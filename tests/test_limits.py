@@ -328,7 +328,9 @@ def start_up():
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_timeout_through_the_command(start_up, as_json):
-    proc, elapsed = _timed(["run", *(["--json"] if as_json else []), "--timeout", "1", "-e", "while True: pass"])
+    # the step limit raised past what 1 s can run (10,000,000 steps of `pass` now take about 0.9 s)
+    proc, elapsed = _timed(["run", *(["--json"] if as_json else []), "--timeout", "1", "--max-steps", "1000000000",
+                            "-e", "while True: pass"])
     assert proc.returncode == 1
     assert elapsed < start_up + 1 + 4, (elapsed, start_up)
     if as_json:

@@ -137,10 +137,10 @@ _ACCUMULATE_PRIORITY = float("inf")
 
 class _Extra:
     """A node's rarely used state, allocated on first use (keeps node creation cheap)."""
-    __slots__ = ("retained", "pre_hooks", "hooks", "metadata", "site")
+    __slots__ = ("retained", "pre_hooks", "hooks", "metadata")
 
     def __init__(self):
-        self.retained = self.pre_hooks = self.hooks = self.metadata = self.site = None
+        self.retained = self.pre_hooks = self.hooks = self.metadata = None
 
 
 def _extra_property(field, doc):
@@ -175,7 +175,8 @@ class Node:
     fewer objects for the garbage collector to walk (its full passes over a long graph cost more than
     building it) and for the engine to unpack. `next_functions` builds torch's tuple of pairs on demand."""
 
-    __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "__weakref__")
+    # _site: where the node was created, (line, column) from the language's site hook, or None
+    __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "_site", "__weakref__")
     n_outputs = 1
 
     @property
@@ -194,7 +195,6 @@ class Node:
     _retained = _extra_property("retained", "output_nr -> weakref of a tensor that retains its grad")
     _pre_hooks = _extra_property("pre_hooks", "output_nr (None: all) -> hooks run on the incoming grads")
     _hooks = _extra_property("hooks", "hooks(grad_inputs, grad_outputs) run after the node")
-    _site = _extra_property("site", "where the node was created (set by the language's site hook)")
 
     @property
     def metadata(self):
@@ -295,6 +295,7 @@ class AccumulateGrad(Node):
         self._seq = _ACCUMULATE_PRIORITY
         self._out_dtype = variable.dtype
         self._x = None
+        self._site = None
 
 
 class NotImplementedNode(Node):
@@ -350,8 +351,8 @@ def stamp(node, out_dtype, kw):
     node._seq = next(_sequence)
     node._out_dtype = out_dtype
     node._x = None
-    if _site_hook[0] is not None:
-        node._site = _site_hook[0]()
+    hook = _site_hook[0]
+    node._site = hook() if hook is not None else None
 
 
 # Where an op was created (the language registers a callback that returns the script's line).
@@ -720,13 +721,14 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
 
 def _collect_plain(root):
     """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
-    grad (its _x), or one of several outputs."""
+    grad (in its _x), or one of several outputs."""
     deps = {root: 0}
     stack = []
     push, pop = stack.append, stack.pop
     node = root
     while True:
-        if node._x is not None or node.n_outputs != 1:
+        x = node._x
+        if (x is not None and (x.pre_hooks or x.retained or x.hooks)) or node.n_outputs != 1:
             return None
         nxt_node = None
         for nxt in node._fns:

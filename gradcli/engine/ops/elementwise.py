@@ -284,8 +284,8 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 node._seq = next(_sequence)
                 node._out_dtype = ad
                 node._x = None
-                if _site_hook[0] is not None:
-                    node._site = _site_hook[0]()
+                hook = _site_hook[0]
+                node._site = hook() if hook is not None else None
                 out._rg = True
                 out.grad_fn = node
                 if _node_observer[0] is not None:

@@ -308,12 +308,12 @@ def linear_2d(input, weight, bias):
     """F.linear's addmm(bias, input, weight.t()) for a 2-D input, a 2-D weight and a 1-D bias, NumPy
     arrays of one float dtype that fit: t() and addmm's work inline, with the same nodes (TBackward0,
     AddmmBackward0), saved tensors, sequence numbers and bits. None where the general path decides
-    (other ranks, types or dtypes, shapes that raise, --max-elements)."""
+    (other ranks, types or dtypes, shapes that raise); --max-elements is _matprod's check, as in addmm."""
     X, Wd, b = input._data, weight._data, bias._data
     dt = input.dtype
     if not (type(X) is np.ndarray and type(Wd) is np.ndarray and type(b) is np.ndarray and X.ndim == 2
             and Wd.ndim == 2 and b.ndim == 1 and weight.dtype is dt and bias.dtype is dt
-            and dt.category == dtypes.FLOAT and LIMITS["max_elements"] is None):
+            and dt.category == dtypes.FLOAT):
         return None
     m, k = Wd.shape
     if X.shape[1] != k or b.shape[0] != m:
