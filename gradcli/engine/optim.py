@@ -30,7 +30,7 @@ def _typename(value):
 
 # ---------------------------------------------------------------------------- array kernels (ATen order)
 
-_np_add = np.add
+_np_add, _np_multiply = np.add, np.multiply
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 
@@ -295,11 +295,11 @@ class SGD(Optimizer):
                 dt = d.dtype
                 if dt in _LOW_FLOATS and gd.dtype == dt and type(d) is np.ndarray and type(gd) is np.ndarray:
                     c = rates.get(dt)
-                    if c is None:
-                        c = rates[dt] = np.float64(dt.type(-lr))
-                    # float64 product (exact: c is a float64 scalar), float64 sum with p (the float64
-                    # loop), rounded into p (out=p: a same-kind cast)
-                    _np_add(d, gd * c, d)
+                    if c is None:  # a 0-d float64 array: the same float64 loop as a scalar, no conversion per call
+                        c = rates[dt] = np.asarray(np.float64(dt.type(-lr)))
+                    # float64 product (exact: c is -lr rounded to p's dtype), float64 sum with p (the
+                    # float64 loop), rounded into p (out=p: a same-kind cast)
+                    _np_add(d, _np_multiply(gd, c), d)
                     p._version[0] += 1
                 else:
                     _set(p, _add(d, gd, -lr))

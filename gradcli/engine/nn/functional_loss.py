@@ -55,7 +55,9 @@ def _reduce_array(loss, reduction, dt):
         # ndarray.mean(dtype=) as NumPy computes it (_methods._mean): the sum in dt, divided by the
         # count as an intp (a float64 quotient), rounded to dt
         s = np.add.reduce(loss, axis=None, dtype=dt.np)
-        return np.asarray(s.dtype.type(s / np.intp(loss.size)))
+        # s / intp(n) is a float64 division: Python's float division is the same one, without
+        # NumPy's scalar promotion (about 1 us)
+        return np.asarray(s.dtype.type(float(s) / loss.size))
     return _asarray(loss.mean(dtype=dt.np), dt.np)
 
 

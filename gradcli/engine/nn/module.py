@@ -145,6 +145,9 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
+        if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks") or "_backward_hooks" in d
+                or "_backward_pre_hooks" in d):
+            return self.forward(*args, **kwargs)  # no hooks (nearly always)
         pre = d.get("_forward_pre_hooks")
         if pre:
             for hook in list(pre.values()):

@@ -395,9 +395,11 @@ class MseLossBackwardBackward0(_BackwardOp):
 
     @staticmethod
     def forward(g, x, t, reduction):
-        x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)  # the loss's dtype
-        norm = g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0)
-        return (norm * (x - t)) * g
+        if x.dtype != g.dtype or t.dtype != g.dtype:
+            x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)  # the loss's dtype
+        # norm as a 0-d array: the same product as the scalar, without converting one per call
+        norm = np.asarray(g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0))
+        return np.multiply(norm, x - t) * g
 
     def backward(self, gg):
         grad_output, x, t = self.saved
