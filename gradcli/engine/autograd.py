@@ -355,8 +355,19 @@ def stamp(node, out_dtype, kw):
     node._site = hook() if hook is not None else None
 
 
-# Where an op was created (the language registers a callback that returns the script's line).
+# Where an op was created: the language registers a callback that returns the script's place, a
+# (line, column) pair or an object with .line and .column (its syntax node, handed over as it is).
 _site_hook = [None]
+
+
+def site_pair(site):
+    """(line, column) of a node's site as the site hook gave it, or None."""
+    if site is None:
+        return None
+    if isinstance(site, tuple):
+        return (site[0], site[1] if len(site) > 1 else None) if site and isinstance(site[0], int) else None
+    line = getattr(site, "line", None)
+    return (line, getattr(site, "column", None)) if isinstance(line, int) else None
 
 
 def set_site_hook(fn):

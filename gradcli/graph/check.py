@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import is_accumulate, node_name, site_of, source_line
+from .model import is_accumulate, node_name, site_of, site_pair, source_line
 from .values import host, num
 
 ELEMENTWISE_MAX = 64
@@ -716,7 +716,8 @@ class Checker:
             site = self.site()
         except Exception:  # noqa: BLE001
             pass
-        line = site[0] if isinstance(site, tuple) and site else None
+        pair = site_pair(site)
+        line = pair[0] if pair is not None else None
         res = Result(len(self.results) + len(self._stack) + 1, "backward" if accumulate else "autograd.grad", line,
                      source_line(self.lines, line))
         roots = [(t._edge(), _f64(g) if g is not None else None, t) for t, g in zip(tensors, grad_tensors)]

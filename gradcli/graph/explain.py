@@ -28,7 +28,7 @@ import numpy as np
 
 from . import values as V
 from .derivatives import expression, local_derivative
-from .model import is_accumulate, node_name, node_owners, site_of, source_line, tensor_names
+from .model import is_accumulate, node_name, node_owners, site_of, site_pair, source_line, tensor_names
 
 MAX_CHAIN = 90        # longer chains are shown by their value only
 MAX_TERMS = 6
@@ -239,7 +239,8 @@ class Explainer:
             site = self.site()
         except Exception:  # noqa: BLE001
             pass
-        line = site[0] if isinstance(site, tuple) and site else None
+        pair = site_pair(site)
+        line = pair[0] if pair is not None else None
         rec = Pass(len(self.passes) + 1, "backward" if accumulate else "autograd.grad", line,
                    source_line(self.lines, line))
         st = _PassState(self, rec)

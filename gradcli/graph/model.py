@@ -17,6 +17,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..engine.autograd import site_pair
+
 MAX_NODES = 2000
 
 # Shapes and dtypes of what each node computed, recorded while a script runs for `gradcli graph`
@@ -193,12 +195,10 @@ def node_owners(scope: Mapping[str, Any]) -> dict:
 def site_of(node) -> tuple:
     """(line, column) where the node was created, or (None, None)."""
     site = getattr(node, "_site", None)
-    if isinstance(site, tuple) and site and isinstance(site[0], int):
-        return site[0], (site[1] if len(site) > 1 and isinstance(site[1], int) else None)
     if isinstance(site, int):
         return site, None
-    line = getattr(site, "line", None)
-    return (line, getattr(site, "column", None)) if isinstance(line, int) else (None, None)
+    pair = site_pair(site)
+    return pair if pair is not None else (None, None)
 
 
 def source_line(lines, line) -> str | None:

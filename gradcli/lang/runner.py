@@ -12,8 +12,10 @@ KeyboardInterrupt/SystemExit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import keyword
+import operator
 import sys
 import time
 import warnings as _warnings
@@ -255,7 +257,8 @@ class Session:
         formatting.set_printoptions(**popts)
         factory.set_max_elements(self.options.max_elements)
         loc = rt.loc
-        autograd.set_site_hook(lambda: loc[0] and (loc[0].line, loc[0].column))
+        # the statement's syntax node itself (a C-level call, no tuple per recorded op): site_pair reads it
+        autograd.set_site_hook(functools.partial(operator.getitem, loc, 0))
         sys.setrecursionlimit(max(saved[5], 4000 + 12 * rt.max_depth))
         saved_anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
         autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = self._anomaly
@@ -304,8 +307,11 @@ class Session:
             message = "<exception str() failed>"
         hint = hint_text(getattr(exc, "gradcli_hint", None)) or getattr(exc, "gradcli_hint_text", None)
         span = _span(node)
-        site = getattr(exc, "gradcli_site", None)  # anomaly mode, --check: the line that created the node
-        if isinstance(site, tuple) and len(site) >= 2 and isinstance(site[0], int):
+        site = getattr(exc, "gradcli_site", None)  # anomaly mode, --check: where the node was created
+        if site is not None:
+            from ..engine.autograd import site_pair  # noqa: PLC0415 - the engine is loaded by then
+            site = site_pair(site)
+        if site is not None:
             called = f"; backward was called at line {span['line']}" if span.get("line") else ""
             hint = (getattr(exc, "gradcli_hint_text", None) or
                     f"this line created {getattr(exc, 'gradcli_node', 'the node')}, whose backward produced NaN") + called

@@ -397,9 +397,10 @@ class MseLossBackwardBackward0(_BackwardOp):
     def forward(g, x, t, reduction):
         if x.dtype != g.dtype or t.dtype != g.dtype:
             x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)  # the loss's dtype
-        # norm as a 0-d array: the same product as the scalar, without converting one per call
-        norm = np.asarray(g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0))
-        return np.multiply(norm, x - t) * g
+        norm = g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0)
+        if type(x) is np.ndarray:  # norm as a 0-d array: the same product, without a scalar conversion per call
+            return np.multiply(np.asarray(norm), x - t) * g
+        return (norm * (x - t)) * g
 
     def backward(self, gg):
         grad_output, x, t = self.saved
