@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import functional as F
-from .functional_loss import reduction_of
+from ..tensor import Tensor
+from .functional_loss import mse_loss, reduction_of
 from .module import Module
 
 
@@ -24,6 +25,8 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):
+        if input.__class__ is Tensor and target.__class__ is Tensor:  # F.mse_loss's argument check passes
+            return mse_loss(input, target, reduction=self.reduction)
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
