@@ -175,7 +175,7 @@ class Node:
     fewer objects for the garbage collector to walk (its full passes over a long graph cost more than
     building it) and for the engine to unpack. `next_functions` builds torch's tuple of pairs on demand."""
 
-    # _site: where the node was created, (line, column) from the language's site hook, or None
+    # _site: where the node was created, what the language's site hook returned (site_pair reads it), or None
     __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "_site", "__weakref__")
     n_outputs = 1
 
