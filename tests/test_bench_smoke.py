@@ -29,3 +29,14 @@ def test_bench_quick_runs_and_prints_the_table(tmp_path):
     assert "gradcli" in rows["2"]["values"], rows["2"]
     assert rows["2"]["missing"]["torch"]["status"] == "skip"
     assert "numpy" in rows["3 api"]["values"]
+
+
+def test_matmul_table_runs():
+    """bench.matmuls (case 4's products one by one, NumPy's BLAS against torch's): a quick run
+    prints every product of the step and the total."""
+    proc = subprocess.run([sys.executable, "-m", "bench.matmuls", "--quick", "--no-torch"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| L") or ln.startswith("| all")]
+    assert len(lines) == 9, proc.stdout
+    assert "L2 input    g @ W" in proc.stdout and "64 x 256 x 256" in proc.stdout, proc.stdout
