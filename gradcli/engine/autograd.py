@@ -732,7 +732,8 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
 
 def _collect_plain(root):
     """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
-    grad (in its _x), or one of several outputs."""
+    grad (in its _x), or one of several outputs. _collect's walk from one root, kept apart: merged
+    (a flag, the roots' list and stack set-up) it cost 1% of the seeds' loop step."""
     deps = {root: 0}
     stack = []
     push, pop = stack.append, stack.pop
