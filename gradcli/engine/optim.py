@@ -31,6 +31,7 @@ def _typename(value):
 # ---------------------------------------------------------------------------- array kernels (ATen order)
 
 _np_add, _np_multiply = np.add, np.multiply
+_F64 = np.dtype(np.float64)
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 
@@ -297,9 +298,14 @@ class SGD(Optimizer):
                     c = rates.get(dt)
                     if c is None:  # a 0-d float64 array: the same float64 loop as a scalar, no conversion per call
                         c = rates[dt] = np.asarray(np.float64(dt.type(-lr)))
-                    # float64 product (exact: c is -lr rounded to p's dtype), float64 sum with p (the
-                    # float64 loop), rounded into p (out=p: a same-kind cast)
-                    _np_add(d, _np_multiply(gd, c), d)
+                    # float64 product (exact: c is -lr rounded to p's dtype), float64 sum with p, rounded
+                    # into p; each step on float64 copies (plain casts and float64 loops cost NumPy less
+                    # than one mixed-dtype ufunc, which casts through buffers)
+                    g64 = gd.astype(_F64)
+                    _np_multiply(g64, c, out=g64)
+                    p64 = d.astype(_F64)
+                    _np_add(p64, g64, out=p64)
+                    d[...] = p64
                     p._version[0] += 1
                 else:
                     _set(p, _add(d, gd, -lr))
