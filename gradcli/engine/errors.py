@@ -75,6 +75,10 @@ def modified_inplace(t, expected_version, output_of):
     what = f"[{type_string(t)} [{shape}]]"
     if output_of:
         what += f", which is output {t._output_nr} of {_op_name(output_of)},"
+    elif t.grad_fn is not None and t._base is not None and t._creation is None:
+        # a view whose base changed in place since it was saved: torch regenerates the view's
+        # grad_fn (as_strided replay) when it unpacks it, and names that node
+        what += ", which is output 0 of AsStrided,"
     elif t.grad_fn is not None:
         what += f", which is output {t._output_nr} of {_op_name(t.grad_fn)},"
     return (
