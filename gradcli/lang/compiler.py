@@ -103,6 +103,12 @@ class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
         finally:
             self.nesting -= 1
         pairs = [(s, f) for s, f in pairs if f is not None]
+        run = self._block_runner(pairs)
+        run.gs_pairs = pairs  # s_for runs a loop body's statements itself
+        return run
+
+    def _block_runner(self, pairs):
+        """The closure that runs a block's (statement, closure) pairs in order."""
         loc = self.rt.loc
         if not pairs:
             return lambda frame: None
@@ -162,7 +168,6 @@ class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
                 if r is not None:
                     return r
             return None
-        run.gs_pairs = pairs  # s_for runs a loop body's statements itself
         return run
 
     def compile_module(self, module):

@@ -51,40 +51,10 @@ class LoopCompiler:
         store = self.target(target, scope)
         body = self.block(node.body, scope)
         orelse = self.block(node.orelse, scope) if node.orelse else None
-        rt, inode = self.rt, node.iter
-        pairs = getattr(body, "gs_pairs", None)
-        if pairs is not None:
-            return self._for_statements(iterable, inode, fast_name, store, pairs, orelse)
-
-        def for_(frame):
-            v = iterable(frame)
-            try:
-                it = iter(v)
-            except Exception as e:
-                tag(e, inode)
-                raise
-            for item in it:
-                rt.budget -= 1
-                if rt.budget < 0:
-                    rt.refill()
-                if fast_name is not None:
-                    frame[fast_name] = item
-                else:
-                    store(frame, item)
-                r = body(frame)
-                if r is not None:
-                    if r is BREAK:
-                        return None
-                    if r is CONTINUE:
-                        continue
-                    return r
-            if orelse is not None:
-                return orelse(frame)
-            return None
-        return for_
+        return self._for_statements(iterable, node.iter, fast_name, store, body.gs_pairs, orelse)
 
     def _for_statements(self, iterable, inode, fast_name, store, pairs, orelse):
-        """s_for's loop with the body's statements run here (block's run inline: one call less a turn)."""
+        """s_for's loop, the body's statements (block's pairs) run here: one call less a turn."""
         rt = self.rt
         loc = rt.loc
 
