@@ -7,13 +7,13 @@ logic of tools/make_goldens.py) and through gradcli, and the two are compared.
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from pathlib import Path
 
 import pytest
 
 from gradcli.lang.runner import RunOptions, run_source
+from gradcli.testing.golden import actual_from_result, compare, error_text, normalized_error_text, read_expectation
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "golden" / "scripts").glob("*.grad"))
@@ -38,36 +38,6 @@ def _id(path):
     return f"{path.parent.name}/{path.name}"
 
 
-def _expected_error(script):
-    err = script.with_suffix(".err")
-    if not err.is_file():
-        return None
-    first, line = err.read_text(encoding="utf-8").splitlines()[:2]
-    return first, line
-
-
-_SYNTAX = ("SyntaxError:", "IndentationError:", "TabError:")
-
-
-def _expected_first_line(first):
-    """Python's str() of a SyntaxError ends with '(FILE, line N)': gradcli reports the place apart."""
-    if first.startswith(_SYNTAX):
-        return re.sub(r" \([^()]*, line \d+\)$", "", first)
-    return first
-
-
-def _error_line(error):
-    first = error.message.splitlines()[0] if error.message else ""
-    return f"{error.type_name}: {first}" if first else error.type_name
-
-
-_ADDRESS = re.compile(rb" object at 0x[0-9a-f]+>")
-
-
-def _mask_addresses(text: bytes) -> bytes:
-    return _ADDRESS.sub(b" object at 0x...>", text)
-
-
 def _run(script):
     return run_source(script.read_text(encoding="utf-8"), str(script), RunOptions(seed=0))
 
@@ -79,19 +49,11 @@ def test_script_matches_golden(script, request):
     if script.name in ENGINE_GAPS:
         request.applymarker(pytest.mark.xfail(reason=ENGINE_GAPS[script.name], strict=False))
     result = _run(script)
-    expected_err = _expected_error(script)
     if result.error is not None and result.error.type_name == "InternalError":
         pytest.fail(f"internal error: {result.error.traceback_text}")
-    # an object's address (<AddBackward0 object at 0x7f...>) differs from run to run, in torch too
-    assert _mask_addresses(result.stdout.encode("utf-8")) == _mask_addresses(script.with_suffix(".out").read_bytes())
-    if expected_err is None:
-        assert result.error is None, f"unexpected {_error_line(result.error)} at line {result.error.line}"
-        assert result.ok
-    else:
-        assert result.error is not None, f"expected {expected_err[0]}"
-        assert not result.ok
-        assert _error_line(result.error) == _expected_first_line(expected_err[0])
-        assert f"line {result.error.line}" == expected_err[1]
+    verdict = compare(read_expectation(script), actual_from_result(result), _id(script))
+    assert verdict.passed, "\n".join(verdict.problems) + "\n" + verdict.diff
+    if result.error is not None:
         assert result.error.column is not None and result.error.column >= 1
 
 
@@ -135,5 +97,5 @@ def test_live_against_pytorch(name):
         assert result.error is None
     else:
         first, line = oracle.err.splitlines()[:2]
-        assert _error_line(result.error) == _expected_first_line(first)
+        assert error_text(result.error.type_name, result.error.message) == normalized_error_text(first)
         assert f"line {result.error.line}" == line

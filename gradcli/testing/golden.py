@@ -1,0 +1,243 @@
+"""Expectation files and the comparison of a run against them (docs/goldens.md has the format).
+
+Beside ``NAME.grad``:
+
+- ``NAME.out``: the exact stdout bytes (UTF-8) the script must print;
+- ``NAME.err``: when the script must raise: ``Type: message`` (the message's first line; just
+  ``Type`` for an empty message) and, on a second line, ``line N``: the script line that raises.
+
+Comparison rules (the same for the project's own golden tests, `gradcli test` and the pytest
+plugin): stdout byte for byte, except object addresses (``<AddBackward0 object at 0x7f...>``
+differs from run to run, in PyTorch too); the error's ``Type: message`` exactly, except that a
+``SyntaxError`` recorded by Python ends with ``(FILE, line N)``, which gradcli reports apart; the
+error's line when the file gives one. gradcli's own failure (an internal error, a crashed or
+killed run) never passes.
+
+Light: standard library only.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OUT_SUFFIX = ".out"
+ERR_SUFFIX = ".err"
+
+_ADDRESS = re.compile(rb" object at 0x[0-9a-fA-F]+>")
+_SYNTAX = ("SyntaxError:", "IndentationError:", "TabError:")
+_PYTHON_PLACE = re.compile(r" \([^()]*, line \d+\)$")
+_LINE = re.compile(r"line (\d+)")
+
+
+def mask_addresses(data: bytes) -> bytes:
+    """Object addresses masked: ``<X object at 0x7f12>`` -> ``<X object at 0x...>``."""
+    return _ADDRESS.sub(b" object at 0x...>", data)
+
+
+def error_text(type_name: str, message: str | None) -> str:
+    """The ``Type: message`` line of an error (the message's first line; ``Type`` alone if empty)."""
+    lines = (message or "").splitlines()
+    first = lines[0] if lines else ""
+    return f"{type_name}: {first}" if first else type_name
+
+
+def normalized_error_text(text: str) -> str:
+    """An expected error line as gradcli reports it: Python's str() of a SyntaxError ends with
+    '(FILE, line N)', which gradcli reports apart."""
+    if text.startswith(_SYNTAX):
+        return _PYTHON_PLACE.sub("", text)
+    return text
+
+
+def stdout_bytes(text: str) -> bytes:
+    """A run's stdout as the bytes gradcli writes (UTF-8; a lone surrogate escaped, never an error)."""
+    return text.encode("utf-8", "backslashreplace")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What ``NAME.out``/``NAME.err`` say about a script (both None: no expectation)."""
+    script: Path
+    out: bytes | None = None            # the expected stdout, None without NAME.out
+    error: str | None = None            # the expected 'Type: message', None without NAME.err
+    error_line: int | None = None       # the expected line of the error (None: not checked)
+    problem: str | None = None          # an expectation file that cannot be used, in words
+
+    @property
+    def exists(self) -> bool:
+        return self.out is not None or self.error is not None or self.problem is not None
+
+
+def out_path(script) -> Path:
+    return Path(script).with_suffix(OUT_SUFFIX)
+
+
+def err_path(script) -> Path:
+    return Path(script).with_suffix(ERR_SUFFIX)
+
+
+def _utf8_problem(path: Path, data: bytes) -> str | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return (f"{path.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                "expectation files are UTF-8 text")
+    return None
+
+
+def read_expectation(script) -> Expectation:
+    """The expectation files beside ``script`` (never raises: an unusable file is ``problem``)."""
+    script = Path(script)
+    out_file, err_file = out_path(script), err_path(script)
+    out = error = line = None
+    try:
+        if out_file.is_file():
+            out = out_file.read_bytes()
+            problem = _utf8_problem(out_file, out)
+            if problem:
+                return Expectation(script, problem=problem)
+        if err_file.is_file():
+            data = err_file.read_bytes()
+            problem = _utf8_problem(err_file, data)
+            if problem:
+                return Expectation(script, out=out, problem=problem)
+            lines = [ln for ln in data.decode("utf-8").splitlines()]
+            while lines and not lines[-1].strip():
+                lines.pop()
+            if not lines or not lines[0].strip() or len(lines) > 2:
+                return Expectation(script, out=out, problem=(
+                    f"{err_file.name} must hold 'Type: message' and, on a second line, 'line N' "
+                    f"(it has {len(lines)} line{'' if len(lines) == 1 else 's'})"))
+            error = lines[0]
+            if len(lines) == 2:
+                match = _LINE.fullmatch(lines[1].strip())
+                if match is None:
+                    return Expectation(script, out=out, problem=(
+                        f"{err_file.name}: the second line must be 'line N', not {lines[1]!r}"))
+                line = int(match.group(1))
+    except OSError as exc:
+        return Expectation(script, problem=f"cannot read the expectation files: {exc.strerror or exc}")
+    return Expectation(script, out=out, error=error, error_line=line)
+
+
+@dataclass
+class Actual:
+    """What a run did, as the comparison needs it."""
+    stdout: str
+    outputs: list = field(default_factory=list)    # (text, line) per printed piece, in order
+    error_type: str | None = None
+    error_message: str | None = None
+    error_line: int | None = None
+    failure: str | None = None                     # gradcli's own failure (internal error, crash), in words
+
+    @property
+    def error(self) -> str | None:
+        return None if self.error_type is None else error_text(self.error_type, self.error_message)
+
+    def error_place(self) -> str:
+        return f"{self.error} at line {self.error_line}" if self.error_line is not None else str(self.error)
+
+
+def actual_from_result(result) -> Actual:
+    """An :class:`Actual` from the runner's RunResult (gradcli.lang.runner)."""
+    outputs = [(o.text, o.line) for o in result.outputs]
+    actual = Actual("".join(text for text, _ in outputs), outputs)
+    err = result.error
+    if err is not None:
+        if err.type_name == "InternalError":
+            actual.failure = f"internal error: {err.message}"
+        actual.error_type, actual.error_message, actual.error_line = err.type_name, err.message, err.line
+    return actual
+
+
+@dataclass
+class Verdict:
+    """The comparison's result: ``passed``, or what differs."""
+    passed: bool
+    problems: list = field(default_factory=list)   # one line each
+    diff: str = ""                                  # unified diff of expected and actual stdout
+    line: int | None = None                         # the script line to point at (GitHub annotations)
+
+
+def compare(expectation: Expectation, actual: Actual, name: str | None = None) -> Verdict:
+    """Check a run against its expectation (which must exist)."""
+    name = name or expectation.script.name
+    problems: list[str] = []
+    diff, line = "", None
+    if expectation.problem:
+        problems.append(expectation.problem)
+    if actual.failure:
+        problems.append(actual.failure)
+    if expectation.out is not None:
+        want, got = mask_addresses(expectation.out), mask_addresses(stdout_bytes(actual.stdout))
+        if want != got:
+            index = _first_different_line(want, got)
+            problems.append(f"stdout differs from {out_path(expectation.script).name} at output line {index + 1}")
+            diff = unified_diff(want, got, f"{out_path(name)} (expected)", f"{name} (actual stdout)")
+            line = _source_line_of(actual, index)
+    if expectation.error is None:
+        if actual.error_type is not None and not actual.failure:
+            problems.append(f"unexpected {actual.error_place()}")
+            line = line or actual.error_line
+    elif not expectation.problem:
+        want = normalized_error_text(expectation.error)
+        at = f" at line {expectation.error_line}" if expectation.error_line is not None else ""
+        if actual.error_type is None:
+            problems.append(f"expected {want}{at}, but the script ended without an error")
+        elif actual.error != want or (expectation.error_line is not None
+                                      and actual.error_line != expectation.error_line):
+            problems.append(f"expected {want}{at}, got {actual.error_place()}")
+            line = line or actual.error_line or expectation.error_line
+    if problems and line is None:
+        line = actual.error_line
+    return Verdict(not problems, problems, diff, line)
+
+
+def _split(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def _first_different_line(want: bytes, got: bytes) -> int:
+    a, b = _split(want), _split(got)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def _source_line_of(actual: Actual, index: int) -> int | None:
+    """The statement line of the output that printed stdout line ``index`` (0-based): the output
+    piece where that line starts; past the end, the error's line or the last output's."""
+    start = sum(len(chunk) for chunk in actual.stdout.splitlines(keepends=True)[:index])
+    offset = 0
+    for text, source_line in actual.outputs:
+        if offset <= start < offset + len(text):
+            return source_line
+        offset += len(text)
+    if actual.error_line is not None:
+        return actual.error_line
+    lines = [ln for _, ln in actual.outputs if ln is not None]
+    return lines[-1] if lines else None
+
+
+def unified_diff(want: bytes, got: bytes, fromfile: str, tofile: str) -> str:
+    """A unified diff of two texts (bytes that are not UTF-8 shown escaped; a missing final
+    newline marked as diff(1) marks it)."""
+    def lines(data):
+        out = []
+        for chunk in _split(data.decode("utf-8", "backslashreplace")):
+            out.append(chunk if chunk.endswith("\n") else chunk + "\n\\ No newline at end of file\n")
+        return out
+
+    return "".join(difflib.unified_diff(lines(want), lines(got), fromfile, tofile))
+
+
+def expectation_files(actual: Actual) -> dict:
+    """What ``--update`` writes: {suffix: bytes or None (remove the file)}."""
+    err = None
+    if actual.error_type is not None:
+        place = f"line {actual.error_line}\n" if actual.error_line is not None else ""
+        err = f"{actual.error}\n{place}".encode("utf-8", "backslashreplace")
+    return {OUT_SUFFIX: stdout_bytes(actual.stdout), ERR_SUFFIX: err}
