@@ -95,6 +95,49 @@ TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECON
                                                      show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks of gradcli's own errors.")]
 
+# every command's shared options, declared once: the name (a Flags field) -> (option, default)
+SHARED_OPTIONS = {
+    "device": (DeviceOpt, Device.cpu),
+    "dtype": (DTypeOpt, DType.float32),
+    "seed": (SeedOpt, None),
+    "json": (JsonOpt, False),
+    "no_color": (NoColorOpt, False),
+    "max_elements": (MaxElementsOpt, 100_000_000),
+    "max_steps": (MaxStepsOpt, 10_000_000),
+    "timeout": (TimeoutOpt, None),
+    "debug": (DebugOpt, False),
+}
+
+
+def shared_options(without=(), **defaults):
+    """Decorator for a command: its signature (what Typer reads) gets the SHARED_OPTIONS after its
+    own parameters, less ``without``, with ``defaults`` where the command's default differs; the
+    command itself receives them as one ``flags: Flags`` keyword argument (its other Flags fields
+    are the command's to set)."""
+    import functools  # noqa: PLC0415
+    import inspect  # noqa: PLC0415
+
+    names = [name for name in SHARED_OPTIONS if name not in without]
+
+    def decorate(command):
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "flags"]
+        shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=SHARED_OPTIONS[name][0],
+                                    default=defaults.get(name, SHARED_OPTIONS[name][1])) for name in names]
+
+        @functools.wraps(command)
+        def with_flags(*args, **kwargs):
+            values = {name: kwargs.pop(name) for name in names}
+            for name in ("device", "dtype"):
+                if isinstance(values.get(name), Enum):
+                    values[name] = values[name].value
+            return command(*args, **kwargs, flags=Flags(**values))
+
+        parameters = own + shared
+        with_flags.__signature__ = inspect.Signature(parameters)
+        with_flags.__annotations__ = {p.name: p.annotation for p in parameters}
+        return with_flags
+    return decorate
+
 
 @app.callback(invoke_without_command=True)
 def root(
@@ -120,23 +163,15 @@ def root(
 
 
 @app.command(epilog=EXAMPLES)
+@shared_options()
 def run(
     files: Annotated[Optional[List[str]], typer.Argument(metavar="FILE.grad ...", show_default=False,
                                                          help="Scripts to run, one after another, each in a "
                                                               "fresh scope; '-' reads stdin.")] = None,
     expr: Annotated[Optional[str], typer.Option("-e", "--expr", metavar="CODE", show_default=False,
                                                 help="Run this code (before any FILE).")] = None,
-    device: DeviceOpt = Device.cpu,
-    dtype: DTypeOpt = DType.float32,
-    seed: SeedOpt = None,
-    json_: JsonOpt = False,
-    no_color: NoColorOpt = False,
     summary: Annotated[bool, typer.Option("--summary", help="After each script, a table of its named tensors "
                                                             "(shape, dtype, requires_grad, grad_fn, grad).")] = False,
-    max_elements: MaxElementsOpt = 100_000_000,
-    max_steps: MaxStepsOpt = 10_000_000,
-    timeout: TimeoutOpt = None,
-    debug: DebugOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="At every backward pass, the chain rule step by step "
                                                             "(on stderr; with --json, an 'explain' list).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Check every backward pass against float64 central "
@@ -145,6 +180,7 @@ def run(
     detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="torch.autograd.set_detect_anomaly(True): "
                                                                           "a backward that returns NaN is an error "
                                                                           "at the line that made the node.")] = False,
+    flags: Flags = None,
 ) -> None:
     """Run GradScript files (.grad), stdin or -e CODE, printing what Python with PyTorch prints.
 
@@ -152,9 +188,7 @@ def run(
     """
     from .runcmd import run_command  # noqa: PLC0415
 
-    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
-                  summary=summary, max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug,
-                  explain=explain, check=check, detect_anomaly=detect_anomaly)
+    flags.summary, flags.explain, flags.check, flags.detect_anomaly = summary, explain, check, detect_anomaly
     _commands_own_interrupts()
     raise typer.Exit(run_command(files, expr, flags))
 
@@ -169,6 +203,7 @@ class GraphFormat(str, Enum):
 
 
 @app.command(epilog=EXAMPLES)
+@shared_options()
 def graph(
     file: Annotated[str, typer.Argument(metavar="FILE.grad", show_default=False,
                                         help="The script to run ('-' reads stdin).")],
@@ -181,15 +216,7 @@ def graph(
                                                   help="Write the graph to this file instead of stdout.")] = None,
     saved: Annotated[bool, typer.Option("--saved", help="Show the tensors each node saved for its backward "
                                                         "(freed ones are marked).")] = False,
-    device: DeviceOpt = Device.cpu,
-    dtype: DTypeOpt = DType.float32,
-    seed: SeedOpt = None,
-    json_: JsonOpt = False,
-    no_color: NoColorOpt = False,
-    max_elements: MaxElementsOpt = 100_000_000,
-    max_steps: MaxStepsOpt = 10_000_000,
-    timeout: TimeoutOpt = None,
-    debug: DebugOpt = False,
+    flags: Flags = None,
 ) -> None:
     """Run a script, then draw the backward (grad_fn) graph of the tensor NAME as PyTorch built it.
 
@@ -198,13 +225,12 @@ def graph(
     """
     from .graphcmd import graph_command  # noqa: PLC0415
 
-    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
-                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
     _commands_own_interrupts()
-    raise typer.Exit(graph_command(file, var, "json" if json_ else fmt.value, output, saved, flags))
+    raise typer.Exit(graph_command(file, var, "json" if flags.json else fmt.value, output, saved, flags))
 
 
 @app.command(epilog=EXAMPLES, context_settings={"ignore_unknown_options": True})
+@shared_options()
 def grad(
     expr: Annotated[str, typer.Argument(metavar="EXPR", show_default=False,
                                         help="A GradScript expression, e.g. 'w*x + b' or 'torch.sin(x).sum()'.")],
@@ -216,15 +242,7 @@ def grad(
                                                help="Differentiate only with respect to these variables.")] = None,
     order: Annotated[int, typer.Option("--order", min=1, max=2,
                                        help="1: gradient (Jacobian for a non-scalar EXPR); 2: also the Hessian.")] = 1,
-    device: DeviceOpt = Device.cpu,
-    dtype: DTypeOpt = DType.float32,
-    seed: SeedOpt = None,
-    json_: JsonOpt = False,
-    no_color: NoColorOpt = False,
-    max_elements: MaxElementsOpt = 100_000_000,
-    max_steps: MaxStepsOpt = 10_000_000,
-    timeout: TimeoutOpt = None,
-    debug: DebugOpt = False,
+    flags: Flags = None,
 ) -> None:
     """The gradient calculator: the value of EXPR and its derivative with respect to every variable.
 
@@ -233,28 +251,19 @@ def grad(
     """
     from .gradcmd import grad_command  # noqa: PLC0415
 
-    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, json=json_, no_color=no_color,
-                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug)
     _commands_own_interrupts()
     raise typer.Exit(grad_command(expr, variables, wrt, order, flags))
 
 
 @app.command()
+@shared_options(without=("json",))
 def repl(
-    device: DeviceOpt = Device.cpu,
-    dtype: DTypeOpt = DType.float32,
-    seed: SeedOpt = None,
-    no_color: NoColorOpt = False,
-    max_elements: MaxElementsOpt = 100_000_000,
-    max_steps: MaxStepsOpt = 10_000_000,
-    timeout: TimeoutOpt = None,
-    debug: DebugOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="Start with the chain-rule walkthrough on "
                                                             "(:explain toggles it).")] = False,
+    flags: Flags = None,
 ) -> None:
     """An interactive GradScript session (statements from stdin when it is not a terminal)."""
-    flags = Flags(device=device.value, dtype=dtype.value, seed=seed, no_color=no_color,
-                  max_elements=max_elements, max_steps=max_steps, timeout=timeout, debug=debug, explain=explain)
+    flags.explain = explain
     _commands_own_interrupts()
     raise typer.Exit(_repl(flags))
 
