@@ -40,6 +40,7 @@ EXAMPLES = """[bold]Examples[/bold]
   gradcli run a.grad --check                 [dim]# backward checked by finite differences[/dim]
   gradcli graph a.grad --var loss            [dim]# the grad_fn graph (also -f dot|svg|json)[/dim]
   gradcli repl                               [dim]# an interactive session[/dim]
+  gradcli test samples -j 4                  [dim]# check scripts against NAME.out / NAME.err[/dim]
 
 Exit codes: 0 ok, 1 the script raised, 2 usage error, 3 internal error, 130 interrupted.
 """
@@ -266,6 +267,44 @@ def repl(
     flags.explain = explain
     _commands_own_interrupts()
     raise typer.Exit(_repl(flags))
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    github = "github"
+
+
+@app.command("test", epilog=EXAMPLES)
+@shared_options(timeout=60.0)
+def ci_test(
+    paths: Annotated[Optional[List[str]], typer.Argument(metavar="PATH ...", show_default=False,
+                                                         help="Scripts and folders (searched for *.grad); "
+                                                              "default: the current folder.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("-j", "--jobs", metavar="N", min=1, show_default=False,
+                                                help="Scripts run at once, each in its own process "
+                                                     "(default: the number of cores).")] = None,
+    update: Annotated[bool, typer.Option("--update", help="Write NAME.out (and NAME.err) from the current "
+                                                          "output instead of failing.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="A script without NAME.out or NAME.err fails "
+                                                          "(otherwise a warning).")] = False,
+    junit: Annotated[Optional[str], typer.Option("--junit", metavar="FILE", show_default=False,
+                                                 help="Also write a JUnit XML report to FILE.")] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", case_sensitive=False,
+                                              help="text, or github: also GitHub Actions annotations "
+                                                   "(::error file=...,line=...::).")] = ReportFormat.text,
+    flags: Flags = None,
+) -> None:
+    """Check scripts against their expected output: NAME.grad against NAME.out (stdout, byte for
+    byte) and NAME.err (the error's 'Type: message' and line).
+
+    One line per script, a diff per failure, a summary; exit 0 when all pass, 1 when any fails.
+    Each script runs after torch.manual_seed(0) (--seed N to change), with --timeout 60 by default.
+    """
+    from .testcmd import CIOptions, ci_command  # noqa: PLC0415
+
+    opts = CIOptions(jobs=jobs, strict=strict, update=update, junit=junit, github=fmt.value == "github")
+    _commands_own_interrupts()
+    raise typer.Exit(ci_command(paths, opts, flags))
 
 
 def _repl(flags: Flags) -> int:

@@ -1,0 +1,259 @@
+"""Running scripts for `gradcli test`: each in its own child process, up to ``jobs`` at a time.
+
+The parent loads the engine once, then forks one child per script (a fork after the imports costs
+about a millisecond): a script cannot disturb another or the report, whatever it does. The child
+runs the script with the runner (RunOptions: seed, limits, --timeout), streams every printed piece
+to the parent as a JSON line as soon as it is printed, then the result; the parent ends a child
+that is still running ``TIMEOUT_GRACE`` seconds after its --timeout (the runner's own clock cannot
+interrupt a long C call), keeping what it printed. ``--max-memory`` is the child's address-space
+limit (RLIMIT_AS). Results come back in the scripts' order, whatever the scheduling.
+
+Where there is no fork (Windows), the scripts run one after another in this process.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+from .golden import Actual
+
+TIMEOUT_GRACE = 1.0          # seconds after --timeout before the parent ends the child
+_READ = 65536
+
+
+@dataclass
+class Finished:
+    """One script's run."""
+    index: int
+    actual: Actual
+    seconds: float
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, on_result=None) -> list:
+    """Run every (path, name) of ``scripts`` with RunOptions ``options``; return their
+    :class:`Finished` in order. ``on_result(finished)`` is called in the scripts' order as soon as
+    a script and all those before it are done (for a report that streams in a stable order)."""
+    _warm_up(options)
+    results: dict[int, Finished] = {}
+    shown = [0]
+
+    def done(finished: Finished):
+        results[finished.index] = finished
+        while shown[0] in results:
+            if on_result is not None:
+                on_result(results[shown[0]])
+            shown[0] += 1
+
+    if hasattr(os, "fork"):
+        _run_forked(list(scripts), options, max(1, jobs), max_memory, done)
+    else:  # pragma: no cover - Windows
+        for index, (path, name) in enumerate(scripts):
+            start = time.monotonic()
+            done(Finished(index, run_here(path, name, options), time.monotonic() - start))
+    return [results[i] for i in range(len(results))]
+
+
+def _warm_up(options) -> None:
+    """Load the engine and the language in the parent, so that no child loads them again."""
+    from gradcli.lang.runner import RunOptions, run_source  # noqa: PLC0415
+
+    run_source("import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nstr(x.grad)\n",
+               "<warm-up>", RunOptions(seed=0, dtype=options.dtype, device=options.device))
+
+
+def read_script(path, name):
+    """(text, None) or (None, error dict) for the script file (the limits and messages of `run`)."""
+    from gradcli.cli.common import decode_source  # noqa: PLC0415
+    from gradcli.lang.runner import MAX_SOURCE_CHARS, source_too_large  # noqa: PLC0415
+
+    most = 4 * MAX_SOURCE_CHARS + 3
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(most + 1)
+    except OSError as exc:
+        return None, {"type_name": "OSError", "message": f"cannot read {name}: {exc.strerror or exc}", "line": None}
+    if len(data) > most:
+        big = source_too_large(name)
+        return None, {"type_name": big.type_name, "message": big.message, "line": big.line}
+    return decode_source(data, name)
+
+
+def run_here(path, name, options, write=None) -> Actual:
+    """Run one script in this process (the child's work; never raises)."""
+    try:
+        text, problem = read_script(path, name)
+        if problem is not None:
+            return Actual("", [], problem["type_name"], problem["message"], problem.get("line"))
+        from gradcli.lang.runner import run_source  # noqa: PLC0415
+
+        from .golden import actual_from_result  # noqa: PLC0415
+
+        return actual_from_result(run_source(text, name, options, write=write))
+    except Exception as exc:  # noqa: BLE001 - a report line, never a traceback
+        return Actual("", [], failure=f"internal error: {type(exc).__name__}: {exc}")
+
+
+# ------------------------------------------------------------------------------------ children
+class _Child:
+    def __init__(self, index, name, pid, fd, deadline):
+        self.index, self.name, self.pid, self.fd, self.deadline = index, name, pid, fd, deadline
+        self.start = time.monotonic()
+        self.buffer = b""
+        self.outputs: list = []
+        self.result: dict | None = None
+        self.killed = False
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+        *lines, self.buffer = self.buffer.split(b"\n")
+        for raw in lines:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if "o" in message:
+                self.outputs.append(tuple(message["o"]))
+            elif "r" in message:
+                self.result = message["r"]
+
+
+def _run_forked(scripts, options, jobs, max_memory, done) -> None:
+    import selectors  # noqa: PLC0415
+
+    pending = list(enumerate(scripts))
+    pending.reverse()
+    running: dict[int, _Child] = {}
+    selector = selectors.DefaultSelector()
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                index, (path, name) = pending.pop()
+                child = _fork(index, path, name, options, max_memory)
+                running[child.fd] = child
+                selector.register(child.fd, selectors.EVENT_READ)
+            deadlines = [c.deadline for c in running.values() if c.deadline is not None]
+            wait = None if not deadlines else max(0.0, min(deadlines) - time.monotonic())
+            for key, _ in selector.select(wait):
+                child = running[key.fd]
+                data = os.read(key.fd, _READ)
+                if data:
+                    child.feed(data)
+                    continue
+                selector.unregister(key.fd)
+                del running[key.fd]
+                done(_finish(child, options))
+            now = time.monotonic()
+            for child in running.values():
+                if child.deadline is not None and now >= child.deadline and not child.killed:
+                    _kill(child.pid)
+                    child.killed = True
+    finally:
+        for child in running.values():  # interrupted: no child outlives the command
+            _kill(child.pid)
+            _reap(child.pid)
+            os.close(child.fd)
+        selector.close()
+
+
+def _fork(index, path, name, options, max_memory) -> _Child:
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 0
+        try:
+            os.close(read_fd)
+            _child_main(path, name, options, max_memory, write_fd)
+        except BaseException:  # noqa: BLE001 - the parent reports a run without a result
+            status = 3
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    deadline = None if options.timeout is None else time.monotonic() + options.timeout + TIMEOUT_GRACE
+    return _Child(index, name, pid, read_fd, deadline)
+
+
+def _child_main(path, name, options, max_memory, fd) -> None:
+    import signal  # noqa: PLC0415
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its children
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for std in (0, 1, 2):
+        os.dup2(devnull, std)
+    if max_memory:
+        import resource  # noqa: PLC0415
+
+        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+
+    def send(message) -> None:
+        data = (json.dumps(message) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+
+    actual = run_here(path, name, options, write=lambda text, line=None, *rest: send({"o": [text, line]}))
+    result = asdict(actual)
+    del result["outputs"], result["stdout"]  # streamed already
+    send({"r": result})
+
+
+def _kill(pid) -> None:
+    import signal  # noqa: PLC0415
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(pid) -> int | None:
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return None
+    return status
+
+
+def _finish(child: _Child, options) -> Finished:
+    os.close(child.fd)
+    status = _reap(child.pid)
+    seconds = time.monotonic() - child.start
+    outputs = [(text, line) for text, line in child.outputs]
+    actual = Actual("".join(text for text, _ in outputs), outputs)
+    if child.result is not None:
+        for key, value in child.result.items():
+            setattr(actual, key, value)
+    elif child.killed:
+        from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
+
+        actual.error_type, actual.error_message = "TimeoutError", timeout_text(options.timeout)
+        actual.error_line = outputs[-1][1] if outputs else None
+    else:
+        actual.failure = f"the run ended without a result ({_status_text(status)})"
+    return Finished(child.index, actual, seconds)
+
+
+def _status_text(status) -> str:
+    if status is None:
+        return "its process vanished"
+    if os.WIFSIGNALED(status):
+        import signal  # noqa: PLC0415
+
+        number = os.WTERMSIG(status)
+        try:
+            what = signal.Signals(number).name
+        except ValueError:
+            what = f"signal {number}"
+        hint = " (out of memory?)" if number == signal.SIGKILL else ""
+        return f"killed by {what}{hint}"
+    return f"exit status {os.WEXITSTATUS(status)}"
