@@ -237,7 +237,6 @@ def _finish(child: _Child, options) -> Finished:
         from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
 
         actual.error_type, actual.error_message = "TimeoutError", timeout_text(options.timeout)
-        actual.error_line = outputs[-1][1] if outputs else None
     else:
         actual.failure = f"the run ended without a result ({_status_text(status)})"
     return Finished(child.index, actual, seconds)
