@@ -20,7 +20,10 @@ import re
 import subprocess
 import sys
 import textwrap
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11; tomli is the same parser
+    import tomli as tomllib
 import warnings
 from pathlib import Path
 

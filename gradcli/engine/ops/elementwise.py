@@ -3,6 +3,7 @@ node: its forward on arrays and its backward on Tensors (so it differentiates ag
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -298,7 +299,9 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
     # A code object of its own per operator: CPython specializes attribute access per code object
     # (inline caches), and shared code would see MulBackward0 and AddBackward0 nodes in turn in a chain
     # (a miss at every access); one per operator, each sees its own node class.
-    operator.__code__ = operator.__code__.replace(co_name=name, co_qualname=name)
+    # (co_qualname is a field of code objects from Python 3.11; 3.10 has co_name only)
+    names = {"co_name": name, "co_qualname": name} if sys.version_info >= (3, 11) else {"co_name": name}
+    operator.__code__ = operator.__code__.replace(**names)
     return operator
 
 
