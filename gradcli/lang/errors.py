@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional
 
 
@@ -78,6 +79,15 @@ def _rebuild(cls: type, data: dict[str, Any]) -> GradScriptError:
     message = data.pop("message")
     data["type_name"] = data.pop("type")
     return cls(message, **data)
+
+
+def python_message(exc: BaseException) -> str:
+    """str(exc) as Python 3.11 and later word it, on every Python gradcli runs on: CPython 3.10 names
+    the integer string conversion limit "(4300)" where 3.11+ (the oracle's Python) say "(4300 digits)"."""
+    message = str(exc)
+    if sys.version_info < (3, 11) and message.startswith("Exceeds the limit ("):
+        message = message.replace(") for integer string conversion", " digits) for integer string conversion", 1)
+    return message
 
 
 class ScriptSyntaxError(GradScriptError):

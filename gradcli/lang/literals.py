@@ -10,7 +10,7 @@ from typing import Any
 from lark import Token
 
 from . import ast
-from .errors import ScriptSyntaxError
+from .errors import ScriptSyntaxError, python_message
 from .tokenizer import ParseState, error as _error, error_at as _error_at
 
 # ============================================================================ spans
@@ -135,7 +135,7 @@ def _number(tok: Token) -> Any:
         if s[0] == "0" and s.strip("0_"):
             raise _error_at("leading zeros in decimal integer literals are not permitted; "
                             "use an 0o prefix for octal integers", tok) from None
-        raise _error_at(str(exc), tok) from None
+        raise _error_at(python_message(exc), tok) from None
 
 
 # ============================================================================ strings

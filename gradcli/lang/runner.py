@@ -22,7 +22,7 @@ import warnings as _warnings
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .errors import GradScriptError
+from .errors import GradScriptError, python_message
 from .namespaces import Namespaces
 from .pyvalues import Namespace, public_attributes, get_attr
 from .runtime import Frame, LimitError, Runtime, _is_internal
@@ -302,7 +302,7 @@ class Session:
             return _internal(exc, filename, node)
         type_name = exc.type_name if isinstance(exc, LimitError) else type(exc).__name__
         try:
-            message = str(exc)
+            message = python_message(exc)
         except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
             message = "<exception str() failed>"
         hint = hint_text(getattr(exc, "gradcli_hint", None)) or getattr(exc, "gradcli_hint_text", None)
