@@ -41,6 +41,9 @@ Statements (subclasses of Stmt)
   Return(value: Expr?)          Assert(test: Expr, msg: Expr?)
   Delete(targets: [Expr])       Global(names: [str])        Nonlocal(names: [str])
   Pass()  Break()  Continue()
+  Try(body: [Stmt], handlers: [ExceptHandler], orelse: [Stmt], finalbody: [Stmt])
+  Raise(exc: Expr?, cause: Expr?)            raise / raise X / raise X from Y
+  Yield(value: Expr?, is_from: bool)         the statements `yield x` and `yield from x`
 
 Expressions (subclasses of Expr)
   Name(id: str)
@@ -71,6 +74,11 @@ Helpers (subclasses of Node only)
   Keyword(arg: str?, value: Expr)            arg None for **kwargs
   WithItem(context_expr: Expr, optional_vars: Expr?)
   Comprehension(target: Expr, iter: Expr, ifs: [Expr])
+  ExceptHandler(type: Expr?, name: str?, body: [Stmt])   except (A, B) as name:
+
+``SUB_BLOCKS`` says, once for every statement that holds statements, which fields are its
+blocks run in the same scope (a def's or class's body is a new scope and is not listed);
+``sub_blocks(stmt)`` gives them. The parser's context checks and the scope analysis read it.
 
 Every class has ``_fields``: the names of its non-span fields, in order.
 ``walk(node)`` yields a node and all nodes below it; ``iter_child_nodes(node)`` the direct ones.
@@ -87,6 +95,7 @@ __all__ = [
     "Import", "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
     "For", "While", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
     "Assert", "Delete", "Global", "Nonlocal", "Pass", "Break", "Continue",
+    "Try", "ExceptHandler", "Raise", "Yield", "SUB_BLOCKS", "sub_blocks", "contains_yield",
     "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict",
     "ListComp", "SetComp", "GeneratorExp", "DictComp", "Comprehension",
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Lambda", "Call", "Keyword",
@@ -337,6 +346,41 @@ class Continue(Stmt):
     """`continue`."""
 
 
+@_node
+class ExceptHandler(Node):
+    """`except type as name: body` (type None for a bare `except:`)."""
+
+    type: Optional[Expr]
+    name: Optional[str]
+    body: list[Stmt]
+
+
+@_node
+class Try(Stmt):
+    """`try: body` with `except` handlers, `else: orelse` and `finally: finalbody`."""
+
+    body: list[Stmt]
+    handlers: list[ExceptHandler] = field(default_factory=list)
+    orelse: list[Stmt] = field(default_factory=list)
+    finalbody: list[Stmt] = field(default_factory=list)
+
+
+@_node
+class Raise(Stmt):
+    """`raise`, `raise exc`, `raise exc from cause`."""
+
+    exc: Optional[Expr] = None
+    cause: Optional[Expr] = None
+
+
+@_node
+class Yield(Stmt):
+    """The statement `yield value` (value None for a bare `yield`), `yield from value` (is_from)."""
+
+    value: Optional[Expr] = None
+    is_from: bool = False
+
+
 # ----------------------------------------------------------------------------- expressions
 
 
@@ -555,6 +599,34 @@ def _all_node_classes() -> list[type]:
 for _cls in _all_node_classes():
     _cls._fields = tuple(f.name for f in dataclasses.fields(_cls) if f.name not in _SPAN_NAMES)
 del _cls
+
+
+# the statements that hold statements run in their own scope, and the fields of those blocks
+SUB_BLOCKS = {For: ("body", "orelse"), While: ("body", "orelse"), If: ("body", "orelse"), With: ("body",),
+              Try: ("body", "orelse", "finalbody")}  # and each handler's body (sub_blocks)
+
+
+def sub_blocks(stmt: Stmt) -> list:
+    """The statement lists directly inside ``stmt`` that share its scope ([] for the others)."""
+    fields = SUB_BLOCKS.get(type(stmt))
+    if fields is None:
+        return []
+    blocks = [getattr(stmt, f) for f in fields]
+    if type(stmt) is Try:
+        blocks[1:1] = [h.body for h in stmt.handlers]
+    return blocks
+
+
+def contains_yield(body: list) -> bool:
+    """Whether a `yield` is among these statements or their sub-blocks (not in nested defs)."""
+    todo = list(body)
+    while todo:
+        stmt = todo.pop()
+        if type(stmt) is Yield:
+            return True
+        for block in sub_blocks(stmt):
+            todo.extend(block)
+    return False
 
 
 def iter_child_nodes(node: Node) -> Iterator[Node]:

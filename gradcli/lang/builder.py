@@ -12,19 +12,9 @@ from lark import Token
 
 from . import ast
 from .errors import ScriptSyntaxError
+from .keywords import RESERVED
 from .literals import _new_node, _number, _span, _strings
 from .tokenizer import error_at as _error_at
-
-# Python keywords that GradScript does not have (the grammar reserves them, see `reserved`).
-_UNSUPPORTED_KEYWORDS = {
-    "try": "exception handling (try/except/finally)",
-    "except": "exception handling (try/except/finally)",
-    "finally": "exception handling (try/except/finally)",
-    "raise": "raising exceptions",
-    "yield": "generators (yield)",
-    "async": "async code",
-    "await": "async code",
-}
 
 # ============================================================================ targets
 
@@ -360,6 +350,19 @@ class _Builder:
             _check_target(t, "delete")
         return _span(ast.Delete(targets), c[0], c[1])
 
+    def raise_stmt(self, c: list) -> ast.Raise:
+        if len(c) == 1:
+            return _span(ast.Raise(), c[0], c[0])
+        return _span(ast.Raise(c[1], c[3] if len(c) > 3 else None), c[0], c[-1])
+
+    def yield_stmt(self, c: list) -> ast.Yield:
+        if len(c) == 1:
+            return _span(ast.Yield(), c[0], c[0])
+        if len(c) == 3:  # yield from x
+            return _span(ast.Yield(c[2], True), c[0], c[2])
+        _check_not_starred(c[1])
+        return _span(ast.Yield(c[1]), c[0], c[1])
+
     def import_stmt(self, c: list) -> ast.Import:
         return _span(ast.Import(c[1:]), c[0], c[-1])
 
@@ -443,6 +446,33 @@ class _Builder:
             return _span(ast.WithItem(c[0], None), c[0], c[0])
         _check_target(c[1])
         return _span(ast.WithItem(c[0], c[1]), c[0], c[1])
+
+    def try_stmt(self, c: list) -> ast.Try:
+        node = ast.Try(c[1])
+        last = c[1][-1]
+        for item in c[2:]:
+            if type(item) is ast.ExceptHandler:
+                node.handlers.append(item)
+                last = item
+            elif type(item) is tuple:   # finally
+                node.finalbody = item[1]
+                last = item[1][-1]
+            else:                       # else
+                node.orelse = item
+                last = item[-1]
+        for handler in node.handlers[:-1]:
+            if handler.type is None:
+                raise _error_at("default 'except:' must be last", handler,
+                                hint="a bare 'except:' catches everything: put it after the others")
+        return _span(node, c[0], last)
+
+    def except_clause(self, c: list) -> ast.ExceptHandler:
+        body = c[-1]
+        node = ast.ExceptHandler(c[1] if len(c) > 2 else None, _ident(c[2]) if len(c) > 3 else None, body)
+        return _span(node, c[0], body[-1])
+
+    def finally_clause(self, c: list) -> tuple:
+        return (c[0], c[1])
 
     def funcdef(self, c: list) -> ast.FunctionDef:
         i = 2
@@ -742,4 +772,4 @@ _BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
 def _unsupported(tok: Token) -> ScriptSyntaxError:
     return _error_at("'%s' is not supported in GradScript" % tok.value, tok,
                      hint="GradScript is a subset of Python without %s"
-                     % _UNSUPPORTED_KEYWORDS[tok.value])
+                     % RESERVED[tok.value])

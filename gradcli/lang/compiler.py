@@ -14,6 +14,7 @@ from . import fastops
 from .errors import GradScriptError
 from .callables import CallableCompiler
 from .exprs import MAX_NESTING, ExprCompiler
+from .handlers import TryCompiler
 from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
@@ -31,7 +32,7 @@ _FORBIDDEN_HINTS = {
 }
 
 
-class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
+class Compiler(ExprCompiler, CallableCompiler, LoopCompiler, TryCompiler):
     def __init__(self, rt, namespaces, globals_, filename="<string>"):
         self.rt = rt
         self.ns = namespaces
@@ -380,21 +381,8 @@ class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
         if t is A.Tuple or t is A.List:
             return [p for e in target.elts for p in self._delete_target(e, scope)]
         if t is A.Name:
-            name = target.id
-            self.check_name(name, target)
-            kind, depth = scope.resolve(name)
-            G = self.G
-
-            def del_name(frame):
-                d = G if kind == "global" else frame
-                for _ in range(depth):
-                    d = d.parent
-                if name not in d:
-                    err = NameError(f"name '{name}' is not defined")
-                    tag(err, target)
-                    raise err
-                del d[name]
-            return [del_name]
+            self.check_name(target.id, target)
+            return [self.delete_name(target.id, target, scope)]
         if t is A.Attribute:
             self.check_attr(target)
             obj, name = self.expr(target.value, scope), target.attr
@@ -420,6 +408,22 @@ class Compiler(ExprCompiler, CallableCompiler, LoopCompiler):
                     raise
             return [del_item]
         raise self.error(target, "SyntaxError", "cannot delete this expression")
+
+    def delete_name(self, name, node, scope):
+        """The closure of `del name` (NameError when it is not bound)."""
+        kind, depth = scope.resolve(name)
+        G = self.G
+
+        def del_name(frame):
+            d = G if kind == "global" else frame
+            for _ in range(depth):
+                d = d.parent
+            if name not in d:
+                err = NameError(f"name '{name}' is not defined")
+                tag(err, node)
+                raise err
+            del d[name]
+        return del_name
 
     def s_global(self, node, scope):
         for name in node.names:
@@ -570,7 +574,8 @@ Compiler._STMT = {
     A.Delete: Compiler.s_delete, A.Global: Compiler.s_global, A.Nonlocal: Compiler.s_nonlocal,
     A.Import: Compiler.s_import, A.ImportFrom: Compiler.s_importfrom, A.If: Compiler.s_if,
     A.While: Compiler.s_while, A.For: Compiler.s_for, A.With: Compiler.s_with,
-    A.FunctionDef: Compiler.s_functiondef, A.ClassDef: Compiler.s_classdef,
+    A.FunctionDef: Compiler.s_functiondef, A.ClassDef: Compiler.s_classdef, A.Try: Compiler.s_try,
+    A.Raise: Compiler.s_raise,
 }
 
 __all__ = ["Compiler", "bound_names"]

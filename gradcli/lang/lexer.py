@@ -16,14 +16,10 @@ from pygments.lexer import RegexLexer, bygroups, include, words
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
                             Whitespace)
 
+from .keywords import CONSTANTS, KEYWORDS
+
 __all__ = ["GradScriptLexer", "KEYWORDS", "BUILTINS", "NAMESPACES"]
 
-KEYWORDS = (
-    "and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else", "for", "from",
-    "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "return", "while",
-    "with",
-)
-CONSTANTS = ("True", "False", "None")
 BUILTINS = (
     "abs", "all", "any", "bool", "enumerate", "float", "int", "isinstance", "len", "list", "max", "min",
     "print", "range", "reversed", "round", "sorted", "str", "sum", "super", "tuple", "zip", "dict", "set",

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import pyvalues
 from .pyvalues import Namespace
+from .runtime import LimitError
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
@@ -307,7 +308,7 @@ radians copysign fsum fmod gcd isqrt dist prod""".split()
 
 def _math_factorial(n):
     if isinstance(n, int) and n > 5000:
-        raise OverflowError("factorial() argument too large for GradScript (limit 5000)")
+        raise LimitError("OverflowError", "factorial() argument too large for GradScript (limit 5000)")
     return math.factorial(n)
 
 
@@ -382,6 +383,8 @@ def python_builtins(rt):
         return super(*args)
     names["super"] = BuiltinFunction(super_, "super", super)
     names["Ellipsis"] = Ellipsis
+    from .handlers import exception_builtins  # noqa: PLC0415 - handlers imports this module
+    names.update(exception_builtins())
     return names
 
 

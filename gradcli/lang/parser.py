@@ -255,8 +255,8 @@ def _check_context(module: ast.Module) -> None:
 
 
 # the statements _check_statements looks at (the others hold no statements and are allowed)
-_CONTEXT_TYPES = frozenset((ast.Return, ast.Break, ast.Continue, ast.Nonlocal, ast.FunctionDef,
-                            ast.ClassDef, ast.For, ast.While, ast.If, ast.With))
+_CONTEXT_TYPES = frozenset((ast.Return, ast.Break, ast.Continue, ast.Nonlocal, ast.Yield, ast.FunctionDef,
+                            ast.ClassDef, *ast.SUB_BLOCKS))
 
 
 def _check_statements(body: list) -> None:
@@ -275,18 +275,16 @@ def _check_statements(body: list) -> None:
                             hint="continue can only be used in the body of a for or while loop")
         if t is ast.Nonlocal and not in_func:
             raise _error_at("nonlocal declaration not allowed at module level", stmt)
+        if t is ast.Yield and not in_func:
+            raise _error_at("'yield' outside function", stmt,
+                            hint="yield makes the def it is in a generator function")
         if t is ast.FunctionDef:
             blocks = [(stmt.body, True, False)]
         elif t is ast.ClassDef:
             blocks = [(stmt.body, False, False)]
-        elif t is ast.For or t is ast.While:
-            blocks = [(stmt.body, in_func, True), (stmt.orelse, in_func, in_loop)]
-        elif t is ast.If:
-            blocks = [(stmt.body, in_func, in_loop), (stmt.orelse, in_func, in_loop)]
-        elif t is ast.With:
-            blocks = [(stmt.body, in_func, in_loop)]
-        else:
-            continue
+        else:  # a loop's body is in the loop; every other block is where the statement is
+            blocks = [(b, in_func, in_loop or (b is stmt.body and (t is ast.For or t is ast.While)))
+                      for b in ast.sub_blocks(stmt)]
         for body, f, lp in reversed(blocks):
             todo.extend((s, f, lp) for s in reversed(body))
 

@@ -5,7 +5,8 @@ facades (``Namespace``) that stand for torch, numpy and math.
 Every attribute read or write of a script goes through ``get_attr``/``set_attr``: only public
 attributes of allowed types are reachable (tensors and other engine objects, Python scalars and
 containers, NumPy arrays through a whitelist, module facades, user classes and instances).
-Functions, methods, generators, iterators, modules and everything else expose nothing.
+Exceptions expose ``args``; functions, methods, generators, iterators, modules and everything
+else expose nothing.
 """
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj c
 diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real
 reshape round shape size sort squeeze std sum swapaxes take tolist trace transpose var mT is_integer""".split())
 NP_DTYPE_ATTRS = frozenset("name kind itemsize char str num byteorder ndim shape".split())
+# an exception object: its arguments only (never its traceback, context or frames)
+EXCEPTION_ATTRS = frozenset(("args",))
 
 _policy_cache = {}
 _setattr_ok_cache = {}
@@ -136,6 +139,8 @@ def _compute_policy(t):
         return NP_ARRAY_ATTRS
     if issubclass(t, np.dtype):
         return NP_DTYPE_ATTRS
+    if issubclass(t, BaseException):  # before the engine's classes: its errors are exceptions too
+        return EXCEPTION_ATTRS
     if _is_engine_type(t) or any(_is_user_class(c) for c in t.__mro__):
         return "checked"
     if isinstance(t, type) and issubclass(t, tuple) and _is_engine_type(t):
@@ -382,7 +387,7 @@ def _check_format(fmt, depth=0):
 
 def _size_check(n):
     if n > MAX_SEQUENCE:
-        raise MemoryError(f"a result of {n} items exceeds the limit of {MAX_SEQUENCE} items")
+        raise LimitError("MemoryError", f"a result of {n} items exceeds the limit of {MAX_SEQUENCE} items")
 
 
 @user_raiser
@@ -441,7 +446,7 @@ _SEQS = frozenset((str, list, tuple, bytes))
 
 
 def _int_too_big():
-    return OverflowError(f"integer result would have more than {MAX_INT_BITS} bits (GradScript limit)")
+    return LimitError("OverflowError", f"integer result would have more than {MAX_INT_BITS} bits (GradScript limit)")
 
 
 def _check_pow(a, b):

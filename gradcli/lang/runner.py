@@ -378,7 +378,7 @@ class Session:
                         if rt.budget < 0:  # emptied by _watch_clock: past the --timeout deadline
                             rt.refill()
                         f(G)
-                    except Exception as e:  # noqa: BLE001 - the script's error (or ours): reported
+                    except (Exception, LimitError) as e:  # noqa: BLE001 - the script's error (or ours): reported
                         return self._convert(e, loc[0] or node, filename)
                     finally:
                         rt.site = None
@@ -409,7 +409,7 @@ class Session:
                 result.append(fn(self.globals))
             except GradScriptError as e:
                 raise self._convert(e, node, filename) from None
-            except Exception as e:  # noqa: BLE001
+            except (Exception, LimitError) as e:  # noqa: BLE001
                 raise self._convert(e, node, filename) from None
             finally:
                 rt.site = None

@@ -12,6 +12,8 @@ import os
 import time
 import types
 
+from .errors import GradScriptError
+
 _LANG_DIR = os.path.dirname(os.path.abspath(__file__))
 _PKG_DIR = os.path.dirname(_LANG_DIR)
 _ENGINE_DIR = os.path.join(_PKG_DIR, "engine")
@@ -41,13 +43,20 @@ BREAK = _Signal("BREAK")
 CONTINUE = _Signal("CONTINUE")
 
 
-class LimitError(Exception):
-    """A resource limit of the run was reached; ``type_name`` is what the user sees."""
+class LimitError(BaseException):
+    """A resource limit of the run was reached; ``type_name`` is what the user sees.
 
-    def __init__(self, type_name, message, hint=None):
+    Not an ``Exception``: like Python's KeyboardInterrupt it goes through every handler of the
+    script (``except Exception`` and a bare ``except`` included, see ``catchable``), and through
+    code of gradcli that handles ``Exception``. It carries the statement that was running
+    (``_gs_node``), since the handlers that tag exceptions on their way out do not see it."""
+
+    def __init__(self, type_name, message, hint=None, node=None):
         super().__init__(message)
         self.type_name = type_name
         self.gradcli_hint = hint
+        self._gs_node = node
+        self._gs_internal = False
 
 
 def timeout_text(timeout):
@@ -71,6 +80,7 @@ class Runtime:
         self.reset()
 
     def reset(self):
+        self.handling = []                # the exceptions whose handlers run (innermost last): bare raise
         self.spent = 0
         self.chunk = min(CHUNK, self.max_steps)
         self.budget = self.chunk
@@ -83,14 +93,14 @@ class Runtime:
         if self.spent >= self.max_steps:
             self.budget = 0
             raise LimitError("RuntimeError", f"step limit of {self.max_steps} exceeded (--max-steps)",
-                             hint="max_steps")
+                             hint="max_steps", node=self.loc[0])
         self.check_time()
         self.chunk = min(CHUNK, self.max_steps - self.spent)
         self.budget = self.chunk - 1
 
     def check_time(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise LimitError("TimeoutError", timeout_text(self.timeout), hint="timeout")
+            raise LimitError("TimeoutError", timeout_text(self.timeout), hint="timeout", node=self.loc[0])
 
     def line(self):
         node = self.loc[0]
@@ -171,7 +181,7 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
             rt.refill()
         depth = rt.depth
         if depth >= rt.max_depth:
-            raise LimitError("RecursionError", "maximum recursion depth exceeded", hint="recursion")
+            raise LimitError("RecursionError", "maximum recursion depth exceeded", hint="recursion", node=rt.loc[0])
         n = len(args)
         if kwargs or not self.simple or n != self.nparams:
             frame = self._bind(args, kwargs)
@@ -304,6 +314,28 @@ def _is_internal(exc):
     if last_ours.co_filename.startswith(_ENGINE_DIR):
         return isinstance(exc, ENGINE_BUG_TYPES)
     return True
+
+
+# the engine's own limit errors (a RuntimeError whose gradcli_hint is one of these) are gradcli's too
+_LIMIT_HINTS = frozenset(("max_elements", "max_steps", "timeout", "recursion"))
+
+
+def catchable(exc):
+    """May a handler of the script (try/except) catch this exception? Only the script's own
+    errors: never gradcli's limits (LimitError, the engine's --max-elements error, Python's own
+    RecursionError), its internal failures (a bug of gradcli, a deferred syntax error), Ctrl-C or
+    SystemExit, whatever the except clause names."""
+    if isinstance(exc, _CONTROL_TYPES):
+        return False
+    if getattr(exc, "gradcli_hint", None) in _LIMIT_HINTS:
+        return False
+    internal = getattr(exc, "_gs_internal", None) if getattr(exc, "_gs_node", None) is not None else None
+    if internal is None:
+        internal = _is_internal(exc)
+    return not internal
+
+
+_CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit, RecursionError)
 
 
 def tag(exc, node):

@@ -78,18 +78,17 @@ def bound_names(body, out=None, globals_=None, nonlocals=None):
                 _target_names(target, out)
         elif t is A.AugAssign or t is A.AnnAssign:
             _target_names(node.target, out)
-        elif t is A.For:
-            _target_names(node.target, out)
-            todo.extend(node.body)
-            todo.extend(node.orelse)
-        elif t is A.While or t is A.If:
-            todo.extend(node.body)
-            todo.extend(node.orelse)
-        elif t is A.With:
-            for item in node.items:
-                if item.optional_vars is not None:
-                    _target_names(item.optional_vars, out)
-            todo.extend(node.body)
+        elif t in A.SUB_BLOCKS:
+            if t is A.For:
+                _target_names(node.target, out)
+            elif t is A.With:
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        _target_names(item.optional_vars, out)
+            elif t is A.Try:
+                out.update(h.name for h in node.handlers if h.name is not None)
+            for block in A.sub_blocks(node):
+                todo.extend(block)
         elif t is A.FunctionDef or t is A.ClassDef:
             out.add(node.name)
         elif t is A.Import:

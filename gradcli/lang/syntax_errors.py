@@ -12,28 +12,24 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
 from .builder import _unsupported
 from .errors import ScriptSyntaxError
+from .keywords import BLOCK_HEADERS, RESERVED, STATEMENT_KEYWORDS, terminals
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
 from .tokenizer import error as _error, error_at as _error_at
 
 # ============================================================================ errors
 
-_BLOCK_HEADERS = {
-    "IF": "'if' statement", "ELIF": "'elif' statement", "ELSE": "'else' statement",
-    "WHILE": "'while' statement", "FOR": "'for' statement", "WITH": "'with' statement",
-    "DEF": "function definition", "CLASS": "class definition",
-}
+_BLOCK_HEADERS = {k.upper(): v for k, v in BLOCK_HEADERS.items()}
 _EXPR_START = {"NAME", "NUMBER", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "PLUS", "TILDE",
                "NOT", "LAMBDA", "NONE", "TRUE", "FALSE", "ELLIPSIS"}
 _EXPR_END = {"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "RBRACE", "NONE", "TRUE", "FALSE",
              "ELLIPSIS"}
 _OPERATOR_TERMINALS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS",
                        "AND", "OR"}
-_STATEMENT_START = {"IF", "FOR", "WHILE", "WITH", "DEF", "CLASS", "RETURN", "PASS", "BREAK",
-                    "CONTINUE", "IMPORT", "FROM", "ASSERT", "DEL", "GLOBAL", "NONLOCAL", "AT"}
+_STATEMENT_START = terminals(STATEMENT_KEYWORDS) | {"AT"}
 # what may follow an operand besides an operator; left out of hints after an operand
 _CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP"}
 _CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
-_RESERVED_TYPES = {"TRY", "EXCEPT", "FINALLY", "RAISE", "YIELD", "ASYNC", "AWAIT"}
+_RESERVED_TYPES = terminals(RESERVED)
 _WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
 _TERMINAL_WORDS = {
     "_NEWLINE": "the end of the line", "_INDENT": "an indented block",
@@ -199,6 +195,16 @@ def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> S
     for word in (tok, prev):
         if word is not None and word.type in _RESERVED_TYPES:
             return _unsupported(word)
+    if "EXCEPT" in expected and "FINALLY" in expected and ttype not in ("EXCEPT", "FINALLY"):
+        return _error_at("expected 'except' or 'finally' block", tok,
+                         hint="a try block needs an 'except' or a 'finally' block after it")
+    if ttype == "YIELD":
+        return _error_at("'yield' is a statement in GradScript", tok,
+                         hint="write 'yield value' on a line of its own (a generator's caller cannot send values)")
+    if ttype == "COMMA" and "COLON" in expected and _header_keyword(stack) is not None and \
+            _header_keyword(stack).type == "EXCEPT":
+        return _error_at("multiple exception types must be parenthesized", tok,
+                         hint="except (A, B): catches either")
     if ttype == "BINOP" and tok.value == "/" and "NAME" in expected and \
             any(type(x) is Token and x.type in ("DEF", "LAMBDA") for x in stack[-40:]):
         return _error_at("positional-only parameters ('/') are not supported in GradScript", tok,

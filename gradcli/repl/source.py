@@ -18,13 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ..lang.keywords import BLOCK_HEADERS, CONTINUATION_HEADERS, RESERVED
+
 __all__ = ["Scan", "scan", "is_complete", "needs_blank_line", "is_meta", "next_indent", "StatementReader"]
 
-_BLOCK_KEYWORDS = ("for", "if", "while", "with", "def", "class", "elif", "else", "try", "except", "finally",
-                   "async", "match")
+# the block headers, and Python's other block openers (the parser then says what is wrong with them)
+_BLOCK_KEYWORDS = (*BLOCK_HEADERS, *RESERVED, "match")
 _BLOCK_START = re.compile(r"(?:%s)\b|@" % "|".join(_BLOCK_KEYWORDS))
 # a line that continues the previous block statement rather than starting a new one
-_CONTINUES_BLOCK = re.compile(r"(?:elif|else|except|finally)\b")
+_CONTINUES_BLOCK = re.compile(r"(?:%s)\b" % "|".join(CONTINUATION_HEADERS))
 
 
 @dataclass

@@ -1,0 +1,172 @@
+"""Lowering of exception handling: ``try``/``except``/``else``/``finally`` and ``raise`` (a mixin
+of compiler.Compiler), and the built-in exception classes a script can name.
+
+The script's exceptions are Python's own (the engine raises built-in types with PyTorch's
+message), so ``except RuntimeError as e: print(e)`` prints torch's text. A handler catches only
+what ``runtime.catchable`` allows: gradcli's limits, internal failures and Ctrl-C go through
+every ``except`` and skip every ``finally`` (the run stops there), whatever the clause names.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .namespaces import ScriptType
+from .runtime import catchable, tag, user_raiser
+
+# Python's built-in exception classes that a script may name (raise, except, isinstance)
+EXCEPTION_NAMES = """BaseException Exception ArithmeticError AssertionError AttributeError FloatingPointError
+ImportError IndexError KeyError LookupError MemoryError NameError NotImplementedError OverflowError
+RecursionError RuntimeError StopIteration TimeoutError TypeError UnboundLocalError ValueError
+ZeroDivisionError""".split()
+
+
+def exception_builtins():
+    import builtins  # noqa: PLC0415 - the classes themselves, nothing else of the module
+    return {name: getattr(builtins, name) for name in EXCEPTION_NAMES}
+
+
+_NOT_EXCEPTION = "catching classes that do not inherit from BaseException is not allowed"
+
+
+@user_raiser
+def matches(exc, spec):
+    """Does ``except spec`` catch exc? Python's rules: a class or a tuple of classes (nested
+    tuples too), each deriving from BaseException, else TypeError."""
+    if type(spec) is tuple:
+        found = False
+        for item in spec:
+            if matches(exc, item):
+                found = True  # Python checks every item of the tuple before it answers
+        return found
+    if isinstance(spec, ScriptType):  # type(e) of a class the script cannot name otherwise
+        spec = spec.cls
+    if not (isinstance(spec, type) and issubclass(spec, BaseException)):
+        raise TypeError(_NOT_EXCEPTION)
+    return isinstance(exc, spec)
+
+
+@user_raiser
+def exception_of(value, what="exceptions must derive from BaseException"):
+    """The exception that ``raise value`` raises: a class is instantiated without arguments."""
+    if isinstance(value, ScriptType):
+        value = value.cls
+    if isinstance(value, type) and issubclass(value, BaseException):
+        value = value()
+        if not isinstance(value, BaseException):  # pragma: no cover - Python's own classes always are
+            raise TypeError(f"calling {value!r} should have returned an instance of BaseException")
+        return value
+    if isinstance(value, BaseException):
+        return value
+    raise TypeError(what)
+
+
+class TryCompiler:
+    """Mixin of Compiler: try statements and raise. Needs self.rt, self.expr, self.block,
+    self.name_store, self.delete_name."""
+
+    def s_try(self, node, scope):
+        body = self.block(node.body, scope)
+        handlers = [self._handler(h, scope) for h in node.handlers] or None
+        orelse = self.block(node.orelse, scope) if node.orelse else None
+        final = self.block(node.finalbody, scope) if node.finalbody else None
+        handle = self._except_clauses(handlers) if handlers is not None else None
+
+        def try_(frame):
+            try:
+                try:
+                    r = body(frame)
+                except BaseException as e:  # noqa: BLE001 - handle() re-raises what it does not take
+                    if handle is None or not catchable(e):
+                        raise
+                    r = handle(frame, e)
+                else:
+                    if r is None and orelse is not None:  # else: only when the body ran to its end
+                        r = orelse(frame)
+            except BaseException as e:  # noqa: BLE001 - finally runs, then the exception goes on
+                if final is None or not catchable(e):
+                    raise
+                f = final(frame)
+                if f is not None:  # return/break/continue in finally: Python drops the exception
+                    return f
+                raise
+            if final is not None:
+                f = final(frame)
+                if f is not None:
+                    return f
+            return r
+        return try_
+
+    def _handler(self, h, scope):
+        spec = self.expr(h.type, scope) if h.type is not None else None
+        store = clear = None
+        if h.name is not None:
+            store = self.name_store(h.name, scope)
+            clear = self.delete_name(h.name, h, scope)
+        return spec, h.type, store, clear, self.block(h.body, scope)
+
+    def _except_clauses(self, handlers):
+        handling = self.rt.handling
+
+        def handle(frame, e):
+            for spec, snode, store, clear, run in handlers:
+                if spec is not None:
+                    try:
+                        if not matches(e, spec(frame)):
+                            continue
+                    except Exception as err:  # noqa: BLE001 - the clause's own error, raised from e
+                        tag(err, snode)
+                        raise
+                handling.append(e)
+                try:
+                    if store is None:
+                        return run(frame)
+                    store(frame, e)
+                    try:
+                        return run(frame)
+                    finally:  # Python's `e = None; del e` at the end of `except E as e:`
+                        store(frame, None)
+                        clear(frame)
+                finally:
+                    _pop(handling, e)
+            raise e
+        return handle
+
+    def s_raise(self, node, scope):
+        if node.exc is None:
+            handling = self.rt.handling
+
+            def reraise(frame):
+                if not handling:
+                    err = RuntimeError("No active exception to reraise")
+                    tag(err, node)
+                    raise err
+                raise handling[-1]
+            return reraise
+        exc = self.expr(node.exc, scope)
+        cause = self.expr(node.cause, scope) if node.cause is not None else None
+
+        def raise_(frame):
+            value = exc(frame)
+            try:
+                err = exception_of(value)
+                if cause is not None:
+                    c = cause(frame)
+                    err.__cause__ = None if c is None else exception_of(
+                        c, "exception causes must derive from BaseException")
+            except Exception as e:  # noqa: BLE001 - raising a non-exception: TypeError here
+                tag(e, node)
+                raise
+            err._gs_user = True  # the script's own raise: never taken for a bug of gradcli
+            tag(err, node)
+            raise err
+        return raise_
+
+
+def _pop(stack, item):
+    """Remove the last occurrence of item (a generator may leave its handler after others)."""
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is item:
+            del stack[i]
+            return
+
+
+__all__ = ["TryCompiler", "EXCEPTION_NAMES", "exception_builtins", "matches", "exception_of"]

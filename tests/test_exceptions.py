@@ -1,0 +1,139 @@
+"""try/except/finally and raise: a script's handlers catch the script's own errors and nothing of
+gradcli's (limits, internal failures, Ctrl-C); exception objects expose nothing but their args.
+What scripts print is checked against PyTorch by the goldens (tests/golden/scripts/try_*,
+raise_*, except_*); these tests are about what a golden cannot show."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradcli.lang.errors import GradScriptError
+from gradcli.lang.runner import InternalError, RunOptions, run_source
+from gradcli.lang.runtime import LimitError, Runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HANDLERS = ["except:", "except BaseException:", "except Exception:", "except (RuntimeError, BaseException):"]
+
+
+def run(src, **options):
+    return run_source(src, "t.grad", RunOptions(**options))
+
+
+def test_limit_error_is_not_an_exception():
+    assert not issubclass(LimitError, Exception)
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_step_limit_goes_through_every_handler(handler):
+    src = f"while True:\n    try:\n        pass\n    {handler}\n        pass\n"
+    r = run(src, max_steps=5000)
+    assert not r.ok
+    assert (r.error.type_name, r.error.message) == ("RuntimeError", "step limit of 5000 exceeded (--max-steps)")
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_step_limit_of_a_loop_in_the_handler_goes_on(handler):
+    src = f"for i in range(3):\n    try:\n        while True:\n            pass\n    {handler}\n        print('caught')\n"
+    r = run(src, max_steps=5000)
+    assert not r.ok and r.stdout == "" and "step limit" in r.error.message
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_recursion_limit_goes_through_handlers_and_skips_finally(handler):
+    src = ("def f(n):\n    try:\n        return f(n + 1)\n"
+           f"    {handler}\n        return 'caught'\n    finally:\n        print('finally')\nprint(f(0))\n")
+    r = run(src)
+    assert not r.ok
+    assert (r.error.type_name, r.error.message) == ("RecursionError", "maximum recursion depth exceeded")
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("body, type_name", [
+    ("x = torch.zeros(10 ** 9)", "RuntimeError"),        # the engine's --max-elements
+    ("s = 'ab' * 10 ** 8", "MemoryError"),               # sequence size
+    ("n = 3 ** 10 ** 7", "OverflowError"),               # integer size
+    ("a = np.zeros(10 ** 9)", "RuntimeError"),           # NumPy's --max-elements
+])
+@pytest.mark.parametrize("handler", HANDLERS + ["except (MemoryError, OverflowError, RuntimeError):"])
+def test_size_limits_go_through_every_handler(body, type_name, handler):
+    src = f"import torch\nimport numpy as np\ntry:\n    {body}\n{handler}\n    print('caught')\n"
+    r = run(src)
+    assert not r.ok and r.stdout == ""
+    assert r.error.type_name == type_name
+
+
+def test_timeout_goes_through_handlers():
+    src = "while True:\n    try:\n        pass\n    except:\n        pass\n"
+    r = run(src, timeout=0.3, max_steps=10 ** 12)
+    assert not r.ok and r.error.type_name == "TimeoutError"
+
+
+def test_cli_exits_non_zero_on_a_caught_looking_step_limit(tmp_path):
+    script = tmp_path / "loop.grad"
+    script.write_text("while True:\n    try:\n        pass\n    except:\n        pass\n")
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "run", "--max-steps", "2000", str(script)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 1
+    assert "step limit of 2000 exceeded" in proc.stderr
+
+
+def test_internal_error_is_not_caught(monkeypatch):
+    def broken_print(self, *args, **kwargs):
+        return {}["gradcli bug"]  # a KeyError inside gradcli's own code
+    monkeypatch.setattr(Runtime, "print", broken_print)
+    r = run("try:\n    print(1)\nexcept Exception:\n    pass\nprint('after')\n")
+    assert isinstance(r.error, InternalError)
+    assert r.stdout == ""
+
+
+def test_keyboard_interrupt_is_not_caught(monkeypatch):
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Runtime, "print", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run("try:\n    print(1)\nexcept:\n    pass\nfinally:\n    pass\n")
+
+
+def test_script_errors_are_caught_and_the_run_goes_on():
+    r = run("import torch\nx = torch.ones(2, requires_grad=True)\ntry:\n    x.add_(1)\n"
+            "except RuntimeError as e:\n    print('caught')\nprint('after')\n")
+    assert r.ok, r.error
+    assert r.stdout == "caught\nafter\n"
+
+
+def test_handler_name_is_unbound_after_the_handler():
+    r = run("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    pass\ne\n")
+    assert r.error.type_name == "NameError" and r.error.line == 5
+
+
+def test_bare_raise_inside_a_function_called_from_a_handler():
+    r = run("def again():\n    raise\ntry:\n    try:\n        [][0]\n    except IndexError:\n        again()\n"
+            "except IndexError as e:\n    print('outer', e)\n")
+    assert r.ok, r.error
+    assert r.stdout == "outer list index out of range\n"
+
+
+# ----------------------------------------------------------------------------- sandbox
+
+@pytest.mark.parametrize("expr", [
+    "e.__traceback__", "e.__context__", "e.__cause__", "e.__class__", "e.__dict__", "e.__suppress_context__",
+    "e.with_traceback", "e.add_note", "e.gradcli_hint", "e.tb_frame", "ValueError.mro", "ValueError.__subclasses__",
+    "RuntimeError.with_traceback", "'{0.__traceback__}'.format(e)", "'{0.args}'.format(e)",
+    "'{e.__traceback__.tb_frame}'.format(e=e)", "format(e, '__traceback__')",
+])
+def test_exception_objects_expose_nothing_but_args(expr):
+    src = ("import torch\nx = torch.ones(1, requires_grad=True)\ntry:\n    x.add_(1)\n"
+           f"except RuntimeError as e:\n    v = {expr}\n    print('reached', v)\n")
+    r = run(src)
+    assert not r.ok, f"{expr} gave {r.stdout!r}"
+    assert isinstance(r.error, GradScriptError) and not isinstance(r.error, InternalError)
+    assert "reached" not in r.stdout
+
+
+def test_exception_args_are_reachable():
+    r = run("try:\n    raise ValueError('a', 2)\nexcept ValueError as e:\n    print(e.args, str(e), repr(e))\n")
+    assert r.stdout == "('a', 2) ('a', 2) ValueError('a', 2)\n"
