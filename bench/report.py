@@ -12,8 +12,9 @@ END = "<!-- bench:end -->"
 
 def tables(rows):
     parts = []
-    engine_rows = [r for r in rows if r["case"] != "7"]
+    engine_rows = [r for r in rows if r["case"] not in ("7", "8")]
     parse_rows = [r for r in rows if r["case"] == "7"]
+    test_rows = [r for r in rows if r["case"] == "8"]
     if engine_rows:
         parts.append("Cases 1-6: gradcli vs torch vs hand-written NumPy (medians of wall time; ratios: lower is "
                      "faster/smaller, except GFLOP/s; the CPU column is the same ratio in CPU time, for the "
@@ -21,6 +22,11 @@ def tables(rows):
     if parse_rows:
         parts.append("Case 7: parse (+compile) vs Lark's stock Python grammar vs CPython's ast.parse (medians)\n\n"
                      + H.render_table(parse_rows, H.engine_columns("lark", "ast")))
+    if test_rows:
+        from .citest import table  # noqa: PLC0415
+
+        parts.append("Case 8: `gradcli test -j N`, the whole command's wall time (medians) and the speed-up over "
+                     "-j 1\n\n" + table(test_rows))
     return parts
 
 
