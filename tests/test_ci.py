@@ -289,6 +289,49 @@ def test_update_writes_the_expectations(suite):
     assert again.returncode == 0 and again.stdout.splitlines()[-1].startswith("7 scripts: 7 passed, 0 failed")
 
 
+def test_ctrl_c_under_json_is_one_document(suite, validator):
+    import signal
+    import time
+
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs /proc to see the children")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--json", "-j", "1", "--timeout", "60"],
+                            cwd=suite, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if "e_timeout" in _running_child_script(children):  # the endless script runs: interrupt it
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode() == "gradcli: interrupted\n"
+    doc = valid(validator, json.loads(out))
+    assert doc["exit_code"] == 130 and doc["error"] == {"type": "KeyboardInterrupt", "message": "interrupted"}
+    done = [s["file"] for s in doc["scripts"]]  # those before the endless script (all four, unless a slow
+    order = ["a_pass.grad", "b_diff.grad", "c_err_but_no_error.grad", "d_none.grad"]  # machine fooled the wait)
+    assert done == order[:len(done)]
+
+
+def _running_child_script(children: Path) -> str:
+    """Which script the command's child runs now ('' when none): the parent's order is the paths'
+    order, so a child that lives longer than a second is the endless one."""
+    try:
+        pids = children.read_text().split()
+    except OSError:
+        return ""
+    for pid in pids:
+        try:
+            start = float(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+            uptime = float(Path("/proc/uptime").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+        if uptime - start / os.sysconf("SC_CLK_TCK") > 1.0:
+            return "e_timeout"
+    return ""
+
+
 # ------------------------------------------------------------------------------ the executor
 def test_parent_ends_a_child_stuck_past_its_timeout(tmp_path, monkeypatch):
     """A script stuck where the runner's clock cannot reach (a long C call) is ended by the parent

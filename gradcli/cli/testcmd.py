@@ -102,6 +102,12 @@ def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
         run_scripts(scripts, options, jobs=opts.jobs or default_jobs(), max_memory=opts.max_memory,
                     on_result=on_result)
     except KeyboardInterrupt:
+        if flags.json:
+            from gradcli.render.jsonout import dumps  # noqa: PLC0415
+
+            doc = reports.json_doc(records, time.monotonic() - start, EXIT_INTERRUPT,
+                                   {"type": "KeyboardInterrupt", "message": "interrupted"})
+            sys.stdout.write(dumps(doc) + "\n")
         sys.stdout.flush()
         say("interrupted", flags.color_err())
         return EXIT_INTERRUPT
