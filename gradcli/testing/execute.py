@@ -64,11 +64,12 @@ def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, 
 
 
 def _warm_up(options) -> None:
-    """Load the engine and the language in the parent, so that no child loads them again."""
+    """Load the engine and the language in the parent, so that no child loads them again (on the
+    CPU always: a CUDA context does not survive a fork, each child makes its own)."""
     from gradcli.lang.runner import RunOptions, run_source  # noqa: PLC0415
 
     run_source("import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nstr(x.grad)\n",
-               "<warm-up>", RunOptions(seed=0, dtype=options.dtype, device=options.device))
+               "<warm-up>", RunOptions(seed=0, dtype=options.dtype))
 
 
 def read_script(path, name):
