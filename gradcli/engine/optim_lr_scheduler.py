@@ -25,6 +25,19 @@ def _lrs(optimizer, key="lr"):
     return [g[key] for g in optimizer.param_groups]
 
 
+def checked_state(scheduler, state_dict):
+    """A scheduler's state_dict as load_state_dict may put it in its ``__dict__`` (torch updates the
+    ``__dict__`` with it): a key starting with '_' must be one the scheduler has already (its own
+    ``_step_count``, ``_last_lr``, ...), never a new private or protocol name."""
+    state = dict(state_dict)
+    own = scheduler.__dict__
+    for key in state:
+        if isinstance(key, str) and key.startswith("_") and (key not in own or key.startswith("__")):
+            raise KeyError(f"state_dict key {key!r} is not an attribute of {type(scheduler).__name__}: a key "
+                           "starting with '_' must be one of its own state_dict's in GradScript")
+    return state
+
+
 class LRScheduler:
     _is_initial = False
 
@@ -57,7 +70,7 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
+        self.__dict__.update(checked_state(self, state_dict))
 
     def get_last_lr(self):
         return self._last_lr
@@ -325,7 +338,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
+        self.__dict__.update(checked_state(self, state_dict))
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
 
 

@@ -238,6 +238,9 @@ class CallableCompiler:
                             raise TypeError(f"{function_str(f)} argument after ** must be a mapping, not "
                                             f"{type(mapping).__name__}")
                         for key in mapping.keys():
+                            if type(key) is str and key.startswith("_"):  # as the compiler refuses f(_k=1)
+                                raise TypeError(f"{function_str(f)}: keyword argument '{key}' is not "
+                                                "available in GradScript (names starting with '_')")
                             if key in kw:
                                 raise TypeError(f"{function_str(f)} got multiple values for keyword argument '{key}'")
                             kw[key] = mapping[key]

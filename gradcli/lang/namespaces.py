@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from . import pyvalues
+from . import npguard, pyvalues
 from .pyvalues import Namespace
 from .runtime import LimitError
 
@@ -263,10 +263,13 @@ def numpy_modules(rt, seed=None):
     for name in _NP_FUNCS:
         if hasattr(np, name):
             value = getattr(np, name)
-            members[name] = value
+            members[name] = value if isinstance(value, type) or not callable(value) else npguard.guarded(value, name)
     for name in _NP_SIZED:
         if hasattr(np, name):
-            members[name] = _np_precheck(name, getattr(np, name), rt)
+            members[name] = npguard.guarded(_np_precheck(name, getattr(np, name), rt), name)
+    # np.ndarray(shape, dtype, buffer, ...) would build arrays NumPy functions never do (objects,
+    # views of any buffer): the class only prints, compares and checks instances
+    members["ndarray"] = ScriptType(np.ndarray)
     # np.random.X draws from the session's own RandomState, made at the first call: importing
     # numpy.random costs start-up time that a script which never draws from it need not pay
     states = []
@@ -291,8 +294,9 @@ def numpy_modules(rt, seed=None):
             return getattr(state(), name)(*args, **kwargs)
         wrapped.__name__, wrapped.__qualname__ = name, f"RandomState.{name}"
         return wrapped
-    random_ns = Namespace("numpy.random", {n: sized(n) for n in _NP_RANDOM})
-    linalg_ns = Namespace("numpy.linalg", {n: getattr(np.linalg, n) for n in _NP_LINALG if hasattr(np.linalg, n)})
+    random_ns = Namespace("numpy.random", {n: npguard.guarded(sized(n), "random." + n) for n in _NP_RANDOM})
+    linalg_ns = Namespace("numpy.linalg", {n: npguard.guarded(getattr(np.linalg, n), "linalg." + n)
+                                           for n in _NP_LINALG if hasattr(np.linalg, n)})
     members["random"] = random_ns
     members["linalg"] = linalg_ns
     numpy_ns = Namespace("numpy", members)

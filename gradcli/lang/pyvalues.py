@@ -242,7 +242,11 @@ def _get_attr_slow(obj, name):
             e._gs_user = True
             raise
     if type(policy) is frozenset and name in policy:
-        return getattr(obj, name)
+        value = getattr(obj, name)
+        if callable(value) and isinstance(obj, (np.ndarray, np.generic)):
+            from .npguard import guarded
+            return guarded(value, f"ndarray.{name}")
+        return value
     try:
         exists = hasattr(obj, name)
     except Exception:  # noqa: BLE001
@@ -378,9 +382,9 @@ def _check_format(fmt, depth=0):
     for _literal, field, spec, _conv in _formatter.parse(fmt):
         if field is None:
             continue
-        if field and not (field.isdigit() or field.isidentifier()):
+        if field and not (field.isdigit() or field.isidentifier()) or field.startswith("_"):
             raise ValueError(f"format field '{{{field}}}' is not allowed in GradScript: only plain "
-                             "positional or keyword fields (no '.' or '[')")
+                             "positional or keyword fields (no '.' or '[', no leading '_')")
         if spec and depth < 3:
             _check_format(spec, depth + 1)
 

@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from .. import errors
 from ..tensor import Tensor
-from .module import Module, Parameter, _addindent, typename
+from .module import Module, Parameter, _addindent, refuse_private, typename
 
 
 class Sequential(Module):
@@ -305,12 +305,14 @@ class ParameterDict(Module):
             raise errors.type_error("Index given to ParameterDict cannot be used as a key as it is not a string "
                                     f"(type is '{type(key).__name__}'). Open an issue on github if you need "
                                     "non-string keys.")
+        refuse_private(key, "ParameterDict key")
         return key
 
     def __getitem__(self, key):
         return getattr(self, self._key_to_attr(key))
 
     def __setitem__(self, key, value):
+        refuse_private(key, "ParameterDict key")
         self.__dict__["_keys"][key] = None
         attr = self._key_to_attr(key)
         if isinstance(value, Tensor) and not isinstance(value, Parameter):

@@ -12,6 +12,17 @@ from ..autograd import _RemovableHandle, no_grad
 from ..tensor import Tensor, _init_from
 
 
+# ---------------------------------------------------------------------------- private names
+
+def refuse_private(name, what):
+    """A script may give the engine names that become attributes or ``__dict__`` entries (a
+    ParameterDict key, add_module, register_buffer, a scheduler's state_dict): one that starts
+    with '_' would reach the object's internals or plant a protocol such as NumPy's
+    ``__array_interface__``, so it is refused (a KeyError, as torch's own name checks raise)."""
+    if isinstance(name, str) and name.startswith("_"):
+        raise KeyError(f"{what} '{name}' starts with '_': such names are not available in GradScript")
+
+
 # ---------------------------------------------------------------------------- Parameter
 
 class Parameter(Tensor):
@@ -241,6 +252,8 @@ class Module:
 
     def __getattr__(self, name):
         d = self.__dict__
+        if name[:2] == "__":  # protocols (__array_interface__, ...) are never a registered name
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         for where in ("_parameters", "_buffers", "_modules"):
             store = d.get(where)
             if store is not None and name in store:
@@ -271,6 +284,7 @@ class Module:
         self._check_name(name, "parameter")
         if hasattr(type(self), name) or (name in d and name not in d["_parameters"]):
             raise KeyError(f"attribute '{name}' already exists")
+        refuse_private(name, "parameter name")
         if param is None:
             d["_parameters"][name] = None
             return
@@ -295,6 +309,7 @@ class Module:
             raise KeyError('buffer name can\'t be empty string ""')
         if (hasattr(type(self), name) or name in d) and name not in d["_buffers"]:
             raise KeyError(f"attribute '{name}' already exists")
+        refuse_private(name, "buffer name")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise errors.type_error(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                                     "(torch Tensor or None required)")
@@ -315,6 +330,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        refuse_private(name, "module name")
         self.__dict__["_modules"][name] = module
 
     register_module = add_module
@@ -324,7 +340,7 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item):
+            if item.startswith("_") or not hasattr(mod, item):  # no registered name starts with '_'
                 raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
             if not isinstance(mod, Module):
@@ -334,7 +350,7 @@ class Module:
     def get_parameter(self, target):
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
+        if name.startswith("_") or not hasattr(mod, name):
             raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
         param = getattr(mod, name)
         if not isinstance(param, Parameter):

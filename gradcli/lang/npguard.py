@@ -1,0 +1,93 @@
+"""The wall between script values and NumPy's protocol lookups.
+
+NumPy looks up ``__array__``, ``__array_interface__``, ``__array_struct__`` (on the instance),
+``__index__``, ``__float__``, ... on whatever object it is given, and an object-dtype array holds
+arbitrary Python objects and runs Python's operators on them without GradScript's guards. So every
+NumPy function and array method a script can call goes through ``guarded``: its arguments must be
+plain data (numbers, strings, None, slices, ranges, lists and tuples of such, arrays and dtypes
+without objects, NumPy scalar types, gradcli tensors), and a result holding Python objects
+(``dtype=object``) is refused. gradcli's own types (``Tensor.__array__``) are the only protocol
+implementations NumPy ever meets.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .runtime import user_raiser
+
+_PLAIN = frozenset((int, float, bool, complex, str, bytes, type(None), slice, type(Ellipsis), range))
+_PLAIN_TYPES = frozenset((int, float, bool, complex, str, bytes))
+_engine_ok = {}
+
+
+def _engine_value(t):
+    ok = _engine_ok.get(t)
+    if ok is None:
+        from ..engine.tensor import Tensor
+        from .pyvalues import BigRange
+        ok = _engine_ok[t] = issubclass(t, (Tensor, BigRange))
+    return ok
+
+
+def object_error():
+    return TypeError("arrays of Python objects (dtype=object) are not available in GradScript")
+
+
+def check_plain(value, what):
+    """Raises TypeError unless ``value`` (walked through lists and tuples) is plain data."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t in _PLAIN:
+            continue
+        if t is list or t is tuple:
+            stack.extend(v)
+            continue
+        if isinstance(v, np.ndarray):
+            if v.dtype.hasobject:
+                raise object_error()
+            continue
+        if isinstance(v, np.generic):
+            if isinstance(v, np.void) or isinstance(v, np.object_):
+                raise object_error()
+            continue
+        if isinstance(v, np.dtype):
+            if v.hasobject:
+                raise object_error()
+            continue
+        if isinstance(v, type) and (v in _PLAIN_TYPES or (issubclass(v, np.generic) and v is not np.object_)):
+            continue
+        if _engine_value(t):
+            continue
+        raise TypeError(f"{what} got a '{t.__name__}' object: NumPy functions take numbers, strings, lists, "
+                        "tuples, arrays and tensors in GradScript")
+
+
+def check_result(result):
+    if isinstance(result, np.ndarray):
+        if result.dtype.hasobject:
+            raise object_error()
+    elif isinstance(result, (tuple, list)):
+        for r in result:
+            if isinstance(r, np.ndarray) and r.dtype.hasobject:
+                raise object_error()
+    elif isinstance(result, np.dtype) and result.hasobject:
+        raise object_error()
+    return result
+
+
+def guarded(fn, name=None):
+    """``fn`` (a NumPy function or bound array method) with its arguments and result checked."""
+    what = f"numpy.{name or getattr(fn, '__name__', 'function')}()"
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if args:
+            check_plain(args, what)
+        if kwargs:
+            check_plain(tuple(kwargs.values()), what)
+        return check_result(fn(*args, **kwargs))
+    return user_raiser(call)
