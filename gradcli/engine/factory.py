@@ -38,7 +38,7 @@ def _infer_dtype(data):
         return best or dtypes.defaults.float
     if isinstance(data, complex):
         raise errors.type_error("complex tensors are not supported by gradcli")
-    raise errors.type_error(f"Could not infer dtype of {type(data).__name__}")
+    raise errors.runtime(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _to_nested(data):
@@ -62,7 +62,7 @@ def _to_nested(data):
         return data
     if isinstance(data, str):
         raise errors.type_error("new(): invalid data type 'str'")
-    raise errors.type_error(f"Could not infer dtype of {type(data).__name__}")
+    raise errors.runtime(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _check_nesting(data):

@@ -184,7 +184,10 @@ fast_kind = {}
 
 @user_raiser
 def get_attr(obj, name):
-    """``obj.name`` for a script (name never starts with '_', except super().__init__)."""
+    """``obj.name`` for a script (the compiler refuses names starting with '_', except
+    super().__init__; this refuses them too, so no dynamic route gets one through)."""
+    if name[:1] == "_" and not (name == "__init__" and type(obj) is super):
+        raise _refuse(obj, name)
     kind = fast_kind.get(type(obj))
     if kind == FULL:
         try:
