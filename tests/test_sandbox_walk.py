@@ -69,6 +69,13 @@ gr = torch.autograd.grad((x * x).sum(), x, create_graph=True)[0]
 node = gr.grad_fn
 s = "text"
 d = {"k": [1, 2.5, (3, None)]}
+errors = []
+for attempt in [lambda: pd["__dict__"], lambda: x.foo, lambda: 1 / 0, lambda: np.asarray(lin),
+                lambda: torch.ones(2) @ torch.ones(3), lambda: next(iter([]))]:
+    try:
+        attempt()
+    except Exception as e:
+        errors.append(e)
 """
 
 POWER = {open, eval, exec, compile, getattr, setattr, delattr, globals, locals, vars, __import__, input,
