@@ -157,6 +157,15 @@ from . import gradcheck as _gradcheck  # noqa: E402
 autograd.gradcheck = _gradcheck.gradcheck
 autograd.gradgradcheck = _gradcheck.gradgradcheck
 autograd.detect_anomaly = _autograd.detect_anomaly
+from . import autograd_graph as _autograd_graph  # noqa: E402
+from . import custom_function as _custom_function  # noqa: E402
+
+autograd.Function = _custom_function.Function
+autograd.function = _Module("torch.autograd.function", Function=_custom_function.Function,
+                            FunctionCtx=_custom_function.FunctionCtx,
+                            BackwardCFunction=_custom_function.BackwardCFunction,
+                            once_differentiable=_custom_function.once_differentiable)
+autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node)
 autograd.set_detect_anomaly = _autograd.set_detect_anomaly
 is_anomaly_enabled = _autograd.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled
@@ -190,6 +199,31 @@ cuda = _Module(
     initial_seed=_factory.cuda_initial_seed,
 )
 set_default_device = _device.set_default_device
+
+
+def _accelerator_current(check_available=False):
+    return device("cuda") if _device.cuda_is_available() else None
+
+
+def _accelerator_index():
+    if not _device.cuda_is_available():
+        raise RuntimeError(_autograd_graph.NO_ACCELERATOR)
+    return 0
+
+
+# torch.accelerator: the CUDA device when CuPy has one, else what PyTorch's CPU build answers
+accelerator = _Module(
+    "torch.accelerator",
+    is_available=_device.cuda_is_available,
+    current_accelerator=_accelerator_current,
+    device_count=_device.cuda_device_count,
+    current_device_index=_accelerator_index,
+    current_device_idx=_accelerator_index,
+    synchronize=_cuda_synchronize,
+)
+# constants (not bare names in GradScript: lang/namespaces.py keeps them under torch. only)
+nan, inf, pi, e, newaxis = _builtins.float("nan"), _builtins.float("inf"), 3.141592653589793, 2.718281828459045, None
+CONSTANTS = ("nan", "inf", "pi", "e", "newaxis")
 get_default_device = _device.get_default_device
 
 linalg = _Module(

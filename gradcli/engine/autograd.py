@@ -9,6 +9,7 @@ like PyTorch's: ready nodes run highest sequence number first, `AccumulateGrad` 
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import operator
@@ -48,6 +49,7 @@ class _GradModeContext:
     def __call__(self, fn):
         target = self._target
 
+        @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             prev = grad_mode.enabled
             grad_mode.enabled = target
@@ -57,6 +59,9 @@ class _GradModeContext:
                 grad_mode.enabled = prev
 
         return wrapped
+
+
+GradModeDecorator = _GradModeContext  # what a decorator of grad mode is (the language checks decorators)
 
 
 class no_grad(_GradModeContext):
@@ -82,6 +87,10 @@ class set_grad_enabled(_GradModeContext):
 
     def __enter__(self):
         return None
+
+    def __call__(self, fn):
+        grad_mode.enabled = self._prev  # as a decorator: the mode comes back, the function gets it
+        return super().__call__(fn)
 
     def __repr__(self):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
@@ -114,6 +123,7 @@ class inference_mode(no_grad):
     def __call__(self, fn):
         mode, target = self._mode, self._target
 
+        @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             prev, prev_inference = grad_mode.enabled, _inference_mode[0]
             grad_mode.enabled, _inference_mode[0] = target, mode
