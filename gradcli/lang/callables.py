@@ -1,9 +1,6 @@
-"""Lowering of calls, functions (def, lambda), the one class form, and comprehensions.
+"""Lowering of calls, functions (def, lambda) and comprehensions (classes and decorators: classes.py).
 
-A user function is a ``runtime.function`` whose body is a compiled block; a class statement
-builds a real Python class with ``type(name, (base,), namespace)`` whose methods are such
-functions, so the engine's ``nn.Module.__call__`` runs ``forward`` and its ``__setattr__``
-registers sub-modules and parameters.
+A user function is a ``runtime.function`` whose body is a compiled block.
 """
 from __future__ import annotations
 
@@ -11,6 +8,7 @@ from types import ModuleType
 
 from . import ast as A
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
+from .classes import decorate
 from .runtime import Frame, Function, tag
 from .scopes import Scope, _target_names, child_qualname, function_scope
 
@@ -393,57 +391,18 @@ class CallableCompiler:
             self.expr(ann, scope)
         body = self.block(node.body, inner)
         define = self.make_function(node, scope, node.name, qualname, body, False)
-        decorators = [self.expr(d, scope) for d in node.decorators]
+        decorators = self.decorators(node, scope, in_class)
         if in_class:
-            return define
+            if not decorators:
+                return define
+            return lambda frame: decorate(define(frame), decorators, frame)
         store = self.name_store(node.name, scope)
+        if not decorators:
+            return lambda frame: store(frame, define(frame))
 
         def def_(frame):
-            fn = define(frame)
-            for dec in reversed(decorators):
-                fn = dec(frame)(fn)
-            store(frame, fn)
+            store(frame, decorate(define(frame), decorators, frame))
         return def_
-
-    def s_classdef(self, node, scope):
-        self.check_name(node.name, node, what="class name")
-        if len(node.bases) != 1 or node.keywords or node.decorators:
-            raise self.error(node, "SyntaxError", "GradScript supports one class form: class Name(nn.Module): ...",
-                             hint="derive from exactly one base, nn.Module or a class derived from it")
-        base = self.expr(node.bases[0], scope)
-        cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
-        cscope.super_cell = cell = [None]
-        methods = []
-        for s in node.body:
-            if type(s) is A.FunctionDef:
-                if s.name.startswith("_") and s.name != "__init__":
-                    raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
-                                     "with '_' are reserved in GradScript (only __init__ may be defined)")
-                cscope.locals.add(s.name)
-                methods.append((s.name, self.s_functiondef(s, cscope, in_class=True), s))
-            elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
-                continue
-            else:
-                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) in GradScript")
-        store = self.name_store(node.name, scope)
-        name, bnode, qualname = node.name, node.bases[0], cscope.qualname
-
-        def class_(frame):
-            b = base(frame)
-            try:
-                _check_base(b)
-                cframe = Frame()
-                cframe.parent = frame
-                namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
-                for mname, define, _ in methods:
-                    namespace[mname] = define(cframe)
-                cls = _make_class(name, b, namespace)
-            except Exception as e:
-                tag(e, bnode)
-                raise
-            cell[0] = cls
-            store(frame, cls)
-        return class_
 
 
 def function_str(f):
@@ -457,22 +416,3 @@ def function_str(f):
     if isinstance(module, str) and module != "builtins":
         return f"{module}.{qualname}()"
     return f"{qualname}()"
-
-
-def _module_base():
-    from ..engine import api
-    nn = getattr(api, "nn", None)
-    return getattr(nn, "Module", None)
-
-
-def _check_base(base):
-    module_cls = _module_base()
-    if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
-        what = getattr(base, "__name__", type(base).__name__)
-        raise TypeError(f"GradScript classes must derive from nn.Module (got {what})")
-
-
-def _make_class(name, base, namespace):
-    return type(name, (base,), namespace)
-
-

@@ -13,6 +13,7 @@ from . import ast as A
 from . import fastops
 from .errors import GradScriptError
 from .callables import CallableCompiler
+from .classes import ClassCompiler
 from .exprs import MAX_NESTING, ExprCompiler
 from .handlers import TryCompiler
 from .loops import LoopCompiler
@@ -32,7 +33,7 @@ _FORBIDDEN_HINTS = {
 }
 
 
-class Compiler(ExprCompiler, CallableCompiler, LoopCompiler, TryCompiler):
+class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryCompiler):
     def __init__(self, rt, namespaces, globals_, filename="<string>"):
         self.rt = rt
         self.ns = namespaces

@@ -531,7 +531,8 @@ class Namespaces:
         self.modules.update(numpy_modules(rt, seed))
         self.modules.update(math_module())
         torch_members = self.modules["torch"]._members
-        bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace)}
+        from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
+        bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace) and k not in CONSTANTS}
         bare.update(python_builtins(rt))
         scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super")]
         bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)

@@ -294,8 +294,9 @@ def _setattr_ok(obj):
         elif t in _FULL_PY or t is str:
             ok = True  # immutable built-ins: Python itself refuses, with its own message
         elif _is_engine_type(t):
-            ok = not issubclass(t, (dtypes.dtype, device.device, autograd.Node, factory.Generator,
-                                    autograd._GradModeContext, tuple))
+            from ..engine.custom_function import BackwardCFunction  # a custom Function's ctx holds the script's values
+            ok = issubclass(t, BackwardCFunction) or not issubclass(
+                t, (dtypes.dtype, device.device, autograd.Node, factory.Generator, autograd.GradModeDecorator, tuple))
         else:
             ok = False
         _setattr_ok_cache[t] = ok

@@ -211,6 +211,15 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
             return result[0]
         return None
 
+    def bind_positional(self, args, kwargs):
+        """The values of the positional parameters (defaults filled in) for a call with these
+        arguments (torch.autograd.Function.apply's binding in the setup_context form)."""
+        frame = self._bind(args, kwargs)
+        values = [frame[p] for p in self.params]
+        if self.vararg is not None:
+            values.extend(frame[self.vararg])
+        return tuple(values)
+
     def _bind(self, args, kwargs):
         """Python's argument binding, with CPython 3.11's error texts."""
         params, n = self.params, self.nparams
