@@ -31,6 +31,16 @@ ENGINE_GAPS: dict[str, str] = {
                                     "emulated",
     "boundary_second_order.grad": "second derivative of |acos(y)| at y=-1: torch's inf, gradcli's nan (the path "
                                   "through abs's sgn(), an efficient zero in torch: see sgn_nan_efficient_zero)",
+    # torch's float32 sin is MKL VML's (docs/numerics.md), which differs from the correctly rounded sine
+    # (NumPy through float64) on 92 of the tutorial's 2000 points; tutorial_legendre_exact_sine.grad is the
+    # same program on a correctly rounded sine and matches torch digit for digit
+    "tutorial_legendre_custom_function.grad": "CPU-dependent digits: torch.sin's float32 values are MKL VML's "
+                                              "(docs/numerics.md); the losses differ in their last digits",
+}
+
+# Scripts waiting for a language feature another change brings (issue 17): a fix shows up as XPASS.
+LANG_PENDING: dict[str, str] = {
+    "tutorial_double_backward_custom_function.grad": "parameters named with a leading '_' (_grad_out_exp)",
 }
 
 
@@ -48,6 +58,8 @@ def test_script_matches_golden(script, request):
         pytest.skip("no .out golden yet (tests/test_goldens_meta.py reports it)")
     if script.name in ENGINE_GAPS:
         request.applymarker(pytest.mark.xfail(reason=ENGINE_GAPS[script.name], strict=False))
+    if script.name in LANG_PENDING:
+        request.applymarker(pytest.mark.xfail(reason=LANG_PENDING[script.name], strict=False))
     result = _run(script)
     if result.error is not None and result.error.type_name == "InternalError":
         pytest.fail(f"internal error: {result.error.traceback_text}")

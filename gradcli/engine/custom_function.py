@@ -25,7 +25,24 @@ def _shape_text(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-class BackwardCFunction(Node):
+class FunctionCtx:
+    """torch.autograd.function.FunctionCtx: the methods forward and setup_context call on ctx."""
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        self.__dict__["_to_save"] = tensors  # checked when apply saves them (after forward), as in torch
+
+    def mark_dirty(self, *tensors):
+        self.__dict__["_dirty"] = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self.__dict__["_non_diff"] = tensors
+
+    def set_materialize_grads(self, value):
+        self.__dict__["_materialize"] = bool(value)
+
+
+class BackwardCFunction(FunctionCtx, Node):
     """The node (and ctx) of one call of a custom Function; a subclass per Function (SubBackward).
     Unlike the built-in nodes it has an instance dict: scripts store their own values on ctx."""
 
@@ -40,26 +57,9 @@ class BackwardCFunction(Node):
             raise AttributeError(f"attribute '{name}' of 'torch._C._FunctionBase' objects is not writable")
         object.__setattr__(self, name, value)
 
-    # ------------------------------------------------------------------ the ctx API
-    def save_for_backward(self, *tensors):
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
-                                f"{type(t).__name__}")
-        self.__dict__["_to_save"] = tensors
-
-    def mark_dirty(self, *tensors):
-        self.__dict__["_dirty"] = tensors
-
-    def mark_non_differentiable(self, *tensors):
-        self.__dict__["_non_diff"] = tensors
-
-    def set_materialize_grads(self, value):
-        self.__dict__["_materialize"] = bool(value)
-
     @property
     def saved_tensors(self):
-        if "_saved" not in self.__dict__ and getattr(self, "_fns", None) is None:
+        if getattr(self, "_fns", None) is None:
             return tuple(self.__dict__.get("_to_save", ()))   # before apply wrapped the outputs
         return tuple(self.saved)
 
@@ -126,10 +126,6 @@ class BackwardCFunction(Node):
 
 
 _ENGINE_FIELDS = frozenset(("n_outputs", "needs_input_grad"))
-
-
-class FunctionCtx:
-    """torch.autograd.function.FunctionCtx (the ctx API is BackwardCFunction's; this names the class)."""
 
 
 class Function:
@@ -277,6 +273,10 @@ def _wrap_outputs(ctx, args, output, executable):
         elif not is_dirty:
             o._rg = False
     ctx._out_meta = meta
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                            f"{type(t).__name__}")
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     ctx._saved = tuple(None if t is None else _Saved(t, id(t) in out_ids) for t in to_save)
     if _node_observer[0] is not None:
