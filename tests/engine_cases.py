@@ -1905,9 +1905,6 @@ def _inplace_family(name, f):
         v0 = ver(x)
         r = f(torch, x)
         obs = [info(x), ver(x) - v0, r is x or r is None, graph(x.grad_fn, 3)]
-        src = None
-        if name in ("fill_tensor", "copy_", "copy_bcast"):
-            src = None
         x.sum().backward()
         obs.append(info(leaf.grad))
         # on a plain tensor and on an integer tensor

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from case_support import collect_cases, err, fname, grad_of, info, normalise, run_case, vals  # noqa: F401
 from case_support import graph as _graph

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import textwrap
 try:
-    import tomllib
+    import tomllib  # noqa: TID251 - with its fallback below
 except ModuleNotFoundError:  # Python 3.10: tomllib is new in 3.11; tomli is the same parser
     import tomli as tomllib
 import warnings

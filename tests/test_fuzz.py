@@ -326,8 +326,8 @@ def _expr(draw, depth=0):
             f"{draw(st.sampled_from(MODULES))}({sub()})" if not _DETERMINISTIC[0] else f"abs({sub()})",
             f"{v}.grad_fn.next_functions[0][0]",
             f"str({sub()})", f"repr({sub()})", f"(lambda a, b=2: a * b)({sub()})", f"{sub()} if {sub()} else {sub()}",
-            f"{v}.shape[0]", f"{v}.size(-1)", f"torch.no_grad()", f"np.array({_nested_list(draw)})",
-            f"torch.from_numpy(np.ones(2))", f"max({sub()}, {sub()})", f"sum([{sub()}, {sub()}])",
+            f"{v}.shape[0]", f"{v}.size(-1)", "torch.no_grad()", f"np.array({_nested_list(draw)})",
+            "torch.from_numpy(np.ones(2))", f"max({sub()}, {sub()})", f"sum([{sub()}, {sub()}])",
             f"'{{}}'.format({sub()})", f"f'{{{v}:.3f}}'", f"round({sub()}, 2)", f"abs({sub()})"]))
     return f"({sub()}, {sub()})"
 

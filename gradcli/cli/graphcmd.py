@@ -47,7 +47,7 @@ def _find(variables, var):
 
 
 def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool, flags) -> int:
-    from gradcli.render.jsonout import dumps, error_json, simple_error  # noqa: PLC0415
+    from gradcli.render.jsonout import dumps, simple_error  # noqa: PLC0415
 
     def doc(exit_code, graph=None, error=None, outputs=(), warnings=()):
         from gradcli.graph.writers import to_json_doc  # noqa: PLC0415

@@ -15,7 +15,6 @@ from . import methods as _methods
 from .ops import elementwise as _E
 from .ops import indexing as _I
 from .ops import linalg as _L
-from .ops import reduction as _R
 from .ops import shape as _S
 from .tensor import Size, Tensor
 
@@ -29,7 +28,7 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 dtype = _dtypes.dtype
 layout, strided, sparse_coo = _dtypes.layout, _dtypes.strided, _dtypes.sparse_coo
-from .typeinfo import finfo, iinfo  # noqa: E402
+from .typeinfo import finfo, iinfo  # noqa: E402, F401 - torch.finfo, torch.iinfo
 get_default_dtype = _dtypes.get_default_dtype
 set_default_dtype = _dtypes.set_default_dtype
 promote_types = _dtypes.promote_types
@@ -248,10 +247,10 @@ class _LegacyTensorType:
     def __call__(self, *args, **kwargs):
         dt = self._legacy_dtype
         if args and _builtins.all(isinstance(a, _builtins.int) and not isinstance(a, _builtins.bool) for a in args):
-            return zeros(*args, dtype=dt, **kwargs)
+            return zeros(*args, dtype=dt, **kwargs)  # noqa: F821 - zeros and tensor: bound by the loop over _factory above
         if not args:
-            return zeros(0, dtype=dt, **kwargs)
-        return tensor(args[0], dtype=dt, **kwargs)
+            return zeros(0, dtype=dt, **kwargs)  # noqa: F821
+        return tensor(args[0], dtype=dt, **kwargs)  # noqa: F821
 
     def __repr__(self):
         return f"<class 'torch.{self._name}'>"

@@ -11,7 +11,7 @@ from collections import defaultdict
 import numpy as np
 
 from . import errors
-from .autograd import enable_grad, grad_mode, no_grad
+from .autograd import enable_grad, grad_mode
 from .tensor import Tensor
 
 

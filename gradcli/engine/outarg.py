@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import warnings
 
-import numpy as np
 
 from . import dtypes, errors
 from .autograd import grad_mode

@@ -9,7 +9,7 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_backward, run_plain
+from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_plain
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -389,7 +389,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise errors.runtime(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise errors.runtime("Boolean value of Tensor with more than one value is ambiguous")
         return bool(_to_host(self._data).reshape(()).item())
 
     def __index__(self):
@@ -402,7 +402,7 @@ class Tensor:
 
     def _scalar(self, what):
         if self._data.size != 1:
-            raise errors.value(f"only one element tensors can be converted to Python scalars")
+            raise errors.value("only one element tensors can be converted to Python scalars")
         return _to_host(self._data).reshape(()).item()
 
     def __len__(self):

@@ -252,7 +252,6 @@ def _t_arg(kw, key):
 
 REPLAY = {
     "SumBackward0": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
-    "SumBackward1": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
     "MeanBackward0": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
     "MeanBackward1": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
     "ViewBackward0": _reshape, "UnsafeViewBackward0": _reshape, "ReshapeAliasBackward0": _reshape,

@@ -155,10 +155,10 @@ def to_mermaid(graph: Graph) -> str:
         target = graph.node(e.target)
         out.append(f"  {e.source} -->|{e.input}| {e.target}" if target.inputs > 1 else f"  {e.source} --> {e.target}")
     out.append(f"  {graph.root} --> out")
-    out.append(f"  classDef op fill:#d3d3d3,stroke:#555,color:#000")
-    out.append(f"  classDef leaf fill:#add8e6,stroke:#000,stroke-width:2px,color:#000")
-    out.append(f"  classDef output fill:#caff70,stroke:#555,color:#000")
-    out.append(f"  classDef saved fill:#ffa500,stroke:#555,color:#000")
+    out.append("  classDef op fill:#d3d3d3,stroke:#555,color:#000")
+    out.append("  classDef leaf fill:#add8e6,stroke:#000,stroke-width:2px,color:#000")
+    out.append("  classDef output fill:#caff70,stroke:#555,color:#000")
+    out.append("  classDef saved fill:#ffa500,stroke:#555,color:#000")
     ops = [n.id for n in graph.nodes if n.kind != "leaf"]
     leaves = [n.id for n in graph.nodes if n.kind == "leaf"]
     saved = [f"{n.id}_s{j}" for n in graph.nodes for j in range(len(n.saved or ()))]

@@ -6,7 +6,7 @@ torch.nn.init (init.py) and torch.nn.utils (utils.py).
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import containers, functional, init, loss, module, modules_layers, utils
+from . import functional, init, loss, modules_layers, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Buffer, Module, Parameter
 

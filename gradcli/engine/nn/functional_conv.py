@@ -163,7 +163,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         out = _conv(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, nd)
         return S.squeeze(out, 0)
     if weight.dim() != nd + 2:
-        raise errors.runtime(f"weight should have at least three dimensions")
+        raise errors.runtime("weight should have at least three dimensions")
     ks = tuple(weight.shape[2:])
     st = _tuple(stride, nd)
     dl = _tuple(dilation, nd)
@@ -309,7 +309,7 @@ def _pool_args(input, kernel_size, stride, padding, dilation, name):
         n = max(input.dim(), 1)
         raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")
     if input.dim() not in (3, 4):
-        raise errors.runtime(f"non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise errors.runtime("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _tuple(kernel_size, 2)
     s = _tuple(stride, 2) if stride is not None and stride != [] and stride != () else k
     p = _tuple(padding, 2)

@@ -18,7 +18,7 @@ from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, ms
 from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
-from ..device import check_args, check_same, like, xp_of
+from ..device import check_args, check_same, xp_of
 
 # ---------------------------------------------------------------------------- reduction plumbing
 

@@ -10,7 +10,7 @@ from ..function import Function, record
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, UnsqueezeBackward0, reshape, sum_to
 from ..device import asarray as _asarray
-from ..device import check_args, host, is_device_array, like, scatter_add as _scatter_add_at, writeable, xp_of
+from ..device import check_args, host, like, scatter_add as _scatter_add_at, writeable, xp_of
 
 
 def _key_part(k):

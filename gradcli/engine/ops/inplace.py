@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..autograd import _Saved, grad_mode, make_node
 from ..device import like, writeable
-from ..function import Function, record
+from ..function import Function
 from ..tensor import Tensor, wrap
 from .elementwise import zero_grad
 from .indexing import check_inplace

@@ -563,7 +563,7 @@ class LinalgCrossBackward0(Function):
 def linalg_cross(input, other, *, dim=-1):
     a, b = input._data, other._data
     if a.ndim != b.ndim:
-        raise errors.runtime(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise errors.runtime("linalg.cross: inputs must have the same number of dimensions.")
     d = _wrap_dim(dim, a.ndim)
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise errors.runtime(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "

@@ -672,7 +672,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise errors.runtime(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                              f"{R._c10(A.dtype)}")
     if A._data.ndim < 2:
-        raise errors.runtime(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise errors.runtime("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     d0, d1 = (_wrap_dim(d, A._data.ndim) for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
