@@ -8,7 +8,6 @@ every ``except`` and skip every ``finally`` (the run stops there), whatever the 
 """
 from __future__ import annotations
 
-from . import ast as A
 from .namespaces import ScriptType
 from .runtime import catchable, tag, user_raiser
 
