@@ -137,3 +137,11 @@ def test_exception_objects_expose_nothing_but_args(expr):
 def test_exception_args_are_reachable():
     r = run("try:\n    raise ValueError('a', 2)\nexcept ValueError as e:\n    print(e.args, str(e), repr(e))\n")
     assert r.stdout == "('a', 2) ('a', 2) ValueError('a', 2)\n"
+
+
+def test_memory_error_is_a_limit(monkeypatch):
+    def out_of_memory(self, *args, **kwargs):
+        raise MemoryError("Unable to allocate 8.00 GiB")  # what NumPy says under an address-space limit
+    monkeypatch.setattr(Runtime, "print", out_of_memory)
+    r = run("try:\n    print(1)\nexcept MemoryError:\n    pass\nexcept:\n    pass\n")
+    assert not r.ok and r.error.type_name == "MemoryError"

@@ -65,6 +65,11 @@ def repl_env(tmp_path: Path) -> dict[str, str]:
     ("# just a comment", True),
     (":vars", True),
     ("", True),
+    ("try:", False),
+    ("try:\n    x = 1\nexcept ValueError as e:", False),
+    ("try:\n    x = 1\nfinally:\n    pass\n", True),
+    ("raise ValueError('x')", True),
+    ("def g():\n    yield 1", False),
 ])
 def test_is_complete(text, complete_):
     assert is_complete(text) is complete_
@@ -256,6 +261,31 @@ x.grad
     assert ":6" in out.stderr           # the stdin line number of the failing statement
     assert "Traceback" not in out.stderr
     assert out.returncode == 1          # a statement failed; the rest still ran
+
+
+@needs_runner
+def test_stdin_mode_try_generators_random_and_underscore_names(tmp_path):
+    script = """try:
+    1 / 0
+except ZeroDivisionError as e:
+    print("caught", e)
+else:
+    print("no")
+finally:
+    print("fin")
+def g():
+    yield 1
+    yield 2
+list(g())
+import random
+random.seed(1)
+random.randint(0, 9)
+_x = 5
+_x
+"""
+    out = run_stdin(script, tmp_path)
+    assert out.stdout == "caught division by zero\nfin\n[1, 2]\n2\n5\n", out.stderr
+    assert out.returncode == 0
 
 
 @needs_runner

@@ -84,8 +84,10 @@ ESCAPES = [
     "import torch\ntorch.ones(1)._data",
     "import torch\ntorch.ones(1).__dict__",
     "import torch\ntorch.ones(1).__reduce_ex__(2)",
-    "_secret = 1",
-    "def f(_x):\n    return _x",
+    "import torch\ntorch.ones(2).sum(_x=1)",        # a private keyword to gradcli's functions
+    "import torch\nt = torch.ones(2)\nm = t.sum\nm(_dim=0)",
+    "from torch import _C",
+    "import torch._C as C",
     "f(_k=1)",
     "import torch\ntorch.tensor = None",
     "import torch\ntorch.float32.is_floating_point = False",

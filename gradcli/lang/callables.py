@@ -4,7 +4,7 @@ A user function is a ``runtime.function`` whose body is a compiled block.
 """
 from __future__ import annotations
 
-from types import ModuleType
+from types import MethodType, ModuleType
 
 from . import ast as A
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
@@ -135,6 +135,9 @@ class CallableCompiler:
         for k in node.keywords:
             if k.arg is not None:
                 self.check_name(k.arg, k, what="keyword argument")
+        private = [k.arg for k in node.keywords if k.arg is not None and k.arg.startswith("_")]
+        if private:  # `_x=` binds a parameter of the script's own function, never one of gradcli's
+            func = _script_callee(func, private[0], node)
         kws = [(k.arg, self.expr(k.value, scope)) for k in node.keywords]
         if simple and not kws:
             method = getattr(func, "gs_method", None)
@@ -389,7 +392,10 @@ class CallableCompiler:
             inner.first_param = node.params[0] if node.params else None
         for ann in list(node.annotations.values()) + ([node.returns] if node.returns is not None else []):
             self.expr(ann, scope)
-        body = self.block(node.body, inner)
+        if A.contains_yield(node.body):  # a generator function
+            body = self.generator_body(node, inner)
+        else:
+            body = self.block(node.body, inner)
         define = self.make_function(node, scope, node.name, qualname, body, False)
         decorators = self.decorators(node, scope, in_class)
         if in_class:
@@ -403,6 +409,19 @@ class CallableCompiler:
         def def_(frame):
             store(frame, decorate(define(frame), decorators, frame))
         return def_
+
+
+def _script_callee(func, keyword, node):
+    def callee(frame):
+        f = func(frame)
+        target = f.__func__ if type(f) is MethodType else f
+        if not isinstance(target, Function):
+            err = TypeError(f"keyword argument '{keyword}' is not allowed: names starting with '_' are private "
+                            "in GradScript (only the script's own functions take them)")
+            tag(err, node)
+            raise err
+        return f
+    return callee
 
 
 def function_str(f):

@@ -15,6 +15,7 @@ from .errors import GradScriptError
 from .callables import CallableCompiler
 from .classes import ClassCompiler
 from .exprs import MAX_NESTING, ExprCompiler
+from .generators import GeneratorCompiler
 from .handlers import TryCompiler
 from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
@@ -33,7 +34,7 @@ _FORBIDDEN_HINTS = {
 }
 
 
-class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryCompiler):
+class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryCompiler, GeneratorCompiler):
     def __init__(self, rt, namespaces, globals_, filename="<string>"):
         self.rt = rt
         self.ns = namespaces
@@ -67,10 +68,14 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
             raise self.error(node, "NameError", f"'{name}' is not available in GradScript (sandbox)",
                              hint=_FORBIDDEN_HINTS.get(name, "GradScript scripts can only compute: no eval, "
                                                        "files or introspection"))
-        if name.startswith("_") and name != "_":
+
+    def check_private(self, name, node, what):
+        """A name that stands for an attribute (a module path's part, a name imported from a module):
+        one that starts with '_' is refused, as attributes are."""
+        if name.startswith("_"):
             raise self.error(node, "NameError",
-                             f"{what} '{name}' is not allowed: names starting with '_' are reserved in GradScript",
-                             hint="rename it without the leading underscore")
+                             f"{what} '{name}' is not allowed: names starting with '_' are private in GradScript",
+                             hint="only public names (no leading underscore) of a module can be used")
 
     def check_attr(self, node):
         name = node.attr
@@ -452,7 +457,7 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
         binds = []
         for alias in node.names:
             for part in alias.name.split("."):
-                self.check_name(part, alias)
+                self.check_private(part, alias, "module name")
             ns = self.ns.module(alias.name)
             if ns is None:
                 raise self._import_error(alias, alias.name)
@@ -480,7 +485,7 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                 for name, value in members.items():
                     binds.append((self.name_store(name, scope), value))
                 continue
-            self.check_name(alias.name, alias)
+            self.check_private(alias.name, alias, "imported name")
             value = self.ns.import_from(node.module, alias.name)
             if value is None:
                 raise self.error(alias, "ImportError", f"cannot import name '{alias.name}' from '{node.module}'")

@@ -64,19 +64,32 @@ class TryCompiler:
 
     def s_try(self, node, scope):
         body = self.block(node.body, scope)
-        handlers = [self._handler(h, scope) for h in node.handlers] or None
+        handlers = [self.except_clause(h, scope, self.block) for h in node.handlers]
         orelse = self.block(node.orelse, scope) if node.orelse else None
         final = self.block(node.finalbody, scope) if node.finalbody else None
-        handle = self._except_clauses(handlers) if handlers is not None else None
+        handling = self.rt.handling
 
         def try_(frame):
             try:
                 try:
                     r = body(frame)
-                except BaseException as e:  # noqa: BLE001 - handle() re-raises what it does not take
-                    if handle is None or not catchable(e):
+                except BaseException as e:  # noqa: BLE001 - what no handler takes goes on
+                    if not handlers or not catchable(e):
                         raise
-                    r = handle(frame, e)
+                    store, clear, run = select(handlers, frame, e)
+                    handling.append(e)
+                    try:
+                        if store is None:
+                            r = run(frame)
+                        else:
+                            store(frame, e)
+                            try:
+                                r = run(frame)
+                            finally:  # Python's `e = None; del e` at the end of `except E as e:`
+                                store(frame, None)
+                                clear(frame)
+                    finally:
+                        pop(handling, e)
                 else:
                     if r is None and orelse is not None:  # else: only when the body ran to its end
                         r = orelse(frame)
@@ -94,40 +107,14 @@ class TryCompiler:
             return r
         return try_
 
-    def _handler(self, h, scope):
+    def except_clause(self, h, scope, block):
+        """(spec closure or None, its node, store or None, clear or None, body) of one handler."""
         spec = self.expr(h.type, scope) if h.type is not None else None
         store = clear = None
         if h.name is not None:
             store = self.name_store(h.name, scope)
             clear = self.delete_name(h.name, h, scope)
-        return spec, h.type, store, clear, self.block(h.body, scope)
-
-    def _except_clauses(self, handlers):
-        handling = self.rt.handling
-
-        def handle(frame, e):
-            for spec, snode, store, clear, run in handlers:
-                if spec is not None:
-                    try:
-                        if not matches(e, spec(frame)):
-                            continue
-                    except Exception as err:  # noqa: BLE001 - the clause's own error, raised from e
-                        tag(err, snode)
-                        raise
-                handling.append(e)
-                try:
-                    if store is None:
-                        return run(frame)
-                    store(frame, e)
-                    try:
-                        return run(frame)
-                    finally:  # Python's `e = None; del e` at the end of `except E as e:`
-                        store(frame, None)
-                        clear(frame)
-                finally:
-                    _pop(handling, e)
-            raise e
-        return handle
+        return spec, h.type, store, clear, block(h.body, scope)
 
     def s_raise(self, node, scope):
         if node.exc is None:
@@ -160,7 +147,21 @@ class TryCompiler:
         return raise_
 
 
-def _pop(stack, item):
+def select(handlers, frame, e):
+    """(store, clear, body) of the first handler whose clause matches e; else e is raised again."""
+    for spec, snode, store, clear, run in handlers:
+        if spec is not None:
+            try:
+                if not matches(e, spec(frame)):
+                    continue
+            except Exception as err:  # noqa: BLE001 - the clause's own error (raised while handling e)
+                tag(err, snode)
+                raise
+        return store, clear, run
+    raise e
+
+
+def pop(stack, item):
     """Remove the last occurrence of item (a generator may leave its handler after others)."""
     for i in range(len(stack) - 1, -1, -1):
         if stack[i] is item:
@@ -168,4 +169,4 @@ def _pop(stack, item):
             return
 
 
-__all__ = ["TryCompiler", "EXCEPTION_NAMES", "exception_builtins", "matches", "exception_of"]
+__all__ = ["TryCompiler", "EXCEPTION_NAMES", "exception_builtins", "matches", "exception_of", "select", "pop"]

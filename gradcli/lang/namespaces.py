@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from . import npguard, pyvalues
+from .pyrandom import random_module
 from .pyvalues import Namespace
 from .runtime import LimitError
 
@@ -25,7 +26,7 @@ FORBIDDEN_NAMES = frozenset(
     "__builtins__ __loader__ __spec__".split())
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.optim, torch.autograd, "
-                     "torch.autograd.functional, numpy, math")
+                     "torch.autograd.functional, numpy, math, random")
 
 _ENGINE = "gradcli.engine"
 
@@ -387,6 +388,7 @@ def python_builtins(rt):
         return super(*args)
     names["super"] = BuiltinFunction(super_, "super", super)
     names["Ellipsis"] = Ellipsis
+    names["__name__"] = "__main__"  # a script is the main module: `if __name__ == "__main__":`
     from .handlers import exception_builtins  # noqa: PLC0415 - handlers imports this module
     names.update(exception_builtins())
     return names
@@ -530,6 +532,7 @@ class Namespaces:
         self.modules = dict(engine_modules(device))
         self.modules.update(numpy_modules(rt, seed))
         self.modules.update(math_module())
+        self.modules.update(random_module())
         torch_members = self.modules["torch"]._members
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
         bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace) and k not in CONSTANTS}

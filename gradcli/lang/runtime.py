@@ -332,7 +332,7 @@ _LIMIT_HINTS = frozenset(("max_elements", "max_steps", "timeout", "recursion"))
 def catchable(exc):
     """May a handler of the script (try/except) catch this exception? Only the script's own
     errors: never gradcli's limits (LimitError, the engine's --max-elements error, Python's own
-    RecursionError), its internal failures (a bug of gradcli, a deferred syntax error), Ctrl-C or
+    RecursionError and MemoryError), its internal failures (a bug of gradcli, a deferred syntax error), Ctrl-C or
     SystemExit, whatever the except clause names."""
     if isinstance(exc, _CONTROL_TYPES):
         return False
@@ -344,7 +344,8 @@ def catchable(exc):
     return not internal
 
 
-_CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit, RecursionError)
+# MemoryError: under --max-memory (an address-space limit) a failed allocation is gradcli's limit
+_CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit, RecursionError, MemoryError)
 
 
 def tag(exc, node):
