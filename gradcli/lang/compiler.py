@@ -21,7 +21,7 @@ from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
-from .runtime import BREAK, CONTINUE, tag
+from .runtime import BREAK, CONTINUE, enter_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
 
 _RETURN_NONE = (None,)
@@ -543,18 +543,7 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
 
         def with_(frame):
             mgr = ctx(frame)
-            t = type(mgr)
-            try:
-                enter, exit_ = t.__enter__, t.__exit__
-            except AttributeError:
-                err = TypeError(f"'{t.__name__}' object does not support the context manager protocol")
-                tag(err, cnode)
-                raise err from None
-            try:
-                value = enter(mgr)
-            except Exception as e:
-                tag(e, cnode)
-                raise
+            value, exit_ = enter_context(mgr, cnode)
             try:
                 if store is not None:
                     store(frame, value)

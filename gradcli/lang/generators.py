@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .handlers import pop, select
-from .runtime import BREAK, CONTINUE, LimitError, catchable, tag
+from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, iter_of, tag
 
 
 def drive(rt, inner, name, qualname):
@@ -97,13 +97,7 @@ class GeneratorCompiler:
             vnode = node.value
 
             def yield_from(frame):
-                v = value(frame)
-                try:
-                    it = iter(v)
-                except Exception as e:
-                    tag(e, vnode)
-                    raise
-                yield from it
+                yield from iter_of(value(frame), vnode)
                 return None
             return yield_from
 
@@ -161,13 +155,7 @@ class GeneratorCompiler:
         rt = self.rt
 
         def for_(frame):
-            v = iterable(frame)
-            try:
-                it = iter(v)
-            except Exception as e:
-                tag(e, inode)
-                raise
-            for item in it:
+            for item in iter_of(iterable(frame), inode):
                 rt.budget -= 1
                 if rt.budget < 0:
                     rt.refill()
@@ -192,18 +180,7 @@ class GeneratorCompiler:
 
         def with_(frame):
             mgr = ctx(frame)
-            t = type(mgr)
-            try:
-                enter, exit_ = t.__enter__, t.__exit__
-            except AttributeError:
-                err = TypeError(f"'{t.__name__}' object does not support the context manager protocol")
-                tag(err, cnode)
-                raise err from None
-            try:
-                value = enter(mgr)
-            except Exception as e:
-                tag(e, cnode)
-                raise
+            value, exit_ = enter_context(mgr, cnode)
             try:
                 if store is not None:
                     store(frame, value)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import ast as A
-from .runtime import BREAK, CONTINUE, tag
+from .runtime import BREAK, CONTINUE, iter_of, tag
 
 
 class LoopCompiler:
@@ -59,13 +59,7 @@ class LoopCompiler:
         loc = rt.loc
 
         def for_block(frame):
-            v = iterable(frame)
-            try:
-                it = iter(v)
-            except Exception as e:
-                tag(e, inode)
-                raise
-            for item in it:
+            for item in iter_of(iterable(frame), inode):
                 rt.budget -= 1
                 if rt.budget < 0:
                     rt.refill()

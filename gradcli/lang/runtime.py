@@ -348,6 +348,32 @@ def catchable(exc):
 _CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit, RecursionError, MemoryError)
 
 
+def iter_of(value, node):
+    """iter(value), its error tagged with the iterable's node (for loops, yield from)."""
+    try:
+        return iter(value)
+    except Exception as e:
+        tag(e, node)
+        raise
+
+
+def enter_context(mgr, node):
+    """A with statement's start: (what __enter__ gave, the manager's __exit__), errors tagged with
+    the context expression's node, as Python words them."""
+    t = type(mgr)
+    try:
+        enter, exit_ = t.__enter__, t.__exit__
+    except AttributeError:
+        err = TypeError(f"'{t.__name__}' object does not support the context manager protocol")
+        tag(err, node)
+        raise err from None
+    try:
+        return enter(mgr), exit_
+    except Exception as e:
+        tag(e, node)
+        raise
+
+
 def tag(exc, node):
     """Record the innermost source node an exception passed through (first one wins)."""
     try:
