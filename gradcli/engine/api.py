@@ -67,7 +67,8 @@ set_printoptions = _formatting.set_printoptions
 for _name in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
               "ones_like", "empty_like", "full_like", "eye", "arange", "linspace", "logspace", "manual_seed",
               "seed", "initial_seed", "randn", "rand", "randint", "randperm", "normal", "randn_like", "rand_like",
-              "randint_like", "bernoulli", "multinomial", "Generator", "default_generator"):
+              "randint_like", "bernoulli", "multinomial", "Generator", "default_generator", "get_rng_state",
+              "set_rng_state"):
     globals()[_name] = getattr(_factory, _name)
 
 # every op, by its torch name

@@ -15,7 +15,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..device import check_args, like, scatter_add as _scatter_add_at, xp_of
+from ..device import host, check_args, like, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
 from . import functional_conv as _conv
 from . import functional_loss as _loss
@@ -117,12 +117,17 @@ def _check_p(p):
         raise errors.value(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _noise(input, p):
-    from ..factory import _rng  # noqa: PLC0415
-    keep = _rng(None, input.device).random(tuple(input.shape)) < (1 - p)  # drawn on the host
+def _noise(input, p, shape=None):
+    """torch's _dropout_impl on the CPU: noise = empty_like(input).bernoulli_(1 - p) (53-bit double
+    uniforms < 1 - p, in the noise's memory order), then noise.div_(1 - p) in the input's dtype.
+    shape: the feature-noise shape (N, C, 1, ...) of the feature dropouts."""
+    from ..rng_ops import bernoulli_values, fill_in_order, gen_for  # noqa: PLC0415
     dt = input.dtype
-    scale = np.asarray(1, dt.np) / np.asarray(1 - p, dt.np)
-    return wrap(like(input._data, np.where(keep, scale, np.zeros((), dt.np)).astype(dt.np)), dt)
+    g = gen_for(None, input.device)
+    noise = np.empty_like(host(input._data), dtype=dt.np) if shape is None else np.empty(shape, dt.np)
+    fill_in_order(noise, bernoulli_values(g, noise.size, 1 - p).astype(dt.np))
+    noise = noise / np.asarray(1 - p, dt.np)
+    return wrap(like(input._data, noise.astype(dt.np, copy=False)), dt)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -1,5 +1,5 @@
 """torch.nn.init: in-place initialisers (under no_grad), with torch's gains and fan computations.
-Random draws come from the engine's seeded generator (reproducible within gradcli)."""
+Random draws are the tensors' own uniform_/normal_ (torch's stream, rng_ops.py), in torch's order."""
 from __future__ import annotations
 
 import math
@@ -12,10 +12,9 @@ from ..device import like
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
 
-def _rng(generator=None, tensor=None):
-    """The stream: the generator's, else the default one of the tensor's device (drawn on the host)."""
-    from ..factory import _rng as rng  # noqa: PLC0415
-    return rng(generator, tensor.device if tensor is not None else "cpu")
+def _no_grad():
+    from ..autograd import no_grad  # noqa: PLC0415
+    return no_grad()
 
 
 def _write(tensor, values):
@@ -64,22 +63,58 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _write(tensor, _rng(generator, tensor).uniform(a, b, tuple(tensor.shape)))
+    with _no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _write(tensor, mean + std * _rng(generator, tensor).standard_normal(tuple(tensor.shape)))
+    with _no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    rng = _rng(generator, tensor)
-    shape = tuple(tensor.shape)
-    vals = mean + std * rng.standard_normal(shape)
-    bad = (vals < a) | (vals > b)
-    while bad.any():
-        vals = np.where(bad, mean + std * rng.standard_normal(shape), vals)
-        bad = (vals < a) | (vals > b)
-    return _write(tensor, vals)
+    """torch 2.13's rejection sampling: when [a, b] holds more than 30% of the mass, normal_ and
+    redraw (a whole fresh normal_ tensor each round) where outside; else uniform candidates in [a, b]
+    accepted where log(U) <= their log-density below the peak."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    from ..factory import empty_like  # noqa: PLC0415
+    from ..ops.elementwise import where  # noqa: PLC0415
+    with _no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            np_t = tensor.dtype.np
+            lo, hi = float(np_t.type(a)), float(np_t.type(b))
+            vals = tensor.normal_(mean, std, generator=generator)._data.copy()
+            while True:
+                mask = (vals < lo) | (vals > hi)
+                if not mask.any():
+                    break
+                vals = np.where(mask, empty_like(tensor).normal_(mean, std, generator=generator)._data, vals)
+            return _write(tensor, vals)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = empty_like(tensor)
+        accept_buf = empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):
@@ -150,23 +185,45 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
+    """torch's steps: a (rows, cols) normal_ draw, QR (LAPACK through NumPy: the last bits may differ
+    from torch's LAPACK), signs of R's diagonal, gain."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    from ..factory import empty  # noqa: PLC0415
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator, tensor).standard_normal((rows, cols))
+    with _no_grad():
+        flat = empty((rows, cols), dtype=tensor.dtype).normal_(0, 1, generator=generator)._data
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))
+    q = q * np.sign(np.diag(r)).astype(q.dtype)
     if rows < cols:
         q = q.T
-    return _write(tensor, (gain * q).reshape(tuple(tensor.shape)))
+    _write(tensor, q.reshape(tuple(tensor.shape)))
+    with _no_grad():
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..rng_ops import randperm  # noqa: PLC0415
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):  # torch draws one randperm(rows) per column, from the default generator
+            zero = randperm(rows)._data[:num_zeros]
+            tensor._data[zero, col] = 0
+    return tensor
 
 
 # the members of `torch.nn.init`
 NAMES = ("calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-         "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_")
+         "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+         "sparse_")
 

@@ -470,7 +470,7 @@ class DivBackward2(Function):
         return sum_to(zero_grad(g), a), (sum_to(zero_grad(g), b) if _needs(self, 1) else None)
 
 
-def _kernel_error(kernel, dt):
+def kernel_error(kernel, dt):
     """torch's error for a dtype a kernel does not support: NotImplementedError "kernel" not implemented for 'Bool'."""
     e = NotImplementedError(f'"{kernel}" not implemented for \'{_c10_name(dt)}\'')
     e.gradcli_hint = None
@@ -746,7 +746,7 @@ def pow(input, exponent):
     exponent = _coerce(exponent)
     if not isinstance(input, Tensor):
         if dtypes.result_type((exponent, input)) is dtypes.bool_:
-            raise _kernel_error("pow", dtypes.bool_)
+            raise kernel_error("pow", dtypes.bool_)
         return scalar_op(PowBackward2, exponent, input, {"base": input})
     if isinstance(exponent, Tensor):
         return binary(PowBackward1, input, exponent)
@@ -764,7 +764,7 @@ def floor_divide(input, other):
     other = _coerce(other)
     dt = dtypes.result_type((input, other))
     if dt is dtypes.bool_:
-        raise _kernel_error("div_floor_cpu", dt)
+        raise kernel_error("div_floor_cpu", dt)
     x, y = _operands(input, other, dt)
     try:
         if dt.category != dtypes.FLOAT:
@@ -807,7 +807,7 @@ def remainder(input, other):
 def _check_remainder_int(a, b):
     dt = dtypes.result_type((a, b))
     if dt is dtypes.bool_:
-        raise _kernel_error("remainder_cpu", dt)
+        raise kernel_error("remainder_cpu", dt)
     if dt.category != dtypes.FLOAT:
         try:
             _check_int_zero_division(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)
@@ -1518,7 +1518,7 @@ def _bitwise(ufunc, a, b, name):
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
-        raise _kernel_error(f"{name}_cpu", dt)
+        raise kernel_error(f"{name}_cpu", dt)
     x, y = _operands(a, b, dt)
     _check_size(x, y)
     try:
@@ -1552,7 +1552,7 @@ def _shift(a, b, name, left):
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point or dt is dtypes.bool_:
-        raise _kernel_error(name, dt)
+        raise kernel_error(name, dt)
     x, y = _operands(a, b, dt)
     try:
         np.broadcast_shapes(np.shape(x), np.shape(y))
@@ -1578,7 +1578,7 @@ def bitwise_right_shift(input, other):
 
 def bitwise_not(input):
     if input.dtype.is_floating_point:
-        raise _kernel_error("bitwise_not_cpu", input.dtype)
+        raise kernel_error("bitwise_not_cpu", input.dtype)
     return wrap(_asarray(np.invert(input._data)), input.dtype)
 
 

@@ -1,0 +1,254 @@
+"""The arithmetic of PyTorch's CPU random kernels, by CPU capability, emulated bit for bit in NumPy.
+
+ATen compiles its kernels once per capability (DEFAULT, AVX2, AVX512) and picks one at run time
+from cpuid, lowered by ATEN_CPU_CAPABILITY; `capability()` does the same. What differs between
+them is float32 arithmetic: the AVX2/AVX512 builds contract `a*b + c` into fused multiply-adds and
+run the float32 Box-Muller of 16-element blocks through the 8-wide Cephes `log256_ps` and
+`sincos256_ps` of ATen/native/cpu/avx_mathfun.h (AVX512 runs the same AVX2 code: measured
+identical); the DEFAULT build rounds every product and calls glibc's logf/cosf/sinf.
+
+A float32 fused multiply-add is emulated exactly: the product of two float32 is exact in float64,
+the sum is rounded once to float64 and, where that rounding lands on a float32 tie, nudged toward
+the exact sum (its TwoSum error), so the final rounding to float32 is the single rounding of the FMA.
+Plain float32 +, -, *, sqrt run in NumPy's float32, which is IEEE. Double-precision libm calls go
+through Python's math module (the C library's own log1p/log/sin/cos, which NumPy's SIMD loops do not
+always match)."""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+CAPABILITIES = ("default", "avx2", "avx512")
+_override = [None]
+_detected = [None]
+
+
+def _detect() -> str:
+    """What ATen's cpuinfo check finds: AVX512 needs avx512f/bw/vl/dq (and fma), AVX2 needs avx2+fma."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+            else:
+                return "default"
+    except OSError:
+        return "default"
+    if {"avx2", "fma"} <= flags:
+        if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
+            return "avx512"
+        return "avx2"
+    return "default"
+
+
+def detected() -> str:
+    if _detected[0] is None:
+        _detected[0] = _detect()
+    return _detected[0]
+
+
+def capability() -> str:
+    """The capability whose kernels run: set_capability's, else ATEN_CPU_CAPABILITY's, never above
+    what the CPU has."""
+    cap = _override[0] or os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower() or detected()
+    if cap not in CAPABILITIES:
+        cap = detected()
+    hw = detected()
+    return cap if CAPABILITIES.index(cap) <= CAPABILITIES.index(hw) else hw
+
+
+def set_capability(cap):
+    """Engine override (tests; None restores detection). May name a capability above the CPU's: the
+    arithmetic is emulated, so every path runs anywhere."""
+    if cap is not None and cap not in CAPABILITIES:
+        raise ValueError(f"unknown CPU capability {cap!r}; expected one of {', '.join(CAPABILITIES)}")
+    _override[0] = cap
+    if cap is not None and CAPABILITIES.index(cap) > CAPABILITIES.index(detected()):
+        _detected[0] = cap  # emulating a wider CPU: lift the ceiling for this process
+    elif cap is None:
+        _detected[0] = None
+
+
+def fused() -> bool:
+    return capability() != "default"
+
+
+# ---------------------------------------------------------------------------- exact fused multiply-add
+
+_F32 = np.float32
+_F64 = np.float64
+
+
+def fma32(a, b, c):
+    """float32 fma(a, b, c), exactly (see the module's note on ties)."""
+    p = np.multiply(a, b, dtype=_F64)
+    s = p + np.asarray(c, _F64)
+    bits = s.view(np.int64) if isinstance(s, np.ndarray) else np.array(s).view(np.int64)
+    tie = (bits & 0x1FFFFFFF) == 0x10000000
+    if tie.any():
+        s = np.array(s, _F64)
+        idx = np.nonzero(tie)
+        ps, cs, ss = np.broadcast_to(p, s.shape)[idx], np.broadcast_to(np.asarray(c, _F64), s.shape)[idx], s[idx]
+        bb = ss - ps
+        err = (ps - (ss - bb)) + (cs - bb)
+        s[idx] = np.where(err == 0, ss, np.nextafter(ss, np.where(err > 0, np.inf, -np.inf)))
+    return s.astype(_F32)
+
+
+def fma64(a, b, c):
+    """float64 fma(a, b, c), exactly: the product split (Dekker) and summed in longdouble-free
+    two-sum steps; vectorised."""
+    a = np.asarray(a, _F64)
+    b = np.asarray(b, _F64)
+    c = np.asarray(c, _F64)
+    p = a * b
+    # exact product error via Veltkamp/Dekker splitting
+    split = 134217729.0
+    ah = a * split
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * split
+    bh = bh - (bh - b)
+    bl = b - bh
+    pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    se = (p - (s - bb)) + (c - bb)
+    return s + (se + pe)
+
+
+def mul_add(x, scale, shift, dtype):
+    """`x * scale + shift` as the selected capability computes it: fused there, two roundings in DEFAULT."""
+    if dtype == _F32:
+        if fused():
+            return fma32(x, _F32(scale), _F32(shift))
+        return (x * _F32(scale) + _F32(shift)).astype(_F32)
+    if fused():
+        return fma64(x, scale, shift)
+    return x * scale + shift
+
+
+# ---------------------------------------------------------------------------- libm through Python's math
+
+_ufuncs = {}
+
+
+def libm(name, x):
+    """The C library's double `name` (math.name) over an array, as the C code calls it per element."""
+    f = _ufuncs.get(name)
+    if f is None:
+        f = _ufuncs[name] = np.frompyfunc(getattr(math, name), 1, 1)
+    x = np.asarray(x, _F64)
+    if x.size == 0:
+        return x.copy()
+    return f(x).astype(_F64)
+
+
+# ---------------------------------------------------------------------------- avx_mathfun.h, 8-wide float32
+
+def _c(v):
+    return _F32(v)
+
+
+_LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
+_LOG_Q1 = _c(-2.12194440e-4)
+_LOG_Q2 = _c(0.693359375)
+_SQRTHF = _c(0.707106781186547524)
+_FOPI = _c(1.27323954473516)
+_DP = [_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8)]
+_SIN_P = [_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1)]
+_COS_P = [_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002)]
+_HALF = _c(0.5)
+_ONE = _c(1.0)
+
+
+def log256(x):
+    """log256_ps for positive normal float32 inputs, with the FMA build's contractions."""
+    x = np.maximum(x, _F32(np.finfo(_F32).tiny))
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7F).astype(_F32) + _ONE
+    x = ((bits & ~0x7F800000) | 0x3F000000).view(_F32)
+    mask = x < _SQRTHF
+    tmp = np.where(mask, x, _F32(0))
+    x = x - _ONE
+    e = e - np.where(mask, _ONE, _F32(0))
+    x = x + tmp
+    z = x * x
+    y = fma32(_LOG_P[0], x, _LOG_P[1])
+    for p in _LOG_P[2:]:
+        y = fma32(y, x, p)
+    y = y * x
+    y = fma32(y, z, e * _LOG_Q1)
+    y = y - z * _HALF
+    x = x + y
+    return fma32(e, _LOG_Q2, x)
+
+
+def sincos256(x):
+    """sincos256_ps for non-negative float32 inputs, with the FMA build's contractions: (sin, cos)."""
+    y = x * _FOPI
+    j = y.astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(_F32)
+    sin_neg = (j & 4) != 0
+    poly = (j & 2) == 0
+    cos_neg = (~(j - 2) & 4) != 0
+    for dp in _DP:
+        x = fma32(y, dp, x)
+    z = x * x
+    c = fma32(_COS_P[0], z, _COS_P[1])
+    c = fma32(c, z, _COS_P[2])
+    c = c * z
+    c = fma32(c, z, -(z * _HALF))
+    c = c + _ONE
+    s = fma32(_SIN_P[0], z, _SIN_P[1])
+    s = fma32(s, z, _SIN_P[2])
+    s = s * z
+    s = fma32(s, x, x)
+    sin = np.where(poly, s, c)
+    cos = np.where(poly, c, s)
+    return np.where(sin_neg, -sin, sin), np.where(cos_neg, -cos, cos)
+
+
+# ---------------------------------------------------------------------------- the 16-element normal blocks
+
+_TWO_PI_F32 = _F32(2.0 * math.pi)
+
+
+def box_muller_blocks(d, mean, std, dtype):
+    """NormalFill16 over `d` (k*16 uniforms in `dtype`, blocks of 16 in order): slots 0-7 of each
+    block get r*cos, slots 8-15 r*sin, with u1 = 1 - d[0:8], u2 = d[8:16]."""
+    blocks = d.reshape(-1, 2, 8)
+    u1 = (1 - blocks[:, 0, :]).reshape(-1)
+    u2 = blocks[:, 1, :].reshape(-1)
+    if dtype == _F32 and fused():
+        radius = np.sqrt(_F32(-2) * log256(u1))
+        sin, cos = sincos256(_TWO_PI_F32 * u2)
+        n1, n2 = radius * cos, radius * sin
+        out1 = fma32(n1, _F32(std), _F32(mean))
+        out2 = fma32(n2, _F32(std), _F32(mean))
+    elif dtype == _F32:
+        radius = np.sqrt(_F32(-2) * _f32_libm("log", u1))
+        theta = (2.0 * math.pi * u2.astype(_F64)).astype(_F32)
+        out1 = fma32(radius * _f32_libm("cos", theta), _F32(std), _F32(mean))
+        out2 = fma32(radius * _f32_libm("sin", theta), _F32(std), _F32(mean))
+    else:
+        u1 = u1.astype(_F64)
+        radius = np.sqrt(-2 * libm("log", u1))
+        theta = 2.0 * math.pi * u2.astype(_F64)
+        out1 = fma64(radius * libm("cos", theta), std, mean)
+        out2 = fma64(radius * libm("sin", theta), std, mean)
+    res = np.empty((blocks.shape[0], 2, 8), out1.dtype)
+    res[:, 0, :] = out1.reshape(-1, 8)
+    res[:, 1, :] = out2.reshape(-1, 8)
+    return res.reshape(-1)
+
+
+def _f32_libm(name, x):
+    """glibc's float logf/cosf/sinf: the double function rounded to float (see docs/numerics.md for
+    how often glibc's own float rounding differs)."""
+    return libm(name, x).astype(_F32)

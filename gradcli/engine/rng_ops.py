@@ -1,0 +1,588 @@
+"""PyTorch's CPU random functions, bit for bit (ATen/native/cpu/DistributionTemplates.h,
+core/DistributionsHelper.h, core/TransformationHelper.h): the in-place kernels (uniform_, normal_,
+random_, exponential_, bernoulli_, geometric_, log_normal_, cauchy_) and what torch builds on them
+(rand, randn, randint, randperm, normal, bernoulli, multinomial and the _like forms).
+
+Every kernel consumes the generator's words strictly in call order, in the order TensorIterator
+visits the elements (memory order: dims by decreasing stride), vectorised over the whole tensor;
+randperm's swaps are sequential in torch and here (a Python loop over n - 1 words)."""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from . import dtypes, errors
+from . import rng_math as M
+from .autograd import grad_mode, make_node
+from .device import _default, canonical, host, like
+from .function import Function
+from .ops.elementwise import zero_grad
+from .ops.indexing import check_inplace
+from .ops.inplace import apply_inplace_graph, move_retain
+from .rng import DEFAULT_SEED, Generator, nondeterministic_seed
+from .tensor import Tensor, wrap
+
+_F32, _F64 = np.float32, np.float64
+_MASK24 = np.uint64(0xFFFFFF)
+_MASK53 = np.uint64((1 << 53) - 1)
+
+# ---------------------------------------------------------------------------- generators
+
+# torch.default_generator: seeded from /dev/urandom at start-up, as torch's is
+default_generator = Generator()
+default_generator.seed()
+
+# The GPU's default generator (torch.cuda.default_generators[0]): not torch's Philox; the same MT19937
+# algorithm drawn on the host and copied, so a seed gives the same values on every machine. Made on
+# first use, seeded with the last torch.manual_seed / torch.cuda.manual_seed; never shares the CPU stream.
+_cuda = {"generator": None, "seed": None}
+
+
+def cuda_generator():
+    g = _cuda["generator"]
+    if g is None:
+        g = Generator(canonical("cuda"))
+        g.manual_seed(_cuda["seed"] if _cuda["seed"] is not None else nondeterministic_seed())
+        _cuda["generator"] = g
+    return g
+
+
+def cuda_manual_seed(seed):
+    """torch.cuda.manual_seed / manual_seed_all (one GPU)."""
+    seed = builtins.int(seed)
+    _cuda["seed"] = seed
+    if _cuda["generator"] is not None:
+        _cuda["generator"].manual_seed(seed)
+
+
+def cuda_initial_seed():
+    return cuda_generator().initial_seed()
+
+
+def manual_seed(seed):
+    seed = builtins.int(seed)  # torch.manual_seed: int(seed) first (1.5 -> 1, True -> 1)
+    default_generator.manual_seed(seed)
+    cuda_manual_seed(seed)
+    return default_generator
+
+
+def seed():
+    s = default_generator.seed()
+    cuda_manual_seed(s)
+    return s
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
+
+
+def gen_for(generator, device=None):
+    """The generator's stream; without one, the default generator of the device the numbers go to."""
+    if generator is not None:
+        if not isinstance(generator, Generator):
+            raise errors.type_error(f"expected a torch.Generator, got {type(generator).__name__}")
+        return generator
+    if device is None:
+        device = _default[0]
+        if device is None:
+            return default_generator
+    if device == "cpu" or getattr(device, "type", None) == "cpu" or canonical(device).type == "cpu":
+        return default_generator
+    return cuda_generator()
+
+
+# ---------------------------------------------------------------------------- uniform words
+
+def uniform24(g, n):
+    """n float uniforms: (random() & 0xFFFFFF) * 2**-24, as float32."""
+    return (g.words(n) & _MASK24).astype(_F32) * _F32(2.0 ** -24)
+
+
+def uniform53(g, n):
+    """n double uniforms: (random64() & (2**53 - 1)) * 2**-53."""
+    return (g.words64(n) & _MASK53).astype(_F64) * (2.0 ** -53)
+
+
+def opmath_uniform(g, n, np_dtype):
+    return uniform53(g, n) if np_dtype == _F64 else uniform24(g, n)
+
+
+# ---------------------------------------------------------------------------- writing in TensorIterator order
+
+def _order_view(arr):
+    """A view of arr whose C-order flattening is the order TensorIterator visits its elements."""
+    if arr.ndim <= 1 or arr.flags.c_contiguous:
+        return arr
+    perm = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
+    return arr.transpose(perm)
+
+
+def fill_in_order(arr, values):
+    """Write values (flat, in TensorIterator order) into the NumPy array arr."""
+    target = _order_view(arr)
+    target[...] = values.reshape(target.shape)
+
+
+class _RandomBackward(Function):
+    """An in-place random fill: no gradient flows to the old value."""
+    __slots__ = ()
+
+    def backward(self, g):
+        return (zero_grad(g),)
+
+
+_NODES = {}
+
+
+def _node_cls(name):
+    cls = _NODES.get(name)
+    if cls is None:
+        cls = _NODES[name] = type(name, (_RandomBackward,), {"__slots__": ()})
+    return cls
+
+
+def write_values(self, values, node_name):
+    """Fill self (values flat, in iteration order), bump its version, and give it node_name's node when
+    it is part of a graph (torch: grad_fn=<UniformBackward0> etc.)."""
+    check_inplace(self)
+    data = self._data
+    target = _order_view(data) if type(data) is np.ndarray else None
+    if target is not None:
+        target[...] = values.reshape(target.shape)
+    else:  # a CuPy tensor: the host values in the same order
+        tmp = _order_view(np.empty(data.shape, data.dtype))
+        tmp[...] = values.reshape(tmp.shape)
+        data[...] = like(data, tmp.base if tmp.base is not None else tmp)
+    self._version[0] += 1
+    if grad_mode.enabled and self._rg:
+        old, old_nr = self.grad_fn, self._output_nr
+        apply_inplace_graph(self, make_node(_node_cls(node_name), (self,), self.dtype))
+        if self._retains:
+            move_retain(self, old, old_nr)
+    return self
+
+
+def _float_kernel_check(self, name):
+    if not self.dtype.is_floating_point:
+        from .ops.elementwise import kernel_error  # noqa: PLC0415
+        raise kernel_error(name, self.dtype)
+
+
+def _scalar_dtype(self):
+    return self.dtype.np
+
+
+# ---------------------------------------------------------------------------- uniform_
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
+    if "from" in kw:
+        from_ = kw.pop("from")
+    if kw:
+        raise errors.type_error(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
+    _float_kernel_check(self, "check_uniform_bounds")
+    from_, to = float(from_), float(to)
+    if not from_ <= to:
+        raise errors.runtime(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
+                             f"to={_num(to)}")
+    g = gen_for(generator, self.device)
+    n = self.numel()
+    dt = self.dtype.np
+    if dt == _F64:
+        vals = M.mul_add(uniform53(g, n), to - from_, from_, _F64)
+    else:
+        f, t = _F32(from_), _F32(to)
+        vals = M.mul_add(uniform24(g, n), t - f, f, _F32).astype(dt)
+    vals = np.where(vals == dt.type(to), dt.type(from_), vals)
+    return write_values(self, vals, "UniformBackward0")
+
+
+def _num(x):
+    return repr(x) if x != int(x) else str(int(x)) if math.isfinite(x) else repr(x)
+
+
+# ---------------------------------------------------------------------------- normal_
+
+def normal_serial(g, n, mean, std):
+    """at::normal_distribution<double> per element: Box-Muller over pairs of 53-bit uniforms, r*cos
+    returned, r*sin cached in the generator (and used first when cached)."""
+    out = np.empty(n, _F64)
+    k = 0
+    if n and g.normal_double is not None:
+        out[0] = g.normal_double
+        g.normal_double = None
+        k = 1
+    m = n - k
+    if m:
+        pairs = (m + 1) // 2
+        u = uniform53(g, 2 * pairs)
+        r = np.sqrt(-2.0 * M.libm("log1p", -u[1::2]))
+        theta = 2.0 * math.pi * u[0::2]
+        both = np.empty(2 * pairs, _F64)
+        both[0::2] = r * M.libm("cos", theta)
+        both[1::2] = r * M.libm("sin", theta)
+        out[k:] = both[:m]
+        if m % 2:
+            g.normal_double = builtins.float(both[-1])
+    return M.mul_add(out, float(std), float(mean), _F64)
+
+
+def normal_fill(g, n, mean, std, np_dtype):
+    """normal_fill: n >= 16 contiguous elements, Box-Muller on blocks of 16 uniforms; a ragged end
+    draws 16 more and recomputes the last 16 slots."""
+    op = _F64 if np_dtype == _F64 else _F32
+    whole = n - n % 16
+    # float and double draw all n uniforms into the output first; float16 (opmath float) only 16 a block
+    d = opmath_uniform(g, n if np_dtype == op else whole, op)
+    out = np.empty(n, op)
+    out[:whole] = M.box_muller_blocks(d[:whole], mean, std, op)
+    if n % 16:
+        out[n - 16:] = M.box_muller_blocks(opmath_uniform(g, 16, op), mean, std, op)
+    return out.astype(np_dtype, copy=False)
+
+
+def normal_values(g, shape_numel, contiguous, mean, std, np_dtype):
+    if shape_numel >= 16 and contiguous:
+        return normal_fill(g, shape_numel, mean, std, np_dtype)
+    return normal_serial(g, shape_numel, mean, std).astype(np_dtype)
+
+
+def _check_std(std, name="normal"):
+    if not std >= 0.0:
+        raise errors.runtime(f"{name} expects std >= 0.0, but found std {_num(float(std))}")
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _float_kernel_check(self, "normal_kernel_cpu")
+    _check_std(std, "normal_")
+    g = gen_for(generator, self.device)
+    vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np)
+    return write_values(self, vals, "NormalBackward0")
+
+
+def _contiguous(t):
+    return t.is_contiguous()
+
+
+# ---------------------------------------------------------------------------- integers
+
+def int_values(g, n, low, high):
+    """random_from_to: (random() or random64()) % (high - low) + low, with torch's 2**28 switch."""
+    rng = (high - low) & 0xFFFFFFFFFFFFFFFF
+    w = g.words64(n) if rng >= (1 << 28) else g.words(n)
+    v = (w % np.uint64(rng)) + np.uint64(low & 0xFFFFFFFFFFFFFFFF)
+    return v.view(np.int64)
+
+
+_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+
+
+def random_(self, from_=None, to=None, *, generator=None, **kw):
+    if "from" in kw:
+        from_ = kw.pop("from")
+    if kw:
+        raise errors.type_error(f"random_() got an unexpected keyword argument '{next(iter(kw))}'")
+    g = gen_for(generator, self.device)
+    n = self.numel()
+    name = self.dtype.name
+    if from_ is None and to is None:  # uniform_int_distribution
+        if name == "bool":
+            vals = (g.words(n) & np.uint64(1)).astype(bool)
+        elif name in ("int64", "float64"):
+            mod = (1 << 63) if name == "int64" else (1 << 53) + 1
+            vals = (g.words64(n) % np.uint64(mod)).astype(self.dtype.np)
+        else:
+            mod = (1 << _DIGITS[name]) + 1 if name in _DIGITS else int(np.iinfo(self.dtype.np).max) + 1
+            vals = (g.words(n) % np.uint64(mod)).astype(self.dtype.np)
+        return write_values(self, vals, "RandomBackward0")
+    if to is None:
+        from_, to = 0, from_
+    from_, to = builtins.int(from_), builtins.int(to)
+    if not from_ < to:
+        raise errors.runtime(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    vals = int_values(g, n, from_, to).astype(self.dtype.np)
+    return write_values(self, vals, "RandomBackward1" if from_ == 0 else "RandomBackward2")
+
+
+# ---------------------------------------------------------------------------- other distributions
+
+def _serial_double(self, generator, name, fn):
+    _float_kernel_check(self, name)
+    g = gen_for(generator, self.device)
+    return fn(g, self.numel())
+
+
+def exponential_values(g, n, lambd):
+    return (-1.0 / lambd) * M.libm("log1p", -uniform53(g, n))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    if not lambd > 0.0:
+        raise errors.runtime(f"exponential_ expects lambda > 0.0, but found lambda={_num(float(lambd))}")
+    if not self.dtype.is_floating_point:
+        raise errors.runtime("Exponential distribution is a continuous probability distribution. dtype must be a "
+                             f"floating point but you specified {self.dtype.c10}")
+    vals = exponential_values(gen_for(generator, self.device), self.numel(), float(lambd))
+    return write_values(self, vals.astype(self.dtype.np), "ExponentialBackward0")
+
+
+def geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise errors.runtime(f"geometric_ expects p to be in (0, 1), but got p={_num(float(p))}")
+    g = gen_for(generator, self.device)
+    u = uniform53(g, self.numel())
+    vals = np.ceil(M.libm("log", u) / math.log1p(-float(p)))
+    return write_values(self, vals.astype(self.dtype.np), "GeometricBackward0")
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if not std > 0.0:
+        raise errors.runtime(f"log_normal_ expects std > 0.0, but found std={_num(float(std))}")
+    vals = _serial_double(self, generator, "log_normal_cpu",
+                          lambda g, n: M.libm("exp", normal_serial(g, n, float(mean), float(std))))
+    return write_values(self, vals.astype(self.dtype.np), "LogNormalBackward0")
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if not sigma > 0.0:
+        raise errors.runtime(f"cauchy_ expects sigma > 0.0, but found sigma={_num(float(sigma))}")
+    vals = _serial_double(self, generator, "cauchy_cpu", lambda g, n: float(median) + float(sigma) * M.libm(
+        "tan", math.pi * (uniform53(g, n) - 0.5)))
+    return write_values(self, vals.astype(self.dtype.np), "CauchyBackward0")
+
+
+def bernoulli_values(g, n, p):
+    """bernoulli_distribution: p an array (float32/16: 24-bit float uniforms; float64: 53-bit) or a
+    Python float (53-bit)."""
+    if isinstance(p, np.ndarray) and p.dtype != _F64:
+        return uniform24(g, n) < p.astype(_F32).reshape(-1)
+    return uniform53(g, n) < (p.reshape(-1) if isinstance(p, np.ndarray) else p)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    g = gen_for(generator, self.device)
+    if isinstance(p, Tensor):
+        probs = host(p._data)
+        target = _order_view(np.empty(self._data.shape, np.int8))  # the order, with p broadcast alongside
+        perm_p = np.broadcast_to(probs, self._data.shape)
+        if target.base is not None and target.ndim > 1:
+            perm = _perm_of(self._data)
+            perm_p = perm_p.transpose(perm)
+        vals = bernoulli_values(g, self.numel(), np.ascontiguousarray(perm_p))
+    else:
+        if not 0 <= p <= 1:
+            raise errors.runtime(f"bernoulli_ expects p to be in [0, 1], but got p={_num(float(p))}")
+        vals = bernoulli_values(g, self.numel(), float(p))
+    return write_values(self, vals.astype(self.dtype.np), "BernoulliBackward0")
+
+
+def _perm_of(arr):
+    return sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
+
+
+# ---------------------------------------------------------------------------- constructors
+
+def _empty(size, d, device, name):
+    from .factory import empty  # noqa: PLC0415
+    return empty(size, dtype=d, device=device)
+
+
+def _float_dtype(dtype, name):
+    from .factory import resolve_dtype  # noqa: PLC0415
+    d = resolve_dtype(dtype) or dtypes.defaults.float
+    if not d.is_floating_point:
+        from .ops.elementwise import kernel_error  # noqa: PLC0415
+        raise kernel_error(name, d)
+    return d
+
+
+def _sizes(size_args, size, name):
+    from .factory import check_size  # noqa: PLC0415
+    return check_size(size_args if size is None else (size,), name)
+
+
+def _done(t, requires_grad):
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise errors.runtime(errors.FLOAT_ONLY_CTOR, hint="float_dtype")
+        t._rg = True
+    return t
+
+
+def _fresh(size, d, device, generator, fill, requires_grad):
+    with _no_grad():
+        t = _empty(size, d, device, "")
+        fill(t, gen_for(generator, t.device))
+    return _done(t, requires_grad)
+
+
+def _no_grad():
+    from .autograd import no_grad  # noqa: PLC0415
+    return no_grad()
+
+
+def randn(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+          out=None, pin_memory=False):
+    size = _sizes(size_args, size, "randn")
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    return _fresh(size, d, device, generator, lambda t, g: normal_(t, generator=g), requires_grad)
+
+
+def rand(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+         out=None, pin_memory=False):
+    size = _sizes(size_args, size, "rand")
+    d = _float_dtype(dtype, "check_uniform_bounds")
+    return _fresh(size, d, device, generator, lambda t, g: uniform_(t, generator=g), requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+            layout=None, out=None, pin_memory=False):
+    from .factory import resolve_dtype  # noqa: PLC0415
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    size = _sizes((size,), None, "randint")
+    d = resolve_dtype(dtype) or dtypes.int64
+    return _fresh(size, d, device, generator, lambda t, g: random_(t, low, high, generator=g), requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None,
+             pin_memory=False):
+    from .factory import resolve_dtype  # noqa: PLC0415
+    n = builtins.int(n)
+    if n < 0:
+        raise errors.runtime(f"n must be non-negative, got{n}")
+    d = resolve_dtype(dtype) or dtypes.int64
+    g = gen_for(generator, device)
+    perm = list(range(n))
+    if n > 1:
+        # sequential in torch too: swap i with i + random() % (n - i); about 0.2 us a step here
+        words = g.words(n - 1).tolist()
+        for i, w in enumerate(words):
+            z = i + w % (n - i)
+            perm[i], perm[z] = perm[z], perm[i]
+    from .factory import finish  # noqa: PLC0415
+    return finish(np.array(perm, np.int64).astype(d.np), d, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+           layout=None, out=None, pin_memory=False):
+    from .ops import elementwise as E  # noqa: PLC0415
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if mt or st:
+        ref = mean if mt else std
+        shape = np.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ())
+        if not st:
+            _check_std(std)
+        elif not bool(np.all(host(std._data) >= 0)):
+            raise errors.runtime("normal expects all elements of std >= 0.0")
+        g = gen_for(generator, ref.device)
+        with _no_grad():
+            t = _empty(shape, ref.dtype, ref.device, "normal")
+            if mt and not st:  # normal_(0, std) then + mean
+                normal_(t, 0.0, float(std), generator=g)
+                return E.add(t, mean.detach())
+            normal_(t, generator=g)
+            out_t = E.mul(t, std.detach())
+            return E.add(out_t, mean.detach() if mt else float(mean))
+    if size is None:
+        raise errors.type_error("normal() received an invalid combination of arguments")
+    _check_std(std)
+    size = _sizes((size,), None, "normal")
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    return _fresh(size, d, device, generator, lambda t, g: normal_(t, mean, std, generator=g), requires_grad)
+
+
+def _like_dtype(input, dtype):
+    from .factory import resolve_dtype  # noqa: PLC0415
+    return resolve_dtype(dtype) or input.dtype
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
+               generator=None):
+    return randn(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
+                 requires_grad=requires_grad, generator=generator)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
+              generator=None):
+    return rand(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
+                requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, layout=None,
+                 memory_format=None, generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
+                   requires_grad=requires_grad, generator=generator)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    with _no_grad():
+        t = _empty(tuple(input.shape), input.dtype, input.device, "bernoulli")
+        bernoulli_(t, input if p is None else p, generator=generator)
+    return t
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    data = host(input._data)
+    if input.dim() not in (1, 2):
+        raise errors.runtime("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise errors.runtime(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.c10}")
+    n_cat = data.shape[-1]
+    if num_samples <= 0:
+        raise errors.runtime("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n_cat:
+        raise errors.runtime("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    g = gen_for(generator, input.device)
+    rows = data.reshape(-1, n_cat)
+    if not replacement or num_samples == 1:
+        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
+            raise errors.runtime("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(rows.sum(axis=-1) == 0):
+            raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = exponential_values(g, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+        ratio = rows / q
+        if num_samples == 1:
+            res = np.argmax(ratio, axis=-1)[:, None]
+        else:
+            res = np.argsort(-ratio, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        res = np.empty((rows.shape[0], num_samples), np.int64)
+        for i, row in enumerate(rows):  # one row after another, as the kernel draws
+            if np.any(row < 0) or not np.all(np.isfinite(row)):
+                raise errors.runtime("invalid multinomial distribution (encountering probability entry < 0)")
+            cum = np.cumsum(row.astype(_F64)).astype(rows.dtype)
+            total = cum[-1]
+            if not total > 0:
+                raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
+            cum = (cum / total).astype(rows.dtype)
+            cum[-1] = 1
+            res[i] = np.searchsorted(cum.astype(_F64), uniform53(g, num_samples), side="left")
+    res = res.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
+    return wrap(like(input._data, res), dtypes.int64)
+
+
+# the Tensor methods this module adds
+TENSOR_METHODS = {"uniform_": uniform_, "normal_": normal_, "random_": random_, "exponential_": exponential_,
+                  "bernoulli_": bernoulli_, "geometric_": geometric_, "log_normal_": log_normal_,
+                  "cauchy_": cauchy_}
+# torch.X
+TORCH = {"manual_seed": manual_seed, "seed": seed, "initial_seed": initial_seed, "get_rng_state": get_rng_state,
+         "set_rng_state": set_rng_state, "randn": randn, "rand": rand, "randint": randint, "randperm": randperm,
+         "normal": normal, "randn_like": randn_like, "rand_like": rand_like, "randint_like": randint_like,
+         "bernoulli": bernoulli, "multinomial": multinomial, "Generator": Generator,
+         "default_generator": default_generator}
+_ = DEFAULT_SEED
