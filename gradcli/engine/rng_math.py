@@ -249,6 +249,23 @@ def box_muller_blocks(d, mean, std, dtype):
 
 
 def _f32_libm(name, x):
-    """glibc's float logf/cosf/sinf: the double function rounded to float (see docs/numerics.md for
-    how often glibc's own float rounding differs)."""
-    return libm(name, x).astype(_F32)
+    """glibc's float logf/cosf/sinf, called per element through ctypes: they are not correctly
+    rounded (about 1% of float32 inputs round the other way from the double function), so no NumPy
+    arithmetic reproduces them; where the C library cannot be reached, the rounded double function."""
+    f = _ufuncs.get(name + "f")
+    if f is None:
+        f = _ufuncs[name + "f"] = _c_float_function(name + "f")
+    if f is None:
+        return libm(name, x).astype(_F32)
+    return f(x.astype(_F32)).astype(_F32) if x.size else x.astype(_F32)
+
+
+def _c_float_function(cname):
+    try:
+        import ctypes  # noqa: PLC0415
+        fn = getattr(ctypes.CDLL(None), cname)  # the process's own C library (Python links libm)
+    except (OSError, AttributeError, ImportError):
+        return None
+    fn.restype = ctypes.c_float
+    fn.argtypes = [ctypes.c_float]
+    return np.frompyfunc(fn, 1, 1)

@@ -263,7 +263,7 @@ def _check_std(std, name="normal"):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_kernel_check(self, "normal_kernel_cpu")
-    _check_std(std, "normal_")
+    _check_std(std)
     g = gen_for(generator, self.device)
     vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np)
     return write_values(self, vals, "NormalBackward0")
