@@ -258,6 +258,7 @@ def _wrap_outputs(ctx, args, output, executable):
         if is_dirty:
             if o.grad_fn is None and o._rg:
                 raise errors.runtime("a leaf Variable that requires grad has been used in an in-place operation.")
+            o._version[0] += 1  # as torch bumps a dirty input (forward may have changed it behind the counter)
         elif id(o) in arg_ids:
             o = outs[i] = view_of(o, o._data)   # an input returned as it is: an alias (torch's view_as)
         differentiable = o.dtype.category == FLOAT and not any(o is t for t in non_diff)

@@ -1,0 +1,74 @@
+"""The tutorial corpus (tests/tutorial_corpus/NAME.grad): autograd snippets collected from public
+tutorials and documentation (PyTorch's tutorials, notes and docstring examples, Dive into Deep
+Learning), each naming its source in its first lines, with goldens from real PyTorch 2.13
+(tools/make_goldens.py, seed 0 as for every golden). Each snippet is one test; the ones that fail
+for a known reason are xfail with it (a fix shows up as XPASS), and the run prints the pass rate.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gradcli.lang.runner import RunOptions, run_source
+from gradcli.testing.golden import actual_from_result, compare, read_expectation
+
+CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
+SNIPPETS = sorted(CORPUS.glob("*.grad"))
+
+_RANDOM = "prints values of torch.rand/randn after manual_seed(0): needs PyTorch's own random stream (issue 18)"
+KNOWN: dict[str, str] = {
+    "docs_functional_jacobian.grad": _RANDOM,
+    "docs_functional_hessian.grad": _RANDOM,
+    "docs_functional_vjp.grad": _RANDOM,
+    "docs_functional_jvp.grad": _RANDOM,
+    "docs_functional_vhp.grad": _RANDOM,
+    "docs_functional_hvp.grad": _RANDOM,
+    "pt_basics_autograd_graph.grad": _RANDOM,
+    "docs_inference_mode.grad": "reads y._version: attributes starting with '_' are out of a script's reach (the "
+                                "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
+                                "RuntimeError",
+    "docs_forward_ad_dual.grad": "torch.autograd.forward_ad (forward-mode AD, dual tensors) is not implemented",
+    "notes_autograd_saved_tensors_hooks.grad": "torch.autograd.graph.saved_tensors_hooks is not implemented",
+    "pt_double_backward_saving_intermediates.grad": "parameters named with a leading '_' (_grad_out_exp): the "
+                                                    "language change of issue 17 that another change brings",
+}
+
+_results: dict[str, bool] = {}
+
+
+def _verdict(script):
+    result = run_source(script.read_text(encoding="utf-8"), str(script), RunOptions(seed=0))
+    return compare(read_expectation(script), actual_from_result(result), script.name)
+
+
+def test_corpus_is_there_and_names_its_sources():
+    assert len(SNIPPETS) >= 30
+    for script in SNIPPETS:
+        head = script.read_text(encoding="utf-8").splitlines()[:4]
+        assert any("https://" in line for line in head if line.startswith("#")), f"{script.name} names no source"
+        assert script.with_suffix(".out").is_file(), f"{script.name} has no golden (tools/make_goldens.py)"
+    assert set(KNOWN) <= {s.name for s in SNIPPETS}
+
+
+@pytest.mark.parametrize("script", SNIPPETS, ids=lambda p: p.name)
+def test_snippet_prints_what_torch_prints(script, request):
+    if script.name in KNOWN:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN[script.name], strict=False))
+    verdict = _verdict(script)
+    _results[script.name] = verdict.passed
+    assert verdict.passed, "\n".join(verdict.problems) + "\n" + verdict.diff
+
+
+def test_zz_pass_rate(capsys):
+    """Runs last in this file (name order): prints how many snippets print what torch prints."""
+    for script in SNIPPETS:
+        if script.name not in _results:  # run alone (-k): compute the rest
+            _results[script.name] = _verdict(script).passed
+    passed = sum(_results.values())
+    line = f"tutorial corpus: {passed}/{len(SNIPPETS)} snippets print what PyTorch prints " \
+           f"({100 * passed / len(SNIPPETS):.0f}%)"
+    with capsys.disabled():  # shown in every pytest run, not only with -s
+        print(f"\n{line}")
+    # every snippet without a known reason passes (the known ones are counted, not required)
+    assert all(ok for name, ok in _results.items() if name not in KNOWN)
