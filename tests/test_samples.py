@@ -38,12 +38,6 @@ ENGINE_GAPS: dict[str, str] = {
                                               "(docs/numerics.md); the losses differ in their last digits",
 }
 
-# Scripts waiting for a language feature another change brings (issue 17): a fix shows up as XPASS.
-LANG_PENDING: dict[str, str] = {
-    "tutorial_double_backward_custom_function.grad": "parameters named with a leading '_' (_grad_out_exp)",
-}
-
-
 def _id(path):
     return f"{path.parent.name}/{path.name}"
 
@@ -58,8 +52,6 @@ def test_script_matches_golden(script, request):
         pytest.skip("no .out golden yet (tests/test_goldens_meta.py reports it)")
     if script.name in ENGINE_GAPS:
         request.applymarker(pytest.mark.xfail(reason=ENGINE_GAPS[script.name], strict=False))
-    if script.name in LANG_PENDING:
-        request.applymarker(pytest.mark.xfail(reason=LANG_PENDING[script.name], strict=False))
     result = _run(script)
     if result.error is not None and result.error.type_name == "InternalError":
         pytest.fail(f"internal error: {result.error.traceback_text}")

@@ -30,8 +30,6 @@ KNOWN: dict[str, str] = {
                                 "RuntimeError",
     "docs_forward_ad_dual.grad": "torch.autograd.forward_ad (forward-mode AD, dual tensors) is not implemented",
     "notes_autograd_saved_tensors_hooks.grad": "torch.autograd.graph.saved_tensors_hooks is not implemented",
-    "pt_double_backward_saving_intermediates.grad": "parameters named with a leading '_' (_grad_out_exp): the "
-                                                    "language change of issue 17 that another change brings",
 }
 
 _results: dict[str, bool] = {}
