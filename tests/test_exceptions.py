@@ -145,3 +145,9 @@ def test_memory_error_is_a_limit(monkeypatch):
     monkeypatch.setattr(Runtime, "print", out_of_memory)
     r = run("try:\n    print(1)\nexcept MemoryError:\n    pass\nexcept:\n    pass\n")
     assert not r.ok and r.error.type_name == "MemoryError"
+
+
+@pytest.mark.parametrize("stmt", ["e.args = ()", "e.gradcli_hint = 'max_steps'", "del e.args", "e.note = 1"])
+def test_exception_objects_are_read_only(stmt):
+    r = run(f"try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    {stmt}\n    print('reached')\n")
+    assert not r.ok and r.error.type_name == "AttributeError" and "reached" not in r.stdout

@@ -289,7 +289,9 @@ def _setattr_ok(obj):
     if ok is None:
         from ..engine import autograd, device, dtypes, factory
         from ..engine.tensor import Tensor
-        if issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
+        if issubclass(t, BaseException):
+            ok = False  # an exception keeps what it was raised with (its args; gradcli's marks)
+        elif issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
             ok = True
         elif t in _FULL_PY or t is str:
             ok = True  # immutable built-ins: Python itself refuses, with its own message
