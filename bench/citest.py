@@ -61,7 +61,8 @@ def _command(folder, jobs):
                               capture_output=True, text=True, timeout=1200)
         wall = time.perf_counter() - t0
         if proc.returncode != 0:
-            raise RuntimeError(f"exit {proc.returncode}: {proc.stdout.strip().splitlines()[-1:]}")
+            last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:]
+            raise RuntimeError(f"exit {proc.returncode}: {last[0][:200] if last else 'no output'}")
         return {"wall": wall}
     return run
 
