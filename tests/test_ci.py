@@ -379,3 +379,20 @@ def test_max_memory_limits_the_child(tmp_path):
     (finished,) = execute.run_scripts([(script, "big.grad")], RunOptions(), jobs=1, max_memory=400 * 2**20)
     actual = finished.actual
     assert actual.stdout == "" and actual.error_type == "MemoryError" and actual.error_line == 2
+
+
+# ------------------------------------------------------------------------------ the shared options
+def test_every_command_declares_the_shared_options_once():
+    import typer
+
+    from gradcli.cli import app as cli_app
+
+    commands = typer.main.get_command(cli_app.app).commands
+    for name in ("run", "graph", "grad", "repl", "test"):
+        params = [p.name for p in commands[name].params]
+        expected = [n for n in cli_app.SHARED_OPTIONS if not (name == "repl" and n == "json")]
+        assert params[-len(expected):] == expected, name  # after the command's own, in one order
+        assert len(params) == len(set(params)), name
+    timeout = next(p for p in commands["test"].params if p.name == "timeout")
+    assert timeout.default == 60.0
+    assert next(p for p in commands["run"].params if p.name == "timeout").default is None
