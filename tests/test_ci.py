@@ -314,6 +314,38 @@ def test_ctrl_c_under_json_is_one_document(suite, validator):
     assert done == order[:len(done)]
 
 
+def test_children_do_not_outlive_a_killed_command(tmp_path):
+    import signal
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    write(tmp_path, "loop.grad", "while True:\n    pass\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--timeout", "100"], cwd=tmp_path,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    kids = []
+    deadline = time.monotonic() + 60
+    while not kids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        kids = children.read_text().split()
+    assert kids
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+
+    def alive(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(k) for k in kids)
+
+
 def _running_child_script(children: Path) -> str:
     """Which script the command's child runs now ('' when none): the parent's order is the paths'
     order, so a child that lives longer than a second is the endless one."""

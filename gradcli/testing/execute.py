@@ -189,6 +189,7 @@ def _child_main(path, name, options, max_memory, fd) -> None:
     import signal  # noqa: PLC0415
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its children
+    _die_with_parent(signal.SIGKILL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for std in (0, 1, 2):
         os.dup2(devnull, std)
@@ -206,6 +207,18 @@ def _child_main(path, name, options, max_memory, fd) -> None:
     result = asdict(actual)
     del result["outputs"], result["stdout"]  # streamed already
     send({"r": result})
+
+
+def _die_with_parent(signum) -> None:
+    """Linux: the child is killed when the parent dies (SIGTERM, a crash), not left running."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes  # noqa: PLC0415
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signum))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _kill(pid) -> None:
