@@ -66,7 +66,13 @@ def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, 
 def _warm_up(options) -> None:
     """Load the engine and the language in the parent, so that no child loads them again (on the
     CPU always: a CUDA context does not survive a fork, each child makes its own)."""
+    import signal  # noqa: F401, PLC0415 - what every child uses (an import in each child costs ~10 ms)
+
+    from gradcli.cli import common  # noqa: F401, PLC0415
     from gradcli.lang.runner import RunOptions, run_source  # noqa: PLC0415
+
+    if sys.platform.startswith("linux"):
+        import ctypes  # noqa: F401, PLC0415 - _die_with_parent
 
     run_source("import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nstr(x.grad)\n",
                "<warm-up>", RunOptions(seed=0, dtype=options.dtype))
