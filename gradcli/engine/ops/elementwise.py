@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from .. import dtypes, errors, numerics
+from ..backend import vml
 from ..autograd import _ZERO_NRS, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
@@ -839,7 +840,7 @@ def _positive_nan(fn):
 class ExpBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(numerics.ufunc(np.exp))
+    forward = staticmethod(vml("exp", numerics.ufunc(np.exp)))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -849,7 +850,7 @@ class ExpBackward0(Function):
 class LogBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_positive_nan(numerics.ufunc(np.log)))
+    forward = staticmethod(vml("log", _positive_nan(numerics.ufunc(np.log))))
 
     def backward(self, g):
         (x,) = self.saved
@@ -859,7 +860,7 @@ class LogBackward0(Function):
 class Log2Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_positive_nan(numerics.ufunc(np.log2)))
+    forward = staticmethod(vml("log2", _positive_nan(numerics.ufunc(np.log2))))
 
     def backward(self, g):
         (x,) = self.saved
@@ -869,7 +870,7 @@ class Log2Backward0(Function):
 class Log10Backward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_positive_nan(numerics.ufunc(np.log10)))
+    forward = staticmethod(vml("log10", _positive_nan(numerics.ufunc(np.log10))))
 
     def backward(self, g):
         (x,) = self.saved
@@ -879,7 +880,7 @@ class Log10Backward0(Function):
 class SqrtBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(_positive_nan(np.sqrt))
+    forward = staticmethod(vml("sqrt", _positive_nan(np.sqrt)))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -902,7 +903,7 @@ class RsqrtBackward0(Function):
 class SinBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.sin))
+    forward = staticmethod(vml("sin", numerics.ufunc(np.sin)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -912,7 +913,7 @@ class SinBackward0(Function):
 class CosBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.cos))
+    forward = staticmethod(vml("cos", numerics.ufunc(np.cos)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -922,7 +923,7 @@ class CosBackward0(Function):
 class TanBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(numerics.ufunc(np.tan))
+    forward = staticmethod(vml("tan", numerics.ufunc(np.tan)))
 
     def backward(self, g):
         (result,) = self.saved[-1:]
@@ -932,7 +933,7 @@ class TanBackward0(Function):
 class TanhBackward0(Function):
     __slots__ = ()
     save_output = True
-    forward = staticmethod(numerics.ufunc(np.tanh))
+    forward = staticmethod(vml("tanh", numerics.ufunc(np.tanh)))
 
     def backward(self, g):
         (result,) = self.saved[-1:]

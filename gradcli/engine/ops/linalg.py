@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, errors, numerics
+from .. import backend, dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import _ZERO_NRS, _Saved, stamp
 from ..function import Function, _attach, record
@@ -38,6 +38,12 @@ def _matprod(a, b):
             sb = b.shape if b.ndim > 1 else b.shape + (1,)
             if sa and sb:
                 check_broadcast(sa[:-2] + (sa[-2], 1), sb[:-2] + (1, sb[-1]))  # --max-elements: batch x n x m
+    if a.ndim == b.ndim and a.ndim in (2, 3):
+        kernel = (_GEMM if a.ndim == 2 else _BMM)[0]
+        if kernel is not None:  # the optional MKL backend: torch's own BLAS calls
+            r = kernel(a, b)
+            if r is not None:
+                return r
     if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
         if b.ndim == 1:
             r = a[..., 0] * b[0]
@@ -50,6 +56,35 @@ def _matprod(a, b):
             r = r + r.dtype.type(0)  # -0.0 + 0.0 is +0.0
         return r
     return a @ b
+
+
+_GEMM = backend.slot("gemm")
+_BMM = backend.slot("bmm")
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _addmm_arrays(bias, a, b, beta=1, alpha=1):
+    """addmm's array: bias + a @ b (scaled), or with MKL the gemm that adds the bias itself
+    (beta = 1), as torch's addmm does; its bits differ from adding afterwards."""
+    kernel = _GEMM[0]
+    if kernel is not None and a.ndim == 2 and b.ndim == 2 and bias.ndim <= 2 \
+            and _broadcasts_to(bias.shape, (a.shape[0], b.shape[1])):
+        if LIMITS["max_elements"] is not None:
+            check_numel(a.shape[0] * b.shape[1])  # --max-elements: n x m, as _matprod
+        r = kernel(a, b, bias, beta, alpha)
+        if r is not None:
+            return r
+    prod = _matprod(a, b)
+    if beta == 1 and alpha == 1 and type(prod) is np.ndarray and bias.dtype == prod.dtype \
+            and (bias.shape == prod.shape or bias.shape == prod.shape[1:]):
+        return np.add(prod, bias, out=prod)  # input + prod, added into the fresh product (same bits)
+    return (bias if beta == 1 else beta * bias) + (prod if alpha == 1 else alpha * prod)
 
 
 class MmBackward0(Function):
@@ -282,13 +317,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
                              hint="matmul_shape")
-    prod = _matprod(mat1._data, mat2._data)
-    inp = input._data
-    if beta == 1 and alpha == 1 and type(prod) is np.ndarray and inp.dtype == prod.dtype \
-            and (inp.shape == prod.shape or inp.shape == prod.shape[1:]):
-        r = np.add(prod, inp, out=prod)  # input + prod, added into the fresh product (same bits)
-    else:
-        r = (inp if beta == 1 else beta * inp) + (prod if alpha == 1 else alpha * prod)
+    r = _addmm_arrays(input._data, mat1._data, mat2._data, beta, alpha)
     out = wrap(_asarray(r, mat1.dtype.np), mat1.dtype)
     if not grad_mode.enabled:
         return out
@@ -319,8 +348,7 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    prod = _matprod(X, WT)
-    out = wrap(np.add(prod, b, out=prod), dt)  # input + prod, added into the fresh product (as addmm)
+    out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
     if not grad_mode.enabled:
         return out
     rx, rw = input._rg, weight._rg

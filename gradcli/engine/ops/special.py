@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics
+from ..backend import vml
 from ..device import CPU, to_device, xp_of
 from ..device import device as _device
 from ..autograd import NotImplementedNode, make_node
@@ -252,7 +253,7 @@ def _erfinv_np(a):
 class ErfBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_host(_erf_np))
+    forward = staticmethod(vml("erf", _host(_erf_np)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -262,7 +263,7 @@ class ErfBackward0(Function):
 class ErfcBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_host(_erfc_np))
+    forward = staticmethod(vml("erfc", _host(_erfc_np)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -272,7 +273,7 @@ class ErfcBackward0(Function):
 class ErfinvBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(_host(_erfinv_np))
+    forward = staticmethod(vml("erfinv", _host(_erfinv_np)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -340,7 +341,7 @@ def exp2(input):
 class AsinBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.arcsin))
+    forward = staticmethod(vml("asin", numerics.ufunc(np.arcsin)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -350,7 +351,7 @@ class AsinBackward0(Function):
 class AcosBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.arccos))
+    forward = staticmethod(vml("acos", numerics.ufunc(np.arccos)))
 
     def backward(self, g):
         (x,) = self.saved
@@ -360,7 +361,7 @@ class AcosBackward0(Function):
 class AtanBackward0(Function):
     __slots__ = ()
     save_inputs = True
-    forward = staticmethod(numerics.ufunc(np.arctan))
+    forward = staticmethod(vml("atan", numerics.ufunc(np.arctan)))
 
     def backward(self, g):
         (x,) = self.saved

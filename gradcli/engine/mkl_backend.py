@@ -1,0 +1,365 @@
+"""The MKL kernels (optional extra `gradcli[mkl]`): VML and gemm called the way ATen calls them.
+
+Imported by :mod:`gradcli.engine.backend` at the first op that needs it, and only when
+libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (PyTorch 2.13):
+- ``aten/src/ATen/cpu/vml.h``: ``vms<Op>``/``vmd<Op>`` with mode VML_HA | VML_FTZDAZ_OFF |
+  VML_ERRMODE_IGNORE on contiguous data (a strided input is copied first; VML's result per element
+  does not depend on the length or the offset).
+- ``addmm_impl_cpu_`` (aten/src/ATen/native/LinearAlgebra.cpp): which operand is "a", the
+  transposes and leading dimensions read from the strides, a bias copied into the output and
+  added by the gemm itself (beta); ``cpublas::gemm`` and ``normalize_last_dims`` (CPUBlas.cpp).
+- ``bmm_out_or_baddbmm_``: ATen's own loop below 400 multiply-adds per matrix, MKL's batched gemm
+  for contiguous or transposed batches, else one addmm per batch item.
+- Threads: ``mkl_set_num_threads`` of torch's intra-op default (OMP_NUM_THREADS, then
+  MKL_NUM_THREADS, else the physical cores) and ``mkl_set_dynamic(0)``, as ATen's
+  ``set_num_threads``. MKL_CBWR is left to MKL, as torch leaves it.
+Every kernel returns None for what it does not take (its caller then runs NumPy's code).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+
+from .backend import WANTED
+
+MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE = 0x140102
+_COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112
+_INT_MAX = 2 ** 31 - 1
+
+VML_NAMES = {"sin": "Sin", "cos": "Cos", "tan": "Tan", "exp": "Exp", "log": "Ln", "log10": "Log10",
+             "log2": "Log2", "tanh": "Tanh", "erf": "Erf", "erfc": "Erfc", "erfinv": "ErfInv", "sqrt": "Sqrt",
+             "asin": "Asin", "acos": "Acos", "atan": "Atan"}
+
+_lib = None
+_info = {"version": "", "threads": 1}
+_ndarray, _empty = np.ndarray, np.empty
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
+_c_int, _c_void_p, _c_float, _c_double = ctypes.c_int, ctypes.c_void_p, ctypes.c_float, ctypes.c_double
+
+
+def physical_cores() -> int:
+    """cpuinfo's core count as torch reads it (distinct (package, core) pairs), else the CPUs."""
+    cores = set()
+    base = "/sys/devices/system/cpu"
+    try:
+        for name in os.listdir(base):
+            if name.startswith("cpu") and name[3:].isdigit():
+                topo = os.path.join(base, name, "topology")
+                with open(os.path.join(topo, "physical_package_id")) as f1, open(os.path.join(topo, "core_id")) as f2:
+                    cores.add((f1.read().strip(), f2.read().strip()))
+    except OSError:
+        cores = set()
+    return len(cores) or os.cpu_count() or 1
+
+
+def _env_threads(name, default):
+    """c10's get_env_num_threads: a positive integer in the variable, else the default."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        n = int(text)
+    except ValueError:
+        return default
+    return n if n > 0 else default
+
+
+def torch_threads() -> int:
+    """at::intraop_default_num_threads(): OMP_NUM_THREADS, overridden by MKL_NUM_THREADS, else the
+    physical cores."""
+    n = _env_threads("MKL_NUM_THREADS", _env_threads("OMP_NUM_THREADS", 0))
+    return n or physical_cores()
+
+
+def load(path):
+    """Load libmkl_rt and set it up as torch does; ValueError for an MKL that is not 2024.2."""
+    global _lib
+    lib = ctypes.CDLL(path)
+    lib.MKL_Set_Interface_Layer(0)  # LP64: 32-bit integers, whatever MKL_INTERFACE_LAYER says
+    buf = ctypes.create_string_buffer(256)
+    lib.MKL_Get_Version_String(buf, 256)
+    text = buf.value.decode("ascii", "replace")
+    marker = "Version "
+    version = text.split(marker, 1)[1].split("-", 1)[0].strip() if marker in text else text
+    if not version.startswith(WANTED):
+        raise ValueError(f"MKL {version} is installed; torch 2.13's bits need {WANTED}.x")
+    threads = torch_threads()
+    lib.MKL_Set_Num_Threads(threads)
+    lib.MKL_Set_Dynamic(0)
+    _info["version"], _info["threads"] = version, threads
+    _lib = lib
+
+
+def version() -> str:
+    return _info["version"]
+
+
+def threads() -> int:
+    return _info["threads"]
+
+
+def _function(name, restype, *argtypes):
+    address = ctypes.cast(getattr(_lib, name), _c_void_p).value
+    return ctypes.CFUNCTYPE(restype, *argtypes)(address)
+
+
+def _ptr(a):
+    """The address of a's first element: through the buffer protocol for a writable C-contiguous
+    array (or the transpose of a Fortran one), much cheaper than __array_interface__."""
+    flags = a.flags
+    if flags.writeable:
+        if flags.c_contiguous:
+            return _addressof(_from_buffer(a))
+        if flags.f_contiguous:
+            return _addressof(_from_buffer(a.T))
+    return a.__array_interface__["data"][0]
+
+
+# ------------------------------------------------------------------------------------------ VML
+
+def vml(name):
+    """The VML kernel of torch.<name> for float32/float64 NumPy arrays (None for anything else)."""
+    mkl_name = VML_NAMES[name]
+    sig = (None, ctypes.c_int64, _c_void_p, _c_void_p, ctypes.c_int64)
+    fs = _function("vms" + mkl_name, *sig)
+    fd = _function("vmd" + mkl_name, *sig)
+
+    def run(x):
+        if x.__class__ is not _ndarray:
+            return None
+        dt = x.dtype
+        if dt == _F32:
+            f = fs
+        elif dt == _F64:
+            f = fd
+        else:
+            return None
+        n = x.size
+        if n == 0:
+            return None
+        flags = x.flags
+        if flags.c_contiguous:
+            out = _empty(x.shape, dt)
+            f(n, _ptr(x), _addressof(_from_buffer(out)), MODE)
+            return out
+        if flags.f_contiguous:  # torch's output keeps the input's layout
+            out = _empty(x.shape[::-1], dt).T
+            f(n, _ptr(x), _addressof(_from_buffer(out.T)), MODE)
+            return out
+        src = np.ascontiguousarray(x)  # ATen copies strided input into a contiguous buffer too
+        r = _empty(x.shape, dt)
+        f(n, _ptr(src), _addressof(_from_buffer(r)), MODE)
+        out = np.empty_like(x)  # the layout NumPy's ufunc (the fallback) would give
+        out[...] = r
+        return out
+
+    return run
+
+
+# ----------------------------------------------------------------------------------------- gemm
+
+def _gemm_functions():
+    i, p = _c_int, _c_void_p
+    fs = _function("cblas_sgemm", None, i, i, i, i, i, i, _c_float, p, i, p, i, _c_float, p, i)
+    fd = _function("cblas_dgemm", None, i, i, i, i, i, i, _c_double, p, i, p, i, _c_double, p, i)
+    return fs, fd
+
+
+def _estrides(a):
+    isz = a.itemsize
+    return [s // isz for s in a.strides]
+
+
+def _gemm_into(result, m1, m2, alpha, beta, fns):
+    """ATen's addmm_impl_cpu_ from its transpose choice on: result (2-D, already holding the bias
+    when beta != 0) = beta * result + alpha * m1 @ m2 through MKL. False where ATen would not call
+    BLAS (its own kernel then; the caller falls back)."""
+    M, N = result.shape
+    rs = _estrides(result)
+    if rs[0] == 1 and (N == 1 or rs[1] >= max(1, M)):
+        tc, c = False, result
+    elif rs[1] == 1 and (M == 1 or rs[0] >= max(1, N)):
+        m1, m2 = m2, m1
+        tc, c = True, result
+    else:
+        tc, c = False, np.asfortranarray(result)
+    m, n = (N, M) if tc else (M, N)
+    i0, i1 = (1, 0) if tc else (0, 1)
+    k = m1.shape[i1]
+    s = _estrides(m1)
+    if s[i0] == 1 and s[i1] >= max(1, m):
+        ta, a = False, m1
+    elif s[i1] == 1 and s[i0] >= max(1, k):
+        ta, a = True, m1
+    else:
+        ta, a = not tc, np.ascontiguousarray(m1)
+    s = _estrides(m2)
+    if s[i0] == 1 and s[i1] >= max(1, k):
+        tb, b = False, m2
+    elif s[i1] == 1 and s[i0] >= max(1, n):
+        tb, b = True, m2
+    else:
+        tb, b = not tc, np.ascontiguousarray(m2)
+    lda = _estrides(a)[1 if ta == tc else 0]
+    ldb = _estrides(b)[1 if tb == tc else 0]
+    ldc = _estrides(c)[0 if tc else 1]
+    ok = _blas_call(fns, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+    if ok and c is not result:
+        result[...] = c
+    return ok
+
+
+def _normalize(ta, tb, m, n, k, lda, ldb, ldc):
+    """cpublas::internal::normalize_last_dims, then use_blas_gemm's test (None: not BLAS)."""
+    if n == 1:
+        ldc = m
+    if ta:
+        if m == 1:
+            lda = k
+    elif k == 1:
+        lda = m
+    if tb:
+        if k == 1:
+            ldb = n
+    elif n == 1:
+        ldb = k
+    if max(m, n, k, lda, ldb, ldc) > _INT_MAX or lda < max(1, k if ta else m) \
+            or ldb < max(1, n if tb else k) or ldc < max(1, m):
+        return None
+    return lda, ldb, ldc
+
+
+def _blas_call(fns, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    lds = _normalize(ta, tb, m, n, k, lda, ldb, ldc)
+    if lds is None:
+        return False
+    lda, ldb, ldc = lds
+    f = fns[0] if c.dtype == _F32 else fns[1]
+    f(_COL_MAJOR, _TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, m, n, k, alpha, _ptr(a), lda,
+      _ptr(b), ldb, beta, _ptr(c), ldc)
+    return True
+
+
+def _float_pair(a, b):
+    return a.__class__ is _ndarray and b.__class__ is _ndarray and a.dtype == b.dtype \
+        and (a.dtype == _F32 or a.dtype == _F64)
+
+
+def gemm():
+    """addmm(bias, m1, m2, beta, alpha) on 2-D arrays as torch's CPU addmm/mm computes it: the
+    result array (C-contiguous, as torch allocates it), or None. bias None is mm (beta 0)."""
+    fns = _gemm_functions()
+
+    def run(m1, m2, bias=None, beta=1, alpha=1):
+        if not _float_pair(m1, m2) or (bias is not None and (bias.__class__ is not _ndarray
+                                                             or bias.dtype != m1.dtype)):
+            return None
+        dt = m1.dtype
+        M, K = m1.shape
+        N = m2.shape[1]
+        if bias is None:
+            beta = 0
+        if M == 0 or N == 0:
+            return _empty((M, N), dt)
+        if K == 0:
+            if beta == 0:
+                return np.zeros((M, N), dt)
+            return np.broadcast_to(bias, (M, N)) * dt.type(beta)
+        result = _empty((M, N), dt)
+        if beta != 0:
+            result[...] = bias
+        if not _gemm_into(result, m1, m2, alpha, beta, fns):
+            return None
+        return result
+
+    return run
+
+
+# ------------------------------------------------------------------------------------------ bmm
+
+def _small_bmm(a, b):
+    """baddbmm_cpu_kernel<scalar_t, is_bmm=true>: acc = 0; acc += a[i,k] * b[k,j] in order, in the
+    dtype (no FMA: LinearAlgebra.cpp is built for the baseline ISA)."""
+    acc = np.zeros(a.shape[:2] + b.shape[2:], a.dtype)
+    for kk in range(a.shape[2]):
+        acc += a[:, :, kk, None] * b[:, None, kk, :]
+    return acc
+
+
+def _contiguous_or_transposed(t):
+    s = _estrides(t)
+    sizes = t.shape
+    return (s[2] == 1 and (sizes[1] == 1 or s[1] >= sizes[2])) or (s[1] == 1 and (sizes[2] == 1 or s[2] >= sizes[1]))
+
+
+def _batch_functions():
+    i, p = _c_int, _c_void_p
+    fs = _function("cblas_sgemm_batch", None, i, p, p, p, p, p, p, p, p, p, p, p, p, p, i, p)
+    fd = _function("cblas_dgemm_batch", None, i, p, p, p, p, p, p, p, p, p, p, p, p, p, i, p)
+    return fs, fd
+
+
+def bmm():
+    """torch.bmm's CPU kernel (bmm_out_or_baddbmm_ with beta 0, alpha 1) on 3-D arrays, or None."""
+    fns = _gemm_functions()
+    batch_fns = _batch_functions()
+
+    def run(b1, b2):
+        if not _float_pair(b1, b2):
+            return None
+        dt = b1.dtype
+        bs, n, k = b1.shape
+        m = b2.shape[2]
+        if bs * n * m == 0:
+            return _empty((bs, n, m), dt)
+        if k == 0:
+            return np.zeros((bs, n, m), dt)
+        if k * n * m < 400:
+            return _small_bmm(b1, b2)
+        result = _empty((bs, n, m), dt)
+        if _contiguous_or_transposed(b1) and _contiguous_or_transposed(b2):
+            if _batched(result, b1, b2, fns, batch_fns):
+                return result
+            return None
+        for i in range(bs):
+            if not _gemm_into(result[i], b1[i], b2[i], 1, 0, fns):
+                return None
+        return result
+
+    return run
+
+
+def _batched(result, mat1, mat2, fns, batch_fns):
+    """baddbmm_with_gemm_ and cpublas::gemm_batched_with_stride (beta 0, alpha 1)."""
+    s1, s2, rs = _estrides(mat1), _estrides(mat2), _estrides(result)
+
+    def transposed(s, sizes):
+        return s[1] == 1 and s[2] >= sizes[1]
+
+    ta, tb = transposed(s2, mat2.shape), transposed(s1, mat1.shape)
+    bs, m, n, k = mat1.shape[0], result.shape[2], result.shape[1], mat2.shape[1]
+    lda, ldb, ldc = s2[2 if ta else 1], s1[2 if tb else 1], rs[1]
+    if bs == 1:
+        return _blas_call(fns, ta, tb, m, n, k, 1, mat2[0], lda, mat1[0], ldb, 0, result[0], ldc)
+    lds = _normalize(ta, tb, m, n, k, lda, ldb, ldc)
+    if lds is None:  # gemm_batched_with_stride_generic: one gemm per item
+        return all(_blas_call(fns, ta, tb, m, n, k, 1, mat2[i], lda, mat1[i], ldb, 0, result[i], ldc)
+                   for i in range(bs))
+    lda, ldb, ldc = lds
+    isz = result.itemsize
+    index = np.arange(bs, dtype=np.uint64)
+    a_ptrs = np.uint64(mat2.__array_interface__["data"][0]) + index * np.uint64(s2[0] * isz)
+    b_ptrs = np.uint64(mat1.__array_interface__["data"][0]) + index * np.uint64(s1[0] * isz)
+    c_ptrs = np.uint64(_ptr(result)) + index * np.uint64(rs[0] * isz)
+    ints = np.array([_TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, m, n, k, lda, ldb, ldc, bs],
+                    dtype=np.int32)
+    scalars = np.array([1, 0], dtype=result.dtype)
+    f = batch_fns[0] if result.dtype == _F32 else batch_fns[1]
+    ip, sp = ints.ctypes.data, scalars.ctypes.data
+    i4, s1z = ints.itemsize, scalars.itemsize
+    f(_COL_MAJOR, ip, ip + i4, ip + 2 * i4, ip + 3 * i4, ip + 4 * i4, sp, a_ptrs.ctypes.data, ip + 5 * i4,
+      b_ptrs.ctypes.data, ip + 6 * i4, sp + s1z, c_ptrs.ctypes.data, ip + 7 * i4, 1, ip + 8 * i4)
+    return True
