@@ -98,7 +98,8 @@ def test_version_and_help():
     from gradcli import __version__
 
     proc = gradcli("--version")
-    assert proc.returncode == 0 and proc.stdout == f"gradcli {__version__}\n"
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == f"gradcli {__version__}"
+    assert proc.stdout.splitlines()[1].startswith("backend: ")  # NumPy, or MKL with gradcli[mkl]
     proc = gradcli("--help")
     assert proc.returncode == 0
     for word in ("run", "grad", "repl", "Examples", "Exit codes"):

@@ -67,7 +67,9 @@ class DType(str, Enum):
 
 def _version(value: bool) -> None:
     if value:
-        sys.stdout.write(f"gradcli {__version__}\n")
+        from gradcli.backend import describe  # noqa: PLC0415 - light: no NumPy, no library
+
+        sys.stdout.write(f"gradcli {__version__}\n{describe()}\n")
         raise typer.Exit(0)
 
 

@@ -321,6 +321,10 @@ def run_command(files, expr, flags: Flags) -> int:
     code = max((o.exit_code for o in outcomes), default=EXIT_OK)
     if flags.json:
         _emit_json(outcomes, code)
+    if flags.debug:  # which backend computed the ops torch sends to MKL (docs/numerics.md)
+        from gradcli.backend import describe  # noqa: PLC0415 - light: no NumPy, no library
+
+        say(describe(), flags.color_err())
     return code
 
 

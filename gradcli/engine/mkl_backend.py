@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from .backend import WANTED
+from ..backend import WANTED
 
 MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE = 0x140102
 _COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, numerics
 from ..autograd import grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import elementwise as E
@@ -48,6 +48,8 @@ def _reduce_array(loss, reduction, dt):
     if reduction == "none":
         return _asarray(loss, dt.np)
     if reduction == "sum":
+        if type(loss) is np.ndarray:  # torch's sum (cascade order), not NumPy's pairwise one
+            return _asarray(numerics.torch_sum(loss), dt.np)
         return _asarray(loss.sum(dtype=dt.np), dt.np)
     if loss.size == 0:
         return xp_of(loss).full((), np.nan, dt.np)

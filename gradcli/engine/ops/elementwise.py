@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from .. import dtypes, errors, numerics
-from ..backend import vml
+from ...backend import vml
 from ..autograd import _ZERO_NRS, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend, dtypes, errors, numerics
+from ... import backend
+from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import _ZERO_NRS, _Saved, stamp
 from ..function import Function, _attach, record

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics
-from ..backend import vml
+from ...backend import vml
 from ..device import CPU, to_device, xp_of
 from ..device import device as _device
 from ..autograd import NotImplementedNode, make_node

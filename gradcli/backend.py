@@ -7,7 +7,8 @@ optional extra installed (``pip install 'gradcli[mkl]'``, the ``mkl==2024.2.*`` 
 version torch 2.13 was built with) those ops call MKL the way ATen does, and their bits are
 torch's (docs/numerics.md). ``GRADCLI_MKL=0`` keeps NumPy.
 
-Nothing is loaded at start-up: this module imports neither NumPy nor ctypes. The engine's
+Nothing is loaded at start-up: this module imports neither NumPy nor ctypes (``gradcli
+--version`` reads it without the engine). The engine's
 covered ops hold a :func:`slot` each; its first call decides (environment, library present),
 imports :mod:`gradcli.engine.mkl_backend` and loads ``libmkl_rt`` only when MKL is to be used,
 and from then on the slot holds MKL's kernel, or None for NumPy's.
@@ -47,6 +48,19 @@ def library_path():
     return None
 
 
+def installed_version():
+    """The `mkl` distribution's version (from its metadata, without loading the library), or None."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+        try:
+            return version("mkl")
+        except PackageNotFoundError:
+            return None
+    except ImportError:
+        return None
+
+
 def _decide():
     """The mkl_backend module when MKL is to run (loading it on the way), else None."""
     if _state["loaded"] is not None or _state["why"] is not None:
@@ -56,10 +70,10 @@ def _decide():
         return None
     path = library_path()
     if path is None:
-        _state["why"] = "the mkl extra is not installed (pip install 'gradcli[mkl]')"
+        _state["why"] = "the mkl extra is not installed"
         return None
     try:
-        from . import mkl_backend  # noqa: PLC0415 - optional, loaded at first use
+        from .engine import mkl_backend  # noqa: PLC0415 - optional, loaded at first use
 
         mkl_backend.load(path)
     except (OSError, ImportError, AttributeError, ValueError) as exc:
@@ -133,5 +147,9 @@ def describe(load=False) -> str:
         elif library_path() is None:
             why = "the mkl extra is not installed"
         else:
-            return "backend: NumPy; MKL loads at the first op that needs it"
+            found = installed_version()
+            if found is not None and not found.startswith(WANTED):
+                why = f"MKL {found} is installed; torch 2.13's bits need {WANTED}.x"
+            else:
+                return f"backend: MKL {found or WANTED} (VML and gemm, loaded at the first op that uses them) + NumPy"
     return f"backend: NumPy ({why})"
