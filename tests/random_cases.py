@@ -247,5 +247,10 @@ def _(t):
     return out
 
 
+def state_draws(t):
+    """What the state-bytes goldens draw after loading a state saved by torch."""
+    return [t.randn(1), t.randn(5), t.randn(20), t.rand(3), t.randint(0, 100, (4,)), t.randn(2, dtype=t.float64)]
+
+
 def all_cases():
     return dict(CASES)

@@ -55,3 +55,75 @@ def test_case(name, capability):
             continue
         assert g == w, f"{name} under {capability}: value {i} differs: want {w}, got {g}"
     assert len(got) == len(want)
+
+
+@pytest.mark.parametrize("index", range(len(GOLDEN["states"])))
+def test_state_saved_by_torch_loads(index):
+    """Bytes from torch.get_rng_state() load into gradcli, give torch's next draws, and gradcli's
+    own state bytes afterwards are torch's, byte for byte (cached normal, left/next, the 624 words)."""
+    rng_math.set_capability(GOLDEN["base"])
+    try:
+        item = GOLDEN["states"][index]
+        state = engine_torch.tensor(list(bytes.fromhex(item["state"])), dtype=engine_torch.uint8)
+        engine_torch.set_rng_state(state)
+        assert engine_torch.get_rng_state().numpy().tobytes() == bytes.fromhex(item["state"])
+        assert random_cases.observe(engine_torch, random_cases.state_draws(engine_torch)) == item["draws"]
+        assert engine_torch.get_rng_state().numpy().tobytes().hex() == item["after"]
+    finally:
+        rng_math.set_capability(None)
+
+
+def test_state_errors():
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+        engine_torch.set_rng_state(engine_torch.zeros(5056))
+    with pytest.raises(RuntimeError, match="of size 5056 but found the input RNG state size to be 10"):
+        engine_torch.set_rng_state(engine_torch.zeros(10, dtype=engine_torch.uint8))
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
+        engine_torch.set_rng_state(engine_torch.zeros(5056, dtype=engine_torch.uint8))
+
+
+def test_generator_seed_range():
+    g = engine_torch.Generator()
+    assert g.initial_seed() == 67280421310721
+    assert g.manual_seed(-1).initial_seed() == (1 << 64) - 1
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        g.manual_seed(1 << 64)
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got float"):
+        g.manual_seed(1.5)
+    assert engine_torch.manual_seed(1.5).initial_seed() == 1  # torch.manual_seed takes int(seed) first
+
+
+def test_unseeded_start_is_random():
+    """Without a seed the default stream starts from 64 random bits, as torch's does."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    code = "from gradcli.engine import api as t; print(t.initial_seed(), t.randn(2).tolist())"
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).parent.parent).stdout for _ in range(2)}
+    assert len(runs) == 2
+
+
+def test_cuda_stream_is_its_own_and_reproducible():
+    """device='cuda' draws come from the CUDA default generator (MT19937 on the host, copied: not
+    torch's Philox); CPU draws never depend on them."""
+    import cupy_sim  # noqa: PLC0415 - the CPU stand-in for CuPy
+    from gradcli.engine import device as D  # noqa: PLC0415
+    undo = cupy_sim.install(D)
+    try:
+        engine_torch.manual_seed(5)
+        a = engine_torch.randn(20).numpy().tobytes()
+        engine_torch.manual_seed(5)
+        c1 = engine_torch.randn(20, device="cuda")
+        w1 = engine_torch.nn.Linear(3, 2, device="cuda").weight
+        assert engine_torch.randn(20).numpy().tobytes() == a
+        engine_torch.manual_seed(5)
+        engine_torch.randn(7)
+        c2 = engine_torch.randn(20, device="cuda")
+        w2 = engine_torch.nn.Linear(3, 2, device="cuda").weight
+        assert c1.device.type == "cuda"
+        assert c1.cpu().numpy().tobytes() == c2.cpu().numpy().tobytes()
+        assert w1.detach().cpu().numpy().tobytes() == w2.detach().cpu().numpy().tobytes()
+        engine_torch.cuda.manual_seed(11)
+        assert engine_torch.cuda.initial_seed() == 11 and engine_torch.initial_seed() == 5
+    finally:
+        undo()

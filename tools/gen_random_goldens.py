@@ -30,7 +30,24 @@ def _one():
     cases = {name: random_cases.run_case(torch, fn, name in random_cases.TOLERANT)
              for name, fn in random_cases.all_cases().items()}
     json.dump({"reported": torch.backends.cpu.get_cpu_capability(), "torch": torch.__version__.split("+")[0],
-               "cases": cases}, sys.stdout)
+               "cases": cases, "states": _states(torch, random_cases)}, sys.stdout)
+
+
+def _states(torch, random_cases):
+    """Full state bytes saved by torch (after draws that leave a cached normal and a part-used block),
+    the draws torch makes after set_rng_state with them, and the state bytes after those."""
+    out = []
+    for seed, pre in ((0, "randn3"), (7, "rand1000"), (123, "randn3_rand700")):
+        torch.manual_seed(seed)
+        if pre.startswith("randn3"):
+            torch.randn(3)
+        if "rand" in pre.replace("randn", ""):
+            torch.rand(1000 if pre == "rand1000" else 700)
+        state = torch.get_rng_state()
+        draws = random_cases.state_draws(torch)
+        out.append({"state": state.numpy().tobytes().hex(), "draws": random_cases.observe(torch, draws),
+                    "after": torch.get_rng_state().numpy().tobytes().hex()})
+    return out
 
 
 def _machine():
@@ -51,7 +68,7 @@ def build():
             raise SystemExit(f"asked for {cap}, torch ran {runs[cap]['reported']}")
     base = runs[caps[-1]]["cases"]
     doc = {"generator": "tools/gen_random_goldens.py", "torch_version": runs[caps[-1]]["torch"],
-           "capabilities": list(caps), "base": caps[-1], "cases": base,
+           "capabilities": list(caps), "base": caps[-1], "cases": base, "states": runs[caps[-1]]["states"],
            "differ": {cap: {k: v for k, v in runs[cap]["cases"].items() if v != base[k]} for cap in caps[:-1]}}
     return json.dumps(doc, indent=0, sort_keys=False) + "\n"
 

@@ -82,18 +82,44 @@ _F32 = np.float32
 _F64 = np.float64
 
 
+_CHUNK = 1 << 15  # elements per pass of the emulations: their float64 temporaries stay in the CPU's cache
+
+
 def fma32(a, b, c):
-    """float32 fma(a, b, c), exactly (see the module's note on ties)."""
-    p = np.multiply(a, b, dtype=_F64)
-    s = p + np.asarray(c, _F64)
+    """float32 fma(a, b, c), exactly (see the module's note on ties); a, b, c float32 arrays or scalars."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    n = int(np.prod(shape))
+    if n <= _CHUNK:
+        return _fma32(a, b, c)
+    a, b, c = (np.broadcast_to(v, shape).reshape(-1) for v in (a, b, c))
+    out = np.empty(n, _F32)
+    for i in range(0, n, _CHUNK):
+        out[i:i + _CHUNK] = _fma32(a[i:i + _CHUNK], b[i:i + _CHUNK], c[i:i + _CHUNK])
+    return out.reshape(shape)
+
+
+def fma32_untied(a, b, c):
+    """fma32 without the tie check: exact where no float64 rounding of a*b + c can land on a float32
+    tie. The polynomial steps of log256/sincos256 are such (their operands are multiples of 2**-24
+    with few bits: the exact sum fits in 53 bits), checked over all 2**24 inputs each by
+    tools/check_rng_math.py."""
+    s = np.multiply(a, b, dtype=_F64)
+    s += c
+    return s.astype(_F32)
+
+
+def _fma32(a, b, c):
+    s = np.multiply(a, b, dtype=_F64)
+    s += c
     bits = s.view(np.int64) if isinstance(s, np.ndarray) else np.array(s).view(np.int64)
-    tie = (bits & 0x1FFFFFFF) == 0x10000000
-    if tie.any():
+    low = bits & 0x1FFFFFFF
+    if (low == 0x10000000).any():  # a float32 tie after the float64 rounding: round toward the exact sum
         s = np.array(s, _F64)
-        idx = np.nonzero(tie)
-        ps, cs, ss = np.broadcast_to(p, s.shape)[idx], np.broadcast_to(np.asarray(c, _F64), s.shape)[idx], s[idx]
-        bb = ss - ps
-        err = (ps - (ss - bb)) + (cs - bb)
+        idx = np.nonzero(low == 0x10000000)
+        p = np.multiply(np.broadcast_to(a, s.shape)[idx], np.broadcast_to(b, s.shape)[idx], dtype=_F64)
+        cs, ss = np.broadcast_to(np.asarray(c, _F64), s.shape)[idx], s[idx]
+        bb = ss - p
+        err = (p - (ss - bb)) + (cs - bb)
         s[idx] = np.where(err == 0, ss, np.nextafter(ss, np.where(err > 0, np.inf, -np.inf)))
     return s.astype(_F32)
 
@@ -131,6 +157,23 @@ def mul_add(x, scale, shift, dtype):
     return x * scale + shift
 
 
+def uniform_transform(u, width, start):
+    """float32 `u * width + start` of uniform_real (u = k * 2**-24): fused where the build fuses. The
+    exact sum then fits in 53 bits, so no tie check is needed, when start is 0 or within 2**-26..8
+    times width (u * width has at most 48 bits from 2**-47 * width up; Linear's and Conv's symmetric
+    bounds are 0.5)."""
+    if not fused():
+        out = u * width
+        out += start
+        return out
+    w, s0 = abs(float(width)), abs(float(start))
+    if s0 == 0 or (w > 0 and 2.0 ** -26 * w <= s0 <= 8 * w):
+        out = np.multiply(u, width, dtype=_F64)
+        out += start
+        return out.astype(_F32)
+    return fma32(u, width, start)
+
+
 # ---------------------------------------------------------------------------- libm through Python's math
 
 _ufuncs = {}
@@ -166,6 +209,9 @@ _HALF = _c(0.5)
 _ONE = _c(1.0)
 
 
+_fm = fma32_untied  # the polynomial steps (see fma32_untied); tools/check_rng_math.py sets it to fma32
+
+
 def log256(x):
     """log256_ps for positive normal float32 inputs, with the FMA build's contractions."""
     x = np.maximum(x, _F32(np.finfo(_F32).tiny))
@@ -178,14 +224,14 @@ def log256(x):
     e = e - np.where(mask, _ONE, _F32(0))
     x = x + tmp
     z = x * x
-    y = fma32(_LOG_P[0], x, _LOG_P[1])
+    y = _fm(_LOG_P[0], x, _LOG_P[1])
     for p in _LOG_P[2:]:
-        y = fma32(y, x, p)
+        y = _fm(y, x, p)
     y = y * x
-    y = fma32(y, z, e * _LOG_Q1)
+    y = _fm(y, z, e * _LOG_Q1)
     y = y - z * _HALF
     x = x + y
-    return fma32(e, _LOG_Q2, x)
+    return _fm(e, _LOG_Q2, x)
 
 
 def sincos256(x):
@@ -198,17 +244,17 @@ def sincos256(x):
     poly = (j & 2) == 0
     cos_neg = (~(j - 2) & 4) != 0
     for dp in _DP:
-        x = fma32(y, dp, x)
+        x = _fm(y, dp, x)
     z = x * x
-    c = fma32(_COS_P[0], z, _COS_P[1])
-    c = fma32(c, z, _COS_P[2])
+    c = _fm(_COS_P[0], z, _COS_P[1])
+    c = _fm(c, z, _COS_P[2])
     c = c * z
-    c = fma32(c, z, -(z * _HALF))
+    c = _fm(c, z, -(z * _HALF))
     c = c + _ONE
-    s = fma32(_SIN_P[0], z, _SIN_P[1])
-    s = fma32(s, z, _SIN_P[2])
+    s = _fm(_SIN_P[0], z, _SIN_P[1])
+    s = _fm(s, z, _SIN_P[2])
     s = s * z
-    s = fma32(s, x, x)
+    s = _fm(s, x, x)
     sin = np.where(poly, s, c)
     cos = np.where(poly, c, s)
     return np.where(sin_neg, -sin, sin), np.where(cos_neg, -cos, cos)
@@ -222,6 +268,12 @@ _TWO_PI_F32 = _F32(2.0 * math.pi)
 def box_muller_blocks(d, mean, std, dtype):
     """NormalFill16 over `d` (k*16 uniforms in `dtype`, blocks of 16 in order): slots 0-7 of each
     block get r*cos, slots 8-15 r*sin, with u1 = 1 - d[0:8], u2 = d[8:16]."""
+    if d.size > _CHUNK:
+        return np.concatenate([_box_muller(d[i:i + _CHUNK], mean, std, dtype) for i in range(0, d.size, _CHUNK)])
+    return _box_muller(d, mean, std, dtype)
+
+
+def _box_muller(d, mean, std, dtype):
     blocks = d.reshape(-1, 2, 8)
     u1 = (1 - blocks[:, 0, :]).reshape(-1)
     u2 = blocks[:, 1, :].reshape(-1)
@@ -229,8 +281,11 @@ def box_muller_blocks(d, mean, std, dtype):
         radius = np.sqrt(_F32(-2) * log256(u1))
         sin, cos = sincos256(_TWO_PI_F32 * u2)
         n1, n2 = radius * cos, radius * sin
-        out1 = fma32(n1, _F32(std), _F32(mean))
-        out2 = fma32(n2, _F32(std), _F32(mean))
+        if std == 1 and mean == 0:  # fma(n, 1, 0) is n
+            out1, out2 = n1, n2
+        else:
+            out1 = fma32(n1, _F32(std), _F32(mean))
+            out2 = fma32(n2, _F32(std), _F32(mean))
     elif dtype == _F32:
         radius = np.sqrt(_F32(-2) * _f32_libm("log", u1))
         theta = (2.0 * math.pi * u2.astype(_F64)).astype(_F32)

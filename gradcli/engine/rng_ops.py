@@ -27,6 +27,7 @@ from .tensor import Tensor, wrap
 _F32, _F64 = np.float32, np.float64
 _MASK24 = np.uint64(0xFFFFFF)
 _MASK53 = np.uint64((1 << 53) - 1)
+_CHUNK = 1 << 16
 
 # ---------------------------------------------------------------------------- generators
 
@@ -105,7 +106,11 @@ def gen_for(generator, device=None):
 
 def uniform24(g, n):
     """n float uniforms: (random() & 0xFFFFFF) * 2**-24, as float32."""
-    return (g.words(n) & _MASK24).astype(_F32) * _F32(2.0 ** -24)
+    low = g.words(n).view(np.int32)[::2]  # the words' low halves (little-endian), as int32: a fast conversion
+    k = low & 0xFFFFFF
+    out = k.astype(_F32)
+    out *= _F32(2.0 ** -24)
+    return out
 
 
 def uniform53(g, n):
@@ -199,10 +204,15 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     dt = self.dtype.np
     if dt == _F64:
         vals = M.mul_add(uniform53(g, n), to - from_, from_, _F64)
+        vals = np.where(vals == to, from_, vals)
     else:
         f, t = _F32(from_), _F32(to)
-        vals = M.mul_add(uniform24(g, n), t - f, f, _F32).astype(dt)
-    vals = np.where(vals == dt.type(to), dt.type(from_), vals)
+        top, bottom = dt.type(to), dt.type(from_)
+        vals = np.empty(n, dt)
+        for i in range(0, n, _CHUNK):  # in cache-sized pieces: the words are drawn in order either way
+            v = M.uniform_transform(uniform24(g, min(_CHUNK, n - i)), t - f, f).astype(dt, copy=False)
+            v[v == top] = bottom
+            vals[i:i + _CHUNK] = v
     return write_values(self, vals, "UniformBackward0")
 
 
