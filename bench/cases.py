@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -167,7 +168,33 @@ def case1(cfg):
             notes.append(f"{name} stdout {'matches' if checks[name] else 'DIFFERS from'} {SAMPLE.stem}.out")
     return [H.make_row("1", "1", "start-up: whole process, seed00_linear_backward.grad", "ms", results, "wall",
                        scale=1e3, target={"kind": "ratio", "vs": "torch", "max": 0.15},
-                       target_text="<= 0.15x torch", notes=notes, cpu_measure="cpu")]
+                       target_text="<= 0.15x torch", notes=notes, cpu_measure="cpu"), _child_cost_row(cfg)]
+
+
+def _child_cost_row(cfg):
+    """What the process wall adds to every run: fork a child of the (imported) command, cap its
+    memory, install the seccomp filter, send the outcome back, wait for it (gradcli/cli/isolate.py)."""
+    import time  # noqa: PLC0415
+
+    from gradcli.cli import isolate  # noqa: PLC0415
+    from gradcli.lang import runner  # noqa: F401,PLC0415 - the command forks after its imports
+
+    def child(seccomp):
+        def run():
+            t0 = time.perf_counter()
+            isolate.run(lambda channel: channel.send("done", 0), lambda m: None, max_memory=4 << 30,
+                        seccomp=seccomp)
+            return {"wall": time.perf_counter() - t0}
+        return run
+    contenders = {"gradcli": child(True), "no seccomp": child(False)}
+    results = H.alternate(contenders, cfg.reps(20), cfg.warmup)
+    bare = results.pop("no seccomp")
+    bare_ms = statistics.median(bare["samples"]["wall"]) * 1e3 if "samples" in bare else None
+    notes = [isolate.seccomp_status(), "fork + RLIMIT_AS + seccomp filter + one message + exit + wait" +
+             (f"; without the filter {bare_ms:.1f} ms (importing its binding, pyseccomp, is most of the "
+              "difference)" if bare_ms is not None else "")]
+    return H.make_row("1", "1c", "start-up: the run's child process (the process wall)", "ms", results, "wall",
+                      scale=1e3, notes=notes, contenders=["gradcli"])
 
 
 # ----------------------------------------------------------------------------- isolation

@@ -100,6 +100,7 @@ def test_version_and_help():
     proc = gradcli("--version")
     assert proc.returncode == 0 and proc.stdout.splitlines()[0] == f"gradcli {__version__}"
     assert proc.stdout.splitlines()[1].startswith("backend: ")  # NumPy, or MKL with gradcli[mkl]
+    assert proc.stdout.splitlines()[2].startswith("seccomp: ")  # the details: on, or off and why
     proc = gradcli("--help")
     assert proc.returncode == 0
     for word in ("run", "grad", "repl", "Examples", "Exit codes"):

@@ -24,7 +24,7 @@ import typer  # noqa: E402
 
 from gradcli import __version__  # noqa: E402
 
-from .common import EXIT_USAGE, Flags, parse_count, say  # noqa: E402
+from .common import EXIT_USAGE, Flags, parse_count, parse_size, say  # noqa: E402
 
 EXAMPLES = """[bold]Examples[/bold]
 
@@ -69,13 +69,22 @@ def _version(value: bool) -> None:
     if value:
         from gradcli.backend import describe  # noqa: PLC0415 - light: no NumPy, no library
 
-        sys.stdout.write(f"gradcli {__version__}\n{describe()}\n")
+        from .isolate import seccomp_status  # noqa: PLC0415
+
+        sys.stdout.write(f"gradcli {__version__}\n{describe()}\n{seccomp_status()}\n")
         raise typer.Exit(0)
 
 
 def _count(text) -> int:
     try:
         return parse_count(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def _size(text) -> int:
+    try:
+        return parse_size(text)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -183,6 +192,10 @@ def run(
     detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="torch.autograd.set_detect_anomaly(True): "
                                                                           "a backward that returns NaN is an error "
                                                                           "at the line that made the node.")] = False,
+    max_memory: Annotated[Optional[int], typer.Option("--max-memory", parser=_size, metavar="SIZE",
+                                                      show_default=False,
+                                                      help="Memory the run may allocate (4G, 512M; default the "
+                                                           "smaller of 4 GiB and half the machine's).")] = None,
     flags: Flags = None,
 ) -> None:
     """Run GradScript files (.grad), stdin or -e CODE, printing what Python with PyTorch prints.
@@ -192,6 +205,7 @@ def run(
     from .runcmd import run_command  # noqa: PLC0415
 
     flags.summary, flags.explain, flags.check, flags.detect_anomaly = summary, explain, check, detect_anomaly
+    flags.max_memory = max_memory
     _commands_own_interrupts()
     raise typer.Exit(run_command(files, expr, flags))
 

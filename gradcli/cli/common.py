@@ -37,6 +37,17 @@ class Flags:
     explain: bool = False          # run: the chain-rule walkthrough of every backward pass (stderr)
     check: bool = False            # run: every backward pass checked by finite differences
     detect_anomaly: bool = False   # run: torch.autograd.set_detect_anomaly(True) for the whole run
+    max_memory: int | None = None  # run: bytes the run may allocate (None: isolate.default_max_memory())
+    isolate: bool = False          # run: each input in a child process (run_command decides)
+    no_seccomp: bool = False       # run: the child without its seccomp filter (GRADCLI_NO_SECCOMP)
+    several: bool = False          # run: more than one input (the --summary titles)
+
+    def max_memory_bytes(self) -> int:
+        if self.max_memory is not None:
+            return self.max_memory
+        from .isolate import default_max_memory  # noqa: PLC0415
+
+        return default_max_memory()
 
     def color_out(self) -> bool:
         from gradcli.render.style import want_color  # noqa: PLC0415
@@ -77,6 +88,27 @@ def parse_count(text) -> int:
     if value <= 0:
         raise ValueError(f"{text!r} must be positive")
     return value
+
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+          "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}
+
+
+def parse_size(text) -> int:
+    """A memory size: 4G, 512M, 1.5GiB, 1e9 (bytes); at least 64 MiB, below 2**62."""
+    s = str(text).strip().replace("_", "").upper()
+    number = s.rstrip("KMGTIB")
+    unit = s[len(number):]
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (e.g. 4G, 512M or 1e9 bytes)") from None
+    if unit not in _UNITS or value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text!r} is not a size (e.g. 4G, 512M or 1e9 bytes)")
+    size = int(value * _UNITS[unit])
+    if size < 64 << 20 or size >= 1 << 62:
+        raise ValueError(f"{text!r} is out of range (64M to 4096P)")
+    return size
 
 
 def say(message: str, color: bool | None = None) -> None:

@@ -157,6 +157,15 @@ def _plain_timeout(text):
     return seconds if 0.001 <= seconds < float("inf") else None
 
 
+def _plain_size(text):
+    from .common import parse_size  # noqa: PLC0415 - Typer's parser for --max-memory
+
+    try:
+        return parse_size(text)
+    except ValueError:
+        return None
+
+
 _RUN_VALUES = {
     "-e": ("expr", str), "--expr": ("expr", str),
     "--seed": ("seed", _plain_int),
@@ -165,6 +174,7 @@ _RUN_VALUES = {
     "--max-elements": ("max_elements", _plain_count),
     "--max-steps": ("max_steps", _plain_count),
     "--timeout": ("timeout", _plain_timeout),
+    "--max-memory": ("max_memory", _plain_size),
 }
 
 

@@ -8,7 +8,8 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 #                                                                 imported is the start-up handler's (entry.py)
 
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
-                     UsageProblem, check_device, decode_source, hard_deadline, internal_error, say)
+                     TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
+                     internal_error, say)
 from .entry import interrupt_received
 
 STDIN_NAME = "<stdin>"
@@ -34,6 +35,7 @@ class Outcome:
     variables: dict = field(default_factory=dict)
     explain: list | None = None                     # --explain: one record per backward pass
     checks: list | None = None                      # --check: one result per backward pass
+    tensors: dict | None = None                     # --json: the tensors among the variables (as JSON)
 
 
 def read_sources(files, expr) -> list[Source]:
@@ -93,9 +95,11 @@ def _is_cuda_unavailable(exc) -> bool:
 
 def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool, previous=()) -> Outcome:
     """Run one input; stream its output unless --json; render its error and warnings on stderr.
-    ``previous``: the outcomes of the inputs before it (for the JSON document of a hard timeout)."""
+    ``previous``: the outcomes of the inputs before it (for the JSON document of a hard timeout).
+    With ``flags.isolate`` the run executes in a child process (cli/isolate.py): this process
+    renders what the child streams, and ends the child at the hard deadline."""
     from gradcli.render.diagnostics import WarningPrinter, print_error  # noqa: PLC0415
-    from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
+    from gradcli.render.jsonout import error_json  # noqa: PLC0415
 
     outcome = Outcome(src.name, EXIT_OK)
     if src.decode_error is not None:
@@ -112,79 +116,206 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         writer = make_writer(sys.stdout, color_out)
     printer = None if flags.json else WarningPrinter(sys.stderr, color_err, src.name)
     seen = set()
+    crash = []
+    location = [None]  # the statement the child runs, as it reports it near the deadline
+
+    def on_message(message):
+        kind = message[0]
+        if kind == "out":
+            outcome.outputs.append((message[1], message[2]))
+            if writer is not None:
+                writer.write(message[1], message[2])
+        elif kind == "warn":
+            w = message[1]
+            key = (w["category"], w["message"], w["line"], w["column"])
+            if key not in seen:
+                seen.add(key)
+                outcome.warnings.append(w)
+                if printer is not None:
+                    printer.show(w["category"], w["message"], w["line"], w["column"])
+        elif kind == "stderr":
+            sys.stdout.flush()
+            sys.stderr.write(message[1])
+            sys.stderr.flush()
+        elif kind == "sandbox":
+            if flags.debug:
+                say(f"debug: the run's process: seccomp {'off: ' + message[1] if message[1] else 'filter on'}, "
+                    f"memory cap {_size_text(flags.max_memory_bytes())}")
+        elif kind == "crash":
+            crash.append(message)
+        elif kind == "loc":
+            location[0] = message[1:]
+
+    if getattr(flags, "isolate", False):
+        from . import isolate  # noqa: PLC0415
+
+        def body(channel):
+            watch = None
+            if options.timeout is not None:
+                def watch(session):
+                    return isolate.watch_location(channel, session.rt, options.timeout)
+            channel.send("done", execute(src, flags, options, color_err, channel.send, watch=watch))
+        try:
+            data = isolate.run(body, on_message, timeout=options.timeout, grace=TIMEOUT_GRACE,
+                               max_memory=flags.max_memory_bytes(), seccomp=not flags.no_seccomp)[1]
+        except isolate.Ended as ended:
+            data = _ended(ended.reason, crash, options, src, location)
+    else:
+        def send(*message):
+            on_message(message)
+        data = execute(src, flags, options, color_err, send,
+                       expire=lambda session: _hard_timeout(src, flags, session, outcome, previous, color_err))
+    return _finish(outcome, data, src, flags, color_err)
+
+
+def _ended(reason, crash, options, src, location) -> dict:
+    """The outcome of a child that ended without one."""
+    from gradcli.lang.runner import hint_text  # noqa: PLC0415
+    from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
+    from gradcli.render.jsonout import simple_error  # noqa: PLC0415
+
+    if reason == "timeout":
+        error = simple_error("TimeoutError", timeout_text(options.timeout), src.name, hint_text("timeout"))
+        if location[0] is not None:
+            error.update(zip(("line", "column", "end_line", "end_column"), location[0]))
+        return {"kind": "script", "error": error}
+    if crash:
+        return {"kind": "internal", "internal_text": crash[0][1], "traceback": crash[0][2],
+                "error": simple_error("InternalError", crash[0][1], src.name)}
+    text = f"the run's process ended unexpectedly ({reason})"
+    return {"kind": "internal", "internal_text": text, "traceback": "",
+            "error": simple_error("InternalError", text, src.name)}
+
+
+def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=None, watch=None) -> dict:
+    """Run one input (the child's part, or this process's without isolation): ``send(kind, ...)``
+    streams what it prints and warns; returns the outcome as plain data (kind: ok, script, internal,
+    cuda) for _finish. ``expire(session)``: reports a hard timeout when run in this process;
+    ``watch(session)``: starts the child's location reports, returns their stop()."""
+    from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
 
     def write(text, line=None, *rest):
-        outcome.outputs.append((text, line))
-        if writer is not None:
-            writer.write(text, line)
+        send("out", text, line)
 
     def warn(*args, **kwargs):
-        w = _warning_dict(*args, **kwargs)
-        key = (w["category"], w["message"], w["line"], w["column"])
-        if key in seen:
-            return
-        seen.add(key)
-        outcome.warnings.append(w)
-        if printer is not None:
-            printer.show(w["category"], w["message"], w["line"], w["column"])
+        send("warn", _warning_dict(*args, **kwargs))
 
     from gradcli.lang import runner  # noqa: PLC0415
 
+    data = {"kind": "ok"}
     try:
         session = runner.Session(options, write=write, warn=warn)
         if src.predefine:  # -e CODE: torch, np, nn, F and math are there without imports
             session.predefine_modules()
         if (flags.explain or flags.check) and not flags.json:
-            session.on_pass = _pass_printer(color_err, src.name)
-        with hard_deadline(options.timeout, lambda: _hard_timeout(src, flags, session, outcome, previous,
-                                                                  color_err)):
-            result = session.run(src.text, src.name)
+            session.on_pass = _pass_printer(color_err, src.name, send)
+        if expire is None:
+            stop = watch(session) if watch is not None else None
+            try:
+                result = session.run(src.text, src.name)
+            finally:
+                if stop is not None:
+                    stop()
+        else:
+            with hard_deadline(options.timeout, lambda: expire(session)):
+                result = session.run(src.text, src.name)
         if flags.explain:
-            outcome.explain = [r.to_json() for r in getattr(result, "explain", None) or ()]
+            data["explain"] = [r.to_json() for r in getattr(result, "explain", None) or ()]
         if flags.check:
-            outcome.checks = [r.to_json() for r in getattr(result, "checks", None) or ()]
+            data["checks"] = [r.to_json() for r in getattr(result, "checks", None) or ()]
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
         if _is_cuda_unavailable(exc):
-            raise UsageProblem(str(exc)) from None
-        if flags.debug:
+            return {"kind": "cuda", "message": str(exc)}
+        if flags.debug and expire is not None:
             raise
-        outcome.exit_code = EXIT_INTERNAL
-        outcome.error = simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}", src.name)
-        if not flags.json:
-            internal_error(exc, False)
-        return outcome
+        import traceback  # noqa: PLC0415
+
+        return {"kind": "internal", "error": simple_error("InternalError", "", src.name),
+                "internal_text": f"{type(exc).__name__}: {exc}",
+                "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))}
 
     for w in getattr(result, "warnings", None) or ():
         warn(w)
-    if not outcome.outputs:
-        outcome.outputs = [(getattr(o, "text", str(o)), getattr(o, "line", None))
-                           for o in getattr(result, "outputs", None) or ()]
-    outcome.variables = getattr(result, "variables", None) or {}
+    data["outputs"] = [(getattr(o, "text", str(o)), getattr(o, "line", None))
+                       for o in getattr(result, "outputs", None) or ()]
+    variables = getattr(result, "variables", None) or {}
+    if flags.json:
+        from gradcli.render.tensors import tensors_json  # noqa: PLC0415
+
+        data["tensors"] = tensors_json(variables)
+    if flags.summary and not flags.json:
+        data["summary"] = _summary_text(variables, flags.color_out(), src.name, flags.several)
     err = getattr(result, "error", None)
     if err is not None:
         type_name = getattr(err, "type_name", type(err).__name__)
         if type_name == "KeyboardInterrupt":
             raise KeyboardInterrupt
         if type_name == "CudaUnavailable" or _is_cuda_unavailable(getattr(err, "original", None)):
-            raise UsageProblem(str(getattr(err, "original", None) or getattr(err, "message", err)))
+            return {"kind": "cuda", "message": str(getattr(err, "original", None) or getattr(err, "message", err))}
+        data["error"] = error_json(err, src.name)
         if type_name == "InternalError":
-            outcome.exit_code = EXIT_INTERNAL
-            outcome.error = error_json(err, src.name)
-            outcome.error["message"] = f"{_internal_text(err)} {INTERNAL_HINT}"
-            if not flags.json or flags.debug:
-                report_internal(err, flags.debug)
-            return outcome
+            data.update(kind="internal", internal_text=_internal_text(err),
+                        traceback=getattr(err, "traceback_text", "") or "")
+        else:
+            data["kind"] = "script"
+    elif not getattr(result, "ok", True):
+        data.update(kind="script", error=simple_error("Error", "the script failed", src.name))
+    return data
+
+
+def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: bool) -> Outcome:
+    """The outcome from execute's plain data: the error rendered on stderr (unless --json)."""
+    from gradcli.render.diagnostics import print_error  # noqa: PLC0415
+
+    kind = data["kind"]
+    if kind == "cuda":
+        raise UsageProblem(data["message"])
+    if not outcome.outputs and data.get("outputs"):
+        outcome.outputs = [tuple(o) for o in data["outputs"]]
+    outcome.tensors = data.get("tensors")
+    outcome.explain, outcome.checks = data.get("explain"), data.get("checks")
+    if data.get("summary"):
+        sys.stdout.write(data["summary"])
+        sys.stdout.flush()
+    if kind == "internal":
+        outcome.exit_code = EXIT_INTERNAL
+        outcome.error = dict(data["error"])
+        outcome.error["message"] = f"{data['internal_text']} {INTERNAL_HINT}"
+        if not flags.json or flags.debug:
+            if flags.debug and data.get("traceback"):
+                sys.stdout.flush()
+                sys.stderr.write(data["traceback"].rstrip("\n") + "\n")
+            say(f"internal error: {data['internal_text']} {INTERNAL_HINT}")
+    elif kind == "script":
         outcome.exit_code = EXIT_SCRIPT
-        outcome.error = error_json(err, src.name)
+        outcome.error = _memory_error(data["error"], flags)
         if not flags.json:
             sys.stdout.flush()
-            print_error(err, sys.stderr, color_err, source=src.text, filename=src.name)
-    elif not getattr(result, "ok", True):
-        outcome.exit_code = EXIT_SCRIPT
-        outcome.error = simple_error("Error", "the script failed", src.name)
+            e = outcome.error
+            located = _Located(e["type"], e["message"], e["file"], e["line"], e["column"], e["end_line"],
+                               e["end_column"], e["hint"])
+            print_error(located, sys.stderr, color_err, source=src.text, filename=src.name)
     return outcome
+
+
+def _memory_error(error: dict, flags: Flags) -> dict:
+    """Python's MemoryError of an allocation that the run's memory cap refused says so."""
+    if error.get("type") != "MemoryError" or "exceeds the limit" in (error.get("message") or ""):
+        return error
+    cap = flags.max_memory_bytes()
+    if not cap or not getattr(flags, "isolate", False):
+        return error
+    return {**error, "message": f"the run needs more memory than --max-memory allows ({_size_text(cap)})",
+            "hint": "raise it with --max-memory SIZE (e.g. --max-memory 8G), or make the tensors smaller"}
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
 
 
 def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:
@@ -209,19 +340,21 @@ def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:
         print_error(err, sys.stderr, color_err, source=src.text, filename=src.name)
 
 
-def _pass_printer(color: bool, name: str):
+def _pass_printer(color: bool, name: str, send):
     """session.on_pass for the terminal: the walkthrough table and the check line of every backward
-    pass, on stderr (stdout stays exactly what PyTorch prints), after the output printed so far."""
+    pass, sent for stderr (stdout stays exactly what PyTorch prints), after the output printed so far."""
     def on_pass(kind, record):
-        sys.stdout.flush()
+        import io  # noqa: PLC0415
+
+        buf = io.StringIO()
         if kind == "explain":
             from gradcli.graph.explain import render  # noqa: PLC0415
 
-            render(record, sys.stderr, color)
+            render(record, buf, color)
         else:
             text = record.line_text()
-            sys.stderr.write((f"\x1b[32m{text}\x1b[0m" if color else text) + "\n")
-            sys.stderr.flush()
+            buf.write((f"\x1b[32m{text}\x1b[0m" if color else text) + "\n")
+        send("stderr", buf.getvalue())
     return on_pass
 
 
@@ -261,19 +394,24 @@ def _doc(outcome: Outcome):
     return run_doc(
         command="run", filename=outcome.name, exit_code=outcome.exit_code,
         outputs=[{"text": t, "line": ln} for t, ln in outcome.outputs],
-        tensors=tensors_json(outcome.variables),
+        tensors=outcome.tensors if outcome.tensors is not None else tensors_json(outcome.variables),
         error=outcome.error,
         warnings=[{**w, "file": outcome.name} for w in outcome.warnings],
         extra={k: v for k, v in (("explain", outcome.explain), ("checks", outcome.checks)) if v is not None},
     )
 
 
-def _summary(outcome: Outcome, color: bool, several: bool) -> None:
+def _summary_text(variables, color: bool, name: str, several: bool) -> str:
+    import io  # noqa: PLC0415
+
     from gradcli.render.summary import print_renderable, summary_table  # noqa: PLC0415
 
-    table = summary_table(outcome.variables, color, title=f"tensors of {outcome.name}" if several else "tensors")
-    if table is not None:
-        print_renderable(table, sys.stdout, color)
+    table = summary_table(variables, color, title=f"tensors of {name}" if several else "tensors")
+    if table is None:
+        return ""
+    buf = io.StringIO()
+    print_renderable(table, buf, color)
+    return buf.getvalue()
 
 
 def run_command(files, expr, flags: Flags) -> int:
@@ -297,14 +435,20 @@ def run_command(files, expr, flags: Flags) -> int:
                              "(try 'gradcli run --help')")
         check_device(flags.device)
         sources = read_sources(files, expr)
+        flags.several = len(sources) > 1
+        from . import isolate  # noqa: PLC0415
+
+        # each input in a child process (the process wall); CUDA contexts do not survive a fork
+        flags.isolate = isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")
+        flags.no_seccomp = flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")
+        if flags.isolate:
+            from gradcli.lang import runner  # noqa: PLC0415,F401 - imported once, before the forks
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
         for src in sources:
             current[0] = src.name
             outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes)
             outcomes.append(outcome)
-            if flags.summary and not flags.json:
-                _summary(outcome, color_out, len(sources) > 1)
     except UsageProblem as exc:
         return usage(str(exc))
     except (KeyboardInterrupt, Exception) as exc:

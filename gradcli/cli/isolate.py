@@ -1,0 +1,292 @@
+"""The process wall: a run executes in a forked child; the parent keeps the terminal.
+
+The parent (already past its imports) forks; the child lowers its limits (RLIMIT_AS: the address
+space it had plus --max-memory), installs a seccomp filter where the optional ``pyseccomp`` binding
+and the kernel allow it (no execve, no new processes, no sockets, no open for writing, no file
+removal or renaming), ignores Ctrl-C (the parent answers it) and runs the executor, which streams
+every message (printed text, warnings, the final outcome) to the parent through a pipe as it
+happens: nothing printed is lost when the child is ended, crashes or runs out of memory. The parent
+enforces --timeout by ending the child TIMEOUT_GRACE seconds after the deadline, so the limit holds
+inside any long C call (a big-integer ``%``, ``l.extend(iter(l))``), which no thread of the child's
+could interrupt.
+
+Messages are tuples of plain data, sent with ``marshal`` (length-prefixed), never pickles.
+Kept light: nothing here imports the engine.
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+_LEN = 4
+DEFAULT_MEMORY_CAP = 4 << 30
+
+
+def available() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32"
+
+
+def default_max_memory() -> int:
+    """The smaller of 4 GiB and half the machine's memory."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return DEFAULT_MEMORY_CAP
+    return min(DEFAULT_MEMORY_CAP, total // 2) if total > 0 else DEFAULT_MEMORY_CAP
+
+
+# ------------------------------------------------------------------------------------ seccomp
+
+_SECCOMP = []  # [(module or None, reason)] once looked up
+
+
+def seccomp_binding():
+    """(pyseccomp module, None) or (None, why not), looked up once (in the child: its import runs
+    ``ldconfig`` only when the libraries are not where they usually are)."""
+    if not _SECCOMP:
+        if not sys.platform.startswith("linux"):
+            _SECCOMP.append((None, "seccomp is Linux only"))
+        else:
+            try:
+                import ctypes.util  # noqa: PLC0415
+
+                usual = {"c": "libc.so.6", "seccomp": "libseccomp.so.2"}
+                original = ctypes.util.find_library
+
+                def find(name):  # ldconfig (a subprocess) only when the usual names do not load
+                    lib = usual.get(name)
+                    if lib is not None:
+                        try:
+                            ctypes.CDLL(lib)
+                            return lib
+                        except OSError:
+                            pass
+                    return original(name)
+                ctypes.util.find_library = find
+                try:
+                    import pyseccomp  # noqa: PLC0415
+                finally:
+                    ctypes.util.find_library = original
+                _SECCOMP.append((pyseccomp, None))
+            except ImportError:
+                _SECCOMP.append((None, "the seccomp filter needs pyseccomp: pip install 'gradcli[seccomp]'"))
+            except Exception as exc:  # noqa: BLE001 - libseccomp missing or unusable
+                _SECCOMP.append((None, f"the seccomp filter is unavailable ({type(exc).__name__}: {exc})"))
+    return _SECCOMP[0]
+
+
+def seccomp_status() -> str:
+    """One line for `gradcli --version` and --debug."""
+    binding, why = seccomp_binding()
+    if binding is None:
+        return f"seccomp: off ({why})"
+    return "seccomp: on (pyseccomp)"
+
+
+_DENIED = ("execve", "execveat", "fork", "vfork", "socket", "socketpair", "connect", "bind", "listen", "accept",
+           "accept4", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
+           "truncate", "ftruncate", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmodat", "chown",
+           "fchownat", "ptrace", "creat", "mknod", "mknodat", "memfd_create")
+
+
+def install_seccomp():
+    """The child's filter; returns None when installed, else why not (the child runs anyway)."""
+    sc, why = seccomp_binding()
+    if sc is None:
+        return why
+    import errno  # noqa: PLC0415
+
+    try:
+        f = sc.SyscallFilter(defaction=sc.ALLOW)
+        deny = sc.ERRNO(errno.EPERM)
+        for name in _DENIED:
+            try:
+                f.add_rule(deny, name)
+            except Exception:  # noqa: BLE001,S112 - a syscall this architecture lacks
+                continue
+        clone_thread = 0x00010000
+        f.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, clone_thread, 0))  # a process, not a thread
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # its flags are out of reach: libc falls back to clone
+        for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND):
+            f.add_rule(deny, "openat", sc.Arg(2, sc.MASKED_EQ, flag, flag))
+            f.add_rule(deny, "open", sc.Arg(1, sc.MASKED_EQ, flag, flag))
+        try:
+            f.add_rule(sc.ERRNO(errno.ENOSYS), "openat2")  # its flags sit in a struct: libc falls back
+        except Exception:  # noqa: BLE001
+            pass
+        f.load()
+    except Exception as exc:  # noqa: BLE001 - an old kernel, a container that forbids it
+        return f"the seccomp filter could not be installed ({type(exc).__name__}: {exc})"
+    return None
+
+
+# ------------------------------------------------------------------------------------ the child
+
+def _limit_memory(max_memory):
+    import resource  # noqa: PLC0415
+
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            now = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        now = 0
+    cap = now + max_memory
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+class Channel:
+    """The child's end: send(message) writes one framed message."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.lock = None  # a threading.Lock once a second thread sends (watch_location)
+
+    def send(self, *message):
+        data = marshal.dumps(message)
+        data = len(data).to_bytes(_LEN, "little") + data
+        lock = self.lock
+        if lock is not None:
+            lock.acquire()
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self.fd, view)
+                view = view[n:]
+        finally:
+            if lock is not None:
+                lock.release()
+
+
+def watch_location(channel, rt, timeout):
+    """From shortly before the deadline on, a thread sends the statement being run (line, column,
+    end line, end column) whenever it changes, so that the parent, ending a child stuck in one long
+    operation, reports the TimeoutError at it. (A C call that holds the GIL keeps the thread from
+    running: the statement it last saw, the one the call started from, is the answer.) Returns stop()."""
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    channel.lock = threading.Lock()
+    done = threading.Event()
+    start = time.monotonic()
+
+    def watch():
+        if done.wait(max(0.0, timeout - 0.25 - (time.monotonic() - start))):
+            return
+        last = None
+        while True:
+            node = rt.loc[0]
+            span = tuple(getattr(node, k, None) for k in ("line", "column", "end_line", "end_column"))
+            if span != last:
+                channel.send("loc", *span)
+                last = span
+            if done.wait(0.02):
+                return
+    threading.Thread(target=watch, name="gradcli-location", daemon=True).start()
+    return done.set
+
+
+def _child(fd, body, max_memory, seccomp):
+    import signal  # noqa: PLC0415
+
+    channel = Channel(fd)
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if max_memory:
+            _limit_memory(max_memory)
+        why = install_seccomp() if seccomp else "off (--no-seccomp)"
+        channel.send("sandbox", why)
+        body(channel)
+    except BaseException as exc:  # noqa: BLE001 - the child never returns into the parent's code
+        code = 3
+        try:
+            import traceback  # noqa: PLC0415
+
+            channel.send("crash", f"{type(exc).__name__}: {exc}",
+                         "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+# ------------------------------------------------------------------------------------ the parent
+
+class Ended(Exception):
+    """The child ended without its outcome: ``reason`` is 'timeout', 'signal N' or 'exit N'."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True):
+    """Run body(channel) in a child (channel.send(kind, ...) sends a message); call on_message(message) in the parent for each message, in
+    order, until the child's ('done', ...) message, which is returned. Raises Ended when the child
+    ends without it (killed at timeout + grace, a signal, an exit), KeyboardInterrupt on Ctrl-C (the
+    child is ended first)."""
+    import select  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        _child(w, body, max_memory, seccomp)
+    os.close(w)
+    deadline = None if timeout is None else time.monotonic() + timeout + grace
+    buf = bytearray()
+    done = None
+    try:
+        while done is None:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([r], [], [], wait)
+            if not ready:
+                _kill(pid)
+                raise Ended("timeout")
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= _LEN:
+                n = int.from_bytes(buf[:_LEN], "little")
+                if len(buf) < _LEN + n:
+                    break
+                message = marshal.loads(bytes(buf[_LEN:_LEN + n]))
+                del buf[:_LEN + n]
+                if message[0] == "done":
+                    done = message
+                    break
+                on_message(message)
+    except BaseException:
+        _kill(pid)
+        os.close(r)
+        raise
+    os.close(r)
+    if done is None:
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            raise Ended(f"signal {os.WTERMSIG(status)}")
+        raise Ended(f"exit {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}")
+    os.waitpid(pid, 0)
+    return done
+
+
+def _kill(pid):
+    import signal  # noqa: PLC0415
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (OSError, ChildProcessError):
+        pass
