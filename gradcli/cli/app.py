@@ -68,8 +68,7 @@ class DType(str, Enum):
 def _version(value: bool) -> None:
     if value:
         from gradcli.backend import describe  # noqa: PLC0415 - light: no NumPy, no library
-
-        from .isolate import seccomp_status  # noqa: PLC0415
+        from gradcli.cli.isolate import seccomp_status  # noqa: PLC0415
 
         sys.stdout.write(f"gradcli {__version__}\n{describe()}\n{seccomp_status()}\n")
         raise typer.Exit(0)
