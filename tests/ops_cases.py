@@ -724,6 +724,32 @@ def case_take_gather(torch):
 
 
 @case
+def case_index_copy_add_fill(torch):
+    x = t64(torch, M)
+    src = t64(torch, [[10.0, 20.0], [30.0, 40.0]])
+    idx = torch.tensor([2, 0])
+    return [run(torch, lambda a, s: a.index_copy(1, idx, s), x, src),
+            run(torch, lambda a, s: torch.index_copy(a, 0, torch.tensor([1]), s[:1, :1].expand(1, 3)), x, src),
+            run(torch, lambda a, s: a.index_add(1, idx, s), x, src),
+            run(torch, lambda a, s: a.index_add(1, torch.tensor([1, 1]), s, alpha=-1.5), x, src),
+            run(torch, lambda a: a.index_fill(1, idx, -1.0), x),
+            run(torch, lambda a, v: a.index_fill(0, torch.tensor([1]), v), x, t64(torch, 2.5)),
+            run(torch, lambda a, s: (a * 1).index_copy_(1, idx, s), x, src),
+            run(torch, lambda a, s: (a * 1).index_add_(1, idx, s, alpha=2), x, src),
+            run(torch, lambda a: (a * 1).index_fill_(1, idx, 3), x),
+            run(torch, lambda a, s: a.index_copy(0, torch.tensor([0]), s), t64(torch, 5.0), t64(torch, 7.0)),
+            run(torch, lambda a, s: a.index_add(0, torch.tensor([0]), s), t64(torch, 5.0), t64(torch, 7.0)),
+            repr(torch.ones(3, dtype=torch.long).index_add(0, torch.tensor([0, 0]), torch.ones(2, dtype=torch.long),
+                                                          alpha=2)),
+            err(lambda: x.index_copy(1, idx.float(), src)), err(lambda: x.index_copy(1, torch.tensor([5, 0]), src)),
+            err(lambda: x.index_copy(1, idx, src.float())), err(lambda: x.index_copy(1, idx, torch.ones(2, 3))),
+            err(lambda: x.index_copy(1, torch.tensor([[0]]), src)), err(lambda: x.index_add(1, idx, torch.ones(2, 3))),
+            err(lambda: x.index_add(1, torch.tensor([5, 0]), src)), err(lambda: x.index_add(1, idx, src.float())),
+            err(lambda: x.index_fill(1, torch.tensor([5]), 1.0)), err(lambda: x.index_fill(1, idx.float(), 1.0)),
+            err(lambda: x.index_fill(1, idx, torch.tensor([1.0, 2.0])))]
+
+
+@case
 def case_scatter_masked(torch):
     x = t64(torch, M)
     src = t64(torch, [[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])

@@ -170,12 +170,21 @@ def index_backward(g, in_shape, key, cls=IndexPutImplBackward0, kw=None):
 
 
 class IndexAddBackward0(Function):
-    """index_select's backward, torch's zeros.index_add_(dim, index, grad). Edges: the zeros (none), grad."""
+    """index_add(self, dim, index, source, alpha) (ops/index_ops.py), also index_select's backward, torch's
+    zeros.index_add_(dim, index, grad) (edges: the zeros, none, and grad)."""
     __slots__ = ()
 
     def backward(self, g):
         k = self._kw
-        return (None, index_select(g, k["dim"], k["index"]))
+        g_src = index_select(g, k["dim"], k["index"]) if self._fns[1] is not None else None
+        if g_src is not None:
+            alpha = k.get("alpha", 1)
+            if alpha != 1:
+                g_src = g_src * alpha
+            shape = k.get("src_shape")
+            if shape is not None and shape != g_src._data.shape:
+                g_src = reshape(g_src, shape)
+        return (g if self._fns[0] is not None else None, g_src)
 
 
 def getitem(input, key):
