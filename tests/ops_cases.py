@@ -750,6 +750,24 @@ def case_index_copy_add_fill(torch):
 
 
 @case
+def case_as_same_size_signed_heaviside(torch):
+    x = t64(torch, M)
+    a = torch.tensor([-1.0, 0.0, 2.0])
+    return [run(torch, lambda t: t.view_as(torch.zeros(3, 2)), x), run(torch, lambda t: t.reshape_as(torch.zeros(6)), x),
+            run(torch, lambda t: t.t().reshape_as(torch.zeros(6)), x),
+            err(lambda: x.view_as(torch.zeros(4))), err(lambda: x.t().view_as(torch.zeros(6))),
+            err(lambda: x.view_as(3)), err(lambda: x.is_same_size(3)),
+            x.is_same_size(torch.zeros(2, 3)), x.is_same_size(torch.zeros(3, 2)),
+            [torch.ones(1, dtype=d).is_signed() for d in (torch.float32, torch.int64, torch.uint8, torch.bool, torch.int8)],
+            torch.tensor([1.0]).is_nonzero(), torch.tensor(0).is_nonzero(), err(lambda: torch.ones(2).is_nonzero()),
+            err(lambda: torch.ones(0).is_nonzero()), torch.is_complex(x),
+            repr(torch.heaviside(a, torch.tensor([0.5]))), repr(a.heaviside(torch.tensor(7.0))),
+            repr(torch.heaviside(torch.tensor([-2, 0, 3]), torch.tensor([9]))),
+            err(lambda: torch.heaviside(a, torch.tensor([1]))),
+            err(lambda: torch.heaviside(x, torch.tensor(0.5, dtype=torch.float64)).sum().backward())]
+
+
+@case
 def case_scatter_masked(torch):
     x = t64(torch, M)
     src = t64(torch, [[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])

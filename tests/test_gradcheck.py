@@ -292,6 +292,9 @@ TABLE = {
                   [((2, 3), (1, 3))]),
     "scatter_add": Op(lambda t, x, y: t.scatter_add(x, 0, _idx(t, [[1, 0, 1], [1, 1, 0]]), y), [((2, 3), (2, 3))]),
     "index_select": Op(lambda t, x: t.index_select(x, 0, _idx(t, [1, 0, 1])), [((3,),), ((2, 3),)]),
+    "view_as": Op(lambda t, x: x.view_as(t.zeros(3, 2, dtype=x.dtype)), [((2, 3),)]),
+    "reshape_as": Op(lambda t, x: (x.reshape_as(t.zeros(6, dtype=x.dtype)), x.t().reshape_as(t.zeros(3, 2))),
+                     [((2, 3),)]),
     "index_copy": Op(lambda t, x, y: t.index_copy(x, 1, _idx(t, [2, 0]), y), [((2, 3), (2, 2))]),
     "index_add": Op(lambda t, x, y: (t.index_add(x, 1, _idx(t, [2, 0, 2]), y), x.index_add(0, _idx(t, [1]), y[:1, :3] * 1, alpha=2.5)),
                     [((2, 3), (2, 3))]),
@@ -324,6 +327,8 @@ NOT_DIFFERENTIABLE = {
     # checked by the goldens torch_unique_consecutive_backward_error and torch_isin_bincount_...
     "unique", "unique_consecutive", "bincount",
     "cuda",           # needs a GPU; the cuda copy is the same ToCopyBackward0 as `to`
+    "is_same_size", "is_signed", "is_nonzero",   # answer bools
+    "heaviside",      # torch records NotImplemented: "derivative for aten::heaviside is not implemented"
 }
 
 CASES = [(name, k) for name, op in TABLE.items() for k in range(len(op.shapes))]

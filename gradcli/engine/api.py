@@ -276,7 +276,9 @@ from .ops import scan as _SC  # noqa: E402
 from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
-for _m in (_SP, _SC, _LX, _SX):
+from .ops import misc_ops as _MX  # noqa: E402
+
+for _m in (_SP, _SC, _LX, _SX, _MX):
     globals().update(getattr(_m, "TORCH", {}))
     for _name in getattr(_m, "METHOD_ONLY", ()):
         globals().pop(_name, None)

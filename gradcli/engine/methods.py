@@ -70,12 +70,13 @@ INPLACE = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin"
 from .ops import linalg_extra as _LX  # noqa: E402
 from .ops import scan as _SC  # noqa: E402
 from .ops import index_ops as _IX  # noqa: E402
+from .ops import misc_ops as _MX  # noqa: E402
 from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
-for _m in (_SP, _SC, _LX, _SX, _IX):
+for _m in (_SP, _SC, _LX, _SX, _IX, _MX):
     METHODS.update(_m.METHODS)
-_BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX) for name, fn in _m.INPLACE.items()}
+_BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX, _MX) for name, fn in _m.INPLACE.items()}
 
 
 def _install():

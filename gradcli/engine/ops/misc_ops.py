@@ -1,0 +1,58 @@
+"""Small Tensor methods the coverage sweep (tools/gen_coverage.py, docs/coverage.md) found missing:
+view_as, reshape_as, is_same_size, is_signed, is_nonzero and heaviside."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..tensor import Tensor, wrap
+from . import shape as S
+from .elementwise import not_implemented
+
+
+def _tensor_arg(fn, value, name="other"):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position 1) must be Tensor, not {type(value).__name__}")
+    return value
+
+
+def view_as(input, other):
+    return S.view(input, tuple(_tensor_arg("view_as", other)._data.shape))
+
+
+def reshape_as(input, other):
+    return S.reshape(input, tuple(_tensor_arg("reshape_as", other)._data.shape))
+
+
+def is_same_size(input, other):
+    return input._data.shape == _tensor_arg("is_same_size", other)._data.shape
+
+
+def is_signed(input):
+    return input.dtype.name not in ("uint8", "bool")
+
+
+def is_nonzero(input):
+    if input.numel() == 0:
+        raise errors.runtime("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() != 1:
+        raise errors.runtime("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(-1)[0] != 0)
+
+
+def heaviside(input, values):
+    values = _tensor_arg("heaviside", values, "values")
+    if input.dtype is not values.dtype:
+        raise errors.runtime("heaviside is not yet implemented for tensors with different dtypes.")
+    x, v = input._data, values._data
+    r = np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
+    out = wrap(np.asarray(r, dtype=input.dtype.np), input.dtype)
+    return not_implemented(out, (input, values), "aten::heaviside")
+
+
+METHODS = {"view_as": view_as, "reshape_as": reshape_as, "is_same_size": is_same_size, "is_signed": is_signed,
+           "is_nonzero": is_nonzero, "heaviside": heaviside}
+INPLACE = {}
+# Tensor methods that are not torch.<name> functions
+METHOD_ONLY = ("view_as", "reshape_as", "is_same_size", "is_signed")
+TORCH = {"is_complex": lambda input: input.is_complex()}
