@@ -16,15 +16,7 @@ from gradcli.testing.golden import actual_from_result, compare, read_expectation
 CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
 SNIPPETS = sorted(CORPUS.glob("*.grad"))
 
-_RANDOM = "prints values of torch.rand/randn after manual_seed(0): needs PyTorch's own random stream (issue 18)"
 KNOWN: dict[str, str] = {
-    "docs_functional_jacobian.grad": _RANDOM,
-    "docs_functional_hessian.grad": _RANDOM,
-    "docs_functional_vjp.grad": _RANDOM,
-    "docs_functional_jvp.grad": _RANDOM,
-    "docs_functional_vhp.grad": _RANDOM,
-    "docs_functional_hvp.grad": _RANDOM,
-    "pt_basics_autograd_graph.grad": _RANDOM,
     "docs_inference_mode.grad": "reads y._version: attributes starting with '_' are out of a script's reach (the "
                                 "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
                                 "RuntimeError",

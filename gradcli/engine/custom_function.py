@@ -271,6 +271,8 @@ def _wrap_outputs(ctx, args, output, executable):
                 o._rg = True
                 o.grad_fn = ctx
                 o._output_nr = i
+                if o._base is not None:  # a view (of an input, or an input returned as it is): torch's CreationMeta
+                    o._creation = ("multi" if len(outs) > 1 else "custom", o._version[0])
         elif not is_dirty:
             o._rg = False
     ctx._out_meta = meta

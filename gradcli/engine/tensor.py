@@ -534,6 +534,11 @@ def view_rebase_message(t, name=None, indirect=False):
         msg = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
     else:
         msg = f"Output {nr} of {name} is a view and {what} modified inplace."
+    if kind == "custom":
+        return msg + (" This view was created inside a custom Function (or because an input was returned as-is) and "
+                      "the autograd logic to handle view+inplace would override the custom backward associated with "
+                      "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+                      "this by cloning the output of the custom Function.")
     if kind == "multi":
         return msg + (" This view is the output of a function that returns multiple views. Such functions do not "
                       "allow the output views to be modified inplace. You should replace the inplace operation by "
