@@ -40,3 +40,14 @@ def test_matmul_table_runs():
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| L") or ln.startswith("| all")]
     assert len(lines) == 9, proc.stdout
     assert "L2 input    g @ W" in proc.stdout and "64 x 256 x 256" in proc.stdout, proc.stdout
+
+
+def test_mkl_backend_table_runs():
+    """bench.mkl (NumPy against the MKL backend, each in its own process): a quick run prints every
+    row; without the mkl extra the MKL column is '-'."""
+    proc = subprocess.run([sys.executable, "-m", "bench.mkl", "--quick"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [ln for ln in proc.stdout.splitlines() if ln.startswith("| ") and not ln.startswith("| measure")]
+    assert len(rows) == 6, proc.stdout
+    assert any("seeds' loop" in ln for ln in rows) and proc.stdout.startswith("NumPy: backend: NumPy (GRADCLI_MKL=0)")

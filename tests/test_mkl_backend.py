@@ -154,24 +154,12 @@ def _cpu_matches():
     return True, ""
 
 
-# golden scripts that differ for a reason outside the MKL ops (the engine's owners track them); they run
-# anyway (xfail, not strict): a fix shows up as XPASS
-ENGINE_GAPS = {
-    "tutorial_polynomial_optim.grad": "RMSprop's step: from step 1700 on a loss differs in its last digits "
-                                      "(the optimizer's float32 arithmetic, e.g. addcmul's fused multiply-add "
-                                      "emulated through float64, which can round twice); the products and sqrt "
-                                      "are MKL's and match",
-}
-
-
 @needs_mkl
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
-def test_mkl_golden_bit_for_bit(script, request):
+def test_mkl_golden_bit_for_bit(script):
     ok, why = _cpu_matches()
     if not ok:
         pytest.skip(why)
-    if script.name in ENGINE_GAPS:
-        request.applymarker(pytest.mark.xfail(reason=ENGINE_GAPS[script.name], strict=False))
     from gradcli.lang.runner import RunOptions, run_source
 
     result = run_source(script.read_text(encoding="utf-8"), str(script), RunOptions(seed=0))

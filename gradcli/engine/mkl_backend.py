@@ -12,7 +12,8 @@ libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (P
   for contiguous or transposed batches, else one addmm per batch item.
 - Threads: ``mkl_set_num_threads`` of torch's intra-op default (OMP_NUM_THREADS, then
   MKL_NUM_THREADS, else the physical cores) and ``mkl_set_dynamic(0)``, as ATen's
-  ``set_num_threads``. MKL_CBWR is left to MKL, as torch leaves it.
+  ``set_num_threads`` (gemm's bits change from 4 threads on); VML runs on one thread (its bits do
+  not depend on the split). MKL_CBWR is left to MKL, as torch leaves it.
 Every kernel returns None for what it does not take (its caller then runs NumPy's code).
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..backend import WANTED
 MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE = 0x140102
 _COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112
 _INT_MAX = 2 ** 31 - 1
+_DOMAIN_VML = 3  # MKL_DOMAIN_VML in mkl_service.h
 
 VML_NAMES = {"sin": "Sin", "cos": "Cos", "tan": "Tan", "exp": "Exp", "log": "Ln", "log10": "Log10",
              "log2": "Log2", "tanh": "Tanh", "erf": "Erf", "erfc": "Erfc", "erfinv": "ErfInv", "sqrt": "Sqrt",
@@ -77,6 +79,9 @@ def torch_threads() -> int:
 def load(path):
     """Load libmkl_rt and set it up as torch does; ValueError for an MKL that is not 2024.2."""
     global _lib
+    # OpenMP threads that spin 200 ms after each parallel region (Intel's default) would take the
+    # cores from the single-threaded Python around them; blocking at once changes no result
+    os.environ.setdefault("KMP_BLOCKTIME", "0")
     lib = ctypes.CDLL(path)
     lib.MKL_Set_Interface_Layer(0)  # LP64: 32-bit integers, whatever MKL_INTERFACE_LAYER says
     buf = ctypes.create_string_buffer(256)
@@ -89,6 +94,9 @@ def load(path):
     threads = torch_threads()
     lib.MKL_Set_Num_Threads(threads)
     lib.MKL_Set_Dynamic(0)
+    # VML's result per element does not depend on how the array is split, and ATen calls it from
+    # inside its own parallel_for (grain 2048): one thread, no OpenMP start-up per call
+    lib.MKL_Domain_Set_Num_Threads(1, _DOMAIN_VML)
     _info["version"], _info["threads"] = version, threads
     _lib = lib
 

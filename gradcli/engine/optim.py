@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..backend import vml
 from . import errors
 from .autograd import enable_grad, grad_mode
 from .tensor import Tensor
@@ -33,6 +34,9 @@ def _typename(value):
 _np_add, _np_multiply = np.add, np.multiply
 _F64 = np.dtype(np.float64)
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+_sqrt = vml("sqrt", np.sqrt)  # Tensor.sqrt() in torch's optimizers: MKL's VML with gradcli[mkl]
 
 
 def _s(x, dt):
@@ -384,9 +388,9 @@ class Adam(Optimizer):
             if amsgrad:
                 mx = state["max_exp_avg_sq"]
                 _set(mx, np.maximum(mx._data, exp_avg_sq._data))
-                denom = np.sqrt(mx._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
+                denom = _sqrt(mx._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
             else:
-                denom = np.sqrt(exp_avg_sq._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
+                denom = _sqrt(exp_avg_sq._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
             _set(p, _addcdiv(p._data, exp_avg._data, denom, -step_size))
 
 
@@ -440,9 +444,9 @@ class RMSprop(Optimizer):
             if centered:
                 ga = state["grad_avg"]
                 _set(ga, _lerp(ga._data, grad, 1 - alpha))
-                avg = np.sqrt(_addcmul(sq._data, ga._data, ga._data, -1))
+                avg = _sqrt(_addcmul(sq._data, ga._data, ga._data, -1))
             else:
-                avg = np.sqrt(sq._data)
+                avg = _sqrt(sq._data)
             avg = avg + _s(eps, dt)
             if momentum > 0:
                 buf = state["momentum_buffer"]
@@ -491,7 +495,7 @@ class Adagrad(Optimizer):
                 grad = _add(grad, p._data, wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             _set(ssum, _addcmul(ssum._data, grad, grad, 1))
-            std = np.sqrt(ssum._data) + _s(eps, dt)
+            std = _sqrt(ssum._data) + _s(eps, dt)
             _set(p, _addcdiv(p._data, grad, std, -clr))
 
 

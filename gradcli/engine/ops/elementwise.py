@@ -509,7 +509,7 @@ def _pow_scalar(x, p):
     if p == 3:
         return x * x * x
     if p == 0.5:
-        return np.sqrt(x)
+        return _vml_sqrt(x)  # ATen's pow_tensor_scalar_kernel: sqrt_kernel (MKL's VML with gradcli[mkl])
     if p == -0.5:
         return 1 / np.sqrt(x)
     if p == -1:
@@ -519,6 +519,9 @@ def _pow_scalar(x, p):
     if x.dtype.itemsize < 8:
         return (x.astype(np.float64) ** p).astype(x.dtype)
     return x ** p
+
+
+_vml_sqrt = vml("sqrt", np.sqrt)
 
 
 class PowBackward0(Function):

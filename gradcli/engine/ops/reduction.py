@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..function import Function, record
@@ -455,6 +456,10 @@ class LogsumexpBackward0(Function):
         return (g * exp(x - out),)
 
 
+_EXP = vml("exp", numerics.exp)
+_LOG = vml("log", numerics.ufunc(np.log))
+
+
 def logsumexp(input, dim, keepdim=False):
     data = input._data
     dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
@@ -466,7 +471,8 @@ def logsumexp(input, dim, keepdim=False):
     elif data.ndim:
         m = data.max(axis=dims, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
-        r = numerics.ufunc(np.log)(numerics.torch_sum(numerics.exp(data - m), dims, True)) + m  # ATen's composite
+        # ATen's composite: sum((self - maxes).exp_()).log_() + maxes (exp_ and log_ are MKL's with gradcli[mkl])
+        r = _LOG(numerics.torch_sum(_EXP(data - m), dims, True)) + m
         if not keepdim:
             r = r.reshape([s for i, s in enumerate(data.shape) if i not in dims])
     else:
