@@ -24,7 +24,7 @@ import typer  # noqa: E402
 
 from gradcli import __version__  # noqa: E402
 
-from .common import EXIT_USAGE, Flags, parse_count, parse_size, say  # noqa: E402
+from .common import EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say  # noqa: E402
 
 EXAMPLES = """[bold]Examples[/bold]
 
@@ -81,6 +81,20 @@ def _count(text) -> int:
         raise typer.BadParameter(str(exc)) from None
 
 
+def _seed(text) -> int:
+    try:
+        return parse_seed(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def _timeout(text) -> float:
+    try:
+        return parse_timeout(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 def _size(text) -> int:
     try:
         return parse_size(text)
@@ -92,7 +106,8 @@ def _size(text) -> int:
 DeviceOpt = Annotated[Device, typer.Option("--device", help="Default device for tensors (cuda needs CuPy and a GPU: "
                                                             "pip install 'gradcli\\[cuda]').", case_sensitive=False)]
 DTypeOpt = Annotated[DType, typer.Option("--dtype", help="Default floating-point dtype.", case_sensitive=False)]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="torch.manual_seed(N) before running.",
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", parser=_seed, metavar="N",
+                                                help="torch.manual_seed(N) before running (0 <= N < 2**64).",
                                                 show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (schema gradcli/1) instead of text.")]
 NoColorOpt = Annotated[bool, typer.Option("--no-color", help="No colour (also when NO_COLOR is set or output is "
@@ -101,7 +116,7 @@ MaxElementsOpt = Annotated[int, typer.Option("--max-elements", parser=_count, me
                                              help="Largest tensor allowed, in elements.")]
 MaxStepsOpt = Annotated[int, typer.Option("--max-steps", parser=_count, metavar="N",
                                           help="Loop iterations plus calls allowed.")]
-TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", min=0.001,
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout,
                                                      help="Stop the script after this many seconds.",
                                                      show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks of gradcli's own errors.")]

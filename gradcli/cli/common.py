@@ -90,6 +90,31 @@ def parse_count(text) -> int:
     return value
 
 
+def parse_seed(text) -> int:
+    """--seed: a whole number from 0 to 2**64 - 1 (what torch.manual_seed keeps)."""
+    s = str(text).strip()
+    digits = s[1:] if s[:1] in "+-" else s
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"{text!r} is not a whole number")
+    value = int(s)
+    if not 0 <= value < 1 << 64:
+        raise ValueError(f"{text!r} is out of range (0 to 2**64 - 1)")
+    return value
+
+
+def parse_timeout(text) -> float:
+    """--timeout: a finite number of seconds, at least 0.001 (not 0, inf or nan)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text!r} is not a finite number of seconds")
+    if value < 0.001 or value > 1e9:
+        raise ValueError(f"{text!r} is out of range (0.001 to 1e9 seconds)")
+    return value
+
+
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
           "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}
 

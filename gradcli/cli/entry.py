@@ -75,6 +75,16 @@ def interrupt_received() -> bool:
     return bool(_INTERRUPTS)
 
 
+SIGTERM_NUMBER = 15
+
+
+def interruption():
+    """(error type, message, exit status) of how the command was interrupted: Ctrl-C, or SIGTERM."""
+    if _INTERRUPTS and _INTERRUPTS[-1] == SIGTERM_NUMBER:
+        return "Terminated", "terminated", 128 + SIGTERM_NUMBER
+    return "KeyboardInterrupt", "interrupted", 130
+
+
 # (_signal, not signal: the module's enum classes cost start-up time and nothing here needs them)
 
 def commands_own_interrupts() -> None:
@@ -83,6 +93,7 @@ def commands_own_interrupts() -> None:
 
     try:
         _signal.signal(_signal.SIGINT, _interrupt)
+        _signal.signal(_signal.SIGTERM, _interrupt)  # SIGTERM too: the report, then exit 143
     except (ValueError, OSError):  # not the main thread (main() called from a thread)
         pass
 
@@ -119,8 +130,9 @@ def guarded(body, debug: bool) -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        say("interrupted")
-        sys.exit(EXIT_INTERRUPT)
+        _, message, code = interruption()
+        say(message)
+        sys.exit(code if code != 130 else EXIT_INTERRUPT)
     except BrokenPipeError:
         silence_stdout()
         sys.exit(1)
@@ -135,11 +147,6 @@ _RUN_FLAGS = {"--json": "json", "--no-color": "no_color", "--summary": "summary"
               "--explain": "explain", "--check": "check", "--detect-anomaly": "detect_anomaly"}
 
 
-def _plain_int(text):
-    digits = text[1:] if text.startswith("-") else text
-    return int(text) if digits.isascii() and digits.isdigit() else None
-
-
 def _plain_count(text):
     from .common import parse_count  # noqa: PLC0415 - Typer's parser for these options
 
@@ -150,11 +157,21 @@ def _plain_count(text):
 
 
 def _plain_timeout(text):
+    from .common import parse_timeout  # noqa: PLC0415 - Typer's parser for --timeout
+
     try:
-        seconds = float(text)
+        return parse_timeout(text)
     except ValueError:
         return None
-    return seconds if 0.001 <= seconds < float("inf") else None
+
+
+def _plain_seed(text):
+    from .common import parse_seed  # noqa: PLC0415 - Typer's parser for --seed
+
+    try:
+        return parse_seed(text)
+    except ValueError:
+        return None
 
 
 def _plain_size(text):
@@ -168,7 +185,7 @@ def _plain_size(text):
 
 _RUN_VALUES = {
     "-e": ("expr", str), "--expr": ("expr", str),
-    "--seed": ("seed", _plain_int),
+    "--seed": ("seed", _plain_seed),
     "--device": ("device", lambda text: text if text in ("cpu", "cuda") else None),
     "--dtype": ("dtype", lambda text: text if text in ("float32", "float64") else None),
     "--max-elements": ("max_elements", _plain_count),
@@ -219,12 +236,12 @@ def main(argv=None) -> None:
         default_sigpipe()
         guarded(lambda: _run(*plain), plain[2].get("debug", False))
     except SystemExit as exc:
-        if exc.code == 130:
-            _exit_interrupted()
+        if exc.code in (130, 128 + SIGTERM_NUMBER):
+            _exit_interrupted(exc.code)
         raise
 
 
-def _exit_interrupted() -> None:
+def _exit_interrupted(code=130) -> None:
     """End an interrupted command (its report written) with status 130 now. A Ctrl-C that came while
     an extension module ran Python code of its own (during NumPy's import) can leave CPython's
     'unhandled KeyboardInterrupt' mark set although the command handled it, and the interpreter
@@ -236,7 +253,7 @@ def _exit_interrupted() -> None:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    os._exit(130)
+    os._exit(code)
 
 
 def _typer_main(args) -> None:

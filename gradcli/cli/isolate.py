@@ -138,6 +138,19 @@ def _limit_memory(max_memory):
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
+def end_with_parent():
+    """Linux: the kernel kills the child when the parent dies (SIGKILL, a crash): no orphan runs on."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes  # noqa: PLC0415
+        import signal  # noqa: PLC0415
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Channel:
     """The child's end: send(message) writes one framed message."""
 
@@ -195,8 +208,9 @@ def _child(fd, body, max_memory, seccomp):
     channel = Channel(fd)
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C and SIGTERM are the parent's to answer:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # it ends the child and reports what was printed
+        end_with_parent()
         if max_memory:
             _limit_memory(max_memory)
         why = install_seccomp() if seccomp else "off (--no-seccomp)"

@@ -10,7 +10,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
                      internal_error, say)
-from .entry import interrupt_received
+from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
@@ -93,7 +93,8 @@ def _is_cuda_unavailable(exc) -> bool:
     return type(exc).__name__ == "CudaUnavailable"
 
 
-def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool, previous=()) -> Outcome:
+def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool, previous=(),
+            started=None) -> Outcome:
     """Run one input; stream its output unless --json; render its error and warnings on stderr.
     ``previous``: the outcomes of the inputs before it (for the JSON document of a hard timeout).
     With ``flags.isolate`` the run executes in a child process (cli/isolate.py): this process
@@ -102,6 +103,8 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     from gradcli.render.jsonout import error_json  # noqa: PLC0415
 
     outcome = Outcome(src.name, EXIT_OK)
+    if started is not None:
+        started[1] = outcome  # what it printed, if an interrupt ends it
     if src.decode_error is not None:
         err = _Located(filename=src.name, **src.decode_error)
         outcome.error, outcome.exit_code = error_json(err, src.name), EXIT_SCRIPT
@@ -417,7 +420,7 @@ def _summary_text(variables, color: bool, name: str, several: bool) -> str:
 def run_command(files, expr, flags: Flags) -> int:
     """The whole `run` command: returns the exit code (the worst of the inputs)."""
     outcomes: list[Outcome] = []
-    current = [None]  # the input running now (for an interrupt under --json)
+    current = [None, None]  # the input running now and its outcome so far (for an interrupt under --json)
 
     def usage(message: str) -> int:
         if flags.json:
@@ -446,22 +449,25 @@ def run_command(files, expr, flags: Flags) -> int:
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
         for src in sources:
-            current[0] = src.name
-            outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes)
+            current[0], current[1] = src.name, None
+            outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes, started=current)
             outcomes.append(outcome)
     except UsageProblem as exc:
         return usage(str(exc))
     except (KeyboardInterrupt, Exception) as exc:
         if not isinstance(exc, KeyboardInterrupt) and not interrupt_received():
             raise
-        # Ctrl-C (also when an import it interrupted turned it into an ImportError)
+        # Ctrl-C or SIGTERM (also when an import it interrupted turned it into an ImportError): the
+        # outputs printed so far are in the document (the partial input's too)
         sys.stdout.flush()
+        type_name, message, code = interruption()
         if flags.json:
-            outcomes.append(Outcome(current[0], EXIT_INTERRUPT,
-                                    error=simple_error("KeyboardInterrupt", "interrupted", current[0])))
-            _emit_json(outcomes, EXIT_INTERRUPT)
-        say("interrupted", flags.color_err())
-        return EXIT_INTERRUPT
+            partial = current[1] if current[1] is not None else Outcome(current[0], code)
+            partial.exit_code, partial.error = code, simple_error(type_name, message, current[0])
+            outcomes.append(partial)
+            _emit_json(outcomes, code)
+        say(message, flags.color_err())
+        return code
     code = max((o.exit_code for o in outcomes), default=EXIT_OK)
     if flags.json:
         _emit_json(outcomes, code)

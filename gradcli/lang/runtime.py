@@ -119,7 +119,32 @@ class Runtime:
             end = "\n"
         elif not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-        self.write(sep.join([str(a) for a in args]) + end, self.line())
+        pieces = [str(a) for a in args]
+        text = sep.join(pieces) + end
+        if not text.isascii():
+            self._check_encodable(pieces, sep, end)
+        self.write(text, self.line())
+
+    def _check_encodable(self, pieces, sep, end):
+        """Python's print to a UTF-8 stdout: a lone surrogate is a UnicodeEncodeError at the piece
+        (argument, sep or end) that holds it, after the pieces before it were written."""
+        try:
+            (sep.join(pieces) + end).encode("utf-8")
+            return
+        except UnicodeEncodeError:
+            pass
+        parts = []
+        for i, piece in enumerate(pieces):
+            parts.extend((sep, piece) if i else (piece,))
+        parts.append(end)
+        for k, part in enumerate(parts):
+            try:
+                part.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                if k:
+                    self.write("".join(parts[:k]), self.line())
+                exc._gs_user = True
+                raise exc.with_traceback(None) from None
 
     def echo(self, value):
         if value is not None:

@@ -46,7 +46,19 @@ def dumps(doc) -> str:
     on one line."""
     import json  # noqa: PLC0415 - see above
 
-    return _format(sanitize(doc), 0, json)
+    text = _format(sanitize(doc), 0, json)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _escape_surrogates(text)
+    return text
+
+
+def _escape_surrogates(text: str) -> str:
+    """Lone surrogates (a script's '\\ud800', a file name's undecodable bytes) as JSON escapes: the
+    document stays valid UTF-8 and strict JSON, and says which code unit it was."""
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
 
 
 def _format(obj, level: int, json) -> str:
