@@ -18,7 +18,7 @@ PLAIN = [
     ["run", ""],
     ["run"],
     ["run", "--seed", "3", "a.grad"],
-    ["run", "--seed=-3", "a.grad"],
+    ["run", "--seed=+3", "a.grad"],
     ["run", "--seed", "1", "--seed", "2", "a.grad"],
     ["run", "--device", "cpu", "--dtype", "float64", "a.grad"],
     ["run", "--device=cuda", "--dtype=float32", "a.grad"],
@@ -32,7 +32,7 @@ PLAIN = [
 TO_TYPER = [
     [], ["--version"], ["-h"], ["grad", "x", "x=1"], ["graph", "a.grad", "--var", "y"], ["repl"],
     ["run", "-h"], ["run", "--help"], ["run", "a.grad", "--help"], ["run", "--json=1"], ["run", "--", "a.grad"],
-    ["run", "--seed", "x"], ["run", "--seed", "+3"], ["run", "--seed"], ["run", "-e"], ["run", "-eprint(1)"],
+    ["run", "--seed", "x"], ["run", "--seed", "-3"], ["run", "--seed=18446744073709551616"], ["run", "--seed"], ["run", "-e"], ["run", "-eprint(1)"],
     ["run", "-e=1"], ["run", "--device", "CPU"], ["run", "--device", "tpu"], ["run", "--dtype", "half"],
     ["run", "--max-elements", "0"], ["run", "--max-steps", "x"], ["run", "--timeout", "0"],
     ["run", "--timeout", "nan"], ["run", "--timeout", "inf"], ["run", "--timeout", "x"],
