@@ -407,6 +407,9 @@ def _type_display(cls):
     if cls is pyvalues.BigRange:
         return "<class 'range'>"
     if issubclass(cls, Node):
+        module = cls.__module__
+        if module.startswith("torch."):  # a custom Function's node: torch.autograd.function.MyFnBackward
+            return f"<class '{module}.{cls.__qualname__}'>"
         return f"<class '{cls.__qualname__}'>"  # torch's node classes live in no module
     module = getattr(cls, "__module__", None) or ""
     if module.startswith("gradcli."):
