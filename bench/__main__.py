@@ -15,7 +15,7 @@ def _parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="every case, briefly: a smoke run (the numbers mean nothing)")
     p.add_argument("--json", metavar="FILE", help="also write machine, rows and samples as JSON ('-' for stdout)")
-    p.add_argument("--cases", default="1,2,3,4,5,6,7,8", help="comma-separated case numbers (default: all)")
+    p.add_argument("--cases", default="1,2,3,4,5,6,7,8,9", help="comma-separated case numbers (default: all)")
     p.add_argument("--no-torch", action="store_true", help="skip the torch contenders")
     p.add_argument("--gradcli-cmd", help="how to start gradcli for cases 1 and 3 (default: `gradcli` on PATH, "
                                          "else `python -m gradcli`)")
@@ -30,7 +30,8 @@ def _parse_args(argv):
 
 
 TITLES = {1: "start-up", 2: "per-op overhead", 3: "seeds' training loop", 4: "large step", 5: "deep chain",
-          6: "memory of 50 elementwise ops", 7: "parse and compile", 8: "gradcli test -j N"}
+          6: "memory of 50 elementwise ops", 7: "parse and compile", 8: "gradcli test -j N",
+          9: "random numbers"}
 
 
 def _save(doc, args):

@@ -633,6 +633,7 @@ def case7(cfg):
 
 
 from .citest import case8  # noqa: E402 - case 8 lives in its own module
+from .random_case import case9, factory9  # noqa: E402 - and case 9
 
-CASES = {1: case1, 2: case2, 3: case3, 4: case4, 5: case5, 6: case6, 7: case7, 8: case8}
-FACTORIES = {2: factory2, 3: factory3, 4: factory4, 7: factory7}
+CASES = {1: case1, 2: case2, 3: case3, 4: case4, 5: case5, 6: case6, 7: case7, 8: case8, 9: case9}
+FACTORIES = {2: factory2, 3: factory3, 4: factory4, 7: factory7, 9: factory9}

@@ -24,7 +24,7 @@ def test_bench_quick_runs_and_prints_the_table(tmp_path):
     assert "cpu:" in out and "numpy:" in out, out  # the machine description
     doc = json.loads(data.read_text())
     rows = {row["key"]: row for row in doc["rows"]}
-    assert {"1", "2", "3 api", "3 .grad", "4", "5 time", "6", "7 500"} <= set(rows), sorted(rows)
+    assert {"1", "2", "3 api", "3 .grad", "4", "5 time", "6", "7 500", "9 randn", "9 linear"} <= set(rows), sorted(rows)
     # the engine API itself is measured (a number, whatever it is), and torch is reported as skipped
     assert "gradcli" in rows["2"]["values"], rows["2"]
     assert rows["2"]["missing"]["torch"]["status"] == "skip"
