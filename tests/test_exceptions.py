@@ -151,3 +151,9 @@ def test_memory_error_is_a_limit(monkeypatch):
 def test_exception_objects_are_read_only(stmt):
     r = run(f"try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    {stmt}\n    print('reached')\n")
     assert not r.ok and r.error.type_name == "AttributeError" and "reached" not in r.stdout
+
+
+@pytest.mark.parametrize("name", ["MemoryError", "RecursionError", "TimeoutError", "OverflowError"])
+def test_the_scripts_own_raise_of_a_limit_like_type_is_caught(name):
+    r = run(f"try:\n    raise {name}('mine')\nexcept {name} as e:\n    print('caught', e)\n")
+    assert r.ok and r.stdout == "caught mine\n"

@@ -145,6 +145,10 @@ def test_completion_of_tensor_methods_names_and_namespaces():
     assert not [n for n in complete("x.", scope)[1] if n.startswith("_")]
     assert not [n for n in complete("torch.", scope)[1] if n.startswith("_") or n in ("types", "annotations")]
     assert complete("x.sum().re", scope)[1] == []
+    # a script's names that start with '_' are offered once the prefix does (never attributes)
+    scope["_grad_out"] = 1
+    assert "_grad_out" in complete("_gr", scope)[1] and "_grad_out" not in complete("", scope)[1]
+    assert "try" in complete("tr", scope)[1] and "yield" in complete("yie", scope)[1]
 
 
 def test_completion_uses_session_complete():

@@ -142,6 +142,7 @@ class TryCompiler:
                 tag(e, node)
                 raise
             err._gs_user = True  # the script's own raise: never taken for a bug of gradcli
+            err._gs_raised = True  # nor for one of its limits (raise MemoryError)
             tag(err, node)
             raise err
         return raise_

@@ -486,7 +486,7 @@ class Session:
                 names = public_attributes(obj)
             return sorted(f"{head}.{n}" for n in names if n.startswith(tail))
         pool = set(self.globals) | set(self.namespaces.builtins) | set(keyword.kwlist)
-        return sorted(n for n in pool if n.startswith(prefix) and not n.startswith("_"))
+        return sorted(n for n in pool if n.startswith(prefix) and (prefix.startswith("_") or not n.startswith("_")))
 
 
 def run_source(source, filename="<string>", options=None, write=None, warn=None) -> RunResult:

@@ -361,6 +361,10 @@ def catchable(exc):
     SystemExit, whatever the except clause names."""
     if isinstance(exc, _CONTROL_TYPES):
         return False
+    if getattr(exc, "_gs_raised", False):  # the script's own `raise RecursionError(...)` is its own
+        return True
+    if isinstance(exc, _LIMIT_TYPES):
+        return False
     if getattr(exc, "gradcli_hint", None) in _LIMIT_HINTS:
         return False
     internal = getattr(exc, "_gs_internal", None) if getattr(exc, "_gs_node", None) is not None else None
@@ -369,8 +373,10 @@ def catchable(exc):
     return not internal
 
 
-# MemoryError: under --max-memory (an address-space limit) a failed allocation is gradcli's limit
-_CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit, RecursionError, MemoryError)
+_CONTROL_TYPES = (LimitError, GradScriptError, KeyboardInterrupt, SystemExit)
+# Python's own RecursionError (the interpreter's stack) and MemoryError (under --max-memory, an
+# address-space limit, a failed allocation) are gradcli's limits too, unless the script raised them
+_LIMIT_TYPES = (RecursionError, MemoryError)
 
 
 def iter_of(value, node):

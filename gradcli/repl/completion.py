@@ -159,7 +159,8 @@ def complete(text: str, scope: Mapping[str, Any], session_complete: Callable[[st
             torch = _engine_root("torch")
             if torch is not None:   # every torch.X is reachable by its bare name
                 pool.update(public_attributes(torch))
-        found.update(n for n in pool if n.startswith(partial) and not n.startswith("_"))
+        # a script's own names may start with '_' (`_grad_out`): offered once the prefix does
+        found.update(n for n in pool if n.startswith(partial) and (partial.startswith("_") or not n.startswith("_")))
     return partial, sorted(found, key=lambda n: (n.lower(), n))
 
 
