@@ -43,13 +43,44 @@ def test_step_limit_of_a_loop_in_the_handler_goes_on(handler):
 
 
 @pytest.mark.parametrize("handler", HANDLERS)
-def test_recursion_limit_goes_through_handlers_and_skips_finally(handler):
+def test_recursion_limit_goes_through_handlers_and_runs_finally(handler):
     src = ("def f(n):\n    try:\n        return f(n + 1)\n"
-           f"    {handler}\n        return 'caught'\n    finally:\n        print('finally')\nprint(f(0))\n")
-    r = run(src)
+           f"    {handler}\n        return 'caught'\n    finally:\n        print('finally', n)\nprint(f(0))\n")
+    r = run(src, max_depth=50)
     assert not r.ok
     assert (r.error.type_name, r.error.message) == ("RecursionError", "maximum recursion depth exceeded")
-    assert r.stdout == ""
+    assert r.stdout == "".join(f"finally {n}\n" for n in reversed(range(50)))  # as Ctrl-C in Python
+
+
+@pytest.mark.parametrize("final", ["return 1", "break", "continue", "raise ValueError('replaced')",
+                                   "while True: pass", "f()", "x = 1"])
+def test_nothing_in_a_finally_block_stops_a_limit(final):
+    src = f"""def f():
+    return f()
+def g():
+    for i in range(3):
+        try:
+            try:
+                while True:
+                    pass
+            finally:
+                {final}
+        except:
+            print('caught')
+g()
+"""
+    r = run(src, max_steps=5000)
+    assert not r.ok and "step limit of 5000 exceeded" in r.error.message
+    assert "caught" not in r.stdout
+
+
+def test_finally_in_a_generator_cannot_yield_past_a_limit():
+    src = ("def g():\n    try:\n        while True:\n            pass\n        yield 0\n    finally:\n"
+           "        print('finally')\n        yield 1\n        print('not after the yield')\n"
+           "for v in g():\n    print('got', v)\n")
+    r = run(src, max_steps=5000)
+    assert not r.ok and "step limit" in r.error.message
+    assert r.stdout == "finally\n"
 
 
 @pytest.mark.parametrize("body, type_name", [

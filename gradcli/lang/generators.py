@@ -12,7 +12,7 @@ consumer's statement location back when it yields.
 from __future__ import annotations
 
 from . import ast as A
-from .handlers import pop, select
+from .handlers import pop, quietly, select
 from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, iter_of, tag
 
 
@@ -222,7 +222,10 @@ class GeneratorCompiler:
                     if r is None:
                         r = yield from orelse(frame)
             except BaseException as e:  # noqa: BLE001
-                if final is None or not catchable(e):
+                if final is None:
+                    raise
+                if not catchable(e):
+                    quietly(final, frame)
                     raise
                 f = yield from final(frame)
                 if f is not None:

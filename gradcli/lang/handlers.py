@@ -4,7 +4,8 @@ of compiler.Compiler), and the built-in exception classes a script can name.
 The script's exceptions are Python's own (the engine raises built-in types with PyTorch's
 message), so ``except RuntimeError as e: print(e)`` prints torch's text. A handler catches only
 what ``runtime.catchable`` allows: gradcli's limits, internal failures and Ctrl-C go through
-every ``except`` and skip every ``finally`` (the run stops there), whatever the clause names.
+every ``except``, whatever the clause names; ``finally`` blocks run on their way (as for Python's
+KeyboardInterrupt), but nothing they do (return, break, raise) stops them.
 """
 from __future__ import annotations
 
@@ -94,7 +95,10 @@ class TryCompiler:
                     if r is None and orelse is not None:  # else: only when the body ran to its end
                         r = orelse(frame)
             except BaseException as e:  # noqa: BLE001 - finally runs, then the exception goes on
-                if final is None or not catchable(e):
+                if final is None:
+                    raise
+                if not catchable(e):  # gradcli's: finally runs (bounded: the limit holds) and cannot stop it
+                    quietly(final, frame)
                     raise
                 f = final(frame)
                 if f is not None:  # return/break/continue in finally: Python drops the exception
@@ -148,6 +152,21 @@ class TryCompiler:
         return raise_
 
 
+def quietly(final, frame):
+    """Run a finally block while one of gradcli's own exceptions (a limit, Ctrl-C) goes through it:
+    whatever the block does (return, break, raise), that exception goes on afterwards. With a
+    generator's block (a Python generator), it stops at its first yield."""
+    try:
+        r = final(frame)
+        if hasattr(r, "__next__"):
+            try:
+                next(r)
+            finally:
+                r.close()
+    except BaseException:  # noqa: BLE001, S110 - the pending exception wins, as documented
+        pass
+
+
 def select(handlers, frame, e):
     """(store, clear, body) of the first handler whose clause matches e; else e is raised again."""
     for spec, snode, store, clear, run in handlers:
@@ -170,4 +189,5 @@ def pop(stack, item):
             return
 
 
-__all__ = ["TryCompiler", "EXCEPTION_NAMES", "exception_builtins", "matches", "exception_of", "select", "pop"]
+__all__ = ["TryCompiler", "EXCEPTION_NAMES", "exception_builtins", "matches", "exception_of", "select", "pop",
+           "quietly"]
