@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes, errors
 from .limits import LIMITS as _limits
 from .limits import check_numel
-from .device import CPU, _default, canonical, cupy, host, like, to_device
+from .device import _default, canonical, cupy, to_device
 from .tensor import Size, Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -362,7 +362,7 @@ resolve_dtype = _resolve
 check_size = _size
 finish = _finish
 
-from .rng import DEFAULT_SEED, Generator  # noqa: E402
-from .rng_ops import (bernoulli, cuda_generator, cuda_initial_seed, cuda_manual_seed,  # noqa: E402
+from .rng import DEFAULT_SEED, Generator  # noqa: E402, F401 - these and rng_ops' names: api.py binds torch.X from here
+from .rng_ops import (bernoulli, cuda_generator, cuda_initial_seed, cuda_manual_seed,  # noqa: E402, F401
                       default_generator, get_rng_state, initial_seed, manual_seed, multinomial, normal, rand,
                       rand_like, randint, randint_like, randn, randn_like, randperm, seed, set_rng_state)
