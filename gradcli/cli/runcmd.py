@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
 #                                                                 imported is the start-up handler's (entry.py)
 
-from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
-                     internal_error, say)
+                     say)
 from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"

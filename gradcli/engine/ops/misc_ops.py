@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import errors
 from ..tensor import Tensor, wrap
 from . import shape as S
 from .elementwise import not_implemented
