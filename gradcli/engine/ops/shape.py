@@ -50,6 +50,11 @@ class ViewBackward0(Function):
         return (reshape(g, self._kw["in_shape"]),)
 
 
+# reshape(copy=False) is NumPy 2.1's way to reshape without copying; setting .shape, the way before,
+# is deprecated from NumPy 2.5 (the warning would reach scripts), which Python 3.12+ installs get.
+_RESHAPE_HAS_COPY = np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+
+
 def _view_array(arr, shape):
     """arr reshaped without copying, or None when the strides do not allow it (torch's view rule)."""
     if arr.flags.c_contiguous:
@@ -57,7 +62,12 @@ def _view_array(arr, shape):
     if type(arr) is not np.ndarray:
         r = arr.reshape(shape)
         return r if r.data.ptr == arr.data.ptr and not r.flags.owndata else None
-    v = arr.view()
+    if _RESHAPE_HAS_COPY:
+        try:
+            return np.reshape(arr, shape, copy=False)
+        except ValueError:  # the strides need a copy
+            return None
+    v = arr.view()  # NumPy < 2.1 (no copy argument): setting the shape never copies
     try:
         v.shape = shape
     except AttributeError:
