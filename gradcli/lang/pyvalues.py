@@ -19,6 +19,7 @@ import types
 
 import numpy as np
 
+from ..pycompat import OrderedDict
 from .runtime import LimitError, user_raiser
 
 MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
@@ -61,7 +62,7 @@ for _method in (Namespace.__getattr__, Namespace.__setattr__, Namespace.__delatt
 
 _ENGINE_PREFIX = "gradcli.engine"
 _FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None),
-            collections.OrderedDict, collections.defaultdict)  # state_dict(), optimizer.state
+            collections.OrderedDict, OrderedDict, collections.defaultdict)  # state_dict(), optimizer.state
 
 NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum
 diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real

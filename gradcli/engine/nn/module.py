@@ -5,10 +5,10 @@ repr PyTorch prints."""
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
 
 from .. import errors
 from ..autograd import _RemovableHandle, no_grad
+from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
 from ..tensor import Tensor, _init_from
 
 
