@@ -9,6 +9,7 @@ from __future__ import annotations
 import random as _random
 
 from .pyvalues import MAX_INT_BITS, MAX_SEQUENCE, Namespace
+from .random311 import Random
 from .runtime import LimitError, user_raiser
 
 # the module's functions that are methods of its hidden Random instance, taken from a session's own
@@ -24,7 +25,7 @@ def _check_count(k, limit, what):
 
 
 def random_module():
-    rng = _random.Random()
+    rng = Random()  # (Python 3.11's methods, on 3.10 and 3.12+ too)
     members = {name: getattr(rng, name) for name in _METHODS}
     members.update({name: getattr(_random, name) for name in _CONSTANTS})
 
