@@ -81,6 +81,7 @@ class Tensor:
     _hooks = None
     _post_acc_hooks = None
     _creation = None  # a view's CreationMeta when not the default: ("no_grad" | "multi", version) (view_of)
+    _grad_dtype = _SAME_DTYPE = "same"  # grad_dtype: the tensor's dtype until set (to a dtype, or None: any)
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
@@ -214,6 +215,19 @@ class Tensor:
             warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
+    @property
+    def grad_dtype(self):
+        gd = self._grad_dtype
+        return self.dtype if gd is Tensor._SAME_DTYPE else gd
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self.grad_fn is not None:
+            raise errors.runtime("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, dtypes.dtype):
+            raise errors.type_error(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        self._grad_dtype = value
+
     @grad.setter
     def grad(self, value):
         if value is not None:
@@ -224,11 +238,12 @@ class Tensor:
                 raise errors.runtime(f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]' "
                                      f"to a tensor of size '[{', '.join(map(str, self.shape))}]'. Please ensure that "
                                      "the gradient and the tensor are the same size")
-            if value.dtype is not self.dtype:
+            gd = self.grad_dtype
+            if gd is not None and value.dtype is not gd:
                 from .ops.linalg import _c10_low  # noqa: PLC0415
                 from .ops.elementwise import _c10_name  # noqa: PLC0415
                 raise errors.runtime(f"attempting to assign a gradient with dtype '{_c10_low(value.dtype)}' to a tensor "
-                                     f"with grad_dtype '{_c10_name(self.dtype)}'. The gradient must match the tensor's "
+                                     f"with grad_dtype '{_c10_name(gd)}'. The gradient must match the tensor's "
                                      "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                                      "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
                                      "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
@@ -276,6 +291,9 @@ class Tensor:
         if g._data.shape != self._data.shape:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
+        gd = self._grad_dtype
+        if gd is not Tensor._SAME_DTYPE and gd is not None and g.dtype is not gd:
+            g = g.to(gd)
         if type(g._data) is not type(self._data):  # a CPU 0-d tensor used with cuda ones: grad comes back
             g = wrap(to_device(g._data, device_of(self._data)), g.dtype)
         if self._grad is None:
