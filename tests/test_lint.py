@@ -1,0 +1,43 @@
+"""ruff, configured in pyproject.toml ([tool.ruff]: target-version py310, the rule families and the
+3.11+ standard-library APIs banned without a fallback), finds nothing. .ci/run runs it too, before
+the tests; here it runs with the suite wherever ruff is installed (`pip install '.[dev]'`)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ruff():
+    try:
+        import ruff  # noqa: F401 - the wheel's package, which finds its binary
+    except ImportError:
+        return [shutil.which("ruff")] if shutil.which("ruff") else None
+    return [sys.executable, "-m", "ruff"]
+
+
+def test_ruff_finds_nothing():
+    command = _ruff()
+    if command is None:
+        pytest.skip("ruff is not installed (pip install '.[dev]')")
+    proc = subprocess.run([*command, "check", "--output-format", "concise", "--no-cache", str(ROOT)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_reports_a_311_only_api(tmp_path):
+    """The check catches what it is there for: tomllib without a fallback, except*, ExceptionGroup."""
+    command = _ruff()
+    if command is None:
+        pytest.skip("ruff is not installed (pip install '.[dev]')")
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    (tmp_path / "new.py").write_text("import tomllib\n\ntry:\n    pass\nexcept* ValueError:\n    raise ExceptionGroup('x', [])\n")
+    proc = subprocess.run([*command, "check", "--output-format", "concise", "--no-cache", "new.py"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "TID251" in proc.stdout and "except*" in proc.stdout and "ExceptionGroup" in proc.stdout, proc.stdout
