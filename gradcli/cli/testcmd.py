@@ -53,6 +53,13 @@ def collect(paths) -> list[tuple[Path, str]]:
     return sorted(found.values(), key=lambda item: item[1])
 
 
+def usage_doc(message: str) -> dict:
+    """The `test --json` document of a usage error (nothing ran)."""
+    from gradcli.testing import reports  # noqa: PLC0415
+
+    return reports.json_doc([], 0.0, EXIT_USAGE, {"type": "UsageError", "message": message})
+
+
 def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
     """The whole `test` command: returns the exit code (0 all passed, 1 a failure, 2 usage)."""
     from gradcli.testing import reports  # noqa: PLC0415
@@ -65,8 +72,7 @@ def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
         if flags.json:
             from gradcli.render.jsonout import dumps  # noqa: PLC0415
 
-            doc = reports.json_doc([], 0.0, EXIT_USAGE, {"type": "UsageError", "message": message})
-            sys.stdout.write(dumps(doc) + "\n")
+            sys.stdout.write(dumps(usage_doc(message)) + "\n")
         say(message, flags.color_err())
         return EXIT_USAGE
 
