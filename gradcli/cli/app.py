@@ -121,6 +121,10 @@ TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECON
                                                      show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks of gradcli's own errors.")]
 
+MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=_size, metavar="SIZE", show_default=False,
+                                                    help="Memory a run may allocate (4G, 512M; default the smaller "
+                                                         "of 4 GiB and half the machine's).")]
+
 # every command's shared options, declared once: the name (a Flags field) -> (option, default)
 SHARED_OPTIONS = {
     "device": (DeviceOpt, Device.cpu),
@@ -206,10 +210,7 @@ def run(
     detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="torch.autograd.set_detect_anomaly(True): "
                                                                           "a backward that returns NaN is an error "
                                                                           "at the line that made the node.")] = False,
-    max_memory: Annotated[Optional[int], typer.Option("--max-memory", parser=_size, metavar="SIZE",
-                                                      show_default=False,
-                                                      help="Memory the run may allocate (4G, 512M; default the "
-                                                           "smaller of 4 GiB and half the machine's).")] = None,
+    max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:
     """Run GradScript files (.grad), stdin or -e CODE, printing what Python with PyTorch prints.
@@ -322,16 +323,19 @@ def ci_test(
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", case_sensitive=False,
                                               help="text, or github: also GitHub Actions annotations "
                                                    "(::error file=...,line=...::).")] = ReportFormat.text,
+    max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:
     """Check scripts against their expected output: NAME.grad against NAME.out (stdout, byte for
     byte) and NAME.err (the error's 'Type: message' and line).
 
     One line per script, a diff per failure, a summary; exit 0 when all pass, 1 when any fails.
-    Each script runs after torch.manual_seed(0) (--seed N to change), with --timeout 60 by default.
+    Each script runs in its own sandboxed process after torch.manual_seed(0) (--seed N to change),
+    with --timeout 60 by default and --max-memory.
     """
     from .testcmd import CIOptions, ci_command  # noqa: PLC0415
 
+    flags.max_memory = max_memory
     opts = CIOptions(jobs=jobs, strict=strict, update=update, junit=junit, github=fmt.value == "github")
     _commands_own_interrupts()
     raise typer.Exit(ci_command(paths, opts, flags))

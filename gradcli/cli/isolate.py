@@ -123,7 +123,8 @@ def install_seccomp():
 
 # ------------------------------------------------------------------------------------ the child
 
-def _limit_memory(max_memory):
+def limit_memory(max_memory):
+    """RLIMIT_AS: the address space the process has now plus ``max_memory`` bytes."""
     import resource  # noqa: PLC0415
 
     try:
@@ -212,7 +213,7 @@ def _child(fd, body, max_memory, seccomp):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # it ends the child and reports what was printed
         end_with_parent()
         if max_memory:
-            _limit_memory(max_memory)
+            limit_memory(max_memory)
         why = install_seccomp() if seccomp else "off (--no-seccomp)"
         channel.send("sandbox", why)
         body(channel)
@@ -272,12 +273,7 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
             if not chunk:
                 break
             buf += chunk
-            while len(buf) >= _LEN:
-                n = int.from_bytes(buf[:_LEN], "little")
-                if len(buf) < _LEN + n:
-                    break
-                message = marshal.loads(bytes(buf[_LEN:_LEN + n]))
-                del buf[:_LEN + n]
+            for message in read_messages(buf):
                 if message[0] == "done":
                     done = message
                     break
@@ -294,6 +290,19 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
         raise Ended(f"exit {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}")
     os.waitpid(pid, 0)
     return done
+
+
+def read_messages(buf: bytearray) -> list:
+    """The whole messages (Channel.send's frames) at the start of ``buf``, taken out of it; a
+    partial one stays for the next read."""
+    messages = []
+    while len(buf) >= _LEN:
+        n = int.from_bytes(buf[:_LEN], "little")
+        if len(buf) < _LEN + n:
+            break
+        messages.append(marshal.loads(bytes(buf[_LEN:_LEN + n])))
+        del buf[:_LEN + n]
+    return messages
 
 
 def _kill(pid):

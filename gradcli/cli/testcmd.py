@@ -8,7 +8,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .common import EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, Flags, UsageProblem, check_device, say
+from .common import (EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, Flags, UsageProblem, check_device, env_flag,
+                     say)
 
 SKIPPED_DIRS = {"__pycache__", "node_modules", "venv", "site-packages"}
 
@@ -20,7 +21,6 @@ class CIOptions:
     update: bool = False             # write NAME.out / NAME.err from the current output
     junit: str | None = None         # write a JUnit XML report here
     github: bool = False             # GitHub Actions annotations after the text report
-    max_memory: int | None = None    # each script's address space, bytes
 
 
 def display_name(path: str) -> str:
@@ -105,8 +105,8 @@ def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
             sys.stdout.flush()
 
     try:
-        run_scripts(scripts, options, jobs=opts.jobs or default_jobs(), max_memory=opts.max_memory,
-                    on_result=on_result)
+        run_scripts(scripts, options, jobs=opts.jobs or default_jobs(), max_memory=flags.max_memory_bytes(),
+                    seccomp=not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")), on_result=on_result)
     except KeyboardInterrupt:
         if flags.json:
             from gradcli.render.jsonout import dumps  # noqa: PLC0415

@@ -1,18 +1,19 @@
 """Running scripts for `gradcli test`: each in its own child process, up to ``jobs`` at a time.
 
 The parent loads the engine once, then forks one child per script (a fork after the imports costs
-about a millisecond): a script cannot disturb another or the report, whatever it does. The child
-runs the script with the runner (RunOptions: seed, limits, --timeout), streams every printed piece
-to the parent as a JSON line as soon as it is printed, then the result; the parent ends a child
-that is still running ``TIMEOUT_GRACE`` seconds after its --timeout (the runner's own clock cannot
-interrupt a long C call), keeping what it printed. ``--max-memory`` is the child's address-space
-limit (RLIMIT_AS). Results come back in the scripts' order, whatever the scheduling.
+about a millisecond): a script cannot disturb another or the report, whatever it does. Each child
+is the sandbox's (gradcli.cli.isolate): it dies with the parent, runs under RLIMIT_AS
+(``max_memory`` above the address space it starts with) and, where available, the seccomp filter;
+it streams every printed piece to the parent as soon as it is printed (isolate.Channel), and near
+its --timeout the statement it runs; the parent ends a child still running ``TIMEOUT_GRACE``
+seconds after its --timeout (the runner's own clock cannot interrupt a long C call), keeping what
+it printed and reporting the TimeoutError at that statement. Results come back in the scripts'
+order, whatever the scheduling.
 
 Where there is no fork (Windows), the scripts run one after another in this process.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -39,9 +40,11 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, on_result=None) -> list:
+def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, seccomp: bool = True,
+                on_result=None) -> list:
     """Run every (path, name) of ``scripts`` with RunOptions ``options``; return their
-    :class:`Finished` in order. ``on_result(finished)`` is called in the scripts' order as soon as
+    :class:`Finished` in order. ``max_memory``: bytes each child may add to its address space;
+    ``seccomp``: the sandbox's filter in each child (where the binding and the kernel allow it). ``on_result(finished)`` is called in the scripts' order as soon as
     a script and all those before it are done (for a report that streams in a stable order)."""
     _warm_up(options)
     results: dict[int, Finished] = {}
@@ -55,7 +58,7 @@ def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, 
             shown[0] += 1
 
     if hasattr(os, "fork"):
-        _run_forked(list(scripts), options, max(1, jobs), max_memory, done)
+        _run_forked(list(scripts), options, max(1, jobs), (max_memory, seccomp), done)
     else:  # pragma: no cover - Windows
         for index, (path, name) in enumerate(scripts):
             start = time.monotonic()
@@ -68,11 +71,11 @@ def _warm_up(options) -> None:
     CPU always: a CUDA context does not survive a fork, each child makes its own)."""
     import signal  # noqa: F401, PLC0415 - what every child uses (an import in each child costs ~10 ms)
 
-    from gradcli.cli import common  # noqa: F401, PLC0415
+    from gradcli.cli import common, isolate  # noqa: F401, PLC0415
     from gradcli.lang.runner import RunOptions, run_source  # noqa: PLC0415
 
     if sys.platform.startswith("linux"):
-        import ctypes  # noqa: F401, PLC0415 - _die_with_parent
+        import ctypes  # noqa: F401, PLC0415 - isolate.end_with_parent
 
     run_source("import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nstr(x.grad)\n",
                "<warm-up>", RunOptions(seed=0, dtype=options.dtype))
@@ -95,17 +98,25 @@ def read_script(path, name):
     return decode_source(data, name)
 
 
-def run_here(path, name, options, write=None) -> Actual:
-    """Run one script in this process (the child's work; never raises)."""
+def run_here(path, name, options, write=None, watch=None) -> Actual:
+    """Run one script in this process (the child's work; never raises). ``watch(session)``
+    starts the child's location reports and returns their stop()."""
     try:
         text, problem = read_script(path, name)
         if problem is not None:
             return Actual("", [], problem["type_name"], problem["message"], problem.get("line"))
-        from gradcli.lang.runner import run_source  # noqa: PLC0415
+        from gradcli.lang.runner import Session  # noqa: PLC0415
 
         from .golden import actual_from_result  # noqa: PLC0415
 
-        return actual_from_result(run_source(text, name, options, write=write))
+        session = Session(options, write=write)
+        stop = watch(session) if watch is not None else None
+        try:
+            result = session.run(text, name)
+        finally:
+            if stop is not None:
+                stop()
+        return actual_from_result(result)
     except Exception as exc:  # noqa: BLE001 - a report line, never a traceback
         return Actual("", [], failure=f"internal error: {type(exc).__name__}: {exc}")
 
@@ -115,26 +126,30 @@ class _Child:
     def __init__(self, index, name, pid, fd, deadline):
         self.index, self.name, self.pid, self.fd, self.deadline = index, name, pid, fd, deadline
         self.start = time.monotonic()
-        self.buffer = b""
+        self.buffer = bytearray()
         self.outputs: list = []
+        self.location = None     # (line, column, end line, end column) the child reported near its deadline
+        self.crash = None        # gradcli's own failure in the child, in words
         self.result: dict | None = None
         self.killed = False
 
     def feed(self, data: bytes) -> None:
+        from gradcli.cli.isolate import read_messages  # noqa: PLC0415
+
         self.buffer += data
-        *lines, self.buffer = self.buffer.split(b"\n")
-        for raw in lines:
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue
-            if "o" in message:
-                self.outputs.append(tuple(message["o"]))
-            elif "r" in message:
-                self.result = message["r"]
+        for message in read_messages(self.buffer):
+            kind = message[0]
+            if kind == "out":
+                self.outputs.append((message[1], message[2]))
+            elif kind == "loc":
+                self.location = message[1:]
+            elif kind == "crash":
+                self.crash = message[1]
+            elif kind == "done":
+                self.result = message[1]
 
 
-def _run_forked(scripts, options, jobs, max_memory, done) -> None:
+def _run_forked(scripts, options, jobs, limits, done) -> None:
     import selectors  # noqa: PLC0415
 
     pending = list(enumerate(scripts))
@@ -145,7 +160,7 @@ def _run_forked(scripts, options, jobs, max_memory, done) -> None:
         while pending or running:
             while pending and len(running) < jobs:
                 index, (path, name) = pending.pop()
-                child = _fork(index, path, name, options, max_memory)
+                child = _fork(index, path, name, options, limits)
                 running[child.fd] = child
                 selector.register(child.fd, selectors.EVENT_READ)
             deadlines = [c.deadline for c in running.values() if c.deadline is not None]
@@ -172,7 +187,7 @@ def _run_forked(scripts, options, jobs, max_memory, done) -> None:
         selector.close()
 
 
-def _fork(index, path, name, options, max_memory) -> _Child:
+def _fork(index, path, name, options, limits) -> _Child:
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -181,7 +196,7 @@ def _fork(index, path, name, options, max_memory) -> _Child:
         status = 0
         try:
             os.close(read_fd)
-            _child_main(path, name, options, max_memory, write_fd)
+            _child_main(path, name, options, limits, write_fd)
         except BaseException:  # noqa: BLE001 - the parent reports a run without a result
             status = 3
         finally:
@@ -191,40 +206,36 @@ def _fork(index, path, name, options, max_memory) -> _Child:
     return _Child(index, name, pid, read_fd, deadline)
 
 
-def _child_main(path, name, options, max_memory, fd) -> None:
+def _child_main(path, name, options, limits, fd) -> None:
     import signal  # noqa: PLC0415
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its children
-    _die_with_parent(signal.SIGKILL)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for std in (0, 1, 2):
-        os.dup2(devnull, std)
-    if max_memory:
-        import resource  # noqa: PLC0415
+    from gradcli.cli import isolate  # noqa: PLC0415
 
-        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
-
-    def send(message) -> None:
-        data = (json.dumps(message) + "\n").encode("utf-8")
-        while data:
-            data = data[os.write(fd, data):]
-
-    actual = run_here(path, name, options, write=lambda text, line=None, *rest: send({"o": [text, line]}))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent answers Ctrl-C and SIGTERM
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # and ends its children
+    isolate.end_with_parent()
+    channel = isolate.Channel(fd)
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for std in (0, 1, 2):
+            os.dup2(devnull, std)
+        max_memory, seccomp = limits
+        if max_memory:
+            isolate.limit_memory(max_memory)
+        if seccomp:
+            isolate.install_seccomp()  # None or why not: the run goes on without it, as `run` does
+        watch = None
+        if options.timeout is not None:
+            def watch(session):
+                return isolate.watch_location(channel, session.rt, options.timeout)
+        actual = run_here(path, name, options, write=lambda text, line=None, *rest: channel.send("out", text, line),
+                          watch=watch)
+    except BaseException as exc:  # noqa: BLE001 - said to the parent, never a traceback
+        channel.send("crash", f"internal error: {type(exc).__name__}: {exc}")
+        raise
     result = asdict(actual)
     del result["outputs"], result["stdout"]  # streamed already
-    send({"r": result})
-
-
-def _die_with_parent(signum) -> None:
-    """Linux: the child is killed when the parent dies (SIGTERM, a crash), not left running."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes  # noqa: PLC0415
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signum))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    channel.send("done", result)
 
 
 def _kill(pid) -> None:
@@ -257,6 +268,9 @@ def _finish(child: _Child, options) -> Finished:
         from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
 
         actual.error_type, actual.error_message = "TimeoutError", timeout_text(options.timeout)
+        actual.error_line = child.location[0] if child.location else None
+    elif child.crash:
+        actual.failure = child.crash
     else:
         actual.failure = f"the run ended without a result ({_status_text(status)})"
     return Finished(child.index, actual, seconds)

@@ -1,8 +1,8 @@
 """The pytest plugin of gradcli (entry point ``pytest11``, installed with gradcli): off until asked
 for with ``pytest --gradcli`` or ``gradcli = true`` in the ini file; then every ``NAME.grad`` with
 an expectation beside it (``NAME.out``, ``NAME.err``) is a test item, checked as `gradcli test`
-checks it (gradcli.testing.golden), each script in its own child process with its timeout
-(ini ``gradcli_timeout``, seconds, default 60).
+checks it (gradcli.testing.golden), each script in its own sandboxed child process (the memory cap
+and seccomp filter of `gradcli run`) with its timeout (ini ``gradcli_timeout``, seconds, default 60).
 
 pytest imports this module at every start-up once gradcli is installed, so it imports nothing of
 gradcli at module level: the runner and the engine load only when a script runs.
@@ -59,7 +59,10 @@ class GradScriptItem(pytest.Item):
 
         timeout = _timeout(self.config)
         name = self.nodeid.split("::")[0]
-        (finished,) = execute.run_scripts([(self.path, name)], RunOptions(seed=0, timeout=timeout), jobs=1)
+        from gradcli.cli.isolate import default_max_memory  # noqa: PLC0415
+
+        (finished,) = execute.run_scripts([(self.path, name)], RunOptions(seed=0, timeout=timeout), jobs=1,
+                                          max_memory=default_max_memory())
         verdict = golden.compare(golden.read_expectation(self.path), finished.actual, name)
         if not verdict.passed:
             raise ExpectationMismatch(verdict)
