@@ -14,7 +14,7 @@ from .runtime import catchable, tag, user_raiser
 
 # Python's built-in exception classes that a script may name (raise, except, isinstance)
 EXCEPTION_NAMES = """BaseException Exception ArithmeticError AssertionError AttributeError FloatingPointError
-ImportError IndexError KeyError LookupError MemoryError NameError NotImplementedError OverflowError
+GeneratorExit ImportError IndexError KeyError LookupError MemoryError NameError NotImplementedError OverflowError
 RecursionError RuntimeError StopIteration TimeoutError TypeError UnboundLocalError ValueError
 ZeroDivisionError""".split()
 
@@ -29,19 +29,17 @@ _NOT_EXCEPTION = "catching classes that do not inherit from BaseException is not
 
 @user_raiser
 def matches(exc, spec):
-    """Does ``except spec`` catch exc? Python's rules: a class or a tuple of classes (nested
-    tuples too), each deriving from BaseException, else TypeError."""
-    if type(spec) is tuple:
-        found = False
-        for item in spec:
-            if matches(exc, item):
-                found = True  # Python checks every item of the tuple before it answers
-        return found
-    if isinstance(spec, ScriptType):  # type(e) of a class the script cannot name otherwise
-        spec = spec.cls
-    if not (isinstance(spec, type) and issubclass(spec, BaseException)):
-        raise TypeError(_NOT_EXCEPTION)
-    return isinstance(exc, spec)
+    """Does ``except spec`` catch exc? Python's rules: a class or a tuple of classes (not nested),
+    each deriving from BaseException, else TypeError (every item is checked before the answer)."""
+    items = spec if type(spec) is tuple else (spec,)
+    classes = []
+    for item in items:
+        if isinstance(item, ScriptType):  # type(e) of a class the script cannot name otherwise
+            item = item.cls
+        if not (isinstance(item, type) and issubclass(item, BaseException)):
+            raise TypeError(_NOT_EXCEPTION)
+        classes.append(item)
+    return isinstance(exc, tuple(classes))
 
 
 @user_raiser
