@@ -44,15 +44,16 @@ def _env(**extra):
 
 
 def _imported(code, **env):
-    """The gradcli modules and shared libraries a `gradcli run -e CODE` process has loaded at its end."""
-    probe = ("import atexit, sys\n"
-             "def report():\n"
-             "    maps = open('/proc/self/maps').read() if sys.platform.startswith('linux') else ''\n"
-             "    sys.stderr.write('\\nMODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('gradcli')))"
-             " + '\\nMKL ' + str('libmkl_rt' in maps) + '\\n')\n"
-             "atexit.register(report)\n"
-             "from gradcli.cli.entry import main\n"
-             "main(['run', '-e', sys.argv[1]])\n")
+    """The gradcli modules and shared libraries a process has loaded after running CODE through the
+    runner (the process where the engine runs; the CLI may run it in a child of its own)."""
+    probe = ("import sys\n"
+             "from gradcli.lang.runner import run_source\n"
+             "r = run_source('import torch\\n' + sys.argv[1], '<probe>')\n"
+             "assert r.ok, r.error\n"
+             "sys.stdout.write(r.stdout)\n"
+             "maps = open('/proc/self/maps').read() if sys.platform.startswith('linux') else ''\n"
+             "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(m for m in sys.modules if m.startswith('gradcli')))"
+             " + '\\nMKL ' + str('libmkl_rt' in maps) + '\\n')\n")
     proc = subprocess.run([sys.executable, "-c", probe, code], capture_output=True, text=True, cwd=ROOT,
                           env=_env(**env), timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]

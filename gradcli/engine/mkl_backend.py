@@ -13,7 +13,8 @@ libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (P
 - Threads: ``mkl_set_num_threads`` of torch's intra-op default (OMP_NUM_THREADS, then
   MKL_NUM_THREADS, else the physical cores) and ``mkl_set_dynamic(0)``, as ATen's
   ``set_num_threads`` (gemm's bits change from 4 threads on); VML runs on one thread (its bits do
-  not depend on the split). MKL_CBWR is left to MKL, as torch leaves it.
+  not depend on the split); GNU OpenMP (libgomp) as torch's, where the system has it. MKL_CBWR is
+  left to MKL, as torch leaves it.
 Every kernel returns None for what it does not take (its caller then runs NumPy's code).
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ MODE = 0x2 | 0x140000 | 0x100  # VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE = 
 _COL_MAJOR, _NO_TRANS, _TRANS = 102, 111, 112
 _INT_MAX = 2 ** 31 - 1
 _DOMAIN_VML = 3  # MKL_DOMAIN_VML in mkl_service.h
+_THREADING_GNU = 3  # MKL_THREADING_GNU
 
 VML_NAMES = {"sin": "Sin", "cos": "Cos", "tan": "Tan", "exp": "Exp", "log": "Ln", "log10": "Log10",
              "log2": "Log2", "tanh": "Tanh", "erf": "Erf", "erfc": "Erfc", "erfinv": "ErfInv", "sqrt": "Sqrt",
@@ -76,6 +78,14 @@ def torch_threads() -> int:
     return n or physical_cores()
 
 
+def _have_gnu_openmp():
+    try:
+        ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        return False
+    return True
+
+
 def load(path):
     """Load libmkl_rt and set it up as torch does; ValueError for an MKL that is not 2024.2."""
     global _lib
@@ -84,6 +94,10 @@ def load(path):
     os.environ.setdefault("KMP_BLOCKTIME", "0")
     lib = ctypes.CDLL(path)
     lib.MKL_Set_Interface_Layer(0)  # LP64: 32-bit integers, whatever MKL_INTERFACE_LAYER says
+    if "MKL_THREADING_LAYER" not in os.environ and _have_gnu_openmp():
+        # torch's MKL runs on GNU OpenMP; Intel's runtime (the wheel's default) also prints
+        # "OMP: Warning #179" on every run under the run's seccomp filter (its /dev/shm registration)
+        lib.MKL_Set_Threading_Layer(_THREADING_GNU)
     buf = ctypes.create_string_buffer(256)
     lib.MKL_Get_Version_String(buf, 256)
     text = buf.value.decode("ascii", "replace")
