@@ -17,6 +17,10 @@ CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
 SNIPPETS = sorted(CORPUS.glob("*.grad"))
 
 KNOWN: dict[str, str] = {
+    "d2l_linreg_scratch_data_iter.grad": "after 300 float32 SGD steps w differs from torch's in its last bit "
+                                         "(matmul's summation order, docs/numerics.md), and the script prints "
+                                         "true_w - w, a difference of nearly equal numbers: -9.0599e-05 for "
+                                         "torch's -9.0837e-05; everything before it agrees",
     "docs_inference_mode.grad": "reads y._version: attributes starting with '_' are out of a script's reach (the "
                                 "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
                                 "RuntimeError",
