@@ -26,7 +26,6 @@ KNOWN: dict[str, str] = {
                                 "RuntimeError",
     "docs_forward_ad_dual.grad": "torch.autograd.forward_ad (forward-mode AD, dual tensors) is not implemented",
     "notes_autograd_saved_tensors_hooks.grad": "torch.autograd.graph.saved_tensors_hooks is not implemented",
-    "docs_register_multi_grad_hook.grad": "torch.autograd.graph.register_multi_grad_hook is not implemented",
     "docs_tensor_is_leaf.grad": "moves tensors to CUDA: a CPU-only PyTorch raises its AssertionError 'Torch not "
                                 "compiled with CUDA enabled', gradcli without CuPy says how to install the GPU extra "
                                 "(the spec's wording), a RuntimeError",

@@ -165,7 +165,8 @@ autograd.function = _Module("torch.autograd.function", Function=_custom_function
                             FunctionCtx=_custom_function.FunctionCtx,
                             BackwardCFunction=_custom_function.BackwardCFunction,
                             once_differentiable=_custom_function.once_differentiable)
-autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node)
+autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node,
+                         register_multi_grad_hook=_autograd_graph.register_multi_grad_hook)
 autograd.set_detect_anomaly = _autograd.set_detect_anomaly
 is_anomaly_enabled = _autograd.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled

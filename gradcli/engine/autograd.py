@@ -500,6 +500,7 @@ def _watch(node, obs, nan_check, grads, in_grads):
 def _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
     obs.begin(tensors, grad_tensors, inputs, accumulate, retain_graph, create_graph)
     prev_mode = grad_mode.enabled
+    prev_pass = current_pass[0]
     grad_mode.enabled = bool(create_graph)
     results = error = None
     try:
@@ -510,6 +511,7 @@ def _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, ac
         raise
     finally:
         grad_mode.enabled = prev_mode
+        current_pass[0] = prev_pass
         obs.end(results, error)
 
 
@@ -574,6 +576,28 @@ def _needed(deps, targets):
     return needed
 
 
+# The pass _run is in: (id, the nodes reached, the nodes needed or None, backward rather than grad), for hooks that ask whether
+# a node will run in it (torch._C._current_graph_task_id / _will_engine_execute_node:
+# torch.autograd.graph.register_multi_grad_hook); None outside a pass.
+current_pass = [None]
+_pass_ids = itertools.count()
+
+
+def current_graph_task_id():
+    p = current_pass[0]
+    return -1 if p is None else p[0]
+
+
+def will_engine_execute_node(node):
+    p = current_pass[0]
+    if p is None:
+        raise errors.runtime("_will_engine_execute_node should only be called during the backward pass")
+    if not p[3] and isinstance(node, AccumulateGrad):
+        raise errors.runtime("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                             "autograd.grad(). This is currently not supported.")
+    return node is not None and node in p[1] and (p[2] is None or node in p[2])
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, accumulate=True,
                  allow_unused=False):
     """The engine. With accumulate, leaves' .grad get the gradients (backward); without, the
@@ -582,11 +606,13 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     if obs is not None:
         return _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
     prev_mode = grad_mode.enabled
+    prev_pass = current_pass[0]
     grad_mode.enabled = bool(create_graph)
     try:
         return _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
     finally:
         grad_mode.enabled = prev_mode
+        current_pass[0] = prev_pass
 
 
 def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
@@ -613,6 +639,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
         needed = _needed(deps, [n for n in captures if n in deps])
     else:
         needed = None
+    current_pass[0] = (next(_pass_ids), deps, needed, accumulate)  # (run_backward puts the previous one back)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     # Ready nodes run highest sequence number first (AccumulateGrad, -inf, before all; ties by id).

@@ -9,7 +9,7 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, _backward_observer, _run, grad_mode, run_plain
+from .autograd import AccumulateGrad, _backward_observer, _run, current_pass, grad_mode, run_plain
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -346,7 +346,11 @@ class Tensor:
             grad_mode.enabled = False
             try:
                 if not run_plain(self._edge()[0], g, retain_graph):
-                    _run((self,), (g,), bool(retain_graph), False, None, True, True)
+                    prev_pass = current_pass[0]
+                    try:
+                        _run((self,), (g,), bool(retain_graph), False, None, True, True)
+                    finally:
+                        current_pass[0] = prev_pass
             finally:
                 grad_mode.enabled = prev
             return
