@@ -247,6 +247,16 @@ def _(t):
     return out
 
 
+@case("alpha_dropout")
+def _(t):
+    F = t.nn.functional
+    x = t.randn(4, 5, requires_grad=True)
+    y = F.alpha_dropout(x, 0.3, training=True)
+    y.sum().backward()
+    return [y, x.grad, F.alpha_dropout(t.ones(20, dtype=t.float64), 0.5, True), F.alpha_dropout(t.ones(3), 0.5),
+            F.alpha_dropout(t.ones(4, 3).t(), 0.2, True)]
+
+
 def state_draws(t):
     """What the state-bytes goldens draw after loading a state saved by torch."""
     return [t.randn(1), t.randn(5), t.randn(20), t.rand(3), t.randint(0, 100, (4,)), t.randn(2, dtype=t.float64)]

@@ -84,7 +84,8 @@ class Generator:
 
     def words(self, n: int) -> np.ndarray:
         """n tempered 32-bit words (`random()`), as uint64."""
-        self._fresh = False
+        if n:
+            self._fresh = False
         return self._engine().random_raw(n)
 
     def words64(self, n: int) -> np.ndarray:

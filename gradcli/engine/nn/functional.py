@@ -4,6 +4,7 @@ activations, the ops package (ops/special.py FUNCTIONAL); this module adds linea
 embedding and softmax, and lists the names the `F` namespace exposes."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -153,10 +154,26 @@ def torch_dropout_(input, p, train):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """torch's _dropout_impl<alpha>: noise = bernoulli_(1 - p); b = (noise - 1) * (alpha * a) + alpha * a * p;
+    noise *= a; input * noise + b, each step rounded in the input's dtype."""
     _check_p(p)
-    if not training or p == 0:
+    if not training or p == 0 or input.numel() == 0:
         return input
-    raise errors.runtime("alpha_dropout in training mode is not supported by gradcli")
+    if p == 1:
+        zero = wrap(xp_of(input._data).zeros((), input.dtype.np), input.dtype)
+        return input.mul_(zero) if inplace else E.mul(input, zero)
+    from ..rng_ops import bernoulli_values, fill_in_order, gen_for  # noqa: PLC0415
+    dt = input.dtype.np
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    noise = np.empty_like(host(input._data), dtype=dt)
+    fill_in_order(noise, bernoulli_values(gen_for(None, input.device), noise.size, 1 - p).astype(dt))
+    b = ((noise - dt.type(1)) * dt.type(alpha * a) + dt.type(alpha * a * p)).astype(dt)
+    noise = (noise * dt.type(a)).astype(dt)
+    noise_t = wrap(like(input._data, noise), input.dtype)
+    b_t = wrap(like(input._data, b), input.dtype)
+    out = input.mul_(noise_t) if inplace else E.mul(input, noise_t)
+    return out.add_(b_t)
 
 
 # ---------------------------------------------------------------------------- pad
