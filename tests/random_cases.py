@@ -241,7 +241,8 @@ def _(t):
     d = nn.Dropout(0.3)
     x = t.ones(4, 5)
     out = [d(x), F.dropout(t.ones(3, 4).t(), 0.5), F.dropout(t.ones(20, dtype=t.float64), 0.2),
-           F.dropout(t.ones(10), 0.5, training=False), F.dropout(t.ones(5), 1.0), F.dropout(t.ones(6) * 3, 0.1)]
+           F.dropout(t.ones(10), 0.5, training=False), F.dropout(t.ones(5), 1.0), F.dropout(t.ones(6) * 3, 0.1),
+           F.dropout(t.ones(40, dtype=t.float16), 0.18577770618460315), F.dropout(t.ones(9, dtype=t.float16), 0.3)]
     d.eval()
     out.append(d(x))
     return out
@@ -255,6 +256,16 @@ def _(t):
     y.sum().backward()
     return [y, x.grad, F.alpha_dropout(t.ones(20, dtype=t.float64), 0.5, True), F.alpha_dropout(t.ones(3), 0.5),
             F.alpha_dropout(t.ones(4, 3).t(), 0.2, True)]
+
+
+@case("feature_dropouts")
+def _(t):
+    nn, F = t.nn, t.nn.functional
+    x = t.ones(2, 3, 2, 2)
+    return [nn.Dropout2d(0.5)(x), F.dropout1d(t.ones(3, 4), 0.5), F.dropout1d(t.ones(2, 3, 4), 0.3),
+            nn.Dropout3d(0.4)(t.ones(2, 2, 1, 2, 2)), F.dropout3d(t.ones(2, 1, 2, 2), 0.4),
+            nn.AlphaDropout(0.2)(t.ones(6)), nn.FeatureAlphaDropout(0.3)(t.ones(2, 3, 2)),
+            F.dropout2d(t.ones(4, 3, 2, dtype=t.float64), 0.25)]
 
 
 def state_draws(t):

@@ -4,7 +4,6 @@ activations, the ops package (ops/special.py FUNCTIONAL); this module adds linea
 embedding and softmax, and lists the names the `F` namespace exposes."""
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -111,37 +110,10 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return R.log_softmax(input, dim)
 
 
-# ---------------------------------------------------------------------------- dropout
+# ---------------------------------------------------------------------------- dropout (functional_dropout.py)
 
-def _check_p(p):
-    if p < 0.0 or p > 1.0:
-        raise errors.value(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _noise(input, p, shape=None):
-    """torch's _dropout_impl on the CPU: noise = empty_like(input).bernoulli_(1 - p) (53-bit double
-    uniforms < 1 - p, in the noise's memory order), then noise.div_(1 - p) in the input's dtype.
-    shape: the feature-noise shape (N, C, 1, ...) of the feature dropouts."""
-    from ..rng_ops import bernoulli_values, fill_in_order, gen_for  # noqa: PLC0415
-    dt = input.dtype
-    g = gen_for(None, input.device)
-    noise = np.empty_like(host(input._data), dtype=dt.np) if shape is None else np.empty(shape, dt.np)
-    fill_in_order(noise, bernoulli_values(g, noise.size, 1 - p).astype(dt.np))
-    noise = noise / np.asarray(1 - p, dt.np)
-    return wrap(like(input._data, noise.astype(dt.np, copy=False)), dt)
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    if p == 1:
-        noise = wrap(xp_of(input._data).zeros((), input.dtype.np), input.dtype)
-    else:
-        noise = _noise(input, p)
-    if inplace:
-        return input.mul_(noise)
-    return E.mul(input, noise)
+from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402
+                                 feature_alpha_dropout)
 
 
 def torch_dropout(input, p, train):
@@ -151,29 +123,6 @@ def torch_dropout(input, p, train):
 
 def torch_dropout_(input, p, train):
     return dropout(input, p, train, inplace=True)
-
-
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """torch's _dropout_impl<alpha>: noise = bernoulli_(1 - p); b = (noise - 1) * (alpha * a) + alpha * a * p;
-    noise *= a; input * noise + b, each step rounded in the input's dtype."""
-    _check_p(p)
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    if p == 1:
-        zero = wrap(xp_of(input._data).zeros((), input.dtype.np), input.dtype)
-        return input.mul_(zero) if inplace else E.mul(input, zero)
-    from ..rng_ops import bernoulli_values, fill_in_order, gen_for  # noqa: PLC0415
-    dt = input.dtype.np
-    alpha = 1.7580993408473766
-    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    noise = np.empty_like(host(input._data), dtype=dt)
-    fill_in_order(noise, bernoulli_values(gen_for(None, input.device), noise.size, 1 - p).astype(dt))
-    b = ((noise - dt.type(1)) * dt.type(alpha * a) + dt.type(alpha * a * p)).astype(dt)
-    noise = (noise * dt.type(a)).astype(dt)
-    noise_t = wrap(like(input._data, noise), input.dtype)
-    b_t = wrap(like(input._data, b), input.dtype)
-    out = input.mul_(noise_t) if inplace else E.mul(input, noise_t)
-    return out.add_(b_t)
 
 
 # ---------------------------------------------------------------------------- pad
@@ -440,7 +389,7 @@ layer_norm, batch_norm = _norm.layer_norm, _norm.batch_norm
 # the members of `torch.nn.functional` (F.<name>)
 NAMES = tuple(_special.FUNCTIONAL) + (
     "linear", "bilinear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
-    "alpha_dropout", "pad", "embedding", "one_hot", "normalize", "cosine_similarity",
+    "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "pad", "embedding", "one_hot", "normalize", "cosine_similarity",
     "pairwise_distance", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "conv1d", "conv2d", "unfold",
     "max_pool1d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "layer_norm", "batch_norm",

@@ -300,6 +300,8 @@ class Softmin(_SoftmaxBase):
 # ---------------------------------------------------------------------------- dropout / reshape
 
 class Dropout(Module):
+    _fn = "dropout"
+
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if p < 0 or p > 1:
@@ -307,10 +309,30 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
+        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    _fn = "dropout1d"
+
+
+class Dropout2d(Dropout):
+    _fn = "dropout2d"
+
+
+class Dropout3d(Dropout):
+    _fn = "dropout3d"
+
+
+class AlphaDropout(Dropout):
+    _fn = "alpha_dropout"
+
+
+class FeatureAlphaDropout(Dropout):
+    _fn = "feature_alpha_dropout"
 
 
 class Flatten(Module):
@@ -649,6 +671,7 @@ class Embedding(Module):
 NAMES = ("Identity", "Linear", "Bilinear", "ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU",
          "SiLU", "Mish", "Softplus", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "LogSigmoid",
          "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin", "Dropout",
+         "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
          "Flatten", "Unflatten", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
@@ -659,7 +682,8 @@ _MODULE_PATHS = {
     "activation": ("ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish",
                    "Softplus", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "LogSigmoid", "Softsign",
                    "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin"),
-    "dropout": ("Dropout",), "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d"),
+    "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
+    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d"),
     "pooling": ("MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d"), "sparse": ("Embedding",),
 }
