@@ -55,14 +55,20 @@ def _zeros(shape, like):
     return torch.zeros(tuple(shape), dtype=like.dtype, device=like.device)
 
 
-def jacobian(y, xs, create_graph=False):
-    """[dy/dx for x in xs], each of shape y.shape + x.shape (zeros where y does not depend on x)."""
+def jacobian(y, xs, create_graph=False, max_elements=None, what="Jacobian"):
+    """[dy/dx for x in xs], each of shape y.shape + x.shape (zeros where y does not depend on x).
+    Each block's size is checked against max_elements before any is computed."""
     from gradcli.engine import api as torch  # noqa: PLC0415
     from gradcli.engine.autograd_api import grad  # noqa: PLC0415
 
     yshape = tuple(y.shape)
     if not xs:
         return []
+    for x in xs:
+        size = y.numel() * x.numel()
+        if max_elements is not None and size > max_elements:
+            raise CalcError("RuntimeError", f"{what} of {size} elements exceeds the limit of {max_elements} elements "
+                            "(--max-elements)", hint="raise the limit with --max-elements if you really need it")
     if not y.requires_grad or not y.dtype.is_floating_point:
         return [_zeros(yshape + tuple(x.shape), x) for x in xs]
     n = y.numel()
@@ -102,12 +108,12 @@ def calculate(expr: str, assignments, wrt, order: int, options) -> CalcResult:
                         hint="the calculator differentiates one tensor-valued expression")
     xs = [variables[n] for n in wrt]
     scalar = value.ndim == 0
-    first = jacobian(value, xs, create_graph=order >= 2)
+    first = jacobian(value, xs, create_graph=order >= 2, max_elements=options.max_elements)
     result = CalcResult(expr=expr, names=names, variables=variables, wrt=wrt, order=order, value=value,
                         scalar=scalar, gradients={n: g.detach() for n, g in zip(wrt, first)})
     if order >= 2:
         result.hessian = {}
         for a, g in zip(wrt, first):
-            blocks = jacobian(g, xs)
+            blocks = jacobian(g, xs, max_elements=options.max_elements, what="Hessian block")
             result.hessian[a] = {b: h.detach() for b, h in zip(wrt, blocks)}
     return result

@@ -445,7 +445,8 @@ def run_command(files, expr, flags: Flags) -> int:
         flags.isolate = isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")
         flags.no_seccomp = flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")
         if flags.isolate:
-            from gradcli.lang import runner  # noqa: PLC0415,F401 - imported once, before the forks
+            from gradcli.engine import api  # noqa: PLC0415,F401 - imported once, before the forks (not
+            from gradcli.lang import runner  # noqa: PLC0415,F401 - counted in --timeout, shared by the inputs)
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
         for src in sources:

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import dtypes, errors
+from .limits import check_numel
 from . import rng_math as M
 from .autograd import grad_mode, make_node
 from .device import _default, canonical, host, like
@@ -556,6 +557,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise errors.runtime("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > n_cat:
         raise errors.runtime("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    check_numel((data.size // max(1, n_cat)) * int(num_samples))
     g = gen_for(generator, input.device)
     rows = data.reshape(-1, n_cat)
     if not replacement or num_samples == 1:

@@ -11,7 +11,8 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
-from .pyvalues import BINOPS, CHECKED, FULL, NAMESPACE, UNARYOPS, fast_kind, get_attr, refuse_module, unpack
+from .pyvalues import (BINOPS, CHECKED, FULL, GROWING_NAMES, NAMESPACE, UNARYOPS, check_spec, fast_kind, get_attr,
+                       refuse_module, unpack)
 from .runtime import tag
 
 MAX_NESTING = 1000  # expressions and blocks nested deeper than this are refused (CPython: about 1000 too)
@@ -247,6 +248,15 @@ class ExprCompiler:
         name = node.attr
         value = self.expr(node.value, scope)
         self.check_attr(node)
+        if name in GROWING_NAMES:  # methods that can build big objects: get_attr binds them checked
+            def attr_growing(frame):
+                obj = value(frame)
+                try:
+                    return get_attr(obj, name)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return attr_growing
         if name == "grad":
             rt = self.rt
 
@@ -408,7 +418,11 @@ class ExprCompiler:
             try:
                 if conv is not None:
                     v = conv(v)
-                return format(v, spec(frame) if spec is not None else "")
+                if spec is None:
+                    return format(v, "")
+                text = spec(frame)
+                check_spec(text)
+                return format(v, text)
             except Exception as e:
                 tag(e, node)
                 raise

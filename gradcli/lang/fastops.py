@@ -7,7 +7,7 @@ the generic ``op(a, b)`` closure.
 """
 from __future__ import annotations
 
-from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check
+from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check, g_mod
 from .runtime import tag
 
 _SEQS = frozenset((str, list, tuple, bytes))
@@ -149,6 +149,8 @@ def binop_const(op, left, c, node):
         def mod_c(frame):
             a = left(frame)
             try:
+                if type(a) is str or type(a) is bytes:
+                    return g_mod(a, c)  # a format: its widths are checked
                 return a % c
             except Exception as e:
                 tag(e, node)

@@ -207,7 +207,7 @@ float16 float32 float64 int8 int16 int32 int64 uint8 bool_ ndarray dtype
 pi e inf nan newaxis""".split()
 
 _NP_SIZED = {"zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "tile", "repeat",
-             "broadcast_to", "meshgrid", "kron"}
+             "broadcast_to", "meshgrid", "kron", "outer"}
 
 
 def _np_checked(fn, rt):
@@ -234,12 +234,17 @@ def _np_precheck(name, fn, rt):
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         limit = rt.max_elements
-        if name in ("zeros", "ones", "empty", "full") and args:
-            pyvalues.check_limit(count(args[0]), limit, "array")
-        elif name in ("eye", "identity") and args:
-            n = count(args[0])
-            m = count(args[1]) if len(args) > 1 and args[1] is not None else n
-            pyvalues.check_limit(n * m, limit, "array")
+        if name in ("zeros", "ones", "empty", "full") and (args or "shape" in kwargs):
+            pyvalues.check_limit(count(args[0] if args else kwargs["shape"]), limit, "array")
+        elif name in ("eye", "identity") and (args or "N" in kwargs or "n" in kwargs):
+            n = count(args[0] if args else kwargs.get("N", kwargs.get("n")))
+            m = args[1] if len(args) > 1 else kwargs.get("M")
+            pyvalues.check_limit(n * (n if m is None else count(m)), limit, "array")
+        elif name in ("meshgrid", "kron", "outer"):
+            n = 1
+            for a in args:
+                n *= max(1, int(np.size(a)))
+            pyvalues.check_limit(n * (len(args) if name == "meshgrid" else 1), limit, "array")
         elif name == "arange" and args and all(isinstance(a, (int, float)) for a in args):
             start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
             if step:
@@ -377,6 +382,7 @@ def python_builtins(rt):
     names["range"] = BuiltinFunction(pyvalues.make_range(rt), "range", (range, pyvalues.BigRange))
     names["pow"] = BuiltinFunction(pyvalues.g_pow3, "pow")
     names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
+    names["format"] = BuiltinFunction(pyvalues.safe_builtin_format, "format")
 
     def iter_(obj):
         return iter(obj)
@@ -540,7 +546,7 @@ class Namespaces:
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
         bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace) and k not in CONSTANTS}
         bare.update(python_builtins(rt))
-        scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super")]
+        scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super", "format")]
         bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)
         self.builtins = bare
 

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import errors
+from ..limits import check_shape
 from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import linalg as L
@@ -230,6 +231,10 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.dim():
         raise errors.runtime(f"Padding length should be less than or equal to two times the input dimension but "
                              f"got padding length {len(pad)} and input of dimension {input.dim()}")
+    shape = list(input.shape)
+    for i in range(len(pad) // 2):  # pairs from the last dimension backwards
+        shape[-1 - i] = max(0, shape[-1 - i] + int(pad[2 * i]) + int(pad[2 * i + 1]))
+    check_shape(shape)
     if mode == "constant":
         return constant_pad_nd(input, pad, 0 if value is None else value)
     if value is not None and value != 0:

@@ -215,6 +215,7 @@ class AddrBackward0(Function):
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     if vec1._data.ndim != 1 or vec2._data.ndim != 1:
         raise errors.runtime(f"addr: Expected 1-D argument vec1, but got {vec1._data.ndim}-D")
+    check_numel(vec1._data.size * vec2._data.size)
     dt = dtypes.result_type((input, vec1, vec2))
     prod = np.outer(vec1._data, vec2._data).astype(dt.np)
     r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)

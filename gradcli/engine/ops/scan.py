@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors, numerics
+from ..limits import check_numel
 from ..autograd import _Saved
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import _wrap_dim, wrap
@@ -810,6 +811,7 @@ def bincount(input, weights=None, minlength=0):
         raise errors.runtime("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise errors.runtime("minlength should be >= 0")
+    check_numel(max(int(minlength), int(data.max()) + 1 if data.size else 0))
     if weights is None:
         return wrap(like(input._data, np.bincount(data, minlength=minlength).astype(np.int64)), dtypes.int64)
     w = host(weights._data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..limits import check_numel
 from ..function import Function, record
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 from . import elementwise as E
@@ -200,6 +201,8 @@ def atleast_3d(*tensors):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # torch.repeat_interleave(repeats): the indices each position repeats
         counts = input._data  # CuPy's repeat takes no array of counts: the index is made on the host
+        if counts.size:
+            check_numel(int(counts.sum()))
         return wrap(on_host(lambda c: np.repeat(np.arange(c.shape[0]), c).astype(np.int64), counts), dtypes.int64)
     x = input
     if dim is None:
@@ -214,6 +217,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if reps.shape[0] != x._data.shape[d]:
             raise errors.runtime(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                  f"{reps.shape[0]} and input.size({d}) = {x._data.shape[d]}")
+        check_numel(int(reps.sum()) * (x._data.size // max(1, x._data.shape[d])))
         idx = wrap(on_host(lambda c: np.repeat(np.arange(c.shape[0]), c).astype(np.int64), reps), dtypes.int64)
         return I.index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
