@@ -157,8 +157,10 @@ class FromCPython:
             return s(A.Name(n.id), n)
         if t is pyast.Constant:
             return s(A.Constant(n.value), n)
-        if t is pyast.JoinedStr:
-            return s(A.JoinedStr(self.many(n.values)), n)
+        if t is pyast.JoinedStr:  # (CPython 3.12 adds an empty Constant after a nested field of a format spec,
+            # where 3.11, whose tree GradScript's is, has nothing)
+            values = [v for v in n.values if not (type(v) is pyast.Constant and v.value == "")]
+            return s(A.JoinedStr(self.many(values)), n)
         if t is pyast.FormattedValue:
             return s(A.FormattedValue(self(n.value), _CONVERSIONS[n.conversion],
                                       self.opt(n.format_spec)), n)
