@@ -16,7 +16,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..device import host, check_args, like, scatter_add as _scatter_add_at, xp_of
+from ..device import check_args, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
 from . import functional_conv as _conv
 from . import functional_loss as _loss
@@ -113,7 +113,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 # ---------------------------------------------------------------------------- dropout (functional_dropout.py)
 
-from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402
+from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402, F401 - F.X
                                  feature_alpha_dropout)
 
 
