@@ -44,8 +44,9 @@ def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, 
                 on_result=None) -> list:
     """Run every (path, name) of ``scripts`` with RunOptions ``options``; return their
     :class:`Finished` in order. ``max_memory``: bytes each child may add to its address space;
-    ``seccomp``: the sandbox's filter in each child (where the binding and the kernel allow it). ``on_result(finished)`` is called in the scripts' order as soon as
-    a script and all those before it are done (for a report that streams in a stable order)."""
+    ``seccomp``: the sandbox's filter in each child (where the binding and the kernel allow it).
+    ``on_result(finished)`` is called in the scripts' order as soon as a script and all those
+    before it are done (for a report that streams in a stable order)."""
     _warm_up(options)
     results: dict[int, Finished] = {}
     shown = [0]
@@ -176,9 +177,9 @@ def _run_forked(scripts, options, jobs, limits, done) -> None:
                 done(_finish(child, options))
             now = time.monotonic()
             for child in running.values():
-                if child.deadline is not None and now >= child.deadline and not child.killed:
+                if child.deadline is not None and now >= child.deadline:
                     _kill(child.pid)
-                    child.killed = True
+                    child.killed, child.deadline = True, None  # its pipe's end comes next
     finally:
         for child in running.values():  # interrupted: no child outlives the command
             _kill(child.pid)
