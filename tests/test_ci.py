@@ -408,10 +408,10 @@ def test_timeout_inside_a_c_call(tmp_path):
 
 
 def test_max_memory_option(tmp_path):
-    write(tmp_path, "big.grad", "print('before')\nl = [1]\nl.extend(iter(l))\n")
+    write(tmp_path, "big.grad", "print('before')\nl = []\nfor i in range(100):\n    l.append('x' * 10 ** 7)\n")
     write(tmp_path, "big.out", "before\n")
     proc = gradcli("big.grad", "--max-memory", "300M", cwd=tmp_path)
-    assert proc.returncode == 1 and "    unexpected MemoryError" in proc.stdout and "at line 3" in proc.stdout
+    assert proc.returncode == 1 and "    unexpected MemoryError" in proc.stdout and "at line 4" in proc.stdout
     proc = gradcli("big.grad", "--max-memory", "lots", cwd=tmp_path)
     assert proc.returncode == 2 and "--max-memory" in proc.stderr
 
