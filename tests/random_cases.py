@@ -268,6 +268,27 @@ def _(t):
             F.dropout2d(t.ones(4, 3, 2, dtype=t.float64), 0.25)]
 
 
+@case("graph_nodes")
+def _(t):
+    m, s = t.zeros(3, requires_grad=True), t.ones(3, requires_grad=True)
+    a, b, c = t.normal(m, 1.0), t.normal(0.0, s), t.normal(m, s)
+    (a.sum() + b.sum() + c.sum()).backward()
+    out = [a, b, c, a.grad_fn.name(), b.grad_fn.name(), c.grad_fn.name(), m.grad, s.grad]
+    x = t.zeros(3, requires_grad=True).clone()
+    for call in (lambda: x.uniform_(), lambda: x.normal_(), lambda: x.bernoulli_(0.5),
+                 lambda: x.bernoulli_(t.full((3,), 0.3)), lambda: x.random_(3), lambda: x.random_(),
+                 lambda: x.random_(1, 4), lambda: x.exponential_(), lambda: x.cauchy_(), lambda: x.log_normal_(),
+                 lambda: x.geometric_(0.5)):
+        call()
+        out += [x.grad_fn.name(), x.detach().clone()]
+    return out
+
+
+@case("leaf_inplace_error")
+def _(t):
+    return [t.zeros(2, requires_grad=True).normal_()]
+
+
 def state_draws(t):
     """What the state-bytes goldens draw after loading a state saved by torch."""
     return [t.randn(1), t.randn(5), t.randn(20), t.rand(3), t.randint(0, 100, (4,)), t.randn(2, dtype=t.float64)]

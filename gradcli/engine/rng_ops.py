@@ -147,6 +147,22 @@ class _RandomBackward(Function):
         return (zero_grad(g),)
 
 
+class _NormalTensorBackward(Function):
+    """torch.normal with tensor mean/std: zero gradients of their shapes."""
+    __slots__ = ()
+
+    def backward(self, g):
+        from .factory import zeros  # noqa: PLC0415
+        return tuple(zeros(shape, dtype=g.dtype) for shape in self._kw["shapes"])
+
+
+def _normal_node(name):
+    cls = _NODES.get(name)
+    if cls is None:
+        cls = _NODES[name] = type(name, (_NormalTensorBackward,), {"__slots__": ()})
+    return cls
+
+
 _NODES = {}
 
 
@@ -314,14 +330,16 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
         else:
             mod = (1 << _DIGITS[name]) + 1 if name in _DIGITS else int(np.iinfo(self.dtype.np).max) + 1
             vals = (g.words(n) % np.uint64(mod)).astype(self.dtype.np)
-        return write_values(self, vals, "RandomBackward0")
+        return write_values(self, vals, "RandomBackward2")
+    node = "RandomBackward0"  # random_(from, to)
     if to is None:
         from_, to = 0, from_
+        node = "RandomBackward1"  # random_(to)
     from_, to = builtins.int(from_), builtins.int(to)
     if not from_ < to:
         raise errors.runtime(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     vals = int_values(g, n, from_, to).astype(self.dtype.np)
-    return write_values(self, vals, "RandomBackward1" if from_ == 0 else "RandomBackward2")
+    return write_values(self, vals, node)
 
 
 # ---------------------------------------------------------------------------- other distributions
@@ -393,7 +411,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
         if not 0 <= p <= 1:
             raise errors.runtime(f"bernoulli_ expects p to be in [0, 1], but got p={_num(float(p))}")
         vals = bernoulli_values(g, self.numel(), float(p))
-    return write_values(self, vals.astype(self.dtype.np), "BernoulliBackward0")
+    return write_values(self, vals.astype(self.dtype.np),
+                        "BernoulliBackward1" if isinstance(p, Tensor) else "BernoulliBackward2")
 
 
 def _perm_of(arr):
@@ -502,10 +521,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             t = _empty(shape, ref.dtype, ref.device, "normal")
             if mt and not st:  # normal_(0, std) then + mean
                 normal_(t, 0.0, float(std), generator=g)
-                return E.add(t, mean.detach())
-            normal_(t, generator=g)
-            out_t = E.mul(t, std.detach())
-            return E.add(out_t, mean.detach() if mt else float(mean))
+                out = E.add(t, mean.detach())
+            else:
+                normal_(t, generator=g)
+                out = E.add(E.mul(t, std.detach()), mean.detach() if mt else float(mean))
+        inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
+        if grad_mode.enabled and any(x.requires_grad for x in inputs):  # zero gradients, as torch's
+            name = "NormalBackward3" if mt and st else "NormalBackward1" if mt else "NormalBackward2"
+            out.grad_fn = make_node(_normal_node(name), inputs, out.dtype, (), {"shapes": [x.shape for x in inputs]})
+            out._rg = True
+        return out
     if size is None:
         raise errors.type_error("normal() received an invalid combination of arguments")
     _check_std(std)
