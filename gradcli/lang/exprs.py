@@ -11,8 +11,8 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
-from .pyvalues import (BINOPS, CHECKED, FULL, GROWING_NAMES, NAMESPACE, UNARYOPS, check_spec, fast_kind, get_attr,
-                       refuse_module, unpack)
+from .pyvalues import BINOPS, CHECKED, FULL, NAMESPACE, UNARYOPS, fast_kind, get_attr, refuse_module, unpack
+from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 
 MAX_NESTING = 1000  # expressions and blocks nested deeper than this are refused (CPython: about 1000 too)

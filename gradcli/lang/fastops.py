@@ -7,7 +7,8 @@ the generic ``op(a, b)`` closure.
 """
 from __future__ import annotations
 
-from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check, g_mod
+from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check
+from .strguard import g_mod
 from .runtime import tag
 
 _SEQS = frozenset((str, list, tuple, bytes))

@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from . import npguard, pyvalues
+from . import npguard, pyvalues, strguard
 from .pyrandom import random_module
 from .pyvalues import Namespace
 from .runtime import LimitError
@@ -382,7 +382,7 @@ def python_builtins(rt):
     names["range"] = BuiltinFunction(pyvalues.make_range(rt), "range", (range, pyvalues.BigRange))
     names["pow"] = BuiltinFunction(pyvalues.g_pow3, "pow")
     names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
-    names["format"] = BuiltinFunction(pyvalues.safe_builtin_format, "format")
+    names["format"] = BuiltinFunction(strguard.safe_builtin_format, "format")
 
     def iter_(obj):
         return iter(obj)

@@ -14,17 +14,18 @@ import collections
 import math
 import operator
 import os
-import re
-import string
 import types
 
 import numpy as np
 
 from ..pycompat import OrderedDict
 from .runtime import LimitError, user_raiser
+from .strguard import MAX_SEQUENCE  # noqa: F401 - the limits' home for their users (pyrandom)
+from .strguard import GROWING_NAMES, STR_SPECIAL, g_mod, growing_method, safe_format, safe_format_map, size_check
+
+_size_check = size_check  # fastops' name for it
 
 MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
-MAX_SEQUENCE = 10_000_000       # items of a str/list/tuple built by repetition or concatenation
 BIG_RANGE = 100_000             # ranges longer than this iterate through a step-counted wrapper
 
 
@@ -243,8 +244,8 @@ def _get_attr_slow(obj, name):
             err._gs_user = True
             raise err from None
     if policy == "str":
-        if name in _STR_SPECIAL:
-            return _STR_SPECIAL[name](obj)
+        if name in STR_SPECIAL:
+            return STR_SPECIAL[name](obj)
         try:
             return getattr(obj, name)
         except AttributeError as e:
@@ -383,178 +384,6 @@ def public_attributes(obj):
     return names
 
 
-# ----------------------------------------------------------------------------- str methods
-
-_formatter = string.Formatter()
-
-
-def _check_format(fmt, depth=0):
-    """Refuses fields with '.', '[' or a leading '_' and spec sizes above the limit; True when a
-    spec takes a nested field ('{0:{1}}'), whose value the caller checks."""
-    if not isinstance(fmt, str):
-        return False
-    nested = False
-    for _literal, field, spec, _conv in _formatter.parse(fmt):
-        if field is None:
-            continue
-        if field and not (field.isdigit() or field.isidentifier()) or field.startswith("_"):
-            raise ValueError(f"format field '{{{field}}}' is not allowed in GradScript: only plain "
-                             "positional or keyword fields (no '.' or '[', no leading '_')")
-        if spec and depth < 3:
-            _check_format(spec, depth + 1)
-            check_spec(spec)
-            nested = nested or "{" in spec
-    return nested
-
-
-def _check_widths(values):
-    """The values a nested spec field may take: an int above the limit is a width too large."""
-    for v in values:
-        if type(v) is int and v > MAX_SEQUENCE:
-            _size_check(v)
-
-
-def _size_check(n):
-    if n > MAX_SEQUENCE:
-        raise LimitError("MemoryError", f"a result of {n} items exceeds the limit of {MAX_SEQUENCE} items")
-
-
-@user_raiser
-def safe_format(fmt, *args, **kwargs):
-    if not isinstance(fmt, str):
-        raise TypeError(f"descriptor 'format' for 'str' objects doesn't apply to a '{type(fmt).__name__}' object")
-    if _check_format(fmt):
-        _check_widths(args)
-        _check_widths(kwargs.values())
-    return str.format(fmt, *args, **kwargs)
-
-
-@user_raiser
-def safe_format_map(fmt, mapping):
-    if _check_format(fmt) and isinstance(mapping, dict):
-        _check_widths(mapping.values())
-    return str.format_map(fmt, mapping)
-
-
-def _width_method(name):
-    def make(s):
-        method = getattr(type(s), name)
-
-        def bound(width, *rest):
-            if isinstance(width, int):
-                _size_check(width)
-            return method(s, width, *rest)
-        return bound
-    return make
-
-
-def _replace(s):
-    def bound(old, new, count=-1):
-        if isinstance(old, (str, bytes)) and isinstance(new, (str, bytes)) and len(new) > len(old):
-            _size_check(len(s) + (len(s) + 1) * (len(new) - len(old)))
-        return s.replace(old, new, count)
-    return bound
-
-
-def _expandtabs(s):
-    def bound(tabsize=8):
-        if isinstance(tabsize, int):
-            _size_check(s.count("\t" if type(s) is str else b"\t") * tabsize + len(s))
-        return s.expandtabs(tabsize)
-    return bound
-
-
-def check_spec(spec):
-    """A format spec's width or precision above the sequence limit (f'{x:{10**9}}') is refused
-    before Python builds the string."""
-    if isinstance(spec, str) and spec:
-        digits = "".join(c if c.isdigit() else " " for c in spec).split()
-        for d in digits:
-            if len(d) > 8 or int(d) > MAX_SEQUENCE:
-                _size_check(int(d) if len(d) < 30 else MAX_SEQUENCE + 1)
-
-
-@user_raiser
-def safe_builtin_format(value, spec=""):
-    """The builtin format(), with the spec's sizes checked."""
-    check_spec(spec)
-    return format(value, spec)
-
-
-def _join(s):
-    def bound(items):
-        if type(items) is not list and type(items) is not tuple:
-            items = list(items)
-        total = len(s) * max(0, len(items) - 1)
-        for x in items:
-            if isinstance(x, (str, bytes)):
-                total += len(x)
-        _size_check(total)
-        return s.join(items)
-    return bound
-
-
-def _translate(s):
-    def bound(table):
-        if isinstance(table, dict) and table:
-            longest = max((len(v) for v in table.values() if isinstance(v, (str, bytes))), default=1)
-            _size_check(len(s) * longest)
-        return s.translate(table)
-    return bound
-
-
-def _extend(lst):
-    def bound(items):
-        if hasattr(type(items), "__len__"):
-            _size_check(len(lst) + len(items))
-            lst.extend(items)
-        else:  # an iterator (l.extend(iter(l)) would never end): counted as it is consumed
-            room = MAX_SEQUENCE - len(lst)
-
-            def bounded():
-                n = 0
-                for item in items:
-                    n += 1
-                    if n > room:
-                        _size_check(len(lst) + n)
-                    yield item
-            lst.extend(bounded())
-    return bound
-
-
-def _to_bytes(n):
-    def bound(length=1, byteorder="big", *, signed=False):
-        if isinstance(length, int):
-            _size_check(length)
-        return n.to_bytes(length, byteorder, signed=signed)
-    return bound
-
-
-# (type, name) -> how a script's obj.name is bound when the method can build a big object
-_GROWING = {(list, "extend"): _extend, (int, "to_bytes"): _to_bytes, (bool, "to_bytes"): _to_bytes,
-            (bytes, "join"): _join, (bytes, "translate"): _translate}
-GROWING_NAMES = frozenset(name for _, name in _GROWING) | {"join", "translate", "ljust", "rjust", "center", "zfill",
-                                                           "replace", "expandtabs"}
-
-
-def growing_method(obj, name):
-    """obj.name bound with a size check, or None when it needs none (exprs/callables call get_attr
-    for every attribute named in GROWING_NAMES)."""
-    make = _GROWING.get((type(obj), name))
-    if make is None and type(obj) is bytes and name in _STR_SPECIAL:
-        make = _STR_SPECIAL[name]
-    return make(obj) if make is not None else None
-
-
-_STR_SPECIAL = {
-    "format": lambda s: lambda *a, **k: safe_format(s, *a, **k),
-    "format_map": lambda s: lambda mapping: safe_format_map(s, mapping),
-    "ljust": _width_method("ljust"), "rjust": _width_method("rjust"), "center": _width_method("center"),
-    "zfill": _width_method("zfill"), "replace": _replace, "expandtabs": _expandtabs,
-    "join": _join, "translate": _translate,
-}
-
-
 # ----------------------------------------------------------------------------- guarded operators
 
 _SEQS = frozenset((str, list, tuple, bytes))
@@ -663,25 +492,6 @@ def g_pow3(base, exp, mod=None):
     if mod is None and type(base) is int and type(exp) is int:
         _check_pow(base, exp)
     return pow(base, exp, mod)
-
-
-@user_raiser
-def g_mod(a, b):
-    """``fmt % args`` builds a string as wide as its '*' arguments and digits say: checked first."""
-    if (type(a) is str or type(a) is bytes) and (b"%" in a if type(a) is bytes else "%" in a):
-        text = a if type(a) is str else a.decode("latin-1")
-        for width, precision in _PERCENT.findall(text):
-            for d in (width, precision):
-                if d.isdigit():
-                    _size_check(int(d) if len(d) < 30 else MAX_SEQUENCE + 1)
-        if "*" in text:
-            for x in (b if type(b) is tuple else (b,)):
-                if type(x) is int and x > MAX_SEQUENCE:
-                    _size_check(x)
-    return a % b
-
-
-_PERCENT = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
 BINOPS = {
