@@ -37,6 +37,14 @@ def _check_bounds(idx, size, dim, prefix="", kind=errors.index):
         raise kind(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def _source(input, source, d):
+    """source's array as it is written into input (a 0-d source as one element), and its size along d."""
+    src = source._data
+    if src.ndim == 0:
+        src = src.reshape(1)
+    return src, src.shape[d] if src.ndim > d else 1
+
+
 def _sizes(input, d):
     return input._data.shape[d] if input._data.ndim else 1
 
@@ -66,10 +74,7 @@ def index_copy(input, dim, index, source):
     if source.dtype is not input.dtype:
         raise errors.runtime(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                              f"{_c10_name(input.dtype)} and (source) {_c10_name(source.dtype)}")
-    src = _as_dim(source._data) if input._data.ndim == 0 else source._data
-    if src.ndim == 0 and input._data.ndim:
-        src = src.reshape(1)
-    n_src = src.shape[d] if src.ndim > d else 1
+    src, n_src = _source(input, source, d)
     if idx.size != n_src:
         raise errors.index(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
                            f"({n_src})")
@@ -90,10 +95,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if source.dtype is not input.dtype:
         raise errors.runtime(f"index_add_(): self ({_c10_name(input.dtype)}) and source ({_c10_name(source.dtype)}) "
                              "must have the same scalar type")
-    src = source._data
-    if src.ndim == 0 and input._data.ndim:
-        src = src.reshape(1)
-    n_src = src.shape[d] if src.ndim > d else 1
+    src, n_src = _source(input, source, d)
     if idx.size != n_src:
         raise errors.runtime(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
                              f"({n_src}), for dim: {d}")
