@@ -343,3 +343,16 @@ def test_first_and_second_order_gradients_match_torch(name):
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(a._data, b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["_hidden", "__repr__", "__del__", "__getattr__", "_backward_cls", "__init__"])
+def test_class_attributes_starting_with_underscore_are_refused(name):
+    # a class-level dunder would hook Python's protocols; _backward_cls would hand the engine a fake node class
+    e = err(f"import torch\nclass F(torch.autograd.Function):\n    {name} = print\n")
+    assert e.type_name == "NameError" and e.line == 3
+
+
+def test_class_attributes_are_plain_values():
+    assert out("import torch\nclass F(torch.autograd.Function):\n    generate_vmap_rule = True\n    k = m = 2 * 3\n"
+               "print(F.generate_vmap_rule, F.k, F.m)\n") == "True 6 6\n"
+    assert err("import torch\nclass F(torch.autograd.Function):\n    x.y = 1\n").type_name == "SyntaxError"

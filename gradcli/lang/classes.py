@@ -67,8 +67,18 @@ class ClassCompiler:
                 methods.append((s.name, self.s_functiondef(s, cscope, in_class=True)))
             elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
                 continue
+            elif type(s) is A.Assign and all(type(t) is A.Name for t in s.targets):
+                # class attributes (generate_vmap_rule = True, a constant of a module)
+                for t in s.targets:
+                    if t.id.startswith("_"):  # Python's protocols (__repr__, __del__, ...) and the engine's slots
+                        raise self.error(t, "NameError", f"class attribute name '{t.id}' is not allowed: class "
+                                         "attributes starting with '_' are reserved in GradScript")
+                    self.check_name(t.id, t, what="class attribute name")
+                    cscope.locals.add(t.id)
+                methods.append(([t.id for t in s.targets], self.expr(s.value, scope)))
             else:
-                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) in GradScript")
+                raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) and assign "
+                                 "names (NAME = value) in GradScript")
         store = self.name_store(node.name, scope)
         name, bnode, qualname = node.name, node.bases[0], cscope.qualname
 
@@ -83,7 +93,12 @@ class ClassCompiler:
             cframe.parent = frame
             namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
             for mname, define in methods:
-                namespace[mname] = define(cframe)
+                if type(mname) is list:  # NAME = value: evaluated where the class statement runs
+                    value = define(frame)
+                    for n in mname:
+                        namespace[n] = value
+                else:
+                    namespace[mname] = define(cframe)
             try:
                 cls = type(name, (b,), namespace)
             except Exception as e:
