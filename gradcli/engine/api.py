@@ -139,6 +139,7 @@ autograd = _Module(
     no_grad=no_grad,
     enable_grad=enable_grad,
     set_grad_enabled=set_grad_enabled,
+    inference_mode=inference_mode,
 )
 
 
