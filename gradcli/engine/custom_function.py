@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from . import errors
-from .autograd import AccumulateGrad, Node, _node_observer, _Saved, grad_mode, stamp
+from .autograd import Node, _node_observer, _Saved, grad_mode, stamp
 from .dtypes import FLOAT
 from .tensor import Tensor, view_of
 
@@ -368,5 +368,5 @@ def once_differentiable(fn):
 once_differentiable.__module__ = "torch.autograd.function"
 _OnceDifferentiable.__module__ = "torch.autograd.function"
 
-__all__ = ["AccumulateGrad", "BackwardCFunction", "DelayedError", "Function", "FunctionCtx", "apply_function",
+__all__ = ["BackwardCFunction", "DelayedError", "Function", "FunctionCtx", "apply_function",
            "node_class", "once_differentiable"]
