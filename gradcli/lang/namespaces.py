@@ -516,6 +516,9 @@ class TypeBuiltin:
             from ..engine.tensor import Tensor
             if isinstance(obj, type) and issubclass(obj, Tensor):
                 return self._wrapper(type, "<class 'torch._C._TensorMeta'>")
+            from ..engine.custom_function import Function
+            if isinstance(obj, type) and issubclass(obj, Function):
+                return self._wrapper(type, "<class 'torch.autograd.function.FunctionMeta'>")
             return self
         cls = type(obj)
         if cls in self._exposed() or "_gradscript_class" in cls.__dict__:
