@@ -211,10 +211,12 @@ def test_method_argument_errors_name_the_method():
     assert e.message == "A.forward() takes 2 positional arguments but 3 were given"
 
 
-def test_only_one_class_form():
+def test_only_the_two_class_forms():
     assert err("class A:\n    pass").type_name == "SyntaxError"
     assert err("class A(int):\n    pass").type_name == "TypeError"
-    assert err("import torch.nn as nn\nclass A(nn.Module):\n    x = 1").type_name == "SyntaxError"
+    assert err("import torch.nn as nn\nclass A(nn.Module):\n    x.y = 1").type_name == "SyntaxError"
+    assert err("import torch.nn as nn\nclass A(nn.Module):\n    for i in range(2):\n        pass").type_name \
+        == "SyntaxError"
     assert err("import torch.nn as nn\nclass A(nn.Module):\n    def __len__(self):\n        return 1").type_name \
         == "NameError"
 
