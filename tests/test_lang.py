@@ -399,3 +399,14 @@ def test_set_device_rebinds_imported_names():
     session.set_device("cpu")
     result = session.run("ones(2).device, torch.zeros(1).device, x")
     assert result.stdout == "(device(type='cpu'), device(type='cpu'), tensor([1.]))\n"
+
+
+@pytest.mark.parametrize("name, line", [("torch", "import torch"), ("np", "import numpy as np"),
+                                        ("nn", "import torch.nn as nn"), ("F", "import torch.nn.functional as F")])
+def test_missing_import_is_pythons_name_error_with_a_hint(name, line):
+    result = run_source(f"y = 1\nz = {name}.ones\n", "t.grad")
+    err = result.error
+    assert err.type_name == "NameError" and err.message == f"name '{name}' is not defined" and err.line == 2
+    assert err.hint == f'add "{line}" at the top (gradcli runs Python\'s rules)'
+    # an ordinary undefined name gets no import hint
+    assert run_source("q + 1\n", "t.grad").error.hint is None

@@ -16,6 +16,7 @@ import functools
 import gc
 import keyword
 import operator
+import re
 import sys
 import time
 import warnings as _warnings
@@ -180,6 +181,20 @@ def _watch_clock(rt):
         done.set()
 
 
+# the modules a script may use under a conventional name, and the import that binds it
+_IMPORTS = {"torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
+            "nn": "import torch.nn as nn", "F": "import torch.nn.functional as F", "math": "import math",
+            "optim": "import torch.optim as optim"}
+
+
+def missing_import_hint(message):
+    """The hint for Python's NameError of a module used without its import (`torch`, `np`, `nn`,
+    `F`, ...): the script runs by Python's rules, so the name needs its import line."""
+    match = re.fullmatch(r"name '(\w+)' is not defined", message or "")
+    line = _IMPORTS.get(match.group(1)) if match else None
+    return f'add "{line}" at the top (gradcli runs Python\'s rules)' if line else None
+
+
 def hint_text(key):
     return HINTS.get(key) if isinstance(key, str) else None
 
@@ -306,6 +321,8 @@ class Session:
         except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
             message = "<exception str() failed>"
         hint = hint_text(getattr(exc, "gradcli_hint", None)) or getattr(exc, "gradcli_hint_text", None)
+        if hint is None and type_name == "NameError":
+            hint = missing_import_hint(message)
         span = _span(node)
         site = getattr(exc, "gradcli_site", None)  # anomaly mode, --check: where the node was created
         if site is not None:
@@ -346,7 +363,7 @@ class Session:
         self._warnings = []
         self._warned = set()  # once per site and run (a REPL's inputs all start at line 1)
         self.rt.reset()
-        self._source = source
+        self._source = self._session_source(source)
         self._hooks = None
         with _watch_clock(self.rt):
             module, error = self._parse(source, filename)
@@ -356,6 +373,16 @@ class Session:
         return RunResult(ok=error is None, outputs=self._outputs, error=error, warnings=self._warnings,
                          variables=self.variables(), explain=list(hooks.explain) if hooks else [],
                          checks=list(hooks.checks) if hooks else [])
+
+    def _session_source(self, source):
+        """The session's source so far: this run's lines over the earlier runs' (a REPL numbers its
+        inputs on, padding each with blank lines), so an earlier input's line keeps its text."""
+        earlier = (self._source or "").split("\n")
+        lines = source.split("\n")
+        if len(earlier) <= 1:
+            return source
+        merged = [new if new.strip() or i >= len(earlier) else earlier[i] for i, new in enumerate(lines)]
+        return "\n".join(merged + earlier[len(lines):])
 
     def _execute(self, module, filename):
         from .compiler import Compiler
@@ -504,4 +531,4 @@ def evaluate_expression(expr: str, variables: dict, options=None):
 
 
 __all__ = ["RunOptions", "Output", "Warning", "RunResult", "Session", "run_source", "evaluate_expression",
-           "InternalError", "HINTS", "hint_text", "MAX_SOURCE_CHARS", "source_too_large"]
+           "InternalError", "HINTS", "hint_text", "missing_import_hint", "MAX_SOURCE_CHARS", "source_too_large"]
