@@ -363,3 +363,48 @@ def test_explain_shows_the_steps_up_to_an_anomaly():
     buf = io.StringIO()
     EX.render(rec, buf)
     assert "the pass stopped: RuntimeError" in buf.getvalue()
+
+
+def test_check_never_reports_agreement_it_did_not_measure(capfd, monkeypatch, tmp_path):
+    """sqrt at -1: every difference is NaN, so nothing is compared; the text and the JSON both say
+    so (no "agree", no error 0.0e+00) and the run exits 1 with CheckNotRun."""
+    result, records = run(NAN_SCRIPT, check=True)
+    (res,) = result.checks
+    assert res.comparisons == 0 and res.skipped > 0 and res.not_checked
+    assert "agree" not in res.line_text() and "could not be checked" in res.line_text()
+    assert "not finite" in res.line_text()
+    doc = res.to_json()
+    assert doc["checked"] is False and doc["comparisons"] == 0 and doc["skipped_comparisons"] == res.skipped
+    assert doc["nodes_checked"] == 0 and doc["leaves_checked"] == 0 and not doc["global_checked"]
+
+    from gradcli.cli import app as app_module
+
+    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
+    script = tmp_path / "nan.grad"
+    script.write_text(NAN_SCRIPT, encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--check", "--no-color"])
+    out, err = capfd.readouterr()
+    assert exc.value.code == 1 and out == "tensor([0.2500,    nan])\n"
+    assert "could not be checked" in err and "agree" not in err and "--check could not check 1 of 1" in err
+    with pytest.raises(SystemExit) as exc:
+        app_module.main(["run", str(script), "--check", "--json"])
+    out, err = capfd.readouterr()
+    doc = json.loads(out)
+    assert exc.value.code == 1 and doc["exit_code"] == 1 and not doc["ok"]
+    assert doc["error"]["type"] == "CheckNotRun" and doc["checks"][0]["checked"] is False
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+
+
+def test_check_counts_only_measured_nodes_when_some_are_skipped():
+    """One node measurable, one whose differences are all NaN: the first counts, the second is
+    listed as not checked with the reason, and the pass still counts as checked."""
+    src = ("import torch\nx = torch.tensor([4., 9.], requires_grad=True)\nw = torch.tensor([-1.], requires_grad=True)\n"
+           "y = (x * 2).sum() + torch.sqrt(w).sum()\ny.backward()\n")
+    result, _ = run(src, check=True)
+    (res,) = result.checks
+    assert res.skipped > 0 and res.measured > 0 and not res.not_checked
+    assert any("no finite comparison" in u["why"] for u in res.unchecked), res.unchecked
+    assert "skipped" in res.line_text() or "not checked" in res.line_text()

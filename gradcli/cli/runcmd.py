@@ -300,7 +300,28 @@ def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: 
             located = _Located(e["type"], e["message"], e["file"], e["line"], e["column"], e["end_line"],
                                e["end_column"], e["hint"])
             print_error(located, sys.stderr, color_err, source=src.text, filename=src.name)
+    elif kind == "ok" and flags.check:
+        _check_not_run(outcome, src, flags)
     return outcome
+
+
+def _check_not_run(outcome, src, flags) -> None:
+    """--check asked for a check that could not be made on a pass with gradients (every difference
+    NaN or infinite, or no node replayable): that is no agreement, so the run fails (exit 1)."""
+    missed = [c for c in outcome.checks or () if not c.get("checked", True)]
+    if not missed:
+        return
+    first = missed[0]
+    where = f" (line {first['line']})" if first.get("line") else ""
+    why = first.get("skipped_because") or (first["unchecked"][0]["why"] if first.get("unchecked") else "")
+    message = (f"--check could not check {len(missed)} of {len(outcome.checks)} backward pass"
+               f"{'es' if len(outcome.checks) != 1 else ''}: pass {first['pass']}{where}: {why}")
+    outcome.exit_code = EXIT_SCRIPT
+    outcome.error = simple_error("CheckNotRun", message, src.name,
+                                 hint="a NaN gradient or a point outside the function's domain cannot be "
+                                      "compared with finite differences; check at another point")
+    if not flags.json:
+        say(message)
 
 
 def _memory_error(error: dict, flags: Flags) -> dict:

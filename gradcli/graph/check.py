@@ -593,6 +593,18 @@ class Result:
     global_why: str | None = None
     failure: str | None = None
     kinks: int = 0                 # comparisons at a non-differentiable point
+    skipped: int = 0               # comparisons not made: a NaN or infinite gradient or function value
+    skipped_why: str | None = None  # the first such reason
+
+    @property
+    def measured(self) -> int:
+        """Comparisons that were actually made (kinks included)."""
+        return self.comparisons + self.kinks
+
+    @property
+    def not_checked(self) -> bool:
+        """Nothing of this pass could be compared (every difference was NaN or infinite)."""
+        return self.failure is None and self.measured == 0 and (self.skipped > 0 or bool(self.unchecked))
 
     def to_json(self) -> dict:
         return {"pass": self.index, "kind": self.kind, "line": self.line, "source": self.source,
@@ -600,11 +612,16 @@ class Result:
                 "leaves_checked": self.leaves_checked, "comparisons": self.comparisons,
                 "max_relative_error": self.max_error, "global_checked": self.global_checked,
                 "global_skipped_because": self.global_why, "unchecked": list(self.unchecked),
-                "kinks": self.kinks, "failure": self.failure}
+                "kinks": self.kinks, "failure": self.failure, "skipped_comparisons": self.skipped,
+                "skipped_because": self.skipped_why, "checked": not self.not_checked}
 
     def line_text(self) -> str:
         where = f" (line {self.line}: {self.source})" if self.line and self.source else (
             f" (line {self.line})" if self.line else "")
+        if self.not_checked:
+            why = self.skipped_why or (self.unchecked[0]["why"] if self.unchecked else "nothing to compare")
+            return (f"check: {self.kind} pass {self.index}{where}: could not be checked: no finite difference "
+                    f"could be compared ({self.skipped} skipped: {why})")
         text = (f"check: {self.kind} pass {self.index}{where}: {self.nodes_checked} node"
                 f"{'s' if self.nodes_checked != 1 else ''}"
                 f" and {self.leaves_checked} lea{'ves' if self.leaves_checked != 1 else 'f'} agree with central "
@@ -618,6 +635,9 @@ class Result:
             text += f"; end-to-end check skipped: {self.global_why}"
         if self.kinks:
             text += f"; {self.kinks} comparison{'s' if self.kinks != 1 else ''} at non-differentiable points"
+        if self.skipped:
+            text += (f"; {self.skipped} comparison{'s' if self.skipped != 1 else ''} skipped "
+                     f"({self.skipped_why})")
         return text
 
 
@@ -638,7 +658,14 @@ class _Compare:
         cancel); updates max_error."""
         numerical = (d_plus + d_minus) / (2 * h)
         if not (math.isfinite(numerical) and math.isfinite(analytical)):
-            return True, 0.0, numerical   # infinities and NaN are anomaly mode's business, not ours
+            # infinities and NaN are anomaly mode's business, not ours: not compared, and said so
+            self.result.skipped += 1
+            if self.result.skipped_why is None:
+                self.result.skipped_why = (
+                    "the gradient is NaN there" if math.isnan(analytical) else
+                    "the function is not finite next to the point (outside its domain?)"
+                    if not math.isfinite(numerical) else "the gradient is infinite there")
+            return True, 0.0, numerical
         denom = max(abs(numerical), abs(analytical), scale, 1e-12)
         err = abs(numerical - analytical) / denom
         if err > tol and abs(numerical - analytical) > atol:
@@ -774,6 +801,7 @@ class Checker:
             res.unchecked.append({"node": node_name(node), "line": line,
                                   "why": entry.why if entry is not None else "created outside the recorded ops"})
             return
+        measured0, skipped0 = res.measured, res.skipped
         gs = []
         for i, o in enumerate(entry.outs):
             g = grads[i] if i < len(grads) else None
@@ -861,7 +889,11 @@ class Checker:
                     if not ok_k:
                         raise fail(k, text_k)
                 raise fail(None if len(big) > 1 else big[0][0], text)
-        res.nodes_checked += 1
+        if res.measured > measured0:
+            res.nodes_checked += 1
+        elif res.skipped > skipped0:   # every comparison was NaN or infinite: not checked, and said so
+            res.unchecked.append({"node": node_name(node), "line": site_of(node)[0],
+                                  "why": f"no finite comparison: {res.skipped_why}"})
 
     def _input_name(self, node, k):
         from .model import tensor_names  # noqa: PLC0415
@@ -1001,12 +1033,16 @@ class Checker:
                                              "gradients (broadcasting, several paths) is at fault")
                 raise err_obj
 
+        measured0 = res.measured
         try:
             along(list(grads), "the leaves")         # all leaves at once: two replays of the graph
         except GradcheckError:
             for node in grads:                       # find the leaf whose gradient is wrong
                 along([node], names.get(id(node.variable), "a leaf"))
             raise
+        if res.measured == measured0:               # a NaN or infinite difference: nothing compared
+            res.global_why = f"no finite comparison: {res.skipped_why}"
+            return
         res.leaves_checked = len(grads)
         res.global_checked = True
 
