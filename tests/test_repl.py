@@ -417,7 +417,7 @@ def test_tty_session_echo_block_error_completion_vars_graph_ctrl_d(term):
     assert "Tensors in scope" in table and "SumBackward0" in table and "requires_grad" in table
     assert "torch.float32" in table
     tree = term.run(":graph y")
-    assert tree.splitlines()[0].strip() == "SumBackward0  y  []"
+    assert tree.splitlines()[0].strip() == "SumBackward0  y  []  (line 7)"  # inputs are numbered on
     assert "MulBackward0" in tree and "AccumulateGrad  x  [3]" in tree
     assert term.close() == 0                       # Ctrl-D
 
@@ -476,3 +476,117 @@ def test_history_location_and_unwritable_state_dir(tmp_path, monkeypatch):
     (tmp_path / "blocked").write_text("not a directory")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "blocked"))
     assert isinstance(make_history(), InMemoryHistory)
+
+
+# --------------------------------------------------------------------------- first run: ready to use
+
+def test_predefined_modules_and_explain_lines_in_stdin_mode(tmp_path):
+    """torch, np, nn, F and math need no import; :explain names each node's own line, with its text."""
+    text = ("x = torch.tensor(2., requires_grad=True)\nprint(np.pi > 3, F.relu(-x), math.sqrt(4.), nn.Identity())\n"
+            ":explain\ny = x * 3\nz = y * y\nz.backward()\n")
+    proc = run_stdin(text, tmp_path, "--no-color")
+    assert proc.returncode == 0, proc.stderr
+    assert "True tensor(0., grad_fn=<ReluBackward0>) 2.0 Identity()" in proc.stdout
+    assert "line 6: z.backward()" in proc.stderr
+    assert "line 5: z = y * y" in proc.stderr and "line 4: y = x * 3" in proc.stderr
+
+
+def test_plain_line_reader_when_prompt_toolkit_cannot_be_used(monkeypatch):
+    """The import-level fallback: without prompt_toolkit (or with TERM=dumb) a terminal gets plain
+    `>>> ` prompts over line reads, with the same continuation rule."""
+    import gradcli.repl as repl_pkg
+
+    monkeypatch.setitem(sys.modules, "prompt_toolkit", None)       # `import prompt_toolkit` fails
+    monkeypatch.delitem(sys.modules, "gradcli.repl.terminal", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert repl_pkg.line_editor() is None
+    monkeypatch.setenv("TERM", "dumb")
+    assert repl_pkg.line_editor() is None
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stdin = Tty("x = torch.ones(2, requires_grad=True)\nfor i in range(2):\n    print(i)\n\n(x * x).sum()\n:quit\n")
+    stdout, stderr = Tty(), Tty()
+    assert repl_pkg.run_repl(None, False, stdin=stdin, stdout=stdout, stderr=stderr) == 0
+    out = stdout.getvalue()
+    assert "torch, np, nn, F and math are ready without imports" in out and "plain line input" in out
+    assert ">>> >>> ... ... 0\n1\n>>> tensor(2., grad_fn=<SumBackward0>)\n>>> " in out
+    assert "tensor(2., grad_fn=<SumBackward0>)\n" in out and stderr.getvalue() == ""
+
+
+@needs_pty
+def test_tty_banner_predefined_modules_and_explain_source_lines(term):
+    assert term.run("a = torch.tensor(3., requires_grad=True)") == ""
+    assert term.run("y = a * 2") == ""
+    assert term.run("z = y * y") == ""
+    assert term.run(":explain").startswith("Chain-rule walkthrough on")   # a meta-command is no line
+    out = term.run("z.backward()")
+    assert "line 4: z.backward()" in out
+    assert "line 3: z = y * y" in out and "line 2: y = a * 2" in out
+    assert term.close() == 0
+
+
+@needs_pty
+def test_tty_banner_says_what_is_predefined(tmp_path):
+    import pexpect
+    cmd = repl_command()
+    child = pexpect.spawn(cmd[0], cmd[1:], env=repl_env(tmp_path), cwd=str(tmp_path), encoding="utf-8",
+                          timeout=15, dimensions=(40, 120))
+    child.expect_exact("torch, np, nn, F and math are ready without imports")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.skipif(not (HAVE_RUNNER and HAVE_PEXPECT), reason="needs pexpect")
+def test_dumb_terminal_gets_the_plain_line_reader(tmp_path):
+    import pexpect
+    cmd = repl_command()
+    env = repl_env(tmp_path)
+    env["TERM"] = "dumb"
+    child = pexpect.spawn(cmd[0], cmd[1:], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=15)
+    child.expect_exact("plain line input")
+    child.expect_exact(">>> ")
+    child.sendline("torch.tensor([1., 2.]) * 2")
+    child.expect_exact("tensor([2., 4.])")
+    child.expect_exact(">>> ")
+    child.sendline("if True:")
+    child.expect_exact("... ")
+    child.sendline("    print('in block')")
+    child.expect_exact("... ")
+    child.sendline("")
+    child.expect_exact("in block")
+    child.expect_exact(">>> ")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.skipif(not os.environ.get("GRADCLI_VENV_TESTS") or not HAVE_PEXPECT,
+                    reason="builds a fresh virtual environment with `pip install .`: set GRADCLI_VENV_TESTS=1")
+def test_plain_install_gives_a_working_repl(tmp_path):
+    """After the README's `pip install .` (no extras) `gradcli repl` on a terminal is the editor,
+    with torch and friends ready."""
+    import pexpect
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    bindir = venv / ("Scripts" if sys.platform == "win32" else "bin")
+    pip = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q", str(ROOT)],
+                         capture_output=True, text=True, timeout=900)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    env = repl_env(tmp_path)
+    env.pop("PYTHONPATH", None)
+    child = pexpect.spawn(str(bindir / "gradcli"), ["repl"], env=env, cwd=str(tmp_path), encoding="utf-8",
+                          timeout=60, dimensions=(40, 120))
+    child.expect_exact("torch, np, nn, F and math are ready without imports")
+    child.expect_exact(EDIT_ON)                   # prompt_toolkit's editor, not the plain reader
+    child.sendline("torch.ones(2) * 3")
+    child.expect_exact("tensor([3., 3.])")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

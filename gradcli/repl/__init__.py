@@ -1,9 +1,10 @@
 """`gradcli repl`: an interactive GradScript session.
 
 On a terminal it is a prompt_toolkit line editor (history, multi-line input, highlighting, tab
-completion, meta-commands such as `:vars` and `:graph y`); with stdin not a terminal it reads
-statements from stdin with the same semantics and no prompts.  prompt_toolkit is imported only
-for the terminal mode.
+completion, meta-commands such as `:vars` and `:graph y`); where prompt_toolkit cannot drive the
+terminal (TERM=dumb, or it is missing) a plain `>>> ` line reader; with stdin not a terminal it
+reads statements from stdin with the same semantics and no prompts.  prompt_toolkit is imported
+only for the terminal mode.  torch, np, nn, F and math are bound without imports.
 
 Entry points for the CLI: ``run_repl(options, color)`` (and its alias ``main``), returning the
 exit status.
@@ -14,7 +15,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-__all__ = ["run_repl", "main"]
+__all__ = ["run_repl", "main", "line_editor"]
 
 
 def _want_color(stream: TextIO) -> bool:
@@ -53,14 +54,36 @@ def run_repl(options: Any = None, color: bool | None = None, *, stdin: TextIO | 
     if not interactive:
         repl = Repl(options, out=stdout, err=stderr, color=color, filename="<stdin>")
         return run_stdin(repl, stdin)
+    repl = Repl(options, out=stdout, err=stderr, color=color, filename="<stdin>")
+    interact = line_editor()
+    if interact is None:
+        from .core import plain_interact  # noqa: PLC0415
+        return plain_interact(repl, stdin, stdout)
+    try:
+        return interact(repl)
+    except _TERMINAL_FAILURES:  # prompt_toolkit could not drive this terminal: plain lines instead
+        from .core import plain_interact  # noqa: PLC0415
+        return plain_interact(repl, stdin, stdout)
+
+
+# what prompt_toolkit raises when the terminal cannot be driven (termios refuses it, no console)
+try:
+    from termios import error as _termios_error
+except ImportError:  # Windows
+    _termios_error = OSError
+_TERMINAL_FAILURES = (OSError, NotImplementedError, _termios_error)
+
+
+def line_editor():
+    """prompt_toolkit's interactive loop, or None where it cannot work: TERM=dumb or unset, or
+    prompt_toolkit (a core dependency) missing or broken in this installation."""
+    if os.environ.get("TERM", "") in ("", "dumb") and sys.platform != "win32":
+        return None
     try:
         from .terminal import interact  # noqa: PLC0415
-    except ImportError as exc:
-        stderr.write(f"gradcli repl: the interactive editor needs prompt_toolkit ({exc}). "
-                     "Install it with: pip install 'gradcli[repl]'\n")
-        return 2
-    repl = Repl(options, out=stdout, err=stderr, color=color, filename="<stdin>")
-    return interact(repl)
+    except ImportError:
+        return None
+    return interact
 
 
 def main(options: Any = None, color: bool | None = None) -> int:

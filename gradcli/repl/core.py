@@ -9,13 +9,15 @@ import shlex
 import sys
 from typing import Any, Callable, Iterable, TextIO
 
-from .source import StatementReader, is_meta
+from .source import StatementReader, is_complete, is_meta
 
-__all__ = ["Repl", "run_stdin", "HELP"]
+__all__ = ["Repl", "run_stdin", "plain_interact", "banner_text", "HELP", "PREDEFINED"]
+
+PREDEFINED = "torch, np, nn, F and math"
 
 HELP = """\
-Type GradScript statements as in `gradcli run` (PyTorch-flavoured Python). An expression's value is
-echoed; an open bracket or a block header (for/if/while/with/def/class ...:) continues on a `...`
+Type GradScript statements as in `gradcli run` (PyTorch-flavoured Python); torch, np, nn, F and
+math are ready without imports. An expression's value is echoed; an open bracket or a block header (for/if/while/with/def/class ...:) continues on a `...`
 line and a blank line ends a block. Tab completes names, torch./nn./F. members and tensor methods.
 Up/down walk the history (kept across sessions). Ctrl-C cancels the input or interrupts a running
 statement; Ctrl-D (or :quit) leaves.
@@ -56,7 +58,7 @@ class Repl:
         self.variables: dict[str, Any] = {}  # the session's names after the last run
         self.errors = 0
         self.explain = bool(getattr(options, "explain", False))
-        # `:graph` names the line that created each node; on the terminal every input is "line 1"
+        # `:graph` names the line that created each node (the terminal numbers its inputs on)
         self.show_sites = True
         self._wrote = False
         self._warned = False
@@ -77,6 +79,7 @@ class Repl:
         from ..lang.runner import Session  # noqa: PLC0415
         session = Session(self.options, write=self._write, warn=self._warn)
         session.on_pass = self._on_pass
+        session.predefine_modules()  # torch, np, nn, F, math without imports, as `run -e` has them
         return session
 
     def _on_pass(self, kind: str, record: Any) -> None:
@@ -493,6 +496,51 @@ class Repl:
         new._engine_state = old._engine_state
         new._warned = old._warned
         return new
+
+
+def banner_text() -> str:
+    from .. import __version__  # noqa: PLC0415
+    return (f"gradcli {__version__} REPL (GradScript, PyTorch 2.13 semantics). {PREDEFINED} are ready "
+            f"without imports.\nType :help for help, Ctrl-D to leave.")
+
+
+def plain_interact(repl: Repl, stdin: TextIO, stdout: TextIO, banner: bool = True) -> int:
+    """The REPL on a terminal that prompt_toolkit cannot drive (TERM=dumb, no prompt_toolkit):
+    plain `>>> ` / `... ` prompts over line reads, the same continuation rule, no editing.
+    Returns 0 at end of input or :quit."""
+
+    if banner:
+        repl.message(banner_text() + " (plain line input: this terminal has no line editor)")
+    next_line = 1
+    while True:
+        lines: list[str] = []
+        try:
+            while True:
+                stdout.write(">>> " if not lines else "... ")
+                stdout.flush()
+                line = stdin.readline()
+                if not line:
+                    if not lines:
+                        stdout.write("\n")
+                        return 0
+                    break
+                lines.append(line.rstrip("\r\n"))
+                if is_complete("\n".join(lines)):
+                    break
+        except KeyboardInterrupt:
+            repl.message("\nKeyboardInterrupt", error=True)
+            continue
+        text = "\n".join(lines).rstrip()
+        if not text.strip():
+            continue
+        try:
+            first_line = next_line
+            if not is_meta(text):
+                next_line += text.count("\n") + 1
+            if not repl.handle(text, first_line):
+                return 0
+        except KeyboardInterrupt:
+            repl.message("KeyboardInterrupt", error=True)
 
 
 def run_stdin(repl: Repl, stream: TextIO) -> int:

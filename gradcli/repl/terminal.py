@@ -19,8 +19,8 @@ from prompt_toolkit.output.color_depth import ColorDepth
 
 from ..lang.lexer import GradScriptLexer
 from .completion import make_completer
-from .core import Repl
-from .source import is_complete, next_indent
+from .core import Repl, banner_text
+from .source import is_complete, is_meta, next_indent
 
 __all__ = ["history_path", "make_history", "interact"]
 
@@ -101,7 +101,6 @@ def _only_indent_before_cursor() -> bool:
 def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
     """The read-eval-print loop on the terminal. Returns the exit status (0)."""
     color = repl.color
-    repl.show_sites = False
     session: PromptSession = PromptSession(
         message=PROMPT,
         multiline=True,
@@ -117,9 +116,8 @@ def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
         mouse_support=False,
     )
     if banner:
-        from .. import __version__  # noqa: PLC0415
-        repl.message(f"gradcli {__version__} REPL (GradScript, PyTorch 2.13 semantics). "
-                     f"Type :help for help, Ctrl-D to leave.")
+        repl.message(banner_text())
+    next_line = 1
     while True:
         try:
             text = session.prompt()
@@ -131,7 +129,11 @@ def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
         if not text.strip():
             continue
         try:
-            if not repl.handle(text):
+            # inputs are numbered on through the session, so :explain and errors name their own line
+            first_line = next_line
+            if not is_meta(text):
+                next_line += text.count("\n") + 1
+            if not repl.handle(text, first_line):
                 break
         except KeyboardInterrupt:
             repl.message("KeyboardInterrupt", error=True)
