@@ -512,3 +512,44 @@ def test_a_plain_run_imports_nothing_heavy():
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
               if line.startswith("import time:")}
     assert not {m for m in loaded if m.split(".")[0] in ("numpy", "lark", "rich", "pydantic")}
+
+
+# --------------------------------------------------------------------------- usage errors: one line
+
+@pytest.mark.parametrize("args, command, needle", [
+    (["run", "--no-such-option", "x.grad"], "run", "No such option: --no-such-option"),
+    (["run", "--seed", "abc", "-e", "1"], "run", "'abc' is not a valid integer"),
+    (["run", "--dtype", "int8", "-e", "1"], "run", "int8"),
+    (["run", "samples/does_not_exist.grad"], "run", "cannot open"),
+    (["grad"], "grad", "Missing argument 'EXPR'"),
+    (["grad", "x*y", "x=1", "y"], "grad", "expected NAME=VALUE"),
+    (["grad", "x", "x=1", "--order", "3"], "grad", "--order"),
+    (["graph", "samples/seed00_linear_backward.grad"], "graph", "Missing option '--var'"),
+    (["repl", "--bogus"], "repl", "No such option: --bogus"),
+    (["bogus"], None, "No such command 'bogus'"),
+])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_usage_errors_are_one_line_and_a_try_line(args, command, needle, as_json, validator):
+    """Typer's usage errors as gradcli's own: `gradcli: error: ...` and `Try 'gradcli CMD --help'`,
+    exit 2, no boxed panel; under --json (run, grad, graph) exactly one strict JSON document."""
+    proc = gradcli(*args, *(["--json"] if as_json else []))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert_no_traceback(proc)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2, proc.stderr
+    assert lines[0].startswith("gradcli: error: ") and needle in lines[0], lines[0]
+    assert lines[1] == (f"Try 'gradcli {command} --help'" if command else "Try 'gradcli --help'")
+    assert "╭" not in proc.stderr and "Usage:" not in proc.stderr
+    if as_json and command in ("run", "grad", "graph"):
+        doc = strict_loads(proc.stdout)            # one document: json.loads refuses trailing data
+        assert doc["ok"] is False and doc["exit_code"] == 2 and doc["command"] == command
+        assert doc["error"]["type"] == "UsageError" and needle in doc["error"]["message"]
+        assert doc["error"]["hint"] == lines[1]
+        if command == "graph":
+            jsonschema = pytest.importorskip("jsonschema")
+            schema = json.loads((ROOT / "gradcli" / "render" / "graph_schema.json").read_text(encoding="utf-8"))
+            assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+        else:
+            validate(validator, doc)
+    else:
+        assert proc.stdout == ""

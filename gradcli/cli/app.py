@@ -24,7 +24,8 @@ import typer  # noqa: E402
 
 from gradcli import __version__  # noqa: E402
 
-from .common import EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say  # noqa: E402
+from .common import (EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say,  # noqa: E402
+                     say_usage, usage_hint)
 
 EXAMPLES = """[bold]Examples[/bold]
 
@@ -480,11 +481,49 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     _default_sigpipe()
 
+    # Click's exception classes, wherever this Typer keeps its Click (click, or typer._click since 0.26)
+    usage_class, click_class = (next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+                                for name in ("UsageError", "ClickException"))
+
     def body():
         _install_plain_coercion()
-        app(args=args, prog_name="gradcli", standalone_mode=True)
+        try:
+            code = app(args=args, prog_name="gradcli", standalone_mode=False)
+        except usage_class as exc:
+            code = usage_error(exc, args)
+        except click_class as exc:  # (a file Click could not open): one line too
+            say(f"error: {exc.format_message()}")
+            code = exc.exit_code
+        except typer.Abort:  # Ctrl-D at a Click prompt: none in gradcli, but never a traceback
+            say("aborted")
+            code = 1
+        sys.exit(code if isinstance(code, int) else 0)
 
     _guarded(body, "--debug" in args)
+
+
+def usage_error(exc, args: List[str]) -> int:
+    """Click's and Typer's usage errors (an unknown option, a missing argument, a bad value) as one
+    line, `gradcli: error: MESSAGE`, then `Try 'gradcli COMMAND --help'`; exit 2. Under --json the
+    command's JSON document (run, grad, graph) carries the error too, alone on stdout."""
+    ctx = getattr(exc, "ctx", None)
+    words = (ctx.command_path if ctx is not None and ctx.command_path else "gradcli").split()
+    message = " ".join(exc.format_message().split())
+    command = words[1] if len(words) > 1 else None
+    if "--json" in args and command in ("run", "grad", "graph"):
+        from gradcli.render.jsonout import dumps, run_doc, simple_error  # noqa: PLC0415
+
+        error = simple_error("UsageError", message, hint=usage_hint(command))
+        if command == "graph":
+            from .graphcmd import usage_doc  # noqa: PLC0415
+
+            doc = usage_doc(error)
+        else:
+            doc = run_doc(command=command, exit_code=EXIT_USAGE, error=error)
+        sys.stdout.write(dumps(doc) + "\n")
+        sys.stdout.flush()
+    say_usage(message, command)
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

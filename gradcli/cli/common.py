@@ -150,6 +150,18 @@ def say(message: str, color: bool | None = None) -> None:
     sys.stderr.flush()
 
 
+def say_usage(message: str, command: str | None, color: bool | None = None) -> None:
+    """A usage error: `gradcli: error: MESSAGE` (one line: a message's own lines are joined with '; ')
+    and `Try 'gradcli COMMAND --help'` on stderr."""
+    say("error: " + "; ".join(part.strip() for part in message.splitlines() if part.strip()), color)
+    sys.stderr.write(usage_hint(command) + "\n")
+    sys.stderr.flush()
+
+
+def usage_hint(command: str | None) -> str:
+    return f"Try 'gradcli {command} --help'" if command else "Try 'gradcli --help'"
+
+
 def check_device(device: str) -> None:
     """--device cuda needs CuPy and a GPU: find out before anything runs (UsageProblem if not)."""
     if device != "cuda":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
-                     UsageProblem, check_device, internal_error, say)
+                     UsageProblem, check_device, internal_error, say, say_usage, usage_hint)
 from .values import EXPECTED_FORM, ValueSyntaxError, parse_assignment
 
 EXPR_NAME = "<expr>"
@@ -139,8 +139,8 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         _print_result(calc, flags.color_out())
         return EXIT_OK
     except UsageProblem as exc:
-        say(str(exc), flags.color_err())
-        return emit(EXIT_USAGE, simple_error("UsageError", str(exc)))
+        say_usage(str(exc), "grad", flags.color_err())
+        return emit(EXIT_USAGE, simple_error("UsageError", str(exc), hint=usage_hint("grad")))
     except KeyboardInterrupt:
         say("interrupted", flags.color_err())
         return emit(EXIT_INTERRUPT, simple_error("KeyboardInterrupt", "interrupted", EXPR_NAME))

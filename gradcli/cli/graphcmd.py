@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, UsageProblem, check_device, internal_error, say
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, UsageProblem, check_device, internal_error, say,
+                     say_usage, usage_hint)
 from .runcmd import read_sources
 
 
@@ -46,6 +47,16 @@ def _find(variables, var):
     return None
 
 
+def usage_doc(error: dict) -> dict:
+    """The JSON document of a usage error found before the command ran (no file, no --var yet)."""
+    from gradcli.graph.writers import to_json_doc  # noqa: PLC0415
+
+    d = to_json_doc(None, filename=None, exit_code=EXIT_USAGE, error=error, warnings=[])
+    d["var"] = None
+    d["outputs"] = []
+    return d
+
+
 def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool, flags) -> int:
     from gradcli.render.jsonout import dumps, simple_error  # noqa: PLC0415
 
@@ -59,8 +70,9 @@ def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool
 
     def usage(message):
         if fmt == "json":
-            sys.stdout.write(dumps(doc(EXIT_USAGE, error=simple_error("UsageError", message, file))) + "\n")
-        say(message, flags.color_err())
+            sys.stdout.write(dumps(doc(EXIT_USAGE, error=simple_error("UsageError", message, file,
+                                                                      hint=usage_hint("graph")))) + "\n")
+        say_usage(message, "graph", flags.color_err())
         return EXIT_USAGE
 
     try:

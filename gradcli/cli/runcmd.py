@@ -9,7 +9,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
-                     say)
+                     say, say_usage, usage_hint)
 from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
@@ -446,8 +446,9 @@ def run_command(files, expr, flags: Flags) -> int:
     def usage(message: str) -> int:
         if flags.json:
             sys.stdout.write(dumps(run_doc(command="run", filename=None, exit_code=EXIT_USAGE,
-                                           error=simple_error("UsageError", message))) + "\n")
-        say(message, flags.color_err())
+                                           error=simple_error("UsageError", message, hint=usage_hint("run"))))
+                             + "\n")
+        say_usage(message, "run", flags.color_err())
         return EXIT_USAGE
 
     try:
@@ -455,8 +456,7 @@ def run_command(files, expr, flags: Flags) -> int:
             if sys.stdin is not None and not sys.stdin.isatty():
                 files = ["-"]
             else:
-                return usage("nothing to run: give FILE.grad, '-' for stdin, or -e CODE "
-                             "(try 'gradcli run --help')")
+                return usage("nothing to run: give FILE.grad, '-' for stdin, or -e CODE")
         check_device(flags.device)
         sources = read_sources(files, expr)
         flags.several = len(sources) > 1
