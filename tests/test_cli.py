@@ -553,3 +553,67 @@ def test_usage_errors_are_one_line_and_a_try_line(args, command, needle, as_json
             validate(validator, doc)
     else:
         assert proc.stdout == ""
+
+
+# --------------------------------------------------------------------------- --help
+
+HELP_COMMANDS = [None, "run", "grad", "graph", "repl"]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda c: c or "gradcli")
+def test_help_fits_the_terminal_and_shows_its_own_examples(command, columns):
+    proc = gradcli(*([command] if command else []), "--help", env=clean_env(COLUMNS=str(columns)))
+    assert proc.returncode == 0 and proc.stderr == ""
+    text = proc.stdout
+    assert "<bool>" not in text and "<str>" not in text and "<int>" not in text and "╭" not in text
+    assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
+    assert text.startswith(f"Usage: gradcli {command + ' ' if command else ''}")
+    examples = text.split("Examples:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    shown = [line.strip() for line in examples if line.strip().startswith(("gradcli", "cat "))]
+    assert shown, text
+    if command:   # each command's own examples, not the global list
+        assert all(f"gradcli {command}" in line for line in shown), shown
+    for line in examples:  # a comment is whole: never wrapped onto a line of its own without its '#'
+        assert line.startswith("  gradcli") or line.startswith("  cat ") or line.strip().startswith("# "), line
+    # no paragraph broken mid-sentence: a line that ends without punctuation continues the paragraph
+    about = text.split("\n\n")[1]
+    assert about.replace("\n  ", " ").strip().endswith(".")
+
+
+def test_help_texts_name_every_option_in_full():
+    from gradcli.cli.helptext import COMMANDS, OPTIONS, render
+
+    proc = gradcli("run", "--help", env=clean_env(COLUMNS="80"))
+    assert "torch.autograd.set_detect_anomaly(True)" in proc.stdout.replace("\n", " ")
+    grad_help = render("grad", 80)
+    assert "An EXPR that starts with '-' works as it is (gradcli grad -x**2 x=3)." in " ".join(
+        line.strip() for line in grad_help.split("\n\n")[2].splitlines())
+    repl_help = render("repl", 80)
+    for meta in (":help", ":vars", ":graph NAME", ":explain", ":reset", ":load FILE.grad", ":save FILE.grad",
+                 ":device cpu|cuda", ":quit"):
+        assert f"  {meta}  " in repl_help, meta
+    assert "gradcli repl --explain" in repl_help
+    for command, spec in COMMANDS.items():
+        assert set(spec["options"]) <= set(OPTIONS), command
+
+
+@pytest.mark.parametrize("args", [["run", "-h"], ["run", "a.grad", "--help"], ["grad", "x", "x=1", "-h"]])
+def test_help_anywhere_on_the_line_but_not_as_a_value(args):
+    proc = gradcli(*args)
+    assert proc.returncode == 0 and proc.stdout.startswith(f"Usage: gradcli {args[0]} ")
+    proc = gradcli("run", "-e", "print('-h')")        # '-h' inside a value is no help request
+    assert proc.returncode == 0 and proc.stdout == "-h\n"
+
+
+def test_several_e_options_run_in_order_as_one_script(validator):
+    proc = gradcli("run", "-e", "x = torch.tensor(2., requires_grad=True)", "-e", "y = x * 3", "-e", "print(y)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "tensor(6., grad_fn=<MulBackward0>)\n"
+    # through Typer too (entry.py leaves an upper-case --dtype to it)
+    proc = gradcli("run", "--dtype", "FLOAT64", "-e", "a = 1", "--json", "-e", "print(a + 1)")
+    doc = strict_loads(proc.stdout)
+    validate(validator, doc)
+    assert doc["outputs"] == [{"text": "2\n", "line": 2}]
+    proc = gradcli("run", "-e", "a = 1", "-e", "b")      # an error names the line of its piece
+    assert proc.returncode == 1 and "<string>:2:1" in proc.stderr

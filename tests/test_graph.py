@@ -223,7 +223,9 @@ def test_cli_formats_and_json(graph_validator, tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     assert out.startswith("L  (2, 2) float32") and "MulBackward0  x2" in out
-    assert b"x1 = tensor" in proc.stderr                # the script's output goes to stderr
+    assert proc.stderr == b""                           # the graph only: the script's output is not replayed
+    shown = gradcli("graph", CHAIN, "--var", "L", "--show-output")
+    assert shown.stdout == proc.stdout and b"x1 = tensor" in shown.stderr   # unless asked, on stderr
     proc = gradcli("graph", CHAIN, "--var", "L", "--format", "json")
     assert proc.returncode == 0
     doc = json.loads(proc.stdout)

@@ -27,28 +27,10 @@ from gradcli import __version__  # noqa: E402
 from .common import (EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say,  # noqa: E402
                      say_usage, usage_hint)
 
-EXAMPLES = """[bold]Examples[/bold]
-
-  gradcli run samples/seed00_linear_backward.grad
-  gradcli run a.grad b.grad --summary        [dim]# several files, tensor tables[/dim]
-  gradcli run -e "x = torch.tensor(2., requires_grad=True); print(x * 3)"
-  cat a.grad | gradcli run -                 [dim]# the script on stdin[/dim]
-  gradcli run a.grad --json                  [dim]# one JSON document[/dim]
-  gradcli grad "w*x + b" w=4 x=3 b=5         [dim]# value and gradients[/dim]
-  gradcli grad "x**2" "x=[1,2,3]"            [dim]# a Jacobian[/dim]
-  gradcli grad "x**2 * y" x=1 y=2 --order 2  [dim]# and the Hessian[/dim]
-  gradcli run a.grad --explain               [dim]# the chain rule at every backward()[/dim]
-  gradcli run a.grad --check                 [dim]# backward checked by finite differences[/dim]
-  gradcli graph a.grad --var loss            [dim]# the grad_fn graph (also -f dot|svg|json)[/dim]
-  gradcli repl                               [dim]# an interactive session[/dim]
-  gradcli test samples -j 4                  [dim]# check scripts against NAME.out / NAME.err[/dim]
-
-Exit codes: 0 ok, 1 the script raised, 2 usage error, 3 internal error, 130 interrupted.
-"""
-
+# --help is gradcli's own text (helptext.render, shown by main before Typer runs, laid out from
+# these commands' docstrings and options' help)
 app = typer.Typer(
     name="gradcli",
-    epilog=EXAMPLES,
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
     no_args_is_help=False,
@@ -193,14 +175,16 @@ def root(
     raise typer.Exit(run_command(["-"], None, Flags()))
 
 
-@app.command(epilog=EXAMPLES)
+@app.command()
 @shared_options()
 def run(
     files: Annotated[Optional[List[str]], typer.Argument(metavar="FILE.grad ...", show_default=False,
                                                          help="Scripts to run, one after another, each in a "
                                                               "fresh scope; '-' reads stdin.")] = None,
-    expr: Annotated[Optional[str], typer.Option("-e", "--expr", metavar="CODE", show_default=False,
-                                                help="Run this code (before any FILE).")] = None,
+    expr: Annotated[Optional[List[str]], typer.Option("-e", "--expr", metavar="CODE", show_default=False,
+                                                      help="Run this code (before any FILE); several -e run in "
+                                                           "order, as one script. torch, np, nn, F and math need "
+                                                           "no import.")] = None,
     summary: Annotated[bool, typer.Option("--summary", help="After each script, a table of its named tensors "
                                                             "(shape, dtype, requires_grad, grad_fn, grad).")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="At every backward pass, the chain rule step by step "
@@ -235,7 +219,7 @@ class GraphFormat(str, Enum):
     json = "json"
 
 
-@app.command(epilog=EXAMPLES)
+@app.command()
 @shared_options()
 def graph(
     file: Annotated[str, typer.Argument(metavar="FILE.grad", show_default=False,
@@ -249,20 +233,24 @@ def graph(
                                                   help="Write the graph to this file instead of stdout.")] = None,
     saved: Annotated[bool, typer.Option("--saved", help="Show the tensors each node saved for its backward "
                                                         "(freed ones are marked).")] = False,
+    show_output: Annotated[bool, typer.Option("--show-output", help="Also show what the script prints, and its "
+                                                                    "warnings, on stderr (hidden by default, so "
+                                                                    "that the output is the graph only).")] = False,
     flags: Flags = None,
 ) -> None:
     """Run a script, then draw the backward (grad_fn) graph of the tensor NAME as PyTorch built it.
 
     grad_fn nodes carry the line that created them; AccumulateGrad leaves carry the script's names.
-    The script's own output goes to stderr, so that stdout is only the graph.
+    The output is the graph only: what the script prints is shown (on stderr) with --show-output.
     """
     from .graphcmd import graph_command  # noqa: PLC0415
 
     _commands_own_interrupts()
-    raise typer.Exit(graph_command(file, var, "json" if flags.json else fmt.value, output, saved, flags))
+    raise typer.Exit(graph_command(file, var, "json" if flags.json else fmt.value, output, saved, flags,
+                                   show_output))
 
 
-@app.command(epilog=EXAMPLES, context_settings={"ignore_unknown_options": True})
+@app.command(context_settings={"ignore_unknown_options": True})
 @shared_options()
 def grad(
     expr: Annotated[str, typer.Argument(metavar="EXPR", show_default=False,
@@ -480,6 +468,13 @@ def main(argv: Optional[List[str]] = None) -> None:
     run itself): no traceback of gradcli's ever reaches the user."""
     args = list(sys.argv[1:] if argv is None else argv)
     _default_sigpipe()
+    from .helptext import help_request, render  # noqa: PLC0415
+
+    asks, command = help_request(args)
+    if asks:  # gradcli's own help text (helptext.py), not Typer's
+        sys.stdout.write(render(command))
+        sys.stdout.flush()
+        sys.exit(0)
 
     # Click's exception classes, wherever this Typer keeps its Click (click, or typer._click since 0.26)
     usage_class, click_class = (next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)

@@ -218,7 +218,10 @@ def plain_run(args):
             value = read(text)
             if value is None:
                 return None
-            options[key] = value
+            if key == "expr":  # -e A -e B: the pieces in order, as one script
+                options.setdefault("expr", []).append(value)
+            else:
+                options[key] = value
     expr = options.pop("expr", None)
     return files or None, expr, options
 

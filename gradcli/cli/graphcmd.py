@@ -57,7 +57,10 @@ def usage_doc(error: dict) -> dict:
     return d
 
 
-def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool, flags) -> int:
+def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool, flags,
+                  show_output: bool = False) -> int:
+    """Run FILE and draw VAR's graph. The script's own output and warnings are shown (on stderr)
+    only with ``show_output``: stdout and stderr are the graph's (and an error's)."""
     from gradcli.render.jsonout import dumps, simple_error  # noqa: PLC0415
 
     def doc(exit_code, graph=None, error=None, outputs=(), warnings=()):
@@ -89,7 +92,7 @@ def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool
     except UsageProblem as exc:
         return usage(str(exc))
     try:
-        return _draw(src, file, var, fmt, output, saved, flags, doc, usage)
+        return _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
@@ -99,7 +102,7 @@ def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool
         return EXIT_INTERNAL
 
 
-def _draw(src, file, var, fmt, output, saved, flags, doc, usage) -> int:
+def _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output=False) -> int:
     from gradcli.engine import autograd  # noqa: PLC0415
     from gradcli.graph import model, writers  # noqa: PLC0415
     from gradcli.lang import runner  # noqa: PLC0415
@@ -110,11 +113,12 @@ def _draw(src, file, var, fmt, output, saved, flags, doc, usage) -> int:
     if src.decode_error is not None:
         return usage(src.decode_error["message"])
     outputs, warnings = [], []
-    printer = None if fmt == "json" else WarningPrinter(sys.stderr, color_err, src.name)
+    shown = show_output and fmt != "json"
+    printer = WarningPrinter(sys.stderr, color_err, src.name) if shown else None
 
     def write(text, line=None, *rest):
         outputs.append((text, line))
-        if fmt != "json":
+        if shown:
             sys.stderr.write(text)
 
     def warn(w):

@@ -41,8 +41,8 @@ class Outcome:
 def read_sources(files, expr) -> list[Source]:
     """Every input, read up front: a missing or unreadable file is a usage error before anything runs."""
     sources = []
-    if expr is not None:
-        sources.append(Source(EXPR_NAME, expr, predefine=True))
+    if expr is not None:  # one -e CODE, or several (-e A -e B): run in order as one script
+        sources.append(Source(EXPR_NAME, expr if isinstance(expr, str) else "\n".join(expr), predefine=True))
     stdin_used = False
     from gradcli.lang.runner import MAX_SOURCE_CHARS, source_too_large  # noqa: PLC0415
 

@@ -30,7 +30,7 @@ Meta-commands:
   :reset           forget every variable and start a fresh session
   :load FILE.grad  run a script in this session (its variables stay)
   :save FILE.grad  write the statements accepted so far as a script
-  :device cpu|cuda the default device of new tensors
+  :device cpu|cuda  the default device of new tensors
   :quit            leave (also :exit, Ctrl-D)"""
 
 
