@@ -23,6 +23,16 @@ class CalcResult:
     scalar: bool                # EXPR is a 0-d tensor: a gradient, not a Jacobian
     gradients: dict = field(default_factory=dict)   # name -> gradient / Jacobian
     hessian: dict | None = None                      # a -> b -> d2/da db
+    independent: list = field(default_factory=list)  # wrt names EXPR has no gradient path to (zero gradient)
+
+    def notes(self) -> list:
+        """What a zero gradient means when EXPR has no gradient path to a variable (x.item(), a
+        comparison, a detached value): said, not left as a silent 0."""
+        if not self.independent:
+            return []
+        who = ", ".join(self.independent)
+        return [f"{self.expr} does not depend on {who} through the gradient graph (no gradient path: a Python "
+                f"number such as .item(), a comparison or a detached value), so the gradient is 0"]
 
 
 class CalcError(Exception):
@@ -90,6 +100,55 @@ def jacobian(y, xs, create_graph=False, max_elements=None, what="Jacobian"):
     return [torch.stack(r).reshape(yshape + tuple(x.shape)) for r, x in zip(rows, xs)]
 
 
+def independent_of(y, xs, names) -> list:
+    """The names of the xs that ``y`` has no gradient path to."""
+    if not y.requires_grad or not y.dtype.is_floating_point:
+        return list(names)
+    from gradcli.engine.autograd_api import grad  # noqa: PLC0415
+
+    probe = y.sum() if y.ndim else y
+    try:
+        gs = grad(probe, xs, retain_graph=True, allow_unused=True)
+    except Exception:  # noqa: BLE001 - only a note depends on it
+        return []
+    return [n for n, g in zip(names, gs) if g is None]
+
+
+def teaching_hint(type_name, message, expr, names, options):
+    """A hint for the calculator's usual slips: `x^2` (xor, not a power), a misspelt function
+    (`sine` -> torch.sin), an undefined variable (add NAME=VALUE)."""
+    import difflib  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
+    if "^" in expr and ("xor" in message.lower() or "^" in message):
+        return "^ is Python's bitwise xor; a power is written ** (x**2)"
+    from gradcli.lang.runner import evaluate_expression  # noqa: PLC0415
+
+    attr = re.fullmatch(r"'Tensor' object has no attribute '(\w+)'", message or "")
+    if type_name == "AttributeError" and attr:
+        methods = [m for m in dir(evaluate_expression("torch.zeros(1)", {}, options)) if not m.startswith("_")]
+        close = difflib.get_close_matches(attr.group(1), methods, n=1, cutoff=0.75)
+        return f"did you mean .{close[0]}?" if close else None
+    match = re.fullmatch(r"name '(\w+)' is not defined", message or "") if type_name == "NameError" else None
+    if match is None:
+        return None
+    name = match.group(1)
+
+    members = [m for m in dir(evaluate_expression("torch", {}, options)) if not m.startswith("_")]
+    if name in members:
+        return f"{name} is torch.{name}: write torch.{name}(...)"
+    close = difflib.get_close_matches(name, members + list(names), n=1, cutoff=0.75)
+    if close:
+        suggestion = close[0]
+        if suggestion not in names:
+            try:  # a name the calculator knows bare (sin, exp), else torch's member
+                evaluate_expression(suggestion, {}, options)
+            except Exception:  # noqa: BLE001 - not bare: torch.NAME
+                suggestion = f"torch.{suggestion}"
+        return f"did you mean {suggestion}?"
+    return f"'{name}' is not defined: add {name}=VALUE (e.g. {name}=1.5 or {name}=[1,2,3])"
+
+
 def calculate(expr: str, assignments, wrt, order: int, options) -> CalcResult:
     """Evaluate and differentiate; raises CalcError / GradScriptError for the user's mistakes."""
     from gradcli.engine import api as torch  # noqa: PLC0415
@@ -99,18 +158,28 @@ def calculate(expr: str, assignments, wrt, order: int, options) -> CalcResult:
     variables = make_variables(assignments, options.dtype, options.device)
     names = [name for name, _ in assignments]
     wrt = list(wrt) if wrt else list(names)
-    value = evaluate_expression(expr, dict(variables), options)
+    try:
+        value = evaluate_expression(expr, dict(variables), options)
+    except Exception as exc:
+        if getattr(exc, "hint", "") is None and hasattr(exc, "type_name"):
+            exc.hint = teaching_hint(exc.type_name, getattr(exc, "message", str(exc)), expr, names, options)
+        raise
     if isinstance(value, bool) or (isinstance(value, (int, float)) and not isinstance(value, Tensor)):
         value = torch.tensor(value, dtype=torch.float64 if options.dtype == "float64" else torch.float32,
                              device=options.device)
     if not isinstance(value, Tensor):
-        raise CalcError("TypeError", f"the expression must give a tensor or a number, not {type(value).__name__}",
-                        hint="the calculator differentiates one tensor-valued expression")
+        what = repr(value) if repr(value).startswith("<module ") else f"a {type(value).__name__}"
+        raise CalcError("TypeError", f"the expression must give a tensor or a number, not {what}",
+                        hint="an expression must give a tensor to differentiate, e.g. torch.sin(x) or x**2")
+    if not names:
+        raise CalcError("ValueError", f"there is no variable in {expr!r} to differentiate with respect to",
+                        hint='give each variable as NAME=VALUE, e.g. gradcli grad "x**3" x=2')
     xs = [variables[n] for n in wrt]
     scalar = value.ndim == 0
     first = jacobian(value, xs, create_graph=order >= 2, max_elements=options.max_elements)
     result = CalcResult(expr=expr, names=names, variables=variables, wrt=wrt, order=order, value=value,
-                        scalar=scalar, gradients={n: g.detach() for n, g in zip(wrt, first)})
+                        scalar=scalar, gradients={n: g.detach() for n, g in zip(wrt, first)},
+                        independent=independent_of(value, xs, wrt))
     if order >= 2:
         result.hessian = {}
         for a, g in zip(wrt, first):

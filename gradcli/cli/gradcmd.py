@@ -22,6 +22,9 @@ def parse_arguments(args, wrt_text):
             raise UsageProblem(f"bad variable {arg!r}: {exc}\n  {EXPECTED_FORM}") from None
         if name in names:
             raise UsageProblem(f"variable {name!r} is given twice")
+        if _is_empty(value):
+            raise UsageProblem(f"{arg} is empty: an empty value has no gradient; give at least one number, "
+                               f"e.g. {name}=[1,2,3]")
         names.add(name)
         assignments.append((name, value))
     wrt = None
@@ -37,6 +40,11 @@ def parse_arguments(args, wrt_text):
     return assignments, wrt
 
 
+def _is_empty(value) -> bool:
+    """A nested list without a single number ([] or [[], []])."""
+    return isinstance(value, list) and all(_is_empty(v) for v in value)
+
+
 def _calc_json(calc):
     from gradcli.render.tensors import tensor_json  # noqa: PLC0415
 
@@ -50,6 +58,8 @@ def _calc_json(calc):
         "gradients": {n: tensor_json(g) for n, g in calc.gradients.items()},
         "hessian": None if calc.hessian is None else
         {a: {b: tensor_json(h) for b, h in row.items()} for a, row in calc.hessian.items()},
+        "independent_of": list(calc.independent),
+        "notes": calc.notes(),
     }
 
 
@@ -82,6 +92,8 @@ def _print_result(calc, color: bool) -> None:
             sys.stdout.write(part + "\n")
         else:
             print_renderable(part, sys.stdout, color)
+    for note in calc.notes():
+        say(f"note: {note}", color and sys.stderr.isatty())
 
 
 def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
