@@ -280,3 +280,31 @@ def test_jacobian_and_hessian_helpers():
     assert hxx.tolist() == [[12.0, 0, 0], [0, 24.0, 0], [0, 0, 36.0]] and hxw.tolist() == [3.0, 12.0, 27.0]
     (unused,) = jacobian(x.sum(), [make_variables([("z", 1)], "float32", "cpu")["z"]])
     assert unused.tolist() == 0.0
+
+
+def test_huge_lines_show_a_window_around_the_error(tmp_path):
+    """A 1 MB one-line script or 5,000 nested brackets: about 100 columns of the line around the
+    error, '...' where it goes on, the caret under the error; stderr stays small."""
+    from gradcli.lang.runner import run_source
+    from gradcli.render.diagnostics import WINDOW, error_lines
+
+    big = "x = [" + "1, " * 350_000 + "]; y = x + undefined_name\n"
+    nested = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    for source in (big, nested):
+        err = run_source(source, "big.grad").error
+        lines = error_lines(err.type_name, err.message, "big.grad", err.line, err.column, err.end_line,
+                            err.end_column, err.hint, source)
+        text = "\n".join(lines)
+        assert len(text) < 2000, len(text)
+        code = next(line for line in lines if line.startswith("  1 | "))[6:]
+        caret = next(line for line in lines if set(line.split("|")[-1].strip()) == {"^"}).split("| ", 1)[1]
+        assert code.startswith("...") and len(code) <= WINDOW + 6
+        # the caret points at the failing text inside the window
+        marked = code[len(caret) - len(caret.lstrip()):len(caret)]
+        expected = "undefined_name" if source is big else "("
+        assert marked.startswith(expected[:len(marked)]) and marked, (marked, code)
+    short = "y = 1 + undefined_name\n"
+    err = run_source(short, "s.grad").error
+    lines = error_lines(err.type_name, err.message, "s.grad", err.line, err.column, err.end_line, err.end_column,
+                        err.hint, short)
+    assert "  1 | y = 1 + undefined_name" in lines and "..." not in "\n".join(lines)

@@ -63,10 +63,36 @@ def source_excerpt(source: str | None, line, column, end_line, end_column):
         else:
             stop = start + 1
         stop = max(min(stop, len(raw.rstrip())), start + 1)
+        if len(code) > LONG_LINE:
+            return (gutter, *_window(raw, start, stop))
         pad = _width(raw[:start].expandtabs(8))
         length = max(_width(raw[start:stop].expandtabs(8)), 1)
         caret = " " * pad + "^" * length
+    elif len(code) > LONG_LINE:
+        code = code[:WINDOW] + "..."
     return gutter, code, caret
+
+
+LONG_LINE = 120   # a source line longer than this is shown as a window around the error
+WINDOW = 100      # columns of it shown
+MARK = "..."      # where the window cuts the line
+
+
+def _window(raw: str, start: int, stop: int) -> tuple[str, str]:
+    """(code, caret) for a very long line (a 1 MB one-line script, 5,000 nested brackets): about
+    WINDOW columns around the error, '...' where the line goes on, the caret at most the window."""
+    text = raw.expandtabs(8).rstrip()
+    begin = len(raw[:start].expandtabs(8))
+    end = max(len(raw[:stop].expandtabs(8)), begin + 1)
+    lo = max(0, begin - WINDOW // 3)
+    hi = min(len(text), lo + WINDOW)
+    lo = max(0, min(lo, hi - WINDOW))
+    left = MARK if lo > 0 else ""
+    right = MARK if hi < len(text) else ""
+    code = left + text[lo:hi] + right
+    pad = len(left) + _width(text[lo:begin])
+    caret = " " * pad + "^" * max(1, min(end, hi) - begin)
+    return code, caret
 
 
 def error_lines(type_name, message, filename, line, column, end_line, end_column, hint, source):
