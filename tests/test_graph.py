@@ -86,6 +86,17 @@ def graph_validator():
     return jsonschema.Draft202012Validator(schema)
 
 
+@pytest.mark.parametrize("name", ["schema.json", "graph_schema.json"])
+def test_schemas_are_published_in_docs_identical_to_the_shipped_ones(name):
+    """One source: gradcli/render/NAME ships with the package; docs/NAME must be the same bytes
+    (copy it after changing the shipped one)."""
+    shipped = ROOT / "gradcli" / "render" / name
+    published = ROOT / "docs" / name
+    assert published.read_bytes() == shipped.read_bytes(), f"docs/{name} differs: cp {shipped} {published}"
+    doc = json.loads(published.read_text(encoding="utf-8"))
+    assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
 def validate(validator, doc):
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
