@@ -38,7 +38,18 @@ Warnings are not recorded; they are shown on this tool's stderr, prefixed with t
 script's name.
 
 ``--check`` writes nothing: it runs every script and exits 1, naming the files, when a
-committed ``.out``/``.err`` is missing, differs, or a ``.err`` exists that should not.
+committed ``.out``/``.err`` is missing, differs, or a ``.err`` exists that should not.  A golden
+marked CPU-dependent (below) is compared exactly on the CPU it came from and within its stated
+ulp tolerance on any other (``gradcli.testing.cpu.compare_with_golden``).
+
+CPU-dependent goldens: PyTorch's last digits can depend on the CPU (MKL's VML and GEMM kernels,
+ATen's vectorised loops).  When writing, the tool also runs every script under the CPU variants
+of ``CPU_VARIANTS`` (``ATEN_CPU_CAPABILITY`` and ``MKL_ENABLE_INSTRUCTIONS`` set in a fresh
+interpreter) and writes ``NAME.cpu`` next to every golden whose output differs under one of them:
+the CPU it was made on, the tolerance in ulps that covers the measured differences (with a
+margin), and the variants that differ; it removes a stale ``NAME.cpu``.  ``--no-cpu-variants``
+skips that (existing ``.cpu`` files stay); ``--check --cpu-variants`` also checks the markings
+(``--variant NAME`` picks some variants only).
 
 This tool runs only the project's own committed scripts under real Python for the
 oracle; it is a development tool and never part of the gradcli package.
@@ -61,6 +72,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DIRS = [ROOT / "samples", ROOT / "tests" / "golden" / "scripts"]
+sys.path.insert(0, str(ROOT))
+from gradcli.testing import cpu  # noqa: E402  (the CPU markings and their comparison, as the tests use them)
+
+# name -> environment: the CPUs other than this one that PyTorch's kernels are run for
+CPU_VARIANTS = {
+    "default": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"},
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
+    "avx2-mkl-avx2": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},  # AMD AVX2
+    "mkl-avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},  # AVX-512 without MKL's AVX-512 kernels (AMD Zen 4)
+}
+MIN_ULP = 8
 
 
 @dataclass
@@ -185,6 +207,68 @@ def mask_addresses(text: bytes) -> bytes:
     return _ADDRESS.sub(b" object at 0x...>", text)
 
 
+# --------------------------------------------------------------------------- CPU variants
+
+def run_variant(name: str, scripts: list[Path]) -> dict[str, Result]:
+    """Run the scripts in a fresh interpreter with the variant's environment (ATen reads
+    ATEN_CPU_CAPABILITY, MKL its MKL_ENABLE_INSTRUCTIONS, once at start-up)."""
+    env = {k: v for k, v in os.environ.items() if k not in cpu.CPU_ENV_VARS}
+    env.update(CPU_VARIANTS[name], PYTHONIOENCODING="utf-8")
+    with tempfile.TemporaryDirectory(prefix="make_goldens_variant_") as tmp:
+        dump = os.path.join(tmp, "dump.json")
+        proc = subprocess.run([sys.executable, __file__, "--dump", dump, *map(str, scripts)],
+                              env=env, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SystemExit(f"make_goldens: variant {name} failed:\n{proc.stderr[-2000:]}")
+        doc = json.loads(Path(dump).read_text(encoding="utf-8"))
+    return {path: Result(out=item["out"].encode("utf-8"), err=item["err"], stderr="") for path, item in doc.items()}
+
+
+def _dump(path: str, scripts: list[Path]) -> int:
+    doc = {}
+    for script in scripts:
+        result = run_one(script)
+        doc[str(script)] = {"out": result.out.decode("utf-8"), "err": result.err}
+    Path(path).write_text(json.dumps(doc), encoding="utf-8")
+    return 0
+
+
+def _significant(token: str) -> int:
+    return len(token.lower().partition("e")[0].lstrip("+-").replace(".", "").lstrip("0"))
+
+
+def marking_for(native: Result, variants: dict[str, Result]) -> tuple[cpu.CpuMarking | None, list[str]]:
+    """The NAME.cpu marking the variants' outputs call for (None when they all print the same),
+    and problems no tolerance can cover (an error or text that differs)."""
+    differs, problems = [], []
+    worst = {"float64": 0.0, "float32": 0.0}
+    long_digits = True
+    native_text = mask_addresses(native.out).decode("utf-8")
+    for name, result in variants.items():
+        text = mask_addresses(result.out).decode("utf-8")
+        if text == native_text and result.err == native.err:
+            continue
+        differs.append(name)
+        if result.err != native.err:
+            problems.append(f"under {name} the error differs: {result.err!r} vs {native.err!r}")
+        pairs = cpu.differing_numbers(text, native_text)
+        if pairs is None:
+            problems.append(f"under {name} more than digits differ: "
+                            + cpu.compare_text(text, native_text).message)
+            continue
+        for unit in worst:
+            worst[unit] = max([worst[unit]] + [cpu.needed_ulp(a, e, unit) for a, e in pairs])
+        long_digits = long_digits and all(_significant(a) >= 15 or _significant(e) >= 15 for a, e in pairs)
+    if not differs:
+        return None, problems
+    # float64 ulps only where the printed digits can tell them (a repr of 15 or more significant
+    # digits); a value printed with fewer digits may be a float32 one
+    unit = "float64" if worst["float64"] <= MIN_ULP and long_digits else "float32"
+    ulp = max(MIN_ULP, 1 << max(0, int(2 * worst[unit]) - 1).bit_length())
+    return cpu.CpuMarking(cpu=cpu.machine_cpu(), ulp=ulp, unit=unit,
+                             differs_under=tuple(differs)), problems
+
+
 def find_scripts(paths: list[Path]) -> list[Path]:
     scripts: list[Path] = []
     for path in paths:
@@ -215,6 +299,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="folders (their *.grad) or .grad files; default: samples/ and tests/golden/scripts/")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if any committed golden differs from a fresh run")
+    parser.add_argument("--cpu-variants", action="store_true",
+                        help="with --check: also rerun under other CPUs and check the NAME.cpu markings")
+    parser.add_argument("--no-cpu-variants", action="store_true",
+                        help="when writing: do not rerun under other CPUs (NAME.cpu files stay as they are)")
+    parser.add_argument("--variant", action="append", choices=sorted(CPU_VARIANTS),
+                        help="only these CPU variants (repeatable; default: all)")
+    parser.add_argument("--dump", help=argparse.SUPPRESS)  # internal: a variant's worker
     parser.add_argument("-q", "--quiet", action="store_true", help="only report problems")
     args = parser.parse_args(argv)
 
@@ -227,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make_goldens: warning: torch {torch.__version__} is not the oracle 2.13", file=sys.stderr)
 
     scripts = find_scripts(args.paths or [d for d in DEFAULT_DIRS if d.is_dir()])
+    if args.dump:
+        return _dump(args.dump, scripts)
+    with_variants = args.cpu_variants if args.check else not args.no_cpu_variants
+    variant_names = args.variant or list(CPU_VARIANTS)
+    variants = {name: run_variant(name, scripts) for name in variant_names} if with_variants else {}
     stale: list[str] = []
     for script in scripts:
         result = run_one(script)
@@ -234,24 +330,35 @@ def main(argv: list[str] | None = None) -> int:
         for line in result.stderr.splitlines():
             print(f"{name}: {line}", file=sys.stderr)
         out_file, err_file = script.with_suffix(".out"), script.with_suffix(".err")
+        cpu_file = script.with_suffix(cpu.MARKING_SUFFIX)
+        marking, problems = (marking_for(result, {v: variants[v][str(script)] for v in variants})
+                             if variants else (None, []))
+        for problem in problems:
+            print(f"make_goldens: {name}: {problem}", file=sys.stderr)
         if args.check:
-            if not out_file.is_file() or mask_addresses(out_file.read_bytes()) != mask_addresses(result.out):
+            if not out_file.is_file() or not cpu.compare_with_golden(result.out.decode("utf-8"), out_file).ok:
                 stale.append(_display(out_file))
             if result.err is None:
                 if err_file.exists():
                     stale.append(_display(err_file) + " (should not exist)")
             elif not err_file.is_file() or err_file.read_text(encoding="utf-8") != result.err:
                 stale.append(_display(err_file))
+            if variants:
+                stale.extend(_check_marking(cpu_file, marking, variant_names) + [f"{name}: {p}" for p in problems])
             continue
-        out_file.write_bytes(result.out)
+        if not out_file.is_file() or mask_addresses(out_file.read_bytes()) != mask_addresses(result.out):
+            out_file.write_bytes(result.out)  # (only an object's address changed: the file stays)
         if result.err is None:
             if err_file.exists():
                 err_file.unlink()
         else:
             err_file.write_text(result.err, encoding="utf-8", newline="\n")
+        if variants:
+            _write_marking(cpu_file, marking, variant_names)
         if not args.quiet:
             tail = f"  raises {result.err.splitlines()[0]}" if result.err else ""
-            print(f"wrote {_display(out_file)}{tail}")
+            mark = f"  CPU-dependent ({marking.ulp} {marking.unit} ulp)" if marking else ""
+            print(f"wrote {_display(out_file)}{tail}{mark}")
     if args.check:
         if stale:
             print("make_goldens --check: stale goldens (run python tools/make_goldens.py):", file=sys.stderr)
@@ -261,6 +368,36 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             print(f"make_goldens --check: {len(scripts)} scripts, all goldens up to date")
     return 0
+
+
+def _check_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names: list[str]) -> list[str]:
+    """What is wrong with the committed NAME.cpu given what the variants measured."""
+    committed = cpu.read_marking(cpu_file)
+    if marking is None:
+        if committed is not None and set(committed.differs_under) <= set(variant_names):
+            return [_display(cpu_file) + " (should not exist: no CPU variant changes the output)"]
+        return []
+    if committed is None:
+        return [_display(cpu_file) + f" (missing: the output differs under {', '.join(marking.differs_under)})"]
+    if committed.unit != marking.unit or committed.ulp < marking.ulp:
+        return [_display(cpu_file) + f" (its tolerance {committed.ulp} {committed.unit} ulp is below "
+                f"the measured {marking.ulp} {marking.unit})"]
+    return []
+
+
+def _write_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names: list[str]) -> None:
+    committed = cpu.read_marking(cpu_file)
+    if marking is None:
+        # a partial run (--variant) removes only a marking that it fully re-measured
+        if committed is not None and set(committed.differs_under) <= set(variant_names):
+            cpu_file.unlink()
+        return
+    if committed is not None and set(variant_names) != set(CPU_VARIANTS):
+        marking = cpu.CpuMarking(
+            cpu=marking.cpu, unit=marking.unit if marking.unit == committed.unit else "float32",
+            ulp=max(marking.ulp, committed.ulp),
+            differs_under=tuple(sorted(set(marking.differs_under) | set(committed.differs_under))))
+    cpu_file.write_text(marking.to_json(), encoding="utf-8", newline="\n")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ plugin): stdout byte for byte, except object addresses (``<AddBackward0 object a
 differs from run to run, in PyTorch too); the error's ``Type: message`` exactly, except that a
 ``SyntaxError`` recorded by Python ends with ``(FILE, line N)``, which gradcli reports apart; the
 error's line when the file gives one. gradcli's own failure (an internal error, a crashed or
-killed run) never passes.
+killed run) never passes. A golden marked CPU-dependent (``NAME.cpu``, see :mod:`.cpu`) is
+byte-exact on the CPU it came from; elsewhere its numbers may differ within the marking's ulp
+tolerance, everything else exactly.
 
 Light: standard library only.
 """
@@ -64,6 +66,7 @@ class Expectation:
     error: str | None = None            # the expected 'Type: message', None without NAME.err
     error_line: int | None = None       # the expected line of the error (None: not checked)
     problem: str | None = None          # an expectation file that cannot be used, in words
+    marking: object = None              # NAME.cpu: a cpu.CpuMarking when the digits depend on the CPU
 
     @property
     def exists(self) -> bool:
@@ -119,7 +122,14 @@ def read_expectation(script) -> Expectation:
                 line = int(match.group(1))
     except OSError as exc:
         return Expectation(script, problem=f"cannot read the expectation files: {exc.strerror or exc}")
-    return Expectation(script, out=out, error=error, error_line=line)
+    from . import cpu  # noqa: PLC0415 - only the marked goldens need it
+
+    try:
+        marking = cpu.read_marking(out_file)
+    except (OSError, ValueError) as exc:
+        return Expectation(script, out=out, error=error, error_line=line,
+                           problem=f"{out_file.with_suffix(cpu.MARKING_SUFFIX).name} is not a CPU marking: {exc}")
+    return Expectation(script, out=out, error=error, error_line=line, marking=marking)
 
 
 @dataclass
@@ -172,7 +182,9 @@ def compare(expectation: Expectation, actual: Actual, name: str | None = None) -
         problems.append(actual.failure)
     if expectation.out is not None:
         want, got = mask_addresses(expectation.out), mask_addresses(stdout_bytes(actual.stdout))
-        if want != got:
+        if want != got and expectation.marking is not None and _within_marking(expectation, want, got, problems):
+            pass   # a CPU-dependent golden on another CPU: only digits moved, within the stated tolerance
+        elif want != got:
             index = _first_different_line(want, got)
             problems.append(f"stdout differs from {out_path(expectation.script).name} at output line {index + 1}")
             diff = unified_diff(want, got, f"{out_path(name)} (expected)", f"{name} (actual stdout)")
@@ -193,6 +205,20 @@ def compare(expectation: Expectation, actual: Actual, name: str | None = None) -
     if problems and line is None:
         line = actual.error_line
     return Verdict(not problems, problems, diff, line)
+
+
+def _within_marking(expectation: Expectation, want: bytes, got: bytes, problems: list) -> bool:
+    """True when a marked golden's stdout differs only in digits allowed on this CPU; otherwise
+    False, with what exceeds the tolerance added to ``problems`` (on the golden's own CPU: none)."""
+    from . import cpu  # noqa: PLC0415
+
+    result = cpu.compare_text(got.decode("utf-8", "backslashreplace"), want.decode("utf-8", "backslashreplace"),
+                              expectation.marking)
+    if not result.ok and not result.exact:
+        name = out_path(expectation.script).with_suffix(cpu.MARKING_SUFFIX).name
+        problems.append(f"stdout differs from {out_path(expectation.script).name} beyond {name}'s tolerance: "
+                        f"{result.message}")
+    return result.ok
 
 
 def _split(data: bytes) -> list[bytes]:
