@@ -20,7 +20,7 @@ def test_calculator_errors_teach(args, code, headline, hint):
     assert proc.returncode == code, proc.stderr
     assert_no_traceback(proc)
     err = ANSI.sub("", proc.stderr)
-    assert headline in err and f"hint: " in err and hint in err, err
+    assert headline in err and "hint: " in err and hint in err, err
 
 
 def test_empty_value_has_no_gradient():

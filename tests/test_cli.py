@@ -617,3 +617,17 @@ def test_several_e_options_run_in_order_as_one_script(validator):
     assert doc["outputs"] == [{"text": "2\n", "line": 2}]
     proc = gradcli("run", "-e", "a = 1", "-e", "b")      # an error names the line of its piece
     assert proc.returncode == 1 and "<string>:2:1" in proc.stderr
+
+
+def test_help_lists_every_option_typer_knows():
+    """gradcli's own --help (cli/helptext.py) must not fall behind the options a command takes."""
+    typer = pytest.importorskip("typer")
+    from gradcli.cli.app import app
+    from gradcli.cli.helptext import render
+
+    root = typer.main.get_command(app)
+    for name, command in [(None, root), *root.commands.items()]:
+        text = render(name, 120)
+        for param in command.params:
+            for opt in (o for o in getattr(param, "opts", ()) if o.startswith("-")):
+                assert re.search(rf"(^|[ ,]){re.escape(opt)}\b", text, re.M), f"gradcli {name} --help lacks {opt}"

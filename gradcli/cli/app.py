@@ -294,7 +294,7 @@ class ReportFormat(str, Enum):
     github = "github"
 
 
-@app.command("test", epilog=EXAMPLES)
+@app.command("test")
 @shared_options(timeout=60.0)
 def ci_test(
     paths: Annotated[Optional[List[str]], typer.Argument(metavar="PATH ...", show_default=False,

@@ -59,6 +59,9 @@ OPTIONS: dict[str, tuple[str, str | None, str, str | None]] = {
     "wrt": ("--wrt", "NAME,...", "Differentiate only with respect to these variables.", None),
     "order": ("--order", "1|2", "1: gradient (Jacobian for a non-scalar EXPR); 2: also the Hessian.", "1"),
     "version": ("-V, --version", None, "Show the version and exit.", None),
+    "install_completion": ("--install-completion", None, "Install shell completion for gradcli.", None),
+    "show_completion": ("--show-completion", None, "Show the shell completion script, to install it by hand.",
+                        None),
     "help": ("-h, --help", None, "Show this help and exit.", None),
 }
 
@@ -72,7 +75,7 @@ COMMANDS: dict[str | None, dict] = {
                   "It prints what Python with PyTorch 2.13 would print, without PyTorch.",
                   "With no command: the REPL when stdin is a terminal, otherwise the script on stdin is run."],
         "arguments": [],
-        "options": ["version", "help"],
+        "options": ["version", "install_completion", "show_completion", "help"],
         "commands": [("run", "Run .grad scripts, stdin or -e CODE, printing what Python with PyTorch prints."),
                      ("grad", "The gradient calculator: the value of an expression and its derivatives."),
                      ("graph", "Draw the backward (grad_fn) graph of a tensor of a script."),
