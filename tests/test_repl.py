@@ -480,6 +480,15 @@ def test_history_location_and_unwritable_state_dir(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- first run: ready to use
 
+def _ctrl_d(child) -> int | None:
+    """End a spawned REPL with Ctrl-D; its exit status."""
+    import pexpect
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
 def test_predefined_modules_and_explain_lines_in_stdin_mode(tmp_path):
     """torch, np, nn, F and math need no import; :explain names each node's own line, with its text."""
     text = ("x = torch.tensor(2., requires_grad=True)\nprint(np.pi > 3, F.relu(-x), math.sqrt(4.), nn.Identity())\n"
@@ -535,10 +544,7 @@ def test_tty_banner_says_what_is_predefined(tmp_path):
     child = pexpect.spawn(cmd[0], cmd[1:], env=repl_env(tmp_path), cwd=str(tmp_path), encoding="utf-8",
                           timeout=15, dimensions=(40, 120))
     child.expect_exact("torch, np, nn, F and math are ready without imports")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert _ctrl_d(child) == 0
 
 
 @pytest.mark.skipif(not (HAVE_RUNNER and HAVE_PEXPECT), reason="needs pexpect")
@@ -560,10 +566,7 @@ def test_dumb_terminal_gets_the_plain_line_reader(tmp_path):
     child.sendline("")
     child.expect_exact("in block")
     child.expect_exact(">>> ")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert _ctrl_d(child) == 0
 
 
 @pytest.mark.skipif(not os.environ.get("GRADCLI_VENV_TESTS") or not HAVE_PEXPECT,
@@ -586,7 +589,4 @@ def test_plain_install_gives_a_working_repl(tmp_path):
     child.expect_exact(EDIT_ON)                   # prompt_toolkit's editor, not the plain reader
     child.sendline("torch.ones(2) * 3")
     child.expect_exact("tensor([3., 3.])")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert _ctrl_d(child) == 0

@@ -57,6 +57,7 @@ class Repl:
         self.accepted: list[str] = []        # sources that ran without error, for :save
         self.variables: dict[str, Any] = {}  # the session's names after the last run
         self.errors = 0
+        self.next_line = 1                   # the line number of the next typed input
         self.explain = bool(getattr(options, "explain", False))
         # `:graph` names the line that created each node (the terminal numbers its inputs on)
         self.show_sites = True
@@ -296,6 +297,21 @@ class Repl:
         self.run_source(text, first_line=first_line)
         return True
 
+    def handle_typed(self, text: str) -> bool:
+        """One input typed at a prompt: inputs are numbered on through the session (a meta-command
+        takes no line), so :explain, :graph and errors name each statement's own line; Ctrl-C
+        while it runs is shown. False when the REPL should end."""
+        if not text.strip():
+            return True
+        first_line = self.next_line
+        if not is_meta(text):
+            self.next_line += text.count("\n") + 1
+        try:
+            return self.handle(text, first_line)
+        except KeyboardInterrupt:
+            self.message("KeyboardInterrupt", error=True)
+            return True
+
     # ------------------------------------------------------------------ meta-commands
     def meta(self, line: str) -> None:
         try:
@@ -511,7 +527,6 @@ def plain_interact(repl: Repl, stdin: TextIO, stdout: TextIO, banner: bool = Tru
 
     if banner:
         repl.message(banner_text() + " (plain line input: this terminal has no line editor)")
-    next_line = 1
     while True:
         lines: list[str] = []
         try:
@@ -530,17 +545,8 @@ def plain_interact(repl: Repl, stdin: TextIO, stdout: TextIO, banner: bool = Tru
         except KeyboardInterrupt:
             repl.message("\nKeyboardInterrupt", error=True)
             continue
-        text = "\n".join(lines).rstrip()
-        if not text.strip():
-            continue
-        try:
-            first_line = next_line
-            if not is_meta(text):
-                next_line += text.count("\n") + 1
-            if not repl.handle(text, first_line):
-                return 0
-        except KeyboardInterrupt:
-            repl.message("KeyboardInterrupt", error=True)
+        if not repl.handle_typed("\n".join(lines).rstrip()):
+            return 0
 
 
 def run_stdin(repl: Repl, stream: TextIO) -> int:

@@ -20,7 +20,7 @@ from prompt_toolkit.output.color_depth import ColorDepth
 from ..lang.lexer import GradScriptLexer
 from .completion import make_completer
 from .core import Repl, banner_text
-from .source import is_complete, is_meta, next_indent
+from .source import is_complete, next_indent
 
 __all__ = ["history_path", "make_history", "interact"]
 
@@ -117,7 +117,6 @@ def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
     )
     if banner:
         repl.message(banner_text())
-    next_line = 1
     while True:
         try:
             text = session.prompt()
@@ -126,16 +125,7 @@ def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
             continue
         except EOFError:
             break
-        if not text.strip():
-            continue
-        try:
-            # inputs are numbered on through the session, so :explain and errors name their own line
-            first_line = next_line
-            if not is_meta(text):
-                next_line += text.count("\n") + 1
-            if not repl.handle(text, first_line):
-                break
-        except KeyboardInterrupt:
-            repl.message("KeyboardInterrupt", error=True)
+        if not repl.handle_typed(text):
+            break
     sys.stdout.flush()
     return 0
