@@ -191,10 +191,12 @@ def run(
                                                             "(on stderr; with --json, an 'explain' list).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Check every backward pass against float64 central "
                                                         "differences; a mismatch is an error at the line that made "
-                                                        "the node.")] = False,
-    detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="torch.autograd.set_detect_anomaly(True): "
-                                                                          "a backward that returns NaN is an error "
-                                                                          "at the line that made the node.")] = False,
+                                                        "the node, and a pass that cannot be checked (a NaN "
+                                                        "gradient) says so and exits 1.")] = False,
+    detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="Turn on torch.autograd.set_detect_anomaly"
+                                                                          "(True) for the run: a backward that "
+                                                                          "returns NaN is an error at the line that "
+                                                                          "made the node.")] = False,
     max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:
