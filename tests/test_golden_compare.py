@@ -68,3 +68,18 @@ def test_markings_are_read_from_the_sidecar(tmp_path, monkeypatch):
     out.with_suffix(".cpu").write_text('{"cpu": "x", "ulp": "8"}', encoding="utf-8")
     with pytest.raises(ValueError):
         read_marking(out)
+
+
+def test_tolerance_follows_the_capability_it_was_measured_for():
+    """A golden that differs only on CPUs without AVX2 (ATen's scalar kernels) stays strict on AVX2
+    machines: only a last printed digit may move there."""
+    mark = CpuMarking(cpu="GenuineIntel AVX512", ulp=4096, unit="float32", differs_under=("default",),
+                      ulp_by_capability=(("DEFAULT", 4096),))
+    golden = "2.4556962671340443e-05\n"
+    moved = "2.4557113647460938e-05\n"                  # ~83 float32 ulps away
+    assert compare_text(moved, golden, mark, cpu="GenuineIntel DEFAULT").ok
+    assert not compare_text(moved, golden, mark, cpu="AuthenticAMD AVX2").ok
+    assert mark.tolerance("AuthenticAMD AVX2") == 0 and mark.tolerance("GenuineIntel DEFAULT") == 4096
+    # kernels changed by environment variables (a simulated CPU): the largest tolerance
+    assert mark.tolerance("GenuineIntel AVX512 (OPENBLAS_CORETYPE=Haswell)") == 4096
+    assert compare_text("1.5\n", "1.5\n", mark, cpu="AuthenticAMD AVX2").ok

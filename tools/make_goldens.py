@@ -75,6 +75,8 @@ DEFAULT_DIRS = [ROOT / "samples", ROOT / "tests" / "golden" / "scripts"]
 sys.path.insert(0, str(ROOT))
 from gradcli.testing import cpu  # noqa: E402  (the CPU markings and their comparison, as the tests use them)
 
+# name -> the capability of the machines it stands for (machine_cpu's second word)
+VARIANT_CAPABILITY = {"default": "DEFAULT", "avx2": "AVX2", "avx2-mkl-avx2": "AVX2", "mkl-avx2": "AVX512"}
 # name -> environment: the CPUs other than this one that PyTorch's kernels are run for
 CPU_VARIANTS = {
     "default": {"ATEN_CPU_CAPABILITY": "default", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"},
@@ -240,15 +242,15 @@ def _significant(token: str) -> int:
 def marking_for(native: Result, variants: dict[str, Result]) -> tuple[cpu.CpuMarking | None, list[str]]:
     """The NAME.cpu marking the variants' outputs call for (None when they all print the same),
     and problems no tolerance can cover (an error or text that differs)."""
-    differs, problems = [], []
-    worst = {"float64": 0.0, "float32": 0.0}
+    problems = []
+    worst: dict[str, dict[str, float]] = {}   # variant -> unit -> largest difference in ulps
     long_digits = True
     native_text = mask_addresses(native.out).decode("utf-8")
     for name, result in variants.items():
         text = mask_addresses(result.out).decode("utf-8")
         if text == native_text and result.err == native.err:
             continue
-        differs.append(name)
+        worst[name] = {"float64": 0.0, "float32": 0.0}
         if result.err != native.err:
             problems.append(f"under {name} the error differs: {result.err!r} vs {native.err!r}")
         pairs = cpu.differing_numbers(text, native_text)
@@ -256,17 +258,21 @@ def marking_for(native: Result, variants: dict[str, Result]) -> tuple[cpu.CpuMar
             problems.append(f"under {name} more than digits differ: "
                             + cpu.compare_text(text, native_text).message)
             continue
-        for unit in worst:
-            worst[unit] = max([worst[unit]] + [cpu.needed_ulp(a, e, unit) for a, e in pairs])
+        for unit in worst[name]:
+            worst[name][unit] = max([0.0] + [cpu.needed_ulp(a, e, unit) for a, e in pairs])
         long_digits = long_digits and all(_significant(a) >= 15 or _significant(e) >= 15 for a, e in pairs)
-    if not differs:
+    if not worst:
         return None, problems
     # float64 ulps only where the printed digits can tell them (a repr of 15 or more significant
     # digits); a value printed with fewer digits may be a float32 one
-    unit = "float64" if worst["float64"] <= MIN_ULP and long_digits else "float32"
-    ulp = max(MIN_ULP, 1 << max(0, int(2 * worst[unit]) - 1).bit_length())
-    return cpu.CpuMarking(cpu=cpu.machine_cpu(), ulp=ulp, unit=unit,
-                             differs_under=tuple(differs)), problems
+    unit = "float64" if long_digits and all(w["float64"] <= MIN_ULP for w in worst.values()) else "float32"
+    by_capability: dict[str, int] = {}
+    for name, w in worst.items():   # twice the measured difference, a power of two, at least MIN_ULP
+        tolerance = max(MIN_ULP, 1 << max(0, int(2 * w[unit]) - 1).bit_length())
+        capability = VARIANT_CAPABILITY[name]
+        by_capability[capability] = max(by_capability.get(capability, 0), tolerance)
+    return cpu.CpuMarking(cpu=cpu.machine_cpu(), ulp=max(by_capability.values()), unit=unit,
+                          differs_under=tuple(worst), ulp_by_capability=tuple(sorted(by_capability.items()))), problems
 
 
 def find_scripts(paths: list[Path]) -> list[Path]:
@@ -379,9 +385,11 @@ def _check_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names
         return []
     if committed is None:
         return [_display(cpu_file) + f" (missing: the output differs under {', '.join(marking.differs_under)})"]
-    if committed.unit != marking.unit or committed.ulp < marking.ulp:
-        return [_display(cpu_file) + f" (its tolerance {committed.ulp} {committed.unit} ulp is below "
-                f"the measured {marking.ulp} {marking.unit})"]
+    have = dict(committed.ulp_by_capability)
+    short = [f"{c}: {have.get(c, 0)} < {n}" for c, n in marking.ulp_by_capability if have.get(c, 0) < n]
+    if committed.unit != marking.unit or short:
+        return [_display(cpu_file) + f" (its tolerance is below the measured one: {committed.unit} vs "
+                f"{marking.unit} ulp; {'; '.join(short) or 'unit'})"]
     return []
 
 
@@ -393,9 +401,12 @@ def _write_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names
             cpu_file.unlink()
         return
     if committed is not None and set(variant_names) != set(CPU_VARIANTS):
+        merged = dict(committed.ulp_by_capability)
+        for capability, ulp in marking.ulp_by_capability:
+            merged[capability] = max(ulp, merged.get(capability, 0))
         marking = cpu.CpuMarking(
             cpu=marking.cpu, unit=marking.unit if marking.unit == committed.unit else "float32",
-            ulp=max(marking.ulp, committed.ulp),
+            ulp=max(merged.values()), ulp_by_capability=tuple(sorted(merged.items())),
             differs_under=tuple(sorted(set(marking.differs_under) | set(committed.differs_under))))
     cpu_file.write_text(marking.to_json(), encoding="utf-8", newline="\n")
 

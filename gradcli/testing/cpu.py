@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["CpuMarking", "Comparison", "compare_with_golden", "compare_text", "read_marking", "machine_cpu",
-           "mask_addresses", "needed_ulp", "spacing", "differing_numbers", "MARKING_SUFFIX", "CPU_ENV_VARS"]
+           "mask_addresses", "needed_ulp", "spacing", "differing_numbers", "MARKING_SUFFIX", "CPU_ENV_VARS",
+           "CAPABILITIES"]
 
 MARKING_SUFFIX = ".cpu"
+CAPABILITIES = ("AVX512", "AVX2", "DEFAULT")   # ATen's, as machine_cpu names them
 # environment variables that change which CPU kernels PyTorch, MKL, NumPy or OpenBLAS run: with
 # any of them set this machine does not count as the one a golden was made on
 CPU_ENV_VARS = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "NPY_DISABLE_CPU_FEATURES",
@@ -55,10 +57,24 @@ class CpuMarking:
     ulp: int
     unit: str = "float32"
     differs_under: tuple[str, ...] = ()
+    # capability (AVX512, AVX2, DEFAULT) -> the tolerance measured for machines of that capability;
+    # a capability not named here showed no difference: last printed digits only
+    ulp_by_capability: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> str:
-        doc = {"cpu": self.cpu, "ulp": self.ulp, "unit": self.unit, "differs_under": list(self.differs_under)}
+        doc = {"cpu": self.cpu, "ulp": self.ulp, "unit": self.unit, "differs_under": list(self.differs_under),
+               "ulp_by_capability": dict(self.ulp_by_capability)}
         return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+    def tolerance(self, cpu: str) -> int:
+        """The ulps allowed on the machine ``cpu`` (a :func:`machine_cpu` string): its capability's,
+        0 for a capability that showed no difference, the largest for a machine whose kernels were
+        changed by environment variables or whose capability is unknown."""
+        words = cpu.split()
+        capability = words[1] if len(words) > 1 and "(" not in cpu else None
+        if capability is None or capability not in CAPABILITIES:
+            return self.ulp
+        return dict(self.ulp_by_capability).get(capability, 0) if self.ulp_by_capability else self.ulp
 
 
 @dataclass
@@ -88,7 +104,11 @@ def read_marking(out_path: str | os.PathLike) -> CpuMarking | None:
     unit = doc.get("unit", "float32")
     if not isinstance(doc.get("cpu"), str) or not isinstance(doc.get("ulp"), int) or unit not in _UNITS:
         raise ValueError(f"{path}: want {{\"cpu\": str, \"ulp\": int, \"unit\": float16|float32|float64}}")
-    return CpuMarking(cpu=doc["cpu"], ulp=doc["ulp"], unit=unit, differs_under=tuple(doc.get("differs_under", ())))
+    by_capability = doc.get("ulp_by_capability", {})
+    if not isinstance(by_capability, dict) or not all(isinstance(v, int) for v in by_capability.values()):
+        raise ValueError(f"{path}: ulp_by_capability must map a capability to an int")
+    return CpuMarking(cpu=doc["cpu"], ulp=doc["ulp"], unit=unit, differs_under=tuple(doc.get("differs_under", ())),
+                      ulp_by_capability=tuple(sorted(by_capability.items())))
 
 
 def _cpuinfo() -> tuple[str, set[str]]:
@@ -181,7 +201,8 @@ def compare_text(actual: str, expected: str, marking: CpuMarking | None = None,
     actual, expected = mask_addresses(actual), mask_addresses(expected)
     if actual == expected:
         return Comparison(ok=True, exact=True)
-    if marking is None or marking.cpu == (cpu if cpu is not None else machine_cpu()):
+    here = cpu if cpu is not None else machine_cpu()
+    if marking is None or marking.cpu == here:
         return Comparison(ok=False, exact=True, problems=[_first_difference(actual, expected)])
     pairs = differing_numbers(actual, expected)
     if pairs is None:
@@ -189,10 +210,11 @@ def compare_text(actual: str, expected: str, marking: CpuMarking | None = None,
                           problems=["text, an integer or the count of numbers differs: "
                                     + _first_difference(actual, expected)])
     problems = []
+    allowed = marking.tolerance(here)
     for a, e in pairs:
-        if needed_ulp(a, e, marking.unit) > marking.ulp:
+        if needed_ulp(a, e, marking.unit) > allowed:
             problems.append(f"{a} vs golden {e}: {needed_ulp(a, e, marking.unit):.3g} {marking.unit} ulp "
-                            f"> {marking.ulp} (golden from {marking.cpu}, this is {cpu or machine_cpu()})")
+                            f"> {allowed} (golden from {marking.cpu}, this is {here})")
     return Comparison(ok=not problems, exact=False, problems=problems)
 
 
