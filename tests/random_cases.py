@@ -289,6 +289,16 @@ def _(t):
     return [t.zeros(2, requires_grad=True).normal_()]
 
 
+@case("torch_random_module")
+def _(t):
+    t.random.manual_seed(3)
+    a = t.randn(2)
+    s = t.random.get_rng_state()
+    b = t.rand(3)
+    t.random.set_rng_state(s)
+    return [a, b, t.rand(3), t.random.initial_seed(), t.random.default_generator.initial_seed()]
+
+
 def state_draws(t):
     """What the state-bytes goldens draw after loading a state saved by torch."""
     return [t.randn(1), t.randn(5), t.randn(20), t.rand(3), t.randint(0, 100, (4,)), t.randn(2, dtype=t.float64)]

@@ -286,6 +286,12 @@ for _m in (_SP, _SC, _LX, _SX, _MX):
         globals().pop(_name, None)
     for _name, _fn in getattr(_m, "LINALG", {}).items():
         setattr(linalg, _name, _fn)
+random = _Module(  # torch.random: the generator functions under their module's name
+    "torch.random", manual_seed=_factory.manual_seed, seed=_factory.seed, initial_seed=_factory.initial_seed,
+    get_rng_state=_factory.get_rng_state, set_rng_state=_factory.set_rng_state, Generator=_factory.Generator,
+    default_generator=_factory.default_generator,
+)
+
 special = _Module("torch.special",
                   **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})
 
