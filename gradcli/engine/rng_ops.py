@@ -88,11 +88,13 @@ def set_rng_state(new_state):
     default_generator.set_state(new_state)
 
 
-def gen_for(generator, device=None):
-    """The generator's stream; without one, the default generator of the device the numbers go to."""
+def gen_for(generator, device=None, fn=None):
+    """The generator's stream; without one, the default generator of the device the numbers go to.
+    fn: the function's name for torch's argument error."""
     if generator is not None:
         if not isinstance(generator, Generator):
-            raise errors.type_error(f"expected a torch.Generator, got {type(generator).__name__}")
+            raise errors.type_error(f"{fn or 'random'}(): argument 'generator' must be torch.Generator, not "
+                                    f"{type(generator).__name__}")
         return generator
     if device is None:
         device = _default[0]
@@ -194,6 +196,11 @@ def write_values(self, values, node_name):
     return self
 
 
+def _c10(dt):
+    from .ops.elementwise import c10_name  # noqa: PLC0415
+    return c10_name(dt)
+
+
 def _float_kernel_check(self, name):
     if not self.dtype.is_floating_point:
         from .ops.elementwise import kernel_error  # noqa: PLC0415
@@ -213,10 +220,20 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
         raise errors.type_error(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
     _float_kernel_check(self, "check_uniform_bounds")
     from_, to = float(from_), float(to)
+    dt = self.dtype.np
+    top = float(np.finfo(dt).max)
+    cname = {"float32": "float", "float64": "double", "float16": "c10::Half"}[self.dtype.name]
+    for label, v in (("from", from_), ("to", to)):
+        if not -top <= v <= top:
+            raise errors.runtime(f"{label} is out of bounds for {cname}")
     if not from_ <= to:
         raise errors.runtime(f"uniform_ expects to return a [from, to) range, but found from={_num(from_)} > "
                              f"to={_num(to)}")
-    g = gen_for(generator, self.device)
+    if to - from_ > top:
+        kind = {"float32": "Float", "float64": "Double", "float16": "Half"}[self.dtype.name]
+        raise errors.runtime(f"uniform_ expects to-from <= std::numeric_limits<{kind}>::max(), but found to={to:g} "
+                             f"and from={from_:g} which result in to-from to exceed the limit")
+    g = gen_for(generator, self.device, "uniform_")
     n = self.numel()
     dt = self.dtype.np
     if dt == _F64:
@@ -291,7 +308,7 @@ def _check_std(std, name="normal"):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_kernel_check(self, "normal_kernel_cpu")
     _check_std(std)
-    g = gen_for(generator, self.device)
+    g = gen_for(generator, self.device, "normal_")
     vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np)
     return write_values(self, vals, "NormalBackward0")
 
@@ -318,7 +335,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
         from_ = kw.pop("from")
     if kw:
         raise errors.type_error(f"random_() got an unexpected keyword argument '{next(iter(kw))}'")
-    g = gen_for(generator, self.device)
+    g = gen_for(generator, self.device, "random_")
     n = self.numel()
     name = self.dtype.name
     if from_ is None and to is None:  # uniform_int_distribution
@@ -359,7 +376,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise errors.runtime(f"exponential_ expects lambda > 0.0, but found lambda={_num(float(lambd))}")
     if not self.dtype.is_floating_point:
         raise errors.runtime("Exponential distribution is a continuous probability distribution. dtype must be a "
-                             f"floating point but you specified {self.dtype.c10}")
+                             f"floating point but you specified {_c10(self.dtype)}")
     vals = exponential_values(gen_for(generator, self.device), self.numel(), float(lambd))
     return write_values(self, vals.astype(self.dtype.np), "ExponentialBackward0")
 
@@ -401,6 +418,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
     g = gen_for(generator, self.device)
     if isinstance(p, Tensor):
         probs = host(p._data)
+        if not bool(np.all((probs >= 0) & (probs <= 1))):
+            raise errors.runtime("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                                 "message be improved?  If so, please report an enhancement request to PyTorch.)")
         target = _order_view(np.empty(self._data.shape, np.int8))  # the order, with p broadcast alongside
         perm_p = np.broadcast_to(probs, self._data.shape)
         if target.base is not None and target.ndim > 1:
@@ -481,6 +501,12 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if not isinstance(size, (tuple, list)) and not hasattr(size, "__len__"):
+        got = ", ".join(type(v).__name__ for v in (low, high, size))
+        raise errors.type_error(f"randint() received an invalid combination of arguments - got ({got}), but "
+                                "expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, "
+                                "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                                "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
     size = _sizes((size,), None, "randint")
     d = resolve_dtype(dtype) or dtypes.int64
     return _fresh(size, d, device, generator, lambda t, g: random_(t, low, high, generator=g), requires_grad)
@@ -491,7 +517,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     from .factory import resolve_dtype  # noqa: PLC0415
     n = builtins.int(n)
     if n < 0:
-        raise errors.runtime(f"n must be non-negative, got{n}")
+        raise errors.runtime(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = resolve_dtype(dtype) or dtypes.int64
     g = gen_for(generator, device)
     perm = list(range(n))
@@ -576,14 +602,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if input.dim() not in (1, 2):
         raise errors.runtime("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
-        raise errors.runtime(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.c10}")
+        raise errors.runtime(f"multinomial only supports floating-point dtypes for input, got: {_c10(input.dtype)}")
     n_cat = data.shape[-1]
     if num_samples <= 0:
         raise errors.runtime("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > n_cat:
         raise errors.runtime("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     check_numel((data.size // max(1, n_cat)) * int(num_samples))
-    g = gen_for(generator, input.device)
+    g = gen_for(generator, input.device, "multinomial")
     rows = data.reshape(-1, n_cat)
     if not replacement or num_samples == 1:
         if not (np.all(rows < np.inf) and np.all(rows >= 0)):

@@ -473,7 +473,7 @@ class DivBackward2(Function):
 
 def kernel_error(kernel, dt):
     """torch's error for a dtype a kernel does not support: NotImplementedError "kernel" not implemented for 'Bool'."""
-    e = NotImplementedError(f'"{kernel}" not implemented for \'{_c10_name(dt)}\'')
+    e = NotImplementedError(f'"{kernel}" not implemented for \'{c10_name(dt)}\'')
     e.gradcli_hint = None
     return e
 
@@ -1300,7 +1300,7 @@ def where(condition, input=None, other=None):
     c = condition._data if isinstance(condition, Tensor) else condition
     if isinstance(condition, Tensor) and condition.dtype is not dtypes.bool_:
         raise errors.runtime(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                             f"{_c10_name(condition.dtype)}")
+                             f"{c10_name(condition.dtype)}")
     if not (type(c) is type(x) is type(y)):
         ts = [t for t in (condition, input, other) if isinstance(t, Tensor)]
         if len({type(t._data) for t in ts}) > 1:
@@ -1532,9 +1532,12 @@ def _bitwise(ufunc, a, b, name):
     return wrap(_asarray(r).astype(dt.np, copy=False), dt)
 
 
-def _c10_name(dt):
+def c10_name(dt):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
+
+
+_c10_name = c10_name  # the name the other op modules use
 
 
 def bitwise_and(input, other):
