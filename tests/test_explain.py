@@ -319,16 +319,24 @@ def test_check_accepts_kinks_and_reports_unreplayable_nodes():
 
 
 # ----------------------------------------------------------------------------- anomaly mode
-def test_detect_anomaly_flag_points_at_the_line_that_made_the_node(capfd, monkeypatch, tmp_path):
+def _run_nan_script(capfd, monkeypatch, tmp_path, *options):
+    """`gradcli run nan.grad OPTIONS` in this process: (script, exit code, stdout, stderr)."""
     from gradcli.cli import app as app_module
 
     monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
     script = tmp_path / "nan.grad"
     script.write_text(NAN_SCRIPT, encoding="utf-8")
     with pytest.raises(SystemExit) as exc:
-        app_module.main(["run", str(script), "--detect-anomaly", "--no-color"])
+        app_module.main(["run", str(script), *options])
     out, err = capfd.readouterr()
-    assert exc.value.code == 1 and out == ""
+    return script, exc.value.code, out, err
+
+
+def test_detect_anomaly_flag_points_at_the_line_that_made_the_node(capfd, monkeypatch, tmp_path):
+    from gradcli.cli import app as app_module
+
+    script, code, out, err = _run_nan_script(capfd, monkeypatch, tmp_path, "--detect-anomaly", "--no-color")
+    assert code == 1 and out == ""
     assert "RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output." in err
     assert f"{script}:3:1" in err and "  3 | y = torch.sqrt(x)" in err and "^^^^^^^^^^^^^^^^^" in err
     with pytest.raises(SystemExit) as exc:
@@ -377,21 +385,12 @@ def test_check_never_reports_agreement_it_did_not_measure(capfd, monkeypatch, tm
     assert doc["checked"] is False and doc["comparisons"] == 0 and doc["skipped_comparisons"] == res.skipped
     assert doc["nodes_checked"] == 0 and doc["leaves_checked"] == 0 and not doc["global_checked"]
 
-    from gradcli.cli import app as app_module
-
-    monkeypatch.setattr(app_module, "_default_sigpipe", lambda: None)
-    script = tmp_path / "nan.grad"
-    script.write_text(NAN_SCRIPT, encoding="utf-8")
-    with pytest.raises(SystemExit) as exc:
-        app_module.main(["run", str(script), "--check", "--no-color"])
-    out, err = capfd.readouterr()
-    assert exc.value.code == 1 and out == "tensor([0.2500,    nan])\n"
+    _, code, out, err = _run_nan_script(capfd, monkeypatch, tmp_path, "--check", "--no-color")
+    assert code == 1 and out == "tensor([0.2500,    nan])\n"
     assert "could not be checked" in err and "agree" not in err and "--check could not check 1 of 1" in err
-    with pytest.raises(SystemExit) as exc:
-        app_module.main(["run", str(script), "--check", "--json"])
-    out, err = capfd.readouterr()
+    _, code, out, err = _run_nan_script(capfd, monkeypatch, tmp_path, "--check", "--json")
     doc = json.loads(out)
-    assert exc.value.code == 1 and doc["exit_code"] == 1 and not doc["ok"]
+    assert code == 1 and doc["exit_code"] == 1 and not doc["ok"]
     assert doc["error"]["type"] == "CheckNotRun" and doc["checks"][0]["checked"] is False
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
