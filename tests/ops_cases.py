@@ -764,7 +764,10 @@ def case_as_same_size_signed_heaviside(torch):
             repr(torch.heaviside(a, torch.tensor([0.5]))), repr(a.heaviside(torch.tensor(7.0))),
             repr(torch.heaviside(torch.tensor([-2, 0, 3]), torch.tensor([9]))),
             err(lambda: torch.heaviside(a, torch.tensor([1]))),
-            err(lambda: torch.heaviside(x, torch.tensor(0.5, dtype=torch.float64)).sum().backward())]
+            err(lambda: torch.heaviside(x, torch.tensor(0.5, dtype=torch.float64)).sum().backward()),
+            run(torch, lambda t: t.split_with_sizes([1, 2], dim=1), x),
+            run(torch, lambda t: torch.split_with_sizes(t, [2, 0]), x),
+            err(lambda: x.split_with_sizes([2, 3])), err(lambda: x.split_with_sizes(2))]
 
 
 @case

@@ -292,6 +292,7 @@ TABLE = {
                   [((2, 3), (1, 3))]),
     "scatter_add": Op(lambda t, x, y: t.scatter_add(x, 0, _idx(t, [[1, 0, 1], [1, 1, 0]]), y), [((2, 3), (2, 3))]),
     "index_select": Op(lambda t, x: t.index_select(x, 0, _idx(t, [1, 0, 1])), [((3,),), ((2, 3),)]),
+    "split_with_sizes": Op(lambda t, x: x.split_with_sizes([1, 2], dim=-1), [((3,),), ((2, 3),)]),
     "view_as": Op(lambda t, x: x.view_as(t.zeros(3, 2, dtype=x.dtype)), [((2, 3),)]),
     "reshape_as": Op(lambda t, x: (x.reshape_as(t.zeros(6, dtype=x.dtype)), x.t().reshape_as(t.zeros(3, 2))),
                      [((2, 3),)]),

@@ -1,5 +1,5 @@
 """Small Tensor methods the coverage sweep (tools/gen_coverage.py, docs/coverage.md) found missing:
-view_as, reshape_as, is_same_size, is_signed, is_nonzero and heaviside."""
+view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside and split_with_sizes."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +50,15 @@ def heaviside(input, values):
     return not_implemented(out, (input, values), "aten::heaviside")
 
 
+def split_with_sizes(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
+    return S.split(input, list(split_sizes), dim)
+
+
 METHODS = {"view_as": view_as, "reshape_as": reshape_as, "is_same_size": is_same_size, "is_signed": is_signed,
-           "is_nonzero": is_nonzero, "heaviside": heaviside}
+           "is_nonzero": is_nonzero, "heaviside": heaviside, "split_with_sizes": split_with_sizes}
 INPLACE = {}
 # Tensor methods that are not torch.<name> functions
 METHOD_ONLY = ("view_as", "reshape_as", "is_same_size", "is_signed")
