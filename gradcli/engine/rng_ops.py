@@ -518,6 +518,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     n = builtins.int(n)
     if n < 0:
         raise errors.runtime(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    check_numel(n)
     d = resolve_dtype(dtype) or dtypes.int64
     g = gen_for(generator, device)
     perm = list(range(n))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..limits import check_numel
 from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import linalg as L
@@ -249,6 +250,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     k, d, p, s = _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
     spatial = tuple(x.shape[2:])
     out_sp = tuple((spatial[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
+    check_numel(x.shape[0] * x.shape[1] * k[0] * k[1] * max(0, out_sp[0]) * max(0, out_sp[1]))
     idx = np.ascontiguousarray(_window_index(spatial, out_sp, k, s, p, d).T)  # (K, L)
     n, c = x.shape[0], x.shape[1]
     out = gather_spatial(x, idx, 2, (n, c * idx.shape[0], idx.shape[1]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..limits import check_numel
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
@@ -536,6 +537,7 @@ def index_select(input, dim, index):
         raise errors.index("index out of range in self")
     if input._data.ndim == 0 and idx.size != 1:
         raise errors.runtime(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    check_numel(input._data.size // max(1, size) * idx.size)
     r = np.take(input._data, idx, axis=d) if input._data.ndim else input._data.reshape(1)[idx].reshape(())
     return record(IndexSelectBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
