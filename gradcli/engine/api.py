@@ -50,10 +50,6 @@ def is_floating_point(input):
     return input.dtype.is_floating_point
 
 
-def numel(input):
-    return input.numel()
-
-
 device = _device.device
 no_grad = _autograd.no_grad
 enable_grad = _autograd.enable_grad
@@ -91,7 +87,7 @@ relu = _E.relu
 nonzero = _I.nonzero
 
 
-def numel(input):  # noqa: F811 - kept after the loop for clarity
+def numel(input):  # after the loop: torch.numel is this function, not the method table's
     return input.numel()
 
 

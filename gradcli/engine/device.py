@@ -138,12 +138,6 @@ def get_default_device():
     return CPU if _default[0] is None else canonical(_default[0])
 
 
-def default_for(dev):
-    """The device a constructor given `dev` (maybe None) puts its tensor on, as a raw value or None
-    for cpu: the common CPU case costs one comparison."""
-    return dev if dev is not None else _default[0]
-
-
 # ---------------------------------------------------------------------------- arrays
 
 def is_device_array(a):
@@ -169,11 +163,6 @@ def asarray(a, dtype=None):
     if cp is not None and isinstance(a, cp.ndarray):
         return a if dtype is None or a.dtype == dtype else a.astype(dtype)
     return np.asarray(a, dtype)
-
-
-def array_module(dev):
-    """numpy for cpu, cupy for cuda."""
-    return np if dev is None or canonical(dev).type == "cpu" else cupy()
 
 
 def is_host(array):

@@ -57,10 +57,6 @@ float64 = dtype("float64", np.float64, FLOAT, 7, "DoubleTensor")
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
-ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
-           "short": int16, "bool": bool_}
-
-
 def _by_name(name):
     return _BY_NAME[name]
 
@@ -154,15 +150,6 @@ def result_type(operands) -> dtype:
 
 
 FLOAT_SCALAR = dtype("float_scalar", np.float64, FLOAT, 7, "")
-
-
-def binary_result_dtype(a, b) -> dtype:
-    """Fast path of result_type for the hot two-operand case (a is a tensor)."""
-    ad = a.dtype
-    bd = getattr(b, "dtype", None)
-    if bd is ad:
-        return ad
-    return result_type((a, b))
 
 
 dtype.__module__ = "torch"  # <class 'torch.dtype'>, as PyTorch prints it

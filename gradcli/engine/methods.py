@@ -224,11 +224,6 @@ def _rop(fn, a, b, tensors_only=False, ndarray_ok=False):
     return fn(a, b)
 
 
-def _as_tensor_like(value, like):
-    from .factory import tensor  # noqa: PLC0415
-    return tensor(value, dtype=None)
-
-
 def _invert(a):
     if a.dtype.name == "bool":
         return E.logical_not(a)

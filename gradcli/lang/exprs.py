@@ -30,7 +30,6 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator
            "!=": operator.ne, "in": _contains, "not in": _not_contains, "is": operator.is_,
            "is not": operator.is_not}
 
-_NOT_SET = object()
 kind_of = fast_kind.get
 
 

@@ -61,9 +61,6 @@ HINTS = {
 # runs at about 100,000 characters a second (memory about 50 bytes a character), uninterruptibly.
 MAX_SOURCE_CHARS = 2_000_000
 
-NONLEAF_GRAD_TEXT = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
-
-
 @dataclass
 class RunOptions:
     dtype: str = "float32"            # default float dtype

@@ -101,16 +101,6 @@ def simple_error(type_name, message, filename=None, hint=None):
             "end_line": None, "end_column": None, "hint": hint}
 
 
-def warning_json(w, filename=None):
-    return {
-        "category": getattr(w, "category", None) or "UserWarning",
-        "message": str(getattr(w, "message", w)),
-        "file": filename,
-        "line": getattr(w, "line", None),
-        "column": getattr(w, "column", None),
-    }
-
-
 def output_json(o):
     if isinstance(o, dict):
         return {"text": str(o.get("text", "")), "line": o.get("line")}

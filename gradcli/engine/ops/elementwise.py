@@ -67,10 +67,6 @@ def cast_int(v, dt):
     return v
 
 
-def _scalar_ok(v):
-    return isinstance(v, (bool, int, float)) and not isinstance(v, Tensor)
-
-
 def _coerce(other):
     """The other operand of a binary op: a Tensor, or a Python number kept weak."""
     c = other.__class__
@@ -114,12 +110,6 @@ def _check_size(x, y):
     xs, ys = getattr(x, "shape", ()), getattr(y, "shape", ())
     if xs != ys and xs and ys:
         check_broadcast(xs, ys)
-
-
-def scalar_array(v, dt):
-    """The 0-d array binary() computes with for a Python number v and a float32/float64 tensor."""
-    r = _SCALARS.get((v, dt))
-    return r if r is not None else _scalar_array(v, dt)
 
 
 def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):

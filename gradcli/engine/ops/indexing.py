@@ -9,7 +9,7 @@ from ..limits import check_numel
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
-from .shape import AliasBackward0, SliceBackward0, UnsqueezeBackward0, reshape, sum_to
+from .shape import AliasBackward0, SliceBackward0, reshape, sum_to
 from ..device import asarray as _asarray
 from ..device import check_args, host, like, scatter_add as _scatter_add_at, writeable, xp_of
 
@@ -58,23 +58,6 @@ def _normalize(key, data=None):
 
 def _is_advanced(k):
     return isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__")
-
-
-def _grad_fn_class(key):
-    """The node torch reports: index ops apply left to right, so the last one names the result."""
-    if any(_is_advanced(k) for k in key):
-        return IndexBackward0
-    last = None
-    for k in key:
-        if k is None:
-            last = UnsqueezeBackward0
-        elif isinstance(k, slice):
-            last = SliceBackward0
-        elif k is Ellipsis:
-            continue
-        else:
-            last = SelectBackward0
-    return last
 
 
 def _check_bounds(shape, key):

@@ -168,15 +168,6 @@ def _select_grad(g, dim, indices, in_shape, keepdim):
     return I.scatter(_zeros(in_shape, g.dtype, g._data), dim, indices, g)
 
 
-class _SelectBackward(Function):
-    """Values selected at indices (kept on the node) along dim."""
-    __slots__ = ()
-
-    def backward(self, g):
-        k = self._kw
-        return (_select_grad(g, k["dim"], k["indices"], k["in_shape"], k["keepdim"]),)
-
-
 class _SelectMultiBackward(MultiOutputFunction):
     """The (values, indices) node: only the values output is differentiable."""
     __slots__ = ()
