@@ -5,9 +5,8 @@ that they differentiate again: index_fill(grad, 0) for the overwritten input, in
 source (times alpha for index_add), its sum for a tensor fill value."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import errors
+from ..device import scatter_add, xp_of
 from ..function import Function, record
 from ..tensor import Tensor, _wrap_dim, wrap
 from . import indexing as I
@@ -101,8 +100,8 @@ def index_add(input, dim, index, source, *, alpha=1):
                              f"({n_src}), for dim: {d}")
     _check_bounds(idx, _sizes(input, d), d, kind=errors.runtime)
     out = input._data.copy()
-    add = src if alpha == 1 else src * np.asarray(alpha, dtype=out.dtype)
-    np.add.at(_as_dim(out), _key(out.ndim, d, idx), add)
+    add = src if alpha == 1 else src * xp_of(out).asarray(alpha, dtype=out.dtype)
+    scatter_add(_as_dim(out), _key(out.ndim, d, idx), add)  # np.add.at, or cupy's on the GPU
     return record(I.IndexAddBackward0, (input, source), wrap(out, input.dtype),
                   {"dim": d, "index": index, "alpha": alpha, "src_shape": source._data.shape})
 

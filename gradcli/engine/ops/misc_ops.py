@@ -2,9 +2,8 @@
 view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside and split_with_sizes."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import errors
+from ..device import xp_of
 from ..tensor import Tensor, wrap
 from . import shape as S
 from .elementwise import not_implemented
@@ -45,8 +44,8 @@ def heaviside(input, values):
     if input.dtype is not values.dtype:
         raise errors.runtime("heaviside is not yet implemented for tensors with different dtypes.")
     x, v = input._data, values._data
-    r = np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
-    out = wrap(np.asarray(r, dtype=input.dtype.np), input.dtype)
+    xp = xp_of(x)
+    out = wrap(xp.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype), input.dtype)
     return not_implemented(out, (input, values), "aten::heaviside")
 
 
