@@ -236,3 +236,12 @@ def test_products_match_torch_here(dtype):
                 ga, ta_ = ga.transpose(1, 2), ta_.transpose(1, 2)
             same(G.bmm(ga, G.from_numpy(c)), T.bmm(ta_, T.from_numpy(c.copy())))
             same(G.matmul(ga.unsqueeze(0), G.from_numpy(c)), T.matmul(ta_.unsqueeze(0), T.from_numpy(c.copy())))
+    for m, n in [(5, 3), (64, 100), (3, 2000), (1, 7), (7, 1), (0, 3), (3, 0)]:
+        for transposed in (False, True):
+            (ga, ta_), (gv, tv) = pair((m, n), transposed), pair((2 * n,))
+            same(G.mv(ga, gv[::2]), T.mv(ta_, tv[::2]))
+            same(G.matmul(ga, gv[:n]), T.matmul(ta_, tv[:n]))
+    for n in (0, 1, 2, 100, 4097):
+        (gx, tx), (gy, ty) = pair((2 * n,)), pair((n,))
+        same(G.dot(gx[::2], gy), T.dot(tx[::2], ty))
+        same(G.matmul(gx[:n], gy), T.matmul(tx[:n], ty))

@@ -8,6 +8,7 @@ libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (P
 - ``addmm_impl_cpu_`` (aten/src/ATen/native/LinearAlgebra.cpp): which operand is "a", the
   transposes and leading dimensions read from the strides, a bias copied into the output and
   added by the gemm itself (beta); ``cpublas::gemm`` and ``normalize_last_dims`` (CPUBlas.cpp).
+- ``addmv_out_cpu`` and ``dot`` (Blas.cpp), ``gemv``/``dot_impl`` (BlasKernel.cpp): cblas_?gemv, ?dot.
 - ``bmm_out_or_baddbmm_``: ATen's own loop below 400 multiply-adds per matrix, MKL's batched gemm
   for contiguous or transposed batches, else one addmm per batch item.
 - Threads: ``mkl_set_num_threads`` of torch's intra-op default (OMP_NUM_THREADS, then
@@ -126,6 +127,17 @@ def threads() -> int:
 def _function(name, restype, *argtypes):
     address = ctypes.cast(getattr(_lib, name), _c_void_p).value
     return ctypes.CFUNCTYPE(restype, *argtypes)(address)
+
+
+def aligned_empty(shape, dt):
+    """A new C-contiguous array on a 64-byte boundary, as torch's CPU allocator places every tensor
+    (MKL's threaded gemv splits its output by cache lines: its sums depend on where it starts)."""
+    n = 1
+    for d in shape:
+        n *= d
+    buf = np.empty(n * dt.itemsize + 64, np.uint8)
+    start = -buf.__array_interface__["data"][0] % 64
+    return np.frombuffer(memoryview(buf)[start:start + n * dt.itemsize], dt).reshape(shape)
 
 
 def _ptr(a):
@@ -290,7 +302,7 @@ def gemm():
             if beta == 0:
                 return np.zeros((M, N), dt)
             return np.broadcast_to(bias, (M, N)) * dt.type(beta)
-        result = _empty((M, N), dt)
+        result = aligned_empty((M, N), dt)
         if beta != 0:
             result[...] = bias
         if not _gemm_into(result, m1, m2, alpha, beta, fns):
@@ -341,7 +353,7 @@ def bmm():
             return np.zeros((bs, n, m), dt)
         if k * n * m < 400:
             return _small_bmm(b1, b2)
-        result = _empty((bs, n, m), dt)
+        result = aligned_empty((bs, n, m), dt)
         if _contiguous_or_transposed(b1) and _contiguous_or_transposed(b2):
             if _batched(result, b1, b2, fns, batch_fns):
                 return result
@@ -385,3 +397,73 @@ def _batched(result, mat1, mat2, fns, batch_fns):
     f(_COL_MAJOR, ip, ip + i4, ip + 2 * i4, ip + 3 * i4, ip + 4 * i4, sp, a_ptrs.ctypes.data, ip + 5 * i4,
       b_ptrs.ctypes.data, ip + 6 * i4, sp + s1z, c_ptrs.ctypes.data, ip + 7 * i4, 1, ip + 8 * i4)
     return True
+
+
+# ---------------------------------------------------------------------------------- mv and dot
+
+def _pointer_stride(v):
+    """(element stride, address) of a 1-D array for BLAS, or None for a stride BLAS does not take
+    (ATen's fast-path tests: incx > 0)."""
+    s = v.strides[0] // v.itemsize
+    if s <= 0:
+        return None
+    return s, _ptr(v)
+
+
+def mv():
+    """torch.mv on the CPU: addmv_out_cpu (beta 0) choosing 'n' or 't' from the matrix's strides
+    (a contiguous copy where neither fits), then gemv<scalar_t> (n == 1 makes lda = m) and
+    cblas_?gemv; None where ATen would run its own loop."""
+    i, p = _c_int, _c_void_p
+    fs = _function("cblas_sgemv", None, i, i, i, i, _c_float, p, i, p, i, _c_float, p, i)
+    fd = _function("cblas_dgemv", None, i, i, i, i, _c_double, p, i, p, i, _c_double, p, i)
+
+    def run(mat, vec):
+        if not _float_pair(mat, vec) or mat.ndim != 2 or vec.ndim != 1:
+            return None
+        dt = mat.dtype
+        rows, cols = mat.shape
+        if mat.size == 0:
+            return np.zeros(rows, dt)  # beta 0: result.zero_()
+        s = _estrides(mat)
+        if s[0] == 1 and (cols == 1 or s[1] >= max(1, rows)):
+            trans, m, n, a, lda = _NO_TRANS, rows, cols, mat, s[1]
+        elif s[1] == 1 and (rows == 1 or s[0] >= max(1, cols)):
+            trans, m, n, a, lda = _TRANS, cols, rows, mat, s[0]
+        else:
+            a = np.ascontiguousarray(mat)
+            trans, m, n, lda = _TRANS, cols, rows, _estrides(a)[0]
+        if n == 1:
+            lda = m
+        x = _pointer_stride(vec)
+        if x is None or max(m, n, lda, x[0]) > _INT_MAX or lda < max(1, m):
+            return None
+        y = aligned_empty((rows,), dt)
+        f = fs if dt == _F32 else fd
+        f(_COL_MAJOR, trans, m, n, 1, _ptr(a), lda, x[1], x[0], 0, _addressof(_from_buffer(y)), 1)
+        return y
+
+    return run
+
+
+def dot():
+    """torch.dot on the CPU: dot_impl (n == 1 makes both increments 1), cblas_?dot."""
+    i, p = _c_int, _c_void_p
+    fs = _function("cblas_sdot", _c_float, i, p, i, p, i)
+    fd = _function("cblas_ddot", _c_double, i, p, i, p, i)
+
+    def run(a, b):
+        if not _float_pair(a, b) or a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+            return None
+        n = a.shape[0]
+        dt = a.dtype
+        if n == 0:
+            return np.zeros((), dt)
+        x, y = _pointer_stride(a), _pointer_stride(b)
+        if x is None or y is None or max(n, x[0], y[0]) > _INT_MAX:
+            return None
+        incx, incy = (1, 1) if n == 1 else (x[0], y[0])
+        f = fs if dt == _F32 else fd
+        return np.array(f(n, x[1], incx, y[1], incy), dt)
+
+    return run

@@ -39,12 +39,11 @@ def _matprod(a, b):
             sb = b.shape if b.ndim > 1 else b.shape + (1,)
             if sa and sb:
                 check_broadcast(sa[:-2] + (sa[-2], 1), sb[:-2] + (1, sb[-1]))  # --max-elements: batch x n x m
-    if a.ndim == b.ndim and a.ndim in (2, 3):
-        kernel = (_GEMM if a.ndim == 2 else _BMM)[0]
-        if kernel is not None:  # the optional MKL backend: torch's own BLAS calls
-            r = kernel(a, b)
-            if r is not None:
-                return r
+    slot = _BLAS_SLOTS.get((a.ndim, b.ndim))
+    if slot is not None and slot[0] is not None:
+        r = slot[0](a, b)  # the optional MKL backend: torch's own BLAS calls (gemm, batched gemm, gemv, dot)
+        if r is not None:
+            return r
     if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
         if b.ndim == 1:
             r = a[..., 0] * b[0]
@@ -61,6 +60,7 @@ def _matprod(a, b):
 
 _GEMM = backend.slot("gemm")
 _BMM = backend.slot("bmm")
+_BLAS_SLOTS = {(2, 2): _GEMM, (3, 3): _BMM, (2, 1): backend.slot("mv"), (1, 1): backend.slot("dot")}
 
 
 def _broadcasts_to(shape, target):
