@@ -69,6 +69,20 @@ gr = torch.autograd.grad((x * x).sum(), x, create_graph=True)[0]
 node = gr.grad_fn
 s = "text"
 d = {"k": [1, 2.5, (3, None)]}
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, v):
+        ctx.save_for_backward(v)
+        ctx.factor = 2
+        return v * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.factor
+dbl = Double.apply(torch.ones(2, requires_grad=True))
+def counter(n):
+    for i in range(n):
+        yield i
+made = counter(3)
 errors = []
 for attempt in [lambda: pd["__dict__"], lambda: x.foo, lambda: 1 / 0, lambda: np.asarray(lin),
                 lambda: torch.ones(2) @ torch.ones(3), lambda: next(iter([]))]:
