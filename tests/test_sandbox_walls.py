@@ -95,6 +95,12 @@ ATTACKS = [
     ('print(np.ones(2).astype("O"))', "TypeError", "dtype=object"),
     ('print(np.array([1, 2], dtype=np.dtype("O")))', "TypeError", "dtype=object"),
     ('print(np.full(2, nn.Linear(1, 1)))', "TypeError", "got a 'Linear' object"),
+    ('class A(nn.Module):\n    __array_interface__ = {"shape": (1,), "typestr": "|O", "data": (8, False)}\n'
+     'print(np.asarray(A()))', None, None),
+    ('class A(nn.Module):\n    def __index__(self):\n        return 0\nprint(torch.ones(2)[A()])', None, None),
+    ('class A(nn.Module):\n    def __format__(self, spec):\n        return spec\nprint(f"{A():x}")', None, None),
+    ('class A(nn.Module):\n    def __init__(self):\n        super().__init__()\nprint(f"{A():>10}")', "TypeError",
+     "unsupported format string"),
     ('print(np.ndarray((2,), dtype="O"))', "TypeError", "cannot create 'ndarray' instances"),
     ('print(np.ndarray((8,), np.uint8, b"abcdefgh"))', "TypeError", "cannot create"),
     ('print(np.ones(2).dot(nn.Linear(1, 1)))', "TypeError", "got a 'Linear' object"),
