@@ -205,6 +205,10 @@ def test_usage_errors(suite, validator):
     proc = gradcli("empty", cwd=suite)
     assert proc.returncode == 2 and "no .grad scripts in 'empty'" in proc.stderr
     assert gradcli(".", "--json", "--format", "github", cwd=suite).returncode == 2
+    proc = gradcli(".", "--json", "--no-such-option", cwd=suite)  # Typer's own usage error: the document too
+    assert proc.returncode == 2 and "No such option: --no-such-option" in proc.stderr
+    doc = valid(validator, json.loads(proc.stdout))
+    assert doc["error"]["type"] == "UsageError" and "--no-such-option" in doc["error"]["message"]
 
 
 def test_json_document(suite, validator):

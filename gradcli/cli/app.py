@@ -502,16 +502,20 @@ def main(argv: Optional[List[str]] = None) -> None:
 def usage_error(exc, args: List[str]) -> int:
     """Click's and Typer's usage errors (an unknown option, a missing argument, a bad value) as one
     line, `gradcli: error: MESSAGE`, then `Try 'gradcli COMMAND --help'`; exit 2. Under --json the
-    command's JSON document (run, grad, graph) carries the error too, alone on stdout."""
+    command's JSON document (run, grad, graph, test) carries the error too, alone on stdout."""
     ctx = getattr(exc, "ctx", None)
     words = (ctx.command_path if ctx is not None and ctx.command_path else "gradcli").split()
     message = " ".join(exc.format_message().split())
     command = words[1] if len(words) > 1 else None
-    if "--json" in args and command in ("run", "grad", "graph"):
+    if "--json" in args and command in ("run", "grad", "graph", "test"):
         from gradcli.render.jsonout import dumps, run_doc, simple_error  # noqa: PLC0415
 
         error = simple_error("UsageError", message, hint=usage_hint(command))
-        if command == "graph":
+        if command == "test":
+            from .testcmd import usage_doc as test_usage_doc  # noqa: PLC0415
+
+            doc = test_usage_doc(message)
+        elif command == "graph":
             from .graphcmd import usage_doc  # noqa: PLC0415
 
             doc = usage_doc(error)
