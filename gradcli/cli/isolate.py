@@ -253,6 +253,9 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
+    import gc  # noqa: PLC0415
+
+    gc.freeze()  # the imported modules' objects: the child's collector never walks (and copies) them
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
