@@ -105,3 +105,28 @@ def test_impossible_option_values_are_usage_errors(args):
 def test_largest_seed_is_accepted():
     proc = gradcli("run", "--seed", str(2 ** 64 - 1), "-e", "print(torch.initial_seed())")
     assert proc.returncode == 0 and proc.stdout == f"{2 ** 64 - 1}\n".encode()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("how", ["segfault", "exit"])
+def test_a_child_that_dies_gives_one_document_with_what_it_printed(monkeypatch, how):
+    """The run's child crashing (a signal, an exit without its outcome) is an internal error in a
+    strict document that keeps the lines printed before."""
+    from gradcli.cli import runcmd
+    from gradcli.cli.common import Flags
+    from gradcli.render.jsonout import dumps
+
+    def dying(src, flags, options, color_err, send, expire=None, watch=None):
+        import faulthandler
+        faulthandler.disable()
+        send("out", "before\n", 1)
+        if how == "segfault":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        os._exit(5)
+    monkeypatch.setattr(runcmd, "execute", dying)  # the forked child runs it
+    flags = Flags(json=True, isolate=True, no_seccomp=True)
+    outcome = runcmd.run_one(runcmd.Source("x.grad", "print(1)"), flags, flags.run_options(), False, False)
+    doc = strict(dumps(runcmd._doc(outcome)).encode())
+    assert doc["exit_code"] == 3 and doc["error"]["type"] == "InternalError"
+    assert "signal 11" in doc["error"]["message"] if how == "segfault" else "exit 5" in doc["error"]["message"]
+    assert doc["outputs"] == [{"text": "before\n", "line": 1}]
