@@ -140,6 +140,7 @@ def _(t):
     p32 = t.linspace(0.0, 1.0, 21)
     return [t.bernoulli(p32), t.bernoulli(p32.double()), t.bernoulli(t.zeros(3, 4), 0.3),
             t.zeros(5, 4).bernoulli_(0.6), t.zeros(4, 5).t().bernoulli_(0.6), t.zeros(21).bernoulli_(p32),
+            t.zeros(4, 5).t().bernoulli_(t.linspace(0.05, 0.95, 20).reshape(5, 4)),
             t.bernoulli(p32.half())]
 
 

@@ -421,11 +421,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         if not bool(np.all((probs >= 0) & (probs <= 1))):
             raise errors.runtime("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                                  "message be improved?  If so, please report an enhancement request to PyTorch.)")
-        target = _order_view(np.empty(self._data.shape, np.int8))  # the order, with p broadcast alongside
-        perm_p = np.broadcast_to(probs, self._data.shape)
-        if target.base is not None and target.ndim > 1:
-            perm = _perm_of(self._data)
-            perm_p = perm_p.transpose(perm)
+        perm_p = np.broadcast_to(probs, self._data.shape)  # p alongside self, in self's iteration order
+        if self._data.ndim > 1 and not self._data.flags.c_contiguous:
+            perm_p = perm_p.transpose(_perm_of(self._data))
         vals = bernoulli_values(g, self.numel(), np.ascontiguousarray(perm_p))
     else:
         if not 0 <= p <= 1:
