@@ -640,7 +640,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 # the Tensor methods this module adds
 TENSOR_METHODS = {"uniform_": uniform_, "normal_": normal_, "random_": random_, "exponential_": exponential_,
                   "bernoulli_": bernoulli_, "geometric_": geometric_, "log_normal_": log_normal_,
-                  "cauchy_": cauchy_}
+                  "cauchy_": cauchy_, "bernoulli": bernoulli, "multinomial": multinomial}
 # torch.X
 TORCH = {"manual_seed": manual_seed, "seed": seed, "initial_seed": initial_seed, "get_rng_state": get_rng_state,
          "set_rng_state": set_rng_state, "randn": randn, "rand": rand, "randint": randint, "randperm": randperm,
