@@ -54,12 +54,9 @@ def _reduce_array(loss, reduction, dt):
     if loss.size == 0:
         return xp_of(loss).full((), np.nan, dt.np)
     if type(loss) is np.ndarray:
-        # ndarray.mean(dtype=) as NumPy computes it (_methods._mean): the sum in dt, divided by the
-        # count as an intp (a float64 quotient), rounded to dt
-        s = np.add.reduce(loss, axis=None, dtype=dt.np)
-        # s / intp(n) is a float64 division: Python's float division is the same one, without
-        # NumPy's scalar promotion (about 1 us)
-        return np.asarray(s.dtype.type(float(s) / loss.size))
+        # torch's loss.mean(): its sum in the cascade order (not NumPy's pairwise one, which differs
+        # in the last bit for some lengths, e.g. mse_loss of 8 values), divided by the count
+        return numerics.torch_mean(loss if loss.dtype == dt.np else loss.astype(dt.np))
     return _asarray(loss.mean(dtype=dt.np), dt.np)
 
 
