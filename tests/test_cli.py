@@ -514,6 +514,29 @@ def test_a_plain_run_imports_nothing_heavy():
     assert not {m for m in loaded if m.split(".")[0] in ("numpy", "lark", "rich", "pydantic")}
 
 
+@needs_runner
+def test_a_warm_run_imports_no_lark_typer_or_click(tmp_path):
+    """With the parse tables cached (parser.py), a plain run parses without Lark (its token type is
+    tokens.Token; Lark's exceptions load only for a syntax error), and `run` does not go through
+    Typer. The first run fills a fresh cache; the second must not import them."""
+    env = {**clean_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    args = [sys.executable, "-X", "importtime", "-m", "gradcli", "run", "samples/seed00_linear_backward.grad"]
+    first = subprocess.run(args, capture_output=True, cwd=ROOT, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr.decode()[-2000:]
+    assert list((tmp_path / "cache" / "gradcli").glob("*-tables-*.marshal"))
+    proc = subprocess.run(args, capture_output=True, cwd=ROOT, env=env, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == first.stdout, proc.stderr.decode()[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    assert "gradcli.lang.parser" in loaded  # (the check below looks at a run that parsed)
+    unwanted = {m for m in loaded if m.split(".")[0] in ("lark", "typer", "click", "rich", "regex")}
+    assert not unwanted, sorted(unwanted)[:10]
+    # a syntax error still reports through Lark's error types, loaded then
+    bad = subprocess.run([sys.executable, "-m", "gradcli", "run", "-e", "x = (1,"], capture_output=True,
+                         cwd=ROOT, env=env, timeout=60)
+    assert bad.returncode == 1 and b"SyntaxError" in bad.stderr, bad.stderr.decode()[-2000:]
+
+
 # --------------------------------------------------------------------------- usage errors: one line
 
 @pytest.mark.parametrize("args, command, needle", [

@@ -566,8 +566,11 @@ def test_every_node_has_a_span_inside_the_source():
 
 
 def test_no_lark_objects_reach_the_ast():
-    from lark import Token, Tree
+    from lark import Token as LarkToken, Tree as LarkTree
 
+    from gradcli.lang.tokens import Token as GradToken, Tree as GradTree
+
+    Token, Tree = (LarkToken, GradToken), (LarkTree, GradTree)
     allowed = (A.Node, str, int, float, bool, bytes, type(None), type(Ellipsis), list, dict)
     for node in A.walk(parse(TUTORIAL)):
         for name in node._fields:

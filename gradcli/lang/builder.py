@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any, Optional
 
-from lark import Token
+from .tokens import Token
 
 from . import ast
 from .errors import ScriptSyntaxError

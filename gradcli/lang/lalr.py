@@ -16,11 +16,7 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Optional
 
-from lark.exceptions import UnexpectedToken
-from lark.lexer import Token
-from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
-from lark.parsers.lalr_analysis import Shift
-from lark.tree import Tree
+from .tokens import Token, Tree, lark_errors
 
 __all__ = ["Driver", "table_data"]
 
@@ -35,6 +31,8 @@ def table_data(lalr_parser: Any, builder: Any) -> dict:
     Raises ValueError where Lark's callbacks are not of the shapes made for `builder` (an
     LALR parser without placeholders, whose transformer is a plain object).
     """
+    from lark.parsers.lalr_analysis import Shift  # noqa: PLC0415 - a cold cache: Lark is loaded
+
     table = lalr_parser.parse_table
     callbacks = lalr_parser.callbacks
     if any(type(key) is str for key in callbacks):
@@ -60,6 +58,9 @@ def table_data(lalr_parser: Any, builder: Any) -> dict:
 
 def _rule_data(rule: Any, callback: Any, builder: Any) -> tuple:
     """Take Lark's wrapper chain of one rule apart (see table_data)."""
+    from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild  # noqa: PLC0415
+    from lark.tree import Tree as LarkTree  # noqa: PLC0415
+
     f = callback
     keep = None
     if type(f) is ChildFilterLALR_NoPlaceholders:
@@ -70,8 +71,9 @@ def _rule_data(rule: Any, callback: Any, builder: Any) -> tuple:
         f = f.node_builder
     name = rule.alias or rule.options.template_source or rule.origin.name
     made = _callback(builder, name)
+    # (Lark's callback for a rule without a method makes Lark's Tree; the driver makes tokens.Tree)
     same = f == made if type(f) is not partial else \
-        (f.func is made.func and f.args == made.args and not f.keywords)
+        (f.func is LarkTree and made.func is Tree and f.args == made.args and not f.keywords)
     if not same:
         raise ValueError("unexpected callback for rule %s" % rule)
     expansion = rule.expansion
@@ -165,10 +167,10 @@ class Driver:
                 return value
             row = actions[state]
 
-    def _unexpected(self, token: Token, states: list, values: list, start: str) -> UnexpectedToken:
+    def _unexpected(self, token: Token, states: list, values: list, start: str) -> Any:
         """Lark's error type, with the stacks (error reporting reads them)."""
         expected = {s for s in self.actions[states[-1]] if s.isupper()}
-        return UnexpectedToken(token, expected, state=Stacks(self, start, states, values),
+        return lark_errors().UnexpectedToken(token, expected, state=Stacks(self, start, states, values),
                                interactive_parser=None)
 
     def accepts(self, stacks: "Stacks", ttype: str) -> bool:

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any
 
-from lark import Token
+from .tokens import Token
 
 from . import ast
 from .errors import ScriptSyntaxError, python_message

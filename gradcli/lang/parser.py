@@ -12,7 +12,8 @@ Public API
 The grammar (``grammar/gradscript.lark``) is Lark LALR(1).  Lark analyses it once (its
 table cached on disk, ``$XDG_CACHE_HOME/gradcli/``, else a temporary folder); the table and
 the scanner are then kept as plain data in a second cache file, and a parse runs on them
-without Lark's parser objects:
+without Lark's parser objects, and without importing Lark at all (start-up time: tokens.py has
+the token type; Lark's exception types are loaded when a syntax error needs them):
 
 * ``tokenizer.py``: text -> tokens (Lark's terminals and master regex; line counting,
   _INDENT/_DEDENT, brackets and CPython's tokenizer errors in the same pass);
@@ -35,11 +36,6 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
-from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.indenter import Indenter
-from lark.lexer import BasicLexer
-
 from . import ast, lalr, tokenizer
 from .builder import _BUILDER
 from .errors import GradScriptError, ScriptSyntaxError
@@ -47,9 +43,12 @@ from .lalr import Driver, table_data
 from .syntax_errors import (_from_unexpected_characters, _from_unexpected_token, _Replay,
                             _tokenizer_first)
 from .tokenizer import ParseState, ScanTables, error, error_at, scan_data, tokenize
+from .tokens import Token
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from lark import Lark
 
 __all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "ScriptSyntaxError"]
 
@@ -72,12 +71,34 @@ def grammar_path() -> Path:
     return Path(_grammar_file())
 
 
+def _lark_version() -> str:
+    """Lark's ``__version__``, read from its ``__init__.py`` without importing Lark (the module
+    itself when it is loaded, or when its file does not say it in the usual form)."""
+    module = sys.modules.get("lark")
+    if module is None:
+        try:
+            from importlib.util import find_spec  # noqa: PLC0415
+
+            spec = find_spec("lark")
+            with open(spec.origin, encoding="utf-8") as f:  # type: ignore[union-attr,arg-type]
+                for line in f:
+                    if line.startswith("__version__"):
+                        name, _, value = line.partition("=")
+                        value = value.strip()
+                        if name.split(":")[0].strip() == "__version__" and len(value) > 2 and value[0] == value[-1] \
+                                and value[0] in "'\"" and value.count(value[0]) == 2:
+                            return value[1:-1]
+                        break
+        except (OSError, ImportError, AttributeError, TypeError, ValueError):
+            pass
+        import lark as module  # noqa: PLC0415
+    return module.__version__
+
+
 def _cache_file(grammar_text: str) -> Optional[str]:
     """A writable cache file path keyed by the grammar, Lark and Python versions, or None."""
-    import lark
-
     key = hashlib.sha256(grammar_text.encode("utf-8")).hexdigest()[:20]
-    name = "gradscript-%s-lark%s-py%d%d.cache" % (key, lark.__version__, *sys.version_info[:2])
+    name = "gradscript-%s-lark%s-py%d%d.cache" % (key, _lark_version(), *sys.version_info[:2])
     folders = []
     if os.environ.get("XDG_CACHE_HOME"):
         folders.append(os.path.join(os.environ["XDG_CACHE_HOME"], "gradcli"))
@@ -108,10 +129,13 @@ _LARK: Optional[Lark] = None
 def _lark() -> Lark:
     global _LARK
     if _LARK is None:
+        from lark import Lark  # noqa: PLC0415 - a cold table cache (or a caller that wants Lark)
+
         with open(_grammar_file(), encoding="utf-8") as f:
             text = f.read()
-        options = dict(parser="lalr", lexer=GradLexer, start=["module", "eval_input"],
-                       postlex=GradIndenter(), transformer=_BUILDER,
+        lexer, indenter = _lark_classes()
+        options = dict(parser="lalr", lexer=lexer, start=["module", "eval_input"],
+                       postlex=indenter(), transformer=_BUILDER,
                        maybe_placeholders=False, propagate_positions=False)
         # Lark checks the cached table against the grammar and rebuilds (quietly) when the
         # file is missing, stale or unreadable; it also ignores a failure to write it.
@@ -214,31 +238,55 @@ def _write_tables(path: str, data: dict) -> None:
 _STATE: contextvars.ContextVar[ParseState] = contextvars.ContextVar("gradscript_parse_state")
 
 
-class GradLexer(BasicLexer):
-    """Lark's lexer interface over gradcli.lang.tokenize (which makes the _INDENT/_DEDENT
-    tokens too, for the parse state set in _STATE)."""
-
-    __future_interface__ = 2  # lex(lexer_state, parser_state), like Lark's own lexers
-
-    def lex(self, state: Any, parser_state: Any) -> Iterator[Token]:
-        text = state.text
-        if type(text) is not str:  # a lark.utils.TextSlice (Lark >= 1.3)
-            text = text.text
-        return tokenize(text, _STATE.get(None) or ParseState(), _fast()[1])
+_LARK_CLASSES: list = []
 
 
-class GradIndenter(Indenter):
-    """Python's INDENT/DEDENT post-lexer: GradLexer's tokens already have them."""
+def _lark_classes() -> tuple:
+    """(GradLexer, GradIndenter), made on first use: they are Lark subclasses, and a start-up
+    with a warm cache does not import Lark."""
+    if _LARK_CLASSES:
+        return _LARK_CLASSES[0]
+    from lark.indenter import Indenter  # noqa: PLC0415
+    from lark.lexer import BasicLexer  # noqa: PLC0415
 
-    NL_type = "_NEWLINE"
-    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
-    INDENT_type = "_INDENT"
-    DEDENT_type = "_DEDENT"
-    tab_len = 8
+    class GradLexer(BasicLexer):
+        """Lark's lexer interface over gradcli.lang.tokenize (which makes the _INDENT/_DEDENT
+        tokens too, for the parse state set in _STATE)."""
 
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        return stream
+        __future_interface__ = 2  # lex(lexer_state, parser_state), like Lark's own lexers
+
+        def lex(self, state: Any, parser_state: Any) -> Iterator[Token]:
+            text = state.text
+            if type(text) is not str:  # a lark.utils.TextSlice (Lark >= 1.3)
+                text = text.text
+            return tokenize(text, _STATE.get(None) or ParseState(), _fast()[1])
+
+    class GradIndenter(Indenter):
+        """Python's INDENT/DEDENT post-lexer: GradLexer's tokens already have them."""
+
+        NL_type = "_NEWLINE"
+        OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+        CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+        INDENT_type = "_INDENT"
+        DEDENT_type = "_DEDENT"
+        tab_len = 8
+
+        def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+            return stream
+
+    for cls in (GradLexer, GradIndenter):  # module attributes, as Lark's cache pickles them by name
+        cls.__qualname__ = cls.__name__
+        globals()[cls.__name__] = cls
+    _LARK_CLASSES.append((GradLexer, GradIndenter))
+    return _LARK_CLASSES[0]
+
+
+def __getattr__(name: str) -> Any:
+    """GradLexer and GradIndenter (made on first use, see _lark_classes)."""
+    if name in ("GradLexer", "GradIndenter"):
+        _lark_classes()
+        return globals()[name]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 _error = error
@@ -318,8 +366,6 @@ def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
     try:
         driver, tables = _fast()
         return driver.parse(tokenize(text, state, tables), start)
-    except UnexpectedToken as exc:
-        raise _from_unexpected_token(exc, text, state.expr_mode) from None
     except ScriptSyntaxError as exc:
         if getattr(exc, "from_tokenizer", False):
             if exc.message == "unexpected EOF while parsing":  # point after the final '\\'
@@ -329,12 +375,19 @@ def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
             raise
         # raised by a transformer callback: the tokenizer may still have the last word
         raise _tokenizer_first(exc, _Replay(text, state.expr_mode, None), exc.end_line) from None
-    except UnexpectedCharacters as exc:
-        raise _from_unexpected_characters(exc, text) from None
-    except UnexpectedInput as exc:  # pragma: no cover - other Lark input errors
-        line = getattr(exc, "line", None) or 1
-        column = getattr(exc, "column", None) or 1
-        raise _error("invalid syntax", line, column) from None
+    except Exception as exc:  # Lark's error types: loaded by then (tokens.lark_errors), else not Lark's
+        errors = sys.modules.get("lark.exceptions")
+        if errors is None:
+            raise
+        if isinstance(exc, errors.UnexpectedToken):
+            raise _from_unexpected_token(exc, text, state.expr_mode) from None
+        if isinstance(exc, errors.UnexpectedCharacters):
+            raise _from_unexpected_characters(exc, text) from None
+        if isinstance(exc, errors.UnexpectedInput):  # pragma: no cover - other Lark input errors
+            line = getattr(exc, "line", None) or 1
+            column = getattr(exc, "column", None) or 1
+            raise _error("invalid syntax", line, column) from None
+        raise
     finally:
         _STATE.reset(token)
 
@@ -384,7 +437,11 @@ def _run(source: str, filename: str, expr_mode: bool, check_context: bool = True
         raise _finish_error(exc, filename, text) from None
     except RecursionError:
         raise _finish_error(_error("too many nested expressions", 1, 1), filename, text) from None
-    except LarkError as exc:  # pragma: no cover - never expected; keep the promise anyway
+    except Exception as exc:
+        errors = sys.modules.get("lark.exceptions")
+        if errors is None or not isinstance(exc, errors.LarkError):
+            raise
+        # pragma: no cover - a Lark error is never expected here; keep the promise anyway
         raise _finish_error(_error("invalid syntax (%s)" % type(exc).__name__, 1, 1),
                             filename, text) from None
     finally:

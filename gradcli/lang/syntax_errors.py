@@ -5,16 +5,17 @@ wins when the tokenizer also found one."""
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
-
-from lark import Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+from typing import TYPE_CHECKING, Any, Optional
 
 from .builder import _unsupported
 from .errors import ScriptSyntaxError
 from .keywords import BLOCK_HEADERS, RESERVED, STATEMENT_KEYWORDS, terminals
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
 from .tokenizer import error as _error, error_at as _error_at
+from .tokens import Token, lark_errors
+
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
 # ============================================================================ errors
 
@@ -136,7 +137,7 @@ class _Replay:
                 last = tok
         except ScriptSyntaxError as exc:
             self.error = exc
-        except UnexpectedCharacters as exc:
+        except lark_errors().UnexpectedCharacters as exc:  # (an error path: Lark may be loaded)
             self.error = _from_unexpected_characters(exc, text)
         except Exception:  # pragma: no cover - keep the parser's own error
             pass

@@ -4,7 +4,7 @@ One loop does what Lark's basic lexer and a Python INDENT/DEDENT post-lexer woul
 after the other: it runs the grammar's terminals (Lark's own master regex, in Lark's order,
 with its keyword table), counts lines, drops newlines inside brackets, makes the _INDENT and
 _DEDENT tokens and reports CPython's tokenizer errors (unmatched brackets, bad dedents, tabs).
-The tokens are Lark ``Token`` objects with full positions, exactly as the two stages made
+The tokens are ``Token`` objects (tokens.py: Lark's Token, without importing Lark) with full positions, exactly as the two stages made
 them; doing it in one pass only saves the per-token cost of a second generator.
 
 Errors are raised when the stream reaches them, so a parser error on an earlier token still
@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from lark import Token
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import UnlessCallback
+from .tokens import Token, lark_errors
 
 from .errors import ScriptSyntaxError
 
@@ -134,6 +132,8 @@ def scan_data(lexer: Any) -> dict:
     (NAME: {"if": "IF", ...}), the ignored terminals, those that may span lines, the
     terminals an UnexpectedCharacters error lists, and the text of the string terminals."""
     import re
+
+    from lark.lexer import UnlessCallback  # noqa: PLC0415 - a cold cache: Lark is loaded
 
     scanner = lexer.scanner  # builds lexer.callback (the keyword "unless" tables) too
     if len(scanner._mres) != 1 or lexer.use_bytes:
@@ -278,7 +278,7 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
     while pos < end:
         m = match(text, pos)
         if m is None:
-            raise UnexpectedCharacters(text, pos, line, pos - line_start + 1,
+            raise lark_errors().UnexpectedCharacters(text, pos, line, pos - line_start + 1,
                                        allowed=tables.allowed,
                                        terminals_by_name=tables.terminals_by_name)
         index = m.lastindex
