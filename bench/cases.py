@@ -168,7 +168,39 @@ def case1(cfg):
             notes.append(f"{name} stdout {'matches' if checks[name] else 'DIFFERS from'} {SAMPLE.stem}.out")
     return [H.make_row("1", "1", "start-up: whole process, seed00_linear_backward.grad", "ms", results, "wall",
                        scale=1e3, target={"kind": "ratio", "vs": "torch", "max": 0.15},
-                       target_text="<= 0.15x torch", notes=notes, cpu_measure="cpu"), _child_cost_row(cfg)]
+                       target_text="<= 0.15x torch", notes=notes, cpu_measure="cpu"), _child_cost_row(cfg),
+            *_numpy_floor_rows(cfg, cmd)]
+
+
+GRAD_ARGS = ["grad", "w*x + b", "w=4", "x=3", "b=5"]
+
+
+def _numpy_floor_rows(cfg, cmd):
+    """Issue 21's start-up anchors, judged on CPU time against `python -c "import numpy"`, the floor
+    of any NumPy tool: `gradcli run` of the seed sample <= 1.3x, `gradcli grad` <= 1.5x."""
+    if cmd is None:
+        return []
+    numpy = [sys.executable, "-c", "import numpy"]
+
+    def process(argv):
+        def run():
+            seconds, cpu, proc = _run_process(argv, timeout=120)
+            if proc.returncode != 0:
+                raise RuntimeError(f"exit {proc.returncode}: {_last_line(proc.stderr)}")
+            return {"wall": seconds, **({"cpu": cpu} if cpu is not None else {})}
+        return run
+    rows = []
+    for key, title, argv, most in (("1r", "start-up vs the NumPy import: gradcli run seed00_linear_backward.grad",
+                                    cmd + ["run", str(SAMPLE)], 1.3),
+                                   ("1g", 'start-up vs the NumPy import: gradcli grad "w*x + b" w=4 x=3 b=5',
+                                    cmd + GRAD_ARGS, 1.5)):
+        results = H.alternate({"gradcli": process(argv), "numpy": process(numpy)}, cfg.reps(9), cfg.warmup)
+        rows.append(H.make_row("1", key, title, "ms", results, "cpu", scale=1e3,
+                               target={"kind": "ratio", "vs": "numpy", "max": most},
+                               target_text=f"<= {most}x numpy (CPU)", cpu_measure="cpu",
+                               notes=["measured in CPU seconds (user + system, the child included): other "
+                                      "load on the machine moves wall time, not this"]))
+    return rows
 
 
 def _child_cost_row(cfg):
