@@ -468,6 +468,9 @@ def run_command(files, expr, flags: Flags) -> int:
         if flags.isolate:
             from gradcli.engine import api  # noqa: PLC0415,F401 - imported once, before the forks (not
             from gradcli.lang import runner  # noqa: PLC0415,F401 - counted in --timeout, shared by the inputs)
+            from gradcli.lang.parser import prepare  # noqa: PLC0415
+
+            prepare()  # the parse tables, cached here: the child may not write the cache
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
         for src in sources:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from lark import Lark
 
-__all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "ScriptSyntaxError"]
+__all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "prepare", "ScriptSyntaxError"]
 
 # ============================================================================ grammar & Lark
 
@@ -170,6 +170,18 @@ def _fast() -> tuple[Driver, ScanTables]:
         _TABLES = ScanTables(data["scan"])
         _DRIVER = Driver(data["lalr"], _BUILDER)
     return _DRIVER, _TABLES  # type: ignore[return-value]
+
+
+def prepare() -> None:
+    """Load the parse tables now (building and caching them if they are not cached yet).
+
+    `gradcli run` calls this before it forks a run's child: the child cannot write files (the
+    process wall), so a cache it filled would be lost, and every run would build the tables again
+    with Lark. A failure here is left for the parse itself to report."""
+    try:
+        _fast()
+    except Exception:  # noqa: BLE001 - the parse reports it, in its own words
+        pass
 
 
 def _plain(obj: Any) -> Any:
