@@ -3,7 +3,8 @@
 Start-up time is part of the product. Importing Typer (and its Click) and building the command
 costs more than the rest of a small run, so the commonest command line, `gradcli run FILE ...`
 with options spelt the plain way (`--json`, `--seed 3`, `-e CODE`, ...), is read here by hand and
-run directly. Every other command line (--help, another command, an unknown or abbreviated option,
+run directly; so is `gradcli grad EXPR NAME=VALUE ...` without any option. Every other command
+line (--help, another command, an unknown or abbreviated option,
 a value that Typer would have to check or reject) goes to the Typer app in app.py, unchanged: the
 two paths give the same Flags to the same run_command, so output, exit codes and errors are the
 same. This module imports nothing heavy (no Typer, engine, Lark or Rich).
@@ -226,13 +227,26 @@ def plain_run(args):
     return files or None, expr, options
 
 
+def plain_grad(args):
+    """(EXPR, [NAME=VALUE, ...]) when args are `grad EXPR NAME=VALUE ...` with no option at all (no
+    argument starts with '-'), else None: Typer would give grad_command the same values."""
+    if len(args) < 3 or args[0] != "grad" or any(arg.startswith("-") for arg in args[1:]):
+        return None
+    return args[1], args[2:]
+
+
 def main(argv=None) -> None:
     """Console-script entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
+    calc = plain_grad(args)
     plain = plain_run(args)
     if plain is None and not args and sys.stdin is not None and not sys.stdin.isatty():
         plain = (["-"], None, {})  # `cat a.grad | gradcli`: the script on stdin, as the Typer app's root runs it
     try:
+        if calc is not None:
+            default_sigpipe()
+            guarded(lambda: _grad(*calc), False)
+            return
         if plain is None:
             guarded(lambda: _typer_main(args), "--debug" in args)
             return
@@ -263,6 +277,15 @@ def _typer_main(args) -> None:
     from .app import main as typer_main  # noqa: PLC0415
 
     typer_main(args)
+
+
+def _grad(expr, variables) -> None:
+    from .common import Flags  # noqa: PLC0415
+    from .gradcmd import grad_command  # noqa: PLC0415
+
+    flags = Flags()
+    commands_own_interrupts()
+    sys.exit(grad_command(expr, variables, None, 1, flags))
 
 
 def _run(files, expr, options) -> None:
