@@ -531,6 +531,15 @@ def test_a_warm_run_imports_no_lark_typer_or_click(tmp_path):
     assert "gradcli.lang.parser" in loaded  # (the check below looks at a run that parsed)
     unwanted = {m for m in loaded if m.split(".")[0] in ("lark", "typer", "click", "rich", "regex")}
     assert not unwanted, sorted(unwanted)[:10]
+    # `grad EXPR NAME=VALUE ...` without options skips Typer too, and prints what the Typer path does
+    calc = [sys.executable, "-X", "importtime", "-m", "gradcli", "grad", "w*x + b", "w=4", "x=3", "b=5"]
+    fast = subprocess.run(calc, capture_output=True, cwd=ROOT, env=env, timeout=60)
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in fast.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    assert fast.returncode == 0 and "gradcli.cli.gradcmd" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("lark", "typer", "click", "regex")}
+    typer_path = subprocess.run(calc + ["--order", "1"], capture_output=True, cwd=ROOT, env=env, timeout=60)
+    assert typer_path.returncode == 0 and typer_path.stdout == fast.stdout and b"x" in fast.stdout
     # a syntax error still reports through Lark's error types, loaded then
     bad = subprocess.run([sys.executable, "-m", "gradcli", "run", "-e", "x = (1,"], capture_output=True,
                          cwd=ROOT, env=env, timeout=60)
