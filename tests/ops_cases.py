@@ -520,7 +520,14 @@ def case_norms(torch):
             run(torch, lambda a: la.matrix_norm(a), x), run(torch, lambda a: la.matrix_norm(a, ord=1), x),
             run(torch, lambda a: la.matrix_norm(a, ord=-1), x), run(torch, lambda a: la.matrix_norm(a, float("-inf")), x),
             run(torch, lambda a: la.matrix_norm(a, "fro", keepdim=True), x),
-            err(lambda: la.vector_norm(torch.tensor([1, 2]))), err(lambda: la.matrix_norm(v))]
+            err(lambda: la.vector_norm(torch.tensor([1, 2]))), err(lambda: la.matrix_norm(v)),
+            run(torch, lambda a, b: torch.dist(a, b), x, t64(torch, [0.5, -0.2, 1.0])),
+            run(torch, lambda a, b: a.dist(b, 3), x, t64(torch, [[0.5], [-1.0]])),
+            run(torch, lambda a, b: torch.dist(a, b, p=1), t64(torch, [0.5, -0.2, 1.0]), x),
+            run(torch, lambda a, b: a.dist(b, float("inf")), x, t64(torch, [0.5, -0.2, 1.0], rg=False)),
+            run(torch, lambda a: torch.dist(a, torch.zeros(3), 0.5), x),
+            err(lambda: torch.dist(torch.tensor([1, 2]), torch.tensor([0, 0]))),
+            err(lambda: torch.dist(x, 2.0)), err(lambda: torch.dist(x, torch.ones(2)))]
 
 
 @case

@@ -199,6 +199,8 @@ TABLE = {
     "var": Op(lambda t, x: (x.var(), x.var(-1, correction=0)), [((3,),), ((2, 3),)]),
     "std": Op(lambda t, x: (x.std(), t.std(x, 0, keepdim=True)), [((3,),), ((3, 2),)]),
     "norm": Op(lambda t, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3)), R),
+    "dist": Op(lambda t, x, y: (t.dist(x, y), x.dist(y, 3), t.dist(x, y, 1.5), x.dist(y, float("inf"))),
+               [((2, 3), (3,)), ((3,), (2, 1))]),
     "logsumexp": Op(lambda t, x: t.logsumexp(x, -1), R),
     "softmax": Op(lambda t, x: t.softmax(x, -1), R),
     "log_softmax": Op(lambda t, x: x.log_softmax(0), R),

@@ -151,6 +151,9 @@ SIGNATURES = {
     'binary_cross_entropy_with_logits': (
         (2, 5, 'input', 'Tensor', None),
     ),
+    'bincount': (
+        (1, 3, 'input', 'Tensor', None),
+    ),
     'bitwise_and': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
@@ -185,6 +188,10 @@ SIGNATURES = {
     ),
     'broadcast_to': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'bucketize': (
+        (2, 5, 'input', 'Tensor', '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)'),
+        (2, 4, 'self', 'Number', '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)'),
     ),
     'can_cast': (
         (2, 2, 'from_', 'torch.dtype', None),
@@ -329,6 +336,9 @@ SIGNATURES = {
     ),
     'diff': (
         (1, 5, 'input', 'Tensor', None),
+    ),
+    'dist': (
+        (2, 3, 'input', 'Tensor', None),
     ),
     'div': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -494,6 +504,9 @@ SIGNATURES = {
     'hardshrink': (
         (1, 2, 'input', 'Tensor', None),
     ),
+    'heaviside': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'hsplit': (
         (2, 2, 'input', 'Tensor', '(Tensor input, int sections)'),
         (2, 2, 'input', 'Tensor', '(Tensor input, tuple of ints indices)'),
@@ -504,6 +517,16 @@ SIGNATURES = {
     'hypot': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'index_add': (
+        (4, 4, 'input', 'Tensor', None),
+    ),
+    'index_copy': (
+        (4, 4, 'input', 'Tensor', None),
+    ),
+    'index_fill': (
+        (4, 4, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Tensor value)'),
+        (4, 4, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Number value)'),
+    ),
     'index_select': (
         (3, 3, 'input', 'Tensor', None),
     ),
@@ -511,6 +534,9 @@ SIGNATURES = {
         (2, 2, 'input', 'Tensor', None),
     ),
     'inverse': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'is_complex': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'is_floating_point': (
@@ -524,6 +550,11 @@ SIGNATURES = {
     ),
     'isfinite': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'isin': (
+        (2, 5, 'elements', 'Tensor', '(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)'),
+        (2, 5, 'element', 'Number', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)'),
+        (2, 5, 'elements', 'Tensor', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)'),
     ),
     'isinf': (
         (1, 1, 'input', 'Tensor', None),
@@ -909,6 +940,13 @@ SIGNATURES = {
     'scatter_add': (
         (4, 4, 'input', 'Tensor', None),
     ),
+    'searchsorted': (
+        (2, 7, 'sorted_sequence', 'Tensor', '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)'),
+        (2, 7, 'sorted_sequence', 'Tensor', '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)'),
+    ),
+    'select': (
+        (3, 3, 'input', 'Tensor', None),
+    ),
     'selu': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -957,6 +995,9 @@ SIGNATURES = {
     'sort': (
         (2, 5, 'input', 'Tensor', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)'),
         (1, 4, 'input', 'Tensor', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)'),
+    ),
+    'split_with_sizes': (
+        (2, 3, 'input', 'Tensor', None),
     ),
     'sqrt': (
         (1, 1, 'input', 'Tensor', None),
@@ -1139,9 +1180,13 @@ FUNCTIONAL = {
     'cosine_similarity': ({1: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not {}"), False),
     'cross_entropy': ({2: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "cross_entropy_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'dropout': ({1: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'dropout1d': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
+    'dropout2d': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
+    'dropout3d': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'elu': ({1: ('TypeError', "elu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "elu(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "elu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'elu_': ({1: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'embedding': ({2: ('TypeError', "embedding(): argument 'indices' (position 2) must be Tensor, not {}")}, ('TypeError', "embedding(): argument 'weight' (position 1) must be Tensor, not {}"), True),
+    'feature_alpha_dropout': ({1: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'gelu': ({1: ('TypeError', "gelu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'glu': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'hardshrink': ({1: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1195,10 +1240,12 @@ NUMBER_FIRST = frozenset({
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
+    'bucketize',
     'div',
     'divide',
     'float_power',
     'floor_divide',
+    'isin',
     'mul',
     'multiply',
     'normal',

@@ -14,15 +14,15 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ..limits import check_numel
-from ..autograd import _Saved
+from ..autograd import _Saved, no_grad
 from ..function import Function, MultiOutputFunction, record, record_multi
-from ..tensor import _wrap_dim, wrap
+from ..tensor import Tensor, _wrap_dim, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from .reduction import _RETURN_TYPES, return_type
 from .special import inplace_method, sgn
-from .shape import expand, flip, unsqueeze
+from .shape import expand, flip, sum_to, unsqueeze
 from ..device import asarray as _asarray
 from ..device import xp_of
 from ..device import host, like, on_host
@@ -590,29 +590,65 @@ class LinalgVectorNormBackward0(Function):
     def backward(self, g):
         x, norm = self.saved
         k = self._kw
-        p = k["p"]
-        if not k["keepdim"] and x._data.ndim:
-            for d in k["dims"]:
-                g = unsqueeze(g, d)
-                norm = unsqueeze(norm, d)
-        if p == 0.0:
-            return (None,)
-        if p == 1.0:
-            return (sgn(x) * g,)
-        if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
-            return (g * I.masked_fill(x / norm, norm == 0, 0),)
-        if math.isinf(p):
-            mask = E.abs(x) == norm
-            count = R.sum(mask, dim=k["dims"], keepdim=True)
-            return (sgn(x) * (mask * (g / count)),)
-        ax = E.abs(x)
-        if p < 1.0:
-            scaled = sgn(x) * I.masked_fill(ax ** (p - 1), x == 0, 0)
-            return (scaled * g * norm ** (1 - p),)
-        scale = I.masked_fill(g / norm ** (p - 1), norm == 0, 0)
-        if p < 2.0:
-            return (sgn(x) * ax ** (p - 1) * scale,)
-        return (x * ax ** (p - 2) * scale,)
+        return (_norm_backward(g, x, norm, k["p"], k["dims"], k["keepdim"]),)
+
+
+def _norm_backward(g, x, norm, p, dims, keepdim):
+    """torch's norm_backward(grad, self, p, norm, dims, keepdim), with Tensor ops."""
+    if not keepdim and x._data.ndim:
+        for d in dims:
+            g = unsqueeze(g, d)
+            norm = unsqueeze(norm, d)
+    if p == 0.0:
+        return None
+    if p == 1.0:
+        return sgn(x) * g
+    if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
+        return g * I.masked_fill(x / norm, norm == 0, 0)
+    if math.isinf(p):
+        mask = E.abs(x) == norm
+        count = R.sum(mask, dim=dims, keepdim=True)
+        return sgn(x) * (mask * (g / count))
+    ax = E.abs(x)
+    if p < 1.0:
+        scaled = sgn(x) * I.masked_fill(ax ** (p - 1), x == 0, 0)
+        return scaled * g * norm ** (1 - p)
+    scale = I.masked_fill(g / norm ** (p - 1), norm == 0, 0)
+    if p < 2.0:
+        return sgn(x) * ax ** (p - 1) * scale
+    return x * ax ** (p - 2) * scale
+
+
+class DistBackward0(Function):
+    """torch.dist(self, other, p) = norm(self - other, p): derivatives.yaml's
+    self: norm_backward(grad, self - other, p, result), other: its negation (each summed back
+    to its input's shape where the subtraction broadcast)."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        a, b, norm = self.saved
+        diff = a - b
+        ga = _norm_backward(g, diff, norm, self._kw["p"], tuple(range(diff._data.ndim)), False)
+        if ga is None:
+            return None, None
+        gb = -ga
+        sa, sb = a._data.shape, b._data.shape
+        return (ga if ga._data.shape == sa else sum_to(ga, sa)), (gb if gb._data.shape == sb else sum_to(gb, sb))
+
+
+def dist(input, other, p=2):
+    """torch.dist / Tensor.dist: the p-norm of input - other (at::norm of the difference)."""
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    with no_grad():
+        diff = input - other
+        if not diff.dtype.is_floating_point:
+            raise errors.runtime(f"norm(): input dtype should be either floating point or complex. Got "
+                                 f"{R._c10(diff.dtype)} instead.")
+        r = vector_norm(diff, p)
+    return record(DistBackward0, (input, other), wrap(r._data, r.dtype), {"p": float(p)})
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -841,13 +877,13 @@ METHODS = {
     "cumsum": cumsum, "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
     "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue, "median": median,
     "mode": mode, "aminmax": aminmax, "count_nonzero": count_nonzero, "nansum": nansum, "nanmean": nanmean,
-    "norm": norm, "var": var, "std": std, "unique": unique, "unique_consecutive": unique_consecutive,
+    "norm": norm, "dist": dist, "var": var, "std": std, "unique": unique, "unique_consecutive": unique_consecutive,
     "bincount": bincount,
 }
 
 INPLACE = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("cumsum", "cumprod")}
 
-TORCH = {"var_mean": var_mean, "std_mean": std_mean, "isin": isin, "searchsorted": searchsorted, "bucketize": bucketize}
+TORCH = {"dist": dist, "var_mean": var_mean, "std_mean": std_mean, "isin": isin, "searchsorted": searchsorted, "bucketize": bucketize}
 
 LINALG = {"norm": linalg_norm, "matrix_norm": matrix_norm, "vector_norm": vector_norm}
 
