@@ -374,10 +374,9 @@ class Session:
     def _session_source(self, source):
         """The session's source so far: this run's lines over the earlier runs' (a REPL numbers its
         inputs on, padding each with blank lines), so an earlier input's line keeps its text."""
-        earlier = (self._source or "").split("\n")
-        lines = source.split("\n")
-        if len(earlier) <= 1:
-            return source
+        if not self._source or "\n" not in self._source or len(source) > MAX_SOURCE_CHARS:
+            return source   # a first run (every `gradcli run`), or one refused for its size anyway
+        earlier, lines = self._source.split("\n"), source.split("\n")
         merged = [new if new.strip() or i >= len(earlier) else earlier[i] for i, new in enumerate(lines)]
         return "\n".join(merged + earlier[len(lines):])
 
