@@ -448,11 +448,19 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
         out = losses
         scale = -w
     elif reduction == "sum":
-        out = _asarray(losses.sum(dtype=dt.np), dt.np)
+        if _cascade_case(x, dt):
+            out = _asarray(_nll_cascade(picked.astype(dt.np), w if weight is not None else None, valid)[1], dt.np)
+        else:
+            out = _asarray(losses.sum(dtype=dt.np), dt.np)
         scale = -w
     else:
-        total = w.sum(dtype=dt.np)
-        out = _asarray(losses.sum(dtype=dt.np) / total, dt.np)
+        if _cascade_case(x, dt):
+            total, loss_sum = _nll_cascade(picked.astype(dt.np), w if weight is not None else None, valid)
+            if weight is None:
+                total = dt.np.type(int(valid.sum()))
+        else:
+            total, loss_sum = w.sum(dtype=dt.np), losses.sum(dtype=dt.np)
+        out = _asarray(loss_sum / total, dt.np)
         scale = -w / total
     if x.ndim == 1:
         coef[ts] = scale
@@ -460,6 +468,43 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
         np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(_asarray(scale, dt.np), 1), axis=1)
     kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim}
     return record(cls, (input,), wrap(_asarray(out, dt.np), dt), kw)
+
+
+def _cascade_case(x, dt):
+    return x.ndim == 2 and type(x) is np.ndarray and dt.np in (np.float32, np.float64)
+
+
+def _nll_cascade(picked, w, valid):
+    """nll_loss_out_frame's sums over a batch (aten/src/ATen/native/LossNLL.cpp): 8 levels of partial
+    sums in the dtype; each sample's -x (or -x * w) goes into level 0, which is folded upwards while the
+    sample's index has zero bits at that level (4 bits a level); ignored samples are skipped without a
+    fold; the result adds the levels from 0 up.  Returns (total weight, loss sum)."""
+    f = picked.dtype.type
+    lw = [f(0)] * 8
+    ll = [f(0)] * 8
+    ok = valid.tolist()
+    xs = picked.tolist()
+    ws = w.tolist() if w is not None else None
+    for b in range(len(xs)):
+        if not ok[b]:
+            continue
+        if ws is None:
+            ll[0] = f(ll[0] - f(xs[b]))
+        else:
+            wv = f(ws[b])
+            ll[0] = f(ll[0] - f(xs[b]) * wv)
+            lw[0] = f(lw[0] + wv)
+        for j in range(7):
+            if b & (15 << (4 * j)):
+                break
+            lw[j + 1] = f(lw[j + 1] + lw[j])
+            ll[j + 1] = f(ll[j + 1] + ll[j])
+            lw[j] = ll[j] = f(0)
+    tw = tl = f(0)
+    for j in range(8):
+        tw = f(tw + lw[j])
+        tl = f(tl + ll[j])
+    return tw, tl
 
 
 def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100):
