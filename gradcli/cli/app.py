@@ -283,10 +283,16 @@ def grad(
 def repl(
     explain: Annotated[bool, typer.Option("--explain", help="Start with the chain-rule walkthrough on "
                                                             "(:explain toggles it).")] = False,
+    max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:
-    """An interactive GradScript session (statements from stdin when it is not a terminal)."""
+    """An interactive GradScript session (statements from stdin when it is not a terminal).
+
+    The session runs in a sandboxed child process (--max-memory, --timeout per input); when that
+    process dies, a fresh one takes over.
+    """
     flags.explain = explain
+    flags.max_memory = max_memory
     _commands_own_interrupts()
     raise typer.Exit(_repl(flags))
 
@@ -352,7 +358,15 @@ def _repl(flags: Flags) -> int:
     entry = getattr(module, "run_repl", None) or getattr(module, "main")
     from gradcli.render.style import want_color  # noqa: PLC0415
 
-    return int(entry(flags.run_options(), want_color(sys.stdout, flags.no_color)) or 0)
+    from . import isolate  # noqa: PLC0415
+    from .common import TIMEOUT_GRACE, env_flag  # noqa: PLC0415
+
+    kwargs = {}
+    if isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS"):
+        # the session in a child process (the process wall); CUDA contexts do not survive a fork
+        kwargs["isolate"] = {"max_memory": flags.max_memory_bytes(), "grace": TIMEOUT_GRACE,
+                             "seccomp": not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP"))}
+    return int(entry(flags.run_options(), want_color(sys.stdout, flags.no_color), **kwargs) or 0)
 
 
 # --------------------------------------------------------------------------- start-up

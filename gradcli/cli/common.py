@@ -209,6 +209,19 @@ def internal_error(exc: BaseException, debug: bool) -> None:
 TIMEOUT_GRACE = 1.0
 
 
+def size_text(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def memory_error_text(cap: int) -> tuple[str, str]:
+    """The message and hint of Python's MemoryError under the child's memory cap."""
+    return (f"the run needs more memory than --max-memory allows ({size_text(cap)})",
+            "raise it with --max-memory SIZE (e.g. --max-memory 8G), or make the tensors smaller")
+
+
 class hard_deadline:  # noqa: N801 - used as a context manager
     """Behind the runner's own --timeout (checked between steps): if the block is still running
     TIMEOUT_GRACE seconds after the deadline, a watchdog thread calls expire() (which reports the

@@ -288,9 +288,7 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
     os.close(r)
     if done is None:
         _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            raise Ended(f"signal {os.WTERMSIG(status)}")
-        raise Ended(f"exit {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}")
+        raise Ended(_status_text(status))
     os.waitpid(pid, 0)
     return done
 
@@ -316,3 +314,165 @@ def _kill(pid):
         os.waitpid(pid, 0)
     except (OSError, ChildProcessError):
         pass
+
+
+# ------------------------------------------------------------------------------------ a lasting child
+
+class Worker:
+    """One child that lasts across requests (the REPL's session lives in it): ``serve(channel,
+    request)`` runs in the child for each request and returns the reply (plain data); the parent's
+    ask() streams the child's messages to on_message meanwhile. A child that dies (a signal, the
+    memory cap, --timeout) raises Ended from ask(); start() makes a fresh one. In the child, Ctrl-C
+    is Python's KeyboardInterrupt again (the REPL interrupts a statement, not the session)."""
+
+    def __init__(self, serve, max_memory=None, seccomp=True):
+        self.serve, self.max_memory, self.seccomp = serve, max_memory, seccomp
+        self.pid = None
+        self.sandbox = None  # why the seccomp filter is off, from the child's first message
+        self.prepare = None  # prepare(channel): run in each new child before its first request
+        self._buf = bytearray()
+
+    def start(self):
+        import gc  # noqa: PLC0415
+
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        gc.freeze()
+        req_r, req_w = os.pipe()
+        msg_r, msg_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(req_w)
+            os.close(msg_r)
+            _child(msg_w, lambda channel: self._loop(channel, req_r), self.max_memory, self.seccomp)
+        os.close(req_r)
+        os.close(msg_w)
+        self.pid, self._req, self._msg, self._buf = pid, req_w, msg_r, bytearray()
+
+    def _loop(self, channel, fd):
+        import signal  # noqa: PLC0415
+
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if self.prepare is not None:
+            self.prepare(channel)
+        buf = bytearray()
+        while True:
+            requests = read_messages(buf)
+            if not requests:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return  # the parent is gone or done
+                buf += chunk
+                continue
+            for request in requests:
+                channel.send("begin")  # the parent's clock for --timeout starts now (not at the
+                try:                   # fresh child's start-up)
+                    reply = self.serve(channel, request)
+                except KeyboardInterrupt:
+                    reply = ("interrupted",)
+                channel.send("done", reply)
+
+    def ask(self, request, on_message, timeout=None, grace=1.0):
+        """Send one request; the child's reply (Ended if it dies first or passes timeout + grace)."""
+        import select  # noqa: PLC0415
+        import signal  # noqa: PLC0415
+        import time  # noqa: PLC0415
+
+        if self.pid is None:
+            self.start()
+        data = marshal.dumps(request)
+        pipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN) if hasattr(signal, "SIGPIPE") else None
+        try:
+            os.write(self._req, len(data).to_bytes(_LEN, "little") + data)
+        except OSError:
+            pass  # the child is gone: its end of file below says how
+        finally:
+            if pipe is not None:
+                signal.signal(signal.SIGPIPE, pipe)
+        deadline = None  # set when the child begins the request
+        nudge = give_up = None  # after a Ctrl-C in this process: when the child is told, when it is ended
+        while True:
+            limits = [d for d in (deadline, nudge, give_up) if d is not None]
+            wait = None if not limits else max(0.0, min(limits) - time.monotonic())
+            try:
+                ready, _, _ = select.select([self._msg], [], [], wait)
+            except KeyboardInterrupt:
+                # the terminal's Ctrl-C reached the child too: it answers with its KeyboardInterrupt;
+                # if it does not, it is told once more, and then ended
+                if nudge is None and give_up is None:
+                    nudge = time.monotonic() + 1.0
+                continue
+            if not ready:
+                now = time.monotonic()
+                if nudge is not None and now >= nudge:
+                    nudge, give_up = None, now + 2.0
+                    try:
+                        os.kill(self.pid, signal.SIGINT)
+                    except OSError:
+                        pass
+                    continue
+                self.stop()
+                raise Ended("interrupted" if give_up is not None and now >= give_up else "timeout")
+            chunk = os.read(self._msg, 1 << 16)
+            if not chunk:
+                status = self.stop(kill=False)
+                raise Ended(status)
+            self._buf += chunk
+            for message in read_messages(self._buf):
+                if message[0] == "done":
+                    return message[1]
+                if message[0] == "begin":
+                    if timeout is not None:
+                        deadline = time.monotonic() + timeout + grace
+                elif message[0] == "sandbox":
+                    self.sandbox = message[1]
+                else:
+                    on_message(message)
+
+    def gone(self):
+        """None while the child runs; else how it ended (it died between requests: killed, the
+        machine's out-of-memory killer), and it is cleaned up."""
+        if self.pid is None:
+            return None
+        done, status = os.waitpid(self.pid, os.WNOHANG)
+        if not done:
+            return None
+        self.pid = None
+        self._close()
+        return _status_text(status)
+
+    def stop(self, kill=True):
+        """End the child (if it runs); returns how it ended ('signal N' or 'exit N')."""
+        import signal  # noqa: PLC0415
+
+        if self.pid is None:
+            return "exit 0"
+        pid, self.pid = self.pid, None
+        self._close()
+        if kill:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return "exit 0"
+        return _status_text(status)
+
+    def _close(self):
+        for fd in (self._req, self._msg):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _status_text(status) -> str:
+    """'signal N' or 'exit N' for a wait status."""
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}"

@@ -9,7 +9,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
-                     say, say_usage, usage_hint)
+                     memory_error_text, say, say_usage, size_text, usage_hint)
 from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
@@ -143,7 +143,7 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         elif kind == "sandbox":
             if flags.debug:
                 say(f"debug: the run's process: seccomp {'off: ' + message[1] if message[1] else 'filter on'}, "
-                    f"memory cap {_size_text(flags.max_memory_bytes())}")
+                    f"memory cap {size_text(flags.max_memory_bytes())}")
         elif kind == "crash":
             crash.append(message)
         elif kind == "loc":
@@ -331,15 +331,8 @@ def _memory_error(error: dict, flags: Flags) -> dict:
     cap = flags.max_memory_bytes()
     if not cap or not getattr(flags, "isolate", False):
         return error
-    return {**error, "message": f"the run needs more memory than --max-memory allows ({_size_text(cap)})",
-            "hint": "raise it with --max-memory SIZE (e.g. --max-memory 8G), or make the tensors smaller"}
-
-
-def _size_text(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n} bytes"
+    message, hint = memory_error_text(cap)
+    return {**error, "message": message, "hint": hint}
 
 
 def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:

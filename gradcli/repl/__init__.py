@@ -32,15 +32,16 @@ def _want_color(stream: TextIO) -> bool:
 
 
 def run_repl(options: Any = None, color: bool | None = None, *, stdin: TextIO | None = None,
-             stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+             stdout: TextIO | None = None, stderr: TextIO | None = None, isolate: dict | None = None) -> int:
     """Run the REPL and return its exit status.
 
     ``options`` is a :class:`gradcli.lang.runner.RunOptions` (defaults if None); ``color`` None
     means "colour if stdout is a terminal and NO_COLOR is unset".  With stdin a terminal, the
     interactive editor runs (exit 0 on Ctrl-D or :quit); otherwise statements are read from stdin
-    (exit 1 if any of them failed, 0 otherwise).
+    (exit 1 if any of them failed, 0 otherwise). ``isolate``: the session runs in a child process
+    (repl/child.py) with these keywords (max_memory, seccomp, grace); None: in this process.
     """
-    from .core import Repl, run_stdin  # noqa: PLC0415
+    from .core import Repl  # noqa: PLC0415
 
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
@@ -51,10 +52,25 @@ def run_repl(options: Any = None, color: bool | None = None, *, stdin: TextIO | 
         interactive = stdin.isatty() and stdout.isatty()
     except Exception:
         interactive = False
-    if not interactive:
+    if isolate is not None:
+        from .child import ChildRepl  # noqa: PLC0415
+
+        repl = ChildRepl(options, out=stdout, err=stderr, color=color, filename="<stdin>", **isolate)
+    else:
         repl = Repl(options, out=stdout, err=stderr, color=color, filename="<stdin>")
+    try:
+        return _drive(repl, interactive, stdin, stdout)
+    finally:
+        close = getattr(repl, "close", None)
+        if close is not None:
+            close()
+
+
+def _drive(repl: Any, interactive: bool, stdin: TextIO, stdout: TextIO) -> int:
+    from .core import run_stdin  # noqa: PLC0415
+
+    if not interactive:
         return run_stdin(repl, stdin)
-    repl = Repl(options, out=stdout, err=stderr, color=color, filename="<stdin>")
     interact = line_editor()
     if interact is None:
         from .core import plain_interact  # noqa: PLC0415

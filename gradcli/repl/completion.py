@@ -165,8 +165,10 @@ def complete(text: str, scope: Mapping[str, Any], session_complete: Callable[[st
 
 
 def make_completer(scope_getter: Callable[[], Mapping[str, Any]],
-                   session_complete_getter: Callable[[], Callable[[str], Iterable[str]] | None]):
-    """A prompt_toolkit Completer over :func:`complete` (imports prompt_toolkit)."""
+                   session_complete_getter: Callable[[], Callable[[str], Iterable[str]] | None],
+                   ask: Callable[[str], tuple[str, list[str]]] | None = None):
+    """A prompt_toolkit Completer over :func:`complete` (imports prompt_toolkit); ``ask(text)``,
+    where given, answers instead (the REPL's child process, which holds the values)."""
     from prompt_toolkit.completion import Completer, Completion  # noqa: PLC0415
 
     class GradScriptCompleter(Completer):
@@ -174,7 +176,10 @@ def make_completer(scope_getter: Callable[[], Mapping[str, Any]],
             before = document.text_before_cursor
             if not before.strip() or before.lstrip().startswith(":") or _in_string_or_comment(before):
                 return
-            partial, words = complete(before, scope_getter(), session_complete_getter())
+            if ask is not None:
+                partial, words = ask(before)
+            else:
+                partial, words = complete(before, scope_getter(), session_complete_getter())
             for word in words:
                 yield Completion(word, start_position=-len(partial))
 

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, TextIO
 
 from .source import StatementReader, is_complete, is_meta
 
-__all__ = ["Repl", "run_stdin", "plain_interact", "banner_text", "HELP", "PREDEFINED"]
+__all__ = ["Repl", "save_inputs", "run_stdin", "plain_interact", "banner_text", "HELP", "PREDEFINED"]
 
 PREDEFINED = "torch, np, nn, F and math"
 
@@ -435,21 +435,7 @@ class Repl:
             self.accepted.append(source.rstrip())
 
     def cmd_save(self, args: list[str]) -> None:
-        if len(args) != 1:
-            self.message("usage: :save FILE.grad", error=True)
-            return
-        path = os.path.expanduser(args[0])
-        text = "\n".join(self.accepted)
-        if text:
-            text += "\n"
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            self.message(f"cannot save {args[0]}: {exc.strerror or exc}", error=True)
-            return
-        n = len(self.accepted)
-        self.message(f"Saved {n} input{'s' if n != 1 else ''} to {args[0]}.")
+        save_inputs(self.accepted, args, self.message)
 
     def cmd_device(self, args: list[str]) -> None:
         current = str(getattr(self.options, "device", "cpu"))
@@ -512,6 +498,25 @@ class Repl:
         new._engine_state = old._engine_state
         new._warned = old._warned
         return new
+
+
+def save_inputs(accepted: list[str], args: list[str], message: Callable[..., None]) -> None:
+    """`:save FILE.grad`: the accepted inputs written as a script."""
+    if len(args) != 1:
+        message("usage: :save FILE.grad", error=True)
+        return
+    path = os.path.expanduser(args[0])
+    text = "\n".join(accepted)
+    if text:
+        text += "\n"
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        message(f"cannot save {args[0]}: {exc.strerror or exc}", error=True)
+        return
+    n = len(accepted)
+    message(f"Saved {n} input{'s' if n != 1 else ''} to {args[0]}.")
 
 
 def banner_text() -> str:

@@ -98,7 +98,7 @@ def _only_indent_before_cursor() -> bool:
     return not line.strip()
 
 
-def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
+def interact(repl: Any, *, history: Any = None, banner: bool = True) -> int:
     """The read-eval-print loop on the terminal. Returns the exit status (0)."""
     color = repl.color
     session: PromptSession = PromptSession(
@@ -107,7 +107,7 @@ def interact(repl: Repl, *, history: Any = None, banner: bool = True) -> int:
         prompt_continuation=lambda width, line_number, is_soft_wrap: CONTINUATION,
         history=history if history is not None else make_history(),
         lexer=PygmentsLexer(GradScriptLexer) if color else None,
-        completer=make_completer(repl.scope, repl.session_complete),
+        completer=make_completer(repl.scope, repl.session_complete, getattr(repl, "complete", None)),
         complete_while_typing=False,
         key_bindings=_key_bindings(),
         color_depth=None if color else ColorDepth.DEPTH_1_BIT,
