@@ -305,9 +305,14 @@ class BinaryCrossEntropyBackward0(Function):
         ge = _grad_scale(g, tuple(x.shape), red)
         gi = gt = None
         if _needs(self, 0):
-            gi = ge * (x - t) / E.clamp((1 - x) * x, min=1e-12)
+            # binary_cross_entropy_backward_out_cpu: the output gradient as it is, the weight, then the
+            # division by numel for 'mean' (scaling the gradient first rounds differently)
+            gi = _grad_scale(g, tuple(x.shape), "none" if red == "none" else "sum") * (x - t) \
+                / E.clamp((1 - x) * x, min=1e-12)
             if w is not None:
                 gi = gi * w
+            if red == "mean":
+                gi = gi / (int(np.prod(tuple(x.shape))) if x.dim() else 1)
         if _needs(self, 1):
             gt = ge * (E.log(1 - x) - E.log(x))
             if w is not None:
