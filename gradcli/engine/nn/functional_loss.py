@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, errors, numerics
+from .. import dtypes, errors, numerics, rng_math
 from ..autograd import grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import elementwise as E
@@ -335,7 +335,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
         raise errors.runtime("all elements of input should be between 0 and 1")
     t = _arr(target, dt)
-    loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+    if type(x) is np.ndarray and x.dtype in (np.float32, np.float64):
+        # binary_cross_entropy_out_cpu's scalar loop: the C library's log1p and log (logf, log1pf in float)
+        if x.dtype == np.float32:
+            l1p, lg = rng_math.libm_f32("log1pf", -x), rng_math.libm_f32("logf", x)
+        else:  # math.log(0) raises where C returns -inf: only inputs inside the domain go to libm
+            l1p = np.where(x < 1, rng_math.libm("log1p", np.where(x < 1, -x, 0.0)), -np.inf)
+            lg = np.where(x > 0, rng_math.libm("log", np.where(x > 0, x, 1.0)), -np.inf)
+        loss = (t - 1) * np.maximum(l1p, x.dtype.type(-100)) - t * np.maximum(lg, x.dtype.type(-100))
+    else:
+        loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
     if weight is not None:
         loss = loss * _arr(weight, dt)
     out = wrap(_reduce_array(loss, reduction, dt), dt)
