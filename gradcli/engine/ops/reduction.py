@@ -436,7 +436,18 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
     else:
         m = data.max(axis=d, keepdims=True)
         s = data - m
-        r = s - np.log(np.exp(s).sum(axis=d, keepdims=True))
+        n = data.shape[d]
+        if data.dtype == np.float32 and type(data) is np.ndarray and (n < 8 or d != data.ndim - 1):
+            # ATen's kernel here: exp of x - max, summed in order along dim (the last dim shorter
+            # than a vector goes through vec_reduce_all's scalar loop, other dims accumulate across
+            # dim), then log; exp and log (SLEEF, 1 ulp) are taken as correctly rounded
+            e = np.exp(s.astype(np.float64)).astype(np.float32)
+            acc = e.take([0], axis=d)
+            for i in range(1, n):
+                acc = acc + e.take([i], axis=d)
+            r = s - np.log(acc.astype(np.float64)).astype(np.float32)
+        else:
+            r = s - np.log(np.exp(s).sum(axis=d, keepdims=True))
     return record(LogSoftmaxBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 
