@@ -415,12 +415,26 @@ def _softmax_input(input, dim, dtype, name="softmax"):
     return data, d, dt
 
 
+def _ordered_exp_sum(s, d):
+    """float32 exp(s) rounded once (for SLEEF's 1-ulp exp) and its sum along d added in order."""
+    e = np.exp(s.astype(np.float64)).astype(np.float32)
+    acc = e.take([0], axis=d)
+    for i in range(1, s.shape[d]):
+        acc = acc + e.take([i], axis=d)
+    return e, acc
+
+
 def softmax(input, dim=None, dtype=None, _stacklevel=3):
     data, d, dt = _softmax_input(input, dim, dtype)
     if data.ndim == 0:
         r = data - data + 1  # exp(x - x) / exp(x - x): 1, or NaN for a NaN or infinite x
     elif data.size == 0:
         r = data.copy()
+    elif data.dtype == np.float32 and type(data) is np.ndarray and (data.shape[d] < 8 or d != data.ndim - 1):
+        # ATen's order, as log_softmax's below: the exps summed in order along dim; the short last
+        # dim then multiplies by 1 / sum (_vec_softmax_lastdim), another dim divides by the sum
+        e, acc = _ordered_exp_sum(data - data.max(axis=d, keepdims=True), d)
+        r = e * (np.float32(1) / acc) if d == data.ndim - 1 else e / acc
     else:
         e = np.exp(data - data.max(axis=d, keepdims=True))
         r = e / e.sum(axis=d, keepdims=True)
@@ -441,10 +455,7 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
             # ATen's kernel here: exp of x - max, summed in order along dim (the last dim shorter
             # than a vector goes through vec_reduce_all's scalar loop, other dims accumulate across
             # dim), then log; exp and log (SLEEF, 1 ulp) are taken as correctly rounded
-            e = np.exp(s.astype(np.float64)).astype(np.float32)
-            acc = e.take([0], axis=d)
-            for i in range(1, n):
-                acc = acc + e.take([i], axis=d)
+            acc = _ordered_exp_sum(s, d)[1]
             r = s - np.log(acc.astype(np.float64)).astype(np.float32)
         else:
             r = s - np.log(np.exp(s).sum(axis=d, keepdims=True))
