@@ -265,6 +265,7 @@ def grad(
                                                help="Differentiate only with respect to these variables.")] = None,
     order: Annotated[int, typer.Option("--order", min=1, max=2,
                                        help="1: gradient (Jacobian for a non-scalar EXPR); 2: also the Hessian.")] = 1,
+    max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:
     """The gradient calculator: the value of EXPR and its derivative with respect to every variable.
@@ -274,6 +275,7 @@ def grad(
     """
     from .gradcmd import grad_command  # noqa: PLC0415
 
+    flags.max_memory = max_memory
     _commands_own_interrupts()
     raise typer.Exit(grad_command(expr, variables, wrt, order, flags))
 

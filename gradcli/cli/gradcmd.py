@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
-                     UsageProblem, check_device, internal_error, say, say_usage, usage_hint)
+                     TIMEOUT_GRACE, UsageProblem, check_device, env_flag, internal_error, say, say_usage,
+                     usage_hint)
 from .values import EXPECTED_FORM, ValueSyntaxError, parse_assignment
 
 EXPR_NAME = "<expr>"
@@ -96,17 +97,24 @@ def _print_result(calc, color: bool) -> None:
         say(f"note: {note}", color and sys.stderr.isatty())
 
 
-def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
-    from gradcli.render.jsonout import dumps, error_json, run_doc, simple_error  # noqa: PLC0415
+def _emit(flags: Flags, code, error=None, calc=None):
+    """--json: the one document (the child's, when the calculation ran in one)."""
+    if flags.json:
+        from gradcli.render.jsonout import dumps, run_doc  # noqa: PLC0415
 
-    def emit(code, error=None, calc=None):
-        if flags.json:
-            extra = {"calculator": _calc_json(calc) if calc is not None else None}
-            doc = run_doc(command="grad", filename=EXPR_NAME, exit_code=code, error=error,
-                          tensors=_variables_json(calc) if calc is not None else {}, extra=extra)
-            sys.stdout.write(dumps(doc) + "\n")
-            sys.stdout.flush()
-        return code
+        extra = {"calculator": _calc_json(calc) if calc is not None else None}
+        doc = run_doc(command="grad", filename=EXPR_NAME, exit_code=code, error=error,
+                      tensors=_variables_json(calc) if calc is not None else {}, extra=extra)
+        sys.stdout.write(dumps(doc) + "\n")
+        sys.stdout.flush()
+    return code
+
+
+def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
+    """The command: its arguments checked here, the calculation (and its printing) in a child
+    process where forking is available (the process wall: --timeout and --max-memory hold inside
+    C calls), else in this process (GRADCLI_IN_PROCESS=1, --device cuda)."""
+    from gradcli.render.jsonout import simple_error  # noqa: PLC0415
 
     try:
         if order not in (1, 2):
@@ -115,47 +123,122 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
             raise UsageProblem(f"no such option: {expr.split('=')[0]} (try 'gradcli grad --help')")
         assignments, wrt = parse_arguments(args, wrt_text)
         check_device(flags.device)
-        from .calc import CalcError, calculate, is_user_error  # noqa: PLC0415
+        from . import isolate  # noqa: PLC0415
+
+        if not (isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")):
+            return _calculate(expr, assignments, wrt, order, flags)
+        from . import calc  # noqa: PLC0415,F401 - imported once, before the fork
+        from gradcli.engine import api  # noqa: PLC0415,F401
+        from gradcli.lang import runner  # noqa: PLC0415,F401
+
+        def body(channel):
+            flags.isolate = True
+            sys.stdout = isolate.ChannelStream(channel, "out", sys.stdout)
+            sys.stderr = isolate.ChannelStream(channel, "stderr", sys.stderr)
+            channel.send("done", _guarded(expr, assignments, wrt, order, flags))
+
+        def on_message(message):
+            stream = sys.stdout if message[0] == "out" else sys.stderr
+            if message[0] == "stderr":
+                sys.stdout.flush()
+            if message[0] in ("out", "stderr"):
+                stream.write(message[1])
+                stream.flush()
 
         options = flags.run_options()
         try:
-            calc = calculate(expr, assignments, wrt, order, options)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # noqa: BLE001 - never a traceback for the user
-            if type(exc).__name__ == "CudaUnavailable":
-                raise UsageProblem(str(exc)) from None
-            if getattr(exc, "type_name", None) == "InternalError":
-                from .runcmd import _internal_text, report_internal  # noqa: PLC0415
+            return isolate.run(body, on_message, timeout=options.timeout, grace=TIMEOUT_GRACE,
+                               max_memory=flags.max_memory_bytes(),
+                               seccomp=not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")))[1]
+        except isolate.Ended as ended:
+            if ended.reason == "timeout":
+                from gradcli.lang.runner import hint_text  # noqa: PLC0415
+                from gradcli.lang.runtime import timeout_text  # noqa: PLC0415
 
-                if not flags.json or flags.debug:
-                    report_internal(exc, flags.debug)
-                return emit(EXIT_INTERNAL, simple_error("InternalError", f"{_internal_text(exc)} {INTERNAL_HINT}",
-                                                        EXPR_NAME))
-            if isinstance(exc, CalcError) or is_user_error(exc):
-                err = exc if hasattr(exc, "type_name") else CalcError(
-                    type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
+                message = timeout_text(options.timeout)
                 if not flags.json:
-                    from gradcli.render.diagnostics import print_error  # noqa: PLC0415
-
-                    print_error(err, sys.stderr, flags.color_err(), source=expr, filename=EXPR_NAME)
-                return emit(EXIT_SCRIPT, error_json(err, EXPR_NAME))
-            if flags.debug:
-                raise
+                    say(f"TimeoutError: {message}", flags.color_err())
+                return _emit(flags, EXIT_SCRIPT, simple_error("TimeoutError", message, EXPR_NAME,
+                                                              hint_text("timeout")))
+            message = f"the calculation's process ended unexpectedly ({ended.reason})"
             if not flags.json:
-                internal_error(exc, False)
-            return emit(EXIT_INTERNAL, simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}",
-                                                    EXPR_NAME))
-        if flags.json:
-            return emit(EXIT_OK, calc=calc)
-        _print_result(calc, flags.color_out())
-        return EXIT_OK
+                say(f"internal error: {message} {INTERNAL_HINT}", flags.color_err())
+            return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{message} {INTERNAL_HINT}",
+                                                            EXPR_NAME))
     except UsageProblem as exc:
-        say_usage(str(exc), "grad", flags.color_err())
-        return emit(EXIT_USAGE, simple_error("UsageError", str(exc), hint=usage_hint("grad")))
+        return _usage(exc, flags)
     except KeyboardInterrupt:
-        say("interrupted", flags.color_err())
-        return emit(EXIT_INTERRUPT, simple_error("KeyboardInterrupt", "interrupted", EXPR_NAME))
+        return _interrupted(flags)
+
+
+def _usage(exc, flags: Flags) -> int:
+    from gradcli.render.jsonout import simple_error  # noqa: PLC0415
+
+    say_usage(str(exc), "grad", flags.color_err())
+    return _emit(flags, EXIT_USAGE, simple_error("UsageError", str(exc), hint=usage_hint("grad")))
+
+
+def _interrupted(flags: Flags) -> int:
+    from gradcli.render.jsonout import simple_error  # noqa: PLC0415
+
+    say("interrupted", flags.color_err())
+    return _emit(flags, EXIT_INTERRUPT, simple_error("KeyboardInterrupt", "interrupted", EXPR_NAME))
+
+
+def _guarded(expr, assignments, wrt, order, flags: Flags) -> int:
+    """_calculate with the command's usage and interrupt endings (the child's whole part)."""
+    try:
+        return _calculate(expr, assignments, wrt, order, flags)
+    except UsageProblem as exc:
+        return _usage(exc, flags)
+    except KeyboardInterrupt:
+        return _interrupted(flags)
+
+
+def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
+    """Calculate and print (or write the JSON document); the exit code."""
+    from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
+
+    from .calc import CalcError, calculate, is_user_error  # noqa: PLC0415
+
+    options = flags.run_options()
+    try:
+        calc = calculate(expr, assignments, wrt, order, options)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+        if type(exc).__name__ == "CudaUnavailable":
+            raise UsageProblem(str(exc)) from None
+        if getattr(exc, "type_name", None) == "InternalError":
+            from .runcmd import _internal_text, report_internal  # noqa: PLC0415
+
+            if not flags.json or flags.debug:
+                report_internal(exc, flags.debug)
+            return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{_internal_text(exc)} {INTERNAL_HINT}",
+                                                            EXPR_NAME))
+        if isinstance(exc, CalcError) or is_user_error(exc):
+            err = exc if hasattr(exc, "type_name") else CalcError(
+                type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
+            if (flags.isolate and getattr(err, "type_name", "") == "MemoryError"
+                    and "exceeds the limit" not in str(getattr(err, "message", ""))):
+                from .common import memory_error_text  # noqa: PLC0415
+
+                err = CalcError("MemoryError", *memory_error_text(flags.max_memory_bytes()))
+            if not flags.json:
+                from gradcli.render.diagnostics import print_error  # noqa: PLC0415
+
+                print_error(err, sys.stderr, flags.color_err(), source=expr, filename=EXPR_NAME)
+            return _emit(flags, EXIT_SCRIPT, error_json(err, EXPR_NAME))
+        if flags.debug:
+            raise
+        if not flags.json:
+            internal_error(exc, False)
+        return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}",
+                                                        EXPR_NAME))
+    if flags.json:
+        return _emit(flags, EXIT_OK, calc=calc)
+    _print_result(calc, flags.color_out())
+    return EXIT_OK
 
 
 def _hint_text(key):

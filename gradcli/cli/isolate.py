@@ -230,6 +230,40 @@ def _child(fd, body, max_memory, seccomp):
         os._exit(code)
 
 
+class ChannelStream:
+    """A text stream of the child's that sends each write to the parent as a (kind, text) message;
+    isatty() and fileno() are those of ``like`` (the stream it stands for: colour, terminal width)."""
+
+    encoding = "utf-8"
+
+    def __init__(self, channel, kind: str, like=None) -> None:
+        self.channel, self.kind = channel, kind
+        try:
+            self.tty = bool(like.isatty())
+        except (AttributeError, ValueError, OSError):
+            self.tty = False
+        try:
+            self.fd = like.fileno()
+        except (AttributeError, ValueError, OSError):
+            self.fd = None
+
+    def write(self, text: str) -> int:
+        if text:
+            self.channel.send(self.kind, text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def fileno(self) -> int:
+        if self.fd is None:
+            raise OSError("no file descriptor")
+        return self.fd
+
+
 # ------------------------------------------------------------------------------------ the parent
 
 class Ended(Exception):
