@@ -43,7 +43,8 @@ def child_repl():
     from gradcli.repl.child import ChildRepl
 
     out, err = io.StringIO(), io.StringIO()
-    repl = ChildRepl(RunOptions(), out=out, err=err, color=False, max_memory=1 << 30)
+    # no step limit: an endless loop runs until the test kills its process
+    repl = ChildRepl(RunOptions(max_steps=10 ** 15), out=out, err=err, color=False, max_memory=1 << 30)
     yield repl, out, err
     repl.close()
 
