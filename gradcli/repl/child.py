@@ -17,29 +17,6 @@ from .core import Repl, save_inputs
 __all__ = ["ChildRepl", "ended_text"]
 
 
-class _Stream:
-    """The child's out/err: every write goes to the parent as it happens."""
-
-    encoding = "utf-8"
-
-    def __init__(self, channel, kind: str, tty: bool, fd: int) -> None:
-        self.channel, self.kind, self.tty, self.fd = channel, kind, tty, fd
-
-    def write(self, text: str) -> int:
-        if text:
-            self.channel.send(self.kind, text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return self.tty
-
-    def fileno(self) -> int:  # the terminal's size, for Rich
-        return self.fd
-
-
 def ended_text(reason: str, timeout: float | None) -> str:
     """The one line that says the session's process is gone."""
     import signal  # noqa: PLC0415
@@ -99,7 +76,6 @@ class ChildRepl:
         self.next_line = 1
         self.names: list[str] = []
         self._child_errors = 0
-        self._tty = (_isatty(out), _isatty(err))
         self._crash: list = []
         self.worker = Worker(self._serve, max_memory=max_memory, seccomp=seccomp)
         self.worker.prepare = self._prepare
@@ -111,8 +87,10 @@ class ChildRepl:
 
         # a first run's lazy imports, in a throwaway session, before a request starts the --timeout clock
         Session(self.options, write=_ignore, warn=_ignore).run("x = (torch.ones(1) + 1).sum()\n", "<warm-up>")
-        self._repl = _ChildSide(self.options, out=_Stream(channel, "out", self._tty[0], 1),
-                          err=_Stream(channel, "err", self._tty[1], 2), color=self.color, filename=self.filename)
+        from ..cli.isolate import ChannelStream  # noqa: PLC0415
+
+        self._repl = _ChildSide(self.options, out=ChannelStream(channel, "out", self.out),
+                                err=ChannelStream(channel, "err", self.err), color=self.color, filename=self.filename)
         self._repl.max_memory = self.worker.max_memory
 
     def _serve(self, channel, request) -> tuple:
@@ -205,11 +183,3 @@ class ChildRepl:
 
 def _ignore(*args: Any, **kwargs: Any) -> None:
     pass
-
-
-def _isatty(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
