@@ -21,10 +21,14 @@ DOCS_SCHEMA = ROOT / "docs" / "test_schema.json"
 TIME = re.compile(r"\(\d+\.\d\d s\)|in \d+\.\d\d s")
 
 
+# The endless scripts must meet --timeout, not the step limit (10M steps take ~1 s on a quiet machine).
+NO_STEP_LIMIT = ("--max-steps", str(10 ** 12))
+
+
 def gradcli(*args, cwd=ROOT, timeout=120):
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "gradcli", "test", *map(str, args)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "test", *map(str, args), *NO_STEP_LIMIT], capture_output=True,
                           cwd=cwd, env=env, timeout=timeout)
     proc.stdout, proc.stderr = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
@@ -300,7 +304,8 @@ def test_ctrl_c_under_json_is_one_document(suite, validator):
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs /proc to see the children")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--json", "-j", "1", "--timeout", "60"],
+    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--json", "-j", "1", "--timeout", "60",
+                             *NO_STEP_LIMIT],
                             cwd=suite, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     deadline = time.monotonic() + 60
@@ -326,7 +331,7 @@ def test_children_do_not_outlive_a_killed_command(tmp_path):
         pytest.skip("PR_SET_PDEATHSIG is Linux's")
     write(tmp_path, "loop.grad", "while True:\n    pass\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--timeout", "100"], cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "-m", "gradcli", "test", ".", "--timeout", "100", *NO_STEP_LIMIT], cwd=tmp_path,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     kids = []
