@@ -19,7 +19,7 @@ from prompt_toolkit.output.color_depth import ColorDepth
 
 from ..lang.lexer import GradScriptLexer
 from .completion import make_completer
-from .core import Repl, banner_text
+from .core import banner_text
 from .source import is_complete, next_indent
 
 __all__ = ["history_path", "make_history", "interact"]
