@@ -114,6 +114,51 @@ def test_sum_basics():
     assert N.torch_mean(np.float16([1, 2])).dtype == np.float16
 
 
+_FULL_LENGTHS = list(range(1, 70)) + [127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 2047, 2048, 2049, 4100,
+                                        8191, 8192, 9000, 16384, 20000, 32767]
+
+
+@pytest.fixture
+def vec_bytes():
+    old = N.VEC_BYTES
+    yield lambda n: setattr(N, "VEC_BYTES", n)
+    N.VEC_BYTES = old
+
+
+@pytest.mark.parametrize("width", [32, 64])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_small_full_sum_plan_matches_the_general_path(width, dt, vec_bytes):
+    """torch_sum/torch_mean of a small dense array over every dim (the loss's mean) take a plan
+    per length: the same bits as the iterator path for every length class (scalar kernel, one
+    vector, row_sum's plan, its generic form past 255 vectors), layout and -0/inf/nan."""
+    vec_bytes(width)
+    rng = np.random.default_rng(width)
+    for n in _FULL_LENGTHS:
+        for kind in range(4):
+            x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)
+            if kind == 1:
+                x = np.abs(x)
+            elif kind == 2:
+                x[rng.integers(0, n)] = -0.0
+                x[x > 1] *= -1e-30
+            elif kind == 3 and n > 2:
+                x[rng.integers(0, n)] = [np.inf, -np.inf, np.nan][n % 3]
+            x = x.astype(dt)
+            shapes = [(n,), (1, n), (n, 1)] + ([(2, n // 2)] if n % 2 == 0 else [])
+            for shape in shapes:
+                for a in (x.reshape(shape), x.reshape(shape[::-1]).T):
+                    want = N._sum_float(a, tuple(range(a.ndim)), False, fast=False)
+                    got = N.torch_sum(a)
+                    assert (got.shape, got.dtype, got.tobytes()) == (want.shape, want.dtype, want.tobytes()), (n, shape)
+                    kept = N.torch_sum(a, tuple(range(a.ndim)), True)
+                    assert kept.shape == (1,) * a.ndim and kept.tobytes() == want.tobytes()
+                    mean = N.torch_mean(a)
+                    assert mean.shape == () and mean.dtype == dt
+                    assert mean.tobytes() == np.asarray(want / dt(n), dt).tobytes()
+    assert N.torch_sum(np.array([-0.0], dt)).tobytes() == dt(0).tobytes()
+    assert N.torch_sum(np.array(-0.0, dt)).tobytes() == dt(0).tobytes()
+
+
 def test_sum_speed():
     x = np.random.default_rng(1).standard_normal(1 << 22).astype(np.float32)
     t0 = time.perf_counter()

@@ -509,8 +509,54 @@ def _sum0_small(a, k):
 _KINDS = {_F32: _Kind(_F32), _F64: _Kind(_F64)}   # float32/float64 contiguous (n, m) sums over dim 0
 
 
-def _sum_float(a, dims, keepdims):
-    """cascade_sum for a float16/32/64 array ``a`` already of the output dtype."""
+# A C-contiguous float32/float64 array of 1 < n < GRAIN_SIZE items summed over every dim (a loss's
+# mean): the iterator coalesces it to one dim of stride itemsize and runs one loop call, the
+# vectorised inner sum when n >= wvec (row_sum over the n // wvec vectors, then the tail items and
+# the wvec lanes added in order), else the scalar kernel's row_sum of the n items; then 0 + s + 0.
+# A plan per (n, dtype, wvec) keeps the shapes computed once. Zeros of either sign inside the sum
+# only change the sign of a zero result, and the final `+ 0` makes that +0 as the general path does.
+
+def _sum_all_plan(n, k):
+    w = k.wvec
+    nv, cut = n // w, (n // w) * w
+    zero = np.zeros((), k.dt)
+    if n == 1:
+        return lambda a: a[0] + zero
+    if nv == 0:
+        rs = _row_sum_plan(n, 1)
+        shape = (n, 1)
+        return lambda a: rs(a.reshape(shape))[0] + zero
+    shape = (nv, w)
+    if nv == 1:
+        def lanes(v):
+            return v[0]
+    elif nv < 256:
+        lanes = _row_sum_plan(nv, w)
+    else:
+        lanes = _row_sum
+    if cut == n:
+        return lambda a: _accumulate(lanes(a.reshape(shape)), 0)[-1] + zero
+    return lambda a: _accumulate(_concat((a[cut:], lanes(a[:cut].reshape(shape)))), 0)[-1] + zero
+
+
+_SUM_ALL_PLANS = {}
+
+
+def _sum_all_small(a, k):
+    """torch's sum over every dim of a C- or F-contiguous float32/float64 ndarray of 0 < a.size <
+    GRAIN_SIZE items (all of them in memory order), as a 0-d array."""
+    key = (a.size, k.dt, VEC_BYTES)
+    plan = _SUM_ALL_PLANS.get(key)
+    if plan is None:
+        if len(_SUM_ALL_PLANS) > 256:
+            _SUM_ALL_PLANS.clear()
+        plan = _SUM_ALL_PLANS[key] = _sum_all_plan(a.size, _Kind(k.dt))
+    return np.asarray(plan(a.reshape(-1) if a.flags.c_contiguous else a.T.reshape(-1)))
+
+
+def _sum_float(a, dims, keepdims, fast=True):
+    """cascade_sum for a float16/32/64 array ``a`` already of the output dtype (``fast=False``: the
+    general iterator path only, which the fast paths' tests compare with)."""
     k = _Kind(a.dtype)
     nd = a.ndim
     mask = [i in dims for i in range(nd)]
@@ -518,9 +564,11 @@ def _sum_float(a, dims, keepdims):
     rshape = kshape if keepdims else tuple(a.shape[i] for i in range(nd) if not mask[i])
     if a.size == 0:
         return np.zeros(rshape, a.dtype)
+    if fast and k.dt != _F16 and a.size < GRAIN_SIZE and all(mask) and (a.flags.c_contiguous or a.flags.f_contiguous):
+        return _sum_all_small(a, k).reshape(rshape)
     if not _layout_ok(a):
         a = np.ascontiguousarray(a)
-    if nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
+    if fast and nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
             and a.size < GRAIN_SIZE and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
         # a C-contiguous (n, m) summed over dim 0 (a bias gradient): what the general path computes,
         # without its set-up: one loop call over the (kept, reduced) iterator, every output written once
@@ -528,7 +576,7 @@ def _sum_float(a, dims, keepdims):
             return _sum0_small(a, k).reshape(rshape)
         vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
         return (vals + a.dtype.type(0)).reshape(rshape)   # 0 + sum, then + 0 (never a -0 sum)
-    if nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
+    if fast and nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
             and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
         return _sum0_large(a, k).reshape(rshape)
     sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
@@ -643,6 +691,12 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
             # the bias gradient's sum: _sum_float's fast path, without the general set-up
             r = _sum0_small(array, k)
             return r.reshape(1, array.shape[1]) if keepdims else r
+    elif type(array) is np.ndarray and (axis is None or axis == ()) and (dtype is None or dtype == array.dtype):
+        k = _KINDS.get(array.dtype)
+        if k is not None and 0 < array.size < GRAIN_SIZE and (array.flags.c_contiguous or array.flags.f_contiguous):
+            # a full sum of a small dense array (a loss): one loop call, a plan per length
+            r = _sum_all_small(array, k)
+            return r.reshape((1,) * array.ndim) if keepdims else r
     if is_device_array(array):
         return _gpu_sum(array, axis, keepdims, dtype)
     if _foreign(array):
@@ -672,6 +726,11 @@ def reduced_count(shape, axis):
 
 def torch_mean(array, axis=None, keepdims=False, dtype=None):
     """``torch.mean``: on the CPU, torch sums (in float for float16) and divides by the count."""
+    if type(array) is np.ndarray and axis is None and dtype is None and not keepdims:
+        k = _KINDS.get(array.dtype)
+        if k is not None and 0 < array.size < GRAIN_SIZE and (array.flags.c_contiguous or array.flags.f_contiguous):
+            # a loss's mean: torch_sum's small full sum over a count >= 1 (no division warning to silence)
+            return np.asarray(_sum_all_small(array, k) / k.dt.type(array.size), k.dt)
     if is_device_array(array):
         s = _gpu_sum(array, axis, keepdims, dtype)
         return (s / s.dtype.type(reduced_count(array.shape, axis))).astype(s.dtype)
