@@ -120,10 +120,19 @@ def test_escape_is_refused(src, tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == before  # no file written
 
 
-def test_refusals_happen_before_anything_runs(tmp_path):
-    result = run_source("print('side effect')\nimport os", "x.grad")
-    assert result.stdout == "" and result.error.type_name == "ImportError"
+def test_refusals_stop_the_script_where_the_refused_statement_runs(tmp_path):
+    # Python runs a script statement by statement: what ran before the refused line printed (and
+    # torch-echo shows it); nothing of the refused statement and nothing after it runs
+    result = run_source("print('side effect')\nimport os\nprint('after')", "x.grad")
+    assert result.stdout == "side effect\n" and result.error.type_name == "ImportError"
     assert result.error.line == 2 and "torch" in result.error.message  # names what is supported
+    src = ("import torch\ndef f(x):\n    print('in f')\n    return x._version\nprint('start')\n"
+           "for i in range(3):\n    print(i)\n    if i == 1:\n        f(torch.ones(1))\n        print('never')\n")
+    result = run_source(src, "x.grad")
+    assert result.stdout == "start\n0\n1\nin f\n" and result.error.type_name == "AttributeError"
+    assert result.error.line == 4
+    result = run_source("print(1)\nif False:\n    eval('1')\nprint(2)\nx = eval('3')\nprint(x)", "x.grad")
+    assert result.stdout == "1\n2\n" and result.error.type_name == "NameError" and result.error.line == 5
 
 
 def test_engine_namespaces_are_unchanged_after_attempts():

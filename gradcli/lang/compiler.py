@@ -106,13 +106,24 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
             if self.nesting > MAX_NESTING:
                 raise self.error(body[0] if body else None, "RecursionError",
                                  "maximum recursion depth exceeded during compilation (source nested too deeply)")
-            pairs = [(s, self.stmt(s, scope)) for s in body]
+            pairs = [(s, self._stmt_or_refusal(s, scope)) for s in body]
         finally:
             self.nesting -= 1
         pairs = [(s, f) for s, f in pairs if f is not None]
         run = self._block_runner(pairs)
         run.gs_pairs = pairs  # s_for runs a loop body's statements itself
         return run
+
+    def _stmt_or_refusal(self, node, scope):
+        """A nested statement's closure; a sandbox refusal in it (not a SyntaxError, which Python reports
+        for the whole top-level statement) is raised when the statement runs, so that what runs before it
+        (earlier statements of a function body, a loop's first iterations) prints as in Python."""
+        try:
+            return self.stmt(node, scope)
+        except GradScriptError as e:
+            if e.type_name == "SyntaxError" or e.type_name == "RecursionError":
+                raise
+            return _raiser(e)
 
     def _block_runner(self, pairs):
         """The closure that runs a block's (statement, closure) pairs in order."""
@@ -199,9 +210,10 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                 check_statement_context(s, self.filename)
                 f = self.stmt(s, scope)
             except GradScriptError as e:
-                if e.type_name != "SyntaxError":
-                    raise  # sandbox refusals stop the script before anything runs
-                f = _raiser(e)  # Python compiles statement by statement: earlier ones still run
+                # Python compiles statement by statement: earlier ones still run and print. A sandbox
+                # refusal (x._version, eval, import torch._C) stops the script where that statement runs,
+                # as Python's own error would; its closure does nothing else.
+                f = _raiser(e)
             if f is not None:
                 compiled.append((s, f))
         return compiled
