@@ -184,6 +184,41 @@ def test_exception_objects_are_read_only(stmt):
     assert not r.ok and r.error.type_name == "AttributeError" and "reached" not in r.stdout
 
 
+USER_EXC = ("class E(ValueError):\n    kind = 'mine'\n    def __init__(self, msg):\n        super().__init__(msg)\n"
+            "        self.msg = msg\n")
+
+
+def test_a_scripts_own_exception_class_is_raised_caught_and_read():
+    r = run(USER_EXC + "try:\n    raise E('boom')\nexcept ValueError as e:\n"
+            "    print(type(e), e, repr(e), e.args, e.msg, e.kind, isinstance(e, Exception))\n")
+    assert r.stdout == "<class '__main__.E'> boom E('boom') ('boom',) boom mine True\n"
+    r = run(USER_EXC + "print('before')\nraise E('out')\n")
+    assert r.stdout == "before\n" and r.error.type_name == "E" and r.error.message == "out"
+
+
+@pytest.mark.parametrize("expr", [
+    "e.__traceback__", "e.__dict__", "e.with_traceback", "e.add_note", "E.with_traceback", "E.mro",
+    "E.__subclasses__", "e.gradcli_hint", "'{0.__traceback__}'.format(e)", "E.args.__get__",
+])
+def test_a_scripts_exception_class_exposes_only_its_own_names(expr):
+    r = run(USER_EXC + f"try:\n    raise E('x')\nexcept E as e:\n    e.gradcli_hint_text = 1\n    v = {expr}\n"
+            "    print('reached', v)\n")
+    assert not r.ok and "reached" not in r.stdout
+    assert isinstance(r.error, GradScriptError) and not isinstance(r.error, InternalError)
+
+
+@pytest.mark.parametrize("body", ["def __str__(self):\n        return 'x'", "__repr__ = None",
+                                  "def __getattr__(self, n):\n        return 1"])
+def test_a_scripts_exception_class_cannot_hook_protocols(body):
+    r = run(f"print('a')\nclass E(Exception):\n    {body}\nprint('b')\n")
+    assert not r.ok and r.stdout == "a\n" and r.error.type_name == "NameError"
+
+
+def test_a_scripts_exception_class_stays_catchable_when_it_imitates_a_limit():
+    r = run("class E(RecursionError):\n    pass\ntry:\n    raise E('mine')\nexcept E as e:\n    print('caught', e)\n")
+    assert r.ok and r.stdout == "caught mine\n"
+
+
 @pytest.mark.parametrize("name", ["MemoryError", "RecursionError", "TimeoutError", "OverflowError"])
 def test_the_scripts_own_raise_of_a_limit_like_type_is_caught(name):
     r = run(f"try:\n    raise {name}('mine')\nexcept {name} as e:\n    print('caught', e)\n")

@@ -144,11 +144,21 @@ def _module_base():
     return getattr(nn, "Module", None)
 
 
+def _is_script_exception(cls):
+    return issubclass(cls, BaseException) and "_gradscript_class" in cls.__dict__
+
+
 def check_base(base):
     from ..engine.custom_function import Function
+
+    from .handlers import EXCEPTION_NAMES
     if isinstance(base, type) and issubclass(base, Function):
+        return
+    if isinstance(base, type) and issubclass(base, BaseException) and (  # class MyError(Exception)
+            (base.__module__ == "builtins" and base.__name__ in EXCEPTION_NAMES) or _is_script_exception(base)):
         return
     module_cls = _module_base()
     if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
         what = getattr(base, "__name__", type(base).__name__)
-        raise TypeError(f"GradScript classes must derive from nn.Module or torch.autograd.Function (got {what})")
+        raise TypeError(f"GradScript classes must derive from nn.Module, torch.autograd.Function or an exception "
+                        f"class such as Exception (got {what})")

@@ -143,6 +143,8 @@ def _compute_policy(t):
     if issubclass(t, np.dtype):
         return NP_DTYPE_ATTRS
     if issubclass(t, BaseException):  # before the engine's classes: its errors are exceptions too
+        if any(_is_user_class(c) for c in t.__mro__):  # class MyErr(Exception): args, what the script set
+            return "user_exception"
         return EXCEPTION_ATTRS
     if _is_engine_type(t) or any(_is_user_class(c) for c in t.__mro__):
         return "checked"
@@ -166,8 +168,8 @@ def _class_attr(cls, name):
     if cls is str and name in ("format", "format_map"):
         return safe_format if name == "format" else safe_format_map
     for c in cls.__mro__:
-        if c is object or c is type:
-            continue
+        if c is object or c is type or (c.__module__ == "builtins" and issubclass(c, BaseException)):
+            continue  # a script's exception class: its own names only (not with_traceback, add_note)
         if name in c.__dict__:
             value = getattr(cls, name)
             if isinstance(value, types.ModuleType):
@@ -251,6 +253,10 @@ def _get_attr_slow(obj, name):
         except AttributeError as e:
             e._gs_user = True
             raise
+    if policy == "user_exception":
+        if name in EXCEPTION_ATTRS or (name in getattr(obj, "__dict__", {}) and not name.startswith("gradcli")) or any(
+                name in c.__dict__ for c in t.__mro__ if _is_user_class(c)):
+            return getattr(obj, name)
     if type(policy) is frozenset and name in policy:
         value = getattr(obj, name)
         if callable(value) and isinstance(obj, (np.ndarray, np.generic)):
@@ -297,7 +303,9 @@ def _setattr_ok(obj):
         from ..engine import autograd, device, dtypes, factory
         from ..engine.tensor import Tensor
         if issubclass(t, BaseException):
-            ok = False  # an exception keeps what it was raised with (its args; gradcli's marks)
+            # an exception keeps what it was raised with (its args; gradcli's marks, names a script
+            # cannot write); one of the script's own classes takes the attributes its __init__ sets
+            ok = any(_is_user_class(c) for c in t.__mro__)
         elif issubclass(t, Tensor) or any(_is_user_class(c) for c in t.__mro__):
             ok = True
         elif t in _FULL_PY or t is str:
@@ -326,7 +334,7 @@ def set_attr(obj, name, value):
         err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         err._gs_user = True
         raise err
-    if not _setattr_ok(obj):
+    if not _setattr_ok(obj) or (name.startswith("gradcli") and isinstance(obj, BaseException)):
         err = _readonly_error(obj, name) or AttributeError(
             f"cannot set attribute '{name}' of a '{type(obj).__name__}' object in GradScript")
         err._gs_user = True
