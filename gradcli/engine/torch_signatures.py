@@ -1220,6 +1220,7 @@ FUNCTIONAL = {
     'sigmoid': ({1: ('AttributeError', "'{}' object has no attribute 'sigmoid'")}, None, False),
     'silu': ({1: ('TypeError', "silu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "silu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'smooth_l1_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
+    'soft_margin_loss': ({2: ('TypeError', "soft_margin_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "soft_margin_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "soft_margin_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'softmax': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'softmax'"), 3: ('AttributeError', "'{}' object has no attribute 'softmax'")}, None, False),
     'softmin': ({1: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'softplus': ({1: ('TypeError', "softplus(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "softplus(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "softplus(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),

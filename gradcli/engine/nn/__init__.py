@@ -6,7 +6,7 @@ torch.nn.init (init.py) and torch.nn.utils (utils.py).
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, init, loss, modules_layers, utils
+from . import functional, functional_margin, init, loss, modules_layers, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Buffer, Module, Parameter
 
@@ -31,6 +31,7 @@ def classes():
            "ParameterDict": ParameterDict}
     out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
+    out["SoftMarginLoss"] = functional_margin.SoftMarginLoss
     return out
 
 
