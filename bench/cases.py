@@ -262,15 +262,36 @@ def _with_cpu(fn):
 
 def factory2(name, cfg, param):
     n = _chain_n(cfg)
+    if name == "gradcli-script":
+        return _chain_script_factory(cfg, n)
     if name == "numpy":
         return _with_cpu(lambda: W.numpy_chain(n)), {}
     T = _torch(cfg) if name == "torch" else W.gradcli_api()
     return _with_cpu(lambda: W.chain(T, n)), {}
 
 
+def _chain_script_factory(cfg, n):
+    """The chain as a .grad script loop (run_source, in process): per op = (t(n ops) - t(n / 10
+    ops)) / (0.9 n), so parsing, compiling and the set-up cancel."""
+    runner = _ScriptRunner(cfg)
+    if runner.run is None:
+        raise H.Skip("neither gradcli.lang.runner nor the gradcli CLI is there yet")
+    short, long_ = S.chain_script(n // 10, W.MUL, W.ADD), S.chain_script(n, W.MUL, W.ADD)
+    runner.run(short)
+    ops = n - n // 10
+
+    def run():
+        w1, c1 = H.clocked(lambda: runner.run(short))
+        w2, c2 = H.clocked(lambda: runner.run(long_))
+        return {"total": (w2 - w1) * n / ops, "cpu": (c2 - c1) * n / ops}
+    return run, {"note": f".grad script ({runner.how}); per op = (t({n:,} ops) - t({n // 10:,} ops)) / {ops:,}"}
+
+
 def case2(cfg):
     n = _chain_n(cfg)
-    results, _ = _isolated(2, ["gradcli", "torch", "numpy"], cfg, cfg.reps(11, 2))
+    results, infos = _isolated(2, ["gradcli", "gradcli-script", "torch", "numpy"], cfg, cfg.reps(11, 2))
+    script_results = {"gradcli": results.pop("gradcli-script"), "torch": results["torch"], "numpy": results["numpy"]}
+    script_notes = [v for k, v in infos.get("gradcli-script", {}).items() if k == "note"]
     per_op = 1e6 / n
     note = (f"chain of {n:,} 0-d float32 ops alternating y * {W.MUL} and y + {W.ADD} (Python float operands), "
             "then y.backward(); numpy: a minimal tape (one object and one tape entry per op); " + ISOLATION_NOTE)
@@ -280,6 +301,9 @@ def case2(cfg):
                    cpu_measure="cpu"),
         H.make_row("2", "2 fwd", "  forward part", "us/op", results, "fwd", scale=per_op),
         H.make_row("2", "2 bwd", "  backward part", "us/op", results, "bwd", scale=per_op),
+        H.make_row("2", "2 .grad", "per-op overhead through a .grad script loop", "us/op", script_results, "total",
+                   scale=per_op, target={"kind": "ratio", "vs": "torch", "max": 0.4}, target_text="<= 0.4x torch",
+                   notes=script_notes, cpu_measure="cpu"),
     ]
 
 

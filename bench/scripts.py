@@ -89,6 +89,24 @@ def train_script(template, steps):
     return template.format(steps=steps)
 
 
+# Case 2's chain as a script: the same 0-d ops (Python float operands), alternating, then backward.
+_CHAIN = '''\
+import torch
+
+x = torch.tensor(1.5, requires_grad=True)
+y = x
+for _ in range({half}):
+    y = y * {mul}
+    y = y + {add}
+y.backward()
+'''
+
+
+def chain_script(n, mul, add):
+    """A GradScript text of case 2's chain: n ops (n // 2 multiplications and additions) and backward."""
+    return _CHAIN.format(half=n // 2, mul=repr(mul), add=repr(add))
+
+
 # ----------------------------------------------------------------------------- parse input
 
 _BLOCK = '''\
