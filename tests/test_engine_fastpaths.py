@@ -7,6 +7,10 @@ same graph, the same bits and the same order as the path it shortcuts.
 """
 from __future__ import annotations
 
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -16,6 +20,7 @@ from gradcli.engine import tensor as tensor_module
 from gradcli.engine.ops import linalg
 
 nn, F = torch.nn, torch.nn.functional
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _mlp(seed, sizes=(10, 5, 2), batch=32):
@@ -169,3 +174,16 @@ def test_relu_fast_paths_keep_clamp_min_bits(dtype, n):
         out.backward(torch.from_numpy(g_np))
         want_g = np.where(want <= 0, dtype(0), g_np)
         assert x.grad._data.view(np.uint8).tobytes() == want_g.view(np.uint8).tobytes()
+
+
+@pytest.mark.parametrize("before, after", [("(700, 10, 10)", "(10000, 10, 10)"), ("(2000, 10, 10)", "(10000, 10, 10)"),
+                                           ("(123, 4, 5)", "(123, 4, 5)")])
+def test_engine_collects_less_often_unless_the_program_chose(before, after):
+    """Importing the engine raises the collector's first threshold from the interpreter's default (a
+    long graph otherwise sets off full collections, each a walk of the whole graph); a program's own
+    setting stays."""
+    code = (f"import gc; gc.set_threshold(*{before}); import gradcli.engine.api; "
+            "print(gc.get_threshold()); print(gc.isenabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT).stdout.split("\n")
+    assert out[:2] == [after, "True"]
