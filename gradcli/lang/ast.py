@@ -76,9 +76,8 @@ Helpers (subclasses of Node only)
   Comprehension(target: Expr, iter: Expr, ifs: [Expr])
   ExceptHandler(type: Expr?, name: str?, body: [Stmt])   except (A, B) as name:
 
-``SUB_BLOCKS`` says, once for every statement that holds statements, which fields are its
-blocks run in the same scope (a def's or class's body is a new scope and is not listed);
-``sub_blocks(stmt)`` gives them. The parser's context checks and the scope analysis read it.
+What each statement holds, binds and may be, and how it is lowered, is described once in
+``statements.py`` (``STATEMENTS``), which the parser's checks, the scopes and the compiler read.
 
 Every class has ``_fields``: the names of its non-span fields, in order.
 ``walk(node)`` yields a node and all nodes below it; ``iter_child_nodes(node)`` the direct ones.
@@ -95,7 +94,7 @@ __all__ = [
     "Import", "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
     "For", "While", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
     "Assert", "Delete", "Global", "Nonlocal", "Pass", "Break", "Continue",
-    "Try", "ExceptHandler", "Raise", "Yield", "SUB_BLOCKS", "sub_blocks", "contains_yield",
+    "Try", "ExceptHandler", "Raise", "Yield",
     "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict",
     "ListComp", "SetComp", "GeneratorExp", "DictComp", "Comprehension",
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Lambda", "Call", "Keyword",
@@ -599,34 +598,6 @@ def _all_node_classes() -> list[type]:
 for _cls in _all_node_classes():
     _cls._fields = tuple(f.name for f in dataclasses.fields(_cls) if f.name not in _SPAN_NAMES)
 del _cls
-
-
-# the statements that hold statements run in their own scope, and the fields of those blocks
-SUB_BLOCKS = {For: ("body", "orelse"), While: ("body", "orelse"), If: ("body", "orelse"), With: ("body",),
-              Try: ("body", "orelse", "finalbody")}  # and each handler's body (sub_blocks)
-
-
-def sub_blocks(stmt: Stmt) -> list:
-    """The statement lists directly inside ``stmt`` that share its scope ([] for the others)."""
-    fields = SUB_BLOCKS.get(type(stmt))
-    if fields is None:
-        return []
-    blocks = [getattr(stmt, f) for f in fields]
-    if type(stmt) is Try:
-        blocks[1:1] = [h.body for h in stmt.handlers]
-    return blocks
-
-
-def contains_yield(body: list) -> bool:
-    """Whether a `yield` is among these statements or their sub-blocks (not in nested defs)."""
-    todo = list(body)
-    while todo:
-        stmt = todo.pop()
-        if type(stmt) is Yield:
-            return True
-        for block in sub_blocks(stmt):
-            todo.extend(block)
-    return False
 
 
 def iter_child_nodes(node: Node) -> Iterator[Node]:

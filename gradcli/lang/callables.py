@@ -10,7 +10,8 @@ from . import ast as A
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
 from .runtime import Frame, Function, tag
-from .scopes import Scope, _target_names, child_qualname, function_scope
+from .scopes import Scope, child_qualname, function_scope
+from .statements import contains_yield, target_names
 
 
 # python_arg_parser.cpp's numpy_compatibility_arg_names: the C++-bound Tensor methods take axis= for dim=
@@ -309,7 +310,7 @@ class CallableCompiler:
     def comprehension(self, node, scope, kind):
         names = set()
         for gen in node.generators:
-            _target_names(gen.target, names)
+            target_names(gen.target, names)
         inner = Scope("comprehension", scope, names, qualname=scope.qualname)
         first_iter = self.expr(node.generators[0].iter, scope)
         levels = []
@@ -392,7 +393,7 @@ class CallableCompiler:
             inner.first_param = node.params[0] if node.params else None
         for ann in list(node.annotations.values()) + ([node.returns] if node.returns is not None else []):
             self.expr(ann, scope)
-        if A.contains_yield(node.body):  # a generator function
+        if contains_yield(node.body):  # a generator function
             body = self.generator_body(node, inner)
         else:
             body = self.block(node.body, inner)

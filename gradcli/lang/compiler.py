@@ -23,6 +23,7 @@ from .parser import check_statement_context
 from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, enter_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
+from .statements import lowerings
 
 _RETURN_NONE = (None,)
 _FORBIDDEN_HINTS = {
@@ -574,15 +575,8 @@ def _raiser(error):
     return raise_
 
 
-Compiler._STMT = {
-    A.ExprStmt: Compiler.s_expr, A.Assign: Compiler.s_assign, A.AnnAssign: Compiler.s_annassign,
-    A.AugAssign: Compiler.s_augassign, A.Pass: Compiler.s_pass, A.Break: Compiler.s_break,
-    A.Continue: Compiler.s_continue, A.Return: Compiler.s_return, A.Assert: Compiler.s_assert,
-    A.Delete: Compiler.s_delete, A.Global: Compiler.s_global, A.Nonlocal: Compiler.s_nonlocal,
-    A.Import: Compiler.s_import, A.ImportFrom: Compiler.s_importfrom, A.If: Compiler.s_if,
-    A.While: Compiler.s_while, A.For: Compiler.s_for, A.With: Compiler.s_with,
-    A.FunctionDef: Compiler.s_functiondef, A.ClassDef: Compiler.s_classdef, A.Try: Compiler.s_try,
-    A.Raise: Compiler.s_raise,
-}
+# the dispatch on statement types: the methods the statements' descriptions name (statements.py)
+Compiler._STMT = lowerings(Compiler, "lower")
+Compiler._GEN_STMT = lowerings(Compiler, "gen")
 
 __all__ = ["Compiler", "bound_names"]

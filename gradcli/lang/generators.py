@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .handlers import pop, quietly, select
+from .statements import contains_yield
 from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, iter_of, tag
 
 
@@ -68,7 +69,7 @@ class GeneratorCompiler:
         try:
             pairs = []
             for s in body:
-                if A.contains_yield([s]):
+                if contains_yield([s]):
                     pairs.append((s, self._GEN_STMT[type(s)](self, s, scope), True))
                 else:
                     f = self.stmt(s, scope)
@@ -238,10 +239,5 @@ class GeneratorCompiler:
             return r
         return try_
 
-
-GeneratorCompiler._GEN_STMT = {
-    A.Yield: GeneratorCompiler.g_yield, A.If: GeneratorCompiler.g_if, A.While: GeneratorCompiler.g_while,
-    A.For: GeneratorCompiler.g_for, A.With: GeneratorCompiler.g_with, A.Try: GeneratorCompiler.g_try,
-}
 
 __all__ = ["GeneratorCompiler", "drive"]

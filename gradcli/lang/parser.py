@@ -43,6 +43,7 @@ from .lalr import Driver, table_data
 from .syntax_errors import (_from_unexpected_characters, _from_unexpected_token, _Replay,
                             _tokenizer_first)
 from .tokenizer import ParseState, ScanTables, error, error_at, scan_data, tokenize
+from .statements import STATEMENTS
 from .tokens import Token
 
 if TYPE_CHECKING:
@@ -314,44 +315,30 @@ def _check_context(module: ast.Module) -> None:
     _check_statements(module.body)
 
 
-# the statements _check_statements looks at (the others hold no statements and are allowed)
-_CONTEXT_TYPES = frozenset((ast.Return, ast.Break, ast.Continue, ast.Nonlocal, ast.Yield, ast.FunctionDef,
-                            ast.ClassDef, *ast.SUB_BLOCKS))
-
-
 def _check_statements(body: list) -> None:
+    """Where each statement may stand and how its blocks nest: the statements' descriptions
+    (statements.STATEMENTS: only_in, scope, loop, blocks)."""
     todo: list = [(s, False, False) for s in reversed(body)]
     while todo:
         stmt, in_func, in_loop = todo.pop()
-        t = type(stmt)
-        if t is ast.Return and not in_func:
-            raise _error_at("'return' outside function", stmt,
-                            hint="return can only be used in the body of a def")
-        if t is ast.Break and not in_loop:
-            raise _error_at("'break' outside loop", stmt,
-                            hint="break can only be used in the body of a for or while loop")
-        if t is ast.Continue and not in_loop:
-            raise _error_at("'continue' not properly in loop", stmt,
-                            hint="continue can only be used in the body of a for or while loop")
-        if t is ast.Nonlocal and not in_func:
-            raise _error_at("nonlocal declaration not allowed at module level", stmt)
-        if t is ast.Yield and not in_func:
-            raise _error_at("'yield' outside function", stmt,
-                            hint="yield makes the def it is in a generator function")
-        if t is ast.FunctionDef:
-            blocks = [(stmt.body, True, False)]
-        elif t is ast.ClassDef:
-            blocks = [(stmt.body, False, False)]
-        else:  # a loop's body is in the loop; every other block is where the statement is
-            blocks = [(b, in_func, in_loop or (b is stmt.body and (t is ast.For or t is ast.While)))
-                      for b in ast.sub_blocks(stmt)]
+        d = STATEMENTS[type(stmt)]
+        if d.only_in is not None:
+            where, message, hint = d.only_in
+            if not (in_func if where == "function" else in_loop):
+                raise _error_at(message, stmt, hint=hint)
+        if d.scope is not None:  # a def's body is in a function; a class's is not (and in no loop)
+            blocks = [(stmt.body, d.scope == "function", False)]
+        elif d.get_blocks:  # a loop's body is in the loop; every other block is where the statement is
+            blocks = [(b, in_func, in_loop or (d.loop and b is stmt.body)) for b in d.sub_blocks(stmt)]
+        else:
+            continue
         for body, f, lp in reversed(blocks):
             todo.extend((s, f, lp) for s in reversed(body))
 
 
 def check_statement_context(stmt: Any, filename: str = "<string>") -> None:
     """The compile-time checks of one top-level statement (raises ScriptSyntaxError)."""
-    if type(stmt) not in _CONTEXT_TYPES:  # most statements: an expression, an assignment
+    if not STATEMENTS[type(stmt)].checked:  # most statements: an expression, an assignment
         return
     try:
         _check_statements([stmt])

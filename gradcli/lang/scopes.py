@@ -3,6 +3,7 @@ nonlocal, and how a name used in a scope resolves (local, free at depth d, class
 from __future__ import annotations
 
 from . import ast as A
+from .statements import STATEMENTS, target_names
 
 
 class Scope:
@@ -54,57 +55,25 @@ class Scope:
         return "global", 0
 
 
-def _target_names(target, out):
-    if isinstance(target, A.Name):
-        out.add(target.id)
-    elif isinstance(target, (A.Tuple, A.List)):
-        for elt in target.elts:
-            _target_names(elt, out)
-    elif isinstance(target, A.Starred):
-        _target_names(target.value, out)
-
-
 def bound_names(body, out=None, globals_=None, nonlocals=None):
-    """Names bound by statements of one scope (not descending into nested scopes)."""
+    """Names bound by statements of one scope (not descending into nested scopes), and the names it
+    declares global and nonlocal: what each statement binds and declares is its description's
+    (statements.STATEMENTS)."""
     out = set() if out is None else out
     globals_ = set() if globals_ is None else globals_
     nonlocals = set() if nonlocals is None else nonlocals
+    declared = {"global": globals_, "nonlocal": nonlocals}
     todo = list(body)
     while todo:
         node = todo.pop()
-        t = type(node)
-        if t is A.Assign:
-            for target in node.targets:
-                _target_names(target, out)
-        elif t is A.AugAssign or t is A.AnnAssign:
-            _target_names(node.target, out)
-        elif t in A.SUB_BLOCKS:
-            if t is A.For:
-                _target_names(node.target, out)
-            elif t is A.With:
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        _target_names(item.optional_vars, out)
-            elif t is A.Try:
-                out.update(h.name for h in node.handlers if h.name is not None)
-            for block in A.sub_blocks(node):
+        d = STATEMENTS[type(node)]
+        if d.get_binds:
+            d.bind(node, out)
+        if d.declares is not None:
+            declared[d.declares].update(node.names)
+        if d.get_blocks:
+            for block in d.sub_blocks(node):
                 todo.extend(block)
-        elif t is A.FunctionDef or t is A.ClassDef:
-            out.add(node.name)
-        elif t is A.Import:
-            for alias in node.names:
-                out.add(alias.asname or alias.name.split(".")[0])
-        elif t is A.ImportFrom:
-            for alias in node.names:
-                if alias.name != "*":
-                    out.add(alias.asname or alias.name)
-        elif t is A.Delete:
-            for target in node.targets:
-                _target_names(target, out)
-        elif t is A.Global:
-            globals_.update(node.names)
-        elif t is A.Nonlocal:
-            nonlocals.update(node.names)
     return out, globals_, nonlocals
 
 
@@ -126,7 +95,7 @@ def names_bound_anywhere(module):
             out.update(node.kwonly)
             out.update(p for p in (node.vararg, node.kwarg) if p)
         elif t is A.Comprehension:
-            _target_names(node.target, out)
+            target_names(node.target, out)
         body = getattr(node, "body", None)
         if isinstance(body, list):
             bound_names(body, out)
