@@ -310,20 +310,12 @@ REPLAY = {
                                                  .reshape(outs[0])],
     "WhereBackward0": lambda xs, kw, outs: [np.broadcast_to(np.where(_t_arg(kw, "cond").astype(bool), xs[0], xs[1]),
                                                             outs[0]).copy()],
-    "HardshrinkBackward0": lambda xs, kw, outs: [np.where(np.abs(xs[0]) > kw["lambd"], xs[0], 0.0)],
-    "LogitBackward0": lambda xs, kw, outs: [np.log(xs[0] / (1 - xs[0]))],
-    "NanToNumBackward0": lambda xs, kw, outs: [np.nan_to_num(xs[0])],
-    "LerpBackward1": lambda xs, kw, outs: [xs[0] + xs[2] * (xs[1] - xs[0])],
-    "CopysignBackward0": lambda xs, kw, outs: [np.copysign(xs[0], xs[1])],
-    "FmodBackward1": lambda xs, kw, outs: [np.fmod(xs[0], xs[1])],
     "LinalgCrossBackward0": lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))],
     "LinalgDetBackward0": lambda xs, kw, outs: [np.asarray(np.linalg.det(xs[0])).reshape(outs[0])],
     "LinalgInvExBackward0": lambda xs, kw, outs: [np.linalg.inv(xs[0])] + [np.zeros(o) for o in outs[1:]],
     "LinalgSlogdetBackward0": lambda xs, kw, outs: [np.asarray(r).reshape(o) for r, o in
                                                     zip(np.linalg.slogdet(xs[0]), outs)],
     "VdotBackward0": lambda xs, kw, outs: [np.asarray(np.vdot(xs[0], xs[1])).reshape(outs[0])],
-    "AddcmulBackward0": lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] * xs[2]],
-    "AddcdivBackward0": lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] / xs[2]],
     "AddmvBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0] + kw.get("alpha", 1) * (xs[1] @ xs[2])],
     "AddrBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0] + kw.get("alpha", 1) * np.outer(xs[1], xs[2])],
     "AddbmmBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0]
@@ -334,27 +326,6 @@ REPLAY = {
 
 
 # ----------------------------------------------------------------------------- nn replays
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x) if np.size(x) else np.asarray(x, np.float64)
-
-
-def _softplus(x, beta=1.0, threshold=20.0):
-    bx = beta * x
-    return np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta)
-
-
-def _elu(xs, kw, outs):
-    x, a, s, i = xs[0], kw.get("alpha", 1.0), kw.get("scale", 1.0), kw.get("input_scale", 1.0)
-    return [s * np.where(x > 0, x, a * np.expm1(x * i))]
-
-
-def _gelu(xs, kw, outs):
-    x = xs[0]
-    if (kw or {}).get("approximate", "none") == "tanh":
-        return [0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))]
-    return [0.5 * x * (1 + _erf(x / math.sqrt(2)))]
-
-
 def _reduced(loss, kw, outs):
     red = (kw or {}).get("reduction", "mean")
     r = loss if red == "none" else (np.sum(loss) if red == "sum" else np.mean(loss))
@@ -426,18 +397,6 @@ def _batch_norm(xs, kw, outs):
 
 
 REPLAY.update({
-    "EluBackward0": _elu, "EluBackward1": _elu, "CeluBackward0": _elu, "CeluBackward1": _elu,
-    "GeluBackward0": _gelu,
-    "HardsigmoidBackward0": lambda xs, kw, outs: [np.clip(xs[0] / 6 + 0.5, 0, 1)],
-    "HardswishBackward0": lambda xs, kw, outs: [xs[0] * np.clip(xs[0] + 3, 0, 6) / 6],
-    "HardtanhBackward0": lambda xs, kw, outs: [np.clip(xs[0], kw["min_val"], kw["max_val"])],
-    "LeakyReluBackward0": lambda xs, kw, outs: [np.where(xs[0] > 0, xs[0], xs[0] * kw["negative_slope"])],
-    "LeakyReluBackward1": lambda xs, kw, outs: [np.where(xs[0] > 0, xs[0], xs[0] * kw["negative_slope"])],
-    "LogSigmoidBackward0": lambda xs, kw, outs: [-np.logaddexp(0.0, -xs[0])],
-    "MishBackward0": lambda xs, kw, outs: [xs[0] * np.tanh(_softplus(xs[0]))],
-    "SiluBackward0": lambda xs, kw, outs: [xs[0] / (1 + np.exp(-xs[0]))],
-    "SoftplusBackward0": lambda xs, kw, outs: [_softplus(xs[0], kw.get("beta", 1.0), kw.get("threshold", 20.0))],
-    "XlogyBackward0": lambda xs, kw, outs: [np.where(xs[0] == 0, 0.0, xs[0] * np.log(xs[1]))],
     "BinaryCrossEntropyBackward0": _bce, "BinaryCrossEntropyWithLogitsBackward0": _bce_logits,
     "EmbeddingBackward0": lambda xs, kw, outs: [_embedding_weight(xs[0], kw)[np.asarray(host(kw["indices"]), np.int64)]
                                                 .reshape(outs[0])],
@@ -479,9 +438,12 @@ def _class_forward(cls):
     return replay
 
 
-def _candidates(node):
+def candidates(node):
     name = node_name(node)
     cands = []
+    declared = getattr(type(node), "replay", None)  # the node class's own (engine/ops/registry.py)
+    if declared is not None:
+        cands.append(declared)
     if name in REPLAY:
         cands.append(REPLAY[name])
     pair = _pair_loss(type(node))
@@ -558,7 +520,7 @@ class Tape:
             if kw.get("padding_idx") is not None and xs and isinstance(xs[0], np.ndarray) and xs[0].ndim == 2:
                 kw["_pad_row"] = xs[0][kw["padding_idx"]].copy()
         entry = Entry(node_name(node), xs, kinds, outs, outputs[0].dtype.name, kw=kw, input_ids=ids)
-        for cand in _candidates(node):
+        for cand in candidates(node):
             try:
                 with np.errstate(all="ignore"):
                     got = cand([x.copy() if isinstance(x, np.ndarray) else x for x in xs], kw, [o.shape for o in outs])

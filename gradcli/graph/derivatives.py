@@ -147,6 +147,24 @@ def _unary(template, factor=True):
     return entry
 
 
+def _declared(words, factor):
+    """The words a node class declares (`explain`: one template, or one per input), written with the
+    symbols of its inputs ({a}, {b}, {c}; {pa}: in parentheses when needed) and its keyword values
+    ({kw[name]})."""
+    def entry(ctx, k):
+        template = words[k] if isinstance(words, tuple) else words
+        syms = {}
+        for i, letter in enumerate("abc"):
+            if "{" + letter in template or "{p" + letter in template:
+                syms[letter] = ctx.sym(i)
+                syms["p" + letter] = _p(syms[letter])
+        kw = {key: num(v) if isinstance(v, (int, float)) else v for key, v in (ctx.kw or {}).items()} \
+            if isinstance(ctx.kw, dict) else {}
+        f = template.format(kw=kw, **syms)
+        return Local(f, _ratio(ctx, k), _p(f) if factor else None)
+    return entry
+
+
 def _sum(ctx, k):
     return Local(f"1 for every element of {_p(ctx.sym(0))}", 1, "1")
 
@@ -244,15 +262,6 @@ TABLE = {
     "SqrtBackward0": _unary("1 / (2 * sqrt({a}))"), "RsqrtBackward0": _unary("-0.5 * {pa}**(-1.5)"),
     "AbsBackward0": _unary("sign({a})"), "ReciprocalBackward0": _unary("-1 / {pa}**2"),
     "Log2Backward0": _unary("1 / ({pa} * ln 2)"), "Log10Backward0": _unary("1 / ({pa} * ln 10)"),
-    "Log1PBackward0": _unary("1 / (1 + {a})"), "Expm1Backward0": _unary("exp({a})"),
-    "Exp2Backward0": _unary("2**{pa} * ln 2"), "SinhBackward0": _unary("cosh({a})"),
-    "CoshBackward0": _unary("sinh({a})"), "AsinBackward0": _unary("1 / sqrt(1 - {pa}**2)"),
-    "AcosBackward0": _unary("-1 / sqrt(1 - {pa}**2)"), "AtanBackward0": _unary("1 / (1 + {pa}**2)"),
-    "ErfBackward0": _unary("2 / sqrt(pi) * exp(-{pa}**2)"),
-    "LeakyReluBackward0": _unary("1 where {a} > 0, else the negative slope"),
-    "EluBackward0": _unary("1 where {a} > 0, else elu({a}) + alpha"),
-    "GeluBackward0": _unary("gelu'({a})"), "SiluBackward0": _unary("silu'({a})"),
-    "SoftplusBackward0": _unary("sigmoid({a})"), "HardtanhBackward0": _unary("1 inside [min, max], else 0"),
     "ClampBackward1": _unary("1 where {a} is inside the bounds, else 0"),
     "ClampMinBackward0": _unary("1 where {a} is above the bound, else 0"),
     "ClampMaxBackward0": _unary("1 where {a} is below the bound, else 0"),
@@ -284,8 +293,17 @@ EXPR = {
 }
 
 
+def words_of(node) -> object:
+    """The entry for a node: its class's declared words (`explain`), else this module's TABLE."""
+    words = getattr(type(node), "explain", None)
+    if words is not None:
+        return _declared(words, getattr(type(node), "explain_factor", True))
+    return TABLE.get(type(node).__name__)
+
+
 def local_derivative(ctx, k) -> Local:
-    entry = TABLE.get(ctx.name)
+    node = getattr(ctx, "node", None)
+    entry = TABLE.get(ctx.name) if node is None else words_of(node)
     if entry is None:
         return Local(f"local Jacobian-vector product of {ctx.name} (no formula in words)", None, None)
     try:

@@ -1064,6 +1064,7 @@ def _sign(x):
 
 class SignBackward0(Function):
     __slots__ = ()
+    explain = "0 (the function is flat between its steps)"
     forward = staticmethod(_sign)
 
     def backward(self, g):
@@ -1190,6 +1191,7 @@ def div_scalar(t, s):
 
 class FloorBackward0(Function):
     __slots__ = ()
+    explain = "0 (the function is flat between its steps)"
     forward = staticmethod(np.floor)
 
     def backward(self, g):

@@ -27,6 +27,7 @@ from .shape import sum_to
 from ..device import asarray as _asarray
 from . import backward_ops as B
 from .backward_ops import _GELU_BETA, _GELU_KAPPA
+from .registry import Sample, op, sample1, sample2, tables
 
 _SQRT_PI = math.sqrt(math.pi)
 _LN2 = math.log(2.0)
@@ -124,16 +125,22 @@ class _InplaceNotImplemented(Function):
 
 class AcoshBackward1(_InplaceNotImplemented):
     __slots__ = ()
+    explain = "none: torch has no derivative for acosh_ in place"
+    replay = staticmethod(lambda xs, kw, outs: [np.arccosh(xs[0])])
     _op = "acosh"
 
 
 class AsinhBackward1(_InplaceNotImplemented):
     __slots__ = ()
+    explain = "none: torch has no derivative for asinh_ in place"
+    replay = staticmethod(lambda xs, kw, outs: [np.arcsinh(xs[0])])
     _op = "asinh"
 
 
 class AtanhBackward1(_InplaceNotImplemented):
     __slots__ = ()
+    explain = "none: torch has no derivative for atanh_ in place"
+    replay = staticmethod(lambda xs, kw, outs: [np.arctanh(xs[0])])
     _op = "atanh"
 
 
@@ -252,6 +259,7 @@ def _erfinv_np(a):
 
 class ErfBackward0(Function):
     __slots__ = ()
+    explain = "2 / sqrt(pi) * exp(-{pa}**2)"
     save_inputs = True
     forward = staticmethod(vml("erf", _host(_erf_np)))
 
@@ -262,6 +270,7 @@ class ErfBackward0(Function):
 
 class ErfcBackward0(Function):
     __slots__ = ()
+    explain = "-2 / sqrt(pi) * exp(-{pa}**2)"
     save_inputs = True
     forward = staticmethod(vml("erfc", _host(_erfc_np)))
 
@@ -272,6 +281,7 @@ class ErfcBackward0(Function):
 
 class ErfinvBackward0(Function):
     __slots__ = ()
+    explain = "sqrt(pi) / 2 * exp(erfinv({a})**2)"
     save_inputs = True
     forward = staticmethod(vml("erfinv", _host(_erfinv_np)))
 
@@ -296,6 +306,7 @@ def erfinv(input):
 
 class Log1PBackward0(Function):
     __slots__ = ()
+    explain = "1 / (1 + {a})"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.log1p))
 
@@ -306,6 +317,7 @@ class Log1PBackward0(Function):
 
 class Expm1Backward0(Function):
     __slots__ = ()
+    explain = "exp({a})"
     save_output = True
     forward = staticmethod(numerics.ufunc(np.expm1))
 
@@ -316,6 +328,7 @@ class Expm1Backward0(Function):
 
 class Exp2Backward0(Function):
     __slots__ = ()
+    explain = "2**{pa} * ln 2"
     save_output = True
     forward = staticmethod(numerics.ufunc(np.exp2))
 
@@ -340,6 +353,7 @@ def exp2(input):
 
 class AsinBackward0(Function):
     __slots__ = ()
+    explain = "1 / sqrt(1 - {pa}**2)"
     save_inputs = True
     forward = staticmethod(vml("asin", numerics.ufunc(np.arcsin)))
 
@@ -350,6 +364,7 @@ class AsinBackward0(Function):
 
 class AcosBackward0(Function):
     __slots__ = ()
+    explain = "-1 / sqrt(1 - {pa}**2)"
     save_inputs = True
     forward = staticmethod(vml("acos", numerics.ufunc(np.arccos)))
 
@@ -360,6 +375,7 @@ class AcosBackward0(Function):
 
 class AtanBackward0(Function):
     __slots__ = ()
+    explain = "1 / (1 + {pa}**2)"
     save_inputs = True
     forward = staticmethod(vml("atan", numerics.ufunc(np.arctan)))
 
@@ -370,6 +386,7 @@ class AtanBackward0(Function):
 
 class SinhBackward0(Function):
     __slots__ = ()
+    explain = "cosh({a})"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.sinh))
 
@@ -380,6 +397,7 @@ class SinhBackward0(Function):
 
 class CoshBackward0(Function):
     __slots__ = ()
+    explain = "sinh({a})"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.cosh))
 
@@ -390,6 +408,7 @@ class CoshBackward0(Function):
 
 class AsinhBackward0(Function):
     __slots__ = ()
+    explain = "1 / sqrt({pa}**2 + 1)"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.arcsinh))
 
@@ -400,6 +419,7 @@ class AsinhBackward0(Function):
 
 class AcoshBackward0(Function):
     __slots__ = ()
+    explain = "1 / sqrt({pa}**2 - 1)"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.arccosh))
 
@@ -410,6 +430,7 @@ class AcoshBackward0(Function):
 
 class AtanhBackward0(Function):
     __slots__ = ()
+    explain = "1 / (1 - {pa}**2)"
     save_inputs = True
     forward = staticmethod(numerics.ufunc(np.arctanh))
 
@@ -420,6 +441,7 @@ class AtanhBackward0(Function):
 
 class SincBackward0(Function):
     __slots__ = ()
+    explain = "(cos(pi * {a}) * pi * {a} - sin(pi * {a})) / (pi * {pa}**2)"
     save_inputs = True
 
     @staticmethod
@@ -439,6 +461,7 @@ class SincBackward0(Function):
 
 class Deg2RadBackward0(Function):
     __slots__ = ()
+    explain = "pi / 180"
 
     @staticmethod
     def forward(x):
@@ -450,6 +473,7 @@ class Deg2RadBackward0(Function):
 
 class Rad2DegBackward0(Function):
     __slots__ = ()
+    explain = "180 / pi"
 
     @staticmethod
     def forward(x):
@@ -510,6 +534,7 @@ arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, aco
 
 class FracBackward0(Function):
     __slots__ = ()
+    explain = "1"
 
     @staticmethod
     def forward(x):
@@ -522,6 +547,7 @@ class FracBackward0(Function):
 class RoundBackward1(Function):
     """round(x, decimals=d)."""
     __slots__ = ()
+    explain = "0 (rounding is flat between its steps)"
 
     @staticmethod
     def forward(x, decimals):
@@ -573,6 +599,7 @@ def positive(input):
 
 class Atan2Backward0(Function):
     __slots__ = ()
+    explain = ("{b} / ({pa}**2 + {pb}**2)", "-{pa} / ({pa}**2 + {pb}**2)")
     save_inputs = True
     forward = staticmethod(np.arctan2)
 
@@ -597,6 +624,7 @@ arctan2 = atan2
 
 class HypotBackward0(Function):
     __slots__ = ()
+    explain = ("{pa} / hypot({a}, {b})", "{pb} / hypot({a}, {b})")
     save_inputs = True
     save_output = True
     forward = staticmethod(np.hypot)
@@ -624,6 +652,7 @@ def hypot(input, other):
 
 class LogaddexpBackward0(Function):
     __slots__ = ()
+    explain = ("1 / (1 + exp({pb} - {pa}))", "1 / (1 + exp({pa} - {pb}))")
     save_inputs = True
     forward = staticmethod(np.logaddexp)
 
@@ -636,6 +665,7 @@ class LogaddexpBackward0(Function):
 
 class Logaddexp2Backward0(Function):
     __slots__ = ()
+    explain = ("1 / (1 + 2**({pb} - {pa}))", "1 / (1 + 2**({pa} - {pb}))")
     save_inputs = True
     forward = staticmethod(np.logaddexp2)
 
@@ -674,6 +704,7 @@ def _xlogy_grad(g, other):
 
 class XlogyBackward0(Function):
     __slots__ = ()
+    explain = ("log({b}) (0 where {a} == 0 and {b} <= 0)", "{pa} / {pb}")
     save_inputs = True
     forward = staticmethod(_xlogy_np)
 
@@ -691,6 +722,8 @@ class XlogyBackward0(Function):
 class XlogyBackward1(Function):
     """xlogy(number, tensor)."""
     __slots__ = ()
+    explain = "{kw[self]} / {pa}"
+    replay = staticmethod(lambda xs, kw, outs: [_xlogy_np(kw["self"], xs[0])])
     save_inputs = True
 
     def backward(self, g):
@@ -701,6 +734,8 @@ class XlogyBackward1(Function):
 class XlogyBackward2(Function):
     """xlogy(tensor, number)."""
     __slots__ = ()
+    explain = "log({kw[other]}) (0 where {a} == 0)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlogy_np(xs[0], kw["other"])])
     save_inputs = True
 
     def backward(self, g):
@@ -737,6 +772,8 @@ def xlogy(input, other):
 class FmodBackward0(Function):
     """fmod(tensor, number)."""
     __slots__ = ()
+    explain = "1"
+    replay = staticmethod(lambda xs, kw, outs: [np.fmod(xs[0], kw["other"])])
 
     def backward(self, g):
         return (g,)
@@ -744,6 +781,8 @@ class FmodBackward0(Function):
 
 class FmodBackward1(Function):
     __slots__ = ()
+    explain = ("1", "-trunc({pa} / {pb})")
+    replay = staticmethod(lambda xs, kw, outs: [np.fmod(xs[0], xs[1])])
     save_inputs = True
 
     def backward(self, g):
@@ -768,12 +807,14 @@ def fmod(input, other):
         raise E._broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(other, Tensor):
-        return record(FmodBackward0, (input,), out)
+        return record(FmodBackward0, (input,), out, {"other": other})
     return record(FmodBackward1, (input, other), out)
 
 
 class CopysignBackward0(Function):
     __slots__ = ()
+    explain = ("sign({a}) * sign({b}) (0 where {a} == 0)", "0")
+    replay = staticmethod(lambda xs, kw, outs: [np.copysign(xs[0], xs[1])])
     save_inputs = True
     save_output = True
 
@@ -786,6 +827,8 @@ class CopysignBackward0(Function):
 
 class CopysignBackward1(Function):
     __slots__ = ()
+    explain = "sign({a}) * sign({kw[other]}) (0 where {a} == 0)"
+    replay = staticmethod(lambda xs, kw, outs: [np.copysign(xs[0], kw["other"])])
     save_inputs = True
     save_output = True
 
@@ -809,12 +852,13 @@ def copysign(input, other):
         raise E._broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(other, Tensor):
-        return record(CopysignBackward1, (input,), out)
+        return record(CopysignBackward1, (input,), out, {"other": other})
     return record(CopysignBackward0, (input, other), out)
 
 
 class FmaxBackward0(Function):
     __slots__ = ()
+    explain = ("1 where {a} >= {b} or {b} is NaN, else 0", "1 where {a} < {b} or {a} is NaN, else 0")
     save_inputs = True
     forward = staticmethod(np.fmax)
 
@@ -828,6 +872,7 @@ class FmaxBackward0(Function):
 
 class FminBackward0(Function):
     __slots__ = ()
+    explain = ("1 where {a} <= {b} or {b} is NaN, else 0", "1 where {a} > {b} or {a} is NaN, else 0")
     save_inputs = True
     forward = staticmethod(np.fmin)
 
@@ -860,6 +905,8 @@ def float_power(input, exponent):
 class LerpBackward0(Function):
     """lerp(start, end, number)."""
     __slots__ = ()
+    explain = ("1 - {kw[weight]}", "{kw[weight]}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw["weight"] * (xs[1] - xs[0])])
 
     def backward(self, g):
         w = self._kw["weight"]
@@ -872,6 +919,8 @@ class LerpBackward0(Function):
 class LerpBackward1(Function):
     """lerp(start, end, weight tensor)."""
     __slots__ = ()
+    explain = ("1 - {pc}", "{c}", "{pb} - {pa}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + xs[2] * (xs[1] - xs[0])])
     save_inputs = True
 
     def backward(self, g):
@@ -914,6 +963,8 @@ def _low(dt):
 
 class AddcmulBackward0(Function):
     __slots__ = ()
+    explain = ("1", "{kw[value]} * {pc}", "{kw[value]} * {pb}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] * xs[2]])
     save_inputs = True
 
     def backward(self, g):
@@ -927,6 +978,8 @@ class AddcmulBackward0(Function):
 
 class AddcdivBackward0(Function):
     __slots__ = ()
+    explain = ("1", "{kw[value]} / {pc}", "-{kw[value]} * {pb} / {pc}**2")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] / xs[2]])
     save_inputs = True
 
     def backward(self, g):
@@ -973,6 +1026,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 class NanToNumBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} is finite, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.nan_to_num(xs[0])])
     save_inputs = True
 
     def backward(self, g):
@@ -993,6 +1048,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 class LogitBackward0(Function):
     __slots__ = ()
+    explain = "1 / ({pa} * (1 - {pa}))"
+    replay = staticmethod(lambda xs, kw, outs: [np.log(xs[0] / (1 - xs[0]))])
     save_inputs = True
 
     def backward(self, g):
@@ -1017,6 +1074,8 @@ def logit(input, eps=None):
 
 class SoftplusBackward0(Function):
     __slots__ = ()
+    explain = "sigmoid({a})"
+    replay = staticmethod(lambda xs, kw, outs: [_softplus_np(xs[0], kw["beta"], kw["threshold"])])
     save_inputs = True
 
     def backward(self, g):
@@ -1039,6 +1098,8 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 class GeluBackward0(Function):
     __slots__ = ()
+    explain = "gelu'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [_gelu_np(xs[0], kw["approximate"])])
     save_inputs = True
 
     def backward(self, g):
@@ -1063,6 +1124,8 @@ def gelu(input, approximate="none"):
 
 class SiluBackward0(Function):
     __slots__ = ()
+    explain = "silu'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] / (1 + np.exp(-xs[0]))])
     save_inputs = True
 
     def backward(self, g):
@@ -1088,6 +1151,8 @@ def _silu(input):
 
 class MishBackward0(Function):
     __slots__ = ()
+    explain = "mish'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] * np.tanh(_softplus_np(xs[0], 1.0, 20.0))])
     save_inputs = True
 
     def backward(self, g):
@@ -1162,6 +1227,8 @@ def _inplace_node(input, compute, cls, kw):
 
 class EluBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} > 0, else elu({a}) + alpha"
+    replay = staticmethod(lambda xs, kw, outs: [_elu_np(xs[0], kw["alpha"], kw["scale"], kw["input_scale"])])
     save_inputs = True
 
     def backward(self, g):
@@ -1173,6 +1240,8 @@ class EluBackward0(Function):
 class EluBackward1(Function):
     """elu in place: the formula reads the result."""
     __slots__ = ()
+    explain = "1 where {a} > 0, else elu({a}) + alpha"
+    replay = staticmethod(lambda xs, kw, outs: [_elu_np(xs[0], kw["alpha"], kw["scale"], kw["input_scale"])])
     save_output = True
 
     def backward(self, g):
@@ -1183,10 +1252,12 @@ class EluBackward1(Function):
 
 class CeluBackward0(EluBackward0):
     __slots__ = ()
+    explain = "1 where {a} > 0, else exp({pa} / alpha)"
 
 
 class CeluBackward1(EluBackward1):
     __slots__ = ()
+    explain = "1 where {a} > 0, else exp({pa} / alpha)"
 
 
 def _elu_np(x, alpha, scale, input_scale):
@@ -1232,6 +1303,8 @@ def celu_(input, alpha=1.0):
 
 class LeakyReluBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} > 0, else the negative slope"
+    replay = staticmethod(lambda xs, kw, outs: [_leaky_np(xs[0], kw["negative_slope"])])
     save_inputs = True
     kernel = staticmethod(B.leaky_relu_backward)
 
@@ -1242,6 +1315,8 @@ class LeakyReluBackward0(Function):
 
 class LeakyReluBackward1(Function):
     __slots__ = ()
+    explain = "1 where {a} > 0, else the negative slope"
+    replay = staticmethod(lambda xs, kw, outs: [_leaky_np(xs[0], kw["negative_slope"])])
     save_output = True
     kernel = staticmethod(B.leaky_relu_backward)
 
@@ -1290,6 +1365,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 class HardtanhBackward0(Function):
     __slots__ = ()
+    explain = "1 inside [min, max], else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.clip(xs[0], kw["min_val"], kw["max_val"])])
     save_inputs = True
 
     def backward(self, g):
@@ -1323,6 +1400,8 @@ def relu6(input, inplace=False):
 
 class HardsigmoidBackward0(Function):
     __slots__ = ()
+    explain = "1/6 where -3 < {a} < 3, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.clip(xs[0] / 6 + 0.5, 0, 1)])
     save_inputs = True
 
     def backward(self, g):
@@ -1344,6 +1423,8 @@ def _hardsigmoid(input):
 
 class HardswishBackward0(Function):
     __slots__ = ()
+    explain = "(2 * {a} + 3) / 6 where -3 < {a} < 3, 1 above, 0 below"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] * np.clip(xs[0] + 3, 0, 6) / 6])
     save_inputs = True
 
     def backward(self, g):
@@ -1364,6 +1445,8 @@ def _hardswish(input):
 
 class LogSigmoidBackward0(Function):
     __slots__ = ()
+    explain = "1 - sigmoid({a})"
+    replay = staticmethod(lambda xs, kw, outs: [-np.logaddexp(0.0, -xs[0])])
     save_inputs = True
 
     def backward(self, g):
@@ -1390,6 +1473,8 @@ def tanhshrink(input):
 
 class ThresholdBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} > threshold, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.where(xs[0] <= kw["threshold"], kw["value"], xs[0])])
     save_inputs = True
 
     def backward(self, g):
@@ -1414,7 +1499,7 @@ def _threshold(input, threshold, value):
     out = _out(np.where(input._data <= threshold, np.asarray(value).astype(input._data.dtype)[()], input._data),
                input.dtype)
     if input.dtype.is_floating_point:
-        out = record(ThresholdBackward0, (input,), out, {"threshold": threshold})
+        out = record(ThresholdBackward0, (input,), out, {"threshold": threshold, "value": value})
     return out
 
 
@@ -1424,6 +1509,8 @@ def threshold_(input, threshold_value, value):
 
 class SoftshrinkBackward0(Function):
     __slots__ = ()
+    explain = "1 where |{a}| > lambd, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [_softshrink_np(xs[0], kw["lambd"])])
     save_inputs = True
     kernel = staticmethod(B.softshrink_backward)
 
@@ -1434,15 +1521,19 @@ class SoftshrinkBackward0(Function):
 
 class HardshrinkBackward0(SoftshrinkBackward0):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.where(np.abs(xs[0]) > kw["lambd"], xs[0], 0.0)])
     kernel = staticmethod(B.hardshrink_backward)
+
+
+def _softshrink_np(x, lambd):
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
 
 
 def softshrink(input, lambd=0.5):
     _need_float(input, "softshrink_check")
     if lambd < 0:
         raise errors.runtime(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    x = input._data
-    r = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+    r = _softshrink_np(input._data, lambd)
     return record(SoftshrinkBackward0, (input,), _out(r, input.dtype), {"lambd": lambd})
 
 
@@ -1455,6 +1546,9 @@ def hardshrink(input, lambd=0.5):
 
 class GluBackward0(Function):
     __slots__ = ()
+    explain = "the glu Jacobian: sigmoid(b) on the first half, a * sigmoid(b) * (1 - sigmoid(b)) on the second"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_glu_np(xs[0], kw["dim"])])
     save_inputs = True
 
     def backward(self, g):
@@ -1480,10 +1574,14 @@ def glu(input, dim=-1):
     n = input.shape[d]
     if n % 2:
         raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
-    x = input._data
+    return record(GluBackward0, (input,), _out(_glu_np(input._data, d), input.dtype), {"dim": d})
+
+
+def _glu_np(x, d):
+    n = x.shape[d]
     a = np.take(x, xp_of(x).arange(n // 2), axis=d)
     b = np.take(x, xp_of(x).arange(n // 2, n), axis=d)
-    return record(GluBackward0, (input,), _out(a * _sigmoid_np(b), input.dtype), {"dim": d})
+    return a * _sigmoid_np(b)
 
 
 # ---------------------------------------------------------------------------- in-place comparisons
@@ -1557,47 +1655,122 @@ COMPARE_INPLACE.update({n + "_": _logical_inplace(n) for n in ("logical_and", "l
                                                                "logical_not")})
 
 
-# ---------------------------------------------------------------------------- registration
-
-# Tensor methods (and torch.<name>): name -> function taking the tensor first
-METHODS = {
-    "log1p": log1p, "expm1": expm1, "exp2": exp2, "sgn": sgn, "frac": frac, "fix": fix, "round": round,
-    "erf": erf, "erfc": erfc, "erfinv": erfinv,
-    "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh, "acosh": acosh,
-    "atanh": atanh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "arcsinh": arcsinh,
-    "arccosh": arccosh, "arctanh": arctanh, "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg,
-    "atan2": atan2, "arctan2": arctan2, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
-    "xlogy": xlogy, "fmod": fmod, "copysign": copysign, "fmax": fmax, "fmin": fmin, "float_power": float_power,
-    "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv, "nan_to_num": nan_to_num, "logit": logit,
-    "signbit": signbit, "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "positive": positive,
-    "hardshrink": hardshrink,
-}
-
-# in-place forms x.name_() (the out-of-place op on x's original value, written back into x)
-_NO_INPLACE_GRAD = {"acosh": AcoshBackward1, "arccosh": AcoshBackward1, "asinh": AsinhBackward1,
-                    "arcsinh": AsinhBackward1, "atanh": AtanhBackward1, "arctanh": AtanhBackward1}
-INPLACE = {name + "_": inplace_method(METHODS[name], name + "_", _NO_INPLACE_GRAD.get(name)) for name in (
-    "log1p", "expm1", "exp2", "sgn", "frac", "fix", "erf", "erfc", "erfinv", "asin", "acos", "atan", "sinh",
-    "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc",
-    "deg2rad", "rad2deg", "atan2", "arctan2", "hypot", "xlogy", "fmod", "copysign", "float_power", "lerp",
-    "addcmul", "addcdiv", "nan_to_num", "logit", "round")}
-
-INPLACE.update(COMPARE_INPLACE)
-
+# ---------------------------------------------------------------------------- declarations
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-# torch.<name> only (not Tensor methods); torch.name_(x, ...) is x.name_(...)
-TORCH = {
-    "selu": selu, "celu": celu, "selu_": selu_, "celu_": celu_, "threshold": threshold, "threshold_": threshold_,
-    "rrelu": rrelu, "rrelu_": rrelu_, "hardshrink": hardshrink,
-}
-TORCH.update({n + "_": INPLACE[n + "_"] for n in (
-    "log1p", "expm1", "exp2", "frac", "fix", "erf", "erfc", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-    "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "sinc", "deg2rad", "rad2deg", "xlogy",
-    "nan_to_num", "logit", "round")})
+def _inplace_call(name, namespace=""):
+    """The gradient checks' call of an in-place activation: on a copy of the leaf."""
+    def call(torch, x):
+        return getattr(torch.nn.functional if namespace == "F" else torch, name)(x * 1)
+    return call
+
+
+# One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample.
+# ip: x.name_() (in place); tip: also torch.name_(x)
+_BOOL = "a bool result"
+_ip = {"inplace": True}
+_tip = {"inplace": True, "torch_inplace": True}
+OPS = [
+    # exp/log variants and the erf family
+    op("log1p", log1p, Log1PBackward0, special=True, sample=sample1("pos"), **_tip),
+    op("expm1", expm1, Expm1Backward0, special=True, sample=sample1(), **_tip),
+    op("exp2", exp2, Exp2Backward0, special=True, sample=sample1(), **_tip),
+    op("erf", erf, ErfBackward0, special=True, sample=sample1(), **_tip),
+    op("erfc", erfc, ErfcBackward0, special=True, sample=sample1(), **_tip),
+    op("erfinv", erfinv, ErfinvBackward0, special=True, sample=sample1("unit"), **_ip),
+    op("xlogy", xlogy, XlogyBackward0, XlogyBackward1, XlogyBackward2, special=True,
+       sample=sample2("any", "pos"), **_tip),
+    op("logit", logit, LogitBackward0, special=True, sample=sample1("prob"), **_tip),
+    op("expit", E.sigmoid, E.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
+    # trigonometric and hyperbolic
+    op("asin", asin, AsinBackward0, aliases=("arcsin",), sample=sample1("unit"), **_tip),
+    op("acos", acos, AcosBackward0, aliases=("arccos",), sample=sample1("unit"), **_tip),
+    op("atan", atan, AtanBackward0, aliases=("arctan",), sample=sample1(), **_tip),
+    op("sinh", sinh, SinhBackward0, sample=sample1(), **_tip),
+    op("cosh", cosh, CoshBackward0, sample=sample1(), **_tip),
+    op("asinh", asinh, AsinhBackward0, aliases=("arcsinh",), inplace_node=AsinhBackward1, sample=sample1(), **_tip),
+    op("acosh", acosh, AcoshBackward0, aliases=("arccosh",), inplace_node=AcoshBackward1, sample=sample1("gt1"),
+       **_tip),
+    op("atanh", atanh, AtanhBackward0, aliases=("arctanh",), inplace_node=AtanhBackward1, sample=sample1("unit"),
+       **_tip),
+    op("sinc", sinc, SincBackward0, special=True, sample=sample1(), **_tip),
+    op("deg2rad", deg2rad, Deg2RadBackward0, sample=sample1(), **_tip),
+    op("rad2deg", rad2deg, Rad2DegBackward0, sample=sample1(), **_tip),
+    # sign and rounding
+    op("sgn", sgn, E.SgnBackward0, sample=sample1(), **_ip),
+    op("frac", frac, FracBackward0, sample=sample1(), **_tip),
+    op("fix", fix, E.TruncBackward0, sample=sample1(), **_tip),
+    op("round", round, E.RoundBackward0, RoundBackward1, special=True, sample=sample1(), **_tip),
+    op("signbit", signbit, no_grad=_BOOL),
+    op("isposinf", isposinf, no_grad=_BOOL),
+    op("isneginf", isneginf, no_grad=_BOOL),
+    op("isreal", isreal, no_grad=_BOOL),
+    op("positive", positive, sample=sample1(call=lambda torch, x: x.positive() * 1)),
+    # binary
+    op("atan2", atan2, Atan2Backward0, aliases=("arctan2",), sample=sample2(), **_ip),
+    op("hypot", hypot, HypotBackward0, sample=sample2(), **_ip),
+    op("logaddexp", logaddexp, LogaddexpBackward0, sample=sample2()),
+    op("logaddexp2", logaddexp2, Logaddexp2Backward0, sample=sample2()),
+    op("fmod", fmod, FmodBackward0, FmodBackward1, sample=sample2("any", "pos"), **_ip),
+    op("copysign", copysign, CopysignBackward0, CopysignBackward1, sample=sample2(), **_ip),
+    op("fmax", fmax, FmaxBackward0, sample=sample2()),
+    op("fmin", fmin, FminBackward0, sample=sample2()),
+    op("float_power", float_power, sample=sample2("pos", "any"), **_ip),  # pow's nodes, in float64
+    # lerp, addcmul, addcdiv, nan_to_num
+    op("lerp", lerp, LerpBackward0, LerpBackward1, sample=Sample([((2, 3), (2, 3), (2, 3)), ((3,), (2, 3), ())],
+                                                                   ("any", "any", "prob")), **_ip),
+    op("addcmul", addcmul, AddcmulBackward0, sample=Sample([((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
+                                                           kwargs={"value": 0.5}), **_ip),
+    op("addcdiv", addcdiv, AddcdivBackward0, sample=Sample([((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
+                                                           ("any", "any", "pos"), kwargs={"value": 2}), **_ip),
+    op("nan_to_num", nan_to_num, NanToNumBackward0, sample=sample1(), **_tip),
+    # activations
+    op("hardshrink", hardshrink, HardshrinkBackward0, functional=True, sample=sample1("any", 0.2)),
+    op("softshrink", softshrink, SoftshrinkBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("softplus", softplus, SoftplusBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("gelu", gelu, GeluBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("silu", silu, SiluBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("mish", mish, MishBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("elu", elu, EluBackward0, EluBackward1, method=False, torch=False, functional=True, sample=sample1()),
+    op("elu_", elu_, EluBackward1, method=False, torch=False, functional=True, sample=sample1(
+        call=_inplace_call("elu_", "F"))),
+    op("selu", selu, EluBackward0, EluBackward1, method=False, functional=True, sample=sample1()),
+    op("selu_", selu_, EluBackward1, method=False, sample=sample1(call=_inplace_call("selu_"))),
+    op("celu", celu, CeluBackward0, CeluBackward1, method=False, functional=True, sample=sample1()),
+    op("celu_", celu_, CeluBackward1, method=False, sample=sample1(call=_inplace_call("celu_"))),
+    op("leaky_relu", leaky_relu, LeakyReluBackward0, LeakyReluBackward1, method=False, torch=False,
+       functional=True, sample=sample1("any", 0.2)),
+    op("leaky_relu_", leaky_relu_, LeakyReluBackward1, method=False, torch=False, functional=True,
+       sample=sample1(call=_inplace_call("leaky_relu_", "F"))),
+    op("rrelu", rrelu, RreluWithNoiseBackward0, RreluWithNoiseBackward1, method=False, functional=True,
+       sample=sample1()),
+    op("rrelu_", rrelu_, RreluWithNoiseBackward1, method=False, sample=sample1(call=_inplace_call("rrelu_"))),
+    op("hardtanh", hardtanh, HardtanhBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("hardtanh_", hardtanh_, HardtanhBackward0, method=False, torch=False, functional=True,
+       sample=sample1(call=_inplace_call("hardtanh_", "F"))),
+    op("relu6", relu6, HardtanhBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("hardsigmoid", hardsigmoid, HardsigmoidBackward0, method=False, torch=False, functional=True,
+       sample=sample1(second=False)),  # torch's hardsigmoid_backward has no derivative
+    op("hardswish", hardswish, HardswishBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("logsigmoid", logsigmoid, LogSigmoidBackward0, method=False, torch=False, functional=True, sample=sample1()),
+    op("softsign", softsign, method=False, torch=False, functional=True, sample=sample1()),  # div's and abs's nodes
+    op("tanhshrink", tanhshrink, method=False, torch=False, functional=True, sample=sample1()),  # sub's and tanh's
+    op("threshold", threshold, ThresholdBackward0, method=False, functional=True, sample=sample1("any", 0.1, 2.0)),
+    op("threshold_", threshold_, ThresholdBackward1, method=False, functional=True,
+       sample=sample1(call=lambda torch, x: torch.threshold_(x * 1, 0.1, 2.0))),
+    op("glu", glu, GluBackward0, method=False, torch=False, functional=True,
+       sample=Sample([((4,),), ((2, 4),)])),
+]
+_TABLES = tables(OPS, inplace_method)
+METHODS = _TABLES["METHODS"]     # Tensor methods (and torch.<name>): name -> function taking the tensor first
+INPLACE = _TABLES["INPLACE"]     # x.name_() (the out-of-place op on x's original value, written back into x)
+INPLACE.update(COMPARE_INPLACE)  # x.eq_(y), x.logical_and_(y), ...: in-place forms of elementwise.py's ops
+TORCH = _TABLES["TORCH"]         # torch.<name> only (not Tensor methods); torch.name_(x, ...) is x.name_(...)
+FUNCTIONAL = _TABLES["FUNCTIONAL"]  # torch.nn.functional.<name>, for the nn package to bind (it owns F)
+SPECIAL = _TABLES["SPECIAL"]     # torch.special.<name>
 
 
 def _torch_inplace(name):
@@ -1607,20 +1780,6 @@ def _torch_inplace(name):
     return fn
 
 
+# torch.name_(x) of elementwise.py's and linalg.py's ops (not declared in the registry yet)
 TORCH.update({n: _torch_inplace(n) for n in ("floor_", "ceil_", "trunc_", "clamp_", "clip_", "sigmoid_",
                                              "square_", "relu_", "addmv_")})
-
-# torch.nn.functional.<name>, for the nn package to bind (it owns F)
-FUNCTIONAL = {
-    "softplus": softplus, "gelu": gelu, "silu": silu, "mish": mish, "elu": elu, "elu_": elu_, "selu": selu,
-    "celu": celu, "leaky_relu": leaky_relu, "leaky_relu_": leaky_relu_, "relu6": relu6, "hardtanh": hardtanh,
-    "hardtanh_": hardtanh_, "hardsigmoid": hardsigmoid, "hardswish": hardswish, "logsigmoid": logsigmoid,
-    "softsign": softsign, "tanhshrink": tanhshrink, "threshold": threshold, "threshold_": threshold_,
-    "softshrink": softshrink, "hardshrink": hardshrink, "glu": glu, "rrelu": rrelu,
-}
-
-# torch.special.<name>
-SPECIAL = {
-    "erf": erf, "erfc": erfc, "erfinv": erfinv, "expm1": expm1, "exp2": exp2, "log1p": log1p, "logit": logit,
-    "xlogy": xlogy, "sinc": sinc, "round": round, "expit": E.sigmoid,
-}

@@ -1,0 +1,157 @@
+"""One declaration per op (issue 22): everything gradcli knows about an op is said once.
+
+The node class (one per PyTorch node, `function.py`) carries what belongs to a node: its kernel
+(`forward`), its backward, its grad_fn name (the class name), the words of `--explain`
+(`explain`: a template, or one per input) and the replay of `--check` (its `forward`, or
+`replay(xs, kw, outs)` when the forward is not a plain array function). The op's declaration,
+`op(...)`, next to its function in the family module, carries the rest: its Python names (Tensor
+method, `torch.X`, `torch.special.X`, `torch.nn.functional.X`, the in-place form `x.X_()` and
+`torch.X_`), the node classes it records, and how the gradient checks call it (`Sample`: input
+shapes and domain) or why it has none (`no_grad`).
+
+From the declarations a family hands to `tables()` come its registration tables (METHODS,
+INPLACE, TORCH, SPECIAL, FUNCTIONAL: what `methods.py`, `api.py` and `nn` bind), and `REGISTRY`
+(name -> OpSpec) is what the graph tools and the tests read: the gradcheck list of
+tests/test_gradcheck.py is `samples()`, and tests/test_opdecl.py checks that every declared
+node has its grad_fn name, words and replay.
+
+Adding an op: its node class (with `explain`) and its function in a family module, one `op(...)`
+in that module's declaration list, and its golden (docs/architecture.md, "How to add an op").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# the input shapes of the gradient checks, by name: a list of variants, one tuple of shapes each
+SHAPES = {
+    "unary": [((),), ((3,),), ((2, 3),)],
+    "binary": [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 2)), ((2, 1), (1, 3))],  # with broadcasting
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """How the gradient checks call an op: on float64 inputs of `shapes` (a SHAPES name or a list of
+    variants) drawn from `domain` (one per input, the last one repeats: "any", "pos", "unit",
+    "gt1", "prob", ...), followed by `args` and `kwargs`; `call(torch, *inputs)` instead when the
+    plain call does not suit. second: also check the second order."""
+    shapes: object = "unary"
+    domain: tuple = ("any",)
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    call: object = None
+    eps: float = 1e-6
+    atol: float = 1e-5
+    rtol: float = 1e-3
+    second: bool = True
+
+    def variants(self):
+        return SHAPES[self.shapes] if isinstance(self.shapes, str) else self.shapes
+
+
+def sample1(domain="any", *args, **kwargs):
+    """The Sample of a unary elementwise op (kwargs: the op's keyword arguments, or Sample's fields)."""
+    return _sample("unary", (domain,), args, kwargs)
+
+
+def sample2(d1="any", d2="any", *args, **kwargs):
+    """The Sample of a binary elementwise op (with broadcasting, and a 0-d operand)."""
+    return _sample("binary", (d1, d2), args, kwargs)
+
+
+def _sample(shapes, domain, args, kwargs):
+    own = {k: kwargs.pop(k) for k in ("call", "eps", "atol", "rtol", "second") if k in kwargs}
+    return Sample(shapes, domain, args, kwargs, **own)
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    fn: object                   # the function, taking the tensor first
+    nodes: tuple = ()            # the node classes it records (their names are its grad_fn names)
+    method: bool = True          # Tensor.name (and torch.name unless torch=False)
+    torch: bool = True           # torch.name
+    aliases: tuple = ()          # other names of the same function, bound wherever name is
+    inplace: bool = False        # x.name_(): the op on x's original value, written back into x
+    inplace_node: object = None  # the node class x.name_() records instead (torch's XBackward1)
+    torch_inplace: bool = False  # torch.name_(x, ...) is x.name_(...)
+    special: tuple = ()          # its names under torch.special
+    functional: bool = False     # torch.nn.functional.name
+    sample: Sample | None = None  # how the gradient checks call it
+    no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
+
+    @property
+    def names(self):
+        return (self.name, *self.aliases)
+
+    def call(self, torch, inputs, name=None):
+        """The op called as the gradient checks call it, on `torch` (gradcli's api or PyTorch)."""
+        s = self.sample
+        if s.call is not None:
+            return s.call(torch, *inputs)
+        name = name or self.name
+        if self.torch:
+            fn = getattr(torch, name)
+        elif self.method:
+            return getattr(inputs[0], name)(*inputs[1:], *s.args, **s.kwargs)
+        elif self.special:
+            fn = getattr(torch.special, self.special[0])
+        else:
+            fn = getattr(torch.nn.functional, name)
+        return fn(*inputs, *s.args, **s.kwargs)
+
+
+REGISTRY: dict[str, OpSpec] = {}
+
+
+def op(name, fn, *nodes, aliases=(), special=(), **kw):
+    """Declare the op `name` (see OpSpec); special=True: torch.special.name."""
+    if special is True:
+        special = (name,)
+    elif isinstance(special, str):
+        special = (special,)
+    spec = OpSpec(name, fn, tuple(nodes), aliases=tuple(aliases), special=tuple(special), **kw)
+    if (spec.sample is None) == (not spec.no_grad):
+        raise ValueError(f"op {name}: an op needs a gradient-check sample, or why it has none (no_grad), not both")
+    return spec
+
+
+def tables(specs, inplace_method):
+    """Register a family's declarations; its binding tables, derived from them:
+    METHODS (Tensor.X, also torch.X), INPLACE (x.X_()), TORCH (torch.X only, torch.X_),
+    SPECIAL (torch.special.X) and FUNCTIONAL (torch.nn.functional.X, bound by nn).
+    inplace_method(fn, name, node): the in-place wrapper of the family."""
+    out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "FUNCTIONAL": {}}
+    for spec in specs:
+        for name in spec.names:
+            if name in REGISTRY and REGISTRY[name] is not spec:
+                raise ValueError(f"op {name} declared twice")
+            REGISTRY[name] = spec
+            if spec.method:
+                out["METHODS"][name] = spec.fn
+            elif spec.torch:
+                out["TORCH"][name] = spec.fn
+            if spec.functional:
+                out["FUNCTIONAL"][name] = spec.fn
+            if spec.inplace:
+                wrapper = inplace_method(spec.fn, name + "_", spec.inplace_node)
+                out["INPLACE"][name + "_"] = wrapper
+                if spec.torch_inplace:
+                    out["TORCH"][name + "_"] = wrapper
+        for name in spec.special:
+            out["SPECIAL"][name] = spec.fn
+    return out
+
+
+def samples():
+    """name -> OpSpec of every declared op with a gradient-check sample (aliases included)."""
+    return {name: spec for name, spec in REGISTRY.items() if spec.sample is not None}
+
+
+def nodes():
+    """Every declared node class, with the op that records it."""
+    return {cls: spec for spec in REGISTRY.values() for cls in (*spec.nodes, *_opt(spec.inplace_node))}
+
+
+def _opt(x):
+    return () if x is None else (x,)
