@@ -470,6 +470,7 @@ def _fresh(size, d, device, generator, fill, requires_grad):
     with _no_grad():
         t = _empty(size, d, device, "")
         fill(t, gen_for(generator, t.device))
+    t._version[0] = 0  # torch fills it below the autograd layer: a new tensor is at version 0
     return _done(t, requires_grad)
 
 
@@ -593,6 +594,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     with _no_grad():
         t = _empty(tuple(input.shape), input.dtype, input.device, "bernoulli")
         bernoulli_(t, input if p is None else p, generator=generator)
+    t._version[0] = 0  # as _fresh
     return t
 
 
