@@ -272,7 +272,7 @@ def check_inplace(t, as_view=False):
         if t._creation is not None:
             raise errors.runtime(view_rebase_message(t))
         if t.grad_fn is None and t._rg:
-            if as_view:
+            if as_view or t._base is not None:  # a leaf that is a view (x.view(-1).requires_grad_())
                 raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
                                      "operation.", hint="leaf_inplace")
             raise errors.runtime(errors.LEAF_INPLACE, hint="leaf_inplace")
