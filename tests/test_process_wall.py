@@ -215,3 +215,46 @@ def test_seccomp_refuses_processes_sockets_and_writing(tmp_path):
         assert results[name] == "refused", (name, results)
     assert results["read"] == "allowed" and results["thread"] == "allowed"  # reading and threads still work
     assert not target.exists() and (ROOT / "README.md").exists()
+
+
+# pyseccomp's import with ctypes.util stood in for (isolate._import_pyseccomp), a fresh process each
+PYSECCOMP_PROBE = """
+import ctypes, json, sys
+from gradcli.cli import isolate
+mode = sys.argv[1]
+if mode == "real-first":
+    import ctypes.util
+    original = ctypes.util.find_library
+load = ctypes.CDLL
+def refusing(name, *args, **kwargs):  # "usual-missing": the stand-in's tries of the usual names fail
+    if name in ("libc.so.6", "libseccomp.so.2") and sys._getframe(1).f_globals["__name__"] == isolate.__name__:
+        raise OSError(name)
+    return load(name, *args, **kwargs)
+if mode == "usual-missing":
+    ctypes.CDLL = refusing
+binding, why = isolate.seccomp_binding()
+ctypes.CDLL = load
+mods = sys.modules
+print(json.dumps({"binding": binding is not None, "why": why, "subprocess": "subprocess" in mods,
+                  "util": "ctypes.util" in mods, "attr": getattr(ctypes, "util", None) is mods.get("ctypes.util"),
+                  "restored": mode != "real-first" or ctypes.util.find_library is original}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["plain", "real-first", "usual-missing"])
+def test_pyseccomp_loads_without_ctypes_util_and_leaves_no_stand_in(mode):
+    """The child imports pyseccomp without ctypes.util (which loads subprocess and runs ldconfig):
+    afterwards no stand-in is left in sys.modules or on ctypes, and a usual library name that does
+    not load is still looked up by the real find_library."""
+    proc = subprocess.run([sys.executable, "-c", PYSECCOMP_PROBE, mode], capture_output=True, text=True,
+                          cwd=ROOT, env=env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = json.loads(proc.stdout)
+    if not r["binding"] and mode == "plain":
+        pytest.skip(r["why"])  # no pyseccomp or no libseccomp here
+    assert r["binding"], r
+    assert r["attr"] and r["restored"], r  # no stand-in left behind
+    if mode == "plain":
+        assert not r["util"] and not r["subprocess"], r
+    if mode == "usual-missing":
+        assert r["util"], r  # the real module answered

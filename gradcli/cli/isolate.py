@@ -49,31 +49,61 @@ def seccomp_binding():
             _SECCOMP.append((None, "seccomp is Linux only"))
         else:
             try:
-                import ctypes.util  # noqa: PLC0415
-
-                usual = {"c": "libc.so.6", "seccomp": "libseccomp.so.2"}
-                original = ctypes.util.find_library
-
-                def find(name):  # ldconfig (a subprocess) only when the usual names do not load
-                    lib = usual.get(name)
-                    if lib is not None:
-                        try:
-                            ctypes.CDLL(lib)
-                            return lib
-                        except OSError:
-                            pass
-                    return original(name)
-                ctypes.util.find_library = find
-                try:
-                    import pyseccomp  # noqa: PLC0415
-                finally:
-                    ctypes.util.find_library = original
-                _SECCOMP.append((pyseccomp, None))
+                _SECCOMP.append((_import_pyseccomp(), None))
             except ImportError:
                 _SECCOMP.append((None, "the seccomp filter needs pyseccomp: pip install 'gradcli[seccomp]'"))
             except Exception as exc:  # noqa: BLE001 - libseccomp missing or unusable
                 _SECCOMP.append((None, f"the seccomp filter is unavailable ({type(exc).__name__}: {exc})"))
     return _SECCOMP[0]
+
+
+def _import_pyseccomp():
+    """Import pyseccomp, which looks its libraries up with ctypes.util.find_library at import: that
+    module imports subprocess (and locale, selectors, ...), and find_library runs ``ldconfig``, a
+    process. The usual names are tried first through a stand-in module (a few ms of every run's
+    child); the real find_library answers only for a name that does not load."""
+    import ctypes  # noqa: PLC0415 - NumPy has loaded it
+
+    usual = {"c": "libc.so.6", "seccomp": "libseccomp.so.2"}
+    real = sys.modules.get("ctypes.util")
+    saved = real.find_library if real is not None else None
+
+    def find_library(name):
+        lib = usual.get(name)
+        if lib is not None:
+            try:
+                ctypes.CDLL(lib)
+                return lib
+            except OSError:
+                pass
+        if saved is not None:
+            return saved(name)
+        if sys.modules.get("ctypes.util") is stand_in:
+            del sys.modules["ctypes.util"]  # the real module from here on (its import sets ctypes.util)
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module("ctypes.util").find_library(name)
+    if real is not None:
+        stand_in = real
+        real.find_library = find_library
+    else:
+        import types  # noqa: PLC0415
+
+        stand_in = types.ModuleType("ctypes.util")
+        stand_in.find_library = find_library
+        sys.modules["ctypes.util"] = stand_in
+        ctypes.util = stand_in
+    try:
+        import pyseccomp  # noqa: PLC0415
+    finally:
+        if real is not None:
+            real.find_library = saved
+        else:
+            if sys.modules.get("ctypes.util") is stand_in:
+                del sys.modules["ctypes.util"]
+            if getattr(ctypes, "util", None) is stand_in:
+                del ctypes.util
+    return pyseccomp
 
 
 def seccomp_status() -> str:
@@ -144,10 +174,10 @@ def end_with_parent():
     if not sys.platform.startswith("linux"):
         return
     try:
+        import _signal  # noqa: PLC0415 - not signal: its enums cost start-up time
         import ctypes  # noqa: PLC0415
-        import signal  # noqa: PLC0415
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(_signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
@@ -204,13 +234,13 @@ def watch_location(channel, rt, timeout):
 
 
 def _child(fd, body, max_memory, seccomp):
-    import signal  # noqa: PLC0415
+    import _signal  # noqa: PLC0415 - not signal: its enums cost start-up time
 
     channel = Channel(fd)
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C and SIGTERM are the parent's to answer:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # it ends the child and reports what was printed
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)   # Ctrl-C and SIGTERM are the parent's to answer:
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)  # it ends the child and reports what was printed
         end_with_parent()
         if max_memory:
             limit_memory(max_memory)

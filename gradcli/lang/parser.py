@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextvars
 import gc
-import hashlib
 import marshal
 import os
 import sys
@@ -96,9 +95,22 @@ def _lark_version() -> str:
     return module.__version__
 
 
+def _sha256(data: bytes):
+    """hashlib.sha256(data) from the interpreter's own module when there is one: hashlib starts
+    OpenSSL, ~2 ms of every start-up, for a key of a few kilobytes."""
+    for name in ("_sha2", "_sha256"):  # Python 3.12+, 3.11 and before
+        try:
+            return __import__(name).sha256(data)
+        except (ImportError, AttributeError):
+            continue
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256(data)
+
+
 def _cache_file(grammar_text: str) -> Optional[str]:
     """A writable cache file path keyed by the grammar, Lark and Python versions, or None."""
-    key = hashlib.sha256(grammar_text.encode("utf-8")).hexdigest()[:20]
+    key = _sha256(grammar_text.encode("utf-8")).hexdigest()[:20]
     name = "gradscript-%s-lark%s-py%d%d.cache" % (key, _lark_version(), *sys.version_info[:2])
     folders = []
     if os.environ.get("XDG_CACHE_HOME"):
@@ -202,7 +214,7 @@ def _tables_file(grammar_text: str) -> Optional[str]:
     lark_cache = _cache_file(grammar_text)
     if lark_cache is None:
         return None
-    digest = hashlib.sha256(grammar_text.encode("utf-8"))
+    digest = _sha256(grammar_text.encode("utf-8"))
     for module in (lalr, tokenizer):
         try:
             with open(module.__file__, "rb") as f:  # type: ignore[arg-type]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import random as _random
 from bisect import bisect as _bisect
 from collections.abc import Sequence as _Sequence
-from hashlib import sha512 as _sha512
 from itertools import accumulate as _accumulate
 from math import ceil as _ceil, cos as _cos, e as _e, exp as _exp, log as _log, sin as _sin, sqrt as _sqrt
 from operator import index as _index
@@ -40,9 +39,11 @@ class Random(_random.Random):
             a = -2 if x == -1 else x
 
         elif version == 2 and isinstance(a, (str, bytes, bytearray)):
+            from hashlib import sha512  # noqa: PLC0415 - here: its OpenSSL start costs every run ~2 ms
+
             if isinstance(a, str):
                 a = a.encode()
-            a = int.from_bytes(a + _sha512(a).digest(), "big")
+            a = int.from_bytes(a + sha512(a).digest(), "big")
 
         elif not isinstance(a, (type(None), int, float, str, bytes, bytearray)):
             raise TypeError('The only supported seed types are: None,\n'

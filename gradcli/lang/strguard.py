@@ -8,7 +8,6 @@ route that can build a big object checks its size first (``MAX_SEQUENCE`` items)
 from __future__ import annotations
 
 import re
-import string
 
 from .runtime import LimitError, user_raiser
 
@@ -16,7 +15,11 @@ MAX_SEQUENCE = 10_000_000       # items of a str/list/tuple built by repetition 
 
 
 
-_formatter = string.Formatter()
+def _fields(fmt):
+    """string.Formatter().parse(fmt); the string module is loaded on first use (start-up time)."""
+    from string import Formatter  # noqa: PLC0415
+
+    return Formatter().parse(fmt)
 
 
 def _check_format(fmt, depth=0):
@@ -25,7 +28,7 @@ def _check_format(fmt, depth=0):
     if not isinstance(fmt, str):
         return False
     nested = False
-    for _literal, field, spec, _conv in _formatter.parse(fmt):
+    for _literal, field, spec, _conv in _fields(fmt):
         if field is None:
             continue
         if field and not (field.isdigit() or field.isidentifier()) or field.startswith("_"):
