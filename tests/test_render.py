@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -308,3 +311,67 @@ def test_huge_lines_show_a_window_around_the_error(tmp_path):
     lines = error_lines(err.type_name, err.message, "s.grad", err.line, err.column, err.end_line, err.end_column,
                         err.hint, short)
     assert "  1 | y = 1 + undefined_name" in lines and "..." not in "\n".join(lines)
+
+
+def _rich_plain(table):
+    """What Rich draws for a plain (uncoloured) table: the drawing render/table.py reproduces."""
+    from gradcli.render.style import rich_console
+
+    buf = io.StringIO()
+    rich_console(buf, False, width=100_000).print(table.rich())
+    return "".join(line.rstrip() + "\n" for line in buf.getvalue().splitlines())
+
+
+def _random_text(rng, lines_max=4):
+    alphabet = "abcxyz0123456789 .,-+*/()[]{}:;'\"_=<>#@!?|\\~`$%^&"
+    lines = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 14)))
+             for _ in range(rng.randrange(1, lines_max + 1))]
+    if rng.random() < 0.3:
+        lines = [" " * rng.randrange(0, 6) + line for line in lines]
+    return "\n".join(lines)
+
+
+def test_plain_tables_are_drawn_as_rich_draws_them():
+    """render/table.py draws plain tables without Rich (start-up time): byte for byte Rich's box.SQUARE
+    drawing (tensor reprs on several lines, blank lines, leading and trailing spaces, markup-like and
+    empty cells, titles), and leaves to Rich what it would draw differently (non-ASCII, tabs, a title
+    wider than the table)."""
+    import random
+
+    from gradcli.render.summary import print_renderable
+    from gradcli.render.table import Table
+
+    rng = random.Random(21)
+    drawn = 0
+    for case in range(300):
+        ncols = rng.randrange(1, 6)
+        columns = [(_random_text(rng, 1), rng.choice([None, "cyan"]), rng.random() < 0.5) for _ in range(ncols)]
+        title = rng.choice([None, "tensors", "tensors of " + _random_text(rng, 1), "x" * rng.randrange(40, 90)])
+        table = Table(title, columns, False)
+        for _ in range(rng.randrange(0, 5)):
+            table.add_row(*[_random_text(rng) for _ in range(ncols)])
+        if case % 10 == 0:
+            table.add_row(*["tensor([[1., 2.],\n        [3., 4.]])"] * (ncols - 1), "[bold]x[/] :smile:")
+        buf = io.StringIO()
+        print_renderable(table, buf, False)
+        assert buf.getvalue() == _rich_plain(table), (title, columns, table.rows)
+        drawn += table.plain_text() is not None
+    assert drawn > 150  # most took the path without Rich
+    for odd in ("é", "变量", "a\tb", "x\r", "\x1b[1m", "a\n"):
+        table = Table(None, [("name", None, True), ("value", None, False)], False)
+        table.add_row(odd, "1")
+        assert table.plain_text() is None
+        buf = io.StringIO()
+        print_renderable(table, buf, False)
+        assert buf.getvalue() == _rich_plain(table)
+
+
+def test_plain_calculator_run_imports_no_rich():
+    """`gradcli grad` piped draws its table without importing Rich, as Rich would draw it."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", "grad", "x**2 * y", "x=[1,2]", "y=3"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "│ x    │ tensor([1., 2.]) │ [2]   │ torch.float32 │ tensor([[ 6.,  0.],          │\n" in proc.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "gradcli.render.table" in loaded and not {m for m in loaded if m.split(".")[0] == "rich"}

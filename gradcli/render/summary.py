@@ -1,18 +1,14 @@
-"""Rich tables: ``--summary`` (the named tensors of a run) and the calculator's result."""
+"""The tables of ``--summary`` (the named tensors of a run) and of the calculator's result
+(table.Table: Rich draws them on a terminal; plain output is drawn without importing Rich)."""
 from __future__ import annotations
 
+from .table import Table
 from .tensors import is_tensor, shape_text, value_repr
 
 
 def _table(title, columns, color):
-    from rich import box  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
-
-    table = Table(title=title, box=box.ROUNDED if color else box.SQUARE, header_style="bold" if color else None,
-                  title_style="bold" if color else None, title_justify="left")
-    for name, kwargs in columns:
-        table.add_column(name, **kwargs)
-    return table
+    return Table(title, [(name, kwargs.get("style"), kwargs.get("no_wrap", False)) for name, kwargs in columns],
+                 color)
 
 
 def _dtype(t) -> str:
@@ -44,6 +40,13 @@ def summary_table(variables: dict, color: bool, title: str = "tensors"):
 def print_renderable(renderable, stream, color: bool) -> None:
     """On a terminal, Rich fits the table to its width; plain, the table keeps its natural width
     (cells never wrap a tensor's lines) and lines carry no trailing spaces."""
+    if isinstance(renderable, Table):
+        text = None if color else renderable.plain_text()
+        if text is not None:
+            stream.write(text)
+            stream.flush()
+            return
+        renderable = renderable.rich()
     from .style import rich_console  # noqa: PLC0415
 
     if color:
