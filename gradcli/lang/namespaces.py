@@ -93,11 +93,12 @@ class _LazyMembers(dict):
     until the first read that needs them, which loads them; reading a member that is there is a
     plain dict lookup."""
 
-    __slots__ = ("_load",)
+    __slots__ = ("_load", "early")
 
     def __init__(self, load):
         super().__init__()
         self._load = load
+        self.early = {}  # attr -> the facade of a member handed out before the load (lazy_child)
 
     @property
     def pending(self):
@@ -144,9 +145,34 @@ def _lazy_facade(name, owner, attr, seen):
     def load():
         value = getattr(owner, attr)  # imports it
         seen.setdefault(id(value), ns)
-        return _facade_members(name, value, seen)
-    object.__setattr__(ns, "_members", _LazyMembers(load))
+        early = [(child, getattr(value, sub)) for sub, child in members.early.items()]
+        for child, obj in early:  # the members handed out already stay the objects the load gives
+            seen.setdefault(id(obj), child)
+        loaded = _facade_members(name, value, seen)
+        for child, obj in early:
+            object.__setattr__(child, "_members", _facade_members(child._name, obj, seen))
+        return loaded
+    members = _LazyMembers(load)
+    object.__setattr__(ns, "_members", members)
     return ns
+
+
+# the engine namespaces a script may import, or the calculator and the REPL predefine (F), before the
+# namespace that holds them is loaded: their facade is handed out first, and loads that namespace at
+# its first read (`import torch.nn.functional as F` alone imports nothing of the engine's torch.nn)
+EARLY_MEMBERS = frozenset({"torch.nn.functional"})
+
+
+def _lazy_child(ns, attr):
+    """The facade of ns.attr, ns a facade not loaded yet, without loading it: ns's load makes it the
+    member attr (the same object, as `F is nn.functional` needs) and fills its members."""
+    members = ns._members
+    child = members.early.get(attr)
+    if child is None:
+        child = Namespace(f"{ns._name}.{attr}", {})
+        object.__setattr__(child, "_members", _LazyMembers(lambda: (members.loaded(), child._members)[1]))
+        members.early[attr] = child
+    return child
 
 
 def _pending(ns):
@@ -560,7 +586,10 @@ class Namespaces:
         if ns is None and "." in path:
             parent, _, name = path.rpartition(".")
             owner = self.module(parent)
-            value = owner._members.get(name) if owner is not None else None
+            if owner is not None and path in EARLY_MEMBERS and _pending(owner):
+                value = _lazy_child(owner, name)
+            else:
+                value = owner._members.get(name) if owner is not None else None
             if isinstance(value, Namespace):
                 ns = self.modules[path] = value
         return ns

@@ -1,0 +1,84 @@
+"""Start-up (issue 21): what a plain `gradcli run` / `gradcli grad` loads, and the members loaded on
+first use behaving as if they had been there from the start. Each check runs a fresh process: the
+engine's namespace facades are cached for the life of a process."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fresh(code: str) -> dict:
+    """Run code (it prints one JSON document) in a fresh interpreter; the document and the modules loaded."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    wrapped = code + "\nimport sys as _s\nprint(json.dumps(sorted(_s.modules)))\n"
+    proc = subprocess.run([sys.executable, "-c", "import json\n" + wrapped], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc, modules = proc.stdout.strip().splitlines()[-2:]
+    return {"doc": json.loads(doc), "modules": set(json.loads(modules))}
+
+
+# `F` (torch.nn.functional) is handed out before torch.nn is loaded; its first read loads torch.nn
+F_SCRIPTS = {
+    "F first": "import torch\nimport torch.nn.functional as F\nimport torch.nn as nn\n"
+               "a = F.relu(torch.tensor([-1., 2.]))\nout = [F is nn.functional, str(a), str(nn.Linear)]",
+    "nn first": "import torch\nimport torch.nn.functional as F\nimport torch.nn as nn\n"
+                "l = nn.Linear(2, 1)\nout = [F is nn.functional, str(F.relu(torch.tensor([-1., 2.]))), str(nn.Linear)]",
+    "from import": "import torch\nfrom torch.nn import functional as F\nfrom torch.nn.functional import relu\n"
+                   "import torch.nn as nn\nout = [F is nn.functional, str(relu(torch.tensor([-1., 2.]))), str(nn.Linear)]",
+}
+
+
+@pytest.mark.parametrize("name", sorted(F_SCRIPTS))
+def test_functional_facade_is_nn_functional_whichever_is_read_first(name):
+    r = fresh(f"""
+from gradcli.lang.runner import Session, RunOptions
+s = Session(RunOptions())
+s.run({F_SCRIPTS[name]!r}, "<t>")
+print(json.dumps(s.globals["out"]))
+""")
+    assert r["doc"] == [True, "tensor([0., 2.])", "<class 'torch.nn.modules.linear.Linear'>"]
+
+
+def test_predefined_f_loads_torch_nn_only_when_read():
+    """The calculator and the REPL predefine torch, np, nn, F and math: an expression that reads
+    none of nn and F loads no torch.nn; one that reads F gets the loaded module, as nn.functional."""
+    r = fresh("""
+import sys
+from gradcli.lang.runner import Session, RunOptions
+s = Session(RunOptions())
+s.predefine_modules()
+before = "gradcli.engine.nn" in sys.modules
+v = str(s.evaluate("torch.sin(torch.tensor(0.))"))
+still = "gradcli.engine.nn" in sys.modules
+w = str(s.evaluate("F.softplus(torch.tensor(0.))"))
+print(json.dumps([before, still, v, w, s.evaluate("F is nn.functional"), sorted(s.variables())]))
+""")
+    assert r["doc"] == [False, False, "tensor(0.)", "tensor(0.6931)", True, []]
+    assert "gradcli.engine.nn" in r["modules"]
+
+
+def test_plain_grad_and_run_load_no_rich_nn_or_hashlib():
+    """The start-up test of issue 21: a plain `gradcli grad` loads no Rich (its plain table is drawn by
+    render/table.py), no torch.nn (F is lazy), no hashlib (OpenSSL's start), no subprocess; a plain
+    run of a script that uses no nn loads none of them either."""
+    def loaded(*args):
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcli", *args], capture_output=True,
+                              text=True, cwd=ROOT, timeout=120,
+                              env={k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    unwanted = ("rich", "typer", "click", "lark", "hashlib", "_hashlib", "subprocess", "locale", "gradcli.engine.nn",
+                "gradcli.engine.optim", "prompt_toolkit", "pygments")
+    for args in (["grad", "w*x + b", "w=4", "x=3", "b=5"], ["run", "samples/seed00_linear_forward.grad"]):
+        mods = loaded(*args)
+        assert "gradcli.engine.api" in mods
+        bad = {m for m in mods if any(m == u or m.startswith(u + ".") for u in unwanted)}
+        assert not bad, (args, sorted(bad))
