@@ -82,3 +82,46 @@ def test_plain_grad_and_run_load_no_rich_nn_or_hashlib():
         assert "gradcli.engine.api" in mods
         bad = {m for m in mods if any(m == u or m.startswith(u + ".") for u in unwanted)}
         assert not bad, (args, sorted(bad))
+
+
+def test_ast_node_inits_are_the_dataclass_ones():
+    """lang/ast.py compiles each node class's __init__ at its first use instead of dataclass's
+    machinery at import (start-up time): the same parameters, kinds and defaults as
+    dataclass(slots=True) made from the same declarations, a fresh list per default factory,
+    spans keyword-only and out of ==."""
+    import dataclasses
+    import inspect
+
+    from gradcli.lang import ast
+
+    classes, todo = [], [ast.Node]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if getattr(ast, cls.__name__, None) is cls:  # (not a class statement's first class, which _node remade)
+            classes.append(cls)
+    assert len(classes) > 50
+    for cls in classes:
+        fields = []
+        for name, default, factory, kw_only in cls._specs:
+            extra = {"default_factory": factory} if factory else {} if default is ast._REQUIRED else {"default": default}
+            fields.append((name, object, dataclasses.field(kw_only=kw_only, **extra)))
+        reference = dataclasses.make_dataclass(cls.__name__, fields)
+        required = [None] * sum(1 for p in inspect.signature(reference).parameters.values()
+                                if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD)
+        node = cls(*required)  # compiles the class's __init__
+        ours, theirs = inspect.signature(cls.__init__), inspect.signature(reference.__init__)
+        assert [(p.name, p.kind, p.default is p.empty) for p in ours.parameters.values()] == \
+            [(p.name, p.kind, p.default is p.empty) for p in theirs.parameters.values()], cls
+        inherited = {n for n, *_ in getattr(cls.__bases__[0], "_specs", ())}
+        assert cls.__slots__ == tuple(n for n, *_ in cls._specs if n not in inherited), cls
+        for name, default, factory, _ in cls._specs:
+            if factory is not None:
+                assert getattr(node, name) == factory() and getattr(node, name) is not getattr(cls(*required), name)
+            elif default is not ast._REQUIRED:
+                assert getattr(node, name) == default
+        with pytest.raises(AttributeError):
+            node.not_a_field = 1
+        assert node == cls(*required, line=7, end_column=3) and cls(*required, line=7).line == 7
+    with pytest.raises(TypeError, match="positional"):
+        ast.Name("x", 1)

@@ -1,4 +1,4 @@
-"""The GradScript abstract syntax tree: small typed dataclasses with source spans.
+"""The GradScript abstract syntax tree: small typed classes with source spans, declared as dataclasses.
 
 ``gradcli.lang.parser.parse()`` turns source text into a :class:`Module`.  Nothing here
 depends on Lark; downstream code (compiler, engine, renderer) sees only these classes.
@@ -85,8 +85,7 @@ Every class has ``_fields``: the names of its non-span fields, in order.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import Field, field
 from typing import Any, Iterator, Optional
 
 __all__ = [
@@ -107,9 +106,73 @@ def _span_field() -> Any:
     return field(default=0, kw_only=True)
 
 
-# Only __init__ is generated per class; == and repr come from Node (by `_fields`, so spans
-# take no part in them), which keeps importing this module cheap.
-_node = dataclass(slots=True, eq=False, repr=False)
+# The node classes are declared as dataclasses are, but made by _node, not by dataclass(slots=True,
+# eq=False, repr=False): importing this module is part of every start-up, and dataclass's machinery
+# (a compiled __init__ per class) cost ~10 ms for these ~55 classes. _node gives each class
+# __slots__ for its own fields and records them (_specs); a class's __init__, as dataclass writes
+# it, is compiled at its first instantiation (_compile_init), so a run compiles only the ones its
+# script uses. Their source comes from these declarations only, never from a script's text.
+# == and repr come from Node (by `_fields`, so spans take no part in them).
+
+
+class _Required:
+    """The default of a field that has none (and of one with a default factory)."""
+
+
+_REQUIRED = _Required()
+
+
+def _node(cls):
+    own = cls.__dict__.get("__annotations__", {})
+    specs = []  # (name, default or _REQUIRED, default factory or None, keyword-only)
+    for name in own:
+        value = cls.__dict__.get(name, _REQUIRED)
+        if isinstance(value, Field):
+            factory = value.default_factory if callable(value.default_factory) else None
+            specs.append((name, _REQUIRED if factory else value.default, factory, value.kw_only is True))
+        else:
+            specs.append((name, value, None, False))
+    body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
+    body["__slots__"] = tuple(own)
+    body["__init__"] = _first_init
+    new = type(cls)(cls.__name__, cls.__bases__, body)
+    new._specs = tuple(getattr(cls.__bases__[0], "_specs", ())) + tuple(specs)
+    return new
+
+
+def _first_init(self, *args, **kwargs):
+    """The __init__ of every node class until its first instantiation: compile it, then run it."""
+    cls = type(self)
+    init = cls.__init__ = _compile_init(cls)
+    init(self, *args, **kwargs)
+
+
+def _compile_init(cls):
+    """cls's __init__ as dataclass would write it: the fields in order (defaults, default factories),
+    the keyword-only ones (the span) after a `*`."""
+    scope = {"_REQUIRED": _REQUIRED}
+    params, keyword, lines = ["self"], [], []
+    for name, default, factory, kw_only in cls._specs:
+        if factory is not None:
+            scope[f"_factory_{name}"] = factory
+            lines.append(f"    self.{name} = _factory_{name}() if {name} is _REQUIRED else {name}")
+        else:
+            lines.append(f"    self.{name} = {name}")
+        if factory is not None:
+            param = f"{name}=_REQUIRED"
+        elif default is _REQUIRED:
+            param = name
+        else:
+            scope[f"_default_{name}"] = default
+            param = f"{name}=_default_{name}"
+        (keyword if kw_only else params).append(param)
+    if keyword:
+        params += ["*", *keyword]
+    source = "def __init__(%s):\n%s\n" % (", ".join(params), "\n".join(lines) or "    pass")
+    exec(compile(source, f"<gradcli.lang.ast {cls.__name__}.__init__>", "exec"), scope)  # noqa: S102 - our own fields
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__name__}.__init__"
+    return init
 
 
 @_node
@@ -596,7 +659,7 @@ def _all_node_classes() -> list[type]:
 
 
 for _cls in _all_node_classes():
-    _cls._fields = tuple(f.name for f in dataclasses.fields(_cls) if f.name not in _SPAN_NAMES)
+    _cls._fields = tuple(spec[0] for spec in _cls._specs if spec[0] not in _SPAN_NAMES)
 del _cls
 
 
