@@ -134,17 +134,20 @@ def _node(cls):
             specs.append((name, value, None, False))
     body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
     body["__slots__"] = tuple(own)
-    body["__init__"] = _first_init
     new = type(cls)(cls.__name__, cls.__bases__, body)
     new._specs = tuple(getattr(cls.__bases__[0], "_specs", ())) + tuple(specs)
+    new.__init__ = _first_init(new)
     return new
 
 
-def _first_init(self, *args, **kwargs):
-    """The __init__ of every node class until its first instantiation: compile it, then run it."""
-    cls = type(self)
-    init = cls.__init__ = _compile_init(cls)
-    init(self, *args, **kwargs)
+def _first_init(cls):
+    """cls's __init__ until its first call, which compiles the real one, puts it in its place and
+    runs it (also when a subclass's own __init__ calls cls.__init__)."""
+    def __init__(self, *args, **kwargs):
+        init = cls.__init__ = _compile_init(cls)
+        init(self, *args, **kwargs)
+    __init__.__qualname__ = f"{cls.__name__}.__init__"
+    return __init__
 
 
 def _compile_init(cls):
