@@ -123,6 +123,44 @@ def test_kernels_leave_what_they_do_not_take_to_numpy():
 
 
 @needs_mkl
+def test_gemm_call_plans_read_each_calls_operands():
+    """gemm plans its call once per operand layout (dtype, shapes, strides): a later call of the same
+    layout must read its own operands (new data, read-only arrays, offset views, rows wider than the
+    matrix) and give the bits of a first call; with torch, the bits of torch.mm on the same views."""
+    from gradcli.engine import mkl_backend as M
+
+    rng = np.random.default_rng(7)
+    for dtype in (np.float32, np.float64):
+        views = {
+            "row-major": lambda w: (w[:32, :10], w[32:42, :5]),
+            "weight.t()": lambda w: (w[:32, :10], w[:5, 10:20].T),
+            "wide rows, offset": lambda w: (w[1:33, 3:13], w[40:50, 7:12]),
+            "both transposed": lambda w: (w[:10, :32].T, w[:5, :10].T),
+        }
+        for name, view in views.items():
+            gemm = M.gemm()
+            bases = [rng.standard_normal((64, 24)).astype(dtype) for _ in range(3)]
+            firsts = [M.gemm()(*view(b)) for b in bases]  # each from a kernel that never saw the layout
+            for base, first in zip(bases, firsts):
+                a, b = view(base)
+                assert gemm(a, b).tobytes() == first.tobytes(), name
+                frozen = base.copy()
+                frozen.flags.writeable = False
+                assert gemm(*view(frozen)).tobytes() == first.tobytes(), name
+                np.testing.assert_allclose(first, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-5)
+                bias = rng.standard_normal(5).astype(dtype)
+                with_bias = gemm(a, b, bias)
+                assert with_bias.tobytes() == M.gemm()(a, b, bias).tobytes(), name
+                if HAVE_TORCH:
+                    import torch as T
+
+                    tb = T.from_numpy(base)
+                    ta_, tb_ = view(tb)
+                    assert first.tobytes() == T.mm(ta_, tb_).contiguous().numpy().tobytes(), name
+                    assert with_bias.tobytes() == T.addmm(T.from_numpy(bias), ta_, tb_).numpy().tobytes(), name
+
+
+@needs_mkl
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided", "0-d"])
 def test_vml_output_keeps_numpy_layout_and_values(layout):
     from gradcli.engine import api as torch

@@ -129,15 +129,22 @@ def _function(name, restype, *argtypes):
     return ctypes.CFUNCTYPE(restype, *argtypes)(address)
 
 
+def _aligned(n, dt):
+    """(a new 1-D array of n elements starting on a 64-byte boundary, its address). NumPy's buffers
+    start on 16 bytes at least, so such a start lies 0 to 48 bytes in."""
+    buf = _empty(n + 64 // dt.itemsize, dt)
+    address = _addressof(_from_buffer(buf))
+    start = (-address % 64) // dt.itemsize
+    return buf[start:start + n], address + start * dt.itemsize
+
+
 def aligned_empty(shape, dt):
     """A new C-contiguous array on a 64-byte boundary, as torch's CPU allocator places every tensor
     (MKL's threaded gemv splits its output by cache lines: its sums depend on where it starts)."""
     n = 1
     for d in shape:
         n *= d
-    buf = np.empty(n * dt.itemsize + 64, np.uint8)
-    start = -buf.__array_interface__["data"][0] % 64
-    return np.frombuffer(memoryview(buf)[start:start + n * dt.itemsize], dt).reshape(shape)
+    return _aligned(n, dt)[0].reshape(shape)
 
 
 def _ptr(a):
@@ -195,11 +202,28 @@ def vml(name):
 
 # ----------------------------------------------------------------------------------------- gemm
 
+# Fortran ?gemm_ (what ATen's cpublas::gemm calls) takes every argument by address. Integers below
+# _POOL_SIZE and the scalars 0 and 1 point into constant tables built once, so a small product
+# costs one foreign call and no ctypes objects; anything else gets a fresh buffer for its call.
+_POOL_SIZE = 8192
+_tables = {}
+
+
 def _gemm_functions():
-    i, p = _c_int, _c_void_p
-    fs = _function("cblas_sgemm", None, i, i, i, i, i, i, _c_float, p, i, p, i, _c_float, p, i)
-    fd = _function("cblas_dgemm", None, i, i, i, i, i, i, _c_double, p, i, p, i, _c_double, p, i)
-    return fs, fd
+    """{dtype: (gemm_, its scalar ctype, address of its 0, address of its 1)} and the tables."""
+    if not _tables:
+        pool = (_c_int * _POOL_SIZE)(*range(_POOL_SIZE))
+        chars = ctypes.create_string_buffer(b"NT")
+        zero_one = {_F32: (_c_float * 2)(0.0, 1.0), _F64: (_c_double * 2)(0.0, 1.0)}
+        _tables.update(pool=pool, base=_addressof(pool), chars=chars, N=_addressof(chars),
+                       T=_addressof(chars) + 1, zero_one=zero_one)
+    p = _c_void_p
+    fns = {}
+    for dt, name, ctype in ((_F32, "sgemm_", _c_float), (_F64, "dgemm_", _c_double)):
+        f = _function(name, None, p, p, p, p, p, p, p, p, p, p, p, p, p)
+        table = _addressof(_tables["zero_one"][dt])
+        fns[dt] = (f, ctype, table, table + ctypes.sizeof(ctype))
+    return fns
 
 
 def _estrides(a):
@@ -207,39 +231,70 @@ def _estrides(a):
     return [s // isz for s in a.strides]
 
 
+def _int_address(v, keep):
+    if 0 <= v < _POOL_SIZE:
+        return _tables["base"] + 4 * v
+    box = (_c_int * 1)(v)
+    keep.append(box)
+    return _addressof(box)
+
+
+def _scalar_address(value, entry, keep):
+    if value == 1:
+        return entry[3]
+    if value == 0:
+        return entry[2]
+    box = (entry[1] * 1)(value)
+    keep.append(box)
+    return _addressof(box)
+
+
 def _gemm_into(result, m1, m2, alpha, beta, fns):
     """ATen's addmm_impl_cpu_ from its transpose choice on: result (2-D, already holding the bias
     when beta != 0) = beta * result + alpha * m1 @ m2 through MKL. False where ATen would not call
     BLAS (its own kernel then; the caller falls back)."""
     M, N = result.shape
-    rs = _estrides(result)
-    if rs[0] == 1 and (N == 1 or rs[1] >= max(1, M)):
+    isz = result.itemsize
+    r0, r1 = result.strides
+    r0 //= isz
+    r1 //= isz
+    if r0 == 1 and (N == 1 or r1 >= max(1, M)):
         tc, c = False, result
-    elif rs[1] == 1 and (M == 1 or rs[0] >= max(1, N)):
+    elif r1 == 1 and (M == 1 or r0 >= max(1, N)):
         m1, m2 = m2, m1
         tc, c = True, result
     else:
         tc, c = False, np.asfortranarray(result)
-    m, n = (N, M) if tc else (M, N)
-    i0, i1 = (1, 0) if tc else (0, 1)
-    k = m1.shape[i1]
-    s = _estrides(m1)
-    if s[i0] == 1 and s[i1] >= max(1, m):
-        ta, a = False, m1
-    elif s[i1] == 1 and s[i0] >= max(1, k):
-        ta, a = True, m1
+    if tc:
+        m, n, k = N, M, m1.shape[0]
+        s1, s0 = m1.strides
+        t1, t0 = m2.strides
     else:
+        m, n, k = M, N, m1.shape[1]
+        s0, s1 = m1.strides
+        t0, t1 = m2.strides
+    s0 //= isz
+    s1 //= isz
+    t0 //= isz
+    t1 //= isz
+    if s0 == 1 and s1 >= max(1, m):
+        ta, a, lda = False, m1, s1
+    elif s1 == 1 and s0 >= max(1, k):
+        ta, a, lda = True, m1, s0
+    else:  # a contiguous copy: ATen's a.contiguous() read transposed (or not) to match c
         ta, a = not tc, np.ascontiguousarray(m1)
-    s = _estrides(m2)
-    if s[i0] == 1 and s[i1] >= max(1, k):
-        tb, b = False, m2
-    elif s[i1] == 1 and s[i0] >= max(1, n):
-        tb, b = True, m2
+        lda = a.shape[1]
+    if t0 == 1 and t1 >= max(1, k):
+        tb, b, ldb = False, m2, t1
+    elif t1 == 1 and t0 >= max(1, n):
+        tb, b, ldb = True, m2, t0
     else:
         tb, b = not tc, np.ascontiguousarray(m2)
-    lda = _estrides(a)[1 if ta == tc else 0]
-    ldb = _estrides(b)[1 if tb == tc else 0]
-    ldc = _estrides(c)[0 if tc else 1]
+        ldb = b.shape[1]
+    if c is result:
+        ldc = r0 if tc else r1
+    else:
+        ldc = c.strides[1] // isz
     ok = _blas_call(fns, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
     if ok and c is not result:
         result[...] = c
@@ -271,9 +326,18 @@ def _blas_call(fns, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
     if lds is None:
         return False
     lda, ldb, ldc = lds
-    f = fns[0] if c.dtype == _F32 else fns[1]
-    f(_COL_MAJOR, _TRANS if ta else _NO_TRANS, _TRANS if tb else _NO_TRANS, m, n, k, alpha, _ptr(a), lda,
-      _ptr(b), ldb, beta, _ptr(c), ldc)
+    entry = fns[c.dtype]
+    keep = []
+    if m < _POOL_SIZE and n < _POOL_SIZE and k < _POOL_SIZE and lda < _POOL_SIZE and ldb < _POOL_SIZE \
+            and ldc < _POOL_SIZE:
+        base = _tables["base"]
+        pm, pn, pk, pa, pb, pc = base + 4 * m, base + 4 * n, base + 4 * k, base + 4 * lda, base + 4 * ldb, \
+            base + 4 * ldc
+    else:
+        pm, pn, pk, pa, pb, pc = (_int_address(v, keep) for v in (m, n, k, lda, ldb, ldc))
+    chars = _tables["N"]
+    entry[0](chars + ta, chars + tb, pm, pn, pk, _scalar_address(alpha, entry, keep), _ptr(a), pa, _ptr(b), pb,
+             _scalar_address(beta, entry, keep), _ptr(c), pc)
     return True
 
 
@@ -282,34 +346,106 @@ def _float_pair(a, b):
         and (a.dtype == _F32 or a.dtype == _F64)
 
 
+def _address_of(x, how):
+    """x's data address: how 0 for a C-contiguous x, 1 for the transpose of one, 2 otherwise."""
+    if how < 2:
+        try:
+            return _addressof(_from_buffer(x.T if how else x))
+        except TypeError:  # read-only
+            pass
+    return x.__array_interface__["data"][0]
+
+
+def _plan(m1, m2, M, N, K, beta, entry):
+    """The call of the usual case, fixed for the operands' layout: _gemm_into's choice for a fresh
+    C-contiguous result of more than one row and column (ATen swaps the operands: c = result^T,
+    m = N, n = M, a = m2, b = m1) and row- or column-major operands (no copy, no ld change). None
+    for anything else."""
+    if not (1 < M < _POOL_SIZE and 1 < N < _POOL_SIZE and 1 < K < _POOL_SIZE):
+        return None
+    isz = m1.itemsize
+    a0, a1 = m2.strides
+    b0, b1 = m1.strides
+    if a1 == isz and a0 >= N * isz:
+        ta, lda = 0, a0 // isz
+    elif a0 == isz and a1 >= K * isz:
+        ta, lda = 1, a1 // isz
+    else:
+        return None
+    if b1 == isz and b0 >= K * isz:
+        tb, ldb = 0, b0 // isz
+    elif b0 == isz and b1 >= M * isz:
+        tb, ldb = 1, b1 // isz
+    else:
+        return None
+    if lda >= _POOL_SIZE or ldb >= _POOL_SIZE:
+        return None
+    how_a = 0 if m2.flags.c_contiguous else 1 if m2.flags.f_contiguous else 2
+    how_b = 0 if m1.flags.c_contiguous else 1 if m1.flags.f_contiguous else 2
+    pool, chars = _tables["base"], _tables["N"]
+    args = (chars + ta, chars + tb, pool + 4 * N, pool + 4 * M, pool + 4 * K, entry[3], pool + 4 * lda,
+            pool + 4 * ldb, entry[3] if beta else entry[2], pool + 4 * N)
+    return entry[0], args, how_a, how_b, M * N, 64 // isz, isz, (M, N)
+
+
 def gemm():
     """addmm(bias, m1, m2, beta, alpha) on 2-D arrays as torch's CPU addmm/mm computes it: the
     result array (C-contiguous, as torch allocates it), or None. bias None is mm (beta 0)."""
     fns = _gemm_functions()
+    plans = {}
+    copyto = np.copyto
 
     def run(m1, m2, bias=None, beta=1, alpha=1):
-        if not _float_pair(m1, m2) or (bias is not None and (bias.__class__ is not _ndarray
-                                                             or bias.dtype != m1.dtype)):
+        if m1.__class__ is not _ndarray or m2.__class__ is not _ndarray:
             return None
         dt = m1.dtype
-        M, K = m1.shape
-        N = m2.shape[1]
         if bias is None:
             beta = 0
-        if M == 0 or N == 0:
-            return _empty((M, N), dt)
-        if K == 0:
-            if beta == 0:
-                return np.zeros((M, N), dt)
-            return np.broadcast_to(bias, (M, N)) * dt.type(beta)
-        result = aligned_empty((M, N), dt)
-        if beta != 0:
-            result[...] = bias
-        if not _gemm_into(result, m1, m2, alpha, beta, fns):
+        elif bias.__class__ is not _ndarray or bias.dtype != dt:
             return None
+        key = (dt, m1.shape, m1.strides, m2.dtype, m2.shape, m2.strides, beta, alpha)
+        plan = plans.get(key)
+        if plan is None:
+            entry = fns.get(dt)
+            if entry is None or m2.dtype != dt:
+                return None
+            M, K = m1.shape
+            N = m2.shape[1]
+            if alpha == 1 and (beta == 0 or beta == 1):
+                plan = _plan(m1, m2, M, N, K, beta, entry)
+                if plan is not None:
+                    if len(plans) >= 512:
+                        plans.clear()
+                    plans[key] = plan
+            if plan is None:
+                return _gemm_general(m1, m2, bias, beta, alpha, M, N, K, dt, fns)
+        f, args, how_a, how_b, n, pad, isz, shape = plan
+        buf = _empty(n + pad, dt)  # aligned_empty's work, inline
+        address = _addressof(_from_buffer(buf))
+        start = (-address % 64) // isz
+        result = buf[start:start + n].reshape(shape)
+        if beta:
+            copyto(result, bias)
+        f(args[0], args[1], args[2], args[3], args[4], args[5], _address_of(m2, how_a), args[6],
+          _address_of(m1, how_b), args[7], args[8], address + start * isz, args[9])
         return result
 
     return run
+
+
+def _gemm_general(m1, m2, bias, beta, alpha, M, N, K, dt, fns):
+    if M == 0 or N == 0:
+        return _empty((M, N), dt)
+    if K == 0:
+        if beta == 0:
+            return np.zeros((M, N), dt)
+        return np.broadcast_to(bias, (M, N)) * dt.type(beta)
+    result = aligned_empty((M, N), dt)
+    if beta != 0:
+        result[...] = bias
+    if not _gemm_into(result, m1, m2, alpha, beta, fns):
+        return None
+    return result
 
 
 # ------------------------------------------------------------------------------------------ bmm

@@ -75,7 +75,7 @@ def _addmm_arrays(bias, a, b, beta=1, alpha=1):
     (beta = 1), as torch's addmm does; its bits differ from adding afterwards."""
     kernel = _GEMM[0]
     if kernel is not None and a.ndim == 2 and b.ndim == 2 and bias.ndim <= 2 \
-            and _broadcasts_to(bias.shape, (a.shape[0], b.shape[1])):
+            and (bias.shape == b.shape[1:] or _broadcasts_to(bias.shape, (a.shape[0], b.shape[1]))):
         if LIMITS["max_elements"] is not None:
             check_numel(a.shape[0] * b.shape[1])  # --max-elements: n x m, as _matprod
         r = kernel(a, b, bias, beta, alpha)
