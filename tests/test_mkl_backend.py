@@ -283,3 +283,66 @@ def test_products_match_torch_here(dtype):
         (gx, tx), (gy, ty) = pair((2 * n,)), pair((n,))
         same(G.dot(gx[::2], gy), T.dot(tx[::2], ty))
         same(G.matmul(gx[:n], gy), T.matmul(tx[:n], ty))
+
+
+# ------------------------------------------------------------- threads and MKL_CBWR as torch
+
+THREAD_ENVS = [{}, {"OMP_NUM_THREADS": "1"}, {"MKL_NUM_THREADS": "3"}, {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "1"},
+               {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "4"}, {"OMP_NUM_THREADS": "4", "MKL_DYNAMIC": "FALSE"},
+               {"OMP_NUM_THREADS": "0"}, {"OMP_NUM_THREADS": "two"}]
+
+
+def _clean_env(**extra):
+    env = {k: v for k, v in _env().items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_DYNAMIC", "MKL_CBWR")}
+    env.update(extra)
+    return env
+
+
+def _python(code, env):
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+@needs_mkl
+@pytest.mark.skipif(not HAVE_TORCH, reason="torch is not installed")
+@pytest.mark.parametrize("extra", THREAD_ENVS, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()) or "unset")
+def test_mkl_threads_are_torchs(extra):
+    """MKL's thread count (mkl_get_max_threads after gradcli loads it) is torch's MKL's and
+    torch.get_num_threads() under the same OMP_NUM_THREADS / MKL_NUM_THREADS / MKL_DYNAMIC (ATen's
+    init_num_threads takes MKL's default, capped at the cores unless MKL_DYNAMIC=FALSE); VML's is 1."""
+    env = _clean_env(**extra)
+    theirs = _python("import torch\nn = torch.get_num_threads()\n"
+                     "mkl = [line for line in torch.__config__.parallel_info().splitlines() if 'mkl_get_max' in line]\n"
+                     "print(n, mkl[0].split(':')[1].strip())", env).split()
+    ours = json.loads(_python("import json\nfrom gradcli import backend\nassert backend.active()\n"
+                              "from gradcli.engine import mkl_backend\nprint(json.dumps(mkl_backend.in_effect()))",
+                              env))
+    assert [str(ours["threads"])] * 2 == theirs and ours["vml_threads"] == 1
+
+
+CBWR_PROBE = """import torch
+_ = torch.manual_seed(0)
+a = torch.randn(64, 300)
+b = torch.randn(300, 50)
+print((a @ b)[3].tolist())
+print(torch.nn.functional.linear(a[:5], b.t()[:7], b[0, :7]).tolist())
+print(torch.sin(a[0] * 3).tolist()[:30])
+print(torch.exp(a[1].double()).tolist()[:30])
+"""
+
+
+@needs_mkl
+@pytest.mark.skipif(not HAVE_TORCH, reason="torch is not installed")
+@pytest.mark.parametrize("cbwr", ["", "AVX2", "COMPATIBLE"])
+def test_mkl_cbwr_is_left_to_mkl_as_torch_leaves_it(cbwr, tmp_path):
+    """MKL_CBWR reaches gradcli's MKL as it reaches torch's: products and VML print torch's digits
+    unset and under branches that change them (AVX2 here changes the products' bits)."""
+    script = tmp_path / "probe.grad"
+    script.write_text(CBWR_PROBE, encoding="utf-8")
+    env = _clean_env(MKL_CBWR=cbwr) if cbwr else _clean_env()
+    theirs = _python(f"exec(open({str(script)!r}).read())", env)
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "run", str(script)], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == theirs

@@ -11,11 +11,10 @@ libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (P
 - ``addmv_out_cpu`` and ``dot`` (Blas.cpp), ``gemv``/``dot_impl`` (BlasKernel.cpp): cblas_?gemv, ?dot.
 - ``bmm_out_or_baddbmm_``: ATen's own loop below 400 multiply-adds per matrix, MKL's batched gemm
   for contiguous or transposed batches, else one addmm per batch item.
-- Threads: ``mkl_set_num_threads`` of torch's intra-op default (OMP_NUM_THREADS, then
-  MKL_NUM_THREADS, else the physical cores) and ``mkl_set_dynamic(0)``, as ATen's
-  ``set_num_threads`` (gemm's bits change from 4 threads on); VML runs on one thread (its bits do
-  not depend on the split); GNU OpenMP (libgomp) as torch's, where the system has it. MKL_CBWR is
-  left to MKL, as torch leaves it.
+- Threads: MKL's own default, as ATen's ``init_num_threads`` leaves it (torch.get_num_threads()
+  is then mkl_get_max_threads(); gemm's bits change from 4 threads on); VML runs on one thread (its
+  bits do not depend on the split); GNU OpenMP (libgomp) as torch's, where the system has it.
+  MKL_CBWR is left to MKL, as torch leaves it.
 Every kernel returns None for what it does not take (its caller then runs NumPy's code).
 """
 from __future__ import annotations
@@ -45,40 +44,6 @@ _from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
 _c_int, _c_void_p, _c_float, _c_double = ctypes.c_int, ctypes.c_void_p, ctypes.c_float, ctypes.c_double
 
 
-def physical_cores() -> int:
-    """cpuinfo's core count as torch reads it (distinct (package, core) pairs), else the CPUs."""
-    cores = set()
-    base = "/sys/devices/system/cpu"
-    try:
-        for name in os.listdir(base):
-            if name.startswith("cpu") and name[3:].isdigit():
-                topo = os.path.join(base, name, "topology")
-                with open(os.path.join(topo, "physical_package_id")) as f1, open(os.path.join(topo, "core_id")) as f2:
-                    cores.add((f1.read().strip(), f2.read().strip()))
-    except OSError:
-        cores = set()
-    return len(cores) or os.cpu_count() or 1
-
-
-def _env_threads(name, default):
-    """c10's get_env_num_threads: a positive integer in the variable, else the default."""
-    text = os.environ.get(name)
-    if text is None:
-        return default
-    try:
-        n = int(text)
-    except ValueError:
-        return default
-    return n if n > 0 else default
-
-
-def torch_threads() -> int:
-    """at::intraop_default_num_threads(): OMP_NUM_THREADS, overridden by MKL_NUM_THREADS, else the
-    physical cores."""
-    n = _env_threads("MKL_NUM_THREADS", _env_threads("OMP_NUM_THREADS", 0))
-    return n or physical_cores()
-
-
 def _have_gnu_openmp():
     try:
         ctypes.CDLL("libgomp.so.1")
@@ -106,9 +71,10 @@ def load(path):
     version = text.split(marker, 1)[1].split("-", 1)[0].strip() if marker in text else text
     if not version.startswith(WANTED):
         raise ValueError(f"MKL {version} is installed; torch 2.13's bits need {WANTED}.x")
-    threads = torch_threads()
-    lib.MKL_Set_Num_Threads(threads)
-    lib.MKL_Set_Dynamic(0)
+    # torch leaves MKL's thread count at MKL's own default (at::init_num_threads sets OpenMP's to
+    # mkl_get_max_threads(): MKL_NUM_THREADS, else OMP_NUM_THREADS, at most the physical cores
+    # while MKL_DYNAMIC is true) and MKL's dynamic mode on; only torch.set_num_threads changes them
+    threads = lib.MKL_Get_Max_Threads()
     # VML's result per element does not depend on how the array is split, and ATen calls it from
     # inside its own parallel_for (grain 2048): one thread, no OpenMP start-up per call
     lib.MKL_Domain_Set_Num_Threads(1, _DOMAIN_VML)
@@ -122,6 +88,13 @@ def version() -> str:
 
 def threads() -> int:
     return _info["threads"]
+
+
+def in_effect() -> dict:
+    """What MKL itself reports after load: its thread count for BLAS, for VML, and its CBWR branch
+    (mkl_cbwr_get(MKL_CBWR_BRANCH): 1 for unset, 2 AUTO, 3 COMPATIBLE, ...)."""
+    return {"threads": _lib.MKL_Get_Max_Threads(), "vml_threads": _lib.MKL_Domain_Get_Max_Threads(_DOMAIN_VML),
+            "cbwr": _lib.MKL_CBWR_Get(1)}  # MKL_CBWR_BRANCH
 
 
 def _function(name, restype, *argtypes):
