@@ -221,7 +221,7 @@ def _reorder_coalesce(shape, operands, reduction):
     return sh, ops
 
 
-def _geometry(shape, istrides, mask, out_item, in_item, keepdim_like):
+def _geometry(shape, istrides, mask, out_item, keepdim_like):
     """The reduction iterator: (shape_, input byte strides, output element strides); the
     output is a fresh contiguous tensor whose reduced dims have stride 0."""
     nd = len(shape)
@@ -579,7 +579,7 @@ def _sum_float(a, dims, keepdims, fast=True):
     if fast and nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
             and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
         return _sum0_large(a, k).reshape(rshape)
-    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
+    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, keepdims)
     if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
         # should_use_acc_buffer: sum self.to(float), then copy into the half result
         return _sum_float(torch_copy(a, _F32), dims, keepdims).astype(_F16)
@@ -591,7 +591,7 @@ def _sum_float(a, dims, keepdims, fast=True):
         _store(out, *_run(plan, k, 0, numel), k)
     elif out_n == 1:
         # two_pass_reduction: per-thread buffers (a fresh iterator on a contiguous slice)
-        sh2, ist2, ost2 = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, True)
+        sh2, ist2, ost2 = _geometry(a.shape, a.strides, mask, a.itemsize, True)
         plan = _Plan(a, sh2, ist2, ost2)
         bufs = np.zeros(NUM_THREADS, a.dtype)
         for t, (b, e) in enumerate(_omp_ranges(0, numel, GRAIN_SIZE)):
@@ -842,7 +842,7 @@ def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, w
         return _var_all(a, correction, take_sqrt).reshape(rshape)
     if not _layout_ok(a):
         a = np.ascontiguousarray(a)
-    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, a.itemsize, keepdims)
+    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, keepdims)
     k = 0
     while k < len(sh) and ost[k] == 0:
         k += 1

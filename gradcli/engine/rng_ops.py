@@ -207,10 +207,6 @@ def _float_kernel_check(self, name):
         raise kernel_error(name, self.dtype)
 
 
-def _scalar_dtype(self):
-    return self.dtype.np
-
-
 # ---------------------------------------------------------------------------- uniform_
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):

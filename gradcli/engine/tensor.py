@@ -85,7 +85,6 @@ class Tensor:
     __array_priority__ = 1000
     is_sparse = False
     is_quantized = False
-    is_complex_ = False
     layout = dtypes.strided
 
     # ------------------------------------------------------------------ identity and metadata

@@ -54,10 +54,6 @@ class GradcheckError(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- replays
-def _t(x):
-    return np.asarray(x)
-
-
 def _reduce(kw, fn):
     def replay(xs, kw, outs):
         x = xs[0]
@@ -466,7 +462,6 @@ class Entry:
     replay: object = None
     why: str | None = None      # why there is no replay
     kw: object = None
-    input_ids: list = field(default_factory=list)   # id of each input tensor (None for values)
 
     def run(self, xs):
         return self.replay(xs, self.kw, [o.shape for o in self.outs])
@@ -499,7 +494,7 @@ class Tape:
             pass
 
     def _record(self, node, inputs, outputs):
-        xs, kinds, ids = [], [], []
+        xs, kinds = [], []
         for x in inputs:
             if hasattr(x, "_data") and hasattr(x, "grad_fn"):
                 if x.dtype.is_floating_point:
@@ -508,18 +503,16 @@ class Tape:
                 else:
                     xs.append(np.array(host(x)))
                     kinds.append("t")
-                ids.append(id(x))
             else:
                 xs.append(x)
                 kinds.append("v")
-                ids.append(None)
         outs = [_f64(o) for o in outputs]
         kw = getattr(node, "_kw", None)
         if isinstance(kw, dict):
             kw = dict(kw)
             if kw.get("padding_idx") is not None and xs and isinstance(xs[0], np.ndarray) and xs[0].ndim == 2:
                 kw["_pad_row"] = xs[0][kw["padding_idx"]].copy()
-        entry = Entry(node_name(node), xs, kinds, outs, outputs[0].dtype.name, kw=kw, input_ids=ids)
+        entry = Entry(node_name(node), xs, kinds, outs, outputs[0].dtype.name, kw=kw)
         for cand in candidates(node):
             try:
                 with np.errstate(all="ignore"):

@@ -279,7 +279,6 @@ class _PassState:
         self.terms: dict = {}            # id(node) -> list of chains (lists of factors); None: unknown
         self.leaf_rows: dict = {}        # id(AccumulateGrad) -> leaf dict
         self.root_symbol = "L"
-        self.leaf_grads: dict = {}
         self.input_nodes: dict = {}      # autograd.grad: id(node) -> [(output_nr, input index)]
         self.count = 0
 

@@ -122,9 +122,6 @@ class Graph:
                 return n
         raise KeyError(node_id)
 
-    def inputs_of(self, node_id: str) -> list:
-        return sorted((e for e in self.edges if e.target == node_id), key=lambda e: e.input)
-
     def to_json(self) -> dict:
         return {
             "var": self.var, "shape": self.shape, "dtype": self.dtype, "root": self.root,

@@ -293,7 +293,7 @@ class CallableCompiler:
         body = self.expr(node.body, inner)
         return self.make_function(node, scope, "<lambda>", inner.qualname, body, True)
 
-    def make_function(self, node, scope, name, qualname, body, is_lambda, method_cell=None):
+    def make_function(self, node, scope, name, qualname, body, is_lambda):
         defaults = [self.expr(d, scope) for d in node.defaults]
         kw_defaults = [(k, self.expr(d, scope)) for k, d in zip(node.kwonly, node.kw_defaults) if d is not None]
         rt = self.rt

@@ -172,7 +172,7 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
     # __name__ / __qualname__ are slots (for reprs of bound methods, errors), not a __getattr__:
     # a class with __getattr__ makes every attribute read of its instances take the slow path.
     __slots__ = ("name", "qualname", "params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults",
-                 "body", "closure", "rt", "nparams", "simple", "is_lambda", "method_of", "__weakref__",
+                 "body", "closure", "rt", "nparams", "simple", "is_lambda", "__weakref__",
                  "__name__", "__qualname__")
 
     def __init__(self, rt, name, qualname, params, defaults, vararg, kwarg, kwonly, kw_defaults, body,
@@ -191,7 +191,6 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
         self.nparams = len(self.params)
         self.simple = vararg is None and kwarg is None and not self.kwonly
         self.is_lambda = is_lambda
-        self.method_of = None
 
     def __repr__(self):
         return f"<function {self.qualname} at {hex(id(self))}>"

@@ -35,7 +35,6 @@ class Scan:
     depth: int = 0                 # open brackets at the end (negative: too many closers)
     in_string: bool = False        # inside a triple-quoted string at the end
     backslash: bool = False        # the last line ends with a line-continuation backslash
-    last_code: str = ""            # the last logical line's code, without its comment
     ends_with_colon: bool = False  # ... and it ends with ':' outside brackets (a block header)
     first_code: str = ""           # the first non-blank, non-comment line, stripped
 
@@ -59,7 +58,6 @@ def scan(text: str) -> Scan:
         if not continued or at_end:
             whole = " ".join(part.strip() for part in logical).strip()
             if whole:
-                result.last_code = whole
                 if not result.first_code:
                     result.first_code = whole
                 result.ends_with_colon = whole.endswith(":") and colon_at_depth0

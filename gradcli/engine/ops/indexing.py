@@ -69,7 +69,7 @@ def _check_bounds(shape, key):
         raise errors.index(f"too many indices for tensor of dimension {len(shape)}")
     for k in key:
         if k is Ellipsis:
-            dim = len(shape) - (n_spec - dim) if False else dim + (len(shape) - n_spec)
+            dim += len(shape) - n_spec
             continue
         if k is None:
             continue

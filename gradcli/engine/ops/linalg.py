@@ -105,20 +105,14 @@ class MmBackward0(Function):
         return ga, gb
 
 
-def _col_major(x):
-    """torch's test in mm_mat1_backward/mm_mat2_backward: strides[0] == 1 and strides[1] == sizes[0]
-    (a transposed matrix, such as Linear's weight.t())."""
-    st, item = x.strides, x.itemsize
-    return st[0] == item and st[1] == x.shape[0] * item
-
-
 _NO_KW = {}
 _ROW_MAJOR = (False, False)
 
 
 def _layout_kw(mat1, mat2, kw=None):
     """The node's kw plus which operands were column-major at forward (torch saves their strides),
-    or kw itself when neither was (_col_major, inline)."""
+    or kw itself when neither was. Column-major is torch's test in mm_mat1_backward/mm_mat2_backward:
+    strides[0] == 1 and strides[1] == sizes[0] (a transposed matrix, such as Linear's weight.t())."""
     a, b = mat1._data, mat2._data
     st, i = a.strides, a.itemsize
     c1 = st[0] == i and st[1] == a.shape[0] * i

@@ -1,0 +1,360 @@
+"""Names vulture reports as unused that are reached dynamically (pyproject.toml [tool.vulture] reads
+this file with gradcli/; tests/test_lint.py and .ci/run run it). Only names that something reaches
+by name belong here: remove dead code instead of listing it. The compiler's lowering methods (s_*,
+e_*, g_*: statements.STATEMENTS and the expression dispatch name them) are ignored by pattern in
+pyproject.toml. `_` stands for any object (vulture's form for attributes)."""
+# ruff: noqa
+
+# The grammar's reducers: the parser calls the _Builder method named by each rule or alias of
+# grammar/gradscript.lark (lalr.py reads them by name).
+# gradcli/lang/builder.py
+_.eval_input
+_.simple_stmt
+_.augassign
+_.annassign
+_.pass_stmt
+_.break_stmt
+_.continue_stmt
+_.return_stmt
+_.global_stmt
+_.nonlocal_stmt
+_.assert_stmt
+_.del_stmt
+_.raise_stmt
+_.yield_stmt
+_.import_stmt
+_.dotted_name
+_.dotted_as_name
+_.import_as_names
+_.import_as_name
+_.from_stmt
+_.if_stmt
+_.elif_clause
+_.else_clause
+_.while_stmt
+_.for_stmt
+_.with_stmt
+_.with_item
+_.try_stmt
+_.finally_clause
+_.funcdef
+lambda_params
+_.param_default
+_.param_ann
+_.param_ann_default
+_.star_param
+_.kw_param
+_.classdef
+_.decorated
+_.decorator
+_.star_expr
+_.lambdef
+_.ellipsis
+_.const_none
+_.const_true
+_.const_false
+_.reserved
+_.tuple_display
+_.paren
+_.list_display
+_.listcomp
+_.dict_display
+_.dictcomp
+_.set_display
+_.setcomp
+_.getitem_tuple
+_.comp_for
+_.genexp_arg
+_.star_arg
+_.dstar_arg
+
+# The torch-shaped API: scripts reach these by name (torch.X, Tensor.X, nn.X, F.X, optim.X, torch.autograd.X,
+# random.X), and keyword parameters that torch's signatures have and gradcli accepts without using.
+# gradcli/engine/api.py
+can_cast
+concat
+memory_format
+volatile
+check_available
+accelerator
+newaxis
+FloatTensor
+DoubleTensor
+HalfTensor
+LongTensor
+IntTensor
+ShortTensor
+CharTensor
+ByteTensor
+BoolTensor
+# gradcli/engine/autograd.py
+_.register_prehook
+# gradcli/engine/autograd_api.py
+only_inputs
+# gradcli/engine/autograd_functional.py
+vjp
+jvp
+vhp
+hvp
+# gradcli/engine/autograd_graph.py
+_.register_prehook
+# gradcli/engine/custom_function.py
+_.save_for_backward
+_.mark_dirty
+_.mark_non_differentiable
+_.set_materialize_grads
+_.saved_tensors
+vjp
+# gradcli/engine/dtypes.py
+_.to_real
+# gradcli/engine/factory.py
+ctor_error
+pin_memory
+memory_format
+logspace
+# gradcli/engine/gradcheck.py
+check_batched_grad
+check_grad_dtypes
+check_undefined_grad
+check_backward_ad
+check_batched_forward_grad
+check_forward_ad
+masked
+gen_non_contig_grad_outputs
+check_fwd_over_rev
+check_rev_over_rev
+# gradcli/engine/methods.py
+_.new_tensor
+_.new_zeros
+_.new_ones
+_.new_empty
+_.new_full
+# gradcli/engine/nn/functional.py
+cudnn_enabled
+cudnn_enable
+softmin
+# gradcli/engine/nn/functional_dropout.py
+alpha_dropout
+feature_alpha_dropout
+dropout1d
+dropout2d
+dropout3d
+# gradcli/engine/nn/init.py
+trunc_normal_
+constant_
+eye_
+dirac_
+xavier_uniform_
+xavier_normal_
+kaiming_normal_
+orthogonal_
+sparse_
+# gradcli/engine/nn/loss.py
+MSELoss
+L1Loss
+SmoothL1Loss
+HuberLoss
+KLDivLoss
+BCELoss
+BCEWithLogitsLoss
+NLLLoss
+CrossEntropyLoss
+CosineSimilarity
+# gradcli/engine/nn/module.py
+tensor_contents
+protocol
+dump_patches
+call_super_init
+_.register_forward_hook
+always_call
+with_kwargs
+_.register_forward_pre_hook
+_.register_full_backward_hook
+_.register_full_backward_pre_hook
+register_module
+_.get_parameter
+_.eval
+_.load_state_dict
+# gradcli/engine/nn/modules_layers.py
+Identity
+Bilinear
+ReLU
+ReLU6
+Hardtanh
+LeakyReLU
+CELU
+SELU
+GELU
+Mish
+Softplus
+Threshold
+Softshrink
+Sigmoid
+Tanh
+LogSigmoid
+Softsign
+Tanhshrink
+Hardsigmoid
+Hardswish
+Softmax
+LogSoftmax
+Softmin
+Dropout1d
+Dropout2d
+Dropout3d
+AlphaDropout
+FeatureAlphaDropout
+Flatten
+Unflatten
+Conv1d
+Conv2d
+MaxPool1d
+AvgPool2d
+AdaptiveAvgPool2d
+LayerNorm
+BatchNorm1d
+BatchNorm2d
+Embedding
+_.from_pretrained
+# gradcli/engine/nn/utils.py
+clip_grad_norm_
+clip_grad_value_
+parameters_to_vector
+vector_to_parameters
+# gradcli/engine/ops/conversion.py
+memory_format
+non_blocking
+# gradcli/engine/ops/elementwise.py
+divide
+absolute
+# gradcli/engine/ops/inplace.py
+non_blocking
+# gradcli/engine/ops/linalg.py
+ger
+# gradcli/engine/ops/linalg_extra.py
+check_errors
+# gradcli/engine/ops/scan.py
+assume_unique
+# gradcli/engine/ops/shape.py
+swapdims
+concat
+memory_format
+# gradcli/engine/ops/special.py
+reset_warn_once
+# gradcli/engine/optim.py
+_.load_state_dict
+SGD
+AdamW
+RMSprop
+Adagrad
+# gradcli/engine/optim_lr_scheduler.py
+_.load_state_dict
+_.get_last_lr
+LambdaLR
+MultiplicativeLR
+StepLR
+MultiStepLR
+ConstantLR
+LinearLR
+ExponentialLR
+CosineAnnealingLR
+ReduceLROnPlateau
+# gradcli/engine/rng_ops.py
+pin_memory
+memory_format
+# gradcli/engine/tensor.py
+is_sparse
+is_quantized
+ndimension
+nelement
+_.element_size
+_.is_cpu
+_.get_device
+memory_format
+_.data_ptr
+_.retain_grad
+_.register_post_accumulate_grad_hook
+context
+return_scalar
+tensor_contents
+protocol
+non_blocking
+# gradcli/lang/random311.py
+_.choice
+_.shuffle
+_.randrange
+_.gauss
+_.normalvariate
+_.expovariate
+_.gammavariate
+
+# Called by Python or a library by name: dunder protocols, Typer commands and their options, Typer's
+# coercion hook, Lark's lexer and indenter attributes, Pygments' lexer attributes, prompt_toolkit's
+# completer and key bindings, pytest's hooks, warnings.showwarning, file-like attributes.
+# gradcli/cli/app.py
+_.__signature__
+_.__annotations__
+mermaid
+svg
+png
+ci_test
+_._coerce_value
+# gradcli/cli/isolate.py
+encoding
+# gradcli/engine/methods.py
+_.__setitem__
+_.__iand__
+_.__ior__
+_.__ixor__
+_.__ilshift__
+_.__irshift__
+_.__imatmul__
+# gradcli/lang/handlers.py
+_.__cause__
+# gradcli/lang/lexer.py
+filenames
+mimetypes
+url
+analyse_text
+# gradcli/lang/parser.py
+_.lex
+parser_state
+NL_type
+OPEN_PAREN_types
+CLOSE_PAREN_types
+INDENT_type
+DEDENT_type
+tab_len
+_.process
+# gradcli/lang/runner.py
+_.showwarning
+# gradcli/repl/completion.py
+_.get_completions
+complete_event
+# gradcli/repl/terminal.py
+_accept_completion
+_enter
+_indent
+is_soft_wrap
+line_number
+# gradcli/testing/pytest_plugin.py
+pytest_addoption
+pytest_collect_file
+_.runtest
+_.reportinfo
+
+# Reached by name through a table: the MKL kernels (backend.slot("gemm")).
+# gradcli/engine/mkl_backend.py
+gemm
+
+# Test hooks, used by the test suite only.
+# gradcli/backend.py
+active
+# gradcli/engine/rng_math.py
+set_capability
+# gradcli/render/jsonout.py
+schema
+
+# Issue 22 item 1 (one declaration per op) is to use or remove it.
+# gradcli/engine/ops/elementwise.py
+_unary_class
