@@ -355,6 +355,10 @@ set_capability
 # gradcli/render/jsonout.py
 schema
 
-# Issue 22 item 1 (one declaration per op) is to use or remove it.
+# Issue 22 item 1 (one declaration per op), in progress: its registry is to be read by the gradient
+# checks (samples(), each spec's variants()) and to use or remove the op-class factory.
 # gradcli/engine/ops/elementwise.py
 _unary_class
+# gradcli/engine/ops/registry.py
+samples
+_.variants
