@@ -352,6 +352,8 @@ gemm
 active
 # gradcli/engine/rng_math.py
 set_capability
+# gradcli/engine/mkl_backend.py
+in_effect
 # gradcli/render/jsonout.py
 schema
 
