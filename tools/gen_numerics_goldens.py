@@ -22,13 +22,23 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "golden" / "numerics_cases.json"
 
 
-def make_array(spec):
-    """The NumPy input of a case: seeded values, then the layout steps as views."""
+def values(spec):
+    """A case's seeded float64 values before the layout steps (rounded, made positive, special
+    values placed where the spec says)."""
     rng = np.random.default_rng(spec["seed"])
-    shape = tuple(spec["shape"])
-    x = rng.standard_normal(shape) * spec.get("scale", 1.0) + spec.get("offset", 0.0)
+    x = rng.standard_normal(tuple(spec["shape"])) * spec.get("scale", 1.0) + spec.get("offset", 0.0)
+    if spec.get("round"):
+        x = np.round(x)
+    if spec.get("abs"):
+        x = np.abs(x)
     for pos, val in spec.get("special", []):
         x.reshape(-1)[pos] = float(val)
+    return x
+
+
+def make_array(spec):
+    """The NumPy input of a case: seeded values, then the layout steps as views."""
+    x = values(spec)
     a = np.ascontiguousarray(x.astype(spec["dtype"]))
     for step in spec.get("layout", []):
         kind = step[0]
@@ -60,11 +70,7 @@ def to_hex(r):
 
 
 def make_tensor(torch, spec):
-    rng = np.random.default_rng(spec["seed"])
-    shape = tuple(spec["shape"])
-    x = rng.standard_normal(shape) * spec.get("scale", 1.0) + spec.get("offset", 0.0)
-    for pos, val in spec.get("special", []):
-        x.reshape(-1)[pos] = float(val)
+    x = values(spec)
     t = torch.from_numpy(np.ascontiguousarray(x.astype(spec["dtype"])))
     for step in spec.get("layout", []):
         kind = step[0]

@@ -169,9 +169,9 @@ def _contig_strides(shape):
     return st[::-1]
 
 
-def _reorder_coalesce(shape, operands, reduction):
-    """TensorIterator's reorder_dimensions (insertion sort with ambiguous comparisons) and
-    coalesce_dimensions; ``operands`` are (byte strides, is_output).  Fastest dim first."""
+def iter_permutation(shape, operands, reduction=False):
+    """TensorIterator's reorder_dimensions: an insertion sort of the dims by the operands' strides with
+    ambiguous comparisons; ``operands`` are (strides, is_output). Returns perm, fastest dim first."""
     nd = len(shape)
     perm = list(range(nd - 1, -1, -1))
 
@@ -199,8 +199,13 @@ def _reorder_coalesce(shape, operands, reduction):
                 dim1 = dim0
             elif c < 0:
                 break
-    sh = [shape[p] for p in perm]
-    ops = [[st[p] for p in perm] for st, _ in operands]
+    return perm
+
+
+def coalesce_dims(sh, ops):
+    """TensorIterator's coalesce_dimensions over permuted sizes ``sh`` and per-operand strides ``ops``."""
+    sh, ops = list(sh), [list(st) for st in ops]
+    nd = len(sh)
     if nd > 1:
         prev = 0
         for dim in range(1, nd):
@@ -221,6 +226,13 @@ def _reorder_coalesce(shape, operands, reduction):
     return sh, ops
 
 
+def _reorder_coalesce(shape, operands, reduction):
+    """reorder_dimensions then coalesce_dimensions; ``operands`` are (byte strides, is_output).
+    Fastest dim first."""
+    perm = iter_permutation(shape, operands, reduction)
+    return coalesce_dims([shape[p] for p in perm], [[st[p] for p in perm] for st, _ in operands])
+
+
 def _geometry(shape, istrides, mask, out_item, keepdim_like):
     """The reduction iterator: (shape_, input byte strides, output element strides); the
     output is a fresh contiguous tensor whose reduced dims have stride 0."""
@@ -235,7 +247,7 @@ def _geometry(shape, istrides, mask, out_item, keepdim_like):
 # ------------------------------------------------------------------------------------------
 # execution of the loop calls
 
-def _calls(shape, begin, end):
+def loop_calls(shape, begin, end):
     """DimCounter over [begin, end): yields (outer, count, v1, n1, v0, n0); runs of whole 2-d
     blocks come as one item with count > 1."""
     s0, s1 = shape[0], shape[1]
@@ -284,7 +296,7 @@ class _Plan:
 def _run(plan, k, begin, end, col_lo=0, col_hi=None):
     """Contributions (output offsets, values) of the loop calls over [begin, end), in order."""
     outs, vals = [], []
-    for outer, cnt, v1, n1, v0, n0 in _calls(plan.shape, begin, end):
+    for outer, cnt, v1, n1, v0, n0 in loop_calls(plan.shape, begin, end):
         if col_hi is not None:        # a parallel_dim_reduction slice of dim 1 (2-d iterators only)
             v1, n1 = col_lo, col_hi - col_lo
         d = plan.data[outer:outer + cnt, v1:v1 + n1, v0:v0 + n0]
@@ -348,7 +360,7 @@ def _divup(a, b):
     return -(-a // b)
 
 
-def _omp_ranges(begin, end, grain):
+def omp_ranges(begin, end, grain):
     """at::parallel_for's split of [begin, end) over NUM_THREADS (OpenMP backend)."""
     n = end - begin
     if not (n > grain and n > 1 and NUM_THREADS > 1):
@@ -594,7 +606,7 @@ def _sum_float(a, dims, keepdims, fast=True):
         sh2, ist2, ost2 = _geometry(a.shape, a.strides, mask, a.itemsize, True)
         plan = _Plan(a, sh2, ist2, ost2)
         bufs = np.zeros(NUM_THREADS, a.dtype)
-        for t, (b, e) in enumerate(_omp_ranges(0, numel, GRAIN_SIZE)):
+        for t, (b, e) in enumerate(omp_ranges(0, numel, GRAIN_SIZE)):
             one = np.zeros(1, a.dtype)
             offs, vals = _run(plan, k, b, e)
             _store(one, np.zeros_like(offs), vals, k)
@@ -607,7 +619,7 @@ def _sum_float(a, dims, keepdims, fast=True):
             # parallel_dim_reduction splits dim 1 (the kept one); a split changes its columns' kernels
             cols = sh[1]
             rnd = ist[1] == a.itemsize
-            for b, e in _omp_ranges(0, cols, 1):
+            for b, e in omp_ranges(0, cols, 1):
                 if rnd:
                     m = 128 // a.itemsize
                     b -= b % m
@@ -634,7 +646,7 @@ def _sum0_large(a, k):
     else:
         spans = []
         r = 128 // a.itemsize
-        for b, e in _omp_ranges(0, m, 1):
+        for b, e in omp_ranges(0, m, 1):
             b -= b % r
             if e != m:
                 e -= e % r
@@ -778,7 +790,7 @@ def _var_all(a, correction, take_sqrt):
     total = 0.0
     for b, e in ranges:
         thread = np.zeros(1, _F64)
-        for outer, cnt, v1, n1, v0, n0 in _calls(plan.shape, b, e):
+        for outer, cnt, v1, n1, v0, n0 in loop_calls(plan.shape, b, e):
             d = plan.data[outer:outer + cnt, v1:v1 + n1, v0:v0 + n0].astype(_F64)
             dx = d - mean
             local = _seq((dx * dx).reshape(cnt, n1 * n0), 1)
@@ -853,7 +865,7 @@ def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, w
     x = view.reshape(n_it, n_red).T
     if out_n == 1 and n_red >= GRAIN_SIZE and NUM_THREADS > 1:
         acc = (np.zeros(n_it, _F64), np.zeros(n_it, _F64), 0.0)
-        parts = [_welford(x[b:e]) for b, e in _omp_ranges(0, n_red, GRAIN_SIZE)]
+        parts = [_welford(x[b:e]) for b, e in omp_ranges(0, n_red, GRAIN_SIZE)]
         parts += [acc] * (NUM_THREADS - len(parts))
         for p in parts:
             acc = _welford_combine(acc, p)

@@ -15,6 +15,7 @@ from ..device import check_same, is_device_array
 from ..function import Function, _record1, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
+from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from .shape import sum_to
 
@@ -506,9 +507,13 @@ def _pow_scalar(x, p):
         return 1 / x
     if p == -2:
         return 1 / (x * x)
-    if x.dtype.itemsize < 8:
-        return (x.astype(np.float64) ** p).astype(x.dtype)
-    return x ** p
+    if p == 0:
+        return np.ones_like(x)
+    if p == 1:
+        return x.copy()
+    if type(x) is not np.ndarray or x.dtype.itemsize < 4:
+        return (x.astype(np.float64) ** p).astype(x.dtype) if x.dtype.itemsize < 8 else x ** p
+    return pow_tensor_scalar(x, p)  # SLEEF's pow on the vector body, the C library's on the tail
 
 
 _vml_sqrt = vml("sqrt", np.sqrt)
@@ -536,7 +541,7 @@ class PowBackward1(Function):
 
     @staticmethod
     def forward(x, y):
-        return x ** y
+        return pow_tensor_tensor(x, y)
 
     def backward(self, g):
         x, y, out = self.saved
@@ -556,14 +561,18 @@ class PowBackward2(Function):
 
     @staticmethod
     def forward(y, base):
-        return base ** y
+        if base == 1 or y.dtype.kind != "f":
+            return base ** y
+        # torch.pow(number, tensor): a new contiguous output, then the tensor-tensor kernel
+        return pow_tensor_tensor(np.asarray(base, y.dtype), y, contiguous_out=True)
 
     def backward(self, g):
         y, out = self.saved
         base = self._kw["base"]
         if base == 0:
             return (g * where(y >= 0, 0.0, mul_scalar(out, float("-inf"))),)  # torch's pow_backward_exponent
-        return (g * mul_scalar(out, math.log(base)),)
+        # Scalar::log() of a negative base: NaN (the grad comes out with a clear sign bit, as measured)
+        return (g * mul_scalar(out, math.log(base) if base > 0 else math.nan),)
 
 
 def _remainder(a, b):
