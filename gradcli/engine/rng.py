@@ -43,7 +43,7 @@ def nondeterministic_seed() -> int:
 
 class Generator:
     """torch.Generator (CPU): the engine plus the cached double and float normal samples."""
-    __slots__ = ("_bg", "_seed", "_fresh", "_next0", "normal_double", "normal_float", "device")
+    __slots__ = ("_bg", "_ints", "_seed", "_fresh", "_next0", "normal_double", "normal_float", "device")
 
     def __init__(self, device="cpu"):
         from .device import CPU, canonical  # noqa: PLC0415 - device imports this module's users
@@ -54,6 +54,7 @@ class Generator:
     def _set_seed(self, seed):
         self._seed = seed
         self._bg = None        # NumPy's bit generator, made at the first draw (importing numpy.random costs)
+        self._ints = None      # a numpy.random.Generator over it: its full-range integers are raw words
         self._fresh = True     # ATen: left 1, next 0, the seeded (untwisted) words
         self._next0 = 0
         self.normal_double = None
@@ -88,10 +89,25 @@ class Generator:
             self._fresh = False
         return self._engine().random_raw(n)
 
+    def _integers(self):
+        ints = self._ints
+        if ints is None or ints.bit_generator is not self._engine():
+            ints = self._ints = np.random.Generator(self._engine())
+        return ints
+
+    def words32(self, n: int) -> np.ndarray:
+        """n tempered 32-bit words (`random()`), as uint32: NumPy's full-range uint32 integers are the
+        bit generator's next32 words, one each, in order (the same words as random_raw)."""
+        if n:
+            self._fresh = False
+        return self._integers().integers(0, 1 << 32, size=n, dtype=np.uint32)
+
     def words64(self, n: int) -> np.ndarray:
-        """n `random64()` values: (first << 32) | second."""
-        w = self.words(2 * n)
-        return (w[0::2] << np.uint64(32)) | w[1::2]
+        """n `random64()` values: (first << 32) | second, which is MT19937's next64 in NumPy: its
+        full-range uint64 integers, in one C loop."""
+        if n:
+            self._fresh = False
+        return self._integers().integers(0, (1 << 64) - 1, size=n, dtype=np.uint64, endpoint=True)
 
     # ------------------------------------------------------------------ state bytes
     def get_state_bytes(self) -> bytes:

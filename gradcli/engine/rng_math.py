@@ -10,15 +10,16 @@ identical); the DEFAULT build rounds every product and calls glibc's logf/cosf/s
 A float32 fused multiply-add is emulated exactly: the product of two float32 is exact in float64,
 the sum is rounded once to float64 and, where that rounding lands on a float32 tie, nudged toward
 the exact sum (its TwoSum error), so the final rounding to float32 is the single rounding of the FMA.
-Plain float32 +, -, *, sqrt run in NumPy's float32, which is IEEE. Double-precision libm calls go
-through Python's math module (the C library's own log1p/log/sin/cos, which NumPy's SIMD loops do not
-always match)."""
+Plain float32 +, -, *, sqrt run in NumPy's float32, which is IEEE. The C library's log, sin, cos, ...
+come from rng_libm.py."""
 from __future__ import annotations
 
 import math
 import os
 
 import numpy as np
+
+from .rng_libm import libm, libm_f32
 
 CAPABILITIES = ("default", "avx2", "avx512")
 _override = [None]
@@ -174,63 +175,21 @@ def uniform_transform(u, width, start):
     return fma32(u, width, start)
 
 
-# ---------------------------------------------------------------------------- libm through Python's math
-
-_ufuncs = {}
-
-
-def libm(name, x):
-    """The C library's double `name` (math.name) over an array, as the C code calls it per element."""
-    f = _ufuncs.get(name)
-    if f is None:
-        f = _ufuncs[name] = np.frompyfunc(getattr(math, name), 1, 1)
-    x = np.asarray(x, _F64)
-    if x.size == 0:
-        return x.copy()
-    return f(x).astype(_F64)
-
-
-_cfuns = {}
-
-
-def libm_f32(name, x):
-    """The C library's float `name` (logf, log1pf, ...) over a float32 array, element by element, as
-    ATen's scalar loops call std::log(float): glibc's float functions are not always correctly rounded,
-    so the double function rounded to float differs on some inputs (0.7% for logf, 7% for log1pf)."""
-    x = np.asarray(x, _F32)
-    f = _cfuns.get(name)
-    if f is None:
-        import ctypes  # noqa: PLC0415
-        try:  # the process has libm loaded already (CPython links it); no ldconfig lookup (a subprocess)
-            cf = getattr(ctypes.CDLL("libm.so.6"), name)
-        except (OSError, AttributeError):
-            cf = None
-        if cf is not None:
-            cf.restype, cf.argtypes = ctypes.c_float, [ctypes.c_float]
-            f = np.frompyfunc(cf, 1, 1)
-        else:  # no C library to call: the double function, rounded
-            f = np.frompyfunc(getattr(math, name[:-1]), 1, 1)
-        _cfuns[name] = f
-    if x.size == 0:
-        return x.copy()
-    return np.asarray(f(x.astype(_F64)), _F64).astype(_F32)
-
-
 # ---------------------------------------------------------------------------- avx_mathfun.h, 8-wide float32
 
 def _c(v):
     return _F32(v)
 
 
-_LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+LOG_P = [_c(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
                           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
-_LOG_Q1 = _c(-2.12194440e-4)
-_LOG_Q2 = _c(0.693359375)
-_SQRTHF = _c(0.707106781186547524)
-_FOPI = _c(1.27323954473516)
-_DP = [_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8)]
-_SIN_P = [_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1)]
-_COS_P = [_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002)]
+LOG_Q1 = _c(-2.12194440e-4)
+LOG_Q2 = _c(0.693359375)
+SQRTHF = _c(0.707106781186547524)
+FOPI = _c(1.27323954473516)
+DP = [_c(-0.78515625), _c(-2.4187564849853515625e-4), _c(-3.77489497744594108e-8)]
+SIN_P = [_c(-1.9515295891E-4), _c(8.3321608736E-3), _c(-1.6666654611E-1)]
+COS_P = [_c(2.443315711809948E-005), _c(-1.388731625493765E-003), _c(4.166664568298827E-002)]
 _HALF = _c(0.5)
 _ONE = _c(1.0)
 
@@ -244,41 +203,41 @@ def log256(x):
     bits = x.view(np.int32)
     e = ((bits >> 23) - 0x7F).astype(_F32) + _ONE
     x = ((bits & ~0x7F800000) | 0x3F000000).view(_F32)
-    mask = x < _SQRTHF
+    mask = x < SQRTHF
     tmp = np.where(mask, x, _F32(0))
     x = x - _ONE
     e = e - np.where(mask, _ONE, _F32(0))
     x = x + tmp
     z = x * x
-    y = _fm(_LOG_P[0], x, _LOG_P[1])
-    for p in _LOG_P[2:]:
+    y = _fm(LOG_P[0], x, LOG_P[1])
+    for p in LOG_P[2:]:
         y = _fm(y, x, p)
     y = y * x
-    y = _fm(y, z, e * _LOG_Q1)
+    y = _fm(y, z, e * LOG_Q1)
     y = y - z * _HALF
     x = x + y
-    return _fm(e, _LOG_Q2, x)
+    return _fm(e, LOG_Q2, x)
 
 
 def sincos256(x):
     """sincos256_ps for non-negative float32 inputs, with the FMA build's contractions: (sin, cos)."""
-    y = x * _FOPI
+    y = x * FOPI
     j = y.astype(np.int32)
     j = (j + 1) & ~1
     y = j.astype(_F32)
     sin_neg = (j & 4) != 0
     poly = (j & 2) == 0
     cos_neg = (~(j - 2) & 4) != 0
-    for dp in _DP:
+    for dp in DP:
         x = _fm(y, dp, x)
     z = x * x
-    c = _fm(_COS_P[0], z, _COS_P[1])
-    c = _fm(c, z, _COS_P[2])
+    c = _fm(COS_P[0], z, COS_P[1])
+    c = _fm(c, z, COS_P[2])
     c = c * z
     c = _fm(c, z, -(z * _HALF))
     c = c + _ONE
-    s = _fm(_SIN_P[0], z, _SIN_P[1])
-    s = _fm(s, z, _SIN_P[2])
+    s = _fm(SIN_P[0], z, SIN_P[1])
+    s = _fm(s, z, SIN_P[2])
     s = s * z
     s = _fm(s, x, x)
     sin = np.where(poly, s, c)
@@ -291,9 +250,15 @@ def sincos256(x):
 _TWO_PI_F32 = _F32(2.0 * math.pi)
 
 
+fast_avx = [True]  # the fused float32 blocks through rng_avx (False: the reference code here; the checks)
+
+
 def box_muller_blocks(d, mean, std, dtype):
     """NormalFill16 over `d` (k*16 uniforms in `dtype`, blocks of 16 in order): slots 0-7 of each
     block get r*cos, slots 8-15 r*sin, with u1 = 1 - d[0:8], u2 = d[8:16]."""
+    if dtype == _F32 and fused() and fast_avx[0]:
+        from .rng_avx import normal_blocks  # noqa: PLC0415 - rng_avx builds on this module
+        return normal_blocks(d, mean, std)
     if d.size > _CHUNK:
         return np.concatenate([_box_muller(d[i:i + _CHUNK], mean, std, dtype) for i in range(0, d.size, _CHUNK)])
     return _box_muller(d, mean, std, dtype)
@@ -313,40 +278,21 @@ def _box_muller(d, mean, std, dtype):
             out1 = fma32(n1, _F32(std), _F32(mean))
             out2 = fma32(n2, _F32(std), _F32(mean))
     elif dtype == _F32:
-        radius = np.sqrt(_F32(-2) * _f32_libm("log", u1))
+        radius = np.sqrt(_F32(-2) * libm_f32("logf", u1))
         theta = (2.0 * math.pi * u2.astype(_F64)).astype(_F32)
-        out1 = fma32(radius * _f32_libm("cos", theta), _F32(std), _F32(mean))
-        out2 = fma32(radius * _f32_libm("sin", theta), _F32(std), _F32(mean))
+        out1 = fma32(radius * libm_f32("cosf", theta), _F32(std), _F32(mean))
+        out2 = fma32(radius * libm_f32("sinf", theta), _F32(std), _F32(mean))
     else:
         u1 = u1.astype(_F64)
         radius = np.sqrt(-2 * libm("log", u1))
         theta = 2.0 * math.pi * u2.astype(_F64)
-        out1 = fma64(radius * libm("cos", theta), std, mean)
-        out2 = fma64(radius * libm("sin", theta), std, mean)
+        out1, out2 = radius * libm("cos", theta), radius * libm("sin", theta)
+        if std == 1:  # fma(v, 1, mean) is v + mean, one rounding
+            out1 += mean
+            out2 += mean
+        else:
+            out1, out2 = fma64(out1, std, mean), fma64(out2, std, mean)
     res = np.empty((blocks.shape[0], 2, 8), out1.dtype)
     res[:, 0, :] = out1.reshape(-1, 8)
     res[:, 1, :] = out2.reshape(-1, 8)
     return res.reshape(-1)
-
-
-def _f32_libm(name, x):
-    """glibc's float logf/cosf/sinf, called per element through ctypes: they are not correctly
-    rounded (about 1% of float32 inputs round the other way from the double function), so no NumPy
-    arithmetic reproduces them; where the C library cannot be reached, the rounded double function."""
-    f = _ufuncs.get(name + "f")
-    if f is None:
-        f = _ufuncs[name + "f"] = _c_float_function(name + "f")
-    if f is None:
-        return libm(name, x).astype(_F32)
-    return f(x.astype(_F32)).astype(_F32) if x.size else x.astype(_F32)
-
-
-def _c_float_function(cname):
-    try:
-        import ctypes  # noqa: PLC0415
-        fn = getattr(ctypes.CDLL(None), cname)  # the process's own C library (Python links libm)
-    except (OSError, AttributeError, ImportError):
-        return None
-    fn.restype = ctypes.c_float
-    fn.argtypes = [ctypes.c_float]
-    return np.frompyfunc(fn, 1, 1)

@@ -107,18 +107,27 @@ def gen_for(generator, device=None, fn=None):
 
 # ---------------------------------------------------------------------------- uniform words
 
+def words24(g, n):
+    """n words' low 24 bits (random() & 0xFFFFFF), as int32."""
+    k = g.words32(n).view(np.int32)  # signed: NumPy converts int32 to float faster than uint32
+    k &= 0xFFFFFF
+    return k
+
+
 def uniform24(g, n):
     """n float uniforms: (random() & 0xFFFFFF) * 2**-24, as float32."""
-    low = g.words(n).view(np.int32)[::2]  # the words' low halves (little-endian), as int32: a fast conversion
-    k = low & 0xFFFFFF
-    out = k.astype(_F32)
+    out = words24(g, n).astype(_F32)
     out *= _F32(2.0 ** -24)
     return out
 
 
 def uniform53(g, n):
     """n double uniforms: (random64() & (2**53 - 1)) * 2**-53."""
-    return (g.words64(n) & _MASK53).astype(_F64) * (2.0 ** -53)
+    k = g.words64(n).view(np.int64)
+    k &= (1 << 53) - 1
+    out = k.astype(_F64)
+    out *= 2.0 ** -53
+    return out
 
 
 def opmath_uniform(g, n, np_dtype):
@@ -281,6 +290,15 @@ def normal_fill(g, n, mean, std, np_dtype):
     draws 16 more and recomputes the last 16 slots."""
     op = _F64 if np_dtype == _F64 else _F32
     whole = n - n % 16
+    if op == _F32 and M.fused() and M.fast_avx[0]:  # the AVX2 kernel, its uniforms drawn a chunk at a time
+        from .rng_avx import normal_words  # noqa: PLC0415 - only the float32 normal needs it
+        out = np.empty(n, _F32)
+        normal_words(lambda count: words24(g, count), whole, mean, std, out=out[:whole])
+        if n % 16:
+            if np_dtype == op:  # float draws all n into the output first: the last n % 16 are overwritten
+                g.words32(n - whole)
+            normal_words(lambda count: words24(g, count), 16, mean, std, out=out[n - 16:])
+        return out.astype(np_dtype, copy=False)
     # float and double draw all n uniforms into the output first; float16 (opmath float) only 16 a block
     d = opmath_uniform(g, n if np_dtype == op else whole, op)
     out = np.empty(n, op)
