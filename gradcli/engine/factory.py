@@ -255,6 +255,11 @@ def empty(*size_args, size=None, dtype=None, device=None, requires_grad=False, l
     return _filled(0, size, dtype, device, requires_grad, name="empty")
 
 
+def uninitialized(size, dtype, device):
+    """A tensor whose every element the caller writes at once (the random fills): not zeroed first."""
+    return _filled(None, size, dtype, device, False, name="empty")
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
     if dtype is None:
         if isinstance(fill_value, Tensor):

@@ -150,6 +150,26 @@ def sincos(k2, sin_out, cos_out, B):
     cos_bits ^= j
 
 
+def _scale_shift(v, std32, mean32, B):
+    """v = fma(v, std, mean) in place, float32, exactly: the product is exact in float64 and the sum
+    rounded once there; where that lands on a float32 tie, the sum's rounding error (TwoSum) says
+    whether the tie is real (kept: the float32 rounding breaks it to even, as the FMA does) or the
+    exact sum lies to one side of it (moved one float64 ulp that way)."""
+    t = B.f64[3]
+    np.multiply(v, float(std32), out=t, dtype=_F64)
+    t += float(mean32)
+    low = B.f64[2].view(np.int64)
+    np.bitwise_and(t.view(np.int64), 0x1FFFFFFF, out=low)
+    ties = np.flatnonzero(low == 0x10000000)
+    if ties.size:
+        p = v[ties].astype(_F64) * float(std32)
+        st = t[ties]
+        bb = st - p
+        err = (p - (st - bb)) + (float(mean32) - bb)
+        t[ties] = np.where(err == 0, st, np.nextafter(st, np.where(err > 0, np.inf, -np.inf)))
+    np.copyto(v, t, casting="unsafe")
+
+
 def normal_blocks(d, mean, std):
     """normal_fill_16_AVX2 over d (float32 uniforms k * 2**-24, k*16 of them, blocks of 16 in order)."""
     k = np.multiply(d, _F32(2.0 ** 24)).astype(np.int32)
@@ -191,7 +211,7 @@ def normal_words(draw, n, mean, std, out=None):
             if std32 == 1:  # fma(v, 1, mean) is v + mean, one rounding (and -0 + 0 is +0, as there)
                 v += mean32
             else:
-                v[...] = M.fma32(v, std32, mean32)
+                _scale_shift(v, std32, mean32, B)
         res = out[i:i + size].view("V32").reshape(-1, 2)
         np.copyto(res[:, 0], cos.view("V32"))
         np.copyto(res[:, 1], sin.view("V32"))

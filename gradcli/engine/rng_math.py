@@ -158,21 +158,41 @@ def mul_add(x, scale, shift, dtype):
     return x * scale + shift
 
 
-def uniform_transform(u, width, start):
-    """float32 `u * width + start` of uniform_real (u = k * 2**-24): fused where the build fuses. The
-    exact sum then fits in 53 bits, so no tie check is needed, when start is 0 or within 2**-26..8
-    times width (u * width has at most 48 bits from 2**-47 * width up; Linear's and Conv's symmetric
-    bounds are 0.5)."""
-    if not fused():
-        out = u * width
-        out += start
+def uniform_transform(k, width, start, out, scratch):
+    """float32 `u * width + start` of uniform_real for u = k * 2**-24 (k: int32 below 2**24), into out
+    (float32); fused where the build fuses. scratch: a float64 array of k's size.
+
+    u * width is k * (width 2**-24), the scaling exact, so it is one multiply of k. Fused: with start
+    0 that is the whole FMA (one rounding); else the product is exact in float64 (24 + 24 bits) and
+    the sum needs no tie check when start is within 2**-26..8 times width (then the exact sum fits in
+    53 bits: u * width has at most 48 bits from 2**-47 * width up; Linear's and Conv's symmetric
+    bounds are 0.5); otherwise the exact fma32. Unfused (DEFAULT): the product rounded, then the sum."""
+    if width != 0 and abs(width) < 2.0 ** -100:  # width 2**-24 would lose bits: the plain way
+        u = k.astype(_F32)
+        u *= _F32(2.0 ** -24)
+        if fused():
+            out[...] = fma32(u, _F32(width), _F32(start))
+        else:
+            np.multiply(u, _F32(width), out=out)
+            out += _F32(start)
         return out
-    w, s0 = abs(float(width)), abs(float(start))
-    if s0 == 0 or (w > 0 and 2.0 ** -26 * w <= s0 <= 8 * w):
-        out = np.multiply(u, width, dtype=_F64)
-        out += start
-        return out.astype(_F32)
-    return fma32(u, width, start)
+    w = _F32(width) * _F32(2.0 ** -24)
+    np.copyto(out, k, casting="unsafe")  # k < 2**24: exact as float32
+    if not fused():
+        out *= w
+        out += _F32(start)
+        return out
+    if start == 0:
+        out *= w
+        return out
+    wa, s0 = abs(float(width)), abs(float(start))
+    if wa > 0 and 2.0 ** -26 * wa <= s0 <= 8 * wa:
+        np.multiply(out, float(w), out=scratch, dtype=_F64)  # a Python float alone would keep float32
+        scratch += float(start)
+        np.copyto(out, scratch, casting="unsafe")
+        return out
+    out[...] = fma32(out, w, _F32(start))
+    return out
 
 
 # ---------------------------------------------------------------------------- avx_mathfun.h, 8-wide float32

@@ -242,16 +242,25 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     n = self.numel()
     dt = self.dtype.np
     if dt == _F64:
-        vals = M.mul_add(uniform53(g, n), to - from_, from_, _F64)
-        vals = np.where(vals == to, from_, vals)
-    else:
-        f, t = _F32(from_), _F32(to)
-        top, bottom = dt.type(to), dt.type(from_)
-        vals = np.empty(n, dt)
-        for i in range(0, n, _CHUNK):  # in cache-sized pieces: the words are drawn in order either way
-            v = M.uniform_transform(uniform24(g, min(_CHUNK, n - i)), t - f, f).astype(dt, copy=False)
+        vals = uniform53(g, n)
+        if from_ != 0 or to != 1:
+            vals = vals * (to - from_) if from_ == 0 else M.mul_add(vals, to - from_, from_, _F64)
+        if vals.size and vals.max() >= to:
+            vals[vals == to] = from_
+        return write_values(self, vals, "UniformBackward0")
+    f, t = _F32(from_), _F32(to)
+    top, bottom = dt.type(to), dt.type(from_)
+    vals = np.empty(n, dt)
+    m = min(_CHUNK, n)
+    v32, scratch = np.empty(m, _F32), np.empty(m, _F64)
+    for i in range(0, n, _CHUNK):  # in cache-sized pieces: the words are drawn in order either way
+        c = min(_CHUNK, n - i)
+        v = M.uniform_transform(words24(g, c), t - f, f, vals[i:i + c] if dt == _F32 else v32[:c], scratch[:c])
+        if dt != _F32:
+            vals[i:i + c] = v
+            v = vals[i:i + c]
+        if v.max() >= top:  # a value rounded up to `to` becomes `from`
             v[v == top] = bottom
-            vals[i:i + _CHUNK] = v
     return write_values(self, vals, "UniformBackward0")
 
 
@@ -454,8 +463,8 @@ def _perm_of(arr):
 # ---------------------------------------------------------------------------- constructors
 
 def _empty(size, d, device, name):
-    from .factory import empty  # noqa: PLC0415
-    return empty(size, dtype=d, device=device)
+    from .factory import uninitialized  # noqa: PLC0415
+    return uninitialized(size, d, device)
 
 
 def _float_dtype(dtype, name):
