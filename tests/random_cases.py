@@ -122,6 +122,17 @@ def _(t):
     return [t.zeros(3).uniform_(2.0, 1.0)]
 
 
+@case("large_chunks")
+def _(t):
+    # past the engine's chunk sizes (16,384 and 65,536 values), ragged ends, and normal_ with a std and
+    # mean whose fused multiply-add often lands on a float32 tie
+    return [t.randn(70003), t.randn(70003, dtype=t.float64), t.zeros(70000).normal_(0.5, 2.0),
+            t.zeros(66000).normal_(-1e-3, 0.02), t.zeros(70001).uniform_(-0.3, 0.7), t.zeros(70000).uniform_(0.0, 2.0),
+            t.rand(70000, dtype=t.float64), t.zeros(70000, dtype=t.float64).uniform_(-1.5, 2.5),
+            t.zeros(70000, dtype=t.float64).normal_(1.0, 3.0), t.randn(70000, dtype=t.float16),
+            t.zeros(70000, dtype=t.float16).uniform_(-2.0, 2.0), t.nn.Linear(300, 256).weight.detach()]
+
+
 @case("normal_cache_mixed_order")
 def _(t):
     # randn(3) leaves a cached sample; randn(20) (the block path) leaves it; randn(1) uses it

@@ -292,8 +292,8 @@ def _box_muller(d, mean, std, dtype):
         radius = np.sqrt(_F32(-2) * log256(u1))
         sin, cos = sincos256(_TWO_PI_F32 * u2)
         n1, n2 = radius * cos, radius * sin
-        if std == 1 and mean == 0:  # fma(n, 1, 0) is n
-            out1, out2 = n1, n2
+        if _F32(std) == 1:  # fma(n, 1, mean) is n + mean, one rounding (-0 + 0 is +0, as torch's fmadd gives)
+            out1, out2 = n1 + _F32(mean), n2 + _F32(mean)
         else:
             out1 = fma32(n1, _F32(std), _F32(mean))
             out2 = fma32(n2, _F32(std), _F32(mean))

@@ -1,0 +1,134 @@
+"""The fast paths of the random kernels against their plain references, without torch:
+
+* rng_libm: NumPy's element loop (an input read backwards) is the C library's function, checked per
+  process on probes; here over many more inputs, and the check must catch a loop that differs;
+* rng_avx: the chunked float32 AVX2 Box-Muller against rng_math's readable emulation (which the
+  goldens of tests/test_random.py pin to torch), for sizes around the chunk size, edge integers and
+  (mean, std) pairs whose fused multiply-add lands on float32 ties;
+* rng_math.uniform_transform against u * width + start computed the plain way.
+tools/check_rng_math.py covers all 2**24 inputs of the AVX2 log and sincos."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gradcli.engine import rng_avx, rng_libm, rng_math
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(f"u{a.itemsize}")
+
+
+def _reference(name, x, dtype):
+    if dtype == np.float64:
+        return np.array([getattr(math, name)(float(v)) for v in x])
+    f = rng_libm._c_float_function(name + "f")
+    if f is None:
+        pytest.skip("no C library reachable through ctypes")
+    return np.asarray(f(x.astype(np.float64)), np.float64).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["log", "log1p", "sin", "cos", "tan", "exp"])
+def test_libm_is_the_c_function(name, dtype):
+    lo, hi = rng_libm._DOMAIN[name]
+    rng = np.random.default_rng(hash((name, dtype().itemsize)) & 0xFFFF)
+    n = 60_000 if dtype == np.float64 else 6_000
+    x = (lo + (hi - lo) * rng.random(n)).astype(dtype)
+    if name in ("log", "log1p"):  # and the inputs the random kernels feed them: 1 - k 2**-53 and -u
+        u = rng.integers(0, 1 << 53, n, dtype=np.int64).astype(np.float64) * 2.0 ** -53
+        x = np.concatenate([x, (1 - u if name == "log" else -u).astype(dtype)])
+    fn = rng_libm.libm if dtype == np.float64 else rng_libm.libm_f32
+    got = fn(name if dtype == np.float64 else name + "f", x)
+    assert got.dtype == dtype and got.shape == x.shape
+    assert np.array_equal(_bits(got), _bits(_reference(name, x, dtype)))
+
+
+def test_libm_shapes_and_empty():
+    x = np.linspace(0.1, 2.0, 12).reshape(3, 4)
+    got = rng_libm.libm("log", x)
+    assert got.shape == (3, 4) and np.array_equal(got, np.array([math.log(v) for v in x.ravel()]).reshape(3, 4))
+    assert rng_libm.libm("sin", np.zeros(0)).shape == (0,)
+    assert rng_libm.libm("cos", x.T).shape == (4, 3)  # a non-contiguous input
+
+
+def test_libm_check_catches_a_loop_that_differs(monkeypatch):
+    real = rng_libm._reversed_call
+
+    def off_by_one_ulp(name, x):
+        out = np.array(real(name, x))
+        out[len(out) // 3] = np.nextafter(out[len(out) // 3], np.inf)
+        return out
+    monkeypatch.setattr(rng_libm, "_fast_ok", {})
+    monkeypatch.setattr(rng_libm, "_reversed_call", off_by_one_ulp)
+    assert rng_libm.fast_loops()["log"] is False
+    x = np.linspace(0.01, 3.0, 999)
+    assert np.array_equal(rng_libm.libm("log", x), np.array([math.log(v) for v in x]))  # the per-element call
+
+
+@pytest.fixture
+def avx2():
+    rng_math.set_capability("avx2")
+    yield
+    rng_math.set_capability(None)
+    rng_math.fast_avx[0] = True
+
+
+def _blocks(fast, d, mean, std):
+    rng_math.fast_avx[0] = fast
+    try:
+        return rng_math.box_muller_blocks(d, mean, std, np.float32)
+    finally:
+        rng_math.fast_avx[0] = True
+
+
+@pytest.mark.parametrize("n", [16, 32, 16384, 16400, 40000])
+@pytest.mark.parametrize("mean,std", [(0.0, 1.0), (-0.0, 1.0), (0.5, 2.0), (-1e-3, 0.02), (3.0, 0.1)])
+def test_avx_blocks_match_the_reference(avx2, n, mean, std):
+    rng = np.random.default_rng(n)
+    k = rng.integers(0, 1 << 24, n).astype(np.int32)
+    k[:8] = 0                      # u1 = 1: radius -0, the -0 + 0 of the fused multiply-add
+    k[8:16] = (1 << 24) - 1        # u2 just below 1: theta just below 2 pi
+    if n >= 32:
+        k[16:24] = (1 << 24) - 1   # u1 = 2**-24, the smallest the log sees
+        k[24:32] = 1 << 23         # theta = pi
+    d = k.astype(np.float32) * np.float32(2.0 ** -24)
+    want = _blocks(False, d, mean, std)
+    got = _blocks(True, d, mean, std)
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_avx_words_draw_in_order(avx2):
+    k = np.random.default_rng(7).integers(0, 1 << 24, 50000).astype(np.int32)
+    k = k[:50000 - 50000 % 16]
+    asked = []
+
+    def draw(count):
+        start = sum(asked)
+        asked.append(count)
+        return k[start:start + count]
+    out = rng_avx.normal_words(draw, k.size, 0.0, 1.0)
+    assert sum(asked) == k.size and max(asked) <= rng_avx._CHUNK
+    want = _blocks(False, k.astype(np.float32) * np.float32(2.0 ** -24), 0.0, 1.0)
+    assert np.array_equal(_bits(out), _bits(want))
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+@pytest.mark.parametrize("start,to", [(0.0, 1.0), (0.0, 2.5), (-0.3, 0.7), (-0.41, 0.41), (2.0, 5.5),
+                                      (1000.0, 1000.5), (-1e-3, 1e30), (0.0, 1e-35), (-1e-35, 1e-35)])
+def test_uniform_transform(cap, start, to):
+    rng_math.set_capability(cap)
+    try:
+        k = np.random.default_rng(1).integers(0, 1 << 24, 20000).astype(np.int32)
+        k[:2] = (0, (1 << 24) - 1)
+        f, t = np.float32(start), np.float32(to)
+        width = t - f
+        got = rng_math.uniform_transform(k, width, f, np.empty(k.size, np.float32), np.empty(k.size))
+        u = k.astype(np.float32) * np.float32(2.0 ** -24)
+        want = rng_math.fma32(u, width, f) if cap == "avx2" else u * width + f
+        assert np.array_equal(_bits(got), _bits(want))
+    finally:
+        rng_math.set_capability(None)
