@@ -156,6 +156,12 @@ def test_sleef_powf_special_values():
     assert got.tolist() == want
 
 
+def test_zero_dim_operands_give_zero_dim_results():
+    x = api.tensor(2.5)
+    assert [tuple(r.shape) for r in (x ** x, 2 ** x, x ** 1.5, api.pow(x, api.tensor([2.0])))] == [(), (), (), (1,)]
+    assert (2 ** x).item() == float(np.float32(2 ** 2.5))
+
+
 def test_pow_results_keep_torchs_layout():
     """A transposed base gives a transposed result, as TensorIterator allocates it."""
     x = api.from_numpy(np.arange(1, 13, dtype=np.float32).reshape(3, 4)).t()

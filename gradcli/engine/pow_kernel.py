@@ -217,7 +217,7 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
     if sc.any():
         out[sc] = powf(xs[sc], ys[sc]) if dt == _F32 else pow64(xs[sc], ys[sc])
     res = _from_order(out, shape, perm)
-    return np.ascontiguousarray(res) if contiguous_out else res
+    return res.copy(order="C") if contiguous_out and not res.flags.c_contiguous else res
 
 
 def pow_tensor_scalar(x, p):
