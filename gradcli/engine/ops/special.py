@@ -702,33 +702,48 @@ def _xlogy_grad(g, other):
     return where(g == 0, 0.0, g * E.log(other))
 
 
-class XlogyBackward0(Function):
+class _XlogBackward0(Function):
+    """xlogy (shift 0) and xlog1py (shift 1) of two tensors. torch: self: at::xlogy(grad, other)
+    .masked_fill((self == 0.) & (other <= 0.), 0.) (xlog1py: other <= -1.); other: grad * self / other
+    (xlog1py: other + 1)."""
     __slots__ = ()
-    explain = ("log({b}) (0 where {a} == 0 and {b} <= 0)", "{pa} / {pb}")
     save_inputs = True
-    forward = staticmethod(_xlogy_np)
+    shift = 0
 
     def backward(self, g):
         x, y = self.saved
         gx = gy = None
-        if _needs(self, 0):  # torch: at::xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
+        if _needs(self, 0):
             from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
-            gx = masked_fill(xlogy(g, y), (x == 0.0) & (y <= 0.0), 0)
+            gx = masked_fill(self.op(g, y), (x == 0.0) & (y <= -self.shift), 0)
         if _needs(self, 1):
-            gy = g * x / y
+            gy = g * x / (y + self.shift if self.shift else y)
         return _shaped(gx, x), _shaped(gy, y)
 
 
-class XlogyBackward1(Function):
+class _XlogBackward1(Function):
+    """xlogy and xlog1py of (number, tensor): grad * self / other (xlog1py: other + 1)."""
+    __slots__ = ()
+    save_inputs = True
+    shift = 0
+
+    def backward(self, g):
+        (y,) = self.saved
+        return (g * self._kw["self"] / (y + self.shift if self.shift else y),)
+
+
+class XlogyBackward0(_XlogBackward0):
+    __slots__ = ()
+    explain = ("log({b})", "{pa} / {pb}")
+    forward = staticmethod(_xlogy_np)
+    op = staticmethod(lambda g, y: xlogy(g, y))
+
+
+class XlogyBackward1(_XlogBackward1):
     """xlogy(number, tensor)."""
     __slots__ = ()
     explain = "{kw[self]} / {pa}"
     replay = staticmethod(lambda xs, kw, outs: [_xlogy_np(kw["self"], xs[0])])
-    save_inputs = True
-
-    def backward(self, g):
-        (y,) = self.saved
-        return (g * self._kw["self"] / y,)
 
 
 class XlogyBackward2(Function):
@@ -755,18 +770,80 @@ def xlogy(input, other):
     other = _coerce(other)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise errors.type_error("xlogy() received an invalid combination of arguments")
+    return _xlog(input, other, _xlogy_np, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
+
+
+def _xlog(input, other, kernel, nodes):
+    """xlogy and xlog1py: kernel(input, other) in the float dtype of the two; nodes: the node of
+    (tensor, tensor), (number, tensor) and (tensor, number)."""
     dt = E._float_division(dtypes.result_type((input, other)))
     x, y = E._operands(input, other, dt)
+    if dt is dtypes.float16:  # torch's Half kernel: a number made Half too, each step rounded to Half
+        x, y = np.asarray(x, np.float16), np.asarray(y, np.float16)
     try:
-        r = _xlogy_np(x, y)
+        r = kernel(x, y)
     except ValueError:
         raise E._broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(input, Tensor):
-        return record(XlogyBackward1, (other,), out, {"self": input})
+        return record(nodes[1], (other,), out, {"self": input})
     if not isinstance(other, Tensor):
-        return record(XlogyBackward2, (input,), out, {"other": other})
-    return record(XlogyBackward0, (input, other), out)
+        return record(nodes[2], (input,), out, {"other": other})
+    return record(nodes[0], (input, other), out)
+
+
+def _xlog1py_np(x, y):
+    with np.errstate(all="ignore"):
+        r = x * numerics.ufunc(np.log1p)(y)
+    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0)[()], r)  # [()]: a number stays a number
+    return _asarray(r)
+
+
+class SpecialXlog1PyBackward0(_XlogBackward0):
+    __slots__ = ()
+    explain = ("log1p({b})", "{pa} / ({b} + 1)")
+    forward = staticmethod(_xlog1py_np)
+    op = staticmethod(lambda g, y: xlog1py(g, y))
+    shift = 1
+
+
+class SpecialXlog1PyBackward1(_XlogBackward1):
+    """xlog1py(number, tensor)."""
+    __slots__ = ()
+    explain = "{kw[self]} / ({a} + 1)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlog1py_np(kw["self"], xs[0])])
+    shift = 1
+
+
+class SpecialXlog1PyBackward2(Function):
+    """xlog1py(tensor, number)."""
+    __slots__ = ()
+    explain = "log1p({kw[other]}) (0 where {a} == 0 and the number <= -1)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlog1py_np(xs[0], kw["other"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        other = self._kw["other"]
+        gx = xlog1py(g, other)  # torch: other > -1 ? xlog1py(grad, other) : ... .masked_fill(self == 0., 0.)
+        if not other > -1.0:
+            gx = where(x == 0.0, 0.0, gx)
+        return (gx,)
+
+
+def xlog1py(input, other):
+    """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (NaN where other is NaN)."""
+    if isinstance(other, (Tensor, int, float)):
+        other = _coerce(other)
+    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, int, float))
+            or isinstance(other, Tensor) and isinstance(input, (int, float))):
+        from ..argcheck import typename  # noqa: PLC0415
+        raise errors.type_error(
+            f"special_xlog1py() received an invalid combination of arguments - got ({typename(input)}, "
+            f"{typename(other)}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+    return _xlog(input, other, _xlog1py_np, (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1,
+                                             SpecialXlog1PyBackward2))
 
 
 class FmodBackward0(Function):
@@ -1683,6 +1760,8 @@ OPS = [
     op("erfinv", erfinv, ErfinvBackward0, special=True, sample=sample1("unit"), **_ip),
     op("xlogy", xlogy, XlogyBackward0, XlogyBackward1, XlogyBackward2, special=True,
        sample=sample2("any", "pos"), **_tip),
+    op("xlog1py", xlog1py, SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1PyBackward2, method=False,
+       torch=False, special=True, sample=sample2("any", "pos")),
     op("logit", logit, LogitBackward0, special=True, sample=sample1("prob"), **_tip),
     op("expit", E.sigmoid, E.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
     # trigonometric and hyperbolic
