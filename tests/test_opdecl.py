@@ -42,7 +42,7 @@ def test_some_families_are_declared():
 @pytest.mark.parametrize("cls,spec", NODES, ids=[c.__name__ for c, _ in NODES])
 def test_every_declared_node_has_its_name_words_and_replay(cls, spec):
     assert issubclass(cls, Function)
-    assert re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]", cls.__name__), cls.__name__
+    assert re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]|NotImplemented", cls.__name__), cls.__name__
     node = object.__new__(cls)
     assert node_name(node) == cls.__name__          # its grad_fn name
     words = derivatives.words_of(node)
@@ -50,7 +50,8 @@ def test_every_declared_node_has_its_name_words_and_replay(cls, spec):
     declared = getattr(cls, "explain", None)
     if isinstance(declared, tuple):
         assert all(isinstance(w, str) and w for w in declared)
-    assert check.candidates(node), f"{cls.__name__}: no --check replay (`forward` or `replay`)"
+    assert check.candidates(node) or getattr(cls, "no_replay", ""), \
+        f"{cls.__name__}: no --check replay (`forward` or `replay`), nor why not (`no_replay`)"
 
 
 @pytest.mark.parametrize("name", sorted(registry.REGISTRY))
@@ -60,7 +61,7 @@ def test_every_declared_op_is_gradchecked_or_says_why_not(name):
     if spec.sample is not None:
         import test_gradcheck  # noqa: PLC0415 - the gradcheck list is derived from the registry
         assert name in test_gradcheck.TABLE and name not in test_gradcheck.HAND
-    assert spec.method or spec.torch or spec.special or spec.functional, f"{name} is bound nowhere"
+    assert spec.method or spec.torch or spec.special or spec.linalg or spec.functional, f"{name} is bound nowhere"
 
 
 def _ident(f):
@@ -102,6 +103,8 @@ def test_declared_names_are_bound():
             assert hasattr(api, name), name
         for s in spec.special:
             assert hasattr(api.special, s), s
+        for s in spec.linalg:
+            assert hasattr(api.linalg, s), s
         if spec.functional:
             assert hasattr(api.nn.functional, name), name
         if spec.inplace and spec.method:

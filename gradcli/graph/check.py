@@ -37,6 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.ops.replays import by_indices as _by_indices
+from ..engine.ops.replays import reduce_kw as _reduce_kw
+from ..engine.ops.replays import std_var as _std_var
 from .model import is_accumulate, node_name, site_of, site_pair, source_line
 from .values import host, num
 
@@ -163,15 +166,6 @@ def _min_all(xs, kw, outs):
     return [np.asarray(np.min(xs[0])).reshape(outs[0])]
 
 
-def _dims(kw, x):
-    d = kw.get("dims") if isinstance(kw, dict) else None
-    if d is None and isinstance(kw, dict) and "dim" in kw:
-        d = kw["dim"]
-    if d is None:
-        return None
-    return tuple(d) if isinstance(d, (tuple, list)) else (d,)
-
-
 def _sum_to_shape(xs, kw, outs):
     if isinstance(kw, dict) and kw.get("dims") is not None:
         return [np.sum(xs[0], axis=tuple(kw["dims"]), keepdims=bool(kw.get("keepdim"))).reshape(outs[0])]
@@ -180,52 +174,6 @@ def _sum_to_shape(xs, kw, outs):
     x = x.sum(axis=tuple(range(lead))) if lead > 0 else x
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and x.shape[i] != 1)
     return [(x.sum(axis=axes, keepdims=True) if axes else x).reshape(shape)]
-
-
-def _by_indices(xs, kw, outs):
-    """Selections (max/min/sort/topk/kthvalue/median/mode/cummax along a dim): the values at the
-    recorded indices, which stay put under a small perturbation (ties aside)."""
-    x = xs[0]
-    idx = np.asarray(host(kw["indices"])).astype(np.int64)
-    if x.ndim == 0:
-        vals = x.reshape(outs[0])
-    else:
-        d = kw.get("dim", 0) % x.ndim
-        ii = idx if idx.ndim == x.ndim else np.expand_dims(idx, d)
-        vals = np.take_along_axis(x, ii, axis=d).reshape(outs[0])
-    res = [vals]
-    if len(outs) > 1:
-        res.append(idx.astype(np.float64).reshape(outs[1]))
-    return res
-
-
-def _reduce_kw(fn):
-    def replay(xs, kw, outs):
-        dims = _dims(kw, xs[0])
-        keep = bool(kw.get("keepdim", False)) if isinstance(kw, dict) else False
-        return [np.asarray(fn(xs[0], dims, keep)).reshape(outs[0])]
-    return replay
-
-
-def _std_var(fn):
-    def replay(xs, kw, outs):
-        dims = _dims(kw, xs[0])
-        return [np.asarray(fn(xs[0], axis=dims, ddof=kw.get("c", 1), keepdims=bool(kw.get("keepdim")))).reshape(outs[0])]
-    return replay
-
-
-def _vector_norm(xs, kw, outs):
-    x, p = np.abs(xs[0]), kw.get("p", 2)
-    dims, keep = _dims(kw, x), bool(kw.get("keepdim"))
-    if p == float("inf"):
-        r = np.max(x, axis=dims, keepdims=keep)
-    elif p == float("-inf"):
-        r = np.min(x, axis=dims, keepdims=keep)
-    elif p == 0:
-        r = np.sum(x != 0, axis=dims, keepdims=keep).astype(np.float64)
-    else:
-        r = np.sum(x ** p, axis=dims, keepdims=keep) ** (1.0 / p)
-    return [np.asarray(r).reshape(outs[0])]
 
 
 def _split(xs, kw, outs):
@@ -263,29 +211,18 @@ REPLAY = {
     "MulBackward1": _scalar_kw(lambda x, s: x * s), "DivBackward1": _scalar_kw(lambda x, s: x / s),
     "MaxBackward1": _max_all, "MinBackward1": _min_all,
     "SumBackward1": _sum_to_shape, "SqueezeBackward4": _reshape, "SqueezeBackward3": _reshape,
-    "MaxBackward0": _by_indices, "MinBackward0": _by_indices, "SortBackward0": _by_indices,
-    "TopkBackward0": _by_indices, "KthvalueBackward0": _by_indices, "MedianBackward1": _by_indices,
-    "ModeBackward0": _by_indices, "CummaxBackward0": _by_indices, "CumminBackward0": _by_indices,
+    "MaxBackward0": _by_indices, "MinBackward0": _by_indices,
     "AmaxBackward0": _reduce_kw(lambda x, d, k: np.amax(x, axis=d, keepdims=k)),
     "AminBackward0": _reduce_kw(lambda x, d, k: np.amin(x, axis=d, keepdims=k)),
-    "AminmaxBackward0": lambda xs, kw, outs: [np.amin(xs[0], axis=_dims(kw, xs[0]), keepdims=bool(kw.get("keepdim")))
-                                              .reshape(outs[0]),
-                                              np.amax(xs[0], axis=_dims(kw, xs[0]), keepdims=bool(kw.get("keepdim")))
-                                              .reshape(outs[1])],
     "LogsumexpBackward0": _reduce_kw(lambda x, d, k: np.log(np.sum(np.exp(x - np.max(x, axis=d, keepdims=True)),
                                                                    axis=d, keepdims=True))
                                      + np.max(x, axis=d, keepdims=True) if k else
                                      np.squeeze(np.log(np.sum(np.exp(x - np.max(x, axis=d, keepdims=True)),
                                                               axis=d, keepdims=True))
                                                 + np.max(x, axis=d, keepdims=True), axis=d)),
-    "NansumBackward0": _reduce_kw(lambda x, d, k: np.nansum(x, axis=d, keepdims=k)),
     "ProdBackward0": lambda xs, kw, outs: [np.asarray(np.prod(xs[0])).reshape(outs[0])],
     "ProdBackward1": _reduce_kw(lambda x, d, k: np.prod(x, axis=d, keepdims=k)),
     "StdBackward0": _std_var(np.std), "VarBackward0": _std_var(np.var),
-    "LinalgVectorNormBackward0": _vector_norm,
-    "CumsumBackward0": lambda xs, kw, outs: [np.cumsum(xs[0], axis=kw["dim"]).reshape(outs[0])],
-    "CumprodBackward0": lambda xs, kw, outs: [np.cumprod(xs[0], axis=kw["dim"]).reshape(outs[0])],
-    "LogcumsumexpBackward0": lambda xs, kw, outs: [np.logaddexp.accumulate(xs[0], axis=kw["dim"]).reshape(outs[0])],
     "FlipBackward0": lambda xs, kw, outs: [np.flip(xs[0], axis=tuple(kw["dims"]))],
     "RollBackward0": lambda xs, kw, outs: [np.roll(xs[0], kw["shifts"], axis=kw["dims"]).reshape(outs[0])],
     "Rot90Backward0": lambda xs, kw, outs: [np.rot90(xs[0], kw["k"], axes=tuple(kw["dims"]))],
@@ -523,8 +460,8 @@ class Tape:
             if len(got) == len(outs) and all(_close(g, o, entry.out_dtype) for g, o in zip(got, outs)):
                 entry.replay = cand
                 break
-        if entry.replay is None:
-            entry.why = "no replay of its forward"
+        if entry.replay is None:  # a node class may say why it has none (engine/ops/registry.py)
+            entry.why = getattr(type(node), "no_replay", None) or "no replay of its forward"
         self.entries[node] = entry
 
     def get(self, node):

@@ -256,6 +256,8 @@ class MinBackward0(MaxBackward0):
 
 class AmaxBackward0(Function):
     __slots__ = ()
+    explain = "1 / count at the maximal elements of {a}, 0 elsewhere"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -272,6 +274,7 @@ class AmaxBackward0(Function):
 
 class AminBackward0(AmaxBackward0):
     __slots__ = ()
+    explain = "1 / count at the minimal elements of {a}, 0 elsewhere"
 
 
 def _extreme(input, dim, keepdim, is_max, name):
@@ -464,6 +467,8 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
 
 class LogsumexpBackward0(Function):
     __slots__ = ()
+    explain = "softmax({a}) along dim"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -527,6 +532,8 @@ def _var_backward(g, x, k):
 
 class VarBackward0(Function):
     __slots__ = ()
+    explain = "2 * ({a} - mean({a})) / (N - correction)"
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -536,6 +543,8 @@ class VarBackward0(Function):
 
 class StdBackward0(Function):
     __slots__ = ()
+    explain = "({a} - mean({a})) / ((N - correction) * std)"
+    explain_factor = False
     save_inputs = True
     save_output = True
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 SHAPES = {
     "unary": [((),), ((3,),), ((2, 3),)],
     "binary": [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 2)), ((2, 1), (1, 3))],  # with broadcasting
+    "reduce": [((3,),), ((2, 3),), ((2, 2, 2),)],                                # reductions, scans
 }
 
 
@@ -76,6 +77,7 @@ class OpSpec:
     inplace_node: object = None  # the node class x.name_() records instead (torch's XBackward1)
     torch_inplace: bool = False  # torch.name_(x, ...) is x.name_(...)
     special: tuple = ()          # its names under torch.special
+    linalg: tuple = ()           # its names under torch.linalg
     functional: bool = False     # torch.nn.functional.name
     sample: Sample | None = None  # how the gradient checks call it
     no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
@@ -96,6 +98,8 @@ class OpSpec:
             return getattr(inputs[0], name)(*inputs[1:], *s.args, **s.kwargs)
         elif self.special:
             fn = getattr(torch.special, self.special[0])
+        elif self.linalg:
+            fn = getattr(torch.linalg, self.linalg[0])
         else:
             fn = getattr(torch.nn.functional, name)
         return fn(*inputs, *s.args, **s.kwargs)
@@ -104,13 +108,10 @@ class OpSpec:
 REGISTRY: dict[str, OpSpec] = {}
 
 
-def op(name, fn, *nodes, aliases=(), special=(), **kw):
-    """Declare the op `name` (see OpSpec); special=True: torch.special.name."""
-    if special is True:
-        special = (name,)
-    elif isinstance(special, str):
-        special = (special,)
-    spec = OpSpec(name, fn, tuple(nodes), aliases=tuple(aliases), special=tuple(special), **kw)
+def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
+    """Declare the op `name` (see OpSpec); special=True: torch.special.name (linalg alike)."""
+    special, linalg = (((name,) if n is True else (n,) if isinstance(n, str) else tuple(n)) for n in (special, linalg))
+    spec = OpSpec(name, fn, tuple(nodes), aliases=tuple(aliases), special=special, linalg=linalg, **kw)
     if (spec.sample is None) == (not spec.no_grad):
         raise ValueError(f"op {name}: an op needs a gradient-check sample, or why it has none (no_grad), not both")
     return spec
@@ -119,9 +120,9 @@ def op(name, fn, *nodes, aliases=(), special=(), **kw):
 def tables(specs, inplace_method):
     """Register a family's declarations; its binding tables, derived from them:
     METHODS (Tensor.X, also torch.X), INPLACE (x.X_()), TORCH (torch.X only, torch.X_),
-    SPECIAL (torch.special.X) and FUNCTIONAL (torch.nn.functional.X, bound by nn).
-    inplace_method(fn, name, node): the in-place wrapper of the family."""
-    out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "FUNCTIONAL": {}}
+    SPECIAL (torch.special.X), LINALG (torch.linalg.X) and FUNCTIONAL (torch.nn.functional.X,
+    bound by nn). inplace_method(fn, name, node): the in-place wrapper of the family."""
+    out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "LINALG": {}, "FUNCTIONAL": {}}
     for spec in specs:
         for name in spec.names:
             if name in REGISTRY and REGISTRY[name] is not spec:
@@ -140,6 +141,8 @@ def tables(specs, inplace_method):
                     out["TORCH"][name + "_"] = wrapper
         for name in spec.special:
             out["SPECIAL"][name] = spec.fn
+        for name in spec.linalg:
+            out["LINALG"][name] = spec.fn
     return out
 
 

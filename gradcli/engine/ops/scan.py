@@ -20,7 +20,9 @@ from ..tensor import Tensor, _wrap_dim, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
+from . import replays
 from .reduction import _RETURN_TYPES, return_type
+from .registry import Sample, op, tables
 from .special import inplace_method, sgn
 from .shape import expand, flip, sum_to, unsqueeze
 from ..device import asarray as _asarray
@@ -58,6 +60,9 @@ def _rev_cumsum(g, d):
 
 class CumsumBackward0(Function):
     __slots__ = ()
+    explain = "1 for {a}'s element and every later one along dim (grad summed in reverse)"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.cumsum(xs[0], axis=kw["dim"]).reshape(outs[0])])
 
     def backward(self, g):
         d = self._kw["dim"]
@@ -88,6 +93,9 @@ def cumsum(input, dim=None, *, dtype=None):
 
 class CumprodBackward0(Function):
     __slots__ = ()
+    explain = "the product of the other elements up to each position (the cumprod Jacobian)"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.cumprod(xs[0], axis=kw["dim"]).reshape(outs[0])])
     save_inputs = True
     save_output = True
 
@@ -131,6 +139,9 @@ def cumprod(input, dim=None, *, dtype=None):
 
 class LogcumsumexpBackward0(Function):
     __slots__ = ()
+    explain = "exp({a} - result) for each later result along dim (the prefix softmax)"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.logaddexp.accumulate(xs[0], axis=kw["dim"]).reshape(outs[0])])
     save_inputs = True
     save_output = True
 
@@ -171,6 +182,9 @@ def _select_grad(g, dim, indices, in_shape, keepdim):
 class _SelectMultiBackward(MultiOutputFunction):
     """The (values, indices) node: only the values output is differentiable."""
     __slots__ = ()
+    explain = "1 at the selected elements of {a} (the indices), 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(replays.by_indices)
 
     def backward(self, grads):
         k = self._kw
@@ -203,6 +217,7 @@ class ModeBackward0(_SelectMultiBackward):
 
 class CummaxBackward0(_SelectMultiBackward):
     __slots__ = ()
+    explain = "1 at the position of each running extreme of {a} (summed), 0 elsewhere"
 
     def backward(self, grads):
         k = self._kw
@@ -312,6 +327,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 class MedianBackward0(Function):
     """median() of all elements: the gradient is shared evenly among the elements equal to it."""
     __slots__ = ()
+    explain = "1 / count at the elements of {a} equal to the median, 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(np.sort(xs[0].reshape(-1))[(xs[0].size - 1) // 2])
+                                                .reshape(outs[0])])
     save_inputs = True
     save_output = True
 
@@ -415,6 +434,10 @@ def cummin(input, dim):
 class AminmaxBackward0(MultiOutputFunction):
     """(min, max): each gradient shared evenly among the tied extremes."""
     __slots__ = ()
+    explain = "1 / count at the elements of {a} equal to the min (the max), 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [f(xs[0], axis=replays.dims_of(kw, xs[0]), keepdims=bool(kw.get("keepdim")))
+                                                .reshape(o) for f, o in zip((np.amin, np.amax), outs)])
     save_inputs = True
 
     def backward(self, grads):
@@ -468,6 +491,9 @@ def count_nonzero(input, dim=None):
 
 class VarMeanBackward0(MultiOutputFunction):
     __slots__ = ()
+    explain = "2 * ({a} - mean) / (N - correction) for the variance, 1/N for the mean"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: _moments(np.var, xs[0], kw, outs))
     save_inputs = True
 
     def backward(self, grads):
@@ -477,6 +503,9 @@ class VarMeanBackward0(MultiOutputFunction):
 
 class StdMeanBackward0(MultiOutputFunction):
     __slots__ = ()
+    explain = "({a} - mean) / ((N - correction) * std) for the deviation, 1/N for the mean"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: _moments(np.std, xs[0], kw, outs))
     save_inputs = True
 
     def backward(self, grads):
@@ -499,6 +528,13 @@ def _var_mean_grad(node, x, grads, std):
         g_var = E.where(std == 0, 0.0, g_var / (std * 2))
     gx = (2.0 / denom if denom else math.inf) * g_var * (x - m)
     return gx + expand(g_mean / n, x.shape)
+
+
+def _moments(fn, x, kw, outs):
+    """var_mean/std_mean's replay: (fn(x), mean(x)) over the node's dims."""
+    axes, keep = tuple(kw["dims"]), bool(kw["keepdim"])
+    return [np.asarray(fn(x, axis=axes, ddof=kw["c"], keepdims=keep)).reshape(outs[0]),
+            np.asarray(np.mean(x, axis=axes, keepdims=keep)).reshape(outs[1])]
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
@@ -548,6 +584,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 class NansumBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} is not NaN, else 0"
+    replay = staticmethod(replays.reduce_kw(lambda x, d, k: np.nansum(x, axis=d, keepdims=k)))
     save_inputs = True
 
     def backward(self, g):
@@ -584,6 +622,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 class LinalgVectorNormBackward0(Function):
     """torch's norm_backward, with Tensor ops (so it differentiates again)."""
     __slots__ = ()
+    explain = "sign({a}) * |{a}|**(p - 1) / norm**(p - 1) (the p-norm's gradient)"
+    explain_factor = False
+    replay = staticmethod(replays.vector_norm)
     save_inputs = True
     save_output = True
 
@@ -624,6 +665,9 @@ class DistBackward0(Function):
     self: norm_backward(grad, self - other, p, result), other: its negation (each summed back
     to its input's shape where the subtraction broadcast)."""
     __slots__ = ()
+    explain = ("the p-norm's gradient at {pa} - {pb}", "minus the p-norm's gradient at {pa} - {pb}")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: replays.vector_norm([xs[0] - xs[1]], {"p": kw["p"]}, outs))
     save_inputs = True
     save_output = True
 
@@ -740,6 +784,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 class Unique2Backward0(Function):
     """torch.unique's node (aten::_unique2): torch has no derivative for it."""
     __slots__ = ()
+    explain = "none: torch has no derivative for unique"
+    no_replay = "its backward raises, as torch's does"
     _op = "_unique2"
 
     def backward(self, g):
@@ -821,6 +867,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 class BincountNotImplemented(Function):
     """bincount's node with weights that require grad: torch names it NotImplemented."""
     __slots__ = ()
+    explain = "none: torch has no derivative for bincount"
+    no_replay = "its backward raises, as torch's does"
 
     def backward(self, g):
         raise errors.runtime("derivative for aten::bincount is not implemented")
@@ -871,20 +919,66 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return wrap(like(boundaries._data, np.asarray(result, dt.np)), dt)
 
 
-# ---------------------------------------------------------------------------- registration
+# ---------------------------------------------------------------------------- declarations
 
-METHODS = {
-    "cumsum": cumsum, "cumprod": cumprod, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
-    "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue, "median": median,
-    "mode": mode, "aminmax": aminmax, "count_nonzero": count_nonzero, "nansum": nansum, "nanmean": nanmean,
-    "norm": norm, "dist": dist, "var": var, "std": std, "unique": unique, "unique_consecutive": unique_consecutive,
-    "bincount": bincount,
-}
-
-INPLACE = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("cumsum", "cumprod")}
-
-TORCH = {"dist": dist, "var_mean": var_mean, "std_mean": std_mean, "isin": isin, "searchsorted": searchsorted, "bucketize": bucketize}
-
-LINALG = {"norm": linalg_norm, "matrix_norm": matrix_norm, "vector_norm": vector_norm}
-
-SPECIAL = {"logsumexp": R.logsumexp, "softmax": R.softmax, "log_softmax": R.log_softmax}
+_S1 = [((3,),), ((2, 3),)]
+_INT = "an integer or bool result"
+_RAISES = "torch records a node whose backward raises (goldens torch_unique_consecutive_backward_error, ...)"
+# One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample.
+OPS = [
+    op("cumsum", cumsum, CumsumBackward0, inplace=True, sample=Sample("reduce", args=(0,))),
+    op("cumprod", cumprod, CumprodBackward0, inplace=True, sample=Sample("reduce", args=(-1,))),
+    op("logcumsumexp", logcumsumexp, LogcumsumexpBackward0, sample=Sample("reduce", args=(0,))),
+    op("cummax", cummax, CummaxBackward0, sample=Sample("reduce", args=(0,))),
+    op("cummin", cummin, CumminBackward0, sample=Sample("reduce", args=(-1,))),
+    op("sort", sort, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True})),
+    op("argsort", argsort, no_grad=_INT),
+    op("msort", msort, SortBackward0, sample=Sample("reduce")),
+    op("topk", topk, TopkBackward0, sample=Sample(_S1, args=(2,))),
+    op("kthvalue", kthvalue, KthvalueBackward0, sample=Sample(_S1, args=(2, -1))),
+    op("median", median, MedianBackward0, MedianBackward1,
+       sample=Sample("reduce", call=lambda torch, x: (x.median(), torch.median(x, -1)))),
+    op("mode", mode, ModeBackward0, sample=Sample("reduce", args=(-1,))),
+    op("aminmax", aminmax, AminmaxBackward0, sample=Sample("reduce", kwargs={"dim": -1})),
+    op("count_nonzero", count_nonzero, no_grad=_INT),
+    op("nansum", nansum, NansumBackward0, sample=Sample("reduce")),
+    op("nanmean", nanmean, sample=Sample("reduce", kwargs={"dim": 0})),  # nansum's and div's nodes
+    op("norm", norm, LinalgVectorNormBackward0,
+       sample=Sample("reduce", call=lambda torch, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3)))),
+    op("dist", dist, DistBackward0, sample=Sample([((2, 3), (3,)), ((3,), (2, 1))], call=lambda torch, x, y: (
+        torch.dist(x, y), x.dist(y, 3), torch.dist(x, y, 1.5), x.dist(y, float("inf"))))),
+    op("var", var, R.VarBackward0,
+       sample=Sample(_S1, call=lambda torch, x: (x.var(), x.var(-1, correction=0)))),
+    op("std", std, R.StdBackward0,
+       sample=Sample([((3,),), ((3, 2),)], call=lambda torch, x: (x.std(), torch.std(x, 0, keepdim=True)))),
+    op("var_mean", var_mean, VarMeanBackward0, method=False, sample=Sample(_S1, args=(-1,))),
+    op("std_mean", std_mean, StdMeanBackward0, method=False, sample=Sample(_S1, args=(-1,))),
+    op("unique", unique, Unique2Backward0, UniqueDimBackward0, no_grad=_RAISES),
+    op("unique_consecutive", unique_consecutive, UniqueConsecutiveBackward0, no_grad=_RAISES),
+    op("bincount", bincount, BincountNotImplemented, no_grad=_RAISES),
+    op("isin", isin, method=False, no_grad=_INT),
+    op("searchsorted", searchsorted, method=False, no_grad=_INT),
+    op("bucketize", bucketize, method=False, no_grad=_INT),
+    # torch.linalg
+    op("linalg_norm", linalg_norm, LinalgVectorNormBackward0, method=False, torch=False, linalg="norm",
+       sample=Sample("reduce", call=lambda torch, x: (torch.linalg.norm(x), torch.linalg.norm(x, dim=-1)))),
+    op("matrix_norm", matrix_norm, LinalgVectorNormBackward0, R.AmaxBackward0, method=False, torch=False,
+       linalg=True, sample=Sample([((2, 3),), ((2, 2, 3),)], call=lambda torch, x: (
+           torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1), torch.linalg.matrix_norm(x, float("inf"))))),
+    op("vector_norm", vector_norm, LinalgVectorNormBackward0, method=False, torch=False, linalg=True,
+       sample=Sample("reduce", call=lambda torch, x: (torch.linalg.vector_norm(x, 3),
+                                                       torch.linalg.vector_norm(x, 0.5, dim=-1)))),
+    # torch.special's names of reduction.py's ops
+    op("special_logsumexp", R.logsumexp, R.LogsumexpBackward0, method=False, torch=False, special="logsumexp",
+       sample=Sample("reduce", args=(-1,))),
+    op("special_softmax", R.softmax, R.SoftmaxBackward0, method=False, torch=False, special="softmax",
+       sample=Sample("reduce", args=(-1,))),
+    op("special_log_softmax", R.log_softmax, R.LogSoftmaxBackward0, method=False, torch=False,
+       special="log_softmax", sample=Sample("reduce", args=(0,))),
+]
+_TABLES = tables(OPS, inplace_method)
+METHODS = _TABLES["METHODS"]    # Tensor methods (and torch.<name>)
+INPLACE = _TABLES["INPLACE"]    # x.name_()
+TORCH = _TABLES["TORCH"]        # torch.<name> only
+LINALG = _TABLES["LINALG"]      # torch.linalg.<name>
+SPECIAL = _TABLES["SPECIAL"]    # torch.special.<name>
