@@ -125,3 +125,40 @@ def test_ast_node_inits_are_the_dataclass_ones():
         assert node == cls(*required, line=7, end_column=3) and cls(*required, line=7).line == 7
     with pytest.raises(TypeError, match="positional"):
         ast.Name("x", 1)
+
+
+GC_PROBE = """
+import gc, sys
+from gradcli.cli import calc, entry
+from gradcli.lang import runner
+run, calculate = runner.Session.run, calc.calculate
+# what the collector's state is when the script (the expression) runs, in the script's own output
+runner.Session.run = lambda self, source, *a, **k: run(self, "print(%r)\\n" % gc.isenabled() + source, *a, **k)
+calc.calculate = lambda expr, *a, **k: calculate("%s + %d" % (expr, 1000 * gc.isenabled()), *a, **k)
+sys.argv[0] = "gradcli"
+try:
+    entry.main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("after", gc.isenabled())
+"""
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_the_collector_paused_at_start_up_runs_under_scripts_and_calculations(in_process):
+    """entry.py pauses the garbage collector while gradcli imports (start-up time); a script and the
+    calculator's expression run with it on again, in the run's child and in process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("GRADCLI_IN_PROCESS", None)
+    if in_process:
+        env["GRADCLI_IN_PROCESS"] = "1"
+
+    def probe(*args):
+        proc = subprocess.run([sys.executable, "-c", GC_PROBE, *args], capture_output=True, text=True, cwd=ROOT,
+                              env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout
+    assert probe("run", "-e", "x = 1") == "True\nafter True\n"
+    assert probe("grad", "x * 2", "x=1").startswith("x * 2 + 1000 = tensor(1002.)\n")
+    assert probe("--version").endswith("after True\n")

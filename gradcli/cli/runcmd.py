@@ -10,7 +10,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
                      memory_error_text, say, say_usage, size_text, usage_hint)
-from .entry import interrupt_received, interruption
+from .entry import interrupt_received, interruption, resume_gc
 
 STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
@@ -466,6 +466,7 @@ def run_command(files, expr, flags: Flags) -> int:
             prepare()  # the parse tables, cached here: the child may not write the cache
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
+        resume_gc()  # paused while gradcli started (entry.py); on before any script runs
         for src in sources:
             current[0], current[1] = src.name, None
             outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes, started=current)
