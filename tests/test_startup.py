@@ -162,3 +162,27 @@ def test_the_collector_paused_at_start_up_runs_under_scripts_and_calculations(in
     assert probe("run", "-e", "x = 1") == "True\nafter True\n"
     assert probe("grad", "x * 2", "x=1").startswith("x * 2 + 1000 = tensor(1002.)\n")
     assert probe("--version").endswith("after True\n")
+
+
+def test_plain_commands_end_without_finalisation_yet_flush_everything(tmp_path):
+    """A plain run or grad ends with os._exit once its output is flushed (entry._exit_at_once; the
+    interpreter's teardown cost start-up time): every line reaches a pipe and a file, stderr too,
+    and the exit code is the command's."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
+
+    def gradcli(*args, **kwargs):
+        streams = kwargs or {"capture_output": True}
+        return subprocess.run([sys.executable, "-m", "gradcli", *args], text=True, cwd=ROOT, env=env, timeout=120,
+                              **streams)
+    many = gradcli("run", "-e", "for i in range(200000): print(i)")
+    assert many.returncode == 0 and many.stdout == "".join(f"{i}\n" for i in range(200000))
+    failed = gradcli("run", "-e", "print('before')\nx = 1/0")
+    assert failed.returncode == 1 and failed.stdout == "before\n" and "ZeroDivisionError" in failed.stderr
+    doc = gradcli("run", "--json", "-e", "print(2)")
+    assert doc.returncode == 0 and json.loads(doc.stdout)["outputs"][0]["text"] == "2\n"
+    assert gradcli("run", "missing.grad").returncode == 2
+    calc = gradcli("grad", "x*2", "x=1")
+    assert calc.returncode == 0 and calc.stdout.endswith("┘\n")
+    with open(tmp_path / "out.txt", "w") as fh:
+        assert gradcli("run", "-e", "for i in range(50000): print(i)", stdout=fh, stderr=subprocess.DEVNULL).returncode == 0
+    assert (tmp_path / "out.txt").read_text().count("\n") == 50000

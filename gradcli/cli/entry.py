@@ -273,7 +273,28 @@ def main(argv=None) -> None:
     except SystemExit as exc:
         if exc.code in (130, 128 + SIGTERM_NUMBER):
             _exit_interrupted(exc.code)
+        if argv is None and (calc is not None or plain is not None):
+            _exit_at_once(exc.code)
         raise
+
+
+def _exit_at_once(code) -> None:
+    """End the process of a plain `run` or `grad` (the console script, `python -m gradcli`) once its
+    output is flushed, without the interpreter's finalisation: tearing down NumPy's, the engine's and
+    the language's modules and objects cost ~7 ms of every start (nothing of gradcli's waits for
+    it: no atexit handler, no thread, no file left open). Returns (the normal exit follows) for a
+    code that is not a number or a stream that cannot be flushed."""
+    import os  # noqa: PLC0415
+
+    code = 0 if code is None else code
+    if type(code) is not int:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        return
+    os._exit(code)
 
 
 def _exit_interrupted(code=130) -> None:

@@ -106,13 +106,14 @@ def _span_field() -> Any:
     return field(default=0, kw_only=True)
 
 
-# The node classes are declared as dataclasses are, but made by _node, not by dataclass(slots=True,
-# eq=False, repr=False): importing this module is part of every start-up, and dataclass's machinery
-# (a compiled __init__ per class) cost ~10 ms for these ~55 classes. _node gives each class
-# __slots__ for its own fields and records them (_specs); a class's __init__, as dataclass writes
-# it, is compiled at its first instantiation (_compile_init), so a run compiles only the ones its
-# script uses. Their source comes from these declarations only, never from a script's text.
-# == and repr come from Node (by `_fields`, so spans take no part in them).
+# The node classes are declared as dataclasses are, but made by _NodeType, not by
+# dataclass(slots=True, eq=False, repr=False): importing this module is part of every start-up, and
+# dataclass's machinery (each class made twice, a compiled __init__ per class) cost ~10 ms for these
+# ~55 classes. _NodeType gives each class of this module __slots__ for its own fields as it makes it
+# and records them (_specs); a class's __init__, as dataclass writes it, is compiled at its first
+# instantiation (_compile_init), so a run compiles only the ones its script uses. Their source comes
+# from these declarations only, never from a script's text. == and repr come from Node (by
+# `_fields`, so spans take no part in them). @_node marks a declaration.
 
 
 class _Required:
@@ -122,22 +123,29 @@ class _Required:
 _REQUIRED = _Required()
 
 
+class _NodeType(type):
+    def __new__(mcls, name, bases, namespace):
+        if namespace.get("__module__") != __name__:  # a subclass elsewhere (a test's) keeps its __dict__
+            return super().__new__(mcls, name, bases, namespace)
+        own = namespace.get("__annotations__", {})
+        specs = []  # (name, default or _REQUIRED, default factory or None, keyword-only)
+        for field_name in own:
+            value = namespace.pop(field_name, _REQUIRED)
+            if isinstance(value, Field):
+                factory = value.default_factory if callable(value.default_factory) else None
+                specs.append((field_name, _REQUIRED if factory else value.default, factory, value.kw_only is True))
+            else:
+                specs.append((field_name, value, None, False))
+        namespace["__slots__"] = tuple(own)
+        cls = super().__new__(mcls, name, bases, namespace)
+        cls._specs = tuple(getattr(bases[0], "_specs", ()) if bases else ()) + tuple(specs)
+        cls.__init__ = _first_init(cls)
+        return cls
+
+
 def _node(cls):
-    own = cls.__dict__.get("__annotations__", {})
-    specs = []  # (name, default or _REQUIRED, default factory or None, keyword-only)
-    for name in own:
-        value = cls.__dict__.get(name, _REQUIRED)
-        if isinstance(value, Field):
-            factory = value.default_factory if callable(value.default_factory) else None
-            specs.append((name, _REQUIRED if factory else value.default, factory, value.kw_only is True))
-        else:
-            specs.append((name, value, None, False))
-    body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
-    body["__slots__"] = tuple(own)
-    new = type(cls)(cls.__name__, cls.__bases__, body)
-    new._specs = tuple(getattr(cls.__bases__[0], "_specs", ())) + tuple(specs)
-    new.__init__ = _first_init(new)
-    return new
+    """The mark of a node class's declaration (_NodeType has made it)."""
+    return cls
 
 
 def _first_init(cls):
@@ -179,7 +187,7 @@ def _compile_init(cls):
 
 
 @_node
-class Node:
+class Node(metaclass=_NodeType):
     """Base of every node: the source span (see the module docstring)."""
 
     line: int = _span_field()
