@@ -545,11 +545,12 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     g = gen_for(generator, device)
     perm = list(range(n))
     if n > 1:
-        # sequential in torch too: swap i with i + random() % (n - i); about 0.2 us a step here
-        words = g.words(n - 1).tolist()
-        for i, w in enumerate(words):
-            z = i + w % (n - i)
-            perm[i], perm[z] = perm[z], perm[i]
+        # sequential in torch too: swap i with i + random() % (n - i). The targets are computed at once,
+        # the swaps (each depends on the ones before) in a Python loop: about 0.13 us a swap here
+        z = (g.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).view(np.int64)
+        z += np.arange(n - 1)
+        for i, j in enumerate(z.tolist()):
+            perm[i], perm[j] = perm[j], perm[i]
     from .factory import finish  # noqa: PLC0415
     return finish(np.array(perm, np.int64).astype(d.np), d, device, requires_grad)
 
