@@ -48,6 +48,7 @@ _SQRTHF_BITS = _i(np.array(M.SQRTHF, _F32).view(np.int32))
 _ONE, _HALF, _M_HALF, _M_TWO, _2M24 = _s(1), _s(0.5), _s(-0.5), _s(-2), _s(2.0 ** -24)
 _I1, _I2, _I4, _I23, _I29, _I31, _I126, _NOT1 = (_i(v) for v in (1, 2, 4, 23, 29, 31, 126, ~1))
 _MANT, _HALF_EXP, _2P24 = _i(0x007FFFFF), _i(0x3F000000), _i(1 << 24)
+_LOW29, _TIE = np.array(0x1FFFFFFF, np.int64), np.array(0x10000000, np.int64)  # float64 bits below float32's
 
 
 class Buffers:
@@ -165,23 +166,30 @@ def sincos(k2, sin_out, cos_out, B):
     cos_bits ^= j
 
 
-def _scale_shift(v, std32, mean32, B):
-    """v = fma(v, std, mean) in place, float32, exactly: the product is exact in float64 and the sum
-    rounded once there; where that lands on a float32 tie, the sum's rounding error (TwoSum) says
-    whether the tie is real (kept: the float32 rounding breaks it to even, as the FMA does) or the
-    exact sum lies to one side of it (moved one float64 ulp that way)."""
-    t = B.f64[3]
-    np.multiply(v, float(std32), out=t, dtype=_F64)
-    t += float(mean32)
-    low = B.f64[2].view(np.int64)
-    np.bitwise_and(t.view(np.int64), 0x1FFFFFFF, out=low)
-    ties = np.flatnonzero(low == 0x10000000)
-    if ties.size:
-        p = v[ties].astype(_F64) * float(std32)
+def _scale_shift(v, std, mean, B):
+    """v = fma(v, std, mean) in place, float32, exactly (std, mean: 0-d float64 arrays holding the
+    float32 values): the product is exact in float64 and the sum rounded once there; where that lands
+    on a float32 tie, the sum's rounding error (TwoSum) says whether the tie is real (kept: the
+    float32 rounding breaks it to even, as the FMA does) or the exact sum lies to one side of it
+    (moved one float64 ulp that way)."""
+    t = B.f64[0]
+    low = B.f64[1].view(np.int64)
+    tie = B.f64[2].view(bool)[:v.size]
+    np.copyto(t, v)
+    t *= std
+    t += mean
+    np.bitwise_and(t.view(np.int64), _LOW29, out=low)
+    np.equal(low, _TIE, out=tie)
+    if tie.any():
+        ties = np.flatnonzero(tie)
         st = t[ties]
+        p = v[ties].astype(_F64)
+        p *= std
         bb = st - p
-        err = (p - (st - bb)) + (float(mean32) - bb)
-        t[ties] = np.where(err == 0, st, np.nextafter(st, np.where(err > 0, np.inf, -np.inf)))
+        err = (p - (st - bb)) + (mean - bb)
+        off = err != 0
+        if off.any():
+            t[ties[off]] = np.nextafter(st[off], np.copysign(np.inf, err[off]))
     np.copyto(v, t, casting="unsafe")
 
 
@@ -204,6 +212,7 @@ def normal_words(draw, n, mean, std, out=None):
     if out is None:
         out = np.empty(n, _F32)
     std32, mean32 = _F32(std), _F32(mean)
+    std_d, mean_d = _d(std32), _d(mean32)
     m = 0
     for i in range(0, n, _CHUNK):
         size = min(_CHUNK, n - i)
@@ -226,7 +235,7 @@ def normal_words(draw, n, mean, std, out=None):
             if std32 == 1:  # fma(v, 1, mean) is v + mean, one rounding (and -0 + 0 is +0, as there)
                 v += mean32
             else:
-                _scale_shift(v, std32, mean32, B)
+                _scale_shift(v, std_d, mean_d, B)
         res = out[i:i + size].view("V32").reshape(-1, 2)
         np.copyto(res[:, 0], cos.view("V32"))
         np.copyto(res[:, 1], sin.view("V32"))
