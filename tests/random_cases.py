@@ -164,6 +164,27 @@ def _(t):
             t.multinomial(p2.double(), 7, True), t.multinomial(p, 1, replacement=True)]
 
 
+@case("multinomial_many_rows")
+def _(t):
+    w = t.rand(300, 50) * (t.rand(300, 50) > 0.3)  # zero entries too
+    w[:, 0] += 1e-3
+    out = [t.multinomial(w, 20, replacement=True), t.multinomial(w.double(), 7, True),
+           t.multinomial(t.ones(2, 1), 4, True)]
+    bad = t.ones(5, 3)
+    bad[3, 1] = -1.0
+    try:
+        t.multinomial(bad, 4, True)
+    except Exception as e:  # noqa: BLE001 - the rows before the bad one drew: the state shows it
+        out.append(str(e).splitlines()[0])
+    zero = t.ones(4, 3)
+    zero[2] = 0.0
+    try:
+        t.multinomial(zero, 2, True)
+    except Exception as e:  # noqa: BLE001
+        out.append(str(e).splitlines()[0])
+    return out + [t.rand(3)]
+
+
 @case("distribution_methods")
 def _(t):
     return [t.zeros(17).exponential_(), t.zeros(5).exponential_(2.5), t.zeros(6).double().exponential_(0.5),

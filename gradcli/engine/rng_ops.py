@@ -648,19 +648,40 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         else:
             res = np.argsort(-ratio, axis=-1, kind="stable")[:, :num_samples]
     else:
-        res = np.empty((rows.shape[0], num_samples), np.int64)
-        for i, row in enumerate(rows):  # one row after another, as the kernel draws
-            if np.any(row < 0) or not np.all(np.isfinite(row)):
-                raise errors.runtime("invalid multinomial distribution (encountering probability entry < 0)")
-            cum = np.cumsum(row.astype(_F64)).astype(rows.dtype)
-            total = cum[-1]
-            if not total > 0:
-                raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
-            cum = (cum / total).astype(rows.dtype)
-            cum[-1] = 1
-            res[i] = np.searchsorted(cum.astype(_F64), uniform53(g, num_samples), side="left")
+        res = _with_replacement(g, rows, num_samples)
     res = res.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
     return wrap(like(input._data, res), dtypes.int64)
+
+
+def _with_replacement(g, rows, num_samples):
+    """multinomial_with_replacement, all rows at once: each row's cumulative sum in the probs' dtype
+    over its total, the last entry 1; row by row, num_samples 53-bit uniforms each (so all of them in
+    one draw, row-major) and the left searchsorted. The rows' searches are one search in
+    (row, cumulative) pairs, as complex numbers (NumPy orders those by real part, then imaginary).
+    A bad row raises after the rows before it have drawn, as the row loop does."""
+    n_rows, n_cat = rows.shape
+    invalid = np.any(rows < 0, axis=1) | ~np.all(np.isfinite(rows), axis=1)
+    with np.errstate(all="ignore"):
+        cum = np.cumsum(rows.astype(_F64), axis=1).astype(rows.dtype)
+    total = cum[:, -1]
+    bad = np.flatnonzero(invalid | ~(total > 0))
+    good = bad[0] if bad.size else n_rows
+    u = uniform53(g, good * num_samples)
+    if bad.size:
+        if invalid[good]:
+            raise errors.runtime("invalid multinomial distribution (encountering probability entry < 0)")
+        raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
+    cum = (cum / total[:, None]).astype(rows.dtype)
+    cum[:, -1] = 1
+    row = np.arange(n_rows, dtype=_F64)
+    hay = np.empty((n_rows, n_cat), np.complex128)
+    hay.real = row[:, None]
+    hay.imag = cum
+    needles = np.empty(n_rows * num_samples, np.complex128)
+    needles.real = np.repeat(row, num_samples)
+    needles.imag = u
+    idx = np.searchsorted(hay.reshape(-1), needles, side="left") - np.repeat(np.arange(n_rows) * n_cat, num_samples)
+    return idx.reshape(n_rows, num_samples)
 
 
 # the Tensor methods this module adds
