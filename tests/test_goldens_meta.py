@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 SCRIPTS = ROOT / "tests" / "golden" / "scripts"
+MKL_GOLDENS = ROOT / "tests" / "golden" / "mkl"  # run by tests/test_mkl_backend.py (gradcli[mkl])
 TOOL = ROOT / "tools" / "make_goldens.py"
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.grad"))
@@ -104,7 +105,7 @@ def test_generator_writes_out_err_and_removes_stale_err(tmp_path):
 
 # ---------------------------------------------------------------- goldens whose digits depend on the CPU
 
-MARKINGS = sorted(SAMPLES.glob("*.cpu")) + sorted(SCRIPTS.glob("*.cpu"))
+MARKINGS = sorted(SAMPLES.glob("*.cpu")) + sorted(SCRIPTS.glob("*.cpu")) + sorted(MKL_GOLDENS.glob("*.cpu"))
 # NumPy, OpenBLAS and MKL (gradcli[mkl]) as on an AVX2 machine without AVX-512 (the names of NumPy
 # 1.x and 2.x alike; NumPy ignores those it does not know): how gradcli itself computes on such a CPU
 AVX2_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX "
@@ -156,7 +157,7 @@ def test_gradcli_on_an_avx2_cpu_matches_every_golden_or_its_marking():
     assert simulated <= native, f"fail only with AVX2 kernels (mark them or fix them): {sorted(simulated - native)}"
 
 
-@pytest.mark.parametrize("folder", [SAMPLES, SCRIPTS], ids=["samples", "golden-scripts"])
+@pytest.mark.parametrize("folder", [SAMPLES, SCRIPTS, MKL_GOLDENS], ids=["samples", "golden-scripts", "golden-mkl"])
 def test_goldens_whose_digits_depend_on_the_cpu_are_marked(folder):
     """Reruns every script with torch under another CPU capability and fails when a golden that
     changes has no (or too tight a) NAME.cpu marking. By default the AMD-AVX2-like variant only

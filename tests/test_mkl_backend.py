@@ -1,15 +1,17 @@
 """The optional MKL backend (gradcli[mkl], gradcli/backend.py, gradcli/engine/mkl_backend.py).
 
-Without the extra (CI) only the start-up and fallback tests run; the rest skip. With it, the
-goldens of tests/golden/mkl/ (real torch, every digit printed; tools/gen_mkl_goldens.py) must
-come out bit for bit on the CPU class they were recorded on (cpu.json), and wherever torch is
-installed the covered ops are compared with torch itself on this CPU.
+Without the extra (CI) only the start-up, fallback and golden-marking tests run; the rest skip.
+With it, the goldens of tests/golden/mkl/ (real torch, every digit printed; tools/gen_mkl_goldens.py)
+must come out bit for bit on the CPU they were recorded on and within their ulps elsewhere (their
+NAME.cpu markings, gradcli/testing/cpu.py), and wherever torch is installed the covered ops are
+compared with torch itself on this CPU.
 """
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -177,33 +179,54 @@ def test_vml_output_keeps_numpy_layout_and_values(layout):
 
 # ------------------------------------------------------------------------------- the goldens
 
-def _cpu_matches():
-    recorded = json.loads((GOLDEN / "cpu.json").read_text(encoding="utf-8"))
-    vendor = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            vendor = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("vendor_id")), "")
-    except OSError:
-        pass
-    flags = open("/proc/cpuinfo", encoding="utf-8").read() if os.path.exists("/proc/cpuinfo") else ""
-    capability = "AVX512" if " avx512f " in flags.replace("\n", " ") + " " else "AVX2" if " avx2 " in flags else "?"
-    if (vendor, capability) != (recorded["vendor"], recorded["capability"]):
-        return False, (f"golden from {recorded['vendor']} {recorded['capability']}, this CPU is {vendor} "
-                       f"{capability}: MKL dispatches per CPU")
-    return True, ""
-
-
 @needs_mkl
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_mkl_golden_bit_for_bit(script):
-    ok, why = _cpu_matches()
-    if not ok:
-        pytest.skip(why)
+    """Byte for byte on the CPU the golden came from (its NAME.cpu marking), within the marking's
+    ulps on another CPU class (MKL dispatches per CPU, in torch too)."""
     from gradcli.lang.runner import RunOptions, run_source
+    from gradcli.testing.cpu import compare_with_golden, read_marking
 
+    assert read_marking(script) is not None, f"{script.name}: MKL's digits depend on the CPU; mark the golden"
     result = run_source(script.read_text(encoding="utf-8"), str(script), RunOptions(seed=0))
     assert result.error is None, result.error
-    assert result.stdout == script.with_suffix(".out").read_text(encoding="utf-8")
+    comparison = compare_with_golden(result.stdout, script.with_suffix(".out"))
+    assert comparison.ok, comparison.message
+
+
+def _nudged(text, index, ulps=None):
+    """text with its index-th decimal number moved by ulps float32 ulps (printed as Python does), or
+    with its sign flipped (ulps None: farther than any tolerance in ulps of the larger magnitude)."""
+    from gradcli.testing.cpu import spacing
+
+    parts = re.split(r"(-?\d+\.\d+(?:e[-+]\d+)?)", text)
+    i = list(range(1, len(parts), 2))[index]
+    value = float(parts[i])
+    parts[i] = repr(-value) if ulps is None else repr(float(np.float32(value + ulps * spacing(value))))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_mkl_goldens_markings_hold_exactly_at_home_and_only_within_ulps_elsewhere(script):
+    """A marked golden compares exactly on the CPU it came from (one ulp off fails there), within
+    its ulps on another class (one ulp passes, far more fails), and a marking that names another
+    CPU than this one's is not taken as this CPU's: the mkl goldens use the project's one marking."""
+    from gradcli.testing.cpu import compare_text, read_marking
+
+    marking = read_marking(script)
+    assert marking is not None and marking.cpu and marking.differs_under, script.name
+    golden = script.with_suffix(".out").read_text(encoding="utf-8")
+    home = marking.cpu
+    others = [c for c, _ in marking.ulp_by_capability if c != home.split()[1]] or [c for c, _ in marking.ulp_by_capability]
+    elsewhere = f"AuthenticAMD {others[0]}"  # a CPU class whose kernels the generator saw differ
+    assert marking.tolerance(elsewhere) >= 1
+    assert compare_text(golden, golden, marking, home).ok
+    one_off = _nudged(golden, -1, 1)
+    assert one_off != golden
+    assert not compare_text(one_off, golden, marking, home).ok
+    assert compare_text(one_off, golden, marking, elsewhere).ok
+    far_off = _nudged(golden, -1)
+    assert not compare_text(far_off, golden, marking, elsewhere).ok
 
 
 # ------------------------------------------------------------------- live against torch, any CPU

@@ -34,7 +34,7 @@ ENGINE_GAPS: dict[str, str] = {
     # torch's float32 sin is MKL VML's (docs/numerics.md), which differs from the correctly rounded sine
     # (NumPy through float64) on 92 of the tutorial's 2000 points; tutorial_legendre_exact_sine.grad is the
     # same program on a correctly rounded sine and matches torch digit for digit, and tests/golden/mkl has
-    # the tutorial again, checked bit for bit with the mkl extra on the recorded CPU class
+    # the tutorial again, checked bit for bit with the mkl extra on the CPU its NAME.cpu marking names
     "tutorial_legendre_custom_function.grad": "CPU-dependent digits: torch.sin's float32 values are MKL VML's "
                                               "(docs/numerics.md); the losses differ in their last digits",
 }
