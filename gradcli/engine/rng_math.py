@@ -125,19 +125,24 @@ def _fma32(a, b, c):
     return s.astype(_F32)
 
 
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a double into two 26-bit halves
+
+
 def fma64(a, b, c):
-    """float64 fma(a, b, c), exactly: the product split (Dekker) and summed in longdouble-free
-    two-sum steps; vectorised."""
+    """float64 fma(a, b, c): the product split (Dekker) and summed in longdouble-free two-sum steps;
+    vectorised. Scalar b and c (the random kernels' scale and shift) take _fma64_scalar: the same
+    operations in the same order, over cache-sized chunks in place."""
+    if np.ndim(b) == 0 and np.ndim(c) == 0 and np.ndim(a) == 1 and np.size(a) > 64:
+        return _fma64_scalar(np.asarray(a, _F64), float(b), float(c))
     a = np.asarray(a, _F64)
     b = np.asarray(b, _F64)
     c = np.asarray(c, _F64)
     p = a * b
     # exact product error via Veltkamp/Dekker splitting
-    split = 134217729.0
-    ah = a * split
+    ah = a * _SPLIT
     ah = ah - (ah - a)
     al = a - ah
-    bh = b * split
+    bh = b * _SPLIT
     bh = bh - (bh - b)
     bl = b - bh
     pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl
@@ -145,6 +150,43 @@ def fma64(a, b, c):
     bb = s - p
     se = (p - (s - bb)) + (c - bb)
     return s + (se + pe)
+
+
+def _fma64_scalar(a, b, c):
+    bh = b * _SPLIT  # Python floats are IEEE doubles: the split of b is the array code's, done once
+    bh = bh - (bh - b)
+    bl = b - bh
+    out = np.empty(a.size, _F64)
+    m = min(_CHUNK, a.size)
+    p, ah, al, t = (np.empty(m, _F64) for _ in range(4))
+    for i in range(0, a.size, _CHUNK):
+        x = a[i:i + _CHUNK]
+        k = x.size
+        if k < m:
+            p, ah, al, t = p[:k], ah[:k], al[:k], t[:k]
+        np.multiply(x, b, out=p)
+        np.multiply(x, _SPLIT, out=ah)                   # ah = ah - (ah - x)
+        np.subtract(ah, x, out=t)
+        ah -= t
+        np.subtract(x, ah, out=al)
+        pe = out[i:i + k]                                 # pe = ((ah*bh - p) + ah*bl + al*bh) + al*bl
+        np.multiply(ah, bh, out=pe)
+        pe -= p
+        np.multiply(ah, bl, out=t)
+        pe += t
+        np.multiply(al, bh, out=t)
+        pe += t
+        al *= bl
+        pe += al
+        np.add(p, c, out=ah)                              # s = p + c (in ah)
+        np.subtract(ah, p, out=al)                        # bb = s - p (in al)
+        np.subtract(ah, al, out=t)                        # se = (p - (s - bb)) + (c - bb)
+        np.subtract(p, t, out=t)
+        np.subtract(c, al, out=al)
+        t += al
+        pe += t                                           # s + (se + pe)
+        pe += ah
+    return out
 
 
 def mul_add(x, scale, shift, dtype):

@@ -242,9 +242,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     n = self.numel()
     dt = self.dtype.np
     if dt == _F64:
-        vals = uniform53(g, n)
-        if from_ != 0 or to != 1:
-            vals = vals * (to - from_) if from_ == 0 else M.mul_add(vals, to - from_, from_, _F64)
+        vals = np.empty(n, _F64)
+        for i in range(0, n, _CHUNK):  # the words in order, a cache-sized piece at a time
+            u = uniform53(g, min(_CHUNK, n - i))
+            if from_ != 0 or to != 1:
+                u = u * (to - from_) if from_ == 0 else M.mul_add(u, to - from_, from_, _F64)
+            vals[i:i + u.size] = u
         if vals.size and vals.max() >= to:
             vals[vals == to] = from_
         return write_values(self, vals, "UniformBackward0")
