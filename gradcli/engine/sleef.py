@@ -134,7 +134,8 @@ def _ldexp_f(x, q):
     return x * u
 
 
-def _logkf(d, avx512):
+def _exp_mant_f(d, avx512):
+    """log's split of d > 0 into 2**e * m, m in [0.75, 1.5): (e as float32, m)."""
     if avx512:
         p = d * _c(1.0 / 0.75)
         _, ex = np.frexp(p)
@@ -149,6 +150,11 @@ def _logkf(d, avx512):
         ei = ((_bits_f(d * _c(1.0 / 0.75)) >> 23) & 0xFF) - 0x7F
         m = _from_bits_f(_bits_f(d) + ((-ei) << 23))
         e = np.where(o, ei - 64, ei).astype(_I32).astype(_F32)
+    return e, m
+
+
+def _logkf(d, avx512):
+    e, m = _exp_mant_f(d, avx512)
     x = _df_div(*_df_add2_ff(_F32(-1), m), *_df_add2_ff(_F32(1), m))
     x2 = _df_squ(*x)
     t = fma32(_c(0.240320354700088500976562), x2[0], _c(0.285112679004669189453125))
@@ -207,6 +213,52 @@ def powf(x, y, avx512):
         result = np.where(np.isnan(x) | np.isnan(y), _from_bits_f(np.full(result.shape, -1, _I32)), result)
         result = np.where((y == 0) | (x == 1), _F32(1), result).astype(_F32)
     return result.reshape(shape)
+
+
+def expf(d):
+    """Sleef_expf8_u10 / Sleef_expf16_u10 (xexpf; the AVX2 and AVX512 builds compute the same)."""
+    d = np.asarray(d, _F32)
+    if d.ndim != 1:
+        return expf(d.reshape(-1)).reshape(d.shape)
+    with np.errstate(all="ignore"):
+        q = _rint_i32_f((d * _R_LN2f).astype(_F32))
+        qf = q.astype(_F32)
+        s = fma32(qf, -_L2Uf, d)
+        s = fma32(qf, -_L2Lf, s)
+        u = _c(0.000198527617612853646278381)
+        for k in (0.00139304355252534151077271, 0.00833336077630519866943359, 0.0416664853692054748535156,
+                  0.166666671633720397949219, 0.5):
+            u = fma32(u, s, _c(k))
+        u = _F32(1) + fma32(s * s, u, s)
+        h = q >> 1                                    # vldexp2: two exact powers of two
+        u = (u * _from_bits_f((h + 127) << 23)) * _from_bits_f((q - h + 127) << 23)
+        u = np.where(d < _F32(-104), _F32(0), u)
+        return np.where(_F32(100) < d, _F32(np.inf), u).astype(_F32)
+
+
+def logf(d, avx512):
+    """Sleef_logf8_u10 (AVX2) / Sleef_logf16_u10 (AVX512): xlogf_u1."""
+    d = np.asarray(d, _F32)
+    if d.ndim != 1:
+        return logf(d.reshape(-1), avx512).reshape(d.shape)
+    with np.errstate(all="ignore"):
+        e, m = _exp_mant_f(d, avx512)
+        s = _df_mul_f2f(_c(0.69314718246459960938), _c(-1.904654323148236017e-09), e)
+        x = _df_div(*_df_add2_ff(_F32(-1), m), *_df_add2_ff(_F32(1), m))
+        x2 = x[0] * x[0]
+        t = fma32(_c(0.3027294874), x2, _c(0.3996108174))
+        t = fma32(t, x2, _c(0.6666694880))
+        s = _df_add_f2f2(*s, x[0] * _F32(2), x[1] * _F32(2))
+        v = (x2 * x[0]) * t
+        sx = s[0] + v
+        r = sx + (((s[0] - sx) + v) + s[1])
+        r = np.where(d == np.inf, _F32(np.inf), r)
+        if avx512:   # vfixupimm: a NaN stays itself (quieted), a negative number gives the default NaN
+            r = np.where(np.isnan(d), _from_bits_f(_bits_f(d) | 0x400000), r)
+            r = np.where(d < 0, _from_bits_f(np.full(r.shape, -0x400000, _I32)), r)
+        else:        # SLEEF_NANf
+            r = np.where((d < 0) | np.isnan(d), _F32(np.nan), r)
+        return np.where(d == 0, _F32(-np.inf), r).astype(_F32)
 
 
 # ---------------------------------------------------------------------------- float64 (double-double)

@@ -12,6 +12,7 @@ from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..function import Function, record
+from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
 from ..tensor import Tensor, _wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
 from ..device import asarray as _asarray
@@ -433,11 +434,12 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):
         r = data - data + 1  # exp(x - x) / exp(x - x): 1, or NaN for a NaN or infinite x
     elif data.size == 0:
         r = data.copy()
-    elif data.dtype == np.float32 and type(data) is np.ndarray and (data.shape[d] < 8 or d != data.ndim - 1):
-        # ATen's order, as log_softmax's below: the exps summed in order along dim; the short last
-        # dim then multiplies by 1 / sum (_vec_softmax_lastdim), another dim divides by the sum
+    elif data.dtype == np.float32 and type(data) is np.ndarray and d == data.ndim - 1:
+        r = softmax_lastdim(data)  # ATen's _vec_softmax_lastdim: SLEEF's exp, lane-wise sums
+    elif data.dtype == np.float32 and type(data) is np.ndarray:
+        # ATen's order, as log_softmax's below: the exps summed in order along dim, then divided by the sum
         e, acc = _ordered_exp_sum(data - data.max(axis=d, keepdims=True), d)
-        r = e * (np.float32(1) / acc) if d == data.ndim - 1 else e / acc
+        r = e / acc
     else:
         e = np.exp(data - data.max(axis=d, keepdims=True))
         r = e / e.sum(axis=d, keepdims=True)
@@ -450,14 +452,14 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
         r = data - data  # (x - x) - log(exp(x - x)): 0, or NaN for a NaN or infinite x
     elif data.size == 0:
         r = data.copy()
+    elif data.dtype == np.float32 and type(data) is np.ndarray and d == data.ndim - 1:
+        r = log_softmax_lastdim(data)  # ATen's _vec_log_softmax_lastdim: SLEEF's exp and log
     else:
         m = data.max(axis=d, keepdims=True)
         s = data - m
-        n = data.shape[d]
-        if data.dtype == np.float32 and type(data) is np.ndarray and (n < 8 or d != data.ndim - 1):
-            # ATen's kernel here: exp of x - max, summed in order along dim (the last dim shorter
-            # than a vector goes through vec_reduce_all's scalar loop, other dims accumulate across
-            # dim), then log; exp and log (SLEEF, 1 ulp) are taken as correctly rounded
+        if data.dtype == np.float32 and type(data) is np.ndarray:
+            # ATen's kernel here: exp of x - max, accumulated across dim in order, then log; exp and
+            # log (SLEEF, 1 ulp) are taken as correctly rounded
             acc = _ordered_exp_sum(s, d)[1]
             r = s - np.log(acc.astype(np.float64)).astype(np.float32)
         else:

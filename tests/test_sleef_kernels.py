@@ -1,6 +1,6 @@
-"""gradcli/engine/pow_kernel.py and sleef.py: ATen's float32/float64 pow, bit for bit, per CPU capability.
+"""gradcli/engine/pow_kernel.py, softmax_kernel.py and sleef.py: ATen's pow and softmax, bit for bit, per CPU capability.
 
-Goldens (tests/golden/pow_cases.json, from tools/gen_pow_goldens.py) hold the sha256 of torch's result
+Goldens (tests/golden/sleef_cases.json, from tools/gen_sleef_goldens.py) hold the sha256 of torch's result
 bytes under each capability; every case is replayed here under each one (rng_math.set_capability: the
 SLEEF arithmetic is emulated, so all run on any machine) with no torch. With torch importable, random
 shapes and layouts are compared against it directly."""
@@ -17,10 +17,10 @@ import pytest
 from gradcli.engine import api, numerics, pow_kernel, rng_math, sleef
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("gen_pow_goldens", ROOT / "tools" / "gen_pow_goldens.py")
+_spec = importlib.util.spec_from_file_location("gen_sleef_goldens", ROOT / "tools" / "gen_sleef_goldens.py")
 GEN = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(GEN)
-GOLDEN = json.loads((ROOT / "tests" / "golden" / "pow_cases.json").read_text())
+GOLDEN = json.loads((ROOT / "tests" / "golden" / "sleef_cases.json").read_text())
 
 
 @pytest.fixture
@@ -205,4 +205,21 @@ def test_random_cases_against_torch(engine_setting):
         got = [GEN.digest(r) for r in GEN._torch_run(api, case)]
         if got != want:
             bad.append(case["id"])
+    assert not bad, bad
+
+
+def test_softmax_lastdim_random_against_torch(engine_setting):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    bad = []
+    for i in range(60):
+        shape = [int(v) for v in rng.integers(1, 6, int(rng.integers(0, 3)))] + [int(rng.integers(1, 130))]
+        x = (rng.standard_normal(shape) * float(rng.choice([0.5, 3.0, 40.0]))).astype(np.float32)
+        if x.size > 4 and rng.random() < 0.3:
+            x.reshape(-1)[int(rng.integers(0, x.size))] = float(rng.choice([np.inf, -np.inf, np.nan]))
+        for name in ("softmax", "log_softmax"):
+            want = getattr(torch, name)(torch.from_numpy(x), -1).numpy()
+            got = getattr(api, name)(api.tensor(x), -1)._data
+            if got.tobytes() != want.tobytes():
+                bad.append((name, shape))
     assert not bad, bad

@@ -1,17 +1,19 @@
-"""Goldens for gradcli/engine/pow_kernel.py: torch's float32/float64 pow bits, per CPU capability.
+"""Goldens for the SLEEF-based kernels (gradcli/engine/pow_kernel.py, softmax_kernel.py): torch's float32/
+float64 pow and float32 softmax/log_softmax bits, per CPU capability.
 
-    python3 tools/gen_pow_goldens.py          (a Python with torch==2.13.0)
+    python3 tools/gen_sleef_goldens.py          (a Python with torch==2.13.0)
 
-writes tests/golden/pow_cases.json. Each case builds its inputs as tools/gen_numerics_goldens.py does
+writes tests/golden/sleef_cases.json. Each case builds its inputs as tools/gen_numerics_goldens.py does
 (seeded values, then permute/slice/expand views) and runs tensor ** tensor, tensor ** number,
-number ** tensor or the in-place x.pow_(number), some with a backward pass (the gradient of the base
-uses pow again). torch runs once per CPU capability this machine offers (ATEN_CPU_CAPABILITY=default,
-avx2, avx512; each in its own process, since ATen reads it once) and the sha256 of each result's bytes
-is recorded per capability; tests/test_pow_kernel.py replays every case under each recorded
-capability (rng_math.set_capability) without torch. The shapes cross the 2 * Vectorized<T>::size()
-blocks of the vectorised loop (16/32 floats, 8/16 doubles), broadcast inner sizes 1..40, transposed and
-strided inputs, the 32768-element grain where the work is split between threads
-(torch.get_num_threads() is recorded), negative bases, 0, inf and nan.
+number ** tensor, the in-place x.pow_(number), softmax or log_softmax, some with a backward pass (the
+gradient of pow's base uses pow again). torch runs once per CPU capability this machine offers
+(ATEN_CPU_CAPABILITY=default, avx2, avx512; each in its own process, since ATen reads it once) and the
+sha256 of each result's bytes is recorded per capability; tests/test_sleef_kernels.py replays every case
+under each recorded capability (rng_math.set_capability) without torch. The pow shapes cross the
+2 * Vectorized<T>::size() blocks of the vectorised loop (16/32 floats, 8/16 doubles), broadcast inner
+sizes 1..40, transposed and strided inputs, the 32768-element grain where the work is split between
+threads (torch.get_num_threads() is recorded), negative bases, 0, inf and nan; the softmax rows cross
+the 8/16-lane accumulators.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import sys
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "golden" / "pow_cases.json"
+OUT = ROOT / "tests" / "golden" / "sleef_cases.json"
 sys.path.insert(0, str(ROOT / "tools"))
 import gen_numerics_goldens as G  # noqa: E402
 
@@ -113,6 +115,13 @@ def cases():
         add("ts", dt, arr([50], dt, abs=True, scale=2.0), 2.5, grad=True)
         add("ts", dt, arr([2000], dt, scale=1.8), 4, grad=True)
         add("st", dt, 2, arr([50], dt, scale=2.0), grad=True)
+    # softmax / log_softmax over the last dim (float32: SLEEF's exp and log, lane-wise sums)
+    for kind in ("softmax", "log_softmax"):
+        for n in (1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64, 100, 1000):
+            add(kind, "float32", arr([20, n], "float32", scale=3.0), -1)
+        add(kind, "float32", arr([3, 4, 40], "float32", scale=30.0), -1)
+        add(kind, "float32", arr([40, 30], "float32", layout=[["permute", [1, 0]]]), -1)
+        add(kind, "float32", arr([4, 50], "float32", scale=3.0, special=[[3, "-inf"], [60, "inf"], [120, "nan"]]), -1)
     del rng
     return out
 
@@ -127,7 +136,9 @@ def _torch_run(torch, case):
     if case["grad"]:
         leaves = [v.detach().clone().requires_grad_() if isinstance(v, torch.Tensor) else v for v in (x, y)]
         x, y = leaves
-    if kind == "tt":
+    if kind in ("softmax", "log_softmax"):
+        r = getattr(torch, kind)(x, y)
+    elif kind == "tt":
         r = torch.pow(x, y)
     elif kind == "ts":
         r = x ** y
