@@ -354,6 +354,8 @@ active
 set_capability
 # gradcli/engine/mkl_backend.py
 in_effect
+# gradcli/engine/rng_libm.py (a test hook: which libm loops NumPy's element loop runs)
+fast_loops
 # gradcli/render/jsonout.py
 schema
 
