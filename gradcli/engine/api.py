@@ -73,9 +73,10 @@ for _name, _fn in _methods.METHODS.items():
                      "type_as", "cpu", "cuda"):
         globals()[_name] = _fn
 rsub = _E.rsub
-# torch.X_(t): the in-place functions torch also offers at the top level (torch.sin_(a), torch.zero_(t))
-for _name in ("abs_", "clamp_max_", "clamp_min_", "cos_", "detach_", "exp_", "fill_", "log10_", "log2_", "log_",
-              "neg_", "reciprocal_", "rsqrt_", "sin_", "sqrt_", "tan_", "tanh_", "zero_"):
+# torch.X_(t): the in-place functions torch also offers at the top level (torch.sin_(a), torch.zero_(t)):
+# elementwise.py's from their declarations, these by hand
+globals().update(_methods.TORCH)
+for _name in ("detach_", "fill_", "zero_"):
     globals()[_name] = getattr(Tensor, _name)
 where = _E.where
 cat = concat = concatenate = _S.cat

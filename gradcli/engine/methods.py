@@ -16,24 +16,15 @@ from . import rng_ops as _rng_ops  # noqa: I001
 
 from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as _op_truediv  # noqa: E402,I001
 
+from .ops import registry  # noqa: E402
+
+# elementwise.py's ops, derived from their declarations (ops/registry.py); torch.X_ of some of them
+_ELEMENTWISE = registry.tables(E.OPS, lambda fn, name, node: P.inplace(fn, name))
+TORCH = _ELEMENTWISE["TORCH"]
+
 # name -> function taking the tensor first; the same objects are torch.<name>
 METHODS = {
-    # arithmetic and math
-    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
-    "divide": E.div, "true_divide": E.div, "neg": E.neg, "negative": E.neg, "pow": E.pow, "square": E.square,
-    "floor_divide": E.floor_divide, "remainder": E.remainder, "exp": E.exp, "log": E.log, "log2": E.log2,
-    "log10": E.log10, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "sin": E.sin, "cos": E.cos, "tan": E.tan,
-    "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu, "abs": E.abs, "absolute": E.abs,
-    "reciprocal": E.reciprocal, "sign": E.sign, "floor": E.floor, "ceil": E.ceil, "round": E.round,
-    "trunc": E.trunc, "clamp": E.clamp, "clip": E.clamp, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
-    "maximum": E.maximum, "minimum": E.minimum, "where": lambda self, cond, other: E.where(cond, self, other),
-    "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "greater": E.gt, "less": E.lt,
-    "greater_equal": E.ge, "less_equal": E.le, "not_equal": E.ne,
-    "logical_not": E.logical_not, "logical_and": E.logical_and, "logical_or": E.logical_or,
-    "logical_xor": E.logical_xor, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
-    "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "bitwise_left_shift": E.bitwise_left_shift,
-    "bitwise_right_shift": E.bitwise_right_shift, "isnan": E.isnan, "isinf": E.isinf,
-    "isfinite": E.isfinite, "equal": E.equal, "allclose": E.allclose, "isclose": E.isclose,
+    **_ELEMENTWISE["METHODS"],
     # reductions
     "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "softmax": R.softmax,
@@ -58,12 +49,8 @@ METHODS = {
     "cuda": C.cuda,
 }
 
-# in-place forms x.f_(...) of these out-of-place ops
-INPLACE = ("add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
-           "relu", "abs", "clamp", "clamp_min", "clamp_max", "floor", "ceil", "round", "trunc", "reciprocal",
-           "remainder", "masked_fill", "square", "sign", "t", "transpose", "unsqueeze", "squeeze",
-           "scatter", "scatter_add", "floor_divide", "rsqrt", "log2", "log10", "tan", "true_divide",
-           "subtract", "multiply", "divide")
+# in-place forms x.f_(...) of these out-of-place ops (elementwise.py's: their declarations)
+INPLACE = ("masked_fill", "t", "transpose", "unsqueeze", "squeeze", "scatter", "scatter_add")
 
 
 # the breadth ops (issue 5): each of these modules lists its own Tensor methods and in-place forms
@@ -81,6 +68,8 @@ _BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX, _MX) for name, 
 
 def _install():
     for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    for name, fn in _ELEMENTWISE["INPLACE"].items():
         setattr(Tensor, name, fn)
     for name in INPLACE:
         setattr(Tensor, name + "_", P.inplace(METHODS[name], name + "_"))

@@ -148,12 +148,6 @@ def _nll(xs, kw, outs):
     return [np.asarray(prod.sum()).reshape(outs[0])]
 
 
-def _scalar_kw(op):
-    def replay(xs, kw, outs):
-        return [np.asarray(op(xs[0], kw["other"])).reshape(outs[0])]
-    return replay
-
-
 def _copy(xs, kw, outs):
     return [np.array(xs[0], dtype=np.float64).reshape(outs[0])]
 
@@ -208,7 +202,6 @@ REPLAY = {
     "BmmBackward0": _matmul, "CatBackward0": _cat, "StackBackward0": _stack, "UnbindBackward0": _unbind,
     "LogSoftmaxBackward0": _log_softmax, "SoftmaxBackward0": _softmax,
     "NllLossBackward0": _nll, "NllLoss2DBackward0": _nll,
-    "MulBackward1": _scalar_kw(lambda x, s: x * s), "DivBackward1": _scalar_kw(lambda x, s: x / s),
     "MaxBackward1": _max_all, "MinBackward1": _min_all,
     "SumBackward1": _sum_to_shape, "SqueezeBackward4": _reshape, "SqueezeBackward3": _reshape,
     "MaxBackward0": _by_indices, "MinBackward0": _by_indices,
@@ -241,8 +234,6 @@ REPLAY = {
                                                                          xs[0].shape)].reshape(outs[0])],
     "MaskedFillBackward1": lambda xs, kw, outs: [np.where(_t_arg(kw, "mask").astype(bool), xs[1], xs[0])
                                                  .reshape(outs[0])],
-    "WhereBackward0": lambda xs, kw, outs: [np.broadcast_to(np.where(_t_arg(kw, "cond").astype(bool), xs[0], xs[1]),
-                                                            outs[0]).copy()],
     "LinalgCrossBackward0": lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))],
     "LinalgDetBackward0": lambda xs, kw, outs: [np.asarray(np.linalg.det(xs[0])).reshape(outs[0])],
     "LinalgInvExBackward0": lambda xs, kw, outs: [np.linalg.inv(xs[0])] + [np.zeros(o) for o in outs[1:]],

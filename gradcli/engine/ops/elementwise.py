@@ -17,6 +17,8 @@ from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
+from . import replays
+from .registry import op, sample1, sample2
 from .shape import sum_to
 
 # ---------------------------------------------------------------------------- shared plumbing
@@ -444,6 +446,7 @@ class DivBackward0(Function):
 class DivBackward2(Function):
     """div with rounding_mode ('floor' or 'trunc'): piecewise constant, zero gradients."""
     __slots__ = ()
+    explain = ("0 (rounded division is flat between its steps)", "0")
 
     @staticmethod
     def forward(a, b, mode):
@@ -586,6 +589,7 @@ def _remainder(a, b):
 class RemainderBackward0(Function):
     """remainder(x, number): one edge."""
     __slots__ = ()
+    explain = "1"
     forward = staticmethod(_remainder)
 
     def backward(self, g):
@@ -594,6 +598,7 @@ class RemainderBackward0(Function):
 
 class RemainderBackward1(Function):
     __slots__ = ()
+    explain = ("1", "-floor({pa} / {pb})")
     save_inputs = True
     forward = staticmethod(_remainder)
 
@@ -841,6 +846,7 @@ def _positive_nan(fn):
 
 class ExpBackward0(Function):
     __slots__ = ()
+    explain = "exp({a})"
     save_output = True
     forward = staticmethod(vml("exp", numerics.ufunc(np.exp)))
 
@@ -851,6 +857,7 @@ class ExpBackward0(Function):
 
 class LogBackward0(Function):
     __slots__ = ()
+    explain = "1 / {pa}"
     save_inputs = True
     forward = staticmethod(vml("log", _positive_nan(numerics.ufunc(np.log))))
 
@@ -861,6 +868,7 @@ class LogBackward0(Function):
 
 class Log2Backward0(Function):
     __slots__ = ()
+    explain = "1 / ({pa} * ln 2)"
     save_inputs = True
     forward = staticmethod(vml("log2", _positive_nan(numerics.ufunc(np.log2))))
 
@@ -871,6 +879,7 @@ class Log2Backward0(Function):
 
 class Log10Backward0(Function):
     __slots__ = ()
+    explain = "1 / ({pa} * ln 10)"
     save_inputs = True
     forward = staticmethod(vml("log10", _positive_nan(numerics.ufunc(np.log10))))
 
@@ -881,6 +890,7 @@ class Log10Backward0(Function):
 
 class SqrtBackward0(Function):
     __slots__ = ()
+    explain = "1 / (2 * sqrt({a}))"
     save_output = True
     forward = staticmethod(vml("sqrt", _positive_nan(np.sqrt)))
 
@@ -891,6 +901,7 @@ class SqrtBackward0(Function):
 
 class RsqrtBackward0(Function):
     __slots__ = ()
+    explain = "-0.5 * {pa}**(-1.5)"
     save_output = True
 
     @staticmethod
@@ -904,6 +915,7 @@ class RsqrtBackward0(Function):
 
 class SinBackward0(Function):
     __slots__ = ()
+    explain = "cos({a})"
     save_inputs = True
     forward = staticmethod(vml("sin", numerics.ufunc(np.sin)))
 
@@ -914,6 +926,7 @@ class SinBackward0(Function):
 
 class CosBackward0(Function):
     __slots__ = ()
+    explain = "-sin({a})"
     save_inputs = True
     forward = staticmethod(vml("cos", numerics.ufunc(np.cos)))
 
@@ -924,6 +937,7 @@ class CosBackward0(Function):
 
 class TanBackward0(Function):
     __slots__ = ()
+    explain = "1 + tan({a})**2"
     save_output = True
     forward = staticmethod(vml("tan", numerics.ufunc(np.tan)))
 
@@ -934,6 +948,7 @@ class TanBackward0(Function):
 
 class TanhBackward0(Function):
     __slots__ = ()
+    explain = "1 - tanh({a})**2"
     save_output = True
     forward = staticmethod(vml("tanh", numerics.ufunc(np.tanh)))
 
@@ -944,6 +959,7 @@ class TanhBackward0(Function):
 
 class SigmoidBackward0(Function):
     __slots__ = ()
+    explain = "sigmoid({a}) * (1 - sigmoid({a}))"
     save_output = True
 
     @staticmethod
@@ -1006,6 +1022,7 @@ def relu_array(x):
 
 class ReluBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} > 0, else 0"
     save_output = True
 
     @staticmethod
@@ -1035,6 +1052,7 @@ class ReluBackward0(Function):
 
 class AbsBackward0(Function):
     __slots__ = ()
+    explain = "sign({a})"
     save_inputs = True
     forward = staticmethod(np.abs)
 
@@ -1045,6 +1063,7 @@ class AbsBackward0(Function):
 
 class ReciprocalBackward0(Function):
     __slots__ = ()
+    explain = "-1 / {pa}**2"
     save_output = True
 
     @staticmethod
@@ -1165,6 +1184,8 @@ def sgn(input):
 # wrapped tensor in torch, recorded as MulBackward0 and DivBackward0 (binary() above).
 class AddBackward1(Function):
     __slots__ = ()
+    explain = "1"
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(xs[0] + kw["other"]).reshape(outs[0])])
 
     def backward(self, g):
         return (g,)
@@ -1172,6 +1193,8 @@ class AddBackward1(Function):
 
 class MulBackward1(Function):
     __slots__ = ()
+    explain = "{kw[other]}"
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(xs[0] * kw["other"]).reshape(outs[0])])
 
     def backward(self, g):
         return (mul_scalar(g, self._kw["other"]),)
@@ -1179,6 +1202,8 @@ class MulBackward1(Function):
 
 class DivBackward1(Function):
     __slots__ = ()
+    explain = "1 / {kw[other]}"
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(xs[0] / kw["other"]).reshape(outs[0])])
 
     def backward(self, g):
         return (div_scalar(g, self._kw["other"]),)
@@ -1245,6 +1270,7 @@ def trunc(input):
 
 class MaximumBackward0(Function):
     __slots__ = ()
+    explain = ("1 where {a} > {b} (1/2 where equal), else 0", "1 where {b} > {a} (1/2 where equal), else 0")
     save_inputs = True
     forward = staticmethod(np.maximum)
 
@@ -1258,6 +1284,7 @@ class MaximumBackward0(Function):
 
 class MinimumBackward0(Function):
     __slots__ = ()
+    explain = ("1 where {a} < {b} (1/2 where equal), else 0", "1 where {b} < {a} (1/2 where equal), else 0")
     save_inputs = True
     forward = staticmethod(np.minimum)
 
@@ -1278,6 +1305,9 @@ def minimum(input, other):
 class WhereBackward0(Function):
     """where(cond, a, b): edges a and b (a number is an edge (None, 0)); cond is in kw."""
     __slots__ = ()
+    explain = ("1 where the condition holds, else 0", "1 where the condition does not hold, else 0")
+    replay = staticmethod(lambda xs, kw, outs: [np.broadcast_to(np.where(replays.as_array(kw["cond"]).astype(bool), xs[0], xs[1]),
+                                                                 outs[0]).copy()])
 
     @staticmethod
     def forward(cond, a, b):
@@ -1332,6 +1362,7 @@ def _clamp_forward(x, lo, hi):
 class ClampBackward1(Function):
     """clamp with number bounds (in kw): one edge."""
     __slots__ = ()
+    explain = "1 where {a} is inside the bounds, else 0"
     save_inputs = True
 
     @staticmethod
@@ -1352,15 +1383,19 @@ class ClampBackward1(Function):
 
 class ClampMinBackward0(ClampBackward1):
     __slots__ = ()
+    explain = "1 where {a} is above the bound, else 0"
 
 
 class ClampMaxBackward0(ClampBackward1):
     __slots__ = ()
+    explain = "1 where {a} is below the bound, else 0"
 
 
 class ClampBackward0(Function):
     """clamp with tensor bounds: edges (self, min, max), a missing bound is (None, 0)."""
     __slots__ = ()
+    explain = ("1 where {a} is inside the bounds, else 0", "1 where the lower bound is taken, else 0",
+               "1 where the upper bound is taken, else 0")
     save_inputs = True
 
     @staticmethod
@@ -1392,6 +1427,7 @@ class ClampBackward0(Function):
 class ClampMinBackward1(Function):
     """clamp_min(x, tensor)."""
     __slots__ = ()
+    explain = ("1 where {a} >= {b}, else 0", "1 where {b} > {a}, else 0")
     save_inputs = True
 
     @staticmethod
@@ -1408,6 +1444,7 @@ class ClampMinBackward1(Function):
 class ClampMaxBackward1(Function):
     """clamp_max(x, tensor)."""
     __slots__ = ()
+    explain = ("1 where {a} <= {b}, else 0", "1 where {b} < {a}, else 0")
     save_inputs = True
 
     @staticmethod
@@ -1633,3 +1670,64 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # the aten *_backward functions of tanh, sigmoid and relu's formulas (ops of their own, which use this module)
 from . import backward_ops as B  # noqa: E402
+
+
+# ---------------------------------------------------------------------------- declarations
+
+_BOOL = "a bool or integer result"
+_ip = {"inplace": True}
+_tip = {"inplace": True, "torch_inplace": True}
+# One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample. The
+# in-place wrappers are inplace.py's (methods.py derives the tables: inplace.py imports this module).
+OPS = [
+    op("add", add, AddBackward0, AddBackward1, sample=sample2(alpha=2), **_ip),
+    op("sub", sub, SubBackward0, aliases=("subtract",), sample=sample2(alpha=0.5), **_ip),
+    op("mul", mul, MulBackward0, MulBackward1, aliases=("multiply",), sample=sample2(), **_ip),
+    op("div", div, DivBackward0, DivBackward1, DivBackward2, aliases=("divide", "true_divide"),
+       sample=sample2("any", "pos"), **_ip),
+    op("neg", neg, NegBackward0, sample=sample1(), **_tip),
+    op("negative", neg, NegBackward0, sample=sample1()),
+    op("pow", pow, PowBackward0, PowBackward1, PowBackward2, sample=sample2("pos", "any"), **_ip),
+    op("square", square, PowBackward0, sample=sample1(), **_tip),
+    op("floor_divide", floor_divide, no_grad="torch records NotImplemented (no derivative for floor_divide)", **_ip),
+    op("remainder", remainder, RemainderBackward0, RemainderBackward1, sample=sample2("any", "pos"), **_ip),
+    op("exp", exp, ExpBackward0, sample=sample1(), **_tip),
+    op("log", log, LogBackward0, sample=sample1("pos"), **_tip),
+    op("log2", log2, Log2Backward0, sample=sample1("pos"), **_tip),
+    op("log10", log10, Log10Backward0, sample=sample1("pos"), **_tip),
+    op("sqrt", sqrt, SqrtBackward0, sample=sample1("pos"), **_tip),
+    op("rsqrt", rsqrt, RsqrtBackward0, sample=sample1("pos"), **_tip),
+    op("sin", sin, SinBackward0, sample=sample1(), **_tip),
+    op("cos", cos, CosBackward0, sample=sample1(), **_tip),
+    op("tan", tan, TanBackward0, sample=sample1("unit"), **_tip),
+    op("tanh", tanh, TanhBackward0, sample=sample1(), **_tip),
+    op("sigmoid", sigmoid, SigmoidBackward0, sample=sample1(), **_tip),
+    op("relu", relu, ReluBackward0, sample=sample1(), **_tip),
+    op("abs", abs, AbsBackward0, sample=sample1(), **_tip),
+    op("absolute", abs, AbsBackward0, sample=sample1()),
+    op("reciprocal", reciprocal, ReciprocalBackward0, sample=sample1("pos"), **_tip),
+    op("sign", sign, SignBackward0, sample=sample1(), **_ip),
+    op("floor", floor, FloorBackward0, sample=sample1(), **_tip),
+    op("ceil", ceil, CeilBackward0, sample=sample1(), **_tip),
+    op("trunc", trunc, TruncBackward0, sample=sample1(), **_tip),
+    op("clamp", clamp, ClampBackward0, ClampBackward1, sample=sample1("any", -1.0, 1.0), **_tip),
+    op("clip", clamp, ClampBackward0, ClampBackward1, sample=sample2(call=lambda torch, x, y: torch.clip(x, min=y))),
+    op("clamp_min", clamp_min, ClampMinBackward0, ClampMinBackward1, sample=sample2(), **_tip),
+    op("clamp_max", clamp_max, ClampMaxBackward0, ClampMaxBackward1, sample=sample1("any", 0.5), **_tip),
+    op("maximum", maximum, MaximumBackward0, sample=sample2()),
+    op("minimum", minimum, MinimumBackward0, sample=sample2()),
+    # x.where(cond, y) (torch.where(cond, x, y) is where itself: api.py binds it)
+    op("where", lambda self, cond, other: where(cond, self, other), WhereBackward0,
+       sample=sample2(call=lambda torch, x, y: x.where(x > y, y))),
+    op("eq", eq, no_grad=_BOOL), op("ne", ne, aliases=("not_equal",), no_grad=_BOOL),
+    op("lt", lt, aliases=("less",), no_grad=_BOOL), op("le", le, aliases=("less_equal",), no_grad=_BOOL),
+    op("gt", gt, aliases=("greater",), no_grad=_BOOL), op("ge", ge, aliases=("greater_equal",), no_grad=_BOOL),
+    op("logical_not", logical_not, no_grad=_BOOL), op("logical_and", logical_and, no_grad=_BOOL),
+    op("logical_or", logical_or, no_grad=_BOOL), op("logical_xor", logical_xor, no_grad=_BOOL),
+    op("bitwise_not", bitwise_not, no_grad=_BOOL), op("bitwise_and", bitwise_and, no_grad=_BOOL),
+    op("bitwise_or", bitwise_or, no_grad=_BOOL), op("bitwise_xor", bitwise_xor, no_grad=_BOOL),
+    op("bitwise_left_shift", bitwise_left_shift, no_grad=_BOOL),
+    op("bitwise_right_shift", bitwise_right_shift, no_grad=_BOOL),
+    op("isnan", isnan, no_grad=_BOOL), op("isinf", isinf, no_grad=_BOOL), op("isfinite", isfinite, no_grad=_BOOL),
+    op("equal", equal, no_grad=_BOOL), op("allclose", allclose, no_grad=_BOOL), op("isclose", isclose, no_grad=_BOOL),
+]

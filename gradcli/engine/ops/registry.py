@@ -138,12 +138,20 @@ def tables(specs, inplace_method):
                 wrapper = inplace_method(spec.fn, name + "_", spec.inplace_node)
                 out["INPLACE"][name + "_"] = wrapper
                 if spec.torch_inplace:
-                    out["TORCH"][name + "_"] = wrapper
+                    out["TORCH"][name + "_"] = _torch_inplace(wrapper, name + "_")
         for name in spec.special:
             out["SPECIAL"][name] = spec.fn
         for name in spec.linalg:
             out["LINALG"][name] = spec.fn
     return out
+
+
+def _torch_inplace(method, name):
+    """torch.name_(input, ...): x.name_(...) called as torch calls it (input may be a keyword)."""
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
 def samples():

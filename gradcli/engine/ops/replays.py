@@ -9,7 +9,7 @@ import numpy as np
 from ..device import host
 
 
-def _host(x):
+def as_array(x):
     """A Tensor's (or array's) values as a NumPy array."""
     return host(getattr(x, "_data", x))
 
@@ -27,7 +27,7 @@ def by_indices(xs, kw, outs):
     """Selections (max/min/sort/topk/kthvalue/median/mode/cummax along a dim): the values at the
     recorded indices, which stay put under a small perturbation (ties aside)."""
     x = xs[0]
-    idx = _host(kw["indices"]).astype(np.int64)
+    idx = as_array(kw["indices"]).astype(np.int64)
     if x.ndim == 0:
         vals = x.reshape(outs[0])
     else:

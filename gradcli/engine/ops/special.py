@@ -1859,6 +1859,5 @@ def _torch_inplace(name):
     return fn
 
 
-# torch.name_(x) of elementwise.py's and linalg.py's ops (not declared in the registry yet)
-TORCH.update({n: _torch_inplace(n) for n in ("floor_", "ceil_", "trunc_", "clamp_", "clip_", "sigmoid_",
-                                             "square_", "relu_", "addmv_")})
+# torch.name_(x) of shape_extra.py's clip_ and linalg_extra.py's addmv_ (not declared in the registry yet)
+TORCH.update({n: _torch_inplace(n) for n in ("clip_", "addmv_")})
