@@ -150,3 +150,23 @@ class BackwardHook:
         if not is_tuple:
             res = res[0]
         return res
+
+
+def register_non_full_backward_hooks(module, hooks, result):
+    """Module.register_backward_hook (the deprecated form), as torch's _call_impl does it: each
+    hook(module, grad_input, grad_output) becomes a hook of the grad_fn of the first tensor of the
+    result (the last op of forward), so grad_input holds that node's input gradients only."""
+    var = result
+    while not isinstance(var, Tensor):
+        var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+    grad_fn = var.grad_fn
+    if grad_fn is None:
+        return
+    for hook in hooks:
+        grad_fn.register_hook(_wrapped(module, hook))
+
+
+def _wrapped(module, hook):
+    def node_hook(grad_input, grad_output):
+        return hook(module, grad_input, grad_output)
+    return node_hook

@@ -157,7 +157,7 @@ class Module:
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks") or "_backward_hooks" in d
-                or "_backward_pre_hooks" in d):
+                or "_backward_pre_hooks" in d or "_non_full_backward_hooks" in d):
             return self.forward(*args, **kwargs)  # no hooks (nearly always)
         pre = d.get("_forward_pre_hooks")
         if pre:
@@ -180,6 +180,10 @@ class Module:
                     result = r
         if bw_hook is not None:
             result = bw_hook.setup_output_hook(result)
+        old_style = d.get("_non_full_backward_hooks")
+        if old_style:
+            from .hooks import register_non_full_backward_hooks  # noqa: PLC0415
+            register_non_full_backward_hooks(self, list(old_style.values()), result)
         return result
 
     _hook_ids = itertools.count()
@@ -193,6 +197,11 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output), as torch's BackwardHook calls it."""
         return self._add_hook("_backward_hooks", hook)
+
+    def register_backward_hook(self, hook):
+        """The deprecated form: hook(module, grad_input, grad_output) on the node of the first output
+        tensor (the last op of forward), as torch's Module._call_impl registers it."""
+        return self._add_hook("_non_full_backward_hooks", hook)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output), which may return new output gradients."""
