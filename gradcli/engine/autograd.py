@@ -208,6 +208,9 @@ class Node:
     __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "_site", "__weakref__")
     n_outputs = 1
 
+    def __lt__(self, other):  # the backward ready queue: nodes of equal sequence number are unordered
+        return False
+
     @property
     def next_functions(self):
         fns = self._fns
@@ -661,13 +664,18 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
     current_pass[0] = (next(_pass_ids), deps, needed, accumulate)  # (run_backward puts the previous one back)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
-    # Ready nodes run highest sequence number first (AccumulateGrad, -inf, before all; ties by id).
+    # Ready nodes run highest sequence number first (AccumulateGrad, -inf, before all). Ties (only
+    # AccumulateGrads have equal numbers) fall where torch's ready queue, a std::priority_queue that
+    # compares sequence numbers only, puts them: heapq's sift algorithms are libstdc++'s, the nodes
+    # compare as unordered (Node.__lt__), and nodes are pushed in the order torch pushes them.
     # A buffer holds a single-output node's gradient itself, a multi-output node's list of them.
     # A node made ready while no other node is (a chain: the common case) skips the heap, and its
     # gradient, when single-output, goes to it directly instead of through the buffers ("carry").
     push, pop = heapq.heappush, heapq.heappop
-    ready = [(-node._seq, id(node), node) for node, d in deps.items() if d == 0]
-    heapq.heapify(ready)
+    ready = []
+    for node, d in deps.items():
+        if d == 0:
+            push(ready, (-node._seq, node))
     free = not retain_graph
     obs = _backward_observer[0]
     nan_check = anomaly_mode.enabled and anomaly_mode.check_nan
@@ -681,7 +689,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
             node = carry
             carry = None
         elif ready:
-            node = pop(ready)[2]
+            node = pop(ready)[1]
         else:
             break
         if needed is not None and node not in needed:
@@ -772,13 +780,13 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
                 if carry is None and not ready:
                     carry = nxt
                 else:
-                    push(ready, (-nxt._seq, id(nxt), nxt))
-        if carry is not None and ready:  # another node is ready too: the heap decides the order
-            if carry_g is not None:
-                buffers[carry] = carry_g
-                carry_g = None
-            push(ready, (-carry._seq, id(carry), carry))
-            carry = None
+                    if carry is not None:  # another node is ready too: the heap decides, carry pushed first
+                        if carry_g is not None:
+                            buffers[carry] = carry_g
+                            carry_g = None
+                        push(ready, (-carry._seq, carry))
+                        carry = None
+                    push(ready, (-nxt._seq, nxt))
     if inputs is not None and not allow_unused:
         for i, r in enumerate(results):
             if r is None:
