@@ -177,7 +177,8 @@ GRAD_ARGS = ["grad", "w*x + b", "w=4", "x=3", "b=5"]
 
 def _numpy_floor_rows(cfg, cmd):
     """Issue 21's start-up anchors, judged on CPU time against `python -c "import numpy"`, the floor
-    of any NumPy tool: `gradcli run` of the seed sample <= 1.3x, `gradcli grad` <= 1.5x."""
+    of any NumPy tool: `gradcli run` of the seed sample <= 1.3x, `gradcli grad` <= 1.5x, and the
+    REPL's first prompt on a terminal <= 2x (bench/prompt.py)."""
     if cmd is None:
         return []
     numpy = [sys.executable, "-c", "import numpy"]
@@ -200,7 +201,22 @@ def _numpy_floor_rows(cfg, cmd):
                                target_text=f"<= {most}x numpy (CPU)", cpu_measure="cpu",
                                notes=["measured in CPU seconds (user + system, the child included): other "
                                       "load on the machine moves wall time, not this"]))
+    rows.append(_first_prompt_row(cfg, cmd, process(numpy)))
     return rows
+
+
+def _first_prompt_row(cfg, cmd, numpy):
+    from . import prompt  # noqa: PLC0415
+
+    ok, why = prompt.available()
+    repl = (lambda: prompt.first_prompt(cmd + ["repl"], cwd=ROOT)) if ok else _skipper(why)
+    results = H.alternate({"gradcli": repl, "numpy": numpy}, cfg.reps(9), cfg.warmup)
+    return H.make_row("1", "1p", "start-up vs the NumPy import: gradcli repl, until its first prompt", "ms",
+                      results, "cpu", scale=1e3, target={"kind": "ratio", "vs": "numpy", "max": 2.0},
+                      target_text="<= 2.0x numpy (CPU)", cpu_measure="cpu",
+                      notes=["on a pseudo-terminal (TERM=xterm: the prompt_toolkit editor), CPU seconds of the "
+                             "process tree from its start until the prompt is drawn (/proc schedstat), then "
+                             "killed"])
 
 
 def _child_cost_row(cfg):
