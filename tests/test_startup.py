@@ -186,3 +186,43 @@ def test_plain_commands_end_without_finalisation_yet_flush_everything(tmp_path):
     with open(tmp_path / "out.txt", "w") as fh:
         assert gradcli("run", "-e", "for i in range(50000): print(i)", stdout=fh, stderr=subprocess.DEVNULL).returncode == 0
     assert (tmp_path / "out.txt").read_text().count("\n") == 50000
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("args", [["repl"], []])
+def test_repl_on_a_terminal_starts_without_typer_or_rich(args, tmp_path):
+    """`gradcli repl` and `gradcli` alone on a terminal start the REPL directly (entry.plain_repl):
+    until the first prompt no Typer, Click or Rich is imported; the session then works."""
+    import select
+    import signal
+
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(TERM="xterm", XDG_STATE_HOME=str(tmp_path))  # (the history file goes there)
+    with open(tmp_path / "imports.txt", "w") as err:
+        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "gradcli", *args], stdin=slave,
+                                stdout=slave, stderr=err, cwd=ROOT, env=env, start_new_session=True)
+    os.close(slave)
+
+    def read_until(marker, seen=b""):
+        while marker not in seen:
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, seen[-300:]
+            chunk = os.read(master, 1 << 16)
+            assert chunk, seen[-300:]
+            if b"\x1b[6n" in chunk:
+                os.write(master, b"\x1b[1;1R")  # the cursor position a terminal would answer
+            seen += chunk
+        return seen
+    try:
+        shown = read_until(b">>>")
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in (tmp_path / "imports.txt").read_text().splitlines()
+                  if line.startswith("import time:")}
+        assert {"prompt_toolkit", "gradcli.repl.terminal"} <= loaded, shown
+        assert not {m for m in loaded if m.split(".")[0] in ("typer", "click", "rich")}, sorted(loaded)
+        os.write(master, b"6 * 7\r")
+        read_until(b"42")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        os.close(master)

@@ -26,6 +26,7 @@ from gradcli import __version__  # noqa: E402
 
 from .common import (EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say,  # noqa: E402
                      say_usage, usage_hint)
+from .replcmd import repl_command  # noqa: E402
 
 # --help is gradcli's own text (helptext.render, shown by main before Typer runs, laid out from
 # these commands' docstrings and options' help)
@@ -168,7 +169,7 @@ def root(
     stdin = sys.stdin
     if stdin is not None and stdin.isatty():
         _commands_own_interrupts()
-        raise typer.Exit(_repl(Flags()))
+        raise typer.Exit(repl_command(Flags()))
     from .runcmd import run_command  # noqa: PLC0415
 
     _commands_own_interrupts()
@@ -296,7 +297,7 @@ def repl(
     flags.explain = explain
     flags.max_memory = max_memory
     _commands_own_interrupts()
-    raise typer.Exit(_repl(flags))
+    raise typer.Exit(repl_command(flags))
 
 
 class ReportFormat(str, Enum):
@@ -338,37 +339,6 @@ def ci_test(
     opts = CIOptions(jobs=jobs, strict=strict, update=update, junit=junit, github=fmt.value == "github")
     _commands_own_interrupts()
     raise typer.Exit(ci_command(paths, opts, flags))
-
-
-def _repl(flags: Flags) -> int:
-    import importlib  # noqa: PLC0415
-
-    from .common import UsageProblem, check_device  # noqa: PLC0415
-
-    try:
-        module = importlib.import_module("gradcli.repl")
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == "gradcli.repl" or exc.name.startswith("gradcli.repl.")):
-            say("the REPL is not available in this installation (gradcli.repl is missing)")
-            return EXIT_USAGE
-        raise
-    try:
-        check_device(flags.device)
-    except UsageProblem as exc:
-        say(str(exc))
-        return EXIT_USAGE
-    entry = getattr(module, "run_repl", None) or getattr(module, "main")
-    from gradcli.render.style import want_color  # noqa: PLC0415
-
-    from . import isolate  # noqa: PLC0415
-    from .common import TIMEOUT_GRACE, env_flag  # noqa: PLC0415
-
-    kwargs = {}
-    if isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS"):
-        # the session in a child process (the process wall); CUDA contexts do not survive a fork
-        kwargs["isolate"] = {"max_memory": flags.max_memory_bytes(), "grace": TIMEOUT_GRACE,
-                             "seccomp": not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP"))}
-    return int(entry(flags.run_options(), want_color(sys.stdout, flags.no_color), **kwargs) or 0)
 
 
 # --------------------------------------------------------------------------- start-up

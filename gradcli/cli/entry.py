@@ -252,6 +252,17 @@ def plain_grad(args):
     return args[1], args[2:]
 
 
+def plain_repl(args) -> bool:
+    """`gradcli repl` without options, or `gradcli` alone with stdin a terminal: the REPL, as the Typer
+    app's repl command and root start it (Flags() are those commands' defaults)."""
+    if args == ["repl"]:
+        return True
+    try:
+        return not args and sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
 def main(argv=None) -> None:
     """Console-script entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -263,6 +274,11 @@ def main(argv=None) -> None:
         if calc is not None:
             default_sigpipe()
             guarded(lambda: _grad(*calc), False)
+            return
+        if plain is None and plain_repl(args):
+            default_sigpipe()
+            resume_gc()  # the REPL runs the session's statements from here on
+            guarded(_repl, False)
             return
         if plain is None:
             resume_gc()  # (the REPL and the other commands run scripts from inside the Typer app)
@@ -325,6 +341,14 @@ def _grad(expr, variables) -> None:
     flags = Flags()
     commands_own_interrupts()
     sys.exit(grad_command(expr, variables, None, 1, flags))
+
+
+def _repl() -> None:
+    from .common import Flags  # noqa: PLC0415
+    from .replcmd import repl_command  # noqa: PLC0415
+
+    commands_own_interrupts()
+    sys.exit(repl_command(Flags()))
 
 
 def _run(files, expr, options) -> None:

@@ -44,9 +44,7 @@ class ColorWriter(PlainWriter):
 
     def __init__(self, stream):
         super().__init__(stream)
-        from .style import rich_console  # noqa: PLC0415
-
-        self.console = rich_console(stream, True, soft_wrap=True)
+        self.console = None  # Rich's, made at the first coloured write (importing Rich costs start-up time)
 
     def write(self, text: str, line=None) -> None:
         if not text:
@@ -54,6 +52,10 @@ class ColorWriter(PlainWriter):
         if _re("raw_only").search(text):
             super().write(text)
             return
+        if self.console is None:
+            from .style import rich_console  # noqa: PLC0415
+
+            self.console = rich_console(self.stream, True, soft_wrap=True)
         self.console.print(highlight(text), end="", soft_wrap=True)
         self.stream.flush()
 

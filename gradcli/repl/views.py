@@ -4,11 +4,13 @@ by reading attributes only."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from rich.table import Table
-from rich.text import Text
-from rich.tree import Tree
+if TYPE_CHECKING:  # Rich is imported where a view is built (the REPL's start-up does not need it)
+    from rich.table import Table
+    from rich.text import Text
+    from rich.tree import Tree
+
 
 __all__ = ["is_tensor", "vars_table", "graph_tree", "tensor_names", "shape_text"]
 
@@ -89,6 +91,8 @@ def vars_table(scope: Mapping[str, Any]) -> Table | None:
     rows = [(name, value) for name, value in scope.items() if not name.startswith("_") and is_tensor(value)]
     if not rows:
         return None
+    from rich.table import Table  # noqa: PLC0415
+
     table = Table(title="Tensors in scope", title_justify="left", header_style="bold")
     table.add_column("name", style="bold cyan", no_wrap=True)
     table.add_column("shape", no_wrap=True)
@@ -141,6 +145,9 @@ def graph_tree(name: str, tensor: Any, scope: Mapping[str, Any], show_sites: boo
                     f"accumulated into {name}.grad; it has no grad_fn, so no graph behind it.")
         return (f"{name} has no backward graph: it does not require grad (requires_grad=False, "
                 f"grad_fn=None).")
+    from rich.text import Text  # noqa: PLC0415
+    from rich.tree import Tree  # noqa: PLC0415
+
     held = tensor_names(scope)
     node_owner: dict[int, tuple[str, Any]] = {}    # id(grad_fn) -> (name, tensor) for named non-leaves
     for value_name, value in scope.items():
