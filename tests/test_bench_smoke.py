@@ -49,5 +49,8 @@ def test_mkl_backend_table_runs():
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [ln for ln in proc.stdout.splitlines() if ln.startswith("| ") and not ln.startswith("| measure")]
-    assert len(rows) == 6, proc.stdout
-    assert any("seeds' loop" in ln for ln in rows) and proc.stdout.startswith("NumPy: backend: NumPy (GRADCLI_MKL=0)")
+    assert len(rows) == 8, proc.stdout
+    for measure in ("case 2: 0-d mul/add chain", "seeds' loop, engine API", "seeds' loop, .grad script", "sin, 0-d",
+                    "exp+tanh+sin", "mm "):
+        assert any(measure in ln for ln in rows), (measure, proc.stdout)
+    assert proc.stdout.startswith("NumPy: backend: NumPy (GRADCLI_MKL=0)")

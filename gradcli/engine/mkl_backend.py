@@ -353,12 +353,12 @@ def _plan(m1, m2, M, N, K, beta, entry):
         return None
     if lda >= _POOL_SIZE or ldb >= _POOL_SIZE:
         return None
+    # 0: C-contiguous, 1: the transpose of a C-contiguous array, 2: neither (a wider row)
     how_a = 0 if m2.flags.c_contiguous else 1 if m2.flags.f_contiguous else 2
     how_b = 0 if m1.flags.c_contiguous else 1 if m1.flags.f_contiguous else 2
     pool, chars = _tables["base"], _tables["N"]
-    args = (chars + ta, chars + tb, pool + 4 * N, pool + 4 * M, pool + 4 * K, entry[3], pool + 4 * lda,
-            pool + 4 * ldb, entry[3] if beta else entry[2], pool + 4 * N)
-    return entry[0], args, how_a, how_b, M * N, 64 // isz, isz, (M, N)
+    return (entry[0], chars + ta, chars + tb, pool + 4 * N, pool + 4 * M, pool + 4 * K, entry[3], pool + 4 * lda,
+            pool + 4 * ldb, entry[3] if beta else entry[2], pool + 4 * N, how_a, how_b, M * N, 64 // isz, isz, (M, N))
 
 
 def gemm():
@@ -392,15 +392,19 @@ def gemm():
                     plans[key] = plan
             if plan is None:
                 return _gemm_general(m1, m2, bias, beta, alpha, M, N, K, dt, fns)
-        f, args, how_a, how_b, n, pad, isz, shape = plan
+        f, ta, tb, pm, pn, pk, palpha, plda, pldb, pbeta, pldc, how_a, how_b, n, pad, isz, shape = plan
+        try:  # the operands' addresses through the buffer protocol (the cheapest way from Python)
+            pa = _addressof(_from_buffer(m2.T if how_a else m2))
+            pb = _addressof(_from_buffer(m1.T if how_b else m1))
+        except TypeError:  # read-only, or neither layout contiguous
+            pa, pb = _address_of(m2, how_a), _address_of(m1, how_b)
         buf = _empty(n + pad, dt)  # aligned_empty's work, inline
         address = _addressof(_from_buffer(buf))
         start = (-address % 64) // isz
         result = buf[start:start + n].reshape(shape)
         if beta:
             copyto(result, bias)
-        f(args[0], args[1], args[2], args[3], args[4], args[5], _address_of(m2, how_a), args[6],
-          _address_of(m1, how_b), args[7], args[8], address + start * isz, args[9])
+        f(ta, tb, pm, pn, pk, palpha, pa, plda, pb, pldb, pbeta, address + start * isz, pldc)
         return result
 
     return run
