@@ -35,6 +35,8 @@ KNOWN: dict[str, str] = {
                                       "(docs/numerics.md), and torch.sin as above; the loss.item() lines differ in "
                                       "their last digits",
     "pt_examples_polynomial_optim.grad": "as pt_examples_polynomial_nn.grad (addmm's and sin's last bits)",
+    "pt_introyt_tensors_more_math.grad": "torch.svd (the legacy SVD, and SVD at all: torch.linalg.svd too) is not "
+                                         "implemented; everything before it agrees",
     "docs_tensor_is_leaf.grad": "moves tensors to CUDA: a CPU-only PyTorch raises its AssertionError 'Torch not "
                                 "compiled with CUDA enabled', gradcli without CuPy says how to install the GPU extra "
                                 "(the spec's wording), a RuntimeError",
