@@ -359,10 +359,6 @@ fast_loops
 # gradcli/render/jsonout.py
 schema
 
-# Issue 22 item 1 (one declaration per op), in progress: its registry is to be read by the gradient
-# checks (samples(), each spec's variants()) and to use or remove the op-class factory.
-# gradcli/engine/ops/elementwise.py
-_unary_class
-# gradcli/engine/ops/registry.py
+# gradcli/engine/ops/registry.py: what the gradient checks (tests/test_gradcheck.py) read of the declarations
 samples
 _.variants

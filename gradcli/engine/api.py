@@ -69,8 +69,7 @@ for _name in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "
 
 # every op, by its torch name
 for _name, _fn in _methods.METHODS.items():
-    if _name not in ("float", "double", "half", "long", "int", "short", "char", "byte", "bool", "to",
-                     "type_as", "cpu", "cuda"):
+    if _name not in _methods.METHOD_ONLY:  # x.float(), x.to(), ...: no torch.float
         globals()[_name] = _fn
 rsub = _E.rsub
 # torch.X_(t): the in-place functions torch also offers at the top level (torch.sin_(a), torch.zero_(t)):
@@ -289,7 +288,7 @@ random = _Module(  # torch.random: the generator functions under their module's 
     default_generator=_factory.default_generator,
 )
 
-special = _Module("torch.special",
+special = _Module("torch.special", **_methods.SPECIAL,
                   **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})
 
 # `out=` for every torch.X function (constructors included), as torch accepts it (outarg.py); torch's

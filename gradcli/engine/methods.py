@@ -18,39 +18,24 @@ from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as 
 
 from .ops import registry  # noqa: E402
 
-# elementwise.py's ops, derived from their declarations (ops/registry.py); torch.X_ of some of them
-_ELEMENTWISE = registry.tables(E.OPS, lambda fn, name, node: P.inplace(fn, name))
-TORCH = _ELEMENTWISE["TORCH"]
+# the ops of elementwise.py, reduction.py, shape.py, linalg.py and conversion.py, derived from their
+# declarations (ops/registry.py), with inplace.py's in-place wrappers
+_DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in (E, R, S, L, C)]
+TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
+SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X
+METHOD_ONLY = frozenset(n for t in _DECLARED for n in t["METHOD_ONLY"])  # Tensor methods that are no torch.X
 
 # name -> function taking the tensor first; the same objects are torch.<name>
 METHODS = {
-    **_ELEMENTWISE["METHODS"],
-    # reductions
-    "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
-    "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "softmax": R.softmax,
-    "log_softmax": R.log_softmax, "logsumexp": R.logsumexp, "var": R.var, "std": R.std,
-    # shape
-    "view": S.view, "reshape": S.reshape, "flatten": S.flatten, "ravel": S.ravel, "expand": S.expand,
-    "expand_as": S.expand_as, "broadcast_to": S.broadcast_to, "sum_to_size": S.sum_to_size, "t": S.t,
-    "transpose": S.transpose, "swapaxes": S.transpose, "swapdims": S.transpose, "permute": S.permute,
-    "unsqueeze": S.unsqueeze, "squeeze": S.squeeze, "repeat": S.repeat, "tile": S.tile, "narrow": S.narrow,
-    "split": S.split, "chunk": S.chunk, "unbind": S.unbind, "flip": S.flip, "clone": S.clone,
-    "contiguous": S.contiguous, "movedim": S.movedim, "moveaxis": S.movedim,
-    # linear algebra
-    "mm": L.mm, "mv": L.mv, "dot": L.dot, "inner": L.inner, "bmm": L.bmm, "addmm": L.addmm, "matmul": L.matmul,
-    "outer": L.outer, "ger": L.outer,
+    **{k: v for t in _DECLARED for k, v in t["METHODS"].items()},
     # indexing
     "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add, "index_select": I.index_select,
     "masked_fill": I.masked_fill, "masked_select": I.masked_select, "nonzero": I.nonzero,
     "argwhere": I.argwhere,
-    # conversion
-    "to": C.to, "float": C.float, "double": C.double, "half": C.half, "long": C.long, "int": C.int,
-    "short": C.short, "char": C.char, "byte": C.byte, "bool": C.bool, "type_as": C.type_as, "cpu": C.cpu,
-    "cuda": C.cuda,
 }
 
-# in-place forms x.f_(...) of these out-of-place ops (elementwise.py's: their declarations)
-INPLACE = ("masked_fill", "t", "transpose", "unsqueeze", "squeeze", "scatter", "scatter_add")
+# in-place forms x.f_(...) of these out-of-place ops (the declared families': their declarations)
+INPLACE = ("masked_fill", "scatter", "scatter_add")
 
 
 # the breadth ops (issue 5): each of these modules lists its own Tensor methods and in-place forms
@@ -69,7 +54,7 @@ _BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX, _MX) for name, 
 def _install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    for name, fn in _ELEMENTWISE["INPLACE"].items():
+    for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):
         setattr(Tensor, name, fn)
     for name in INPLACE:
         setattr(Tensor, name + "_", P.inplace(METHODS[name], name + "_"))

@@ -140,17 +140,11 @@ def _pow2(ctx, k):
     return Local(f, _ratio(ctx, 0), f"({f})")
 
 
-def _unary(template, factor=True):
-    def entry(ctx, k):
-        f = template.format(a=ctx.sym(0), pa=_p(ctx.sym(0)))
-        return Local(f, _ratio(ctx, 0), _p(f) if factor else None)
-    return entry
-
-
 def _declared(words, factor):
     """The words a node class declares (`explain`: one template, or one per input), written with the
     symbols of its inputs ({a}, {b}, {c}; {pa}: in parentheses when needed) and its keyword values
-    ({kw[name]})."""
+    ({kw[name]}). factor (`explain_factor`): the words are the chain's factor (True), a factor of
+    their own (a string), or none (False: not an elementwise product)."""
     def entry(ctx, k):
         template = words[k] if isinstance(words, tuple) else words
         syms = {}
@@ -161,7 +155,7 @@ def _declared(words, factor):
         kw = {key: num(v) if isinstance(v, (int, float)) else v for key, v in (ctx.kw or {}).items()} \
             if isinstance(ctx.kw, dict) else {}
         f = template.format(kw=kw, **syms)
-        return Local(f, _ratio(ctx, k), _p(f) if factor else None)
+        return Local(f, _ratio(ctx, k), factor if isinstance(factor, str) else _p(f) if factor else None)
     return entry
 
 

@@ -6,6 +6,7 @@ import builtins
 from .. import dtypes, errors
 from ..device import canonical, to_device
 from ..function import Function, record
+from .registry import Sample, op
 from ..tensor import Tensor, wrap
 
 
@@ -87,3 +88,29 @@ def cpu(input, memory_format=None):
 
 def cuda(input, device=None, non_blocking=False, memory_format=None):
     return to(input, canonical("cuda" if device is None else device))
+
+
+# ---------------------------------------------------------------------------- declarations
+
+_U = "unary"
+_ROUND_TRIP = {"eps": 1e-3, "atol": 1e-4, "rtol": 1e-2, "second": False}  # through float32: a coarser step
+_NO = "an integer or bool result"
+# One declaration per op (registry.py): Tensor methods only (torch has no torch.float, torch.to, ...)
+OPS = [
+    op("to", to, ToCopyBackward0, torch=False,
+       sample=Sample(_U, call=lambda torch, x: x.to(torch.float32).to(dtype=torch.float64), **_ROUND_TRIP)),
+    op("float", float, ToCopyBackward0, torch=False,
+       sample=Sample(_U, call=lambda torch, x: x.float().double(), **_ROUND_TRIP)),
+    op("half", half, ToCopyBackward0, torch=False, sample=Sample(
+        _U, call=lambda torch, x: x.half().double(), eps=1e-2, atol=1e-2, rtol=2e-2, second=False)),
+    op("double", double, ToCopyBackward0, torch=False,
+       sample=Sample(_U, call=lambda torch, x: x.float().double() * 1, **_ROUND_TRIP)),
+    op("type_as", type_as, ToCopyBackward0, torch=False, sample=Sample(
+        _U, call=lambda torch, x: x.type_as(torch.zeros(1)).type_as(torch.zeros(1, dtype=torch.float64)),
+        **_ROUND_TRIP)),
+    op("cpu", cpu, ToCopyBackward0, torch=False, sample=Sample(_U, call=lambda torch, x: x.cpu() * 1)),
+    op("cuda", cuda, ToCopyBackward0, torch=False, no_grad="needs a GPU; the cuda copy is the same ToCopyBackward0 as to's"),
+    op("long", long, torch=False, no_grad=_NO), op("int", int, torch=False, no_grad=_NO),
+    op("short", short, torch=False, no_grad=_NO), op("char", char, torch=False, no_grad=_NO),
+    op("byte", byte, torch=False, no_grad=_NO), op("bool", bool, torch=False, no_grad=_NO),
+]

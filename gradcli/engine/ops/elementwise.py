@@ -825,12 +825,6 @@ def _check_remainder_int(a, b):
 
 # ---------------------------------------------------------------------------- unary math
 
-def _unary_class(name, fwd, backward, save_input=False, save_output=False):
-    cls = type(name, (Function,), {"__slots__": (), "forward": staticmethod(fwd), "backward": backward,
-                                   "save_inputs": save_input, "save_output": save_output})
-    return cls
-
-
 def _positive_nan(fn):
     """fn (a function undefined below 0: sqrt, log), giving torch's NaN there: NumPy's is the CPU's
     default NaN, whose sign bit is set on x86; torch's kernels give +NaN (signbit and copysign see it)."""

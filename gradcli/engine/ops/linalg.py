@@ -8,6 +8,7 @@ from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import _ZERO_NRS, _Saved, stamp
 from ..function import Function, _attach, record
+from .registry import Sample, op
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
 from .shape import TBackward0, contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
@@ -223,6 +224,8 @@ vdot = dot
 
 class BmmBackward0(Function):
     __slots__ = ()
+    explain = ("grad @ {pb}.mT", "{pa}.mT @ grad")
+    explain_factor = False
     save_inputs = True
     save_when = ((1,), (0,))
 
@@ -372,6 +375,8 @@ def linear_2d(input, weight, bias):
 
 class SqueezeBackward4(Function):
     __slots__ = ()
+    explain = "1 (a squeeze of the shape: the gradient is passed back reshaped)"
+    explain_factor = "1"
 
     def backward(self, g):
         return (unsqueeze(g, self._kw["dim"]),)
@@ -500,3 +505,21 @@ def inner(input, other):
     a = reshape(input, (-1, ka))
     b = reshape(permute(other, (db - 1,) + tuple(range(db - 1))), (kb, -1))
     return reshape(mm(a, b), input._data.shape[:-1] + other._data.shape[:-1])
+
+
+# ---------------------------------------------------------------------------- declarations
+
+# One declaration per op (registry.py); methods.py derives the tables
+OPS = [
+    op("mm", mm, MmBackward0, sample=Sample([((2, 3), (3, 2)), ((1, 2), (2, 3))])),
+    op("mv", mv, MvBackward0, sample=Sample([((2, 3), (3,))])),
+    op("dot", dot, DotBackward0, sample=Sample([((3,), (3,))])),
+    op("inner", inner, DotBackward0, MmBackward0, sample=Sample([((3,), (3,)), ((2, 3), (3,))])),
+    op("bmm", bmm, BmmBackward0, sample=Sample([((2, 2, 3), (2, 3, 2))])),
+    op("addmm", addmm, AddmmBackward0, sample=Sample([((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))],
+                                                     kwargs={"beta": 0.5, "alpha": 2})),
+    op("matmul", matmul, MmBackward0, MvBackward0, DotBackward0, BmmBackward0, sample=Sample(
+        [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2)), ((3,), (2, 3, 2)),
+         ((2, 1, 2, 3), (2, 3, 1))])),
+    op("outer", outer, aliases=("ger",), sample=Sample([((3,), (2,))])),  # mul's and unsqueeze's nodes
+]

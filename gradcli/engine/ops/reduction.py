@@ -12,6 +12,7 @@ from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..function import Function, record
+from .registry import Sample, op
 from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
 from ..tensor import Tensor, _wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
@@ -153,6 +154,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 class ProdBackward0(Function):
     __slots__ = ()
+    explain = "the product of the other elements of {a}"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -171,6 +174,8 @@ class ProdBackward0(Function):
 
 class ProdBackward1(Function):
     __slots__ = ()
+    explain = "the product of the other elements of {a} along dim"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -219,6 +224,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 class MaxBackward1(Function):
     """Full max/min/amax/amin: the gradient is shared evenly among the tied extremes."""
     __slots__ = ()
+    explain = "1 / count at the maximal elements of {a}, 0 elsewhere"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -233,11 +240,14 @@ class MaxBackward1(Function):
 
 class MinBackward1(MaxBackward1):
     __slots__ = ()
+    explain = "1 / count at the minimal elements of {a}, 0 elsewhere"
 
 
 class MaxBackward0(Function):
     """max/min along a dim: the gradient goes to the returned index."""
     __slots__ = ()
+    explain = "1 at the selected elements of {a} (the indices), 0 elsewhere"
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -590,3 +600,25 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # Scalar overloads of elementwise (which imports this module's users)
 from . import backward_ops as B  # noqa: E402
 from . import elementwise as E  # noqa: E402
+
+
+# ---------------------------------------------------------------------------- declarations
+
+_NO = "an integer or bool result"
+# One declaration per op (registry.py); methods.py derives the tables. var and std: scan.py's.
+OPS = [
+    op("sum", sum, SumBackward0, SumBackward1, sample=Sample("reduce", kwargs={"dim": -1})),
+    op("mean", mean, MeanBackward0, MeanBackward1, sample=Sample("reduce", call=lambda torch, x: x.mean(0, keepdim=True))),
+    op("prod", prod, ProdBackward0, ProdBackward1, sample=Sample("reduce", call=lambda torch, x: (x.prod(), x.prod(-1)))),
+    op("max", max, MaxBackward0, MaxBackward1,
+       sample=Sample("reduce", call=lambda torch, x: (x.max(), x.max(-1).values))),
+    op("min", min, MinBackward0, MinBackward1,
+       sample=Sample("reduce", call=lambda torch, x: (torch.min(x), torch.min(x, 0, keepdim=True).values))),
+    op("amax", amax, AmaxBackward0, sample=Sample("reduce", args=(-1,))),
+    op("amin", amin, AminBackward0, sample=Sample("reduce", args=(0,))),
+    op("argmax", argmax, no_grad=_NO), op("argmin", argmin, no_grad=_NO),
+    op("all", all, no_grad=_NO), op("any", any, no_grad=_NO),
+    op("softmax", softmax, SoftmaxBackward0, special=True, sample=Sample("reduce", args=(-1,))),
+    op("log_softmax", log_softmax, LogSoftmaxBackward0, special=True, sample=Sample("reduce", args=(0,))),
+    op("logsumexp", logsumexp, LogsumexpBackward0, special=True, sample=Sample("reduce", args=(-1,))),
+]

@@ -120,9 +120,10 @@ def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
 def tables(specs, inplace_method):
     """Register a family's declarations; its binding tables, derived from them:
     METHODS (Tensor.X, also torch.X), INPLACE (x.X_()), TORCH (torch.X only, torch.X_),
-    SPECIAL (torch.special.X), LINALG (torch.linalg.X) and FUNCTIONAL (torch.nn.functional.X,
-    bound by nn). inplace_method(fn, name, node): the in-place wrapper of the family."""
-    out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "LINALG": {}, "FUNCTIONAL": {}}
+    SPECIAL (torch.special.X), LINALG (torch.linalg.X), FUNCTIONAL (torch.nn.functional.X,
+    bound by nn) and METHOD_ONLY (the METHODS that are no torch.X). inplace_method(fn, name, node):
+    the in-place wrapper of the family."""
+    out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "LINALG": {}, "FUNCTIONAL": {}, "METHOD_ONLY": []}
     for spec in specs:
         for name in spec.names:
             if name in REGISTRY and REGISTRY[name] is not spec:
@@ -130,6 +131,8 @@ def tables(specs, inplace_method):
             REGISTRY[name] = spec
             if spec.method:
                 out["METHODS"][name] = spec.fn
+                if not spec.torch:
+                    out["METHOD_ONLY"].append(name)
             elif spec.torch:
                 out["TORCH"][name] = spec.fn
             if spec.functional:

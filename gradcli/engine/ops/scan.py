@@ -968,13 +968,6 @@ OPS = [
     op("vector_norm", vector_norm, LinalgVectorNormBackward0, method=False, torch=False, linalg=True,
        sample=Sample("reduce", call=lambda torch, x: (torch.linalg.vector_norm(x, 3),
                                                        torch.linalg.vector_norm(x, 0.5, dim=-1)))),
-    # torch.special's names of reduction.py's ops
-    op("special_logsumexp", R.logsumexp, R.LogsumexpBackward0, method=False, torch=False, special="logsumexp",
-       sample=Sample("reduce", args=(-1,))),
-    op("special_softmax", R.softmax, R.SoftmaxBackward0, method=False, torch=False, special="softmax",
-       sample=Sample("reduce", args=(-1,))),
-    op("special_log_softmax", R.log_softmax, R.LogSoftmaxBackward0, method=False, torch=False,
-       special="log_softmax", sample=Sample("reduce", args=(0,))),
 ]
 _TABLES = tables(OPS, inplace_method)
 METHODS = _TABLES["METHODS"]    # Tensor methods (and torch.<name>)

@@ -9,6 +9,7 @@ from ..device import check_args, xp_of
 from ..limits import check_numel, check_shape
 from ..autograd import grad_mode
 from ..function import Function, MultiOutputFunction, record, record_multi
+from .registry import Sample, op
 from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
 
 
@@ -91,6 +92,8 @@ def view(input, *shape):
 class ReshapeAliasBackward0(ViewBackward0):
     """torch's _reshape_alias: reshape's view of a tensor that is not contiguous (its backward: a reshape)."""
     __slots__ = ()
+    explain = "1 (a reshape: the gradient is passed back reshaped)"
+    explain_factor = "1"
 
 
 def reshape(input, *shape):
@@ -314,6 +317,8 @@ class SqueezeBackward1(SqueezeBackward0):
 
 class SqueezeBackward2(SqueezeBackward0):
     __slots__ = ()
+    explain = "1 (a squeeze of the shape: the gradient is passed back reshaped)"
+    explain_factor = "1"
 
 
 def squeeze(input, dim=None):
@@ -334,6 +339,8 @@ def squeeze(input, dim=None):
 
 class RepeatBackward0(Function):
     __slots__ = ()
+    explain = "1 for each copy of {a} (the gradient is summed over the repeats)"
+    explain_factor = False
 
     def backward(self, g):
         """torch's repeat_backward: the new leading dims summed one by one, then every repeated dim split
@@ -507,6 +514,8 @@ def narrow(input, dim, start, length):
 
 class SplitBackward0(MultiOutputFunction):
     __slots__ = ()
+    explain = "1 on each piece's part of {a}"
+    explain_factor = False
 
     def backward(self, grads):
         return (cat(grads, self._kw["dim"]),)
@@ -518,6 +527,8 @@ class SplitWithSizesBackward0(SplitBackward0):
 
 class UnbindBackward0(MultiOutputFunction):
     __slots__ = ()
+    explain = "1 on each piece's part of {a}"
+    explain_factor = False
 
     def backward(self, grads):
         return (stack(grads, self._kw["dim"]),)
@@ -566,6 +577,8 @@ def unbind(input, dim=0):
 
 class FlipBackward0(Function):
     __slots__ = ()
+    explain = "1 at each element's mirrored position (a flip)"
+    explain_factor = False
 
     def backward(self, g):
         return (flip(g, self._kw["dims"]),)
@@ -623,3 +636,46 @@ def movedim(input, source, destination):
 
 
 moveaxis = movedim
+
+
+# ---------------------------------------------------------------------------- declarations
+
+_R = "reduce"
+_S1 = [((3,),), ((2, 3),)]
+_ip = {"inplace": True}
+# One declaration per op (registry.py); methods.py derives the tables. flip: shape_extra.py's.
+OPS = [
+    op("view", view, ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.view(-1))),
+    op("reshape", reshape, ViewBackward0, UnsafeViewBackward0, ReshapeAliasBackward0, sample=Sample(
+        _R, call=lambda torch, x: torch.reshape(x.t() if x.dim() == 2 else x, (-1,)))),
+    op("flatten", flatten, ViewBackward0, UnsafeViewBackward0, sample=Sample(_R)),
+    op("ravel", ravel, ViewBackward0, UnsafeViewBackward0, sample=Sample(_R, call=lambda torch, x: x.ravel())),
+    op("expand", expand, ExpandBackward0, sample=Sample(_R, call=lambda torch, x: x.expand(2, *x.shape))),
+    op("expand_as", expand_as, ExpandBackward0, sample=Sample([((3,), (2, 3)), ((), (2,)), ((2, 1), (2, 3))],
+                                                              call=lambda torch, x, y: x.expand_as(y))),
+    op("broadcast_to", broadcast_to, ExpandBackward0,
+       sample=Sample(_R, call=lambda torch, x: torch.broadcast_to(x, (2,) + tuple(x.shape)))),
+    op("sum_to_size", sum_to_size, sample=Sample([((2, 3),), ((3, 1),)],  # sum's and view's nodes
+                                                 call=lambda torch, x: x.sum_to_size(1, x.shape[-1]))),
+    op("t", t, TBackward0, sample=Sample(_S1, call=lambda torch, x: x.t()), **_ip),
+    op("transpose", transpose, TransposeBackward0, sample=Sample(_R, args=(0, -1)), **_ip),
+    op("swapaxes", transpose, TransposeBackward0, sample=Sample(_R, call=lambda torch, x: x.swapaxes(0, -1))),
+    op("swapdims", transpose, TransposeBackward0, sample=Sample(_R, args=(-1, 0))),
+    op("permute", permute, PermuteBackward0,
+       sample=Sample(_R, call=lambda torch, x: x.permute(*reversed(range(x.dim()))))),
+    op("movedim", movedim, PermuteBackward0, aliases=("moveaxis",), sample=Sample(_R, args=(0, -1))),
+    op("unsqueeze", unsqueeze, UnsqueezeBackward0, sample=Sample([((),), ((3,),), ((2, 3),)], args=(-1,)), **_ip),
+    op("squeeze", squeeze, SqueezeBackward0, SqueezeBackward1, SqueezeBackward2, sample=Sample(
+        [((1, 3),), ((2, 1, 2),)], call=lambda torch, x: (x.squeeze(), x.squeeze(0))), **_ip),
+    op("repeat", repeat, RepeatBackward0, sample=Sample([((),), ((3,),), ((2, 3),)],
+                                                        call=lambda torch, x: x.repeat(2, *([1] * x.dim())))),
+    op("tile", tile, RepeatBackward0, sample=Sample(_R, args=((2,),))),
+    op("narrow", narrow, SliceBackward0, sample=Sample(_S1, call=lambda torch, x: x.narrow(-1, 1, 2))),
+    op("split", split, SplitBackward0, SplitWithSizesBackward0,
+       sample=Sample(_S1, call=lambda torch, x: x.split(2, dim=-1))),
+    op("chunk", chunk, SplitBackward0, sample=Sample([((3,),), ((4, 2),)], args=(2, 0))),
+    op("unbind", unbind, UnbindBackward0, sample=Sample(_R, args=(0,))),
+    op("clone", clone, CloneBackward0, sample=Sample(_R)),
+    op("contiguous", contiguous, CloneBackward0, sample=Sample(
+        _R, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
+]
