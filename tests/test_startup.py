@@ -93,6 +93,7 @@ def test_ast_node_inits_are_the_dataclass_ones():
     import inspect
 
     from gradcli.lang import ast
+    from gradcli.records import REQUIRED
 
     classes, todo = [], [ast.Node]
     while todo:
@@ -104,7 +105,7 @@ def test_ast_node_inits_are_the_dataclass_ones():
     for cls in classes:
         fields = []
         for name, default, factory, kw_only in cls._specs:
-            extra = {"default_factory": factory} if factory else {} if default is ast._REQUIRED else {"default": default}
+            extra = {"default_factory": factory} if factory else {} if default is REQUIRED else {"default": default}
             fields.append((name, object, dataclasses.field(kw_only=kw_only, **extra)))
         reference = dataclasses.make_dataclass(cls.__name__, fields)
         required = [None] * sum(1 for p in inspect.signature(reference).parameters.values()
@@ -118,7 +119,7 @@ def test_ast_node_inits_are_the_dataclass_ones():
         for name, default, factory, _ in cls._specs:
             if factory is not None:
                 assert getattr(node, name) == factory() and getattr(node, name) is not getattr(cls(*required), name)
-            elif default is not ast._REQUIRED:
+            elif default is not REQUIRED:
                 assert getattr(node, name) == default
         with pytest.raises(AttributeError):
             node.not_a_field = 1
@@ -226,3 +227,39 @@ def test_repl_on_a_terminal_starts_without_typer_or_rich(args, tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         os.close(master)
+
+
+def test_records_are_the_dataclasses_they_replace():
+    """gradcli/records.py's @record (the run's options, outputs and results, the command's flags):
+    the __init__, ==, repr and hashability that @dataclass gives the same declaration."""
+    import dataclasses
+
+    from gradcli.cli.calc import CalcResult
+    from gradcli.cli.common import Flags
+    from gradcli.cli.runcmd import Outcome, Source
+    from gradcli.lang.runner import Output, RunOptions, RunResult, Warning
+    from gradcli.records import REQUIRED
+
+    for cls in (Flags, CalcResult, Outcome, Source, Output, RunOptions, RunResult, Warning):
+        body = {"__annotations__": dict(getattr(cls, "__annotations__", {}))}
+        for name, default, factory, kw_only in cls._specs:
+            if factory is not None:
+                body[name] = dataclasses.field(default_factory=factory)
+            elif default is not REQUIRED:
+                body[name] = default
+        reference = dataclasses.dataclass(type(cls.__name__, (), body))
+        required = {f.name: object() for f in dataclasses.fields(reference)
+                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        ours, theirs = cls(*required.values()), reference(*required.values())
+        assert repr(ours) == repr(theirs), cls
+        assert ours == cls(**required) and not (ours != cls(**required)), cls
+        assert cls.__hash__ is None and ours != theirs, cls
+        for f in dataclasses.fields(reference):
+            assert getattr(ours, f.name) == getattr(theirs, f.name), (cls, f.name)
+            if f.default_factory is not dataclasses.MISSING:
+                assert getattr(ours, f.name) is not getattr(cls(**required), f.name)  # a fresh one each
+        changed = cls(**{**required, cls._fields[-1]: "changed"})
+        assert changed != ours and getattr(changed, cls._fields[-1]) == "changed"
+    with pytest.raises(TypeError, match="positional"):
+        Flags("cpu", "float32", None, False, False, False, 1, 1, None, False, False, False, False, None, False, False,
+              False, "one too many")

@@ -7,12 +7,14 @@ output element) of a non-scalar one, and with order 2 the Hessian blocks d2 EXPR
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from gradcli.records import record
 
 MAX_OUTPUT_ELEMENTS = 100_000  # backward passes for a Jacobian
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class CalcResult:
     expr: str
     names: list                 # every variable, in command-line order

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+
+from gradcli.records import record
 
 EXIT_OK = 0            # success
 EXIT_SCRIPT = 1        # the script raised (syntax, runtime, failed assert)
@@ -21,7 +22,7 @@ class UsageProblem(Exception):
     """A usage error found by a command (exit 2); message says what is wrong and what is expected."""
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Flags:
     """The options common to `run` and `grad`."""
     device: str = "cpu"

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gradcli.records import record
 from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
 #                                                                 imported is the start-up handler's (entry.py)
 
@@ -16,7 +17,7 @@ STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Source:
     name: str
     text: str | None
@@ -24,7 +25,7 @@ class Source:
     predefine: bool = False      # bind torch, np, nn, F, math before running (-e CODE)
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Outcome:
     """One input's run, in the shape both renderers need."""
     name: str

@@ -85,8 +85,10 @@ Every class has ``_fields``: the names of its non-span fields, in order.
 
 from __future__ import annotations
 
-from dataclasses import Field, field
+from dataclasses import field
 from typing import Any, Iterator, Optional
+
+from ..records import field_specs, first_init
 
 __all__ = [
     "Node", "Stmt", "Expr", "Module",
@@ -111,79 +113,25 @@ def _span_field() -> Any:
 # dataclass's machinery (each class made twice, a compiled __init__ per class) cost ~10 ms for these
 # ~55 classes. _NodeType gives each class of this module __slots__ for its own fields as it makes it
 # and records them (_specs); a class's __init__, as dataclass writes it, is compiled at its first
-# instantiation (_compile_init), so a run compiles only the ones its script uses. Their source comes
-# from these declarations only, never from a script's text. == and repr come from Node (by
-# `_fields`, so spans take no part in them). @_node marks a declaration.
-
-
-class _Required:
-    """The default of a field that has none (and of one with a default factory)."""
-
-
-_REQUIRED = _Required()
+# instantiation (gradcli/records.py), so a run compiles only the ones its script uses. == and repr
+# come from Node (by `_fields`, so spans take no part in them). @_node marks a declaration.
 
 
 class _NodeType(type):
     def __new__(mcls, name, bases, namespace):
         if namespace.get("__module__") != __name__:  # a subclass elsewhere (a test's) keeps its __dict__
             return super().__new__(mcls, name, bases, namespace)
-        own = namespace.get("__annotations__", {})
-        specs = []  # (name, default or _REQUIRED, default factory or None, keyword-only)
-        for field_name in own:
-            value = namespace.pop(field_name, _REQUIRED)
-            if isinstance(value, Field):
-                factory = value.default_factory if callable(value.default_factory) else None
-                specs.append((field_name, _REQUIRED if factory else value.default, factory, value.kw_only is True))
-            else:
-                specs.append((field_name, value, None, False))
-        namespace["__slots__"] = tuple(own)
+        specs = field_specs(namespace, pop=True)
+        namespace["__slots__"] = tuple(spec[0] for spec in specs)
         cls = super().__new__(mcls, name, bases, namespace)
         cls._specs = tuple(getattr(bases[0], "_specs", ()) if bases else ()) + tuple(specs)
-        cls.__init__ = _first_init(cls)
+        cls.__init__ = first_init(cls)
         return cls
 
 
 def _node(cls):
     """The mark of a node class's declaration (_NodeType has made it)."""
     return cls
-
-
-def _first_init(cls):
-    """cls's __init__ until its first call, which compiles the real one, puts it in its place and
-    runs it (also when a subclass's own __init__ calls cls.__init__)."""
-    def __init__(self, *args, **kwargs):
-        init = cls.__init__ = _compile_init(cls)
-        init(self, *args, **kwargs)
-    __init__.__qualname__ = f"{cls.__name__}.__init__"
-    return __init__
-
-
-def _compile_init(cls):
-    """cls's __init__ as dataclass would write it: the fields in order (defaults, default factories),
-    the keyword-only ones (the span) after a `*`."""
-    scope = {"_REQUIRED": _REQUIRED}
-    params, keyword, lines = ["self"], [], []
-    for name, default, factory, kw_only in cls._specs:
-        if factory is not None:
-            scope[f"_factory_{name}"] = factory
-            lines.append(f"    self.{name} = _factory_{name}() if {name} is _REQUIRED else {name}")
-        else:
-            lines.append(f"    self.{name} = {name}")
-        if factory is not None:
-            param = f"{name}=_REQUIRED"
-        elif default is _REQUIRED:
-            param = name
-        else:
-            scope[f"_default_{name}"] = default
-            param = f"{name}=_default_{name}"
-        (keyword if kw_only else params).append(param)
-    if keyword:
-        params += ["*", *keyword]
-    source = "def __init__(%s):\n%s\n" % (", ".join(params), "\n".join(lines) or "    pass")
-    exec(compile(source, f"<gradcli.lang.ast {cls.__name__}.__init__>", "exec"), scope)  # noqa: S102 - our own fields
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__name__}.__init__"
-    return init
 
 
 @_node

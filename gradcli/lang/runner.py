@@ -20,8 +20,9 @@ import re
 import sys
 import time
 import warnings as _warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..records import record
 from . import ast as A
 from .errors import GradScriptError, python_message
 from .namespaces import Namespaces
@@ -61,7 +62,7 @@ HINTS = {
 # runs at about 100,000 characters a second (memory about 50 bytes a character), uninterruptibly.
 MAX_SOURCE_CHARS = 2_000_000
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class RunOptions:
     dtype: str = "float32"            # default float dtype
     device: str = "cpu"               # default device for constructors
@@ -75,13 +76,13 @@ class RunOptions:
     detect_anomaly: bool = False      # torch.autograd.set_detect_anomaly(True) for the whole run
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Output:
     text: str
     line: int | None
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Warning:  # noqa: A001 - the name the architecture gives it
     category: str
     message: str
@@ -89,7 +90,7 @@ class Warning:  # noqa: A001 - the name the architecture gives it
     column: int | None
 
 
-@dataclass
+@record  # a dataclass, made for less start-up time (gradcli/records.py)
 class RunResult:
     ok: bool
     outputs: list = field(default_factory=list)
