@@ -576,7 +576,7 @@ def _sum_float(a, dims, keepdims, fast=True):
     rshape = kshape if keepdims else tuple(a.shape[i] for i in range(nd) if not mask[i])
     if a.size == 0:
         return np.zeros(rshape, a.dtype)
-    if fast and k.dt != _F16 and a.size < GRAIN_SIZE and all(mask) and (a.flags.c_contiguous or a.flags.f_contiguous):
+    if fast and a.dtype in _KINDS and a.size < GRAIN_SIZE and all(mask) and (a.flags.c_contiguous or a.flags.f_contiguous):
         return _sum_all_small(a, k).reshape(rshape)
     if not _layout_ok(a):
         a = np.ascontiguousarray(a)
