@@ -217,9 +217,16 @@ def test_softmax_lastdim_random_against_torch(engine_setting):
         x = (rng.standard_normal(shape) * float(rng.choice([0.5, 3.0, 40.0]))).astype(np.float32)
         if x.size > 4 and rng.random() < 0.3:
             x.reshape(-1)[int(rng.integers(0, x.size))] = float(rng.choice([np.inf, -np.inf, np.nan]))
+        g = rng.standard_normal(shape).astype(np.float32)
         for name in ("softmax", "log_softmax"):
-            want = getattr(torch, name)(torch.from_numpy(x), -1).numpy()
-            got = getattr(api, name)(api.tensor(x), -1)._data
-            if got.tobytes() != want.tobytes():
+            t = torch.from_numpy(x).requires_grad_()
+            want = getattr(torch, name)(t, -1)
+            want.backward(torch.from_numpy(g))
+            a = api.tensor(x, requires_grad=True)
+            got = getattr(api, name)(a, -1)
+            got.backward(api.tensor(g))
+            if got._data.tobytes() != want.detach().numpy().tobytes():
                 bad.append((name, shape))
+            if a.grad._data.tobytes() != t.grad.numpy().tobytes():
+                bad.append((name, "backward", shape))
     assert not bad, bad

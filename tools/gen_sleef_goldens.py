@@ -13,7 +13,7 @@ under each recorded capability (rng_math.set_capability) without torch. The pow 
 2 * Vectorized<T>::size() blocks of the vectorised loop (16/32 floats, 8/16 doubles), broadcast inner
 sizes 1..40, transposed and strided inputs, the 32768-element grain where the work is split between
 threads (torch.get_num_threads() is recorded), negative bases, 0, inf and nan; the softmax rows cross
-the 8/16-lane accumulators.
+the 8/16-lane accumulators, forward and backward.
 """
 from __future__ import annotations
 
@@ -122,6 +122,9 @@ def cases():
         add(kind, "float32", arr([3, 4, 40], "float32", scale=30.0), -1)
         add(kind, "float32", arr([40, 30], "float32", layout=[["permute", [1, 0]]]), -1)
         add(kind, "float32", arr([4, 50], "float32", scale=3.0, special=[[3, "-inf"], [60, "inf"], [120, "nan"]]), -1)
+        # the backward (_vec_host_softmax_backward_lastdim); a single row fuses the tail's products
+        for shape in ([5], [19], [43], [1, 27], [20, 5], [20, 19], [20, 43], [3, 4, 100]):
+            add(kind, "float32", arr(shape, "float32", scale=3.0), -1, grad=True)
     del rng
     return out
 

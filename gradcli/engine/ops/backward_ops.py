@@ -21,6 +21,7 @@ import numpy as np
 from .. import numerics
 from ..device import asarray as _asarray
 from ..function import Function, record
+from ..softmax_kernel import log_softmax_backward_lastdim, softmax_backward_lastdim
 from ..tensor import wrap
 from . import elementwise as E
 from . import reduction as R
@@ -343,12 +344,20 @@ def _keep(dim, ndim):
     return (dim,) if ndim else ()
 
 
+def _lastdim32(g, y, dim):
+    """float32 over the last dim: ATen's _vec_host_softmax_backward_lastdim (softmax_kernel.py)."""
+    return (type(g) is np.ndarray and type(y) is np.ndarray and g.dtype == np.float32 and y.dtype == np.float32
+            and y.ndim >= 1 and dim == y.ndim - 1 and g.shape == y.shape and y.size > 0)
+
+
 class SoftmaxBackwardDataBackward0(_BackwardOp):
     """_softmax_backward_data(grad_output, output, dim) = output * (grad_output - sum(grad_output * output))."""
     __slots__ = ()
 
     @staticmethod
     def forward(g, y, dim):
+        if _lastdim32(g, y, dim):
+            return softmax_backward_lastdim(g, y)
         s = numerics.torch_sum(g * y, _keep(dim, y.ndim), True, y.dtype)
         return y * (g - s)
 
@@ -372,6 +381,8 @@ class LogSoftmaxBackwardDataBackward0(_BackwardOp):
 
     @staticmethod
     def forward(g, y, dim):
+        if _lastdim32(g, y, dim):
+            return log_softmax_backward_lastdim(g, y)
         return g - E.ExpBackward0.forward(y) * numerics.torch_sum(g, _keep(dim, y.ndim), True, g.dtype)
 
     def backward(self, gg):
