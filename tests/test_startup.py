@@ -263,3 +263,23 @@ def test_records_are_the_dataclasses_they_replace():
     with pytest.raises(TypeError, match="positional"):
         Flags("cpu", "float32", None, False, False, False, 1, 1, None, False, False, False, False, None, False, False,
               False, "one too many")
+
+
+def test_repl_highlighting_loads_pygments_at_the_first_text():
+    """The REPL's lexer (repl/terminal.HighlightLexer) colours as PygmentsLexer(GradScriptLexer) does,
+    and imports Pygments only when a line has text (the first prompt's line is empty)."""
+    r = fresh("""
+import sys
+from prompt_toolkit.document import Document
+from gradcli.repl.terminal import HighlightLexer
+lexer = HighlightLexer()
+empty = lexer.lex_document(Document(""))(0)
+before = "pygments.lexer" in sys.modules
+text = "y = torch.sin(x) ** 2  # grad_fn=<PowBackward0>\\nprint(y, 'a')"
+ours = [lexer.lex_document(Document(text))(i) for i in range(2)]
+from prompt_toolkit.lexers import PygmentsLexer
+from gradcli.lang.lexer import GradScriptLexer
+theirs = [PygmentsLexer(GradScriptLexer).lex_document(Document(text))(i) for i in range(2)]
+print(json.dumps([empty, before, ours == theirs, len(ours[0]) > 5]))
+""")
+    assert r["doc"] == [[], False, True, True]

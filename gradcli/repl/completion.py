@@ -13,7 +13,6 @@ import types
 import warnings
 from typing import Any, Callable, Iterable, Mapping
 
-from ..lang.lexer import BUILTINS, KEYWORDS
 
 __all__ = ["complete", "split_prefix", "public_attributes", "make_completer"]
 
@@ -154,6 +153,8 @@ def complete(text: str, scope: Mapping[str, Any], session_complete: Callable[[st
             else:
                 found.update(mine)
     else:
+        from ..lang.lexer import BUILTINS, KEYWORDS  # noqa: PLC0415 - Pygments' (not before the first prompt)
+
         pool = set(scope) | set(KEYWORDS) | set(BUILTINS) | set(_CONSTANTS) | set(_ROOT_ALIASES)
         if partial:
             torch = _engine_root("torch")

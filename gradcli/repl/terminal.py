@@ -14,10 +14,9 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.filters import Condition, completion_is_selected
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.lexers import PygmentsLexer
+from prompt_toolkit.lexers import Lexer, PygmentsLexer
 from prompt_toolkit.output.color_depth import ColorDepth
 
-from ..lang.lexer import GradScriptLexer
 from .completion import make_completer
 from .core import banner_text
 from .source import is_complete, next_indent
@@ -98,6 +97,24 @@ def _only_indent_before_cursor() -> bool:
     return not line.strip()
 
 
+class HighlightLexer(Lexer):
+    """prompt_toolkit's PygmentsLexer over gradcli.lang.lexer.GradScriptLexer, made when there is
+    text to colour: Pygments is not imported before the first prompt (start-up time), whose line
+    is empty."""
+
+    def __init__(self) -> None:
+        self.lexer = None
+
+    def lex_document(self, document):
+        if self.lexer is None:
+            if not document.text:
+                return lambda lineno: []
+            from ..lang.lexer import GradScriptLexer  # noqa: PLC0415
+
+            self.lexer = PygmentsLexer(GradScriptLexer)
+        return self.lexer.lex_document(document)
+
+
 def interact(repl: Any, *, history: Any = None, banner: bool = True) -> int:
     """The read-eval-print loop on the terminal. Returns the exit status (0)."""
     color = repl.color
@@ -106,7 +123,7 @@ def interact(repl: Any, *, history: Any = None, banner: bool = True) -> int:
         multiline=True,
         prompt_continuation=lambda width, line_number, is_soft_wrap: CONTINUATION,
         history=history if history is not None else make_history(),
-        lexer=PygmentsLexer(GradScriptLexer) if color else None,
+        lexer=HighlightLexer() if color else None,
         completer=make_completer(repl.scope, repl.session_complete, getattr(repl, "complete", None)),
         complete_while_typing=False,
         key_bindings=_key_bindings(),
