@@ -121,7 +121,7 @@ def _add_slow(a, b):
         if node is not None:
             node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
         return r
-    b = E._coerce(b)
+    b = E.coerce(b)
     if b is NotImplemented:
         return b
     return E.add(a, b)
@@ -132,7 +132,7 @@ def _mul_slow(a, b):
     c = b.__class__
     if c is float or c is int or c is Tensor:
         return E.binary(E.MulBackward0, a, b)
-    b = E._coerce(b)
+    b = E.coerce(b)
     if b is NotImplemented:
         return b
     return E.mul(a, b)
@@ -141,7 +141,7 @@ def _mul_slow(a, b):
 def _sub_slow(a, b):
     c = b.__class__
     if c is not float and c is not int and c is not Tensor:
-        b = E._coerce(b)
+        b = E.coerce(b)
         if b is NotImplemented:
             return b
     return E.sub(a, b)
@@ -150,7 +150,7 @@ def _sub_slow(a, b):
 def _div_slow(a, b):
     c = b.__class__
     if c is not float and c is not int and c is not Tensor:
-        b = E._coerce(b)
+        b = E.coerce(b)
         if b is NotImplemented:
             return b
     return E.div(a, b)
@@ -165,23 +165,8 @@ _sub_op = E.scalar_operator("_sub_op", E.SubBackward0, _op_sub, _sub_slow, ((), 
 _div_op = E.scalar_operator("_div_op", E.DivBackward0, _op_truediv, _div_slow)
 
 
-def _fast(fn):
-    """The operator for fn: Tensors and Python numbers go straight to fn, other operands are
-    converted (NumPy values) or refused with NotImplemented (so Python tries the reflected form)."""
-    def op(a, b):
-        c = b.__class__
-        if c is float or c is int or c is Tensor:
-            return fn(a, b)
-        b = E._coerce(b)
-        if b is NotImplemented:
-            return b
-        return fn(a, b)
-    op.__name__ = fn.__name__
-    return op
-
-
 def _binop(fn, a, b, tensors_only=False):
-    b = E._coerce(b)
+    b = E.coerce(b)
     if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
         return NotImplemented
     return fn(a, b)
@@ -192,7 +177,7 @@ def _rop(fn, a, b, tensors_only=False, ndarray_ok=False):
     except by / (torch's __rtruediv__ is reciprocal() * other)."""
     if not ndarray_ok and isinstance(b, np.ndarray):
         return NotImplemented
-    b = E._coerce(b)
+    b = E.coerce(b)
     if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
         return NotImplemented
     return fn(a, b)
@@ -224,7 +209,7 @@ def _iop(method):
     def op(self, other):
         if isinstance(other, np.ndarray):  # torch: x += array falls back to x = x + array
             return NotImplemented
-        other = E._coerce(other)
+        other = E.coerce(other)
         if other is NotImplemented:
             return NotImplemented
         return getattr(self, method)(other)
