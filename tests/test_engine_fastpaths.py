@@ -1,6 +1,6 @@
 """The engine's fast paths against its general ones, in the same process.
 
-`loss.backward()` runs autograd.run_plain (the general engine is autograd._run), F.linear of a
+`loss.backward()` runs autograd.run_plain (the general engine is autograd.run_general), F.linear of a
 2-D batch builds its nodes in linalg.linear_2d (the general path is addmm(bias, x, w.t())), and a
 leaf keeps a gradient nothing else holds instead of copying it. Each fast path must give the
 same graph, the same bits and the same order as the path it shortcuts.
@@ -75,7 +75,7 @@ def test_run_plain_matches_the_general_engine(seed, sizes, batch):
     prev = autograd.grad_mode.enabled
     autograd.grad_mode.enabled = False
     try:
-        autograd._run((loss,), (torch.ones_like(loss),), False, False, None, True, True)
+        autograd.run_general((loss,), (torch.ones_like(loss),), False, False, None, True, True)
     finally:
         autograd.grad_mode.enabled = prev
     general = [_bits(p.grad) for p in params]
@@ -144,8 +144,8 @@ def test_linear_2d_leaves_errors_to_the_general_path():
 
 def test_first_gradient_of_a_leaf_is_kept_not_copied(monkeypatch):
     copies = []
-    real = tensor_module._detached_copy
-    monkeypatch.setattr(tensor_module, "_detached_copy", lambda t: copies.append(t.shape) or real(t))
+    real = tensor_module.detached_copy
+    monkeypatch.setattr(tensor_module, "detached_copy", lambda t: copies.append(t.shape) or real(t))
     layers, x, y = _mlp(6)
     _loss(layers, x, y).backward()
     assert copies == []                     # the weights' and biases' gradients are the engine's own arrays

@@ -55,7 +55,7 @@ def chain_source():
 @pytest.fixture(autouse=True)
 def engine_left_clean():
     yield
-    assert autograd._backward_observer[0] is None and autograd._node_observer[0] is None
+    assert autograd.backward_observer[0] is None and autograd.node_observer[0] is None
     assert not autograd.anomaly_mode.enabled
 
 

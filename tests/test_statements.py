@@ -53,14 +53,14 @@ class Repeat(A.Stmt):
         self.count, self.var, self.body = count, var, body
 
 
-class RepeatCompiler(Compiler):
-    def s_repeat(self, node, scope):  # pragma: no cover - only looked up
+class ScratchCompiler(Compiler):
+    def s_test_only_repeat(self, node, scope):  # pragma: no cover - only looked up
         return None
 
 
 @pytest.fixture
 def repeat_described(monkeypatch):
-    monkeypatch.setitem(STATEMENTS, Repeat, Statement(Repeat, "s_repeat", blocks=("body",), loop=True,
+    monkeypatch.setitem(STATEMENTS, Repeat, Statement(Repeat, "s_test_only_repeat", blocks=("body",), loop=True,
                                                       binds=("var",)))
 
 
@@ -78,7 +78,7 @@ def test_a_described_statement_is_checked_scoped_and_dispatched(repeat_described
     assert scopes.bound_names(body) == ({"i", "y"}, {"g"}, set())
     assert statements.contains_yield([_repeat(A.Yield(None, False))])
     # the compiler's dispatch
-    assert lowerings(RepeatCompiler, "lower")[Repeat] is RepeatCompiler.s_repeat
+    assert lowerings(ScratchCompiler, "lower")[Repeat] is ScratchCompiler.s_test_only_repeat
     with pytest.raises(AttributeError):
         lowerings(Compiler, "lower")
 

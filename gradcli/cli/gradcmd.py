@@ -66,14 +66,14 @@ def _calc_json(calc):
 
 def _variables_json(calc):
     """The variables as tensors; a scalar EXPR's gradient is their grad (as after EXPR.backward())."""
-    from gradcli.render.tensors import array_json, tensor_json, _host  # noqa: PLC0415
+    from gradcli.render.tensors import array_json, tensor_json, host  # noqa: PLC0415
 
     out = {}
     for name in calc.names:
         d = tensor_json(calc.variables[name])
         g = calc.gradients.get(name)
         if calc.scalar and g is not None:
-            d["grad"] = array_json(_host(g))
+            d["grad"] = array_json(host(g))
         out[name] = d
     return out
 
@@ -214,11 +214,11 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
         if type(exc).__name__ == "CudaUnavailable":
             raise UsageProblem(str(exc)) from None
         if getattr(exc, "type_name", None) == "InternalError":
-            from .runcmd import _internal_text, report_internal  # noqa: PLC0415
+            from .runcmd import internal_error_text, report_internal  # noqa: PLC0415
 
             if not flags.json or flags.debug:
                 report_internal(exc, flags.debug)
-            return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{_internal_text(exc)} {INTERNAL_HINT}",
+            return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{internal_error_text(exc)} {INTERNAL_HINT}",
                                                             EXPR_NAME))
         if isinstance(exc, CalcError) or is_user_error(exc):
             err = exc if hasattr(exc, "type_name") else CalcError(

@@ -17,7 +17,7 @@ from .runcmd import read_sources
 def _find(variables, var):
     """The tensor the script calls `var`: a top-level name, a module parameter (model.fc1.weight) or
     an item (params[0])."""
-    from gradcli.graph.model import _is_tensor, tensor_names  # noqa: PLC0415
+    from gradcli.graph.model import is_tensor, tensor_names  # noqa: PLC0415
 
     value = variables.get(var)
     if value is not None:
@@ -25,15 +25,15 @@ def _find(variables, var):
     names = tensor_names(variables)
     by_id = {}
     for name, v in variables.items():
-        if _is_tensor(v):
+        if is_tensor(v):
             by_id[id(v)] = v
         elif isinstance(v, (list, tuple)):
             for item in v:
-                if _is_tensor(item):
+                if is_tensor(item):
                     by_id[id(item)] = item
         elif isinstance(v, dict):
             for item in v.values():
-                if _is_tensor(item):
+                if is_tensor(item):
                     by_id[id(item)] = item
         else:
             try:
@@ -151,8 +151,8 @@ def _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output=Fal
         return code
     variables = result.variables
     tensor = _find(variables, var)
-    if tensor is None or not model._is_tensor(tensor):
-        tensors = [n for n, v in variables.items() if model._is_tensor(v)]
+    if tensor is None or not model.is_tensor(tensor):
+        tensors = [n for n, v in variables.items() if model.is_tensor(v)]
         if tensor is None and var not in variables:
             listed = ", ".join(tensors[:20]) + (" ..." if len(tensors) > 20 else "")
             return usage(f"no tensor named '{var}' at the end of {src.name}"

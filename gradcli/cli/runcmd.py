@@ -260,7 +260,7 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
             return {"kind": "cuda", "message": str(getattr(err, "original", None) or getattr(err, "message", err))}
         data["error"] = error_json(err, src.name)
         if type_name == "InternalError":
-            data.update(kind="internal", internal_text=_internal_text(err),
+            data.update(kind="internal", internal_text=internal_error_text(err),
                         traceback=getattr(err, "traceback_text", "") or "")
         else:
             data["kind"] = "script"
@@ -376,7 +376,7 @@ def _pass_printer(color: bool, name: str, send):
     return on_pass
 
 
-def _internal_text(err) -> str:
+def internal_error_text(err) -> str:
     """'Type: message' of the failure inside gradcli (the runner's InternalError wraps it)."""
     original = getattr(err, "original", None)
     if original is not None:
@@ -393,7 +393,7 @@ def report_internal(err, debug: bool) -> None:
         sys.stdout.flush()
         if tb:
             sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")
-    say(f"internal error: {_internal_text(err)} {INTERNAL_HINT}")
+    say(f"internal error: {internal_error_text(err)} {INTERNAL_HINT}")
 
 
 class _Located:

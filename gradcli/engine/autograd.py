@@ -160,7 +160,7 @@ class inference_mode(no_grad):
 inference_mode.__module__ = "torch.autograd.grad_mode"
 
 
-_sequence = itertools.count()
+sequence_numbers = itertools.count()
 _ACCUMULATE_PRIORITY = float("inf")
 
 
@@ -188,11 +188,11 @@ def _extra_property(field, doc):
 def _nrs_of(nrs):
     """The output numbers of a node's edges, as a shared tuple when all are 0 (nearly always)."""
     nrs = tuple(nrs)
-    return _ZERO_NRS.get(nrs, nrs)
+    return ZERO_NRS.get(nrs, nrs)
 
 
-_ZERO_NRS = {(0,) * n: (0,) * n for n in range(9)}
-_ZERO_BY_LEN = list(_ZERO_NRS.values())  # by length: make_node's edges all numbered 0
+ZERO_NRS = {(0,) * n: (0,) * n for n in range(9)}
+_ZERO_BY_LEN = list(ZERO_NRS.values())  # by length: make_node's edges all numbered 0
 
 
 class Node:
@@ -247,13 +247,13 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(hook)
-        return _RemovableHandle(self._hooks, hook)
+        return RemovableHandle(self._hooks, hook)
 
     def register_prehook(self, hook):
         if self._pre_hooks is None:
             self._pre_hooks = {}
         self._pre_hooks.setdefault(None, []).append(hook)
-        return _RemovableHandle(self._pre_hooks[None], hook)
+        return RemovableHandle(self._pre_hooks[None], hook)
 
     # The saved tensors, checked: freed after a pass, or modified in place since they were saved.
     @property
@@ -263,7 +263,7 @@ class Node:
             raise errors.runtime(errors.FREED_GRAPH, hint="retain_graph")
         values = []
         for item in saved:
-            if type(item) is _Saved:
+            if type(item) is SavedValue:
                 t = item.tensor
                 if t._version[0] != item.version:
                     raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self),
@@ -281,7 +281,7 @@ class Node:
         return self.apply(grads[0] if len(grads) == 1 else list(grads))
 
 
-class _Saved:
+class SavedValue:
     __slots__ = ("tensor", "version", "is_output")
 
     def __init__(self, tensor, is_output=False):
@@ -290,7 +290,7 @@ class _Saved:
         self.is_output = is_output
 
 
-class _RemovableHandle:
+class RemovableHandle:
     """torch.utils.hooks.RemovableHandle."""
     __slots__ = ("_list", "_item")
 
@@ -308,7 +308,7 @@ class _RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
 
 
-_RemovableHandle.__name__ = _RemovableHandle.__qualname__ = "RemovableHandle"
+RemovableHandle.__name__ = RemovableHandle.__qualname__ = "RemovableHandle"
 
 
 class AccumulateGrad(Node):
@@ -380,16 +380,16 @@ def stamp(node, out_dtype, kw):
     """The fields every new node gets besides its edges and saved values (make_node and the
     unrolled recorders of function.py share it)."""
     node._kw = kw
-    node._seq = next(_sequence)
+    node._seq = next(sequence_numbers)
     node._out_dtype = out_dtype
     node._x = None
-    hook = _site_hook[0]
+    hook = site_hook[0]
     node._site = hook() if hook is not None else None
 
 
 # Where an op was created: the language registers a callback that returns the script's place, a
 # (line, column) pair or an object with .line and .column (its syntax node, handed over as it is).
-_site_hook = [None]
+site_hook = [None]
 
 
 def site_pair(site):
@@ -403,7 +403,7 @@ def site_pair(site):
 
 
 def set_site_hook(fn):
-    _site_hook[0] = fn
+    site_hook[0] = fn
 
 
 # ----------------------------------------------------------------------------- observers
@@ -413,22 +413,22 @@ def set_site_hook(fn):
 # A backward observer has begin(tensors, grad_tensors, inputs, accumulate, retain_graph, create_graph),
 # node(node, grads, in_grads) after each grad_fn ran (before its saved tensors are freed), leaf(node, grad,
 # accumulate) when a leaf's AccumulateGrad is reached (before .grad changes), end(results, error).
-_backward_observer = [None]
+backward_observer = [None]
 # A node observer is called as fn(node, inputs, outputs) when an op has recorded its node.
-_node_observer = [None]
+node_observer = [None]
 
 
 def set_backward_observer(obs):
     """Install obs (None removes it); returns the previous observer."""
-    prev = _backward_observer[0]
-    _backward_observer[0] = obs
+    prev = backward_observer[0]
+    backward_observer[0] = obs
     return prev
 
 
 def set_node_observer(fn):
     """Install fn (None removes it); returns the previous one."""
-    prev = _node_observer[0]
-    _node_observer[0] = fn
+    prev = node_observer[0]
+    node_observer[0] = fn
     return prev
 
 
@@ -526,7 +526,7 @@ def _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, ac
     grad_mode.enabled = bool(create_graph)
     results = error = None
     try:
-        results = _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
+        results = run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
         return results
     except BaseException as e:
         error = e
@@ -624,20 +624,20 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  allow_unused=False):
     """The engine. With accumulate, leaves' .grad get the gradients (backward); without, the
     gradients reaching `inputs` are returned (autograd.grad)."""
-    obs = _backward_observer[0]
+    obs = backward_observer[0]
     if obs is not None:
         return _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
     prev_mode = grad_mode.enabled
     prev_pass = current_pass[0]
     grad_mode.enabled = bool(create_graph)
     try:
-        return _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
+        return run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused)
     finally:
         grad_mode.enabled = prev_mode
         current_pass[0] = prev_pass
 
 
-def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
+def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, allow_unused):
     roots = []
     buffers = {}
     for t, g in zip(tensors, grad_tensors):
@@ -677,7 +677,7 @@ def _run(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate, 
         if d == 0:
             push(ready, (-node._seq, node))
     free = not retain_graph
-    obs = _backward_observer[0]
+    obs = backward_observer[0]
     nan_check = anomaly_mode.enabled and anomaly_mode.check_nan
     watch = obs is not None or nan_check
     for node, buf in list(buffers.items()):
@@ -835,7 +835,7 @@ def run_plain(root, g, retain_graph):
     it, so they ran before it), so the function nodes simply run by decreasing sequence number; a
     leaf's AccumulateGrad runs as soon as its last consumer has (several at once: by id, as _run's
     heap breaks ties) and only those need counting."""
-    if anomaly_mode.enabled or _backward_observer[0] is not None:
+    if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
     deps = _collect_plain(root)
     if deps is None:

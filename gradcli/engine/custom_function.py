@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from . import errors
-from .autograd import Node, _node_observer, _Saved, grad_mode, stamp
+from .autograd import Node, node_observer, SavedValue, grad_mode, stamp
 from .dtypes import FLOAT
 from .tensor import Tensor, view_of
 
@@ -227,7 +227,7 @@ def _wrap_outputs(ctx, args, output, executable):
                                  "output. The inputs that are modified inplace must all be outputs of the Function.")
     to_save = d.pop("_to_save", ())
     if not executable:
-        ctx._saved = tuple(_Saved(t) if t is not None else None for t in to_save)
+        ctx._saved = tuple(SavedValue(t) if t is not None else None for t in to_save)
         ctx._fns, ctx._nrs = (), ()
         return output
     fns, nrs = [], []
@@ -281,9 +281,9 @@ def _wrap_outputs(ctx, args, output, executable):
             raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                             f"{type(t).__name__}")
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
-    ctx._saved = tuple(None if t is None else _Saved(t, id(t) in out_ids) for t in to_save)
-    if _node_observer[0] is not None:
-        _node_observer[0](ctx, tuple(a for a in args if isinstance(a, Tensor)),
+    ctx._saved = tuple(None if t is None else SavedValue(t, id(t) in out_ids) for t in to_save)
+    if node_observer[0] is not None:
+        node_observer[0](ctx, tuple(a for a in args if isinstance(a, Tensor)),
                           tuple(o for o in outs if isinstance(o, Tensor)))
     return tuple(outs) if is_tuple else outs[0]
 

@@ -45,7 +45,7 @@ class device:
 CPU = device("cpu")
 CUDA0 = device("cuda", 0)
 _cuda_state = {}
-_default = [None]  # torch.set_default_device: None is cpu
+DEFAULT_DEVICE = [None]  # torch.set_default_device: None is cpu
 
 
 class CudaUnavailable(Exception):
@@ -130,12 +130,12 @@ def set_default_device(dev):
                                 f"{type(dev).__name__}")
     if isinstance(dev, str):
         device(dev)  # a bad string fails now, as in torch
-    _default[0] = None if dev is None or str(dev) == "cpu" else dev
+    DEFAULT_DEVICE[0] = None if dev is None or str(dev) == "cpu" else dev
 
 
 def get_default_device():
     """torch.get_default_device()."""
-    return CPU if _default[0] is None else canonical(_default[0])
+    return CPU if DEFAULT_DEVICE[0] is None else canonical(DEFAULT_DEVICE[0])
 
 
 # ---------------------------------------------------------------------------- arrays

@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes, errors
 from .limits import LIMITS as _limits
 from .limits import check_numel
-from .device import _default, canonical, cupy, to_device
+from .device import DEFAULT_DEVICE, canonical, cupy, to_device
 from .tensor import Size, Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -82,9 +82,9 @@ def _check_nesting(data):
             _check_nesting(x)
 
 
-def _finish(arr, dtype, device, requires_grad, ctor_error=True):
+def finish(arr, dtype, device, requires_grad, ctor_error=True):
     if device is None:
-        device = _default[0]  # torch.set_default_device (--device)
+        device = DEFAULT_DEVICE[0]  # torch.set_default_device (--device)
     if device is not None:
         dev = canonical(device)
         if dev.type != "cpu":
@@ -121,10 +121,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         d = dtype or data.dtype
-        return _finish(data._data.astype(d.np, copy=True), d, device or data.device, requires_grad)
+        return finish(data._data.astype(d.np, copy=True), d, device or data.device, requires_grad)
     if isinstance(data, np.ndarray):
         d = dtype or dtypes.from_numpy_dtype(data.dtype)
-        return _finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+        return finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
     if isinstance(data, str):
         raise errors.type_error("new(): invalid data type 'str'")
     if isinstance(data, (list, tuple)):
@@ -138,7 +138,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         raise errors.runtime(f"value cannot be converted to type {d.name} without overflow") from None
     except (ValueError, TypeError) as e:
         raise errors.value(str(e)) from None
-    return _finish(arr, d, device, requires_grad)
+    return finish(arr, d, device, requires_grad)
 
 
 def _check_str(data):
@@ -233,10 +233,10 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"
     size = _size(size, name)
     d = _resolve(dtype) or default or dtypes.defaults.float
     if device is None:
-        device = _default[0]
+        device = DEFAULT_DEVICE[0]
     xp = np if device is None or canonical(device).type == "cpu" else cupy()  # made on the GPU, not copied
     arr = xp.full(size, fill, dtype=d.np) if fill is not None else xp.empty(size, dtype=d.np)
-    return _finish(arr, d, device, requires_grad, ctor_error=False)
+    return finish(arr, d, device, requires_grad, ctor_error=False)
 
 
 def zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -297,7 +297,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None)
     if m is not None and m < 0:
         raise errors.runtime(f"m must be greater or equal to 0, got {m}")
     _size((n, m if m is not None else n), "eye")
-    return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad, ctor_error=False)
+    return finish(np.eye(n, m, dtype=d.np), d, device, requires_grad, ctor_error=False)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -315,7 +315,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     _size((n,))
     arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(d.np) if d.is_floating_point else \
         np.arange(vals[0], vals[1], vals[2]).astype(d.np)
-    return _finish(arr, d, device, requires_grad, ctor_error=False)
+    return finish(arr, d, device, requires_grad, ctor_error=False)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -327,7 +327,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         arr = np.asarray([start], np.float64)
     else:
         arr = _linspace_values(start, end, steps, d)
-    return _finish(arr.astype(d.np), d, device, requires_grad, ctor_error=False)
+    return finish(arr.astype(d.np), d, device, requires_grad, ctor_error=False)
 
 
 def _linspace_values(start, end, steps, d):
@@ -357,7 +357,7 @@ def _linspace_values(start, end, steps, d):
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     lin = linspace(start, end, steps, dtype=dtypes.float64)
     d = _resolve(dtype) or dtypes.defaults.float
-    return _finish((base ** lin._data).astype(d.np), d, device, requires_grad, ctor_error=False)
+    return finish((base ** lin._data).astype(d.np), d, device, requires_grad, ctor_error=False)
 
 
 # ---------------------------------------------------------------------------- random
@@ -365,7 +365,6 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 # public names for rng_ops.py, which builds the random constructors on these
 resolve_dtype = _resolve
 check_size = _size
-finish = _finish
 
 from .rng import DEFAULT_SEED, Generator  # noqa: E402, F401 - these and rng_ops' names: api.py binds torch.X from here
 from .rng_ops import (bernoulli, cuda_generator, cuda_initial_seed, cuda_manual_seed,  # noqa: E402, F401

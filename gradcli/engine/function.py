@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import _ZERO_NRS, Node, _node_observer, _Saved, grad_mode, make_node, stamp
+from .autograd import ZERO_NRS, Node, node_observer, SavedValue, grad_mode, make_node, stamp
 from .dtypes import FLOAT
 from .tensor import Tensor
 
@@ -50,7 +50,7 @@ def record(cls, inputs, out, kw=None):
     if not grad_mode.enabled:
         return out
     if len(inputs) == 1:
-        return _record1(cls, inputs, out, kw)
+        return record1(cls, inputs, out, kw)
     for t in inputs:
         if getattr(t, "_rg", False):
             break
@@ -62,25 +62,25 @@ def record(cls, inputs, out, kw=None):
     if cls.save_inputs:
         sw = cls.save_when
         if sw is None:
-            saved = tuple([_Saved(t) if hasattr(t, "_rg") else t for t in inputs])
+            saved = tuple([SavedValue(t) if hasattr(t, "_rg") else t for t in inputs])
         else:
             saved = _select_saved(inputs, sw)
     node = make_node(cls, inputs, out.dtype, saved, kw)
     if cls.save_output:
-        node._saved = saved + (_Saved(out, True),)
-    return _attach(node, out, inputs)
+        node._saved = saved + (SavedValue(out, True),)
+    return attach(node, out, inputs)
 
 
-def _attach(node, out, inputs):
+def attach(node, out, inputs):
     """out becomes node's output (and the graph tools' observer hears of it)."""
     out._rg = True
     out.grad_fn = node
-    if _node_observer[0] is not None:
-        _node_observer[0](node, inputs, (out,))
+    if node_observer[0] is not None:
+        node_observer[0](node, inputs, (out,))
     return out
 
 
-def _record1(cls, inputs, out, kw):
+def record1(cls, inputs, out, kw):
     """record() for one input (unary ops, views: t() twice per Linear step), make_node's work inline."""
     t = inputs[0]
     if not getattr(t, "_rg", False) or out.dtype.category != FLOAT:
@@ -93,15 +93,15 @@ def _record1(cls, inputs, out, kw):
         nr = t._output_nr
         nrs = _ZERO_NRS1 if nr == 0 else (nr,)
     if cls.save_inputs:
-        saved = (_Saved(t),) if cls.save_when is None else _select_saved(inputs, cls.save_when)
+        saved = (SavedValue(t),) if cls.save_when is None else _select_saved(inputs, cls.save_when)
     else:
         saved = ()
     node = _new(cls)
     node._fns = (fn,)
     node._nrs = nrs
-    node._saved = saved + (_Saved(out, True),) if cls.save_output else saved
+    node._saved = saved + (SavedValue(out, True),) if cls.save_output else saved
     stamp(node, out.dtype, kw)
-    return _attach(node, out, inputs)
+    return attach(node, out, inputs)
 
 
 def record2(cls, a, b, out, kw=None):
@@ -132,22 +132,22 @@ def record2(cls, a, b, out, kw=None):
     if cls.save_inputs:
         sw = cls.save_when
         if sw is None:
-            sa = _Saved(a) if isinstance(a, Tensor) else a
-            sb = _Saved(b) if isinstance(b, Tensor) else b
+            sa = SavedValue(a) if isinstance(a, Tensor) else a
+            sb = SavedValue(b) if isinstance(b, Tensor) else b
         else:
             ua, ub = sw
-            sa = (_Saved(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
-            sb = (_Saved(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
-        node._saved = (sa, sb, _Saved(out, True)) if cls.save_output else (sa, sb)
+            sa = (SavedValue(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
+            sb = (SavedValue(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
+        node._saved = (sa, sb, SavedValue(out, True)) if cls.save_output else (sa, sb)
     else:
-        node._saved = (_Saved(out, True),) if cls.save_output else ()
+        node._saved = (SavedValue(out, True),) if cls.save_output else ()
     stamp(node, out.dtype, kw)
-    return _attach(node, out, (a, b))
+    return attach(node, out, (a, b))
 
 
 _new = object.__new__
-_ZERO_NRS1 = _ZERO_NRS[(0,)]
-_ZERO_NRS2 = _ZERO_NRS[(0, 0)]
+_ZERO_NRS1 = ZERO_NRS[(0,)]
+_ZERO_NRS2 = ZERO_NRS[(0, 0)]
 
 
 def _select_saved(inputs, save_when):
@@ -157,9 +157,9 @@ def _select_saved(inputs, save_when):
         rb = getattr(b, "_rg", False)
         ua, ub = save_when
         if isinstance(a, Tensor):
-            a = _Saved(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape
+            a = SavedValue(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape
         if isinstance(b, Tensor):
-            b = _Saved(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape
+            b = SavedValue(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape
         return (a, b)
     out = []
     for t, users in zip(inputs, save_when):
@@ -168,7 +168,7 @@ def _select_saved(inputs, save_when):
             continue
         for j in users:
             if getattr(inputs[j], "_rg", False):
-                out.append(_Saved(t))
+                out.append(SavedValue(t))
                 break
         else:
             out.append(t._data.shape)
@@ -179,7 +179,7 @@ def record_multi(cls, inputs, outs, kw=None):
     """Like record, for a node with several outputs (split, unbind, max(dim))."""
     if not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
         return outs
-    saved = tuple(_Saved(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
+    saved = tuple(SavedValue(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
     node = make_node(cls, inputs, outs[0].dtype, saved, kw)
     node.n_outputs = len(outs)
     node._out_meta = [(o.shape, o.dtype, o.device) for o in outs]
@@ -190,8 +190,8 @@ def record_multi(cls, inputs, outs, kw=None):
             o._output_nr = i
             if o._base is not None:  # split/chunk/unbind: views that may not be modified in place
                 o._creation = ("multi", o._version[0])
-    if _node_observer[0] is not None:
-        _node_observer[0](node, inputs, tuple(outs))
+    if node_observer[0] is not None:
+        node_observer[0](node, inputs, tuple(outs))
     return outs
 
 

@@ -17,7 +17,7 @@ from . import dtypes, errors
 from .limits import check_numel
 from . import rng_math as M
 from .autograd import grad_mode, make_node
-from .device import _default, canonical, host, like
+from .device import DEFAULT_DEVICE, canonical, host, like
 from .function import Function
 from .ops.elementwise import zero_grad
 from .ops.indexing import check_inplace
@@ -97,7 +97,7 @@ def gen_for(generator, device=None, fn=None):
                                     f"{type(generator).__name__}")
         return generator
     if device is None:
-        device = _default[0]
+        device = DEFAULT_DEVICE[0]
         if device is None:
             return default_generator
     if device == "cpu" or getattr(device, "type", None) == "cpu" or canonical(device).type == "cpu":

@@ -9,7 +9,7 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, _backward_observer, _run, current_pass, grad_mode, run_plain
+from .autograd import AccumulateGrad, backward_observer, run_general, current_pass, grad_mode, run_plain
 from .device import CPU, device_of, to_device
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
@@ -91,7 +91,7 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         from .factory import legacy_tensor  # noqa: PLC0415 - circular: factory builds Tensors
         t = legacy_tensor(*args, **kwargs)
-        _init_from(self, t._data, t.dtype)
+        init_from(self, t._data, t.dtype)
 
     @property
     def data(self):
@@ -110,7 +110,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return tuple.__new__(Size, self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     @property
     def ndim(self):
@@ -169,7 +169,7 @@ class Tensor:
         st = tuple(s // item for s in self._data.strides)
         if dim is None:
             return st
-        return st[_wrap_dim(dim, self._data.ndim)]
+        return st[wrap_dim(dim, self._data.ndim)]
 
     @property
     def output_nr(self):
@@ -239,10 +239,10 @@ class Tensor:
                                      "the gradient and the tensor are the same size")
             gd = self.grad_dtype
             if gd is not None and value.dtype is not gd:
-                from .ops.linalg import _c10_low  # noqa: PLC0415
-                from .ops.elementwise import _c10_name  # noqa: PLC0415
-                raise errors.runtime(f"attempting to assign a gradient with dtype '{_c10_low(value.dtype)}' to a tensor "
-                                     f"with grad_dtype '{_c10_name(gd)}'. The gradient must match the tensor's "
+                from .ops.linalg import c10_low  # noqa: PLC0415
+                from .ops.elementwise import c10_name  # noqa: PLC0415
+                raise errors.runtime(f"attempting to assign a gradient with dtype '{c10_low(value.dtype)}' to a tensor "
+                                     f"with grad_dtype '{c10_name(gd)}'. The gradient must match the tensor's "
                                      "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
                                      "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
                                      "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
@@ -268,7 +268,7 @@ class Tensor:
 
     def _retain_accumulate(self, g, create_graph):
         if self._grad is None:
-            self._grad = g if create_graph else _detached_copy(g)
+            self._grad = g if create_graph else detached_copy(g)
         else:
             self._grad = self._grad + g
 
@@ -302,7 +302,7 @@ class Tensor:
             elif steal and not create_graph and not grad_mode.enabled and _stealable(g):
                 self._grad = wrap(g._data, g.dtype)
             else:
-                self._grad = _detached_copy(g)
+                self._grad = detached_copy(g)
         elif create_graph or grad_mode.enabled:
             self._grad = self._grad + g
         else:
@@ -321,8 +321,8 @@ class Tensor:
         if self._post_acc_hooks is None:
             self._post_acc_hooks = []
         self._post_acc_hooks.append(hook)
-        from .autograd import _RemovableHandle  # noqa: PLC0415
-        return _RemovableHandle(self._post_acc_hooks, hook)
+        from .autograd import RemovableHandle  # noqa: PLC0415
+        return RemovableHandle(self._post_acc_hooks, hook)
 
     def register_hook(self, hook):
         if not self._rg:
@@ -332,13 +332,13 @@ class Tensor:
             node._pre_hooks = {}
         hooks = node._pre_hooks.setdefault(nr, [])
         hooks.append(hook)
-        from .autograd import _RemovableHandle  # noqa: PLC0415
-        return _RemovableHandle(hooks, hook)
+        from .autograd import RemovableHandle  # noqa: PLC0415
+        return RemovableHandle(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         data = self._data
         if gradient is None and inputs is None and not create_graph and self._rg and data.size == 1 \
-                and type(data) is np.ndarray and _backward_observer[0] is None:
+                and type(data) is np.ndarray and backward_observer[0] is None:
             # the common `loss.backward()`: the checks below cannot fail, skip them
             g = wrap(np.array(1, data.dtype) if not data.ndim else np.ones(data.shape, data.dtype), self.dtype)
             prev = grad_mode.enabled
@@ -347,7 +347,7 @@ class Tensor:
                 if not run_plain(self._edge()[0], g, retain_graph):
                     prev_pass = current_pass[0]
                     try:
-                        _run((self,), (g,), bool(retain_graph), False, None, True, True)
+                        run_general((self,), (g,), bool(retain_graph), False, None, True, True)
                     finally:
                         current_pass[0] = prev_pass
             finally:
@@ -375,17 +375,17 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise errors.runtime(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return _to_host(self._data).reshape(()).item()
+        return to_host(self._data).reshape(()).item()
 
     def tolist(self):
-        return _to_host(self._data).tolist()
+        return to_host(self._data).tolist()
 
     def numpy(self, force=False):
         if type(self._data) is not np.ndarray:
             if not force:
                 raise errors.type_error(f"can't convert {self.device} device type tensor to numpy. Use "
                                         "Tensor.cpu() to copy the tensor to host memory first.")
-            return _to_host(self._data)
+            return to_host(self._data)
         if self._rg and not force and grad_mode.enabled:  # under no_grad torch allows it
             raise errors.runtime(errors.NUMPY_REQUIRES_GRAD, hint="detach_numpy")
         return self._data if not force else self._data.copy()
@@ -411,12 +411,12 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise errors.runtime("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(_to_host(self._data).reshape(()).item())
+        return bool(to_host(self._data).reshape(()).item())
 
     def __index__(self):
         if self.dtype.is_floating_point or self._data.size != 1:
             raise errors.type_error("only integer tensors of a single element can be converted to an index")
-        return int(_to_host(self._data).reshape(()).item())
+        return int(to_host(self._data).reshape(()).item())
 
     def __complex__(self):
         return complex(self._scalar("complex"))
@@ -424,7 +424,7 @@ class Tensor:
     def _scalar(self, what):
         if self._data.size != 1:
             raise errors.value("only one element tensors can be converted to Python scalars")
-        return _to_host(self._data).reshape(()).item()
+        return to_host(self._data).reshape(()).item()
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -458,7 +458,7 @@ class Tensor:
         from .formatting import format_tensor  # noqa: PLC0415 - keeps start-up light
         d = self.device
         return format_tensor(
-            _to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
+            to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
             device="cpu" if d.type == "cpu" else str(d), requires_grad=self._rg,
             grad_fn_name=type(self.grad_fn).__name__ if self.grad_fn is not None else None, is_leaf=self.grad_fn is None)
 
@@ -473,7 +473,7 @@ class Tensor:
                                  "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
                                  "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                                  "https://github.com/pytorch/pytorch/pull/103001")
-        t = _detached_copy(self)
+        t = detached_copy(self)
         t._rg = self._rg
         return t
 
@@ -493,7 +493,7 @@ class Tensor:
 
 # ---------------------------------------------------------------------- construction helpers
 
-def _init_from(t, data, dtype):
+def init_from(t, data, dtype):
     t._data = data
     t.dtype = dtype
     t._rg = False
@@ -582,7 +582,7 @@ def _alias(t):
     return r
 
 
-def _detached_copy(t):
+def detached_copy(t):
     return wrap(t._data.copy(), t.dtype)
 
 
@@ -621,13 +621,13 @@ def _stealable(g):
     return _getrefcount(base) == holders
 
 
-def _to_host(array):
+def to_host(array):
     if type(array) is np.ndarray:
         return array
     return to_device(array, CPU)
 
 
-def _wrap_dim(dim, ndim):
+def wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

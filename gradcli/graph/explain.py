@@ -215,7 +215,7 @@ class Explainer:
 
     @staticmethod
     def _saved_input(node, k):
-        from ..engine.autograd import _Saved  # noqa: PLC0415
+        from ..engine.autograd import SavedValue  # noqa: PLC0415
 
         if not getattr(type(node), "save_inputs", False):
             return None
@@ -223,7 +223,7 @@ class Explainer:
         if not saved or k >= len(saved):
             return None
         item = saved[k]
-        if type(item) is _Saved:
+        if type(item) is SavedValue:
             return None if item.is_output else item.tensor
         if isinstance(item, (int, float)) and not isinstance(item, bool):
             return item

@@ -68,7 +68,7 @@ class RunHooks:
     def _site(self):
         from ..engine import autograd  # noqa: PLC0415
 
-        hook = autograd._site_hook[0]
+        hook = autograd.site_hook[0]
         return hook() if hook is not None else None
 
     def _scope(self):
@@ -100,8 +100,8 @@ class RunHooks:
             node_fns.append(ex.inputs)
             # the walkthrough first: it shows the steps up to a node that --check or anomaly mode stops at
             observers.insert(0, ex)
-        prev_obs = autograd._backward_observer[0]
-        prev_node = autograd._node_observer[0]
+        prev_obs = autograd.backward_observer[0]
+        prev_node = autograd.node_observer[0]
         self._prev = (prev_obs, prev_node, autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
         if observers:
             if prev_obs is not None:

@@ -131,7 +131,7 @@ class Graph:
 
 
 # ----------------------------------------------------------------------------- names
-def _is_tensor(value) -> bool:
+def is_tensor(value) -> bool:
     from ..engine.tensor import Tensor  # noqa: PLC0415
 
     return isinstance(value, Tensor)
@@ -160,19 +160,19 @@ def tensor_names(scope: Mapping[str, Any]) -> dict:
     for name, value in (scope or {}).items():
         if str(name).startswith("_"):
             continue
-        if _is_tensor(value):
+        if is_tensor(value):
             add(value, name)
         elif isinstance(value, (list, tuple)):
             for i, item in enumerate(value[:1000]):
-                if _is_tensor(item):
+                if is_tensor(item):
                     add(item, f"{name}[{i}]")
         elif isinstance(value, dict):
             for k, item in list(value.items())[:1000]:
-                if _is_tensor(item):
+                if is_tensor(item):
                     add(item, f"{name}[{k!r}]")
         else:
             for pname, p in _named_parameters(value):
-                if _is_tensor(p):
+                if is_tensor(p):
                     add(p, f"{name}.{pname}")
     return names
 
@@ -183,7 +183,7 @@ def node_owners(scope: Mapping[str, Any]) -> dict:
     for name, value in (scope or {}).items():
         if str(name).startswith("_"):
             continue
-        if _is_tensor(value) and value.grad_fn is not None:
+        if is_tensor(value) and value.grad_fn is not None:
             owners.setdefault(id(value.grad_fn), []).append((name, value))
     return owners
 
@@ -234,10 +234,10 @@ def _shape_dtype_of(node, owners):
     if out_meta:
         shape, dtype, _ = out_meta[0]
         return [int(s) for s in shape], getattr(dtype, "name", str(dtype))
-    from ..engine.autograd import _Saved  # noqa: PLC0415
+    from ..engine.autograd import SavedValue  # noqa: PLC0415
 
     for item in getattr(node, "_saved", None) or ():
-        if type(item) is _Saved and item.is_output:
+        if type(item) is SavedValue and item.is_output:
             return [int(s) for s in item.tensor._data.shape], item.tensor.dtype.name
     dt = getattr(node, "_out_dtype", None)
     return None, getattr(dt, "name", None)
@@ -245,18 +245,18 @@ def _shape_dtype_of(node, owners):
 
 def saved_items(node, names) -> tuple:
     """([Saved], freed) for a node's saved values, read without unpacking (no version check)."""
-    from ..engine.autograd import _Saved  # noqa: PLC0415
+    from ..engine.autograd import SavedValue  # noqa: PLC0415
 
     saved = getattr(node, "_saved", None)
     if saved is None:
         return [], True
     items = []
     for i, item in enumerate(saved):
-        if type(item) is _Saved:
+        if type(item) is SavedValue:
             t = item.tensor
             label = "result" if item.is_output else f"saved[{i}]"
             items.append(Saved(label, [int(s) for s in t._data.shape], t.dtype.name, list(names.get(id(t), []))))
-        elif _is_tensor(item):
+        elif is_tensor(item):
             items.append(Saved(f"saved[{i}]", [int(s) for s in item._data.shape], item.dtype.name,
                                list(names.get(id(item), []))))
         elif item is None:

@@ -13,7 +13,7 @@ from .tokens import Token
 from . import ast
 from .errors import ScriptSyntaxError
 from .keywords import RESERVED
-from .literals import _new_node, _number, _span, _strings
+from .literals import new_node, number_constant, set_span, string_constant
 from .tokenizer import error_at as _error_at
 
 # ============================================================================ targets
@@ -117,10 +117,10 @@ def _apply_binary(op: str, prec: int, out: list, open_nodes: set) -> None:
         node = ast.BoolOp(op, [left, right])
     else:
         node = ast.BinOp(op, left, right)
-        out[-1] = _span(node, left, right)
+        out[-1] = set_span(node, left, right)
         return
     open_nodes.add(id(node))
-    out[-1] = _span(node, left, right)
+    out[-1] = set_span(node, left, right)
 
 
 _BINARY_OPS = frozenset(("+", "-", "*", "/", "@", "//", "%", "**", "|", "&", "^", "<<", ">>"))
@@ -135,14 +135,14 @@ def _operators(c: list) -> Any:
         op = op_tok.value
         left, right = c[0], c[2]
         if op in _BINARY_OPS:
-            node = _new_node(ast.BinOp)
+            node = new_node(ast.BinOp)
             node.op, node.left, node.right = op, left, right
             node.line, node.column = left.line, left.column
             node.end_line, node.end_column = right.end_line, right.end_column
             return node
         if op in ("and", "or"):
-            return _span(ast.BoolOp(op, [left, right]), left, right)
-        return _span(ast.Compare(left, [op], [right]), left, right)
+            return set_span(ast.BoolOp(op, [left, right]), left, right)
+        return set_span(ast.Compare(left, [op], [right]), left, right)
     ops: list = []     # (prec, op, token or None for binary)
     out: list = []
     open_nodes: set = set()
@@ -181,7 +181,7 @@ def _operators(c: list) -> Any:
                     _apply_binary(top[1], top[0], out, open_nodes)
                 else:
                     operand = out[-1]
-                    out[-1] = _span(ast.UnaryOp(top[1], operand), top[2], operand)
+                    out[-1] = set_span(ast.UnaryOp(top[1], operand), top[2], operand)
             else:
                 break
         ops.append((prec, op, None))
@@ -192,7 +192,7 @@ def _operators(c: list) -> Any:
             _apply_binary(top[1], top[0], out, open_nodes)
         else:
             operand = out[-1]
-            out[-1] = _span(ast.UnaryOp(top[1], operand), top[2], operand)
+            out[-1] = set_span(ast.UnaryOp(top[1], operand), top[2], operand)
     return out[0]
 
 
@@ -246,7 +246,7 @@ def _comprehensions(c: list) -> list:
         if kw.type == "FOR":
             target, it = c[i + 1], c[i + 2]
             _check_target(target)
-            gens.append(_span(ast.Comprehension(target, it, []), kw, it))
+            gens.append(set_span(ast.Comprehension(target, it, []), kw, it))
             i += 3
         else:
             cond = c[i + 1]
@@ -280,7 +280,7 @@ class _Builder:
     def expr_stmt(self, c: list) -> ast.ExprStmt:
         value = c[0]
         _check_not_starred(value)
-        return _span(ast.ExprStmt(value), value, value)
+        return set_span(ast.ExprStmt(value), value, value)
 
     def assign(self, c: list) -> ast.Assign:
         value = c[-1]
@@ -289,7 +289,7 @@ class _Builder:
         for target in targets:
             _check_target(target, hint_eq=single)
         _check_not_starred(value)
-        return _span(ast.Assign(targets, value), targets[0], value)
+        return set_span(ast.Assign(targets, value), targets[0], value)
 
     def augassign(self, c: list) -> ast.AugAssign:
         target, op, value = c
@@ -297,7 +297,7 @@ class _Builder:
             raise _error_at("'%s' is an illegal expression for augmented assignment"
                             % _expr_name(target), target,
                             hint="only a name, an attribute or an item can be updated in place")
-        return _span(ast.AugAssign(target, op.value[:-1], value), target, value)
+        return set_span(ast.AugAssign(target, op.value[:-1], value), target, value)
 
     def annassign(self, c: list) -> ast.AnnAssign:
         target, annotation = c[0], c[1]
@@ -310,33 +310,33 @@ class _Builder:
             raise _error_at("illegal target for annotation", target)
         if value is not None:
             _check_not_starred(value)
-        return _span(ast.AnnAssign(target, annotation, value), target,
+        return set_span(ast.AnnAssign(target, annotation, value), target,
                      value if value is not None else annotation)
 
     def pass_stmt(self, c: list) -> ast.Pass:
-        return _span(ast.Pass(), c[0], c[0])
+        return set_span(ast.Pass(), c[0], c[0])
 
     def break_stmt(self, c: list) -> ast.Break:
-        return _span(ast.Break(), c[0], c[0])
+        return set_span(ast.Break(), c[0], c[0])
 
     def continue_stmt(self, c: list) -> ast.Continue:
-        return _span(ast.Continue(), c[0], c[0])
+        return set_span(ast.Continue(), c[0], c[0])
 
     def return_stmt(self, c: list) -> ast.Return:
         if len(c) == 1:
-            return _span(ast.Return(None), c[0], c[0])
+            return set_span(ast.Return(None), c[0], c[0])
         _check_not_starred(c[1])
-        return _span(ast.Return(c[1]), c[0], c[1])
+        return set_span(ast.Return(c[1]), c[0], c[1])
 
     def global_stmt(self, c: list) -> ast.Global:
-        return _span(ast.Global([_ident(t) for t in c[1:]]), c[0], c[-1])
+        return set_span(ast.Global([_ident(t) for t in c[1:]]), c[0], c[-1])
 
     def nonlocal_stmt(self, c: list) -> ast.Nonlocal:
-        return _span(ast.Nonlocal([_ident(t) for t in c[1:]]), c[0], c[-1])
+        return set_span(ast.Nonlocal([_ident(t) for t in c[1:]]), c[0], c[-1])
 
     def assert_stmt(self, c: list) -> ast.Assert:
         msg = c[2] if len(c) > 2 else None
-        return _span(ast.Assert(c[1], msg), c[0], c[-1])
+        return set_span(ast.Assert(c[1], msg), c[0], c[-1])
 
     def del_stmt(self, c: list) -> ast.Delete:
         target = c[1]
@@ -348,23 +348,23 @@ class _Builder:
             targets = [target]
         for t in targets:
             _check_target(t, "delete")
-        return _span(ast.Delete(targets), c[0], c[1])
+        return set_span(ast.Delete(targets), c[0], c[1])
 
     def raise_stmt(self, c: list) -> ast.Raise:
         if len(c) == 1:
-            return _span(ast.Raise(), c[0], c[0])
-        return _span(ast.Raise(c[1], c[3] if len(c) > 3 else None), c[0], c[-1])
+            return set_span(ast.Raise(), c[0], c[0])
+        return set_span(ast.Raise(c[1], c[3] if len(c) > 3 else None), c[0], c[-1])
 
     def yield_stmt(self, c: list) -> ast.Yield:
         if len(c) == 1:
-            return _span(ast.Yield(), c[0], c[0])
+            return set_span(ast.Yield(), c[0], c[0])
         if len(c) == 3:  # yield from x
-            return _span(ast.Yield(c[2], True), c[0], c[2])
+            return set_span(ast.Yield(c[2], True), c[0], c[2])
         _check_not_starred(c[1])
-        return _span(ast.Yield(c[1]), c[0], c[1])
+        return set_span(ast.Yield(c[1]), c[0], c[1])
 
     def import_stmt(self, c: list) -> ast.Import:
-        return _span(ast.Import(c[1:]), c[0], c[-1])
+        return set_span(ast.Import(c[1:]), c[0], c[-1])
 
     def dotted_name(self, c: list) -> list:
         return c
@@ -373,22 +373,22 @@ class _Builder:
         names = c[0]
         dotted = ".".join(_ident(t) for t in names)
         if len(c) > 1:
-            return _span(ast.Alias(dotted, _ident(c[1])), names[0], c[1])
-        return _span(ast.Alias(dotted, None), names[0], names[-1])
+            return set_span(ast.Alias(dotted, _ident(c[1])), names[0], c[1])
+        return set_span(ast.Alias(dotted, None), names[0], names[-1])
 
     def import_as_names(self, c: list) -> list:
         return c
 
     def import_as_name(self, c: list) -> ast.Alias:
         asname = _ident(c[1]) if len(c) > 1 else None
-        return _span(ast.Alias(_ident(c[0]), asname), c[0], c[-1])
+        return set_span(ast.Alias(_ident(c[0]), asname), c[0], c[-1])
 
     def from_stmt(self, c: list) -> ast.ImportFrom:
         names_tok = c[1]
         module = ".".join(_ident(t) for t in names_tok)
         what = c[2]
         if type(what) is Token:  # STAR
-            names = [_span(ast.Alias("*", None), what, what)]
+            names = [set_span(ast.Alias("*", None), what, what)]
             end = what
         else:
             names = [n for n in what if type(n) is ast.Alias]
@@ -396,13 +396,13 @@ class _Builder:
             if type(what[-1]) is Token and len(c) == 3:
                 raise _error_at("trailing comma not allowed without surrounding parentheses",
                                 what[-1], hint="remove the ',' or put the names in parentheses")
-        return _span(ast.ImportFrom(module, names), c[0], end)
+        return set_span(ast.ImportFrom(module, names), c[0], end)
 
     # ---------------------------------------------------------------- compound statements
 
     def if_stmt(self, c: list) -> ast.If:
         node = ast.If(c[1], c[2], [])
-        _span(node, c[0], c[2][-1])
+        set_span(node, c[0], c[2][-1])
         last = node
         for item in c[3:]:
             if type(item) is list:      # else
@@ -422,30 +422,30 @@ class _Builder:
         return node
 
     def elif_clause(self, c: list) -> ast.If:
-        return _span(ast.If(c[1], c[2], []), c[0], c[2][-1])
+        return set_span(ast.If(c[1], c[2], []), c[0], c[2][-1])
 
     def else_clause(self, c: list) -> list:
         return c[0]
 
     def while_stmt(self, c: list) -> ast.While:
         orelse = c[3] if len(c) > 3 else []
-        return _span(ast.While(c[1], c[2], orelse), c[0], (orelse or c[2])[-1])
+        return set_span(ast.While(c[1], c[2], orelse), c[0], (orelse or c[2])[-1])
 
     def for_stmt(self, c: list) -> ast.For:
         target = c[1]
         _check_target(target)
         orelse = c[4] if len(c) > 4 else []
-        return _span(ast.For(target, c[2], c[3], orelse), c[0], (orelse or c[3])[-1])
+        return set_span(ast.For(target, c[2], c[3], orelse), c[0], (orelse or c[3])[-1])
 
     def with_stmt(self, c: list) -> ast.With:
         body = c[-1]
-        return _span(ast.With(c[1:-1], body), c[0], body[-1])
+        return set_span(ast.With(c[1:-1], body), c[0], body[-1])
 
     def with_item(self, c: list) -> ast.WithItem:
         if len(c) == 1:
-            return _span(ast.WithItem(c[0], None), c[0], c[0])
+            return set_span(ast.WithItem(c[0], None), c[0], c[0])
         _check_target(c[1])
-        return _span(ast.WithItem(c[0], c[1]), c[0], c[1])
+        return set_span(ast.WithItem(c[0], c[1]), c[0], c[1])
 
     def try_stmt(self, c: list) -> ast.Try:
         node = ast.Try(c[1])
@@ -464,12 +464,12 @@ class _Builder:
             if handler.type is None:
                 raise _error_at("default 'except:' must be last", handler,
                                 hint="a bare 'except:' catches everything: put it after the others")
-        return _span(node, c[0], last)
+        return set_span(node, c[0], last)
 
     def except_clause(self, c: list) -> ast.ExceptHandler:
         body = c[-1]
         node = ast.ExceptHandler(c[1] if len(c) > 2 else None, _ident(c[2]) if len(c) > 3 else None, body)
-        return _span(node, c[0], body[-1])
+        return set_span(node, c[0], body[-1])
 
     def finally_clause(self, c: list) -> tuple:
         return (c[0], c[1])
@@ -488,7 +488,7 @@ class _Builder:
         node = ast.FunctionDef(_ident(c[1]), params.params, params.defaults, params.vararg,
                                params.kwarg, body, params.kwonly, params.kw_defaults, [],
                                returns, params.annotations)
-        return _span(node, c[0], body[-1])
+        return set_span(node, c[0], body[-1])
 
     def parameters(self, c: list) -> _Params:
         p = _Params()
@@ -557,7 +557,7 @@ class _Builder:
         bases, keywords = ([], [])
         if len(c) > 3:
             bases, keywords = c[2].args, c[2].keywords
-        return _span(ast.ClassDef(_ident(c[1]), bases, body, keywords, []), c[0], body[-1])
+        return set_span(ast.ClassDef(_ident(c[1]), bases, body, keywords, []), c[0], body[-1])
 
     def decorated(self, c: list) -> Any:
         node = c[-1]
@@ -570,20 +570,20 @@ class _Builder:
     # ---------------------------------------------------------------- expressions
 
     def tuple(self, c: list) -> ast.Tuple:
-        return _span(ast.Tuple(c), c[0], c[-1])
+        return set_span(ast.Tuple(c), c[0], c[-1])
 
     def star_expr(self, c: list) -> ast.Starred:
-        return _span(ast.Starred(c[1]), c[0], c[1])
+        return set_span(ast.Starred(c[1]), c[0], c[1])
 
     def ifexp(self, c: list) -> ast.IfExp:
         body, test, orelse = c
-        return _span(ast.IfExp(test, body, orelse), body, orelse)
+        return set_span(ast.IfExp(test, body, orelse), body, orelse)
 
     def lambdef(self, c: list) -> ast.Lambda:
         body = c[-1]
         p = c[1] if len(c) > 2 else _Params()
         node = ast.Lambda(p.params, p.defaults, p.vararg, p.kwarg, body, p.kwonly, p.kw_defaults)
-        return _span(node, c[0], body)
+        return set_span(node, c[0], body)
 
     def or_test(self, c: list) -> Any:
         return _operators(c)
@@ -593,7 +593,7 @@ class _Builder:
     def name(self, c: list) -> ast.Name:
         # the most common node: made without __init__ (every slot is set here)
         t = c[0]
-        node = _new_node(ast.Name)
+        node = new_node(ast.Name)
         value = t.value
         node.id = value if value.isascii() else unicodedata.normalize("NFKC", value)
         node.line = t.line
@@ -604,8 +604,8 @@ class _Builder:
 
     def number(self, c: list) -> ast.Constant:
         t = c[0]
-        node = _new_node(ast.Constant)
-        node.value = _number(t)
+        node = new_node(ast.Constant)
+        node.value = number_constant(t)
         node.line = t.line
         node.column = t.column
         node.end_line = t.end_line
@@ -613,42 +613,42 @@ class _Builder:
         return node
 
     def ellipsis(self, c: list) -> ast.Constant:
-        return _span(ast.Constant(Ellipsis), c[0], c[0])
+        return set_span(ast.Constant(Ellipsis), c[0], c[0])
 
     def const_none(self, c: list) -> ast.Constant:
-        return _span(ast.Constant(None), c[0], c[0])
+        return set_span(ast.Constant(None), c[0], c[0])
 
     def const_true(self, c: list) -> ast.Constant:
-        return _span(ast.Constant(True), c[0], c[0])
+        return set_span(ast.Constant(True), c[0], c[0])
 
     def const_false(self, c: list) -> ast.Constant:
-        return _span(ast.Constant(False), c[0], c[0])
+        return set_span(ast.Constant(False), c[0], c[0])
 
     def reserved(self, c: list) -> Any:
-        raise _unsupported(c[0])
+        raise unsupported_error(c[0])
 
     def string(self, c: list) -> Any:
-        return _strings(c)
+        return string_constant(c)
 
     def tuple_display(self, c: list) -> ast.Tuple:
-        return _span(ast.Tuple([]), c[0], c[-1])
+        return set_span(ast.Tuple([]), c[0], c[-1])
 
     def paren(self, c: list) -> Any:
         inner = c[1]
         if type(inner) is ast.Starred:
             raise _error_at("cannot use starred expression here", inner)
-        return _span(inner, c[0], c[2])
+        return set_span(inner, c[0], c[2])
 
     def genexp(self, c: list) -> ast.GeneratorExp:
         _check_not_starred(c[1])
-        return _span(ast.GeneratorExp(c[1], c[2]), c[0], c[-1])
+        return set_span(ast.GeneratorExp(c[1], c[2]), c[0], c[-1])
 
     def list_display(self, c: list) -> ast.List:
-        return _span(ast.List(c[1:-1]), c[0], c[-1])
+        return set_span(ast.List(c[1:-1]), c[0], c[-1])
 
     def listcomp(self, c: list) -> ast.ListComp:
         _check_not_starred(c[1])
-        return _span(ast.ListComp(c[1], c[2]), c[0], c[-1])
+        return set_span(ast.ListComp(c[1], c[2]), c[0], c[-1])
 
     def dict_display(self, c: list) -> ast.Dict:
         keys, values = [], []
@@ -661,21 +661,21 @@ class _Builder:
                 keys.append(item)
             values.append(c[i + 1])
             i += 2
-        return _span(ast.Dict(keys, values), c[0], c[-1])
+        return set_span(ast.Dict(keys, values), c[0], c[-1])
 
     def dictcomp(self, c: list) -> ast.DictComp:
-        return _span(ast.DictComp(c[1], c[2], c[3]), c[0], c[-1])
+        return set_span(ast.DictComp(c[1], c[2], c[3]), c[0], c[-1])
 
     def set_display(self, c: list) -> ast.Set:
-        return _span(ast.Set(c[1:-1]), c[0], c[-1])
+        return set_span(ast.Set(c[1:-1]), c[0], c[-1])
 
     def setcomp(self, c: list) -> ast.SetComp:
         _check_not_starred(c[1])
-        return _span(ast.SetComp(c[1], c[2]), c[0], c[-1])
+        return set_span(ast.SetComp(c[1], c[2]), c[0], c[-1])
 
     def getattr(self, c: list) -> ast.Attribute:
         value, attr = c
-        node = _new_node(ast.Attribute)
+        node = new_node(ast.Attribute)
         node.value = value
         name = attr.value
         node.attr = name if name.isascii() else unicodedata.normalize("NFKC", name)
@@ -687,7 +687,7 @@ class _Builder:
 
     def call(self, c: list) -> ast.Call:
         func = c[0]
-        node = _new_node(ast.Call)
+        node = new_node(ast.Call)
         node.func = func
         if len(c) == 2:
             node.args, node.keywords = [], []
@@ -703,11 +703,11 @@ class _Builder:
         return node
 
     def getitem(self, c: list) -> ast.Subscript:
-        return _span(ast.Subscript(c[0], c[1]), c[0], c[2])
+        return set_span(ast.Subscript(c[0], c[1]), c[0], c[2])
 
     def getitem_tuple(self, c: list) -> ast.Subscript:
-        index = _span(ast.Tuple(c[1:-1]), c[1], c[-2])
-        return _span(ast.Subscript(c[0], index), c[0], c[-1])
+        index = set_span(ast.Tuple(c[1:-1]), c[1], c[-2])
+        return set_span(ast.Subscript(c[0], index), c[0], c[-1])
 
     def comp_for(self, c: list) -> list:
         return _comprehensions(c)
@@ -745,16 +745,16 @@ class _Builder:
     def genexp_arg(self, c: list) -> _Args:
         _check_not_starred(c[0])
         gens = c[1]
-        return _Args([_span(ast.GeneratorExp(c[0], gens), c[0], gens[-1])], [])
+        return _Args([set_span(ast.GeneratorExp(c[0], gens), c[0], gens[-1])], [])
 
     def kwarg(self, c: list) -> ast.Keyword:
-        return _span(ast.Keyword(_ident(c[0]), c[1]), c[0], c[1])
+        return set_span(ast.Keyword(_ident(c[0]), c[1]), c[0], c[1])
 
     def star_arg(self, c: list) -> ast.Starred:
-        return _span(ast.Starred(c[1]), c[0], c[1])
+        return set_span(ast.Starred(c[1]), c[0], c[1])
 
     def dstar_arg(self, c: list) -> ast.Keyword:
-        return _span(ast.Keyword(None, c[1]), c[0], c[1])
+        return set_span(ast.Keyword(None, c[1]), c[0], c[1])
 
     def slice(self, c: list) -> ast.Slice:
         parts: list = [None, None, None]
@@ -764,12 +764,12 @@ class _Builder:
                 k += 1
             else:
                 parts[k] = item
-        return _span(ast.Slice(*parts), c[0], c[-1])
+        return set_span(ast.Slice(*parts), c[0], c[-1])
 
 
-_BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
+BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
 
-def _unsupported(tok: Token) -> ScriptSyntaxError:
+def unsupported_error(tok: Token) -> ScriptSyntaxError:
     return _error_at("'%s' is not supported in GradScript" % tok.value, tok,
                      hint="GradScript is a subset of Python without %s"
                      % RESERVED[tok.value])

@@ -7,7 +7,7 @@ the generic ``op(a, b)`` closure.
 """
 from __future__ import annotations
 
-from .pyvalues import _INT_NEAR_LIMIT, MAX_INT_BITS, _check_add, _check_mul, _size_check
+from .pyvalues import INT_NEAR_LIMIT, MAX_INT_BITS, check_add, check_mul, size_check
 from .strguard import g_mod
 from .runtime import tag
 
@@ -27,8 +27,8 @@ def binop(op, left, right, node):
             b = right(frame)
             try:
                 ta = type(a)
-                if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
-                    _check_add(a, b)
+                if ta in _SEQS or (ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT)):
+                    check_add(a, b)
                 return a + b
             except Exception as e:
                 tag(e, node)
@@ -53,9 +53,9 @@ def binop(op, left, right, node):
                 tb = type(b)
                 if ta is int and tb is int:
                     if not (-_HALF < a < _HALF and -_HALF < b < _HALF):
-                        _check_mul(a, b)
+                        check_mul(a, b)
                 elif ta in _GUARD_MUL or tb in _GUARD_MUL:
-                    _check_mul(a, b)
+                    check_mul(a, b)
                 return a * b
             except Exception as e:
                 tag(e, node)
@@ -94,8 +94,8 @@ def binop_const(op, left, c, node):
             a = left(frame)
             try:
                 ta = type(a)
-                if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
-                    _check_add(a, c)
+                if ta in _SEQS or (ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT)):
+                    check_add(a, c)
                 return a + c
             except Exception as e:
                 tag(e, node)
@@ -129,9 +129,9 @@ def binop_const(op, left, c, node):
                 ta = type(a)
                 if ta is int:
                     if a > _NEAR or a < -_NEAR:
-                        _check_mul(a, c)
+                        check_mul(a, c)
                 elif ta in _SEQS:
-                    _check_mul(a, c)
+                    check_mul(a, c)
                 return a * c
             except Exception as e:
                 tag(e, node)
@@ -244,9 +244,9 @@ def augassign_name(op, name, load, rhs, node):
             try:
                 ta = type(a)
                 if ta in _SEQS and hasattr(b, "__len__"):
-                    _size_check(len(a) + len(b))
-                elif ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT):
-                    _check_add(a, b)
+                    size_check(len(a) + len(b))
+                elif ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT):
+                    check_add(a, b)
                 a += b
             except Exception as e:
                 tag(e, node)

@@ -16,10 +16,10 @@ from .tokenizer import ParseState, error as _error, error_at as _error_at
 # ============================================================================ spans
 
 
-_new_node = object.__new__  # a node without its __init__: the builder sets every slot
+new_node = object.__new__  # a node without its __init__: the builder sets every slot
 
 
-def _span(node: Any, first: Any, last: Any) -> Any:
+def set_span(node: Any, first: Any, last: Any) -> Any:
     node.line = first.line
     node.column = first.column
     node.end_line = last.end_line
@@ -120,7 +120,7 @@ def _pos_in_token(tok: Any, index: int) -> tuple[int, int]:
     return tok.line + nl, index - text.rfind("\n", 0, index)
 
 
-def _number(tok: Token) -> Any:
+def number_constant(tok: Token) -> Any:
     s = tok.value
     try:
         if s[-1] in "jJ":
@@ -141,7 +141,7 @@ def _number(tok: Token) -> Any:
 # ============================================================================ strings
 
 
-def _strings(toks: list) -> Any:
+def string_constant(toks: list) -> Any:
     """Adjacent string literals -> one Constant (str/bytes) or a JoinedStr (f-strings)."""
     first, last = toks[0], toks[-1]
     if len(toks) == 1:
@@ -151,7 +151,7 @@ def _strings(toks: list) -> Any:
             body = text[3:-3] if text[:3] in ("'''", '"""') and len(text) >= 6 else text[1:-1]
             if "\\" in body:
                 body = _decode(tok, body, (len(text) - len(body)) // 2, False)
-            return _span(ast.Constant(body), tok, tok)
+            return set_span(ast.Constant(body), tok, tok)
     parts: list = []     # str pieces and FormattedValue nodes
     kinds = set()
     for tok in toks:
@@ -170,9 +170,9 @@ def _strings(toks: list) -> Any:
                 body = _decode(tok, body, offset, is_bytes)
             parts.append(body)
     if True in kinds:
-        return _span(ast.Constant("".join(parts).encode("latin-1")), first, last)
+        return set_span(ast.Constant("".join(parts).encode("latin-1")), first, last)
     if all(type(p) is str for p in parts):
-        return _span(ast.Constant("".join(parts)), first, last)
+        return set_span(ast.Constant("".join(parts)), first, last)
     values: list = []
     pending: list = []
     for p in parts:
@@ -182,13 +182,13 @@ def _strings(toks: list) -> Any:
             if pending:
                 text = "".join(pending)
                 if text:
-                    values.append(_span(ast.Constant(text), first, last))
+                    values.append(set_span(ast.Constant(text), first, last))
                 pending = []
             values.append(p)
     text = "".join(pending)
     if text:
-        values.append(_span(ast.Constant(text), first, last))
-    return _span(ast.JoinedStr(values), first, last)
+        values.append(set_span(ast.Constant(text), first, last))
+    return set_span(ast.JoinedStr(values), first, last)
 
 
 def _decode(tok: Token, body: str, offset: int, is_bytes: bool) -> str:
@@ -345,10 +345,10 @@ def _fstring_field(tok: Token, body: str, offset: int, start: int, raw: bool,
         for p in spec_parts:
             if type(p) is str:
                 if p:
-                    values.append(_span(ast.Constant(p), tok, tok))
+                    values.append(set_span(ast.Constant(p), tok, tok))
             else:
                 values.append(p)
-        spec = _span(ast.JoinedStr(values), tok, tok)
+        spec = set_span(ast.JoinedStr(values), tok, tok)
     if k >= n or body[k] != "}":
         raise fail("f-string: expecting '}'", k)
     if selfdoc and conversion is None and spec is None:
@@ -376,18 +376,18 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _parse_fexpr(text: str, line: int, column: int) -> Any:
-    from .parser import _fast, _parse_with_state  # the field is parsed as an expression
+    from .parser import fast_parser, parse_with_state  # the field is parsed as an expression
 
-    if _PLAIN_NAME.match(text) and text not in _fast()[1].keywords.get("NAME", ()):
+    if _PLAIN_NAME.match(text) and text not in fast_parser()[1].keywords.get("NAME", ()):
         # `{i}`, the most common field: the Name a parse would give, without one
-        node = _new_node(ast.Name)
+        node = new_node(ast.Name)
         node.id = text
         node.line = node.end_line = line
         node.column = column
         node.end_column = column + len(text)
         return node
     try:
-        node = _parse_with_state(text, "eval_input", ParseState(expr_mode=True))
+        node = parse_with_state(text, "eval_input", ParseState(expr_mode=True))
     except ScriptSyntaxError as exc:
         if exc.line is not None:
             if exc.line == 1:

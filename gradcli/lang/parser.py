@@ -36,11 +36,11 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from . import ast, lalr, tokenizer
-from .builder import _BUILDER
+from .builder import BUILDER
 from .errors import GradScriptError, ScriptSyntaxError
 from .lalr import Driver, table_data
-from .syntax_errors import (_from_unexpected_characters, _from_unexpected_token, _Replay,
-                            _tokenizer_first)
+from .syntax_errors import (from_unexpected_characters, from_unexpected_token, Replay,
+                            tokenizer_first)
 from .tokenizer import ParseState, ScanTables, error, error_at, scan_data, tokenize
 from .statements import STATEMENTS
 from .tokens import Token
@@ -148,7 +148,7 @@ def _lark() -> Lark:
             text = f.read()
         lexer, indenter = _lark_classes()
         options = dict(parser="lalr", lexer=lexer, start=["module", "eval_input"],
-                       postlex=indenter(), transformer=_BUILDER,
+                       postlex=indenter(), transformer=BUILDER,
                        maybe_placeholders=False, propagate_positions=False)
         # Lark checks the cached table against the grammar and rebuilds (quietly) when the
         # file is missing, stale or unreadable; it also ignores a failure to write it.
@@ -160,7 +160,7 @@ _DRIVER: Optional[Driver] = None
 _TABLES: Optional[ScanTables] = None
 
 
-def _fast() -> tuple[Driver, ScanTables]:
+def fast_parser() -> tuple[Driver, ScanTables]:
     """The LALR driver and the scanner tables, on first use.
 
     Both come from Lark's parser, as plain data that is cached next to Lark's own cache: a
@@ -177,11 +177,11 @@ def _fast() -> tuple[Driver, ScanTables]:
         if data is None:
             lark = _lark()
             data = _plain({"scan": scan_data(lark.parser.lexer.lexer),
-                           "lalr": table_data(lark.parser.parser.parser, _BUILDER)})
+                           "lalr": table_data(lark.parser.parser.parser, BUILDER)})
             if path:
                 _write_tables(path, data)
         _TABLES = ScanTables(data["scan"])
-        _DRIVER = Driver(data["lalr"], _BUILDER)
+        _DRIVER = Driver(data["lalr"], BUILDER)
     return _DRIVER, _TABLES  # type: ignore[return-value]
 
 
@@ -192,7 +192,7 @@ def prepare() -> None:
     process wall), so a cache it filled would be lost, and every run would build the tables again
     with Lark. A failure here is left for the parse itself to report."""
     try:
-        _fast()
+        fast_parser()
     except Exception:  # noqa: BLE001 - the parse reports it, in its own words
         pass
 
@@ -284,7 +284,7 @@ def _lark_classes() -> tuple:
             text = state.text
             if type(text) is not str:  # a lark.utils.TextSlice (Lark >= 1.3)
                 text = text.text
-            return tokenize(text, _STATE.get(None) or ParseState(), _fast()[1])
+            return tokenize(text, _STATE.get(None) or ParseState(), fast_parser()[1])
 
     class GradIndenter(Indenter):
         """Python's INDENT/DEDENT post-lexer: GradLexer's tokens already have them."""
@@ -372,10 +372,10 @@ def _normalize(source: str) -> str:
     return source
 
 
-def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
+def parse_with_state(text: str, start: str, state: _ParseState) -> Any:
     token = _STATE.set(state)
     try:
-        driver, tables = _fast()
+        driver, tables = fast_parser()
         return driver.parse(tokenize(text, state, tables), start)
     except ScriptSyntaxError as exc:
         if getattr(exc, "from_tokenizer", False):
@@ -385,15 +385,15 @@ def _parse_with_state(text: str, start: str, state: _ParseState) -> Any:
                 exc.end_line, exc.end_column = exc.line, exc.column + 1
             raise
         # raised by a transformer callback: the tokenizer may still have the last word
-        raise _tokenizer_first(exc, _Replay(text, state.expr_mode, None), exc.end_line) from None
+        raise tokenizer_first(exc, Replay(text, state.expr_mode, None), exc.end_line) from None
     except Exception as exc:  # Lark's error types: loaded by then (tokens.lark_errors), else not Lark's
         errors = sys.modules.get("lark.exceptions")
         if errors is None:
             raise
         if isinstance(exc, errors.UnexpectedToken):
-            raise _from_unexpected_token(exc, text, state.expr_mode) from None
+            raise from_unexpected_token(exc, text, state.expr_mode) from None
         if isinstance(exc, errors.UnexpectedCharacters):
-            raise _from_unexpected_characters(exc, text) from None
+            raise from_unexpected_characters(exc, text) from None
         if isinstance(exc, errors.UnexpectedInput):  # pragma: no cover - other Lark input errors
             line = getattr(exc, "line", None) or 1
             column = getattr(exc, "column", None) or 1
@@ -438,10 +438,10 @@ def _run(source: str, filename: str, expr_mode: bool, check_context: bool = True
     gc.disable()  # a parse only allocates; collecting meanwhile just costs time
     try:
         if expr_mode:
-            result = _parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
+            result = parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
         else:
             _check_first_line(text)
-            result = _parse_with_state(text, "module", _ParseState())
+            result = parse_with_state(text, "module", _ParseState())
             if check_context:
                 _check_context(result)
     except GradScriptError as exc:

@@ -23,7 +23,6 @@ from .runtime import LimitError, user_raiser
 from .strguard import MAX_SEQUENCE  # noqa: F401 - the limits' home for their users (pyrandom)
 from .strguard import GROWING_NAMES, STR_SPECIAL, g_mod, growing_method, safe_format, safe_format_map, size_check
 
-_size_check = size_check  # fastops' name for it
 
 MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
 BIG_RANGE = 100_000             # ranges longer than this iterate through a step-counted wrapper
@@ -406,24 +405,24 @@ def _check_pow(a, b):
         raise _int_too_big()
 
 
-def _check_mul(a, b):
+def check_mul(a, b):
     ta, tb = type(a), type(b)
     if ta is int and tb is int:
         if a.bit_length() + b.bit_length() > MAX_INT_BITS:
             raise _int_too_big()
     elif ta in _SEQS and (tb is int or tb is bool):
-        _size_check(len(a) * b)
+        size_check(len(a) * b)
     elif tb in _SEQS and (ta is int or ta is bool):
-        _size_check(len(b) * a)
+        size_check(len(b) * a)
 
 
-_INT_NEAR_LIMIT = 1 << (MAX_INT_BITS - 1)
+INT_NEAR_LIMIT = 1 << (MAX_INT_BITS - 1)
 
 
-def _check_add(a, b):
+def check_add(a, b):
     ta = type(a)
     if ta in _SEQS and type(b) is ta:
-        _size_check(len(a) + len(b))
+        size_check(len(a) + len(b))
     elif ta is int and type(b) is int and max(a.bit_length(), b.bit_length()) >= MAX_INT_BITS:
         raise _int_too_big()
 
@@ -436,15 +435,15 @@ def _check_lshift(a, b):
 @user_raiser
 def g_add(a, b):
     ta = type(a)
-    if ta in _SEQS or (ta is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT)):
-        _check_add(a, b)
+    if ta in _SEQS or (ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT)):
+        check_add(a, b)
     return a + b
 
 
 @user_raiser
 def g_mul(a, b):
     if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
-        _check_mul(a, b)
+        check_mul(a, b)
     return a * b
 
 
@@ -466,19 +465,19 @@ def g_lshift(a, b):
 
 @user_raiser
 def g_iadd(a, b):
-    if type(a) is int and (a > _INT_NEAR_LIMIT or a < -_INT_NEAR_LIMIT):
-        _check_add(a, b)
+    if type(a) is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT):
+        check_add(a, b)
     if type(a) in _SEQS:
-        _check_add(a, b)
+        check_add(a, b)
         if type(a) is list and type(b) is not list and hasattr(b, "__len__"):
-            _size_check(len(a) + len(b))
+            size_check(len(a) + len(b))
     return operator.iadd(a, b)
 
 
 @user_raiser
 def g_imul(a, b):
     if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
-        _check_mul(a, b)
+        check_mul(a, b)
     return operator.imul(a, b)
 
 

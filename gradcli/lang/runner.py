@@ -27,7 +27,7 @@ from . import ast as A
 from .errors import GradScriptError, python_message
 from .namespaces import Namespaces
 from .pyvalues import Namespace, public_attributes, get_attr
-from .runtime import Frame, LimitError, Runtime, _is_internal
+from .runtime import Frame, LimitError, Runtime, is_internal
 
 # One table of hint texts, keyed by the engine's `gradcli_hint` names and the runner's limits.
 HINTS = {
@@ -249,9 +249,10 @@ class Session:
     def _engine(self, filename):
         from ..engine import api, autograd, dtypes, factory, formatting
         from ..engine import device as engine_device
+        from ..engine.limits import LIMITS
         saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
-                 factory._limits["max_elements"], autograd._site_hook[0], sys.getrecursionlimit())
-        saved_device = engine_device._default[0]
+                 LIMITS["max_elements"], autograd.site_hook[0], sys.getrecursionlimit())
+        saved_device = engine_device.DEFAULT_DEVICE[0]
         # --device / :device is torch.set_default_device for the run: constructors and nn modules alike
         engine_device.set_default_device(getattr(self.options, "device", None) or None)
         rt = self.rt
@@ -289,7 +290,7 @@ class Session:
             self._engine_state = (dtypes.get_default_dtype(), autograd.grad_mode.enabled,
                                   formatting.get_printoptions())
             dtypes.set_default_dtype(saved[0])
-            engine_device._default[0] = saved_device
+            engine_device.DEFAULT_DEVICE[0] = saved_device
             autograd.grad_mode.enabled = saved[1]
             formatting.set_printoptions(**saved[2])
             factory.set_max_elements(saved[3])
@@ -309,7 +310,7 @@ class Session:
         tagged = getattr(exc, "_gs_node", None)
         internal = getattr(exc, "_gs_internal", None) if tagged is not None else None
         if internal is None:
-            internal = _is_internal(exc)
+            internal = is_internal(exc)
         node = tagged or node
         if internal:
             return _internal(exc, filename, node)

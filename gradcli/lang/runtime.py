@@ -327,7 +327,7 @@ def user_raiser(fn):
     return fn
 
 
-def _is_internal(exc):
+def is_internal(exc):
     if isinstance(exc, LimitError) or getattr(exc, "_gs_user", False):
         return False
     if not isinstance(exc, BUG_TYPES) or hasattr(exc, "gradcli_hint"):
@@ -368,7 +368,7 @@ def catchable(exc):
         return False
     internal = getattr(exc, "_gs_internal", None) if getattr(exc, "_gs_node", None) is not None else None
     if internal is None:
-        internal = _is_internal(exc)
+        internal = is_internal(exc)
     return not internal
 
 
@@ -409,6 +409,6 @@ def tag(exc, node):
     try:
         if getattr(exc, "_gs_node", None) is None:
             exc._gs_node = node
-            exc._gs_internal = _is_internal(exc)
+            exc._gs_internal = is_internal(exc)
     except Exception:  # noqa: BLE001 - an exception object that refuses attributes: leave it
         pass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .builder import _unsupported
+from .builder import unsupported_error
 from .errors import ScriptSyntaxError
 from .keywords import BLOCK_HEADERS, RESERVED, STATEMENT_KEYWORDS, terminals
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
@@ -75,9 +75,9 @@ def _describe_expected(expected: set) -> str:
 
 
 def _tables() -> Any:
-    from .parser import _fast  # loaded by now: errors come from parsing
+    from .parser import fast_parser  # loaded by now: errors come from parsing
 
-    return _fast()[1]
+    return fast_parser()[1]
 
 
 def _terminal_text(name: str) -> str:
@@ -107,7 +107,7 @@ def _header_keyword(value_stack: list) -> Optional[Token]:
     return None
 
 
-class _Replay:
+class Replay:
     """The token stream again, up to the failing token (errors only): what came before it."""
 
     __slots__ = ("prev", "brackets", "error")
@@ -138,15 +138,15 @@ class _Replay:
         except ScriptSyntaxError as exc:
             self.error = exc
         except lark_errors().UnexpectedCharacters as exc:  # (an error path: Lark may be loaded)
-            self.error = _from_unexpected_characters(exc, text)
+            self.error = from_unexpected_characters(exc, text)
         except Exception:  # pragma: no cover - keep the parser's own error
             pass
         if stop is not None and stop.type == "$END":
             self.prev = last
 
 
-def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> ScriptSyntaxError:
-    replay = _Replay(text, expr_mode, exc.token)
+def from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> ScriptSyntaxError:
+    replay = Replay(text, expr_mode, exc.token)
     try:
         error = _parser_error(exc, replay, expr_mode)
     except Exception:  # pragma: no cover - a bug in a special message must not hide the error
@@ -154,10 +154,10 @@ def _from_unexpected_token(exc: UnexpectedToken, text: str, expr_mode: bool) -> 
         error = _error("invalid syntax", tok.line or 1, tok.column or 1)
     if error.type_name == "IndentationError" and error.message == "unexpected indent":
         return error
-    return _tokenizer_first(error, replay, exc.token.line or error.line)
+    return tokenizer_first(error, replay, exc.token.line or error.line)
 
 
-def _tokenizer_first(error: ScriptSyntaxError, replay: "_Replay",
+def tokenizer_first(error: ScriptSyntaxError, replay: "Replay",
                      line: Optional[int]) -> ScriptSyntaxError:
     """CPython reads the rest of the file after a parser error: a tokenizer error found
     there wins, and an unclosed bracket wins when it was opened on a line before `line`
@@ -170,7 +170,7 @@ def _tokenizer_first(error: ScriptSyntaxError, replay: "_Replay",
     return found
 
 
-def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> ScriptSyntaxError:
+def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> ScriptSyntaxError:
     tok = exc.token
     ttype = tok.type
     stack = exc.state.value_stack if exc.state is not None else []
@@ -195,7 +195,7 @@ def _parser_error(exc: UnexpectedToken, replay: "_Replay", expr_mode: bool) -> S
                            "'pass' for an empty one")
     for word in (tok, prev):
         if word is not None and word.type in _RESERVED_TYPES:
-            return _unsupported(word)
+            return unsupported_error(word)
     if "EXCEPT" in expected and "FINALLY" in expected and ttype not in ("EXCEPT", "FINALLY"):
         return _error_at("expected 'except' or 'finally' block", tok,
                          hint="a try block needs an 'except' or a 'finally' block after it")
@@ -312,7 +312,7 @@ def _statement_start(stack: list, tok: Token) -> bool:
 
 
 
-def _from_unexpected_characters(exc: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
+def from_unexpected_characters(exc: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
     pos = exc.pos_in_stream
     ch = text[pos] if pos < len(text) else ""
     line, col = exc.line, exc.column

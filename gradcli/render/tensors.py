@@ -21,12 +21,12 @@ def json_number(x):
     return x
 
 
-def _host(t):
+def host(t):
     import numpy as np  # noqa: PLC0415
 
-    from gradcli.engine.tensor import _to_host  # noqa: PLC0415
+    from gradcli.engine.tensor import to_host  # noqa: PLC0415
 
-    return np.asarray(_to_host(t._data))
+    return np.asarray(to_host(t._data))
 
 
 def _float_items(arr):
@@ -76,8 +76,8 @@ def tensor_json(t) -> dict:
         "requires_grad": bool(t.requires_grad),
         "is_leaf": bool(t.is_leaf),
         "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
-        "value": array_json(_host(t)),
-        "grad": array_json(_host(grad)) if grad is not None else None,
+        "value": array_json(host(t)),
+        "grad": array_json(host(grad)) if grad is not None else None,
     }
 
 

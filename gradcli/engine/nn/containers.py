@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from .. import errors
 from ..tensor import Tensor
-from .module import Module, Parameter, _addindent, refuse_private, typename
+from .module import Module, Parameter, addindent, refuse_private, typename
 
 
 class Sequential(Module):
@@ -175,9 +175,9 @@ def _grouped(modules):
         if i < len(items) and reprs[i] == reprs[start]:
             continue
         if i - start > 1:
-            lines.append(f"({items[start][0]}-{items[i - 1][0]}): {i - start} x " + _addindent(reprs[start], 2))
+            lines.append(f"({items[start][0]}-{items[i - 1][0]}): {i - start} x " + addindent(reprs[start], 2))
         else:
-            lines.append(f"({items[start][0]}): " + _addindent(reprs[start], 2))
+            lines.append(f"({items[start][0]}): " + addindent(reprs[start], 2))
         start = i
     return lines
 

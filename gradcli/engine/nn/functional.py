@@ -22,7 +22,7 @@ from . import functional_conv as _conv
 from . import functional_loss as _loss
 from . import functional_margin as _margin
 from . import functional_norm as _norm
-from .functional_conv import _flat_ext, scatter_spatial
+from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
 
@@ -39,8 +39,8 @@ def linear(input, weight, bias=None):
     if bias is None:
         return L.matmul(input, wt)
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {E._c10_name(input.dtype)} and "
-                             f"{E._c10_name(weight.dtype)}")
+        raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {E.c10_name(input.dtype)} and "
+                             f"{E.c10_name(weight.dtype)}")
     if nd == 2:
         _check_bias(bias, input._data.shape[0], wt._data.shape[-1])
         return L.addmm(bias, input, wt)
@@ -220,7 +220,7 @@ def _index_pad(input, pad, mode):
     idx = per[0]
     for j in range(1, k):
         idx = idx[..., None] * spatial[j] + per[j]
-    x = _flat_ext(input._data, k)
+    x = flat_ext(input._data, k)
     out = x[..., idx]
     cls = _pad_node(mode, k)
     return record(cls, (input,), wrap(xp_of(out).ascontiguousarray(out), input.dtype), {"idx": idx, "spatial": spatial})

@@ -24,7 +24,7 @@ def _contig(a, dtype=None):
 # ---------------------------------------------------------------------------- gather / scatter
 
 
-def _flat_ext(x, nsp, fill=0):
+def flat_ext(x, nsp, fill=0):
     """x (B..., *spatial) -> (B..., S + 1): flattened spatial dims plus one sentinel slot."""
     lead = x.shape[:x.ndim - nsp]
     s = int(np.prod(x.shape[x.ndim - nsp:])) if nsp else 1
@@ -53,7 +53,7 @@ class Col2ImBackward0(Function):
 
 
 def gather_spatial(x, idx, nsp, out_shape=None):
-    ext = _flat_ext(x._data, nsp)
+    ext = flat_ext(x._data, nsp)
     out = ext[..., idx]
     gshape = out.shape
     if out_shape is not None:
@@ -210,8 +210,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                              f"1-dimensional with {o} elements, but got bias of size "
                              f"[{', '.join(map(str, bias.shape))}] instead")
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"expected scalar type {E._c10_name(input.dtype)} but found "
-                             f"{E._c10_name(weight.dtype)}")
+        raise errors.runtime(f"expected scalar type {E.c10_name(input.dtype)} but found "
+                             f"{E.c10_name(weight.dtype)}")
     spatial = tuple(input.shape[2:])
     padded = [spatial[i] + 2 * pd[i] for i in range(nd)]
     eff = [dl[i] * (ks[i] - 1) + 1 for i in range(nd)]
@@ -224,7 +224,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     dt = input.dtype
     cg, og = c // groups, o // groups
     kk, lsz = idx.shape
-    cols = _flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
+    cols = flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
     wm = weight._data.reshape(groups, og, cg * kk)
     out = np.matmul(wm[None], cols)  # (n, groups, og, L)
     out = out.reshape((n, o) + out_sp)
@@ -338,7 +338,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_out(input, out_sp)
     idx = _window_index(spatial, out_sp, k, s, p, d)  # (L, K)
     x = input._data
-    vals = _flat_ext(x, 2, fill=-np.inf)[..., idx]  # (..., L, K)
+    vals = flat_ext(x, 2, fill=-np.inf)[..., idx]  # (..., L, K)
     am = np.argmax(vals, axis=-1)
     nan_any = np.isnan(vals).any(axis=-1)
     if nan_any.any():
@@ -392,7 +392,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     else:
         div = inside.astype(np.float64)
     x = input._data
-    sums = _flat_ext(x, 2)[..., idx].sum(axis=-1).reshape(x.shape[:-2] + out_sp)
+    sums = flat_ext(x, 2)[..., idx].sum(axis=-1).reshape(x.shape[:-2] + out_sp)
     dt = input.dtype
     out = np.where(like(x, inside > 0), sums / like(x, div.astype(dt.np)), 0).astype(dt.np)
     return record(AvgPool2DBackward0, (input,), wrap(_contig(out), dt),

@@ -103,7 +103,7 @@ def broadcast_pair(a, b):
     try:
         shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     except ValueError:
-        raise E._broadcast_error(a, b) from None
+        raise E.broadcast_error(a, b) from None
     if tuple(a.shape) != shape:
         a = S.expand(a, shape)
     if tuple(b.shape) != shape:
@@ -425,7 +425,7 @@ def _check_target_dtype(target):
 
 
 def _c10(dt):
-    return E._c10_name(dt)
+    return E.c10_name(dt)
 
 
 def _nll_core(cls, input, target, weight, reduction, ignore_index):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import itertools
 
 from .. import errors
-from ..autograd import _RemovableHandle, no_grad
+from ..autograd import RemovableHandle, no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
-from ..tensor import Tensor, _init_from
+from ..tensor import Tensor, init_from
 
 
 # ---------------------------------------------------------------------------- private names
@@ -38,7 +38,7 @@ class Parameter(Tensor):
         if requires_grad and not data.dtype.is_floating_point:
             raise errors.runtime(errors.FLOAT_ONLY_CTOR)
         p = Tensor.__new__(cls)
-        _init_from(p, data._data, data.dtype)
+        init_from(p, data._data, data.dtype)
         p._version = data._version
         p._rg = bool(requires_grad)
         return p
@@ -52,8 +52,8 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __deepcopy__(self, memo):
-        from ..tensor import _detached_copy  # noqa: PLC0415
-        return Parameter(_detached_copy(self), self._rg)
+        from ..tensor import detached_copy  # noqa: PLC0415
+        return Parameter(detached_copy(self), self._rg)
 
     def __reduce_ex__(self, protocol):
         raise errors.type_error("cannot pickle 'Parameter' object")
@@ -68,7 +68,7 @@ class Buffer(Tensor):
         if data is None:
             data = empty(0)
         t = Tensor.__new__(Tensor)
-        _init_from(t, data._data, data.dtype)
+        init_from(t, data._data, data.dtype)
         t._rg = data._rg
         return _BufferMark(t, persistent)
 
@@ -93,7 +93,7 @@ def typename(value):
 
 # ---------------------------------------------------------------------------- repr helpers
 
-def _addindent(s_, num_spaces):
+def addindent(s_, num_spaces):
     s = s_.split("\n")
     if len(s) == 1:
         return s_
@@ -481,8 +481,8 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        from ..ops.conversion import _parse_to_args  # noqa: PLC0415
-        dtype, device = _to_target(args, kwargs, _parse_to_args)
+        from ..ops.conversion import parse_to_args  # noqa: PLC0415
+        dtype, device = _to_target(args, kwargs, parse_to_args)
         if dtype is not None and not dtype.is_floating_point:
             raise errors.type_error(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                                     f"dtype={dtype}")
@@ -579,7 +579,7 @@ class Module:
             extra_lines = extra.split("\n")
         child_lines = []
         for key, module in self.__dict__["_modules"].items():
-            mod_str = _addindent(repr(module), 2)
+            mod_str = addindent(repr(module), 2)
             child_lines.append("(" + key + "): " + mod_str)
         lines = extra_lines + child_lines
         main_str = self._get_name() + "("
@@ -596,7 +596,7 @@ class Module:
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
 
-class _DictHandle(_RemovableHandle):
+class _DictHandle(RemovableHandle):
     __slots__ = ()
 
     def remove(self):

@@ -217,8 +217,8 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
                   {"alpha": alpha, "scale": scale, "input_scale": input_scale, "is_result": is_result})
 
 
-_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
-_GELU_KAPPA = 0.044715
+GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
+GELU_KAPPA = 0.044715
 _GELU_ALPHA = (2.0 / math.sqrt(math.pi)) * math.sqrt(0.5) * 0.5
 
 
@@ -231,12 +231,12 @@ class GeluBackwardBackward0(_BackwardOp):
         if approximate == "tanh":
             x_sq = x * x
             x_cube = x_sq * x
-            inner = _GELU_BETA * (x + _GELU_KAPPA * x_cube)
+            inner = GELU_BETA * (x + GELU_KAPPA * x_cube)
             t = E.TanhBackward0.forward(inner)
             left = 0.5 * x
             right = 1 + t
             left_derivative = 0.5 * right
-            right_derivative = left * (1 - t * t) * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq))
+            right_derivative = left * (1 - t * t) * (GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq))
             return g * (left_derivative + right_derivative)
         from .special import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
         cdf = 0.5 * (1 + ErfBackward0.forward(x * math.sqrt(0.5)))
@@ -250,15 +250,15 @@ class GeluBackwardBackward0(_BackwardOp):
         if _needs(self, 1):  # gelu_double_backward
             if approximate == "tanh":
                 from .special import cosh  # noqa: PLC0415 - special applies this module's ops
-                inner = _GELU_BETA * (x + _GELU_KAPPA * x * x * x)
+                inner = GELU_BETA * (x + GELU_KAPPA * x * x * x)
                 t = E.tanh(inner)
                 sech = 1 / cosh(inner)
                 f = 0.5 * x
                 gt = 1 - t * t
-                h = _GELU_BETA * (1 + 3 * _GELU_KAPPA * x * x)
+                h = GELU_BETA * (1 + 3 * GELU_KAPPA * x * x)
                 f_prime_gh = 0.5 * gt * h
                 g_prime_fh = f * h * ((2 * sech) * (-sech * t) * h)
-                h_prime_fg = f * gt * (6 * _GELU_KAPPA * x * _GELU_BETA)
+                h_prime_fg = f * gt * (6 * GELU_KAPPA * x * GELU_BETA)
                 g_self = gg * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
             else:
                 x_sq = x * x

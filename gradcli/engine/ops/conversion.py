@@ -30,7 +30,7 @@ def _convert(t, dtype, dev, copy):
     return record(ToCopyBackward0, (t,), out, {"dtype": t.dtype, "device": t.device})
 
 
-def _parse_to_args(args, kwargs):
+def parse_to_args(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
@@ -52,7 +52,7 @@ def _parse_to_args(args, kwargs):
 
 
 def to(input, *args, **kwargs):
-    dtype, dev, copy = _parse_to_args(args, dict(kwargs))
+    dtype, dev, copy = parse_to_args(args, dict(kwargs))
     same_dtype = dtype is None or dtype is input.dtype
     same_dev = dev is None or dev == input.device
     if same_dtype and same_dev and not copy:

@@ -9,10 +9,10 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ...backend import vml
-from ..autograd import _ZERO_NRS, NotImplementedNode, _node_observer, _Saved, _sequence, _site_hook, grad_mode, make_node
+from ..autograd import ZERO_NRS, NotImplementedNode, node_observer, SavedValue, sequence_numbers, site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
-from ..function import Function, _record1, record, record2
+from ..function import Function, record1, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
@@ -40,13 +40,13 @@ def _on_one_device(x, y):
     return x, y
 
 
-def _broadcast_error(a, b):
+def broadcast_error(a, b):
     sa = getattr(a, "shape", ())
     sb = getattr(b, "shape", ())
     return errors.runtime(errors.broadcast_mismatch(tuple(sa), tuple(sb)), hint="broadcast")
 
 
-def _operands(a, b, dtype):
+def binary_operands(a, b, dtype):
     """The arrays (or weak Python scalars) to compute on, each cast to the compute dtype."""
     if isinstance(a, Tensor):
         x = a._data if a.dtype is dtype else a._data.astype(dtype.np)
@@ -70,7 +70,7 @@ def cast_int(v, dt):
     return v
 
 
-def _coerce(other):
+def coerce(other):
     """The other operand of a binary op: a Tensor, or a Python number kept weak."""
     c = other.__class__
     if c is float or c is int or c is Tensor:
@@ -149,7 +149,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
             dt = dtypes.result_type((a, b))
         if compute_dtype is not None:
             dt = compute_dtype(dt)
-        x, y = _operands(a, b, dt)
+        x, y = binary_operands(a, b, dt)
         if type(x) is not type(y):
             x, y = _on_one_device(x, y)
     if _LIMITS["max_elements"] is not None:
@@ -157,7 +157,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     try:
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     rd = out_dtype or dt
     if r.__class__ is not np.ndarray and isinstance(r, (np.generic, float, int, bool)):
         r = np.asarray(r)  # a 0-d result comes back as a NumPy scalar (CuPy arrays stay as they are)
@@ -176,7 +176,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
 
 
 _new = object.__new__
-_ZERO_NRS2 = _ZERO_NRS[(0, 0)]
+_ZERO_NRS2 = ZERO_NRS[(0, 0)]
 
 
 # 0-d float32/float64 CPU tensors with a number or a 0-d tensor of the same dtype: the arithmetic of
@@ -264,7 +264,7 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 if not save_inputs:
                     node._saved = ()
                 elif save_a:
-                    node._saved = (_Saved(a), b)
+                    node._saved = (SavedValue(a), b)
                 else:
                     # ((), b) (a's shape and the number), one tuple shared by the nodes of one number object:
                     # a chain multiplies by the same few constants, and a tuple per node is one more
@@ -276,15 +276,15 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                         saved = shared[b] = ((), b)
                     node._saved = saved
                 node._kw = kw_number
-                node._seq = next(_sequence)
+                node._seq = next(sequence_numbers)
                 node._out_dtype = ad
                 node._x = None
-                hook = _site_hook[0]
+                hook = site_hook[0]
                 node._site = hook() if hook is not None else None
                 out._rg = True
                 out.grad_fn = node
-                if _node_observer[0] is not None:
-                    _node_observer[0](node, (a, b), (out,))
+                if node_observer[0] is not None:
+                    node_observer[0](node, (a, b), (out,))
                 return out
         return slow(a, b)
 
@@ -330,7 +330,7 @@ def scalar_op(cls, x, s, kw, compute_dtype=None):
     return record(cls, (x,), wrap(r, dt), kw)
 
 
-def _float_division(dt):
+def float_division(dt):
     return dt if dt.is_floating_point else dtypes.defaults.float
 
 
@@ -408,7 +408,7 @@ class MulBackward0(Function):
 
     def backward(self, g):
         saved = self._saved
-        if saved is None or saved[0].__class__ is _Saved or saved[1].__class__ is _Saved:
+        if saved is None or saved[0].__class__ is SavedValue or saved[1].__class__ is SavedValue:
             a, b = self.saved  # checks the saved tensors' versions (or raises: freed)
         else:
             a, b = saved  # shapes and numbers (`y * 1.01`): nothing to check, no call (scalar chains)
@@ -438,9 +438,9 @@ class DivBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / b if _needs(self, 0) else None
-        gb = -g * ((a / b) / b) if _needs(self, 1) else None  # torch's div_tensor_other_backward, in its order
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = g / b if needs_input_grad(self, 0) else None
+        gb = -g * ((a / b) / b) if needs_input_grad(self, 1) else None  # torch's div_tensor_other_backward, in its order
+        return shaped(ga, a), shaped(gb, b)
 
 
 class DivBackward2(Function):
@@ -462,7 +462,7 @@ class DivBackward2(Function):
 
     def backward(self, g):
         a, b = self._kw["shapes"]
-        return sum_to(zero_grad(g), a), (sum_to(zero_grad(g), b) if _needs(self, 1) else None)
+        return sum_to(zero_grad(g), a), (sum_to(zero_grad(g), b) if needs_input_grad(self, 1) else None)
 
 
 def kernel_error(kernel, dt):
@@ -549,11 +549,11 @@ class PowBackward1(Function):
     def backward(self, g):
         x, y, out = self.saved
         gx = gy = None
-        if _needs(self, 0):
+        if needs_input_grad(self, 0):
             gx = where(y == 0, 0.0, g * (y * x ** (y - 1)))  # torch: grad * (exponent * self.pow(exponent - 1))
-        if _needs(self, 1):
+        if needs_input_grad(self, 1):
             gy = g * where((x == 0) & (y >= 0), 0.0, out * log(x))  # torch's pow_backward_exponent
-        return _shaped(gx, x), _shaped(gy, y)
+        return shaped(gx, x), shaped(gy, y)
 
 
 class PowBackward2(Function):
@@ -604,15 +604,15 @@ class RemainderBackward1(Function):
 
     def backward(self, g):
         a, b = self.saved
-        gb = -g * div(a, b, rounding_mode="floor") if _needs(self, 1) else None
-        return _shaped(g, a), _shaped(gb, b)
+        gb = -g * div(a, b, rounding_mode="floor") if needs_input_grad(self, 1) else None
+        return shaped(g, a), shaped(gb, b)
 
 
-def _needs(node, i):
+def needs_input_grad(node, i):
     return node._fns[i] is not None
 
 
-def _shaped(g, like):
+def shaped(g, like):
     """g reduced to the shape of an input (a Tensor, or the shape of one not saved); None for a number."""
     if g is None:
         return None
@@ -624,7 +624,7 @@ def _shaped(g, like):
 
 
 def add(input, other, *, alpha=1, out=None):
-    other = _coerce(other)
+    other = coerce(other)
     if not isinstance(input, Tensor):
         input, other = other, input
     r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
@@ -636,7 +636,7 @@ def add(input, other, *, alpha=1, out=None):
 
 
 def sub(input, other, *, alpha=1, out=None):
-    other = _coerce(other)
+    other = coerce(other)
     if not isinstance(input, Tensor):
         return rsub(other, input)
     if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
@@ -665,7 +665,7 @@ def _check_sub_bool(a, b):
 
 def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
-    other = _coerce(other)
+    other = coerce(other)
     if isinstance(other, Tensor):
         kw = None if alpha == 1 else {"alpha": alpha}
         r = binary(RsubBackward0, input, other, kw=kw)
@@ -696,7 +696,7 @@ RsubBackward1.backward = _rsub_backward
 def mul(input, other, *, out=None):
     c = other.__class__
     if c is not float and c is not int and c is not Tensor:
-        other = _coerce(other)
+        other = coerce(other)
     if not isinstance(input, Tensor):
         input, other = other, input
     return binary(MulBackward0, input, other)
@@ -717,11 +717,11 @@ _DivModeNone.__name__ = _DivModeNone.__qualname__ = "DivBackward2"
 
 
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
-    other = _coerce(other)
+    other = coerce(other)
     if rounding_mode is None:
         if not isinstance(input, Tensor):
             input = _scalar_tensor(input, other)
-        return binary(_DivModeNone, input, other, compute_dtype=_float_division)
+        return binary(_DivModeNone, input, other, compute_dtype=float_division)
     if rounding_mode is not _NO_MODE:
         if rounding_mode not in ("floor", "trunc"):
             raise errors.value(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -734,7 +734,7 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         return r
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
-    return binary(DivBackward0, input, other, compute_dtype=_float_division)
+    return binary(DivBackward0, input, other, compute_dtype=float_division)
 
 
 divide = true_divide = div
@@ -751,7 +751,7 @@ negative = neg
 
 
 def pow(input, exponent):
-    exponent = _coerce(exponent)
+    exponent = coerce(exponent)
     if not isinstance(input, Tensor):
         if dtypes.result_type((exponent, input)) is dtypes.bool_:
             raise kernel_error("pow", dtypes.bool_)
@@ -769,17 +769,17 @@ def square(input):
 
 
 def floor_divide(input, other):
-    other = _coerce(other)
+    other = coerce(other)
     dt = dtypes.result_type((input, other))
     if dt is dtypes.bool_:
         raise kernel_error("div_floor_cpu", dt)
-    x, y = _operands(input, other, dt)
+    x, y = binary_operands(input, other, dt)
     try:
         if dt.category != dtypes.FLOAT:
             _check_int_zero_division(x, y)
         r = np.floor_divide(x, y)
     except ValueError:
-        raise _broadcast_error(input, other) from None
+        raise broadcast_error(input, other) from None
     return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
 
 
@@ -795,16 +795,16 @@ def not_implemented(out, inputs, opname):
 
 
 def remainder(input, other):
-    other = _coerce(other)
+    other = coerce(other)
     if isinstance(other, Tensor):
         _check_remainder_int(input, other)
         if not isinstance(input, Tensor):
             dt = dtypes.result_type((input, other))
-            x, y = _operands(input, other, dt)
+            x, y = binary_operands(input, other, dt)
             try:
                 r = _remainder(x, y)
             except ValueError:
-                raise _broadcast_error(input, other) from None
+                raise broadcast_error(input, other) from None
             return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (other,),
                                    "aten::remainder")
         return binary(RemainderBackward1, input, other)
@@ -820,7 +820,7 @@ def _check_remainder_int(a, b):
         try:
             _check_int_zero_division(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)
         except ValueError:
-            raise _broadcast_error(a, b) from None
+            raise broadcast_error(a, b) from None
 
 
 # ---------------------------------------------------------------------------- unary math
@@ -1147,7 +1147,7 @@ def relu(input, inplace=False):
     if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
         out = wrap(relu_array(x), input.dtype)
         if input._rg and grad_mode.enabled:
-            _record1(ReluBackward0, (input,), out, None)
+            record1(ReluBackward0, (input,), out, None)
         return out
     return unary(ReluBackward0, input, float_only=False)
 
@@ -1273,7 +1273,7 @@ class MaximumBackward0(Function):
         # ties split the gradient in half, as torch does; the strictly smaller side gets exactly 0
         # (masked, even where g is inf or NaN); where a NaN takes part both get all of it
         tie = where(a == b, g * 0.5, g)
-        return _shaped(where(a < b, 0.0, tie), a), _shaped(where(b < a, 0.0, tie), b)
+        return shaped(where(a < b, 0.0, tie), a), shaped(where(b < a, 0.0, tie), b)
 
 
 class MinimumBackward0(Function):
@@ -1285,15 +1285,15 @@ class MinimumBackward0(Function):
     def backward(self, g):
         a, b = self.saved
         tie = where(a == b, g * 0.5, g)
-        return _shaped(where(a > b, 0.0, tie), a), _shaped(where(b > a, 0.0, tie), b)
+        return shaped(where(a > b, 0.0, tie), a), shaped(where(b > a, 0.0, tie), b)
 
 
 def maximum(input, other):
-    return binary(MaximumBackward0, input, _coerce(other))
+    return binary(MaximumBackward0, input, coerce(other))
 
 
 def minimum(input, other):
-    return binary(MinimumBackward0, input, _coerce(other))
+    return binary(MinimumBackward0, input, coerce(other))
 
 
 class WhereBackward0(Function):
@@ -1310,8 +1310,8 @@ class WhereBackward0(Function):
     def backward(self, g):
         cond = self._kw["cond"]
         a_shape, b_shape = self._kw["shapes"]
-        za = sum_to(where(cond, g, 0.0), a_shape) if _needs(self, 0) else None
-        zb = sum_to(where(cond, 0.0, g), b_shape) if _needs(self, 1) else None
+        za = sum_to(where(cond, g, 0.0), a_shape) if needs_input_grad(self, 0) else None
+        zb = sum_to(where(cond, 0.0, g), b_shape) if needs_input_grad(self, 1) else None
         return za, zb
 
 
@@ -1319,9 +1319,9 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero  # noqa: PLC0415
         return nonzero(condition, as_tuple=True)
-    input, other = _coerce(input), _coerce(other)
+    input, other = coerce(input), coerce(other)
     dt = dtypes.result_type([x for x in (input, other)])
-    x, y = _operands(input, other, dt)
+    x, y = binary_operands(input, other, dt)
     c = condition._data if isinstance(condition, Tensor) else condition
     if isinstance(condition, Tensor) and condition.dtype is not dtypes.bool_:
         raise errors.runtime(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -1336,7 +1336,7 @@ def where(condition, input=None, other=None):
     try:
         r = np.where(c, x, y)
     except ValueError:
-        raise _broadcast_error(input if isinstance(input, Tensor) else condition,
+        raise broadcast_error(input if isinstance(input, Tensor) else condition,
                                other if isinstance(other, Tensor) else condition) from None
     out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
     if not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False)):
@@ -1401,21 +1401,21 @@ class ClampBackward0(Function):
         glo = ghi = None
         if lo is not None and hi is not None:
             gx = where((x >= lo) & (x <= hi), g, 0.0)
-            if _needs(self, 1):
-                glo = _shaped(where((x < lo) & (lo < hi), g, 0.0), lo)
-            if _needs(self, 2):
-                ghi = _shaped(where((x > hi) | (hi < lo), g, 0.0), hi)
+            if needs_input_grad(self, 1):
+                glo = shaped(where((x < lo) & (lo < hi), g, 0.0), lo)
+            if needs_input_grad(self, 2):
+                ghi = shaped(where((x > hi) | (hi < lo), g, 0.0), hi)
         elif lo is not None:
             mask = x >= lo
             gx = where(mask, g, 0.0)
-            if _needs(self, 1):
-                glo = _shaped(where(mask, 0.0, g), lo)
+            if needs_input_grad(self, 1):
+                glo = shaped(where(mask, 0.0, g), lo)
         else:
             mask = x <= hi
             gx = where(mask, g, 0.0)
-            if _needs(self, 2):
-                ghi = _shaped(where(mask, 0.0, g), hi)
-        return (_shaped(gx, x), glo, ghi)
+            if needs_input_grad(self, 2):
+                ghi = shaped(where(mask, 0.0, g), hi)
+        return (shaped(gx, x), glo, ghi)
 
 
 class ClampMinBackward1(Function):
@@ -1431,8 +1431,8 @@ class ClampMinBackward1(Function):
     def backward(self, g):
         x, lo = self.saved
         mask = x >= lo
-        return (_shaped(where(mask, g, 0.0), x),
-                _shaped(where(mask, 0.0, g), lo) if _needs(self, 1) else None)
+        return (shaped(where(mask, g, 0.0), x),
+                shaped(where(mask, 0.0, g), lo) if needs_input_grad(self, 1) else None)
 
 
 class ClampMaxBackward1(Function):
@@ -1448,8 +1448,8 @@ class ClampMaxBackward1(Function):
     def backward(self, g):
         x, hi = self.saved
         mask = x <= hi
-        return (_shaped(where(mask, g, 0.0), x),
-                _shaped(where(mask, 0.0, g), hi) if _needs(self, 1) else None)
+        return (shaped(where(mask, g, 0.0), x),
+                shaped(where(mask, 0.0, g), hi) if needs_input_grad(self, 1) else None)
 
 
 def clamp(input, min=None, max=None):
@@ -1465,7 +1465,7 @@ def clamp(input, min=None, max=None):
         try:
             r = _clamp_forward(data, lo, hi)
         except ValueError:
-            raise _broadcast_error(input, min if min is not None else max) from None
+            raise broadcast_error(input, min if min is not None else max) from None
         out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
         return record(ClampBackward0, (input, min, max), out)
     dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
@@ -1504,20 +1504,20 @@ def clamp_max(input, max):
 # ---------------------------------------------------------------------------- comparison and logic
 
 def _compare(ufunc, a, b):
-    b = _coerce(b)
+    b = coerce(b)
     if b is NotImplemented:
         return NotImplemented
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         _check_devices(a, b)
     dt = dtypes.result_type((a, b))
-    x, y = _operands(a, b, dt)
+    x, y = binary_operands(a, b, dt)
     if type(x) is not type(y):
         x, y = _on_one_device(x, y)
     _check_size(x, y)
     try:
         r = ufunc(x, y)
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     return wrap(r, dtypes.bool_)
 
 
@@ -1549,18 +1549,18 @@ less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 
 
 def _bitwise(ufunc, a, b, name):
-    b = _coerce(b)
+    b = coerce(b)
     if b is NotImplemented:
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
         raise kernel_error(f"{name}_cpu", dt)
-    x, y = _operands(a, b, dt)
+    x, y = binary_operands(a, b, dt)
     _check_size(x, y)
     try:
         r = ufunc(x, y)
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     return wrap(_asarray(r).astype(dt.np, copy=False), dt)
 
 
@@ -1569,7 +1569,6 @@ def c10_name(dt):
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
 
 
-_c10_name = c10_name  # the name the other op modules use
 
 
 def bitwise_and(input, other):
@@ -1586,17 +1585,17 @@ def bitwise_xor(input, other):
 
 def _shift(a, b, name, left):
     """torch's << and >> on integer tensors: a count outside [0, bits) gives 0 (<<) or the sign (>>)."""
-    b = _coerce(b)
+    b = coerce(b)
     if b is NotImplemented:
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point or dt is dtypes.bool_:
         raise kernel_error(name, dt)
-    x, y = _operands(a, b, dt)
+    x, y = binary_operands(a, b, dt)
     try:
         np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     _check_size(x, y)
     out_of_range = (y < 0) | (y >= dt.np.itemsize * 8)
     count = np.where(out_of_range, 0, y).astype(dt.np, copy=False)
@@ -1658,7 +1657,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return wrap(_asarray(np.isclose(input._data, _coerce(other)._data if isinstance(other, Tensor) else other,
+    return wrap(_asarray(np.isclose(input._data, coerce(other)._data if isinstance(other, Tensor) else other,
                                       rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from .. import errors
 from ..device import scatter_add, xp_of
 from ..function import Function, record
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import Tensor, wrap_dim, wrap
 from . import indexing as I
-from .elementwise import _c10_name
+from .elementwise import c10_name
 from .special import inplace_method
 
 
@@ -66,13 +66,13 @@ class IndexCopyBackward0(Function):
 
 
 def index_copy(input, dim, index, source):
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     if index.dtype.name != "int64":
-        raise errors.runtime(f"index_copy_(): Expected a long tensor for index, but got {_c10_name(index.dtype)}")
+        raise errors.runtime(f"index_copy_(): Expected a long tensor for index, but got {c10_name(index.dtype)}")
     idx = _index_array(index, "index_copy_")
     if source.dtype is not input.dtype:
         raise errors.runtime(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-                             f"{_c10_name(input.dtype)} and (source) {_c10_name(source.dtype)}")
+                             f"{c10_name(input.dtype)} and (source) {c10_name(source.dtype)}")
     src, n_src = _source(input, source, d)
     if idx.size != n_src:
         raise errors.index(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
@@ -87,12 +87,12 @@ def index_copy(input, dim, index, source):
 # ---------------------------------------------------------------------------- index_add
 
 def index_add(input, dim, index, source, *, alpha=1):
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     if index.dtype.name not in ("int64", "int32"):
         raise errors.runtime("index_add_(): Expected dtype int32/int64 for index")
     idx = _index_array(index, "index_add_")
     if source.dtype is not input.dtype:
-        raise errors.runtime(f"index_add_(): self ({_c10_name(input.dtype)}) and source ({_c10_name(source.dtype)}) "
+        raise errors.runtime(f"index_add_(): self ({c10_name(input.dtype)}) and source ({c10_name(source.dtype)}) "
                              "must have the same scalar type")
     src, n_src = _source(input, source, d)
     if idx.size != n_src:
@@ -127,7 +127,7 @@ class IndexFillBackward1(Function):
 
 
 def index_fill(input, dim, index, value):
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     if index.dtype.name != "int64":
         raise errors.index("index_fill_(): Expected dtype int64 for index.")
     if isinstance(value, Tensor) and value._data.ndim:

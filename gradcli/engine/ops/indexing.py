@@ -250,13 +250,13 @@ class IndexPutValueBackward(Function):
     __slots__ = ()
 
     def backward(self, g):
-        from .inplace import _outside  # noqa: PLC0415
+        from .inplace import outside_region  # noqa: PLC0415
         from .shape import reshape  # noqa: PLC0415
         k = self._kw
         region = k["region"]
         n = g._data.size
         flat = reshape(g, (-1,))
-        g_old = reshape(flat * wrap(like(g._data, _outside(region, n, g._data.dtype)), g.dtype), g._data.shape)
+        g_old = reshape(flat * wrap(like(g._data, outside_region(region, n, g._data.dtype)), g.dtype), g._data.shape)
         g_val = None
         if self.next_functions[1][0] is not None:
             g_val = sum_to(reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape), k["vshape"])
@@ -397,8 +397,8 @@ def _check_index_range(index, size, dim):
 
 
 def gather(input, dim, index):
-    from ..tensor import _wrap_dim  # noqa: PLC0415
-    d = _wrap_dim(dim, input._data.ndim)
+    from ..tensor import wrap_dim  # noqa: PLC0415
+    d = wrap_dim(dim, input._data.ndim)
     if type(index._data) is not type(input._data):
         check_args("gather", (("self", input), ("index", index)))
     _check_index_dtype(index, "gather")
@@ -458,10 +458,10 @@ def _one_dim(data):
 
 
 def scatter(input, dim, index, src=None, value=None, reduce=None):
-    from ..tensor import _wrap_dim  # noqa: PLC0415
+    from ..tensor import wrap_dim  # noqa: PLC0415
     if src is None:
         src = value
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     if type(index._data) is not type(input._data) or isinstance(src, Tensor) and type(src._data) is not type(
             input._data):
         check_args("scatter_src" if isinstance(src, Tensor) else "scatter_value",
@@ -480,8 +480,8 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
 
 
 def scatter_add(input, dim, index, src):
-    from ..tensor import _wrap_dim  # noqa: PLC0415
-    d = _wrap_dim(dim, input._data.ndim)
+    from ..tensor import wrap_dim  # noqa: PLC0415
+    d = wrap_dim(dim, input._data.ndim)
     if type(index._data) is not type(input._data) or type(src._data) is not type(input._data):
         check_args("scatter_add", (("self", input), ("index", index), ("src", src)))
     _check_index_dtype(index, "scatter_add")
@@ -506,8 +506,8 @@ class IndexSelectBackward0(Function):
 
 
 def index_select(input, dim, index):
-    from ..tensor import _wrap_dim  # noqa: PLC0415
-    d = _wrap_dim(dim, input._data.ndim)
+    from ..tensor import wrap_dim  # noqa: PLC0415
+    d = wrap_dim(dim, input._data.ndim)
     if type(index._data) is not type(input._data):
         check_args("_index_select", (("self", input), ("index", index)))
     if index.dtype.name not in ("int64", "int32"):
@@ -547,9 +547,9 @@ class MaskedFillBackward1(Function):
 
 def masked_fill(input, mask, value):
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
-        from .linalg import _c10_low  # noqa: PLC0415
+        from .linalg import c10_low  # noqa: PLC0415
         raise errors.runtime(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                             f"{_c10_low(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__}")
+                             f"{c10_low(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__}")
     kw = {"mask": mask, "in_shape": input._data.shape}
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
@@ -576,8 +576,8 @@ def masked_select(input, mask):
     try:
         shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     except ValueError:
-        from .elementwise import _broadcast_error  # noqa: PLC0415
-        raise _broadcast_error(input, mask) from None
+        from .elementwise import broadcast_error  # noqa: PLC0415
+        raise broadcast_error(input, mask) from None
     m = np.broadcast_to(mask._data, shape)
     r = np.broadcast_to(input._data, shape)[m]
     return record(MaskedSelectBackward0, (input,), wrap(_asarray(r), input.dtype),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import _Saved, grad_mode, make_node
+from ..autograd import SavedValue, grad_mode, make_node
 from ..device import like, writeable
 from ..function import Function
 from ..tensor import Tensor, wrap
@@ -15,8 +15,8 @@ from .indexing import check_inplace
 
 
 def _c10(dt):
-    from .elementwise import _c10_name  # noqa: PLC0415
-    return _c10_name(dt)
+    from .elementwise import c10_name  # noqa: PLC0415
+    return c10_name(dt)
 
 
 def rebase(self, r, low_names=False):
@@ -24,8 +24,8 @@ def rebase(self, r, low_names=False):
     if r.dtype is not self.dtype:
         if not _can_cast(r.dtype, self.dtype):
             if low_names:  # the clamp kernels word it with C++ type names
-                from .linalg import _c10_low  # noqa: PLC0415
-                target = _c10_low(self.dtype)
+                from .linalg import c10_low  # noqa: PLC0415
+                target = c10_low(self.dtype)
             else:
                 target = _c10(self.dtype)
             raise errors.runtime(f"result type {_c10(r.dtype)} can't be cast to the desired output type {target}")
@@ -67,7 +67,7 @@ def _keep_original(node, self):
     """The node computed from `self` before it is overwritten: like torch's in-place ops, its backward
     reads the original value (a copy standing at self's old place in the graph)."""
     for item in node._saved:
-        if type(item) is _Saved and item.tensor is self:
+        if type(item) is SavedValue and item.tensor is self:
             orig = wrap(self._data.copy(), self.dtype)
             orig._rg, orig.grad_fn, orig._output_nr = self._rg, self.grad_fn, self._output_nr
             if self.grad_fn is None and self._rg:
@@ -79,7 +79,7 @@ def _keep_original(node, self):
 def _saved_result_is(node, r, self):
     """A saved result is the tensor modified in place (so later in-place changes of it are caught)."""
     for item in node._saved:
-        if type(item) is _Saved and item.tensor is r:
+        if type(item) is SavedValue and item.tensor is r:
             item.tensor = self
             item.version = self._version[0]
 
@@ -259,7 +259,7 @@ class CopySlices(Function):
         flat = reshape(g, (-1,))
         g_view = reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape)
         res = fn.apply(g_view)
-        keep = wrap(like(g._data, _outside(region, flat._data.shape[0], g._data.dtype)), g.dtype)
+        keep = wrap(like(g._data, outside_region(region, flat._data.shape[0], g._data.dtype)), g.dtype)
         g_base = flat * keep
         if res[0] is not None:
             g_base = g_base + region_put(res[0], region, flat._data.shape[0])
@@ -289,7 +289,7 @@ class _SetValue(Function):
         return (None, gv.to(k["vdtype"]) if gv.dtype is not k["vdtype"] else gv)
 
 
-def _outside(region, n, np_dtype):
+def outside_region(region, n, np_dtype):
     m = np.ones(n, np_dtype)
     m[region.reshape(-1)] = 0
     return m

@@ -6,8 +6,8 @@ import numpy as np
 from ... import backend
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
-from ..autograd import _ZERO_NRS, _Saved, stamp
-from ..function import Function, _attach, record
+from ..autograd import ZERO_NRS, SavedValue, stamp
+from ..function import Function, attach, record
 from .registry import Sample, op
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
@@ -16,7 +16,7 @@ from ..device import asarray as _asarray
 from ..device import check_args
 
 
-def _c10_low(dt):
+def c10_low(dt):
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
             "bool": "bool"}[dt.name]
@@ -24,8 +24,8 @@ def _c10_low(dt):
 
 def _same_dtype(a, b):
     if a.dtype is not b.dtype:
-        raise errors.runtime(f"expected m1 and m2 to have the same dtype, but got: {_c10_low(a.dtype)} != "
-                             f"{_c10_low(b.dtype)}", hint="dtype_mismatch")
+        raise errors.runtime(f"expected m1 and m2 to have the same dtype, but got: {c10_low(a.dtype)} != "
+                             f"{c10_low(b.dtype)}", hint="dtype_mismatch")
 
 
 def _matprod(a, b):
@@ -129,7 +129,7 @@ def _layout_kw(mat1, mat2, kw=None):
 
 
 _new_node = object.__new__
-_ZERO_NRS1, _ZERO_NRS3 = _ZERO_NRS[(0,)], _ZERO_NRS[(0, 0, 0)]
+_ZERO_NRS1, _ZERO_NRS3 = ZERO_NRS[(0,)], ZERO_NRS[(0, 0, 0)]
 _LAYOUT_KWS = {(c1, c2): {"col_major": (c1, c2)} for c1 in (False, True) for c2 in (False, True)}
 
 
@@ -185,8 +185,8 @@ def mv(input, vec):
         raise errors.runtime(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
     if input.dtype is not vec.dtype:
         # torch's mv is addmv_(empty of vec's dtype, mat, vec): addmv's message names result, mat, vec
-        from .elementwise import _c10_name  # noqa: PLC0415
-        v, m = _c10_name(vec.dtype), _c10_name(input.dtype)
+        from .elementwise import c10_name  # noqa: PLC0415
+        v, m = c10_name(vec.dtype), c10_name(input.dtype)
         raise errors.runtime(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}",
                              hint="dtype_mismatch")
     return record(MvBackward0, (input, vec), wrap(_matprod(input._data, vec._data), input.dtype))
@@ -209,9 +209,9 @@ def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise errors.runtime(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
     if input.dtype is not other.dtype:
-        from .elementwise import _c10_name  # noqa: PLC0415
-        raise errors.runtime(f"dot : expected both vectors to have same dtype, but found {_c10_name(input.dtype)} "
-                             f"and {_c10_name(other.dtype)}")
+        from .elementwise import c10_name  # noqa: PLC0415
+        raise errors.runtime(f"dot : expected both vectors to have same dtype, but found {c10_name(input.dtype)} "
+                             f"and {c10_name(other.dtype)}")
     n, m = input._data.shape[0], other._data.shape[0]
     if n != m:
         raise errors.runtime(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
@@ -251,8 +251,8 @@ def bmm(input, mat2):
         # torch's bmm: the result takes batch2's dtype; an empty result, or a contraction of length 0
         # (zeros), returns before the kernel's dtype check
         if b * n * m and k:
-            from .elementwise import _c10_name  # noqa: PLC0415
-            raise errors.runtime(f"expected scalar type {_c10_name(input.dtype)} but found {_c10_name(mat2.dtype)}",
+            from .elementwise import c10_name  # noqa: PLC0415
+            raise errors.runtime(f"expected scalar type {c10_name(input.dtype)} but found {c10_name(mat2.dtype)}",
                                  hint="dtype_mismatch")
         return record(BmmBackward0, (input, mat2),
                       wrap(_matprod(input._data.astype(mat2._data.dtype), mat2._data), mat2.dtype))
@@ -308,9 +308,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         check_args("addmm", (("self", input), ("mat1", mat1), ("mat2", mat2)))
     _same_dtype(mat1, mat2)
     if input.dtype is not mat2.dtype:
-        from .elementwise import _c10_name  # noqa: PLC0415
-        raise errors.runtime(f"self and mat2 must have the same dtype, but got {_c10_name(input.dtype)} and "
-                             f"{_c10_name(mat2.dtype)}")
+        from .elementwise import c10_name  # noqa: PLC0415
+        raise errors.runtime(f"self and mat2 must have the same dtype, but got {c10_name(input.dtype)} and "
+                             f"{c10_name(mat2.dtype)}")
     (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})",
@@ -361,16 +361,16 @@ def linear_2d(input, weight, bias):
         fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
         fw._saved = ()
         stamp(fw, dt, None)
-        _attach(fw, wt, (weight,))
+        attach(fw, wt, (weight,))
     node = _new_node(AddmmBackward0)
     fb, nb = _edge_of(bias)
     fx, nx = _edge_of(input)
     node._fns = (fb, fx, fw)
     node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
-    node._saved = (b.shape, _Saved(input) if rw else X.shape, _Saved(wt) if rx else WT.shape)
+    node._saved = (b.shape, SavedValue(input) if rw else X.shape, SavedValue(wt) if rx else WT.shape)
     stamp(node, dt, _layout_kw(input, wt))
-    return _attach(node, out, (bias, input, wt))
+    return attach(node, out, (bias, input, wt))
 
 
 class SqueezeBackward4(Function):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
-from ..tensor import Tensor, _wrap_dim, view_of, wrap
+from ..tensor import Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import linalg as L
 from . import reduction as R
@@ -44,7 +44,7 @@ def _linalg_error(message):
 
 
 def _c10(dt):
-    return E._c10_name(dt)
+    return E.c10_name(dt)
 
 
 def _float_input(name, A):
@@ -269,7 +269,7 @@ def _diagonal_scatter(g, in_shape, offset, d1, d2):
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
     nd = input._data.ndim
-    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise errors.runtime(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     arr = _diag_view_array(input._data, offset, d1, d2)
@@ -291,7 +291,7 @@ class DiagEmbedBackward0(Function):
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     nd = input._data.ndim + 1
-    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
         raise errors.runtime(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = input._data.shape[-1] + abs(offset) if input._data.ndim else 1 + abs(offset)
@@ -335,7 +335,7 @@ def trace(input):
     if input.dtype is dtypes.bool_:
         from .special import not_implemented  # noqa: PLC0415
         raise not_implemented("trace", input.dtype)
-    dt = R._sum_dtype(input.dtype)
+    dt = R.sum_dtype(input.dtype)
     r = np.trace(input._data, dtype=dt.np)
     return record(TraceBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"in_shape": input._data.shape})
 
@@ -370,13 +370,13 @@ def triu(input, diagonal=0):
 
 
 def _tri_indices(row, col, offset, lower, dtype=None, device=None):
-    from ..factory import _finish  # noqa: PLC0415
+    from ..factory import finish  # noqa: PLC0415
     rows = np.arange(max(int(row), 0)) + offset
     count = np.clip(rows + 1 if lower else col - rows, 0, max(int(col), 0)).sum()
     check_numel(2 * int(count))
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
     dt = dtype or dtypes.int64
-    return _finish(np.stack([r, c]).astype(dt.np), dt, device, False)
+    return finish(np.stack([r, c]).astype(dt.np), dt, device, False)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
@@ -565,7 +565,7 @@ def linalg_cross(input, other, *, dim=-1):
     a, b = input._data, other._data
     if a.ndim != b.ndim:
         raise errors.runtime("linalg.cross: inputs must have the same number of dimensions.")
-    d = _wrap_dim(dim, a.ndim)
+    d = wrap_dim(dim, a.ndim)
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise errors.runtime(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                              f"{b.shape[d]}")
@@ -573,7 +573,7 @@ def linalg_cross(input, other, *, dim=-1):
     try:
         r = np.cross(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), axis=d)
     except ValueError:
-        raise E._broadcast_error(input, other) from None
+        raise E.broadcast_error(input, other) from None
     return record(LinalgCrossBackward0, (input, other), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 
@@ -605,8 +605,8 @@ def kron(input, other):
     for x, y in zip(sa, sb):
         ia += [x, 1]
         ib += [1, y]
-    prod = L._unsafe_view(a, tuple(ia)) * L._unsafe_view(b, tuple(ib))
-    return L._unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)))
+    prod = L.unsafe_view(a, tuple(ia)) * L.unsafe_view(b, tuple(ib))
+    return L.unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)))
 
 
 class VdotBackward0(Function):
@@ -703,8 +703,8 @@ def tensordot(a, b, dims=2, out=None):
             raise errors.runtime(f"contracted dimensions need to match, but first has size {sa[x]} in dim {x} "
                                  f"and second has size {sb[y]} in dim {y}")
         csize *= sa[x]
-    da = [_wrap_dim(d, len(sa)) for d in da]
-    db = [_wrap_dim(d, len(sb)) for d in db]
+    da = [wrap_dim(d, len(sa)) for d in da]
+    db = [wrap_dim(d, len(sb)) for d in db]
     fa = [i for i in range(len(sa)) if i not in da]
     fb = [i for i in range(len(sb)) if i not in db]
     size1 = int(np.prod([sa[i] for i in fa])) if fa else 1

@@ -14,7 +14,7 @@ from ..autograd import grad_mode
 from ..function import Function, record
 from .registry import Sample, op
 from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import Tensor, wrap_dim, wrap
 from .shape import expand, reshape, unsqueeze
 from ..device import asarray as _asarray
 
@@ -44,21 +44,21 @@ def return_type(name, fields=("values", "indices")):
     return type(name, (ReturnType,), {"_fields": fields, "_name": name})
 
 
-_RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "mode", "kthvalue",
+RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "mode", "kthvalue",
                                                 "cummax", "cummin", "aminmax")}
 
 
-def _dims(dim, ndim):
+def reduction_dims(dim, ndim):
     """Normalise dim (int, tuple, list or None) to a sorted tuple of non-negative axes. A 0-d
     tensor takes dim 0 and -1 (as torch does) and has no axis to reduce: ()."""
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
-        ds = tuple(_wrap_dim(d, ndim) for d in dim)
+        ds = tuple(wrap_dim(d, ndim) for d in dim)
         if len(set(ds)) != len(ds):
             raise errors.runtime(f"dim {ds[0]} appears multiple times in the list of dims")
         return tuple(sorted(ds)) if ndim else ()
-    d = _wrap_dim(dim, ndim)
+    d = wrap_dim(dim, ndim)
     return (d,) if ndim else ()
 
 
@@ -70,7 +70,7 @@ def _regrow(g, in_shape, dims, keepdim):
     return expand(g, in_shape)
 
 
-def _sum_dtype(dt):
+def sum_dtype(dt):
     return dtypes.int64 if dt.category != dtypes.FLOAT else dt
 
 
@@ -90,12 +90,12 @@ class SumBackward1(Function):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    out_dt = dtype or _sum_dtype(input.dtype)
+    out_dt = dtype or sum_dtype(input.dtype)
     data = input._data
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and False):
         r = numerics.torch_sum(data, None, False, out_dt.np)
         return record(SumBackward0, (input,), wrap(r, out_dt), {"in_shape": data.shape})
-    dims = _dims(dim, data.ndim)
+    dims = reduction_dims(dim, data.ndim)
     r = numerics.torch_sum(data, dims, keepdim, out_dt.np)
     return record(SumBackward1, (input,), wrap(r, out_dt), {"in_shape": data.shape, "dims": dims,
                                                           "keepdim": keepdim})
@@ -105,11 +105,11 @@ def _mean_check(input, dtype, name="mean"):
     dt = dtype or input.dtype
     if not dt.is_floating_point:
         raise errors.runtime(f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
-                             f"or complex dtype. Got: {_c10(dt)}")
+                             f"or complex dtype. Got: {c10(dt)}")
     return dt
 
 
-def _c10(dt):
+def c10(dt):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
 
@@ -146,7 +146,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         r = numerics.torch_mean(data, None, False, dt.np)
         return record(MeanBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"in_shape": data.shape})
-    dims = _dims(dim, data.ndim)
+    dims = reduction_dims(dim, data.ndim)
     r = numerics.torch_mean(data, dims, keepdim, dt.np)
     return record(MeanBackward1, (input,), wrap(_asarray(r, dt.np), dt),
                   {"in_shape": data.shape, "dims": dims, "keepdim": keepdim})
@@ -210,11 +210,11 @@ def _exclusive_prod(x, dim):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    out_dt = dtype or _sum_dtype(input.dtype)
+    out_dt = dtype or sum_dtype(input.dtype)
     data = input._data
     if dim is None:
         return record(ProdBackward0, (input,), wrap(data.prod(dtype=out_dt.np), out_dt))
-    d = _wrap_dim(dim, data.ndim)
+    d = wrap_dim(dim, data.ndim)
     r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
     return record(ProdBackward1, (input,), wrap(r, out_dt), {"dim": d, "keepdim": keepdim})
 
@@ -302,7 +302,7 @@ def _extreme(input, dim, keepdim, is_max, name):
     if isinstance(dim, Tensor):
         from .elementwise import maximum, minimum  # noqa: PLC0415
         return maximum(input, dim) if is_max else minimum(input, dim)
-    d = _wrap_dim(dim, data.ndim)
+    d = wrap_dim(dim, data.ndim)
     if data.ndim == 0:
         values, idx = data.copy(), np.asarray(0)
     else:
@@ -322,7 +322,7 @@ def _extreme(input, dim, keepdim, is_max, name):
     vals = wrap(_asarray(values), input.dtype)
     cls = MaxBackward0 if is_max else MinBackward0
     record(cls, (input,), vals, {"indices": indices, "dim": d, "keepdim": keepdim, "in_shape": data.shape})
-    return _RETURN_TYPES[name]((vals, indices))
+    return RETURN_TYPES[name]((vals, indices))
 
 
 def max(input, dim=None, keepdim=False):
@@ -335,7 +335,7 @@ def min(input, dim=None, keepdim=False):
 
 def _amaxmin(input, dim, keepdim, is_max):
     data = input._data
-    dims = _dims(dim if dim != () else None, data.ndim)
+    dims = reduction_dims(dim if dim != () else None, data.ndim)
     _check_nonempty(data, dims if dim != () and dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
     cls = AmaxBackward0 if is_max else AminBackward0
@@ -365,33 +365,33 @@ def _check_nonempty(data, dims, name):
 
 def argmax(input, dim=None, keepdim=False):
     data = input._data
-    _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmax")
+    _check_nonempty(data, None if dim is None else (wrap_dim(dim, data.ndim),), "argmax")
     if dim is None:
         return wrap(_asarray(data.argmax(), np.int64), dtypes.int64)
-    d = _wrap_dim(dim, data.ndim)
+    d = wrap_dim(dim, data.ndim)
     r = data.argmax(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
     return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
 def argmin(input, dim=None, keepdim=False):
     data = input._data
-    _check_nonempty(data, None if dim is None else (_wrap_dim(dim, data.ndim),), "argmin")
+    _check_nonempty(data, None if dim is None else (wrap_dim(dim, data.ndim),), "argmin")
     if dim is None:
         return wrap(_asarray(data.argmin(), np.int64), dtypes.int64)
-    d = _wrap_dim(dim, data.ndim)
+    d = wrap_dim(dim, data.ndim)
     r = data.argmin(axis=d, keepdims=keepdim) if data.ndim else np.asarray(0)
     return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
 def all(input, dim=None, keepdim=False):
     data = input._data
-    r = data.all() if dim is None else data.all(axis=_dims(dim, data.ndim), keepdims=keepdim)
+    r = data.all() if dim is None else data.all(axis=reduction_dims(dim, data.ndim), keepdims=keepdim)
     return wrap(_asarray(r), dtypes.bool_)
 
 
 def any(input, dim=None, keepdim=False):
     data = input._data
-    r = data.any() if dim is None else data.any(axis=_dims(dim, data.ndim), keepdims=keepdim)
+    r = data.any() if dim is None else data.any(axis=reduction_dims(dim, data.ndim), keepdims=keepdim)
     return wrap(_asarray(r), dtypes.bool_)
 
 
@@ -419,10 +419,10 @@ def _softmax_input(input, dim, dtype, name="softmax"):
     dt = dtype or input.dtype
     if dim is None:
         raise errors.type_error(f"{name}() missing 1 required positional arguments: \"dim\"")
-    d = _wrap_dim(dim, input._data.ndim) if input._data.ndim else _wrap_dim(dim, 0)
+    d = wrap_dim(dim, input._data.ndim) if input._data.ndim else wrap_dim(dim, 0)
     if not dt.is_floating_point:
         kernel = f"{name}_lastdim_kernel_impl" if d == builtins.max(input._data.ndim - 1, 0) else f"{name}_kernel_impl"
-        e = NotImplementedError(f'"{kernel}" not implemented for \'{_c10(dt)}\'')
+        e = NotImplementedError(f'"{kernel}" not implemented for \'{c10(dt)}\'')
         e.gradcli_hint = "float_dtype"
         raise e
     data = input._data.astype(dt.np, copy=False)
@@ -503,7 +503,7 @@ def logsumexp(input, dim, keepdim=False):
     data = input._data
     dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
     data = data.astype(dt.np, copy=False)
-    dims = _dims(dim, data.ndim)
+    dims = reduction_dims(dim, data.ndim)
     if data.size == 0:  # the log of an empty sum: -inf (an empty result where other dims are empty)
         with np.errstate(divide="ignore"):
             r = np.log(np.exp(data).sum(axis=dims, keepdims=keepdim))
@@ -521,7 +521,7 @@ def logsumexp(input, dim, keepdim=False):
 
 # ---------------------------------------------------------------------------- var / std
 
-def _correction(unbiased, correction):
+def correction_of(unbiased, correction):
     if correction is not None:
         return correction
     return 1 if unbiased is None or unbiased else 0
@@ -574,8 +574,8 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
         raise errors.runtime("std and var only support floating point and complex dtypes")
     dt = input.dtype
     data = input._data
-    dims = _dims(dim, data.ndim)
-    c = _correction(unbiased, correction)
+    dims = reduction_dims(dim, data.ndim)
+    c = correction_of(unbiased, correction)
     n = 1
     for d in dims:
         n *= data.shape[d]

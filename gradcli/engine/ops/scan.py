@@ -14,14 +14,14 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ..limits import check_numel
-from ..autograd import _Saved, no_grad
+from ..autograd import SavedValue, no_grad
 from ..function import Function, MultiOutputFunction, record, record_multi
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import Tensor, wrap_dim, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import reduction as R
 from . import replays
-from .reduction import _RETURN_TYPES, return_type
+from .reduction import RETURN_TYPES, return_type
 from .registry import Sample, op, tables
 from .special import inplace_method, sgn
 from .shape import expand, flip, sum_to, unsqueeze
@@ -43,7 +43,7 @@ def _zeros(shape, dt, ref):
 
 def _dim_of(input, dim):
     """dim wrapped for input (a 0-d tensor accepts 0 and -1)."""
-    return _wrap_dim(dim, input._data.ndim)
+    return wrap_dim(dim, input._data.ndim)
 
 
 def _int_result(dt, dtype):
@@ -237,7 +237,7 @@ def _pair(name, cls, input, values, indices, kw):
     kw = dict(kw, indices=idx, in_shape=input._data.shape)
     if input.dtype.is_floating_point:
         record_multi(cls, (input,), [vals, idx], kw)
-    return _RETURN_TYPES[name]((vals, idx))
+    return RETURN_TYPES[name]((vals, idx))
 
 
 def _sort_key(data, descending):
@@ -482,7 +482,7 @@ def count_nonzero(input, dim=None):
     if dim is None:
         r = np.count_nonzero(data)
     else:
-        dims = R._dims(dim, data.ndim)
+        dims = R.reduction_dims(dim, data.ndim)
         r = np.count_nonzero(data, axis=dims) if data.ndim else np.count_nonzero(data)
     return wrap(_asarray(r, np.int64), dtypes.int64)
 
@@ -543,19 +543,19 @@ def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
         unbiased, dim = dim, None
     if not input.dtype.is_floating_point:
         raise errors.runtime(f"{'std' if is_std else 'var'}_mean only support floating point and complex dtypes")
-    dims = R._dims(dim, input._data.ndim)
+    dims = R.reduction_dims(dim, input._data.ndim)
     with no_grad():
         v = (R.std if is_std else R.var)(input, dim, unbiased, keepdim, correction=correction)
         m = R.mean(input, dim=dims, keepdim=keepdim) if input._data.ndim else R.mean(input)
     n = 1
     for d in dims:
         n *= input._data.shape[d]
-    vd, md = numerics.torch_var(input._data, dims, R._correction(unbiased, correction), keepdim, is_std, True)
+    vd, md = numerics.torch_var(input._data, dims, R.correction_of(unbiased, correction), keepdim, is_std, True)
     v, m = wrap(vd, v.dtype), wrap(md, m.dtype)
-    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": R._correction(unbiased, correction)}
+    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": R.correction_of(unbiased, correction)}
     record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, (input,), [v, m], kw)
     if is_std and v.grad_fn is not None:
-        v.grad_fn._saved = v.grad_fn._saved + (_Saved(v, True),)  # the backward reads the std
+        v.grad_fn._saved = v.grad_fn._saved + (SavedValue(v, True),)  # the backward reads the std
     return v, m
 
 
@@ -599,8 +599,8 @@ class NansumBackward0(Function):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
-    dt = dtype or R._sum_dtype(input.dtype)
-    dims = R._dims(dim, data.ndim)
+    dt = dtype or R.sum_dtype(input.dtype)
+    dims = R.reduction_dims(dim, data.ndim)
     if data.ndim:
         r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
     else:
@@ -612,7 +612,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and dtype is None:
         raise errors.runtime(f"nanmean(): expected input to have floating point or complex dtype but got "
-                             f"{R._c10(input.dtype)}")
+                             f"{R.c10(input.dtype)}")
     not_nan = E.logical_not(E.isnan(input))
     return E.div(nansum(input, dim, keepdim, dtype=dtype), R.sum(not_nan, dim=dim, keepdim=keepdim))
 
@@ -690,7 +690,7 @@ def dist(input, other, p=2):
         diff = input - other
         if not diff.dtype.is_floating_point:
             raise errors.runtime(f"norm(): input dtype should be either floating point or complex. Got "
-                                 f"{R._c10(diff.dtype)} instead.")
+                                 f"{R.c10(diff.dtype)} instead.")
         r = vector_norm(diff, p)
     return record(DistBackward0, (input, other), wrap(r._data, r.dtype), {"p": float(p)})
 
@@ -700,11 +700,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise errors.runtime(f"linalg.vector_norm: ord={ord!r} is not supported for vectors")
     if not x.dtype.is_floating_point:
         raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                             f"{R._c10(x.dtype)}")
+                             f"{R.c10(x.dtype)}")
     dt = dtype or x.dtype
     src = x if dt is x.dtype else x.to(dt)
     data = np.abs(src._data)
-    dims = R._dims(dim, data.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else \
+    dims = R.reduction_dims(dim, data.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else \
         tuple(range(data.ndim))
     p = float(ord)
     if data.ndim == 0:
@@ -742,10 +742,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if not A.dtype.is_floating_point:
         raise errors.runtime(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
-                             f"{R._c10(A.dtype)}")
+                             f"{R.c10(A.dtype)}")
     if A._data.ndim < 2:
         raise errors.runtime("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    d0, d1 = (_wrap_dim(d, A._data.ndim) for d in dim)
+    d0, d1 = (wrap_dim(d, A._data.ndim) for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
@@ -820,7 +820,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         return _unique_result(Unique2Backward0, input, values, inverse.reshape(data.shape), counts,
                               return_inverse, return_counts)
-    d = _wrap_dim(dim, data.ndim)
+    d = wrap_dim(dim, data.ndim)
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
     return _unique_result(UniqueDimBackward0, input, values, inverse.reshape(-1), counts,
                           return_inverse, return_counts)
@@ -831,7 +831,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim is None:
         moved, shape = data.reshape(-1, 1), data.shape
     else:
-        d = _wrap_dim(dim, data.ndim)
+        d = wrap_dim(dim, data.ndim)
         moved = np.moveaxis(data, d, 0)
         moved, shape = moved.reshape(moved.shape[0], -1), (data.shape[d],)
     n = moved.shape[0]

@@ -10,7 +10,7 @@ from ..limits import check_numel, check_shape
 from ..autograd import grad_mode
 from ..function import Function, MultiOutputFunction, record, record_multi
 from .registry import Sample, op
-from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
+from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
 
 
 def _shape_arg(shape):
@@ -125,7 +125,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     nd = input._data.ndim
     if nd == 0:
         return reshape(input, (1,))
-    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if s > e:
         raise errors.runtime("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -241,7 +241,7 @@ class TransposeBackward0(Function):
 
 def transpose(input, dim0, dim1):
     nd = input._data.ndim
-    d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     arr = input._data.swapaxes(d0, d1) if nd else input._data
     return record(TransposeBackward0, (input,), view_of(input, arr), {"d0": d0, "d1": d1})
 
@@ -264,7 +264,7 @@ def permute(input, *dims):
         raise errors.runtime(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                              f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
                              f"len(dims) = {len(dims)}")
-    dims = tuple(_wrap_dim(d, nd) for d in dims)
+    dims = tuple(wrap_dim(d, nd) for d in dims)
     if len(set(dims)) != len(dims):
         raise errors.runtime("permute(): duplicate dims are not allowed.")
     return record(PermuteBackward0, (input,), view_of(input, input._data.transpose(dims)), {"dims": dims})
@@ -294,7 +294,7 @@ class UnsqueezeBackward0(Function):
 
 
 def unsqueeze(input, dim):
-    d = _wrap_dim(dim, input._data.ndim + 1)
+    d = wrap_dim(dim, input._data.ndim + 1)
     arr = np.expand_dims(input._data, d)
     return record(UnsqueezeBackward0, (input,), view_of(input, arr), {"dim": d})
 
@@ -330,7 +330,7 @@ def squeeze(input, dim=None):
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         nd = len(shape)
-        dims = {_wrap_dim(d, nd) for d in dims} if nd else set()
+        dims = {wrap_dim(d, nd) for d in dims} if nd else set()
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     arr = input._data.reshape(new)
@@ -423,7 +423,7 @@ def cat(tensors, dim=0):
     nonempty = [t for t, k in zip(tensors, keep) if k]
     ref = nonempty[0] if nonempty else tensors[0]
     nd = ref._data.ndim
-    d = _wrap_dim(dim, nd)
+    d = wrap_dim(dim, nd)
     for i, (t, k) in enumerate(zip(tensors, keep)):
         if not k:
             continue
@@ -468,7 +468,7 @@ def stack(tensors, dim=0):
         check_args("cat", (("tensors", tensors),))  # torch.stack is a cat of unsqueezed tensors
     from .. import dtypes  # noqa: PLC0415
     dt = dtypes.result_type(tensors)
-    d = _wrap_dim(dim, len(shape) + 1)
+    d = wrap_dim(dim, len(shape) + 1)
     arr = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
     return record(StackBackward0, tuple(tensors), wrap(arr, dt), {"dim": d})
 
@@ -500,7 +500,7 @@ class SliceBackward0(Function):
 def narrow(input, dim, start, length):
     if input._data.ndim == 0:
         raise errors.runtime("narrow() cannot be applied to a 0-dim tensor.")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if not -size <= start <= size:
         raise errors.index(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
@@ -537,7 +537,7 @@ class UnbindBackward0(MultiOutputFunction):
 def split(tensor, split_size_or_sections, dim=0):
     if tensor._data.ndim == 0:
         raise errors.runtime("split expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, tensor._data.ndim)
+    d = wrap_dim(dim, tensor._data.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
@@ -560,14 +560,14 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if input._data.ndim == 0:
         raise errors.runtime("chunk expects at least a 1-dimensional tensor")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if chunks else n
     return split(input, max(size, 1), d)
 
 
 def unbind(input, dim=0):
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         raise errors.index(f"Dimension specified as {d} but tensor has no dimensions")
     arr = input._data
@@ -587,7 +587,7 @@ class FlipBackward0(Function):
 def flip(input, dims):
     if isinstance(dims, int):
         dims = (dims,)
-    dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    dims = tuple(wrap_dim(d, input._data.ndim) for d in dims)
     if input._data.ndim == 0:
         dims = ()  # dim 0 of a 0-d tensor: one element, nothing to flip
     return record(FlipBackward0, (input,), wrap(np.flip(input._data, dims).copy(), input.dtype), {"dims": dims})
@@ -622,8 +622,8 @@ def movedim(input, source, destination):
     nd = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [_wrap_dim(s, nd) for s in src]
-    dst = [_wrap_dim(s, nd) for s in dst]
+    src = [wrap_dim(s, nd) for s in src]
+    dst = [wrap_dim(s, nd) for s in dst]
     if nd == 0:  # ATen: a 0-d tensor's movedim is its alias
         return record(AliasBackward0, (input,), view_of(input, input._data[...]))
     order = [i for i in range(nd) if i not in src]

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..limits import check_numel
 from ..function import Function, record
-from ..tensor import Size, Tensor, _wrap_dim, view_of, wrap
+from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import shape as S
@@ -49,7 +49,7 @@ def roll(input, shifts, dims=None):
     dims = _ints(dims)
     if len(shifts) != len(dims):
         raise errors.runtime(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    dims = tuple(_wrap_dim(d, data.ndim) for d in dims)
+    dims = tuple(wrap_dim(d, data.ndim) for d in dims)
     r = np.roll(data, shifts, dims) if data.size else data.copy()
     return record(RollBackward0, (input,), wrap(xp_of(r).ascontiguousarray(r), input.dtype),
                   {"shifts": shifts, "dims": dims})
@@ -70,7 +70,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise errors.runtime(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if nd < 2:
         raise errors.runtime(f"expected total dims >= 2, but got total dims = {nd}")
-    d0, d1 = (_wrap_dim(d, nd) for d in dims)
+    d0, d1 = (wrap_dim(d, nd) for d in dims)
     if d0 == d1:
         raise errors.runtime(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     r = xp_of(input._data).ascontiguousarray(np.rot90(input._data, k, (d0, d1)))
@@ -102,7 +102,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise errors.runtime("diff expects input to be at least one-dimensional")
     if n < 0:
         raise errors.runtime(f"order must be non-negative but got {n}")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     x = input
     if prepend is not None or append is not None:
         parts = []
@@ -132,7 +132,7 @@ def _scalar_like(value, like, d):
 
 
 def unflatten(input, dim, sizes):
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     sizes = _ints(sizes)
     n = input._data.shape[d]
     if sum(1 for s in sizes if s == -1) > 1:
@@ -209,7 +209,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x = S.flatten(x)
         d = 0
     else:
-        d = _wrap_dim(dim, x._data.ndim)
+        d = wrap_dim(dim, x._data.ndim)
     if isinstance(repeats, Tensor) and repeats._data.ndim > 0 and repeats._data.size != 1:
         reps = repeats._data
         if (reps < 0).any():
@@ -261,7 +261,7 @@ def _take_scatter(g, index, in_shape):
 
 def take(input, index):
     if index.dtype.is_floating_point or index.dtype is dtypes.bool_:
-        raise errors.runtime(f"take(): Expected a long tensor for index, but got {E._c10_name(index.dtype)}")
+        raise errors.runtime(f"take(): Expected a long tensor for index, but got {E.c10_name(index.dtype)}")
     n = input._data.size
     idx = index._data
     bad = idx[(idx >= n) | (idx < -n)] if idx.size else idx[:0]
@@ -277,7 +277,7 @@ def take_along_dim(input, indices, dim=None):
     if dim is None:
         return I.gather(S.view(input, (-1,)), 0, S.view(indices, (-1,)))
     nd = input._data.ndim
-    d = _wrap_dim(dim, nd)
+    d = wrap_dim(dim, nd)
     if indices._data.ndim != nd:
         raise errors.runtime(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                              f"but got {nd} dimensions for input, and {indices._data.ndim} dimensions for indices")
@@ -287,7 +287,7 @@ def take_along_dim(input, indices, dim=None):
     try:
         bshape = list(np.broadcast_shapes(tuple(a), tuple(b)))
     except ValueError:
-        raise E._broadcast_error(input, indices) from None
+        raise E.broadcast_error(input, indices) from None
     in_shape = list(bshape)
     in_shape[d] = input._data.shape[d]
     idx_shape = list(bshape)
@@ -354,7 +354,7 @@ def broadcast_tensors(*tensors):
     try:
         shape = np.broadcast_shapes(*[t._data.shape for t in tensors])
     except ValueError:
-        raise E._broadcast_error(tensors[0], tensors[-1]) from None
+        raise E.broadcast_error(tensors[0], tensors[-1]) from None
     return tuple(t if t._data.shape == shape else S.expand(t, shape) for t in tensors)
 
 
@@ -370,7 +370,7 @@ def broadcast_shapes(*shapes):
 def tensor_split(input, indices_or_sections, dim=0):
     if input._data.ndim == 0:
         raise errors.runtime("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
         indices_or_sections = indices_or_sections.tolist()
@@ -469,7 +469,7 @@ def _unfold_backward(g, in_shape, d, size, step):
 
 def unfold(input, dimension, size, step):
     data = input._data
-    d = _wrap_dim(dimension, data.ndim) if data.ndim else 0
+    d = wrap_dim(dimension, data.ndim) if data.ndim else 0
     length = data.shape[d] if data.ndim else 1
     if size > length:
         raise errors.runtime(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
@@ -487,7 +487,7 @@ def select(input, dim, index):
     shape = input._data.shape
     if not shape:
         raise errors.index("select() cannot be applied to a 0-dim tensor.")
-    d = _wrap_dim(dim, len(shape))
+    d = wrap_dim(dim, len(shape))
     index = int(index)
     if not -shape[d] <= index < shape[d]:
         raise errors.index(f"select(): index {index} out of range for tensor of size [{', '.join(map(str, shape))}] "

@@ -20,13 +20,13 @@ from ..device import CPU, to_device, xp_of
 from ..device import device as _device
 from ..autograd import NotImplementedNode, make_node
 from ..function import Function, record
-from ..tensor import Tensor, _wrap_dim, wrap
+from ..tensor import Tensor, wrap_dim, wrap
 from . import elementwise as E
-from .elementwise import _coerce, _needs, _shaped, binary, sgn, unary, where
+from .elementwise import coerce, needs_input_grad, shaped, binary, sgn, unary, where
 from .shape import sum_to
 from ..device import asarray as _asarray
 from . import backward_ops as B
-from .backward_ops import _GELU_BETA, _GELU_KAPPA
+from .backward_ops import GELU_BETA, GELU_KAPPA
 from .registry import Sample, op, sample1, sample2, tables
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -39,7 +39,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 # ---------------------------------------------------------------------------- helpers
 
 def _c10(dt):
-    return E._c10_name(dt)
+    return E.c10_name(dt)
 
 
 def not_implemented(kernel, dt):
@@ -608,15 +608,15 @@ class Atan2Backward0(Function):
         recip = E.reciprocal(a * a + b * b)
         from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
         recip = masked_fill(recip, E.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
-        ga = g * b * recip if _needs(self, 0) else None
-        gb = g * -a * recip if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = g * b * recip if needs_input_grad(self, 0) else None
+        gb = g * -a * recip if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 def atan2(input, other):
     if not isinstance(other, Tensor):
         raise errors.type_error(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    return binary(Atan2Backward0, input, other, compute_dtype=E._float_division)
+    return binary(Atan2Backward0, input, other, compute_dtype=E.float_division)
 
 
 arctan2 = atan2
@@ -631,13 +631,13 @@ class HypotBackward0(Function):
 
     def backward(self, g):
         a, b, result = self.saved
-        ga = g * a / result if _needs(self, 0) else None
-        gb = g * b / result if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = g * a / result if needs_input_grad(self, 0) else None
+        gb = g * b / result if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 def _binary_float_only(cls, input, other, kernel):
-    other = _coerce(other)
+    other = coerce(other)
     dt = dtypes.result_type((input, other))
     if not dt.is_floating_point:
         raise not_implemented(kernel, dt)
@@ -658,9 +658,9 @@ class LogaddexpBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / E.add_scalar(E.exp(b - a), 1) if _needs(self, 0) else None
-        gb = g / E.add_scalar(E.exp(a - b), 1) if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = g / E.add_scalar(E.exp(b - a), 1) if needs_input_grad(self, 0) else None
+        gb = g / E.add_scalar(E.exp(a - b), 1) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 class Logaddexp2Backward0(Function):
@@ -671,9 +671,9 @@ class Logaddexp2Backward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / (1 + E.pow(2, b - a)) if _needs(self, 0) else None
-        gb = g / (1 + E.pow(2, a - b)) if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = g / (1 + E.pow(2, b - a)) if needs_input_grad(self, 0) else None
+        gb = g / (1 + E.pow(2, a - b)) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 def logaddexp(input, other):
@@ -713,12 +713,12 @@ class _XlogBackward0(Function):
     def backward(self, g):
         x, y = self.saved
         gx = gy = None
-        if _needs(self, 0):
+        if needs_input_grad(self, 0):
             from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
             gx = masked_fill(self.op(g, y), (x == 0.0) & (y <= -self.shift), 0)
-        if _needs(self, 1):
+        if needs_input_grad(self, 1):
             gy = g * x / (y + self.shift if self.shift else y)
-        return _shaped(gx, x), _shaped(gy, y)
+        return shaped(gx, x), shaped(gy, y)
 
 
 class _XlogBackward1(Function):
@@ -767,7 +767,7 @@ def _full_like(t, value):
 
 
 def xlogy(input, other):
-    other = _coerce(other)
+    other = coerce(other)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise errors.type_error("xlogy() received an invalid combination of arguments")
     return _xlog(input, other, _xlogy_np, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
@@ -776,14 +776,14 @@ def xlogy(input, other):
 def _xlog(input, other, kernel, nodes):
     """xlogy and xlog1py: kernel(input, other) in the float dtype of the two; nodes: the node of
     (tensor, tensor), (number, tensor) and (tensor, number)."""
-    dt = E._float_division(dtypes.result_type((input, other)))
-    x, y = E._operands(input, other, dt)
+    dt = E.float_division(dtypes.result_type((input, other)))
+    x, y = E.binary_operands(input, other, dt)
     if dt is dtypes.float16:  # torch's Half kernel: a number made Half too, each step rounded to Half
         x, y = np.asarray(x, np.float16), np.asarray(y, np.float16)
     try:
         r = kernel(x, y)
     except ValueError:
-        raise E._broadcast_error(input, other) from None
+        raise E.broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(input, Tensor):
         return record(nodes[1], (other,), out, {"self": input})
@@ -834,7 +834,7 @@ class SpecialXlog1PyBackward2(Function):
 def xlog1py(input, other):
     """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (NaN where other is NaN)."""
     if isinstance(other, (Tensor, int, float)):
-        other = _coerce(other)
+        other = coerce(other)
     if not (isinstance(input, Tensor) and isinstance(other, (Tensor, int, float))
             or isinstance(other, Tensor) and isinstance(input, (int, float))):
         from ..argcheck import typename  # noqa: PLC0415
@@ -864,8 +864,8 @@ class FmodBackward1(Function):
 
     def backward(self, g):
         a, b = self.saved
-        gb = -g * E.div(a, b, rounding_mode="trunc") if _needs(self, 1) else None
-        return sum_to(g, a.shape), _shaped(gb, b)
+        gb = -g * E.div(a, b, rounding_mode="trunc") if needs_input_grad(self, 1) else None
+        return sum_to(g, a.shape), shaped(gb, b)
 
 
 def _fmod_np(a, b):
@@ -873,15 +873,15 @@ def _fmod_np(a, b):
 
 
 def fmod(input, other):
-    other = _coerce(other)
+    other = coerce(other)
     dt = dtypes.result_type((input, other))
-    x, y = E._operands(input, other, dt)
+    x, y = E.binary_operands(input, other, dt)
     if not dt.is_floating_point and np.any(np.equal(y, 0)):
         raise errors.runtime("ZeroDivisionError")
     try:
         r = _fmod_np(x, y)
     except ValueError:
-        raise E._broadcast_error(input, other) from None
+        raise E.broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, (input,), out, {"other": other})
@@ -897,9 +897,9 @@ class CopysignBackward0(Function):
 
     def backward(self, g):
         a, b, result = self.saved
-        ga = _copysign_grad(g, a, result) if _needs(self, 0) else None
-        gb = E.mul(b, 0.0) if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = _copysign_grad(g, a, result) if needs_input_grad(self, 0) else None
+        gb = E.mul(b, 0.0) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 class CopysignBackward1(Function):
@@ -920,13 +920,13 @@ def _copysign_grad(g, a, result):
 
 
 def copysign(input, other):
-    other = _coerce(other)
-    dt = E._float_division(dtypes.result_type((input, other)))
-    x, y = E._operands(input, other, dt)
+    other = coerce(other)
+    dt = E.float_division(dtypes.result_type((input, other)))
+    x, y = E.binary_operands(input, other, dt)
     try:
         r = np.copysign(x, y)
     except ValueError:
-        raise E._broadcast_error(input, other) from None
+        raise E.broadcast_error(input, other) from None
     out = _out(r, dt)
     if not isinstance(other, Tensor):
         return record(CopysignBackward1, (input,), out, {"other": other})
@@ -942,9 +942,9 @@ class FmaxBackward0(Function):
     def backward(self, g):
         a, b = self.saved
         keep_a = (a >= b) | E.isnan(b)
-        ga = where(keep_a, g, 0.0) if _needs(self, 0) else None
-        gb = where(keep_a, 0.0, g) if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
+        gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 class FminBackward0(Function):
@@ -956,9 +956,9 @@ class FminBackward0(Function):
     def backward(self, g):
         a, b = self.saved
         keep_a = (a <= b) | E.isnan(b)
-        ga = where(keep_a, g, 0.0) if _needs(self, 0) else None
-        gb = where(keep_a, 0.0, g) if _needs(self, 1) else None
-        return _shaped(ga, a), _shaped(gb, b)
+        ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
+        gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
 
 
 def fmax(input, other):
@@ -988,8 +988,8 @@ class LerpBackward0(Function):
     def backward(self, g):
         w = self._kw["weight"]
         s_shape, e_shape = self._kw["shapes"]
-        gs = sum_to(E.mul_scalar(g, 1 - w), s_shape) if _needs(self, 0) else None  # torch: grad * (1 - weight)
-        ge = sum_to(E.mul_scalar(g, w), e_shape) if _needs(self, 1) else None
+        gs = sum_to(E.mul_scalar(g, 1 - w), s_shape) if needs_input_grad(self, 0) else None  # torch: grad * (1 - weight)
+        ge = sum_to(E.mul_scalar(g, w), e_shape) if needs_input_grad(self, 1) else None
         return gs, ge
 
 
@@ -1002,9 +1002,9 @@ class LerpBackward1(Function):
 
     def backward(self, g):
         s, e, w = self.saved
-        gs = _shaped(g * (1 - w), s) if _needs(self, 0) else None
-        ge = _shaped(g * w, e) if _needs(self, 1) else None
-        gw = _shaped(g * (e - s), w) if _needs(self, 2) else None
+        gs = shaped(g * (1 - w), s) if needs_input_grad(self, 0) else None
+        ge = shaped(g * w, e) if needs_input_grad(self, 1) else None
+        gw = shaped(g * (e - s), w) if needs_input_grad(self, 2) else None
         return gs, ge, gw
 
 
@@ -1025,7 +1025,7 @@ def lerp(input, end, weight):
             w = weight
             r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
     except ValueError:
-        raise E._broadcast_error(input, end) from None
+        raise E.broadcast_error(input, end) from None
     out = _out(r, dt)
     if isinstance(weight, Tensor):
         return record(LerpBackward1, (input, end, weight), out)
@@ -1047,9 +1047,9 @@ class AddcmulBackward0(Function):
     def backward(self, g):
         x, t1, t2 = self.saved
         v = self._kw["value"]
-        gx = _shaped(g, x) if _needs(self, 0) else None
-        g1 = _shaped(g * t2 * v, t1) if _needs(self, 1) else None
-        g2 = _shaped(g * t1 * v, t2) if _needs(self, 2) else None
+        gx = shaped(g, x) if needs_input_grad(self, 0) else None
+        g1 = shaped(g * t2 * v, t1) if needs_input_grad(self, 1) else None
+        g2 = shaped(g * t1 * v, t2) if needs_input_grad(self, 2) else None
         return gx, g1, g2
 
 
@@ -1062,10 +1062,10 @@ class AddcdivBackward0(Function):
     def backward(self, g):
         x, t1, t2 = self.saved
         v = self._kw["value"]
-        gx = _shaped(g, x) if _needs(self, 0) else None
+        gx = shaped(g, x) if needs_input_grad(self, 0) else None
         # torch: grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))
-        g1 = _shaped(g * (v / t2), t1) if _needs(self, 1) else None
-        g2 = _shaped(-g * (v * t1 / (t2 * t2)), t2) if _needs(self, 2) else None
+        g1 = shaped(g * (v / t2), t1) if needs_input_grad(self, 1) else None
+        g2 = shaped(-g * (v * t1 / (t2 * t2)), t2) if needs_input_grad(self, 2) else None
         return gx, g1, g2
 
 
@@ -1076,7 +1076,7 @@ def _ternary(input, t1, t2, fn):
         r = fn(*arrays)
         np.broadcast_shapes(r.shape, input._data.shape)
     except ValueError:
-        raise E._broadcast_error(t1, t2) from None
+        raise E.broadcast_error(t1, t2) from None
     return _out(r, dt), dt
 
 
@@ -1187,7 +1187,7 @@ class GeluBackward0(Function):
 def _gelu_np(x, approximate):
     if approximate == "tanh":
         x_cube = x * x * x
-        return 0.5 * x * (1 + np.tanh(_GELU_BETA * (x + _GELU_KAPPA * x_cube)))
+        return 0.5 * x * (1 + np.tanh(GELU_BETA * (x + GELU_KAPPA * x_cube)))
     return x * 0.5 * (1 + _host(_erf_np)(x * _SQRT1_2))
 
 
@@ -1297,8 +1297,8 @@ def _inplace_node(input, compute, cls, kw):
         input._output_nr = 0
         input._rg = True
         # the node reads the result: the tensor itself, at its new version
-        from ..autograd import _Saved  # noqa: PLC0415
-        input.grad_fn._saved = (_Saved(input, True),)
+        from ..autograd import SavedValue  # noqa: PLC0415
+        input.grad_fn._saved = (SavedValue(input, True),)
     return input
 
 
@@ -1647,7 +1647,7 @@ def glu(input, dim=-1):
     _need_float(input, "glu_cpu")
     if input.ndim == 0:
         raise errors.runtime("glu does not support scalars because halving size must be even")
-    d = _wrap_dim(dim, input.ndim)
+    d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if n % 2:
         raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
@@ -1693,7 +1693,7 @@ def _compare_inplace(name):
 
     def method(self, other):
         check_inplace(self)
-        other = _coerce(other)
+        other = coerce(other)
         r = compare(self, other)
         out = wrap(_asarray(r._data).astype(self._data.dtype), self.dtype)
         if self.dtype.is_floating_point:
