@@ -308,7 +308,6 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
 
 
-
 class AccumulateGrad(Node):
     """The sink of a leaf: adds the incoming gradient into `variable.grad`."""
 
