@@ -170,6 +170,7 @@ always_call
 with_kwargs
 _.register_forward_pre_hook
 _.register_full_backward_hook
+_.register_backward_hook
 _.register_full_backward_pre_hook
 register_module
 _.get_parameter
@@ -362,3 +363,5 @@ schema
 # gradcli/engine/ops/registry.py: what the gradient checks (tests/test_gradcheck.py) read of the declarations
 samples
 _.variants
+# gradcli/graph/derivatives.py (the explain words' helper that the op declarations replace)
+_unary
