@@ -382,7 +382,6 @@ class SqueezeBackward4(Function):
         return (unsqueeze(g, self._kw["dim"]),)
 
 
-_unsafe_view = unsafe_view  # kept for the breadth modules
 
 
 def _should_fold(t1, t2):
