@@ -382,8 +382,6 @@ class SqueezeBackward4(Function):
         return (unsqueeze(g, self._kw["dim"]),)
 
 
-
-
 def _should_fold(t1, t2):
     """ATen's should_fold: can the larger operand be folded into a matrix for mm/mv instead of bmm?"""
     larger = t1._data.ndim >= t2._data.ndim
