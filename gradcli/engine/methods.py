@@ -18,24 +18,15 @@ from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as 
 
 from .ops import registry  # noqa: E402
 
-# the ops of elementwise.py, reduction.py, shape.py, linalg.py and conversion.py, derived from their
+# the ops of elementwise.py, reduction.py, shape.py, linalg.py, indexing.py and conversion.py, derived from their
 # declarations (ops/registry.py), with inplace.py's in-place wrappers
-_DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in (E, R, S, L, C)]
+_DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in (E, R, S, L, I, C)]
 TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
 SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X
 METHOD_ONLY = frozenset(n for t in _DECLARED for n in t["METHOD_ONLY"])  # Tensor methods that are no torch.X
 
 # name -> function taking the tensor first; the same objects are torch.<name>
-METHODS = {
-    **{k: v for t in _DECLARED for k, v in t["METHODS"].items()},
-    # indexing
-    "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add, "index_select": I.index_select,
-    "masked_fill": I.masked_fill, "masked_select": I.masked_select, "nonzero": I.nonzero,
-    "argwhere": I.argwhere,
-}
-
-# in-place forms x.f_(...) of these out-of-place ops (the declared families': their declarations)
-INPLACE = ("masked_fill", "scatter", "scatter_add")
+METHODS = {k: v for t in _DECLARED for k, v in t["METHODS"].items()}
 
 
 # the breadth ops (issue 5): each of these modules lists its own Tensor methods and in-place forms
@@ -54,10 +45,8 @@ _BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX, _MX) for name, 
 def _install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):
+    for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
         setattr(Tensor, name, fn)
-    for name in INPLACE:
-        setattr(Tensor, name + "_", P.inplace(METHODS[name], name + "_"))
     Tensor.zero_ = P.zero_
     Tensor.fill_ = P.fill_
     Tensor.copy_ = P.copy_

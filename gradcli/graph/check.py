@@ -184,10 +184,6 @@ def _unfold(xs, kw, outs):
     return [np.take(w, np.arange(0, w.shape[d], kw["step"]), axis=d).reshape(outs[0])]
 
 
-def _t_arg(kw, key):
-    return np.asarray(host(kw[key]))
-
-
 REPLAY = {
     "SumBackward0": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
     "MeanBackward0": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
@@ -225,15 +221,7 @@ REPLAY = {
     "TriuBackward0": lambda xs, kw, outs: [np.triu(xs[0], kw["k"])],
     "DiagonalBackward0": lambda xs, kw, outs: [np.diagonal(xs[0], kw["offset"], kw["d1"], kw["d2"]).reshape(outs[0])],
     "DiagEmbedBackward0": lambda xs, kw, outs: [np.diag(xs[0], kw["offset"]).reshape(outs[0])],
-    "GatherBackward0": lambda xs, kw, outs: [np.take_along_axis(xs[0], _t_arg(kw, "index").astype(np.int64),
-                                                                axis=kw["dim"]).reshape(outs[0])],
-    "IndexSelectBackward0": lambda xs, kw, outs: [np.take(xs[0], _t_arg(kw, "index").astype(np.int64),
-                                                          axis=kw["dim"]).reshape(outs[0])],
     "TakeBackward0": lambda xs, kw, outs: [np.take(xs[0].reshape(-1), np.asarray(xs[1], np.int64)).reshape(outs[0])],
-    "MaskedSelectBackward0": lambda xs, kw, outs: [xs[0][np.broadcast_to(_t_arg(kw, "mask").astype(bool),
-                                                                         xs[0].shape)].reshape(outs[0])],
-    "MaskedFillBackward1": lambda xs, kw, outs: [np.where(_t_arg(kw, "mask").astype(bool), xs[1], xs[0])
-                                                 .reshape(outs[0])],
     "LinalgCrossBackward0": lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))],
     "LinalgDetBackward0": lambda xs, kw, outs: [np.asarray(np.linalg.det(xs[0])).reshape(outs[0])],
     "LinalgInvExBackward0": lambda xs, kw, outs: [np.linalg.inv(xs[0])] + [np.zeros(o) for o in outs[1:]],

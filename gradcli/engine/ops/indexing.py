@@ -8,6 +8,8 @@ from .. import dtypes, errors
 from ..limits import check_numel
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
+from . import replays
+from .registry import Sample, op
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, reshape, sum_to
 from ..device import asarray as _asarray
@@ -377,6 +379,10 @@ def _setitem_graph(input, nkey, value, advanced, whole):
 class GatherBackward0(Function):
     """gather(x, dim, index): one edge (the index is in kw)."""
     __slots__ = ()
+    explain = "1 at each gathered element of {a} (summed where gathered twice), 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.take_along_axis(xs[0], replays.as_array(kw["index"]).astype(np.int64),
+                                                                   axis=kw["dim"]).reshape(outs[0])])
 
     def backward(self, g):
         k = self._kw
@@ -416,6 +422,9 @@ def gather(input, dim, index):
 class ScatterBackward0(Function):
     """scatter(x, dim, index, src tensor): edges (x, src)."""
     __slots__ = ()
+    explain = ("1 where {a} was not written over, else 0", "1 at the elements of {b} written into the result")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.scatter(xs[0], kw, xs[1])])
 
     def backward(self, g):
         k = self._kw
@@ -428,6 +437,9 @@ class ScatterBackward0(Function):
 class ScatterBackward1(Function):
     """scatter(x, dim, index, value number): one edge."""
     __slots__ = ()
+    explain = "1 where {a} was not written over, else 0"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.scatter(xs[0], kw, kw["value"])])
 
     def backward(self, g):
         k = self._kw
@@ -436,6 +448,9 @@ class ScatterBackward1(Function):
 
 class ScatterAddBackward0(Function):
     __slots__ = ()
+    explain = ("1", "1 at the elements of {b} added into the result")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.scatter(xs[0], kw, xs[1], np.add.at)])
 
     def backward(self, g):
         k = self._kw
@@ -476,7 +491,7 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
         _one_dim(out)[coords] = src._data[tuple(slice(0, s) for s in index._data.shape)]
         return record(ScatterBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
     _one_dim(out)[coords] = src
-    return record(ScatterBackward1, (input,), wrap(out, input.dtype), {"dim": d, "index": index})
+    return record(ScatterBackward1, (input,), wrap(out, input.dtype), {"dim": d, "index": index, "value": src})
 
 
 def scatter_add(input, dim, index, src):
@@ -496,6 +511,10 @@ def scatter_add(input, dim, index, src):
 class IndexSelectBackward0(Function):
     """index_select(x, dim, index): one edge."""
     __slots__ = ()
+    explain = "1 at each selected element of {a} (summed where selected twice), 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.take(xs[0], replays.as_array(kw["index"]).astype(np.int64),
+                                                        axis=kw["dim"]).reshape(outs[0])])
 
     def backward(self, g):
         k = self._kw
@@ -529,6 +548,10 @@ def index_select(input, dim, index):
 class MaskedFillBackward0(Function):
     """masked_fill(x, mask, number): one edge."""
     __slots__ = ()
+    explain = "1 where the mask is False, else 0"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.where(replays.as_array(kw["mask"]).astype(bool), kw["value"], xs[0])
+                                                .reshape(outs[0])])
 
     def backward(self, g):
         return (sum_to(masked_fill(g, self._kw["mask"], 0), self._kw["in_shape"]),)  # torch: grad.masked_fill(mask, 0)
@@ -537,6 +560,10 @@ class MaskedFillBackward0(Function):
 class MaskedFillBackward1(Function):
     """masked_fill(x, mask, 0-dim tensor): edges (x, value)."""
     __slots__ = ()
+    explain = ("1 where the mask is False, else 0", "1 for each masked element (the sum of grad there)")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.where(replays.as_array(kw["mask"]).astype(bool), xs[1], xs[0])
+                                                .reshape(outs[0])])
 
     def backward(self, g):
         mask = self._kw["mask"]
@@ -561,11 +588,15 @@ def masked_fill(input, mask, value):
         r = np.where(mask._data, v, input._data)
         return record(MaskedFillBackward1, (input, value), wrap(_asarray(r), input.dtype), kw)
     r = np.where(mask._data, np.asarray(value).astype(input._data.dtype)[()], input._data)
-    return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), kw)
+    return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), dict(kw, value=value))
 
 
 class MaskedSelectBackward0(Function):
     __slots__ = ()
+    explain = "1 at the selected elements of {a}, 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [xs[0][np.broadcast_to(replays.as_array(kw["mask"]).astype(bool),
+                                                                      xs[0].shape)].reshape(outs[0])])
 
     def backward(self, g):
         k = self._kw
@@ -596,3 +627,34 @@ def nonzero(input, *, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
+
+
+# ---------------------------------------------------------------------------- declarations
+
+def _sample_mask(torch, shape):
+    """The gradient checks' mask: every third element False."""
+    m = (np.arange(int(np.prod(shape))) % 3 != 1).reshape(shape)
+    return torch.tensor(m.tolist() if shape else bool(m))
+
+
+_S1 = [((3,),), ((2, 3),)]
+_NO = "an integer result"
+# One declaration per op (registry.py); methods.py derives the tables
+OPS = [
+    op("gather", gather, GatherBackward0, sample=Sample(_S1, call=lambda torch, x: torch.gather(
+        x, -1, torch.tensor([[0, 2, 0], [1, 1, 2]][:x.shape[0]] if x.dim() == 2 else [2, 0])))),
+    op("scatter", scatter, ScatterBackward0, ScatterBackward1, inplace=True, sample=Sample(
+        [((2, 3), (1, 3))], call=lambda torch, x, y: (x.scatter(0, torch.tensor([[1, 0, 1]]), y),
+                                                      torch.scatter(x, 1, torch.tensor([[0], [2]]), 0.5)))),
+    op("scatter_add", scatter_add, ScatterAddBackward0, inplace=True, sample=Sample(
+        [((2, 3), (2, 3))], call=lambda torch, x, y: torch.scatter_add(x, 0, torch.tensor([[1, 0, 1], [1, 1, 0]]), y))),
+    op("index_select", index_select, IndexSelectBackward0,
+       sample=Sample(_S1, call=lambda torch, x: torch.index_select(x, 0, torch.tensor([1, 0, 1])))),
+    op("masked_fill", masked_fill, MaskedFillBackward0, MaskedFillBackward1, inplace=True, sample=Sample(
+        _S1, call=lambda torch, x: (x.masked_fill(_sample_mask(torch, tuple(x.shape)), 0.5), torch.masked_fill(
+            x, _sample_mask(torch, tuple(x.shape[-1:])), torch.tensor(2.0, dtype=x.dtype))))),
+    op("masked_select", masked_select, MaskedSelectBackward0,
+       sample=Sample(_S1, call=lambda torch, x: torch.masked_select(x, _sample_mask(torch, tuple(x.shape[-1:]))))),
+    op("nonzero", nonzero, no_grad=_NO),
+    op("argwhere", argwhere, no_grad=_NO),
+]

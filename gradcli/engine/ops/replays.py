@@ -67,3 +67,19 @@ def vector_norm(xs, kw, outs):
     else:
         r = np.sum(x ** p, axis=dims, keepdims=keep) ** (1.0 / p)
     return [np.asarray(r).reshape(outs[0])]
+
+
+def scatter(x, kw, values, put=None):
+    """scatter/scatter_add: values (an array cut to the index's shape, or a number) written (put:
+    added, np.add.at) into a copy of x at the index along kw's dim."""
+    idx = as_array(kw["index"]).astype(np.int64)
+    out = np.array(x, copy=True)
+    coords = list(np.indices(idx.shape))
+    coords[kw["dim"] % max(out.ndim, 1)] = idx
+    if isinstance(values, np.ndarray):
+        values = values[tuple(slice(0, s) for s in idx.shape)]
+    if put is None:
+        out[tuple(coords)] = values
+    else:
+        put(out, tuple(coords), values)
+    return out
