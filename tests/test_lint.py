@@ -77,3 +77,16 @@ def test_vulture_reports_a_dead_function(tmp_path):
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "unused function 'dead'" in proc.stdout and "unused import 'os'" in proc.stdout, proc.stdout
     assert "s_lowered" not in proc.stdout  # the compiler's lowerings are ignored by pattern
+
+
+def test_vulture_whitelist_names_exist():
+    """Every name tools/vulture_whitelist.py keeps is still defined somewhere in gradcli/: a stale
+    entry would hide the next dead definition of that name."""
+    import re  # noqa: PLC0415
+
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "gradcli").rglob("*.py"))
+    whitelist = (ROOT / "tools" / "vulture_whitelist.py").read_text(encoding="utf-8")
+    names = re.findall(r"^(?:_\.)?(\w+)$", whitelist, re.M)
+    assert len(names) > 100
+    missing = [n for n in names if not re.search(r"(?:def |class |\b)%s\b\s*[=(:,)]" % re.escape(n), source)]
+    assert not missing, f"names no longer in gradcli/, to remove from the whitelist: {missing}"

@@ -363,5 +363,3 @@ schema
 # gradcli/engine/ops/registry.py: what the gradient checks (tests/test_gradcheck.py) read of the declarations
 samples
 _.variants
-# gradcli/graph/derivatives.py (the explain words' helper that the op declarations replace)
-_unary
