@@ -209,8 +209,9 @@ def _nudged(text, index, ulps=None):
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_mkl_goldens_markings_hold_exactly_at_home_and_only_within_ulps_elsewhere(script):
     """A marked golden compares exactly on the CPU it came from (one ulp off fails there), within
-    its ulps on another class (one ulp passes, far more fails), and a marking that names another
-    CPU than this one's is not taken as this CPU's: the mkl goldens use the project's one marking."""
+    its ulps on another class (one ulp passes; changed text, or a number beyond the tolerance, fails):
+    the mkl goldens use the project's one marking. (A chaotic loop such as RMSprop's sine fit can
+    need 2**26 ulps elsewhere: its near-zero coefficients differ wholly between CPU classes.)"""
     from gradcli.testing.cpu import compare_text, read_marking
 
     marking = read_marking(script)
@@ -225,8 +226,9 @@ def test_mkl_goldens_markings_hold_exactly_at_home_and_only_within_ulps_elsewher
     assert one_off != golden
     assert not compare_text(one_off, golden, marking, home).ok
     assert compare_text(one_off, golden, marking, elsewhere).ok
-    far_off = _nudged(golden, -1)
-    assert not compare_text(far_off, golden, marking, elsewhere).ok
+    assert not compare_text(golden.replace("\n", " \n", 1), golden, marking, elsewhere).ok  # text, not digits
+    if marking.tolerance(elsewhere) < 2 ** 25:  # a flipped sign is 2**25 float32 ulps of the magnitude
+        assert not compare_text(_nudged(golden, -1), golden, marking, elsewhere).ok
 
 
 # ------------------------------------------------------------------- live against torch, any CPU
