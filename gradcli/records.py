@@ -11,7 +11,7 @@ text), and ``==``/``repr`` that read its fields (``_fields``) instead of compile
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, Field
+from dataclasses import MISSING, Field, FrozenInstanceError
 
 
 class _Required:
@@ -51,16 +51,19 @@ def first_init(cls):
 
 def compile_init(cls):
     """cls's __init__ as dataclass writes it, from ``cls._specs``: the fields in order (defaults,
-    default factories), the keyword-only ones after a `*`."""
+    default factories), the keyword-only ones after a `*`. A frozen class's fields go straight into
+    its __dict__ (its __setattr__ refuses them)."""
     scope = {"_REQUIRED": REQUIRED}
-    params, keyword, lines = ["self"], [], []
+    frozen = getattr(cls, "_frozen", False)
+    params, keyword, lines = ["self"], [], ["    _fields = self.__dict__"] if frozen else []
     for name, default, factory, kw_only in cls._specs:
+        target = f"_fields[{name!r}]" if frozen else f"self.{name}"
         if factory is not None:
             scope[f"_factory_{name}"] = factory
-            lines.append(f"    self.{name} = _factory_{name}() if {name} is _REQUIRED else {name}")
+            lines.append(f"    {target} = _factory_{name}() if {name} is _REQUIRED else {name}")
             param = f"{name}=_REQUIRED"
         else:
-            lines.append(f"    self.{name} = {name}")
+            lines.append(f"    {target} = {name}")
             if default is REQUIRED:
                 param = name
             else:
@@ -87,9 +90,28 @@ def _repr(self):
     return "%s(%s)" % (type(self).__qualname__, ", ".join("%s=%r" % (f, getattr(self, f)) for f in self._fields))
 
 
-def record(cls):
-    """The class as ``@dataclass`` would make it (``__init__``, ``==``, ``repr``, unhashable), for
-    less start-up time (see the module's text). No ``dataclasses.fields``/``asdict``/``replace``."""
+def _frozen_setattr(self, name, value):
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self, name):
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _hash(self):
+    return hash(tuple(getattr(self, f) for f in self._fields))
+
+
+def record(cls=None, *, frozen: bool = False):
+    """The class as ``@dataclass`` (``@dataclass(frozen=True)``) would make it: ``__init__``, ``==``,
+    ``repr``, unhashable (frozen: immutable and hashed by its fields), for less start-up time (see
+    the module's text). No ``dataclasses.fields``/``asdict``/``replace``."""
+    if cls is None:
+        return lambda c: _record(c, frozen)
+    return _record(cls, frozen)
+
+
+def _record(cls, frozen):
     specs = field_specs(cls.__dict__)
     for name, default, _, _ in specs:  # (the class attributes stay the defaults, as dataclass leaves them)
         if isinstance(cls.__dict__.get(name), Field):
@@ -101,7 +123,10 @@ def record(cls):
     cls._fields = tuple(spec[0] for spec in specs)
     cls.__init__ = first_init(cls)
     cls.__eq__ = _eq
-    cls.__hash__ = None
+    cls.__hash__ = _hash if frozen else None
+    if frozen:
+        cls._frozen = True
+        cls.__setattr__, cls.__delattr__ = _frozen_setattr, _frozen_delattr
     if "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr
     return cls

@@ -283,3 +283,30 @@ theirs = [PygmentsLexer(GradScriptLexer).lex_document(Document(text))(i) for i i
 print(json.dumps([empty, before, ours == theirs, len(ours[0]) > 5]))
 """)
     assert r["doc"] == [[], False, True, True]
+
+
+def test_frozen_records_are_the_frozen_dataclasses_they_replace():
+    """@record(frozen=True) (the op registry's OpSpec and Sample): immutable with dataclass's error,
+    hashed and compared by their fields, the same repr and defaults as @dataclass(frozen=True)."""
+    import dataclasses
+
+    from gradcli.engine.ops.registry import OpSpec, Sample
+    from gradcli.records import REQUIRED
+
+    for cls, args in ((OpSpec, ("relu", len)), (Sample, ())):
+        body = {"__annotations__": dict(cls.__annotations__)}
+        for name, default, factory, _ in cls._specs:
+            if factory is not None:
+                body[name] = dataclasses.field(default_factory=factory)
+            elif default is not REQUIRED:
+                body[name] = default
+        reference = dataclasses.dataclass(frozen=True)(type(cls.__name__, (), body))
+        ours, theirs = cls(*args), reference(*args)
+        assert repr(ours) == repr(theirs) and ours == cls(*args) and ours != cls(*args, **{cls._fields[-1]: 7})
+        if cls is OpSpec:
+            assert hash(ours) == hash(cls(*args)) == hash(theirs)
+        for name in (cls._fields[0], "other"):
+            with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
+                setattr(ours, name, 1)
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field"):
+            delattr(ours, cls._fields[0])
