@@ -345,7 +345,8 @@ def test_timeout_through_the_command(start_up, as_json):
 def test_timeout_stops_one_long_operation(start_up, as_json):
     """One statement that runs for tens of seconds inside NumPy: the runner cannot interrupt it,
     the command's watchdog reports the TimeoutError and ends the process (1 s of grace)."""
-    code = "print('before')\nx = torch.ones(3000, 3000)\ny = x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x"
+    code = ("print('before')\nn = 3000\n"  # line 2 cheap: under load even a 36 MB fill can outlast 0.5 s
+            "y = " + " @ ".join(["torch.ones(n, n)"] * 12))
     proc, elapsed = _timed(["run", *(["--json"] if as_json else []), "--timeout", "0.5", "-e", code])
     assert proc.returncode == 1, proc.stderr
     assert elapsed < start_up + 0.5 + 1 + 5, (elapsed, start_up)
