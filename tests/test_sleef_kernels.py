@@ -117,6 +117,19 @@ def test_powf_is_glibc_powf():
     assert (rounded != want).sum() > 10
 
 
+def test_expf_is_glibc_expf():
+    """sigmoid's and silu's scalar tail: the float64 exp rounded, the C function near boundaries."""
+    import ctypes  # noqa: PLC0415
+    try:
+        f = ctypes.CDLL("libm.so.6").expf
+    except OSError:
+        pytest.skip("no glibc libm here")
+    f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
+    x = np.random.default_rng(8).uniform(-104, 89, 200000).astype(np.float32)
+    want = np.asarray(np.frompyfunc(f, 1, 1)(x), np.float32)
+    assert pow_kernel.expf(x).tobytes() == want.tobytes()
+
+
 def test_pow32_double_is_glibc_pow_rounded():
     rng = np.random.default_rng(6)
     x = np.concatenate([rng.uniform(0, 4, 20000), rng.uniform(-3, 3, 2000)]).astype(np.float32)

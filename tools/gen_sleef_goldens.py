@@ -1,5 +1,5 @@
 """Goldens for the SLEEF-based kernels (gradcli/engine/pow_kernel.py, softmax_kernel.py): torch's float32/
-float64 pow and float32 softmax/log_softmax bits, per CPU capability.
+float64 pow and float32 softmax/log_softmax/sigmoid/silu bits, per CPU capability.
 
     python3 tools/gen_sleef_goldens.py          (a Python with torch==2.13.0)
 
@@ -13,7 +13,7 @@ under each recorded capability (rng_math.set_capability) without torch. The pow 
 2 * Vectorized<T>::size() blocks of the vectorised loop (16/32 floats, 8/16 doubles), broadcast inner
 sizes 1..40, transposed and strided inputs, the 32768-element grain where the work is split between
 threads (torch.get_num_threads() is recorded), negative bases, 0, inf and nan; the softmax rows cross
-the 8/16-lane accumulators, forward and backward.
+the 8/16-lane accumulators, forward and backward; sigmoid and silu share pow's loop shapes.
 """
 from __future__ import annotations
 
@@ -125,6 +125,13 @@ def cases():
         # the backward (_vec_host_softmax_backward_lastdim); a single row fuses the tail's products
         for shape in ([5], [19], [43], [1, 27], [20, 5], [20, 19], [20, 43], [3, 4, 100]):
             add(kind, "float32", arr(shape, "float32", scale=3.0), -1, grad=True)
+    # sigmoid / silu (float32): SLEEF's exp on the vector body of cpu_kernel_vec, glibc's expf on the tail
+    for kind in ("sigmoid", "silu"):
+        for n in (7, 31, 32, 33, 100, 40001):
+            add(kind, "float32", arr([n], "float32", scale=8.0), None)
+        add(kind, "float32", arr([40, 33], "float32", scale=8.0, layout=[["permute", [1, 0]]]), None)
+        add(kind, "float32", arr([40, 66], "float32", scale=8.0, layout=[["slice", 1, 0, None, 2]]), None)
+        add(kind, "float32", arr([50], "float32", scale=200.0, special=[[1, "inf"], [2, "-inf"], [3, "nan"]]), None)
     del rng
     return out
 
@@ -141,6 +148,8 @@ def _torch_run(torch, case):
         x, y = leaves
     if kind in ("softmax", "log_softmax"):
         r = getattr(torch, kind)(x, y)
+    elif kind in ("sigmoid", "silu"):
+        r = torch.sigmoid(x) if kind == "sigmoid" else torch.nn.functional.silu(x)
     elif kind == "tt":
         r = torch.pow(x, y)
     elif kind == "ts":

@@ -967,6 +967,9 @@ def sigmoid(x):
     """ATen's sigmoid kernel: 1 / (1 + exp(-x)) in the input's float type (float for float16)."""
     if x.dtype == _F16:
         return sigmoid(x.astype(_F32)).astype(_F16)
+    if x.dtype == _F32 and type(x) is np.ndarray:
+        from .pow_kernel import sigmoid32  # noqa: PLC0415  (pow_kernel imports this module)
+        return sigmoid32(x)  # SLEEF's exp on the vector body, glibc's on the tail: torch's bits
     one = x.dtype.type(1)
     with np.errstate(over="ignore"):
         return one / (one + exp(-x))
@@ -976,5 +979,8 @@ def silu(x):
     """ATen's silu kernel: x / (1 + exp(-x)) (in float for float16)."""
     if x.dtype == _F16:
         return silu(x.astype(_F32)).astype(_F16)
+    if x.dtype == _F32 and type(x) is np.ndarray:
+        from .pow_kernel import silu32  # noqa: PLC0415
+        return silu32(x)
     with np.errstate(over="ignore", invalid="ignore"):
         return x / (x.dtype.type(1) + exp(-x))

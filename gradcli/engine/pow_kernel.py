@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from . import numerics, sleef
-from .rng_math import capability
+from .rng_math import capability, libm_f32
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -220,6 +220,36 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
     return res.copy(order="C") if contiguous_out and not res.flags.c_contiguous else res
 
 
+def expf(x):
+    """glibc's expf over a float32 array: its result is within 0.502 ulp of e**x (e_expf.c), so where
+    the float64 exp lies farther than 2**-30 (relative) from a float32 rounding boundary it rounds the
+    same; elsewhere the C function is called (``rng_math.libm_f32``)."""
+    x = np.asarray(x, _F32)
+    with np.errstate(all="ignore"):
+        ref = np.exp(x.astype(_F64))
+    out = ref.astype(_F32)
+    hard = _near_boundary(ref, 2.0 ** -30) & np.isfinite(x)
+    if hard.any():
+        out[hard] = libm_f32("expf", x[hard])
+    return out
+
+
+def unary_kernel(x, vector_fn, scalar_fn):
+    """cpu_kernel_vec of a unary float op over a NumPy array: vector_fn on the elements the vectorised
+    loop computes, scalar_fn on the rest (flat float arrays in, same out); the result laid out as
+    TensorIterator allocates it."""
+    shape = x.shape
+    perm, vec = vector_plan(shape, [_estrides(x, shape)], x.dtype.itemsize)
+    xs = _in_order(x, shape, perm)
+    out = np.empty(xs.size, x.dtype)
+    if vec.any():
+        out[vec] = vector_fn(xs[vec])
+    sc = ~vec
+    if sc.any():
+        out[sc] = scalar_fn(xs[sc])
+    return _from_order(out, shape, perm)
+
+
 def pow_tensor_scalar(x, p):
     """x ** p for a float32/float64 array and a Python number other than ATen's special exponents
     (0, 1, 2, 3, 0.5, -0.5, -1, -2): Vectorized<T>::pow(x, T(p)) in the vector body, std::pow(x, double p)
@@ -227,15 +257,29 @@ def pow_tensor_scalar(x, p):
     if not _supported(x):
         return x ** p
     dt = x.dtype
-    shape = x.shape
-    perm, vec = vector_plan(shape, [_estrides(x, shape)], dt.itemsize)
-    xs = _in_order(x, shape, perm)
-    out = np.empty(xs.size, dt)
     pv = float(p)
-    if vec.any():
-        xv = xs[vec]
-        out[vec] = _vector_pow(xv, np.full(xv.shape, pv, dt), dt)
-    sc = ~vec
-    if sc.any():
-        out[sc] = pow32_double(xs[sc], pv) if dt == _F32 else pow64(xs[sc], pv)
-    return _from_order(out, shape, perm)
+    return unary_kernel(x, lambda v: _vector_pow(v, np.full(v.shape, pv, dt), dt),
+                        lambda v: pow32_double(v, pv) if dt == _F32 else pow64(v, pv))
+
+
+# ---------------------------------------------------------------------------- sigmoid, silu (float32)
+
+def _vec_exp_neg(v):
+    """Vectorized<float>::exp of -v (SLEEF's expf; glibc's lane by lane under DEFAULT). sigmoid's
+    `0 - x` leaves a NaN with its sign flipped in torch's build, as a negation does (measured)."""
+    return expf(-v) if capability() == "default" else sleef.expf(-v)
+
+
+def sigmoid32(x):
+    """ATen's float32 sigmoid: ((0 - x).exp() + 1).reciprocal() on the vector body, 1 / (1 + std::exp(-x))
+    on the tail, both in float."""
+    one = np.float32(1)
+    with np.errstate(all="ignore"):
+        return unary_kernel(x, lambda v: one / (_vec_exp_neg(v) + one), lambda v: one / (one + expf(-v)))
+
+
+def silu32(x):
+    """ATen's float32 silu: x / (1 + x.neg().exp()) on the vector body, x / (1 + std::exp(-x)) on the tail."""
+    one = np.float32(1)
+    with np.errstate(all="ignore"):
+        return unary_kernel(x, lambda v: v / (one + _vec_exp_neg(v)), lambda v: v / (one + expf(-v)))
