@@ -11,6 +11,8 @@ from ..function import Function, record
 from ..tensor import Tensor, wrap_dim, wrap
 from . import indexing as I
 from .elementwise import c10_name
+from . import replays
+from .registry import Sample, op, tables
 from .special import inplace_method
 
 
@@ -52,6 +54,9 @@ def _sizes(input, d):
 
 class IndexCopyBackward0(Function):
     __slots__ = ()
+    explain = ("1 where {a} was not copied over, else 0", "1 at the result's rows it was copied to")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, xs[1])])
 
     def backward(self, g):
         k = self._kw
@@ -110,6 +115,9 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 class IndexFillBackward0(Function):
     __slots__ = ()
+    explain = "1 where {a} was not filled, else 0"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, kw["value"])])
 
     def backward(self, g):
         k = self._kw
@@ -118,6 +126,9 @@ class IndexFillBackward0(Function):
 
 class IndexFillBackward1(Function):
     __slots__ = ()
+    explain = ("1 where {a} was not filled, else 0", "1 for each filled element (the sum of grad there)")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, xs[1])])
 
     def backward(self, g):
         k = self._kw
@@ -141,12 +152,24 @@ def index_fill(input, dim, index, value):
     r = wrap(out, input.dtype)
     if isinstance(value, Tensor):
         return record(IndexFillBackward1, (input, value), r, {"dim": d, "index": index})
-    return record(IndexFillBackward0, (input,), r, {"dim": d, "index": index})
+    return record(IndexFillBackward0, (input,), r, {"dim": d, "index": index, "value": value})
 
 
-# ---------------------------------------------------------------------------- registration
+# ---------------------------------------------------------------------------- declarations
 
-METHODS = {"index_copy": index_copy, "index_add": index_add, "index_fill": index_fill}
-INPLACE = {name + "_": inplace_method(fn, name + "_") for name, fn in METHODS.items()}
+# One declaration per op (registry.py): its names, in-place form, nodes and gradient-check sample
+OPS = [
+    op("index_copy", index_copy, IndexCopyBackward0, inplace=True, sample=Sample(
+        [((2, 3), (2, 2))], call=lambda torch, x, y: torch.index_copy(x, 1, torch.tensor([2, 0]), y))),
+    op("index_add", index_add, I.IndexAddBackward0, inplace=True, sample=Sample(
+        [((2, 3), (2, 3))], call=lambda torch, x, y: (torch.index_add(x, 1, torch.tensor([2, 0, 2]), y),
+                                                      x.index_add(0, torch.tensor([1]), y[:1, :3] * 1, alpha=2.5)))),
+    op("index_fill", index_fill, IndexFillBackward0, IndexFillBackward1, inplace=True, sample=Sample(
+        [((2, 3), (2,))], call=lambda torch, x, y: (x.index_fill(1, torch.tensor([2, 0]), 0.5),
+                                                    torch.index_fill(x, 0, torch.tensor([1]), y.sum())))),
+]
+_TABLES = tables(OPS, inplace_method)
+METHODS = _TABLES["METHODS"]  # Tensor methods (and torch.<name>)
+INPLACE = _TABLES["INPLACE"]  # x.name_()
 METHOD_ONLY = ()
 TORCH = {}

@@ -159,6 +159,9 @@ class IndexAddBackward0(Function):
     """index_add(self, dim, index, source, alpha) (ops/index_ops.py), also index_select's backward, torch's
     zeros.index_add_(dim, index, grad) (edges: the zeros, none, and grad)."""
     __slots__ = ()
+    explain = ("1", "alpha at the result's rows it was added to")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, xs[1], add=True)])
 
     def backward(self, g):
         k = self._kw

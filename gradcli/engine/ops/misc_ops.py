@@ -7,6 +7,7 @@ from ..device import xp_of
 from ..tensor import Tensor, wrap
 from . import shape as S
 from .elementwise import not_implemented
+from .registry import Sample, op, tables
 
 
 def _tensor_arg(fn, value, name="other"):
@@ -56,9 +57,24 @@ def split_with_sizes(input, split_sizes, dim=0):
     return S.split(input, list(split_sizes), dim)
 
 
-METHODS = {"view_as": view_as, "reshape_as": reshape_as, "is_same_size": is_same_size, "is_signed": is_signed,
-           "is_nonzero": is_nonzero, "heaviside": heaviside, "split_with_sizes": split_with_sizes}
-INPLACE = {}
-# Tensor methods that are not torch.<name> functions
-METHOD_ONLY = ("view_as", "reshape_as", "is_same_size", "is_signed")
-TORCH = {"is_complex": lambda input: input.is_complex()}
+# One declaration per op (registry.py); the is_* answer bools
+_BOOL = "a bool answer"
+OPS = [
+    op("view_as", view_as, S.ViewBackward0, torch=False,
+       sample=Sample([((2, 3),)], call=lambda torch, x: x.view_as(torch.zeros(3, 2, dtype=x.dtype)))),
+    op("reshape_as", reshape_as, S.ViewBackward0, S.UnsafeViewBackward0, torch=False, sample=Sample(
+        [((2, 3),)], call=lambda torch, x: (x.reshape_as(torch.zeros(6, dtype=x.dtype)),
+                                            x.t().reshape_as(torch.zeros(3, 2))))),
+    op("is_same_size", is_same_size, torch=False, no_grad=_BOOL),
+    op("is_signed", is_signed, torch=False, no_grad=_BOOL),
+    op("is_nonzero", is_nonzero, no_grad=_BOOL),
+    op("is_complex", lambda input: input.is_complex(), method=False, no_grad=_BOOL),
+    op("heaviside", heaviside, no_grad="torch records NotImplemented (no derivative for heaviside)"),
+    op("split_with_sizes", split_with_sizes, S.SplitWithSizesBackward0,
+       sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.split_with_sizes([1, 2], dim=-1))),
+]
+_TABLES = tables(OPS, None)
+METHODS = _TABLES["METHODS"]  # Tensor methods (and torch.<name>, but for METHOD_ONLY's)
+INPLACE = _TABLES["INPLACE"]
+METHOD_ONLY = tuple(_TABLES["METHOD_ONLY"])  # Tensor methods that are not torch.<name> functions
+TORCH = _TABLES["TORCH"]

@@ -83,3 +83,17 @@ def scatter(x, kw, values, put=None):
     else:
         put(out, tuple(coords), values)
     return out
+
+
+def index_put(x, kw, values, add=False):
+    """index_copy/index_fill (add: index_add, times kw's alpha): values (an array, or a number) put
+    into a copy of x at kw's index along kw's dim."""
+    idx = as_array(kw["index"]).astype(np.int64).reshape(-1)
+    out = np.array(x, copy=True)
+    view = out.reshape(1) if out.ndim == 0 else out
+    key = (slice(None),) * kw["dim"] + (idx,)
+    if add:
+        np.add.at(view, key, (np.reshape(values, (1,)) if np.ndim(values) == 0 else values) * kw.get("alpha", 1))
+    else:
+        view[key] = values[()] if isinstance(values, np.ndarray) and values.ndim == 0 else values
+    return out
