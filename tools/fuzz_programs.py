@@ -11,6 +11,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --seed 5 --count 1000 --show 3
     python tools/fuzz_programs.py --seed 5 --only 17    # program 17 of seed 5: print it and its verdict
     python tools/fuzz_programs.py --seed 5 --only 17 --minimise   # and the smallest prefix/subset that differs
+    python tools/fuzz_programs.py --nn --count 100      # small training loops: layers, losses, optimizers
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -306,6 +307,68 @@ class Program:
                 self.lines.append(f"print({v.name}.grad)" if r.random() < 0.7 else f"{v.name}.grad")
 
 
+NN_LAYERS = ["nn.Linear({i}, {o})", "nn.Linear({i}, {o}, bias=False)"]
+ACTS = ["nn.ReLU()", "nn.Tanh()", "nn.Sigmoid()", "nn.LeakyReLU(0.2)", "nn.GELU()", "nn.Softplus()", "nn.ELU()",
+        "nn.Identity()", "nn.Dropout(0.5)"]
+LOSSES = [("nn.MSELoss()", "float"), ("nn.L1Loss()", "float"), ("nn.SmoothL1Loss()", "float"),
+          ("nn.HuberLoss(delta=0.5)", "float"), ("nn.CrossEntropyLoss()", "class"),
+          ("nn.BCEWithLogitsLoss()", "prob"), ("nn.MSELoss(reduction='sum')", "float"),
+          ("nn.CrossEntropyLoss(label_smoothing=0.1)", "class"), ("nn.NLLLoss()", "logclass"),
+          ("nn.SoftMarginLoss()", "sign")]
+OPTIMS = ["torch.optim.SGD(model.parameters(), lr=0.1)", "torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)",
+          "torch.optim.Adam(model.parameters(), lr=0.01)", "torch.optim.AdamW(model.parameters(), lr=0.01)",
+          "torch.optim.RMSprop(model.parameters(), lr=0.01)", "torch.optim.Adagrad(model.parameters(), lr=0.1)",
+          "torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=0.01, nesterov=True, momentum=0.5)"]
+
+
+def generate_nn(seed: int, index: int) -> str:
+    """A small model trained for a few steps: layers, activations, a loss, an optimizer, prints of the
+    loss, the parameters' gradients, named_parameters, state_dict keys, the model's repr."""
+    r = random.Random(f"nn:{seed}:{index}")
+    n_in, n_hidden, n_out, batch = r.randint(1, 5), r.randint(1, 6), r.randint(1, 4), r.randint(1, 5)
+    loss, kind = r.choice(LOSSES)
+    if kind in ("class", "logclass"):
+        n_out = max(n_out, 2)
+    layers = [r.choice(NN_LAYERS).format(i=n_in, o=n_hidden), r.choice(ACTS),
+              r.choice(NN_LAYERS).format(i=n_hidden, o=n_out)]
+    if kind == "logclass":
+        layers.append("nn.LogSoftmax(dim=1)")
+    lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F",
+             f"torch.manual_seed({r.randrange(1000)})", "model = nn.Sequential(" + ", ".join(layers) + ")"]
+    if r.random() < 0.5:
+        lines.append("print(model)")
+    lines.append(f"x = torch.randn({batch}, {n_in})")
+    target = {"float": f"torch.randn({batch}, {n_out})", "class": f"torch.randint(0, {n_out}, ({batch},))",
+              "logclass": f"torch.randint(0, {n_out}, ({batch},))", "prob": f"torch.rand({batch}, {n_out})",
+              "sign": f"torch.randint(0, 2, ({batch}, {n_out})).float() * 2 - 1"}[kind]
+    lines.append(f"y = {target}")
+    lines.append(f"loss_fn = {loss}")
+    lines.append(f"opt = {r.choice(OPTIMS)}")
+    if r.random() < 0.3:
+        lines.append("model.eval()" if r.random() < 0.5 else "model.train()")
+    steps = r.randint(1, 4)
+    lines.append(f"for step in range({steps}):")
+    lines.append("    opt.zero_grad()")
+    lines.append("    out = model(x)")
+    lines.append("    loss = loss_fn(out, y)")
+    lines.append("    loss.backward()")
+    lines.append("    opt.step()")
+    lines.append("    print(step, loss)" if r.random() < 0.5 else "    print(step, round(loss.item(), 4))")
+    for _ in range(r.randint(1, 3)):
+        k = r.random()
+        if k < 0.3:
+            lines.append("for name, p in model.named_parameters():\n    print(name, p.shape, p.grad is None)")
+        elif k < 0.5:
+            lines.append("print(list(model.state_dict().keys()))")
+        elif k < 0.7:
+            lines.append("print(model[0].weight.grad)")
+        elif k < 0.85:
+            lines.append("with torch.no_grad():\n    print(model(x).argmax(dim=1))")
+        else:
+            lines.append("print(sum(p.numel() for p in model.parameters()))")
+    return "\n".join(lines) + "\n"
+
+
 def prod(s):
     p = 1
     for d in s:
@@ -372,6 +435,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", type=int, default=None, help="run program number N of the seed only")
     parser.add_argument("--minimise", action="store_true")
     parser.add_argument("--show", type=int, default=1, help="programs shown per kind")
+    parser.add_argument("--nn", action="store_true", help="small training loops (layers, losses, optimizers)")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -381,8 +445,9 @@ def main(argv=None) -> int:
     def check(source):
         return FL.vs_torch(None, MG, source)
 
+    make = generate_nn if args.nn else generate
     if args.only is not None:
-        source = generate(seed, args.only)
+        source = make(seed, args.only)
         print(source)
         diff = check(source)
         print("agrees" if diff is None else diff)
@@ -392,7 +457,7 @@ def main(argv=None) -> int:
         return 0 if diff is None else 1
     kinds = collections.defaultdict(list)
     for i in range(args.start, args.start + args.count):
-        source = generate(seed, i)
+        source = make(seed, i)
         try:
             diff = check(source)
         except Exception as e:  # noqa: BLE001 - a crash of the harness is a finding too
