@@ -525,7 +525,14 @@ def view_of(base, data, dtype=None):
     t = wrap(data, dtype or base.dtype)
     t._version = base._version
     t._rg = base._rg
-    t._base = base if base._base is None else base._base
+    root = t._base = base if base._base is None else base._base
+    if grad_mode.enabled:  # the views an in-place op of root (or of one of them) gives a new grad_fn
+        views = root.__dict__.get("_gs_views")
+        if views is None:
+            views = root.__dict__["_gs_views"] = []
+        elif len(views) >= 32 and not len(views) & (len(views) - 1):  # now and then: drop the dead ones
+            views[:] = [r for r in views if r() is not None]
+        views.append(weakref.ref(t))
     if t._rg:
         # torch's CreationMeta: a view made under no_grad may not be modified in place with grad mode on;
         # a view of such a view (or of an output of split/unbind, marked by record_multi) inherits it.
@@ -537,6 +544,15 @@ def view_of(base, data, dtype=None):
                 raise errors.runtime(view_rebase_message(base, indirect=True))
             t._creation = (base._creation[0], base._version[0])
     return t
+
+
+def live_views(root):
+    """The views of root made in grad mode that are still alive (view_of registers them)."""
+    refs = root.__dict__.get("_gs_views")
+    if not refs:
+        return ()
+    views = [r() for r in refs]
+    return [v for v in views if v is not None]
 
 
 def view_rebase_message(t, name=None, indirect=False):

@@ -9,7 +9,7 @@ from .. import dtypes, errors
 from ..autograd import SavedValue, grad_mode, make_node
 from ..device import like, writeable
 from ..function import Function
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, live_views, wrap
 from .elementwise import zero_grad
 from .indexing import check_inplace
 
@@ -337,6 +337,7 @@ def apply_inplace_graph(self, fn, region=None):
         self.grad_fn = fn
         self._output_nr = 0
         self._rg = True
+        _regenerate_views(self, self)
         return
     if root is None:
         root = self
@@ -358,6 +359,22 @@ def apply_inplace_graph(self, fn, region=None):
         self.grad_fn = node
         self._output_nr = 0
         self._rg = True
+    _regenerate_views(root, self)
+
+
+def _regenerate_views(root, changed):
+    """The other views of root after an in-place op of root or of one of its views (in grad mode): torch
+    regenerates a view's grad_fn when it next reads it (its version moved on) as AsStridedBackward0 of
+    the base's new node, so what is computed from the view afterwards goes through the in-place op. A
+    view made under no_grad (or of a multi-output op) keeps its CreationMeta: its error is raised there."""
+    for v in live_views(root):
+        if v is changed or v._creation is not None:
+            continue
+        v.grad_fn = make_node(AsStridedBackward0, (root,), v.dtype, (),
+                              {"region": view_region(v._data, root._data), "numel": root._data.size,
+                               "base_shape": root._data.shape})
+        v._output_nr = 0
+        v._rg = True
 
 
 def set_value_node(input, value, vshape):
