@@ -329,6 +329,17 @@ def _address_of(x, how):
     return x.__array_interface__["data"][0]
 
 
+def _major(x, isz):
+    """(0, leading dimension) for a row-major 2-D x, (1, leading dimension) for a column-major one
+    (BLAS's transpose flag in the swapped call), None for another layout."""
+    (rows, cols), (s0, s1) = x.shape, x.strides
+    if s1 == isz and s0 >= cols * isz:
+        return 0, s0 // isz
+    if s0 == isz and s1 >= rows * isz:
+        return 1, s1 // isz
+    return None
+
+
 def _plan(m1, m2, M, N, K, beta, entry):
     """The call of the usual case, fixed for the operands' layout: _gemm_into's choice for a fresh
     C-contiguous result of more than one row and column (ATen swaps the operands: c = result^T,
@@ -337,20 +348,10 @@ def _plan(m1, m2, M, N, K, beta, entry):
     if not (1 < M < _POOL_SIZE and 1 < N < _POOL_SIZE and 1 < K < _POOL_SIZE):
         return None
     isz = m1.itemsize
-    a0, a1 = m2.strides
-    b0, b1 = m1.strides
-    if a1 == isz and a0 >= N * isz:
-        ta, lda = 0, a0 // isz
-    elif a0 == isz and a1 >= K * isz:
-        ta, lda = 1, a1 // isz
-    else:
+    a, b = _major(m2, isz), _major(m1, isz)
+    if a is None or b is None:
         return None
-    if b1 == isz and b0 >= K * isz:
-        tb, ldb = 0, b0 // isz
-    elif b0 == isz and b1 >= M * isz:
-        tb, ldb = 1, b1 // isz
-    else:
-        return None
+    (ta, lda), (tb, ldb) = a, b
     if lda >= _POOL_SIZE or ldb >= _POOL_SIZE:
         return None
     # 0: C-contiguous, 1: the transpose of a C-contiguous array, 2: neither (a wider row)
