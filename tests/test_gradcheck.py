@@ -98,20 +98,6 @@ def _idx(torch, data):
 
 TABLE = {  # the ops not declared in the registry yet (engine/ops/registry.py)
     # shape
-    "unflatten": Op(lambda t, x: x.unflatten(0, (1, x.shape[0])), R),
-    "repeat_interleave": Op(lambda t, x: x.repeat_interleave(2, dim=0), R),
-    "select": Op(lambda t, x: x.select(-1, 1), [((3,),), ((2, 3),)]),
-    "tensor_split": Op(lambda t, x: t.tensor_split(x, 2), R),
-    "hsplit": Op(lambda t, x: t.hsplit(x, 2), [((4,),), ((2, 4),)]),
-    "vsplit": Op(lambda t, x: t.vsplit(x, 2), [((2, 3),)]),
-    "dsplit": Op(lambda t, x: t.dsplit(x, 2), [((1, 2, 4),)]),
-    "flip": Op(lambda t, x: x.flip(0), R),
-    "fliplr": Op(lambda t, x: t.fliplr(x), [((2, 3),)]),
-    "flipud": Op(lambda t, x: t.flipud(x), [((2, 3),)]),
-    "roll": Op(lambda t, x: t.roll(x, 1, 0), R),
-    "rot90": Op(lambda t, x: t.rot90(x), [((2, 3),), ((2, 2, 2),)]),
-    "diff": Op(lambda t, x: t.diff(x), R),
-    "unfold": Op(lambda t, x: x.unfold(0, 2, 1), R),
     "diagonal": Op(lambda t, x: t.diagonal(x), [((2, 3),), ((2, 2, 2),)]),
     "diag": Op(lambda t, x: t.diag(x), [((3,),), ((2, 3),)]),
     "diag_embed": Op(lambda t, x: t.diag_embed(x), [((3,),), ((2, 3),)]),
@@ -133,8 +119,6 @@ TABLE = {  # the ops not declared in the registry yet (engine/ops/registry.py)
     "inverse": Op(lambda t, x: t.inverse(x), MB, ("mat",)),
     "matrix_power": Op(lambda t, x: (t.matrix_power(x, 3), t.matrix_power(x, -1)), M2, ("mat",)),
     # indexing
-    "take_along_dim": Op(lambda t, x: t.take_along_dim(x, _idx(t, [[2, 0], [1, 1]]), dim=1), [((2, 3),)]),
-    "take": Op(lambda t, x: t.take(x, _idx(t, [0, 4, 4, 1])), [((2, 3),), ((5,),)]),
 }
 
 # ops without a derivative: their results are integers or bools, or torch raises in backward

@@ -17,6 +17,7 @@ from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import shape as S
+from .registry import Sample, op, tables
 from .special import warn_once
 from ..device import asarray as _asarray
 from ..device import on_host, scatter_add as _scatter_add_at, xp_of
@@ -32,6 +33,8 @@ def _ints(seq):
 
 class RollBackward0(Function):
     __slots__ = ()
+    explain = "1 at each element's rolled position (a roll)"
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -57,6 +60,8 @@ def roll(input, shifts, dims=None):
 
 class Rot90Backward0(Function):
     __slots__ = ()
+    explain = "1 at each element's rotated position (a rotation by 90 degrees)"
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -234,6 +239,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 class TakeBackward0(Function):
     __slots__ = ()
+    explain = ("1 at each taken element of {a} (summed where taken twice), 0 elsewhere", "0")
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -433,6 +440,8 @@ def row_stack(tensors):
 
 class UnfoldBackward0(Function):
     __slots__ = ()
+    explain = "1 for each window an element of {a} is in (summed over the windows)"
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -497,16 +506,51 @@ def select(input, dim, index):
 
 # ---------------------------------------------------------------------------- registration
 
-METHODS = {
-    "roll": roll, "rot90": rot90, "flip": flip, "flipud": flipud, "fliplr": fliplr, "diff": diff, "unflatten": unflatten,
-    "repeat_interleave": repeat_interleave, "take": take, "take_along_dim": take_along_dim,
-    "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "unfold": unfold,
-    "select": select,
-    # masked_select and scatter are the core's (ops/indexing.py): one edge, as torch records them
-}
+_R = "reduce"
+_S1 = [((3,),), ((2, 3),)]
+_SHAPE = "a shape (torch.Size), no tensor"
+# One declaration per op (registry.py): its names, nodes and gradient-check sample
+OPS = [
+    op("roll", roll, RollBackward0, sample=Sample(_R, args=(1, 0))),
+    op("rot90", rot90, Rot90Backward0, sample=Sample([((2, 3),), ((2, 2, 2),)])),
+    op("flip", flip, S.FlipBackward0, sample=Sample(_R, call=lambda torch, x: x.flip(0))),
+    op("fliplr", fliplr, S.FlipBackward0, sample=Sample([((2, 3),)])),
+    op("flipud", flipud, S.FlipBackward0, sample=Sample([((2, 3),)])),
+    op("diff", diff, sample=Sample(_R)),  # slices' and sub's nodes
+    op("unflatten", unflatten, S.ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.unflatten(0, (1, x.shape[0])))),
+    op("repeat_interleave", repeat_interleave, sample=Sample(_R, call=lambda torch, x: x.repeat_interleave(2, dim=0))),
+    op("take", take, TakeBackward0, sample=Sample([((2, 3),), ((5,),)], call=lambda torch, x: torch.take(
+        x, torch.tensor([0, 4, 4, 1])))),
+    op("take_along_dim", take_along_dim, I.GatherBackward0, sample=Sample([((2, 3),)], call=lambda torch, x: (
+        torch.take_along_dim(x, torch.tensor([[2, 0], [1, 1]]), dim=1)))),
+    op("tensor_split", tensor_split, sample=Sample(_R, args=(2,))),  # slices' nodes
+    op("hsplit", hsplit, sample=Sample([((4,),), ((2, 4),)], args=(2,))),
+    op("vsplit", vsplit, sample=Sample([((2, 3),)], args=(2,))),
+    op("dsplit", dsplit, sample=Sample([((1, 2, 4),)], args=(2,))),
+    op("unfold", unfold, UnfoldBackward0, torch=False, sample=Sample(_R, call=lambda torch, x: x.unfold(0, 2, 1))),
+    op("select", select, sample=Sample(_S1, call=lambda torch, x: x.select(-1, 1))),  # SelectBackward0
+    # torch.X only
+    op("atleast_1d", atleast_1d, method=False, sample=Sample([((),), ((3,),)])),
+    op("atleast_2d", atleast_2d, method=False, sample=Sample([((),), ((3,),)])),
+    op("atleast_3d", atleast_3d, method=False, sample=Sample([((3,),), ((2, 3),)])),
+    op("meshgrid", meshgrid, method=False, sample=Sample([((3,), (2,))], kwargs={"indexing": "xy"})),
+    op("cartesian_prod", cartesian_prod, method=False, sample=Sample([((3,), (2,))])),
+    op("broadcast_tensors", broadcast_tensors, method=False, sample=Sample([((2, 3), (3,))])),
+    op("broadcast_shapes", broadcast_shapes, method=False, no_grad=_SHAPE),
+    op("dstack", dstack, method=False, sample=Sample([((2, 3), (2, 3))], call=lambda torch, x, y: torch.dstack([x, y]))),
+    op("column_stack", column_stack, method=False,
+       sample=Sample([((3,), (3,))], call=lambda torch, x, y: torch.column_stack([x, y]))),
+    op("row_stack", row_stack, method=False,
+       sample=Sample([((3,), (2, 3))], call=lambda torch, x, y: torch.row_stack([x, y]))),
+]
+_TABLES = tables(OPS, None)
+METHODS = _TABLES["METHODS"]                  # Tensor methods (and torch.<name>, but for METHOD_ONLY's)
+METHOD_ONLY = tuple(_TABLES["METHOD_ONLY"])   # Tensor methods that are not torch.<name> functions
+TORCH = _TABLES["TORCH"]                      # torch.<name> only
 
 
 def _inplace():
+    """In-place forms of other families' ops, listed by hand (not declared yet)."""
     from .special import inplace_method  # noqa: PLC0415
     return {"scatter_": inplace_method(I.scatter, "scatter_"),
             "swapaxes_": lambda self, axis0, axis1: self.transpose_(axis0, axis1),
@@ -516,11 +560,3 @@ def _inplace():
 
 INPLACE = _inplace()
 
-# Tensor methods that are not torch.<name> functions
-METHOD_ONLY = ("unfold",)
-
-TORCH = {
-    "atleast_1d": atleast_1d, "atleast_2d": atleast_2d, "atleast_3d": atleast_3d, "meshgrid": meshgrid,
-    "cartesian_prod": cartesian_prod, "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes,
-    "dstack": dstack, "column_stack": column_stack, "row_stack": row_stack,
-}
