@@ -269,6 +269,16 @@ def test_nonleaf_grad_warning_once_per_site():
     assert seen == result.warnings
 
 
+def test_float_of_a_tensor_that_requires_grad_warns_as_torch():
+    # torch warns for float(t) only (THPVariable_float_scalar), not for int(), bool() or item()
+    src = ("import torch\ny = torch.tensor(2., requires_grad=True) * 3\nprint(int(y), bool(y), y.item())\n"
+           "for i in range(2):\n    a = float(y)\nprint(a, float(y.detach()))\n")
+    result = run_source(src, "t.grad", RunOptions())
+    assert result.ok and result.stdout == "6 True 6.0\n6.0 6.0\n"
+    assert [(w.category, w.line) for w in result.warnings] == [("UserWarning", 5)]
+    assert result.warnings[0].message.startswith("Converting a tensor with requires_grad=True to a scalar may lead")
+
+
 # ---------------------------------------------------------------- limits
 
 def test_step_limit():

@@ -44,6 +44,12 @@ NON_LEAF_REQUIRES_GRAD = (
     "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 NUMPY_REQUIRES_GRAD = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+SCALAR_OF_REQUIRES_GRAD_WARNING = (  # float(t): torch's THPVariable_float_scalar
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
+)
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't "
     "be populated during autograd.backward(). If you indeed want the .grad field to be populated for a "

@@ -403,6 +403,8 @@ class Tensor:
         return from_numpy(array if array.flags.c_contiguous else array.copy())
 
     def __float__(self):
+        if self._rg:  # torch warns for float() only (not int(), bool() or item())
+            warnings.warn(errors.SCALAR_OF_REQUIRES_GRAD_WARNING, UserWarning, stacklevel=2)
         return float(self._scalar("float"))
 
     def __int__(self):
