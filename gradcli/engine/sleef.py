@@ -32,8 +32,11 @@ def _fma(a, b, c):
     if np.result_type(a, b, c) == _F32:
         return fma32(a, b, c)
     r = fma64(a, b, c)
+    nan = np.isnan(r)
+    if not nan.any():
+        return r
     plain = a * b + c   # where Dekker's split overflows (a factor above 2**996): the product is 0 or inf
-    return np.where(np.isnan(r) & ~np.isnan(plain), plain, r)
+    return np.where(nan & ~np.isnan(plain), plain, r)
 
 
 def _fms(a, b, c):           # vfmapn: a*b - c, fused
@@ -188,11 +191,28 @@ def _expkf(dx, dy):
     return np.where(dx < _F32(-104), _F32(0), u).astype(_F32)
 
 
+_BLOCK = 8192   # elements per pass: the emulations' many temporaries stay in the CPU's cache
+
+
+def _blocked(fn, x, y, dt, avx512):
+    """fn over x, y (broadcast, flattened) in cache-sized blocks, in x's and y's common shape."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    x = np.broadcast_to(np.asarray(x, dt), shape).reshape(-1)
+    y = np.broadcast_to(np.asarray(y, dt), shape).reshape(-1)
+    if x.size <= _BLOCK:
+        return fn(x, y, avx512).reshape(shape)
+    out = np.empty(x.size, dt)
+    for i in range(0, x.size, _BLOCK):
+        out[i:i + _BLOCK] = fn(x[i:i + _BLOCK], y[i:i + _BLOCK], avx512)
+    return out.reshape(shape)
+
+
 def powf(x, y, avx512):
     """Sleef_powf16_u10 (avx512=True) or Sleef_powf8_u10 (AVX2) of float32 arrays x, y (one shape)."""
-    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-    x = np.broadcast_to(np.asarray(x, _F32), shape).reshape(-1)
-    y = np.broadcast_to(np.asarray(y, _F32), shape).reshape(-1)
+    return _blocked(_powf, x, y, _F32, avx512)
+
+
+def _powf(x, y, avx512):
     with np.errstate(all="ignore"):
         ay = np.abs(y)
         yisint = (np.trunc(y) == y) | (ay > _F32(1 << 24))
@@ -211,8 +231,7 @@ def powf(x, y, avx512):
         xsel = np.where(yisodd, x, _F32(1)).astype(_F32)
         result = np.where(np.isinf(x) | xz, _mulsign_f(base, xsel), result).astype(_F32)
         result = np.where(np.isnan(x) | np.isnan(y), _from_bits_f(np.full(result.shape, -1, _I32)), result)
-        result = np.where((y == 0) | (x == 1), _F32(1), result).astype(_F32)
-    return result.reshape(shape)
+        return np.where((y == 0) | (x == 1), _F32(1), result).astype(_F32)
 
 
 def expf(d):
@@ -342,9 +361,10 @@ def _mulsign_d(a, b):
 
 def powd(x, y, avx512):
     """Sleef_powd8_u10 (avx512=True) or Sleef_powd4_u10 (AVX2) of float64 arrays x, y."""
-    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-    x = np.array(np.broadcast_to(np.asarray(x, _F64), shape).reshape(-1))
-    y = np.array(np.broadcast_to(np.asarray(y, _F64), shape).reshape(-1))
+    return _blocked(_powd, x, y, _F64, avx512)
+
+
+def _powd(x, y, avx512):
     with np.errstate(all="ignore"):
         yisint = np.rint(y) == y
         yh = y * 0.5
@@ -361,5 +381,4 @@ def powd(x, y, avx512):
         base = np.where(np.signbit(y) ^ xz, 0.0, np.inf)
         result = np.where(np.isinf(x) | xz, _mulsign_d(base, np.where(yisodd, x, 1.0)), result)
         result = np.where(np.isnan(x) | np.isnan(y), np.full(result.shape, -1, _I64).view(_F64), result)
-        result = np.where((y == 0) | (x == 1), 1.0, result)
-    return result.reshape(shape)
+        return np.where((y == 0) | (x == 1), 1.0, result)
