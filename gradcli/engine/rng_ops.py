@@ -184,13 +184,26 @@ def _node_cls(name):
     return cls
 
 
-def write_values(self, values, node_name):
-    """Fill self (values flat, in iteration order), bump its version, and give it node_name's node when
-    it is part of a graph (torch: grad_fn=<UniformBackward0> etc.)."""
+def direct_target(self):
+    """self's memory as a flat NumPy array a kernel can fill in place (a C-contiguous NumPy tensor:
+    memory order is TensorIterator's order), after torch's in-place checks; else None."""
+    data = self._data
+    check_inplace(self)
+    if type(data) is np.ndarray and data.flags.c_contiguous and data.flags.writeable:
+        return data.reshape(-1)
+    return None
+
+
+def write_values(self, values, node_name, written=False):
+    """Fill self (values flat, in iteration order; written: they are in it already, filled through
+    direct_target), bump its version, and give it node_name's node when it is part of a graph (torch:
+    grad_fn=<UniformBackward0> etc.)."""
     check_inplace(self)
     data = self._data
     target = _order_view(data) if type(data) is np.ndarray else None
-    if target is not None:
+    if written:
+        pass
+    elif target is not None:
         target[...] = values.reshape(target.shape)
     else:  # a CuPy tensor: the host values in the same order
         tmp = _order_view(np.empty(data.shape, data.dtype))
@@ -241,8 +254,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     g = gen_for(generator, self.device, "uniform_")
     n = self.numel()
     dt = self.dtype.np
+    flat = direct_target(self)  # filled in place where the memory allows: no second copy of the values
     if dt == _F64:
-        vals = np.empty(n, _F64)
+        vals = flat if flat is not None else np.empty(n, _F64)
         for i in range(0, n, _CHUNK):  # the words in order, a cache-sized piece at a time
             u = uniform53(g, min(_CHUNK, n - i))
             if from_ != 0 or to != 1:
@@ -250,10 +264,10 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
             vals[i:i + u.size] = u
         if vals.size and vals.max() >= to:
             vals[vals == to] = from_
-        return write_values(self, vals, "UniformBackward0")
+        return write_values(self, vals, "UniformBackward0", written=flat is not None)
     f, t = _F32(from_), _F32(to)
     top, bottom = dt.type(to), dt.type(from_)
-    vals = np.empty(n, dt)
+    vals = flat if flat is not None else np.empty(n, dt)
     m = min(_CHUNK, n)
     v32, scratch = np.empty(m, _F32), np.empty(m, _F64)
     for i in range(0, n, _CHUNK):  # in cache-sized pieces: the words are drawn in order either way
@@ -264,7 +278,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
             v = vals[i:i + c]
         if v.max() >= top:  # a value rounded up to `to` becomes `from`
             v[v == top] = bottom
-    return write_values(self, vals, "UniformBackward0")
+    return write_values(self, vals, "UniformBackward0", written=flat is not None)
 
 
 def _num(x):
@@ -297,14 +311,15 @@ def normal_serial(g, n, mean, std):
     return M.mul_add(out, float(std), float(mean), _F64)
 
 
-def normal_fill(g, n, mean, std, np_dtype):
+def normal_fill(g, n, mean, std, np_dtype, out=None):
     """normal_fill: n >= 16 contiguous elements, Box-Muller on blocks of 16 uniforms; a ragged end
-    draws 16 more and recomputes the last 16 slots."""
+    draws 16 more and recomputes the last 16 slots. out: where float32 values may go directly."""
     op = _F64 if np_dtype == _F64 else _F32
     whole = n - n % 16
     if op == _F32 and M.fused() and M.fast_avx[0]:  # the AVX2 kernel, its uniforms drawn a chunk at a time
         from .rng_avx import normal_words  # noqa: PLC0415 - only the float32 normal needs it
-        out = np.empty(n, _F32)
+        if out is None or out.dtype != _F32:
+            out = np.empty(n, _F32)
         normal_words(lambda count: words24(g, count), whole, mean, std, out=out[:whole])
         if n % 16:
             if np_dtype == op:  # float draws all n into the output first: the last n % 16 are overwritten
@@ -320,9 +335,11 @@ def normal_fill(g, n, mean, std, np_dtype):
     return out.astype(np_dtype, copy=False)
 
 
-def normal_values(g, shape_numel, contiguous, mean, std, np_dtype):
+def normal_values(g, shape_numel, contiguous, mean, std, np_dtype, out=None):
+    """The values of normal_ (flat, in iteration order); the float32 block kernel writes them into out
+    (the tensor's own memory, when given) and returns it."""
     if shape_numel >= 16 and contiguous:
-        return normal_fill(g, shape_numel, mean, std, np_dtype)
+        return normal_fill(g, shape_numel, mean, std, np_dtype, out)
     return normal_serial(g, shape_numel, mean, std).astype(np_dtype)
 
 
@@ -335,8 +352,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_kernel_check(self, "normal_kernel_cpu")
     _check_std(std)
     g = gen_for(generator, self.device, "normal_")
-    vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np)
-    return write_values(self, vals, "NormalBackward0")
+    flat = direct_target(self)
+    vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np, out=flat)
+    return write_values(self, vals, "NormalBackward0", written=vals is flat)
 
 
 def _contiguous(t):
