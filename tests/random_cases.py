@@ -185,6 +185,23 @@ def _(t):
     return out + [t.rand(3)]
 
 
+@case("inplace_on_leaf_draws_nothing")
+def _(t):
+    # torch's autograd layer refuses before the kernel runs: the stream does not move
+    out = []
+    for dt in (t.float32, t.float64):
+        for n in (40, 5):
+            for op in (lambda w: w.uniform_(), lambda w: w.normal_(), lambda w: w.normal_(0.5, 2.0),
+                       lambda w: w.exponential_(), lambda w: w.bernoulli_(0.3), lambda w: w.random_(0, 10),
+                       lambda w: w.geometric_(0.3), lambda w: w.log_normal_(), lambda w: w.cauchy_(),
+                       lambda w: w.exponential_(-1.0)):
+                try:
+                    op(t.zeros(n, dtype=dt, requires_grad=True))
+                except Exception as e:  # noqa: BLE001 - the message is an observation
+                    out.append(str(e).splitlines()[0][:60])
+    return out + [t.rand(3)]
+
+
 @case("distribution_methods")
 def _(t):
     return [t.zeros(17).exponential_(), t.zeros(5).exponential_(2.5), t.zeros(6).double().exponential_(0.5),

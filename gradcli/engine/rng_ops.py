@@ -236,6 +236,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
         from_ = kw.pop("from")
     if kw:
         raise errors.type_error(f"uniform_() got an unexpected keyword argument '{next(iter(kw))}'")
+    check_inplace(self)  # torch's autograd layer checks before the kernel: no word drawn when it raises
     _float_kernel_check(self, "check_uniform_bounds")
     from_, to = float(from_), float(to)
     dt = self.dtype.np
@@ -349,6 +350,7 @@ def _check_std(std, name="normal"):
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    check_inplace(self)
     _float_kernel_check(self, "normal_kernel_cpu")
     _check_std(std)
     g = gen_for(generator, self.device, "normal_")
@@ -379,6 +381,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
         from_ = kw.pop("from")
     if kw:
         raise errors.type_error(f"random_() got an unexpected keyword argument '{next(iter(kw))}'")
+    check_inplace(self)
     g = gen_for(generator, self.device, "random_")
     n = self.numel()
     name = self.dtype.name
@@ -416,6 +419,7 @@ def exponential_values(g, n, lambd):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
+    check_inplace(self)
     if not lambd > 0.0:
         raise errors.runtime(f"exponential_ expects lambda > 0.0, but found lambda={_num(float(lambd))}")
     if not self.dtype.is_floating_point:
@@ -426,6 +430,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 
 def geometric_(self, p, *, generator=None):
+    check_inplace(self)
     if not 0 < p < 1:
         raise errors.runtime(f"geometric_ expects p to be in (0, 1), but got p={_num(float(p))}")
     g = gen_for(generator, self.device)
@@ -435,6 +440,7 @@ def geometric_(self, p, *, generator=None):
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    check_inplace(self)
     if not std > 0.0:
         raise errors.runtime(f"log_normal_ expects std > 0.0, but found std={_num(float(std))}")
     vals = _serial_double(self, generator, "log_normal_cpu",
@@ -443,6 +449,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    check_inplace(self)
     if not sigma > 0.0:
         raise errors.runtime(f"cauchy_ expects sigma > 0.0, but found sigma={_num(float(sigma))}")
     vals = _serial_double(self, generator, "cauchy_cpu", lambda g, n: float(median) + float(sigma) * M.libm(
@@ -459,6 +466,7 @@ def bernoulli_values(g, n, p):
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
+    check_inplace(self)
     g = gen_for(generator, self.device)
     if isinstance(p, Tensor):
         probs = host(p._data)
