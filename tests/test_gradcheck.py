@@ -1,16 +1,15 @@
-"""Gradient checks of every differentiable op in the engine's METHODS table and of every declared op.
+"""Gradient checks of every declared op (engine/ops/registry.py): the engine's METHODS and the rest.
 
-Each op has an entry in TABLE: the ops declared in the registry (engine/ops/registry.py) get theirs
-from their declaration's Sample, the others are written here: how to call it (a function of the torch-like module and the input
-tensors, so the same entry runs on real torch), the input shapes of a few variants (including
-broadcasting and 0-dim), and the domain of its inputs. Every variant is checked with the
-project's float64 gradcheck (first order, central differences) and gradgradcheck (second order,
-through the graphs the backward formulas record). When torch is importable, the engine's first-
-and second-order vector-Jacobian products are also compared with torch's.
+Each op's declaration carries its Sample: how to call it (on the torch-like module and the input
+tensors, so the same call runs on real torch), the input shapes of a few variants (including
+broadcasting and 0-dim) and the domain of its inputs; TABLE is made from them. Every variant is
+checked with the project's float64 gradcheck (first order, central differences) and
+gradgradcheck (second order, through the graphs the backward formulas record). When torch is
+importable, the engine's first- and second-order vector-Jacobian products are also compared with
+torch's.
 
-A new op in METHODS must get an entry (a Sample in its declaration, or here), or be listed as not
-differentiable (its declaration's no_grad, or NOT_DIFFERENTIABLE here):
-test_every_method_has_an_entry fails until it does.
+A new op in METHODS must be declared with a Sample, or with why it has none (no_grad):
+test_every_method_has_an_entry fails until it is.
 """
 from __future__ import annotations
 
@@ -77,63 +76,13 @@ def make_inputs(torch, op, variant, seed=0):
 
 # ---------------------------------------------------------------------------- the table
 
-U = [((),), ((3,),), ((2, 3),)]                       # unary elementwise variants
-B = [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 2)), ((2, 1), (1, 3))]   # binary with broadcasting
-R = [((3,),), ((2, 3),), ((2, 2, 2),)]                # reductions and shape ops
-M2 = [((2, 2),), ((3, 3),)]
-MB = [((2, 2),), ((2, 3, 3),)]
-
-
-def u(fn, domain="any", **kw):
-    return Op(fn, U, (domain,), **kw)
-
-
-def b(fn, d1="any", d2="any", **kw):
-    return Op(fn, B, (d1, d2), **kw)
-
-
-def _idx(torch, data):
-    return torch.tensor(data)
-
-
-TABLE = {  # the ops not declared in the registry yet (engine/ops/registry.py)
-    # shape
-    "diagonal": Op(lambda t, x: t.diagonal(x), [((2, 3),), ((2, 2, 2),)]),
-    "diag": Op(lambda t, x: t.diag(x), [((3,),), ((2, 3),)]),
-    "diag_embed": Op(lambda t, x: t.diag_embed(x), [((3,),), ((2, 3),)]),
-    "diagflat": Op(lambda t, x: t.diagflat(x), [((3,),), ((2, 2),)]),
-    "trace": Op(lambda t, x: t.trace(x), [((2, 3),), ((3, 3),)]),
-    "tril": Op(lambda t, x: t.tril(x), [((3, 3),), ((2, 3),)]),
-    "triu": Op(lambda t, x: x.triu(1), [((3, 3),), ((2, 3),)]),
-    # linear algebra
-    "vdot": Op(lambda t, x, y: t.vdot(x, y), [((3,), (3,))]),
-    "addmv": Op(lambda t, x, y, z: t.addmv(x, y, z), [((2,), (2, 3), (3,))]),
-    "addr": Op(lambda t, x, y, z: t.addr(x, y, z), [((3, 2), (3,), (2,))]),
-    "addbmm": Op(lambda t, x, y, z: t.addbmm(x, y, z), [((2, 2), (2, 2, 3), (2, 3, 2))]),
-    "baddbmm": Op(lambda t, x, y, z: t.baddbmm(x, y, z), [((2, 2, 2), (2, 2, 3), (2, 3, 2))]),
-    "cross": Op(lambda t, x, y: t.cross(x, y, dim=-1), [((3,), (3,)), ((2, 3), (2, 3))]),
-    "kron": Op(lambda t, x, y: t.kron(x, y), [((2, 2), (2, 1)), ((3,), (2,))]),
-    "det": Op(lambda t, x: t.det(x), MB, ("mat",)),
-    "logdet": Op(lambda t, x: t.logdet(x), M2, ("spd",)),
-    "slogdet": Op(lambda t, x: t.slogdet(x), M2, ("mat",)),
-    "inverse": Op(lambda t, x: t.inverse(x), MB, ("mat",)),
-    "matrix_power": Op(lambda t, x: (t.matrix_power(x, 3), t.matrix_power(x, -1)), M2, ("mat",)),
-    # indexing
-}
-
-# ops without a derivative: their results are integers or bools, or torch raises in backward
-HAND_NOT_DIFFERENTIABLE = set()  # (the declared ops say it in their declarations: no_grad)
-
-HAND = dict(TABLE)  # the entries written here (ops not declared in the registry yet)
-
-
 def _declared(name, spec):
     s = spec.sample
     return Op(lambda t, *xs: spec.call(t, xs, name), s.variants(), s.domain, s.eps, s.atol, s.rtol, s.second)
 
 
-TABLE.update({name: _declared(name, spec) for name, spec in registry.samples().items()})
-NOT_DIFFERENTIABLE = HAND_NOT_DIFFERENTIABLE | {name for name, spec in registry.REGISTRY.items() if spec.no_grad}
+TABLE = {name: _declared(name, spec) for name, spec in registry.samples().items()}
+NOT_DIFFERENTIABLE = {name for name, spec in registry.REGISTRY.items() if spec.no_grad}
 
 CASES = [(name, k) for name, op in TABLE.items() for k in range(len(op.shapes))]
 
@@ -147,9 +96,9 @@ def test_every_method_has_an_entry():
     assert not missing, f"differentiable ops without a gradcheck entry in tests/test_gradcheck.py: {missing}"
 
 
-def test_table_names_exist():
-    unknown = sorted(n for n in list(HAND) + sorted(HAND_NOT_DIFFERENTIABLE) if n not in methods.METHODS)
-    assert not unknown, f"entries for names that are not in METHODS: {unknown}"
+def test_every_method_is_declared():
+    undeclared = sorted(n for n in methods.METHODS if n not in registry.REGISTRY)
+    assert not undeclared, f"Tensor methods not declared in engine/ops/registry.py's sense: {undeclared}"
 
 
 def _check(op, variant):

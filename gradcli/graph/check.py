@@ -219,7 +219,6 @@ REPLAY = {
     "TraceBackward0": lambda xs, kw, outs: [np.asarray(np.trace(xs[0])).reshape(outs[0])],
     "TrilBackward0": lambda xs, kw, outs: [np.tril(xs[0], kw["k"])],
     "TriuBackward0": lambda xs, kw, outs: [np.triu(xs[0], kw["k"])],
-    "DiagonalBackward0": lambda xs, kw, outs: [np.diagonal(xs[0], kw["offset"], kw["d1"], kw["d2"]).reshape(outs[0])],
     "DiagEmbedBackward0": lambda xs, kw, outs: [np.diag(xs[0], kw["offset"]).reshape(outs[0])],
     "TakeBackward0": lambda xs, kw, outs: [np.take(xs[0].reshape(-1), np.asarray(xs[1], np.int64)).reshape(outs[0])],
     "LinalgCrossBackward0": lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))],

@@ -18,6 +18,8 @@ from . import elementwise as E
 from . import linalg as L
 from . import reduction as R
 from . import shape as S
+from .registry import Sample, tables
+from .registry import op as declare
 from .reduction import return_type
 from .shape import sum_to
 from .special import warn_once
@@ -125,6 +127,8 @@ def _baddbmm_grads(node, g, b1, b2, alpha):
 
 class BaddbmmBackward0(Function):
     __slots__ = ()
+    explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {pc}.mT", "{kw[alpha]} * {pb}.mT @ grad")
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -150,6 +154,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 class AddbmmBackward0(Function):
     __slots__ = ()
+    explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {pc}.mT, for each batch", "{kw[alpha]} * {pb}.mT @ grad, for each batch")
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -169,6 +175,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 class AddmvBackward0(Function):
     __slots__ = ()
+    explain = ("{kw[beta]}", "{kw[alpha]} * outer(grad, {c})", "{kw[alpha]} * {pb}.T @ grad")
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -197,6 +205,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 class AddrBackward0(Function):
     __slots__ = ()
+    explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {c}", "{kw[alpha]} * grad.T @ {b}")
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -242,6 +252,9 @@ def _diag_view_array(a, offset, d1, d2):
 
 class DiagonalBackward0(Function):
     __slots__ = ()
+    explain = "1 on the chosen diagonal of {a}, 0 elsewhere"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.diagonal(xs[0], kw["offset"], kw["d1"], kw["d2"]).reshape(outs[0])])
 
     def backward(self, g):
         k = self._kw
@@ -283,6 +296,8 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 class DiagEmbedBackward0(Function):
     __slots__ = ()
+    explain = "1 for each element placed on the diagonal"
+    explain_factor = False
 
     def backward(self, g):
         k = self._kw
@@ -323,6 +338,8 @@ def diagflat(input, offset=0):
 
 class TraceBackward0(Function):
     __slots__ = ()
+    explain = "1 on the diagonal of {a}, 0 elsewhere"
+    explain_factor = False
 
     def backward(self, g):
         n, m = self._kw["in_shape"]
@@ -342,6 +359,8 @@ def trace(input):
 
 class TrilBackward0(Function):
     __slots__ = ()
+    explain = "1 on and below the k-th diagonal, 0 above"
+    explain_factor = False
 
     def backward(self, g):
         return (tril(g, self._kw["k"]),)
@@ -349,6 +368,8 @@ class TrilBackward0(Function):
 
 class TriuBackward0(Function):
     __slots__ = ()
+    explain = "1 on and above the k-th diagonal, 0 below"
+    explain_factor = False
 
     def backward(self, g):
         return (triu(g, self._kw["k"]),)
@@ -391,6 +412,8 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 class LinalgDetBackward0(Function):
     __slots__ = ()
+    explain = "det({a}) * inverse({a}).mT"
+    explain_factor = False
     save_inputs = True
     save_output = True
 
@@ -410,6 +433,8 @@ def det(A):
 
 class LinalgSlogdetBackward0(MultiOutputFunction):
     __slots__ = ()
+    explain = "inverse({a}).mT (for the log of the absolute determinant)"
+    explain_factor = False
     save_inputs = True
 
     def backward(self, grads):
@@ -435,6 +460,8 @@ def logdet(input):
 
 class LinalgInvExBackward0(Function):
     __slots__ = ()
+    explain = "-inverse({a}).mT @ grad @ inverse({a}).mT"
+    explain_factor = False
     save_output = True
 
     def backward(self, g):
@@ -468,6 +495,9 @@ def inv_ex(A, *, check_errors=False):
 
 class LinalgSolveExBackward0(Function):
     __slots__ = ()
+    explain = ("-solve({pa}.mT, grad) @ X.mT (X: the solution)", "solve({pa}.mT, grad)")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_solve_np(xs[0], xs[1], kw).reshape(outs[0])])
     save_inputs = True
     save_output = True
 
@@ -550,6 +580,8 @@ def matrix_power(A, n):
 
 class LinalgCrossBackward0(Function):
     __slots__ = ()
+    explain = ("cross({b}, grad)", "cross(grad, {a})")
+    explain_factor = False
     save_inputs = True
 
     def backward(self, g):
@@ -611,6 +643,7 @@ def kron(input, other):
 
 class VdotBackward0(Function):
     __slots__ = ()
+    explain = ("{b}", "{a}")
     save_inputs = True
 
     def backward(self, g):
@@ -967,6 +1000,10 @@ def _sumproduct_pair(left, right, sum_dims):
 class CdistBackward0(Function):
     """torch.cdist's direct kernel; edges (x1, x2)."""
     __slots__ = ()
+    explain = ("the p-norm's gradient of each pair's difference, summed over {b}'s rows", "minus the same, summed over {a}'s rows")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [np.linalg.norm(xs[0][..., :, None, :] - xs[1][..., None, :, :], ord=kw["p"], axis=-1)
+                                                .reshape(outs[0])])
     save_inputs = True
     save_output = True
 
@@ -1049,31 +1086,73 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return record(CdistBackward0, (x1, x2), out, {"p": p})
 
 
-# ---------------------------------------------------------------------------- registration
+# ---------------------------------------------------------------------------- declarations
 
-METHODS = {
-    "baddbmm": baddbmm, "addbmm": addbmm, "addmv": addmv, "addr": addr, "trace": trace, "diag": diag,
-    "diagonal": diagonal, "diag_embed": diag_embed, "diagflat": diagflat, "tril": tril, "triu": triu, "det": det,
-    "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "cross": cross, "kron": kron, "vdot": vdot,
-    "matrix_power": matrix_power,
-}
+def _solve_np(a, b, kw):
+    """linalg.solve's replay (left=False: X A = B)."""
+    if not kw.get("left", True):
+        return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    return np.linalg.solve(a, b[..., None])[..., 0] if kw.get("vector") else np.linalg.solve(a, b)
 
 
-def _inplace():
+_M2 = [((2, 2),), ((3, 3),)]
+_MB = [((2, 2),), ((2, 3, 3),)]
+_ip = {"inplace": True}
+# One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample
+OPS = [
+    declare("baddbmm", baddbmm, BaddbmmBackward0, sample=Sample([((2, 2, 2), (2, 2, 3), (2, 3, 2))]), **_ip),
+    declare("addbmm", addbmm, AddbmmBackward0, sample=Sample([((2, 2), (2, 2, 3), (2, 3, 2))]), **_ip),
+    declare("addmv", addmv, AddmvBackward0, sample=Sample([((2,), (2, 3), (3,))]), torch_inplace=True, **_ip),
+    declare("addr", addr, AddrBackward0, sample=Sample([((3, 2), (3,), (2,))]), **_ip),
+    declare("trace", trace, TraceBackward0, sample=Sample([((2, 3),), ((3, 3),)])),
+    declare("diag", diag, DiagonalBackward0_copy, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)])),
+    declare("diagonal", diagonal, DiagonalBackward0, sample=Sample([((2, 3),), ((2, 2, 2),)])),
+    declare("diag_embed", diag_embed, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)])),
+    declare("diagflat", diagflat, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 2),)])),
+    declare("tril", tril, TrilBackward0, sample=Sample([((3, 3),), ((2, 3),)]), **_ip),
+    declare("triu", triu, TriuBackward0, sample=Sample([((3, 3),), ((2, 3),)], args=(1,)), **_ip),
+    declare("det", det, LinalgDetBackward0, linalg=True, sample=Sample(_MB, ("mat",))),
+    declare("logdet", logdet, sample=Sample(_M2, ("spd",))),  # slogdet's nodes
+    declare("slogdet", slogdet, LinalgSlogdetBackward0, linalg=True, sample=Sample(_M2, ("mat",))),
+    declare("inverse", inverse, LinalgInvExBackward0, sample=Sample(_MB, ("mat",))),
+    declare("cross", cross, LinalgCrossBackward0, sample=Sample([((3,), (3,)), ((2, 3), (2, 3))], kwargs={"dim": -1})),
+    declare("kron", kron, sample=Sample([((2, 2), (2, 1)), ((3,), (2,))])),  # mul's and view's nodes
+    declare("vdot", vdot, VdotBackward0, sample=Sample([((3,), (3,))])),
+    declare("matrix_power", matrix_power, linalg=True, sample=Sample(  # mm's and inverse's nodes
+        _M2, ("mat",), call=lambda torch, x: (torch.matrix_power(x, 3), torch.matrix_power(x, -1)))),
+    # torch.X only
+    declare("cdist", cdist, CdistBackward0, method=False, sample=Sample(  # torch's double backward raises
+        [((2, 4, 3), (2, 5, 3))], second=False)),
+    declare("einsum", einsum, method=False, sample=Sample(  # the nodes of the products it makes
+        [((2, 3), (3, 2))], call=lambda torch, x, y: torch.einsum("ij,jk->ik", x, y))),
+    declare("tensordot", tensordot, method=False, sample=Sample([((2, 3), (3, 3))], kwargs={"dims": 1})),
+    declare("tril_indices", tril_indices, method=False, no_grad="an integer result"),
+    declare("triu_indices", triu_indices, method=False, no_grad="an integer result"),
+    # torch.linalg.X only
+    declare("inv", inv, LinalgInvExBackward0, method=False, torch=False, linalg=True, sample=Sample(_MB, ("mat",))),
+    declare("inv_ex", inv_ex, LinalgInvExBackward0, method=False, torch=False, linalg=True,
+       sample=Sample(_MB, ("mat",), call=lambda torch, x: torch.linalg.inv_ex(x).inverse)),
+    declare("solve", solve, LinalgSolveExBackward0, method=False, torch=False, linalg=True,
+       sample=Sample([((3, 3), (3,)), ((3, 3), (3, 2))], ("mat", "any"))),
+    declare("linalg_cross", linalg_cross, LinalgCrossBackward0, method=False, torch=False, linalg="cross",
+       sample=Sample([((3,), (3,)), ((2, 3), (2, 3))])),
+    declare("linalg_diagonal", linalg_diagonal, DiagonalBackward0, method=False, torch=False, linalg="diagonal",
+       sample=Sample([((2, 3),), ((2, 2, 2),)])),
+    declare("multi_dot", multi_dot, method=False, torch=False, linalg=True, sample=Sample(
+        [((2, 3), (3, 3))], call=lambda torch, x, y: torch.linalg.multi_dot([x, y, y]))),
+    declare("vecdot", vecdot, method=False, torch=False, linalg=True, sample=Sample([((2, 3), (2, 3))])),
+]
+
+
+def _inplace(fn, name, node):
     from .special import inplace_method  # noqa: PLC0415
-    table = {n + "_": inplace_method(METHODS[n], n + "_") for n in ("baddbmm", "addbmm", "addmv", "addr", "tril",
-                                                                    "triu")}
-    table["addmm_"] = inplace_method(L.addmm, "addmm_")
-    return table
+    return inplace_method(fn, name, node)
 
 
-INPLACE = _inplace()
-
-TORCH = {"cdist": cdist, "einsum": einsum, "tensordot": tensordot, "tril_indices": tril_indices, "triu_indices": triu_indices,
-         "addmv_": INPLACE["addmv_"]}
-
-LINALG = {
-    "det": det, "slogdet": slogdet, "inv": inv, "inv_ex": inv_ex, "solve": solve, "cross": linalg_cross,
-    "diagonal": linalg_diagonal, "matrix_power": matrix_power, "multi_dot": multi_dot, "vecdot": vecdot,
-    "LinAlgError": LinAlgError,
-}
+_TABLES = tables(OPS, _inplace)
+METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>)
+INPLACE = _TABLES["INPLACE"]   # x.name_()
+INPLACE["addmm_"] = _inplace(L.addmm, "addmm_", None)  # linalg.py's addmm, in place (by hand: not declared yet)
+TORCH = _TABLES["TORCH"]       # torch.<name> only, torch.addmv_
+LINALG = _TABLES["LINALG"]     # torch.linalg.<name>
+LINALG["LinAlgError"] = LinAlgError

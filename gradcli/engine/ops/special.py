@@ -1859,5 +1859,5 @@ def _torch_inplace(name):
     return fn
 
 
-# torch.name_(x) of shape_extra.py's clip_ and linalg_extra.py's addmv_ (not declared in the registry yet)
-TORCH.update({n: _torch_inplace(n) for n in ("clip_", "addmv_")})
+# torch.clip_(x) (shape_extra.py's x.clip_, a hand-written in-place form)
+TORCH.update({n: _torch_inplace(n) for n in ("clip_",)})
