@@ -79,6 +79,58 @@ def test_unpacking_errors_have_cpython_texts(src, message):
                                                  message, 1)
 
 
+# ---------------------------------------------------------------- assignment expressions (:=)
+
+def test_assignment_expressions_bind_where_python_binds_them():
+    assert out("y = (x := 3) * x\nprint(y, x)\nif (n := len([1, 2, 3])) > 2:\n    print(n)\n"
+               "i = 0\nwhile (i := i + 1) < 3:\n    print(i)\nprint(abs(k := -2), k)") == "9 3\n3\n1\n2\n2 -2\n"
+    # from a comprehension the name binds in the enclosing function (PEP 572), not in the comprehension
+    assert out("def f(xs):\n    return [y for v in xs if (y := v * 2) > 2], y\nf([1, 2, 3])") == "([4, 6], 6)\n"
+    assert out("[t := v for v in range(3)]\nt") == "[0, 1, 2]\n2\n"
+    assert out("def f():\n    tot = 0\n    [tot := tot + v for v in range(4)]\n    return tot\nf()") == "6\n"
+    # a lambda's walrus binds in the lambda; a function's does not leak out of it
+    assert out("g = lambda: (z := 5) + z\ng()") == "10\n"
+    e = err("def f():\n    (w := 1)\nf()\nw")
+    assert (e.type_name, e.message, e.line) == ("NameError", "name 'w' is not defined", 4)
+    assert out("def outer():\n    c = 0\n    def inner():\n        nonlocal c\n"
+               "        [c := c + e for e in range(3)]\n    inner()\n    return c\nouter()") == "3\n"
+    assert out("def f():\n    global gv\n    [gv := e for e in range(2)]\nf()\ngv") == "1\n"
+    assert out("(a := 1, b := 2)\n[p := 3, p]\n{q := 4}\n[10, 20][m := 1], m") == \
+        "(1, 2)\n[3, 3]\n{4}\n(20, 1)\n"
+
+
+@pytest.mark.parametrize("src, message, line, column", [
+    ("x := 1", "invalid syntax", 1, 3),
+    ("y = x := 1", "invalid syntax", 1, 7),
+    ("f(x=y := 1)", "invalid syntax", 1, 7),
+    ("[v for v in w if v := 1]", "invalid syntax", 1, 20),
+    ("(x := y := 1)", "invalid syntax", 1, 9),
+    ("def f():\n    return x := 1", "invalid syntax", 2, 14),
+    ("(a.b := 1)", "cannot use assignment expressions with attribute", 1, 2),
+    ("(a[0] := 1)", "cannot use assignment expressions with subscript", 1, 2),
+    ("(1 := 2)", "cannot use assignment expressions with literal", 1, 2),
+    ("(True := 1)", "cannot use assignment expressions with True", 1, 2),
+    ("(a, b) := 1", "cannot use assignment expressions with tuple", 1, 1),
+    ("a.b := 1", "cannot use assignment expressions with attribute", 1, 1),
+    ("lambda: x := 1", "cannot use assignment expressions with lambda", 1, 1),
+    ("if 1:\n    a < b := 1", "cannot use assignment expressions with comparison", 2, 5),
+    ("[i := 0 for i in range(3)]", "assignment expression cannot rebind comprehension iteration variable 'i'", 1, 2),
+    ("[[(j := k) for k in range(2)] for j in range(3)]",
+     "assignment expression cannot rebind comprehension iteration variable 'j'", 1, 4),
+    ("[x for x in (y := [1])]", "assignment expression cannot be used in a comprehension iterable expression", 1, 14),
+])
+def test_assignment_expression_errors_have_cpython_texts(src, message, line, column):
+    e = err(src)
+    assert (e.type_name, e.message, e.line, e.column) == ("SyntaxError", message, line, column)
+
+
+def test_assignment_expressions_obey_the_sandbox_like_assignments():
+    e = err("(__builtins__ := 1)")
+    assert (e.type_name, e.message) == ("NameError", "'__builtins__' is not available in GradScript (sandbox)")
+    e = err("[(__builtins__ := v) for v in [1]]")
+    assert (e.type_name, e.message) == ("NameError", "'__builtins__' is not available in GradScript (sandbox)")
+
+
 def test_subscript_and_attribute_targets():
     src = ("x = [1, 2, 3, 4, 5, 6]\nx[0] = 10\nx[1:3] = [7]\nx[::2]\nd = {}\nd['k'] = [1]\nd['k'][0] += 5\nd\n"
            "import torch\nt = torch.zeros(3)\nt[1] = 2.\nt[0:2] += 1\nt\nt.requires_grad = True\nt.requires_grad\n"

@@ -49,6 +49,7 @@ _.decorated
 _.decorator
 _.star_expr
 _.lambdef
+_.walrus
 _.ellipsis
 _.const_none
 _.const_true

@@ -60,6 +60,8 @@ Expressions (subclasses of Expr)
   Compare(left: Expr, ops: [str], comparators: [Expr])
                                             ops: < > == >= <= != in 'not in' is 'is not'
   IfExp(test: Expr, body: Expr, orelse: Expr)                 body if test else orelse
+  NamedExpr(target: Name, value: Expr)      (target := value): binds in the enclosing function
+                                            scope, also from inside a comprehension (PEP 572)
   Lambda(params: [str], defaults: [Expr], vararg: str?, kwarg: str?, body: Expr,
          kwonly: [str], kw_defaults: [Expr?])
   Call(func: Expr, args: [Expr | Starred], keywords: [Keyword])
@@ -99,7 +101,7 @@ __all__ = [
     "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict",
     "ListComp", "SetComp", "GeneratorExp", "DictComp", "Comprehension",
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Lambda", "Call", "Keyword",
-    "Starred", "Attribute", "Subscript", "Slice",
+    "Starred", "Attribute", "Subscript", "Slice", "NamedExpr",
     "walk", "iter_child_nodes",
 ]
 
@@ -592,6 +594,17 @@ class Subscript(Expr):
 
     value: Expr
     index: Expr
+
+
+@_node
+class NamedExpr(Expr):
+    """`target := value` (an assignment expression); target is a Name."""
+
+    target: Expr
+    value: Expr
+    # whether the parser has made one in this process: until then the scope analysis need not look
+    # for them in expressions (scopes.walrus_targets, a walk of every expression of a function)
+    parsed = False
 
 
 @_node

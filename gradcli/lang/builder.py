@@ -579,6 +579,14 @@ class _Builder:
         body, test, orelse = c
         return set_span(ast.IfExp(test, body, orelse), body, orelse)
 
+    def walrus(self, c: list) -> ast.NamedExpr:
+        target, value = c[0], c[2]
+        error = walrus_target_error(target)
+        if error is not None:
+            raise error
+        ast.NamedExpr.parsed = True
+        return set_span(ast.NamedExpr(target, value), target, value)
+
     def lambdef(self, c: list) -> ast.Lambda:
         body = c[-1]
         p = c[1] if len(c) > 2 else _Params()
@@ -768,6 +776,29 @@ class _Builder:
 
 
 BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
+
+def walrus_target_error(target: Any) -> Optional[ScriptSyntaxError]:
+    """CPython's error for the target of `target := value` when it is not a plain name (None for a
+    name). A parenthesised name's span includes its parentheses: `((a) := 1)` is an error too."""
+    if type(target) is ast.Name and not (target.id.isascii() and (
+            target.end_line != target.line or target.end_column - target.column != len(target.id))):
+        return None
+    return _error_at("cannot use assignment expressions with %s" % _expr_name(target), target)
+
+
+def walrus_statement_error(items: list) -> Optional[ScriptSyntaxError]:
+    """The error for `target := value` standing unparenthesised as a statement, where the parser
+    stopped at ':=' with ``items`` (the operands and operators of `target`, flat) on its stack:
+    CPython's "cannot use assignment expressions with ..." for a target that is not a name (None:
+    plain "invalid syntax")."""
+    if not items or any(type(x) is Token and x.type not in _FLAT_OPERATORS for x in items):
+        return None
+    target = _operators(items) if len(items) > 1 else items[0]
+    return None if type(target) is ast.Name else walrus_target_error(target)
+
+
+_FLAT_OPERATORS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS", "AND", "OR", "TILDE"}
+
 
 def unsupported_error(tok: Token) -> ScriptSyntaxError:
     return _error_at("'%s' is not supported in GradScript" % tok.value, tok,

@@ -10,7 +10,7 @@ from . import ast as A
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
 from .runtime import Frame, Function, tag
-from .scopes import Scope, child_qualname, function_scope
+from .scopes import Scope, child_qualname, function_scope, walrus_targets
 from .statements import contains_yield, target_names
 
 
@@ -290,6 +290,7 @@ class CallableCompiler:
         params = list(node.params) + ([node.vararg] if node.vararg else []) + \
             ([node.kwarg] if node.kwarg else []) + list(node.kwonly)
         inner = function_scope(scope, params, [], child_qualname(scope, "<lambda>"))
+        inner.locals.update(walrus_targets(node.body, set()))  # (x := v) in a lambda binds in it
         body = self.expr(node.body, inner)
         return self.make_function(node, scope, "<lambda>", inner.qualname, body, True)
 
@@ -312,6 +313,11 @@ class CallableCompiler:
         for gen in node.generators:
             target_names(gen.target, names)
         inner = Scope("comprehension", scope, names, qualname=scope.qualname)
+        for gen in node.generators if A.NamedExpr.parsed else ():
+            for n in A.walk(gen.iter):
+                if type(n) is A.NamedExpr:
+                    raise self.error(n.target, "SyntaxError",
+                                     "assignment expression cannot be used in a comprehension iterable expression")
         first_iter = self.expr(node.generators[0].iter, scope)
         levels = []
         for i, gen in enumerate(node.generators):

@@ -430,6 +430,45 @@ class ExprCompiler:
     def e_starred(self, node, scope):
         raise self.error(node, "SyntaxError", "can't use starred expression here")
 
+    def e_namedexpr(self, node, scope):
+        """`(name := value)`: stores and gives the value. Inside a comprehension the name binds in the
+        nearest enclosing scope that is not a comprehension (PEP 572), with CPython's errors for what
+        that forbids."""
+        target = node.target
+        name = target.id
+        value = self.expr(node.value, scope)
+        outer = scope
+        while outer.kind == "comprehension":
+            if name in outer.locals:
+                raise self.error(target, "SyntaxError",
+                                 f"assignment expression cannot rebind comprehension iteration variable '{name}'")
+            outer = outer.parent
+        if outer is scope:
+            store = self.name_store(target, scope)
+        elif outer.kind == "class":
+            raise self.error(node, "SyntaxError",
+                             "assignment expression within a comprehension cannot be used in a class body")
+        else:
+            self.check_name(name, target)
+            kind, depth = scope.resolve(name)  # "global", or "free" at the depth of the scope binding it
+            if kind == "global":
+                G = self.G
+
+                def store(frame, v):
+                    G[name] = v
+            else:
+                def store(frame, v):
+                    f = frame
+                    for _ in range(depth):
+                        f = f.parent
+                    f[name] = v
+
+        def named(frame):
+            v = value(frame)
+            store(frame, v)
+            return v
+        return named
+
     # ------------------------------------------------------------------ assignment targets
     def target(self, node, scope):
         """A closure store(frame, value) for an assignment target."""
@@ -529,6 +568,7 @@ EXPR_METHODS = {
     A.DictComp: "e_dictcomp",
     A.GeneratorExp: "e_generatorexp",
     A.Starred: "e_starred",
+    A.NamedExpr: "e_namedexpr",
 }
 
 __all__ = ["ExprCompiler", "EXPR_METHODS", "MAX_NESTING"]

@@ -62,7 +62,7 @@ class GradScriptLexer(RegexLexer):
             (r"\bself\b", Name.Builtin.Pseudo),
             (_NUMBER, Number),
             (r"\.\.\.", Keyword.Constant),
-            (r"\*\*=?|//=?|->|<<=?|>>=?|[-+*/%@&|^]=?|[<>]=?|[!=]=|~", Operator),
+            (r"\*\*=?|//=?|->|:=|<<=?|>>=?|[-+*/%@&|^]=?|[<>]=?|[!=]=|~", Operator),
             (r"=", Operator),
             (r"[()\[\]{},:;.]", Punctuation),
             (r"[^\W\d]\w*", Name),

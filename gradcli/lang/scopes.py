@@ -58,23 +58,52 @@ class Scope:
 def bound_names(body, out=None, globals_=None, nonlocals=None):
     """Names bound by statements of one scope (not descending into nested scopes), and the names it
     declares global and nonlocal: what each statement binds and declares is its description's
-    (statements.STATEMENTS)."""
+    (statements.STATEMENTS); the targets of assignment expressions in its expressions are bound too
+    (walrus_targets)."""
     out = set() if out is None else out
     globals_ = set() if globals_ is None else globals_
     nonlocals = set() if nonlocals is None else nonlocals
     declared = {"global": globals_, "nonlocal": nonlocals}
+    walrus = A.NamedExpr.parsed
     todo = list(body)
     while todo:
         node = todo.pop()
         d = STATEMENTS[type(node)]
         if d.get_binds:
             d.bind(node, out)
+        if walrus:
+            walrus_targets(node, out)
         if d.declares is not None:
             declared[d.declares].update(node.names)
         if d.get_blocks:
             for block in d.sub_blocks(node):
                 todo.extend(block)
     return out, globals_, nonlocals
+
+
+def walrus_targets(node, out):
+    """Add to ``out`` the names that assignment expressions (``x := v``) in ``node`` bind in the scope
+    ``node`` stands in: ``node`` is an expression or a statement (its own expressions, not the
+    statements it holds). Those inside comprehensions count (they bind in the enclosing scope, PEP
+    572); those in a lambda's body or a nested def's or class's body do not."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is list:
+            todo.extend(n)
+            continue
+        if not isinstance(n, A.Node) or (n is not node and isinstance(n, A.Stmt)):
+            continue
+        if t is A.NamedExpr:
+            out.add(n.target.id)
+        for name in n._fields:
+            if t is A.Lambda and name == "body":
+                continue
+            value = getattr(n, name)
+            if type(value) is list or isinstance(value, A.Node):
+                todo.append(value)
+    return out
 
 
 def names_bound_anywhere(module):
@@ -96,6 +125,8 @@ def names_bound_anywhere(module):
             out.update(p for p in (node.vararg, node.kwarg) if p)
         elif t is A.Comprehension:
             target_names(node.target, out)
+        elif t is A.NamedExpr:
+            out.add(node.target.id)
         body = getattr(node, "body", None)
         if isinstance(body, list):
             bound_names(body, out)

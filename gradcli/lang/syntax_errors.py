@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .builder import unsupported_error
+from .builder import unsupported_error, walrus_statement_error
 from .errors import ScriptSyntaxError
 from .keywords import BLOCK_HEADERS, RESERVED, STATEMENT_KEYWORDS, terminals
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
@@ -219,6 +219,15 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
             type(stack[-2]) is Token and stack[-2].type == "IF":
         return _error_at("expected 'else' after 'if' expression", stack[-3], stack[-1],
                          hint="a conditional expression is 'A if CONDITION else B'")
+    if ttype == "COLONEQUAL":  # `a.b := 1` as a statement: CPython names what `a.b` is
+        start = len(stack)
+        while start and (type(stack[start - 1]) is not Token or stack[start - 1].type in _OPERATOR_TERMINALS
+                         or stack[start - 1].type == "TILDE"):
+            start -= 1
+        if start == 0 or stack[start - 1].type in ("_NEWLINE", "_INDENT", "_DEDENT", "SEMICOLON"):
+            error = walrus_statement_error(stack[start:])
+            if error is not None:
+                return error
     genexp = _unparenthesized_genexp(stack, ttype) if ttype in ("COMMA", "FOR") else None
     if genexp is not None:
         return _error_at("Generator expression must be parenthesized", genexp, stack[-1],
