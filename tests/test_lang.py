@@ -99,6 +99,15 @@ def test_assignment_expressions_bind_where_python_binds_them():
         "(1, 2)\n[3, 3]\n{4}\n(20, 1)\n"
 
 
+def test_assignment_expression_node_and_span():
+    from gradcli.lang import ast as A
+    from gradcli.lang.parser import parse
+    node = parse("if (n := len(xs)) > 2:\n    pass").body[0].test.left
+    assert node == A.NamedExpr(A.Name("n"), A.Call(A.Name("len"), [A.Name("xs")], []))
+    assert (node.line, node.column, node.end_line, node.end_column) == (1, 4, 1, 18)  # with its parentheses
+    assert parse("f(x := 3, y)").body[0].value.args[0] == A.NamedExpr(A.Name("x"), A.Constant(3))
+
+
 @pytest.mark.parametrize("src, message, line, column", [
     ("x := 1", "invalid syntax", 1, 3),
     ("y = x := 1", "invalid syntax", 1, 7),

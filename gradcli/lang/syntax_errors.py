@@ -28,7 +28,7 @@ _OPERATOR_TERMINALS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT
                        "AND", "OR"}
 _STATEMENT_START = terminals(STATEMENT_KEYWORDS) | {"AT"}
 # what may follow an operand besides an operator; left out of hints after an operand
-_CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP"}
+_CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP", "COLONEQUAL"}
 _CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
 _RESERVED_TYPES = terminals(RESERVED)
 _WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
