@@ -718,11 +718,40 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     elif p == 1:
         r = data.sum(axis=dims, keepdims=keepdim)
     elif p == 2:
-        r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
+        r = _norm2_lastdim(data, dims, keepdim) if dtype is None else None
+        if r is None:
+            r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
     else:
         r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
     return record(LinalgVectorNormBackward0, (src,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})
+
+
+def _norm2_lastdim(data, dims, keepdim):
+    """ATen's 2-norm over the innermost dim of a contiguous float tensor (all of it, or its last dim:
+    norm_kernel_tensor_iterator_impl's binary_kernel_reduce_lastdim path), in its order: per row, one
+    accumulator per SIMD lane adds x * x (each product rounded) chunk after chunk, the lanes are then
+    added left to right, the tail one element at a time, then sqrt. None for any other case."""
+    if type(data) is not np.ndarray or data.dtype not in (np.float32, np.float64) or not data.flags.c_contiguous \
+            or data.size == 0:
+        return None
+    nd = data.ndim
+    dims = tuple(sorted(d % nd for d in dims))
+    if not dims or dims != tuple(range(dims[0], nd)):  # the reduced dims must coalesce into the innermost one
+        return None
+    rows = data.reshape(math.prod(data.shape[:dims[0]]), -1)
+    lanes = numerics.VEC_BYTES // data.itemsize
+    m, n = rows.shape
+    nfull = n - n % lanes
+    sq = rows * rows
+    acc = np.zeros((m, lanes), data.dtype)
+    if nfull:  # cumsum adds strictly in order: the running per-lane sums
+        acc = np.cumsum(sq[:, :nfull].reshape(m, nfull // lanes, lanes), axis=1)[:, -1]
+    total = np.cumsum(np.concatenate([acc, sq[:, nfull:]], axis=1), axis=1)[:, -1]
+    r = np.sqrt(total)
+    out_shape = tuple(1 if i in dims else d for i, d in enumerate(data.shape)) if keepdim \
+        else tuple(d for i, d in enumerate(data.shape) if i not in dims)
+    return r.reshape(out_shape)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
