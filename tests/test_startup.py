@@ -144,6 +144,7 @@ except SystemExit:
 sys.stdout.flush()
 print("after", gc.isenabled())
 """
+GC_IMPORT = "import gc, gradcli.cli.entry, gradcli.cli.runcmd; print(gc.isenabled())"
 
 
 @pytest.mark.parametrize("in_process", [False, True])
@@ -163,6 +164,9 @@ def test_the_collector_paused_at_start_up_runs_under_scripts_and_calculations(in
     assert probe("run", "-e", "x = 1") == "True\nafter True\n"
     assert probe("grad", "x * 2", "x=1").startswith("x * 2 + 1000 = tensor(1002.)\n")
     assert probe("--version").endswith("after True\n")
+    assert probe("run", "-e", "x = 1/0") == "True\nafter True\n"  # (an error ends the command)
+    imported = subprocess.run([sys.executable, "-c", GC_IMPORT], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert imported.stdout == "True\n", imported.stderr  # importing the command line pauses nothing
 
 
 def test_plain_commands_end_without_finalisation_yet_flush_everything(tmp_path):

@@ -53,12 +53,17 @@ _INTERRUPTED_DOC = """{
 }
 """
 
-# The collector is paused while gradcli starts: the imports (NumPy's, the engine's, the language's)
-# and the parse tables allocate many objects that all live on, so the collections they trigger (a
-# full one among them) find nothing to free and cost ~10 ms of every start. resume_gc() turns it back
-# on before any script or calculation runs; the Typer path (other commands, the REPL) resumes first.
-_GC_PAUSED = [_gc.isenabled()]
-_gc.disable()
+# The collector is paused while a command starts (main): the imports (NumPy's, the engine's, the
+# language's) and the parse tables allocate many objects that all live on, so the collections they
+# trigger (a full one among them) find nothing to free and cost ~10 ms of every start. resume_gc()
+# turns it back on before any script or calculation runs; the Typer path (other commands, the REPL)
+# resumes first, and main() on its way out in any case. Importing this module changes nothing.
+_GC_PAUSED: list = []
+
+
+def _pause_gc() -> None:
+    _GC_PAUSED.append(_gc.isenabled())
+    _gc.disable()
 
 
 def resume_gc() -> None:
@@ -270,6 +275,7 @@ def main(argv=None) -> None:
     plain = plain_run(args)
     if plain is None and not args and sys.stdin is not None and not sys.stdin.isatty():
         plain = (["-"], None, {})  # `cat a.grad | gradcli`: the script on stdin, as the Typer app's root runs it
+    _pause_gc()
     try:
         if calc is not None:
             default_sigpipe()
@@ -292,6 +298,8 @@ def main(argv=None) -> None:
         if argv is None and (calc is not None or plain is not None):
             _exit_at_once(exc.code)
         raise
+    finally:
+        resume_gc()
 
 
 def _exit_at_once(code) -> None:
