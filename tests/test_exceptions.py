@@ -223,3 +223,19 @@ def test_a_scripts_exception_class_stays_catchable_when_it_imitates_a_limit():
 def test_the_scripts_own_raise_of_a_limit_like_type_is_caught(name):
     r = run(f"try:\n    raise {name}('mine')\nexcept {name} as e:\n    print('caught', e)\n")
     assert r.ok and r.stdout == "caught mine\n"
+
+
+def test_module_backward_hook_of_a_script_misbehaving_is_a_script_error():
+    # register_backward_hook takes a script's callable: a non-callable, a hook that raises and a hook
+    # returning the wrong number of gradients are the script's errors (torch's messages), never gradcli's
+    pre = "import torch\nm = torch.nn.Linear(2, 1)\n"
+    go = "m(torch.ones(1, 2)).sum().backward()\n"
+    r = run(pre + "m.register_backward_hook(3)\n" + go)
+    assert r.error.type_name == "TypeError" and r.error.message == "'int' object is not callable"
+    r = run(pre + "def h(mod, gi, go):\n    raise ValueError('from hook')\nm.register_backward_hook(h)\n"
+            "try:\n    " + go + "except ValueError as e:\n    print('caught', e)\n")
+    assert r.ok and r.stdout.endswith("caught from hook\n")
+    r = run(pre + "m.register_backward_hook(lambda mod, gi, go: (1, 2, 3, 4))\n" + go)
+    assert r.error.type_name == "RuntimeError" and "got 4, but expected 3" in r.error.message
+    for e in (r.error,):
+        assert not isinstance(e, InternalError)
