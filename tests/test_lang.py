@@ -127,10 +127,20 @@ def test_assignment_expression_node_and_span():
     ("[[(j := k) for k in range(2)] for j in range(3)]",
      "assignment expression cannot rebind comprehension iteration variable 'j'", 1, 4),
     ("[x for x in (y := [1])]", "assignment expression cannot be used in a comprehension iterable expression", 1, 14),
+    ("class E(Exception):\n    x = [(y := 1) for _ in [1]]",
+     "assignment expression within a comprehension cannot be used in a class body", 2, 11),
 ])
 def test_assignment_expression_errors_have_cpython_texts(src, message, line, column):
     e = err(src)
     assert (e.type_name, e.message, e.line, e.column) == ("SyntaxError", message, line, column)
+
+
+def test_assignment_expression_in_a_class_attribute_is_refused():
+    # GradScript lowers a class attribute's value where the class statement runs, so a walrus there
+    # (a class attribute in Python) is refused rather than bound in the wrong scope
+    e = err("class E(Exception):\n    x = (y := 1)")
+    assert (e.type_name, e.message, e.line) == (
+        "SyntaxError", "assignment expressions in a class body are not supported in GradScript", 2)
 
 
 def test_assignment_expressions_obey_the_sandbox_like_assignments():

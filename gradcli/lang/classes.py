@@ -47,6 +47,27 @@ class ClassCompiler:
             out.append((self.expr(d, scope), d))
         return out
 
+    def check_class_walrus(self, value):
+        """A class attribute's value is lowered in the enclosing scope: an assignment expression there
+        (which Python binds in the class namespace) is refused; inside a comprehension it is CPython's
+        SyntaxError."""
+        if not A.NamedExpr.parsed:
+            return
+        todo = [(value, False)]
+        while todo:
+            node, in_comp = todo.pop()
+            t = type(node)
+            if t is A.NamedExpr:
+                if in_comp:
+                    raise self.error(node.target, "SyntaxError",
+                                     "assignment expression within a comprehension cannot be used in a class body")
+                raise self.error(node, "SyntaxError", "assignment expressions in a class body are not supported in "
+                                 "GradScript", hint="assign the value first: NAME = value")
+            if t is A.Lambda:
+                continue
+            inner = in_comp or t in (A.ListComp, A.SetComp, A.DictComp, A.GeneratorExp)
+            todo.extend((child, inner) for child in A.iter_child_nodes(node))
+
     def s_classdef(self, node, scope):
         self.check_name(node.name, node, what="class name")
         if len(node.bases) != 1 or node.keywords or node.decorators:
@@ -75,6 +96,7 @@ class ClassCompiler:
                                          "attributes starting with '_' are reserved in GradScript")
                     self.check_name(t.id, t, what="class attribute name")
                     cscope.locals.add(t.id)
+                self.check_class_walrus(s.value)
                 methods.append(([t.id for t in s.targets], self.expr(s.value, scope)))
             else:
                 raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) and assign "

@@ -446,7 +446,7 @@ class ExprCompiler:
         if outer is scope:
             store = self.name_store(target, scope)
         elif outer.kind == "class":
-            raise self.error(node, "SyntaxError",
+            raise self.error(target, "SyntaxError",
                              "assignment expression within a comprehension cannot be used in a class body")
         else:
             self.check_name(name, target)
