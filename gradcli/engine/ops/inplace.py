@@ -337,7 +337,7 @@ def apply_inplace_graph(self, fn, region=None):
         self.grad_fn = fn
         self._output_nr = 0
         self._rg = True
-        _regenerate_views(self, self)
+        regenerate_views(self, self)
         return
     if root is None:
         root = self
@@ -359,14 +359,15 @@ def apply_inplace_graph(self, fn, region=None):
         self.grad_fn = node
         self._output_nr = 0
         self._rg = True
-    _regenerate_views(root, self)
+    regenerate_views(root, self)
 
 
-def _regenerate_views(root, changed):
-    """The other views of root after an in-place op of root or of one of its views (in grad mode): torch
+def regenerate_views(root, changed):
+    """The other views of root after an in-place op of root or of one of its views: torch
     regenerates a view's grad_fn when it next reads it (its version moved on) as AsStridedBackward0 of
     the base's new node, so what is computed from the view afterwards goes through the in-place op. A
-    view made under no_grad (or of a multi-output op) keeps its CreationMeta: its error is raised there."""
+    view made under no_grad (or of a multi-output op) keeps its CreationMeta: its error is raised there.
+    Under no_grad (check_inplace) the base's node is unchanged and so is the gradient, only the name."""
     for v in live_views(root):
         if v is changed or v._creation is not None:
             continue
