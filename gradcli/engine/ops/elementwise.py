@@ -1346,10 +1346,14 @@ def where(condition, input=None, other=None):
 
 
 def _clamp_forward(x, lo, hi):
+    # torch's clamp keeps x where it equals the bound (std::max(x, lo): -0. stays -0. under min=0);
+    # NumPy's maximum may return the bound's zero. NaN (of x or of a bound) propagates in both.
     if lo is not None:
-        x = np.maximum(x, lo)
+        r = np.maximum(x, lo)
+        x = np.where(r == x, x, r)
     if hi is not None:
-        x = np.minimum(x, hi)
+        r = np.minimum(x, hi)
+        x = np.where(r == x, x, r)
     return x
 
 
@@ -1488,7 +1492,7 @@ def clamp_min(input, min):
         return binary(ClampMinBackward1, input, min)
     dt = dtypes.result_type((input, min))
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(_asarray(np.maximum(data, min)).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(_clamp_forward(data, min, None)).astype(dt.np, copy=False), dt)
     return record(ClampMinBackward0, (input,), out, {"bounds": (min, None)})
 
 
@@ -1497,7 +1501,7 @@ def clamp_max(input, max):
         return binary(ClampMaxBackward1, input, max)
     dt = dtypes.result_type((input, max))
     data = input._data.astype(dt.np, copy=False)
-    out = wrap(_asarray(np.minimum(data, max)).astype(dt.np, copy=False), dt)
+    out = wrap(_asarray(_clamp_forward(data, None, max)).astype(dt.np, copy=False), dt)
     return record(ClampMaxBackward0, (input,), out, {"bounds": (None, max)})
 
 
