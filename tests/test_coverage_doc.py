@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,9 +27,7 @@ def test_coverage_table_is_current():
 
 
 def test_reasons_group_names():
-    spec = importlib.util.spec_from_file_location("gen_coverage", ROOT / "tools" / "gen_coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_tool("gen_coverage")
     assert module.reason("q_scale").startswith("quantization")
     assert module.reason("to_sparse").startswith("sparse")
     assert module.reason("view_as_complex").startswith("complex")

@@ -4,7 +4,6 @@ Goldens (tests/golden/numerics_cases.json, from tools/gen_numerics_goldens.py) n
 with torch importable, random shapes/layouts/dims are compared against it directly."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 import time
@@ -13,11 +12,10 @@ import numpy as np
 import pytest
 
 from gradcli.engine import numerics as N
+from tool_modules import load_tool
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("gen_numerics_goldens", ROOT / "tools" / "gen_numerics_goldens.py")
-GEN = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(GEN)
+GEN = load_tool("gen_numerics_goldens")
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "numerics_cases.json").read_text())
 
 

@@ -6,14 +6,13 @@ logic of tools/make_goldens.py) and through gradcli, and the two are compared.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from gradcli.lang.runner import RunOptions, run_source
 from gradcli.testing.golden import actual_from_result, compare, error_text, normalized_error_text, read_expectation
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = sorted((ROOT / "samples").glob("*.grad")) + sorted((ROOT / "tests" / "golden" / "scripts").glob("*.grad"))
@@ -92,11 +91,7 @@ LIVE = ["seed00_linear_backward.grad", "seed02_retain_graph.grad", "seed02_secon
 
 
 def _make_goldens():
-    spec = importlib.util.spec_from_file_location("make_goldens", ROOT / "tools" / "make_goldens.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_goldens", module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("make_goldens")
 
 
 @pytest.mark.parametrize("name", LIVE)

@@ -6,7 +6,6 @@ SLEEF arithmetic is emulated, so all run on any machine) with no torch. With tor
 shapes and layouts are compared against it directly."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import pathlib
@@ -15,11 +14,10 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api, numerics, pow_kernel, rng_math, sleef
+from tool_modules import load_tool
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("gen_sleef_goldens", ROOT / "tools" / "gen_sleef_goldens.py")
-GEN = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(GEN)
+GEN = load_tool("gen_sleef_goldens")
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "sleef_cases.json").read_text())
 
 
