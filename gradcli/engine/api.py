@@ -75,6 +75,8 @@ rsub = _E.rsub
 # torch.X_(t): the in-place functions torch also offers at the top level (torch.sin_(a), torch.zero_(t)):
 # elementwise.py's from their declarations, these by hand
 globals().update(_methods.TORCH)
+from . import threads as _threads  # noqa: E402
+globals().update(_threads.TORCH)
 for _name in ("detach_", "fill_", "zero_"):
     globals()[_name] = getattr(Tensor, _name)
 where = _E.where
@@ -295,7 +297,7 @@ special = _Module("torch.special", **_methods.SPECIAL,
 # TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py
 _OUT_SKIP = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "initial_seed",
              "set_default_dtype", "get_default_dtype", "set_default_device", "get_default_device",
-             "set_printoptions", "is_tensor", "is_floating_point",
+             "set_printoptions", "get_num_threads", "set_num_threads", "is_tensor", "is_floating_point",
              "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
              "from_numpy", "equal", "allclose", "detach", "is_complex"}
 from . import torch_signatures as _sig  # noqa: E402

@@ -12,7 +12,8 @@ libmkl_rt is installed and ``GRADCLI_MKL`` is not 0. What is copied from ATen (P
 - ``bmm_out_or_baddbmm_``: ATen's own loop below 400 multiply-adds per matrix, MKL's batched gemm
   for contiguous or transposed batches, else one addmm per batch item.
 - Threads: MKL's own default, as ATen's ``init_num_threads`` leaves it (torch.get_num_threads()
-  is then mkl_get_max_threads(); gemm's bits change from 4 threads on); VML runs on one thread (its
+  is then mkl_get_max_threads(); gemm's bits change from 4 threads on) until a script's
+  torch.set_num_threads (:func:`set_threads`, through engine/threads.py); VML runs on one thread (its
   bits do not depend on the split); GNU OpenMP (libgomp) as torch's, where the system has it.
   MKL_CBWR is left to MKL, as torch leaves it.
 Every kernel returns None for what it does not take (its caller then runs NumPy's code).
@@ -80,6 +81,8 @@ def load(path):
     lib.MKL_Domain_Set_Num_Threads(1, _DOMAIN_VML)
     _info["version"], _info["threads"] = version, threads
     _lib = lib
+    from .threads import apply_to_mkl
+    apply_to_mkl()  # a torch.set_num_threads before MKL was loaded
 
 
 def version() -> str:
@@ -88,6 +91,15 @@ def version() -> str:
 
 def threads() -> int:
     return _info["threads"]
+
+
+def set_threads(n) -> None:
+    """torch.set_num_threads(n) for MKL: mkl_set_num_threads_local(n) and mkl_set_dynamic(false), as
+    ATen's set_num_threads; None undoes both (MKL's own count, dynamic mode on) for a new run."""
+    if _lib is None:
+        return
+    _lib.MKL_Set_Num_Threads_Local(0 if n is None else n)
+    _lib.MKL_Set_Dynamic(1 if n is None else 0)
 
 
 def in_effect() -> dict:

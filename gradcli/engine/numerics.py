@@ -13,8 +13,9 @@ are the very bits torch computes (on an AVX512 machine: 16 float / 8 double lane
 Python loop only over levels, chunk positions and calls, never per element.
 
 Public entry points: :func:`torch_sum`, :func:`torch_mean`, :func:`torch_var` (torch.var/std).
-``NUM_THREADS`` must equal ``torch.get_num_threads()`` of the torch being imitated (it
-changes how large reductions are split); ``VEC_BYTES`` is the SIMD width (64 for AVX512,
+``NUM_THREADS`` is ``torch.get_num_threads()`` (it changes how large reductions are split):
+torch's default from the environment and the cores (:mod:`.threads`), changed by a script's
+torch.set_num_threads; ``VEC_BYTES`` is the SIMD width (64 for AVX512,
 32 for AVX2).
 """
 from __future__ import annotations
@@ -22,8 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .device import is_device_array
-
-NUM_THREADS = 2
+from .threads import DEFAULT as NUM_THREADS
 GRAIN_SIZE = 32768
 VEC_BYTES = 32
 

@@ -217,7 +217,7 @@ class Session:
         self.namespaces = Namespaces(self.rt, device=o.device or "cpu", seed=o.seed)
         self.globals = Frame()
         self.globals.parent = None
-        self._engine_state = None  # (default dtype, grad enabled, print options) between runs
+        self._engine_state = None  # (default dtype, grad enabled, print options, threads) between runs
         self.on_pass = None        # on_pass(kind, record) after each backward pass under explain/check
         self._anomaly = (False, True)  # anomaly mode (enabled, check_nan) between runs
         self._hooks = None
@@ -247,12 +247,13 @@ class Session:
     # ------------------------------------------------------------------ engine state
     @contextlib.contextmanager
     def _engine(self, filename):
-        from ..engine import api, autograd, dtypes, factory, formatting
+        from ..engine import api, autograd, dtypes, factory, formatting, threads
         from ..engine import device as engine_device
         from ..engine.limits import LIMITS
         saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
                  LIMITS["max_elements"], autograd.site_hook[0], sys.getrecursionlimit())
         saved_device = engine_device.DEFAULT_DEVICE[0]
+        saved_threads = threads.snapshot()
         # --device / :device is torch.set_default_device for the run: constructors and nn modules alike
         engine_device.set_default_device(getattr(self.options, "device", None) or None)
         rt = self.rt
@@ -262,10 +263,13 @@ class Session:
             if name is None:
                 raise GradScriptError(f"unknown dtype '{self.options.dtype}' (use float32 or float64)",
                                       type_name="ValueError")
-            self._engine_state = (getattr(api, name), True, formatting.get_printoptions())
+            self._engine_state = (getattr(api, name), True, formatting.get_printoptions(),
+                                  (threads.DEFAULT, threads.DEFAULT))  # torch's default, whatever ran before
             if self.options.seed is not None:
                 api.manual_seed(self.options.seed)
-        dt, enabled, popts = self._engine_state
+        dt, enabled, popts, nthreads = self._engine_state
+        if threads.snapshot() != nthreads:
+            threads.restore(nthreads)
         dtypes.set_default_dtype(dt)
         autograd.grad_mode.enabled = enabled
         formatting.set_printoptions(**popts)
@@ -288,7 +292,7 @@ class Session:
                 yield
         finally:
             self._engine_state = (dtypes.get_default_dtype(), autograd.grad_mode.enabled,
-                                  formatting.get_printoptions())
+                                  formatting.get_printoptions(), threads.snapshot())
             dtypes.set_default_dtype(saved[0])
             engine_device.DEFAULT_DEVICE[0] = saved_device
             autograd.grad_mode.enabled = saved[1]
@@ -296,6 +300,8 @@ class Session:
             factory.set_max_elements(saved[3])
             autograd.set_site_hook(saved[4])
             sys.setrecursionlimit(saved[5])
+            if threads.snapshot() != saved_threads:
+                threads.restore(saved_threads)
             if hooks is not None:
                 hooks.__exit__(None, None, None)
             self._anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
