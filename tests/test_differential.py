@@ -36,7 +36,17 @@ from hypothesis import strategies as st  # noqa: E402
 
 from gradcli.engine import api  # noqa: E402
 
-torch.set_num_threads(1)  # deterministic reductions, and no thread start-up per op
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Deterministic reductions and no thread start-up per op, for this module only: later tests
+    compare gradcli's 2-thread splits with torch's bits."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 
 BUDGET = {"graphs": 400, "operators": 200}
 
