@@ -149,7 +149,20 @@ def fma64(a, b, c):
     s = p + c
     bb = s - p
     se = (p - (s - bb)) + (c - bb)
-    return s + (se + pe)
+    return s + _round_to_odd_sum(se, pe)
+
+
+def _round_to_odd_sum(x, y):
+    """x + y rounded to odd (Boldo and Melquiond): an inexact sum takes the neighbour with an odd last
+    bit, so the final s + u rounds as the exact a*b + c does (a plain sum could leave a false tie, e.g.
+    for a c far below the product's ulp, as `uniform_(1e-265, 1.5)` has)."""
+    u = x + y
+    bb = u - x
+    err = (x - (u - bb)) + (y - bb)
+    fix = (err != 0) & ((np.asarray(u).view(np.int64) & 1) == 0)
+    if fix.any():
+        u = np.where(fix, np.nextafter(u, np.where(err > 0, np.inf, -np.inf)), u)
+    return u
 
 
 def _fma64_scalar(a, b, c):
@@ -184,8 +197,8 @@ def _fma64_scalar(a, b, c):
         np.subtract(p, t, out=t)
         np.subtract(c, al, out=al)
         t += al
-        pe += t                                           # s + (se + pe)
-        pe += ah
+        out[i:i + k] = _round_to_odd_sum(t, pe)           # s + RO(se + pe)
+        out[i:i + k] += ah
     return out
 
 
