@@ -5,6 +5,18 @@ for itself and the processes it starts: OMP_NUM_THREADS=2 (at most the cores: 1 
 MKL_NUM_THREADS and MKL_DYNAMIC unset. Tests of the default rule build their own environments."""
 import os
 
+import pytest
+
 os.environ["OMP_NUM_THREADS"] = "2"
 for _name in ("MKL_NUM_THREADS", "MKL_DYNAMIC"):
     os.environ.pop(_name, None)
+
+
+@pytest.fixture
+def threads():
+    """Set the reduction split's thread count (numerics.NUM_THREADS) to what the goldens (or the live
+    torch) were made with: call it with the count; the count before the test comes back after it."""
+    from gradcli.engine import numerics
+    old = numerics.NUM_THREADS
+    yield lambda n: setattr(numerics, "NUM_THREADS", n)
+    numerics.NUM_THREADS = old

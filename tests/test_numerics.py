@@ -19,14 +19,6 @@ GEN = load_tool("gen_numerics_goldens")
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "numerics_cases.json").read_text())
 
 
-@pytest.fixture
-def threads():
-    """The thread count the goldens (or the live torch) were made with."""
-    old = N.NUM_THREADS
-    yield lambda n: setattr(N, "NUM_THREADS", n)
-    N.NUM_THREADS = old
-
-
 def bits(r):
     return GEN.to_hex(np.asarray(r))
 

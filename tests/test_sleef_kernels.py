@@ -13,7 +13,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from gradcli.engine import api, numerics, pow_kernel, rng_math, sleef
+from gradcli.engine import api, pow_kernel, rng_math, sleef
 from tool_modules import load_tool
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -22,16 +22,15 @@ GOLDEN = json.loads((ROOT / "tests" / "golden" / "sleef_cases.json").read_text()
 
 
 @pytest.fixture
-def engine_setting():
-    old = numerics.NUM_THREADS
-    yield
-    numerics.NUM_THREADS = old
+def engine_setting(threads):
+    """conftest's thread-count setter; the CPU capability a test selects is reset after it too."""
+    yield threads
     rng_math.set_capability(None)
 
 
 @pytest.mark.parametrize("case", GOLDEN["cases"], ids=[c["id"] for c in GOLDEN["cases"]])
 def test_golden(case, engine_setting):
-    numerics.NUM_THREADS = GOLDEN["num_threads"]
+    engine_setting(GOLDEN["num_threads"])
     if GEN.input_digests(case) != case["input_sha"]:
         pytest.skip("this NumPy draws other random numbers for the seed")
     for cap in GOLDEN["capabilities"]:
@@ -75,13 +74,13 @@ def test_strided_inner_dim_is_all_scalar(engine_setting):
 def test_threads_split_the_range(engine_setting):
     """Above the 32768-element grain each thread's half has its own scalar tail."""
     rng_math.set_capability("avx512")
-    numerics.NUM_THREADS = 2
+    engine_setting(2)
     n = 40001
     _, mask = pow_kernel.vector_plan((n,), [[1], [1]], 4)
     half = (n + 1) // 2
     assert mask.sum() == half // 32 * 32 + (n - half) // 32 * 32
     assert not mask[half // 32 * 32:half].any() and mask[half:half + 32].all()
-    numerics.NUM_THREADS = 1
+    engine_setting(1)
     _, mask = pow_kernel.vector_plan((n,), [[1], [1]], 4)
     assert mask.sum() == n // 32 * 32
 
@@ -209,7 +208,7 @@ def _random_cases(rng, n):
 
 def test_random_cases_against_torch(engine_setting):
     torch = pytest.importorskip("torch")
-    numerics.NUM_THREADS = torch.get_num_threads()
+    engine_setting(torch.get_num_threads())
     bad = []
     for case in _random_cases(np.random.default_rng(11), 150):
         want = [GEN.digest(r) for r in GEN._torch_run(torch, case)]
