@@ -564,7 +564,7 @@ class PowBackward2(Function):
 
     @staticmethod
     def forward(y, base):
-        if base == 1 or y.dtype.kind != "f" or type(y) is not np.ndarray:  # a device array: CuPy's own pow
+        if base == 1 or y.dtype.kind != "f" or is_device_array(y):  # CuPy computes its own pow
             return base ** y
         # torch.pow(number, tensor): a new contiguous output, then the tensor-tensor kernel
         return pow_tensor_tensor(np.asarray(base, y.dtype), y, contiguous_out=True)
