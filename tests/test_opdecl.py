@@ -130,3 +130,10 @@ def test_declared_names_are_bound():
 def test_a_sample_or_a_reason_is_required():
     with pytest.raises(ValueError, match="needs a gradient-check sample"):
         registry.op("nothing", lambda x: x, derivatives.Local)
+
+
+def test_a_sample_names_known_shapes():
+    spec = registry.op("nothing", lambda x: x, sample=registry.sample1())
+    assert spec.sample.shapes == registry.SHAPES["unary"]
+    with pytest.raises(ValueError, match="no input shapes named 'unray'"):
+        registry.op("nothing", lambda x: x, sample=registry.Sample("unray"))

@@ -360,7 +360,3 @@ in_effect
 fast_loops
 # gradcli/render/jsonout.py
 schema
-
-# gradcli/engine/ops/registry.py: what the gradient checks (tests/test_gradcheck.py) read of the declarations
-samples
-_.variants

@@ -12,7 +12,7 @@ shapes and domain) or why it has none (`no_grad`).
 From the declarations a family hands to `tables()` come its registration tables (METHODS,
 INPLACE, TORCH, SPECIAL, FUNCTIONAL: what `methods.py`, `api.py` and `nn` bind), and `REGISTRY`
 (name -> OpSpec) is what the graph tools and the tests read: the gradcheck list of
-tests/test_gradcheck.py is `samples()`, and tests/test_opdecl.py checks that every declared
+tests/test_gradcheck.py is made of the declared samples, and tests/test_opdecl.py checks that every declared
 node has its grad_fn name, words and replay.
 
 Adding an op: its node class (with `explain`) and its function in a family module, one `op(...)`
@@ -34,8 +34,8 @@ SHAPES = {
 
 @record(frozen=True)  # a frozen dataclass, made for less start-up time (gradcli/records.py)
 class Sample:
-    """How the gradient checks call an op: on float64 inputs of `shapes` (a SHAPES name or a list of
-    variants) drawn from `domain` (one per input, the last one repeats: "any", "pos", "unit",
+    """How the gradient checks call an op: on float64 inputs of `shapes` (a SHAPES name, which op()
+    replaces by its list, or a list of variants) drawn from `domain` (one per input, the last one repeats: "any", "pos", "unit",
     "gt1", "prob", ...), followed by `args` and `kwargs`; `call(torch, *inputs)` instead when the
     plain call does not suit. second: also check the second order."""
     shapes: object = "unary"
@@ -47,9 +47,6 @@ class Sample:
     atol: float = 1e-5
     rtol: float = 1e-3
     second: bool = True
-
-    def variants(self):
-        return SHAPES[self.shapes] if isinstance(self.shapes, str) else self.shapes
 
 
 def sample1(domain="any", *args, **kwargs):
@@ -113,6 +110,11 @@ REGISTRY: dict[str, OpSpec] = {}
 def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
     """Declare the op `name` (see OpSpec); special=True: torch.special.name (linalg alike)."""
     special, linalg = (((name,) if n is True else (n,) if isinstance(n, str) else tuple(n)) for n in (special, linalg))
+    s = kw.get("sample")
+    if s is not None and isinstance(s.shapes, str):  # a SHAPES name: its variants (a typo fails here)
+        if s.shapes not in SHAPES:
+            raise ValueError(f"op {name}: no input shapes named {s.shapes!r} (registry.SHAPES)")
+        kw["sample"] = Sample(SHAPES[s.shapes], s.domain, s.args, s.kwargs, s.call, s.eps, s.atol, s.rtol, s.second)
     spec = OpSpec(name, fn, tuple(nodes), aliases=tuple(aliases), special=special, linalg=linalg, **kw)
     if (spec.sample is None) == (not spec.no_grad):
         raise ValueError(f"op {name}: an op needs a gradient-check sample, or why it has none (no_grad), not both")
@@ -157,11 +159,6 @@ def _torch_inplace(method, name):
         return method(input, *args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     return fn
-
-
-def samples():
-    """name -> OpSpec of every declared op with a gradient-check sample (aliases included)."""
-    return {name: spec for name, spec in REGISTRY.items() if spec.sample is not None}
 
 
 def nodes():
