@@ -73,7 +73,26 @@ def _live():
 def _changed_on_purpose(where, name, before, now):
     if where == "torch" and name.endswith("_") and now == f"gradcli.engine.ops.registry:{name}:{name}":
         return True  # torch.X_ of a declared op: registry's form, which takes input= as torch does
+    if where == "Tensor" and name in _HAND_INPLACE:  # a hand-written in-place form, now the declared one's
+        return before == _HAND_INPLACE[name][0] and now == _HAND_INPLACE[name][1]
     return where == "Tensor" and name == "where" and now.endswith(":<lambda>:<lambda>")  # moved to its declaration
+
+
+# x.name_() bound by hand across families before (shape_extra.py's lambdas calling transpose_/clamp_, special.py's
+# comparison wrappers), now derived from the op's declaration (inplace=True, "compare", "logical"); the same
+# behaviour (tests/golden/scripts/inplace_cross_family.grad, tests/ops_cases.py)
+_SX = "gradcli.engine.ops.shape_extra:_inplace.<locals>.<lambda>:<lambda>"
+_HAND_INPLACE = {
+    "swapaxes_": (_SX, "gradcli.engine.ops.inplace:inplace_view.<locals>.method:swapaxes_"),
+    "swapdims_": (_SX, "gradcli.engine.ops.inplace:inplace_view.<locals>.method:swapdims_"),
+    "clip_": (_SX, "gradcli.engine.ops.inplace:inplace.<locals>.method:clip_"),
+    **{n + "_": (f"gradcli.engine.ops.special:_compare_inplace.<locals>.method:{n}_",
+                 f"gradcli.engine.ops.special:compare_inplace.<locals>.method:{n}_")
+       for n in ("eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal")},
+    **{n + "_": (f"gradcli.engine.ops.special:_logical_inplace.<locals>.method:{n}_",
+                 f"gradcli.engine.ops.special:logical_inplace.<locals>.method:{n}_")
+       for n in ("logical_and", "logical_or", "logical_xor", "logical_not")},
+}
 
 
 def _declared_names():

@@ -654,7 +654,7 @@ _NO = "an integer result"
 OPS = [
     op("gather", gather, GatherBackward0, sample=Sample(_S1, call=lambda torch, x: torch.gather(
         x, -1, torch.tensor([[0, 2, 0], [1, 1, 2]][:x.shape[0]] if x.dim() == 2 else [2, 0])))),
-    op("scatter", scatter, ScatterBackward0, ScatterBackward1, inplace=True, sample=Sample(
+    op("scatter", scatter, ScatterBackward0, ScatterBackward1, inplace="copy", sample=Sample(
         [((2, 3), (1, 3))], call=lambda torch, x, y: (x.scatter(0, torch.tensor([[1, 0, 1]]), y),
                                                       torch.scatter(x, 1, torch.tensor([[0], [2]]), 0.5)))),
     op("scatter_add", scatter_add, ScatterAddBackward0, inplace=True, sample=Sample(

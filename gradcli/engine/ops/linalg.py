@@ -513,8 +513,8 @@ OPS = [
     op("dot", dot, DotBackward0, sample=Sample([((3,), (3,))])),
     op("inner", inner, DotBackward0, MmBackward0, sample=Sample([((3,), (3,)), ((2, 3), (3,))])),
     op("bmm", bmm, BmmBackward0, sample=Sample([((2, 2, 3), (2, 3, 2))])),
-    op("addmm", addmm, AddmmBackward0, sample=Sample([((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))],
-                                                     kwargs={"beta": 0.5, "alpha": 2})),
+    op("addmm", addmm, AddmmBackward0, inplace="copy", sample=Sample(
+        [((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))], kwargs={"beta": 0.5, "alpha": 2})),
     op("matmul", matmul, MmBackward0, MvBackward0, DotBackward0, BmmBackward0, sample=Sample(
         [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2)), ((3,), (2, 3, 2)),
          ((2, 1, 2, 3), (2, 3, 1))])),

@@ -33,6 +33,7 @@ InvExResult = return_type("linalg_inv_ex", ("inverse", "info"))
 
 class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError (torch._C._LinAlgError)."""
+    __gradcli_engine__ = True  # the engine's, though it has no code to say so (lang/pyvalues.py)
 
 
 _LinAlgError.__module__ = "torch._C"
@@ -1141,6 +1142,7 @@ OPS = [
     declare("multi_dot", multi_dot, method=False, torch=False, linalg=True, sample=Sample(
         [((2, 3), (3, 3))], call=lambda torch, x, y: torch.linalg.multi_dot([x, y, y]))),
     declare("vecdot", vecdot, method=False, torch=False, linalg=True, sample=Sample([((2, 3), (2, 3))])),
+    declare("LinAlgError", LinAlgError, method=False, torch=False, linalg=True, no_grad="an exception type"),
 ]
 
 
@@ -1152,7 +1154,5 @@ def _inplace(fn, name, node):
 _TABLES = tables(OPS, _inplace)
 METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>)
 INPLACE = _TABLES["INPLACE"]   # x.name_()
-INPLACE["addmm_"] = _inplace(L.addmm, "addmm_", None)  # linalg.py's addmm, in place (by hand: not declared yet)
 TORCH = _TABLES["TORCH"]       # torch.<name> only, torch.addmv_
 LINALG = _TABLES["LINALG"]     # torch.linalg.<name>
-LINALG["LinAlgError"] = LinAlgError

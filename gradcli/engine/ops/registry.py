@@ -72,7 +72,8 @@ class OpSpec:
     method: bool = True          # Tensor.name (and torch.name unless torch=False)
     torch: bool = True           # torch.name
     aliases: tuple = ()          # other names of the same function, bound wherever name is
-    inplace: bool = False        # x.name_(): the op on x's original value, written back into x
+    inplace: object = False      # x.name_(): the op on x's original value, written back into x, by the
+    #                              family's wrapper (True) or by one of INPLACE_KINDS (another family's op)
     inplace_node: object = None  # the node class x.name_() records instead (torch's XBackward1)
     torch_inplace: bool = False  # torch.name_(x, ...) is x.name_(...)
     special: tuple = ()          # its names under torch.special
@@ -106,10 +107,23 @@ class OpSpec:
 
 REGISTRY: dict[str, OpSpec] = {}
 
+# in-place wrappers a declaration may name instead of its family's (inplace="copy"), in ops/special.py:
+# copy: the op computed on a copy of x's original value (what the node saves), written back;
+# compare: x.eq_(y) ... (x gets 0/1 in its own dtype, EqBackward0/1 ...); logical: x.logical_and_(y) ... (no node)
+INPLACE_KINDS = ("copy", "compare", "logical")
+
+
+def inplace_wrapper(kind):
+    from . import special  # noqa: PLC0415 - special.py imports the families that name its wrappers
+    return {"copy": special.inplace_method, "compare": special.compare_inplace,
+            "logical": special.logical_inplace}[kind]
+
 
 def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
     """Declare the op `name` (see OpSpec); special=True: torch.special.name (linalg alike)."""
     special, linalg = (((name,) if n is True else (n,) if isinstance(n, str) else tuple(n)) for n in (special, linalg))
+    if kw.get("inplace", False) not in (False, True, *INPLACE_KINDS):
+        raise ValueError(f"op {name}: inplace is True, False or one of {INPLACE_KINDS}")
     s = kw.get("sample")
     if s is not None and isinstance(s.shapes, str):  # a SHAPES name: its variants (a typo fails here)
         if s.shapes not in SHAPES:
@@ -126,7 +140,7 @@ def tables(specs, inplace_method):
     METHODS (Tensor.X, also torch.X), INPLACE (x.X_()), TORCH (torch.X only, torch.X_),
     SPECIAL (torch.special.X), LINALG (torch.linalg.X), FUNCTIONAL (torch.nn.functional.X,
     bound by nn) and METHOD_ONLY (the METHODS that are no torch.X). inplace_method(fn, name, node):
-    the in-place wrapper of the family."""
+    the in-place wrapper of the family (a declaration's inplace="copy"... names another)."""
     out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "LINALG": {}, "FUNCTIONAL": {}, "METHOD_ONLY": []}
     for spec in specs:
         for name in spec.names:
@@ -142,7 +156,8 @@ def tables(specs, inplace_method):
             if spec.functional:
                 out["FUNCTIONAL"][name] = spec.fn
             if spec.inplace:
-                wrapper = inplace_method(spec.fn, name + "_", spec.inplace_node)
+                wrap = inplace_method if spec.inplace is True else inplace_wrapper(spec.inplace)
+                wrapper = wrap(spec.fn, name + "_", spec.inplace_node)
                 out["INPLACE"][name + "_"] = wrapper
                 if spec.torch_inplace:
                     out["TORCH"][name + "_"] = _torch_inplace(wrapper, name + "_")

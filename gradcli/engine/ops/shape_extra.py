@@ -547,16 +547,5 @@ _TABLES = tables(OPS, None)
 METHODS = _TABLES["METHODS"]                  # Tensor methods (and torch.<name>, but for METHOD_ONLY's)
 METHOD_ONLY = tuple(_TABLES["METHOD_ONLY"])   # Tensor methods that are not torch.<name> functions
 TORCH = _TABLES["TORCH"]                      # torch.<name> only
-
-
-def _inplace():
-    """In-place forms of other families' ops, listed by hand (not declared yet)."""
-    from .special import inplace_method  # noqa: PLC0415
-    return {"scatter_": inplace_method(I.scatter, "scatter_"),
-            "swapaxes_": lambda self, axis0, axis1: self.transpose_(axis0, axis1),
-            "swapdims_": lambda self, dim0, dim1: self.transpose_(dim0, dim1),
-            "clip_": lambda self, min=None, max=None: self.clamp_(min, max)}
-
-
-INPLACE = _inplace()
+INPLACE = _TABLES["INPLACE"]                  # x.name_() (none yet)
 

@@ -1685,11 +1685,12 @@ for _stem, _names in (("Eq", ("eq",)), ("Ne", ("ne", "not_equal")), ("Lt", ("lt"
         _COMPARE[_n] = _classes
 
 
-def _compare_inplace(name):
+def compare_inplace(compare, name, node=None):
+    """x.eq_(y), x.lt_(y) ... (declared inplace="compare" in elementwise.py): x gets 0/1 in its own dtype
+    and, a float x, the comparison's node (EqBackward0 for a number, EqBackward1 for a tensor)."""
     from .indexing import check_inplace  # noqa: PLC0415
     from .inplace import rebase  # noqa: PLC0415
-    compare = getattr(E, name)
-    zero, one = _COMPARE[name]
+    zero, one = _COMPARE[name[:-1]]
 
     def method(self, other):
         check_inplace(self)
@@ -1702,18 +1703,14 @@ def _compare_inplace(name):
             else:
                 record(zero, (self,), out)
         return rebase(self, out)
-    method.__name__ = name + "_"
+    method.__name__ = name
     return method
 
 
-COMPARE_INPLACE = {n + "_": _compare_inplace(n) for n in _COMPARE}
-
-
-def _logical_inplace(name):
-    """x.logical_and_(y) ...: x gets 0/1 in its own dtype; as in torch, no node is recorded (x keeps its
-    grad_fn)."""
+def logical_inplace(fn, name, node=None):
+    """x.logical_and_(y) ... (declared inplace="logical" in elementwise.py): x gets 0/1 in its own dtype;
+    as in torch, no node is recorded (x keeps its grad_fn)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    fn = getattr(E, name)
 
     def method(self, *other):
         check_inplace(self)
@@ -1724,12 +1721,8 @@ def _logical_inplace(name):
         self._data[...] = r._data.astype(self._data.dtype)
         self._version[0] += 1
         return self
-    method.__name__ = name + "_"
+    method.__name__ = name
     return method
-
-
-COMPARE_INPLACE.update({n + "_": _logical_inplace(n) for n in ("logical_and", "logical_or", "logical_xor",
-                                                               "logical_not")})
 
 
 # ---------------------------------------------------------------------------- declarations
@@ -1846,18 +1839,7 @@ OPS = [
 _TABLES = tables(OPS, inplace_method)
 METHODS = _TABLES["METHODS"]     # Tensor methods (and torch.<name>): name -> function taking the tensor first
 INPLACE = _TABLES["INPLACE"]     # x.name_() (the out-of-place op on x's original value, written back into x)
-INPLACE.update(COMPARE_INPLACE)  # x.eq_(y), x.logical_and_(y), ...: in-place forms of elementwise.py's ops
 TORCH = _TABLES["TORCH"]         # torch.<name> only (not Tensor methods); torch.name_(x, ...) is x.name_(...)
 FUNCTIONAL = _TABLES["FUNCTIONAL"]  # torch.nn.functional.<name>, for the nn package to bind (it owns F)
 SPECIAL = _TABLES["SPECIAL"]     # torch.special.<name>
 
-
-def _torch_inplace(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = name
-    return fn
-
-
-# torch.clip_(x) (shape_extra.py's x.clip_, a hand-written in-place form)
-TORCH.update({n: _torch_inplace(n) for n in ("clip_",)})
