@@ -261,7 +261,7 @@ LinearLR
 ExponentialLR
 CosineAnnealingLR
 ReduceLROnPlateau
-# gradcli/engine/rng_ops.py
+# gradcli/engine/rng_factory.py
 pin_memory
 memory_format
 # gradcli/engine/tensor.py

@@ -362,11 +362,12 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 # ---------------------------------------------------------------------------- random
 
-# public names for rng_ops.py, which builds the random constructors on these
+# public names for rng_factory.py, which builds the random constructors on these
 resolve_dtype = _resolve
 check_size = _size
 
-from .rng import DEFAULT_SEED, Generator  # noqa: E402, F401 - these and rng_ops' names: api.py binds torch.X from here
-from .rng_ops import (bernoulli, cuda_generator, cuda_initial_seed, cuda_manual_seed,  # noqa: E402, F401
-                      default_generator, get_rng_state, initial_seed, manual_seed, multinomial, normal, rand,
-                      rand_like, randint, randint_like, randn, randn_like, randperm, seed, set_rng_state)
+from .rng import DEFAULT_SEED, Generator  # noqa: E402, F401 - these and the random names: api.py binds torch.X from here
+from .rng_factory import (bernoulli, multinomial, normal, rand, rand_like, randint, randint_like,  # noqa: E402, F401
+                          randn, randn_like, randperm)
+from .rng_ops import (cuda_generator, cuda_initial_seed, cuda_manual_seed, default_generator,  # noqa: E402, F401
+                      get_rng_state, initial_seed, manual_seed, seed, set_rng_state)

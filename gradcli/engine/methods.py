@@ -12,7 +12,7 @@ from .ops import linalg as L
 from .ops import reduction as R
 from .ops import shape as S
 from .tensor import Tensor
-from . import rng_ops as _rng_ops  # noqa: I001
+from . import rng_factory as _rng_factory  # noqa: I001
 
 from operator import add as _op_add, mul as _op_mul, sub as _op_sub, truediv as _op_truediv  # noqa: E402,I001
 
@@ -221,7 +221,7 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 
 _install()
-for _name, _fn in _rng_ops.TENSOR_METHODS.items():  # x.uniform_(), x.normal_(), ...: torch's random kernels
+for _name, _fn in _rng_factory.TENSOR_METHODS.items():  # x.uniform_(), x.normal_(), ...: torch's random kernels
     setattr(Tensor, _name, _fn)
 for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: their own in-place wrappers
     setattr(Tensor, _name, _fn)

@@ -1,11 +1,11 @@
 """PyTorch's CPU random functions, bit for bit (ATen/native/cpu/DistributionTemplates.h,
 core/DistributionsHelper.h, core/TransformationHelper.h): the in-place kernels (uniform_, normal_,
-random_, exponential_, bernoulli_, geometric_, log_normal_, cauchy_) and what torch builds on them
-(rand, randn, randint, randperm, normal, bernoulli, multinomial and the _like forms).
+random_, exponential_, bernoulli_, geometric_, log_normal_, cauchy_), the generators and the stream's
+words; rng_factory.py builds torch's random constructors on them (rand, randn, randint, randperm, normal,
+bernoulli, multinomial and the _like forms).
 
 Every kernel consumes the generator's words strictly in call order, in the order TensorIterator
-visits the elements (memory order: dims by decreasing stride), vectorised over the whole tensor;
-randperm's swaps are sequential in torch and here (a Python loop over n - 1 words)."""
+visits the elements (memory order: dims by decreasing stride), vectorised over the whole tensor."""
 from __future__ import annotations
 
 import builtins
@@ -13,21 +13,18 @@ import math
 
 import numpy as np
 
-from . import dtypes, errors
-from .limits import check_numel
+from . import errors
 from . import rng_math as M
 from .autograd import grad_mode, make_node
 from .device import DEFAULT_DEVICE, canonical, host, like
 from .function import Function
-from .ops.elementwise import zero_grad
+from .ops.elementwise import c10_name, zero_grad
 from .ops.indexing import check_inplace
 from .ops.inplace import apply_inplace_graph, move_retain
-from .rng import DEFAULT_SEED, Generator, nondeterministic_seed
-from .tensor import Tensor, wrap
+from .rng import Generator, nondeterministic_seed
+from .tensor import Tensor
 
 _F32, _F64 = np.float32, np.float64
-_MASK24 = np.uint64(0xFFFFFF)
-_MASK53 = np.uint64((1 << 53) - 1)
 _CHUNK = 1 << 16
 
 # ---------------------------------------------------------------------------- generators
@@ -158,22 +155,6 @@ class _RandomBackward(Function):
         return (zero_grad(g),)
 
 
-class _NormalTensorBackward(Function):
-    """torch.normal with tensor mean/std: zero gradients of their shapes."""
-    __slots__ = ()
-
-    def backward(self, g):
-        from .factory import zeros  # noqa: PLC0415
-        return tuple(zeros(shape, dtype=g.dtype) for shape in self._kw["shapes"])
-
-
-def _normal_node(name):
-    cls = _NODES.get(name)
-    if cls is None:
-        cls = _NODES[name] = type(name, (_NormalTensorBackward,), {"__slots__": ()})
-    return cls
-
-
 _NODES = {}
 
 
@@ -216,11 +197,6 @@ def write_values(self, values, node_name, written=False):
         if self._retains:
             move_retain(self, old, old_nr)
     return self
-
-
-def _c10(dt):
-    from .ops.elementwise import c10_name  # noqa: PLC0415
-    return c10_name(dt)
 
 
 def _float_kernel_check(self, name):
@@ -344,7 +320,7 @@ def normal_values(g, shape_numel, contiguous, mean, std, np_dtype, out=None):
     return normal_serial(g, shape_numel, mean, std).astype(np_dtype)
 
 
-def _check_std(std, name="normal"):
+def check_std(std, name="normal"):
     if not std >= 0.0:
         raise errors.runtime(f"{name} expects std >= 0.0, but found std {_num(float(std))}")
 
@@ -352,7 +328,7 @@ def _check_std(std, name="normal"):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     check_inplace(self)
     _float_kernel_check(self, "normal_kernel_cpu")
-    _check_std(std)
+    check_std(std)
     g = gen_for(generator, self.device, "normal_")
     flat = direct_target(self)
     vals = normal_values(g, self.numel(), _contiguous(self), float(mean), float(std), self.dtype.np, out=flat)
@@ -424,7 +400,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise errors.runtime(f"exponential_ expects lambda > 0.0, but found lambda={_num(float(lambd))}")
     if not self.dtype.is_floating_point:
         raise errors.runtime("Exponential distribution is a continuous probability distribution. dtype must be a "
-                             f"floating point but you specified {_c10(self.dtype)}")
+                             f"floating point but you specified {c10_name(self.dtype)}")
     vals = exponential_values(gen_for(generator, self.device), self.numel(), float(lambd))
     return write_values(self, vals.astype(self.dtype.np), "ExponentialBackward0")
 
@@ -487,240 +463,3 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 def _perm_of(arr):
     return sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
-
-
-# ---------------------------------------------------------------------------- constructors
-
-def _empty(size, d, device, name):
-    from .factory import uninitialized  # noqa: PLC0415
-    return uninitialized(size, d, device)
-
-
-def _float_dtype(dtype, name):
-    from .factory import resolve_dtype  # noqa: PLC0415
-    d = resolve_dtype(dtype) or dtypes.defaults.float
-    if not d.is_floating_point:
-        from .ops.elementwise import kernel_error  # noqa: PLC0415
-        raise kernel_error(name, d)
-    return d
-
-
-def _sizes(size_args, size, name):
-    from .factory import check_size  # noqa: PLC0415
-    return check_size(size_args if size is None else (size,), name)
-
-
-def _done(t, requires_grad):
-    if requires_grad:
-        if not t.dtype.is_floating_point:
-            raise errors.runtime(errors.FLOAT_ONLY_CTOR, hint="float_dtype")
-        t._rg = True
-    return t
-
-
-def _fresh(size, d, device, generator, fill, requires_grad):
-    with _no_grad():
-        t = _empty(size, d, device, "")
-        fill(t, gen_for(generator, t.device))
-    t._version[0] = 0  # torch fills it below the autograd layer: a new tensor is at version 0
-    return _done(t, requires_grad)
-
-
-def _no_grad():
-    from .autograd import no_grad  # noqa: PLC0415
-    return no_grad()
-
-
-def randn(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
-          out=None, pin_memory=False):
-    size = _sizes(size_args, size, "randn")
-    d = _float_dtype(dtype, "normal_kernel_cpu")
-    return _fresh(size, d, device, generator, lambda t, g: normal_(t, generator=g), requires_grad)
-
-
-def rand(*size_args, size=None, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
-         out=None, pin_memory=False):
-    size = _sizes(size_args, size, "rand")
-    d = _float_dtype(dtype, "check_uniform_bounds")
-    return _fresh(size, d, device, generator, lambda t, g: uniform_(t, generator=g), requires_grad)
-
-
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-            layout=None, out=None, pin_memory=False):
-    from .factory import resolve_dtype  # noqa: PLC0415
-    if size is None:
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    if not isinstance(size, (tuple, list)) and not hasattr(size, "__len__"):
-        got = ", ".join(type(v).__name__ for v in (low, high, size))
-        raise errors.type_error(f"randint() received an invalid combination of arguments - got ({got}), but "
-                                "expected one of:\n * (int high, tuple of ints size, *, torch.Generator generator, "
-                                "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
-                                "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
-    size = _sizes((size,), None, "randint")
-    d = resolve_dtype(dtype) or dtypes.int64
-    return _fresh(size, d, device, generator, lambda t, g: random_(t, low, high, generator=g), requires_grad)
-
-
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None,
-             pin_memory=False):
-    from .factory import resolve_dtype  # noqa: PLC0415
-    n = builtins.int(n)
-    if n < 0:
-        raise errors.runtime(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    check_numel(n)
-    d = resolve_dtype(dtype) or dtypes.int64
-    g = gen_for(generator, device)
-    perm = list(range(n))
-    if n > 1:
-        # sequential in torch too: swap i with i + random() % (n - i). The targets are computed at once,
-        # the swaps (each depends on the ones before) in a Python loop: about 0.13 us a swap here
-        z = (g.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).view(np.int64)
-        z += np.arange(n - 1)
-        for i, j in enumerate(z.tolist()):
-            perm[i], perm[j] = perm[j], perm[i]
-    from .factory import finish  # noqa: PLC0415
-    return finish(np.array(perm, np.int64).astype(d.np), d, device, requires_grad)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
-           layout=None, out=None, pin_memory=False):
-    from .ops import elementwise as E  # noqa: PLC0415
-    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if mt or st:
-        ref = mean if mt else std
-        shape = np.broadcast_shapes(tuple(mean.shape) if mt else (), tuple(std.shape) if st else ())
-        if not st:
-            _check_std(std)
-        elif not bool(np.all(host(std._data) >= 0)):
-            raise errors.runtime("normal expects all elements of std >= 0.0")
-        g = gen_for(generator, ref.device)
-        with _no_grad():
-            t = _empty(shape, ref.dtype, ref.device, "normal")
-            if mt and not st:  # normal_(0, std) then + mean
-                normal_(t, 0.0, float(std), generator=g)
-                out = E.add(t, mean.detach())
-            else:
-                normal_(t, generator=g)
-                out = E.add(E.mul(t, std.detach()), mean.detach() if mt else float(mean))
-        inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
-        if grad_mode.enabled and any(x.requires_grad for x in inputs):  # zero gradients, as torch's
-            name = "NormalBackward3" if mt and st else "NormalBackward1" if mt else "NormalBackward2"
-            out.grad_fn = make_node(_normal_node(name), inputs, out.dtype, (), {"shapes": [x.shape for x in inputs]})
-            out._rg = True
-        return out
-    if size is None:
-        raise errors.type_error("normal() received an invalid combination of arguments")
-    _check_std(std)
-    size = _sizes((size,), None, "normal")
-    d = _float_dtype(dtype, "normal_kernel_cpu")
-    return _fresh(size, d, device, generator, lambda t, g: normal_(t, mean, std, generator=g), requires_grad)
-
-
-def _like_dtype(input, dtype):
-    from .factory import resolve_dtype  # noqa: PLC0415
-    return resolve_dtype(dtype) or input.dtype
-
-
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
-               generator=None):
-    return randn(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                 requires_grad=requires_grad, generator=generator)
-
-
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
-              generator=None):
-    return rand(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                requires_grad=requires_grad, generator=generator)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, layout=None,
-                 memory_format=None, generator=None):
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                   requires_grad=requires_grad, generator=generator)
-
-
-def bernoulli(input, p=None, *, generator=None, out=None):
-    with _no_grad():
-        t = _empty(tuple(input.shape), input.dtype, input.device, "bernoulli")
-        bernoulli_(t, input if p is None else p, generator=generator)
-    t._version[0] = 0  # as _fresh
-    return t
-
-
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    data = host(input._data)
-    if input.dim() not in (1, 2):
-        raise errors.runtime("prob_dist must be 1 or 2 dim")
-    if not input.dtype.is_floating_point:
-        raise errors.runtime(f"multinomial only supports floating-point dtypes for input, got: {_c10(input.dtype)}")
-    n_cat = data.shape[-1]
-    if num_samples <= 0:
-        raise errors.runtime("cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > n_cat:
-        raise errors.runtime("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    check_numel((data.size // max(1, n_cat)) * int(num_samples))
-    g = gen_for(generator, input.device, "multinomial")
-    rows = data.reshape(-1, n_cat)
-    if not replacement or num_samples == 1:
-        if not (np.all(rows < np.inf) and np.all(rows >= 0)):
-            raise errors.runtime("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(rows.sum(axis=-1) == 0):
-            raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = exponential_values(g, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
-        ratio = rows / q
-        if num_samples == 1:
-            res = np.argmax(ratio, axis=-1)[:, None]
-        else:
-            res = np.argsort(-ratio, axis=-1, kind="stable")[:, :num_samples]
-    else:
-        res = _with_replacement(g, rows, num_samples)
-    res = res.reshape(data.shape[:-1] + (num_samples,)).astype(np.int64)
-    return wrap(like(input._data, res), dtypes.int64)
-
-
-def _with_replacement(g, rows, num_samples):
-    """multinomial_with_replacement, all rows at once: each row's cumulative sum in the probs' dtype
-    over its total, the last entry 1; row by row, num_samples 53-bit uniforms each (so all of them in
-    one draw, row-major) and the left searchsorted. The rows' searches are one search in
-    (row, cumulative) pairs, as complex numbers (NumPy orders those by real part, then imaginary).
-    A bad row raises after the rows before it have drawn, as the row loop does."""
-    n_rows, n_cat = rows.shape
-    invalid = np.any(rows < 0, axis=1) | ~np.all(np.isfinite(rows), axis=1)
-    with np.errstate(all="ignore"):
-        cum = np.cumsum(rows.astype(_F64), axis=1).astype(rows.dtype)
-    total = cum[:, -1]
-    bad = np.flatnonzero(invalid | ~(total > 0))
-    good = bad[0] if bad.size else n_rows
-    u = uniform53(g, good * num_samples)
-    if bad.size:
-        if invalid[good]:
-            raise errors.runtime("invalid multinomial distribution (encountering probability entry < 0)")
-        raise errors.runtime("invalid multinomial distribution (sum of probabilities <= 0)")
-    cum = (cum / total[:, None]).astype(rows.dtype)
-    cum[:, -1] = 1
-    row = np.arange(n_rows, dtype=_F64)
-    hay = np.empty((n_rows, n_cat), np.complex128)
-    hay.real = row[:, None]
-    hay.imag = cum
-    needles = np.empty(n_rows * num_samples, np.complex128)
-    needles.real = np.repeat(row, num_samples)
-    needles.imag = u
-    idx = np.searchsorted(hay.reshape(-1), needles, side="left") - np.repeat(np.arange(n_rows) * n_cat, num_samples)
-    return idx.reshape(n_rows, num_samples)
-
-
-# the Tensor methods this module adds
-TENSOR_METHODS = {"uniform_": uniform_, "normal_": normal_, "random_": random_, "exponential_": exponential_,
-                  "bernoulli_": bernoulli_, "geometric_": geometric_, "log_normal_": log_normal_,
-                  "cauchy_": cauchy_, "bernoulli": bernoulli, "multinomial": multinomial}
-# torch.X
-TORCH = {"manual_seed": manual_seed, "seed": seed, "initial_seed": initial_seed, "get_rng_state": get_rng_state,
-         "set_rng_state": set_rng_state, "randn": randn, "rand": rand, "randint": randint, "randperm": randperm,
-         "normal": normal, "randn_like": randn_like, "rand_like": rand_like, "randint_like": randint_like,
-         "bernoulli": bernoulli, "multinomial": multinomial, "Generator": Generator,
-         "default_generator": default_generator}
-_ = DEFAULT_SEED

@@ -211,7 +211,7 @@ def orthogonal_(tensor, gain=1, generator=None):
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..rng_ops import randperm  # noqa: PLC0415
+    from ..rng_factory import randperm  # noqa: PLC0415
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with _no_grad():
