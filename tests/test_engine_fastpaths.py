@@ -58,29 +58,107 @@ def _names(node, seen=None):
 @pytest.mark.parametrize("seed,sizes,batch", [(0, (10, 5, 2), 32), (1, (7, 9, 3), 5), (2, (3, 40, 4, 1), 300)])
 def test_run_plain_matches_the_general_engine(seed, sizes, batch):
     layers, x, y = _mlp(seed, sizes, batch)
-    order_plain, order_general = [], []
     params = [p for lin in layers for p in lin.parameters()]
-    for i, p in enumerate(params):
-        p.register_post_accumulate_grad_hook(lambda t, i=i: order.append(i))
-
-    order = order_plain
-    _loss(layers, x, y).backward()  # run_plain (no node has hooks)
-    plain = [_bits(p.grad) for p in params]
-    for p in params:
-        p.grad = None
-
-    order = order_general
-    loss = _loss(layers, x, y)
-    assert autograd.run_plain is not None
-    prev = autograd.grad_mode.enabled
-    autograd.grad_mode.enabled = False
-    try:
-        autograd.run_general((loss,), (torch.ones_like(loss),), False, False, None, True, True)
-    finally:
-        autograd.grad_mode.enabled = prev
-    general = [_bits(p.grad) for p in params]
+    plain, general = _plain_and_general(lambda: _loss(layers, x, y), params)
     assert plain == general
-    assert order_plain == order_general and sorted(order_plain) == list(range(len(params)))
+
+
+def test_post_accumulate_hooks_take_the_general_engine(monkeypatch):
+    """A leaf with a post-accumulate hook makes the leaves' order observable: run_plain leaves the
+    pass to the general engine, whose ready queue orders leaves made ready at once as torch's does
+    (stack's four inputs: a, d, c, e; golden post_accumulate_hooks_order)."""
+    leaves = [torch.tensor([1.0, 2.0], requires_grad=True) for _ in range(4)]
+    order = []
+    for i, p in enumerate(leaves):
+        p.register_post_accumulate_grad_hook(lambda t, i=i: order.append(i))
+    plain_calls = []
+    real = autograd.run_plain
+    monkeypatch.setattr(tensor_module, "run_plain", lambda *a: plain_calls.append(real(*a)) or plain_calls[-1])
+    (torch.stack(leaves) * 2).sum().backward()
+    assert plain_calls == [False] and order == [0, 2, 1, 3]
+
+
+def _plain_and_general(build, leaves):
+    """The leaves' gradient bits from loss.backward() (run_plain) and from the general engine, for
+    the graph build() makes (built afresh for each)."""
+    results = []
+    for general in (False, True):
+        for p in leaves:
+            p.grad = None
+        loss = build()
+        if general:
+            prev = autograd.grad_mode.enabled
+            autograd.grad_mode.enabled = False
+            try:
+                autograd.run_general((loss,), (torch.ones_like(loss),), False, False, None, True, True)
+            finally:
+                autograd.grad_mode.enabled = prev
+        else:
+            loss.backward()
+        results.append([_bits(p.grad) for p in leaves])
+    return results
+
+
+def _count_fused(monkeypatch):
+    calls = []
+    real = linalg.AddmmBackward0.fused_backward
+    monkeypatch.setattr(linalg.AddmmBackward0, "fused_backward",
+                        lambda self, g, child: calls.append(real(self, g, child) is not None) or real(self, g, child))
+    return calls
+
+
+def _graphs(dtype):
+    """(name, build, leaves, fused calls expected): Linear layers the plain engine runs with their t()
+    (AddmmBackward0.fused_backward), and graphs where it must not."""
+    rng = np.random.default_rng(11)
+    def param(*shape):
+        return torch.from_numpy(rng.standard_normal(shape).astype(dtype)).requires_grad_(True)
+    x, x2 = torch.from_numpy(rng.standard_normal((6, 4)).astype(dtype)), param(6, 4)
+    w, b, w2, b2, v = param(3, 4), param(3), param(4, 3), param(4), param(4, 3)
+
+    def mlp():
+        return F.mse_loss(F.linear(torch.relu(F.linear(x2, w, b)), w2, b2), x)
+    def shared():  # one weight in two layers: its AccumulateGrad gets two gradients, in order
+        return (F.linear(torch.tanh(F.linear(x, w, b)), w.t(), b2) ** 2).sum()
+    def non_leaf_weight():  # weight = w * 2 (a MulBackward0 after t()), and a transposed (not C-contiguous) one
+        return (F.linear(x, w * 2, b).sum() + F.linear(x, v.t(), b * 1).sum()) * 1.5
+    def t_used_twice():  # t()'s output also used elsewhere: not fused
+        wt = w.t()
+        return torch.addmm(b, x2, wt).sum() + (wt * wt).sum()
+    def scaled():  # addmm with beta/alpha: the general backward
+        return torch.addmm(b, x2, w.t(), beta=0.5, alpha=2.0).sum()
+    return [("mlp", mlp, [x2, w, b, w2, b2], [True, True]), ("shared", shared, [w, b, b2], [True, True]),
+            ("non_leaf_weight", non_leaf_weight, [w, b, v], [True, True]),
+            ("t_used_twice", t_used_twice, [x2, w, b], []), ("scaled", scaled, [x2, w, b], [False])]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_linear_backward_matches_the_general_engine(monkeypatch, dtype):
+    """run_plain runs a Linear layer's AddmmBackward0 and TBackward0 at once (one product for the
+    weight's gradient, in the weight's layout): the same bits as the general engine, and the
+    separate nodes wherever the t() node has another consumer or addmm is scaled."""
+    for name, build, leaves, expected in _graphs(dtype):
+        calls = _count_fused(monkeypatch)
+        plain, general = _plain_and_general(build, leaves)
+        assert plain == general, name
+        assert calls[:len(expected)] == expected, name
+        monkeypatch.undo()
+
+
+def test_fused_linear_keeps_graph_errors():
+    """The fused path leaves the freed-graph and in-place errors to the node's own backward."""
+    lin = nn.Linear(4, 3)
+    x = torch.ones(2, 4)
+    loss = lin(x).sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        loss.backward()
+    x2 = torch.ones(2, 4, requires_grad=True)
+    loss = lin(x2).sum()
+    with torch.no_grad():
+        lin.weight.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
 
 
 def test_run_plain_falls_back_for_hooks_and_retained_grads():

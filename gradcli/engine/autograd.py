@@ -207,6 +207,9 @@ class Node:
     # _site: where the node was created, what the language's site hook returned (site_pair reads it), or None
     __slots__ = ("_fns", "_nrs", "_saved", "_kw", "_seq", "_out_dtype", "_x", "_site", "__weakref__")
     n_outputs = 1
+    # (edge index, node class): run_plain may run the node of that class on that edge together with
+    # this one (fused_backward(g, child)) when only this node feeds it and it is the next to run
+    fuses = None
 
     def __lt__(self, other):  # the backward ready queue: nodes of equal sequence number are unordered
         return False
@@ -793,7 +796,8 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
 
 def _collect_plain(root):
     """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
-    grad (in its _x), or one of several outputs. _collect's walk from one root, kept apart: merged
+    grad (in its _x), one of several outputs, or a leaf with post-accumulate hooks (which would see
+    the leaves' order). _collect's walk from one root, kept apart: merged
     (a flag, the roots' list and stack set-up) it cost 1% of the seeds' loop step."""
     deps = {root: 0}
     stack = []
@@ -803,6 +807,8 @@ def _collect_plain(root):
         x = node._x
         if (x is not None and (x.pre_hooks or x.retained or x.hooks)) or node.n_outputs != 1:
             return None
+        if node.__class__ is AccumulateGrad and node.variable._post_acc_hooks:
+            return None  # the leaves' order is then observable: _run's ready queue decides it
         nxt_node = None
         for nxt in node._fns:
             if nxt is not None:
@@ -830,8 +836,9 @@ def run_plain(root, g, retain_graph):
     _run's order is: ready nodes by highest sequence number, AccumulateGrad first of all. The
     unprocessed node of highest sequence number is always ready (its consumers were created after
     it, so they ran before it), so the function nodes simply run by decreasing sequence number; a
-    leaf's AccumulateGrad runs as soon as its last consumer has (several at once: by id, as _run's
-    heap breaks ties) and only those need counting."""
+    leaf's AccumulateGrad runs as soon as its last consumer has and only those need counting. Several
+    leaves made ready by one node run in an order of their own (by id): _run's ready queue puts them
+    in torch's order, which nothing observes here (no leaf has a post-accumulate hook)."""
     if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
     deps = _collect_plain(root)
@@ -848,7 +855,31 @@ def run_plain(root, g, retain_graph):
     g = None
     for node in order:
         g = buffers.pop(node, None)
-        in_grads = node.backward(g) if g is not None else None
+        if g is None:
+            in_grads = None
+        else:
+            fz = node.fuses
+            ch = node._fns[fz[0]] if fz is not None else None
+            if ch is not None and ch.__class__ is fz[1] and ch._seq == node._seq - 1 and deps[ch] == 1:
+                # the next node to run is ch, fed by this node alone: both at once (ch still runs below,
+                # without a gradient, to count its edges: the leaves' order stays the same)
+                fused = node.fused_backward(g, ch)
+                if fused is not None:
+                    in_grads, gk = fused
+                    fused = None
+                    if gk is not None:
+                        if gk.dtype is not ch._out_dtype:
+                            gk = gk.to(ch._out_dtype)
+                        nxt = ch._fns[0]
+                        if nxt is not None:
+                            if gk.dtype is not nxt._out_dtype:
+                                gk = gk.to(nxt._out_dtype)
+                            prev = buffers.get(nxt)
+                            buffers[nxt] = gk if prev is None else prev + gk
+                else:
+                    in_grads = node.backward(g)
+            else:
+                in_grads = node.backward(g)
         if free:
             node._saved = None
         n_in = len(in_grads) if in_grads is not None else 0

@@ -263,6 +263,7 @@ class AddmmBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((), (2,), (1,))
+    fuses = (2, TBackward0)  # a Linear layer's weight.t(): see fused_backward
 
     def backward(self, g):
         bias, a, b = self.saved
@@ -273,23 +274,53 @@ class AddmmBackward0(Function):
         elif "beta" in k or "alpha" in k:
             return self._scaled_backward(g, bias, a, b, k)
         if not grad_mode.enabled and type(G) is np.ndarray:
-            # no graph to build (not create_graph): _mat1_grad's and _mat2_grad's mm on the arrays,
-            # as mm computes them (its checks cannot fail here: forward checked the same operands)
-            c1, c2 = k.get("col_major", _ROW_MAJOR)
-            nf = self._fns  # next_functions' nodes, without building the pairs
-            dt = g.dtype
-            ga = gb = gbias = None
-            if nf[1] is not None:
-                B = b._data
-                ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
-            if nf[2] is not None:
-                A = a._data
-                gb = wrap(_matprod(G.T, A).T if c2 else _matprod(A.T, G), dt)
-            if nf[0] is not None:
-                # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
-                gbias = wrap(numerics.sum_rows(G), dt) if G.ndim == 2 and bias == G.shape[1:] else sum_to(g, bias)
-            return (gbias, ga, gb)
+            return self._plain_grads(g, bias, a, b, k.get("col_major", _ROW_MAJOR), False)
         return self._scaled_backward(g, bias, a, b, k)
+
+    def _plain_grads(self, g, bias, a, b, layout, for_t):
+        """The gradients with no graph to build (not create_graph): _mat1_grad's and _mat2_grad's mm on
+        the arrays, as mm computes them (its checks cannot fail here: forward checked the same operands),
+        and the bias's sum. for_t: mat2's gradient transposed back (what t()'s node then passes on, the
+        same array), for fused_backward."""
+        G, dt = g._data, g.dtype
+        c1, c2 = layout
+        nf = self._fns  # next_functions' nodes, without building the pairs
+        ga = gb = gbias = None
+        fast = _GEMM[0] is None and LIMITS["max_elements"] is None  # _matprod is then NumPy's @
+        if nf[1] is not None:
+            B = b._data
+            if fast and G.shape[1] != 1:
+                ga = wrap(G @ B.T if not c1 else (B @ G.T).T, dt)
+            else:
+                ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
+        if nf[2] is not None:
+            A = a._data
+            if c2:  # mm(g.t(), mat1).t(): the product is mat2.t()'s gradient
+                P = G.T @ A if fast and G.shape[0] != 1 else _matprod(G.T, A)
+                gb = wrap(P if for_t else P.T, dt)
+            else:
+                P = A.T @ G if fast and G.shape[0] != 1 else _matprod(A.T, G)
+                gb = wrap(P.T if for_t else P, dt)
+        if nf[0] is not None:
+            # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
+            gbias = wrap(numerics.sum_rows(G), dt) if G.ndim == 2 and bias == G.shape[1:] \
+                else sum_to(g, bias)
+        return (gbias, ga, gb)
+
+    def fused_backward(self, g, child):
+        """The plain engine's backward of an addmm whose mat2 is t()'s output, with that TBackward0
+        node (child, which only this node feeds) done at once: ((gbias, gmat1, None), the gradient t()'s
+        node would pass on), or None where backward must run as it is. The same products and bits: t()'s
+        node only transposes mat2.t()'s gradient back (torch's mm_mat2_backward for a column-major
+        mat2 computes mm(g.t(), mat1).t(), whose transpose is mm(g.t(), mat1) itself)."""
+        k = self._kw
+        G = g._data
+        if (k is not None and ("beta" in k or "alpha" in k)) or type(G) is not np.ndarray \
+                or len(child._fns) != 1 or child._saved is None:
+            return None
+        bias, a, b = self.saved
+        gbias, ga, gt = self._plain_grads(g, bias, a, b, (k or _NO_KW).get("col_major", _ROW_MAJOR), True)
+        return (gbias, ga, None), gt
 
     def _scaled_backward(self, g, bias, a, b, k):
         beta, alpha = k.get("beta", 1), k.get("alpha", 1)
@@ -300,7 +331,7 @@ class AddmmBackward0(Function):
         if alpha != 1:
             ga = ga * alpha if ga is not None else None
             gb = gb * alpha if gb is not None else None
-        return gbias, ga, gb
+        return (gbias, ga, gb)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
@@ -346,7 +377,11 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
+    if _GEMM[0] is None and k != 1 and LIMITS["max_elements"] is None:
+        r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no limit to check, no contraction of length 1)
+        out = wrap(np.add(r, b, out=r), dt)
+    else:
+        out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
     if not grad_mode.enabled:
         return out
     rx, rw = input._rg, weight._rg
@@ -356,9 +391,14 @@ def linear_2d(input, weight, bias):
     fw = None
     if rw:  # t()'s node (_record1's work)
         fw = _new_node(TBackward0)
-        fn, nr = _edge_of(weight)
-        fw._fns = (fn,)
-        fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
+        fn = weight.grad_fn
+        if fn is None:
+            fw._fns = (weight._edge()[0],)
+            fw._nrs = _ZERO_NRS1
+        else:
+            nr = weight._output_nr
+            fw._fns = (fn,)
+            fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
         fw._saved = ()
         stamp(fw, dt, None)
         attach(fw, wt, (weight,))
@@ -369,7 +409,13 @@ def linear_2d(input, weight, bias):
     node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
     node._saved = (b.shape, SavedValue(input) if rw else X.shape, SavedValue(wt) if rx else WT.shape)
-    stamp(node, dt, _layout_kw(input, wt))
+    # _layout_kw(input, wt): wt (Wd.T) is column-major when Wd is C-contiguous (a Linear's weight)
+    i = X.itemsize
+    st = X.strides
+    c1 = st[0] == i and st[1] == X.shape[0] * i
+    st = Wd.strides
+    c2 = st[1] == i and st[0] == k * i
+    stamp(node, dt, _LAYOUT_KWS[c1, c2] if c1 or c2 else None)
     return attach(node, out, (bias, input, wt))
 
 
