@@ -6,7 +6,7 @@ torch.nn.init (init.py) and torch.nn.utils (utils.py).
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, functional_margin, init, loss, modules_layers, utils
+from . import functional, functional_margin, init, lazy, loss, modules_layers, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Buffer, Module, Parameter
 
@@ -32,6 +32,8 @@ def classes():
     out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     out["SoftMarginLoss"] = functional_margin.SoftMarginLoss
+    out.update({name: getattr(lazy, name) for name in lazy.NAMES})
+    out["UninitializedParameter"] = lazy.UninitializedParameter
     return out
 
 
@@ -39,7 +41,8 @@ def build(namespace):
     """The torch.nn namespace, made with `namespace(name, **members)` (api.py's module-like class)."""
     F = namespace("torch.nn.functional", **{n: getattr(functional, n) for n in functional.NAMES})
     I = namespace("torch.nn.init", **{n: getattr(init, n) for n in init.NAMES})
-    P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer)
+    P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer,
+                  UninitializedParameter=lazy.UninitializedParameter)
     U = namespace("torch.nn.utils", **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)

@@ -521,10 +521,11 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+        from .lazy import is_lazy  # noqa: PLC0415 (lazy.py builds on this module)
         d = self.__dict__
         for name, param in d["_parameters"].items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+            if param is not None:  # an UninitializedParameter is kept as it is, as torch's LazyModuleMixin does
+                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
         for name, buf in d["_buffers"].items():
             if buf is not None and name not in d["_non_persistent_buffers_set"]:
                 destination[prefix + name] = buf if keep_vars else buf.detach()

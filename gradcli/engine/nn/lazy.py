@@ -1,0 +1,117 @@
+"""torch.nn's lazy modules: UninitializedParameter and LazyLinear (Dive into Deep Learning builds its
+models with nn.LazyLinear). As in torch, a LazyLinear holds UninitializedParameters (no random draws
+at construction) and a forward pre-hook, registered first, that on the first call sets in_features
+from the input's last dimension, materialises weight and bias, initialises them as Linear does and
+turns the module into a plain Linear (its class changes: `type(m) == nn.Linear` after that)."""
+from __future__ import annotations
+
+from .. import errors
+from ..autograd import no_grad
+from ..tensor import Tensor, init_from
+from .module import Parameter
+from .modules_layers import Linear
+
+_NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+             "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+             "`forward` to initialize the parameters before accessing their attributes.")
+
+
+class UninitializedParameter(Parameter):
+    """torch.nn.parameter.UninitializedParameter: a Parameter whose shape is not known yet; prints as
+    `<UninitializedParameter>` and becomes a Parameter when `materialize(shape)` is called."""
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..factory import empty  # noqa: PLC0415
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        from ..factory import empty  # noqa: PLC0415
+        new = empty(shape, device=device if device is not None else self.device,
+                    dtype=dtype if dtype is not None else self.dtype)
+        rg = self.requires_grad
+        init_from(self, new._data, new.dtype)
+        self._rg = rg
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise errors.runtime(_NO_SHAPE)
+
+    def size(self, dim=None):
+        raise errors.runtime(_NO_SHAPE)
+
+    def __repr__(self, *, tensor_contents=None):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        return UninitializedParameter(self.requires_grad, dtype=self.dtype)
+
+
+def is_lazy(value):
+    return isinstance(value, UninitializedParameter)
+
+
+class LazyModuleMixin:
+    """The part of torch's LazyModuleMixin that a script sees: has_uninitialized_params(),
+    initialize_parameters(), and the class change on the first forward."""
+    cls_to_become = None
+
+    def _lazy_setup(self):
+        handle = self.register_forward_pre_hook(_infer_parameters)
+        self.__dict__["_lazy_initialize_hook"] = handle
+
+    def has_uninitialized_params(self):
+        d = self.__dict__
+        return any(is_lazy(v) for v in (*d["_parameters"].values(), *d["_buffers"].values()))
+
+
+def _infer_parameters(module, args):
+    module.initialize_parameters(*args)
+    if module.has_uninitialized_params():
+        raise errors.runtime(f"module {type(module).__name__} has not been fully initialized")
+    module.__dict__.pop("_lazy_initialize_hook").remove()
+    if module.cls_to_become is not None:
+        module.__class__ = module.cls_to_become
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """torch.nn.LazyLinear(out_features, bias=True): a Linear whose in_features comes from the first input."""
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Linear.__init__(self, 0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            Linear.reset_parameters(self)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            if not isinstance(input, Tensor):
+                raise AttributeError(f"'{type(input).__name__}' object has no attribute 'shape'")
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+
+
+NAMES = ("LazyLinear",)
+__all__ = ["LazyLinear", "LazyModuleMixin", "UninitializedParameter", "is_lazy"]
+
+UninitializedParameter.__module__ = "torch.nn.parameter"
+LazyLinear.__module__ = "torch.nn.modules.linear"
+LazyModuleMixin.__module__ = "torch.nn.modules.lazy"
