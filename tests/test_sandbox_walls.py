@@ -72,6 +72,13 @@ ATTACKS = [
      's.load_state_dict({"_new_private": 1})', "KeyError", None),
     ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\n'
      's = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\ns.load_state_dict({"__dict__": {}})', "KeyError", None),
+    ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\ns = torch.optim.lr_scheduler.LambdaLR(opt, '
+     'lambda e: 1)\ns.load_state_dict({"__class__": 1, "lr_lambdas": [None]})', "KeyError", "'__class__'"),
+    ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\nL = torch.optim.lr_scheduler\n'
+     's = L.SequentialLR(opt, [L.StepLR(opt, 1)], [])\ns.load_state_dict({"__class__": 1, "_schedulers": []})',
+     "KeyError", "'__class__'"),
+    ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\nm = nn.Linear(1, 1)\nm.optimizer = opt\n'
+     's = torch.optim.lr_scheduler.ChainedScheduler([m])', "TypeError", "should have `optimizer`"),
     # format fields and format_map reaching attributes or items named '_...'
     ('pd = nn.ParameterDict()\nprint("{__class__}".format_map(pd))', "ValueError", "format field"),
     ('print("{_x}".format_map({"_x": 1}))', "ValueError", "format field"),

@@ -505,7 +505,9 @@ NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
 def build(namespace):
     """The torch.optim namespace (with torch.optim.lr_scheduler), made with api.py's module-like class."""
     from . import optim_lr_scheduler as sched  # noqa: PLC0415 - it imports this module
-    lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES})
+    from . import optim_lr_scheduler_more as more  # noqa: PLC0415
+    lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES},
+                             **{n: getattr(more, n) for n in more.NAMES})
     return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES})
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),

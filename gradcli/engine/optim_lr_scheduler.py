@@ -40,6 +40,7 @@ def checked_state(scheduler, state_dict):
 
 class LRScheduler:
     _is_initial = False
+    _get_lr_called_within_step = False
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
@@ -56,6 +57,9 @@ class LRScheduler:
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         optimizer._lr_sched_wrapped = True  # optimizer.step() now records that it was called
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
         self._is_initial = True
         try:
@@ -87,13 +91,21 @@ class LRScheduler:
                           "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
                           stacklevel=2)
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
+        if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        self._get_lr_called_within_step = True  # torch's _enable_get_lr_call: the attribute is in state_dict()
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -107,6 +119,20 @@ def _lambdas(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
+def lambdas_state(scheduler):
+    """LambdaLR's and MultiplicativeLR's state_dict: lr_lambdas last, None for each function (torch keeps only
+    the __dict__ of a callable object that is not a function; a script's callables are all functions)."""
+    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+    state["lr_lambdas"] = [None] * len(scheduler.lr_lambdas)
+    return state
+
+
+def load_lambdas_state(scheduler, state_dict):
+    state = dict(state_dict)
+    state.pop("lr_lambdas", None)
+    scheduler.__dict__.update(checked_state(scheduler, state))
+
+
 class LambdaLR(LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -115,6 +141,12 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self):
         return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
+
+    def state_dict(self):
+        return lambdas_state(self)
+
+    def load_state_dict(self, state_dict):
+        load_lambdas_state(self, state_dict)
 
 
 class MultiplicativeLR(LRScheduler):
@@ -130,6 +162,12 @@ class MultiplicativeLR(LRScheduler):
         if self._is_initial:
             return _lrs(self.optimizer)
         return [g["lr"] * lmbda(self.last_epoch) for lmbda, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+    def state_dict(self):
+        return lambdas_state(self)
+
+    def load_state_dict(self, state_dict):
+        load_lambdas_state(self, state_dict)
 
 
 class StepLR(LRScheduler):
