@@ -163,6 +163,31 @@ def test_child_is_ended_at_the_deadline():
     assert ("out", "started", 1) in messages
 
 
+def test_setup_runs_in_the_child_before_the_wall_and_outside_the_timeout():
+    """run(setup=...): the child's set-up (a run's imports) comes before its memory cap and before
+    the --timeout clock starts; the body after it is still ended at the deadline."""
+    def setup():
+        import resource
+        time.sleep(0.6)  # longer than timeout + grace: not counted
+        os.environ["GRADCLI_TEST_SETUP"] = str(resource.getrlimit(resource.RLIMIT_AS)[0])
+
+    def body(channel):
+        channel.send("done", {"setup": os.environ.get("GRADCLI_TEST_SETUP"), "pid": os.getpid()})
+    import resource
+    before = resource.getrlimit(resource.RLIMIT_AS)[0]
+    messages, done = _collect(body, timeout=0.3, grace=0.2, max_memory=1 << 30, seccomp=False, setup=setup)
+    assert done[1]["setup"] == str(before)  # not capped yet when setup ran
+    assert done[1]["pid"] != os.getpid() and "GRADCLI_TEST_SETUP" not in os.environ
+    assert [m[0] for m in messages] == ["sandbox"]
+
+    def slow(channel):
+        time.sleep(30)
+    t0 = time.monotonic()
+    with pytest.raises(isolate.Ended, match="timeout"):
+        isolate.run(slow, lambda m: None, timeout=0.3, grace=0.2, seccomp=False, setup=setup)
+    assert 0.6 + 0.5 <= time.monotonic() - t0 < 5
+
+
 def test_memory_cap_applies_to_the_child():
     def body(channel):
         try:

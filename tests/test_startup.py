@@ -314,3 +314,43 @@ def test_frozen_records_are_the_frozen_dataclasses_they_replace():
                 setattr(ours, name, 1)
         with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field"):
             delattr(ours, cls._fields[0])
+
+
+FORK_PROBE = """
+import sys
+from gradcli.cli import entry, isolate
+run = isolate.run
+def probe(*a, **k):  # what the command has imported when it forks a run's child
+    heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "lark", "pyseccomp")
+                   or m.startswith(("gradcli.engine", "gradcli.lang.runner", "gradcli.lang.parser")))
+    sys.__stderr__.write("fork: %d %s\\n" % (len(heavy), ",".join(heavy[:5])))
+    return run(*a, **k)
+isolate.run = probe
+sys.argv[0] = "gradcli"
+try:
+    entry.main(sys.argv[1:])
+except SystemExit as exc:
+    sys.stdout.flush()
+    sys.__stderr__.write("exit %s\\n" % exc.code)
+"""
+
+
+def test_one_input_forks_before_the_engine_is_imported():
+    """`gradcli run FILE`: the command forks its run's child before it imports NumPy, the engine
+    and the language (the child imports them: fewer of the parent's pages copied); with several
+    inputs they are imported once, before the first fork, and shared by the children. The output
+    is the same either way."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("GRADCLI_IN_PROCESS", None)
+
+    def probe(*args):
+        proc = subprocess.run([sys.executable, "-c", FORK_PROBE, *args], capture_output=True, text=True, cwd=ROOT,
+                              env=env, timeout=120)
+        forks = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("fork: ")]
+        assert proc.stderr.splitlines()[-1] == "exit 0", proc.stderr[-3000:]
+        return forks, proc.stdout
+    sample = "samples/seed00_linear_backward.grad"
+    forks, one = probe("run", sample)
+    assert forks == ["0"] and one == (ROOT / "samples" / "seed00_linear_backward.out").read_text()
+    forks, two = probe("run", sample, sample)
+    assert len(forks) == 2 and all(int(n) > 10 for n in forks) and two == one + one

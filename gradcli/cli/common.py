@@ -61,7 +61,7 @@ class Flags:
         return want_color(sys.stderr, self.no_color)
 
     def run_options(self):
-        from gradcli.lang.runner import RunOptions  # noqa: PLC0415
+        from gradcli.lang.options import RunOptions  # noqa: PLC0415 - light: no engine, no language
 
         options = RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
                              max_elements=self.max_elements, timeout=self.timeout)

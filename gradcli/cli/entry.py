@@ -11,8 +11,9 @@ same. This module imports nothing heavy (no Typer, engine, Lark or Rich).
 """
 from __future__ import annotations
 
-import gc as _gc
 import sys
+
+from gradcli import gcpolicy
 
 
 def _interrupted_early(signum, frame):  # noqa: ARG001 - a signal handler
@@ -53,23 +54,9 @@ _INTERRUPTED_DOC = """{
 }
 """
 
-# The collector is paused while a command starts (main): the imports (NumPy's, the engine's, the
-# language's) and the parse tables allocate many objects that all live on, so the collections they
-# trigger (a full one among them) find nothing to free and cost ~10 ms of every start. resume_gc()
+# The collector is paused while a command starts (main; gradcli/gcpolicy.py says why): gcpolicy.resume()
 # turns it back on before any script or calculation runs; the Typer path (other commands, the REPL)
 # resumes first, and main() on its way out in any case. Importing this module changes nothing.
-_GC_PAUSED: list = []
-
-
-def _pause_gc() -> None:
-    _GC_PAUSED.append(_gc.isenabled())
-    _gc.disable()
-
-
-def resume_gc() -> None:
-    """Turn the collector back on (once), as it was when gradcli started."""
-    if _GC_PAUSED and _GC_PAUSED.pop():
-        _gc.enable()
 
 
 try:  # first thing, before the imports that take most of the start-up time (_signal: no enum import)
@@ -148,9 +135,9 @@ def guarded(body, debug: bool) -> None:
 
     try:
         body()
-        resume_gc()
+        gcpolicy.resume()
     except SystemExit:
-        resume_gc()
+        gcpolicy.resume()
         raise
     except KeyboardInterrupt:
         _, message, code = interruption()
@@ -275,7 +262,7 @@ def main(argv=None) -> None:
     plain = plain_run(args)
     if plain is None and not args and sys.stdin is not None and not sys.stdin.isatty():
         plain = (["-"], None, {})  # `cat a.grad | gradcli`: the script on stdin, as the Typer app's root runs it
-    _pause_gc()
+    gcpolicy.pause()
     try:
         if calc is not None:
             default_sigpipe()
@@ -283,11 +270,11 @@ def main(argv=None) -> None:
             return
         if plain is None and plain_repl(args):
             default_sigpipe()
-            resume_gc()  # the REPL runs the session's statements from here on
+            gcpolicy.resume()  # the REPL runs the session's statements from here on
             guarded(_repl, False)
             return
         if plain is None:
-            resume_gc()  # (the REPL and the other commands run scripts from inside the Typer app)
+            gcpolicy.resume()  # (the REPL and the other commands run scripts from inside the Typer app)
             guarded(lambda: _typer_main(args), "--debug" in args)
             return
         default_sigpipe()
@@ -299,7 +286,7 @@ def main(argv=None) -> None:
             _exit_at_once(exc.code)
         raise
     finally:
-        resume_gc()
+        gcpolicy.resume()
 
 
 def _exit_at_once(code) -> None:

@@ -124,16 +124,16 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         assignments, wrt = parse_arguments(args, wrt_text)
         check_device(flags.device)
         from . import isolate  # noqa: PLC0415
-        from .entry import resume_gc  # noqa: PLC0415
+        from gradcli import gcpolicy  # noqa: PLC0415
 
         if not (isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")):
-            resume_gc()  # paused while gradcli started (entry.py)
+            gcpolicy.resume()  # paused while gradcli started (entry.py)
             return _calculate(expr, assignments, wrt, order, flags)
         from . import calc  # noqa: PLC0415,F401 - imported once, before the fork
         from gradcli.engine import api  # noqa: PLC0415,F401
         from gradcli.lang import runner  # noqa: PLC0415,F401
 
-        resume_gc()  # paused while gradcli started (entry.py); on in the child that calculates
+        gcpolicy.resume()  # paused while gradcli started (entry.py); on in the child that calculates
 
         def body(channel):
             flags.isolate = True

@@ -19,6 +19,8 @@ import marshal
 import os
 import sys
 
+from gradcli import gcpolicy
+
 _LEN = 4
 DEFAULT_MEMORY_CAP = 4 << 30
 
@@ -233,7 +235,7 @@ def watch_location(channel, rt, timeout):
     return done.set
 
 
-def _child(fd, body, max_memory, seccomp):
+def _child(fd, body, max_memory, seccomp, setup=None):
     import _signal  # noqa: PLC0415 - not signal: its enums cost start-up time
 
     channel = Channel(fd)
@@ -242,6 +244,8 @@ def _child(fd, body, max_memory, seccomp):
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)   # Ctrl-C and SIGTERM are the parent's to answer:
         _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)  # it ends the child and reports what was printed
         end_with_parent()
+        if setup is not None:
+            setup()
         if max_memory:
             limit_memory(max_memory)
         why = install_seccomp() if seccomp else "off (--no-seccomp)"
@@ -304,11 +308,14 @@ class Ended(Exception):
         self.reason = reason
 
 
-def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True):
+def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True, setup=None):
     """Run body(channel) in a child (channel.send(kind, ...) sends a message); call on_message(message) in the parent for each message, in
     order, until the child's ('done', ...) message, which is returned. Raises Ended when the child
     ends without it (killed at timeout + grace, a signal, an exit), KeyboardInterrupt on Ctrl-C (the
-    child is ended first)."""
+    child is ended first). setup(): run in the child first, before its limits and filter (the
+    imports of a run the parent has not made: a child that imports them itself copies fewer of the
+    parent's pages than one forked after them). The timeout counts from the child's ('sandbox', ...)
+    message, once it is set up and walled in."""
     import select  # noqa: PLC0415
     import time  # noqa: PLC0415
 
@@ -317,16 +324,14 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    import gc  # noqa: PLC0415
-
-    gc.freeze()  # the imported modules' objects: the child's collector never walks (and copies) them
+    gcpolicy.freeze()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        _child(w, body, max_memory, seccomp)
+        _child(w, body, max_memory, seccomp, setup)
     os.close(w)
-    deadline = None if timeout is None else time.monotonic() + timeout + grace
+    deadline = None
     buf = bytearray()
     done = None
     try:
@@ -344,6 +349,8 @@ def run(body, on_message, timeout=None, grace=1.0, max_memory=None, seccomp=True
                 if message[0] == "done":
                     done = message
                     break
+                if message[0] == "sandbox" and timeout is not None:
+                    deadline = time.monotonic() + timeout + grace
                 on_message(message)
     except BaseException:
         _kill(pid)
@@ -396,14 +403,12 @@ class Worker:
         self._buf = bytearray()
 
     def start(self):
-        import gc  # noqa: PLC0415
-
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        gc.freeze()
+        gcpolicy.freeze()
         req_r, req_w = os.pipe()
         msg_r, msg_w = os.pipe()
         pid = os.fork()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from dataclasses import field
 
+from gradcli import gcpolicy
 from gradcli.records import record
 from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
 #                                                                 imported is the start-up handler's (entry.py)
@@ -11,7 +12,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
                      memory_error_text, say, say_usage, size_text, usage_hint)
-from .entry import interrupt_received, interruption, resume_gc
+from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
 EXPR_NAME = "<string>"
@@ -45,7 +46,7 @@ def read_sources(files, expr) -> list[Source]:
     if expr is not None:  # one -e CODE, or several (-e A -e B): run in order as one script
         sources.append(Source(EXPR_NAME, expr if isinstance(expr, str) else "\n".join(expr), predefine=True))
     stdin_used = False
-    from gradcli.lang.runner import MAX_SOURCE_CHARS, source_too_large  # noqa: PLC0415
+    from gradcli.lang.options import MAX_SOURCE_CHARS  # noqa: PLC0415
 
     most = 4 * MAX_SOURCE_CHARS + 3  # bytes: more cannot be a script under the limit (/dev/zero, `yes |`)
     for name in files or ():
@@ -67,6 +68,8 @@ def read_sources(files, expr) -> list[Source]:
                 raise UsageProblem(f"cannot open '{name}': {exc.strerror or exc}") from None
             label = name
         if len(data) > most:
+            from gradcli.lang.runner import source_too_large  # noqa: PLC0415
+
             big = source_too_large(label)
             sources.append(Source(label, None, {k: getattr(big, k) for k in (
                 "type_name", "message", "line", "column", "end_line", "end_column", "hint")}))
@@ -161,7 +164,8 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
             channel.send("done", execute(src, flags, options, color_err, channel.send, watch=watch))
         try:
             data = isolate.run(body, on_message, timeout=options.timeout, grace=TIMEOUT_GRACE,
-                               max_memory=flags.max_memory_bytes(), seccomp=not flags.no_seccomp)[1]
+                               max_memory=flags.max_memory_bytes(), seccomp=not flags.no_seccomp,
+                               setup=load_language)[1]
         except isolate.Ended as ended:
             data = _ended(ended.reason, crash, options, src, location)
     else:
@@ -189,6 +193,21 @@ def _ended(reason, crash, options, src, location) -> dict:
     text = f"the run's process ended unexpectedly ({reason})"
     return {"kind": "internal", "internal_text": text, "traceback": "",
             "error": simple_error("InternalError", text, src.name)}
+
+
+def load_language() -> None:
+    """Import the engine and the language, and load the parse tables (building and caching them
+    when they are not cached yet), with the collector paused. A run's child calls it before it is
+    walled in (it may write the tables' cache then, and its imports do not count in --timeout); one
+    input's run forks first, so that the child makes these imports itself: a fork after them would
+    have it copy the many pages of the parent's that running a script writes to (refcounts), more
+    than the imports themselves copy. Several inputs import them once, in the parent."""
+    with gcpolicy.paused():
+        from gradcli.engine import api  # noqa: PLC0415,F401
+        from gradcli.lang import runner  # noqa: PLC0415,F401
+        from gradcli.lang.parser import prepare  # noqa: PLC0415
+
+        prepare()
 
 
 def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=None, watch=None) -> dict:
@@ -459,15 +478,11 @@ def run_command(files, expr, flags: Flags) -> int:
         # each input in a child process (the process wall); CUDA contexts do not survive a fork
         flags.isolate = isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")
         flags.no_seccomp = flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")
-        if flags.isolate:
-            from gradcli.engine import api  # noqa: PLC0415,F401 - imported once, before the forks (not
-            from gradcli.lang import runner  # noqa: PLC0415,F401 - counted in --timeout, shared by the inputs)
-            from gradcli.lang.parser import prepare  # noqa: PLC0415
-
-            prepare()  # the parse tables, cached here: the child may not write the cache
+        if flags.isolate and flags.several:
+            load_language()  # once, before the forks: shared by the inputs' children
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
-        resume_gc()  # paused while gradcli started (entry.py); on before any script runs
+        gcpolicy.resume()  # paused while gradcli started (entry.py); on before any script runs
         for src in sources:
             current[0], current[1] = src.name, None
             outcome = run_one(src, flags, options, color_out, color_err, previous=outcomes, started=current)

@@ -10,31 +10,15 @@ like PyTorch's: ready nodes run highest sequence number first, `AccumulateGrad` 
 from __future__ import annotations
 
 import functools
-import gc
 import heapq
 import itertools
 import operator
 from sys import getrefcount as _getrefcount
 
+from ..gcpolicy import collect_less_often
 from . import errors
 
-# The cyclic collector: every recorded op leaves two long-lived tracked objects (its node and its
-# edge tuple), so with the interpreter's first-generation threshold (700 allocations; 2,000 from
-# Python 3.13) a long graph sets off a full collection, a walk of the whole graph, again and again:
-# 1.0 of 3.4 CPU seconds in the 1,000,000-op chain (11 full collections; 2 at 10,000). The engine
-# raises that threshold when it is still the interpreter's default (a program's own setting stays);
-# cyclic garbage then waits for 10,000 allocations instead of 700 before the next young collection.
-GC_GEN0_THRESHOLD = 10_000
-_DEFAULT_GEN0 = (700, 2000)
-
-
-def _collect_less_often():
-    gen0, *older = gc.get_threshold()
-    if gen0 in _DEFAULT_GEN0:
-        gc.set_threshold(GC_GEN0_THRESHOLD, *older)
-
-
-_collect_less_often()
+collect_less_often()  # a long graph's nodes would set off full collections again and again (gcpolicy.py)
 
 
 class _GradMode:

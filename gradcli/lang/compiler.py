@@ -7,8 +7,8 @@ so a runner can execute (and report) them one at a time, as Python's interactive
 """
 from __future__ import annotations
 
-import gc
 
+from ..gcpolicy import paused
 from . import ast as A
 from . import fastops
 from .errors import GradScriptError
@@ -193,13 +193,8 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
         """[(statement node, closure)] for the top-level statements (echo on)."""
         # Lowering makes many long-lived objects (closures, cells): with the collector on, each
         # collection rescans them and the AST, which tripled the compile time of a 10k-line script.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused():
             return self._compile_module(module)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
 
     def _compile_module(self, module):
         scope = Scope("module", echo=True)

@@ -28,13 +28,13 @@ the token type; Lark's exception types are loaded when a syntax error needs them
 from __future__ import annotations
 
 import contextvars
-import gc
 import marshal
 import os
 import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
+from ..gcpolicy import paused
 from . import ast, lalr, tokenizer
 from .builder import BUILDER
 from .errors import GradScriptError, ScriptSyntaxError
@@ -434,16 +434,9 @@ def _run(source: str, filename: str, expr_mode: bool, check_context: bool = True
     if not isinstance(source, str):
         raise TypeError("GradScript source must be str, not %s" % type(source).__name__)
     text = _normalize(source)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # a parse only allocates; collecting meanwhile just costs time
     try:
-        if expr_mode:
-            result = parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
-        else:
-            _check_first_line(text)
-            result = parse_with_state(text, "module", _ParseState())
-            if check_context:
-                _check_context(result)
+        with paused():  # a parse only allocates; collecting meanwhile just costs time
+            result = _parse_text(text, expr_mode, check_context)
     except GradScriptError as exc:
         raise _finish_error(exc, filename, text) from None
     except RecursionError:
@@ -455,10 +448,17 @@ def _run(source: str, filename: str, expr_mode: bool, check_context: bool = True
         # pragma: no cover - a Lark error is never expected here; keep the promise anyway
         raise _finish_error(_error("invalid syntax (%s)" % type(exc).__name__, 1, 1),
                             filename, text) from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return text, result
+
+
+def _parse_text(text: str, expr_mode: bool, check_context: bool):
+    if expr_mode:
+        return parse_with_state(text, "eval_input", _ParseState(expr_mode=True))
+    _check_first_line(text)
+    result = parse_with_state(text, "module", _ParseState())
+    if check_context:
+        _check_context(result)
+    return result
 
 
 def parse(source: str, filename: str = "<string>", check_context: bool = True) -> ast.Module:

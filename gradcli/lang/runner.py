@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import keyword
 import operator
 import re
@@ -22,10 +21,12 @@ import time
 import warnings as _warnings
 from dataclasses import field
 
+from ..gcpolicy import paused
 from ..records import record
 from . import ast as A
 from .errors import GradScriptError, python_message
 from .namespaces import Namespaces
+from .options import MAX_SOURCE_CHARS, RunOptions
 from .pyvalues import Namespace, public_attributes, get_attr
 from .runtime import Frame, LimitError, Runtime, is_internal
 
@@ -57,24 +58,6 @@ HINTS = {
     "source_size": "a .grad script is code, not data: build large tensors in the script (torch.randn, "
                    "torch.arange, ...) instead of writing them out",
 }
-
-# The largest script (characters) the parser is given: tutorial scripts are a few KB, and parsing
-# runs at about 100,000 characters a second (memory about 50 bytes a character), uninterruptibly.
-MAX_SOURCE_CHARS = 2_000_000
-
-@record  # a dataclass, made for less start-up time (gradcli/records.py)
-class RunOptions:
-    dtype: str = "float32"            # default float dtype
-    device: str = "cpu"               # default device for constructors
-    seed: int | None = None           # torch.manual_seed before the run
-    max_steps: int = 10_000_000       # loop iterations + calls
-    max_elements: int = 100_000_000   # per tensor
-    max_depth: int = 200              # call depth (RecursionError text)
-    timeout: float | None = None      # wall-clock seconds
-    explain: bool = False             # chain-rule walkthrough of every backward pass (gradcli.graph.explain)
-    check: bool = False               # finite-difference check of every backward pass (gradcli.graph.check)
-    detect_anomaly: bool = False      # torch.autograd.set_detect_anomaly(True) for the whole run
-
 
 @record  # a dataclass, made for less start-up time (gradcli/records.py)
 class Output:
@@ -129,17 +112,6 @@ def _span(node):
     if node is None:
         return {}
     return dict(line=node.line, column=node.column, end_line=node.end_line, end_column=node.end_column)
-
-
-@contextlib.contextmanager
-def _no_gc():
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def source_too_large(filename=None):
@@ -348,7 +320,7 @@ class Session:
         if len(source) > MAX_SOURCE_CHARS:
             return None, source_too_large(filename)
         try:
-            with _no_gc():
+            with paused():
                 # return/break/continue out of place are found statement by statement, when the
                 # compiler reaches them, as Python's interactive mode compiles them (compile_module)
                 return parse(source, filename, check_context=False), None
@@ -394,7 +366,7 @@ class Session:
         try:
             with self._engine(filename):
                 try:
-                    with _no_gc():  # many new long-lived objects: the collector would rescan them all
+                    with paused():  # many new long-lived objects: the collector would rescan them all
                         compiled = Compiler(rt, self.namespaces, self.globals, filename).compile_module(module)
                 except GradScriptError as e:
                     return self._convert(e, None, filename)
