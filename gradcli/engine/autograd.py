@@ -782,17 +782,23 @@ def _collect_plain(root):
     """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
     grad (in its _x), one of several outputs, or a leaf with post-accumulate hooks (which would see
     the leaves' order). _collect's walk from one root, kept apart: merged
-    (a flag, the roots' list and stack set-up) it cost 1% of the seeds' loop step."""
+    (a flag, the roots' list and stack set-up) it cost 1% of the seeds' loop step. Returns (deps,
+    the function nodes in the order found)."""
     deps = {root: 0}
     stack = []
     push, pop = stack.append, stack.pop
+    functions = []  # the function nodes, as found
+    add = functions.append
     node = root
     while True:
         x = node._x
         if (x is not None and (x.pre_hooks or x.retained or x.hooks)) or node.n_outputs != 1:
             return None
-        if node.__class__ is AccumulateGrad and node.variable._post_acc_hooks:
-            return None  # the leaves' order is then observable: _run's ready queue decides it
+        if node.__class__ is AccumulateGrad:
+            if node.variable._post_acc_hooks:
+                return None  # the leaves' order is then observable: _run's ready queue decides it
+        else:
+            add(node)
         nxt_node = None
         for nxt in node._fns:
             if nxt is not None:
@@ -809,7 +815,7 @@ def _collect_plain(root):
         elif stack:
             node = pop()
         else:
-            return deps
+            return deps, functions
 
 
 def run_plain(root, g, retain_graph):
@@ -825,13 +831,13 @@ def run_plain(root, g, retain_graph):
     in torch's order, which nothing observes here (no leaf has a post-accumulate hook)."""
     if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
-    deps = _collect_plain(root)
-    if deps is None:
+    found = _collect_plain(root)
+    if found is None:
         return False
     if root.__class__ is AccumulateGrad:   # backward() of a leaf
         root.variable._accumulate(g, False, False)
         return True
-    order = [n for n in deps if n.__class__ is not AccumulateGrad]
+    deps, order = found
     if len(order) > 1:
         order.sort(key=_seq_of, reverse=True)
     free = not retain_graph

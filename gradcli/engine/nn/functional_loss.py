@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics, rng_math
-from ..autograd import grad_mode, no_grad
+from ..autograd import SavedValue, grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import elementwise as E
 from ..ops import reduction as R
@@ -148,15 +148,28 @@ class MseLossBackward0(_PairLoss):
     def backward(self, g):
         # torch's formulas: self: mse_loss_backward(grad, self, target), target: mse_loss_backward(grad, target,
         # self), each the op of its own: its kernel on the arrays (MseLossBackwardBackward0 under create_graph)
-        x, t = self.saved
+        saved = self._saved
+        if saved is not None and len(saved) == 2:  # self.saved's checks, inline
+            x, t = saved
+            if x.__class__ is SavedValue and x.tensor._version[0] == x.version:
+                x = x.tensor
+            else:
+                x, t = self.saved  # (raises: modified in place)
+            if t.__class__ is SavedValue and t.tensor._version[0] == t.version:
+                t = t.tensor
+            else:
+                x, t = self.saved
+        else:
+            x, t = self.saved  # (raises: freed)
         reduction = self._kw["reduction"]
         G, X, T = g._data, x._data, t._data
         if not grad_mode.enabled and type(G) is np.ndarray and type(X) is np.ndarray and type(T) is np.ndarray \
                 and X.dtype == T.dtype == G.dtype:
             # no graph to build: the kernel on the arrays (what mse_loss_backward's op computes)
             fwd, dt = MseLossBackwardBackward0.forward, g.dtype
-            return (wrap(fwd(G, X, T, reduction), dt) if _needs(self, 0) else None,
-                    wrap(fwd(G, T, X, reduction), dt) if _needs(self, 1) else None)
+            nf = self._fns
+            return (wrap(fwd(G, X, T, reduction), dt) if nf[0] is not None else None,
+                    wrap(fwd(G, T, X, reduction), dt) if nf[1] is not None else None)
         return (mse_loss_backward(g, x, t, reduction) if _needs(self, 0) else None,
                 mse_loss_backward(g, t, x, reduction) if _needs(self, 1) else None)
 

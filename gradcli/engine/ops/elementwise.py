@@ -1029,7 +1029,12 @@ class ReluBackward0(Function):
         return np.where(x < 0, x.dtype.type(0), x)
 
     def backward(self, g):
-        result = self.saved[-1]
+        saved = self._saved
+        sv = saved[-1] if saved else None
+        if sv.__class__ is SavedValue and sv.tensor._version[0] == sv.version:
+            result = sv.tensor  # self.saved's check, inline
+        else:
+            result = self.saved[-1]  # (raises: freed, or modified in place)
         G, R = g._data, result._data
         if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
             # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it

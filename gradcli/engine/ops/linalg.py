@@ -314,11 +314,19 @@ class AddmmBackward0(Function):
         node only transposes mat2.t()'s gradient back (torch's mm_mat2_backward for a column-major
         mat2 computes mm(g.t(), mat1).t(), whose transpose is mm(g.t(), mat1) itself)."""
         k = self._kw
-        G = g._data
-        if (k is not None and ("beta" in k or "alpha" in k)) or type(G) is not np.ndarray \
-                or len(child._fns) != 1 or child._saved is None:
+        saved = self._saved
+        if (k is not None and ("beta" in k or "alpha" in k)) or type(g._data) is not np.ndarray \
+                or len(child._fns) != 1 or child._saved is None or saved is None:
             return None
-        bias, a, b = self.saved
+        bias, a, b = saved  # self.saved's checks inline: a changed version is backward's error
+        if a.__class__ is SavedValue:
+            if a.tensor._version[0] != a.version:
+                return None
+            a = a.tensor
+        if b.__class__ is SavedValue:
+            if b.tensor._version[0] != b.version:
+                return None
+            b = b.tensor
         gbias, ga, gt = self._plain_grads(g, bias, a, b, (k or _NO_KW).get("col_major", _ROW_MAJOR), True)
         return (gbias, ga, None), gt
 
