@@ -256,6 +256,8 @@ CLI_CASES = {
     "big_file": (["run", "{big}"], None),
     "dev_zero": (["run", "/dev/zero"], None),
     "big_stdin": (["run", "-"], b"x = 1\n" * (12 * 2 ** 20 // 6)),
+    # read whole (under 4 bytes a character), refused by the runner: not the memory cap's message
+    "just_over": (["run", "-"], b"x = 1\n" * (MAX_SOURCE_CHARS // 6 + 1000)),
     "json_limit": (["run", "--json", "--max-steps", "1000", "-e", "while True:\n    pass"], None),
     "json_big": (["run", "--json", "{big}"], None),
 }
@@ -293,6 +295,7 @@ def cli_results(tmp_path_factory):
     ("big_file", f"MemoryError: the script is larger than the limit of {MAX_SOURCE_CHARS:,} characters"),
     ("dev_zero", f"MemoryError: the script is larger than the limit of {MAX_SOURCE_CHARS:,} characters"),
     ("big_stdin", f"MemoryError: the script is larger than the limit of {MAX_SOURCE_CHARS:,} characters"),
+    ("just_over", f"MemoryError: the script is larger than the limit of {MAX_SOURCE_CHARS:,} characters"),
 ])
 def test_limit_through_the_command(cli_results, name, needle):
     if name not in cli_results:

@@ -217,6 +217,12 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
+def is_cap_memory_error(type_name: str, message: str) -> bool:
+    """A MemoryError of an allocation that failed (under the child's memory cap), not one of
+    gradcli's own size limits (sequence sizes, the script's size: '... the limit of N ...')."""
+    return type_name == "MemoryError" and "the limit of" not in (message or "")
+
+
 def memory_error_text(cap: int) -> tuple[str, str]:
     """The message and hint of Python's MemoryError under the child's memory cap."""
     return (f"the run needs more memory than --max-memory allows ({size_text(cap)})",

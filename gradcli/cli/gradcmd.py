@@ -223,8 +223,9 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
         if isinstance(exc, CalcError) or is_user_error(exc):
             err = exc if hasattr(exc, "type_name") else CalcError(
                 type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
-            if (flags.isolate and getattr(err, "type_name", "") == "MemoryError"
-                    and "exceeds the limit" not in str(getattr(err, "message", ""))):
+            from .common import is_cap_memory_error  # noqa: PLC0415
+
+            if flags.isolate and is_cap_memory_error(getattr(err, "type_name", ""), str(getattr(err, "message", ""))):
                 from .common import memory_error_text  # noqa: PLC0415
 
                 err = CalcError("MemoryError", *memory_error_text(flags.max_memory_bytes()))

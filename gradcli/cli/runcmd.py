@@ -11,7 +11,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
-                     memory_error_text, say, say_usage, size_text, usage_hint)
+                     is_cap_memory_error, memory_error_text, say, say_usage, size_text, usage_hint)
 from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
@@ -346,7 +346,7 @@ def _check_not_run(outcome, src, flags) -> None:
 
 def _memory_error(error: dict, flags: Flags) -> dict:
     """Python's MemoryError of an allocation that the run's memory cap refused says so."""
-    if error.get("type") != "MemoryError" or "exceeds the limit" in (error.get("message") or ""):
+    if not is_cap_memory_error(error.get("type"), error.get("message")):
         return error
     cap = flags.max_memory_bytes()
     if not cap or not getattr(flags, "isolate", False):

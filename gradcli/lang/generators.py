@@ -45,6 +45,9 @@ def _drive(rt, inner):
         except GeneratorExit:  # closed (collected) while suspended: the body's finally blocks run
             try:
                 inner.close()
+            except LimitError as e:
+                if e.type_name != "RecursionError":  # Python, too, only reports a RecursionError here
+                    rt.defer(e)  # a step or time limit, where Python would hang: the run stops
             except Exception:  # noqa: BLE001, S110 - Python too only reports it ("Exception ignored")
                 pass
             raise

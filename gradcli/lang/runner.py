@@ -381,6 +381,8 @@ class Session:
                         if rt.budget < 0:  # emptied by _watch_clock: past the --timeout deadline
                             rt.refill()
                         f(G)
+                        if rt.deferred is not None:  # a limit reached as a generator was collected
+                            rt.raise_deferred()
                     except (Exception, LimitError) as e:  # noqa: BLE001 - the script's error (or ours): reported
                         return self._convert(e, loc[0] or node, filename)
                     finally:

@@ -86,9 +86,24 @@ class Runtime:
         self.budget = self.chunk
         self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self.depth = 0
+        self.deferred = None              # a limit reached where it could not be raised (see defer)
+
+    def defer(self, exc):
+        """A LimitError raised where Python cannot pass it on (a generator closed by the garbage
+        collector): the script's next step raises it (``refill``), or the runner after the statement."""
+        if self.deferred is None:
+            self.deferred = exc
+        self.budget = -1
+
+    def raise_deferred(self):
+        exc, self.deferred = self.deferred, None
+        if exc is not None:
+            raise exc
 
     def refill(self):
         """Called when ``budget`` went below zero: account, check the limits, grant a new chunk."""
+        if self.deferred is not None:
+            self.raise_deferred()
         self.spent += self.chunk
         if self.spent >= self.max_steps:
             self.budget = 0

@@ -45,8 +45,10 @@ class _ChildSide(Repl):
     max_memory: int | None = None
 
     def show_error(self, error: Any, source: str | None = None, filename: str | None = None) -> None:
-        if (self.max_memory and getattr(error, "type_name", "") == "MemoryError"
-                and "exceeds the limit" not in str(getattr(error, "message", ""))):
+        from ..cli.common import is_cap_memory_error  # noqa: PLC0415
+
+        if self.max_memory and is_cap_memory_error(getattr(error, "type_name", ""),
+                                                    str(getattr(error, "message", ""))):
             import copy  # noqa: PLC0415
 
             from ..cli.common import memory_error_text  # noqa: PLC0415

@@ -1,0 +1,94 @@
+"""Red-team doors of the sandbox (docs/robustness.md): the routes by which a script hands gradcli a
+string, a callable or an object that gradcli then uses (format fields, generators closed by the
+collector, user classes' methods, keys, callbacks). Each attack ends in a clean located error of the
+script (never a traceback, an internal error, a lost limit or a side effect), and each harmless use of
+the same door prints what Python with PyTorch prints (the expected outputs come from torch-echo)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from gradcli.lang.errors import GradScriptError
+from gradcli.lang.runner import InternalError, RunOptions, run_source
+
+
+def run(src, **options):
+    options.setdefault("timeout", 10)
+    return run_source(src, "door.grad", RunOptions(**options))
+
+
+def refused(src, type_name=None, message=None, **options):
+    result = run(src, **options)
+    error = result.error
+    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
+    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
+    assert error.line is not None
+    if type_name is not None:
+        assert error.type_name == type_name, (error.type_name, error.message)
+    if message is not None:
+        assert message in error.message, error.message
+    return result
+
+
+@pytest.fixture
+def no_unraisable(monkeypatch):
+    """Fails a test in which an exception was 'ignored' (printed by Python with its traceback)."""
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    yield
+    assert not seen, [str(u.exc_value) for u in seen]
+
+
+# ---------------------------------------------------------------- generators closed by the collector
+
+ENDLESS_FINALLY = """def g():
+    try:
+        while True:
+            yield 1
+    finally:
+        while True:
+            pass
+for v in g():
+    break
+print("after")
+"""
+
+
+def test_limit_in_a_collected_generators_finally_stops_the_run(no_unraisable):
+    # Python hangs in the finally block as the loop drops the generator: gradcli's step limit must
+    # end the run there, not be swallowed as an "Exception ignored" traceback on stderr
+    result = refused(ENDLESS_FINALLY, "RuntimeError", "step limit of 20000 exceeded", max_steps=20_000)
+    assert result.stdout == "" and result.error.line == 6
+
+
+def test_deep_recursion_in_a_collected_generators_finally(no_unraisable):
+    # Python reports the RecursionError as "Exception ignored" (stderr) and goes on
+    src = ("def f(n):\n    return f(n + 1)\ndef g():\n    try:\n        yield 1\n    finally:\n        f(0)\n"
+           "x = g()\nnext(x)\nx = None\nprint('after')\n")
+    result = run(src)
+    assert result.error is None and result.stdout == "1\nafter\n"
+
+
+def test_generator_finally_that_ends_still_runs_quietly(no_unraisable):
+    src = ("def g():\n    try:\n        yield 1\n    finally:\n        print('closed')\n"
+           "for v in g():\n    break\nprint('after')\n")
+    result = run(src)
+    assert result.error is None and result.stdout == "closed\nafter\n"
+
+
+@pytest.mark.parametrize("src", [
+    "def g():\n    try:\n        yield 1\n    finally:\n        raise ValueError('x')\nfor v in g():\n    break\nprint('ok')\n",
+    "def g():\n    try:\n        yield 1\n    finally:\n        yield 2\nfor v in g():\n    break\nprint('ok')\n",
+])
+def test_errors_of_a_collected_generator_are_ignored_as_python_does(src):
+    # Python prints "Exception ignored in: <generator ...>" on stderr and goes on; stdout is the same
+    result = run(src)
+    assert result.error is None and result.stdout == "ok\n"
+
+
+def test_no_file_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    refused(ENDLESS_FINALLY, max_steps=5_000)
+    assert os.listdir(tmp_path) == []
