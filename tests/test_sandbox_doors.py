@@ -92,3 +92,57 @@ def test_no_file_is_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     refused(ENDLESS_FINALLY, max_steps=5_000)
     assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------- str.format fields that read attributes and items
+
+# (format string, arguments as a Python literal: a tuple of positionals, or a dict for format_map)
+FORMAT_CASES = [
+    ("{.real}", "(1,)"), ("{} {.real}", "(1, 2)"), ("{0} {.real}", "(1, 2)"), ("{.real} {0}", "(1, 2)"),
+    ("{0[1]}", "([5, 6],)"), ("{0[a][0]}", "({'a': [7]},)"), ("{0.real:>{1}}", "(3, 5)"),
+    ("{0:>{1.real}}", "(3, 5)"), ("{0[5]}", "([1],)"), ("{0.nope}", "(1,)"), ("{1.real}", "(1,)"),
+    ("{0[}", "(1,)"), ("{0.}", "(1,)"), ("{0[0]x}", "([1],)"), ("{0.real!r:>4}", "(2,)"), ("{0.real!z}", "(2,)"),
+    ("{0[-1]}", "([1, 2],)"), ("{0[ 1]}", "({' 1': 3},)"), ("{0:{1.real:{2}}}", "(1, 2, 3)"),
+    ("{0.imag:x} {9}", "(1,)"), ("{[0]}{}", "([4], 5)"), ("{0.real}}", "(1,)"), ("{{{0.real}}}", "(1,)"),
+    ("{0.imag.real:{1[0]}{1[1]}}", "(2.5, ['>', 6])"), ("{0.count}", "([],)"),
+    ("{a.real} {a.imag:+}", "{'a': 4}"), ("{0.real}", "{}"), ("{a[x]}", "{'a': {'x': 'y'}}"),
+]
+
+
+@pytest.mark.parametrize("fmt, args", FORMAT_CASES)
+def test_format_fields_read_attributes_and_items_as_python_does(fmt, args):
+    import ast
+    values = ast.literal_eval(args)
+    call = f"{fmt!r}.format_map({args})" if isinstance(values, dict) else f"{fmt!r}.format(*{args})"
+    try:
+        text = fmt.format_map(values) if isinstance(values, dict) else fmt.format(*values)
+        expected = (text if "<built-in" not in text else text.split(" at 0x")[0]) + "\n", None
+    except Exception as e:  # noqa: BLE001 - Python's own error is what the script must get
+        expected = "", (type(e).__name__, str(e).strip("'"))
+    result = run(f"print({call})")
+    if expected[1] is None:
+        assert result.error is None, result.error.message
+        assert result.stdout.split(" at 0x")[0].rstrip("\n>") + "\n" == expected[0].rstrip("\n>") + "\n"
+    else:
+        assert result.error is not None and not isinstance(result.error, InternalError)
+        assert (result.error.type_name, result.error.message.strip("'")) == expected[1]
+
+
+@pytest.mark.parametrize("src", [
+    "'{0.__class__}'.format(1)", "'{0.real.__class__}'.format(1)", "'{0[0].__dict__}'.format([1])",
+    "'{0._x}'.format(1)", "'{x.__class__}'.format_map({'x': 1})", "'{0:{1.__class__}}'.format(1, 2)",
+    "'{0.grad_fn.__class__}'.format(torch.ones(1))", "'{0.rt}'.format(print)", "'{0.closure}'.format(lambda: 1)",
+    "'{0[__class__]}'.format({'__class__': 1})", "'{0.real:{1}}'.format(1, 10 ** 9)",
+    "'{0.real:>{1.real}}'.format(1, 10 ** 9)", "'{0[0]:{0[1]}}'.format([1, 10 ** 9])",
+])
+def test_format_fields_reach_nothing_private(src):
+    refused("import torch\n" + src)
+
+
+def test_format_fields_through_engine_objects():
+    src = ("import torch\nimport torch.nn as nn\nm = nn.Linear(2, 3)\nx = torch.ones(2, requires_grad=True)\n"
+           "print('{0.weight.shape} {0.in_features} {1.requires_grad} {1.grad} {1.dtype.is_floating_point}'"
+           ".format(m, x))\nprint('{m.bias.shape[0]:>3}|{t.T.shape}'.format(m=m, t=torch.ones(2, 1)))\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == "torch.Size([3, 2]) 2 True None True\n  3|torch.Size([1, 2])\n"

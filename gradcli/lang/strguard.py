@@ -1,6 +1,7 @@
 """Size guards of the strings, bytes and lists a script builds by methods and formatting: every
 route that can build a big object checks its size first (``MAX_SEQUENCE`` items): ``str.format`` and
-``format_map`` (also refusing fields with '.', '[' or a leading '_'), format specs in f-strings and
+``format_map`` (refusing fields that name something starting with '_'; attributes in fields are
+read through the attribute policy), format specs in f-strings and
 ``format()``, ``%``, ``join``, ``translate``, ``replace``, ``expandtabs``, the width methods,
 ``list.extend`` and ``int.to_bytes``. pyvalues' attribute policy binds these methods through
 ``STR_SPECIAL`` and ``growing_method``.
@@ -22,23 +23,98 @@ def _fields(fmt):
     return Formatter().parse(fmt)
 
 
+def _field_parts(field):
+    """(first, [(is_attribute, key), ...]) of a replacement field, as str.format splits it."""
+    from _string import formatter_field_name_split  # noqa: PLC0415 - the C splitter of str.format
+
+    first, rest = formatter_field_name_split(field)
+    return first, list(rest)
+
+
 def _check_format(fmt, depth=0):
-    """Refuses fields with '.', '[' or a leading '_' and spec sizes above the limit; True when a
-    spec takes a nested field ('{0:{1}}'), whose value the caller checks."""
+    """Refuses fields that name something starting with '_' (a keyword, an attribute, an item key)
+    and spec sizes above the limit. Returns (nested, walk): nested when a spec takes a nested field
+    ('{0:{1}}'), whose value the caller checks; walk when a field reads an attribute or an item
+    ('{0.real}', '{0[1]}'), which only ``_walk_format`` may do (attributes through the policy)."""
     if not isinstance(fmt, str):
-        return False
-    nested = False
+        return False, False
+    nested = walk = False
     for _literal, field, spec, _conv in _fields(fmt):
         if field is None:
             continue
-        if field and not (field.isdigit() or field.isidentifier()) or field.startswith("_"):
-            raise ValueError(f"format field '{{{field}}}' is not allowed in GradScript: only plain "
-                             "positional or keyword fields (no '.' or '[', no leading '_')")
+        if "." in field or "[" in field:
+            first, rest = _field_parts(field)
+            walk = True
+        else:
+            first, rest = field, ()
+        if (isinstance(first, str) and first.startswith("_")) or any(
+                isinstance(key, str) and key.startswith("_") for _, key in rest):
+            raise ValueError(f"format field '{{{field}}}' is not allowed in GradScript: names starting with '_' "
+                             "(keywords, attributes, item keys) are private")
         if spec and depth < 3:
-            _check_format(spec, depth + 1)
+            _, inner_walk = _check_format(spec, depth + 1)
             check_spec(spec)
             nested = nested or "{" in spec
-    return nested
+            walk = walk or inner_walk
+    return nested, walk
+
+
+_INIT, _AUTO, _MANUAL = 0, 1, 2
+_CONVERSIONS = {"r": repr, "s": str, "a": ascii}
+
+
+def _walk_format(fmt, args, kwargs, mapping=None):
+    """str.format (or format_map, when ``mapping`` is given) of a string whose fields read
+    attributes or items: the same algorithm and errors as CPython's, each attribute read through
+    the script's attribute policy (get_attr), each spec's size checked before it is applied."""
+    from .pyvalues import get_attr  # noqa: PLC0415 - pyvalues imports this module
+
+    state = [_INIT, 0]  # numbering mode, next automatic index
+
+    @user_raiser  # its KeyError/IndexError is the script's (as are render's)
+    def lookup(first):
+        if isinstance(first, str) and first:
+            return kwargs[first] if mapping is None else mapping[first]
+        if mapping is not None:
+            raise ValueError("Format string contains positional fields")
+        if first == "":
+            if state[0] == _MANUAL:
+                raise ValueError("cannot switch from manual field specification to automatic field numbering")
+            state[0] = _AUTO
+            first = state[1]
+            state[1] += 1
+        else:
+            if state[0] == _AUTO:
+                raise ValueError("cannot switch from automatic field numbering to manual field specification")
+            state[0] = _MANUAL
+        if first >= len(args):
+            raise IndexError(f"Replacement index {first} out of range for positional args tuple")
+        return args[first]
+
+    @user_raiser
+    def render(text, depth):
+        if depth == 0:
+            raise ValueError("Max string recursion exceeded")
+        out = []
+        for literal, field, spec, conv in _fields(text):
+            out.append(literal)
+            if field is None:
+                continue
+            first, rest = _field_parts(field)
+            value = lookup(first)
+            for is_attribute, key in rest:
+                value = get_attr(value, key) if is_attribute else value[key]
+            if conv:
+                if conv not in _CONVERSIONS:
+                    raise ValueError(f"Unknown conversion specifier {conv}")
+                value = _CONVERSIONS[conv](value)
+            if spec and "{" in spec:
+                spec = render(spec, depth - 1)
+                check_spec(spec)
+            out.append(format(value, spec))
+            size_check(sum(map(len, out)))
+        return "".join(out)
+    return render(fmt, 2)
 
 
 def _check_widths(values):
@@ -57,7 +133,10 @@ def size_check(n):
 def safe_format(fmt, *args, **kwargs):
     if not isinstance(fmt, str):
         raise TypeError(f"descriptor 'format' for 'str' objects doesn't apply to a '{type(fmt).__name__}' object")
-    if _check_format(fmt):
+    nested, walk = _check_format(fmt)
+    if walk:
+        return _walk_format(fmt, args, kwargs)
+    if nested:
         _check_widths(args)
         _check_widths(kwargs.values())
     return str.format(fmt, *args, **kwargs)
@@ -65,7 +144,10 @@ def safe_format(fmt, *args, **kwargs):
 
 @user_raiser
 def safe_format_map(fmt, mapping):
-    if _check_format(fmt) and isinstance(mapping, dict):
+    nested, walk = _check_format(fmt)
+    if walk and isinstance(fmt, str):
+        return _walk_format(fmt, (), None, mapping)
+    if nested and isinstance(mapping, dict):
         _check_widths(mapping.values())
     return str.format_map(fmt, mapping)
 
