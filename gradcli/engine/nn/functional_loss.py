@@ -537,16 +537,17 @@ def _nll_cascade(picked, w, valid):
 def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100):
     if input.dim() < 1:
         raise errors.value(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+    target_batch = target.shape[0] if target.dim() else 0  # torch's message says 0 for a 0-d target
+    if input.dim() != 1 and input.shape[0] != target_batch:
         raise errors.value(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                           f"({target.shape[0] if target.dim() else 1}).")
+                           f"({target_batch}).")
     _check_target_dtype(target)
     nd = input.dim()
     if nd <= 2:
-        if nd == 2 and target.dim() != 1:
-            raise errors.runtime("1D target tensor expected, multi-target not supported")
-        if nd == 1 and target.dim() > 1:
+        if target.dim() > 1:
             raise errors.runtime("0D or 1D target tensor expected, multi-target not supported")
+        if nd == 1 and target.dim() == 1 and target.shape[0] != 1:
+            raise errors.value(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
         return _nll_core(NllLossBackward0, input, target, weight, reduction, ignore_index)
     n, c = input.shape[0], input.shape[1]
     if nd == 4:
