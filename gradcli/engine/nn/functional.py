@@ -20,6 +20,7 @@ from ..device import check_args, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
 from . import functional_conv as _conv
 from . import functional_loss as _loss
+from . import functional_loss_more as _loss_more
 from . import functional_margin as _margin
 from . import functional_norm as _norm
 from .functional_conv import flat_ext, scatter_spatial
@@ -385,6 +386,7 @@ nll_loss, cross_entropy, kl_div = _loss.nll_loss, _loss.cross_entropy, _loss.kl_
 cosine_similarity, pairwise_distance = _loss.cosine_similarity, _loss.pairwise_distance
 normalize, one_hot = _loss.normalize, _loss.one_hot
 soft_margin_loss = _margin.soft_margin_loss
+globals().update({_n: getattr(_loss_more, _n) for _n in _loss_more.NAMES})
 
 conv1d, conv2d, unfold = _conv.conv1d, _conv.conv2d, _conv.unfold
 max_pool1d, max_pool2d, avg_pool2d = _conv.max_pool1d, _conv.max_pool2d, _conv.avg_pool2d
@@ -398,7 +400,8 @@ NAMES = tuple(_special.FUNCTIONAL) + (
     "linear", "bilinear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
     "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "pad", "embedding", "one_hot", "normalize", "cosine_similarity",
     "pairwise_distance", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "soft_margin_loss", "conv1d", "conv2d", "unfold",
+    "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "soft_margin_loss",
+    *_loss_more.NAMES, "conv1d", "conv2d", "unfold",
     "max_pool1d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "layer_norm", "batch_norm",
 )
 
