@@ -77,6 +77,61 @@ def avx2():
     rng_math.fast_avx[0] = True
 
 
+def _glibc(name, x):
+    f = rng_libm._c_float_function(name)
+    if f is None or not rng_libm._glibc_float_ok():
+        pytest.skip("no glibc 2.28+ float functions reachable through ctypes")
+    return np.asarray(f(x.astype(np.float64)), np.float64).astype(np.float32)
+
+
+def test_glibc_logf_vectorised():
+    """rng_libm.logf (glibc's e_logf.c in NumPy) against the C function: random floats over the whole
+    positive range, the kernels' u1 = 1 - k 2**-24, and what falls back (0, negatives, subnormals,
+    inf, nan); tools/check_rng_libm.py --exhaustive covers every u1."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.integers(1, 0x7F800000, 40000, dtype=np.uint32).view(np.float32),
+                        np.float32(1) - rng.integers(0, 1 << 24, 40000).astype(np.float32) * np.float32(2.0 ** -24),
+                        np.array([1.0, 0.0, -0.0, -1.0, 1e-45, 1e-40, np.finfo(np.float32).tiny, np.inf, -np.inf,
+                                  np.nan, np.finfo(np.float32).max, 0.99999994, 1.0000001], np.float32)])
+    with np.errstate(all="ignore"):
+        assert np.array_equal(_bits(rng_libm.logf(x)), _bits(_glibc("logf", x)))
+
+
+def test_glibc_sincosf_vectorised():
+    rng = np.random.default_rng(12)
+    theta = (2.0 * math.pi * (rng.integers(0, 1 << 24, 40000).astype(np.float32) * np.float32(2.0 ** -24))
+             .astype(np.float64)).astype(np.float32)
+    x = np.concatenate([theta, (rng.random(20000) * 260 - 130).astype(np.float32),
+                        (rng.standard_normal(4000) * 1e4).astype(np.float32),
+                        np.array([0.0, -0.0, 1e-40, -1e-8, 2.0 ** -12, -(2.0 ** -12), 0.74999994, 0.75, np.pi / 4,
+                                  np.pi / 2, np.pi, 2 * np.pi, 119.99999, 120.0, -120.0, np.inf, -np.inf, np.nan],
+                                 np.float32)])
+    with np.errstate(all="ignore"):
+        sin, cos = rng_libm.sincosf(x)
+        assert np.array_equal(_bits(sin), _bits(_glibc("sinf", x)))
+        assert np.array_equal(_bits(cos), _bits(_glibc("cosf", x)))
+        assert np.array_equal(_bits(rng_libm.libm_f32("cosf", x)), _bits(cos))
+
+
+def test_glibc_float_check_catches_another_algorithm(monkeypatch):
+    """The once-per-process probe check refuses a vectorised logf that is not the C library's (glibc
+    2.41's correctly rounded logf, say): then every call is the per-element C function."""
+    if rng_libm._c_float_function("logf") is None:
+        pytest.skip("no C library reachable through ctypes")
+    real = rng_libm.logf
+
+    def rounded_double_log(x):
+        out = real(x)
+        out[::97] = np.log(x[::97].astype(np.float64)).astype(np.float32)  # correctly rounded: 0.7% differ
+        out[5] = np.nextafter(out[5], np.float32(np.inf))
+        return out
+    monkeypatch.setattr(rng_libm, "_glibc_checked", [])
+    monkeypatch.setattr(rng_libm, "logf", rounded_double_log)
+    assert rng_libm._glibc_float_ok() is False
+    x = np.linspace(0.01, 3.0, 999).astype(np.float32)
+    assert np.array_equal(_bits(rng_libm.libm_f32("logf", x)), _bits(rng_libm._call_f32("logf", x)))
+
+
 def _blocks(fast, d, mean, std):
     rng_math.fast_avx[0] = fast
     try:

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .rng_libm import libm, libm_f32
+from .rng_libm import libm, libm_f32, libm_f32_sincos
 
 CAPABILITIES = ("default", "avx2", "avx512")
 _override = [None]
@@ -361,10 +361,19 @@ def _box_muller(d, mean, std, dtype, res):
             out1 = fma32(n1, _F32(std), _F32(mean))
             out2 = fma32(n2, _F32(std), _F32(mean))
     elif dtype == _F32:
-        radius = np.sqrt(_F32(-2) * libm_f32("logf", u1))
-        theta = (2.0 * math.pi * u2.astype(_F64)).astype(_F32)
-        out1 = fma32(radius * libm_f32("cosf", theta), _F32(std), _F32(mean))
-        out2 = fma32(radius * libm_f32("sinf", theta), _F32(std), _F32(mean))
+        radius = libm_f32("logf", u1)
+        radius *= _F32(-2)
+        np.sqrt(radius, out=radius)
+        theta = u2.astype(_F64)
+        theta *= 2.0 * math.pi
+        sin, cos = libm_f32_sincos(theta.astype(_F32))
+        cos *= radius
+        sin *= radius
+        if _F32(std) == 1:  # fma(n, 1, mean) is n + mean, one rounding
+            out1, out2 = cos + _F32(mean), sin + _F32(mean)
+        else:
+            out1 = fma32(cos, _F32(std), _F32(mean))
+            out2 = fma32(sin, _F32(std), _F32(mean))
     else:
         u1 = u1.astype(_F64)
         radius = np.sqrt(-2 * libm("log", u1))
