@@ -150,6 +150,9 @@ def test_avx_blocks_match_the_reference(avx2, n, mean, std):
     if n >= 32:
         k[16:24] = (1 << 24) - 1   # u1 = 2**-24, the smallest the log sees
         k[24:32] = 1 << 23         # theta = pi
+    if n >= 48:
+        k[32:40] = (1 << 24) - 11  # u1 = 11 2**-24: x = 3/8 in the log, y * x lands exactly on a float32 tie
+        k[40:48] = 3 << 21         # theta = 3 pi / 4: the octant's edge
     d = k.astype(np.float32) * np.float32(2.0 ** -24)
     want = _blocks(False, d, mean, std)
     got = _blocks(True, d, mean, std)

@@ -41,9 +41,8 @@ def _fast_kernel(k):
     """rng_avx over the integers k (int32): radius of u1 = 1 - k 2**-24, (sin, cos) of theta(k)."""
     m = k.size
     B = A.Buffers(m)
-    u1 = ((1 << 24) - k).astype(np.float32) * np.float32(2.0 ** -24)
     radius, sin, cos = (np.empty(m, np.float32) for _ in range(3))
-    A.log_radius(u1, radius, B)
+    A.log_radius(k, radius, B)
     A.sincos(k, sin, cos, B)
     return radius, sin, cos
 

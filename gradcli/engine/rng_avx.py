@@ -1,18 +1,28 @@
 """The float32 Box-Muller of ATen's AVX2/AVX512 normal kernel (normal_fill_16_AVX2), fast and bit for bit.
 
 Same arithmetic as rng_math.log256 / sincos256 (the readable reference, which tools/check_rng_math.py
-compares this with over all 2**24 inputs of each function), reorganised for speed:
+compares this with over all 2**24 inputs of each function), reorganised for speed; every step below
+was proved on that whole domain by the same check:
 
-* the work runs over cache-sized chunks (_CHUNK values) in preallocated buffers with `out=`, so every
-  pass over the data stays in L1/L2;
-* the fused multiply-adds that must be exact go through float64 (the product of two float32 is exact
-  there, and the sum of these polynomial steps is too: see rng_math.fma32_untied), four passes each;
-* the ones whose product is exact in float32 are plain float32 adds: sincos's first two range
-  reduction steps (`j` has at most 3 bits, DP1/DP2 8 and 11) and log's final `e*q2 + x` (`e` has at
-  most 5 bits, q2 9);
-* the log's input is never 0 (u1 = 1 - k 2**-24 >= 2**-24), so its clamp to FLT_MIN is dropped; the
-  selections and sign flips are integer operations on the bits (np.where and masked ufuncs cost
-  10-15 ns an element on random masks, 30 times a plain pass).
+* the work runs over cache-sized chunks (_CHUNK values) in buffers kept between calls (fresh memory
+  costs a page fault per 4 KiB here, about as much as ten passes over it), with `out=` everywhere;
+* a fused multiply-add whose product is exact in float64 (two float32) is one float64 multiply and
+  add, then the rounding to float32 done in place on the float64's bits: add half a float32 ulp to
+  the magnitude and clear the 29 low bits (round half away from zero: the exact sums of these steps
+  never land on a tie), two integer passes instead of a cast to float32 and back;
+* a step whose results all lie in one binade [2**e, 2**(e+1)) rounds by adding and subtracting
+  C = 1.5 * 2**(e + 29), whose float64 ulp is the float32 ulp of that binade: the addition, folded
+  into the coefficient's (c + C is exact), rounds the exact sum once to the float32 grid (ties to
+  even, as the FMA), so the step is three float64 passes (multiply, add, subtract): the cosine's
+  and sine's first two Horner steps, the log's last;
+* steps whose product is exact in float32 are plain float32 operations: sincos's first two range
+  reduction steps (`j` has at most 4 bits, DP1/DP2 8 and 11), log's final `e*q2 + x` (`e` has at most
+  5 bits, q2 9), the scaling by a power-of-two std;
+* the octant `j` of theta = float32(2 pi) * k 2**-24 is 2 * ((k + 2**21) >> 22) (integer arithmetic;
+  equal to the float32 computation for every k), and log256's exponent and mantissa split comes
+  from the bits of float32(2**24 - k) in four integer passes;
+* selections and sign flips are integer operations on the bits (np.where on a random mask costs
+  ~10 ns an element here, 30 plain passes).
 """
 from __future__ import annotations
 
@@ -23,7 +33,7 @@ import numpy as np
 from . import rng_math as M
 
 _F32, _F64 = np.float32, np.float64
-_CHUNK = 1 << 15  # values per chunk: 16,384 u1 and 16,384 u2; the ~20 buffers of that stay in L2
+_CHUNK = 1 << 15  # values per chunk: 16,384 u1 and 16,384 u2 (measured against 2**14, 2**16, 2**17: fastest)
 
 
 def _i(v):  # constants as 0-d arrays: a ufunc takes them ~150 ns faster than Python or NumPy scalars
@@ -38,73 +48,102 @@ def _d(v):
     return np.array(v, _F64)
 
 
+def _magic(coeff, e):
+    """(c + C, C) for a Horner step whose float32 results lie in [2**e, 2**(e + 1)): C = 1.5 * 2**(e + 29)
+    has float64 ulp 2**(e - 23), that binade's float32 ulp; c lies in the same binade, so c + C is exact."""
+    big = 1.5 * 2.0 ** (e + 29)
+    c = float(coeff)
+    assert c + big - big == c and 2.0 ** e <= abs(c) < 2.0 ** (e + 1)
+    return _d(c + big), _d(big)
+
+
 _LOG_P = [_d(v) for v in M.LOG_P]
-_COS_P = [_d(v) for v in M.COS_P]
-_SIN_P = [_d(v) for v in M.SIN_P]
+_LOG_P8 = _magic(M.LOG_P[8], -2)
+_COS_P0, _SIN_P0 = _d(M.COS_P[0]), _d(M.SIN_P[0])
+_COS_P1, _COS_P2 = _magic(M.COS_P[1], -10), _magic(M.COS_P[2], -5)
+_SIN_P1, _SIN_P2 = _magic(M.SIN_P[1], -7), _magic(M.SIN_P[2], -3)
 _Q1, _Q2 = _s(M.LOG_Q1), _s(M.LOG_Q2)
-_DP0, _DP1, _DP2 = _s(M.DP[0]), _s(M.DP[1]), _d(M.DP[2])
+_2DP0, _2DP1, _2DP2 = _s(2 * M.DP[0]), _s(2 * M.DP[1]), _d(2 * float(M.DP[2]))  # j * dp = q * (2 dp): exact
 _TWO_PI_2M24 = _s(_F32(2.0 * math.pi) * _F32(2.0 ** -24))
-_SQRTHF_BITS = _i(np.array(M.SQRTHF, _F32).view(np.int32))
-_ONE, _HALF, _M_HALF, _M_TWO, _2M24 = _s(1), _s(0.5), _s(-0.5), _s(-2), _s(2.0 ** -24)
-_I1, _I2, _I4, _I23, _I29, _I31, _I126, _NOT1 = (_i(v) for v in (1, 2, 4, 23, 29, 31, 126, ~1))
-_MANT, _HALF_EXP, _2P24 = _i(0x007FFFFF), _i(0x3F000000), _i(1 << 24)
-_LOW29, _TIE = np.array(0x1FFFFFFF, np.int64), np.array(0x10000000, np.int64)  # float64 bits below float32's
+_SQHF_BITS = int(np.array(M.SQRTHF, _F32).view(np.int32))
+_SQ24 = _i(_SQHF_BITS + (24 << 23))       # float32(K) is u1 * 2**24: the exponent 24 higher
+_SQHF = _i(_SQHF_BITS)
+_ONE, _M_HALF, _M_TWO, _M_HALF_D = _s(1), _s(-0.5), _s(-2), _d(-0.5)
+_I1, _I2, _I22, _I23, _I30, _2P21, _2P24, _MANT = (_i(v) for v in (1, 2, 22, 23, 30, 1 << 21, 1 << 24, 0x7FFFFF))
+_HALF_ULP = np.array(1 << 28, np.int64)   # half a float32 ulp, in float64 bits
+_CLEAR = np.array(~((1 << 29) - 1), np.int64)
+_TIE_LOW = np.iinfo(np.int64).min         # bits << 35 of a float64 exactly on a float32 tie
 
 
 class Buffers:
-    __slots__ = ("f32", "f64", "i32")
+    __slots__ = ("f32", "f64", "i32", "m")
 
     def __init__(self, m):
-        self.f32 = [np.empty(m, _F32) for _ in range(8)]
+        self.m = m
+        self.f32 = [np.empty(m, _F32) for _ in range(9)]   # 0-4, 6: scratch; 5: radius; 7, 8: sin, cos
         self.f64 = [np.empty(m, _F64) for _ in range(4)]
-        self.i32 = [np.empty(m, np.int32) for _ in range(3)]
+        self.i32 = [np.empty(m, np.int32) for _ in range(5)]  # 0-2: scratch; 3, 4: the words of u1, u2
 
 
-def _horner(y32, yd, xd, coeffs):
-    """y = fma(...fma(fma(c0, x, c1), x, c2)..., x, cn) in float32 with exact fused steps, in place in
-    yd (float64; touching fewer buffers is ~20% faster than a separate product); result in y32."""
-    np.multiply(xd, coeffs[0], out=yd)
-    yd += coeffs[1]
-    for c in coeffs[2:]:
-        np.copyto(y32, yd, casting="unsafe")             # rounded to float32
-        np.copyto(yd, y32)
+_kept = {}
+
+
+def buffers(m):
+    """Buffers for m values, kept for the next call of that size (the last two sizes)."""
+    B = _kept.get(m)
+    if B is None:
+        if len(_kept) >= 2:
+            _kept.clear()
+        B = _kept[m] = Buffers(m)
+    return B
+
+
+def _round32(d):
+    """Round float64 d in place to float32 precision (half away from zero; see the module's note)."""
+    b = d.view(np.int64)
+    b += _HALF_ULP
+    b &= _CLEAR
+
+
+def log_radius(k1, radius, B):
+    """radius = sqrt(-2 * log256(u1)) for u1 = 1 - k1 2**-24 (k1 int32 below 2**24; float32 out)."""
+    x32, z32, y32, a32, e32 = B.f32[:5]
+    xd, yd, zd, td = B.f64
+    ei = B.i32[0]
+    np.subtract(_2P24, k1, out=ei)                      # K = 2**24 - k: u1 = K 2**-24
+    np.copyto(a32, ei, casting="unsafe")                # exact
+    bits = a32.view(np.int32)
+    bits -= _SQ24                                       # D = bits(u1) - bits(sqrt(1/2)) (positive floats order as ints)
+    np.right_shift(bits, _I23, out=ei)                  # e = floor(D / 2**23): exponent + 1 - (m < sqrt(1/2))
+    np.copyto(e32, ei, casting="unsafe")
+    bits &= _MANT
+    bits += _SQHF                                       # m' = m, or 2m where m < sqrt(1/2): in [sqrt(1/2), sqrt(2))
+    np.subtract(a32, _ONE, out=x32)                     # x = m' - 1, exact
+    np.multiply(x32, x32, out=z32)                      # z = x * x
+    np.copyto(xd, x32)
+    np.multiply(xd, _LOG_P[0], out=yd)                  # y = fma(...fma(fma(p0, x, p1), x, p2)..., x, p8)
+    yd += _LOG_P[1]
+    _round32(yd)
+    for c in _LOG_P[2:8]:
         yd *= xd
         yd += c
-    np.copyto(y32, yd, casting="unsafe")
-
-
-def log_radius(u1, radius, B):
-    """radius = sqrt(-2 * log256(u1)) for u1 in [2**-24, 1] (float32, contiguous)."""
-    x32, z32, y32, a32 = B.f32[0], B.f32[1], B.f32[2], B.f32[3]
-    xd, zd, yd = B.f64[:3]
-    bits, e_i, neg = B.i32
-    ub = u1.view(np.int32)
-    np.right_shift(ub, _I23, out=e_i)                      # biased exponent (u1 > 0)
-    np.bitwise_and(ub, _MANT, out=bits)
-    bits |= _HALF_EXP                                   # mantissa m in [0.5, 1), as float32 bits
-    np.subtract(bits, _SQRTHF_BITS, out=neg)
-    neg >>= _I31                                           # -1 where m < sqrt(1/2) (positive floats order as ints)
-    e_i += neg                                           # e = exponent + 1 - (m < sqrt(1/2))
-    e_i -= _I126
-    np.copyto(a32, e_i, casting="unsafe")                # e, a small integer, as float32
-    e32 = a32
-    neg <<= _I23
-    bits -= neg                                          # m doubled where m < sqrt(1/2): exact
-    np.subtract(bits.view(_F32), _ONE, out=x32)       # x = m - 1 + (m if m < sqrt(1/2))
-    np.multiply(x32, x32, out=z32)                       # z = x * x
-    np.copyto(xd, x32)
-    _horner(y32, yd, xd, _LOG_P)
-    y32 *= x32                                           # y = y * x
+        _round32(yd)
+    yd *= xd
+    yd += _LOG_P8[0]                                    # the last step's results lie in [1/4, 1/2)
+    yd -= _LOG_P8[1]
+    np.copyto(y32, yd, casting="unsafe")                # exact: a float32 value
+    y32 *= x32                                          # y = y * x: in float32 (x may have few bits: ties)
     np.copyto(yd, y32)
     np.copyto(zd, z32)
-    yd *= zd                                             # y = fma(y, z, e * q1)
-    np.multiply(e32, _Q1, out=radius)                    # (radius as scratch)
-    yd += radius
+    yd *= zd                                            # y = fma(y, z, e * q1)
+    np.multiply(e32, _Q1, out=a32)
+    np.copyto(td, a32)
+    yd += td
     np.copyto(y32, yd, casting="unsafe")
-    z32 *= _HALF
-    y32 -= z32                                           # y = y - z * 0.5
-    x32 += y32                                           # x = x + y
-    e32 *= _Q2                                           # fma(e, q2, x): e * q2 is exact in float32
+    np.multiply(z32, _M_HALF, out=a32)
+    y32 += a32                                          # y = y - z * 0.5
+    x32 += y32                                          # x = x + y
+    e32 *= _Q2                                          # fma(e, q2, x): e * q2 is exact in float32
     x32 += e32
     x32 *= _M_TWO
     np.sqrt(x32, out=radius)
@@ -112,76 +151,99 @@ def log_radius(u1, radius, B):
 
 def sincos(k2, sin_out, cos_out, B):
     """(sin, cos) of sincos256(float32(2 pi) * u2) for u2 = k2 * 2**-24 (k2 int32 below 2**24)."""
-    x32, z32, c32, s32, y32, a32 = B.f32[0], B.f32[1], B.f32[2], B.f32[3], B.f32[4], B.f32[5]
-    xd, zd, yd = B.f64[:3]
-    j, oct_ = B.i32[0], B.i32[1]
+    x32, z32, c32, s32, y32, a32 = (B.f32[i] for i in (0, 1, 2, 3, 4, 6))
+    xd, zd, cd, sd = B.f64
+    q, swap = B.i32[1], B.i32[2]
+    np.add(k2, _2P21, out=q)
+    q >>= _I22                                          # j = 2q: the octant, rounded up to even
     np.copyto(x32, k2, casting="unsafe")
-    x32 *= _TWO_PI_2M24                                  # theta = 2 pi u2 = (2 pi 2**-24) k2: exact scaling
-    np.multiply(x32, M.FOPI, out=y32)
-    np.copyto(j, y32, casting="unsafe")                  # truncation (theta >= 0)
-    j += _I1
-    j &= _NOT1
-    np.copyto(y32, j, casting="unsafe")                  # y = j as float
-    np.multiply(y32, _DP0, out=a32)                    # exact products: plain float32 adds
+    x32 *= _TWO_PI_2M24                                 # theta = 2 pi u2 = (2 pi 2**-24) k2: exact scaling
+    np.copyto(y32, q, casting="unsafe")
+    np.multiply(y32, _2DP0, out=a32)                    # exact products: plain float32 adds
     x32 += a32
-    np.multiply(y32, _DP1, out=a32)
+    np.multiply(y32, _2DP1, out=a32)
     x32 += a32
-    np.multiply(y32, _DP2, out=yd)                       # x = fma(y, dp3, x) through float64
-    yd += x32
-    np.copyto(x32, yd, casting="unsafe")
+    np.copyto(cd, q)                                    # x = fma(j, dp3, x) through float64
+    cd *= _2DP2
+    np.copyto(xd, x32)
+    xd += cd
+    np.copyto(x32, xd, casting="unsafe")
+    np.copyto(xd, x32)
     np.multiply(x32, x32, out=z32)
     np.copyto(zd, z32)
-    _horner(c32, yd, zd, _COS_P)                      # c = fma(fma(c0, z, c1), z, c2)
-    c32 *= z32
-    np.copyto(yd, c32)
-    yd *= zd                                             # c = fma(c, z, -(z * 0.5)): z * 0.5 is exact
-    np.multiply(z32, _M_HALF, out=a32)
-    yd += a32
-    np.copyto(c32, yd, casting="unsafe")
+    np.multiply(zd, _COS_P0, out=cd)                    # c = fma(fma(c0, z, c1), z, c2): one binade each
+    cd += _COS_P1[0]
+    cd -= _COS_P1[1]
+    cd *= zd
+    cd += _COS_P2[0]
+    cd -= _COS_P2[1]
+    cd *= zd                                            # c = c * z
+    _round32(cd)
+    cd *= zd                                            # c = fma(c, z, -(z * 0.5)): z * 0.5 is exact
+    np.multiply(zd, _M_HALF_D, out=sd)
+    cd += sd
+    np.copyto(c32, cd, casting="unsafe")
     c32 += _ONE
-    _horner(s32, yd, zd, _SIN_P)                      # s = fma(fma(s0, z, s1), z, s2)
-    s32 *= z32
-    np.copyto(yd, s32)
-    np.copyto(xd, x32)
-    yd *= xd                                             # s = fma(s, x, x)
-    yd += xd
-    np.copyto(s32, yd, casting="unsafe")
-    # octant j: the sine polynomial gives sin where j & 2 == 0, else cos; sin is negated where j & 4,
-    # cos where (j + 2) & 4 (j in 0, 2, 4, 6, 8). Selected and signed on the bits: exact, no branches
-    sb, cb, ob = s32.view(np.int32), c32.view(np.int32), a32.view(np.int32)
-    np.bitwise_and(j, _I2, out=oct_)
-    oct_ >>= _I1
-    oct_ -= _I1                                            # -1 where j & 2 == 0
+    np.multiply(zd, _SIN_P0, out=sd)                    # s = fma(fma(s0, z, s1), z, s2)
+    sd += _SIN_P1[0]
+    sd -= _SIN_P1[1]
+    sd *= zd
+    sd += _SIN_P2[0]
+    sd -= _SIN_P2[1]
+    sd *= zd                                            # s = s * z
+    _round32(sd)
+    sd *= xd                                            # s = fma(s, x, x)
+    sd += xd
+    np.copyto(s32, sd, casting="unsafe")
+    # octant j = 2q: the sine polynomial gives sin where q is even, else cos; the polynomial that gives
+    # sin is negated where j & 4 (q & 2), the one that gives cos where (j + 2) & 4 ((q + 1) & 2): the
+    # cosine polynomial's sign is q & 2 wherever it goes, the sine's (q + 1) & 2. On the bits, no branches
+    sb, cb, t = s32.view(np.int32), c32.view(np.int32), y32.view(np.int32)
+    np.bitwise_and(q, _I2, out=t)
+    t <<= _I30
+    cb ^= t
+    np.bitwise_and(q, _I1, out=swap)
+    np.negative(swap, out=swap)                         # -1 where q is odd: sin and cos trade polynomials
+    q += _I1
+    q &= _I2
+    q <<= _I30
+    sb ^= q
+    ob = a32.view(np.int32)
     np.bitwise_xor(sb, cb, out=ob)
-    ob &= oct_
-    sin_bits, cos_bits = sin_out.view(np.int32), cos_out.view(np.int32)
-    np.bitwise_xor(cb, ob, out=sin_bits)                 # s where j & 2 == 0, else c
-    np.bitwise_xor(sb, ob, out=cos_bits)
-    np.bitwise_and(j, _I4, out=oct_)
-    oct_ <<= _I29
-    sin_bits ^= oct_
-    j += _I2
-    j &= _I4
-    j <<= _I29
-    cos_bits ^= j
+    ob &= swap
+    np.bitwise_xor(sb, ob, out=sin_out.view(np.int32))
+    np.bitwise_xor(cb, ob, out=cos_out.view(np.int32))
 
 
-def _scale_shift(v, std, mean, B):
-    """v = fma(v, std, mean) in place, float32, exactly (std, mean: 0-d float64 arrays holding the
-    float32 values): the product is exact in float64 and the sum rounded once there; where that lands
-    on a float32 tie, the sum's rounding error (TwoSum) says whether the tie is real (kept: the
-    float32 rounding breaks it to even, as the FMA does) or the exact sum lies to one side of it
-    (moved one float64 ulp that way)."""
-    t = B.f64[0]
-    low = B.f64[1].view(np.int64)
-    tie = B.f64[2].view(bool)[:v.size]
+def _pow2(v):
+    m, _ = math.frexp(v)
+    return m == 0.5 and 2.0 ** -60 <= v <= 2.0 ** 60
+
+
+def _scale_shift(v, std32, mean32, B):
+    """v = fma(v, std, mean) in place, float32, exactly. A power-of-two std (within 2**+-60: |v| lies in
+    [1e-14, 8] or is 0) scales exactly, so the FMA is one float32 add; otherwise the product is exact in
+    float64 and the sum rounded once there; where that lands on a float32 tie (the bits below float32's
+    are 1000...0, seen as the minimum of those bits shifted to the top), the sum's rounding error
+    (TwoSum) says whether the tie is real (kept: the float32 rounding breaks it to even, as the FMA
+    does) or the exact sum lies to one side of it (moved one float64 ulp that way)."""
+    if std32 == 1:  # fma(v, 1, mean) is v + mean, one rounding (and -0 + 0 is +0, as there)
+        v += mean32
+        return
+    if _pow2(float(std32)):
+        v *= std32
+        v += mean32
+        return
+    std, mean = _d(std32), _d(mean32)
+    t = B.f64[0][:v.size]
+    low = B.f64[1][:v.size].view(np.int64)
     np.copyto(t, v)
     t *= std
     t += mean
-    np.bitwise_and(t.view(np.int64), _LOW29, out=low)
-    np.equal(low, _TIE, out=tie)
-    if tie.any():
-        ties = np.flatnonzero(tie)
+    np.left_shift(t.view(np.int64), 35, out=low)
+    if low.min() == _TIE_LOW:
+        np.bitwise_and(t.view(np.int64), ~_CLEAR, out=low)
+        ties = np.flatnonzero(low == 1 << 28)
         st = t[ties]
         p = v[ties].astype(_F64)
         p *= std
@@ -212,30 +274,22 @@ def normal_words(draw, n, mean, std, out=None):
     if out is None:
         out = np.empty(n, _F32)
     std32, mean32 = _F32(std), _F32(mean)
-    std_d, mean_d = _d(std32), _d(mean32)
     m = 0
     for i in range(0, n, _CHUNK):
         size = min(_CHUNK, n - i)
         if size != 2 * m:
             m = size // 2
-            B = Buffers(m)
-            k1, k2 = np.empty(m, np.int32), np.empty(m, np.int32)
-            u1, radius, sin, cos = (np.empty(m, _F32) for _ in range(4))
+            B = buffers(m)
+            k1, k2, radius, sin, cos = B.i32[3], B.i32[4], B.f32[5], B.f32[7], B.f32[8]
         kv = draw(size).view("V32").reshape(-1, 2)      # 8 values a block half: one 32-byte item
         np.copyto(k1.view("V32"), kv[:, 0])
         np.copyto(k2.view("V32"), kv[:, 1])
-        np.subtract(_2P24, k1, out=k1)                  # u1 = 1 - k 2**-24 = (2**24 - k) 2**-24: exact
-        np.copyto(u1, k1, casting="unsafe")
-        u1 *= _2M24
-        log_radius(u1, radius, B)
+        log_radius(k1, radius, B)
         sincos(k2, sin, cos, B)
         cos *= radius
         sin *= radius
         for v in (cos, sin):
-            if std32 == 1:  # fma(v, 1, mean) is v + mean, one rounding (and -0 + 0 is +0, as there)
-                v += mean32
-            else:
-                _scale_shift(v, std_d, mean_d, B)
+            _scale_shift(v, std32, mean32, B)
         res = out[i:i + size].view("V32").reshape(-1, 2)
         np.copyto(res[:, 0], cos.view("V32"))
         np.copyto(res[:, 1], sin.view("V32"))
