@@ -336,7 +336,7 @@ except SystemExit as exc:
 
 
 def test_one_input_forks_before_the_engine_is_imported():
-    """`gradcli run FILE`: the command forks its run's child before it imports NumPy, the engine
+    """`gradcli run FILE` and `gradcli grad`: the command forks its run's child before it imports NumPy, the engine
     and the language (the child imports them: fewer of the parent's pages copied); with several
     inputs they are imported once, before the first fork, and shared by the children. The output
     is the same either way."""
@@ -354,3 +354,5 @@ def test_one_input_forks_before_the_engine_is_imported():
     assert forks == ["0"] and one == (ROOT / "samples" / "seed00_linear_backward.out").read_text()
     forks, two = probe("run", sample, sample)
     assert len(forks) == 2 and all(int(n) > 10 for n in forks) and two == one + one
+    forks, calc = probe("grad", "w*x + b", "w=4", "x=3", "b=5")  # the calculator's child likewise
+    assert forks == ["0"] and calc.startswith("w*x + b = tensor(17.)\n")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import sys
 
+from gradcli import gcpolicy
+
 from .common import (EXIT_INTERNAL, EXIT_INTERRUPT, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, env_flag, internal_error, say, say_usage,
                      usage_hint)
@@ -124,15 +126,10 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         assignments, wrt = parse_arguments(args, wrt_text)
         check_device(flags.device)
         from . import isolate  # noqa: PLC0415
-        from gradcli import gcpolicy  # noqa: PLC0415
 
         if not (isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")):
             gcpolicy.resume()  # paused while gradcli started (entry.py)
             return _calculate(expr, assignments, wrt, order, flags)
-        from . import calc  # noqa: PLC0415,F401 - imported once, before the fork
-        from gradcli.engine import api  # noqa: PLC0415,F401
-        from gradcli.lang import runner  # noqa: PLC0415,F401
-
         gcpolicy.resume()  # paused while gradcli started (entry.py); on in the child that calculates
 
         def body(channel):
@@ -153,7 +150,8 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         try:
             return isolate.run(body, on_message, timeout=options.timeout, grace=TIMEOUT_GRACE,
                                max_memory=flags.max_memory_bytes(),
-                               seccomp=not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")))[1]
+                               seccomp=not (flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")),
+                               setup=_load_calculator)[1]
         except isolate.Ended as ended:
             if ended.reason == "timeout":
                 from gradcli.lang.runner import hint_text  # noqa: PLC0415
@@ -173,6 +171,15 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         return _usage(exc, flags)
     except KeyboardInterrupt:
         return _interrupted(flags)
+
+
+def _load_calculator() -> None:
+    """The child's imports, made before it is walled in (forked first, as `run` does: runcmd.load_language)."""
+    with gcpolicy.paused():
+        from gradcli.engine import api  # noqa: PLC0415,F401
+        from gradcli.lang import runner  # noqa: PLC0415,F401
+
+        from . import calc  # noqa: PLC0415,F401
 
 
 def _usage(exc, flags: Flags) -> int:
