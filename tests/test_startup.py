@@ -356,3 +356,33 @@ def test_one_input_forks_before_the_engine_is_imported():
     assert len(forks) == 2 and all(int(n) > 10 for n in forks) and two == one + one
     forks, calc = probe("grad", "w*x + b", "w=4", "x=3", "b=5")  # the calculator's child likewise
     assert forks == ["0"] and calc.startswith("w*x + b = tensor(17.)\n")
+
+
+BLAS_PROBE = """
+import os, sys
+from gradcli.cli import entry
+sys.argv[0] = "gradcli"
+try:
+    entry.main(["--version"])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("timeout", os.environ.get("OPENBLAS_THREAD_TIMEOUT"), "numpy" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("given", [None, "28"])
+def test_a_command_shortens_openblas_idle_spin_before_numpy_loads(given):
+    """entry.main sets OPENBLAS_THREAD_TIMEOUT (an idle BLAS worker sleeps after ~2**22 cycles instead
+    of spinning ~0.1 s, CPU time a short command would burn) before anything imports NumPy; a value
+    the environment gives stays."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("OPENBLAS_THREAD_TIMEOUT", None)
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    proc = subprocess.run([sys.executable, "-c", BLAS_PROBE], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    from gradcli.cli.entry import BLAS_THREAD_TIMEOUT
+    assert proc.stdout.splitlines()[-1] == f"timeout {given or BLAS_THREAD_TIMEOUT} False"
+    assert 4 <= int(BLAS_THREAD_TIMEOUT) < 28  # OpenBLAS's range; below its default of 28
