@@ -19,6 +19,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
         grads = (None,) * len(outputs)
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(out, Tensor):
+            raise errors.assertion("Expected output to be a torch.Tensor")
         if g is None:
             if out._rg:
                 if out._data.size != 1:
@@ -59,6 +61,12 @@ def _check_requires_grad(outputs):
             raise errors.runtime(errors.NO_GRAD_FN.format(i), hint="no_grad_fn")
 
 
+def _check_input(t):
+    if not isinstance(t, Tensor):
+        from .argcheck import typename  # noqa: PLC0415
+        raise errors.runtime(f"all inputs have to be Tensors or GradientEdges, but got {typename(t)}")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     tensors = _as_tuple(tensors)
@@ -74,6 +82,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     if inputs is not None:
         for t in inputs:
+            _check_input(t)
             if not t._rg:
                 raise errors.runtime("can't retain_grad on Tensor that has requires_grad=False")
     if create_graph and inputs is None:
@@ -104,8 +113,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, _as_tuple(grad_outputs), is_grads_batched)
     _check_requires_grad(outputs)
     for t in inputs:
-        if not isinstance(t, Tensor):
-            raise errors.type_error(f"grad(): argument 'inputs' must be tuple of Tensors, not {type(t).__name__}")
+        _check_input(t)
         if not t._rg:
             raise errors.runtime(errors.DOES_NOT_REQUIRE_GRAD_INPUT)
     if retain_graph is None:

@@ -26,6 +26,11 @@ def value(message, hint=None):
     return _make(ValueError, message, hint)
 
 
+def assertion(message):
+    """An AssertionError that torch's Python code raises on bad arguments (the script's, not a bug)."""
+    return _make(AssertionError, message)
+
+
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
     "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "

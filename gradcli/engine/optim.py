@@ -186,6 +186,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
+            _check_params(group)
             for p in group["params"]:
                 if p._grad is not None:
                     if set_to_none:
@@ -209,6 +210,7 @@ class Optimizer:
         grad_mode.enabled = False
         try:
             for group in self.param_groups:
+                _check_params(group)
                 self._group_step(group)
         finally:
             grad_mode.enabled = prev
@@ -259,6 +261,14 @@ class Optimizer:
     @staticmethod
     def _grads(group):
         return [(p, p._grad) for p in group["params"] if p._grad is not None]
+
+
+def _check_params(group):
+    """A script may put anything in param_groups[i]["params"]: torch's error where it reads p.grad."""
+    for p in group["params"]:
+        if not isinstance(p, Tensor):
+            from .argcheck import typename  # noqa: PLC0415
+            raise AttributeError(f"'{typename(p)}' object has no attribute 'grad'")
 
 
 def _check_lr(lr):

@@ -402,6 +402,11 @@ class BuiltinFunction:
         return isinstance(obj, self.cls)
 
 
+# Python's name for the type of print, len, ...: what C-level messages and torch's texts show
+# ("'builtin_function_or_method' object is not iterable")
+BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
+
+
 def python_builtins(rt):
     names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
     names["print"] = BuiltinFunction(rt.print, "print")
