@@ -509,7 +509,46 @@ class Adagrad(Optimizer):
             _set(p, _addcdiv(p._data, grad, std, -clr))
 
 
-NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
+# ---------------------------------------------------------------------------- Adadelta
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise errors.value(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise errors.value(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
+                    "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def _group_step(self, group):
+        """torch's _single_tensor_adadelta, operation for operation."""
+        lr = _value(group["lr"])
+        rho, eps, wd, maximize = group["rho"], group["eps"], group["weight_decay"], group["maximize"]
+        for p, g in self._grads(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _step_tensor()
+                state["square_avg"] = _zeros_like(p)
+                state["acc_delta"] = _zeros_like(p)
+            sq, acc = state["square_avg"], state["acc_delta"]
+            _set(state["step"], state["step"]._data + 1)
+            grad = g._data if not maximize else -g._data
+            dt = p._data.dtype
+            if wd != 0:
+                grad = _add(grad, p._data, wd)
+            _set(sq, _addcmul(sq._data * _s(rho, dt), grad, grad, 1 - rho))
+            std = _sqrt(sq._data + _s(eps, dt))
+            delta = _sqrt(acc._data + _s(eps, dt)) / std * grad
+            _set(acc, _addcmul(acc._data * _s(rho, dt), delta, delta, 1 - rho))
+            _set(p, _add(p._data, delta, -lr))
+
+
+NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta")
 
 
 def build(namespace):
@@ -521,5 +560,5 @@ def build(namespace):
     return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES})
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
-                  ("RMSprop", "rmsprop"), ("Adagrad", "adagrad")):
+                  ("RMSprop", "rmsprop"), ("Adagrad", "adagrad"), ("Adadelta", "adadelta")):
     globals()[_n].__module__ = "torch.optim." + _path
