@@ -11,7 +11,7 @@
    (sinf, cosf), about three minutes.
 2. With torch (--torch): whole draws against torch 2.13 under this machine's capability (run it again
    with ATEN_CPU_CAPABILITY=default and =avx2: torch and gradcli both follow the variable), for
-   several seeds: randn and normal_(mean, std) in float32 and float64, exponential_, log_normal_,
+   several seeds: randn and normal_(mean, std) in float32 (std a power of two and not) and float64, exponential_, log_normal_,
    cauchy_, geometric_ (double, through log/log1p/exp/tan), bytes and generator state compared.
 
     python3 tools/check_rng_libm.py [--n 2000000] [--exhaustive] [--torch] [--seeds 5] [--size 4000000]
@@ -98,6 +98,7 @@ def sweep_torch(seeds, size):
         ("randn float32", lambda T: T.randn(size)),
         ("randn float64", lambda T: T.randn(size, dtype=T.float64)),
         ("normal_(0.5, 2.0) float32", lambda T: T.empty(size).normal_(0.5, 2.0)),
+        ("normal_(0.3, 0.02) float32", lambda T: T.empty(size // 2).normal_(0.3, 0.02)),
         ("normal_(-1.0, 3.0) float64", lambda T: T.empty(size, dtype=T.float64).normal_(-1.0, 3.0)),
         ("exponential_(1.5) float64", lambda T: T.empty(size // 4, dtype=T.float64).exponential_(1.5)),
         ("log_normal_ float64", lambda T: T.empty(size // 4, dtype=T.float64).log_normal_(0.1, 0.5)),

@@ -59,9 +59,10 @@ def _magic(coeff, e):
 
 _LOG_P = [_d(v) for v in M.LOG_P]
 _LOG_P8 = _magic(M.LOG_P[8], -2)
-_COS_P0, _SIN_P0 = _d(M.COS_P[0]), _d(M.SIN_P[0])
-_COS_P1, _COS_P2 = _magic(M.COS_P[1], -10), _magic(M.COS_P[2], -5)
-_SIN_P1, _SIN_P2 = _magic(M.SIN_P[1], -7), _magic(M.SIN_P[2], -3)
+# the cosine's and sine's Horner steps side by side (rows 0 and 1 of one array): both one binade a step
+_CS_P0 = np.array([[M.COS_P[0]], [M.SIN_P[0]]], _F64)
+_CS_P1 = [np.array([[a], [b]]) for a, b in zip(_magic(M.COS_P[1], -10), _magic(M.SIN_P[1], -7))]
+_CS_P2 = [np.array([[a], [b]]) for a, b in zip(_magic(M.COS_P[2], -5), _magic(M.SIN_P[2], -3))]
 _Q1, _Q2 = _s(M.LOG_Q1), _s(M.LOG_Q2)
 _2DP0, _2DP1, _2DP2 = _s(2 * M.DP[0]), _s(2 * M.DP[1]), _d(2 * float(M.DP[2]))  # j * dp = q * (2 dp): exact
 _TWO_PI_2M24 = _s(_F32(2.0 * math.pi) * _F32(2.0 ** -24))
@@ -76,13 +77,16 @@ _TIE_LOW = np.iinfo(np.int64).min         # bits << 35 of a float64 exactly on a
 
 
 class Buffers:
-    __slots__ = ("f32", "f64", "i32", "m")
+    """The scratch of one chunk (m values of u1, m of u2), named by what the kernels keep in them."""
+    __slots__ = ("m", "k1", "k2", "ia", "ib", "ic", "x", "z", "y", "a", "e", "radius", "sc", "xd", "yd", "csd")
 
     def __init__(self, m):
         self.m = m
-        self.f32 = [np.empty(m, _F32) for _ in range(9)]   # 0-4, 6: scratch; 5: radius; 7, 8: sin, cos
-        self.f64 = [np.empty(m, _F64) for _ in range(4)]
-        self.i32 = [np.empty(m, np.int32) for _ in range(5)]  # 0-2: scratch; 3, 4: the words of u1, u2
+        self.k1, self.k2, self.ia, self.ib, self.ic = (np.empty(m, np.int32) for _ in range(5))
+        self.x, self.z, self.y, self.a, self.e, self.radius = (np.empty(m, _F32) for _ in range(6))
+        self.sc = np.empty((2, m), _F32)       # rows: sin, cos (then r sin, r cos)
+        self.xd, self.yd = np.empty(m, _F64), np.empty(m, _F64)
+        self.csd = np.empty((2, m), _F64)      # rows: the cosine and the sine polynomial
 
 
 _kept = {}
@@ -107,9 +111,8 @@ def _round32(d):
 
 def log_radius(k1, radius, B):
     """radius = sqrt(-2 * log256(u1)) for u1 = 1 - k1 2**-24 (k1 int32 below 2**24; float32 out)."""
-    x32, z32, y32, a32, e32 = B.f32[:5]
-    xd, yd, zd, td = B.f64
-    ei = B.i32[0]
+    x32, z32, y32, a32, e32, ei = B.x, B.z, B.y, B.a, B.e, B.ia
+    xd, yd = B.xd, B.yd
     np.subtract(_2P24, k1, out=ei)                      # K = 2**24 - k: u1 = K 2**-24
     np.copyto(a32, ei, casting="unsafe")                # exact
     bits = a32.view(np.int32)
@@ -134,11 +137,9 @@ def log_radius(k1, radius, B):
     np.copyto(y32, yd, casting="unsafe")                # exact: a float32 value
     y32 *= x32                                          # y = y * x: in float32 (x may have few bits: ties)
     np.copyto(yd, y32)
-    np.copyto(zd, z32)
-    yd *= zd                                            # y = fma(y, z, e * q1)
+    yd *= z32                                           # y = fma(y, z, e * q1): the product exact in float64
     np.multiply(e32, _Q1, out=a32)
-    np.copyto(td, a32)
-    yd += td
+    yd += a32
     np.copyto(y32, yd, casting="unsafe")
     np.multiply(z32, _M_HALF, out=a32)
     y32 += a32                                          # y = y - z * 0.5
@@ -151,9 +152,9 @@ def log_radius(k1, radius, B):
 
 def sincos(k2, sin_out, cos_out, B):
     """(sin, cos) of sincos256(float32(2 pi) * u2) for u2 = k2 * 2**-24 (k2 int32 below 2**24)."""
-    x32, z32, c32, s32, y32, a32 = (B.f32[i] for i in (0, 1, 2, 3, 4, 6))
-    xd, zd, cd, sd = B.f64
-    q, swap = B.i32[1], B.i32[2]
+    x32, z32, y32, a32, q, swap = B.x, B.z, B.y, B.a, B.ib, B.ic
+    xd, zd, csd = B.xd, B.yd, B.csd
+    cd, sd = csd
     np.add(k2, _2P21, out=q)
     q >>= _I22                                          # j = 2q: the octant, rounded up to even
     np.copyto(x32, k2, casting="unsafe")
@@ -163,38 +164,29 @@ def sincos(k2, sin_out, cos_out, B):
     x32 += a32
     np.multiply(y32, _2DP1, out=a32)
     x32 += a32
-    np.copyto(cd, q)                                    # x = fma(j, dp3, x) through float64
-    cd *= _2DP2
-    np.copyto(xd, x32)
-    xd += cd
+    np.multiply(q, _2DP2, out=cd)                       # x = fma(j, dp3, x) through float64
+    np.add(cd, x32, out=xd)
     np.copyto(x32, xd, casting="unsafe")
     np.copyto(xd, x32)
     np.multiply(x32, x32, out=z32)
     np.copyto(zd, z32)
-    np.multiply(zd, _COS_P0, out=cd)                    # c = fma(fma(c0, z, c1), z, c2): one binade each
-    cd += _COS_P1[0]
-    cd -= _COS_P1[1]
-    cd *= zd
-    cd += _COS_P2[0]
-    cd -= _COS_P2[1]
-    cd *= zd                                            # c = c * z
-    _round32(cd)
-    cd *= zd                                            # c = fma(c, z, -(z * 0.5)): z * 0.5 is exact
-    np.multiply(zd, _M_HALF_D, out=sd)
-    cd += sd
-    np.copyto(c32, cd, casting="unsafe")
-    c32 += _ONE
-    np.multiply(zd, _SIN_P0, out=sd)                    # s = fma(fma(s0, z, s1), z, s2)
-    sd += _SIN_P1[0]
-    sd -= _SIN_P1[1]
-    sd *= zd
-    sd += _SIN_P2[0]
-    sd -= _SIN_P2[1]
-    sd *= zd                                            # s = s * z
-    _round32(sd)
+    np.multiply(zd, _CS_P0, out=csd)                    # c = fma(fma(c0, z, c1), z, c2), s likewise
+    csd += _CS_P1[0]
+    csd -= _CS_P1[1]
+    csd *= zd
+    csd += _CS_P2[0]
+    csd -= _CS_P2[1]
+    csd *= zd                                           # c = c * z, s = s * z
+    _round32(csd)
     sd *= xd                                            # s = fma(s, x, x)
     sd += xd
+    c32, s32 = cos_out, sin_out                         # (scratch until the end)
     np.copyto(s32, sd, casting="unsafe")
+    cd *= zd                                            # c = fma(c, z, -(z * 0.5)): z * 0.5 is exact
+    np.multiply(zd, _M_HALF_D, out=xd)
+    cd += xd
+    np.copyto(c32, cd, casting="unsafe")
+    c32 += _ONE
     # octant j = 2q: the sine polynomial gives sin where q is even, else cos; the polynomial that gives
     # sin is negated where j & 4 (q & 2), the one that gives cos where (j + 2) & 4 ((q + 1) & 2): the
     # cosine polynomial's sign is q & 2 wherever it goes, the sine's (q + 1) & 2. On the bits, no branches
@@ -211,8 +203,8 @@ def sincos(k2, sin_out, cos_out, B):
     ob = a32.view(np.int32)
     np.bitwise_xor(sb, cb, out=ob)
     ob &= swap
-    np.bitwise_xor(sb, ob, out=sin_out.view(np.int32))
-    np.bitwise_xor(cb, ob, out=cos_out.view(np.int32))
+    sb ^= ob
+    cb ^= ob
 
 
 def _pow2(v):
@@ -235,24 +227,24 @@ def _scale_shift(v, std32, mean32, B):
         v += mean32
         return
     std, mean = _d(std32), _d(mean32)
-    t = B.f64[0][:v.size]
-    low = B.f64[1][:v.size].view(np.int64)
-    np.copyto(t, v)
-    t *= std
-    t += mean
-    np.left_shift(t.view(np.int64), 35, out=low)
-    if low.min() == _TIE_LOW:
-        np.bitwise_and(t.view(np.int64), ~_CLEAR, out=low)
-        ties = np.flatnonzero(low == 1 << 28)
-        st = t[ties]
-        p = v[ties].astype(_F64)
-        p *= std
-        bb = st - p
-        err = (p - (st - bb)) + (mean - bb)
-        off = err != 0
-        if off.any():
-            t[ties[off]] = np.nextafter(st[off], np.copysign(np.inf, err[off]))
-    np.copyto(v, t, casting="unsafe")
+    for row in v.reshape(-1, B.m):
+        t, low = B.xd, B.yd.view(np.int64)
+        np.copyto(t, row)
+        t *= std
+        t += mean
+        np.left_shift(t.view(np.int64), 35, out=low)
+        if low.min() == _TIE_LOW:
+            np.bitwise_and(t.view(np.int64), ~_CLEAR, out=low)
+            ties = np.flatnonzero(low == 1 << 28)
+            st = t[ties]
+            p = row[ties].astype(_F64)
+            p *= std
+            bb = st - p
+            err = (p - (st - bb)) + (mean - bb)
+            off = err != 0
+            if off.any():
+                t[ties[off]] = np.nextafter(st[off], np.copysign(np.inf, err[off]))
+        np.copyto(row, t, casting="unsafe")
 
 
 def normal_blocks(d, mean, std):
@@ -280,17 +272,15 @@ def normal_words(draw, n, mean, std, out=None):
         if size != 2 * m:
             m = size // 2
             B = buffers(m)
-            k1, k2, radius, sin, cos = B.i32[3], B.i32[4], B.f32[5], B.f32[7], B.f32[8]
+            k1, k2, radius, sc = B.k1, B.k2, B.radius, B.sc
         kv = draw(size).view("V32").reshape(-1, 2)      # 8 values a block half: one 32-byte item
         np.copyto(k1.view("V32"), kv[:, 0])
         np.copyto(k2.view("V32"), kv[:, 1])
         log_radius(k1, radius, B)
-        sincos(k2, sin, cos, B)
-        cos *= radius
-        sin *= radius
-        for v in (cos, sin):
-            _scale_shift(v, std32, mean32, B)
+        sincos(k2, sc[0], sc[1], B)
+        sc *= radius
+        _scale_shift(sc, std32, mean32, B)
         res = out[i:i + size].view("V32").reshape(-1, 2)
-        np.copyto(res[:, 0], cos.view("V32"))
-        np.copyto(res[:, 1], sin.view("V32"))
+        np.copyto(res[:, 0], sc[1].view("V32"))       # r cos to slots 0-7, r sin to 8-15
+        np.copyto(res[:, 1], sc[0].view("V32"))
     return out
