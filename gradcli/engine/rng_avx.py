@@ -207,11 +207,6 @@ def sincos(k2, sin_out, cos_out, B):
     cb ^= ob
 
 
-def _pow2(v):
-    m, _ = math.frexp(v)
-    return m == 0.5 and 2.0 ** -60 <= v <= 2.0 ** 60
-
-
 def _scale_shift(v, std32, mean32, B):
     """v = fma(v, std, mean) in place, float32, exactly. A power-of-two std (within 2**+-60: |v| lies in
     [1e-14, 8] or is 0) scales exactly, so the FMA is one float32 add; otherwise the product is exact in
@@ -222,7 +217,7 @@ def _scale_shift(v, std32, mean32, B):
     if std32 == 1:  # fma(v, 1, mean) is v + mean, one rounding (and -0 + 0 is +0, as there)
         v += mean32
         return
-    if _pow2(float(std32)):
+    if M.exact_scale(std32):
         v *= std32
         v += mean32
         return

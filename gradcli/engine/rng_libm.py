@@ -157,27 +157,40 @@ def _round_with_fallback(y, x, name, hard):
 
 def logf(x):
     """glibc's logf over a float32 array (e_logf.c, vectorised; see the note above)."""
-    x = np.asarray(x, _F32)
+    x = np.ascontiguousarray(x, _F32)
     ix = x.view(np.uint32)
-    hard = (ix - np.uint32(0x00800000)) >= np.uint32(0x7F800000 - 0x00800000)  # <= 0, subnormal, inf, nan
-    tmp = ix - np.uint32(0x3F330000)                      # x = 2**k z, z in [OFF, 2 OFF]
-    i = (tmp >> np.uint32(19)) & np.uint32(15)
+    tmp = ix - np.uint32(0x00800000)
+    hard = tmp >= np.uint32(0x7F800000 - 0x00800000)     # <= 0, subnormal, inf, nan: the C function
+    np.subtract(ix, np.uint32(0x3F330000), out=tmp)      # x = 2**k z, z in [OFF, 2 OFF]
+    i = tmp >> np.uint32(19)
+    i &= np.uint32(15)
     k = tmp.view(np.int32) >> np.int32(23)
-    z = (ix - (tmp & np.uint32(0xFF800000))).view(_F32).astype(_F64)
+    tmp &= np.uint32(0xFF800000)
+    np.subtract(ix, tmp, out=tmp)
+    r = tmp.view(_F32).astype(_F64)                       # z
+    t = _LOGF_INVC.take(i)
     with np.errstate(all="ignore"):
-        r = z * _LOGF_INVC[i] - 1.0                       # log(x) = log1p(z/c - 1) + log(c) + k ln2
-        y0 = _LOGF_LOGC[i] + k * _LOGF_LN2
-        r2 = r * r
-        y = _LOGF_A[1] * r + _LOGF_A[2]
-        y = _LOGF_A[0] * r2 + y
-        y = y * r2 + (y0 + r)
+        r *= t
+        r -= 1.0                                          # log(x) = log1p(z/c - 1) + log(c) + k ln2
+        y0 = _LOGF_LOGC.take(i)
+        np.multiply(k, _LOGF_LN2, out=t)
+        y0 += t                                           # y0 = logc + k ln2
+        y0 += r
+        r2 = np.multiply(r, r, out=t)
+        y = r * _LOGF_A[1]
+        y += _LOGF_A[2]
+        np.multiply(r2, _LOGF_A[0], out=r)
+        y += r                                            # y = A0 r2 + (A1 r + A2)
+        y *= r2
+        y += y0                                           # y = y r2 + (y0 + r)
     return _round_with_fallback(y, x, "logf", hard)
 
 
 def sincosf(x):
     """(glibc's sinf, glibc's cosf) over a float32 array (s_sinf.c, s_cosf.c, vectorised; see above)."""
-    x = np.asarray(x, _F32)
-    top = (x.view(np.uint32) >> np.uint32(20)) & np.uint32(0x7FF)
+    x = np.ascontiguousarray(x, _F32)
+    top = x.view(np.uint32) >> np.uint32(20)
+    top &= np.uint32(0x7FF)
     hard = top >= 0x42F                                   # |x| >= 120, inf, nan: reduce_large, the C code
     tiny = top < 0x398                                    # |x| < 2**-12: sin x = x, cos x = 1
     xd = x.astype(_F64)
@@ -187,34 +200,34 @@ def sincosf(x):
         n = r.astype(np.int32)
         n += 0x800000
         n >>= 24                                          # the quadrant (0 for |x| < pi/4)
-        nd = n.astype(_F64)
-        xr = nd * -_HPI_HI                                # reduce_fast: fma(-n, hpi, x)
-        xr += xd
-        nd *= _HPI_LO
-        xr -= nd
-        x2 = xr * xr
+        nd = np.multiply(n, -_HPI_HI, out=r)              # reduce_fast: fma(-n, hpi, x)
+        xd += nd
+        np.multiply(n, _HPI_LO, out=nd)
+        xd -= nd
+        x2 = np.multiply(xd, xd, out=nd)
         sign = n + 1                                      # sign[n & 3] = +, -, -, +: 1 - ((n + 1) & 2)
         sign &= 2
         np.subtract(1, sign, out=sign)
-        xs = xr * sign
-        x3 = xs * x2
+        xd *= sign                                        # x * sign: the sine polynomial is odd
+        x3 = xd * x2
         s1 = x2 * _SIN_S[2]
         s1 += _SIN_S[1]
         x7 = x3 * x2
-        s = x3 * _SIN_S[0]
-        s += xs
+        x3 *= _SIN_S[0]
+        x3 += xd
         x7 *= s1
-        s += x7                                           # the sine polynomial, odd: sin(x * sign)
-        x4 = x2 * x2
-        c2 = x2 * _COS_C[4]
+        s = np.add(x3, x7, out=xd)                        # the sine polynomial
+        x4 = np.multiply(x2, x2, out=x3)
+        c2 = np.multiply(x2, _COS_C[4], out=x7)
         c2 += _COS_C[3]
-        c = x2 * _COS_C[1]
+        c = np.multiply(x2, _COS_C[1], out=s1)
         c += _COS_C[0]
-        x6 = x4 * x2
-        x4 *= _COS_C[2]
-        c += x4
-        x6 *= c2
-        c += x6
+        x4 *= x2                                          # x6
+        x4 *= c2
+        np.multiply(x2, x2, out=c2)                       # x4 again
+        c2 *= _COS_C[2]
+        c += c2
+        c += x4                                           # c = (c1 + x4 c2) + x6 c2'
     sign = n & 2                                          # __sincosf_table[1]: the cosine negated
     np.subtract(1, sign, out=sign)
     c *= sign

@@ -202,6 +202,13 @@ def _fma64_scalar(a, b, c):
     return out
 
 
+def exact_scale(std32):
+    """Whether v * std is exact in float32 for every normal sample v: std a power of two within
+    2**+-60 (|v| lies in [1e-14, 8] or is 0), so fma(v, std, mean) is a float32 multiply and add."""
+    m, _ = math.frexp(float(std32))
+    return m == 0.5 and 2.0 ** -60 <= float(std32) <= 2.0 ** 60
+
+
 def mul_add(x, scale, shift, dtype):
     """`x * scale + shift` as the selected capability computes it: fused there, two roundings in DEFAULT."""
     if dtype == _F32:
@@ -369,8 +376,12 @@ def _box_muller(d, mean, std, dtype, res):
         sin, cos = libm_f32_sincos(theta.astype(_F32))
         cos *= radius
         sin *= radius
-        if _F32(std) == 1:  # fma(n, 1, mean) is n + mean, one rounding
-            out1, out2 = cos + _F32(mean), sin + _F32(mean)
+        if _F32(std) == 1 or exact_scale(_F32(std)):  # fma(n, std, mean) is n * std + mean, one rounding
+            out1, out2 = cos, sin
+            for v in (cos, sin):
+                if _F32(std) != 1:
+                    v *= _F32(std)
+                v += _F32(mean)
         else:
             out1 = fma32(cos, _F32(std), _F32(mean))
             out2 = fma32(sin, _F32(std), _F32(mean))
