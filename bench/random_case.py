@@ -3,17 +3,21 @@ bulk, the float32 Box-Muller emulated with exact fused multiply-adds, glibc's do
 NumPy's element loop), so its cost is measured against torch's: `torch.randn(1000, 1000)` in float32
 (this machine's capability: the AVX2/AVX512 kernel) and float64, `rand`, `normal_`, `uniform_` of the
 same size, and the construction of `nn.Linear(4096, 4096)` (16.8M kaiming-uniform draws and the bias),
-each contender in its own process."""
+each contender in its own process; then the float32 `randn` and `normal_` again with both contenders
+under ATEN_CPU_CAPABILITY=default (glibc's logf/sinf/cosf, vectorised in gradcli)."""
 from __future__ import annotations
 
+import os
 import time
 
 from . import harness as H
 from . import workloads as W
 
 
-def _workloads(T, n, width):
+def _workloads(T, n, width, default=False):
     x = T.empty(n, n)
+    if default:
+        return (("randn", lambda: T.randn(n, n)), ("normal_", lambda: x.normal_(0.5, 2.0)))
     return (
         ("randn", lambda: T.randn(n, n)),
         ("randn64", lambda: T.randn(n, n, dtype=T.float64)),
@@ -29,7 +33,7 @@ def factory9(name, cfg, param):
     T = _torch(cfg) if name == "torch" else W.gradcli_api()
     n = 200 if cfg.quick else 1000
     width = 512 if cfg.quick else 4096
-    work = _workloads(T, n, width)
+    work = _workloads(T, n, width, default=param == "default")
 
     def run():
         T.manual_seed(0)
@@ -52,6 +56,10 @@ _ROWS = (
     ("uniform_", "9 uniform_", "x.uniform_(-0.3, 0.7), {n}x{n} float32"),
     ("linear", "9 linear", "nn.Linear({w}, {w}) construction"),
 )
+_DEFAULT_ROWS = (
+    ("randn", "9 randn dflt", "torch.randn({n}, {n}), float32, ATEN_CPU_CAPABILITY=default"),
+    ("normal_", "9 normal_ dflt", "x.normal_(0.5, 2.0), {n}x{n} float32, ATEN_CPU_CAPABILITY=default"),
+)
 
 
 def case9(cfg):
@@ -65,6 +73,14 @@ def case9(cfg):
     rows = []
     for i, (measure, key, title) in enumerate(_ROWS):
         rows.append(H.make_row("9", key, title.format(n=n, w=width), "ms", results, measure, scale=1e3,
+                               target={"kind": "ratio", "vs": "torch", "max": 3.0}, target_text="<= 3x torch",
+                               notes=[note] if i == 0 else [], cpu_measure=measure + "_cpu"))
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    results, _ = _isolated(9, ["gradcli", "torch"], cfg, cfg.reps(7, 2), param="default", env=env)
+    note = ("the DEFAULT build's kernels on both sides: glibc's logf/sinf/cosf per element in torch, their "
+            "algorithm vectorised in gradcli (the C function itself near float32 rounding midpoints)")
+    for i, (measure, key, title) in enumerate(_DEFAULT_ROWS):
+        rows.append(H.make_row("9", key, title.format(n=n), "ms", results, measure, scale=1e3,
                                target={"kind": "ratio", "vs": "torch", "max": 3.0}, target_text="<= 3x torch",
                                notes=[note] if i == 0 else [], cpu_measure=measure + "_cpu"))
     return rows
