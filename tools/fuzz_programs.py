@@ -436,6 +436,8 @@ def main(argv=None) -> int:
     parser.add_argument("--minimise", action="store_true")
     parser.add_argument("--show", type=int, default=1, help="programs shown per kind")
     parser.add_argument("--nn", action="store_true", help="small training loops (layers, losses, optimizers)")
+    parser.add_argument("--wide", action="store_true",
+                        help="the wide generator (tools/fuzz_wide.py): dtypes, views, indexing, errors, ...")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -446,6 +448,8 @@ def main(argv=None) -> int:
         return FL.vs_torch(None, MG, source)
 
     make = generate_nn if args.nn else generate
+    if args.wide:
+        make = load(ROOT / "tools" / "fuzz_wide.py", "fuzz_wide").generate_wide
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
