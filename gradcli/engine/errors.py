@@ -112,3 +112,17 @@ def broadcast_mismatch(a_shape, b_shape):
             return (f"The size of tensor a ({da}) must match the size of tensor b ({db}) "
                     f"at non-singleton dimension {i}")
     return "shapes cannot be broadcast"
+
+
+def broadcast_fold_mismatch(shapes):
+    """TensorIterator's message for operands broadcast in order: the shape so far is tensor a, the
+    next operand tensor b (infer_size), at the first operand that does not fit."""
+    so_far = ()
+    for s in shapes:
+        n = max(len(so_far), len(s))
+        a = (1,) * (n - len(so_far)) + tuple(so_far)
+        b = (1,) * (n - len(s)) + tuple(s)
+        if any(x != y and x != 1 and y != 1 for x, y in zip(a, b)):
+            return broadcast_mismatch(tuple(so_far), tuple(s))
+        so_far = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return "shapes cannot be broadcast"

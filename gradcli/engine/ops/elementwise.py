@@ -158,6 +158,8 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
         raise broadcast_error(a, b) from None
+    if dt is dtypes.float16 and cls in _HALF_SCALAR_KERNELS and type(r) is np.ndarray:
+        r = _half_by_scalar(cls, x, b, r)
     rd = out_dtype or dt
     if r.__class__ is not np.ndarray and isinstance(r, (np.generic, float, int, bool)):
         r = np.asarray(r)  # a 0-d result comes back as a NumPy scalar (CuPy arrays stay as they are)
@@ -177,6 +179,23 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
 
 _new = object.__new__
 _ZERO_NRS2 = ZERO_NRS[(0, 0)]
+
+
+def _half_by_scalar(cls, x, b, r):
+    """ATen's mul and true-division kernels for float16 with a one-element second operand (a Python
+    number, a 0-d or any one-element tensor): `float(a) op b` with b's original value as a float, not b
+    rounded to half first (`half * 1e5` is 0 at 1e-10, not nan), then rounded to half."""
+    if isinstance(b, Tensor):
+        if b._data.size != 1 or type(b._data) is not np.ndarray:
+            return r
+        bf = b._data.reshape(()).astype(np.float32)
+    elif isinstance(b, (int, float)):
+        bf = np.float32(b)
+    else:
+        return r
+    with np.errstate(all="ignore"):
+        v = _HALF_SCALAR_KERNELS[cls](np.asarray(x, np.float32), bf).astype(np.float16)
+    return np.array(np.broadcast_to(v, r.shape)) if v.shape != r.shape else v
 
 
 # 0-d float32/float64 CPU tensors with a number or a 0-d tensor of the same dtype: the arithmetic of
@@ -336,13 +355,40 @@ def float_division(dt):
 
 # ---------------------------------------------------------------------------- arithmetic
 
+_F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+
+
+def add_alpha(a, b, alpha):
+    """ATen's add/sub with alpha (ufunc add: `vec::fmadd(other, alpha, self)`): float32 and float64 as
+    one fused multiply-add (AVX2/AVX512 builds), b (a number converted to the dtype first) times alpha
+    plus a; float16 with b and alpha rounded to half; integers as they are."""
+    dt = getattr(a, "dtype", None)
+    if type(a) is not np.ndarray or dt not in (_F32, _F64, _F16):
+        return a + alpha * b
+    bb = b if isinstance(b, np.ndarray) else np.asarray(b, dt)
+    al = dt.type(alpha)
+    with np.errstate(all="ignore"):
+        plain = a + al * bb
+        if dt == _F16:
+            return plain
+        from ..rng_math import capability, fma32, fma64  # noqa: PLC0415 - only alpha != 1 needs them
+        if capability() == "default":  # the DEFAULT build's Vectorized fmadd is a * b + c, rounded twice
+            return plain
+        shape = plain.shape  # the kernels take flat arrays of one shape
+        bb, aa = np.broadcast_to(bb, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
+        r = np.asarray(fma32(bb, al, aa) if dt == _F32 else fma64(bb, al, aa), dt).reshape(shape)
+    bad = ~np.isfinite(r)
+    if bad.any():  # the exact product's splitting overflows near the range's end, or inputs are not finite
+        r = np.where(bad, plain, r)
+    return r
+
 class AddBackward0(Function):
     """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
 
     @staticmethod
     def forward(a, b, alpha=None):
-        return a + b if alpha is None else a + alpha * b
+        return a + b if alpha is None else add_alpha(a, b, alpha)
 
     def backward(self, g):
         sa, sb, alpha = self._kw
@@ -359,7 +405,7 @@ class SubBackward0(Function):
 
     @staticmethod
     def forward(a, b, alpha=None):
-        return a - b if alpha is None else a - alpha * b
+        return a - b if alpha is None else add_alpha(a, b, -alpha)
 
     def backward(self, g):
         sa, sb, alpha = self._kw
@@ -714,6 +760,7 @@ class _DivModeNone(DivBackward0):
 
 
 _DivModeNone.__name__ = _DivModeNone.__qualname__ = "DivBackward2"
+_HALF_SCALAR_KERNELS = {MulBackward0: np.multiply, DivBackward0: np.true_divide, _DivModeNone: np.true_divide}
 
 
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
@@ -1340,9 +1387,9 @@ def where(condition, input=None, other=None):
         check_broadcast(*(s for s in (np.shape(c), np.shape(x), np.shape(y)) if s))
     try:
         r = np.where(c, x, y)
-    except ValueError:
-        raise broadcast_error(input if isinstance(input, Tensor) else condition,
-                               other if isinstance(other, Tensor) else condition) from None
+    except ValueError:  # TensorIterator broadcasts condition, self, other in that order
+        raise errors.runtime(errors.broadcast_fold_mismatch([tuple(np.shape(v)) for v in (c, x, y)]),
+                             hint="broadcast") from None
     out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
     if not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False)):
         return out

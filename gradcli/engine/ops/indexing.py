@@ -21,6 +21,10 @@ def _key_part(k):
     if isinstance(k, Tensor):
         if k.dtype.is_floating_point:
             raise errors.index("tensors used as indices must be long, int, byte or bool tensors")
+        if k._data.ndim == 0:  # applySlicing: a 0-d integer tensor selects, a 0-d byte or bool one is x[True]
+            if k.dtype in (dtypes.bool_, dtypes.uint8):
+                return np.asarray(bool(k._data))
+            return int(k._data)
         return host(k._data)  # index arrays live on the host (bounds checks); CuPy copies them over
     if isinstance(k, range):  # a sequence index, as torch takes it (x[range(2), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
@@ -289,8 +293,9 @@ def check_inplace(t, as_view=False):
                 raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
                                      "operation.", hint="leaf_inplace")
             raise errors.runtime(errors.LEAF_INPLACE, hint="leaf_inplace")
-        base = t._base
-        if base is not None and base.grad_fn is None and base._rg and t.grad_fn is not None:
+        base = t._base  # check_inplace: a view that requires grad, of a base that is a leaf (even one
+        # that does not require grad: x = a.reshape(3).requires_grad_(); x[0].add_(1))
+        if base is not None and base.grad_fn is None and t._rg and t.grad_fn is not None:
             raise errors.runtime("a view of a leaf Variable that requires grad is being used in an in-place "
                                  "operation.", hint="leaf_inplace")
 
@@ -298,7 +303,7 @@ def check_inplace(t, as_view=False):
 def setitem(input, key, value):
     nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
-    whole = all(k is Ellipsis for k in nkey)
+    whole = not advanced and _all_full(nkey, input._data.shape)
     step = Ellipsis
     if input._creation is not None and grad_mode.enabled and not advanced:
         step = next((k for k in reversed(nkey) if _is_view_step(k)), Ellipsis)
@@ -315,7 +320,11 @@ def setitem(input, key, value):
     _check_bounds(data.shape, nkey)
     if isinstance(value, Tensor):
         v = value._data
+        if v.ndim > 0 and v.shape[0] == 1:  # torch drops the value's leading 1s first (slicePrefix1sDims)
+            v = v.reshape(_strip_leading_ones(v.shape))
         if v.dtype != data.dtype:
+            if advanced and not _masked_fill_dispatch(nkey, value):
+                _check_index_put_dtype(input, nkey, value)
             v = v.astype(data.dtype)
         if type(v) is not type(data):  # x[k] = y across devices copies, as torch's copy_ does
             v = like(data, v)
@@ -327,8 +336,8 @@ def setitem(input, key, value):
                              "operation.")
     try:
         data[nkey] = v
-    except ValueError:
-        raise _setitem_shape_error(data, nkey, v) from None
+    except (ValueError, TypeError):  # NumPy's mask assignment takes 0-d or 1-d values only (a TypeError)
+        raise _setitem_shape_error(data, nkey, v, advanced, value) from None
     except OverflowError:
         data[nkey] = np.asarray(v).astype(data.dtype)
     input._version[0] += 1
@@ -337,14 +346,66 @@ def setitem(input, key, value):
     return None
 
 
-def _setitem_shape_error(data, nkey, v):
+def _all_full(nkey, shape):
+    """Every component is `...` or a slice over its whole dim: torch's setitem skips those (its
+    slice optimisation) and copies into (fills) the tensor itself."""
+    if not all(k is Ellipsis or isinstance(k, slice) for k in nkey):
+        return False
+    if sum(k is Ellipsis for k in nkey) > 1:
+        return False
+    cut = next((i for i, k in enumerate(nkey) if k is Ellipsis), len(nkey))
+    before, after = nkey[:cut], nkey[cut + 1:]
+    if len(before) + len(after) > len(shape):
+        return False  # too many indices: _check_bounds says so
+    dims = list(zip(before, shape)) + list(zip(after, shape[len(shape) - len(after):]))
+    for k, size in dims:
+        start, stop, step = k.indices(size)
+        if not (start == 0 and stop >= size and step == 1):
+            return False
+    return True
+
+
+def _masked_fill_dispatch(nkey, value):
+    """index_put_'s canDispatchToMaskedFill: one bool (or uint8) mask among the indices and a value of one
+    element; torch then fills with value.item(), whatever its dtype."""
+    masks = [k for k in nkey if _is_advanced(k) and k.dtype in (np.bool_, np.uint8)]
+    return value._data.size == 1 and len(masks) == 1 and sum(_is_advanced(k) for k in nkey) == 1
+
+
+def _check_index_put_dtype(input, nkey, value):
+    """index_put_ with a value of another dtype: its shape check first, then its dtype check."""
+    from .elementwise import c10_name  # noqa: PLC0415
+    data = input._data
     target = np.empty(data.shape, bool)[nkey].shape
-    vshape = tuple(np.shape(v))
-    # torch expands the value to the indexed shape: its expand error, from the right
+    vshape = _strip_leading_ones(value._data.shape)
+    try:
+        np.broadcast_to(np.empty(vshape, bool), target)
+    except ValueError:
+        raise _setitem_shape_error(data, nkey, value._data, True, value) from None
+    raise errors.runtime(f"Index put requires the source and destination dtypes match, got {c10_name(input.dtype)} "
+                         f"for the destination and {c10_name(value.dtype)} for the source.", hint="dtype_mismatch")
+
+
+def _strip_leading_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _setitem_shape_error(data, nkey, v, advanced=False, value=None):
+    target = np.empty(data.shape, bool)[nkey].shape
+    vshape = _strip_leading_ones(np.shape(v))
     n = len(target)
-    if len(vshape) > n:
+    if advanced:  # index_put_'s message
         return errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, vshape))}] cannot be "
                               f"broadcast to indexing result of shape [{', '.join(map(str, target))}]")
+    # copy_to: the value (its leading 1s dropped) expanded to the indexed shape (expand's errors)
+    if len(vshape) > n:
+        legacy = value.dtype.legacy if isinstance(value, Tensor) else dtypes.defaults.float.legacy
+        return errors.runtime(f"expand(torch.{legacy}{{[{', '.join(map(str, vshape))}]}}, size=[{', '.join(map(str, target))}]): "
+                              f"the number of sizes provided ({n}) must be greater or equal to the number of "
+                              f"dimensions in the tensor ({len(vshape)})")
     for i in range(1, len(vshape) + 1):
         if vshape[-i] != 1 and vshape[-i] != target[-i]:
             return errors.runtime(f"The expanded size of the tensor ({target[-i]}) must match the existing size "

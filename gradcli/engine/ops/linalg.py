@@ -177,9 +177,11 @@ class MvBackward0(Function):
 def mv(input, vec):
     if type(input._data) is not type(vec._data):
         check_args("addmv_", (("self", input), ("vec", vec)))
+    if input._data.ndim == 0:  # torch's mv sizes its result by self.size(0) first
+        raise errors.index("Dimension specified as 0 but tensor has no dimensions")
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise errors.runtime(f"vector + matrix @ vector expected, got {vec._data.ndim}, {input._data.ndim}, "
-                             f"{vec._data.ndim}")
+        # addmv_ on that 1-d result: its message counts result, mat, vec
+        raise errors.runtime(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
     if input._data.shape[1] != vec._data.shape[0]:
         n, k = input._data.shape
         raise errors.runtime(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
