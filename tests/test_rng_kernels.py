@@ -174,6 +174,26 @@ def test_avx_words_draw_in_order(avx2):
     assert np.array_equal(_bits(out), _bits(want))
 
 
+def test_avx_kernel_threads_get_their_own_buffers(avx2):
+    """The chunk buffers are kept between calls but taken out while a call runs: draws in two threads at
+    once (NumPy releases the GIL in its loops) give what one thread gives."""
+    import threading
+    k = np.random.default_rng(9).integers(0, 1 << 24, 3 * rng_avx._CHUNK + 16 * 37).astype(np.int32)
+    want = rng_avx.normal_blocks(k.astype(np.float32) * np.float32(2.0 ** -24), 0.25, 0.3)
+    bad = []
+
+    def work():
+        for _ in range(6):
+            got = rng_avx.normal_blocks(k.astype(np.float32) * np.float32(2.0 ** -24), 0.25, 0.3)
+            bad.append(not np.array_equal(_bits(got), _bits(want)))
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(bad) == 18 and not any(bad)
+
+
 @pytest.mark.parametrize("cap", ["default", "avx2"])
 @pytest.mark.parametrize("start,to", [(0.0, 1.0), (0.0, 2.5), (-0.3, 0.7), (-0.41, 0.41), (2.0, 5.5),
                                       (1000.0, 1000.5), (-1e-3, 1e30), (0.0, 1e-35), (-1e-35, 1e-35)])

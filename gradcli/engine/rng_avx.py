@@ -5,7 +5,8 @@ compares this with over all 2**24 inputs of each function), reorganised for spee
 was proved on that whole domain by the same check:
 
 * the work runs over cache-sized chunks (_CHUNK values) in buffers kept between calls (fresh memory
-  costs a page fault per 4 KiB here, about as much as ten passes over it), with `out=` everywhere;
+  costs a page fault per 4 KiB here, about as much as ten passes over it; a call takes them out of
+  the cache while it runs, so threads never share them), with `out=` everywhere;
 * a fused multiply-add whose product is exact in float64 (two float32) is one float64 multiply and
   add, then the rounding to float32 done in place on the float64's bits: add half a float32 ulp to
   the magnitude and clear the 29 low bits (round half away from zero: the exact sums of these steps
@@ -92,14 +93,17 @@ class Buffers:
 _kept = {}
 
 
-def buffers(m):
-    """Buffers for m values, kept for the next call of that size (the last two sizes)."""
-    B = _kept.get(m)
-    if B is None:
-        if len(_kept) >= 2:
-            _kept.clear()
-        B = _kept[m] = Buffers(m)
-    return B
+def _take(m):
+    """Buffers for m values: the ones kept from an earlier call of that size when there are (taken out of
+    the cache while in use, so a second thread drawing at the same time gets its own), else new."""
+    B = _kept.pop(m, None)
+    return B if B is not None else Buffers(m)
+
+
+def _give_back(B):
+    if len(_kept) >= 2:  # the last two sizes (a draw's whole chunks and its ragged 16)
+        _kept.clear()
+    _kept[B.m] = B
 
 
 def _round32(d):
@@ -262,20 +266,26 @@ def normal_words(draw, n, mean, std, out=None):
         out = np.empty(n, _F32)
     std32, mean32 = _F32(std), _F32(mean)
     m = 0
-    for i in range(0, n, _CHUNK):
-        size = min(_CHUNK, n - i)
-        if size != 2 * m:
-            m = size // 2
-            B = buffers(m)
-            k1, k2, radius, sc = B.k1, B.k2, B.radius, B.sc
-        kv = draw(size).view("V32").reshape(-1, 2)      # 8 values a block half: one 32-byte item
-        np.copyto(k1.view("V32"), kv[:, 0])
-        np.copyto(k2.view("V32"), kv[:, 1])
-        log_radius(k1, radius, B)
-        sincos(k2, sc[0], sc[1], B)
-        sc *= radius
-        _scale_shift(sc, std32, mean32, B)
-        res = out[i:i + size].view("V32").reshape(-1, 2)
-        np.copyto(res[:, 0], sc[1].view("V32"))       # r cos to slots 0-7, r sin to 8-15
-        np.copyto(res[:, 1], sc[0].view("V32"))
+    held = []
+    try:
+        for i in range(0, n, _CHUNK):
+            size = min(_CHUNK, n - i)
+            if size != 2 * m:
+                m = size // 2
+                B = _take(m)
+                held.append(B)
+                k1, k2, radius, sc = B.k1, B.k2, B.radius, B.sc
+            kv = draw(size).view("V32").reshape(-1, 2)  # 8 values a block half: one 32-byte item
+            np.copyto(k1.view("V32"), kv[:, 0])
+            np.copyto(k2.view("V32"), kv[:, 1])
+            log_radius(k1, radius, B)
+            sincos(k2, sc[0], sc[1], B)
+            sc *= radius
+            _scale_shift(sc, std32, mean32, B)
+            res = out[i:i + size].view("V32").reshape(-1, 2)
+            np.copyto(res[:, 0], sc[1].view("V32"))   # r cos to slots 0-7, r sin to 8-15
+            np.copyto(res[:, 1], sc[0].view("V32"))
+    finally:
+        for B in held:
+            _give_back(B)
     return out
