@@ -158,6 +158,14 @@ HuberLoss
 KLDivLoss
 BCELoss
 BCEWithLogitsLoss
+MarginRankingLoss
+HingeEmbeddingLoss
+CosineEmbeddingLoss
+TripletMarginLoss
+TripletMarginWithDistanceLoss
+PoissonNLLLoss
+GaussianNLLLoss
+MultiLabelSoftMarginLoss
 NLLLoss
 CrossEntropyLoss
 CosineSimilarity
@@ -249,6 +257,7 @@ SGD
 AdamW
 RMSprop
 Adagrad
+Adadelta
 # gradcli/engine/optim_lr_scheduler.py
 _.load_state_dict
 _.get_last_lr
@@ -261,6 +270,11 @@ LinearLR
 ExponentialLR
 CosineAnnealingLR
 ReduceLROnPlateau
+_get_lr_called_within_step  # read back by state_dict() through vars()
+# gradcli/engine/optim_lr_scheduler_more.py
+PolynomialLR
+CosineAnnealingWarmRestarts
+OneCycleLR
 # gradcli/engine/rng_factory.py
 pin_memory
 memory_format
