@@ -146,3 +146,46 @@ def test_format_fields_through_engine_objects():
     result = run(src)
     assert result.error is None, result.error.message
     assert result.stdout == "torch.Size([3, 2]) 2 True None True\n  3|torch.Size([1, 2])\n"
+
+
+# ---------------------------------------------------------------- script objects where the engine expects tensors
+
+# one value of every kind of object the language makes (its own classes: builtins, functions,
+# generators, long ranges, type() results, module facades, classes and instances, exceptions)
+ODD_VALUES = ["print", "len", "range(10 ** 6)", "uf", "(lambda: 1)", "gen()", "type(t)", "type(None)", "torch",
+              "nn", "M", "M()", "ValueError('x')", "t.grad_fn", "t.dtype", "t.device", "t.shape", "np.ones(2)",
+              "'abc'", "None", "[print]", "{'a': print}", "1e308", "2 ** 70", "..."]
+ENGINE_CALLS = ["torch.mm(t, {v})", "torch.tanh_({v})", "torch.norm({v})", "F.relu({v})", "t.add({v})",
+                "torch.cat([t, {v}])", "torch.stack([{v}])", "t[{v}]", "t.view({v})", "torch.ones({v})",
+                "nn.Linear({v}, 1)", "torch.tensor({v})", "{v} + t", "t @ {v}", "torch.where({v}, t, t)",
+                "torch.autograd.grad(t.sum(), {v})", "t.sum().backward(inputs={v})", "torch.optim.SGD({v})",
+                "torch.promote_types({v}, t.dtype)", "torch.softmax({v}, 0)", "t.to({v})", "t.expand({v})",
+                "torch.ones(2).copy_({v})", "nn.Sequential({v})", "F.mse_loss(t, {v})", "torch.as_tensor({v})",
+                "torch.from_numpy({v})", "t.masked_fill({v}, 0)", "torch.manual_seed({v})", "np.asarray({v})"]
+ODD_HEAD = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import numpy as np
+def uf(*a, **k):
+    return a
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+def gen():
+    yield 1
+t = torch.ones(2, 2, requires_grad=True)
+"""
+
+
+@pytest.mark.parametrize("call", ENGINE_CALLS)
+def test_script_objects_where_tensors_go_are_the_scripts_errors(call):
+    # an engine function reads t._data, t.dtype, ... of what it is given: for a value of the
+    # language's own classes that AttributeError is the script's mistake (exit 1), not gradcli's
+    from gradcli.lang.runner import Session
+    session = Session(RunOptions(seed=0, timeout=10, max_steps=20_000, max_elements=100_000))
+    assert session.run(ODD_HEAD, "head.grad").error is None
+    for value in ODD_VALUES:
+        result = session.run("v = " + call.format(v=value) + "\n", "odd.grad")
+        error = result.error
+        assert not isinstance(error, InternalError), (call.format(v=value), error.traceback_text)
+        assert error is None or error.line == 1

@@ -17,7 +17,7 @@ import numpy as np
 from . import npguard, pyvalues, strguard
 from .pyrandom import random_module
 from .pyvalues import Namespace
-from .runtime import LimitError
+from .runtime import LimitError, user_raiser
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
@@ -405,6 +405,9 @@ class BuiltinFunction:
 # Python's name for the type of print, len, ...: what C-level messages and torch's texts show
 # ("'builtin_function_or_method' object is not iterable")
 BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
+# the engine reads attributes of what it is given (t._data of a tensor argument): for a builtin passed
+# where a tensor goes, that AttributeError is the script's mistake, not a bug of gradcli
+user_raiser(BuiltinFunction.__getattr__)
 
 
 def python_builtins(rt):
