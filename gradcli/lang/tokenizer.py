@@ -362,6 +362,9 @@ def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token
             yield Token("_DEDENT", "", last.end_pos, line, 1, line, 1, last.end_pos)
 
 
+MAX_INDENT = 100
+
+
 def _indentation(tok: Token, indents: list) -> Iterator[Token]:
     """The _INDENT/_DEDENT tokens after the newline `tok` (its text ends with the indentation
     of the next line); `indents` is updated.  A bad dedent fails after the good _DEDENTs."""
@@ -374,6 +377,9 @@ def _indentation(tok: Token, indents: list) -> Iterator[Token]:
     if width[0] > top[0]:
         if width[1] <= top[1]:
             raise tokenizer_error(tab_error(line, col))
+        if len(indents) >= MAX_INDENT:  # CPython's tokenizer holds 100 levels (its stack, level 0 included)
+            raise tokenizer_error(error("too many levels of indentation", line, 1, type_name="IndentationError",
+                                        hint="move the innermost blocks into functions"))
         indents.append(width)
         yield Token("_INDENT", indent, tok.end_pos, line, col, line, col, tok.end_pos)
     elif width[0] < top[0]:
