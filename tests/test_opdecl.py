@@ -156,3 +156,58 @@ def test_a_sample_names_known_shapes():
     assert spec.sample.shapes == registry.SHAPES["unary"]
     with pytest.raises(ValueError, match="no input shapes named 'unray'"):
         registry.op("nothing", lambda x: x, sample=registry.Sample("unray"))
+
+
+TABLES_BEFORE = json.loads((Path(__file__).resolve().parent / "node_tables_before.json").read_text())
+
+
+def _node_classes():
+    """Every node class the engine defines (nn's too), by grad_fn name."""
+    from gradcli.engine import nn  # noqa: F401, PLC0415 - its losses' and norms' nodes
+    from gradcli.engine.nn import functional, functional_loss, functional_norm  # noqa: F401, PLC0415
+    out, todo = {}, [Function]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            todo.append(sub)
+            out.setdefault(sub.__name__, []).append(sub)
+    return out
+
+
+@pytest.mark.parametrize("what", ["words", "expression", "replay"])
+def test_the_node_tables_graph_kept_by_name_are_the_node_classes_now(what):
+    """graph/derivatives.TABLE and EXPR and graph/check.REPLAY keyed node names by hand; every node class of
+    those names now declares the same (tests/node_tables_before.json): its explain words, expression, replay."""
+    classes = _node_classes()
+    for name in TABLES_BEFORE[what]:
+        found = classes.get(name, [])
+        assert found or name == "SqueezeBackward3", f"no node class {name}"  # (made by x.squeeze_())
+        for cls in found:
+            node = object.__new__(cls)
+            if what == "words":
+                assert callable(getattr(cls, "explain", None)) and derivatives.words_of(node) is not None, name
+            elif what == "expression":
+                assert getattr(cls, "expression", None) is not None, name
+            else:
+                assert getattr(cls, "replay", None) is not None, name
+                assert check.candidates(node)[0] is cls.replay, name
+
+
+def test_code_built_words_and_expressions():
+    class W:  # the walkthrough's view of a node (graph/explain.py's _Ctx)
+        kw = {"alpha": 2}
+        num = staticmethod(str)
+
+        def sym(self, i):
+            return ("x", "w + 1")[i]
+
+        def val(self, i):
+            return (3.0, 5.0)[i]
+
+    from gradcli.engine.ops import elementwise as E  # noqa: PLC0415
+    assert E.MulBackward0.explain(W(), 0) == ("w + 1", 5.0, "(w + 1)")
+    assert E.SubBackward0.explain(W(), 1) == ("-2", -2, "-2")
+    assert derivatives.expression(object.__new__(E.DivBackward0), ["a", "b + c"]) == "a / (b + c)"
+    node = object.__new__(E.PowBackward0)
+    node._kw = {"exponent": 2}
+    assert derivatives.expression(node, ["x"]) == "x**2"

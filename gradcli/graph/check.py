@@ -5,8 +5,8 @@ Design (see docs/graph.md):
 1. A tape. While the script runs, a node observer (``autograd.set_node_observer``) keeps, for each
    node an op records, float64 copies of the op's inputs and outputs and a *replay*: a function
    that recomputes the outputs from the inputs in float64. The replay is the node class's own
-   ``forward`` (the array kernel of the op) or an entry of :data:`REPLAY` (reductions, views,
-   matrix products, losses, indexing), and it is kept only if it reproduces the recorded outputs:
+   ``forward`` (the array kernel of the op) or its declared ``replay`` (reductions, views, matrix
+   products, losses, indexing: engine/ops/replays.py), and it is kept only if it reproduces the recorded outputs:
    a replay is never trusted blindly. A node without one (an in-place op, a random op such as
    dropout) is reported as not checked, never as wrong.
 
@@ -37,9 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.ops.replays import by_indices as _by_indices
-from ..engine.ops.replays import reduce_kw as _reduce_kw
-from ..engine.ops.replays import std_var as _std_var
 from .model import is_accumulate, node_name, site_of, site_pair, source_line
 from .values import host, num
 
@@ -57,264 +54,6 @@ class GradcheckError(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- replays
-def _reduce(kw, fn):
-    def replay(xs, kw, outs):
-        x = xs[0]
-        dims = kw.get("dims") if isinstance(kw, dict) else None
-        if dims is None:
-            return [np.asarray(fn(x, None, False)).reshape(outs[0])]
-        return [np.asarray(fn(x, tuple(dims), bool(kw.get("keepdim", False)))).reshape(outs[0])]
-    return replay
-
-
-def _reshape(xs, kw, outs):
-    return [np.reshape(xs[0], outs[0])]
-
-
-def _expand(xs, kw, outs):
-    return [np.broadcast_to(xs[0], outs[0])]
-
-
-def _transpose(xs, kw, outs):
-    x = xs[0]
-    if x.ndim < 2:
-        return [x.reshape(outs[0])]
-    if isinstance(kw, dict):
-        if "dims" in kw and kw["dims"] is not None and len(kw["dims"]) == x.ndim:
-            return [np.transpose(x, kw["dims"])]
-        for a, b in (("dim0", "dim1"), ("d0", "d1")):
-            if a in kw and b in kw:
-                return [np.swapaxes(x, kw[a], kw[b])]
-    return [x.T]
-
-
-def _key(key):
-    def part(k):
-        if hasattr(k, "_data"):
-            return host(k)
-        return k
-    return tuple(part(k) for k in key) if isinstance(key, tuple) else part(key)
-
-
-def _index(xs, kw, outs):
-    return [np.asarray(xs[0][_key(kw["key"])]).reshape(outs[0])]
-
-
-def _addmm(xs, kw, outs):
-    kw = kw if isinstance(kw, dict) else {}
-    beta, alpha = kw.get("beta", 1), kw.get("alpha", 1)
-    return [(beta * xs[0] + alpha * (xs[1] @ xs[2])).reshape(outs[0])]
-
-
-def _matmul(xs, kw, outs):
-    return [np.asarray(xs[0] @ xs[1]).reshape(outs[0])]
-
-
-def _cat(xs, kw, outs):
-    arrays = [x for x in xs if isinstance(x, np.ndarray)]
-    dim = kw.get("dim", 0) if isinstance(kw, dict) else 0
-    try:
-        return [np.concatenate(arrays, axis=dim).reshape(outs[0])]
-    except ValueError:
-        return [np.concatenate([a for a in arrays if a.size], axis=dim).reshape(outs[0])]
-
-
-def _stack(xs, kw, outs):
-    return [np.stack([x for x in xs if isinstance(x, np.ndarray)], axis=kw.get("dim", 0)).reshape(outs[0])]
-
-
-def _unbind(xs, kw, outs):
-    dim = kw.get("dim", 0)
-    return [np.take(xs[0], i, axis=dim) for i in range(len(outs))]
-
-
-def _log_softmax(xs, kw, outs):
-    x, d = xs[0], kw.get("dim", -1)
-    m = np.max(x, axis=d, keepdims=True)
-    return [x - m - np.log(np.sum(np.exp(x - m), axis=d, keepdims=True))]
-
-
-def _softmax(xs, kw, outs):
-    x, d = xs[0], kw.get("dim", -1)
-    e = np.exp(x - np.max(x, axis=d, keepdims=True))
-    return [e / np.sum(e, axis=d, keepdims=True)]
-
-
-def _nll(xs, kw, outs):
-    coef = np.asarray(host(kw["coef"]), np.float64)
-    prod = coef * xs[0]
-    if kw.get("reduction") == "none" and len(outs[0]):
-        return [prod.sum(axis=kw.get("class_dim", 1)).reshape(outs[0])]
-    return [np.asarray(prod.sum()).reshape(outs[0])]
-
-
-def _copy(xs, kw, outs):
-    return [np.array(xs[0], dtype=np.float64).reshape(outs[0])]
-
-
-def _max_all(xs, kw, outs):
-    return [np.asarray(np.max(xs[0])).reshape(outs[0])]
-
-
-def _min_all(xs, kw, outs):
-    return [np.asarray(np.min(xs[0])).reshape(outs[0])]
-
-
-def _sum_to_shape(xs, kw, outs):
-    if isinstance(kw, dict) and kw.get("dims") is not None:
-        return [np.sum(xs[0], axis=tuple(kw["dims"]), keepdims=bool(kw.get("keepdim"))).reshape(outs[0])]
-    x, shape = xs[0], tuple(outs[0])
-    lead = x.ndim - len(shape)
-    x = x.sum(axis=tuple(range(lead))) if lead > 0 else x
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and x.shape[i] != 1)
-    return [(x.sum(axis=axes, keepdims=True) if axes else x).reshape(shape)]
-
-
-def _split(xs, kw, outs):
-    d = kw.get("dim", 0)
-    sizes = [o[d] for o in outs]
-    return list(np.split(xs[0], np.cumsum(sizes)[:-1], axis=d))
-
-
-def _unfold(xs, kw, outs):
-    from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415
-
-    d = kw["dim"] % max(xs[0].ndim, 1)
-    w = sliding_window_view(xs[0], kw["size"], axis=d)
-    return [np.take(w, np.arange(0, w.shape[d], kw["step"]), axis=d).reshape(outs[0])]
-
-
-REPLAY = {
-    "SumBackward0": _reduce(None, lambda x, d, k: np.sum(x, axis=d, keepdims=k)),
-    "MeanBackward0": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
-    "MeanBackward1": _reduce(None, lambda x, d, k: np.mean(x, axis=d, keepdims=k)),
-    "ViewBackward0": _reshape, "UnsafeViewBackward0": _reshape, "ReshapeAliasBackward0": _reshape,
-    "SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape,
-    "UnsqueezeBackward0": _reshape, "AliasBackward0": _reshape, "CloneBackward0": _copy,
-    "ToCopyBackward0": _copy, "ExpandBackward0": _expand,
-    "TBackward0": _transpose, "TransposeBackward0": _transpose, "PermuteBackward0": _transpose,
-    "SelectBackward0": _index, "SliceBackward0": _index, "IndexBackward0": _index,
-    "AddmmBackward0": _addmm, "MmBackward0": _matmul, "MvBackward0": _matmul, "DotBackward0": _matmul,
-    "BmmBackward0": _matmul, "CatBackward0": _cat, "StackBackward0": _stack, "UnbindBackward0": _unbind,
-    "LogSoftmaxBackward0": _log_softmax, "SoftmaxBackward0": _softmax,
-    "NllLossBackward0": _nll, "NllLoss2DBackward0": _nll,
-    "MaxBackward1": _max_all, "MinBackward1": _min_all,
-    "SumBackward1": _sum_to_shape, "SqueezeBackward4": _reshape, "SqueezeBackward3": _reshape,
-    "MaxBackward0": _by_indices, "MinBackward0": _by_indices,
-    "AmaxBackward0": _reduce_kw(lambda x, d, k: np.amax(x, axis=d, keepdims=k)),
-    "AminBackward0": _reduce_kw(lambda x, d, k: np.amin(x, axis=d, keepdims=k)),
-    "LogsumexpBackward0": _reduce_kw(lambda x, d, k: np.log(np.sum(np.exp(x - np.max(x, axis=d, keepdims=True)),
-                                                                   axis=d, keepdims=True))
-                                     + np.max(x, axis=d, keepdims=True) if k else
-                                     np.squeeze(np.log(np.sum(np.exp(x - np.max(x, axis=d, keepdims=True)),
-                                                              axis=d, keepdims=True))
-                                                + np.max(x, axis=d, keepdims=True), axis=d)),
-    "ProdBackward0": lambda xs, kw, outs: [np.asarray(np.prod(xs[0])).reshape(outs[0])],
-    "ProdBackward1": _reduce_kw(lambda x, d, k: np.prod(x, axis=d, keepdims=k)),
-    "StdBackward0": _std_var(np.std), "VarBackward0": _std_var(np.var),
-    "FlipBackward0": lambda xs, kw, outs: [np.flip(xs[0], axis=tuple(kw["dims"]))],
-    "RollBackward0": lambda xs, kw, outs: [np.roll(xs[0], kw["shifts"], axis=kw["dims"]).reshape(outs[0])],
-    "Rot90Backward0": lambda xs, kw, outs: [np.rot90(xs[0], kw["k"], axes=tuple(kw["dims"]))],
-    "RepeatBackward0": lambda xs, kw, outs: [np.tile(xs[0], kw["reps"]).reshape(outs[0])],
-    "TraceBackward0": lambda xs, kw, outs: [np.asarray(np.trace(xs[0])).reshape(outs[0])],
-    "TrilBackward0": lambda xs, kw, outs: [np.tril(xs[0], kw["k"])],
-    "TriuBackward0": lambda xs, kw, outs: [np.triu(xs[0], kw["k"])],
-    "DiagEmbedBackward0": lambda xs, kw, outs: [np.diag(xs[0], kw["offset"]).reshape(outs[0])],
-    "TakeBackward0": lambda xs, kw, outs: [np.take(xs[0].reshape(-1), np.asarray(xs[1], np.int64)).reshape(outs[0])],
-    "LinalgCrossBackward0": lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))],
-    "LinalgDetBackward0": lambda xs, kw, outs: [np.asarray(np.linalg.det(xs[0])).reshape(outs[0])],
-    "LinalgInvExBackward0": lambda xs, kw, outs: [np.linalg.inv(xs[0])] + [np.zeros(o) for o in outs[1:]],
-    "LinalgSlogdetBackward0": lambda xs, kw, outs: [np.asarray(r).reshape(o) for r, o in
-                                                    zip(np.linalg.slogdet(xs[0]), outs)],
-    "VdotBackward0": lambda xs, kw, outs: [np.asarray(np.vdot(xs[0], xs[1])).reshape(outs[0])],
-    "AddmvBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0] + kw.get("alpha", 1) * (xs[1] @ xs[2])],
-    "AddrBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0] + kw.get("alpha", 1) * np.outer(xs[1], xs[2])],
-    "AddbmmBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0]
-                                             + kw.get("alpha", 1) * np.sum(xs[1] @ xs[2], axis=0)],
-    "BaddbmmBackward0": lambda xs, kw, outs: [kw.get("beta", 1) * xs[0] + kw.get("alpha", 1) * (xs[1] @ xs[2])],
-    "SplitBackward0": _split, "SplitWithSizesBackward0": _split, "UnfoldBackward0": _unfold,
-}
-
-
-# ----------------------------------------------------------------------------- nn replays
-def _reduced(loss, kw, outs):
-    red = (kw or {}).get("reduction", "mean")
-    r = loss if red == "none" else (np.sum(loss) if red == "sum" else np.mean(loss))
-    return [np.asarray(r).reshape(outs[0])]
-
-
-def _bce(xs, kw, outs):
-    x, t = xs[0], xs[1]
-    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
-    if kw.get("weight") is not None:
-        loss = loss * np.asarray(host(kw["weight"]), np.float64)
-    return _reduced(loss, kw, outs)
-
-
-def _bce_logits(xs, kw, outs):
-    x, t = xs[0], xs[1]
-    pw = kw.get("pos_weight")
-    log_sig, log_sig_neg = -np.logaddexp(0.0, -x), -np.logaddexp(0.0, x)
-    if pw is not None:
-        loss = -(np.asarray(host(pw), np.float64) * t * log_sig + (1 - t) * log_sig_neg)
-    else:
-        loss = -(t * log_sig + (1 - t) * log_sig_neg)
-    if kw.get("weight") is not None:
-        loss = loss * np.asarray(host(kw["weight"]), np.float64)
-    return _reduced(loss, kw, outs)
-
-
-def _embedding_weight(w, kw):
-    """The padding row gets no gradient in torch: it is a constant of the replay."""
-    pad = kw.get("padding_idx")
-    if pad is None or "_pad_row" not in kw:
-        return w
-    w = np.array(w)
-    w[pad] = kw["_pad_row"]
-    return w
-
-
-def _layer_norm(xs, kw, outs):
-    x = xs[0]
-    axes = tuple(range(x.ndim - kw.get("nd", 1), x.ndim))
-    m = x.mean(axis=axes, keepdims=True)
-    v = ((x - m) ** 2).mean(axis=axes, keepdims=True)
-    y = (x - m) / np.sqrt(v + kw.get("eps", 1e-5))
-    if len(xs) > 1 and isinstance(xs[1], np.ndarray):
-        y = y * xs[1]
-    if len(xs) > 2 and isinstance(xs[2], np.ndarray):
-        y = y + xs[2]
-    return [y]
-
-
-def _batch_norm(xs, kw, outs):
-    x = xs[0]
-    shape = [1] * x.ndim
-    if x.ndim > 1:
-        shape[1] = x.shape[1]
-    axes = tuple(i for i in range(x.ndim) if i != 1)
-    if kw.get("training"):
-        m = x.mean(axis=axes, keepdims=True)
-        rstd = 1 / np.sqrt(((x - m) ** 2).mean(axis=axes, keepdims=True) + kw.get("eps", 1e-5))
-    else:
-        m = np.asarray(host(kw["mean"]), np.float64).reshape(shape)
-        rstd = np.asarray(host(kw["rstd"]), np.float64).reshape(shape)
-    y = (x - m) * rstd
-    if len(xs) > 1 and isinstance(xs[1], np.ndarray):
-        y = y * xs[1].reshape(shape)
-    if len(xs) > 2 and isinstance(xs[2], np.ndarray):
-        y = y + xs[2].reshape(shape)
-    return [y]
-
-
-REPLAY.update({
-    "BinaryCrossEntropyBackward0": _bce, "BinaryCrossEntropyWithLogitsBackward0": _bce_logits,
-    "EmbeddingBackward0": lambda xs, kw, outs: [_embedding_weight(xs[0], kw)[np.asarray(host(kw["indices"]), np.int64)]
-                                                .reshape(outs[0])],
-    "NativeLayerNormBackward0": _layer_norm, "NativeBatchNormBackward0": _batch_norm,
-})
-
-
 def _pair_loss(cls):
     elementwise = getattr(cls, "elementwise", None)
     if elementwise is None:
@@ -350,13 +89,10 @@ def _class_forward(cls):
 
 
 def candidates(node):
-    name = node_name(node)
     cands = []
     declared = getattr(type(node), "replay", None)  # the node class's own (engine/ops/registry.py)
     if declared is not None:
         cands.append(declared)
-    if name in REPLAY:
-        cands.append(REPLAY[name])
     pair = _pair_loss(type(node))
     if pair is not None:
         cands.append(pair)

@@ -135,6 +135,8 @@ class _Ctx:
         self.kw = getattr(node, "_kw", None)
         self.grads, self.in_grads = grads, in_grads
 
+    num = staticmethod(V.num)  # a number as a person writes it (for the words of engine/ops/words.py)
+
     def sym(self, k):
         return self.ex.input_symbol(self.node, k)
 
@@ -304,7 +306,7 @@ class _PassState:
                             args.append(self.node_symbol(edges[k][0], edges[k][1], depth + 1))
                         else:
                             args.append(self.ex.input_symbol(node, k))
-                    sym = expression(node_name(node), args, getattr(node, "_kw", None))
+                    sym = expression(node, args)
                 if sym is None or len(sym) > 40:
                     sym = f"{node_name(node)} output" + (f" {nr}" if getattr(node, "n_outputs", 1) > 1 else "")
         self.symbols[key] = sym

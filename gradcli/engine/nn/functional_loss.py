@@ -11,6 +11,7 @@ from .. import dtypes, errors, numerics, rng_math
 from ..autograd import SavedValue, grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import elementwise as E
+from ..ops import replays, words
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
@@ -144,6 +145,7 @@ class _PairLoss(Function):
 
 class MseLossBackward0(_PairLoss):
     __slots__ = ()
+    explain = staticmethod(words.mse)
 
     def backward(self, g):
         # torch's formulas: self: mse_loss_backward(grad, self, target), target: mse_loss_backward(grad, target,
@@ -310,6 +312,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 class BinaryCrossEntropyBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    replay = staticmethod(replays.bce)
 
     def backward(self, g):
         x, t = self.saved
@@ -367,6 +370,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 class BinaryCrossEntropyWithLogitsBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    replay = staticmethod(replays.bce_logits)
 
     def backward(self, g):
         x, t = self.saved
@@ -421,6 +425,8 @@ class NllLossBackward0(Function):
     an op of its own (NllLossBackwardBackward0 under create_graph), which takes self (saved, as torch)."""
     __slots__ = ()
     save_inputs = True
+    explain = staticmethod(words.fixed("-1 at each row's target class (divided by the batch size for mean), 0 elsewhere"))
+    replay = staticmethod(replays.nll)
 
     def backward(self, g):
         (x,) = self.saved
@@ -430,6 +436,7 @@ class NllLossBackward0(Function):
 
 class NllLoss2DBackward0(NllLossBackward0):
     __slots__ = ()
+    replay = staticmethod(replays.nll)
 
 
 def _check_target_dtype(target):

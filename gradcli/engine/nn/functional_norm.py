@@ -8,6 +8,7 @@ import numpy as np
 from .. import errors
 from ..function import Function, record
 from ..ops import elementwise as E
+from ..ops import replays
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import wrap
@@ -33,6 +34,7 @@ def _norm_grad(g, x, w_b, dims, eps):
 class NativeLayerNormBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    replay = staticmethod(replays.layer_norm)
 
     def backward(self, g):
         x, w, b = self.saved
@@ -82,6 +84,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 class NativeBatchNormBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    replay = staticmethod(replays.batch_norm)
 
     def backward(self, g):
         x, w, b = self.saved

@@ -6,12 +6,15 @@ import builtins
 from .. import dtypes, errors
 from ..device import canonical, to_device
 from ..function import Function, record
+from . import replays, words
 from .registry import Sample, op
 from ..tensor import Tensor, wrap
 
 
 class ToCopyBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.same_values("a copy to another dtype or device"))
+    replay = staticmethod(replays.copy)
 
     def backward(self, g):
         k = self._kw

@@ -17,7 +17,7 @@ from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
-from . import replays
+from . import replays, words
 from .registry import op, sample1, sample2
 from .shape import sum_to
 
@@ -385,6 +385,8 @@ def add_alpha(a, b, alpha):
 class AddBackward0(Function):
     """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
+    explain = staticmethod(words.add)
+    expression = "{0} + {1}"
 
     @staticmethod
     def forward(a, b, alpha=None):
@@ -402,6 +404,8 @@ class AddBackward0(Function):
 class SubBackward0(Function):
     """a - alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
+    explain = staticmethod(words.sub)
+    expression = "{0} - {1}"
 
     @staticmethod
     def forward(a, b, alpha=None):
@@ -419,6 +423,8 @@ class SubBackward0(Function):
 class RsubBackward1(Function):
     """other - alpha * self with a number other, as torch.rsub(self, other) records it (`1 - a`)."""
     __slots__ = ()
+    explain = staticmethod(words.rsub1)
+    expression = "c - {0}"
 
     @staticmethod
     def forward(a, b):
@@ -432,6 +438,7 @@ class RsubBackward1(Function):
 class RsubBackward0(Function):
     """torch.rsub(self, other) with two tensors: other - alpha * self."""
     __slots__ = ()
+    explain = staticmethod(words.rsub0)
 
     @staticmethod
     def forward(a, b, alpha=None):
@@ -447,6 +454,8 @@ class MulBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((1,), (0,))
+    explain = staticmethod(words.mul)
+    expression = "{0} * {1}"
 
     @staticmethod
     def forward(a, b):
@@ -477,6 +486,8 @@ class DivBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((1,), (0, 1))
+    explain = staticmethod(words.div)
+    expression = "{0} / {1}"
 
     @staticmethod
     def forward(a, b):
@@ -533,6 +544,8 @@ def _scalar_tensor(value, like):
 
 class NegBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.neg)
+    expression = "-{0}"
     forward = staticmethod(np.negative)
 
     def backward(self, g):
@@ -572,6 +585,8 @@ class PowBackward0(Function):
     """x ** exponent (a Python number, in kw)."""
     __slots__ = ()
     save_inputs = True
+    explain = staticmethod(words.pow0)
+    expression = staticmethod(words.pow_expression)
     forward = staticmethod(_pow_scalar)
 
     def backward(self, g):
@@ -587,6 +602,7 @@ class PowBackward1(Function):
     __slots__ = ()
     save_inputs = True
     save_output = True
+    explain = staticmethod(words.pow1)
 
     @staticmethod
     def forward(x, y):
@@ -607,6 +623,7 @@ class PowBackward2(Function):
     __slots__ = ()
     save_inputs = True
     save_output = True
+    explain = staticmethod(words.pow2)
 
     @staticmethod
     def forward(y, base):
@@ -887,6 +904,7 @@ def _positive_nan(fn):
 
 class ExpBackward0(Function):
     __slots__ = ()
+    expression = "exp({0})"
     explain = "exp({a})"
     save_output = True
     forward = staticmethod(vml("exp", numerics.ufunc(np.exp)))
@@ -898,6 +916,7 @@ class ExpBackward0(Function):
 
 class LogBackward0(Function):
     __slots__ = ()
+    expression = "log({0})"
     explain = "1 / {pa}"
     save_inputs = True
     forward = staticmethod(vml("log", _positive_nan(numerics.ufunc(np.log))))
@@ -931,6 +950,7 @@ class Log10Backward0(Function):
 
 class SqrtBackward0(Function):
     __slots__ = ()
+    expression = "sqrt({0})"
     explain = "1 / (2 * sqrt({a}))"
     save_output = True
     forward = staticmethod(vml("sqrt", _positive_nan(np.sqrt)))
@@ -956,6 +976,7 @@ class RsqrtBackward0(Function):
 
 class SinBackward0(Function):
     __slots__ = ()
+    expression = "sin({0})"
     explain = "cos({a})"
     save_inputs = True
     forward = staticmethod(vml("sin", numerics.ufunc(np.sin)))
@@ -967,6 +988,7 @@ class SinBackward0(Function):
 
 class CosBackward0(Function):
     __slots__ = ()
+    expression = "cos({0})"
     explain = "-sin({a})"
     save_inputs = True
     forward = staticmethod(vml("cos", numerics.ufunc(np.cos)))
@@ -989,6 +1011,7 @@ class TanBackward0(Function):
 
 class TanhBackward0(Function):
     __slots__ = ()
+    expression = "tanh({0})"
     explain = "1 - tanh({a})**2"
     save_output = True
     forward = staticmethod(vml("tanh", numerics.ufunc(np.tanh)))
@@ -1000,6 +1023,7 @@ class TanhBackward0(Function):
 
 class SigmoidBackward0(Function):
     __slots__ = ()
+    expression = "sigmoid({0})"
     explain = "sigmoid({a}) * (1 - sigmoid({a}))"
     save_output = True
 
@@ -1063,6 +1087,7 @@ def relu_array(x):
 
 class ReluBackward0(Function):
     __slots__ = ()
+    expression = "relu({0})"
     explain = "1 where {a} > 0, else 0"
     save_output = True
 
@@ -1098,6 +1123,7 @@ class ReluBackward0(Function):
 
 class AbsBackward0(Function):
     __slots__ = ()
+    expression = "abs({0})"
     explain = "sign({a})"
     save_inputs = True
     forward = staticmethod(np.abs)

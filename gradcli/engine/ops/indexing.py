@@ -8,7 +8,7 @@ from .. import dtypes, errors
 from ..limits import check_numel
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
-from . import replays
+from . import replays, words
 from .registry import Sample, op
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, reshape, sum_to
@@ -105,6 +105,8 @@ def _check_bounds(shape, key):
 
 class SelectBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed(words.SELECTED))
+    replay = staticmethod(replays.index)
 
     def backward(self, g):
         return (slice_backward(g, self._kw["in_shape"], self._kw["key"]),)
@@ -112,6 +114,8 @@ class SelectBackward0(Function):
 
 class IndexBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed(words.SELECTED))
+    replay = staticmethod(replays.index)
 
     def backward(self, g):
         return (index_backward(g, self._kw["in_shape"], self._kw["key"]),)

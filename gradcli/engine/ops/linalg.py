@@ -8,6 +8,7 @@ from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, stamp
 from ..function import Function, attach, record
+from . import replays, words
 from .registry import Sample, op
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
@@ -93,6 +94,9 @@ class MmBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((1,), (0,))
+    explain = staticmethod(words.mm)
+    expression = "{0} @ {1}"
+    replay = staticmethod(replays.matmul)
 
     @staticmethod
     def forward(a, b):
@@ -166,6 +170,9 @@ class MvBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((1,), (0,))
+    explain = staticmethod(words.mv)
+    expression = "{0} @ {1}"
+    replay = staticmethod(replays.matmul)
 
     def backward(self, g):
         a, v = self.saved
@@ -198,6 +205,9 @@ class DotBackward0(Function):
     __slots__ = ()
     save_inputs = True
     save_when = ((1,), (0,))
+    explain = staticmethod(words.mul)
+    expression = "{0}.dot({1})"
+    replay = staticmethod(replays.matmul)
 
     def backward(self, g):
         a, b = self.saved
@@ -226,6 +236,7 @@ vdot = dot
 
 class BmmBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.matmul)
     explain = ("grad @ {pb}.mT", "{pa}.mT @ grad")
     explain_factor = False
     save_inputs = True
@@ -266,6 +277,9 @@ class AddmmBackward0(Function):
     save_inputs = True
     save_when = ((), (2,), (1,))
     fuses = (2, TBackward0)  # a Linear layer's weight.t(): see fused_backward
+    explain = staticmethod(words.addmm)
+    expression = "{1} @ {2} + {0}"
+    replay = staticmethod(replays.addmm)
 
     def backward(self, g):
         bias, a, b = self.saved
@@ -431,6 +445,7 @@ def linear_2d(input, weight, bias):
 
 class SqueezeBackward4(Function):
     __slots__ = ()
+    replay = staticmethod(replays.reshape)
     explain = "1 (a squeeze of the shape: the gradient is passed back reshaped)"
     explain_factor = "1"
 

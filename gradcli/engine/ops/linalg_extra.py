@@ -18,6 +18,7 @@ from . import elementwise as E
 from . import linalg as L
 from . import reduction as R
 from . import shape as S
+from . import replays
 from .registry import Sample, tables
 from .registry import op as declare
 from .reduction import return_type
@@ -128,6 +129,7 @@ def _baddbmm_grads(node, g, b1, b2, alpha):
 
 class BaddbmmBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.beta_alpha(np.matmul))
     explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {pc}.mT", "{kw[alpha]} * {pb}.mT @ grad")
     explain_factor = False
     save_inputs = True
@@ -155,6 +157,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 class AddbmmBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.beta_alpha(lambda a, b: np.sum(a @ b, axis=0)))
     explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {pc}.mT, for each batch", "{kw[alpha]} * {pb}.mT @ grad, for each batch")
     explain_factor = False
     save_inputs = True
@@ -176,6 +179,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 class AddmvBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.beta_alpha(np.matmul))
     explain = ("{kw[beta]}", "{kw[alpha]} * outer(grad, {c})", "{kw[alpha]} * {pb}.T @ grad")
     explain_factor = False
     save_inputs = True
@@ -206,6 +210,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 class AddrBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.beta_alpha(np.outer))
     explain = ("{kw[beta]}", "{kw[alpha]} * grad @ {c}", "{kw[alpha]} * grad.T @ {b}")
     explain_factor = False
     save_inputs = True
@@ -297,6 +302,7 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 class DiagEmbedBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.diag(xs[0], kw["offset"]).reshape(outs[0])])
     explain = "1 for each element placed on the diagonal"
     explain_factor = False
 
@@ -339,6 +345,7 @@ def diagflat(input, offset=0):
 
 class TraceBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(np.trace(xs[0])).reshape(outs[0])])
     explain = "1 on the diagonal of {a}, 0 elsewhere"
     explain_factor = False
 
@@ -360,6 +367,7 @@ def trace(input):
 
 class TrilBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.tril(xs[0], kw["k"])])
     explain = "1 on and below the k-th diagonal, 0 above"
     explain_factor = False
 
@@ -369,6 +377,7 @@ class TrilBackward0(Function):
 
 class TriuBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.triu(xs[0], kw["k"])])
     explain = "1 on and above the k-th diagonal, 0 below"
     explain_factor = False
 
@@ -413,6 +422,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 class LinalgDetBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(np.linalg.det(xs[0])).reshape(outs[0])])
     explain = "det({a}) * inverse({a}).mT"
     explain_factor = False
     save_inputs = True
@@ -434,6 +444,7 @@ def det(A):
 
 class LinalgSlogdetBackward0(MultiOutputFunction):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(r).reshape(o) for r, o in zip(np.linalg.slogdet(xs[0]), outs)])
     explain = "inverse({a}).mT (for the log of the absolute determinant)"
     explain_factor = False
     save_inputs = True
@@ -461,6 +472,7 @@ def logdet(input):
 
 class LinalgInvExBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.linalg.inv(xs[0])] + [np.zeros(o) for o in outs[1:]])
     explain = "-inverse({a}).mT @ grad @ inverse({a}).mT"
     explain_factor = False
     save_output = True
@@ -581,6 +593,7 @@ def matrix_power(A, n):
 
 class LinalgCrossBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.cross(xs[0], xs[1], axis=kw.get("dim", -1))])
     explain = ("cross({b}, grad)", "cross(grad, {a})")
     explain_factor = False
     save_inputs = True
@@ -644,6 +657,7 @@ def kron(input, other):
 
 class VdotBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(np.vdot(xs[0], xs[1])).reshape(outs[0])])
     explain = ("{b}", "{a}")
     save_inputs = True
 

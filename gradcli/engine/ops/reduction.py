@@ -12,6 +12,7 @@ from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..function import Function, record
+from . import replays, words
 from .registry import Sample, op
 from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
 from ..tensor import Tensor, wrap_dim, wrap
@@ -76,6 +77,9 @@ def sum_dtype(dt):
 
 class SumBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.summed)
+    expression = "{0}.sum()"
+    replay = staticmethod(replays.reduce_all(lambda x, d, k: np.sum(x, axis=d, keepdims=k)))
 
     def backward(self, g):
         return (expand(g, self._kw["in_shape"]),)
@@ -83,6 +87,9 @@ class SumBackward0(Function):
 
 class SumBackward1(Function):
     __slots__ = ()
+    explain = staticmethod(words.summed)
+    expression = "{0}.sum(dim)"
+    replay = staticmethod(replays.sum_to_shape)
 
     def backward(self, g):
         k = self._kw
@@ -118,6 +125,9 @@ def c10(dt):
 # shows; without a graph, g / n is expanded instead (the same values, divided once)
 class MeanBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.mean)
+    expression = "{0}.mean()"
+    replay = staticmethod(replays.reduce_all(lambda x, d, k: np.mean(x, axis=d, keepdims=k)))
 
     def backward(self, g):
         shape = self._kw["in_shape"]
@@ -129,6 +139,9 @@ class MeanBackward0(Function):
 
 class MeanBackward1(Function):
     __slots__ = ()
+    explain = staticmethod(words.mean)
+    expression = "{0}.mean(dim)"
+    replay = staticmethod(replays.reduce_all(lambda x, d, k: np.mean(x, axis=d, keepdims=k)))
 
     def backward(self, g):
         k = self._kw
@@ -154,6 +167,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 class ProdBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.asarray(np.prod(xs[0])).reshape(outs[0])])
     explain = "the product of the other elements of {a}"
     explain_factor = False
     save_inputs = True
@@ -174,6 +188,7 @@ class ProdBackward0(Function):
 
 class ProdBackward1(Function):
     __slots__ = ()
+    replay = staticmethod(replays.reduce_kw(lambda x, d, k: np.prod(x, axis=d, keepdims=k)))
     explain = "the product of the other elements of {a} along dim"
     explain_factor = False
     save_inputs = True
@@ -224,6 +239,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 class MaxBackward1(Function):
     """Full max/min/amax/amin: the gradient is shared evenly among the tied extremes."""
     __slots__ = ()
+    replay = staticmethod(replays.max_all)
     explain = "1 / count at the maximal elements of {a}, 0 elsewhere"
     explain_factor = False
     save_inputs = True
@@ -240,12 +256,14 @@ class MaxBackward1(Function):
 
 class MinBackward1(MaxBackward1):
     __slots__ = ()
+    replay = staticmethod(replays.min_all)
     explain = "1 / count at the minimal elements of {a}, 0 elsewhere"
 
 
 class MaxBackward0(Function):
     """max/min along a dim: the gradient goes to the returned index."""
     __slots__ = ()
+    replay = staticmethod(replays.by_indices)
     explain = "1 at the selected elements of {a} (the indices), 0 elsewhere"
     explain_factor = False
 
@@ -267,6 +285,7 @@ class MinBackward0(MaxBackward0):
 
 class AmaxBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.reduce_kw(lambda x, d, k: np.amax(x, axis=d, keepdims=k)))
     explain = "1 / count at the maximal elements of {a}, 0 elsewhere"
     explain_factor = False
     save_inputs = True
@@ -285,6 +304,7 @@ class AmaxBackward0(Function):
 
 class AminBackward0(AmaxBackward0):
     __slots__ = ()
+    replay = staticmethod(replays.reduce_kw(lambda x, d, k: np.amin(x, axis=d, keepdims=k)))
     explain = "1 / count at the minimal elements of {a}, 0 elsewhere"
 
 
@@ -400,6 +420,8 @@ def any(input, dim=None, keepdim=False):
 class SoftmaxBackward0(Function):
     __slots__ = ()
     save_output = True
+    explain = staticmethod(words.fixed("softmax Jacobian: y * (grad - (grad * y).sum(dim))"))
+    replay = staticmethod(replays.softmax)
 
     def backward(self, g):
         (out,) = self.saved[-1:]
@@ -409,6 +431,8 @@ class SoftmaxBackward0(Function):
 class LogSoftmaxBackward0(Function):
     __slots__ = ()
     save_output = True
+    explain = staticmethod(words.fixed("log_softmax Jacobian: grad - exp(y) * grad.sum(dim)"))
+    replay = staticmethod(replays.log_softmax)
 
     def backward(self, g):
         (out,) = self.saved[-1:]
@@ -479,6 +503,7 @@ def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
 
 class LogsumexpBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.reduce_kw(replays.logsumexp))
     explain = "softmax({a}) along dim"
     explain_factor = False
     save_inputs = True
@@ -544,6 +569,7 @@ def _var_backward(g, x, k):
 
 class VarBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.std_var(np.var))
     explain = "2 * ({a} - mean({a})) / (N - correction)"
     explain_factor = False
     save_inputs = True
@@ -555,6 +581,7 @@ class VarBackward0(Function):
 
 class StdBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.std_var(np.std))
     explain = "({a} - mean({a})) / ((N - correction) * std)"
     explain_factor = False
     save_inputs = True

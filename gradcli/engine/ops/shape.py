@@ -9,6 +9,7 @@ from ..device import check_args, xp_of
 from ..limits import check_numel, check_shape
 from ..autograd import grad_mode
 from ..function import Function, MultiOutputFunction, record, record_multi
+from . import replays, words
 from .registry import Sample, op
 from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
 
@@ -42,6 +43,8 @@ def _infer(shape, numel):
 
 class ViewBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.same_values("a view with another shape"))
+    replay = staticmethod(replays.reshape)
 
     @staticmethod
     def forward(x, shape):
@@ -111,6 +114,8 @@ def reshape(input, *shape):
 
 class UnsafeViewBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.same_values("a reshape"))
+    replay = staticmethod(replays.reshape)
 
     def backward(self, g):
         return (reshape(g, self._kw["in_shape"]),)
@@ -143,6 +148,8 @@ def ravel(input):
 
 class ExpandBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.moves("an expand: the gradient is summed over the repeated elements"))
+    replay = staticmethod(replays.expand)
 
     def backward(self, g):
         return (sum_to(g, self._kw["in_shape"]),)
@@ -218,6 +225,9 @@ def sum_to_size(input, *size):
 
 class TBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.moves("a transpose"))
+    expression = "{0}.T"
+    replay = staticmethod(replays.transpose)
 
     def backward(self, g):
         if not grad_mode.enabled and g._data.ndim == 2:  # no node to record: t()'s view alone
@@ -234,6 +244,8 @@ def t(input):
 
 class TransposeBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.moves("a transpose"))
+    replay = staticmethod(replays.transpose)
 
     def backward(self, g):
         return (transpose(g, self._kw["d0"], self._kw["d1"]),)
@@ -251,6 +263,8 @@ swapaxes = swapdims = transpose
 
 class PermuteBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.moves("a permutation of the dimensions"))
+    replay = staticmethod(replays.transpose)
 
     def backward(self, g):
         inv = np.argsort(self._kw["dims"]).tolist()
@@ -288,6 +302,8 @@ def mT(input):
 
 class UnsqueezeBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.same_values("an unsqueeze of the shape"))
+    replay = staticmethod(replays.reshape)
 
     def backward(self, g):
         return (squeeze(g, self._kw["dim"]),)
@@ -302,6 +318,8 @@ def unsqueeze(input, dim):
 class SqueezeBackward0(Function):
     """torch's unsqueeze_to: the squeezed dims (of size 1) come back one unsqueeze at a time."""
     __slots__ = ()
+    explain = staticmethod(words.same_values("a squeeze of the shape"))
+    replay = staticmethod(replays.reshape)
 
     def backward(self, g):
         dims = self._kw["dims"]
@@ -313,6 +331,8 @@ class SqueezeBackward0(Function):
 
 class SqueezeBackward1(SqueezeBackward0):
     __slots__ = ()
+    explain = staticmethod(words.same_values("a squeeze of the shape"))
+    replay = staticmethod(replays.reshape)
 
 
 class SqueezeBackward2(SqueezeBackward0):
@@ -339,6 +359,7 @@ def squeeze(input, dim=None):
 
 class RepeatBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.tile(xs[0], kw["reps"]).reshape(outs[0])])
     explain = "1 for each copy of {a} (the gradient is summed over the repeats)"
     explain_factor = False
 
@@ -384,6 +405,8 @@ def tile(input, dims):
 
 class CatBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.cat)
+    replay = staticmethod(replays.cat)
 
     def backward(self, g):
         dim, sizes = self._kw["dim"], self._kw["sizes"]
@@ -446,6 +469,8 @@ concat = concatenate = cat
 
 class StackBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.cat)
+    replay = staticmethod(replays.stack)
 
     def backward(self, g):
         # torch's stack_tensors_backward: one select per input (SelectBackward0), not unbind
@@ -491,6 +516,8 @@ def vstack(tensors):
 
 class SliceBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed(words.SELECTED))
+    replay = staticmethod(replays.index)
 
     def backward(self, g):
         from .indexing import slice_backward  # noqa: PLC0415
@@ -514,6 +541,7 @@ def narrow(input, dim, start, length):
 
 class SplitBackward0(MultiOutputFunction):
     __slots__ = ()
+    replay = staticmethod(replays.split)
     explain = "1 on each piece's part of {a}"
     explain_factor = False
 
@@ -527,6 +555,7 @@ class SplitWithSizesBackward0(SplitBackward0):
 
 class UnbindBackward0(MultiOutputFunction):
     __slots__ = ()
+    replay = staticmethod(replays.unbind)
     explain = "1 on each piece's part of {a}"
     explain_factor = False
 
@@ -577,6 +606,7 @@ def unbind(input, dim=0):
 
 class FlipBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.flip(xs[0], axis=tuple(kw["dims"]))])
     explain = "1 at each element's mirrored position (a flip)"
     explain_factor = False
 
@@ -595,6 +625,8 @@ def flip(input, dims):
 
 class CloneBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.same_values("a copy"))
+    replay = staticmethod(replays.copy)
 
     def backward(self, g):
         return (g,)
@@ -613,6 +645,8 @@ def contiguous(input, memory_format=None):
 class AliasBackward0(Function):
     """An alias view of the whole tensor (x[...], movedim of a 0-d tensor)."""
     __slots__ = ()
+    explain = staticmethod(words.same_values("an alias"))
+    replay = staticmethod(replays.reshape)
 
     def backward(self, g):
         return (g,)

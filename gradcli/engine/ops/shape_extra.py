@@ -17,6 +17,7 @@ from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import shape as S
+from . import replays
 from .registry import Sample, op, tables
 from .special import warn_once
 from ..device import asarray as _asarray
@@ -33,6 +34,7 @@ def _ints(seq):
 
 class RollBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.roll(xs[0], kw["shifts"], axis=kw["dims"]).reshape(outs[0])])
     explain = "1 at each element's rolled position (a roll)"
     explain_factor = False
 
@@ -60,6 +62,7 @@ def roll(input, shifts, dims=None):
 
 class Rot90Backward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.rot90(xs[0], kw["k"], axes=tuple(kw["dims"]))])
     explain = "1 at each element's rotated position (a rotation by 90 degrees)"
     explain_factor = False
 
@@ -239,6 +242,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 class TakeBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.take(xs[0].reshape(-1), np.asarray(xs[1], np.int64)).reshape(outs[0])])
     explain = ("1 at each taken element of {a} (summed where taken twice), 0 elsewhere", "0")
     explain_factor = False
 
@@ -440,6 +444,7 @@ def row_stack(tensors):
 
 class UnfoldBackward0(Function):
     __slots__ = ()
+    replay = staticmethod(replays.unfold)
     explain = "1 for each window an element of {a} is in (summed over the windows)"
     explain_factor = False
 
