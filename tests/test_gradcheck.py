@@ -21,6 +21,7 @@ import pytest
 from gradcli.engine import api as engine_torch
 from gradcli.engine import methods
 from gradcli.engine.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from gradcli.engine.nn import functional  # noqa: F401 - declares F's own ops (registry)
 from gradcli.engine.ops import registry
 
 

@@ -19,6 +19,7 @@ from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..device import check_args, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
+from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
 from . import functional_loss as _loss
 from . import functional_loss_more as _loss_more
@@ -377,42 +378,114 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return R.softmax(-input, dim)
 
 
-# the activations the ops package implements (ops/special.py) for F to bind
+# ---------------------------------------------------------------------------- declarations
+
+def _target(*values):
+    """A gradient check's call with a constant target: F.name(x, target) (target in x's dtype)."""
+    def call(torch, x, name):
+        return getattr(torch.nn.functional, name)(x, torch.tensor(values, dtype=x.dtype))
+    return call
+
+
+def _fop(name, fn, *nodes, call=None, **kw):
+    """F.name's declaration (engine/ops/registry.py): a torch.nn.functional function only, registered
+    as "F.name" (torch.relu and F.relu are two functions); call(torch, *inputs, name): its gradient
+    check's call."""
+    if call is not None:
+        kw["sample"] = Sample(kw.pop("shapes"), kw.pop("domain", ("any",)), second=kw.pop("second", True),
+                              call=lambda torch, *xs: call(torch, *xs, name))
+    return op(name, fn, *nodes, method=False, torch=False, functional=True, key="F." + name, **kw)
+
+
+_RANDOM = "a random mask: each call draws another (tests/test_dropout*.py, goldens)"
+_M = [((2, 3),)]     # a batch of 2 rows of 3 classes or features
+_M2 = [((2, 3), (2, 3))]
+_IMG = [((1, 2, 4, 4),)]
+# F's own functions (the activations of ops/special.py are declared there): one declaration each, in
+# the order F lists them; FUNCTIONAL (F.X) is derived from them
+OPS = [
+    _fop("linear", linear, sample=Sample([((2, 3), (4, 3), (4,)), ((3,), (2, 3))])),
+    _fop("bilinear", bilinear, sample=Sample([((2, 3), (2, 2), (4, 3, 2), (4,))])),
+    _fop("relu", relu, sample=sample1()),
+    _fop("relu_", relu_, shapes="unary", call=lambda torch, x, name: torch.nn.functional.relu_(x * 1)),
+    _fop("sigmoid", sigmoid, sample=sample1()),
+    _fop("tanh", tanh, sample=sample1()),
+    _fop("softmax", softmax, sample=Sample("reduce", kwargs={"dim": -1})),
+    _fop("log_softmax", log_softmax, sample=Sample("reduce", kwargs={"dim": -1})),
+    _fop("softmin", softmin, sample=Sample("reduce", kwargs={"dim": 0})),
+    _fop("dropout", dropout, no_grad=_RANDOM),
+    _fop("alpha_dropout", alpha_dropout, no_grad=_RANDOM),
+    _fop("feature_alpha_dropout", feature_alpha_dropout, no_grad=_RANDOM),
+    _fop("dropout1d", dropout1d, no_grad=_RANDOM),
+    _fop("dropout2d", dropout2d, no_grad=_RANDOM),
+    _fop("dropout3d", dropout3d, no_grad=_RANDOM),
+    _fop("pad", pad, shapes=[((2, 3),), ((1, 2, 3),)],
+         call=lambda torch, x, name: (torch.nn.functional.pad(x, (1, 2)),
+                                      torch.nn.functional.pad(x, (2, 1), mode="replicate"))),
+    _fop("embedding", embedding, shapes=[((3, 4),)],
+         call=lambda torch, w, name: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 0]]), w)),
+    _fop("one_hot", _loss.one_hot, no_grad="an integer result"),
+    _fop("normalize", _loss.normalize, sample=Sample(_M + [((2, 2, 2),)])),
+    _fop("cosine_similarity", _loss.cosine_similarity, sample=Sample(_M2)),
+    _fop("pairwise_distance", _loss.pairwise_distance, sample=Sample(_M2)),
+    _fop("mse_loss", _loss.mse_loss, sample=Sample(_M2 + [((3,), (3,))])),
+    _fop("l1_loss", _loss.l1_loss, sample=Sample(_M2, second=False)),  # sign(x - y): no second order
+    _fop("smooth_l1_loss", _loss.smooth_l1_loss, sample=Sample(_M2)),
+    _fop("huber_loss", _loss.huber_loss, sample=Sample(_M2)),
+    _fop("binary_cross_entropy", _loss.binary_cross_entropy, shapes=_M, domain=("prob",),
+         call=_target([0.2, 0.7, 1.0], [0.0, 0.4, 0.9])),
+    _fop("binary_cross_entropy_with_logits", _loss.binary_cross_entropy_with_logits, shapes=_M,
+         call=_target([0.2, 0.7, 1.0], [0.0, 0.4, 0.9])),
+    _fop("nll_loss", _loss.nll_loss, shapes=_M,
+         call=lambda torch, x, name: torch.nn.functional.nll_loss(x, torch.tensor([0, 2]))),
+    _fop("cross_entropy", _loss.cross_entropy, shapes=_M,
+         call=lambda torch, x, name: torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]))),
+    _fop("kl_div", _loss.kl_div, sample=Sample(_M2, ("any", "prob"), kwargs={"reduction": "batchmean"})),
+    _fop("soft_margin_loss", _margin.soft_margin_loss, shapes=_M, call=_target([1.0, -1.0, 1.0], [-1.0, -1.0, 1.0])),
+    # the losses ATen composes from other ops (functional_loss_more.py): their nodes are those ops'
+    _fop("margin_ranking_loss", _loss_more.margin_ranking_loss, shapes=[((3,), (3,))], call=lambda torch, a, b, name: (
+        torch.nn.functional.margin_ranking_loss(a, b, torch.tensor([1.0, -1.0, 1.0], dtype=a.dtype)))),
+    _fop("hinge_embedding_loss", _loss_more.hinge_embedding_loss, shapes=_M, call=_target([1.0, -1.0, 1.0],
+                                                                                          [-1.0, -1.0, 1.0])),
+    _fop("cosine_embedding_loss", _loss_more.cosine_embedding_loss, shapes=_M2, call=lambda torch, a, b, name: (
+        torch.nn.functional.cosine_embedding_loss(a, b, torch.tensor([1.0, -1.0], dtype=a.dtype)))),
+    _fop("triplet_margin_loss", _loss_more.triplet_margin_loss, sample=Sample([((2, 3), (2, 3), (2, 3))])),
+    _fop("triplet_margin_with_distance_loss", _loss_more.triplet_margin_with_distance_loss,
+         sample=Sample([((2, 3), (2, 3), (2, 3))])),
+    _fop("poisson_nll_loss", _loss_more.poisson_nll_loss, sample=Sample(_M2, ("any", "pos"))),
+    _fop("gaussian_nll_loss", _loss_more.gaussian_nll_loss, sample=Sample([((2, 3), (2, 3), (2, 3))],
+                                                                          ("any", "any", "pos"))),
+    _fop("multilabel_soft_margin_loss", _loss_more.multilabel_soft_margin_loss, shapes=_M,
+         call=_target([1.0, 0.0, 1.0], [0.0, 0.0, 1.0])),
+    _fop("conv1d", _conv.conv1d, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))])),
+    _fop("conv2d", _conv.conv2d, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))], kwargs={"padding": 1})),
+    _fop("unfold", _conv.unfold, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
+    _fop("max_pool1d", _conv.max_pool1d, shapes=[((1, 2, 4),)],
+         call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2)),
+    _fop("max_pool2d", _conv.max_pool2d, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2)),
+    _fop("avg_pool2d", _conv.avg_pool2d, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
+    _fop("adaptive_avg_pool2d", _conv.adaptive_avg_pool2d, shapes=_IMG,
+         call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, 2)),
+    _fop("layer_norm", _norm.layer_norm, shapes=[((2, 3), (3,), (3,))],
+         call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
+    _fop("batch_norm", _norm.batch_norm, shapes=[((4, 3), (3,), (3,))],
+         call=lambda torch, x, w, b, name: torch.nn.functional.batch_norm(x, None, None, w, b, training=True)),
+]
+FUNCTIONAL = tables(OPS, None)["FUNCTIONAL"]  # F's own functions, derived from OPS
+
+# F.X: the activations the ops package implements (ops/special.py) and F's own
 globals().update(_special.FUNCTIONAL)
-
-mse_loss, l1_loss = _loss.mse_loss, _loss.l1_loss
-smooth_l1_loss, huber_loss = _loss.smooth_l1_loss, _loss.huber_loss
-binary_cross_entropy = _loss.binary_cross_entropy
-binary_cross_entropy_with_logits = _loss.binary_cross_entropy_with_logits
-nll_loss, cross_entropy, kl_div = _loss.nll_loss, _loss.cross_entropy, _loss.kl_div
-cosine_similarity, pairwise_distance = _loss.cosine_similarity, _loss.pairwise_distance
-normalize, one_hot = _loss.normalize, _loss.one_hot
-soft_margin_loss = _margin.soft_margin_loss
-globals().update({_n: getattr(_loss_more, _n) for _n in _loss_more.NAMES})
-
-conv1d, conv2d, unfold = _conv.conv1d, _conv.conv2d, _conv.unfold
-max_pool1d, max_pool2d, avg_pool2d = _conv.max_pool1d, _conv.max_pool2d, _conv.avg_pool2d
-adaptive_avg_pool2d = _conv.adaptive_avg_pool2d
-
-layer_norm, batch_norm = _norm.layer_norm, _norm.batch_norm
-
+globals().update(FUNCTIONAL)
 
 # the members of `torch.nn.functional` (F.<name>)
-NAMES = tuple(_special.FUNCTIONAL) + (
-    "linear", "bilinear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
-    "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "pad", "embedding", "one_hot", "normalize", "cosine_similarity",
-    "pairwise_distance", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "soft_margin_loss",
-    *_loss_more.NAMES, "conv1d", "conv2d", "unfold",
-    "max_pool1d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "layer_norm", "batch_norm",
-)
+NAMES = tuple(_special.FUNCTIONAL) + tuple(FUNCTIONAL)
 
 # torch.<name> functions that also live at the top level of torch (ATen signatures where they differ)
 TORCH_NAMES = {
     "dropout": torch_dropout, "dropout_": torch_dropout_, "layer_norm": torch_layer_norm,
-    "batch_norm": torch_batch_norm, "conv1d": conv1d, "conv2d": conv2d, "max_pool1d": max_pool1d,
-    "max_pool2d": max_pool2d, "embedding": torch_embedding,
-    "cosine_similarity": cosine_similarity, "pairwise_distance": pairwise_distance,
+    "batch_norm": torch_batch_norm, "conv1d": _conv.conv1d, "conv2d": _conv.conv2d, "max_pool1d": _conv.max_pool1d,
+    "max_pool2d": _conv.max_pool2d, "embedding": torch_embedding,
+    "cosine_similarity": _loss.cosine_similarity, "pairwise_distance": _loss.pairwise_distance,
     "binary_cross_entropy_with_logits": torch_bce_with_logits, "kl_div": torch_kl_div,
     "constant_pad_nd": constant_pad_nd,
 }

@@ -81,6 +81,7 @@ class OpSpec:
     functional: bool = False     # torch.nn.functional.name
     sample: Sample | None = None  # how the gradient checks call it
     no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
+    key: str = ""                # its REGISTRY key when not its name ("F.relu": torch.relu is another op)
 
     @property
     def names(self):
@@ -91,7 +92,7 @@ class OpSpec:
         s = self.sample
         if s.call is not None:
             return s.call(torch, *inputs)
-        name = name or self.name
+        name = name if name in self.names else self.name
         if self.torch:
             fn = getattr(torch, name)
         elif self.method:
@@ -144,9 +145,10 @@ def tables(specs, inplace_method):
     out = {"METHODS": {}, "INPLACE": {}, "TORCH": {}, "SPECIAL": {}, "LINALG": {}, "FUNCTIONAL": {}, "METHOD_ONLY": []}
     for spec in specs:
         for name in spec.names:
-            if name in REGISTRY and REGISTRY[name] is not spec:
-                raise ValueError(f"op {name} declared twice")
-            REGISTRY[name] = spec
+            key = spec.key if spec.key and name == spec.name else name
+            if key in REGISTRY and REGISTRY[key] is not spec:
+                raise ValueError(f"op {key} declared twice")
+            REGISTRY[key] = spec
             if spec.method:
                 out["METHODS"][name] = spec.fn
                 if not spec.torch:
