@@ -409,3 +409,14 @@ def test_check_counts_only_measured_nodes_when_some_are_skipped():
     assert res.skipped > 0 and res.measured > 0 and not res.not_checked
     assert any("no finite comparison" in u["why"] for u in res.unchecked), res.unchecked
     assert "skipped" in res.line_text() or "not checked" in res.line_text()
+
+
+def test_check_replays_the_nn_functional_nodes():
+    """Convolution, pooling, unfold, the pads, soft margin and embedding nodes declare their replay: a
+    pass through all of them is checked node by node and end to end (none is left unchecked)."""
+    path = ROOT / "tests" / "golden" / "scripts" / "nn_functional_check.grad"
+    result, _ = run(path.read_text(encoding="utf-8"), str(path), check=True)
+    assert result.ok, result.error
+    (res,) = result.checks
+    assert res.failure is None and not res.unchecked and res.global_checked, res.line_text()
+    assert res.nodes_checked >= 40 and res.leaves_checked == 3

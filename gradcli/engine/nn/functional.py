@@ -12,7 +12,7 @@ from .. import errors
 from ..limits import check_shape
 from ..function import Function, record
 from ..ops import elementwise as E
-from ..ops import replays
+from ..ops import replays, words
 from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -134,6 +134,12 @@ def torch_dropout_(input, p, train):
 
 class ConstantPadNdBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("1 at the element's place in the padded result"))
+
+    @staticmethod
+    def replay(xs, kw, outs):
+        from .. import api  # noqa: PLC0415 - the op itself, on the float64 input
+        return [constant_pad_nd(api.tensor(xs[0]), kw["pad"], kw.get("value", 0))._data.reshape(outs[0])]
 
     def backward(self, g):
         return (constant_pad_nd(g, [-p for p in self._kw["pad"]]),)
@@ -165,7 +171,7 @@ def constant_pad_nd(input, pad, value=0):
         shape[d] = new
     out = xp_of(x).full(shape, value, dtype=x.dtype)
     out[tuple(dst)] = x[tuple(src)]
-    return record(ConstantPadNdBackward0, (input,), wrap(out, input.dtype), {"pad": pad})
+    return record(ConstantPadNdBackward0, (input,), wrap(out, input.dtype), {"pad": pad, "value": value})
 
 
 def _pad_index(n, lo, hi, mode):
@@ -190,7 +196,8 @@ def _pad_node(mode, k):
         def backward(self, g):
             kw = self._kw
             return (scatter_spatial(g, kw["idx"], kw["spatial"]),)
-        ns = {"__slots__": (), "backward": backward}
+        ns = {"__slots__": (), "backward": backward, "replay": staticmethod(_conv.gather_replay),
+              "explain": staticmethod(words.fixed("1 at the element's places in the padded result (summed back)"))}
         if mode == "circular":
             ns["name"] = lambda self: "torch::autograd::CopySlices"
         cls = _PAD_NODES[name] = type(name, (Function,), ns)
@@ -254,6 +261,7 @@ def pad(input, pad, mode="constant", value=None):
 
 class EmbeddingBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("1 at each looked-up row of the weight (summed over repeats), 0 elsewhere"))
     replay = staticmethod(replays.embedding)
 
     def backward(self, g):
@@ -419,29 +427,31 @@ OPS = [
     _fop("dropout1d", dropout1d, no_grad=_RANDOM),
     _fop("dropout2d", dropout2d, no_grad=_RANDOM),
     _fop("dropout3d", dropout3d, no_grad=_RANDOM),
-    _fop("pad", pad, shapes=[((2, 3),), ((1, 2, 3),)],
+    _fop("pad", pad, ConstantPadNdBackward0, *[_pad_node(m, k) for m in ("reflect", "replicate") for k in (1, 2, 3)],
+         shapes=[((2, 3),), ((1, 2, 3),)],
          call=lambda torch, x, name: (torch.nn.functional.pad(x, (1, 2)),
                                       torch.nn.functional.pad(x, (2, 1), mode="replicate"))),
-    _fop("embedding", embedding, shapes=[((3, 4),)],
+    _fop("embedding", embedding, EmbeddingBackward0, shapes=[((3, 4),)],
          call=lambda torch, w, name: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 0]]), w)),
     _fop("one_hot", _loss.one_hot, no_grad="an integer result"),
     _fop("normalize", _loss.normalize, sample=Sample(_M + [((2, 2, 2),)])),
     _fop("cosine_similarity", _loss.cosine_similarity, sample=Sample(_M2)),
     _fop("pairwise_distance", _loss.pairwise_distance, sample=Sample(_M2)),
-    _fop("mse_loss", _loss.mse_loss, sample=Sample(_M2 + [((3,), (3,))])),
+    _fop("mse_loss", _loss.mse_loss, _loss.MseLossBackward0, sample=Sample(_M2 + [((3,), (3,))])),
     _fop("l1_loss", _loss.l1_loss, sample=Sample(_M2, second=False)),  # sign(x - y): no second order
-    _fop("smooth_l1_loss", _loss.smooth_l1_loss, sample=Sample(_M2)),
-    _fop("huber_loss", _loss.huber_loss, sample=Sample(_M2)),
-    _fop("binary_cross_entropy", _loss.binary_cross_entropy, shapes=_M, domain=("prob",),
+    _fop("smooth_l1_loss", _loss.smooth_l1_loss, _loss.SmoothL1LossBackward0, sample=Sample(_M2)),
+    _fop("huber_loss", _loss.huber_loss, _loss.HuberLossBackward0, sample=Sample(_M2)),
+    _fop("binary_cross_entropy", _loss.binary_cross_entropy, _loss.BinaryCrossEntropyBackward0, shapes=_M, domain=("prob",),
          call=_target([0.2, 0.7, 1.0], [0.0, 0.4, 0.9])),
-    _fop("binary_cross_entropy_with_logits", _loss.binary_cross_entropy_with_logits, shapes=_M,
+    _fop("binary_cross_entropy_with_logits", _loss.binary_cross_entropy_with_logits,
+         _loss.BinaryCrossEntropyWithLogitsBackward0, shapes=_M,
          call=_target([0.2, 0.7, 1.0], [0.0, 0.4, 0.9])),
-    _fop("nll_loss", _loss.nll_loss, shapes=_M,
+    _fop("nll_loss", _loss.nll_loss, _loss.NllLossBackward0, _loss.NllLoss2DBackward0, shapes=_M,
          call=lambda torch, x, name: torch.nn.functional.nll_loss(x, torch.tensor([0, 2]))),
     _fop("cross_entropy", _loss.cross_entropy, shapes=_M,
          call=lambda torch, x, name: torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]))),
     _fop("kl_div", _loss.kl_div, sample=Sample(_M2, ("any", "prob"), kwargs={"reduction": "batchmean"})),
-    _fop("soft_margin_loss", _margin.soft_margin_loss, shapes=_M, call=_target([1.0, -1.0, 1.0], [-1.0, -1.0, 1.0])),
+    _fop("soft_margin_loss", _margin.soft_margin_loss, _margin.SoftMarginLossBackward0, shapes=_M, call=_target([1.0, -1.0, 1.0], [-1.0, -1.0, 1.0])),
     # the losses ATen composes from other ops (functional_loss_more.py): their nodes are those ops'
     _fop("margin_ranking_loss", _loss_more.margin_ranking_loss, shapes=[((3,), (3,))], call=lambda torch, a, b, name: (
         torch.nn.functional.margin_ranking_loss(a, b, torch.tensor([1.0, -1.0, 1.0], dtype=a.dtype)))),
@@ -457,18 +467,18 @@ OPS = [
                                                                           ("any", "any", "pos"))),
     _fop("multilabel_soft_margin_loss", _loss_more.multilabel_soft_margin_loss, shapes=_M,
          call=_target([1.0, 0.0, 1.0], [0.0, 0.0, 1.0])),
-    _fop("conv1d", _conv.conv1d, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))])),
-    _fop("conv2d", _conv.conv2d, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))], kwargs={"padding": 1})),
-    _fop("unfold", _conv.unfold, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
-    _fop("max_pool1d", _conv.max_pool1d, shapes=[((1, 2, 4),)],
+    _fop("conv1d", _conv.conv1d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))])),
+    _fop("conv2d", _conv.conv2d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))], kwargs={"padding": 1})),
+    _fop("unfold", _conv.unfold, _conv.Im2ColBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
+    _fop("max_pool1d", _conv.max_pool1d, _conv.MaxPool2DWithIndicesBackward0, shapes=[((1, 2, 4),)],
          call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2)),
-    _fop("max_pool2d", _conv.max_pool2d, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2)),
-    _fop("avg_pool2d", _conv.avg_pool2d, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
-    _fop("adaptive_avg_pool2d", _conv.adaptive_avg_pool2d, shapes=_IMG,
+    _fop("max_pool2d", _conv.max_pool2d, _conv.MaxPool2DWithIndicesBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2)),
+    _fop("avg_pool2d", _conv.avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
+    _fop("adaptive_avg_pool2d", _conv.adaptive_avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG,
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, 2)),
-    _fop("layer_norm", _norm.layer_norm, shapes=[((2, 3), (3,), (3,))],
+    _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
-    _fop("batch_norm", _norm.batch_norm, shapes=[((4, 3), (3,), (3,))],
+    _fop("batch_norm", _norm.batch_norm, _norm.NativeBatchNormBackward0, shapes=[((4, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.batch_norm(x, None, None, w, b, training=True)),
 ]
 FUNCTIONAL = tables(OPS, None)["FUNCTIONAL"]  # F's own functions, derived from OPS

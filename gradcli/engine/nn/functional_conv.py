@@ -10,6 +10,7 @@ from .. import dtypes, errors
 from ..limits import check_numel
 from ..function import Function, record
 from ..ops import elementwise as E
+from ..ops import words
 from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -33,10 +34,18 @@ def flat_ext(x, nsp, fill=0):
     return np.concatenate([flat, pad], axis=-1)
 
 
+def gather_replay(xs, kw, outs):
+    """--check's replay of a node that gathers through an index map (im2col, padding): the input's
+    flattened spatial values (and a 0 sentinel) at kw's idx."""
+    return [np.asarray(flat_ext(xs[0], len(kw["spatial"]))[..., kw["idx"]]).reshape(outs[0])]
+
+
 class Im2ColBackward0(Function):
     """out = x_flat_ext[..., idx] (then reshaped to out_shape); the index map is shared by every
     batch/channel."""
     __slots__ = ()
+    explain = staticmethod(words.fixed("1 at each of the element's places in the unfolded blocks (summed back)"))
+    replay = staticmethod(gather_replay)
 
     def backward(self, g):
         k = self._kw
@@ -125,9 +134,21 @@ def _window_index(spatial, out_sp, k, s, p, d):
 _WARNED_SAME = [False]
 
 
+def _conv_replay(xs, kw, outs):
+    x, w, b = xs[0], xs[1], xs[2] if len(xs) > 2 and isinstance(xs[2], np.ndarray) else None
+    nd, groups, idx = kw["nd"], kw["groups"], kw["idx"]
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    cols = flat_ext(x, nd)[..., idx].reshape(n, groups, c // groups * idx.shape[0], idx.shape[1])
+    out = np.matmul(w.reshape(groups, o // groups, -1)[None], cols).reshape(outs[0])
+    return [out if b is None else out + b.reshape((1, o) + (1,) * nd)]
+
+
 class ConvolutionBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    explain = staticmethod(words.fixed("the convolution's Jacobian: grad correlated with the weight (input), "
+                                       "with the input (weight), summed (bias)"))
+    replay = staticmethod(_conv_replay)
 
     def backward(self, g):
         x, w, b = self.saved
@@ -261,6 +282,13 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 class MaxPool2DWithIndicesBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("1 at each window's maximum, 0 elsewhere"))
+
+    @staticmethod
+    def replay(xs, kw, outs):
+        x, ind = xs[0], kw["indices"]
+        flat = x.reshape(x.shape[:x.ndim - len(kw["spatial"])] + (-1,))
+        return [np.take_along_axis(flat, ind.reshape(flat.shape[:-1] + (-1,)), axis=-1).reshape(outs[0])]
 
     def backward(self, g):
         k = self._kw
@@ -357,6 +385,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("1 / the window's divisor at each element of its windows"))
+
+    @staticmethod
+    def replay(xs, kw, outs):
+        sums = flat_ext(xs[0], 2)[..., kw["idx"]].sum(axis=-1).reshape(outs[0])
+        return [sums / kw["div"]]
 
     def backward(self, g):
         k = self._kw

@@ -183,6 +183,7 @@ class MseLossBackward0(_PairLoss):
 
 class SmoothL1LossBackward0(_PairLoss):
     __slots__ = ()
+    explain = staticmethod(words.fixed("(x - y) / beta where |x - y| < beta, else sign(x - y) (over N for mean); the opposite for the target"))
 
     @staticmethod
     def elementwise(x, t, k):
@@ -199,6 +200,7 @@ class SmoothL1LossBackward0(_PairLoss):
 
 class HuberLossBackward0(_PairLoss):
     __slots__ = ()
+    explain = staticmethod(words.fixed("x - y where |x - y| < delta, else delta * sign(x - y) (over N for mean); the opposite for the target"))
 
     @staticmethod
     def elementwise(x, t, k):
@@ -311,6 +313,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 class BinaryCrossEntropyBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("(x - y) / (x * (1 - x)) (over N for mean); log((1 - x) / x) for the target"))
     save_inputs = True
     replay = staticmethod(replays.bce)
 
@@ -369,6 +372,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 class BinaryCrossEntropyWithLogitsBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.fixed("sigmoid(x) - y (over N for mean); -x for the target"))
     save_inputs = True
     replay = staticmethod(replays.bce_logits)
 

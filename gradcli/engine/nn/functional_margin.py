@@ -16,6 +16,7 @@ from .. import errors
 from ..autograd import no_grad
 from ..function import Function, record
 from ..ops import elementwise as E
+from ..ops import words
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops.special import log1p
@@ -27,6 +28,13 @@ from .module import Module
 class SoftMarginLossBackward0(Function):
     __slots__ = ()
     save_inputs = True
+    explain = staticmethod(words.fixed("-y * sigmoid(-y * x) (over N for mean)"))
+
+    @staticmethod
+    def replay(xs, kw, outs):
+        loss = np.logaddexp(0.0, -xs[1] * xs[0])
+        r = kw["reduction"]
+        return [np.asarray(loss if r == "none" else loss.sum() if r == "sum" else loss.mean()).reshape(outs[0])]
 
     def backward(self, g):
         x, t = self.saved

@@ -8,7 +8,7 @@ import numpy as np
 from .. import errors
 from ..function import Function, record
 from ..ops import elementwise as E
-from ..ops import replays
+from ..ops import replays, words
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import wrap
@@ -35,6 +35,7 @@ class NativeLayerNormBackward0(Function):
     __slots__ = ()
     save_inputs = True
     replay = staticmethod(replays.layer_norm)
+    explain = staticmethod(words.fixed("layer norm's Jacobian: (grad - mean(grad) - x_hat * mean(grad * x_hat)) / std"))
 
     def backward(self, g):
         x, w, b = self.saved
@@ -85,6 +86,8 @@ class NativeBatchNormBackward0(Function):
     __slots__ = ()
     save_inputs = True
     replay = staticmethod(replays.batch_norm)
+    explain = staticmethod(words.fixed("batch norm's Jacobian: (grad - mean(grad) - x_hat * mean(grad * x_hat)) / std, "
+                                       "over the batch"))
 
     def backward(self, g):
         x, w, b = self.saved
