@@ -1,6 +1,6 @@
 """The wide program generator of tools/fuzz_programs.py (``--wide``): where ``generate`` draws
 float32 chains, this one draws the corners a seeded hidden test reaches: integer, bool, float16,
-bfloat16 and float64 tensors mixed (type promotion, casts), views and in-place ops on views,
+and float64 tensors mixed (type promotion, casts), views and in-place ops on views,
 advanced indexing (index tensors, masks, lists) and setitem, reductions with dim tuples and
 keepdim, cumulative ops, sort/topk/max/min/kthvalue with indices, where/clamp/masked_fill,
 matmul of every rank (1-d, batched, broadcast batches), einsum, cat/stack/split/chunk/unbind,
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 INT_DTYPES = ["torch.int64", "torch.int32", "torch.int16", "torch.int8", "torch.uint8"]
-FLOAT_DTYPES = ["torch.float32", "torch.float64", "torch.float16", "torch.bfloat16"]
+FLOAT_DTYPES = ["torch.float32", "torch.float64", "torch.float16"]  # bfloat16: not in gradcli (docs/coverage.md)
 SHAPES = [(3,), (4,), (2, 3), (3, 2), (2, 2), (1, 3), (3, 1), (2, 3, 2), (2, 1, 3), (1,), (), (5,), (2, 4),
           (3, 4), (2, 2, 2), (4, 1), (0,), (2, 0)]
 
@@ -119,7 +119,7 @@ class Wide:
                  f"torch.div({a}, {b}, rounding_mode='trunc')", f"torch.maximum({a}, {b})", f"torch.fmod({a}, {b})",
                  f"torch.remainder({a}, {b})", f"torch.where({a} > 0, {a}, {b})", f"{a}.to({r.choice(dts)})",
                  f"{a}.float()", f"{a}.double()", f"{a}.half()", f"{a}.long()", f"{a}.int()", f"{a}.bool()",
-                 f"{a}.bfloat16()", f"{a}.sum()", f"{a}.sum().dtype", f"{a}.mean(dtype=torch.float64)",
+                 f"{a}.sum()", f"{a}.sum().dtype", f"{a}.mean(dtype=torch.float64)",
                  f"{a}.prod()", f"{a}.cumsum(0)" if sa else f"{a}.abs()", f"torch.sqrt({a})", f"{a}.sigmoid()",
                  f"-{a}", f"~{a}", f"{a}.abs()", f"torch.exp({a})", f"{a}.max()", f"{a}.argmax()",
                  f"{a}.clamp(0, 2)", f"{a}.sign()", f"{a} == {a}.flip(0)" if sa else f"{a} == {a}",
@@ -211,8 +211,6 @@ class Wide:
         for _ in range(r.randint(1, 3)):
             self.guarded(f"{y}[{r.choice(keys)}] = {r.choice(vals)}")
         self.show(y)
-        if r.random() < 0.3:
-            self.guarded(f"{y}.index_put_((torch.tensor([0, 0]),), torch.tensor(1.), accumulate=True)", f"print({y})")
         if r.random() < 0.3:
             self.guarded(f"{y}.index_fill_(0, torch.tensor([0]), -1)", f"print({y})")
         if rg:
@@ -464,7 +462,7 @@ class Wide:
                 "-0.", "0.", "1e20", "2.5e-8", "65504.", "1234.5678", "-7.", "100000.", "99999.99", "1e8", "0.0001"]
         k = r.randint(1, 6)
         lit = "[" + ", ".join(r.choice(vals) for _ in range(k)) + "]"
-        dt = r.choice(["", "", ", dtype=torch.float64", ", dtype=torch.float16", ", dtype=torch.bfloat16"])
+        dt = r.choice(["", "", ", dtype=torch.float64", ", dtype=torch.float16"])
         x = self.name("p")
         self.emit(f"{x} = torch.tensor({lit}{dt})")
         self.show(x)

@@ -104,6 +104,35 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return a if a.rank >= b.rank else b
 
 
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+            "float16": "c10::Half", "float32": "float"}
+
+
+def checked_scalar(value, d: dtype):
+    """A Python number as c10's checked_convert puts it into a tensor of dtype d (fill_, full,
+    masked_fill, index_fill, x[k] = v on integers): RuntimeError where it does not fit (nan or inf into
+    an integer, 300 into int8, 1e10 into float16; -1 into uint8 wraps to 255), else the value to store."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or d.name in ("bool", "float64"):
+        return value
+    if d.category == INT:
+        info = np.iinfo(d.np)
+        if isinstance(value, float):
+            bad = value != value or not info.min <= value <= info.max
+        elif d.is_signed:
+            bad = not info.min <= value <= info.max
+        else:
+            bad = value > info.max or (value < 0 and -value > info.max)
+        if bad:
+            from . import errors  # noqa: PLC0415
+            raise errors.runtime(f"value cannot be converted to type {_C_NAMES[d.name]} without overflow")
+        v = int(value)
+        return v + (1 << (8 * d.itemsize)) if v < 0 and not d.is_signed else v
+    if value == value and abs(value) != float("inf") and abs(value) > float(np.finfo(d.np).max):
+        from . import errors  # noqa: PLC0415
+        raise errors.runtime(f"value cannot be converted to type {_C_NAMES[d.name]} without overflow")
+    return value
+
+
 def scalar_dtype(value) -> dtype:
     """The dtype a Python scalar stands for when it is wrapped into a tensor."""
     if isinstance(value, bool):

@@ -235,6 +235,8 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"
     if device is None:
         device = DEFAULT_DEVICE[0]
     xp = np if device is None or canonical(device).type == "cpu" else cupy()  # made on the GPU, not copied
+    if fill is not None and (fill.__class__ is not int or not 0 <= fill <= 127):  # fits every dtype
+        fill = dtypes.checked_scalar(fill, d)
     arr = xp.full(size, fill, dtype=d.np) if fill is not None else xp.empty(size, dtype=d.np)
     return finish(arr, d, device, requires_grad, ctor_error=False)
 

@@ -196,7 +196,19 @@ def record_multi(cls, inputs, outs, kw=None):
 
 
 class MultiOutputFunction(Function):
+    """A node of several outputs: backward gets one gradient per output (zeros for the missing ones,
+    materialize). With one output (a split into one piece, unbind of a size-1 dim) the engine runs it as
+    a single-output node, with the gradient alone: the subclasses' backward then gets it as a list."""
     __slots__ = ("n_outputs", "_out_meta")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        bw = cls.__dict__.get("backward")
+        if bw is not None:
+            def backward(self, grads, _bw=bw):
+                return _bw(self, grads if isinstance(grads, (list, tuple)) else [grads])
+            backward.__doc__ = bw.__doc__
+            cls.backward = backward
 
     def materialize(self, grads):
         from .factory import zeros  # noqa: PLC0415 - factory imports tensor which imports this module

@@ -20,7 +20,7 @@ class BackwardHookFunctionBackward(MultiOutputFunction):
         return f"<torch.autograd.function.BackwardHookFunctionBackward object at {hex(id(self))}>"
 
     def backward(self, grads):
-        return (grads,) if self.n_outputs == 1 else tuple(grads)
+        return tuple(grads)  # one gradient per output (MultiOutputFunction makes a lone one a list)
 
 
 def _backward_hook_function(*tensors):

@@ -5,7 +5,7 @@ that they differentiate again: index_fill(grad, 0) for the overwritten input, in
 source (times alpha for index_add), its sum for a tensor fill value."""
 from __future__ import annotations
 
-from .. import errors
+from .. import dtypes, errors
 from ..device import scatter_add, xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap_dim, wrap
@@ -147,7 +147,7 @@ def index_fill(input, dim, index, value):
     idx = _index_array(index, "index_fill_")
     _check_bounds(idx, _sizes(input, d), d)
     out = input._data.copy()
-    v = value._data if isinstance(value, Tensor) else value
+    v = value._data if isinstance(value, Tensor) else dtypes.checked_scalar(value, input.dtype)
     _as_dim(out)[_key(out.ndim, d, idx)] = v
     r = wrap(out, input.dtype)
     if isinstance(value, Tensor):

@@ -29,7 +29,9 @@ def _key_part(k):
     if isinstance(k, range):  # a sequence index, as torch takes it (x[range(2), target])
         return np.arange(k.start, k.stop, k.step, dtype=np.int64)
     if isinstance(k, list):
-        return np.asarray([_key_part(v) for v in k]) if k and isinstance(k[0], Tensor) else np.asarray(k)
+        if not k:  # x[[]]: an empty long index, as torch makes it
+            return np.zeros(0, np.int64)
+        return np.asarray([_key_part(v) for v in k]) if isinstance(k[0], Tensor) else np.asarray(k)
     if isinstance(k, bool):
         return np.asarray(k)
     if isinstance(k, slice):
@@ -333,7 +335,7 @@ def setitem(input, key, value):
         if type(v) is not type(data):  # x[k] = y across devices copies, as torch's copy_ does
             v = like(data, v)
     else:
-        v = value
+        v = dtypes.checked_scalar(value, input.dtype) if input.dtype.category == dtypes.INT else value
     if not writeable(data):
         raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to tensor "
                              "refer to a single memory location. Please clone() the tensor before performing the "
@@ -663,6 +665,7 @@ def masked_fill(input, mask, value):
             v = v[()]
         r = np.where(mask._data, v, input._data)
         return record(MaskedFillBackward1, (input, value), wrap(_asarray(r), input.dtype), kw)
+    value = dtypes.checked_scalar(value, input.dtype)
     r = np.where(mask._data, np.asarray(value).astype(input._data.dtype)[()], input._data)
     return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), dict(kw, value=value))
 

@@ -169,7 +169,7 @@ class FillBackward3(Function):
 
 def _fill(self, value, cls):
     check_inplace(self)
-    v = value._data if isinstance(value, Tensor) else value
+    v = value._data if isinstance(value, Tensor) else dtypes.checked_scalar(value, self.dtype)
     self._data[...] = v
     self._version[0] += 1
     if grad_mode.enabled and (self._rg or (isinstance(value, Tensor) and value._rg)):

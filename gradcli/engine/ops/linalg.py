@@ -497,6 +497,14 @@ def matmul(input, other):
         return record(SqueezeBackward4, (r,), view_of(r, r._data.reshape(r._data.shape[1:])), {"dim": 0})
     if d1 == 2 and d2 == 2:
         return mm(input, other)
+    if d1 == 3 and d2 == 3:
+        # 3-D @ 3-D where one operand's batch is 1 and the other's is not: torch squeezes the batch-1
+        # operand when it requires grad (no expand to sum back in its backward), then folds as 2-D @ 3-D
+        b1, b2 = input._data.shape[0], other._data.shape[0]
+        if b1 == 1 and b2 != 1 and input._rg:
+            input, d1 = squeeze(input, 0), 2
+        elif b2 == 1 and b1 != 1 and other._rg:
+            other, d2 = squeeze(other, 0), 2
     # no dtype check here: the mm/mv/bmm below check (after their shapes), as torch's do
     if _should_fold(input, other):
         transpose_ = d2 > d1

@@ -385,6 +385,8 @@ def _check_nonempty(data, dims, name):
 
 def argmax(input, dim=None, keepdim=False):
     data = input._data
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("argmax(): does not support bool input")
     _check_nonempty(data, None if dim is None else (wrap_dim(dim, data.ndim),), "argmax")
     if dim is None:
         return wrap(_asarray(data.argmax(), np.int64), dtypes.int64)
@@ -395,6 +397,8 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     data = input._data
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("argmin(): does not support bool input")
     _check_nonempty(data, None if dim is None else (wrap_dim(dim, data.ndim),), "argmin")
     if dim is None:
         return wrap(_asarray(data.argmin(), np.int64), dtypes.int64)

@@ -146,12 +146,39 @@ class LogcumsumexpBackward0(Function):
     save_output = True
 
     def backward(self, g):
+        """logcumsumexp_backward (FunctionsManual.cpp): the positive and negative parts of g in log
+        space, each through a reversed logcumsumexp, so that large inputs give finite gradients."""
         x, out = self.saved
         d = self._kw["dim"]
-        if x._data.ndim == 0:
+        if g._data.ndim == 0 or g._data.size == 0:
             return (g,)
-        # grad_i = sum_{j>=i} g_j exp(x_i - out_j)
-        return (E.exp(x) * _rev_cumsum(g * E.exp(-out), d),)
+        lowest = float(np.finfo(g._data.dtype).min)
+        log_abs = E.log(E.abs(g))
+        parts = []
+        for mask in (E.gt(g, 0), E.lt(g, 0)):
+            t = E.where(mask, log_abs, lowest) - out
+            parts.append(E.exp(flip(logcumsumexp(flip(t, [d]), d), [d]) + x))
+        return (parts[0] - parts[1],)
+
+
+def _logcumsumexp_array(a, d):
+    """ATen's cpu_cum_base_kernel with _log_add_exp_helper: along dim, cum = log1p(exp(min - max)) + max
+    of the element and the running value (from -inf), in double (the CPU acc_type of float), glibc's
+    exp and log1p; where both are the same infinity the element itself."""
+    from ..rng_libm import libm  # noqa: PLC0415
+    x = np.moveaxis(a, d, 0).astype(np.float64)
+    out = np.empty_like(x)
+    cum = np.full(x.shape[1:], -np.inf)
+    with np.errstate(all="ignore"):
+        for i in range(x.shape[0]):
+            xi = x[i]
+            nan_y = np.isnan(cum)
+            lo = np.where(nan_y, cum, np.minimum(xi, cum))
+            hi = np.where(nan_y, cum, np.maximum(xi, cum))
+            v = libm("log1p", libm("exp", lo - hi)) + hi
+            cum = np.where((lo != hi) | np.isfinite(lo), v, xi)
+            out[i] = cum
+    return np.moveaxis(out, 0, d).astype(a.dtype)
 
 
 def logcumsumexp(input, dim=None):
@@ -163,7 +190,7 @@ def logcumsumexp(input, dim=None):
     d = _dim_of(input, dim)
     data = input._data
     # CuPy has no logaddexp.accumulate: on the GPU it runs on the host
-    r = on_host(lambda a: np.logaddexp.accumulate(a, axis=d), data) if data.ndim else data.copy()
+    r = on_host(lambda a: _logcumsumexp_array(a, d), data) if data.ndim else data.copy()
     return record(LogcumsumexpBackward0, (input,), wrap(_asarray(r), input.dtype), {"dim": d})
 
 

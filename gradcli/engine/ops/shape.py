@@ -164,7 +164,8 @@ def expand(input, *sizes):
                              f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(sizes) - len(shape)
     target = []
-    for i, s in enumerate(sizes):
+    for i in range(len(sizes) - 1, -1, -1):  # infer_expand_geometry checks from the last dim
+        s = sizes[i]
         cur = shape[i - lead] if i >= lead else None
         if s == -1:
             if cur is None:
@@ -176,6 +177,7 @@ def expand(input, *sizes):
                                  f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                                  f"Tensor sizes: [{', '.join(map(str, shape))}]")
         target.append(s)
+    target.reverse()
     check_shape(target)  # a view, but one that later ops would materialise (or iterate over)
     arr = np.broadcast_to(input._data, tuple(target)) if type(input._data) is np.ndarray else \
         xp_of(input._data).broadcast_to(input._data, tuple(target))
