@@ -405,6 +405,7 @@ class BuiltinFunction:
 # Python's name for the type of print, len, ...: what C-level messages and torch's texts show
 # ("'builtin_function_or_method' object is not iterable")
 BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
+BuiltinFunction.__module__ = "builtins"
 # the engine reads attributes of what it is given (t._data of a tensor argument): for a builtin passed
 # where a tensor goes, that AttributeError is the script's mistake, not a bug of gradcli
 user_raiser(BuiltinFunction.__getattr__)

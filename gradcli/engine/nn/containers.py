@@ -63,7 +63,7 @@ class Sequential(Module):
 
     def insert(self, index, module):
         if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
+            raise errors.assertion(f"module should be of type: {Module}")
         n = len(self._modules)
         if not (-n <= index <= n):
             raise IndexError(f"Index out of range: {index}")

@@ -302,10 +302,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.shape[0]:
-                raise AssertionError("Padding_idx must be within num_embeddings")
+                raise errors.assertion("Padding_idx must be within num_embeddings")
         elif padding_idx < 0:
             if padding_idx < -weight.shape[0]:
-                raise AssertionError("Padding_idx must be within num_embeddings")
+                raise errors.assertion("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
     if not isinstance(input, Tensor) or input.dtype.name not in ("int64", "int32"):
         legacy = input.dtype.legacy if isinstance(input, Tensor) else type(input).__name__

@@ -82,13 +82,20 @@ class _BufferMark:
 
 
 def typename(value):
+    """torch.typename: a tensor's type(), else the object's own module and qualified name (a class, a
+    function: 'print', '__main__.f'), else its class's."""
     if isinstance(value, Tensor):
         return "torch." + value.dtype.legacy
-    t = type(value)
-    mod = t.__module__
-    if mod in ("builtins", "__builtin__", None):
-        return t.__qualname__
-    return f"{mod}.{t.__qualname__}"
+    module = getattr(value, "__module__", "") or ""
+    if hasattr(value, "__qualname__"):
+        name = value.__qualname__
+    elif hasattr(value, "__name__"):
+        name = value.__name__
+    else:
+        module, name = type(value).__module__ or "", type(value).__qualname__
+    if module in ("", "builtins"):
+        return name
+    return f"{module}.{name}"
 
 
 # ---------------------------------------------------------------------------- repr helpers

@@ -127,7 +127,7 @@ class Hardtanh(Module):
         super().__init__()
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         if max_val <= min_val:
-            raise AssertionError
+            raise errors.assertion(f"max_val ({max_val}) must be greater than min_val ({min_val})")
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
@@ -620,10 +620,10 @@ class Embedding(Module):
         if padding_idx is not None:
             if padding_idx > 0:
                 if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
+                    raise errors.assertion("Padding_idx must be within num_embeddings")
             elif padding_idx < 0:
                 if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
+                    raise errors.assertion("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
@@ -662,7 +662,7 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
                         scale_grad_by_freq=False, sparse=False):
         if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+            raise errors.assertion("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
         return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm,
                    norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
