@@ -407,3 +407,10 @@ def _nn_function(name, module, qualname):
 for _name, (_module, _qualname) in _NN_TORCH_FUNCTIONS.items():
     if _name not in globals():
         globals()[_name] = _nn_function(_name, _module, _qualname)
+
+# torch.functional, the module torch's tensor functions come from (`import torch.functional as F` in
+# "Building Models with PyTorch"): its __all__ in torch 2.13, the members gradcli has, which are torch.X
+functional = _Module("torch.functional", **{_name: globals()[_name] for _name in (
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
+    "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "pca_lowrank", "split",
+    "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index") if _name in globals()})

@@ -107,6 +107,51 @@ class NativeBatchNormBackward0(Function):
         return (gx if _needs(self, 0) else None), gw, gb
 
 
+def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias, training, momentum, eps):
+    """ATen's CPU batch norm on a NumPy array of N x C x spatial (ATen's contiguous kernels; an N x C input
+    takes its channels-last ones, whose float sums are not reproduced), rounding as its kernels do
+    (batch_norm_kernel.cpp): per channel
+    the sum in double and mean = float(sum / N), var_sum = the double sum of the float (x - mean)**2, stored
+    in the input's dtype, invstd = 1 / sqrt(var_sum / N + eps) in double (training) or in the dtype
+    (evaluation, from running_var); then alpha = invstd * weight, beta = bias - mean * alpha and
+    out = x * alpha + beta, the last two fused multiply-adds where the CPU capability fuses them (not
+    under ATEN_CPU_CAPABILITY=default). Running mean: momentum * mean + (1 - momentum) * running in the dtype
+    (torch's bits); running var: the same from var_sum / (N - 1) in double (its last bit is torch's on about
+    two channels in three)."""
+    from ..rng_math import fma32, fused  # noqa: PLC0415
+    ft = x.dtype.type
+    n = x.size // c if c else 0
+    if training:
+        mean = (x.sum(axis=axes, dtype=np.float64) / n).astype(ft)
+        d = x - mean.reshape(cshape)
+        var_sum = (d * d).sum(axis=axes, dtype=np.float64).astype(ft)
+        invstd = (1.0 / np.sqrt((var_sum / ft(n)).astype(np.float64) + eps)).astype(ft)
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = ft(momentum) * mean + ft(1 - momentum) * rm.astype(ft)  # in the dtype, as torch rounds it
+            running_mean._version[0] += 1
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = (var_sum / ft(n - 1)).astype(np.float64)  # torch's last bit differs on ~1/3 of channels
+            rv[...] = momentum * unbiased + (1 - momentum) * rv.astype(np.float64)
+            running_var._version[0] += 1
+        kw = {"training": True, "eps": eps}
+    else:
+        mean = running_mean._data.astype(ft)
+        invstd = (ft(1) / np.sqrt(running_var._data.astype(ft) + ft(eps))).astype(ft)
+        kw = {"training": False, "eps": eps, "mean": mean.copy(), "rstd": invstd}
+    w = weight._data.astype(ft) if weight is not None else np.ones(c, ft)
+    b = bias._data.astype(ft) if bias is not None else np.zeros(c, ft)
+    alpha = (invstd * w).astype(ft)
+    if ft is np.float32 and fused():
+        beta = fma32(-mean, alpha, b)
+        out = fma32(x, alpha.reshape(cshape), beta.reshape(cshape))
+    else:
+        beta = (b - mean * alpha).astype(ft)
+        out = (x * alpha.reshape(cshape) + beta.reshape(cshape)).astype(ft)
+    return np.ascontiguousarray(out), kw
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if training:
         size = tuple(input.shape)
@@ -130,6 +175,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input._data
     axes = (0,) + tuple(range(2, x.ndim))
     cshape = (1, c) + (1,) * (x.ndim - 2)
+    if type(x) is np.ndarray and x.dtype in (np.float32, np.float64) and x.ndim > 2 and x.size > x.shape[0] * c:
+        out, kw = _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias, training, momentum,
+                                   eps)
+        return record(NativeBatchNormBackward0, (input, weight, bias), wrap(out, dt), kw)
     if training:
         mean = x.mean(axis=axes, dtype=dt.np)
         var = ((x - mean.reshape(cshape)) ** 2).mean(axis=axes, dtype=dt.np)
