@@ -440,15 +440,6 @@ def _gemm_general(m1, m2, bias, beta, alpha, M, N, K, dt, fns):
 
 # ------------------------------------------------------------------------------------------ bmm
 
-def _small_bmm(a, b):
-    """baddbmm_cpu_kernel<scalar_t, is_bmm=true>: acc = 0; acc += a[i,k] * b[k,j] in order, in the
-    dtype (no FMA: LinearAlgebra.cpp is built for the baseline ISA)."""
-    acc = np.zeros(a.shape[:2] + b.shape[2:], a.dtype)
-    for kk in range(a.shape[2]):
-        acc += a[:, :, kk, None] * b[:, None, kk, :]
-    return acc
-
-
 def _contiguous_or_transposed(t):
     s = _estrides(t)
     sizes = t.shape
@@ -478,7 +469,8 @@ def bmm():
         if k == 0:
             return np.zeros((bs, n, m), dt)
         if k * n * m < 400:
-            return _small_bmm(b1, b2)
+            from .ops.linalg import small_bmm  # noqa: PLC0415 - the engine's, with or without MKL
+            return small_bmm(b1, b2)
         result = aligned_empty((bs, n, m), dt)
         if _contiguous_or_transposed(b1) and _contiguous_or_transposed(b2):
             if _batched(result, b1, b2, fns, batch_fns):

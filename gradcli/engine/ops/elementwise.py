@@ -158,7 +158,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
         r = cls.forward(x, y, **kw) if kw else cls.forward(x, y)
     except ValueError:
         raise broadcast_error(a, b) from None
-    if dt is dtypes.float16 and cls in _HALF_SCALAR_KERNELS and type(r) is np.ndarray:
+    if dt is dtypes.float16 and cls in _HALF_SCALAR_KERNELS and isinstance(r, (np.ndarray, np.generic)):
         r = _half_by_scalar(cls, x, b, r)
     rd = out_dtype or dt
     if r.__class__ is not np.ndarray and isinstance(r, (np.generic, float, int, bool)):
@@ -194,8 +194,8 @@ def _half_by_scalar(cls, x, b, r):
     else:
         return r
     with np.errstate(all="ignore"):
-        v = _HALF_SCALAR_KERNELS[cls](np.asarray(x, np.float32), bf).astype(np.float16)
-    return np.array(np.broadcast_to(v, r.shape)) if v.shape != r.shape else v
+        v = np.asarray(_HALF_SCALAR_KERNELS[cls](np.asarray(x, np.float32), bf)).astype(np.float16)
+    return np.array(np.broadcast_to(v, np.shape(r))) if v.shape != np.shape(r) else v
 
 
 # 0-d float32/float64 CPU tensors with a number or a 0-d tensor of the same dtype: the arithmetic of
@@ -1231,6 +1231,8 @@ def relu(input, inplace=False):
 
 
 def abs(input):
+    if input.dtype is dtypes.bool_:
+        raise kernel_error("abs_cpu", input.dtype)
     return unary(AbsBackward0, input, float_only=False)
 
 

@@ -154,10 +154,14 @@ def slice_backward(g, in_shape, key):
                   {"key": key})
 
 
-def index_backward(g, in_shape, key, cls=IndexPutImplBackward0, kw=None):
-    """zeros of in_shape with g added at key (differentiable; cls and kw: the node, for index_select's)."""
+def index_backward(g, in_shape, key, cls=IndexPutImplBackward0, kw=None, accumulate=True):
+    """zeros of in_shape with g added at key (differentiable; cls and kw: the node, for index_select's);
+    accumulate=False puts g there (positions that do not repeat: a -0. stays -0.)."""
     data = xp_of(g._data).zeros(in_shape, g._data.dtype)
-    _scatter_add_at(data, key, g._data)  # np.add.at, or cupy.add.at on the GPU
+    if accumulate:
+        _scatter_add_at(data, key, g._data)  # np.add.at, or cupy.add.at on the GPU
+    else:
+        data[key] = g._data
     if not (grad_mode.enabled and g._rg):
         return wrap(data, g.dtype)
     from ..factory import zeros  # noqa: PLC0415

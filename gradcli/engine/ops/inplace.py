@@ -259,10 +259,13 @@ class CopySlices(Function):
         flat = reshape(g, (-1,))
         g_view = reshape(flat[wrap(region.reshape(-1), dtypes.int64)], region.shape)
         res = fn.apply(g_view)
-        keep = wrap(like(g._data, outside_region(region, flat._data.shape[0], g._data.dtype)), g.dtype)
-        g_base = flat * keep
-        if res[0] is not None:
-            g_base = g_base + region_put(res[0], region, flat._data.shape[0])
+        n = flat._data.shape[0]
+        # torch copies the op's gradient into the region of a clone of g: a select, not g * mask + put
+        # (which turns -0. into 0. and an inf of g inside the region into nan)
+        inside = wrap(like(g._data, outside_region(region, n, np.bool_) == 0), dtypes.bool_)
+        put = region_put(res[0], region, n) if res[0] is not None else 0.
+        from .elementwise import where  # noqa: PLC0415
+        g_base = where(inside, put, flat)
         return (reshape(g_base, shape),) + tuple(res[1:])
 
 
@@ -299,7 +302,7 @@ def region_put(values, region, n):
     """A flat gradient of n zeros with `values` (shaped like region) at the region (differentiable)."""
     from .indexing import index_backward  # noqa: PLC0415
     from .shape import reshape  # noqa: PLC0415
-    return index_backward(reshape(values, (-1,)), (n,), (region.reshape(-1),))
+    return index_backward(reshape(values, (-1,)), (n,), (region.reshape(-1),), accumulate=False)
 
 
 def _ptr(a):

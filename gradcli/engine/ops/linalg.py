@@ -46,6 +46,9 @@ def _matprod(a, b):
         r = slot[0](a, b)  # the optional MKL backend: torch's own BLAS calls (gemm, batched gemm, gemv, dot)
         if r is not None:
             return r
+    if a.ndim == 3 and b.ndim == 3 and a.shape[2] * a.shape[1] * b.shape[2] < 400 and a.size and b.size \
+            and a.dtype == b.dtype and a.dtype in _SMALL_BMM_TYPES and type(a) is np.ndarray and type(b) is np.ndarray:
+        return small_bmm(a, b)  # torch's bmm below 400 multiply-adds a matrix: ATen's own loop, not BLAS
     if a.shape[-1] == 1 and a.ndim >= 1 and b.ndim >= 1:
         if b.ndim == 1:
             r = a[..., 0] * b[0]
@@ -58,6 +61,19 @@ def _matprod(a, b):
             r = r + r.dtype.type(0)  # -0.0 + 0.0 is +0.0
         return r
     return a @ b
+
+
+_SMALL_BMM_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def small_bmm(a, b):
+    """baddbmm_cpu_kernel<scalar_t, is_bmm=true>, which bmm_out_or_baddbmm_ runs when a matrix product
+    has fewer than 400 multiply-adds: acc = 0; acc += a[i,k] * b[k,j] in order, in the dtype (no FMA:
+    LinearAlgebra.cpp is built for the baseline ISA)."""
+    acc = np.zeros(a.shape[:2] + b.shape[2:], a.dtype)
+    for kk in range(a.shape[2]):
+        acc += a[:, :, kk, None] * b[:, None, kk, :]
+    return acc
 
 
 _GEMM = backend.slot("gemm")
