@@ -5,6 +5,7 @@ checks of first and second order. No torch needed.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api
+from gradcli.engine.ops import registry
 from gradcli.engine import dtypes
 
 ROOT = Path(__file__).resolve().parent
@@ -185,7 +187,7 @@ M33 = [[2.0, 0.5, -0.3], [0.4, 1.5, 0.2], [-0.1, 0.3, 1.8]]
 W = [1.3, 2.7, 1.05, 4.0]
 WIDE = [-3.5, -2.2, -0.8, 0.4, 1.7, 2.6, 3.9]
 
-GRADCHECKS = {
+_GRADCHECKS_BEFORE = {
     # elementwise
     "log1p": (T.log1p, [P]), "expm1": (T.expm1, [A]), "exp2": (T.exp2, [A]), "erf": (T.erf, [A]),
     "erfc": (T.erfc, [A]), "erfinv": (T.erfinv, [Q]), "asin": (T.asin, [Q]), "acos": (T.acos, [Q]),
@@ -280,6 +282,36 @@ GRADCHECKS = {
     "diagflat": (T.diagflat, [M23]), "addmm": (lambda x, a, b: T.addmm(x, a, b, beta=0.5, alpha=2.0), [M23, M23, M33]),
     "outer": (T.outer, [A, B]), "vecdot": (T.linalg.vecdot, [M23, M23]), "flip_varargs": (lambda x: x.flip(0, 1), [M23]),
     "msort": (T.msort, [M23]), "logaddexp_bcast": (T.logaddexp, [M23, A[:3]]),}
+
+
+def _declared_cases():
+    """The regression gradchecks the op declarations carry (OpSpec.cases, engine/ops/registry.py):
+    name -> (fn of the input tensors, the inputs, second order too)."""
+    out = {}
+    for spec in {id(s): s for s in registry.REGISTRY.values()}.values():
+        for name, c in spec.cases.items():
+            assert name not in out, f"case {name} declared twice"
+            out[name] = (functools.partial(c.call, TORCH), list(c.inputs), c.second)
+    return out
+
+
+GRADCHECKS = _declared_cases()
+
+
+def _values(out):
+    return [np.asarray(o._data).tolist() for o in _outputs(out)]
+
+
+def test_declared_cases_are_the_hand_list():
+    assert set(GRADCHECKS) == set(_GRADCHECKS_BEFORE)
+    for name, spec in _GRADCHECKS_BEFORE.items():
+        fn, arrays, second = spec[0], spec[1], spec[2] if len(spec) > 2 else True
+        dfn, darrays, dsecond = GRADCHECKS[name]
+        assert dsecond == second, name
+        assert [np.asarray(a).tolist() for a in darrays] == [np.asarray(a).tolist() for a in arrays], name
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _values(dfn(*[_leaf(a) for a in darrays])) == _values(fn(*[_leaf(a) for a in arrays])), name
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))

@@ -18,7 +18,7 @@ from ..limits import check_broadcast
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import replays, words
-from .registry import op, sample1, sample2
+from .registry import V, case, op, sample1, sample2
 from .shape import sum_to
 
 # ---------------------------------------------------------------------------- shared plumbing
@@ -1764,7 +1764,8 @@ OPS = [
        sample=sample2("any", "pos"), **_ip),
     op("neg", neg, NegBackward0, sample=sample1(), **_tip),
     op("negative", neg, NegBackward0, sample=sample1()),
-    op("pow", pow, PowBackward0, PowBackward1, PowBackward2, sample=sample2("pos", "any"), **_ip),
+    op("pow", pow, PowBackward0, PowBackward1, PowBackward2, sample=sample2("pos", "any"), **_ip,
+       cases={"pow_tensor": case(lambda torch, x0, x1: torch.pow(x0, x1), V.P, V.B)}),
     op("square", square, PowBackward0, sample=sample1(), **_tip),
     op("floor_divide", floor_divide, no_grad="torch records NotImplemented (no derivative for floor_divide)", **_ip),
     op("remainder", remainder, RemainderBackward0, RemainderBackward1, sample=sample2("any", "pos"), **_ip),
@@ -1787,7 +1788,8 @@ OPS = [
     op("floor", floor, FloorBackward0, sample=sample1(), **_tip),
     op("ceil", ceil, CeilBackward0, sample=sample1(), **_tip),
     op("trunc", trunc, TruncBackward0, sample=sample1(), **_tip),
-    op("clamp", clamp, ClampBackward0, ClampBackward1, sample=sample1("any", -1.0, 1.0), **_tip),
+    op("clamp", clamp, ClampBackward0, ClampBackward1, sample=sample1("any", -1.0, 1.0), **_tip,
+       cases={"clamp_tensor": case(lambda torch, x0, x1, x2: torch.clamp(x0, x1, x2), V.A, [0.0] * 5, [0.5] * 5)}),
     op("clip", clamp, ClampBackward0, ClampBackward1, sample=sample2(call=lambda torch, x, y: torch.clip(x, min=y)),
        **_tip),
     op("clamp_min", clamp_min, ClampMinBackward0, ClampMinBackward1, sample=sample2(), **_tip),
@@ -1796,7 +1798,8 @@ OPS = [
     op("minimum", minimum, MinimumBackward0, sample=sample2()),
     # x.where(cond, y) (torch.where(cond, x, y) is where itself: api.py binds it)
     op("where", lambda self, cond, other: where(cond, self, other), WhereBackward0,
-       sample=sample2(call=lambda torch, x, y: x.where(x > y, y))),
+       sample=sample2(call=lambda torch, x, y: x.where(x > y, y)),
+       cases={"where_scalar": case(lambda torch, x: torch.where(x > 0, x, 0.5), V.M23)}),
     # x.eq_(y) ...: x gets 0/1 in its own dtype (special.py's wrappers: registry.INPLACE_KINDS)
     op("eq", eq, no_grad=_BOOL, inplace="compare"), op("ne", ne, aliases=("not_equal",), no_grad=_BOOL, inplace="compare"),
     op("lt", lt, aliases=("less",), no_grad=_BOOL, inplace="compare"),

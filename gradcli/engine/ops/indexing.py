@@ -9,7 +9,7 @@ from ..limits import check_numel
 from ..autograd import grad_mode, make_node
 from ..function import Function, record
 from . import replays, words
-from .registry import Sample, op
+from .registry import Sample, V, case, op
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, reshape, sum_to
 from ..device import asarray as _asarray
@@ -725,19 +725,26 @@ _NO = "an integer result"
 # One declaration per op (registry.py); methods.py derives the tables
 OPS = [
     op("gather", gather, GatherBackward0, sample=Sample(_S1, call=lambda torch, x: torch.gather(
-        x, -1, torch.tensor([[0, 2, 0], [1, 1, 2]][:x.shape[0]] if x.dim() == 2 else [2, 0])))),
+        x, -1, torch.tensor([[0, 2, 0], [1, 1, 2]][:x.shape[0]] if x.dim() == 2 else [2, 0]))),
+       cases={"gather": case(lambda torch, x: torch.gather(x, 1, torch.tensor([[0, 2], [1, 1]])), V.M23)}),
     op("scatter", scatter, ScatterBackward0, ScatterBackward1, inplace="copy", sample=Sample(
         [((2, 3), (1, 3))], call=lambda torch, x, y: (x.scatter(0, torch.tensor([[1, 0, 1]]), y),
-                                                      torch.scatter(x, 1, torch.tensor([[0], [2]]), 0.5)))),
+                                                      torch.scatter(x, 1, torch.tensor([[0], [2]]), 0.5))),
+       cases={"scatter_value": case(lambda torch, x: torch.scatter(x, 1, torch.tensor([[0], [2]]), 5.0), V.M23),
+              "scatter_src": case(lambda torch, x, s: torch.scatter(x, 1, torch.tensor([[0], [2]]), s), V.M23, [[1.0], [2.0]])}),
     op("scatter_add", scatter_add, ScatterAddBackward0, inplace=True, sample=Sample(
-        [((2, 3), (2, 3))], call=lambda torch, x, y: torch.scatter_add(x, 0, torch.tensor([[1, 0, 1], [1, 1, 0]]), y))),
+        [((2, 3), (2, 3))], call=lambda torch, x, y: torch.scatter_add(x, 0, torch.tensor([[1, 0, 1], [1, 1, 0]]), y)),
+       cases={"scatter_add": case(lambda torch, x, s: torch.scatter_add(x, 1, torch.tensor([[0, 0], [2, 1]]), s), V.M23, [[1.0, 2.0], [3.0, 4.0]])}),
     op("index_select", index_select, IndexSelectBackward0,
-       sample=Sample(_S1, call=lambda torch, x: torch.index_select(x, 0, torch.tensor([1, 0, 1])))),
+       sample=Sample(_S1, call=lambda torch, x: torch.index_select(x, 0, torch.tensor([1, 0, 1]))),
+       cases={"index_select": case(lambda torch, x: torch.index_select(x, 1, torch.tensor([2, 0, 2])), V.M23)}),
     op("masked_fill", masked_fill, MaskedFillBackward0, MaskedFillBackward1, inplace=True, sample=Sample(
         _S1, call=lambda torch, x: (x.masked_fill(_sample_mask(torch, tuple(x.shape)), 0.5), torch.masked_fill(
-            x, _sample_mask(torch, tuple(x.shape[-1:])), torch.tensor(2.0, dtype=x.dtype))))),
+            x, _sample_mask(torch, tuple(x.shape[-1:])), torch.tensor(2.0, dtype=x.dtype)))),
+       cases={"masked_fill": case(lambda torch, x: x.masked_fill(torch.tensor([True, False, True]), 2.0), V.M23)}),
     op("masked_select", masked_select, MaskedSelectBackward0,
-       sample=Sample(_S1, call=lambda torch, x: torch.masked_select(x, _sample_mask(torch, tuple(x.shape[-1:]))))),
+       sample=Sample(_S1, call=lambda torch, x: torch.masked_select(x, _sample_mask(torch, tuple(x.shape[-1:])))),
+       cases={"masked_select": case(lambda torch, x: torch.masked_select(x, torch.tensor([True, False, True])), V.M23)}),
     op("nonzero", nonzero, no_grad=_NO),
     op("argwhere", argwhere, no_grad=_NO),
 ]

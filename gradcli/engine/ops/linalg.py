@@ -9,7 +9,7 @@ from ..autograd import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, stamp
 from ..function import Function, attach, record
 from . import replays, words
-from .registry import Sample, op
+from .registry import Sample, V, case, op
 from ..limits import LIMITS, check_broadcast, check_numel
 from ..tensor import Tensor, view_of, wrap
 from .shape import TBackward0, contiguous, expand, reshape, squeeze, sum_to, t, transpose, unsafe_view, unsqueeze
@@ -609,9 +609,11 @@ OPS = [
     op("inner", inner, DotBackward0, MmBackward0, sample=Sample([((3,), (3,)), ((2, 3), (3,))])),
     op("bmm", bmm, BmmBackward0, sample=Sample([((2, 2, 3), (2, 3, 2))])),
     op("addmm", addmm, AddmmBackward0, inplace="copy", sample=Sample(
-        [((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))], kwargs={"beta": 0.5, "alpha": 2})),
+        [((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))], kwargs={"beta": 0.5, "alpha": 2}),
+       cases={"addmm": case(lambda torch, x, a, b: torch.addmm(x, a, b, beta=0.5, alpha=2.0), V.M23, V.M23, V.M33)}),
     op("matmul", matmul, MmBackward0, MvBackward0, DotBackward0, BmmBackward0, sample=Sample(
         [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2)), ((3,), (2, 3, 2)),
          ((2, 1, 2, 3), (2, 3, 1))])),
-    op("outer", outer, aliases=("ger",), sample=Sample([((3,), (2,))])),  # mul's and unsqueeze's nodes
+    op("outer", outer, aliases=("ger",), sample=Sample([((3,), (2,))]),
+       cases={"outer": case(lambda torch, x0, x1: torch.outer(x0, x1), V.A, V.B)}),  # mul's and unsqueeze's nodes
 ]

@@ -19,7 +19,7 @@ from . import linalg as L
 from . import reduction as R
 from . import shape as S
 from . import replays
-from .registry import Sample, tables
+from .registry import Sample, V, case, tables
 from .registry import op as declare
 from .reduction import return_type
 from .shape import sum_to
@@ -1115,47 +1115,82 @@ _MB = [((2, 2),), ((2, 3, 3),)]
 _ip = {"inplace": True}
 # One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample
 OPS = [
-    declare("baddbmm", baddbmm, BaddbmmBackward0, sample=Sample([((2, 2, 2), (2, 2, 3), (2, 3, 2))]), **_ip),
-    declare("addbmm", addbmm, AddbmmBackward0, sample=Sample([((2, 2), (2, 2, 3), (2, 3, 2))]), **_ip),
-    declare("addmv", addmv, AddmvBackward0, sample=Sample([((2,), (2, 3), (3,))]), torch_inplace=True, **_ip),
-    declare("addr", addr, AddrBackward0, sample=Sample([((3, 2), (3,), (2,))]), **_ip),
-    declare("trace", trace, TraceBackward0, sample=Sample([((2, 3),), ((3, 3),)])),
-    declare("diag", diag, DiagonalBackward0_copy, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)])),
-    declare("diagonal", diagonal, DiagonalBackward0, sample=Sample([((2, 3),), ((2, 2, 2),)])),
-    declare("diag_embed", diag_embed, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)])),
-    declare("diagflat", diagflat, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 2),)])),
-    declare("tril", tril, TrilBackward0, sample=Sample([((3, 3),), ((2, 3),)]), **_ip),
-    declare("triu", triu, TriuBackward0, sample=Sample([((3, 3),), ((2, 3),)], args=(1,)), **_ip),
-    declare("det", det, LinalgDetBackward0, linalg=True, sample=Sample(_MB, ("mat",))),
-    declare("logdet", logdet, sample=Sample(_M2, ("spd",))),  # slogdet's nodes
-    declare("slogdet", slogdet, LinalgSlogdetBackward0, linalg=True, sample=Sample(_M2, ("mat",))),
+    declare("baddbmm", baddbmm, BaddbmmBackward0, sample=Sample([((2, 2, 2), (2, 2, 3), (2, 3, 2))]), **_ip,
+       cases={"baddbmm": case(lambda torch, x, a, b: torch.baddbmm(x, a, b, beta=0.5, alpha=2.0), [[[0.5, 1.0], [2.0, -1.0]]] * 2, [[[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]]] * 2, [[[1.0, 0.5], [0.0, -1.0], [2.0, 0.25]]] * 2)}),
+    declare("addbmm", addbmm, AddbmmBackward0, sample=Sample([((2, 2), (2, 2, 3), (2, 3, 2))]), **_ip,
+       cases={"addbmm": case(lambda torch, x0, x1, x2: torch.addbmm(x0, x1, x2), [[0.5, 1.0], [2.0, -1.0]], [[[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]]] * 2, [[[1.0, 0.5], [0.0, -1.0], [2.0, 0.25]]] * 2)}),
+    declare("addmv", addmv, AddmvBackward0, sample=Sample([((2,), (2, 3), (3,))]), torch_inplace=True, **_ip,
+       cases={"addmv": case(lambda torch, x, m, v: torch.addmv(x, m, v, beta=0.5, alpha=2.0), V.A[:2], V.M23, V.B[:3])}),
+    declare("addr", addr, AddrBackward0, sample=Sample([((3, 2), (3,), (2,))]), **_ip,
+       cases={"addr": case(lambda torch, x0, x1, x2: torch.addr(x0, x1, x2), V.M23, V.A[:2], V.B[:3])}),
+    declare("trace", trace, TraceBackward0, sample=Sample([((2, 3),), ((3, 3),)]),
+       cases={"trace": case(lambda torch, x0: torch.trace(x0), V.M33)}),
+    declare("diag", diag, DiagonalBackward0_copy, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)]),
+       cases={"diag": case(lambda torch, a: torch.diag(a, 1), V.M33),
+              "diag_vec": case(lambda torch, v: torch.diag(v, -1), V.A)}),
+    declare("diagonal", diagonal, DiagonalBackward0, sample=Sample([((2, 3),), ((2, 2, 2),)]),
+       cases={"diagonal": case(lambda torch, a: torch.diagonal(a, 0, 1, 0), V.M23)}),
+    declare("diag_embed", diag_embed, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 3),)]),
+       cases={"diag_embed": case(lambda torch, a: torch.diag_embed(a, 1), V.M23)}),
+    declare("diagflat", diagflat, DiagEmbedBackward0, sample=Sample([((3,),), ((2, 2),)]),
+       cases={"diagflat": case(lambda torch, x0: torch.diagflat(x0), V.M23)}),
+    declare("tril", tril, TrilBackward0, sample=Sample([((3, 3),), ((2, 3),)]), **_ip,
+       cases={"tril": case(lambda torch, a: torch.tril(a, -1), V.M33)}),
+    declare("triu", triu, TriuBackward0, sample=Sample([((3, 3),), ((2, 3),)], args=(1,)), **_ip,
+       cases={"triu": case(lambda torch, x0: torch.triu(x0), V.M33)}),
+    declare("det", det, LinalgDetBackward0, linalg=True, sample=Sample(_MB, ("mat",)),
+       cases={"det": case(lambda torch, x0: torch.det(x0), V.M33)}),
+    declare("logdet", logdet, sample=Sample(_M2, ("spd",)),
+       cases={"logdet": case(lambda torch, x0: torch.logdet(x0), V.M33)}),  # slogdet's nodes
+    declare("slogdet", slogdet, LinalgSlogdetBackward0, linalg=True, sample=Sample(_M2, ("mat",)),
+       cases={"slogdet": case(lambda torch, x0: torch.linalg.slogdet(x0), V.M33)}),
     declare("inverse", inverse, LinalgInvExBackward0, sample=Sample(_MB, ("mat",))),
     declare("cross", cross, LinalgCrossBackward0, sample=Sample([((3,), (3,)), ((2, 3), (2, 3))], kwargs={"dim": -1})),
-    declare("kron", kron, sample=Sample([((2, 2), (2, 1)), ((3,), (2,))])),  # mul's and view's nodes
-    declare("vdot", vdot, VdotBackward0, sample=Sample([((3,), (3,))])),
+    declare("kron", kron, sample=Sample([((2, 2), (2, 1)), ((3,), (2,))]),
+       cases={"kron": case(lambda torch, x0, x1: torch.kron(x0, x1), V.M23, [[1.0, -0.5], [2.0, 0.25]])}),  # mul's and view's nodes
+    declare("vdot", vdot, VdotBackward0, sample=Sample([((3,), (3,))]),
+       cases={"vdot": case(lambda torch, x0, x1: torch.vdot(x0, x1), V.A, V.B)}),
     declare("matrix_power", matrix_power, linalg=True, sample=Sample(  # mm's and inverse's nodes
-        _M2, ("mat",), call=lambda torch, x: (torch.matrix_power(x, 3), torch.matrix_power(x, -1)))),
+        _M2, ("mat",), call=lambda torch, x: (torch.matrix_power(x, 3), torch.matrix_power(x, -1))),
+       cases={"matrix_power": case(lambda torch, a: torch.linalg.matrix_power(a, 3), V.M33),
+              "matrix_power_neg": case(lambda torch, a: torch.linalg.matrix_power(a, -2), V.M33)}),
     # torch.X only
     declare("cdist", cdist, CdistBackward0, method=False, sample=Sample(  # torch's double backward raises
         [((2, 4, 3), (2, 5, 3))], second=False)),
     declare("einsum", einsum, method=False, sample=Sample(  # the nodes of the products it makes
-        [((2, 3), (3, 2))], call=lambda torch, x, y: torch.einsum("ij,jk->ik", x, y))),
-    declare("tensordot", tensordot, method=False, sample=Sample([((2, 3), (3, 3))], kwargs={"dims": 1})),
+        [((2, 3), (3, 2))], call=lambda torch, x, y: torch.einsum("ij,jk->ik", x, y)),
+       cases={"einsum_mm": case(lambda torch, a, b: torch.einsum('ij,jk->ik', a, b), V.M23, V.M33),
+              "einsum_trace": case(lambda torch, a: torch.einsum('ii', a), V.M33),
+              "einsum_diag": case(lambda torch, a: torch.einsum('ii->i', a), V.M33),
+              "einsum_dot": case(lambda torch, a: torch.einsum('i,i->', a, a), V.A),
+              "einsum_outer": case(lambda torch, a, b: torch.einsum('i,j->ij', a, b), V.A, V.B),
+              "einsum_three": case(lambda torch, a, b: torch.einsum('ij,jk,kl->il', a, b, b), V.M23, V.M33),
+              "einsum_ellipsis": case(lambda torch, a, b: torch.einsum('...j,jk->...k', a, b), V.M23, V.M33)}),
+    declare("tensordot", tensordot, method=False, sample=Sample([((2, 3), (3, 3))], kwargs={"dims": 1}),
+       cases={"tensordot": case(lambda torch, a, b: torch.tensordot(a, b, dims=1), V.M23, V.M33)}),
     declare("tril_indices", tril_indices, method=False, no_grad="an integer result"),
     declare("triu_indices", triu_indices, method=False, no_grad="an integer result"),
     # torch.linalg.X only
-    declare("inv", inv, LinalgInvExBackward0, method=False, torch=False, linalg=True, sample=Sample(_MB, ("mat",))),
+    declare("inv", inv, LinalgInvExBackward0, method=False, torch=False, linalg=True, sample=Sample(_MB, ("mat",)),
+       cases={"inv": case(lambda torch, x0: torch.linalg.inv(x0), V.M33)}),
     declare("inv_ex", inv_ex, LinalgInvExBackward0, method=False, torch=False, linalg=True,
-       sample=Sample(_MB, ("mat",), call=lambda torch, x: torch.linalg.inv_ex(x).inverse)),
+       sample=Sample(_MB, ("mat",), call=lambda torch, x: torch.linalg.inv_ex(x).inverse),
+       cases={"inv_ex": case(lambda torch, a: torch.linalg.inv_ex(a).inverse, V.M33)}),
     declare("solve", solve, LinalgSolveExBackward0, method=False, torch=False, linalg=True,
-       sample=Sample([((3, 3), (3,)), ((3, 3), (3, 2))], ("mat", "any"))),
+       sample=Sample([((3, 3), (3,)), ((3, 3), (3, 2))], ("mat", "any")),
+       cases={"solve_vec": case(lambda torch, x0, x1: torch.linalg.solve(x0, x1), V.M33, V.A[:3]),
+              "solve_mat": case(lambda torch, x0, x1: torch.linalg.solve(x0, x1), V.M33, [[1.0, 2.0], [0.5, -1.0], [0.0, 3.0]]),
+              "solve_right": case(lambda torch, a, b: torch.linalg.solve(a, b, left=False), V.M33, V.M23)}),
     declare("linalg_cross", linalg_cross, LinalgCrossBackward0, method=False, torch=False, linalg="cross",
-       sample=Sample([((3,), (3,)), ((2, 3), (2, 3))])),
+       sample=Sample([((3,), (3,)), ((2, 3), (2, 3))]),
+       cases={"cross": case(lambda torch, x0, x1: torch.linalg.cross(x0, x1), V.M33, [[1.0, 0.5, -0.5], [0.25, 2.0, 1.0], [0.0, -1.0, 1.5]])}),
     declare("linalg_diagonal", linalg_diagonal, DiagonalBackward0, method=False, torch=False, linalg="diagonal",
        sample=Sample([((2, 3),), ((2, 2, 2),)])),
     declare("multi_dot", multi_dot, method=False, torch=False, linalg=True, sample=Sample(
-        [((2, 3), (3, 3))], call=lambda torch, x, y: torch.linalg.multi_dot([x, y, y]))),
-    declare("vecdot", vecdot, method=False, torch=False, linalg=True, sample=Sample([((2, 3), (2, 3))])),
+        [((2, 3), (3, 3))], call=lambda torch, x, y: torch.linalg.multi_dot([x, y, y])),
+       cases={"multi_dot": case(lambda torch, a, b: torch.linalg.multi_dot([a, b, b]), V.M23, V.M33)}),
+    declare("vecdot", vecdot, method=False, torch=False, linalg=True, sample=Sample([((2, 3), (2, 3))]),
+       cases={"vecdot": case(lambda torch, x0, x1: torch.linalg.vecdot(x0, x1), V.M23, V.M23)}),
     declare("LinAlgError", LinAlgError, method=False, torch=False, linalg=True, no_grad="an exception type"),
 ]
 

@@ -49,6 +49,33 @@ class Sample:
     second: bool = True
 
 
+class V:
+    """The fixed inputs of the declared regression cases (`case`): values chosen to reach an op's
+    interesting places (both sides of an activation's bends, a zero in a product, ...)."""
+    A = [0.3, -0.7, 1.2, -1.9, 0.45]
+    B = [0.9, 0.4, -0.6, 1.5, -0.2]
+    P = [0.15, 0.45, 0.6, 0.85, 0.3]
+    Q = [0.3, -0.7, 0.9, -0.05, 0.5]
+    M23 = [[0.3, -0.7, 1.2], [-1.9, 0.45, 0.8]]
+    M33 = [[2.0, 0.5, -0.3], [0.4, 1.5, 0.2], [-0.1, 0.3, 1.8]]
+    W = [1.3, 2.7, 1.05, 4.0]
+    WIDE = [-3.5, -2.2, -0.8, 0.4, 1.7, 2.6, 3.9]
+
+
+@record(frozen=True)  # a frozen dataclass, made for less start-up time (gradcli/records.py)
+class Case:
+    """A regression gradient check of an op at fixed inputs (tests/test_ops_breadth.py): call(torch,
+    *tensors) on float64 tensors of `inputs` (nested lists), first and (second) second order."""
+    call: object
+    inputs: tuple
+    second: bool = True
+
+
+def case(call, *inputs, second=True):
+    """A declaration's regression case (OpSpec.cases): call(torch, *tensors) at these inputs."""
+    return Case(call, inputs, second)
+
+
 def sample1(domain="any", *args, **kwargs):
     """The Sample of a unary elementwise op (kwargs: the op's keyword arguments, or Sample's fields)."""
     return _sample("unary", (domain,), args, kwargs)
@@ -82,6 +109,7 @@ class OpSpec:
     sample: Sample | None = None  # how the gradient checks call it
     no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
     key: str = ""                # its REGISTRY key when not its name ("F.relu": torch.relu is another op)
+    cases: dict = field(default_factory=dict)  # name -> Case: regression gradchecks at fixed inputs
 
     @property
     def names(self):

@@ -22,7 +22,7 @@ from . import indexing as I
 from . import reduction as R
 from . import replays
 from .reduction import RETURN_TYPES, return_type
-from .registry import Sample, op, tables
+from .registry import Sample, V, case, op, tables
 from .special import inplace_method, sgn
 from .shape import expand, flip, sum_to, unsqueeze
 from ..device import asarray as _asarray
@@ -982,33 +982,53 @@ _INT = "an integer or bool result"
 _RAISES = "torch records a node whose backward raises (goldens torch_unique_consecutive_backward_error, ...)"
 # One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample.
 OPS = [
-    op("cumsum", cumsum, CumsumBackward0, inplace=True, sample=Sample("reduce", args=(0,))),
-    op("cumprod", cumprod, CumprodBackward0, inplace=True, sample=Sample("reduce", args=(-1,))),
-    op("logcumsumexp", logcumsumexp, LogcumsumexpBackward0, sample=Sample("reduce", args=(0,))),
-    op("cummax", cummax, CummaxBackward0, sample=Sample("reduce", args=(0,))),
-    op("cummin", cummin, CumminBackward0, sample=Sample("reduce", args=(-1,))),
-    op("sort", sort, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True})),
+    op("cumsum", cumsum, CumsumBackward0, inplace=True, sample=Sample("reduce", args=(0,)),
+       cases={"cumsum": case(lambda torch, x: torch.cumsum(x, 1), V.M23)}),
+    op("cumprod", cumprod, CumprodBackward0, inplace=True, sample=Sample("reduce", args=(-1,)),
+       cases={"cumprod": case(lambda torch, x: torch.cumprod(x, 1), V.M23),
+              "cumprod_zeros": case(lambda torch, x: torch.cumprod(x, 1), [[1.0, 0.0, 2.0, 0.5], [0.0, 0.0, 3.0, -1.0]])}),
+    op("logcumsumexp", logcumsumexp, LogcumsumexpBackward0, sample=Sample("reduce", args=(0,)),
+       cases={"logcumsumexp": case(lambda torch, x: torch.logcumsumexp(x, 1), V.M23)}),
+    op("cummax", cummax, CummaxBackward0, sample=Sample("reduce", args=(0,)),
+       cases={"cummax": case(lambda torch, x: torch.cummax(x, 1), V.M23)}),
+    op("cummin", cummin, CumminBackward0, sample=Sample("reduce", args=(-1,)),
+       cases={"cummin": case(lambda torch, x: torch.cummin(x, 0), V.M23)}),
+    op("sort", sort, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True}),
+       cases={"sort": case(lambda torch, x: torch.sort(x, 1, descending=True), V.M23)}),
     op("argsort", argsort, no_grad=_INT),
-    op("msort", msort, SortBackward0, sample=Sample("reduce")),
-    op("topk", topk, TopkBackward0, sample=Sample(_S1, args=(2,))),
-    op("kthvalue", kthvalue, KthvalueBackward0, sample=Sample(_S1, args=(2, -1))),
+    op("msort", msort, SortBackward0, sample=Sample("reduce"),
+       cases={"msort": case(lambda torch, x0: torch.msort(x0), V.M23)}),
+    op("topk", topk, TopkBackward0, sample=Sample(_S1, args=(2,)),
+       cases={"topk": case(lambda torch, x: torch.topk(x, 2), V.M23)}),
+    op("kthvalue", kthvalue, KthvalueBackward0, sample=Sample(_S1, args=(2, -1)),
+       cases={"kthvalue": case(lambda torch, x: torch.kthvalue(x, 2, 1), V.M23)}),
     op("median", median, MedianBackward0, MedianBackward1,
-       sample=Sample("reduce", call=lambda torch, x: (x.median(), torch.median(x, -1)))),
-    op("mode", mode, ModeBackward0, sample=Sample("reduce", args=(-1,))),
-    op("aminmax", aminmax, AminmaxBackward0, sample=Sample("reduce", kwargs={"dim": -1})),
+       sample=Sample("reduce", call=lambda torch, x: (x.median(), torch.median(x, -1))),
+       cases={"median": case(lambda torch, x0: torch.median(x0), V.M23),
+              "median_dim": case(lambda torch, x: torch.median(x, 1), V.M23)}),
+    op("mode", mode, ModeBackward0, sample=Sample("reduce", args=(-1,)),
+       cases={"mode": case(lambda torch, x: torch.mode(x, 1), V.M23)}),
+    op("aminmax", aminmax, AminmaxBackward0, sample=Sample("reduce", kwargs={"dim": -1}),
+       cases={"aminmax": case(lambda torch, x: torch.aminmax(x, dim=1), V.M23),
+              "aminmax_all": case(lambda torch, x0: torch.aminmax(x0), V.M23)}),
     op("count_nonzero", count_nonzero, no_grad=_INT),
-    op("nansum", nansum, NansumBackward0, sample=Sample("reduce")),
-    op("nanmean", nanmean, sample=Sample("reduce", kwargs={"dim": 0})),  # nansum's and div's nodes
+    op("nansum", nansum, NansumBackward0, sample=Sample("reduce"),
+       cases={"nansum": case(lambda torch, x0: torch.nansum(x0), V.M23)}),
+    op("nanmean", nanmean, sample=Sample("reduce", kwargs={"dim": 0}),
+       cases={"nanmean": case(lambda torch, x: torch.nanmean(x, 0), V.M23)}),  # nansum's and div's nodes
     op("norm", norm, LinalgVectorNormBackward0,
-       sample=Sample("reduce", call=lambda torch, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3)))),
+       sample=Sample("reduce", call=lambda torch, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3))),
+       cases={"norm_2": case(lambda torch, x: torch.norm(x, dim=0), V.M23)}),
     op("dist", dist, DistBackward0, sample=Sample([((2, 3), (3,)), ((3,), (2, 1))], call=lambda torch, x, y: (
         torch.dist(x, y), x.dist(y, 3), torch.dist(x, y, 1.5), x.dist(y, float("inf"))))),
     op("var", var, R.VarBackward0,
        sample=Sample(_S1, call=lambda torch, x: (x.var(), x.var(-1, correction=0)))),
     op("std", std, R.StdBackward0,
        sample=Sample([((3,),), ((3, 2),)], call=lambda torch, x: (x.std(), torch.std(x, 0, keepdim=True)))),
-    op("var_mean", var_mean, VarMeanBackward0, method=False, sample=Sample(_S1, args=(-1,))),
-    op("std_mean", std_mean, StdMeanBackward0, method=False, sample=Sample(_S1, args=(-1,))),
+    op("var_mean", var_mean, VarMeanBackward0, method=False, sample=Sample(_S1, args=(-1,)),
+       cases={"var_mean": case(lambda torch, x: torch.var_mean(x, 1), V.M23)}),
+    op("std_mean", std_mean, StdMeanBackward0, method=False, sample=Sample(_S1, args=(-1,)),
+       cases={"std_mean": case(lambda torch, x0: torch.std_mean(x0), V.M23)}),
     op("unique", unique, Unique2Backward0, UniqueDimBackward0, no_grad=_RAISES),
     op("unique_consecutive", unique_consecutive, UniqueConsecutiveBackward0, no_grad=_RAISES),
     op("bincount", bincount, BincountNotImplemented, no_grad=_RAISES),
@@ -1020,10 +1040,17 @@ OPS = [
        sample=Sample("reduce", call=lambda torch, x: (torch.linalg.norm(x), torch.linalg.norm(x, dim=-1)))),
     op("matrix_norm", matrix_norm, LinalgVectorNormBackward0, R.AmaxBackward0, method=False, torch=False,
        linalg=True, sample=Sample([((2, 3),), ((2, 2, 3),)], call=lambda torch, x: (
-           torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1), torch.linalg.matrix_norm(x, float("inf"))))),
+           torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1), torch.linalg.matrix_norm(x, float("inf")))),
+       cases={"matrix_norm_fro": case(lambda torch, x0: torch.linalg.matrix_norm(x0), V.M23),
+              "matrix_norm_1": case(lambda torch, x: torch.linalg.matrix_norm(x, 1), V.M23),
+              "matrix_norm_inf": case(lambda torch, x: torch.linalg.matrix_norm(x, float('inf')), V.M23)}),
     op("vector_norm", vector_norm, LinalgVectorNormBackward0, method=False, torch=False, linalg=True,
        sample=Sample("reduce", call=lambda torch, x: (torch.linalg.vector_norm(x, 3),
-                                                       torch.linalg.vector_norm(x, 0.5, dim=-1)))),
+                                                       torch.linalg.vector_norm(x, 0.5, dim=-1))),
+       cases={"vector_norm_3": case(lambda torch, x: torch.linalg.vector_norm(x, 3), V.A),
+              "vector_norm_half": case(lambda torch, x: torch.linalg.vector_norm(x, 0.5), V.A),
+              "vector_norm_inf": case(lambda torch, x: torch.linalg.vector_norm(x, float('inf'), dim=1), V.M23),
+              "vector_norm_1": case(lambda torch, x: torch.linalg.vector_norm(x, 1), V.A)}),
 ]
 _TABLES = tables(OPS, inplace_method)
 METHODS = _TABLES["METHODS"]    # Tensor methods (and torch.<name>)

@@ -18,7 +18,7 @@ from . import elementwise as E
 from . import indexing as I
 from . import shape as S
 from . import replays
-from .registry import Sample, op, tables
+from .registry import Sample, V, case, op, tables
 from .special import warn_once
 from ..device import asarray as _asarray
 from ..device import on_host, scatter_add as _scatter_add_at, xp_of
@@ -516,35 +516,57 @@ _S1 = [((3,),), ((2, 3),)]
 _SHAPE = "a shape (torch.Size), no tensor"
 # One declaration per op (registry.py): its names, nodes and gradient-check sample
 OPS = [
-    op("roll", roll, RollBackward0, sample=Sample(_R, args=(1, 0))),
-    op("rot90", rot90, Rot90Backward0, sample=Sample([((2, 3),), ((2, 2, 2),)])),
-    op("flip", flip, S.FlipBackward0, sample=Sample(_R, call=lambda torch, x: x.flip(0))),
-    op("fliplr", fliplr, S.FlipBackward0, sample=Sample([((2, 3),)])),
-    op("flipud", flipud, S.FlipBackward0, sample=Sample([((2, 3),)])),
-    op("diff", diff, sample=Sample(_R)),  # slices' and sub's nodes
-    op("unflatten", unflatten, S.ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.unflatten(0, (1, x.shape[0])))),
-    op("repeat_interleave", repeat_interleave, sample=Sample(_R, call=lambda torch, x: x.repeat_interleave(2, dim=0))),
+    op("roll", roll, RollBackward0, sample=Sample(_R, args=(1, 0)),
+       cases={"roll": case(lambda torch, x: torch.roll(x, (1, -1), (0, 1)), V.M23),
+              "roll_flat": case(lambda torch, x: torch.roll(x, 2), V.M23)}),
+    op("rot90", rot90, Rot90Backward0, sample=Sample([((2, 3),), ((2, 2, 2),)]),
+       cases={"rot90": case(lambda torch, x: torch.rot90(x, 1), V.M23),
+              "rot90_back": case(lambda torch, x: torch.rot90(x, -1, (1, 0)), V.M23)}),
+    op("flip", flip, S.FlipBackward0, sample=Sample(_R, call=lambda torch, x: x.flip(0)),
+       cases={"flip_varargs": case(lambda torch, x: x.flip(0, 1), V.M23)}),
+    op("fliplr", fliplr, S.FlipBackward0, sample=Sample([((2, 3),)]),
+       cases={"fliplr": case(lambda torch, x0: torch.fliplr(x0), V.M23)}),
+    op("flipud", flipud, S.FlipBackward0, sample=Sample([((2, 3),)]),
+       cases={"flipud": case(lambda torch, x0: torch.flipud(x0), V.M23)}),
+    op("diff", diff, sample=Sample(_R),
+       cases={"diff": case(lambda torch, x: torch.diff(x, n=2), V.M23),
+              "diff_prepend": case(lambda torch, x, p: torch.diff(x, dim=0, prepend=p), V.M23, [[1.0, 2.0, 3.0]])}),  # slices' and sub's nodes
+    op("unflatten", unflatten, S.ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.unflatten(0, (1, x.shape[0]))),
+       cases={"unflatten": case(lambda torch, x: torch.unflatten(x, 1, (3, 1)), V.M23)}),
+    op("repeat_interleave", repeat_interleave, sample=Sample(_R, call=lambda torch, x: x.repeat_interleave(2, dim=0)),
+       cases={"repeat_interleave": case(lambda torch, x: torch.repeat_interleave(x, 2, dim=1), V.M23),
+              "repeat_interleave_tensor": case(lambda torch, x: torch.repeat_interleave(x, torch.tensor([2, 0, 1, 1, 3])), V.A)}),
     op("take", take, TakeBackward0, sample=Sample([((2, 3),), ((5,),)], call=lambda torch, x: torch.take(
-        x, torch.tensor([0, 4, 4, 1])))),
+        x, torch.tensor([0, 4, 4, 1]))),
+       cases={"take": case(lambda torch, x: torch.take(x, torch.tensor([[0, 4], [4, -1]])), V.M23)}),
     op("take_along_dim", take_along_dim, I.GatherBackward0, sample=Sample([((2, 3),)], call=lambda torch, x: (
-        torch.take_along_dim(x, torch.tensor([[2, 0], [1, 1]]), dim=1)))),
-    op("tensor_split", tensor_split, sample=Sample(_R, args=(2,))),  # slices' nodes
+        torch.take_along_dim(x, torch.tensor([[2, 0], [1, 1]]), dim=1))),
+       cases={"take_along_dim": case(lambda torch, x: torch.take_along_dim(x, torch.tensor([[0, 2]]), dim=1), V.M23)}),
+    op("tensor_split", tensor_split, sample=Sample(_R, args=(2,)),
+       cases={"tensor_split": case(lambda torch, x: torch.tensor_split(x, [1], dim=1), V.M23)}),  # slices' nodes
     op("hsplit", hsplit, sample=Sample([((4,),), ((2, 4),)], args=(2,))),
     op("vsplit", vsplit, sample=Sample([((2, 3),)], args=(2,))),
     op("dsplit", dsplit, sample=Sample([((1, 2, 4),)], args=(2,))),
-    op("unfold", unfold, UnfoldBackward0, torch=False, sample=Sample(_R, call=lambda torch, x: x.unfold(0, 2, 1))),
+    op("unfold", unfold, UnfoldBackward0, torch=False, sample=Sample(_R, call=lambda torch, x: x.unfold(0, 2, 1)),
+       cases={"unfold": case(lambda torch, x: x.unfold(1, 2, 1), V.M23)}),
     op("select", select, sample=Sample(_S1, call=lambda torch, x: x.select(-1, 1))),  # SelectBackward0
     # torch.X only
     op("atleast_1d", atleast_1d, method=False, sample=Sample([((),), ((3,),)])),
     op("atleast_2d", atleast_2d, method=False, sample=Sample([((),), ((3,),)])),
-    op("atleast_3d", atleast_3d, method=False, sample=Sample([((3,),), ((2, 3),)])),
-    op("meshgrid", meshgrid, method=False, sample=Sample([((3,), (2,))], kwargs={"indexing": "xy"})),
-    op("cartesian_prod", cartesian_prod, method=False, sample=Sample([((3,), (2,))])),
-    op("broadcast_tensors", broadcast_tensors, method=False, sample=Sample([((2, 3), (3,))])),
+    op("atleast_3d", atleast_3d, method=False, sample=Sample([((3,),), ((2, 3),)]),
+       cases={"atleast_3d": case(lambda torch, x0: torch.atleast_3d(x0), V.A)}),
+    op("meshgrid", meshgrid, method=False, sample=Sample([((3,), (2,))], kwargs={"indexing": "xy"}),
+       cases={"meshgrid": case(lambda torch, a, b: torch.meshgrid(a, b, indexing='xy'), V.A[:3], V.B[:2])}),
+    op("cartesian_prod", cartesian_prod, method=False, sample=Sample([((3,), (2,))]),
+       cases={"cartesian_prod": case(lambda torch, x0, x1: torch.cartesian_prod(x0, x1), V.A[:3], V.B[:2])}),
+    op("broadcast_tensors", broadcast_tensors, method=False, sample=Sample([((2, 3), (3,))]),
+       cases={"broadcast_tensors": case(lambda torch, x0, x1: torch.broadcast_tensors(x0, x1), V.M23, V.A[:3])}),
     op("broadcast_shapes", broadcast_shapes, method=False, no_grad=_SHAPE),
-    op("dstack", dstack, method=False, sample=Sample([((2, 3), (2, 3))], call=lambda torch, x, y: torch.dstack([x, y]))),
+    op("dstack", dstack, method=False, sample=Sample([((2, 3), (2, 3))], call=lambda torch, x, y: torch.dstack([x, y])),
+       cases={"dstack": case(lambda torch, a, b: torch.dstack([a, b]), V.M23, V.M23)}),
     op("column_stack", column_stack, method=False,
-       sample=Sample([((3,), (3,))], call=lambda torch, x, y: torch.column_stack([x, y]))),
+       sample=Sample([((3,), (3,))], call=lambda torch, x, y: torch.column_stack([x, y])),
+       cases={"column_stack": case(lambda torch, a, b: torch.column_stack([a, b]), V.A, V.B)}),
     op("row_stack", row_stack, method=False,
        sample=Sample([((3,), (2, 3))], call=lambda torch, x, y: torch.row_stack([x, y]))),
 ]
