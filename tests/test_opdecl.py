@@ -213,3 +213,14 @@ def test_code_built_words_and_expressions():
     node = object.__new__(E.PowBackward0)
     node._kw = {"exponent": 2}
     assert derivatives.expression(node, ["x"]) == "x**2"
+
+
+def test_a_case_name_is_declared_once():
+    c = registry.case(lambda torch, x: x, [1.0])
+    spec = registry.op("nothing", lambda x: x, no_grad="a test", cases={"nothing_case": c})
+    assert spec.cases == (("nothing_case", c),)
+    other = registry.op("nothing2", lambda x: x, no_grad="a test", cases={"logit_eps": c})
+    with pytest.raises(ValueError, match="case logit_eps declared twice"):
+        registry.tables([other], None)
+    assert "nothing2" in registry.REGISTRY  # (registered before its case was refused)
+    del registry.REGISTRY["nothing2"]

@@ -177,18 +177,9 @@ def gradcheck(fn, *arrays, eps=1e-6, atol=1e-5, rtol=1e-4, second=True):
         np.testing.assert_allclose(g, n, atol=atol * 10, rtol=rtol * 10, err_msg=f"second order, input {i}")
 
 
-def _declared_cases():
-    """The regression gradchecks the op declarations carry (OpSpec.cases, engine/ops/registry.py):
-    name -> (fn of the input tensors, the inputs, second order too)."""
-    out = {}
-    for spec in {id(s): s for s in registry.REGISTRY.values()}.values():
-        for name, c in spec.cases.items():
-            assert name not in out, f"case {name} declared twice"
-            out[name] = (functools.partial(c.call, TORCH), list(c.inputs), c.second)
-    return out
-
-
-GRADCHECKS = _declared_cases()
+# the regression gradchecks the op declarations carry (OpSpec.cases, engine/ops/registry.py):
+# name -> (fn of the input tensors, the inputs, second order too)
+GRADCHECKS = {name: (functools.partial(c.call, TORCH), list(c.inputs), c.second) for name, c in registry.CASES.items()}
 
 
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))

@@ -109,7 +109,7 @@ class OpSpec:
     sample: Sample | None = None  # how the gradient checks call it
     no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
     key: str = ""                # its REGISTRY key when not its name ("F.relu": torch.relu is another op)
-    cases: dict = field(default_factory=dict)  # name -> Case: regression gradchecks at fixed inputs
+    cases: tuple = ()            # (name, Case) pairs: regression gradchecks at fixed inputs (op(cases={...}))
 
     @property
     def names(self):
@@ -135,6 +135,7 @@ class OpSpec:
 
 
 REGISTRY: dict[str, OpSpec] = {}
+CASES: dict[str, Case] = {}  # every declaration's regression cases, by name (tests/test_ops_breadth.py)
 
 # in-place wrappers a declaration may name instead of its family's (inplace="copy"), in ops/special.py:
 # copy: the op computed on a copy of x's original value (what the node saves), written back;
@@ -153,6 +154,7 @@ def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
     special, linalg = (((name,) if n is True else (n,) if isinstance(n, str) else tuple(n)) for n in (special, linalg))
     if kw.get("inplace", False) not in (False, True, *INPLACE_KINDS):
         raise ValueError(f"op {name}: inplace is True, False or one of {INPLACE_KINDS}")
+    kw["cases"] = tuple(kw.get("cases", {}).items())
     s = kw.get("sample")
     if s is not None and isinstance(s.shapes, str):  # a SHAPES name: its variants (a typo fails here)
         if s.shapes not in SHAPES:
@@ -195,6 +197,10 @@ def tables(specs, inplace_method):
             out["SPECIAL"][name] = spec.fn
         for name in spec.linalg:
             out["LINALG"][name] = spec.fn
+        for case_name, c in spec.cases:
+            if CASES.get(case_name, c) is not c:
+                raise ValueError(f"case {case_name} declared twice")
+            CASES[case_name] = c
     return out
 
 
