@@ -328,8 +328,31 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         return _pair("topk", TopkBackward0, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})
     idx = _argsort(data, d, largest)
     idx = np.take(idx, xp_of(idx).arange(k), axis=d)
+    if type(data) is np.ndarray and k and data.size:
+        idx = _topk_ties(data, idx, d, k, largest, sorted)
     values = np.take_along_axis(data, idx, axis=d)
     return _pair("topk", TopkBackward0, input, values, idx, {"dim": d, "keepdim": True})
+
+
+def _topk_ties(data, idx, d, k, largest, sorted_):
+    """Rows whose order the sort leaves open (equal values, NaN, or sorted=False) take the positions of
+    torch's kernel: libstdc++'s nth_element/sort/partial_sort, emulated step for step (stl_select)."""
+    from ..stl_select import topk_row  # noqa: PLC0415
+    n = data.shape[d]
+    rows = np.moveaxis(data, d, -1).reshape(-1, n)
+    if sorted_:
+        s = np.sort(rows, axis=1)
+        open_rows = np.nonzero((s[:, 1:] == s[:, :-1]).any(axis=1) | np.isnan(s).any(axis=1))[0] \
+            if rows.dtype.kind == "f" else np.nonzero((s[:, 1:] == s[:, :-1]).any(axis=1))[0]
+    else:
+        open_rows = np.arange(rows.shape[0])
+    if not open_rows.size:
+        return idx
+    out = np.moveaxis(idx, d, -1).reshape(-1, k).copy()
+    for r in open_rows.tolist():
+        out[r] = topk_row(rows[r].tolist(), k, largest, sorted_)
+    shape = np.moveaxis(idx, d, -1).shape
+    return np.moveaxis(out.reshape(shape), -1, d)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
