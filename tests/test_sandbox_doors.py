@@ -189,3 +189,19 @@ def test_script_objects_where_tensors_go_are_the_scripts_errors(call):
         error = result.error
         assert not isinstance(error, InternalError), (call.format(v=value), error.traceback_text)
         assert error is None or error.line == 1
+
+
+# ---------------------------------------------------------------- classes a script reaches through type()
+
+@pytest.mark.parametrize("src", [
+    "torch.dtype('float32', 'O', 2, 5, 'FloatTensor')",
+    "type(torch.float32)('evil', 'O', 2, 5, 'x')",
+    "type(torch.ones(1).dtype)()",
+    "torch.layout('strided')",
+    "type(torch.ones(1).layout)('x')",
+])
+def test_dtype_and_layout_cannot_be_made(src):
+    # torch: "cannot create 'torch.dtype' instances"; a dtype over NumPy's object type would have put
+    # Python objects in a tensor's array
+    result = refused("import torch\n" + src, "TypeError")
+    assert "cannot create 'torch." in result.error.message

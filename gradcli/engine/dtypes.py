@@ -212,3 +212,16 @@ def _layout_by_name(name):
 
 layout.__module__ = "torch"
 layout.__name__ = "torch.layout"
+
+
+def _sealed(cls):
+    """torch's dtype and layout objects are a fixed set (`torch.dtype()` is a TypeError): once this
+    module made its instances, calling the class refuses (a script could otherwise build a dtype
+    over any NumPy type, e.g. object arrays)."""
+    def __new__(_cls, *args, **kwargs):  # noqa: N807
+        raise TypeError(f"cannot create '{cls.__name__}' instances")
+    cls.__new__ = staticmethod(__new__)
+
+
+_sealed(dtype)
+_sealed(layout)
