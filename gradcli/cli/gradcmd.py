@@ -128,6 +128,7 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
         from . import isolate  # noqa: PLC0415
 
         if not (isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")):
+            _load_calculator()
             gcpolicy.resume()  # paused while gradcli started (entry.py)
             return _calculate(expr, assignments, wrt, order, flags)
         gcpolicy.resume()  # paused while gradcli started (entry.py); on in the child that calculates
@@ -174,12 +175,13 @@ def grad_command(expr: str, args, wrt_text, order: int, flags: Flags) -> int:
 
 
 def _load_calculator() -> None:
-    """The child's imports, made before it is walled in (forked first, as `run` does: runcmd.load_language)."""
-    with gcpolicy.paused():
-        from gradcli.engine import api  # noqa: PLC0415,F401
-        from gradcli.lang import runner  # noqa: PLC0415,F401
+    """The calculation's imports, made before its child is walled in (forked first, as `run`'s) or in
+    this process before the collector resumes (lang/options.py, load_language)."""
+    from gradcli.lang.options import load_language  # noqa: PLC0415
 
+    with gcpolicy.paused():
         from . import calc  # noqa: PLC0415,F401
+    load_language()
 
 
 def _usage(exc, flags: Flags) -> int:

@@ -5,6 +5,7 @@ import sys
 from dataclasses import field
 
 from gradcli import gcpolicy
+from gradcli.lang.options import load_language
 from gradcli.records import record
 from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
 #                                                                 imported is the start-up handler's (entry.py)
@@ -193,21 +194,6 @@ def _ended(reason, crash, options, src, location) -> dict:
     text = f"the run's process ended unexpectedly ({reason})"
     return {"kind": "internal", "internal_text": text, "traceback": "",
             "error": simple_error("InternalError", text, src.name)}
-
-
-def load_language() -> None:
-    """Import the engine and the language, and load the parse tables (building and caching them
-    when they are not cached yet), with the collector paused. A run's child calls it before it is
-    walled in (it may write the tables' cache then, and its imports do not count in --timeout); one
-    input's run forks first, so that the child makes these imports itself: a fork after them would
-    have it copy the many pages of the parent's that running a script writes to (refcounts), more
-    than the imports themselves copy. Several inputs import them once, in the parent."""
-    with gcpolicy.paused():
-        from gradcli.engine import api  # noqa: PLC0415,F401
-        from gradcli.lang import runner  # noqa: PLC0415,F401
-        from gradcli.lang.parser import prepare  # noqa: PLC0415
-
-        prepare()
 
 
 def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=None, watch=None) -> dict:
@@ -478,8 +464,8 @@ def run_command(files, expr, flags: Flags) -> int:
         # each input in a child process (the process wall); CUDA contexts do not survive a fork
         flags.isolate = isolate.available() and flags.device != "cuda" and not env_flag("GRADCLI_IN_PROCESS")
         flags.no_seccomp = flags.no_seccomp or env_flag("GRADCLI_NO_SECCOMP")
-        if flags.isolate and flags.several:
-            load_language()  # once, before the forks: shared by the inputs' children
+        if not flags.isolate or flags.several:
+            load_language()  # in this process: for its run, or once before the forks (shared by the children)
         options = flags.run_options()
         color_out, color_err = flags.color_out(), flags.color_err()
         gcpolicy.resume()  # paused while gradcli started (entry.py); on before any script runs
