@@ -258,6 +258,9 @@ CLI_CASES = {
     "big_stdin": (["run", "-"], b"x = 1\n" * (12 * 2 ** 20 // 6)),
     # read whole (under 4 bytes a character), refused by the runner: not the memory cap's message
     "just_over": (["run", "-"], b"x = 1\n" * (MAX_SOURCE_CHARS // 6 + 1000)),
+    # hash() of a deeply nested tuple overflows the C stack (Python itself crashes with SIGSEGV)
+    "stack_overflow": (["run", "--json", "-e", "print(1)\na = ()\nfor i in range(400000):\n    a = (a,)\nhash(a)"],
+                       None),
     "json_limit": (["run", "--json", "--max-steps", "1000", "-e", "while True:\n    pass"], None),
     "json_big": (["run", "--json", "{big}"], None),
 }
@@ -306,6 +309,14 @@ def test_limit_through_the_command(cli_results, name, needle):
     assert "Traceback" not in err
     assert ":1:" in err or ":3:" in err or ":2:" in err  # located: file:line:column
     assert elapsed < 60
+
+
+def test_a_crash_of_the_interpreters_stack_is_the_scripts_recursion_error(cli_results):
+    rc, out, err, _ = cli_results["stack_overflow"]
+    doc = check_doc(out)
+    assert rc == 1 and doc["exit_code"] == 1 and err == ""
+    assert doc["error"]["type"] == "RecursionError" and "stack overflowed" in doc["error"]["message"]
+    assert doc["outputs"] == [{"text": "1\n", "line": 1}]  # what it printed before is kept
 
 
 def test_limit_under_json_is_a_valid_document(cli_results):

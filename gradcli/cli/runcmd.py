@@ -177,6 +177,11 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     return _finish(outcome, data, src, flags, color_err)
 
 
+STACK_OVERFLOW = ("maximum recursion depth exceeded: the interpreter's stack overflowed (the run's process "
+                  "crashed with SIGSEGV), e.g. on a value nested too deeply")
+STACK_OVERFLOW_HINT = "values nested thousands of levels deep (a tuple in a tuple in ...) overflow it: use flatter data"
+
+
 def _ended(reason, crash, options, src, location) -> dict:
     """The outcome of a child that ended without one."""
     from gradcli.lang.runner import hint_text  # noqa: PLC0415
@@ -191,6 +196,13 @@ def _ended(reason, crash, options, src, location) -> dict:
     if crash:
         return {"kind": "internal", "internal_text": crash[0][1], "traceback": crash[0][2],
                 "error": simple_error("InternalError", crash[0][1], src.name)}
+    if reason == "signal 11":
+        # SIGSEGV: the C stack overflowed in one of Python's unguarded recursions (hash() of a tuple
+        # nested 100,000 deep, ...), on which Python itself crashes: the script's limit, not a bug
+        error = simple_error("RecursionError", STACK_OVERFLOW, src.name, STACK_OVERFLOW_HINT)
+        if location[0] is not None:
+            error.update(zip(("line", "column", "end_line", "end_column"), location[0]))
+        return {"kind": "script", "error": error}
     text = f"the run's process ended unexpectedly ({reason})"
     return {"kind": "internal", "internal_text": text, "traceback": "",
             "error": simple_error("InternalError", text, src.name)}
