@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from gradcli.engine.stl_select import topk_row
+from gradcli.engine.stl_select import kth_row, sort_row, topk_row
 
 
 def _cases(seed, count):
@@ -49,3 +49,20 @@ def test_topk_row_against_torch():
     for vals, k, largest, sorted_ in _cases(7, 1500):
         want = torch.topk(torch.tensor(vals), k, largest=largest, sorted=sorted_).indices.tolist()
         assert topk_row(vals, k, largest, sorted_) == want, (vals, k, largest, sorted_)
+
+
+def test_sort_and_kth_rows_against_torch():
+    torch = pytest.importorskip("torch")
+    for vals, k, largest, _ in _cases(11, 1500):
+        t = torch.tensor(vals)
+        assert sort_row(vals, largest) == t.sort(descending=largest).indices.tolist(), (vals, largest)
+        assert kth_row(vals, k - 1) == t.kthvalue(k, 0).indices.item(), (vals, k)
+
+
+def test_sort_and_kth_rows_are_orders():
+    for vals, k, largest, _ in _cases(12, 300):
+        q = sort_row(vals, largest)
+        assert sorted(q) == list(range(len(vals)))
+        keys = [_key(vals[i], largest) if largest else (vals[i] != vals[i], vals[i]) for i in q]
+        assert keys == sorted(keys)
+        assert repr(vals[kth_row(vals, k - 1)]) == repr(vals[sort_row(vals, False)[k - 1]])

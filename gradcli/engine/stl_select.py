@@ -1,9 +1,11 @@
 """libstdc++'s std::nth_element, std::sort and std::partial_sort (bits/stl_algo.h, stl_heap.h), step
 for step, for torch.topk's CPU kernel (ATen's TopKImpl.h: partial_sort when k * 64 <= n, else
-nth_element at k - 1 then, when sorted, sort of the first k - 1). They are not stable: among equal
-values, which index comes first is what these exact moves give, so only an emulation reproduces
-torch's indices for ties. Each works on a list of element positions `q`, compared through
-`less(a, b)` on the elements' values (torch's comparator, NaN first for the largest)."""
+nth_element at k - 1 then, when sorted, sort of the first k - 1) and torch.sort's unstable one
+(SortingKernel.cpp: std::sort with KeyValueCompAsc/Desc); and ATen's own quick_select_template
+(Sorting.cpp) for kthvalue and median along a dim. None is stable: among equal values, which index
+comes first is what these exact moves give, so only an emulation reproduces torch's indices for ties.
+Each works on a list of element positions `q`, compared through `less(a, b)` on the elements' values
+(torch's comparator: NaN counts as the largest)."""
 from __future__ import annotations
 
 _THRESHOLD = 16  # _S_threshold
@@ -169,6 +171,17 @@ def topk_row(values, k, largest, sorted_):
     """The positions torch.topk's CPU kernel returns for one row (a list of Python floats or ints)."""
     n = len(values)
     q = list(range(n))
+    less = _comparator(values, largest)
+    if k * 64 <= n:
+        partial_sort(q, 0, k, n, less)
+    else:
+        nth_element(q, 0, k - 1, n, less)
+        if sorted_:
+            sort(q, 0, k - 1, less)
+    return q[:k]
+
+
+def _comparator(values, largest):
     if largest:
         def less(a, b):
             x, y = values[a], values[b]
@@ -177,10 +190,59 @@ def topk_row(values, k, largest, sorted_):
         def less(a, b):
             x, y = values[a], values[b]
             return (x == x and y != y) or x < y
-    if k * 64 <= n:
-        partial_sort(q, 0, k, n, less)
-    else:
-        nth_element(q, 0, k - 1, n, less)
-        if sorted_:
-            sort(q, 0, k - 1, less)
-    return q[:k]
+    return less
+
+
+def sort_row(values, descending):
+    """The positions torch.sort (not stable) gives one row."""
+    q = list(range(len(values)))
+    sort(q, 0, len(q), _comparator(values, descending))
+    return q
+
+
+def kth_row(values, k):
+    """The position torch.kthvalue (and median along a dim, k = (n - 1) // 2) gives the k-th smallest
+    (0-based) of one row: ATen's quick_select_template, NaN the largest."""
+    arr = list(values)
+    pos = list(range(len(arr)))
+
+    def gt(x, y):
+        return (x != x and y == y) or x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        pos[i], pos[j] = pos[j], pos[i]
+
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            return pos[k]
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            return pos[k]
+        p = lo + (hi - lo) // 2
+        swap(p, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j = lo + 1, hi
+        piv = arr[lo]
+        while True:
+            i += 1
+            while gt(piv, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1

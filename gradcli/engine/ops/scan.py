@@ -300,15 +300,28 @@ def sort(input, dim=-1, descending=False, stable=None):
         values = data.copy()
     else:
         idx = _argsort(data, d, descending)
+        if not stable:
+            idx = _unstable_sort(data, idx, d, descending)
         values = np.take_along_axis(data, idx, axis=d)
     cls = SortBackward0 if stable is None else SortBackward1
     return _pair("sort", cls, input, values, idx, {"dim": d, "keepdim": True})
+
+
+def _unstable_sort(data, idx, d, descending):
+    """torch.sort without stable=True is std::sort: above 16 elements its order among equal values
+    (and NaN) is introsort's (stl_select.sort_row); up to 16 its insertion sort is stable."""
+    if type(data) is not np.ndarray or data.shape[d] <= 16 or not data.size:
+        return idx
+    from ..stl_select import sort_row  # noqa: PLC0415
+    return _fix_open_rows(data, idx, d, lambda row: sort_row(row, descending))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
     data = input._data
     d = _dim_of(input, dim)
     idx = _argsort(data, d, descending) if data.ndim else xp_of(data).zeros((), np.int64)
+    if data.ndim and not stable:
+        idx = _unstable_sort(data, idx, d, descending)
     return wrap(_asarray(idx, np.int64), dtypes.int64)
 
 
@@ -338,21 +351,29 @@ def _topk_ties(data, idx, d, k, largest, sorted_):
     """Rows whose order the sort leaves open (equal values, NaN, or sorted=False) take the positions of
     torch's kernel: libstdc++'s nth_element/sort/partial_sort, emulated step for step (stl_select)."""
     from ..stl_select import topk_row  # noqa: PLC0415
+    return _fix_open_rows(data, idx, d, lambda row: topk_row(row, k, largest, sorted_), every=not sorted_)
+
+
+def _fix_open_rows(data, idx, d, row_fn, every=False):
+    """idx (positions along dim d, for each row of data) with the rows that hold equal values or NaN
+    (or every row) replaced by row_fn(the row's values as a list): positions, or one position."""
     n = data.shape[d]
     rows = np.moveaxis(data, d, -1).reshape(-1, n)
-    if sorted_:
-        s = np.sort(rows, axis=1)
-        open_rows = np.nonzero((s[:, 1:] == s[:, :-1]).any(axis=1) | np.isnan(s).any(axis=1))[0] \
-            if rows.dtype.kind == "f" else np.nonzero((s[:, 1:] == s[:, :-1]).any(axis=1))[0]
-    else:
+    if every:
         open_rows = np.arange(rows.shape[0])
+    else:
+        s = np.sort(rows, axis=1)
+        tie = (s[:, 1:] == s[:, :-1]).any(axis=1)
+        if rows.dtype.kind == "f":
+            tie |= np.isnan(s).any(axis=1)
+        open_rows = np.nonzero(tie)[0]
     if not open_rows.size:
         return idx
-    out = np.moveaxis(idx, d, -1).reshape(-1, k).copy()
+    moved = np.moveaxis(idx, d, -1)
+    out = moved.reshape(rows.shape[0], -1).copy()
     for r in open_rows.tolist():
-        out[r] = topk_row(rows[r].tolist(), k, largest, sorted_)
-    shape = np.moveaxis(idx, d, -1).shape
-    return np.moveaxis(out.reshape(shape), -1, d)
+        out[r] = row_fn(rows[r].tolist())
+    return np.moveaxis(out.reshape(moved.shape), -1, d)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -368,6 +389,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         return _pair("kthvalue", KthvalueBackward0, input, data.copy(), np.zeros((), np.int64),
                      {"dim": d, "keepdim": keepdim})
     idx = np.take(_argsort(data, d, False), xp_of(data).array([k - 1]), axis=d)
+    if type(data) is np.ndarray and data.size:  # among equal values: ATen's quick select's choice
+        from ..stl_select import kth_row  # noqa: PLC0415
+        idx = _fix_open_rows(data, idx, d, lambda row: [kth_row(row, k - 1)])
     values = np.take_along_axis(data, idx, axis=d)
     if not keepdim:
         idx, values = np.squeeze(idx, d), np.squeeze(values, d)
