@@ -87,8 +87,10 @@ def libm_f32(name, x):
     x = np.asarray(x, _F32)
     if x.size == 0:
         return x.copy()
-    if name in ("logf", "sinf", "cosf") and _glibc_float_ok():
-        return logf(x) if name == "logf" else sincosf(x)[name == "cosf"]
+    if name == "logf" and _glibc_float_ok("logf"):
+        return logf(x)
+    if name in ("sinf", "cosf") and _glibc_float_ok("sincosf"):
+        return sincosf(x)[name == "cosf"]
     if _fast(base, _F32):
         flat = np.ascontiguousarray(x).reshape(-1)
         return _reversed_call(base, flat).reshape(x.shape)
@@ -98,7 +100,7 @@ def libm_f32(name, x):
 def libm_f32_sincos(x):
     """(sinf(x), cosf(x)) of the C library over a float32 array (one reduction for both)."""
     x = np.asarray(x, _F32)
-    if x.size and _glibc_float_ok():
+    if x.size and _glibc_float_ok("sincosf"):
         return sincosf(x)
     return libm_f32("sinf", x), libm_f32("cosf", x)
 
@@ -117,8 +119,9 @@ def _call_f32(name, x):
 # float rounding is glibc's wherever the double lies farther than _SLACK double ulps from a float32
 # rounding midpoint; the rare elements closer (about 2**-16 of them) and the inputs outside the paths
 # emulated (subnormal, negative, huge, not finite) are computed by the C function itself. Whether the
-# C library is this algorithm at all is checked once per process on probes (_glibc_float_ok): a libm
-# that is not (another C library, glibc 2.41's correctly rounded logf) keeps the per-element call.
+# C library is this algorithm at all is checked once per process on probes (_glibc_float_ok, 1,024
+# inputs a function family): a libm that is not (another C library, glibc 2.41's correctly rounded
+# logf) keeps the per-element call.
 
 _SLACK = 1 << 12  # double ulps; the FMA build differs by at most ~64 (logf's z * invc - 1 for |y| >= 0.02)
 _HEX = float.fromhex
@@ -245,24 +248,29 @@ def sincosf(x):
     return sin, cos
 
 
-_glibc_checked = []
+_glibc_checked = {}
+_GLIBC_PROBES = 1024  # glibc 2.41's correctly rounded logf differs from this one on ~0.7% of inputs
 
 
-def _glibc_float_ok():
-    """Whether the vectorised logf/sinf/cosf give the C library's bits here: checked once per process on
-    probes (spread over the kernels' domains and beyond) against the per-element call."""
-    if not _glibc_checked:
+def _glibc_float_ok(kind="logf"):
+    """Whether the vectorised logf (kind "logf") or sinf/cosf ("sincosf") give the C library's bits
+    here: checked once per process on probes (spread over the kernels' domains and beyond) against
+    the per-element call."""
+    ok = _glibc_checked.get(kind)
+    if ok is None:
         ok = _c_float_function("logf") is not None
         if ok:
-            frac = (np.arange(1, _PROBES + 1, dtype=_F64) * 0.6180339887498949) % 1.0
-            pos = (2.0 ** (frac * 40 - 30)).astype(_F32)
-            ang = ((frac - 0.5) * 200).astype(_F32)
-            ok = np.array_equal(logf(pos).view(np.int32), _call_f32("logf", pos).view(np.int32))
-            s, c = sincosf(ang)
-            ok = ok and np.array_equal(s.view(np.int32), _call_f32("sinf", ang).view(np.int32)) \
-                and np.array_equal(c.view(np.int32), _call_f32("cosf", ang).view(np.int32))
-        _glibc_checked.append(bool(ok))
-    return _glibc_checked[0]
+            frac = (np.arange(1, _GLIBC_PROBES + 1, dtype=_F64) * 0.6180339887498949) % 1.0
+            if kind == "logf":
+                pos = (2.0 ** (frac * 40 - 30)).astype(_F32)
+                ok = np.array_equal(logf(pos).view(np.int32), _call_f32("logf", pos).view(np.int32))
+            else:
+                ang = ((frac - 0.5) * 200).astype(_F32)
+                s, c = sincosf(ang)
+                ok = np.array_equal(s.view(np.int32), _call_f32("sinf", ang).view(np.int32)) \
+                    and np.array_equal(c.view(np.int32), _call_f32("cosf", ang).view(np.int32))
+        ok = _glibc_checked[kind] = bool(ok)
+    return ok
 
 
 def _c_float_function(cname):
