@@ -827,8 +827,8 @@ def run_plain(root, g, retain_graph):
     unprocessed node of highest sequence number is always ready (its consumers were created after
     it, so they ran before it), so the function nodes simply run by decreasing sequence number; a
     leaf's AccumulateGrad runs as soon as its last consumer has and only those need counting. Several
-    leaves made ready by one node run in an order of their own (by id): _run's ready queue puts them
-    in torch's order, which nothing observes here (no leaf has a post-accumulate hook)."""
+    leaves made ready by one node run in the order of its edges: _run's ready queue puts them in
+    torch's order, which nothing observes here (no leaf has a post-accumulate hook)."""
     if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
     found = _collect_plain(root)
@@ -847,9 +847,11 @@ def run_plain(root, g, retain_graph):
         g = buffers.pop(node, None)
         if g is None:
             in_grads = None
+        elif node.fuses is None:
+            in_grads = node.backward(g)
         else:
             fz = node.fuses
-            ch = node._fns[fz[0]] if fz is not None else None
+            ch = node._fns[fz[0]]
             if ch is not None and ch.__class__ is fz[1] and ch._seq == node._seq - 1 and deps[ch] == 1:
                 # the next node to run is ch, fed by this node alone: both at once (ch still runs below,
                 # without a gradient, to count its edges: the leaves' order stays the same)
@@ -897,9 +899,7 @@ def run_plain(root, g, retain_graph):
                         done = [done, nxt]
         if done is not None:
             in_grads = gk = prev = g = None  # the gradients' refcounts then say if anything else holds them
-            if done.__class__ is list:
-                done.sort(key=id)
-            else:
+            if done.__class__ is not list:
                 done = (done,)
             for leaf in done:
                 g = buffers.pop(leaf, None)
