@@ -224,3 +224,13 @@ def test_a_case_name_is_declared_once():
         registry.tables([other], None)
     assert "nothing2" in registry.REGISTRY  # (registered before its case was refused)
     del registry.REGISTRY["nothing2"]
+
+
+def test_in_place_views_have_their_views_words():
+    """x.t_(), x.transpose_(), x.squeeze_() ... record their view's node class renamed (TBackward1, ...): a
+    subclass, so it has the view's words and replay (before, a name-keyed table gave it neither)."""
+    x = api.ones(2, 3, requires_grad=True) * 1
+    x.transpose_(0, 1)
+    node = x.grad_fn
+    assert type(node).__name__ == "TransposeBackward1"
+    assert derivatives.words_of(node) is not None and check.candidates(node)
