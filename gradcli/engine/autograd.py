@@ -83,7 +83,11 @@ class enable_grad(_GradModeContext):
 
 class set_grad_enabled(_GradModeContext):
     def __init__(self, mode):
-        self._target = bool(mode)
+        if type(mode) is not bool:  # torch takes exactly a bool (not 1, None or a tensor)
+            from .argcheck import typename  # noqa: PLC0415
+            raise errors.type_error(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                                    f"not {typename(mode)}")
+        self._target = mode
         # like torch, the call itself already switches the mode (usable as a plain function)
         self._prev = grad_mode.enabled
         grad_mode.enabled = self._target

@@ -43,6 +43,10 @@ def _is_diff(t):
 def _outputs(func, inputs):
     with _grad_enabled(True):
         out = func(*inputs)
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if not _tensors(o):  # torch reads o.requires_grad of each output (None, a number: no tensor)
+            from .argcheck import typename  # noqa: PLC0415
+            raise AttributeError(f"'{typename(o)}' object has no attribute 'requires_grad'")
     return tuple(_tensors(out))
 
 
