@@ -473,7 +473,88 @@ class Wide:
         self.show(e)
 
 
-BLOCKS = ["promotion", "views", "indexing", "setitem", "reductions", "cumulative", "sorting", "where_clamp",
+    def inplace_dtypes(self):
+        r = self.r
+        dt = r.choice(INT_DTYPES + ["torch.float16", "torch.float32", "torch.bool"])
+        x, s = self.new(dtype=dt, p="x")
+        other = r.choice(["1.5", "2", "True", "torch.tensor(2.5)", "torch.ones(1, dtype=torch.float64)", "-3",
+                          "torch.tensor([1, 2])", "x2"])
+        if other == "x2":
+            self.emit(f"x2 = {self.tensor(s, r.choice(INT_DTYPES + ['torch.float32']))}")
+        op = r.choice(["add_", "mul_", "sub_", "div_", "floor_divide_", "remainder_", "pow_", "clamp_", "copy_",
+                       "fill_", "masked_fill_", "bitwise_and_", "lerp_"])
+        if op == "clamp_":
+            stmt = f"{x}.clamp_(min={other})"
+        elif op == "masked_fill_":
+            stmt = f"{x}.masked_fill_({x} > 0, {other})"
+        elif op == "lerp_":
+            stmt = f"{x}.lerp_(torch.ones_like({x}), 0.5)"
+        else:
+            stmt = f"{x}.{op}({other})"
+        if r.random() < 0.3:
+            stmt = f"{x} {r.choice(['+=', '-=', '*=', '/=', '//=', '%=', '**=', '&=', '|='])} {other}"
+        self.guarded(stmt, f"print({x})")
+
+    def int_math(self):
+        r = self.r
+        x, s = self.new(dtype=r.choice(INT_DTYPES), p="x")
+        y, _ = self.new(shape=r.choice([s, ()]), dtype=r.choice(INT_DTYPES), p="y")
+        e = r.choice([f"{x} // {y}", f"{x} % {y}", f"{x} ** {y}", f"{x} ** -1", f"{x} // 0", f"{x} % 0",
+                      f"{x} / 0", f"{x} << 2", f"{x} >> 1", f"torch.div({x}, -2, rounding_mode='floor')",
+                      f"torch.fmod({x}, -3)", f"torch.remainder(-7, {x})", f"{x}.float() // 0",
+                      f"-{x}.float() % 0.", f"torch.pow(2, {x})", f"{x}.abs().sqrt()", f"{x}.sum(dtype=torch.int8)",
+                      f"{x}.prod()", f"{x}.cumprod(0)" if s else f"{x}.neg()", f"torch.bitwise_not({x})"])
+        self.guarded(f"print({e})")
+
+    def creation(self):
+        r = self.r
+        e = r.choice(["torch.tensor([1, 2.5, True])", "torch.tensor([[1, 2], [3, 4]], dtype=torch.float16)",
+                      "torch.tensor([])", "torch.tensor([[]])", "torch.zeros(2, 0, 3)", "torch.tensor(3)",
+                      "torch.tensor([True, False])", "torch.arange(0, 1, 0.1)", "torch.arange(5, 0, -1.5)",
+                      "torch.linspace(0, 1, 7)", "torch.linspace(-1e5, 1e5, 5)", "torch.eye(3, 2)",
+                      "torch.full((2, 2), 7)", "torch.full((2,), 1.5, dtype=torch.float64)", "torch.ones(2, 3).int()",
+                      "torch.zeros_like(torch.ones(2), dtype=torch.int32)", "torch.empty(0)", "torch.tensor([1e-8, 1.])",
+                      "torch.tensor([[1, 2], [3]])", "torch.tensor([1, 2], dtype=torch.bool)", "torch.arange(10).view(2, 5).T",
+                      "torch.tensor([[0.1, 100.], [1e-4, 1e4]])", "torch.tensor([123456789.])", "torch.tensor([1e-20])",
+                      "torch.tensor([0.1, 0.25], dtype=torch.float64) * 3", "torch.randn(2, 3).numpy().shape",
+                      "torch.tensor(float('nan')).item()", "torch.tensor([2**40, -1])", "torch.tensor([[True], [False]]).shape",
+                      "torch.ones(3).new_zeros(2)", "torch.ones(3, dtype=torch.int16).new_tensor([1.5])",
+                      "torch.randn(4, 4).tril()", "torch.triu(torch.ones(3, 3), 1)", "torch.diag(torch.tensor([1., 2.]))"])
+        self.guarded(f"print({e})")
+
+    def gather_scatter(self):
+        r = self.r
+        x, s = self.new(shape=r.choice([(3, 4), (2, 3), (4,)]), rg=r.random() < 0.6, p="x")
+        d = r.randrange(len(s))
+        idx = f"torch.randint(0, {s[d]}, {st(s)})"
+        e = r.choice([f"torch.gather({x}, {d}, {idx})", f"{x}.scatter({d}, {idx}, 0.5)",
+                      f"torch.zeros_like({x}).scatter_add({d}, {idx}, {x})", f"{x}.index_add({d}, torch.tensor([0]), "
+                      f"{x}.narrow({d}, 0, 1))", f"{x}.scatter({d}, {idx}, {x} * 2)", f"torch.take({x}, torch.tensor([0, -1]))",
+                      f"{x}.index_select({d}, torch.tensor([{s[d] - 1}, 0]))", f"{x}.masked_scatter({x} > 0, {x} * 10)",
+                      f"{x}.index_fill({d}, torch.tensor([0]), -1.)", "F.one_hot(torch.tensor([0, 2, 1]), 3)",
+                      f"torch.gather({x}, {d}, torch.tensor([[0]]))"])
+        if self.guarded(f"z = {e}", "print(z)"):
+            self.guarded("z.float().sum().backward()", f"print({x}.grad)")
+
+    def functional(self):
+        r = self.r
+        x, s = self.new(shape=r.choice([(2, 3), (3,), (2, 2, 3), (4, 5)]), rg=r.random() < 0.7, p="x")
+        d = r.randrange(-len(s), len(s))
+        e = r.choice([f"F.softmax({x}, dim={d})", f"F.log_softmax({x}, {d})", f"F.normalize({x}, dim={d})",
+                      f"F.pad({x}, (1, 2))", f"F.pad({x}, (1, 1), value=-1.)", f"F.relu6({x} * 4)", f"F.hardtanh({x})",
+                      f"F.softsign({x})", f"F.logsigmoid({x})", f"F.mse_loss({x}, torch.zeros_like({x}))",
+                      f"F.l1_loss({x}, torch.ones_like({x}), reduction='sum')", f"F.smooth_l1_loss({x}, {x} * 0)",
+                      f"F.cosine_similarity({x}, {x}.flip({d}), dim={d})", f"F.dropout({x}, 0.5, training=False)",
+                      f"F.glu(torch.cat([{x}, {x}], {d}), {d})", f"torch.softmax({x}.double(), {d})",
+                      f"F.binary_cross_entropy(torch.sigmoid({x}), torch.rand_like({x}))", f"F.silu({x})",
+                      f"F.mish({x})", f"F.hardswish({x})", f"F.celu({x})", f"F.selu({x})", f"F.gelu({x}, approximate='tanh')",
+                      f"F.cross_entropy({x}.reshape(-1, {s[-1]}), torch.zeros({numel(s) // s[-1]}, dtype=torch.long))",
+                      f"torch.nn.functional.log_softmax({x}, dim={d}).exp().sum({d})"])
+        if self.guarded(f"f = {e}", "print(f)"):
+            self.guarded("f.sum().backward()", f"print({x}.grad)")
+
+
+BLOCKS = ["inplace_dtypes", "int_math", "creation", "gather_scatter", "functional", "promotion", "views", "indexing", "setitem", "reductions", "cumulative", "sorting", "where_clamp",
           "matmul", "einsum", "joining", "expanding", "higher", "hooks", "errors", "printing"]
 
 

@@ -528,7 +528,17 @@ def _observed(obs, tensors, grad_tensors, retain_graph, create_graph, inputs, ac
 # ----------------------------------------------------------------------------- the engine
 
 def _add(a, b):
-    return b if a is None else a + b
+    return b if a is None else sum_grads(a, b)
+
+
+def sum_grads(a, b):
+    """Two gradients of one input added, as torch's InputBuffer adds them: an efficient zero tensor
+    (the gradient of sgn, marked by SgnBackward0) adds as nothing."""
+    if "efficient_zero" in b.__dict__:
+        return a
+    if "efficient_zero" in a.__dict__:
+        return b
+    return a + b
 
 
 def _collect(roots):
@@ -754,16 +764,16 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
                 if nxt.n_outputs == 1:
                     if d == 0 and carry is None and not ready:  # the next node to run: hand the grad over
                         prev = buffers.pop(nxt, None) if buffers else None  # (in a chain, buffers is empty)
-                        carry_g = gk if prev is None else prev + gk
+                        carry_g = gk if prev is None else sum_grads(prev, gk)
                     else:
                         prev = buffers.get(nxt)
-                        buffers[nxt] = gk if prev is None else prev + gk
+                        buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
                 else:
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
                     nr = node._nrs[k]
-                    buf[nr] = gk if buf[nr] is None else buf[nr] + gk
+                    buf[nr] = gk if buf[nr] is None else sum_grads(buf[nr], gk)
             if d == 0:
                 if carry is None and not ready:
                     carry = nxt
@@ -871,7 +881,7 @@ def run_plain(root, g, retain_graph):
                             if gk.dtype is not nxt._out_dtype:
                                 gk = gk.to(nxt._out_dtype)
                             prev = buffers.get(nxt)
-                            buffers[nxt] = gk if prev is None else prev + gk
+                            buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
                 else:
                     in_grads = node.backward(g)
             else:
@@ -890,7 +900,7 @@ def run_plain(root, g, retain_graph):
                 if gk.dtype is not nxt._out_dtype:
                     gk = gk.to(nxt._out_dtype)
                 prev = buffers.get(nxt)
-                buffers[nxt] = gk if prev is None else prev + gk
+                buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
             if nxt.__class__ is AccumulateGrad:
                 d = deps[nxt] - 1
                 deps[nxt] = d

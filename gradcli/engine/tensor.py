@@ -295,6 +295,11 @@ class Tensor:
             g = g.to(gd)
         if type(g._data) is not type(self._data):  # a CPU 0-d tensor used with cuda ones: grad comes back
             g = wrap(to_device(g._data, device_of(self._data)), g.dtype)
+        zero = "efficient_zero" in g.__dict__  # sgn's zero gradient: it adds as nothing (autograd.sum_grads)
+        if zero and self._grad is not None:
+            return self._post_accumulate()
+        if self._grad is not None and "efficient_zero" in self._grad.__dict__:
+            self._grad = None  # what a zero gradient left: the next one replaces it
         if self._grad is None:
             if create_graph and g._rg:
                 from .ops.inplace import copy_of  # noqa: PLC0415
@@ -308,6 +313,11 @@ class Tensor:
         else:
             self._grad._data += g._data
             self._grad._version[0] += 1
+        if zero:
+            self._grad.__dict__["efficient_zero"] = True
+        return self._post_accumulate()
+
+    def _post_accumulate(self):
         if self._post_acc_hooks:
             for hook in list(self._post_acc_hooks):
                 hook(self)

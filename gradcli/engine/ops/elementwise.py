@@ -1172,8 +1172,14 @@ class SignBackward0(Function):
 
 
 class SgnBackward0(SignBackward0):
-    """sgn of a real tensor: sign (0 for NaN); its gradient is zero (torch's abs and norm formulas use it)."""
+    """sgn of a real tensor: sign (0 for NaN); its gradient is zero (torch's abs and norm formulas use it):
+    torch's efficient zero tensor, which adds to another gradient as nothing (a -0. there stays -0.)."""
     __slots__ = ()
+
+    def backward(self, g):
+        z = zero_grad(g)
+        z.__dict__["efficient_zero"] = True  # autograd.sum_grads skips it
+        return (z,)
 
 
 def exp(input):

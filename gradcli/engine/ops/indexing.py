@@ -490,13 +490,24 @@ def gather(input, dim, index):
     if type(index._data) is not type(input._data):
         check_args("gather", (("self", input), ("index", index)))
     _check_index_dtype(index, "gather")
+    data, idx = input._data, index._data
+    if max(data.ndim, 1) != max(idx.ndim, 1):  # gather_shape_check (a 0-d tensor counts as 1-d)
+        raise errors.runtime("Index tensor must have the same number of dimensions as input tensor")
+    if data.ndim and idx.ndim:  # no dim of index larger than self's but dim
+        if any(i != d and idx.shape[i] > data.shape[i] for i in range(data.ndim)):
+            bad = next(i for i in range(data.ndim) if i != d and idx.shape[i] > data.shape[i])
+            raise errors.runtime(f"Size does not match at dimension {bad} expected index [{', '.join(map(str, idx.shape))}] to be no larger than self "
+                                 f"[{', '.join(map(str, data.shape))}] apart from dimension {d}")
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     if input._data.ndim == 0:  # a 0-d input is one element along dim 0
         if index._data.ndim > 1:
             raise errors.runtime("Index tensor must have the same number of dimensions as input tensor")
         r = input._data.reshape(1)[index._data]
-    else:
-        r = np.take_along_axis(input._data, index._data, axis=d)
+    elif idx.ndim == 0:  # a 1-d input and a 0-d index: one element
+        r = np.asarray(data[idx[()]])
+    else:  # positions past the index's size in the other dims are not read
+        part = data[tuple(slice(None) if i == d else slice(0, idx.shape[i]) for i in range(data.ndim))]
+        r = np.take_along_axis(part, idx, axis=d)
     return record(GatherBackward0, (input,), wrap(r, input.dtype),
                   {"dim": d, "index": index, "in_shape": input._data.shape})
 
