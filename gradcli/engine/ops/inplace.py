@@ -20,7 +20,11 @@ def _c10(dt):
 
 
 def rebase(self, r, low_names=False):
-    """Make `self` hold r's value and r's place in the graph, in place."""
+    """Make `self` hold r's value and r's place in the graph, in place (TensorIterator's checks: the
+    broadcast shape first, then the cast of the result type to self's dtype)."""
+    if r._data.shape != self._data.shape:
+        raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+                             f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
     if r.dtype is not self.dtype:
         if not _can_cast(r.dtype, self.dtype):
             if low_names:  # the clamp kernels word it with C++ type names
@@ -29,9 +33,6 @@ def rebase(self, r, low_names=False):
             else:
                 target = _c10(self.dtype)
             raise errors.runtime(f"result type {_c10(r.dtype)} can't be cast to the desired output type {target}")
-    if r._data.shape != self._data.shape:
-        raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
-                             f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
     data = self._data
     if not writeable(data):
         raise errors.runtime("unsupported operation: more than one element of the written-to tensor refers to a "
