@@ -205,3 +205,34 @@ def test_dtype_and_layout_cannot_be_made(src):
     # Python objects in a tensor's array
     result = refused("import torch\n" + src, "TypeError")
     assert "cannot create 'torch." in result.error.message
+
+
+# ---------------------------------------------------------------- a script's own generator.close()
+
+def test_generator_close_runs_finally_blocks_as_python_does():
+    src = ("def inner():\n    try:\n        yield 1\n    finally:\n        print('inner fin')\n"
+           "def outer():\n    try:\n        yield from inner()\n    finally:\n        print('outer fin')\n"
+           "g = outer()\nprint(next(g))\nprint(g.close(), g.close(), list(g))\n"
+           "e = (i for i in range(3))\nprint(next(e), e.close(), list(e))\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == "1\ninner fin\nouter fin\nNone None []\n0 None []\n"
+
+
+def test_generator_close_passes_on_the_finally_blocks_error():
+    src = ("def f():\n    try:\n        yield 1\n    finally:\n        raise ValueError('in finally')\n"
+           "g = f()\nnext(g)\ntry:\n    g.close()\nexcept ValueError as e:\n    print('caught', e)\n")
+    result = run(src)
+    assert result.error is None and result.stdout == "1\ncaught in finally\n"  # next(g) echoes 1
+
+
+def test_generator_close_cannot_escape_a_limit(no_unraisable):
+    src = ("def f():\n    try:\n        yield 1\n    finally:\n        while True:\n            pass\n"
+           "g = f()\nnext(g)\ntry:\n    g.close()\nexcept BaseException:\n    print('caught')\nprint('never')\n")
+    result = refused(src, "RuntimeError", "step limit", max_steps=20_000)
+    assert result.stdout == "1\n" and result.error.line == 5
+
+
+@pytest.mark.parametrize("name", ["send", "throw", "gi_frame", "gi_code", "gi_yieldfrom", "__next__"])
+def test_generators_expose_nothing_else(name):
+    refused(f"def f():\n    yield 1\ng = f()\nv = g.{name}\n", "AttributeError")

@@ -17,14 +17,31 @@ from .statements import contains_yield
 from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, iter_of, tag
 
 
+CLOSING = [None]  # id() of the generator whose close() the script called (its errors then propagate)
+
+
 def drive(rt, inner, name, qualname):
     """The generator object of one call of a generator function."""
-    gen = _drive(rt, inner)
+    me = []
+    gen = _drive(rt, inner, me)
+    me.append(id(gen))  # an id, not the object: no reference cycle (the collector closes it at once)
     gen.__name__, gen.__qualname__ = name, qualname  # its repr: <generator object data_iter at 0x...>
     return gen
 
 
-def _drive(rt, inner):
+def close_method(gen):
+    """A script's ``gen.close()``: Python's, whose errors (a finally block's exception, 'generator
+    ignored GeneratorExit', a limit) reach the script, unlike those of a close by the collector."""
+    def close():
+        previous, CLOSING[0] = CLOSING[0], id(gen)
+        try:
+            return gen.close()
+        finally:
+            CLOSING[0] = previous
+    return close
+
+
+def _drive(rt, inner, me):
     loc = rt.loc
     while True:
         depth = rt.depth
@@ -42,14 +59,18 @@ def _drive(rt, inner):
             loc[0] = saved
         try:
             yield value
-        except GeneratorExit:  # closed (collected) while suspended: the body's finally blocks run
+        except GeneratorExit:  # closed (collected, or close()) while suspended: the body's finally blocks run
+            explicit = me and CLOSING[0] == me[0]
             try:
                 inner.close()
             except LimitError as e:
+                if explicit:
+                    raise
                 if e.type_name != "RecursionError":  # Python, too, only reports a RecursionError here
                     rt.defer(e)  # a step or time limit, where Python would hang: the run stops
-            except Exception:  # noqa: BLE001, S110 - Python too only reports it ("Exception ignored")
-                pass
+            except Exception:  # noqa: BLE001 - collected: Python too only reports it ("Exception ignored")
+                if explicit:
+                    raise
             raise
 
 
@@ -243,4 +264,4 @@ class GeneratorCompiler:
         return try_
 
 
-__all__ = ["GeneratorCompiler", "drive"]
+__all__ = ["GeneratorCompiler", "drive", "close_method"]

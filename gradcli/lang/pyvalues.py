@@ -5,8 +5,8 @@ facades (``Namespace``) that stand for torch, numpy and math.
 Every attribute read or write of a script goes through ``get_attr``/``set_attr``: only public
 attributes of allowed types are reachable (tensors and other engine objects, Python scalars and
 containers, NumPy arrays through a whitelist, module facades, user classes and instances).
-Exceptions expose ``args``; functions, methods, generators, iterators, modules and everything
-else expose nothing.
+Exceptions expose ``args``, generators ``close``; functions, methods, iterators, modules and
+everything else expose nothing.
 """
 from __future__ import annotations
 
@@ -139,6 +139,8 @@ def _compute_policy(t):
         return "checked"
     if t is BigRange:
         return frozenset(("start", "stop", "step", "index", "count"))
+    if t is types.GeneratorType:
+        return "generator"  # close() only (send/throw and the gi_* internals stay out)
     if issubclass(t, np.ndarray) or issubclass(t, np.generic):
         return NP_ARRAY_ATTRS
     if issubclass(t, np.dtype):
@@ -254,6 +256,9 @@ def _get_attr_slow(obj, name):
         except AttributeError as e:
             e._gs_user = True
             raise
+    if policy == "generator" and name == "close":
+        from .generators import close_method  # noqa: PLC0415 - generators imports the compiler's helpers
+        return close_method(obj)
     if policy == "user_exception":
         if name in EXCEPTION_ATTRS or (name in getattr(obj, "__dict__", {}) and not name.startswith("gradcli")) or any(
                 name in c.__dict__ for c in t.__mro__ if _is_user_class(c)):
