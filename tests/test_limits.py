@@ -159,14 +159,16 @@ def _blocks(header, n):
 ])
 def test_deeply_nested_source(src):
     err = limited(src, seconds=6)
-    assert err.type_name in ("SyntaxError", "RecursionError"), err.message
+    # IndentationError: CPython's 100 levels of indentation, reached by the nested blocks
+    assert err.type_name in ("SyntaxError", "IndentationError", "RecursionError"), err.message
     if err.type_name == "RecursionError":
         assert "nested too deeply" in err.message
 
 
-@pytest.mark.parametrize("src", [_blocks("if True:", 1_000), _blocks("def f():", 500),
+@pytest.mark.parametrize("src", [_blocks("if True:", 98), _blocks("def f():", 98),
                                  "x = " + "+".join(["1"] * 500)])
 def test_nesting_python_accepts_still_runs(src):
+    compile(src, "n.grad", "exec")  # the premise: CPython runs it (99 levels of indentation at most)
     assert run_source(src, "n.grad", RunOptions()).error is None
 
 
