@@ -92,11 +92,11 @@ def _install():
                          ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_"),
                          ("__ipow__", "pow_")):
         setattr(Tensor, name, _iop(method))
-    Tensor.__iand__ = lambda a, b: P.rebase(a, E.bitwise_and(a, b))
-    Tensor.__ior__ = lambda a, b: P.rebase(a, E.bitwise_or(a, b))
-    Tensor.__ixor__ = lambda a, b: P.rebase(a, E.bitwise_xor(a, b))
-    Tensor.__ilshift__ = lambda a, b: P.rebase(a, E.bitwise_left_shift(a, b))
-    Tensor.__irshift__ = lambda a, b: P.rebase(a, E.bitwise_right_shift(a, b))
+    Tensor.__iand__ = P.bitwise_inplace(E.bitwise_and)
+    Tensor.__ior__ = P.bitwise_inplace(E.bitwise_or)
+    Tensor.__ixor__ = P.bitwise_inplace(E.bitwise_xor)
+    Tensor.__ilshift__ = P.bitwise_inplace(E.bitwise_left_shift)
+    Tensor.__irshift__ = P.bitwise_inplace(E.bitwise_right_shift)
     Tensor.__imatmul__ = lambda a, b: P.rebase(a, L.matmul(a, b))
 
 

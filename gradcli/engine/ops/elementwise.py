@@ -1644,6 +1644,10 @@ def _bitwise(ufunc, a, b, name):
         return NotImplemented
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
+        try:  # TensorIterator's broadcast comes before the kernel's dtype error
+            np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
+        except ValueError:
+            raise broadcast_error(a, b) from None
         raise kernel_error(f"{name}_cpu", dt)
     x, y = binary_operands(a, b, dt)
     _check_size(x, y)

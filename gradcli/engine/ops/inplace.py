@@ -102,6 +102,32 @@ def inplace(fn, name):
     return method
 
 
+def bitwise_inplace(fn):
+    """`a &= b` and the like: TensorIterator's output checks, then the out-of-place op written back."""
+    def op(a, b):
+        check_iterator_output(a, b)
+        return rebase(a, fn(a, b))
+    return op
+
+
+def check_iterator_output(self, other):
+    """TensorIterator's checks of an in-place op's output before its kernel runs (whose dtype errors,
+    such as bitwise on floats, come after): the broadcast shape, then the result type's cast."""
+    if not isinstance(other, (Tensor, bool, int, float)):
+        return
+    so = tuple(other._data.shape) if isinstance(other, Tensor) else ()
+    try:
+        shape = tuple(np.broadcast_shapes(self._data.shape, so))
+    except ValueError:
+        return  # the op's own broadcast error
+    if shape != self._data.shape:
+        raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+                             f"broadcast shape [{', '.join(map(str, shape))}]")
+    dt = dtypes.result_type((self, other))
+    if dt is not self.dtype and not _can_cast(dt, self.dtype):
+        raise errors.runtime(f"result type {_c10(dt)} can't be cast to the desired output type {_c10(self.dtype)}")
+
+
 def _renamed(cls, name):
     return type(name, (cls,), {"__slots__": ()})
 
