@@ -108,10 +108,11 @@ def test_largest_seed_is_accepted():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-@pytest.mark.parametrize("how", ["segfault", "exit"])
+@pytest.mark.parametrize("how", ["segfault", "bus", "exit"])
 def test_a_child_that_dies_gives_one_document_with_what_it_printed(monkeypatch, how):
     """The run's child crashing (a signal, an exit without its outcome) is an internal error in a
-    strict document that keeps the lines printed before."""
+    strict document that keeps the lines printed before; a SIGSEGV is the C stack's overflow (CPython's
+    unguarded recursions, which crash Python too): the script's RecursionError."""
     from gradcli.cli import runcmd
     from gradcli.cli.common import Flags
     from gradcli.render.jsonout import dumps
@@ -122,11 +123,18 @@ def test_a_child_that_dies_gives_one_document_with_what_it_printed(monkeypatch, 
         send("out", "before\n", 1)
         if how == "segfault":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if how == "bus":
+            os.kill(os.getpid(), signal.SIGBUS)
         os._exit(5)
     monkeypatch.setattr(runcmd, "execute", dying)  # the forked child runs it
     flags = Flags(json=True, isolate=True, no_seccomp=True)
     outcome = runcmd.run_one(runcmd.Source("x.grad", "print(1)"), flags, flags.run_options(), False, False)
     doc = strict(dumps(runcmd._doc(outcome)).encode())
-    assert doc["exit_code"] == 3 and doc["error"]["type"] == "InternalError"
-    assert "signal 11" in doc["error"]["message"] if how == "segfault" else "exit 5" in doc["error"]["message"]
+    if how == "segfault":
+        assert doc["exit_code"] == 1 and doc["error"]["type"] == "RecursionError"
+        assert "stack overflowed" in doc["error"]["message"] and "SIGSEGV" in doc["error"]["message"]
+    else:
+        assert doc["exit_code"] == 3 and doc["error"]["type"] == "InternalError"
+        assert f"signal {int(signal.SIGBUS)}" in doc["error"]["message"] if how == "bus" else \
+            "exit 5" in doc["error"]["message"]
     assert doc["outputs"] == [{"text": "before\n", "line": 1}]
