@@ -202,6 +202,8 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
     it; ``contiguous_out``: the output is a new contiguous tensor (torch.pow(number, tensor) allocates it
     so before the tensor-tensor kernel runs)."""
     if not _supported(x, y) or x.dtype != y.dtype:
+        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu":
+            return int_pow(x, y)
         return x ** y
     shape = np.broadcast_shapes(x.shape, y.shape)
     dt = x.dtype
@@ -218,6 +220,18 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
         out[sc] = powf(xs[sc], ys[sc]) if dt == _F32 else pow64(xs[sc], ys[sc])
     res = _from_order(out, shape, perm)
     return res.copy(order="C") if contiguous_out and not res.flags.c_contiguous else res
+
+
+def int_pow(x, y):
+    """ATen's integer powi for tensor exponents: a negative exponent gives 1 for a base of 1, +-1 for -1
+    (by the exponent's parity) and 0 otherwise, where NumPy refuses negative integer powers."""
+    y = np.asarray(y)
+    if not (y < 0).any():
+        return x ** y
+    with np.errstate(all="ignore"):
+        pos = x ** np.where(y < 0, 0, y)
+        neg = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0)).astype(pos.dtype)
+    return np.where(y < 0, neg, pos)
 
 
 def expf(x):
