@@ -245,6 +245,9 @@ def copy_of(g, like):
 
 def copy_(self, src, non_blocking=False):
     check_inplace(self)
+    if isinstance(src, (bool, int, float)):  # torch wraps a number as a 0-d tensor of its own dtype
+        d = dtypes.scalar_dtype(src)
+        src = wrap(np.asarray(src, d.np), d)
     try:
         s = src._data if type(src._data) is type(self._data) else like(self._data, src._data)  # across devices
         np.copyto(self._data, np.broadcast_to(s, self._data.shape).astype(self._data.dtype, copy=False))
