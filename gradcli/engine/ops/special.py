@@ -1211,10 +1211,6 @@ class SiluBackward0(Function):
         return (g * s * E.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
 
 
-def _sigmoid_np(x):
-    return 0.5 * (1 + np.tanh(0.5 * x))
-
-
 def silu(input, inplace=False):
     return _maybe_inplace(_silu, input, inplace)
 
@@ -1631,16 +1627,14 @@ class GluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         d = self._kw["dim"]
-        from .indexing import slice_backward  # noqa: PLC0415
-        from .shape import narrow  # noqa: PLC0415
+        from .shape import cat, narrow  # noqa: PLC0415
         n = x.shape[d] // 2
         a = narrow(x, d, 0, n)
         b = narrow(x, d, n, n)
         s = E.sigmoid(b)
-        lead = (slice(None),) * d
-        shape = x._data.shape
-        return (slice_backward(g * s, shape, lead + (slice(0, n),)) +
-                slice_backward(g * a * s * (1 - s), shape, lead + (slice(n, 2 * n),)),)
+        # torch writes both halves into one gradient (no sum: a -0.0 stays -0.0): sigmoid(b) * g on
+        # the first half, (1 - s) * s * a * g on the second (in that order)
+        return (cat([s * g, (1 - s) * s * a * g], d),)
 
 
 def glu(input, dim=-1):
@@ -1655,10 +1649,15 @@ def glu(input, dim=-1):
 
 
 def _glu_np(x, d):
-    n = x.shape[d]
-    a = np.take(x, xp_of(x).arange(n // 2), axis=d)
-    b = np.take(x, xp_of(x).arange(n // 2, n), axis=d)
-    return a * _sigmoid_np(b)
+    """ATen's glu kernel: a * (1 / (1 + exp(-b))), in float for float16 (one rounding at the end); b is
+    passed as the strided view the kernel reads, so the sigmoid's vector body and tail fall as in torch."""
+    n = x.shape[d] // 2
+    lead = (slice(None),) * d
+    a = x[lead + (slice(0, n),)]
+    b = x[lead + (slice(n, 2 * n),)]
+    if x.dtype == np.float16:
+        return (a.astype(np.float32) * numerics.sigmoid(b.astype(np.float32))).astype(np.float16)
+    return a * numerics.sigmoid(b)
 
 
 # ---------------------------------------------------------------------------- in-place comparisons
