@@ -37,6 +37,25 @@ def _write(name, out, result):
     return out
 
 
+_CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")
+
+
+def _check_clamp_out(name, args, kwargs, out, result):
+    """The meta functions of clamp with number bounds: out=input of another dtype than the result is
+    refused in C++ type names ("long int"); clamp and clip also want any other out of the result's
+    dtype (their unary TensorIterator)."""
+    bounds = [*args[1:], *(v for k, v in kwargs.items() if k != "input")]
+    if not isinstance(out, Tensor) or out.dtype is result.dtype or \
+            not any(b is not None and not isinstance(b, Tensor) for b in bounds):
+        return
+    if out is (args[0] if args else kwargs.get("input")):
+        from .ops.linalg import c10_low  # noqa: PLC0415
+        raise errors.runtime(f"result type {_C10[result.dtype.name]} can't be cast to the desired output type "
+                             f"{c10_low(out.dtype)}")
+    if name in ("clamp", "clip"):
+        raise errors.runtime(f"Found dtype {_C10[out.dtype.name]} but expected {_C10[result.dtype.name]}")
+
+
 def with_out(fn, name):
     """fn accepting out=...; the unwrapped function stays the fast path when out is not given."""
     @functools.wraps(fn)
@@ -59,5 +78,7 @@ def with_out(fn, name):
             for o, r in zip(out, result):
                 _write(name, o, r)
             return type(result)(tuple(out)) if hasattr(result, "_fields") else tuple(out)
+        if name in _CLAMPS:
+            _check_clamp_out(name, args, kwargs, out, result)
         return _write(name, out, result)
     return call

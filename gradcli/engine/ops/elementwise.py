@@ -1549,6 +1549,8 @@ def clamp(input, min=None, max=None):
         min = _as_bound(min, input)
         max = _as_bound(max, input)
         dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
+        if dt is dtypes.bool_ and min is not None and max is not None:
+            raise kernel_error("clamp_cpu", dt)  # one bound alone goes through clamp_min/max, which take Bool
         data = input._data.astype(dt.np, copy=False)
         lo = min._data if min is not None else None
         hi = max._data if max is not None else None
@@ -1559,9 +1561,18 @@ def clamp(input, min=None, max=None):
         out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
         return record(ClampBackward0, (input, min, max), out)
     dt = dtypes.result_type([t for t in (input, min, max) if t is not None])
+    _check_scalar_clamp(dt, min, max)
     data = input._data.astype(dt.np, copy=False)
     out = wrap(_asarray(_clamp_forward(data, min, max)).astype(dt.np, copy=False), dt)
     return record(ClampBackward1, (input,), out, {"bounds": (min, max)})
+
+
+def _check_scalar_clamp(dt, lo, hi):
+    """ATen's clamp kernels with number bounds take every type but Bool (the result type: bool bounds
+    of a bool tensor); the kernel's name says which bounds were given."""
+    if dt is dtypes.bool_:
+        which = "clamp" if lo is not None and hi is not None else "clamp_min" if lo is not None else "clamp_max"
+        raise kernel_error(f"{which}_scalar_cpu", dt)
 
 
 def _as_bound(b, like):
@@ -1577,6 +1588,7 @@ def clamp_min(input, min):
     if isinstance(min, Tensor):
         return binary(ClampMinBackward1, input, min)
     dt = dtypes.result_type((input, min))
+    _check_scalar_clamp(dt, min, None)
     data = input._data.astype(dt.np, copy=False)
     out = wrap(_asarray(_clamp_forward(data, min, None)).astype(dt.np, copy=False), dt)
     return record(ClampMinBackward0, (input,), out, {"bounds": (min, None)})
@@ -1586,6 +1598,7 @@ def clamp_max(input, max):
     if isinstance(max, Tensor):
         return binary(ClampMaxBackward1, input, max)
     dt = dtypes.result_type((input, max))
+    _check_scalar_clamp(dt, None, max)
     data = input._data.astype(dt.np, copy=False)
     out = wrap(_asarray(_clamp_forward(data, None, max)).astype(dt.np, copy=False), dt)
     return record(ClampMaxBackward0, (input,), out, {"bounds": (None, max)})

@@ -97,7 +97,10 @@ def inplace(fn, name):
 
     def method(self, *args, **kwargs):
         check_inplace(self)
-        return rebase(self, fn(self, *args, **kwargs), low)
+        # the clamp overload with number bounds (taken when any bound is a number) words the cast
+        # error with C++ type names ("bool"); tensor bounds go through TensorIterator ("Bool")
+        scalar = low and any(a is not None and not isinstance(a, Tensor) for a in (*args, *kwargs.values()))
+        return rebase(self, fn(self, *args, **kwargs), scalar)
     method.__name__ = name
     return method
 
