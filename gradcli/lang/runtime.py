@@ -189,6 +189,9 @@ class function:  # noqa: N801 - named like Python's, so C-level messages say "'f
     __slots__ = ("name", "qualname", "params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults",
                  "body", "closure", "rt", "nparams", "simple", "is_lambda", "__weakref__",
                  "__name__", "__qualname__")
+    # A script's functions live in __main__, as Python's do: torch.typename and nn's messages name one
+    # '__main__.f' (a class attribute, so that instances read it; type(f) is shown as 'function').
+    __module__ = "__main__"
 
     def __init__(self, rt, name, qualname, params, defaults, vararg, kwarg, kwonly, kw_defaults, body,
                  closure, is_lambda):
