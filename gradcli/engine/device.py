@@ -15,9 +15,17 @@ class device:
             type, index = type.type, type.index
         elif isinstance(type, str) and ":" in type:
             type, _, idx = type.partition(":")
-            if not idx.isdigit():
+            if not (idx.isascii() and idx.isdigit()) or (len(idx) > 1 and idx[0] == "0"):
                 raise errors.runtime(f"Invalid device string: '{type}:{idx}'")
-            index = int(idx)
+            if int(idx) > 2 ** 31 - 1:  # std::stoi
+                raise errors.runtime(f"Could not parse device index '{idx}' in device string '{type}:{idx}'")
+            index = _device_index(int(idx))
+        elif index is not None:
+            if isinstance(index, int) and not -2 ** 63 <= index < 2 ** 63:
+                raise errors.value("Overflow when unpacking long long")
+            if isinstance(index, int) and index < 0:
+                raise errors.runtime("Device index must not be negative")
+            index = _device_index(index)
         if type not in ("cpu", "cuda", "meta"):
             raise errors.runtime(
                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
@@ -28,7 +36,7 @@ class device:
     def __repr__(self):
         if self.index is None:
             return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
+        return f"device(type='{self.type}', index={self.index & 0xFFFF})"  # torch prints it as uint16_t
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -40,6 +48,14 @@ class device:
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+
+def _device_index(n):
+    """c10::DeviceIndex is an int8_t: the index wraps to [-128, 127], and -1 is "no index"."""
+    if not isinstance(n, int):
+        return n
+    n = (n + 128) % 256 - 128
+    return None if n == -1 else n
 
 
 CPU = device("cpu")
