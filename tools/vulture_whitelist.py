@@ -209,6 +209,7 @@ Hardswish
 Softmax
 LogSoftmax
 Softmin
+GLU
 Dropout1d
 Dropout2d
 Dropout3d

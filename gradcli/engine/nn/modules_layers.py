@@ -297,6 +297,14 @@ class Softmin(_SoftmaxBase):
     _fn = "softmin"
 
 
+class GLU(_SoftmaxBase):
+    def __init__(self, dim=-1):
+        super().__init__(dim)
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+
 # ---------------------------------------------------------------------------- dropout / reshape
 
 class Dropout(Module):
@@ -670,8 +678,8 @@ class Embedding(Module):
 
 NAMES = ("Identity", "Linear", "Bilinear", "ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU",
          "SiLU", "Mish", "Softplus", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "LogSigmoid",
-         "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin", "Dropout",
-         "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+         "Softsign", "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin", "GLU",
+         "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
          "Flatten", "Unflatten", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
@@ -681,7 +689,7 @@ _MODULE_PATHS = {
     "linear": ("Identity", "Linear", "Bilinear"),
     "activation": ("ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish",
                    "Softplus", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "LogSigmoid", "Softsign",
-                   "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin"),
+                   "Tanhshrink", "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin", "GLU"),
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
     "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d"),
     "pooling": ("MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
