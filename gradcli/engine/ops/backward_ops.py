@@ -338,6 +338,43 @@ def hardswish_backward(grad_output, x):
     return _apply(HardswishBackwardBackward0, (grad_output, x))
 
 
+class GluBackwardBackward0(_BackwardOp):
+    """glu_backward(grad_output, self, dim): sigmoid(b) * g on the first half, (1 - s) * s * a * g on
+    the second; its derivatives are torch's glu_double_backward_grad_output and glu_double_backward."""
+    __slots__ = ()
+
+    @staticmethod
+    def forward(g, x, dim):
+        n = x.shape[dim] // 2
+        lead = (slice(None),) * dim
+        a, b = x[lead + (slice(0, n),)], x[lead + (slice(n, 2 * n),)]
+        s = numerics.sigmoid(b)
+        return np.concatenate([s * g, (1 - s) * s * a * g], axis=dim)
+
+    def backward(self, gg):
+        from .shape import cat, narrow  # noqa: PLC0415
+        g, x = self.saved
+        d = self._kw["dim"]
+        n = x.shape[d] // 2
+        gg_out = gx = None
+        if _needs(self, 0):
+            from ..factory import ones_like  # noqa: PLC0415
+            tmp = gg * glu_backward(ones_like(g), x, d)
+            gg_out = narrow(tmp, d, 0, n) + narrow(tmp, d, n, n)
+        if _needs(self, 1):
+            a, s = narrow(x, d, 0, n), E.sigmoid(narrow(x, d, n, n))
+            one_sub = 1 - s
+            sig_one_sub = s * one_sub
+            gg_a, gg_b = narrow(gg, d, 0, n), narrow(gg, d, n, n)
+            second_order = sig_one_sub * one_sub - s * sig_one_sub
+            gx = cat([gg_b * g * sig_one_sub, gg_b * a * g * second_order + gg_a * g * sig_one_sub], d)
+        return gg_out, gx
+
+
+def glu_backward(grad_output, x, dim):
+    return _apply(GluBackwardBackward0, (grad_output, x), {"dim": dim})
+
+
 # ---------------------------------------------------------------------------- softmax, log_softmax
 
 def _keep(dim, ndim):

@@ -1627,14 +1627,7 @@ class GluBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         d = self._kw["dim"]
-        from .shape import cat, narrow  # noqa: PLC0415
-        n = x.shape[d] // 2
-        a = narrow(x, d, 0, n)
-        b = narrow(x, d, n, n)
-        s = E.sigmoid(b)
-        # torch writes both halves into one gradient (no sum: a -0.0 stays -0.0): sigmoid(b) * g on
-        # the first half, (1 - s) * s * a * g on the second (in that order)
-        return (cat([s * g, (1 - s) * s * a * g], d),)
+        return (B.glu_backward(g, x, d),)
 
 
 def glu(input, dim=-1):
