@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import numerics, sleef
+from . import device, numerics, sleef
 from .rng_math import capability, libm_f32
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -202,7 +202,7 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
     it; ``contiguous_out``: the output is a new contiguous tensor (torch.pow(number, tensor) allocates it
     so before the tensor-tensor kernel runs)."""
     if not _supported(x, y) or x.dtype != y.dtype:
-        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu" and np.asarray(y).dtype.kind in "iu":
+        if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu" and device.asarray(y).dtype.kind in "iu":
             return int_pow(x, y)
         return x ** y
     shape = np.broadcast_shapes(x.shape, y.shape)
@@ -225,13 +225,14 @@ def pow_tensor_tensor(x, y, contiguous_out=False):
 def int_pow(x, y):
     """ATen's integer powi for tensor exponents: a negative exponent gives 1 for a base of 1, +-1 for -1
     (by the exponent's parity) and 0 otherwise, where NumPy refuses negative integer powers."""
-    y = np.asarray(y)
-    if not (y < 0).any():
+    y = device.asarray(y)
+    xp = device.xp_of(x)  # a GPU tensor's arrays stay on the GPU
+    if not bool((y < 0).any()):
         return x ** y
     with np.errstate(all="ignore"):
-        pos = x ** np.where(y < 0, 0, y)
-        neg = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0)).astype(pos.dtype)
-    return np.where(y < 0, neg, pos)
+        pos = x ** xp.where(y < 0, 0, y)
+        neg = xp.where(x == 1, 1, xp.where(x == -1, xp.where(y % 2 == 0, 1, -1), 0)).astype(pos.dtype)
+    return xp.where(y < 0, neg, pos)
 
 
 def expf(x):
