@@ -15,8 +15,8 @@ from .limits import check_numel
 from .ops.elementwise import c10_name
 from .rng import Generator
 from .rng_ops import (bernoulli_, cauchy_, check_std, default_generator, exponential_, exponential_values, gen_for,
-                      geometric_, get_rng_state, initial_seed, log_normal_, manual_seed, normal_, random_, seed,
-                      set_rng_state, uniform53, uniform_)
+                      geometric_, get_rng_state, initial_seed, log_normal_, manual_seed, node_class, normal_,
+                      random_, seed, set_rng_state, uniform53, uniform_)
 from .tensor import Tensor, wrap
 
 _F64 = np.float64
@@ -29,16 +29,6 @@ class _NormalTensorBackward(Function):
     def backward(self, g):
         from .factory import zeros  # noqa: PLC0415
         return tuple(zeros(shape, dtype=g.dtype) for shape in self._kw["shapes"])
-
-
-_NODES = {}
-
-
-def _normal_node(name):
-    cls = _NODES.get(name)
-    if cls is None:
-        cls = _NODES[name] = type(name, (_NormalTensorBackward,), {"__slots__": ()})
-    return cls
 
 
 # ---------------------------------------------------------------------------- constructors
@@ -159,7 +149,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
         if grad_mode.enabled and any(x.requires_grad for x in inputs):  # zero gradients, as torch's
             name = "NormalBackward3" if mt and st else "NormalBackward1" if mt else "NormalBackward2"
-            out.grad_fn = make_node(_normal_node(name), inputs, out.dtype, (), {"shapes": [x.shape for x in inputs]})
+            out.grad_fn = make_node(node_class(name, _NormalTensorBackward), inputs, out.dtype, (), {"shapes": [x.shape for x in inputs]})
             out._rg = True
         return out
     if size is None:

@@ -158,10 +158,11 @@ class _RandomBackward(Function):
 _NODES = {}
 
 
-def _node_cls(name):
-    cls = _NODES.get(name)
+def node_class(name, base=_RandomBackward):
+    """The subclass of `base` named `name` (the grad_fn name torch prints), made once."""
+    cls = _NODES.get((name, base))
     if cls is None:
-        cls = _NODES[name] = type(name, (_RandomBackward,), {"__slots__": ()})
+        cls = _NODES[name, base] = type(name, (base,), {"__slots__": ()})
     return cls
 
 
@@ -193,7 +194,7 @@ def write_values(self, values, node_name, written=False):
     self._version[0] += 1
     if grad_mode.enabled and self._rg:
         old, old_nr = self.grad_fn, self._output_nr
-        apply_inplace_graph(self, make_node(_node_cls(node_name), (self,), self.dtype))
+        apply_inplace_graph(self, make_node(node_class(node_name), (self,), self.dtype))
         if self._retains:
             move_retain(self, old, old_nr)
     return self
