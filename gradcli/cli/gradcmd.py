@@ -234,7 +234,7 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
                 type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
             from .common import is_cap_memory_error  # noqa: PLC0415
 
-            if flags.isolate and is_cap_memory_error(getattr(err, "type_name", ""), str(getattr(err, "message", ""))):
+            if flags.isolate and is_cap_memory_error(err.type_name, str(err.message)):
                 from .common import memory_error_text  # noqa: PLC0415
 
                 err = CalcError("MemoryError", *memory_error_text(flags.max_memory_bytes()))

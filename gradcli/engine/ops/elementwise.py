@@ -405,6 +405,7 @@ def _scalar_tail_unfused(n, itemsize, cap):
     count = (n - start - 1) // block * block
     return slice(start + 1, start + 1 + count) if count > 0 else None
 
+
 class AddBackward0(Function):
     """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
