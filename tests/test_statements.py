@@ -112,27 +112,92 @@ def test_bound_names_follow_the_description():
 
 
 def _grammar_keywords():
+    """The keywords the grammar's text spells: named terminals (IF: "if") and words quoted in rules."""
     text = (ROOT / "grammar" / "gradscript.lark").read_text()
-    return set(re.findall(r'^[A-Z]+: "([A-Za-z]+)"$', text, re.M)), set(re.findall(r'"([A-Za-z]+)"', text))
+    named = set(re.findall(r'^[A-Z]+: "([A-Za-z]+)"$', text, re.M))
+    quoted = set(re.findall(r'"([A-Za-z]+)"', text))
+    return named, quoted
+
+
+def _statement_keywords(kw):
+    return {w for w, t in kw.words.items() if t in kw.statement_start}
 
 
 def test_keyword_tables_are_the_grammars():
-    terminals, quoted = _grammar_keywords()
-    ours = set(keywords.KEYWORDS) | set(keywords.RESERVED) | set(keywords.CONSTANTS)
-    assert terminals <= ours  # every keyword terminal of the grammar is in the one table
-    assert ours <= quoted  # and every word of the table is a word of the grammar
-    assert set(keywords.BLOCK_HEADERS) <= quoted and set(keywords.CONTINUATION_HEADERS) <= set(keywords.BLOCK_HEADERS)
+    kw = parser.keyword_tables()
+    named, quoted = _grammar_keywords()
+    assert set(kw.words) == named | quoted
+    assert all(kw.words[w] == w.upper() for w in named)
+    assert set(kw.keywords) | set(kw.reserved) | set(kw.constants) == set(kw.words)
+    # what the rules say of them (the header rules hold a suite; the clauses are not statements)
+    assert set(kw.block_headers) == {"if", "elif", "else", "while", "for", "with", "def", "class", "try", "except",
+                                     "finally"}
+    assert set(kw.continuation_headers) == {"elif", "else", "except", "finally"}
+    assert _statement_keywords(kw) == {"if", "for", "while", "with", "def", "class", "try", "return", "pass",
+                                          "break", "continue", "import", "from", "assert", "del", "global",
+                                          "nonlocal", "raise", "yield"}
+    assert kw.statement_start == kw.terminals(_statement_keywords(kw)) | {"AT"}
+    assert set(kw.reserved) == {"async", "await"} and set(kw.reserved) <= set(keywords.PYTHON_ONLY)
+    assert kw.constants == ("False", "None", "True")
+
+
+SCRATCH_RULES = """
+?compound_stmt: if_stmt | while_stmt | for_stmt | with_stmt | try_stmt | funcdef | classdef | decorated
+              | repeat_stmt
+repeat_stmt: REPEAT test ":" suite otherwise_clause?
+otherwise_clause: "otherwise" ":" suite
+REPEAT: "repeat"
+"""
+
+
+def _scratch_keywords(grammar: str) -> keywords.Keywords:
+    """The keyword tables derive() makes of a grammar, as the parse-table build does."""
+    lark = pytest.importorskip("lark")
+    built = lark.Lark(grammar, parser="lalr", lexer="basic", start=["module", "eval_input"],
+                      maybe_placeholders=False)
+    words = {t.pattern.value: t.name for t in built.terminals
+             if t.pattern.type == "str" and re.fullmatch(r"[^\W\d]\w*", t.pattern.value)}
+    rules = [(r.origin.name, [s.name for s in r.expansion], r.alias) for r in built.rules]
+    return keywords.Keywords(keywords.derive(rules, words))
+
+
+def test_a_statement_added_to_the_grammar_enters_the_keyword_tables():
+    """The statement recipe's grammar step is the only keyword step: a rule and its terminal make
+    `repeat` a block header, a statement keyword and a keyword (highlighting, completion), and a
+    clause of it a continuation header, with nothing else to edit."""
+    text = (ROOT / "grammar" / "gradscript.lark").read_text()
+    head, sep, tail = text.partition("?compound_stmt:")
+    grammar = head + SCRATCH_RULES + tail.split("\n", 1)[1]
+    assert sep and "repeat" not in parser.keyword_tables().words
+    before, after = parser.keyword_tables(), _scratch_keywords(grammar)
+    assert set(after.block_headers) == set(before.block_headers) | {"repeat", "otherwise"}
+    assert set(after.continuation_headers) == set(before.continuation_headers) | {"otherwise"}
+    assert _statement_keywords(after) == _statement_keywords(before) | {"repeat"}
+    assert set(after.keywords) == set(before.keywords) | {"repeat", "otherwise"}
+    assert after.words["repeat"] == "REPEAT" and after.reserved == before.reserved
+
+
+def test_the_parse_table_cache_is_keyed_by_the_code_that_derives_the_tables(monkeypatch, tmp_path):
+    """The keyword tables are cached with the parse tables: the cache file's name changes with the
+    code that makes them (keywords.py), as it does with the grammar, lalr.py and tokenizer.py."""
+    text = parser.grammar_path().read_text()
+    name = parser.tables_file(text)
+    if name is None:
+        pytest.skip("no writable cache folder")
+    edited = tmp_path / "keywords.py"
+    edited.write_text(Path(keywords.__file__).read_text() + "# edited\n")
+    monkeypatch.setattr(keywords, "__file__", str(edited))
+    assert parser.tables_file(text) != name
 
 
 def test_no_other_copy_of_the_keyword_tables():
-    """Keyword lists are spelt in lang/keywords.py only: no other module of gradcli holds a literal
-    sequence of three or more of the statement keywords."""
-    words = set(keywords.STATEMENT_KEYWORDS) | set(keywords.BLOCK_HEADERS)
+    """Keyword lists are spelt in the grammar only: no module of gradcli holds a literal sequence of
+    three or more of the statement keywords."""
+    kw = parser.keyword_tables()
+    words = _statement_keywords(kw) | set(kw.block_headers)
     literal = re.compile(r'["\'](%s)["\']' % "|".join(sorted(words)))
     offenders = []
     for path in (ROOT / "gradcli").rglob("*.py"):
-        if path.name == "keywords.py":
-            continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
             if len(set(literal.findall(line))) >= 3:
                 offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")

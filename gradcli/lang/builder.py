@@ -12,7 +12,7 @@ from .tokens import Token
 
 from . import ast
 from .errors import ScriptSyntaxError
-from .keywords import RESERVED
+from .keywords import PYTHON_ONLY
 from .literals import new_node, number_constant, set_span, string_constant
 from .tokenizer import error_at as _error_at
 
@@ -803,4 +803,4 @@ _FLAT_OPERATORS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "
 def unsupported_error(tok: Token) -> ScriptSyntaxError:
     return _error_at("'%s' is not supported in GradScript" % tok.value, tok,
                      hint="GradScript is a subset of Python without %s"
-                     % RESERVED[tok.value])
+                     % PYTHON_ONLY[tok.value])

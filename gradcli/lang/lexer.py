@@ -16,7 +16,7 @@ from pygments.lexer import RegexLexer, bygroups, include, words
 from pygments.token import (Comment, Keyword, Name, Number, Operator, Punctuation, String, Text,
                             Whitespace)
 
-from .keywords import CONSTANTS, KEYWORDS
+from .parser import keyword_tables
 
 __all__ = ["GradScriptLexer", "KEYWORDS", "BUILTINS", "NAMESPACES"]
 
@@ -25,6 +25,9 @@ BUILTINS = (
     "print", "range", "reversed", "round", "sorted", "str", "sum", "super", "tuple", "zip", "dict", "set",
     "map", "filter", "type", "callable", "divmod", "pow",
 )
+# the grammar's keywords (lang/keywords.py) and constants
+KEYWORDS = keyword_tables().keywords
+_CONSTANTS = keyword_tables().constants
 # the namespaces a script binds with `import torch`, `import torch.nn as nn`, ...
 NAMESPACES = ("torch", "nn", "F", "np", "optim", "autograd", "functional")
 
@@ -52,7 +55,7 @@ class GradScriptLexer(RegexLexer):
             (words(("class",), suffix=r"\b"), Keyword, "classname"),
             (words(("import", "from"), suffix=r"\b"), Keyword.Namespace),
             (words(KEYWORDS, suffix=r"\b"), Keyword),
-            (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
+            (words(_CONSTANTS, suffix=r"\b"), Keyword.Constant),
             # grad_fn node names as they print: <MulBackward0 object at 0x...>
             (r"\b(?:[A-Z]\w*Backward\d*|AccumulateGrad)\b", Name.Class),
             # attribute access: .requires_grad, .backward

@@ -35,7 +35,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ..gcpolicy import paused
-from . import ast, lalr, tokenizer
+from . import ast, keywords, lalr, tokenizer
 from .builder import BUILDER
 from .errors import GradScriptError, ScriptSyntaxError
 from .lalr import Driver, table_data
@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 
     from lark import Lark
 
-__all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "prepare", "ScriptSyntaxError"]
+__all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path", "prepare", "keyword_tables", "tables_file",
+           "ScriptSyntaxError"]
 
 # ============================================================================ grammar & Lark
 
@@ -158,6 +159,8 @@ def _lark() -> Lark:
 
 _DRIVER: Optional[Driver] = None
 _TABLES: Optional[ScanTables] = None
+_KEYWORD_DATA: Optional[dict] = None
+_KEYWORD_TABLES: Optional[keywords.Keywords] = None
 
 
 def fast_parser() -> tuple[Driver, ScanTables]:
@@ -168,21 +171,33 @@ def fast_parser() -> tuple[Driver, ScanTables]:
     syntax error needs it).  The cache is keyed by the grammar and by the code that makes
     and reads the data (lalr.py, tokenizer.py), so an edit there rebuilds it.
     """
-    global _DRIVER, _TABLES
+    global _DRIVER, _TABLES, _KEYWORD_DATA
     if _DRIVER is None:
         with open(_grammar_file(), encoding="utf-8") as f:
             text = f.read()
-        path = _tables_file(text)
+        path = tables_file(text)
         data = _read_tables(path) if path else None
         if data is None:
             lark = _lark()
-            data = _plain({"scan": scan_data(lark.parser.lexer.lexer),
-                           "lalr": table_data(lark.parser.parser.parser, BUILDER)})
+            scan = scan_data(lark.parser.lexer.lexer)
+            rules = [(r.origin.name, [s.name for s in r.expansion], r.alias) for r in lark.rules]
+            data = _plain({"scan": scan, "lalr": table_data(lark.parser.parser.parser, BUILDER),
+                           "keywords": keywords.derive(rules, scan["keywords"].get("NAME", {}))})
             if path:
                 _write_tables(path, data)
         _TABLES = ScanTables(data["scan"])
+        _KEYWORD_DATA = data["keywords"]
         _DRIVER = Driver(data["lalr"], BUILDER)
     return _DRIVER, _TABLES  # type: ignore[return-value]
+
+
+def keyword_tables() -> keywords.Keywords:
+    """The grammar's keyword tables (lang/keywords.py), cached with the parse tables."""
+    global _KEYWORD_TABLES
+    if _KEYWORD_TABLES is None:
+        fast_parser()
+        _KEYWORD_TABLES = keywords.Keywords(_KEYWORD_DATA)  # type: ignore[arg-type]
+    return _KEYWORD_TABLES
 
 
 def prepare() -> None:
@@ -210,12 +225,12 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _tables_file(grammar_text: str) -> Optional[str]:
+def tables_file(grammar_text: str) -> Optional[str]:
     lark_cache = _cache_file(grammar_text)
     if lark_cache is None:
         return None
     digest = _sha256(grammar_text.encode("utf-8"))
-    for module in (lalr, tokenizer):
+    for module in (lalr, tokenizer, keywords):  # the code that makes the cached data
         try:
             with open(module.__file__, "rb") as f:  # type: ignore[arg-type]
                 digest.update(f.read())
@@ -228,7 +243,7 @@ def _read_tables(path: str) -> Optional[dict]:
     try:
         with open(path, "rb") as f:
             data = marshal.loads(f.read())
-        if type(data) is dict and set(data) == {"scan", "lalr"}:
+        if type(data) is dict and set(data) == {"scan", "lalr", "keywords"}:
             return data
     except (OSError, EOFError, ValueError, TypeError):
         pass

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from .builder import unsupported_error, walrus_statement_error
 from .errors import ScriptSyntaxError
-from .keywords import BLOCK_HEADERS, RESERVED, STATEMENT_KEYWORDS, terminals
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
 from .tokenizer import error as _error, error_at as _error_at
 from .tokens import Token, lark_errors
@@ -19,18 +18,18 @@ if TYPE_CHECKING:
 
 # ============================================================================ errors
 
-_BLOCK_HEADERS = {k.upper(): v for k, v in BLOCK_HEADERS.items()}
+# how CPython names the statement a block header opens where it is not "'if' statement"
+# ("expected an indented block after function definition on line 3")
+_STATEMENT_NAMES = {"def": "function definition", "class": "class definition"}
 _EXPR_START = {"NAME", "NUMBER", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "PLUS", "TILDE",
                "NOT", "LAMBDA", "NONE", "TRUE", "FALSE", "ELLIPSIS"}
 _EXPR_END = {"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "RBRACE", "NONE", "TRUE", "FALSE",
              "ELLIPSIS"}
 _OPERATOR_TERMINALS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS",
                        "AND", "OR"}
-_STATEMENT_START = terminals(STATEMENT_KEYWORDS) | {"AT"}
 # what may follow an operand besides an operator; left out of hints after an operand
 _CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP", "COLONEQUAL"}
 _CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
-_RESERVED_TYPES = terminals(RESERVED)
 _WORD_ORDER = {"COLON": 0, "RPAR": 1, "RSQB": 2, "RBRACE": 3, "COMMA": 4, "EQUAL": 5}
 _TERMINAL_WORDS = {
     "_NEWLINE": "the end of the line", "_INDENT": "an indented block",
@@ -40,12 +39,25 @@ _TERMINAL_WORDS = {
 }
 
 
+def _keywords() -> Any:
+    """The grammar's keyword tables (lang/keywords.py; loaded by now: errors come from parsing)."""
+    from .parser import keyword_tables  # noqa: PLC0415 - the parser imports this module
+
+    return keyword_tables()
+
+
+def _block_headers() -> dict:
+    """{terminal of a block header: how CPython names its statement}."""
+    kw = _keywords()
+    return {kw.words[w]: _STATEMENT_NAMES.get(w, "'%s' statement" % w) for w in kw.block_headers}
+
+
 def _describe_expected(expected: set) -> str:
     """What the parser could have taken, in words: "expected ':' or an operator"."""
     words: list[str] = []
     if "PASS" in expected:
         words.append("a statement")
-        expected = expected - _STATEMENT_START - _EXPR_START
+        expected = expected - _keywords().statement_start - _EXPR_START
     if expected & {"NUMBER", "STRING"}:
         words.append("an expression")
     elif "NAME" in expected:
@@ -101,8 +113,9 @@ def _describe_token(tok: Token) -> str:
 
 
 def _header_keyword(value_stack: list) -> Optional[Token]:
+    headers = _block_headers()
     for item in reversed(value_stack):
-        if type(item) is Token and item.type in _BLOCK_HEADERS:
+        if type(item) is Token and item.type in headers:
             return item
     return None
 
@@ -186,15 +199,16 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
                       hint="this line is indented more than the block it belongs to")
     if "_INDENT" in expected:
         header = _header_keyword(stack)
-        what = _BLOCK_HEADERS[header.type] if header is not None else "':'"
+        what = _block_headers()[header.type] if header is not None else "':'"
         where = " on line %d" % header.line if header is not None else ""
         return _error("expected an indented block after %s%s" % (what, where),
                       tok.line, tok.column, tok.end_line, max(tok.end_column, tok.column + 1),
                       type_name="IndentationError",
                       hint="indent the body of the block (4 spaces is usual), or write "
                            "'pass' for an empty one")
+    reserved = _keywords().terminals(_keywords().reserved)
     for word in (tok, prev):
-        if word is not None and word.type in _RESERVED_TYPES:
+        if word is not None and word.type in reserved:
             return unsupported_error(word)
     if "EXCEPT" in expected and "FINALLY" in expected and ttype not in ("EXCEPT", "FINALLY"):
         return _error_at("expected 'except' or 'finally' block", tok,
@@ -214,7 +228,7 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
         header = _header_keyword(stack)
         if header is not None:
             return _error("expected ':'", tok.line, tok.column, tok.line, tok.column + 1,
-                          hint="end the %s header with ':'" % _BLOCK_HEADERS[header.type])
+                          hint="end the %s header with ':'" % _block_headers()[header.type])
     if "ELSE" in expected and ttype in _CLOSING and len(stack) >= 3 and \
             type(stack[-2]) is Token and stack[-2].type == "IF":
         return _error_at("expected 'else' after 'if' expression", stack[-3], stack[-1],
@@ -265,7 +279,8 @@ def _acceptable(exc: UnexpectedToken) -> set:
     The table row of the failing state over-approximates (LALR merges states), so each
     candidate is tried on copies of the parser stacks (lalr.Driver.accepts).  Error path only.
     """
-    candidates = set(exc.expected or ()) - _RESERVED_TYPES
+    kw = _keywords()
+    candidates = set(exc.expected or ()) - kw.terminals(kw.reserved)
     state = exc.state
     if state is None:
         return candidates

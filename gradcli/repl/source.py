@@ -18,15 +18,24 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ..lang.keywords import BLOCK_HEADERS, CONTINUATION_HEADERS, RESERVED
+from ..lang.keywords import PYTHON_ONLY
 
 __all__ = ["Scan", "scan", "is_complete", "needs_blank_line", "is_meta", "next_indent", "StatementReader"]
 
-# the block headers, and Python's other block openers (the parser then says what is wrong with them)
-_BLOCK_KEYWORDS = (*BLOCK_HEADERS, *RESERVED, "match")
-_BLOCK_START = re.compile(r"(?:%s)\b|@" % "|".join(_BLOCK_KEYWORDS))
-# a line that continues the previous block statement rather than starting a new one
-_CONTINUES_BLOCK = re.compile(r"(?:%s)\b" % "|".join(CONTINUATION_HEADERS))
+_PATTERNS: list = []
+
+
+def _patterns() -> tuple:
+    """(block start, block continuation): the regexes of a line that starts a block statement (a
+    block header of the grammar, Python's other block openers, whose errors the parser then gives,
+    or a decorator), and of one that continues the block statement above it (else, except, ...)."""
+    if not _PATTERNS:
+        from ..lang.parser import keyword_tables  # noqa: PLC0415 - the parse tables, at the first line
+
+        kw = keyword_tables()
+        _PATTERNS.append(re.compile(r"(?:%s)\b|@" % "|".join((*kw.block_headers, *PYTHON_ONLY))))
+        _PATTERNS.append(re.compile(r"(?:%s)\b" % "|".join(kw.continuation_headers)))
+    return _PATTERNS[0], _PATTERNS[1]
 
 
 @dataclass
@@ -137,7 +146,7 @@ def is_meta(text: str) -> bool:
 def needs_blank_line(text: str) -> bool:
     """Whether ``text`` is (the start of) a block statement, which a blank line ends."""
     s = scan(text)
-    return bool(s.first_code) and (bool(_BLOCK_START.match(s.first_code)) or s.ends_with_colon)
+    return bool(s.first_code) and (bool(_patterns()[0].match(s.first_code)) or s.ends_with_colon)
 
 
 def is_complete(text: str) -> bool:
@@ -151,7 +160,7 @@ def is_complete(text: str) -> bool:
         return False
     if not s.first_code:        # only comments
         return True
-    if _BLOCK_START.match(s.first_code):
+    if _patterns()[0].match(s.first_code):
         last = text.rsplit("\n", 1)
         return len(last) == 2 and not last[1].strip()
     return True
@@ -203,7 +212,7 @@ class StatementReader:
                 yield self._flush()
             return
         pending = "\n".join(self._lines)
-        if (line.strip() and not line[0].isspace() and not _CONTINUES_BLOCK.match(line)
+        if (line.strip() and not line[0].isspace() and not _patterns()[1].match(line)
                 and not line.startswith("#") and self._open_block(pending)):
             yield self._flush()
             yield from self.feed(lineno, line)
