@@ -49,7 +49,6 @@ _.decorated
 _.decorator
 _.star_expr
 _.lambdef
-_.walrus
 _.ellipsis
 _.const_none
 _.const_true
@@ -133,13 +132,6 @@ _.new_full
 # gradcli/engine/nn/functional.py
 cudnn_enabled
 cudnn_enable
-softmin
-# gradcli/engine/nn/functional_dropout.py
-alpha_dropout
-feature_alpha_dropout
-dropout1d
-dropout2d
-dropout3d
 # gradcli/engine/nn/init.py
 trunc_normal_
 constant_
@@ -177,14 +169,12 @@ call_super_init
 _.register_forward_hook
 always_call
 with_kwargs
-_.register_forward_pre_hook
 _.register_full_backward_hook
 _.register_backward_hook
 _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
-_.load_state_dict
 # gradcli/engine/nn/modules_layers.py
 Identity
 Bilinear
@@ -253,15 +243,12 @@ memory_format
 # gradcli/engine/ops/special.py
 reset_warn_once
 # gradcli/engine/optim.py
-_.load_state_dict
 SGD
 AdamW
 RMSprop
 Adagrad
 Adadelta
 # gradcli/engine/optim_lr_scheduler.py
-_.load_state_dict
-_.get_last_lr
 LambdaLR
 MultiplicativeLR
 StepLR
@@ -270,7 +257,6 @@ ConstantLR
 LinearLR
 ExponentialLR
 CosineAnnealingLR
-ReduceLROnPlateau
 _get_lr_called_within_step  # read back by state_dict() through vars()
 # gradcli/engine/optim_lr_scheduler_more.py
 PolynomialLR
