@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from . import functional, functional_margin, init, lazy, loss, modules_layers, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .module import Buffer, Module, Parameter
+from .module import Module
+from .parameter import Buffer, Parameter
 
 
 def _check_functional_arguments():

@@ -8,7 +8,8 @@ from collections import OrderedDict
 
 from .. import errors
 from ..tensor import Tensor
-from .module import Module, Parameter, addindent, refuse_private, typename
+from .module import Module, addindent, refuse_private, typename
+from .parameter import Parameter
 
 
 class Sequential(Module):

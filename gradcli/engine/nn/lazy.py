@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import errors
 from ..autograd import no_grad
 from ..tensor import Tensor, init_from
-from .module import Parameter
+from .parameter import Parameter
 from .modules_layers import Linear
 
 _NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "

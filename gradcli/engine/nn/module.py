@@ -1,7 +1,7 @@
-"""nn.Parameter and nn.Module: a port of the parts of torch/nn/modules/module.py that scripts
-observe: registration order, attribute lookup, calls with hooks, parameters()/named_parameters()/
-children()/modules(), train()/eval(), zero_grad(), to()/double()/float(), state_dict(), and the
-repr PyTorch prints."""
+"""nn.Module: a port of the parts of torch/nn/modules/module.py that scripts observe: registration
+order, attribute lookup, calls with hooks, parameters()/named_parameters()/children()/modules(),
+train()/eval(), zero_grad(), to()/double()/float(), state_dict(), and the repr PyTorch prints
+(nn.Parameter and nn.Buffer: parameter.py)."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +9,8 @@ import itertools
 from .. import errors
 from ..autograd import RemovableHandle, no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
-from ..tensor import Tensor, init_from
+from ..tensor import Tensor
+from .parameter import BufferMark, Parameter
 
 
 # ---------------------------------------------------------------------------- private names
@@ -21,64 +22,6 @@ def refuse_private(name, what):
     ``__array_interface__``, so it is refused (a KeyError, as torch's own name checks raise)."""
     if isinstance(name, str) and name.startswith("_"):
         raise KeyError(f"{what} '{name}' starts with '_': such names are not available in GradScript")
-
-
-# ---------------------------------------------------------------------------- Parameter
-
-class Parameter(Tensor):
-    """torch.nn.Parameter: a leaf Tensor that a Module registers; prints as 'Parameter containing:'."""
-    __slots__ = ()
-
-    def __new__(cls, data=None, requires_grad=True):
-        from ..factory import empty  # noqa: PLC0415
-        if data is None:
-            data = empty(0)
-        if not isinstance(data, Tensor):
-            raise errors.type_error(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
-        if requires_grad and not data.dtype.is_floating_point:
-            raise errors.runtime(errors.FLOAT_ONLY_CTOR)
-        p = Tensor.__new__(cls)
-        init_from(p, data._data, data.dtype)
-        p._version = data._version
-        p._rg = bool(requires_grad)
-        return p
-
-    def __init__(self, data=None, requires_grad=True):
-        pass
-
-    def __repr__(self, *, tensor_contents=None):
-        return "Parameter containing:\n" + Tensor.__repr__(self)
-
-    __str__ = __repr__
-
-    def __deepcopy__(self, memo):
-        from ..tensor import detached_copy  # noqa: PLC0415
-        return Parameter(detached_copy(self), self._rg)
-
-    def __reduce_ex__(self, protocol):
-        raise errors.type_error("cannot pickle 'Parameter' object")
-
-
-class Buffer(Tensor):
-    """torch.nn.Buffer: marks a tensor to be registered as a buffer when assigned to a Module."""
-    __slots__ = ()
-
-    def __new__(cls, data=None, *, persistent=True):
-        from ..factory import empty  # noqa: PLC0415
-        if data is None:
-            data = empty(0)
-        t = Tensor.__new__(Tensor)
-        init_from(t, data._data, data.dtype)
-        t._rg = data._rg
-        return _BufferMark(t, persistent)
-
-
-class _BufferMark:
-    __slots__ = ("tensor", "persistent")
-
-    def __init__(self, tensor, persistent):
-        self.tensor = tensor
-        self.persistent = persistent
 
 
 def typename(value):
@@ -250,7 +193,7 @@ class Module:
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if isinstance(value, _BufferMark):
+                if isinstance(value, BufferMark):
                     self.register_buffer(name, value.tensor, value.persistent)
                 elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
@@ -627,6 +570,4 @@ def _to_target(args, kwargs, parse):
     return dtype, device
 
 
-Parameter.__module__ = "torch.nn.parameter"
-Buffer.__module__ = "torch.nn.parameter"
 Module.__module__ = "torch.nn.modules.module"

@@ -12,7 +12,8 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from ..ops.linalg import linear_2d
-from .module import Module, Parameter
+from .module import Module
+from .parameter import Parameter
 
 
 def _empty(*shape, dtype=None, device=None):
