@@ -8,6 +8,7 @@ It knows nothing of GradScript. Use it from Python through its torch-shaped name
     w.grad   # tensor(3.)
 """
 from . import methods as _methods  # noqa: F401 - completes the Tensor class
-from .tensor import Size, Tensor
+from .size import Size
+from .tensor import Tensor
 
 __all__ = ["Tensor", "Size"]

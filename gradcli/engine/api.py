@@ -16,7 +16,8 @@ from .ops import elementwise as _E
 from .ops import indexing as _I
 from .ops import linalg as _L
 from .ops import shape as _S
-from .tensor import Size, Tensor
+from .size import Size
+from .tensor import Tensor
 
 __version__ = "2.13.0+cpu"  # as the reference build (the CPU wheel) prints torch.__version__
 

@@ -11,7 +11,8 @@ from . import dtypes, errors
 from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
-from .tensor import Size, Tensor, wrap
+from .size import Size
+from .tensor import Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
 

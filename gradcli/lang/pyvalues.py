@@ -356,7 +356,7 @@ def _readonly_error(obj, name):
     """What Python says when a script sets an attribute of torch's C types (torch.dtype,
     torch.device, torch.Size), which have no instance dict; None for other objects."""
     from ..engine import device, dtypes
-    from ..engine.tensor import Size
+    from ..engine.size import Size
     t = type(obj)
     if not isinstance(obj, (dtypes.dtype, device.device, Size)):
         return None

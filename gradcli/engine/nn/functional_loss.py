@@ -82,7 +82,7 @@ def _size_warning(input, target):
 
 def broadcast_shapes(*shapes):
     """torch.broadcast_shapes (torch._refs._broadcast_shapes), with its error text."""
-    from ..tensor import Size  # noqa: PLC0415
+    from ..size import Size  # noqa: PLC0415
     common = [1] * max(len(s) for s in shapes)
     for arg_idx, shape in enumerate(shapes):
         for idx in range(-1, -1 - len(shape), -1):

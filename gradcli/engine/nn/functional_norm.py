@@ -160,7 +160,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if i != 1:
                 n *= s
         if n == 1:
-            from ..tensor import Size  # noqa: PLC0415
+            from ..size import Size  # noqa: PLC0415
             raise errors.value(f"Expected more than 1 value per channel when training, got input size {Size(size)}")
     if input.dim() < 2:
         raise errors.runtime(f"batch_norm(): Expected input to have at least 2 dims, but got {input.dim()}")

@@ -11,7 +11,8 @@ from ..autograd import grad_mode
 from ..function import Function, MultiOutputFunction, record, record_multi
 from . import replays, words
 from .registry import Sample, op
-from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
+from ..size import Size
+from ..tensor import Tensor, wrap_dim, view_of, wrap
 
 
 def _shape_arg(shape):

@@ -13,7 +13,8 @@ import numpy as np
 from .. import dtypes, errors
 from ..limits import check_numel
 from ..function import Function, record
-from ..tensor import Size, Tensor, wrap_dim, view_of, wrap
+from ..size import Size
+from ..tensor import Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
 from . import shape as S
