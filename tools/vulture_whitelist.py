@@ -175,9 +175,7 @@ _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
-# gradcli/engine/nn/modules_layers.py
-Identity
-Bilinear
+# gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6
 Hardtanh
@@ -200,6 +198,9 @@ Softmax
 LogSoftmax
 Softmin
 GLU
+# gradcli/engine/nn/modules_layers.py
+Identity
+Bilinear
 Dropout1d
 Dropout2d
 Dropout3d
