@@ -166,7 +166,7 @@ TABLES_BEFORE = json.loads((Path(__file__).resolve().parent / "node_tables_befor
 def _node_classes():
     """Every node class the engine defines (nn's too), by grad_fn name."""
     from gradcli.engine import nn  # noqa: F401, PLC0415 - its losses' and norms' nodes
-    from gradcli.engine.nn import functional_loss, functional_norm  # noqa: F401, PLC0415
+    from gradcli.engine.nn import functional_loss, functional_nll, functional_norm  # noqa: F401, PLC0415
     out, todo = {}, [Function]
     while todo:
         cls = todo.pop()

@@ -1,7 +1,8 @@
-"""torch.nn.functional over gradcli's engine. The ops live in functional_loss.py (losses),
-functional_conv.py (convolution, pooling), functional_norm.py (layer/batch norm) and, for the
-activations, the ops package (ops/special.py FUNCTIONAL); this module adds linear, dropout, pad,
-embedding and softmax, and lists the names the `F` namespace exposes."""
+"""torch.nn.functional over gradcli's engine. The ops live in functional_loss.py and
+functional_nll.py (losses), functional_conv.py (convolution, pooling), functional_norm.py
+(layer/batch norm) and, for the activations, the ops package (ops/special.py FUNCTIONAL); this
+module adds linear, dropout, pad, embedding and softmax, and lists the names the `F` namespace
+exposes."""
 from __future__ import annotations
 
 import warnings
@@ -23,6 +24,7 @@ from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
 from . import functional_loss as _loss
 from . import functional_loss_more as _loss_more
+from . import functional_nll as _nll
 from . import functional_margin as _margin
 from . import functional_norm as _norm
 from .functional_conv import flat_ext, scatter_spatial
@@ -446,9 +448,9 @@ OPS = [
     _fop("binary_cross_entropy_with_logits", _loss.binary_cross_entropy_with_logits,
          _loss.BinaryCrossEntropyWithLogitsBackward0, shapes=_M,
          call=_target([0.2, 0.7, 1.0], [0.0, 0.4, 0.9])),
-    _fop("nll_loss", _loss.nll_loss, _loss.NllLossBackward0, _loss.NllLoss2DBackward0, shapes=_M,
+    _fop("nll_loss", _nll.nll_loss, _nll.NllLossBackward0, _nll.NllLoss2DBackward0, shapes=_M,
          call=lambda torch, x, name: torch.nn.functional.nll_loss(x, torch.tensor([0, 2]))),
-    _fop("cross_entropy", _loss.cross_entropy, shapes=_M,
+    _fop("cross_entropy", _nll.cross_entropy, shapes=_M,
          call=lambda torch, x, name: torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]))),
     _fop("kl_div", _loss.kl_div, sample=Sample(_M2, ("any", "prob"), kwargs={"reduction": "batchmean"})),
     _fop("soft_margin_loss", _margin.soft_margin_loss, _margin.SoftMarginLossBackward0, shapes=_M, call=_target([1.0, -1.0, 1.0], [-1.0, -1.0, 1.0])),

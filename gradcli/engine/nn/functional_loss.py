@@ -1,6 +1,6 @@
-"""torch.nn.functional losses: the nodes torch records (MseLossBackward0, NllLossBackward0,
-BinaryCrossEntropyBackward0, ...) and the composites torch builds from ordinary ops
-(l1_loss, kl_div, cross_entropy with probabilities or label smoothing)."""
+"""torch.nn.functional losses: the nodes torch records (MseLossBackward0, BinaryCrossEntropyBackward0,
+...) and the composites torch builds from ordinary ops (l1_loss, kl_div); nll_loss and cross_entropy
+are functional_nll.py's."""
 from __future__ import annotations
 
 import warnings
@@ -15,11 +15,11 @@ from ..ops import replays, words
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
-from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, nll_loss_backward, smooth_l1_loss_backward
+from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, smooth_l1_loss_backward
 from ..ops.scan import norm, vector_norm
 from ..ops.special import logsigmoid, xlogy
 from ..device import asarray as _asarray
-from ..device import check_args, check_same, xp_of
+from ..device import check_same, xp_of
 
 # ---------------------------------------------------------------------------- reduction plumbing
 
@@ -128,10 +128,6 @@ def _arr(t, dt):
 
 def _needs(node, i):
     return node._fns[i] is not None  # next_functions[i][0], without building the pairs
-
-
-# C++-level scalar arithmetic (`loss / n`, `x * 0.9` inside ATen) records the Scalar overloads
-mul_scalar, div_scalar = E.mul_scalar, E.div_scalar
 
 
 # ---------------------------------------------------------------------------- regression losses
@@ -350,7 +346,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         weight = S.expand(weight, shape) if tuple(weight.shape) != shape else weight
     dt = input.dtype
     if target.dtype is not dt:
-        raise errors.runtime(f"Found dtype {_c10(target.dtype)} but expected {_c10(dt)}")
+        raise errors.runtime(f"Found dtype {E.c10_name(target.dtype)} but expected {E.c10_name(dt)}")
     x = input._data
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
         raise errors.runtime("all elements of input should be between 0 and 1")
@@ -408,8 +404,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise errors.value(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     dt = dtypes.result_type((input, target))
     if not target.dtype.is_floating_point:
-        raise errors.runtime(f"result type {_c10(dt)} can't be cast to the desired output type "
-                             f"{_c10(target.dtype)}")
+        raise errors.runtime(f"result type {E.c10_name(dt)} can't be cast to the desired output type "
+                             f"{E.c10_name(target.dtype)}")
     x = _arr(input, dt)
     t = _arr(target, dt)
     ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
@@ -421,235 +417,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     out = wrap(_reduce_array(_asarray(loss, dt.np), reduction, dt), dt)
     return record(BinaryCrossEntropyWithLogitsBackward0, (input, target), out,
                   {"reduction": reduction, "weight": weight, "pos_weight": pos_weight})
-
-
-# ---------------------------------------------------------------------------- nll / cross entropy
-
-class NllLossBackward0(Function):
-    """The gradient is a constant coefficient array times the output gradient: torch's nll_loss_backward,
-    an op of its own (NllLossBackwardBackward0 under create_graph), which takes self (saved, as torch)."""
-    __slots__ = ()
-    save_inputs = True
-    explain = staticmethod(words.fixed("-1 at each row's target class (divided by the batch size for mean), 0 elsewhere"))
-    replay = staticmethod(replays.nll)
-
-    def backward(self, g):
-        (x,) = self.saved
-        k = self._kw
-        return (nll_loss_backward(g, x, k["coef"], k["reduction"], k["class_dim"]),)
-
-
-class NllLoss2DBackward0(NllLossBackward0):
-    __slots__ = ()
-    replay = staticmethod(replays.nll)
-
-
-def _check_target_dtype(target):
-    if target.dtype.name not in ("int64", "uint8"):
-        raise errors.runtime(f"expected target dtype to be Long or Byte, but got {_c10(target.dtype)}")
-
-
-def _c10(dt):
-    return E.c10_name(dt)
-
-
-def _nll_core(cls, input, target, weight, reduction, ignore_index):
-    """input (N, C, *) or (C,); target (N, *) or (). Forward on arrays, constant-coefficient backward."""
-    if type(input._data) is not type(target._data) or weight is not None and type(weight._data) is not type(
-            input._data):
-        check_args("nll_loss_forward" if cls is NllLossBackward0 else "_nll_loss2d_forward",
-                   (("self", input), ("target", target), ("weight", weight)))
-    x = input._data
-    dt = input.dtype
-    C = x.shape[1] if x.ndim >= 2 else x.shape[0]
-    if weight is not None and (weight._data.ndim != 1 or weight._data.size != C):
-        raise errors.runtime(f"weight tensor should be defined either for all {C} classes or no classes but got "
-                             f"weight tensor of shape: [{', '.join(map(str, weight.shape))}]")
-    if weight is not None and weight.dtype is not dt:
-        raise errors.runtime(f"expected scalar type {_c10(dt)} but found {_c10(weight.dtype)}")
-    t = target._data.astype(np.int64)
-    w_all = weight._data.astype(dt.np) if weight is not None else xp_of(x).ones(C, dt.np)
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= C))
-    if bad.any():
-        raise errors.index(f"Target {int(t[bad].flat[0])} is out of bounds.")
-    ts = np.where(valid, t, 0)
-    w = np.where(valid, w_all[ts], 0).astype(dt.np)
-    if x.ndim == 1:
-        picked = x[ts]
-        cls_dim = 0
-    else:
-        picked = np.take_along_axis(x, np.expand_dims(ts, 1), axis=1).squeeze(1)
-        cls_dim = 1
-    losses = (-picked * w).astype(dt.np)
-    coef = np.zeros_like(x)
-    if reduction == "none":
-        out = losses
-        scale = -w
-    elif reduction == "sum":
-        if _cascade_case(x, dt):
-            out = _asarray(_nll_cascade(picked.astype(dt.np), w if weight is not None else None, valid)[1], dt.np)
-        else:
-            out = _asarray(losses.sum(dtype=dt.np), dt.np)
-        scale = -w
-    else:
-        if _cascade_case(x, dt):
-            total, loss_sum = _nll_cascade(picked.astype(dt.np), w if weight is not None else None, valid)
-            if weight is None:
-                total = dt.np.type(int(valid.sum()))
-        else:
-            total, loss_sum = w.sum(dtype=dt.np), losses.sum(dtype=dt.np)
-        out = _asarray(loss_sum / total, dt.np)
-        scale = -w / total
-    if x.ndim == 1:
-        coef[ts] = scale
-    else:
-        np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(_asarray(scale, dt.np), 1), axis=1)
-    kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim}
-    return record(cls, (input,), wrap(_asarray(out, dt.np), dt), kw)
-
-
-def _cascade_case(x, dt):
-    return x.ndim == 2 and type(x) is np.ndarray and dt.np in (np.float32, np.float64)
-
-
-def _nll_cascade(picked, w, valid):
-    """nll_loss_out_frame's sums over a batch (aten/src/ATen/native/LossNLL.cpp): 8 levels of partial
-    sums in the dtype; each sample's -x (or -x * w) goes into level 0, which is folded upwards while the
-    sample's index has zero bits at that level (4 bits a level); ignored samples are skipped without a
-    fold; the result adds the levels from 0 up.  Returns (total weight, loss sum)."""
-    f = picked.dtype.type
-    lw = [f(0)] * 8
-    ll = [f(0)] * 8
-    ok = valid.tolist()
-    xs = picked.tolist()
-    ws = w.tolist() if w is not None else None
-    for b in range(len(xs)):
-        if not ok[b]:
-            continue
-        if ws is None:
-            ll[0] = f(ll[0] - f(xs[b]))
-        else:
-            wv = f(ws[b])
-            ll[0] = f(ll[0] - f(xs[b]) * wv)
-            lw[0] = f(lw[0] + wv)
-        for j in range(7):
-            if b & (15 << (4 * j)):
-                break
-            lw[j + 1] = f(lw[j + 1] + lw[j])
-            ll[j + 1] = f(ll[j + 1] + ll[j])
-            lw[j] = ll[j] = f(0)
-    tw = tl = f(0)
-    for j in range(8):
-        tw = f(tw + lw[j])
-        tl = f(tl + ll[j])
-    return tw, tl
-
-
-def nll_loss_nd(input, target, weight=None, reduction="mean", ignore_index=-100):
-    if input.dim() < 1:
-        raise errors.value(f"Expected 1 or more dimensions (got {input.dim()})")
-    target_batch = target.shape[0] if target.dim() else 0  # torch's message says 0 for a 0-d target
-    if input.dim() != 1 and input.shape[0] != target_batch:
-        raise errors.value(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                           f"({target_batch}).")
-    _check_target_dtype(target)
-    nd = input.dim()
-    if nd <= 2:
-        if target.dim() > 1:
-            raise errors.runtime("0D or 1D target tensor expected, multi-target not supported")
-        if nd == 1 and target.dim() == 1 and target.shape[0] != 1:
-            raise errors.value(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-        return _nll_core(NllLossBackward0, input, target, weight, reduction, ignore_index)
-    n, c = input.shape[0], input.shape[1]
-    if nd == 4:
-        if tuple(target.shape) != (n,) + tuple(input.shape[2:]):
-            raise errors.runtime(_size_mismatch(input, target))
-        return _nll_core(NllLoss2DBackward0, input, target, weight, reduction, ignore_index)
-    out_size = (n,) + tuple(input.shape[2:])
-    if tuple(target.shape) != out_size:
-        raise errors.runtime(f"Expected target size {list(out_size)}, got {list(target.shape)}".replace(
-            "[", "[").replace("]", "]"))
-    if nd == 3:
-        inp = S.view(input, (n, c, input.shape[2], 1))
-        tgt = target.view(n, target.shape[1], 1)
-    else:
-        inp = S.view(input.contiguous(), (n, c, 1, -1))
-        tgt = target.contiguous().view(n, 1, -1)
-    r = _nll_core(NllLoss2DBackward0, inp, tgt, weight, reduction, ignore_index)
-    if reduction == "none":
-        return S.view(r, out_size)
-    return r
-
-
-def _size_mismatch(input, target):
-    return (f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
-            f"{target.dim()}")
-
-
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    reduction = reduction_of(reduction, size_average, reduce)
-    return nll_loss_nd(input, target, weight, reduction, ignore_index)
-
-
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
-    reduction = reduction_of(reduction, size_average, reduce)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise errors.runtime(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    class_dim = 0 if input.dim() == 1 else 1
-    n_classes = input.shape[class_dim] if input.dim() else 1
-    if tuple(input.shape) == tuple(target.shape):  # torch: same shapes are class probabilities
-        if not target.dtype.is_floating_point:
-            raise errors.runtime(f"Expected floating point type for target with class probabilities, got "
-                                 f"{_c10(target.dtype)}")
-        if ignore_index != -100:
-            raise errors.runtime("ignore_index is not supported for floating point target")
-        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
-            raise errors.runtime(f"cross_entropy: weight tensor should be defined either for all {n_classes} "
-                                 f"classes or no classes but got weight tensor of shape: "
-                                 f"[{', '.join(map(str, weight.shape))}]")
-        logp = R.log_softmax(input, class_dim, dtype=input.dtype)
-        tgt = target
-        if label_smoothing > 0.0:
-            tgt = tgt * (1 - label_smoothing) + (label_smoothing / n_classes)
-        prod = logp * tgt
-        if weight is not None:
-            shape = [1] * input.dim()
-            shape[class_dim] = n_classes
-            prod = prod * weight.view(shape)
-        if reduction == "mean":
-            if input.numel() == 0:
-                return -R.sum(prod) * float("nan")
-            return div_scalar(-R.sum(prod), input.numel() // n_classes)
-        if reduction == "sum":
-            return -R.sum(prod)
-        return -R.sum(prod, class_dim)
-    logp = R.log_softmax(input, class_dim, dtype=input.dtype)
-    if label_smoothing > 0.0:
-        _check_target_dtype(target)
-        nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
-        ignore_mask = E.eq(target, ignore_index)
-        if weight is not None:
-            shape = [1] * input.dim()
-            shape[class_dim] = n_classes
-            smooth = -R.sum(logp * weight.view(shape), class_dim)
-        else:
-            smooth = -R.sum(logp, class_dim)
-        smooth = smooth.masked_fill(ignore_mask, 0.0)
-        if reduction == "mean":
-            if weight is not None:
-                keep = E.logical_not(ignore_mask)
-                sel = target[keep].flatten()
-                ret = R.sum(smooth) / R.sum(weight.gather(0, sel))
-            else:
-                ret = R.sum(smooth) / R.sum(E.logical_not(ignore_mask))
-        elif reduction == "sum":
-            ret = R.sum(smooth)
-        else:
-            ret = smooth
-        return E.add(mul_scalar(nll, 1 - label_smoothing), mul_scalar(ret, label_smoothing / n_classes))
-    return nll_loss_nd(logp, target, weight, reduction, ignore_index)
 
 
 # ---------------------------------------------------------------------------- kl_div
