@@ -14,7 +14,7 @@ from gradcli.engine import api, methods  # noqa: F401 - binds every family (and 
 from gradcli.engine.nn import functional  # noqa: F401 - declares F's own ops
 from gradcli.engine.function import Function
 from gradcli.engine.ops import registry
-from gradcli.graph import check, derivatives
+from gradcli.graph import derivatives, tape
 from gradcli.graph.model import node_name
 
 BEFORE = json.loads((Path(__file__).resolve().parent / "op_bindings_before.json").read_text())
@@ -39,7 +39,7 @@ def test_every_declared_node_has_its_name_words_and_replay(cls, spec):
     declared = getattr(cls, "explain", None)
     if isinstance(declared, tuple):
         assert all(isinstance(w, str) and w for w in declared)
-    assert check.candidates(node) or getattr(cls, "no_replay", ""), \
+    assert tape.candidates(node) or getattr(cls, "no_replay", ""), \
         f"{cls.__name__}: no --check replay (`forward` or `replay`), nor why not (`no_replay`)"
 
 
@@ -192,7 +192,7 @@ def test_the_node_tables_graph_kept_by_name_are_the_node_classes_now(what):
                 assert getattr(cls, "expression", None) is not None, name
             else:
                 assert getattr(cls, "replay", None) is not None, name
-                assert check.candidates(node)[0] is cls.replay, name
+                assert tape.candidates(node)[0] is cls.replay, name
 
 
 def test_code_built_words_and_expressions():
@@ -233,4 +233,4 @@ def test_in_place_views_have_their_views_words():
     x.transpose_(0, 1)
     node = x.grad_fn
     assert type(node).__name__ == "TransposeBackward1"
-    assert derivatives.words_of(node) is not None and check.candidates(node)
+    assert derivatives.words_of(node) is not None and tape.candidates(node)

@@ -2,7 +2,7 @@
 
 Design (see docs/graph.md):
 
-1. A tape. While the script runs, a node observer (``autograd.set_node_observer``) keeps, for each
+1. A tape (tape.py). While the script runs, a node observer (``autograd.set_node_observer``) keeps, for each
    node an op records, float64 copies of the op's inputs and outputs and a *replay*: a function
    that recomputes the outputs from the inputs in float64. The replay is the node class's own
    ``forward`` (the array kernel of the op) or its declared ``replay`` (reductions, views, matrix
@@ -32,154 +32,21 @@ tolerance follows the dtype the gradient was computed in (1e-3 for float32, 1e-6
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .model import is_accumulate, node_name, site_of, site_pair, source_line
-from .values import host, num
+from .tape import ABS_TOLERANCE, TOLERANCE, Tape, f64
+from .values import num
 
 ELEMENTWISE_MAX = 64
 DIRECTIONS = 2
 MAX_GLOBAL_NODES = 5000
-TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 3e-2, "bfloat16": 5e-2}
-# and an absolute tolerance, times |grad_output| |direction|: a derivative that is tiny next to the
-# numbers it is computed from (tanh' = 1 - tanh**2 where tanh is near 1) has only absolute precision
-ABS_TOLERANCE = {"float64": 1e-9, "float32": 1e-5, "float16": 1e-2, "bfloat16": 1e-2}
 
 
 class GradcheckError(RuntimeError):
     """A gradient that does not match finite differences (shown as 'GradcheckError: ...')."""
-
-
-# ----------------------------------------------------------------------------- replays
-def _pair_loss(cls):
-    elementwise = getattr(cls, "elementwise", None)
-    if elementwise is None:
-        return None
-
-    def replay(xs, kw, outs):
-        e = elementwise(xs[0], xs[1], kw)
-        red = kw.get("reduction", "mean") if isinstance(kw, dict) else "mean"
-        r = e if red == "none" else (np.sum(e) if red == "sum" else np.mean(e))
-        return [np.asarray(r).reshape(outs[0])]
-    return replay
-
-
-def _class_forward(cls):
-    from ..engine.function import Function  # noqa: PLC0415
-
-    f = getattr(cls, "forward", None)
-    if f is None or f is Function.forward:
-        return None
-
-    def replay(xs, kw, outs, _f=f):
-        args = [x for x in xs]
-        if isinstance(kw, dict) and kw:
-            try:
-                r = _f(*args, **{k: v for k, v in kw.items() if not k.startswith("_")})
-            except TypeError:
-                r = _f(*args, *[v for k, v in kw.items() if not k.startswith("_")])
-        else:
-            r = _f(*args)
-        rs = list(r) if isinstance(r, (tuple, list)) else [r]
-        return [np.asarray(x) for x in rs]
-    return replay
-
-
-def candidates(node):
-    cands = []
-    declared = getattr(type(node), "replay", None)  # the node class's own (engine/ops/registry.py)
-    if declared is not None:
-        cands.append(declared)
-    pair = _pair_loss(type(node))
-    if pair is not None:
-        cands.append(pair)
-    f = _class_forward(type(node))
-    if f is not None:
-        cands.append(f)
-    return cands
-
-
-# ----------------------------------------------------------------------------- the tape
-@dataclass
-class Entry:
-    name: str
-    xs: list                    # inputs: float64 arrays (float tensors), arrays (other tensors), numbers, None
-    kinds: list                 # "f" float tensor, "t" other tensor, "v" a value
-    outs: list                  # recorded outputs, float64
-    out_dtype: str
-    replay: object = None
-    why: str | None = None      # why there is no replay
-    kw: object = None
-
-    def run(self, xs):
-        return self.replay(xs, self.kw, [o.shape for o in self.outs])
-
-
-def _f64(t):
-    a = host(t)
-    return np.array(a, dtype=np.float64) if a.dtype.kind in "fiub" and t.dtype.is_floating_point else np.array(a)
-
-
-def _close(a, b, dtype) -> bool:
-    if a.shape != b.shape:
-        return False
-    tol = max(TOLERANCE.get(dtype, 1e-3), 1e-9) * 10
-    scale = float(np.nanmax(np.abs(b))) if b.size and np.isfinite(b).any() else 1.0
-    with np.errstate(all="ignore"):
-        return bool(np.allclose(a, b, rtol=tol, atol=tol * max(scale, 1e-30) * 1e-2 + 1e-12, equal_nan=True))
-
-
-class Tape:
-    """The node observer of --check (see the module docstring)."""
-
-    def __init__(self):
-        self.entries = weakref.WeakKeyDictionary()
-
-    def __call__(self, node, inputs, outputs):
-        try:
-            self._record(node, inputs, outputs)
-        except Exception:  # noqa: BLE001 - a node that cannot be taped is simply not checked
-            pass
-
-    def _record(self, node, inputs, outputs):
-        xs, kinds = [], []
-        for x in inputs:
-            if hasattr(x, "_data") and hasattr(x, "grad_fn"):
-                if x.dtype.is_floating_point:
-                    xs.append(_f64(x))
-                    kinds.append("f")
-                else:
-                    xs.append(np.array(host(x)))
-                    kinds.append("t")
-            else:
-                xs.append(x)
-                kinds.append("v")
-        outs = [_f64(o) for o in outputs]
-        kw = getattr(node, "_kw", None)
-        if isinstance(kw, dict):
-            kw = dict(kw)
-            if kw.get("padding_idx") is not None and xs and isinstance(xs[0], np.ndarray) and xs[0].ndim == 2:
-                kw["_pad_row"] = xs[0][kw["padding_idx"]].copy()
-        entry = Entry(node_name(node), xs, kinds, outs, outputs[0].dtype.name, kw=kw)
-        for cand in candidates(node):
-            try:
-                with np.errstate(all="ignore"):
-                    got = cand([x.copy() if isinstance(x, np.ndarray) else x for x in xs], kw, [o.shape for o in outs])
-                got = [np.asarray(g, dtype=np.float64) for g in got]
-            except Exception:  # noqa: BLE001 - this candidate does not fit the node
-                continue
-            if len(got) == len(outs) and all(_close(g, o, entry.out_dtype) for g, o in zip(got, outs)):
-                entry.replay = cand
-                break
-        if entry.replay is None:  # a node class may say why it has none (engine/ops/registry.py)
-            entry.why = getattr(type(node), "no_replay", None) or "no replay of its forward"
-        self.entries[node] = entry
-
-    def get(self, node):
-        return self.entries.get(node)
 
 
 # ----------------------------------------------------------------------------- comparisons
@@ -352,7 +219,7 @@ class Checker:
         line = pair[0] if pair is not None else None
         res = Result(len(self.results) + len(self._stack) + 1, "backward" if accumulate else "autograd.grad", line,
                      source_line(self.lines, line))
-        roots = [(t._edge(), _f64(g) if g is not None else None, t) for t, g in zip(tensors, grad_tensors)]
+        roots = [(t._edge(), f64(g) if g is not None else None, t) for t, g in zip(tensors, grad_tensors)]
         inputs_ = list(inputs) if inputs is not None else None
         self._stack.append({"res": res, "roots": roots, "leaves": {}, "inputs": inputs_, "seen": set()})
 
@@ -365,7 +232,7 @@ class Checker:
     def leaf(self, node, grad, accumulate):
         if self._stack:
             st = self._stack[-1]
-            st["leaves"][node] = _f64(grad)
+            st["leaves"][node] = f64(grad)
 
     def end(self, results, error):
         if not self._stack:
@@ -411,7 +278,7 @@ class Checker:
         gs = []
         for i, o in enumerate(entry.outs):
             g = grads[i] if i < len(grads) else None
-            gs.append(_f64(g) if g is not None else np.zeros_like(o))
+            gs.append(f64(g) if g is not None else np.zeros_like(o))
         tol = _tolerance(entry.out_dtype)
         cmp = _Compare(res)
         xs = entry.xs
@@ -422,7 +289,7 @@ class Checker:
             gk = in_grads[k] if k < len(in_grads) else None
             if gk is None:
                 continue
-            ana = _f64(gk)
+            ana = f64(gk)
             x = xs[k]
             if ana.shape != x.shape:
                 red = _sum_to(ana, x.shape)
@@ -535,7 +402,7 @@ class Checker:
                     res.global_why = "an input given to the pass (inputs=) is not a leaf"
                     return
                 if results and i < len(results) and results[i] is not None:
-                    targets[node] = _f64(results[i])
+                    targets[node] = f64(results[i])
         if not targets:
             res.global_why = "no leaf received a gradient"
             return
@@ -561,7 +428,7 @@ class Checker:
         for node in targets:
             if node not in leaf_values:
                 if any(r[0][0] is node for r in roots):
-                    leaf_values[node] = _f64(node.variable)
+                    leaf_values[node] = f64(node.variable)
                 else:
                     res.global_why = "a leaf's value was not recorded"
                     return
@@ -588,8 +455,8 @@ class Checker:
             return sum(float(np.sum(g * (a - b))) for ((_, _), g, _), a, b in zip(roots, new, old) if g is not None)
 
         base = F(leaf_values)
-        recorded = [None if g is None else _f64(t) for (_, _), g, t in roots]
-        scale_ref = sum(float(np.sum(np.abs(g * _f64(t)))) for (_, _), g, t in roots if g is not None)
+        recorded = [None if g is None else f64(t) for (_, _), g, t in roots]
+        scale_ref = sum(float(np.sum(np.abs(g * f64(t)))) for (_, _), g, t in roots if g is not None)
         if abs(change(base, recorded)) > 1e-3 * max(scale_ref, 1e-12) + 1e-9:
             res.global_why = "the replay does not reproduce the forward (in-place changes?)"
             return

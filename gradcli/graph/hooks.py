@@ -88,7 +88,8 @@ class RunHooks:
 
         observers, node_fns = [], []
         if self.check_on:
-            from .check import Checker, Tape  # noqa: PLC0415
+            from .check import Checker  # noqa: PLC0415
+            from .tape import Tape  # noqa: PLC0415
 
             tape = Tape()
             node_fns.append(tape)
