@@ -12,6 +12,8 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --seed 5 --only 17    # program 17 of seed 5: print it and its verdict
     python tools/fuzz_programs.py --seed 5 --only 17 --minimise   # and the smallest prefix/subset that differs
     python tools/fuzz_programs.py --nn --count 100      # small training loops: layers, losses, optimizers
+    python tools/fuzz_programs.py --wide --count 300    # tools/fuzz_wide.py: dtypes, views, indexing, errors
+    python tools/fuzz_programs.py --corners --count 300 # tools/fuzz_corners.py: what --wide never draws
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -438,6 +440,9 @@ def main(argv=None) -> int:
     parser.add_argument("--nn", action="store_true", help="small training loops (layers, losses, optimizers)")
     parser.add_argument("--wide", action="store_true",
                         help="the wide generator (tools/fuzz_wide.py): dtypes, views, indexing, errors, ...")
+    parser.add_argument("--corners", action="store_true",
+                        help="the corners generator (tools/fuzz_corners.py): int division, bitwise, overflow, "
+                             "nan/inf, index ops, printing options, ...")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -450,6 +455,8 @@ def main(argv=None) -> int:
     make = generate_nn if args.nn else generate
     if args.wide:
         make = load(ROOT / "tools" / "fuzz_wide.py", "fuzz_wide").generate_wide
+    if args.corners:
+        make = load(ROOT / "tools" / "fuzz_corners.py", "fuzz_corners").generate_corners
     if args.only is not None:
         source = make(seed, args.only)
         print(source)

@@ -278,8 +278,9 @@ from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
 from .ops import misc_ops as _MX  # noqa: E402
+from .ops import index_ops as _IX  # noqa: E402
 
-for _m in (_SP, _SC, _LX, _SX, _MX):
+for _m in (_SP, _SC, _LX, _SX, _MX, _IX):
     globals().update(getattr(_m, "TORCH", {}))
     for _name in getattr(_m, "METHOD_ONLY", ()):
         globals().pop(_name, None)

@@ -527,6 +527,12 @@ SIGNATURES = {
         (4, 4, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Tensor value)'),
         (4, 4, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Number value)'),
     ),
+    'index_put': (
+        (3, 4, 'input', 'Tensor', None),
+    ),
+    'index_put_': (
+        (3, 4, 'input', 'Tensor', None),
+    ),
     'index_select': (
         (3, 3, 'input', 'Tensor', None),
     ),
@@ -678,6 +684,9 @@ SIGNATURES = {
     'masked_fill': (
         (3, 3, 'input', 'Tensor', '(Tensor input, Tensor mask, Tensor value)'),
         (3, 3, 'input', 'Tensor', '(Tensor input, Tensor mask, Number value)'),
+    ),
+    'masked_scatter': (
+        (3, 3, 'input', 'Tensor', None),
     ),
     'masked_select': (
         (2, 2, 'input', 'Tensor', None),
@@ -1115,6 +1124,15 @@ SIGNATURES = {
     'unflatten': (
         (3, 3, 'input', 'Tensor', None),
     ),
+    'unsafe_chunk': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
+    'unsafe_split': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
+    'unsafe_split_with_sizes': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
     'unsqueeze': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -1177,6 +1195,7 @@ FUNCTIONAL = {
     'binary_cross_entropy': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'binary_cross_entropy_with_logits': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'celu': ({1: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'cosine_embedding_loss': ({3: ('TypeError', "cosine_embedding_loss(): argument 'input1' (position 1) must be Tensor, not {}")}, None, False),
     'cosine_similarity': ({1: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not {}"), False),
     'cross_entropy': ({2: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "cross_entropy_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'dropout': ({1: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1187,6 +1206,7 @@ FUNCTIONAL = {
     'elu_': ({1: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "elu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'embedding': ({2: ('TypeError', "embedding(): argument 'indices' (position 2) must be Tensor, not {}")}, ('TypeError', "embedding(): argument 'weight' (position 1) must be Tensor, not {}"), True),
     'feature_alpha_dropout': ({1: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'gaussian_nll_loss': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'gelu': ({1: ('TypeError', "gelu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'glu': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'hardshrink': ({1: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1194,6 +1214,7 @@ FUNCTIONAL = {
     'hardswish': ({1: ('TypeError', "hardswish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardswish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'hardtanh': ({1: ('TypeError', "hardtanh(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardtanh(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "hardtanh(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'hardtanh_': ({1: ('TypeError', "hardtanh_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardtanh_(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "hardtanh_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'hinge_embedding_loss': ({2: ('TypeError', "hinge_embedding_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "hinge_embedding_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "hinge_embedding_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'huber_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'kl_div': ({2: ('TypeError', "kl_div(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "kl_div(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "kl_div(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'l1_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
@@ -1203,15 +1224,18 @@ FUNCTIONAL = {
     'linear': ({1: ('TypeError', "linear(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "linear(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "linear(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "linear(): argument 'weight' (position 2) must be Tensor, not {}"), False),
     'log_softmax': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'log_softmax'"), 3: ('AttributeError', "'{}' object has no attribute 'log_softmax'")}, None, False),
     'logsigmoid': ({1: ('TypeError', "log_sigmoid(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'margin_ranking_loss': ({3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'max_pool1d': ({2: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'max_pool2d': ({2: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'mish': ({1: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'mse_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
+    'multilabel_soft_margin_loss': ({2: ('TypeError', "log_sigmoid(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "log_sigmoid(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'nll_loss': ({2: ('TypeError', "nll_loss_nd(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "nll_loss_nd(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "nll_loss_nd(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'normalize': ({1: ('AttributeError', "'{}' object has no attribute 'norm'"), 2: ('AttributeError', "'{}' object has no attribute 'norm'"), 3: ('AttributeError', "'{}' object has no attribute 'norm'")}, None, False),
     'one_hot': ({1: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pad': ({2: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pairwise_distance': ({1: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "pairwise_distance(): argument 'x2' (position 2) must be Tensor, not {}"), False),
+    'poisson_nll_loss': ({2: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "poisson_nll_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'relu': ({1: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'relu6': ({1: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'relu_': ({1: ('TypeError', "relu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1230,6 +1254,8 @@ FUNCTIONAL = {
     'tanhshrink': ({1: ('AttributeError', "'{}' object has no attribute 'tanh'")}, None, False),
     'threshold': ({3: ('TypeError', "threshold(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'threshold_': ({1: ('TypeError', "threshold_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "threshold_(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "threshold_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'triplet_margin_loss': ({3: ('TypeError', "triplet_margin_loss(): argument 'anchor' (position 1) must be Tensor, not {}")}, None, False),
+    'triplet_margin_with_distance_loss': ({3: ('AttributeError', "'{}' object has no attribute 'ndim'")}, None, False),
     'unfold': ({2: ('TypeError', "im2col(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "im2col(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
 }
 

@@ -1857,10 +1857,11 @@ OPS = [
     op("logical_and", logical_and, no_grad=_BOOL, inplace="logical"),
     op("logical_or", logical_or, no_grad=_BOOL, inplace="logical"),
     op("logical_xor", logical_xor, no_grad=_BOOL, inplace="logical"),
-    op("bitwise_not", bitwise_not, no_grad=_BOOL), op("bitwise_and", bitwise_and, no_grad=_BOOL),
-    op("bitwise_or", bitwise_or, no_grad=_BOOL), op("bitwise_xor", bitwise_xor, no_grad=_BOOL),
-    op("bitwise_left_shift", bitwise_left_shift, no_grad=_BOOL),
-    op("bitwise_right_shift", bitwise_right_shift, no_grad=_BOOL),
+    # x.bitwise_and_(y)...: TensorIterator's output checks first (inplace.py's wrapper), then the kernel
+    op("bitwise_not", bitwise_not, no_grad=_BOOL, **_ip), op("bitwise_and", bitwise_and, no_grad=_BOOL, **_ip),
+    op("bitwise_or", bitwise_or, no_grad=_BOOL, **_ip), op("bitwise_xor", bitwise_xor, no_grad=_BOOL, **_ip),
+    op("bitwise_left_shift", bitwise_left_shift, no_grad=_BOOL, **_ip),
+    op("bitwise_right_shift", bitwise_right_shift, no_grad=_BOOL, **_ip),
     op("isnan", isnan, no_grad=_BOOL), op("isinf", isinf, no_grad=_BOOL), op("isfinite", isfinite, no_grad=_BOOL),
     op("equal", equal, no_grad=_BOOL), op("allclose", allclose, no_grad=_BOOL), op("isclose", isclose, no_grad=_BOOL),
 ]

@@ -1,15 +1,23 @@
 """index_copy, index_add, index_fill (and their in-place forms): the ops that write slices of a
 tensor along one dim, chosen by a 1-d index, as torch's IndexCopyBackward0 / IndexAddBackward0 /
-IndexFillBackward0-1 nodes. Backward formulas are torch's derivatives.yaml ones, in Tensor ops so
-that they differentiate again: index_fill(grad, 0) for the overwritten input, index_select for the
-source (times alpha for index_add), its sum for a tensor fill value."""
+IndexFillBackward0-1 nodes; index_put (a tuple of index tensors, as x[i, j] = v) and masked_scatter
+(the source's elements, in order, where the mask is True). Backward formulas are torch's
+derivatives.yaml ones, in Tensor ops so that they differentiate again: index_fill(grad, 0) for the
+overwritten input, index_select for the source (times alpha for index_add), its sum for a tensor fill
+value; grad.index_put(indices, 0) and grad[indices]; grad.masked_fill(mask, 0) and
+masked_scatter_backward (grad.masked_select(mask), zero-padded to the source's size)."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import dtypes, errors
-from ..device import scatter_add, xp_of
+from ..device import host, scatter_add, xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap_dim, wrap
 from . import indexing as I
+from . import shape as S
 from .elementwise import c10_name
 from . import replays
 from .registry import Sample, op, tables
@@ -155,6 +163,154 @@ def index_fill(input, dim, index, value):
     return record(IndexFillBackward0, (input,), r, {"dim": d, "index": index, "value": value})
 
 
+# ---------------------------------------------------------------------------- index_put
+
+def _index_put_arrays(x, key, v, accumulate):
+    out = x.copy()
+    if accumulate:
+        scatter_add(out, key, xp_of(out).broadcast_to(v, out[key].shape))
+    else:
+        out[key] = v
+    return out
+
+
+class IndexPutBackward0(Function):
+    __slots__ = ()
+    explain = ("1 where {a} was not written (1 everywhere when accumulating)", "1 at the positions it was put at")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_index_put_arrays(xs[0], kw["key"], xs[1], kw["accumulate"])])
+
+    def backward(self, g):
+        from ..factory import zeros  # noqa: PLC0415
+        k = self._kw
+        g_self = g_values = None
+        if self._fns[0] is not None:
+            g_self = g if k["accumulate"] else index_put(g, k["indices"], zeros((), dtype=g.dtype, device=g.device))
+        if self._fns[1] is not None:
+            g_values = S.sum_to(I.getitem(g, tuple(k["indices"])), k["vshape"])
+        return g_self, g_values
+
+
+def _index_key(indices, shape):
+    key = []
+    for t in indices:
+        if t.dtype.is_floating_point:
+            raise errors.index("tensors used as indices must be long, int, byte or bool tensors")
+        key.append(host(t._data).astype(bool) if t.dtype in (dtypes.bool_, dtypes.uint8) else host(t._data))
+    if sum(k.ndim if k.dtype == bool else 1 for k in key) > len(shape):
+        raise errors.index(f"too many indices for tensor of dimension {len(shape)} (got {len(key)})")
+    return tuple(key)
+
+
+def index_put(input, indices, values, accumulate=False):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if values.dtype is not input.dtype:
+        raise errors.runtime(f"Index put requires the source and destination dtypes match, got "
+                             f"{c10_name(input.dtype)} for the destination and {c10_name(values.dtype)} for the source.")
+    data = input._data
+    key = _index_key(indices, data.shape)
+    try:
+        target = np.empty(data.shape, bool)[key].shape
+    except IndexError as e:
+        raise errors.index(str(e).replace("axis", "dimension")) from None
+    try:
+        np.broadcast_shapes(values._data.shape, target)
+        if len(values._data.shape) > len(target) or np.broadcast_shapes(values._data.shape, target) != target:
+            raise ValueError
+    except ValueError:
+        raise errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, values._data.shape))}] "
+                             f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]") from None
+    out = _index_put_arrays(data, key, values._data, accumulate)
+    return record(IndexPutBackward0, (input, values), wrap(out, input.dtype),
+                  {"key": key, "indices": tuple(indices), "accumulate": bool(accumulate),
+                   "vshape": values._data.shape})
+
+
+# ---------------------------------------------------------------------------- masked_scatter
+
+def _masked_scatter_arrays(x, m, src):
+    shape = np.broadcast_shapes(m.shape, x.shape)
+    xp = xp_of(x)
+    out = xp.broadcast_to(x, shape).copy()
+    mm = xp.broadcast_to(m, shape)
+    n = int(mm.sum())
+    flat = src.reshape(-1)
+    if n > flat.size:
+        raise errors.runtime("Number of elements of source < number of ones in mask")
+    out[mm] = flat[:n]
+    return out
+
+
+class MaskedScatterBackward0(Function):
+    __slots__ = ()
+    explain = ("1 where the mask is False, else 0", "1 at the masked position it was written to, in order")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_masked_scatter_arrays(xs[0], kw["mask"]._data, xs[1])])
+
+    def backward(self, g):
+        k = self._kw
+        mask = k["mask"]
+        g_self = g_src = None
+        if self._fns[0] is not None:
+            g_self = S.sum_to(I.masked_fill(g, mask, 0), k["in_shape"])
+        if self._fns[1] is not None:  # torch's masked_scatter_backward
+            picked = I.masked_select(g, mask)
+            missing = math.prod(k["src_shape"]) - picked._data.size
+            if missing > 0:
+                from ..factory import zeros  # noqa: PLC0415
+                picked = S.cat([picked, zeros(missing, dtype=g.dtype, device=g.device)])
+            g_src = S.reshape(picked, k["src_shape"])
+        return g_self, g_src
+
+
+def _masked_scatter_checks(input, mask, source):
+    for name, pos, v in (("mask", 1, mask), ("source", 2, source)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"masked_scatter(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+
+
+def _masked_scatter_types(input, mask, source):
+    if source.dtype is not input.dtype:
+        raise errors.runtime(f"masked_scatter: expected self and source to have same dtypes but got"
+                             f"{c10_name(input.dtype)} and {c10_name(source.dtype)}")
+    if mask.dtype is not dtypes.bool_:
+        raise errors.runtime(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                             f"{c10_name(mask.dtype)}")
+
+
+def masked_scatter(input, mask, source):
+    _masked_scatter_checks(input, mask, source)
+    try:  # expand_outplace(mask, self), then the in-place op's checks on the copy
+        np.broadcast_shapes(mask._data.shape, input._data.shape)
+    except ValueError:
+        from .elementwise import broadcast_error  # noqa: PLC0415
+        raise broadcast_error(mask, input) from None
+    _masked_scatter_types(input, mask, source)
+    out = _masked_scatter_arrays(input._data, mask._data, source._data)
+    return record(MaskedScatterBackward0, (input, source), wrap(out, input.dtype),
+                  {"mask": mask, "in_shape": input._data.shape, "src_shape": source._data.shape})
+
+
+def _masked_scatter_inplace(self, mask, source):
+    """x.masked_scatter_(mask, source): the mask expands to x (expand's errors), x keeps its shape."""
+    _masked_scatter_checks(self, mask, source)
+    _masked_scatter_types(self, mask, source)
+    try:
+        S.expand(mask, tuple(self._data.shape))
+    except RuntimeError as e:  # expand_inplace words the mask's type as CPUBoolType
+        raise errors.runtime(str(e).replace("torch.cuda.BoolTensor{", "CUDABoolType{").replace(
+            "torch.BoolTensor{", "CPUBoolType{")) from None
+    return masked_scatter(self, mask, source)
+
+
 # ---------------------------------------------------------------------------- declarations
 
 # One declaration per op (registry.py): its names, in-place form, nodes and gradient-check sample
@@ -167,9 +323,24 @@ OPS = [
     op("index_fill", index_fill, IndexFillBackward0, IndexFillBackward1, inplace=True, sample=Sample(
         [((2, 3), (2,))], call=lambda torch, x, y: (x.index_fill(1, torch.tensor([2, 0]), 0.5),
                                                     torch.index_fill(x, 0, torch.tensor([1]), y.sum())))),
+    op("index_put", index_put, IndexPutBackward0, inplace=True, torch_inplace=True, sample=Sample(
+        [((3, 2), (2, 2))], call=lambda torch, x, y: (
+            x.index_put((torch.tensor([2, 0]),), y),
+            torch.index_put(x, (torch.tensor([1, 1]), torch.tensor([0, 1])), y[0], accumulate=True),
+            x.index_put((torch.tensor([True, False, True]),), y[1, :1])))),
+    op("masked_scatter", masked_scatter, MaskedScatterBackward0, inplace=True, sample=Sample(
+        [((2, 3), (7,))], call=lambda torch, x, y: (
+            x.masked_scatter(torch.tensor([[True, False, True], [False, True, True]]), y),
+            torch.masked_scatter(x, torch.tensor([True, False, True]), y[:5])))),
 ]
-_TABLES = tables(OPS, inplace_method)
+
+
+def _inplace(fn, name, node):
+    return inplace_method(_masked_scatter_inplace if name == "masked_scatter_" else fn, name, node)
+
+
+_TABLES = tables(OPS, _inplace)
 METHODS = _TABLES["METHODS"]  # Tensor methods (and torch.<name>)
 INPLACE = _TABLES["INPLACE"]  # x.name_()
 METHOD_ONLY = ()
-TORCH = {}
+TORCH = _TABLES["TORCH"]  # torch.index_put_

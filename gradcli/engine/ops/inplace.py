@@ -94,9 +94,12 @@ def inplace(fn, name):
     if name.rstrip("_") in _VIEW_NODES:
         return inplace_view(fn, name)
     low = name.startswith(("clamp", "clip"))
+    binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
 
     def method(self, *args, **kwargs):
         check_inplace(self)
+        if binary_bitwise and args:  # the output's checks before the kernel's dtype error (as `a &= b`)
+            check_iterator_output(self, args[0])
         # the clamp overload with number bounds (taken when any bound is a number) words the cast
         # error with C++ type names ("bool"); tensor bounds go through TensorIterator ("Bool")
         scalar = low and any(a is not None and not isinstance(a, Tensor) for a in (*args, *kwargs.values()))

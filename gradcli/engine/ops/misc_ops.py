@@ -1,10 +1,12 @@
 """Small Tensor methods the coverage sweep (tools/gen_coverage.py, docs/coverage.md) found missing:
-view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside and split_with_sizes."""
+view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside and split_with_sizes; and the
+unsafe_split / unsafe_chunk / unsafe_split_with_sizes that users hit."""
 from __future__ import annotations
 
 from .. import errors
 from ..device import xp_of
-from ..tensor import Tensor, wrap
+from ..function import record_multi
+from ..tensor import Tensor, wrap, wrap_dim
 from . import shape as S
 from .elementwise import not_implemented
 from .registry import Sample, op, tables
@@ -57,6 +59,39 @@ def split_with_sizes(input, split_sizes, dim=0):
     return S.split(input, list(split_sizes), dim)
 
 
+class UnsafeSplitBackward0(S.SplitBackward0):
+    __slots__ = ()
+
+
+class UnsafeSplitWithSizesBackward0(S.SplitBackward0):
+    __slots__ = ()
+
+
+def _unsafe(input, pieces, cls, dim):
+    """split's pieces as torch's unsafe_ forms give them: tensors of their own (no view tracking: an
+    in-place change of one is no error), on the input's memory, one multi-output node."""
+    outs = [wrap(p._data, input.dtype) for p in pieces]
+    return tuple(record_multi(cls, (input,), outs, {"dim": wrap_dim(dim, input._data.ndim)}))
+
+
+def unsafe_split(input, split_size, dim=0):
+    if not isinstance(split_size, int) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 1) must be int, not "
+                        f"{type(split_size).__name__}")
+    return _unsafe(input, S.split(input.detach(), split_size, dim), UnsafeSplitBackward0, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return _unsafe(input, S.chunk(input.detach(), chunks, dim), UnsafeSplitBackward0, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, "
+                        f"not {type(split_sizes).__name__}")
+    return _unsafe(input, S.split(input.detach(), list(split_sizes), dim), UnsafeSplitWithSizesBackward0, dim)
+
+
 # One declaration per op (registry.py); the is_* answer bools
 _BOOL = "a bool answer"
 OPS = [
@@ -72,6 +107,12 @@ OPS = [
     op("heaviside", heaviside, no_grad="torch records NotImplemented (no derivative for heaviside)"),
     op("split_with_sizes", split_with_sizes, S.SplitWithSizesBackward0,
        sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.split_with_sizes([1, 2], dim=-1))),
+    op("unsafe_split", unsafe_split, UnsafeSplitBackward0,
+       sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.unsafe_split(2, dim=-1))),
+    op("unsafe_chunk", unsafe_chunk, UnsafeSplitBackward0,
+       sample=Sample([((3,),), ((4, 3),)], call=lambda torch, x: torch.unsafe_chunk(x, 2))),
+    op("unsafe_split_with_sizes", unsafe_split_with_sizes, UnsafeSplitWithSizesBackward0,
+       sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.unsafe_split_with_sizes([1, 2], dim=-1))),
 ]
 _TABLES = tables(OPS, None)
 METHODS = _TABLES["METHODS"]  # Tensor methods (and torch.<name>, but for METHOD_ONLY's)

@@ -592,6 +592,8 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if input._data.ndim == 0:
         raise errors.runtime("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise errors.runtime(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if chunks else n
