@@ -22,6 +22,10 @@ _TOKEN = re.compile(
 )
 
 
+MAX_DEPTH = 64      # nested lists: the dimensions of a NumPy array (torch.tensor itself stops at 128)
+MAX_DIGITS = 4300   # Python's own limit for int(str)
+
+
 class ValueSyntaxError(ValueError):
     """A NAME=VALUE argument that is not of the expected form."""
 
@@ -36,6 +40,8 @@ def _number(text: str):
         return math.nan
     clean = text.replace("_", "")
     if re.fullmatch(r"[+-]?\d+", clean):
+        if len(clean.lstrip("+-")) > MAX_DIGITS:
+            raise ValueSyntaxError(f"the integer {text[:10]}... has more than {MAX_DIGITS} digits")
         return int(clean)
     return float(clean)
 
@@ -53,14 +59,14 @@ def parse_value(text: str):
         pos = m.end()
     if not tokens:
         raise ValueSyntaxError("the value is empty")
-    value, i = _parse(tokens, 0)
+    value, i = _parse(tokens, 0, 0)
     if i != len(tokens):
         raise ValueSyntaxError(f"unexpected {tokens[i][1]!r} after the value")
     _check_rectangular(value)
     return value
 
 
-def _parse(tokens, i):
+def _parse(tokens, i, depth):
     if i >= len(tokens):
         raise ValueSyntaxError("the value ends too early (unclosed bracket?)")
     kind, tok = tokens[i]
@@ -68,13 +74,16 @@ def _parse(tokens, i):
         return _number(tok), i + 1
     if tok not in "[(":
         raise ValueSyntaxError(f"unexpected {tok!r}")
+    if depth == MAX_DEPTH:
+        raise ValueSyntaxError(f"the lists nest more than {MAX_DEPTH} deep (a tensor here has at most {MAX_DEPTH} "
+                               "dimensions)")
     close = "]" if tok == "[" else ")"
     items = []
     i += 1
     while True:
         if i < len(tokens) and tokens[i] == ("p", close):
             return items, i + 1
-        item, i = _parse(tokens, i)
+        item, i = _parse(tokens, i, depth + 1)
         items.append(item)
         if i < len(tokens) and tokens[i] == ("p", ","):
             i += 1

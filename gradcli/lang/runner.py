@@ -295,6 +295,8 @@ class Session:
         type_name = exc.type_name if isinstance(exc, LimitError) else type(exc).__name__
         try:
             message = python_message(exc)
+        except LimitError as limit:  # its text ran the script's code (a module's extra_repr) into a limit
+            return self._convert(limit, node, filename)
         except Exception:  # noqa: BLE001 - an exception whose text fails: still report it
             message = "<exception str() failed>"
         hint = hint_text(getattr(exc, "gradcli_hint", None)) or getattr(exc, "gradcli_hint_text", None)

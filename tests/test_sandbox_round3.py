@@ -1,0 +1,80 @@
+"""Red team, third round (docs/robustness.md, "The sandbox"): script code that gradcli runs where no
+statement runs (an error's text), hostile calculator arguments, and the newer doors (lazy modules,
+schedulers' state, data loading, generators). Each attack ends in a clean located error of the script
+(exit 1) or a usage error (exit 2), never a traceback, an internal error or a lost limit; where
+Python with PyTorch runs the code fine, gradcli prints what it prints."""
+from __future__ import annotations
+
+import pytest
+
+from gradcli.cli.values import ValueSyntaxError, parse_assignment
+from gradcli.lang.errors import GradScriptError
+from gradcli.lang.runner import InternalError, RunOptions, run_source
+
+HEAD = "import torch\nimport torch.nn as nn\n"
+
+
+def run(src, **options):
+    options.setdefault("timeout", 10)
+    return run_source(HEAD + src, "round3.grad", RunOptions(**options))
+
+
+def refused(src, type_name=None, message=None, **options):
+    result = run(src, **options)
+    error = result.error
+    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
+    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
+    assert error.line is not None and error.line > 2
+    if type_name is not None:
+        assert error.type_name == type_name, (error.type_name, error.message)
+    if message is not None:
+        assert message in error.message, error.message
+    return result
+
+
+# ---------------------------------------------------------------- an error's text runs script code
+
+EXTRA_REPR = "class M(nn.Module):\n    def extra_repr(self):\n{body}\nraise RuntimeError(M())\n"
+
+
+def test_a_limit_while_an_uncaught_errors_text_is_made_is_the_runs_limit():
+    # str(RuntimeError(M())) calls the module's repr, so the script's extra_repr, after the statement
+    # ended: Python hangs there; gradcli's step limit stops it as a script error at the loop
+    src = EXTRA_REPR.format(body="        while True:\n            pass")
+    result = refused(src, "RuntimeError", "step limit of 5000 exceeded", max_steps=5000)
+    assert result.error.line == 5  # the while loop
+
+
+def test_recursion_while_an_uncaught_errors_text_is_made():
+    src = EXTRA_REPR.format(body="        return repr(self)")
+    refused(src, "RecursionError", "maximum recursion depth exceeded")
+
+
+@pytest.mark.parametrize("body", ["        raise ValueError('boom')", "        return 5"])
+def test_an_errors_text_that_fails_is_pythons_placeholder(body):
+    # Python: "RuntimeError: <exception str() failed>"
+    result = refused(EXTRA_REPR.format(body=body), "RuntimeError")
+    assert result.error.message == "<exception str() failed>" and result.error.line == 6
+
+
+# ---------------------------------------------------------------- the calculator's NAME=VALUE
+
+
+@pytest.mark.parametrize("arg, words", [
+    ("x=" + "[" * 65 + "1" + "]" * 65, "nest more than 64 deep"),
+    ("x=" + "[" * 50_000 + "1" + "]" * 50_000, "nest more than 64 deep"),  # no RecursionError
+    ("x=" + "9" * 4301, "more than 4300 digits"),
+    ("x=-" + "9" * 5000, "more than 4300 digits"),
+])
+def test_calculator_values_beyond_what_a_tensor_holds_are_usage_errors(arg, words):
+    with pytest.raises(ValueSyntaxError, match=words):
+        parse_assignment(arg)
+
+
+def test_calculator_values_at_the_limits_still_parse():
+    name, value = parse_assignment("x=" + "[" * 64 + "1" + "]" * 64)
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    assert (name, depth, value) == ("x", 64, 1)
+    assert parse_assignment("y=" + "9" * 4300)[1] == int("9" * 4300)
