@@ -78,3 +78,40 @@ def test_calculator_values_at_the_limits_still_parse():
         value, depth = value[0], depth + 1
     assert (name, depth, value) == ("x", 64, 1)
     assert parse_assignment("y=" + "9" * 4300)[1] == int("9" * 4300)
+
+
+# ---------------------------------------------------------------- methods read from their class
+
+@pytest.mark.parametrize("src", [
+    "x = str.ljust('x', 10 ** 10)",
+    "x = str.center('x', 10 ** 10)",
+    "x = str.zfill('1', 10 ** 10)",
+    "f = str.rjust\nx = f('a', 10 ** 10)",
+    "x = str.join('x' * 10 ** 6, ['a'] * 10 ** 4)",
+    "x = str.expandtabs('\\t' * 10 ** 6, 10 ** 6)",
+    "x = type('').translate('a' * 10 ** 6, {97: 'x' * 10 ** 6})",
+    "x = str.replace('ab', '', 'x' * 10 ** 7)",
+    "l = [1]\nlist.extend(l, iter(l))",
+    "x = int.to_bytes(1, 10 ** 10, 'big')",
+    "x = list(map(str.ljust, ['x'], [10 ** 10]))",
+])
+def test_unbound_methods_keep_the_size_limit(src):
+    # the bound forms ('x'.ljust(n)) were checked; the same methods read from the class were not
+    refused(src, "MemoryError", "exceeds the limit of 10000000 items")
+
+
+def test_unbound_methods_still_work_as_in_python():
+    src = ('print(str.ljust, list.extend, int.to_bytes)\n'
+           'print(str.ljust("a", 3) + "|", list(map(str.zfill, ["1", "22"], [3, 3])), str.join("-", ["a", "b"]))\n'
+           'l = [1]\nlist.extend(l, (2, 3))\n'
+           'print(l, int.to_bytes(5, 2, "big"), str.replace("aa", "a", "bb"), str.center("x", 5, "*"))\n')
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == ("<method 'ljust' of 'str' objects> <method 'extend' of 'list' objects> "
+                             "<method 'to_bytes' of 'int' objects>\n"
+                             "a  | ['001', '022'] a-b\n[1, 2, 3] b'\\x00\\x05' bbbb **x**\n")
+    refused("str.ljust(1, 3)", "TypeError", "descriptor 'ljust' for 'str' objects doesn't apply to a 'int' object")
+
+
+def test_a_device_index_of_thousands_of_digits_is_torchs_error():
+    refused("torch.device('cuda:' + '9' * 5000)", "RuntimeError", "Could not parse device index '999")

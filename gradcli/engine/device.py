@@ -17,7 +17,7 @@ class device:
             type, _, idx = type.partition(":")
             if not (idx.isascii() and idx.isdigit()) or (len(idx) > 1 and idx[0] == "0"):
                 raise errors.runtime(f"Invalid device string: '{type}:{idx}'")
-            if int(idx) > 2 ** 31 - 1:  # std::stoi
+            if len(idx) > 10 or int(idx) > 2 ** 31 - 1:  # std::stoi (and no int() of thousands of digits)
                 raise errors.runtime(f"Could not parse device index '{idx}' in device string '{type}:{idx}'")
             index = _device_index(int(idx))
         elif index is not None:

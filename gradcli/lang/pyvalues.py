@@ -21,7 +21,8 @@ import numpy as np
 from ..pycompat import OrderedDict
 from .runtime import LimitError, user_raiser
 from .strguard import MAX_SEQUENCE  # noqa: F401 - the limits' home for their users (pyrandom)
-from .strguard import GROWING_NAMES, STR_SPECIAL, g_mod, growing_method, safe_format, safe_format_map, size_check
+from .strguard import (GROWING_NAMES, STR_SPECIAL, g_mod, growing_method, safe_format, safe_format_map, size_check,
+                       unbound_method)
 
 
 MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
@@ -170,6 +171,9 @@ def _class_attr(cls, name):
         return _refuse(cls, name)
     if cls is str and name in ("format", "format_map"):
         return safe_format if name == "format" else safe_format_map
+    checked = unbound_method(cls, name)
+    if checked is not None:
+        return checked
     for c in cls.__mro__:
         if c is object or c is type or (c.__module__ == "builtins" and issubclass(c, BaseException)):
             continue  # a script's exception class: its own names only (not with_traceback, add_note)

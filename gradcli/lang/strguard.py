@@ -262,6 +262,39 @@ def growing_method(obj, name):
     return make(obj) if make is not None else None
 
 
+class UnboundChecked:
+    """``str.ljust``, ``list.extend``, ``int.to_bytes``, ... read from the class (called as
+    ``str.ljust('x', n)``, or handed to ``map``): the bound form's size check for an instance of the
+    class, the method itself (and its TypeError) for anything else."""
+
+    __slots__ = ("cls", "name", "raw")
+
+    def __init__(self, cls, name):
+        self.cls, self.name, self.raw = cls, name, getattr(cls, name)
+
+    def __call__(self, *args, **kwargs):
+        if args and isinstance(args[0], self.cls):
+            obj = args[0]
+            make = STR_SPECIAL.get(self.name) if type(obj) is str else None
+            bound = make(obj) if make is not None else growing_method(obj, self.name)
+            if bound is not None:
+                return bound(*args[1:], **kwargs)
+        return self.raw(*args, **kwargs)
+
+    def __repr__(self):
+        return repr(self.raw)
+
+
+user_raiser(UnboundChecked.__call__)
+
+
+def unbound_method(cls, name):
+    """cls.name for a script, size-checked where the method can build a big object, else None."""
+    if name in GROWING_NAMES and cls in (str, bytes, list, int, bool):
+        return UnboundChecked(cls, name)
+    return None
+
+
 STR_SPECIAL = {
     "format": lambda s: lambda *a, **k: safe_format(s, *a, **k),
     "format_map": lambda s: lambda mapping: safe_format_map(s, mapping),
