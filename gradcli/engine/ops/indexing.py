@@ -578,6 +578,8 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
     _check_index_range(index, input._data.shape[d] if input._data.ndim else 1, d)
     out = input._data.copy()
     coords = _scatter_coords(index, d)
+    if reduce is not None:
+        return _scatter_reduce_legacy(input, out, coords, src, reduce)
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
             raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -585,6 +587,29 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
         return record(ScatterBackward0, (input, src), wrap(out, input.dtype), {"dim": d, "index": index})
     _one_dim(out)[coords] = src
     return record(ScatterBackward1, (input,), wrap(out, input.dtype), {"dim": d, "index": index, "value": src})
+
+
+def _scatter_reduce_legacy(input, out, coords, src, reduce):
+    """scatter(..., reduce='add'|'multiply'): each src element (a number is first cast to the input's
+    dtype) added or multiplied into its place in index order, as ATen's serial loop does; torch has
+    no derivative for it (a NotImplemented node)."""
+    if reduce not in ("add", "multiply"):
+        raise errors.runtime("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        if src.dtype is not input.dtype:
+            raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
+        values = src._data[tuple(slice(0, s) for s in coords[-1].shape)] if coords[-1].ndim else src._data
+        import warnings  # noqa: PLC0415
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                      UserWarning, stacklevel=2)
+    else:
+        values = np.asarray(src).astype(out.dtype)
+    ufunc = np.add if reduce == "add" else np.multiply
+    values = np.broadcast_to(values, np.broadcast_shapes(*(np.shape(c) for c in coords)))
+    ufunc.at(_one_dim(out), coords, values)
+    from .elementwise import not_implemented  # noqa: PLC0415
+    return not_implemented(wrap(out, input.dtype), (input, src), "aten::scatter")
 
 
 def scatter_add(input, dim, index, src):
