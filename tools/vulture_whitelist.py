@@ -175,6 +175,20 @@ _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
+# gradcli/engine/nn/modules_more.py
+ZeroPad1d
+ZeroPad2d
+ZeroPad3d
+ReflectionPad1d
+ReflectionPad2d
+ReflectionPad3d
+ReplicationPad1d
+ReplicationPad2d
+ReplicationPad3d
+CircularPad1d
+CircularPad2d
+CircularPad3d
+RMSNorm
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

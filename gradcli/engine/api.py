@@ -391,6 +391,7 @@ _NN_TORCH_FUNCTIONS = {
     "binary_cross_entropy_with_logits": ("gradcli.engine.nn.functional", "torch_bce_with_logits"),
     "kl_div": ("gradcli.engine.nn.functional", "torch_kl_div"),
     "constant_pad_nd": ("gradcli.engine.nn.functional", "constant_pad_nd"),
+    "rms_norm": ("gradcli.engine.nn.functional_norm", "rms_norm"),
 }
 _NN_FUNCTIONS = {}  # torch.X -> nn's function as torch.X (_as_torch_function), once torch.nn is loaded
 

@@ -1,13 +1,13 @@
 """torch.nn over gradcli's engine: Module (module.py), Parameter and Buffer (parameter.py),
-Sequential/ModuleList/ModuleDict (containers.py), layers (modules_layers.py, modules_activation.py),
-losses (loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and torch.nn.utils
-(utils.py).
+Sequential/ModuleList/ModuleDict (containers.py), layers (modules_layers.py, modules_activation.py,
+modules_more.py), losses (loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and
+torch.nn.utils (utils.py).
 
 `build(namespace_class)` returns the `torch.nn` namespace that api.py exposes: only the listed
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, functional_margin, init, lazy, loss, modules_activation, modules_layers, utils
+from . import functional, functional_margin, init, lazy, loss, modules_activation, modules_layers, modules_more, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -33,6 +33,7 @@ def classes():
            "ParameterDict": ParameterDict}
     out.update({name: getattr(modules_layers, name) for name in modules_layers.NAMES})
     out.update({name: getattr(modules_activation, name) for name in modules_activation.NAMES})
+    out.update({name: getattr(modules_more, name) for name in modules_more.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     out["SoftMarginLoss"] = functional_margin.SoftMarginLoss
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})

@@ -480,6 +480,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, 2)),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
+    _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],
+         call=lambda torch, x, w, name: torch.nn.functional.rms_norm(x, (3,), w, 1e-6)),
     _fop("batch_norm", _norm.batch_norm, _norm.NativeBatchNormBackward0, shapes=[((4, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.batch_norm(x, None, None, w, b, training=True)),
 ]
@@ -499,5 +501,5 @@ TORCH_NAMES = {
     "max_pool2d": _conv.max_pool2d, "embedding": torch_embedding,
     "cosine_similarity": _loss.cosine_similarity, "pairwise_distance": _loss.pairwise_distance,
     "binary_cross_entropy_with_logits": torch_bce_with_logits, "kl_div": torch_kl_div,
-    "constant_pad_nd": constant_pad_nd,
+    "constant_pad_nd": constant_pad_nd, "rms_norm": _norm.rms_norm,
 }

@@ -82,6 +82,37 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                   {"nd": nd, "eps": eps})
 
 
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """ATen's composite rms_norm: x * rsqrt(mean(x**2 over the last dims, keepdim) + eps), times weight,
+    in the op-math dtype (float16 upcast to float32 and back); eps None is the dtype's machine epsilon.
+    Its graph is those ops' (MulBackward0, RsqrtBackward0, AddBackward1, MeanBackward1, PowBackward0)."""
+    from .. import dtypes  # noqa: PLC0415
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(s) for s in normalized_shape)
+    nd = len(ns)
+    shape = tuple(input.shape)
+    if nd == 0:
+        raise errors.runtime("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                             "one element, but got normalized_shape = []")
+    if input.dim() < nd or shape[-nd:] != ns:  # ATen's rms_norm writes "[*3, 4]" where layer_norm has "[*, 3, 4]"
+        raise errors.runtime(f"Given normalized_shape=[{', '.join(map(str, ns))}], expected input with shape "
+                             f"[*{', '.join(map(str, ns))}], but got input of size{list(shape)}")
+    if weight is not None and tuple(weight.shape) != ns:
+        raise errors.runtime(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                             f"[{', '.join(map(str, weight.shape))}] and normalized_shape = "
+                             f"[{', '.join(map(str, ns))}]")
+    dt = input.dtype
+    math_dt = dtypes.float32 if dt is dtypes.float16 else dt
+    x = input.to(math_dt)
+    if eps is None:
+        eps = float(np.finfo(math_dt.np).eps)
+    dims = tuple(range(input.dim() - nd, input.dim()))
+    r = E.rsqrt(R.mean(E.pow(x, 2), dims, keepdim=True).add_(eps))
+    out = E.mul(x, r).type_as(input)
+    return E.mul(out, weight) if weight is not None else out
+
 class NativeBatchNormBackward0(Function):
     __slots__ = ()
     save_inputs = True

@@ -1,0 +1,150 @@
+"""torch.nn layers beyond modules_layers.py: the padding modules (torch/nn/modules/padding.py:
+ConstantPad, ZeroPad, ReflectionPad, ReplicationPad, CircularPad in 1-d, 2-d and 3-d) and RMSNorm,
+each torch's class over F.pad / F.rms_norm, with its repr."""
+from __future__ import annotations
+
+from .. import errors
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+def _ntuple(value, n):
+    """torch.nn.modules.utils._ntuple(n): an iterable as a tuple (any length), else value repeated n times."""
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,) * n
+
+
+# ---------------------------------------------------------------------------- padding
+
+class _ConstantPadNd(Module):
+    _n = 2
+
+    def __init__(self, padding, value):
+        super().__init__()
+        self.value = value
+        self.padding = _ntuple(padding, self._n)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    _n = 2
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _n = 4
+
+
+class ConstantPad3d(_ConstantPadNd):
+    _n = 6
+
+
+def _padding_only(self):
+    return f"{self.padding}"
+
+
+class ZeroPad1d(ConstantPad1d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    extra_repr = _padding_only
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    extra_repr = _padding_only
+
+
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    extra_repr = _padding_only
+
+
+class _ModePadNd(Module):
+    """Reflection/Replication/Circular padding: F.pad with the class's mode."""
+    _n = 2
+    _mode = "reflect"
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(padding, self._n)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self._mode)
+
+    extra_repr = _padding_only
+
+
+def _pad_class(name, n, mode):
+    return type(name, (_ModePadNd,), {"_n": n, "_mode": mode})
+
+
+ReflectionPad1d = _pad_class("ReflectionPad1d", 2, "reflect")
+ReflectionPad2d = _pad_class("ReflectionPad2d", 4, "reflect")
+ReflectionPad3d = _pad_class("ReflectionPad3d", 6, "reflect")
+ReplicationPad1d = _pad_class("ReplicationPad1d", 2, "replicate")
+ReplicationPad2d = _pad_class("ReplicationPad2d", 4, "replicate")
+ReplicationPad3d = _pad_class("ReplicationPad3d", 6, "replicate")
+
+
+class _CircularPadNd(_ModePadNd):
+    _mode = "circular"
+
+    def forward(self, input):
+        k = self._n // 2  # CircularPadKd takes (k+1)-d or (k+2)-d input
+        if input.dim() not in (k + 1, k + 2):
+            raise errors.value(f"expected {k + 1}D or {k + 2}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, "circular")
+
+
+CircularPad1d = type("CircularPad1d", (_CircularPadNd,), {"_n": 2})
+CircularPad2d = type("CircularPad2d", (_CircularPadNd,), {"_n": 4})
+CircularPad3d = type("CircularPad3d", (_CircularPadNd,), {"_n": 6})
+
+
+# ---------------------------------------------------------------------------- RMSNorm
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            from ..factory import empty  # noqa: PLC0415
+            self.weight = Parameter(empty(*self.normalized_shape, dtype=dtype, device=device))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+         "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+         "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm")
+
+for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
+    globals()[_n].__module__ = "torch.nn.modules." + ("normalization" if _n == "RMSNorm" else "padding")
+    globals()[_n].__qualname__ = _n
