@@ -115,3 +115,18 @@ def test_unbound_methods_still_work_as_in_python():
 
 def test_a_device_index_of_thousands_of_digits_is_torchs_error():
     refused("torch.device('cuda:' + '9' * 5000)", "RuntimeError", "Could not parse device index '999")
+
+
+# ---------------------------------------------------------------- script values in the engine's global state
+
+@pytest.mark.parametrize("value", ["print", "f", "nn.Linear(1, 1)", "[1]"])
+def test_print_options_holding_a_script_value(value):
+    # torch keeps sci_mode as given (any truthy value: scientific notation); the runner saves and
+    # restores the options around a run: that copy deep-copied the value (for print or a script
+    # function, the run's whole interpreter state: a RecursionError, and every later run failed)
+    src = f"def f():\n    pass\ntorch.set_printoptions(sci_mode={value})\nprint(torch.ones(2) / 3)\n"
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == "tensor([3.3333e-01, 3.3333e-01])\n"
+    again = run("print(torch.ones(2) / 3)")
+    assert again.error is None and again.stdout == "tensor([0.3333, 0.3333])\n"

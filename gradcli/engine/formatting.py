@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
 import numpy as np
@@ -89,8 +89,10 @@ def set_printoptions(
 
 
 def get_printoptions() -> dict[str, Any]:
-    """The current options, as a dict that can be passed to ``set_printoptions``."""
-    return asdict(PRINT_OPTS)
+    """The current options, as a dict that can be passed to ``set_printoptions``. torch's
+    ``dataclasses.asdict`` deep-copies the values; a script's value here may be one of its functions
+    (``sci_mode=f``), whose deep copy would be a copy of the run's interpreter state: copied shallowly."""
+    return {f.name: getattr(PRINT_OPTS, f.name) for f in fields(PRINT_OPTS)}
 
 
 @contextlib.contextmanager
