@@ -217,6 +217,34 @@ def device_of(array):
     return CUDA0
 
 
+def overlaps(a):
+    """Does a (written-to) array repeat an element: a stride-0 dimension of more than one element (an
+    expanded view)? torch refuses most in-place ops there ("more than one element of the written-to
+    tensor refers to a single memory location")."""
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+def write_alias(a):
+    """a writable array on a's memory, for the writes torch allows into an expanded tensor (fill_,
+    zero_, masked_fill_, index_put_, a setitem whose destination repeats no element): NumPy marks
+    broadcast views read-only, so the alias is made on the buffer of the array they view. None when
+    that memory is read-only itself (an array torch would not write either)."""
+    if type(a) is not np.ndarray or a.flags.writeable:
+        return a
+    root = a
+    while True:  # the arrays it views (as_strided's go through a holder object with a .base)
+        base = root.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+        if not isinstance(base, np.ndarray):
+            break
+        root = base
+    if not root.flags.writeable:
+        return None
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
+
+
 def writeable(a):
     """May a be written in place? NumPy marks broadcast views read-only; CuPy has no such flag, so an
     array whose stride-0 dimension repeats an element (an expanded view) counts as read-only."""

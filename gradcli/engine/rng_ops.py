@@ -16,11 +16,11 @@ import numpy as np
 from . import errors
 from . import rng_math as M
 from .autograd import grad_mode, make_node
-from .device import DEFAULT_DEVICE, canonical, host, like
+from .device import DEFAULT_DEVICE, canonical, host, like, overlaps
 from .function import Function
 from .ops.elementwise import c10_name, zero_grad
-from .ops.indexing import check_inplace
-from .ops.inplace import apply_inplace_graph, move_retain
+from .ops.indexing import check_inplace as _check_leaf
+from .ops.inplace import OVERLAP_MESSAGE, apply_inplace_graph, move_retain
 from .rng import Generator, nondeterministic_seed
 from .tensor import Tensor
 
@@ -38,6 +38,13 @@ default_generator.seed()
 # first use, seeded with the last torch.manual_seed / torch.cuda.manual_seed; never shares the CPU stream.
 _cuda = {"generator": None, "seed": None}
 
+
+def check_inplace(self):
+    """torch's checks before a random fill draws anything: the leaf's, then TensorIterator's
+    (an expanded tensor repeats elements: no fill)."""
+    _check_leaf(self)
+    if overlaps(self._data):
+        raise errors.runtime(OVERLAP_MESSAGE)
 
 def cuda_generator():
     g = _cuda["generator"]

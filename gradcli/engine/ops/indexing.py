@@ -13,7 +13,7 @@ from .registry import Sample, V, case, op
 from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from .shape import AliasBackward0, SliceBackward0, reshape, sum_to
 from ..device import asarray as _asarray
-from ..device import check_args, host, like, scatter_add as _scatter_add_at, writeable, xp_of
+from ..device import check_args, host, like, overlaps, scatter_add as _scatter_add_at, write_alias, writeable, xp_of
 
 
 def _key_part(k):
@@ -340,10 +340,15 @@ def setitem(input, key, value):
             v = like(data, v)
     else:
         v = dtypes.checked_scalar(value, input.dtype) if input.dtype.category == dtypes.INT else value
-    if not writeable(data):
-        raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to tensor "
-                             "refer to a single memory location. Please clone() the tensor before performing the "
-                             "operation.")
+    if not writeable(data):  # an expanded tensor: torch writes it unless the destination repeats an element
+        if not advanced and overlaps(data[nkey] if any(k is Ellipsis for k in nkey) else data[(*nkey, Ellipsis)]):
+            from .inplace import OVERLAP_MESSAGE  # noqa: PLC0415 - inplace imports this module
+            raise errors.runtime(OVERLAP_MESSAGE)
+        data = write_alias(data)
+        if data is None:
+            raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to "
+                                 "tensor refer to a single memory location. Please clone() the tensor before "
+                                 "performing the operation.")
     try:
         data[nkey] = v
     except (ValueError, TypeError):  # NumPy's mask assignment takes 0-d or 1-d values only (a TypeError)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..autograd import SavedValue, grad_mode, make_node
-from ..device import like, writeable
+from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
 from ..tensor import Tensor, live_views, wrap
 from .elementwise import zero_grad
@@ -19,9 +19,17 @@ def _c10(dt):
     return c10_name(dt)
 
 
-def rebase(self, r, low_names=False):
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                   "memory location. Please clone() the tensor before performing the operation.")
+# the in-place ops torch lets write an expanded tensor (with a deprecation warning): each position they
+# change is written, so the last write to a repeated element wins
+OVERLAP_WRITES = frozenset({"masked_fill_", "index_fill_", "index_put_"})
+
+
+def rebase(self, r, low_names=False, overlap_ok=False):
     """Make `self` hold r's value and r's place in the graph, in place (TensorIterator's checks: the
-    broadcast shape first, then the cast of the result type to self's dtype)."""
+    broadcast shape first, then the cast of the result type to self's dtype). overlap_ok: an op of
+    OVERLAP_WRITES, which may write an expanded `self`."""
     if r._data.shape != self._data.shape:
         raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                              f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
@@ -34,13 +42,22 @@ def rebase(self, r, low_names=False):
                 target = _c10(self.dtype)
             raise errors.runtime(f"result type {_c10(r.dtype)} can't be cast to the desired output type {target}")
     data = self._data
-    if not writeable(data):
-        raise errors.runtime("unsupported operation: more than one element of the written-to tensor refers to a "
-                             "single memory location. Please clone() the tensor before performing the operation.")
+    changed = None
+    if not writeable(data):  # an expanded tensor, or a read-only view of one (diagonal)
+        repeats = overlaps(data)
+        alias = write_alias(data) if overlap_ok or not repeats else None
+        if alias is None:
+            raise errors.runtime(OVERLAP_MESSAGE)
+        if repeats:
+            changed = _changed(data, r._data)
+        data = alias
     node = r.grad_fn
     if node is not None and node._saved:
         _keep_original(node, self)
-    data[...] = r._data
+    if changed is None:
+        data[...] = r._data
+    else:
+        data[changed] = r._data[changed]
     self._version[0] += 1
     if node is not None and node._saved:
         _saved_result_is(node, r, self)
@@ -50,6 +67,14 @@ def rebase(self, r, low_names=False):
         if self._retains:
             move_retain(self, old, old_nr)
     return self
+
+
+def _changed(old, new):
+    """Where an op changed the values (NaN kept as NaN is no change): what it writes."""
+    same = old == new
+    if old.dtype.kind == "f":
+        same |= (old != old) & (new != new)
+    return ~same
 
 
 def move_retain(self, old, old_nr):
@@ -94,16 +119,19 @@ def inplace(fn, name):
     if name.rstrip("_") in _VIEW_NODES:
         return inplace_view(fn, name)
     low = name.startswith(("clamp", "clip"))
+    overlap_ok = name in OVERLAP_WRITES
     binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
 
     def method(self, *args, **kwargs):
         check_inplace(self)
+        if not overlap_ok and overlaps(self._data):  # TensorIterator's first check, before shapes and dtypes
+            raise errors.runtime(OVERLAP_MESSAGE)
         if binary_bitwise and args:  # the output's checks before the kernel's dtype error (as `a &= b`)
             check_iterator_output(self, args[0])
         # the clamp overload with number bounds (taken when any bound is a number) words the cast
         # error with C++ type names ("bool"); tensor bounds go through TensorIterator ("Bool")
         scalar = low and any(a is not None and not isinstance(a, Tensor) for a in (*args, *kwargs.values()))
-        return rebase(self, fn(self, *args, **kwargs), scalar)
+        return rebase(self, fn(self, *args, **kwargs), scalar, overlap_ok)
     method.__name__ = name
     return method
 
@@ -203,7 +231,10 @@ class FillBackward3(Function):
 def _fill(self, value, cls):
     check_inplace(self)
     v = value._data if isinstance(value, Tensor) else dtypes.checked_scalar(value, self.dtype)
-    self._data[...] = v
+    target = write_alias(self._data)  # fill_ and zero_ write an expanded tensor too
+    if target is None:
+        raise errors.runtime(OVERLAP_MESSAGE)
+    target[...] = v
     self._version[0] += 1
     if grad_mode.enabled and (self._rg or (isinstance(value, Tensor) and value._rg)):
         inputs = (self, value) if isinstance(value, Tensor) else (self,)
@@ -251,12 +282,17 @@ def copy_of(g, like):
 
 def copy_(self, src, non_blocking=False):
     check_inplace(self)
+    if overlaps(self._data):
+        raise errors.runtime(OVERLAP_MESSAGE)
     if isinstance(src, (bool, int, float)):  # torch wraps a number as a 0-d tensor of its own dtype
         d = dtypes.scalar_dtype(src)
         src = wrap(np.asarray(src, d.np), d)
     try:
         s = src._data if type(src._data) is type(self._data) else like(self._data, src._data)  # across devices
-        np.copyto(self._data, np.broadcast_to(s, self._data.shape).astype(self._data.dtype, copy=False))
+        target = write_alias(self._data)
+        if target is None:
+            raise errors.runtime(OVERLAP_MESSAGE)
+        np.copyto(target, np.broadcast_to(s, self._data.shape).astype(self._data.dtype, copy=False))
     except ValueError:
         raise errors.runtime(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
                              f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "

@@ -180,10 +180,10 @@ class ProdBackward0(Function):
         nz = int((x._data == 0).sum())
         if nz == 0:
             return (g * (out / x),)
-        if nz > 1:
+        if nz > 1 and not grad_mode.enabled:
             from ..factory import zeros_like  # noqa: PLC0415
             return (zeros_like(x),)
-        return (reshape(_exclusive_prod(reshape(x, (-1,)), 0), x.shape) * g,)
+        return (reshape(_safe_zeros_backward(g, reshape(x, (-1,)), 0), x.shape),)  # view_as: ViewBackward0
 
 
 class ProdBackward1(Function):
@@ -204,24 +204,24 @@ class ProdBackward1(Function):
             out = unsqueeze(out, k["dim"])
         if not (x._data == 0).any():
             return (g * (out / x),)
-        return (g * _exclusive_prod(x, k["dim"]),)
+        return (_safe_zeros_backward(g, x, k["dim"]),)
 
 
-def _exclusive_prod(x, dim):
-    """For every position along dim, the product of the other positions (exact where zeros sit)."""
-    from .shape import cat, narrow  # noqa: PLC0415
+def _safe_zeros_backward(g, x, dim):
+    """torch's prod_safe_zeros_backward: g times, at every position along dim, the exclusive
+    cumulative products from the left and from the right (exact where zeros sit, -0. included)."""
+    from .scan import cumprod  # noqa: PLC0415
+    from .shape import cat, flip, narrow  # noqa: PLC0415
+    from ..factory import ones  # noqa: PLC0415
     n = x.shape[dim]
-    parts = []
-    for i in range(n):
-        pieces = [narrow(x, dim, j, 1) for j in range(n) if j != i]
-        if not pieces:
-            parts.append(narrow(x, dim, i, 1) * 0 + 1)
-            continue
-        p = pieces[0]
-        for q in pieces[1:]:
-            p = p * q
-        parts.append(p)
-    return cat(parts, dim)
+    if x._data.size == 0:
+        return g.expand_as(x)
+    size = list(x.shape)
+    size[dim] = 1
+    one = ones(size, dtype=g.dtype, device=g.device)
+    left = cumprod(cat([one, narrow(x, dim, 0, n - 1)], dim), dim)
+    right = flip(cumprod(cat([one, flip(narrow(x, dim, 1, n - 1), (dim,))], dim), dim), (dim,))
+    return g * (left * right)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):

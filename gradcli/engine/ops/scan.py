@@ -414,6 +414,20 @@ class MedianBackward0(Function):
         return (mask * (g / R.sum(mask)),)
 
 
+def _signed_zero_median(data, r):
+    """Which zero ATen's median_impl returns when 0. and -0. meet at the middle: std::nth_element over a
+    clone of the input (its memory order), as libstdc++ moves the elements (stl_select.py)."""
+    zeros = np.signbit(data[data == 0])
+    if zeros.all() or not zeros.any():
+        return r
+    from .. import stl_select  # noqa: PLC0415
+    values = data.ravel(order="K").tolist()
+    q = list(range(len(values)))
+    mid = (len(q) - 1) // 2
+    stl_select.nth_element(q, 0, mid, len(q), lambda a, b: values[a] < values[b])
+    return data.dtype.type(values[q[mid]])
+
+
 def median(input, dim=None, keepdim=False):
     data = input._data
     if input.dtype is dtypes.bool_:
@@ -427,6 +441,8 @@ def median(input, dim=None, keepdim=False):
             r = np.asarray(np.nan, data.dtype)
         else:
             r = np.sort(flat, kind="stable")[(flat.size - 1) // 2]
+            if r == 0 and flat.dtype.kind == "f":
+                r = _signed_zero_median(host(data), r)
         out = wrap(like(data, r, data.dtype), input.dtype)
         if input.dtype.is_floating_point:
             record(MedianBackward0, (input,), out)
@@ -778,6 +794,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     dt = dtype or x.dtype
     src = x if dt is x.dtype else x.to(dt)
     data = np.abs(src._data)
+    if data.dtype == np.float16:  # ATen's norm kernels accumulate half in float (opmath), rounding once
+        data = data.astype(np.float32)
     dims = R.reduction_dims(dim, data.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else \
         tuple(range(data.ndim))
     p = float(ord)
