@@ -79,9 +79,19 @@ def test_other_command_lines_go_to_typer(args):
 
 def test_nn_stand_ins_match_nn_functional():
     """engine/api.py's stand-ins for the torch.X functions of nn.functional (torch.conv2d, ...)
-    cover its TORCH_NAMES and are named as the functions they stand for."""
+    cover its TORCH_NAMES (derived from its declarations: `torch=True`, or a "torch.X" one) and are named as the
+    functions they stand for; their table, engine/torch_nn_names.py, is what tools/gen_torch_nn_names.py writes."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
     from gradcli.engine import api
     from gradcli.engine.nn import functional
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_torch_nn_names.py"
+    assert subprocess.run([sys.executable, str(tool), "--check"]).returncode == 0, f"run {tool.name}"
+    assert {"conv2d", "dropout", "constant_pad_nd"} <= set(functional.TORCH_NAMES)
+    assert functional.TORCH_NAMES["dropout"] is functional.torch_dropout
 
     assert set(api._NN_TORCH_FUNCTIONS) == set(functional.TORCH_NAMES)
     for name, fn in functional.TORCH_NAMES.items():

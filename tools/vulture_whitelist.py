@@ -321,12 +321,6 @@ _._coerce_value
 encoding
 # gradcli/engine/methods.py
 _.__setitem__
-_.__iand__
-_.__ior__
-_.__ixor__
-_.__ilshift__
-_.__irshift__
-_.__imatmul__
 # gradcli/lang/handlers.py
 _.__cause__
 # gradcli/lang/lexer.py

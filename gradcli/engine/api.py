@@ -12,9 +12,6 @@ from . import dtypes as _dtypes
 from . import factory as _factory
 from . import formatting as _formatting
 from . import methods as _methods
-from .ops import elementwise as _E
-from .ops import indexing as _I
-from .ops import linalg as _L
 from .ops import shape as _S
 from .size import Size
 from .tensor import Tensor
@@ -72,22 +69,13 @@ for _name in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "
 for _name, _fn in _methods.METHODS.items():
     if _name not in _methods.METHOD_ONLY:  # x.float(), x.to(), ...: no torch.float
         globals()[_name] = _fn
-rsub = _E.rsub
-# torch.X_(t): the in-place functions torch also offers at the top level (torch.sin_(a), torch.zero_(t)):
-# elementwise.py's from their declarations, these by hand
+# torch.X only (torch.where, torch.cat, ...) and torch.X_(t), the in-place functions torch also offers at the
+# top level (torch.sin_(a), torch.zero_(t)): the families' from their declarations, these by hand
 globals().update(_methods.TORCH)
 from . import threads as _threads  # noqa: E402
 globals().update(_threads.TORCH)
 for _name in ("detach_", "fill_", "zero_"):
     globals()[_name] = getattr(Tensor, _name)
-where = _E.where
-cat = concat = concatenate = _S.cat
-stack = _S.stack
-hstack = _S.hstack
-vstack = _S.vstack
-sigmoid = _E.sigmoid
-relu = _E.relu
-nonzero = _I.nonzero
 
 
 def numel(input):  # after the loop: torch.numel is this function, not the method table's
@@ -227,10 +215,7 @@ nan, inf, pi, e, newaxis = _builtins.float("nan"), _builtins.float("inf"), 3.141
 CONSTANTS = ("nan", "inf", "pi", "e", "newaxis")
 get_default_device = _device.get_default_device
 
-linalg = _Module(
-    "torch.linalg",
-    matmul=_L.matmul,
-)  # norm, vector_norm, ...: ops/scan.py's LINALG (below)
+linalg = _Module("torch.linalg", **_methods.LINALG)  # matmul; norm, vector_norm, ...: ops/scan.py's LINALG (below)
 
 Size = Size
 Tensor = Tensor
@@ -373,26 +358,10 @@ def __dir__():
     return sorted({*globals(), *_lazy})
 
 
-# nn.functional's TORCH_NAMES: torch.X -> (__module__, __qualname__) of nn's function, which the
-# stand-in takes so that it prints and is named in errors as that function (tests/test_entry.py
-# checks this table against nn.functional)
-_NN_TORCH_FUNCTIONS = {
-    "dropout": ("gradcli.engine.nn.functional", "torch_dropout"),
-    "dropout_": ("gradcli.engine.nn.functional", "torch_dropout_"),
-    "layer_norm": ("gradcli.engine.nn.functional", "torch_layer_norm"),
-    "batch_norm": ("gradcli.engine.nn.functional", "torch_batch_norm"),
-    "conv1d": ("gradcli.engine.nn.functional_conv", "conv1d"),
-    "conv2d": ("gradcli.engine.nn.functional_conv", "conv2d"),
-    "max_pool1d": ("gradcli.engine.nn.functional_conv", "max_pool1d"),
-    "max_pool2d": ("gradcli.engine.nn.functional_conv", "max_pool2d"),
-    "embedding": ("gradcli.engine.nn.functional", "torch_embedding"),
-    "cosine_similarity": ("gradcli.engine.nn.functional_loss", "cosine_similarity"),
-    "pairwise_distance": ("gradcli.engine.nn.functional_loss", "pairwise_distance"),
-    "binary_cross_entropy_with_logits": ("gradcli.engine.nn.functional", "torch_bce_with_logits"),
-    "kl_div": ("gradcli.engine.nn.functional", "torch_kl_div"),
-    "constant_pad_nd": ("gradcli.engine.nn.functional", "constant_pad_nd"),
-    "rms_norm": ("gradcli.engine.nn.functional_norm", "rms_norm"),
-}
+# nn.functional's TORCH_NAMES: torch.X -> (__module__, __qualname__) of nn's function, which the stand-in takes so
+# that it prints and is named in errors as that function (generated from nn/functional.py's declarations, so that
+# torch's namespace has these names before torch.nn is imported)
+from .torch_nn_names import TORCH_NAMES as _NN_TORCH_FUNCTIONS  # noqa: E402
 _NN_FUNCTIONS = {}  # torch.X -> nn's function as torch.X (_as_torch_function), once torch.nn is loaded
 
 

@@ -351,11 +351,11 @@ def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, 
 _ENUM = {0: "none", 1: "mean", 2: "sum"}
 
 
-def torch_kl_div(input, target, reduction=1, *, log_target=False):
+def torch_kl_div(input, target, reduction=0, *, log_target=False):  # (torch 2.13 parses ATen's Mean default as 0)
     return _loss.kl_div_core(input, target, _ENUM[reduction], log_target)
 
 
-def torch_bce_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def torch_bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):  # (the same)
     return _loss.binary_cross_entropy_with_logits(input, target, weight, reduction=_ENUM[reduction],
                                                   pos_weight=pos_weight)
 
@@ -404,7 +404,14 @@ def _fop(name, fn, *nodes, call=None, **kw):
     if call is not None:
         kw["sample"] = Sample(kw.pop("shapes"), kw.pop("domain", ("any",)), second=kw.pop("second", True),
                               call=lambda torch, *xs: call(torch, *xs, name))
-    return op(name, fn, *nodes, method=False, torch=False, functional=True, key="F." + name, **kw)
+    kw.setdefault("torch", False)  # torch=True: also torch.name, the same function (torch.conv2d)
+    return op(name, fn, *nodes, method=False, functional=True, key="F." + name, **kw)
+
+
+def _aten(name, fn, *nodes, **kw):
+    """torch.name, the form of an F function with ATen's signature (torch.dropout(input, p, train)),
+    registered as "torch.name"."""
+    return op(name, fn, *nodes, method=False, key="torch." + name, **kw)
 
 
 _RANDOM = "a random mask: each call draws another (tests/test_dropout*.py, goldens)"
@@ -437,8 +444,8 @@ OPS = [
          call=lambda torch, w, name: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 0]]), w)),
     _fop("one_hot", _loss.one_hot, no_grad="an integer result"),
     _fop("normalize", _loss.normalize, sample=Sample(_M + [((2, 2, 2),)])),
-    _fop("cosine_similarity", _loss.cosine_similarity, sample=Sample(_M2)),
-    _fop("pairwise_distance", _loss.pairwise_distance, sample=Sample(_M2)),
+    _fop("cosine_similarity", _loss.cosine_similarity, sample=Sample(_M2), torch=True),
+    _fop("pairwise_distance", _loss.pairwise_distance, sample=Sample(_M2), torch=True),
     _fop("mse_loss", _loss.mse_loss, _loss.MseLossBackward0, sample=Sample(_M2 + [((3,), (3,))])),
     _fop("l1_loss", _loss.l1_loss, sample=Sample(_M2, second=False)),  # sign(x - y): no second order
     _fop("smooth_l1_loss", _loss.smooth_l1_loss, _loss.SmoothL1LossBackward0, sample=Sample(_M2)),
@@ -469,23 +476,41 @@ OPS = [
                                                                           ("any", "any", "pos"))),
     _fop("multilabel_soft_margin_loss", _loss_more.multilabel_soft_margin_loss, shapes=_M,
          call=_target([1.0, 0.0, 1.0], [0.0, 0.0, 1.0])),
-    _fop("conv1d", _conv.conv1d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))])),
-    _fop("conv2d", _conv.conv2d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))], kwargs={"padding": 1})),
+    _fop("conv1d", _conv.conv1d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))]), torch=True),
+    _fop("conv2d", _conv.conv2d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))],
+                                                                           kwargs={"padding": 1}), torch=True),
     _fop("unfold", _conv.unfold, _conv.Im2ColBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
     _fop("max_pool1d", _conv.max_pool1d, _conv.MaxPool2DWithIndicesBackward0, shapes=[((1, 2, 4),)],
-         call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2)),
-    _fop("max_pool2d", _conv.max_pool2d, _conv.MaxPool2DWithIndicesBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2)),
+         call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2), torch=True),
+    _fop("max_pool2d", _conv.max_pool2d, _conv.MaxPool2DWithIndicesBackward0, shapes=_IMG,
+         call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2), torch=True),
     _fop("avg_pool2d", _conv.avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
     _fop("adaptive_avg_pool2d", _conv.adaptive_avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG,
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, 2)),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
     _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],
-         call=lambda torch, x, w, name: torch.nn.functional.rms_norm(x, (3,), w, 1e-6)),
+         call=lambda torch, x, w, name: torch.nn.functional.rms_norm(x, (3,), w, 1e-6), torch=True),
     _fop("batch_norm", _norm.batch_norm, _norm.NativeBatchNormBackward0, shapes=[((4, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.batch_norm(x, None, None, w, b, training=True)),
+    # torch.X forms with ATen's signatures (nn/functional.py's own functions: torch binds them at the top level)
+    _aten("dropout", torch_dropout, no_grad=_RANDOM),
+    _aten("dropout_", torch_dropout_, no_grad=_RANDOM),
+    _aten("layer_norm", torch_layer_norm, _norm.NativeLayerNormBackward0, sample=Sample(
+        [((2, 3), (3,), (3,))], call=lambda torch, x, w, b: torch.layer_norm(x, (3,), w, b))),
+    _aten("batch_norm", torch_batch_norm, _norm.NativeBatchNormBackward0, sample=Sample(
+        [((4, 3), (3,), (3,))], call=lambda torch, x, w, b: torch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False))),
+    _aten("embedding", torch_embedding, EmbeddingBackward0, sample=Sample(
+        [((3, 4),)], call=lambda torch, w: torch.embedding(w, torch.tensor([[0, 2], [1, 0]])))),
+    _aten("binary_cross_entropy_with_logits", torch_bce_with_logits, _loss.BinaryCrossEntropyWithLogitsBackward0,
+          sample=Sample(_M, call=lambda torch, x: torch.binary_cross_entropy_with_logits(
+              x, torch.tensor([[0.2, 0.7, 1.0], [0.0, 0.4, 0.9]], dtype=x.dtype)))),
+    _aten("kl_div", torch_kl_div, sample=Sample(_M2, ("any", "prob"), call=lambda torch, x, y: torch.kl_div(x, y, 2))),
+    _aten("constant_pad_nd", constant_pad_nd, ConstantPadNdBackward0,
+          sample=Sample([((2, 3),), ((1, 2, 3),)], call=lambda torch, x: torch.constant_pad_nd(x, (1, 2), 0.5))),
 ]
-FUNCTIONAL = tables(OPS, None)["FUNCTIONAL"]  # F's own functions, derived from OPS
+_TABLES = tables(OPS, None)
+FUNCTIONAL = _TABLES["FUNCTIONAL"]  # F's own functions, derived from OPS
 
 # F.X: the activations the ops package implements (ops/special.py) and F's own
 globals().update(_special.FUNCTIONAL)
@@ -494,12 +519,6 @@ globals().update(FUNCTIONAL)
 # the members of `torch.nn.functional` (F.<name>)
 NAMES = tuple(_special.FUNCTIONAL) + tuple(FUNCTIONAL)
 
-# torch.<name> functions that also live at the top level of torch (ATen signatures where they differ)
-TORCH_NAMES = {
-    "dropout": torch_dropout, "dropout_": torch_dropout_, "layer_norm": torch_layer_norm,
-    "batch_norm": torch_batch_norm, "conv1d": _conv.conv1d, "conv2d": _conv.conv2d, "max_pool1d": _conv.max_pool1d,
-    "max_pool2d": _conv.max_pool2d, "embedding": torch_embedding,
-    "cosine_similarity": _loss.cosine_similarity, "pairwise_distance": _loss.pairwise_distance,
-    "binary_cross_entropy_with_logits": torch_bce_with_logits, "kl_div": torch_kl_div,
-    "constant_pad_nd": constant_pad_nd, "rms_norm": _norm.rms_norm,
-}
+# torch.<name> functions that also live at the top level of torch (ATen signatures where they differ), derived from
+# OPS; api.py's stand-ins for them (made before torch.nn is loaded) are torch_nn_names.py, generated from this table
+TORCH_NAMES = _TABLES["TORCH"]

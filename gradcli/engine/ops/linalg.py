@@ -611,7 +611,7 @@ OPS = [
     op("addmm", addmm, AddmmBackward0, inplace="copy", sample=Sample(
         [((2,), (2, 3), (3, 2)), ((2, 2), (2, 1), (1, 2))], kwargs={"beta": 0.5, "alpha": 2}),
        cases={"addmm": case(lambda torch, x, a, b: torch.addmm(x, a, b, beta=0.5, alpha=2.0), V.M23, V.M23, V.M33)}),
-    op("matmul", matmul, MmBackward0, MvBackward0, DotBackward0, BmmBackward0, sample=Sample(
+    op("matmul", matmul, MmBackward0, MvBackward0, DotBackward0, BmmBackward0, linalg=True, operator="@", sample=Sample(
         [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2)), ((3,), (2, 3, 2)),
          ((2, 1, 2, 3), (2, 3, 1))])),
     op("outer", outer, aliases=("ger",), sample=Sample([((3,), (2,))]),

@@ -715,6 +715,15 @@ OPS = [
     op("chunk", chunk, SplitBackward0, sample=Sample([((3,),), ((4, 2),)], args=(2, 0))),
     op("unbind", unbind, UnbindBackward0, sample=Sample(_R, args=(0,))),
     op("clone", clone, CloneBackward0, sample=Sample(_R)),
+    # torch.cat & co. (no Tensor methods): a list of tensors first
+    op("cat", cat, CatBackward0, method=False, aliases=("concat", "concatenate"), sample=Sample(
+        [((2, 3), (1, 3)), ((3,), (2,))], call=lambda torch, x, y: torch.cat([x, y]))),
+    op("stack", stack, StackBackward0, method=False,
+       sample=Sample([((2, 3), (2, 3)), ((), ())], call=lambda torch, x, y: torch.stack([x, y], -1))),
+    op("hstack", hstack, CatBackward0, method=False,
+       sample=Sample([((2, 3), (2, 1)), ((3,), (2,))], call=lambda torch, x, y: torch.hstack([x, y]))),
+    op("vstack", vstack, CatBackward0, method=False,
+       sample=Sample([((2, 3), (1, 3)), ((3,), (3,))], call=lambda torch, x, y: torch.vstack([x, y]))),
     op("contiguous", contiguous, CloneBackward0, sample=Sample(
         _R, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
 ]

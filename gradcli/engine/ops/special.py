@@ -592,7 +592,7 @@ def isreal(input):
 
 def positive(input):
     if input.dtype is dtypes.bool_:
-        raise errors.type_error("The `+` operator, on a bool tensor is not supported.")
+        raise errors.runtime("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -1798,7 +1798,7 @@ OPS = [
     op("isposinf", isposinf, no_grad=_BOOL),
     op("isneginf", isneginf, no_grad=_BOOL),
     op("isreal", isreal, no_grad=_BOOL),
-    op("positive", positive, sample=sample1(call=lambda torch, x: x.positive() * 1)),
+    op("positive", positive, sample=sample1(call=lambda torch, x: x.positive() * 1), operator="+x"),
     # binary
     op("atan2", atan2, Atan2Backward0, aliases=("arctan2",), sample=sample2(), **_ip,
        cases={"atan2": case(lambda torch, x0, x1: torch.atan2(x0, x1), V.A, V.B)}),
