@@ -11,9 +11,11 @@ import pytest
 
 from gradcli.lang import ast as A
 from gradcli.lang import keywords, parser, scopes, statements
+from gradcli.lang.builder import BUILDER, install_reducers, node_reducer
 from gradcli.lang.compiler import Compiler
+from gradcli.lang.tokens import Token
 from gradcli.lang.errors import GradScriptError
-from gradcli.lang.statements import STATEMENTS, Statement, lowerings
+from gradcli.lang.statements import STATEMENTS, lowerings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,6 +49,7 @@ def test_dispatch_is_the_description():
 class Repeat(A.Stmt):
     """A statement the language does not have: `repeat n as i: body` (for the test only)."""
     _fields = ("count", "var", "body")
+    statement = A.Statement("s_test_only_repeat", rule="repeat_stmt", blocks=("body",), loop=True, binds=("var",))
 
     def __init__(self, count, var, body):
         A.Stmt.__init__(self)  # the span: 0s
@@ -60,8 +63,7 @@ class ScratchCompiler(Compiler):
 
 @pytest.fixture
 def repeat_described(monkeypatch):
-    monkeypatch.setitem(STATEMENTS, Repeat, Statement(Repeat, "s_test_only_repeat", blocks=("body",), loop=True,
-                                                      binds=("var",)))
+    monkeypatch.setitem(STATEMENTS, Repeat, Repeat.statement)
 
 
 def _repeat(*body):
@@ -81,6 +83,69 @@ def test_a_described_statement_is_checked_scoped_and_dispatched(repeat_described
     assert lowerings(ScratchCompiler, "lower")[Repeat] is ScratchCompiler.s_test_only_repeat
     with pytest.raises(AttributeError):
         lowerings(Compiler, "lower")
+
+
+def test_descriptions_are_the_node_classes_own():
+    for t, d in STATEMENTS.items():
+        assert t.__dict__["statement"] is d and d.node is t
+    assert Repeat.statement.node is Repeat  # (set as the class is made)
+
+
+def test_the_rules_a_description_names_are_built_by_the_generic_reducer():
+    text = parser.grammar_path().read_text()
+    named = [d for d in STATEMENTS.values() if d.rule]
+    assert {d.node for d in named} >= {A.Pass, A.Break, A.Continue, A.Assert, A.Raise, A.While}
+    for d in named:
+        assert re.search(r"^%s:" % d.rule, text, re.M), d.rule  # a rule of the grammar
+        assert getattr(BUILDER, d.rule).__qualname__ == "node_reducer(%s)" % d.node.__name__
+        assert d.rule not in type(BUILDER).__dict__  # (a reducer of its own would be a second home)
+    # its node: the fields in order, keywords left out, a NAME as its identifier, spanning the children
+    reduce = node_reducer(Repeat)
+    tok = Token("REPEAT", "repeat", 0, 2, 5, 2, 11, 0)
+    body = [parser.parse("pass\npass\n").body[1]]
+    node = reduce([tok, A.Constant(3), Token("NAME", "i", 0, 2, 14, 2, 15, 0), body])
+    assert (node.count, node.var, node.body) == (A.Constant(3), "i", body)
+    assert (node.line, node.column, node.end_line, node.end_column) == (2, 5, 2, 5)
+    with pytest.raises(TypeError, match="both a reducer"):
+        class Twice:
+            def pass_stmt(self, c):  # pragma: no cover - only looked up
+                return c
+        install_reducers(Twice())
+
+
+SCRATCH_STATEMENT = """
+?compound_stmt: if_stmt | while_stmt | for_stmt | with_stmt | try_stmt | funcdef | classdef | decorated
+              | repeat_stmt
+repeat_stmt: REPEAT test "as" NAME ":" suite
+REPEAT: "repeat"
+"""
+
+
+def test_a_statement_is_a_grammar_rule_and_a_described_node(repeat_described):
+    """The statement recipe's first two stages, for real: the grammar's rule and terminal, and the node
+    class whose description names the rule, parse `repeat 3 as i:` into the node (with no reducer
+    written), its keyword in the keyword tables; the parser's checks and scopes follow the description."""
+    lark = pytest.importorskip("lark")
+    from gradcli.lang.lalr import Driver, table_data
+    from gradcli.lang.tokenizer import ParseState, ScanTables, scan_data, tokenize
+
+    builder = type(BUILDER)()
+    install_reducers(builder)  # (BUILDER got its reducers when Repeat was not described yet)
+    text = parser.grammar_path().read_text()
+    head, _, tail = text.partition("?compound_stmt:")
+    built = lark.Lark(head + SCRATCH_STATEMENT + tail.split("\n", 1)[1], parser="lalr", lexer=parser.GradLexer,
+                      postlex=parser.GradIndenter(), transformer=builder, start=["module", "eval_input"],
+                      maybe_placeholders=False)
+    scan = ScanTables(scan_data(built.parser.lexer.lexer))
+    driver = Driver(table_data(built.parser.parser.parser, builder), builder)
+    source = "x = 0\nrepeat 3 as i:\n    x += i\n    break\n"
+    module = driver.parse(tokenize(source, ParseState(), scan), "module")
+    node = module.body[1]
+    assert type(node) is Repeat and (node.count, node.var) == (A.Constant(3), "i") and len(node.body) == 2
+    assert (node.line, node.column, node.end_line, node.end_column) == (2, 1, 4, 10)
+    assert "repeat" in scan.keywords["NAME"]
+    parser.check_statement_context(node)  # break stands in its (loop) body
+    assert scopes.bound_names(module.body)[0] == {"x", "i"}
 
 
 def test_context_checks_follow_the_description():

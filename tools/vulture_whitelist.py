@@ -12,15 +12,10 @@ _.eval_input
 _.simple_stmt
 _.augassign
 _.annassign
-_.pass_stmt
-_.break_stmt
-_.continue_stmt
 _.return_stmt
 _.global_stmt
 _.nonlocal_stmt
-_.assert_stmt
 _.del_stmt
-_.raise_stmt
 _.yield_stmt
 _.import_stmt
 _.dotted_name
@@ -31,7 +26,6 @@ _.from_stmt
 _.if_stmt
 _.elif_clause
 _.else_clause
-_.while_stmt
 _.for_stmt
 _.with_stmt
 _.with_item

@@ -1,20 +1,10 @@
-"""The GradScript abstract syntax tree: small typed classes with source spans, declared as dataclasses.
+"""The GradScript abstract syntax tree: small typed classes with source spans, declared as dataclasses;
+each statement class carries its description (``statement``, a :class:`Statement`).
 
 ``gradcli.lang.parser.parse()`` turns source text into a :class:`Module`.  Nothing here
-depends on Lark; downstream code (compiler, engine, renderer) sees only these classes.
-
-Spans
------
-Every node has ``line``, ``column``, ``end_line``, ``end_column`` (keyword-only fields,
-left out of ``==`` and ``repr``).  Lines and columns are 1-based and count characters
-(code points), as Lark and CPython's ``SyntaxError.offset`` do; ``end_column`` is one past
-the last character, so a name ``x`` in column 1 spans columns 1..2.  Spans are CPython's
-(``lineno``, ``col_offset + 1``, ...) except that a parenthesised expression's span
-includes its parentheses, a generator that is a call's only argument does not include the
-call's, and the Constant parts of an f-string span the whole literal.  A def or class starts
-at ``def``/``class`` (not at its decorators); a compound statement ends where its last body
-statement ends.  Equality ignores spans, so tests can compare shapes:
-``parse("x = 1").body[0] == Assign([Name("x")], Constant(1))``.
+depends on Lark; downstream code (compiler, engine, renderer) sees only these classes.  This module
+declares the statements and has every node class: the expressions are declared in ``expr_nodes.py``,
+the base classes, spans (see there) and ``walk``/``iter_child_nodes`` in ``nodes.py``.
 
 Node set (field names in constructor order; ``[]`` lists, ``?`` optional (None))
 --------------------------------------------------------------------------------
@@ -45,55 +35,31 @@ Statements (subclasses of Stmt)
   Raise(exc: Expr?, cause: Expr?)            raise / raise X / raise X from Y
   Yield(value: Expr?, is_from: bool)         the statements `yield x` and `yield from x`
 
-Expressions (subclasses of Expr)
-  Name(id: str)
-  Constant(value)               int, float, str, bytes, bool, None or Ellipsis (for ``...``)
-  JoinedStr(values: [Constant | FormattedValue])                    f'...'
-  FormattedValue(value: Expr, conversion: str?, format_spec: JoinedStr?)  conversion 'r'/'s'/'a'
-  List(elts: [Expr])  Tuple(elts: [Expr])  Set(elts: [Expr])        elts may hold Starred
-  Dict(keys: [Expr?], values: [Expr])                               key None for **mapping
-  ListComp(elt, generators: [Comprehension])  SetComp(elt, generators)
-  GeneratorExp(elt, generators)  DictComp(key, value, generators)
-  BinOp(op: str, left: Expr, right: Expr)   op: + - * / // % ** @ << >> | ^ &
-  UnaryOp(op: str, operand: Expr)           op: - + ~ not
-  BoolOp(op: str, values: [Expr])           op: and / or; a or b or c -> one BoolOp, 3 values
-  Compare(left: Expr, ops: [str], comparators: [Expr])
-                                            ops: < > == >= <= != in 'not in' is 'is not'
-  IfExp(test: Expr, body: Expr, orelse: Expr)                 body if test else orelse
-  NamedExpr(target: Name, value: Expr)      (target := value): binds in the enclosing function
-                                            scope, also from inside a comprehension (PEP 572)
-  Lambda(params: [str], defaults: [Expr], vararg: str?, kwarg: str?, body: Expr,
-         kwonly: [str], kw_defaults: [Expr?])
-  Call(func: Expr, args: [Expr | Starred], keywords: [Keyword])
-  Starred(value: Expr)                       *x in calls, displays and assignment targets
-  Attribute(value: Expr, attr: str)
-  Subscript(value: Expr, index: Expr)        index: an Expr, a Slice, or a Tuple of them
-                                             (x[:, 1] -> Tuple([Slice(), Constant(1)]))
-  Slice(lower: Expr?, upper: Expr?, step: Expr?)
-
 Helpers (subclasses of Node only)
   Alias(name: str, asname: str?)             name may be dotted: 'torch.nn'
-  Keyword(arg: str?, value: Expr)            arg None for **kwargs
   WithItem(context_expr: Expr, optional_vars: Expr?)
-  Comprehension(target: Expr, iter: Expr, ifs: [Expr])
   ExceptHandler(type: Expr?, name: str?, body: [Stmt])   except (A, B) as name:
 
-What each statement holds, binds and may be, and how it is lowered, is described once in
-``statements.py`` (``STATEMENTS``), which the parser's checks, the scopes and the compiler read.
+Expressions: see ``expr_nodes.py``.
 
-Every class has ``_fields``: the names of its non-span fields, in order.
-``walk(node)`` yields a node and all nodes below it; ``iter_child_nodes(node)`` the direct ones.
+A statement's ``statement`` says what it holds, binds and may be, and how it is built and lowered:
+the parser's checks, the scopes and the compiler read it (through ``statements.STATEMENTS``), and the
+builder makes the node of a rule it names.
 """
 
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Iterator, Optional
+from operator import attrgetter
+from typing import Optional
 
-from ..records import field_specs, first_init
+from .expr_nodes import (Attribute, BinOp, BoolOp, Call, Compare, Comprehension, Constant, Dict, DictComp,
+                         FormattedValue, GeneratorExp, IfExp, JoinedStr, Keyword, Lambda, List, ListComp,
+                         Name, NamedExpr, Set, SetComp, Slice, Starred, Subscript, Tuple, UnaryOp)
+from .nodes import Expr, Node, Stmt, iter_child_nodes, walk
 
 __all__ = [
-    "Node", "Stmt", "Expr", "Module",
+    "Node", "Stmt", "Expr", "Module", "Statement", "target_names",
     "Import", "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
     "For", "While", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
     "Assert", "Delete", "Global", "Nonlocal", "Pass", "Break", "Continue",
@@ -106,83 +72,116 @@ __all__ = [
 ]
 
 
-def _span_field() -> Any:
-    return field(default=0, kw_only=True)
+# ----------------------------------------------------------------------------- descriptions
 
 
-# The node classes are declared as dataclasses are, but made by _NodeType, not by
-# dataclass(slots=True, eq=False, repr=False): importing this module is part of every start-up, and
-# dataclass's machinery (each class made twice, a compiled __init__ per class) cost ~10 ms for these
-# ~55 classes. _NodeType gives each class of this module __slots__ for its own fields as it makes it
-# and records them (_specs); a class's __init__, as dataclass writes it, is compiled at its first
-# instantiation (gradcli/records.py), so a run compiles only the ones its script uses. == and repr
-# come from Node (by `_fields`, so spans take no part in them). @_node marks a declaration.
+class Statement:
+    """The description of one statement (its class's ``statement``).
 
+    lower:    the compiler's method that lowers it (None: only a generator body holds it)
+    gen:      the compiler's method that lowers it to a generator closure when a yield is inside
+    rule:     the grammar rule the builder makes it from field by field: the rule's children, tokens
+              left out, are the node's fields in order, and it spans them (None: builder.py has a
+              reducer named after its rule)
+    blocks:   the fields that hold statement lists run in this statement's scope, in source order;
+              'handlers.body' is the body of each item of ``handlers``
+    loop:     its ``body`` (not its ``else``) is a loop body (break and continue may stand there)
+    scope:    'function' or 'class': its ``body`` is a new scope (not one of its blocks)
+    only_in:  ('function' | 'loop', message, hint): where the statement may stand, and CPython's
+              SyntaxError when it stands elsewhere
+    binds:    the fields whose values it binds in its scope (targets, names, import aliases)
+    declares: 'global' or 'nonlocal': its ``names`` are declared so in its scope
+    """
 
-class _NodeType(type):
-    def __new__(mcls, name, bases, namespace):
-        if namespace.get("__module__") != __name__:  # a subclass elsewhere (a test's) keeps its __dict__
-            return super().__new__(mcls, name, bases, namespace)
-        specs = field_specs(namespace, pop=True)
-        namespace["__slots__"] = tuple(spec[0] for spec in specs)
-        cls = super().__new__(mcls, name, bases, namespace)
-        cls._specs = tuple(getattr(bases[0], "_specs", ()) if bases else ()) + tuple(specs)
-        cls.__init__ = first_init(cls)
-        return cls
+    __slots__ = ("node", "rule", "blocks", "loop", "scope", "only_in", "binds", "declares", "lower", "gen",
+                 "get_blocks", "get_binds", "checked")
 
+    def __init__(self, lower, *, gen=None, rule=None, blocks=(), loop=False, scope=None, only_in=None, binds=(),
+                 declares=None):
+        self.node = None  # the class it describes (set when the class is made)
+        self.lower, self.gen, self.rule = lower, gen, rule
+        self.blocks, self.loop, self.scope, self.only_in = tuple(blocks), loop, scope, only_in
+        self.binds, self.declares = tuple(binds), declares
+        self.get_blocks = [(_getter(b), "." in b) for b in self.blocks]
+        self.get_binds = [_getter(b) for b in self.binds]
+        # whether the context checks look at it (the others hold no statements and may stand anywhere)
+        self.checked = bool(only_in or blocks or scope)
 
-def _node(cls):
-    """The mark of a node class's declaration (_NodeType has made it)."""
-    return cls
+    def __set_name__(self, owner, name) -> None:
+        self.node = owner
 
+    def sub_blocks(self, stmt) -> list:
+        """The statement lists directly inside ``stmt`` that share its scope."""
+        out = []
+        for get, each in self.get_blocks:
+            if each:
+                out.extend(get(stmt))
+            else:
+                out.append(get(stmt))
+        return out
 
-@_node
-class Node(metaclass=_NodeType):
-    """Base of every node: the source span (see the module docstring)."""
-
-    line: int = _span_field()
-    column: int = _span_field()
-    end_line: int = _span_field()
-    end_column: int = _span_field()
-
-    _fields = ()  # filled in below for every concrete class
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value, like a dataclass
+    def bind(self, stmt, out: set) -> None:
+        """Add the names ``stmt`` itself binds (not those in its blocks) to ``out``."""
+        for get in self.get_binds:
+            _bound(get(stmt), out)
 
     def __repr__(self) -> str:
-        args = ", ".join("%s=%r" % (f, getattr(self, f)) for f in self._fields)
-        return "%s(%s)" % (type(self).__name__, args)
+        return f"Statement({getattr(self.node, '__name__', None)})"
 
 
-@_node
-class Stmt(Node):
-    """Base of statements."""
+def _getter(path: str):
+    """A function of a node giving the value at ``path``: 'body', or 'handlers.body' for the body of
+    each item of the list 'handlers' (a list of values then)."""
+    head, _, rest = path.partition(".")
+    first = attrgetter(head)
+    if not rest:
+        return first
+    inner = _getter(rest)
+    return lambda node: [inner(item) for item in first(node)]
 
 
-@_node
-class Expr(Node):
-    """Base of expressions."""
+def target_names(target, out: set) -> None:
+    """Add the names an assignment target binds (x, (a, *b), [c, d]) to ``out``."""
+    t = type(target)
+    if t is Name:
+        out.add(target.id)
+    elif t is Tuple or t is List:
+        for elt in target.elts:
+            target_names(elt, out)
+    elif t is Starred:
+        target_names(target.value, out)
 
 
-# ----------------------------------------------------------------------------- module
+def _bound(value, out: set) -> None:
+    """The names one field's value binds: a target expression, a name, an import's alias, or a list."""
+    if value is None:
+        return
+    t = type(value)
+    if t is str:
+        out.add(value)
+    elif t is list:
+        for item in value:
+            _bound(item, out)
+    elif t is Alias:
+        if value.name != "*":  # from m import * binds no name the compiler knows
+            out.add(value.asname or value.name.split(".")[0])  # import torch.nn binds torch
+    else:
+        target_names(value, out)
 
 
-@_node
+_OUTSIDE_DEF = "can only be used in the body of a def"
+_OUTSIDE_LOOP = "can only be used in the body of a for or while loop"
+
+
+# ----------------------------------------------------------------------------- statements
+
+
 class Module(Node):
     """A whole script."""
 
     body: list[Stmt]
 
 
-# ----------------------------------------------------------------------------- statements
-
-
-@_node
 class Alias(Node):
     """`name as asname` in an import."""
 
@@ -190,30 +189,32 @@ class Alias(Node):
     asname: Optional[str] = None
 
 
-@_node
 class Import(Stmt):
     """`import a.b as c, d`."""
 
     names: list[Alias]
 
+    statement = Statement("s_import", binds=("names",))
 
-@_node
+
 class ImportFrom(Stmt):
     """`from module import a as b, c` (or `*`)."""
 
     module: str
     names: list[Alias]
 
+    statement = Statement("s_importfrom", binds=("names",))
 
-@_node
+
 class Assign(Stmt):
     """`t1 = t2 = value`."""
 
     targets: list[Expr]
     value: Expr
 
+    statement = Statement("s_assign", binds=("targets",))
 
-@_node
+
 class AugAssign(Stmt):
     """`target op= value`; op is the binary operator (`+` for `+=`)."""
 
@@ -221,8 +222,9 @@ class AugAssign(Stmt):
     op: str
     value: Expr
 
+    statement = Statement("s_augassign", binds=("target",))
 
-@_node
+
 class AnnAssign(Stmt):
     """`target: annotation = value`."""
 
@@ -230,15 +232,17 @@ class AnnAssign(Stmt):
     annotation: Expr
     value: Optional[Expr] = None
 
+    statement = Statement("s_annassign", binds=("target",))
 
-@_node
+
 class ExprStmt(Stmt):
     """An expression used as a statement."""
 
     value: Expr
 
+    statement = Statement("s_expr")
 
-@_node
+
 class For(Stmt):
     """`for target in iter: body else: orelse`."""
 
@@ -247,8 +251,9 @@ class For(Stmt):
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
+    statement = Statement("s_for", gen="g_for", blocks=("body", "orelse"), loop=True, binds=("target",))
 
-@_node
+
 class While(Stmt):
     """`while test: body else: orelse`."""
 
@@ -256,8 +261,9 @@ class While(Stmt):
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
+    statement = Statement("s_while", gen="g_while", rule="while_stmt", blocks=("body", "orelse"), loop=True)
 
-@_node
+
 class If(Stmt):
     """`if test: body else: orelse` (elif nests an If)."""
 
@@ -265,8 +271,9 @@ class If(Stmt):
     body: list[Stmt]
     orelse: list[Stmt] = field(default_factory=list)
 
+    statement = Statement("s_if", gen="g_if", blocks=("body", "orelse"))
 
-@_node
+
 class WithItem(Node):
     """`context_expr as optional_vars` in a with statement."""
 
@@ -274,15 +281,15 @@ class WithItem(Node):
     optional_vars: Optional[Expr] = None
 
 
-@_node
 class With(Stmt):
     """`with item, item: body`."""
 
     items: list[WithItem]
     body: list[Stmt]
 
+    statement = Statement("s_with", gen="g_with", blocks=("body",), binds=("items.optional_vars",))
 
-@_node
+
 class FunctionDef(Stmt):
     """`def name(params): body` (see the module docstring for the parameter fields)."""
 
@@ -298,16 +305,9 @@ class FunctionDef(Stmt):
     returns: Optional[Expr] = None
     annotations: dict[str, Expr] = field(default_factory=dict)
 
-
-@_node
-class Keyword(Node):
-    """`arg=value` in a call or class header; arg None for `**value`."""
-
-    arg: Optional[str]
-    value: Expr
+    statement = Statement("s_functiondef", scope="function", binds=("name",))
 
 
-@_node
 class ClassDef(Stmt):
     """`class name(bases, keywords): body`."""
 
@@ -317,59 +317,71 @@ class ClassDef(Stmt):
     keywords: list[Keyword] = field(default_factory=list)
     decorators: list[Expr] = field(default_factory=list)
 
+    statement = Statement("s_classdef", scope="class", binds=("name",))
 
-@_node
+
 class Return(Stmt):
     """`return value`."""
 
     value: Optional[Expr] = None
 
+    statement = Statement("s_return", only_in=("function", "'return' outside function", "return " + _OUTSIDE_DEF))
 
-@_node
+
 class Assert(Stmt):
     """`assert test, msg`."""
 
     test: Expr
     msg: Optional[Expr] = None
 
+    statement = Statement("s_assert", rule="assert_stmt")
 
-@_node
+
 class Delete(Stmt):
     """`del t1, t2`."""
 
     targets: list[Expr]
 
+    statement = Statement("s_delete", binds=("targets",))
 
-@_node
+
 class Global(Stmt):
     """`global a, b`."""
 
     names: list[str]
 
+    statement = Statement("s_global", declares="global")
 
-@_node
+
 class Nonlocal(Stmt):
     """`nonlocal a, b`."""
 
     names: list[str]
 
+    statement = Statement("s_nonlocal", declares="nonlocal",
+                          only_in=("function", "nonlocal declaration not allowed at module level", None))
 
-@_node
+
 class Pass(Stmt):
     """`pass`."""
 
+    statement = Statement("s_pass", rule="pass_stmt")
 
-@_node
+
 class Break(Stmt):
     """`break`."""
 
+    statement = Statement("s_break", rule="break_stmt",
+                          only_in=("loop", "'break' outside loop", "break " + _OUTSIDE_LOOP))
 
-@_node
+
 class Continue(Stmt):
     """`continue`."""
 
+    statement = Statement("s_continue", rule="continue_stmt",
+                          only_in=("loop", "'continue' not properly in loop", "continue " + _OUTSIDE_LOOP))
 
-@_node
+
 class ExceptHandler(Node):
     """`except type as name: body` (type None for a bare `except:`)."""
 
@@ -378,7 +390,6 @@ class ExceptHandler(Node):
     body: list[Stmt]
 
 
-@_node
 class Try(Stmt):
     """`try: body` with `except` handlers, `else: orelse` and `finally: finalbody`."""
 
@@ -387,276 +398,25 @@ class Try(Stmt):
     orelse: list[Stmt] = field(default_factory=list)
     finalbody: list[Stmt] = field(default_factory=list)
 
+    statement = Statement("s_try", gen="g_try", blocks=("body", "handlers.body", "orelse", "finalbody"),
+                          binds=("handlers.name",))
 
-@_node
+
 class Raise(Stmt):
     """`raise`, `raise exc`, `raise exc from cause`."""
 
     exc: Optional[Expr] = None
     cause: Optional[Expr] = None
 
+    statement = Statement("s_raise", rule="raise_stmt")
 
-@_node
+
 class Yield(Stmt):
     """The statement `yield value` (value None for a bare `yield`), `yield from value` (is_from)."""
 
     value: Optional[Expr] = None
     is_from: bool = False
 
-
-# ----------------------------------------------------------------------------- expressions
-
-
-@_node
-class Name(Expr):
-    """A variable."""
-
-    id: str
-
-
-@_node
-class Constant(Expr):
-    """A literal (and `...`)."""
-
-    value: Any
-
-
-@_node
-class JoinedStr(Expr):
-    """An f-string: Constant and FormattedValue parts."""
-
-    values: list[Expr]
-
-
-@_node
-class FormattedValue(Expr):
-    """`{value!conversion:format_spec}` in an f-string."""
-
-    value: Expr
-    conversion: Optional[str] = None
-    format_spec: Optional[JoinedStr] = None
-
-
-@_node
-class List(Expr):
-    """`[elts]`."""
-
-    elts: list[Expr]
-
-
-@_node
-class Tuple(Expr):
-    """`(elts)` or `a, b`."""
-
-    elts: list[Expr]
-
-
-@_node
-class Set(Expr):
-    """`{elts}`."""
-
-    elts: list[Expr]
-
-
-@_node
-class Dict(Expr):
-    """`{k: v, **m}`; key None for `**m`."""
-
-    keys: list[Optional[Expr]]
-    values: list[Expr]
-
-
-@_node
-class Comprehension(Node):
-    """`for target in iter if ifs` in a comprehension."""
-
-    target: Expr
-    iter: Expr
-    ifs: list[Expr] = field(default_factory=list)
-
-
-@_node
-class ListComp(Expr):
-    """`[elt for ...]`."""
-
-    elt: Expr
-    generators: list[Comprehension]
-
-
-@_node
-class SetComp(Expr):
-    """`{elt for ...}`."""
-
-    elt: Expr
-    generators: list[Comprehension]
-
-
-@_node
-class GeneratorExp(Expr):
-    """`(elt for ...)`."""
-
-    elt: Expr
-    generators: list[Comprehension]
-
-
-@_node
-class DictComp(Expr):
-    """`{key: value for ...}`."""
-
-    key: Expr
-    value: Expr
-    generators: list[Comprehension]
-
-
-@_node
-class BinOp(Expr):
-    """`left op right`."""
-
-    op: str
-    left: Expr
-    right: Expr
-
-
-@_node
-class UnaryOp(Expr):
-    """`op operand` (`-`, `+`, `~`, `not`)."""
-
-    op: str
-    operand: Expr
-
-
-@_node
-class BoolOp(Expr):
-    """`v1 op v2 op ...` (and/or)."""
-
-    op: str
-    values: list[Expr]
-
-
-@_node
-class Compare(Expr):
-    """`left op1 c1 op2 c2 ...`."""
-
-    left: Expr
-    ops: list[str]
-    comparators: list[Expr]
-
-
-@_node
-class IfExp(Expr):
-    """`body if test else orelse`."""
-
-    test: Expr
-    body: Expr
-    orelse: Expr
-
-
-@_node
-class Lambda(Expr):
-    """`lambda params: body`."""
-
-    params: list[str]
-    defaults: list[Expr]
-    vararg: Optional[str]
-    kwarg: Optional[str]
-    body: Expr
-    kwonly: list[str] = field(default_factory=list)
-    kw_defaults: list[Optional[Expr]] = field(default_factory=list)
-
-
-@_node
-class Call(Expr):
-    """`func(args, keywords)`."""
-
-    func: Expr
-    args: list[Expr]
-    keywords: list[Keyword] = field(default_factory=list)
-
-
-@_node
-class Starred(Expr):
-    """`*value`."""
-
-    value: Expr
-
-
-@_node
-class Attribute(Expr):
-    """`value.attr`."""
-
-    value: Expr
-    attr: str
-
-
-@_node
-class Subscript(Expr):
-    """`value[index]`."""
-
-    value: Expr
-    index: Expr
-
-
-@_node
-class NamedExpr(Expr):
-    """`target := value` (an assignment expression); target is a Name."""
-
-    target: Expr
-    value: Expr
-    # whether the parser has made one in this process: until then the scope analysis need not look
-    # for them in expressions (scopes.walrus_targets, a walk of every expression of a function)
-    parsed = False
-
-
-@_node
-class Slice(Expr):
-    """`lower:upper:step` inside a subscript."""
-
-    lower: Optional[Expr] = None
-    upper: Optional[Expr] = None
-    step: Optional[Expr] = None
-
-
-# ----------------------------------------------------------------------------- helpers
-
-_SPAN_NAMES = ("line", "column", "end_line", "end_column")
-
-
-def _all_node_classes() -> list[type]:
-    out, todo = [], [Node]
-    while todo:
-        cls = todo.pop()
-        out.append(cls)
-        todo.extend(cls.__subclasses__())
-    return out
-
-
-for _cls in _all_node_classes():
-    _cls._fields = tuple(spec[0] for spec in _cls._specs if spec[0] not in _SPAN_NAMES)
-del _cls
-
-
-def iter_child_nodes(node: Node) -> Iterator[Node]:
-    """Yield the nodes directly below ``node``, in field order."""
-    for name in node._fields:
-        value = getattr(node, name)
-        if isinstance(value, Node):
-            yield value
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, Node):
-                    yield item
-        elif isinstance(value, dict):
-            for item in value.values():
-                if isinstance(item, Node):
-                    yield item
-
-
-def walk(node: Node) -> Iterator[Node]:
-    """Yield ``node`` and every node below it (pre-order, without recursion)."""
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        yield current
-        children = list(iter_child_nodes(current))
-        children.reverse()
-        todo.extend(children)
+    statement = Statement(None, gen="g_yield",
+                          only_in=("function", "'yield' outside function",
+                                   "yield makes the def it is in a generator function"))

@@ -14,6 +14,7 @@ from . import ast
 from .errors import ScriptSyntaxError
 from .keywords import PYTHON_ONLY
 from .literals import new_node, number_constant, set_span, string_constant
+from .statements import STATEMENTS
 from .tokenizer import error_at as _error_at
 
 # ============================================================================ targets
@@ -313,15 +314,6 @@ class _Builder:
         return set_span(ast.AnnAssign(target, annotation, value), target,
                      value if value is not None else annotation)
 
-    def pass_stmt(self, c: list) -> ast.Pass:
-        return set_span(ast.Pass(), c[0], c[0])
-
-    def break_stmt(self, c: list) -> ast.Break:
-        return set_span(ast.Break(), c[0], c[0])
-
-    def continue_stmt(self, c: list) -> ast.Continue:
-        return set_span(ast.Continue(), c[0], c[0])
-
     def return_stmt(self, c: list) -> ast.Return:
         if len(c) == 1:
             return set_span(ast.Return(None), c[0], c[0])
@@ -334,9 +326,6 @@ class _Builder:
     def nonlocal_stmt(self, c: list) -> ast.Nonlocal:
         return set_span(ast.Nonlocal([_ident(t) for t in c[1:]]), c[0], c[-1])
 
-    def assert_stmt(self, c: list) -> ast.Assert:
-        msg = c[2] if len(c) > 2 else None
-        return set_span(ast.Assert(c[1], msg), c[0], c[-1])
 
     def del_stmt(self, c: list) -> ast.Delete:
         target = c[1]
@@ -350,10 +339,6 @@ class _Builder:
             _check_target(t, "delete")
         return set_span(ast.Delete(targets), c[0], c[1])
 
-    def raise_stmt(self, c: list) -> ast.Raise:
-        if len(c) == 1:
-            return set_span(ast.Raise(), c[0], c[0])
-        return set_span(ast.Raise(c[1], c[3] if len(c) > 3 else None), c[0], c[-1])
 
     def yield_stmt(self, c: list) -> ast.Yield:
         if len(c) == 1:
@@ -427,9 +412,6 @@ class _Builder:
     def else_clause(self, c: list) -> list:
         return c[0]
 
-    def while_stmt(self, c: list) -> ast.While:
-        orelse = c[3] if len(c) > 3 else []
-        return set_span(ast.While(c[1], c[2], orelse), c[0], (orelse or c[2])[-1])
 
     def for_stmt(self, c: list) -> ast.For:
         target = c[1]
@@ -775,7 +757,36 @@ class _Builder:
         return set_span(ast.Slice(*parts), c[0], c[-1])
 
 
+def node_reducer(cls: type):
+    """The reducer of a rule that a statement's description names (``ast.Statement.rule``): the
+    rule's children are the node's fields in order, its keywords and punctuation left out and a
+    name (NAME) as its identifier; the node spans the children (to the last statement of a block
+    that ends them)."""
+    if not cls._fields:  # `pass`, `break`: the keyword alone
+        def reduce(c: list) -> Any:
+            return set_span(cls(), c[0], c[-1])
+    else:
+        def reduce(c: list) -> Any:
+            node = cls(*[x if type(x) is not Token else _ident(x) for x in c
+                         if type(x) is not Token or x.type == "NAME"])
+            last = c[-1]
+            return set_span(node, c[0], last[-1] if type(last) is list else last)
+    reduce.__qualname__ = "node_reducer(%s)" % cls.__name__
+    return reduce
+
+
+def install_reducers(builder: Any) -> None:
+    """Give ``builder`` the reducer of each rule that a statement's description names."""
+    for d in STATEMENTS.values():
+        if d.rule is not None:
+            if hasattr(builder, d.rule):
+                raise TypeError("rule %s: both a reducer and %s's description" % (d.rule, d.node.__name__))
+            setattr(builder, d.rule, node_reducer(d.node))
+
+
 BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
+install_reducers(BUILDER)
+
 
 def walrus_target_error(target: Any) -> Optional[ScriptSyntaxError]:
     """CPython's error for the target of `target := value` when it is not a plain name (None for a

@@ -11,7 +11,7 @@ from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_modu
 from .classes import decorate
 from .runtime import Frame, Function, tag
 from .scopes import Scope, child_qualname, function_scope, walrus_targets
-from .statements import contains_yield, target_names
+from .statements import contains_yield
 
 
 # python_arg_parser.cpp's numpy_compatibility_arg_names: the C++-bound Tensor methods take axis= for dim=
@@ -311,7 +311,7 @@ class CallableCompiler:
     def comprehension(self, node, scope, kind):
         names = set()
         for gen in node.generators:
-            target_names(gen.target, names)
+            A.target_names(gen.target, names)
         inner = Scope("comprehension", scope, names, qualname=scope.qualname)
         for gen in node.generators if A.NamedExpr.parsed else ():
             for n in A.walk(gen.iter):

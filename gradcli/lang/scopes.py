@@ -3,7 +3,8 @@ nonlocal, and how a name used in a scope resolves (local, free at depth d, class
 from __future__ import annotations
 
 from . import ast as A
-from .statements import STATEMENTS, target_names
+from .ast import target_names
+from .statements import STATEMENTS
 
 
 class Scope:
