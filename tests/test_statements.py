@@ -4,6 +4,7 @@ analysis, the compiler's dispatch) follow the description, so a statement added 
 checked, scoped and dispatched. The keyword tables (lang/keywords.py) agree with the grammar."""
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -47,9 +48,9 @@ def test_dispatch_is_the_description():
 
 
 class Repeat(A.Stmt):
-    """A statement the language does not have: `repeat n as i: body` (for the test only)."""
+    """A statement the language does not have: `again n as i: body` (for the test only)."""
     _fields = ("count", "var", "body")
-    statement = A.Statement("s_test_only_repeat", rule="repeat_stmt", blocks=("body",), loop=True, binds=("var",))
+    statement = A.Statement("s_test_only_repeat", rule="again_stmt", blocks=("body",), loop=True, binds=("var",))
 
     def __init__(self, count, var, body):
         A.Stmt.__init__(self)  # the span: 0s
@@ -101,7 +102,7 @@ def test_the_rules_a_description_names_are_built_by_the_generic_reducer():
         assert d.rule not in type(BUILDER).__dict__  # (a reducer of its own would be a second home)
     # its node: the fields in order, keywords left out, a NAME as its identifier, spanning the children
     reduce = node_reducer(Repeat)
-    tok = Token("REPEAT", "repeat", 0, 2, 5, 2, 11, 0)
+    tok = Token("AGAIN", "again", 0, 2, 5, 2, 10, 0)
     body = [parser.parse("pass\npass\n").body[1]]
     node = reduce([tok, A.Constant(3), Token("NAME", "i", 0, 2, 14, 2, 15, 0), body])
     assert (node.count, node.var, node.body) == (A.Constant(3), "i", body)
@@ -113,17 +114,45 @@ def test_the_rules_a_description_names_are_built_by_the_generic_reducer():
         install_reducers(Twice())
 
 
+def _statement_rules(text):
+    """The rules the grammar lists as statements (the alternatives of small_stmt and compound_stmt)."""
+    out = set()
+    for head in ("?small_stmt:", "?compound_stmt:"):
+        if head not in text:
+            continue
+        first, *rest = text.split(head, 1)[1].split("\n")
+        lines = [first] + [line for line in itertools.takewhile(lambda x: x.lstrip().startswith("|"), rest)]
+        out.update(re.findall(r"\w+", " ".join(lines)))
+    return out
+
+
+def _with_statement(rules, name="again_stmt"):
+    """The grammar with ``rules`` added and the rule ``name`` one more alternative of compound_stmt."""
+    lines = parser.grammar_path().read_text().split("\n")
+    end = next(i for i, line in enumerate(lines) if line.startswith("?compound_stmt:")) + 1
+    while lines[end].lstrip().startswith("|"):
+        end += 1
+    return "\n".join(lines[:end] + ["              | " + name] + lines[end:] + rules.strip().split("\n"))
+
+
+def test_every_statement_rule_has_a_builder():
+    """A statement rule is built by a reducer named after it or by the node class whose description
+    names it (else Lark's default would put a parse tree in the statement list)."""
+    rules = _statement_rules(parser.grammar_path().read_text())
+    assert {"pass_stmt", "while_stmt", "if_stmt", "decorated", "yield_stmt", "expr_stmt"} <= rules
+    assert not [r for r in rules if not hasattr(BUILDER, r)]
+    assert "again_stmt" in _statement_rules(_with_statement(SCRATCH_STATEMENT)) and not hasattr(BUILDER, "again_stmt")
+
+
 SCRATCH_STATEMENT = """
-?compound_stmt: if_stmt | while_stmt | for_stmt | with_stmt | try_stmt | funcdef | classdef | decorated
-              | repeat_stmt
-repeat_stmt: REPEAT test "as" NAME ":" suite
-REPEAT: "repeat"
+again_stmt: AGAIN test "as" NAME ":" suite
+AGAIN: "again"
 """
 
 
 def test_a_statement_is_a_grammar_rule_and_a_described_node(repeat_described):
     """The statement recipe's first two stages, for real: the grammar's rule and terminal, and the node
-    class whose description names the rule, parse `repeat 3 as i:` into the node (with no reducer
+    class whose description names the rule, parse `again 3 as i:` into the node (with no reducer
     written), its keyword in the keyword tables; the parser's checks and scopes follow the description."""
     lark = pytest.importorskip("lark")
     from gradcli.lang.lalr import Driver, table_data
@@ -131,19 +160,17 @@ def test_a_statement_is_a_grammar_rule_and_a_described_node(repeat_described):
 
     builder = type(BUILDER)()
     install_reducers(builder)  # (BUILDER got its reducers when Repeat was not described yet)
-    text = parser.grammar_path().read_text()
-    head, _, tail = text.partition("?compound_stmt:")
-    built = lark.Lark(head + SCRATCH_STATEMENT + tail.split("\n", 1)[1], parser="lalr", lexer=parser.GradLexer,
+    built = lark.Lark(_with_statement(SCRATCH_STATEMENT), parser="lalr", lexer=parser.GradLexer,
                       postlex=parser.GradIndenter(), transformer=builder, start=["module", "eval_input"],
                       maybe_placeholders=False)
     scan = ScanTables(scan_data(built.parser.lexer.lexer))
     driver = Driver(table_data(built.parser.parser.parser, builder), builder)
-    source = "x = 0\nrepeat 3 as i:\n    x += i\n    break\n"
+    source = "x = 0\nagain 3 as i:\n    x += i\n    break\n"
     module = driver.parse(tokenize(source, ParseState(), scan), "module")
     node = module.body[1]
     assert type(node) is Repeat and (node.count, node.var) == (A.Constant(3), "i") and len(node.body) == 2
     assert (node.line, node.column, node.end_line, node.end_column) == (2, 1, 4, 10)
-    assert "repeat" in scan.keywords["NAME"]
+    assert "again" in scan.keywords["NAME"]
     parser.check_statement_context(node)  # break stands in its (loop) body
     assert scopes.bound_names(module.body)[0] == {"x", "i"}
 
@@ -191,27 +218,29 @@ def _statement_keywords(kw):
 def test_keyword_tables_are_the_grammars():
     kw = parser.keyword_tables()
     named, quoted = _grammar_keywords()
+    text = parser.grammar_path().read_text()
     assert set(kw.words) == named | quoted
     assert all(kw.words[w] == w.upper() for w in named)
     assert set(kw.keywords) | set(kw.reserved) | set(kw.constants) == set(kw.words)
-    # what the rules say of them (the header rules hold a suite; the clauses are not statements)
-    assert set(kw.block_headers) == {"if", "elif", "else", "while", "for", "with", "def", "class", "try", "except",
-                                     "finally"}
+    # what the rules say of them (the header rules hold a suite; the clauses are not statements): the
+    # language's own, and any statement added since (the grammar's lines of a rule with a suite)
+    with_suite = {w for w in kw.words if re.search(r'^\w+: (?:%s\b|"%s").*\bsuite\b' % (w.upper(), w), text, re.M)}
+    assert set(kw.block_headers) == with_suite >= {"if", "elif", "else", "while", "for", "with", "def", "class",
+                                                   "try", "except", "finally"}
     assert set(kw.continuation_headers) == {"elif", "else", "except", "finally"}
-    assert _statement_keywords(kw) == {"if", "for", "while", "with", "def", "class", "try", "return", "pass",
-                                          "break", "continue", "import", "from", "assert", "del", "global",
-                                          "nonlocal", "raise", "yield"}
+    assert _statement_keywords(kw) >= {"if", "for", "while", "with", "def", "class", "try", "return", "pass",
+                                       "break", "continue", "import", "from", "assert", "del", "global",
+                                       "nonlocal", "raise", "yield"}
+    assert not _statement_keywords(kw) & {"else", "in", "as", "not", "lambda", "None"}
     assert kw.statement_start == kw.terminals(_statement_keywords(kw)) | {"AT"}
     assert set(kw.reserved) == {"async", "await"} and set(kw.reserved) <= set(keywords.PYTHON_ONLY)
     assert kw.constants == ("False", "None", "True")
 
 
 SCRATCH_RULES = """
-?compound_stmt: if_stmt | while_stmt | for_stmt | with_stmt | try_stmt | funcdef | classdef | decorated
-              | repeat_stmt
-repeat_stmt: REPEAT test ":" suite otherwise_clause?
+again_stmt: AGAIN test ":" suite otherwise_clause?
 otherwise_clause: "otherwise" ":" suite
-REPEAT: "repeat"
+AGAIN: "again"
 """
 
 
@@ -228,18 +257,16 @@ def _scratch_keywords(grammar: str) -> keywords.Keywords:
 
 def test_a_statement_added_to_the_grammar_enters_the_keyword_tables():
     """The statement recipe's grammar step is the only keyword step: a rule and its terminal make
-    `repeat` a block header, a statement keyword and a keyword (highlighting, completion), and a
+    `again` a block header, a statement keyword and a keyword (highlighting, completion), and a
     clause of it a continuation header, with nothing else to edit."""
-    text = (ROOT / "grammar" / "gradscript.lark").read_text()
-    head, sep, tail = text.partition("?compound_stmt:")
-    grammar = head + SCRATCH_RULES + tail.split("\n", 1)[1]
-    assert sep and "repeat" not in parser.keyword_tables().words
+    grammar = _with_statement(SCRATCH_RULES)
+    assert "again" not in parser.keyword_tables().words
     before, after = parser.keyword_tables(), _scratch_keywords(grammar)
-    assert set(after.block_headers) == set(before.block_headers) | {"repeat", "otherwise"}
+    assert set(after.block_headers) == set(before.block_headers) | {"again", "otherwise"}
     assert set(after.continuation_headers) == set(before.continuation_headers) | {"otherwise"}
-    assert _statement_keywords(after) == _statement_keywords(before) | {"repeat"}
-    assert set(after.keywords) == set(before.keywords) | {"repeat", "otherwise"}
-    assert after.words["repeat"] == "REPEAT" and after.reserved == before.reserved
+    assert _statement_keywords(after) == _statement_keywords(before) | {"again"}
+    assert set(after.keywords) == set(before.keywords) | {"again", "otherwise"}
+    assert after.words["again"] == "AGAIN" and after.reserved == before.reserved
 
 
 def test_the_parse_table_cache_is_keyed_by_the_code_that_derives_the_tables(monkeypatch, tmp_path):
