@@ -169,6 +169,10 @@ _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
+# gradcli/engine/data.py (torch.utils.data)
+TensorDataset
+random_split
+DataLoader
 # gradcli/engine/nn/modules_more.py
 ZeroPad1d
 ZeroPad2d

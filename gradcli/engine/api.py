@@ -336,7 +336,13 @@ def _load_autograd_functional():
     return _Module("torch.autograd.functional", **{name: getattr(_AF, name) for name in _AF.NAMES})
 
 
-_lazy = {"nn": _load_nn, "optim": _load_optim}
+def _load_utils():
+    from . import data as _data
+    return _Module("torch.utils", data=_Module("torch.utils.data", **{name: getattr(_data, name)
+                                                                       for name in _data.NAMES}))
+
+
+_lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils}
 autograd._lazy["functional"] = _load_autograd_functional
 
 
