@@ -221,7 +221,7 @@ def overlaps(a):
     """Does a (written-to) array repeat an element: a stride-0 dimension of more than one element (an
     expanded view)? torch refuses most in-place ops there ("more than one element of the written-to
     tensor refers to a single memory location")."""
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+    return a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 def write_alias(a):
