@@ -735,20 +735,16 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
             in_grads = node.backward(node.materialize(grads))
         if watch and in_grads is not None:
             _watch(node, obs, nan_check, grads if not single else [g], in_grads)
-        if free:
-            node._saved = None  # saved tensors are released as soon as the node has run
         if in_grads is None:
             in_grads = ()
         elif x is not None and x.hooks:
+            from .hook_results import tuple_hook_result  # noqa: PLC0415 - hooks are rare
             outs = tuple(grads) if not single else (g,)
-            for hook in list(x.hooks):
-                r = hook(tuple(in_grads), outs)
-                if r is not None:  # torch: a post hook's result replaces the node's input gradients
-                    r = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                    if len(r) != len(in_grads):
-                        raise errors.runtime(f"hook '{getattr(hook, '__name__', 'hook')}' has returned an incorrect "
-                                             f"number of values (got {len(r)}, but expected {len(in_grads)})")
-                    in_grads = r
+            for hook in list(x.hooks):  # torch: a post hook's result replaces the node's input gradients
+                before = tuple(in_grads)
+                in_grads = tuple_hook_result(before, hook(before, outs), hook)
+        if free:
+            node._saved = None  # saved tensors are released once the node and its post hooks have run
         n_in = len(in_grads)
         k = -1
         for nxt in node._fns:
@@ -928,15 +924,13 @@ _seq_of = operator.attrgetter("_seq")
 
 
 def _run_pre_hooks(node, grads):
+    from .hook_results import tensor_hook_result, tuple_hook_result  # noqa: PLC0415 - hooks are rare
     grads = list(grads)
     for nr, hooks in node._pre_hooks.items():
         for hook in list(hooks):
             if nr is None:
-                out = hook(tuple(grads))
-                if out is not None:
-                    grads = list(out)
+                before = tuple(grads)
+                grads = list(tuple_hook_result(before, hook(before), hook))
             elif grads[nr] is not None:
-                out = hook(grads[nr])
-                if out is not None:
-                    grads[nr] = out
+                grads[nr] = tensor_hook_result(grads[nr], hook(grads[nr]), hook)
     return grads
