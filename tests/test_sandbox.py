@@ -54,7 +54,7 @@ ESCAPES = [
     "import sys",
     "import subprocess",
     "from os import path",
-    "import torch.utils.data",
+    "import torch.utils.cpp_extension",
     "import torch\ntorch.load('model.pt')",
     "import torch\ntorch.save(torch.ones(1), 'x.pt')",
     "import numpy as np\nnp.load('x.npy')",
