@@ -173,6 +173,15 @@ _.eval
 TensorDataset
 random_split
 DataLoader
+# gradcli/engine/nn/rnn.py (nn.RNN ... nn.GRUCell, reached by name from torch.nn; torch's module methods)
+RNN
+GRU
+LSTM
+RNNCell
+LSTMCell
+GRUCell
+_.flatten_parameters
+_.all_weights
 # gradcli/engine/nn/modules_more.py
 ZeroPad1d
 ZeroPad2d

@@ -176,8 +176,9 @@ def _select_saved(inputs, save_when):
 
 
 def record_multi(cls, inputs, outs, kw=None):
-    """Like record, for a node with several outputs (split, unbind, max(dim))."""
-    if not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
+    """Like record, for a node with several outputs (split, unbind, max(dim)); none (unbind of an empty
+    dimension) records nothing."""
+    if not outs or not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
         return outs
     saved = tuple(SavedValue(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
     node = make_node(cls, inputs, outs[0].dtype, saved, kw)

@@ -1,13 +1,13 @@
 """torch.nn over gradcli's engine: Module (module.py), Parameter and Buffer (parameter.py),
 Sequential/ModuleList/ModuleDict (containers.py), layers (modules_layers.py, modules_activation.py,
-modules_more.py), losses (loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and
+modules_more.py), recurrent layers (rnn.py, rnn_ops.py), losses (loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and
 torch.nn.utils (utils.py).
 
 `build(namespace_class)` returns the `torch.nn` namespace that api.py exposes: only the listed
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, functional_margin, init, lazy, loss, modules_activation, modules_layers, modules_more, utils
+from . import functional, functional_margin, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -37,6 +37,7 @@ def classes():
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     out["SoftMarginLoss"] = functional_margin.SoftMarginLoss
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})
+    out.update({name: getattr(rnn, name) for name in rnn.NAMES})
     out["UninitializedParameter"] = lazy.UninitializedParameter
     return out
 
