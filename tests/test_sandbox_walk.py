@@ -83,6 +83,21 @@ def counter(n):
     for i in range(n):
         yield i
 made = counter(3)
+import torch.utils.data as tud
+ds = tud.TensorDataset(torch.ones(4, 2), torch.zeros(4))
+dl = tud.DataLoader(ds, batch_size=2, shuffle=True, collate_fn=lambda b: b)
+dli = iter(dl)
+split = tud.random_split(ds, [2, 2])[0]
+concat = tud.ConcatDataset([ds, split])
+rsampler = tud.RandomSampler(ds)
+bsampler = tud.BatchSampler(rsampler, 2, False)
+lazy = nn.LazyLinear(2)
+lazyw = lazy.weight
+adadelta = torch.optim.Adadelta(seq.parameters())
+lam = torch.optim.lr_scheduler.LambdaLR(adadelta, lambda e: 0.5)
+seqlr = torch.optim.lr_scheduler.SequentialLR(adadelta, [torch.optim.lr_scheduler.ConstantLR(adadelta),
+                                                         torch.optim.lr_scheduler.ExponentialLR(adadelta, 0.9)], [2])
+cycle = torch.optim.lr_scheduler.OneCycleLR(sgd, max_lr=1.0, total_steps=10)
 errors = []
 for attempt in [lambda: pd["__dict__"], lambda: x.foo, lambda: 1 / 0, lambda: np.asarray(lin),
                 lambda: torch.ones(2) @ torch.ones(3), lambda: next(iter([]))]:
