@@ -169,6 +169,12 @@ _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
+# gradcli/engine/optim_more.py
+Adamax
+NAdam
+RAdam
+ASGD
+Rprop
 # gradcli/engine/data.py (torch.utils.data)
 TensorDataset
 random_split

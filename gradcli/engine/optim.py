@@ -1,4 +1,5 @@
-"""torch.optim: Optimizer with param_groups and state, and SGD, Adam, AdamW, RMSprop, Adagrad.
+"""torch.optim: Optimizer with param_groups and state, and SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta
+(Adamax, NAdam, RAdam, ASGD and Rprop are in optim_more.py, over the kernels below).
 
 The updates follow torch's single-tensor (CPU) code paths operation for operation, in the
 parameter's dtype with Python-number arguments rounded to that dtype the way ATen's kernels
@@ -36,15 +37,15 @@ _F64 = np.dtype(np.float64)
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 
-_sqrt = vml("sqrt", np.sqrt)  # Tensor.sqrt() in torch's optimizers: MKL's VML with gradcli[mkl]
+sqrt = vml("sqrt", np.sqrt)  # Tensor.sqrt() in torch's optimizers: MKL's VML with gradcli[mkl]
 
 
-def _s(x, dt):
+def scalar(x, dt):
     """A Python scalar as the kernel sees it: rounded to the tensor's dtype."""
     return dt.type(x)
 
 
-def _fma(x, y, z):
+def fma(x, y, z):
     """x * y + z rounded once, as ATen's vectorized float32 kernels compute it (fused multiply-add).
     Exact through float64 for float32 operands; float64 tensors use plain arithmetic."""
     if z.dtype == np.float32 or z.dtype == np.float16:
@@ -57,47 +58,47 @@ def _f64(x):
     return x.astype(np.float64) if hasattr(x, "astype") else np.float64(x)
 
 
-def _add(a, b, alpha=1):
+def add_scaled(a, b, alpha=1):
     """a + alpha * b (ATen add with alpha)."""
     if alpha == 1:
         return a + b
-    return _fma(_s(alpha, a.dtype), b, a)
+    return fma(scalar(alpha, a.dtype), b, a)
 
 
-def _addcmul(a, t1, t2, value=1):
-    return _fma(_s(value, a.dtype) * t1, t2, a)
+def addcmul(a, t1, t2, value=1):
+    return fma(scalar(value, a.dtype) * t1, t2, a)
 
 
-def _addcdiv(a, t1, t2, value=1):
-    return a + _s(value, a.dtype) * t1 / t2
+def addcdiv(a, t1, t2, value=1):
+    return a + scalar(value, a.dtype) * t1 / t2
 
 
-def _lerp(a, end, weight):
-    w = _s(weight, a.dtype)
+def lerp(a, end, weight):
+    w = scalar(weight, a.dtype)
     diff = end - a
     if abs(w) < 0.5:
-        return _fma(w, diff, a)
-    return _fma(-diff, _s(1, a.dtype) - w, end)
+        return fma(w, diff, a)
+    return fma(-diff, scalar(1, a.dtype) - w, end)
 
 
-def _set(t, arr):
+def set_data(t, arr):
     """Write arr into tensor t in place (as an in-place op under no_grad does)."""
     t._data[...] = arr
     t._version[0] += 1
 
 
-def _zeros_like(p):
+def zeros_state(p):
     from .factory import zeros_like  # noqa: PLC0415
     return zeros_like(p.detach())
 
 
-def _step_tensor():
+def step_tensor():
     from . import dtypes  # noqa: PLC0415
     from .factory import tensor  # noqa: PLC0415
     return tensor(0.0, dtype=dtypes.float32)
 
 
-def _value(x):
+def value_of(x):
     if isinstance(x, Tensor):
         return x.item()
     return x
@@ -271,10 +272,10 @@ def _check_params(group):
             raise AttributeError(f"'{typename(p)}' object has no attribute 'grad'")
 
 
-def _check_lr(lr):
+def check_lr(lr):
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise errors.value("Tensor lr must be 1-element")
-    if not 0.0 <= _value(lr):
+    if not 0.0 <= value_of(lr):
         raise errors.value(f"Invalid learning rate: {lr}")
 
 
@@ -283,7 +284,7 @@ def _check_lr(lr):
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if momentum < 0.0:
             raise errors.value(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -296,10 +297,10 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _group_step(self, group):
-        lr, momentum, dampening = _value(group["lr"]), group["momentum"], group["dampening"]
+        lr, momentum, dampening = value_of(group["lr"]), group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         if momentum == 0 and wd == 0 and not maximize:
-            # plain SGD: p.add_(grad, alpha=-lr), i.e. _set(p, _fma(-lr, grad, p)) with the float64
+            # plain SGD: p.add_(grad, alpha=-lr), i.e. set_data(p, fma(-lr, grad, p)) with the float64
             # products and sums done in place (the same values: every conversion to float64 is exact)
             rates = {}
             for p in group["params"]:
@@ -322,12 +323,12 @@ class SGD(Optimizer):
                     d[...] = p64
                     p._version[0] += 1
                 else:
-                    _set(p, _add(d, gd, -lr))
+                    set_data(p, add_scaled(d, gd, -lr))
             return
         for p, g in self._grads(group):
             grad = g._data if not maximize else -g._data
             if wd != 0:
-                grad = _add(grad, p._data, wd)
+                grad = add_scaled(grad, p._data, wd)
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
@@ -336,9 +337,9 @@ class SGD(Optimizer):
                     buf = wrap(grad.copy(), p.dtype)
                     state["momentum_buffer"] = buf
                 else:
-                    _set(buf, _add(buf._data * _s(momentum, buf._data.dtype), grad, 1 - dampening))
-                grad = _add(grad, buf._data, momentum) if nesterov else buf._data
-            _set(p, _add(p._data, grad, -lr))
+                    set_data(buf, add_scaled(buf._data * scalar(momentum, buf._data.dtype), grad, 1 - dampening))
+                grad = add_scaled(grad, buf._data, momentum) if nesterov else buf._data
+            set_data(p, add_scaled(p._data, grad, -lr))
 
 
 # ---------------------------------------------------------------------------- Adam / AdamW
@@ -347,7 +348,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= eps:
             raise errors.value(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
@@ -359,7 +360,7 @@ class Adam(Optimizer):
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise errors.value("betas must be either both floats or both Tensors")
-        betas = tuple(_value(b) for b in betas)
+        betas = tuple(value_of(b) for b in betas)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,
@@ -367,29 +368,29 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _group_step(self, group):
-        lr = _value(group["lr"])
+        lr = value_of(group["lr"])
         beta1, beta2 = group["betas"]
         eps, wd, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
         maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
         for p, g in self._grads(group):
             state = self.state[p]
             if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["exp_avg"] = _zeros_like(p)
-                state["exp_avg_sq"] = _zeros_like(p)
+                state["step"] = step_tensor()
+                state["exp_avg"] = zeros_state(p)
+                state["exp_avg_sq"] = zeros_state(p)
                 if amsgrad:
-                    state["max_exp_avg_sq"] = _zeros_like(p)
+                    state["max_exp_avg_sq"] = zeros_state(p)
             grad = g._data if not maximize else -g._data
             exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-            _set(step_t, step_t._data + 1)
+            set_data(step_t, step_t._data + 1)
             dt = p._data.dtype
             if wd != 0:
                 if decoupled:
-                    _set(p, p._data * _s(1 - lr * wd, dt))
+                    set_data(p, p._data * scalar(1 - lr * wd, dt))
                 else:
-                    grad = _add(grad, p._data, wd)
-            _set(exp_avg, _lerp(exp_avg._data, grad, 1 - beta1))
-            _set(exp_avg_sq, _addcmul(exp_avg_sq._data * _s(beta2, dt), grad, grad, 1 - beta2))
+                    grad = add_scaled(grad, p._data, wd)
+            set_data(exp_avg, lerp(exp_avg._data, grad, 1 - beta1))
+            set_data(exp_avg_sq, addcmul(exp_avg_sq._data * scalar(beta2, dt), grad, grad, 1 - beta2))
             step = step_t.item()
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
@@ -397,11 +398,11 @@ class Adam(Optimizer):
             bc2_sqrt = bias_correction2 ** 0.5
             if amsgrad:
                 mx = state["max_exp_avg_sq"]
-                _set(mx, np.maximum(mx._data, exp_avg_sq._data))
-                denom = _sqrt(mx._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
+                set_data(mx, np.maximum(mx._data, exp_avg_sq._data))
+                denom = sqrt(mx._data) / scalar(bc2_sqrt, dt) + scalar(eps, dt)
             else:
-                denom = _sqrt(exp_avg_sq._data) / _s(bc2_sqrt, dt) + _s(eps, dt)
-            _set(p, _addcdiv(p._data, exp_avg._data, denom, -step_size))
+                denom = sqrt(exp_avg_sq._data) / scalar(bc2_sqrt, dt) + scalar(eps, dt)
+            set_data(p, addcdiv(p._data, exp_avg._data, denom, -step_size))
 
 
 class AdamW(Adam):
@@ -417,7 +418,7 @@ class AdamW(Adam):
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= eps:
             raise errors.value(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -432,38 +433,38 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _group_step(self, group):
-        lr = _value(group["lr"])
+        lr = value_of(group["lr"])
         alpha, eps, wd = group["alpha"], group["eps"], group["weight_decay"]
         momentum, centered, maximize = group["momentum"], group["centered"], group["maximize"]
         for p, g in self._grads(group):
             state = self.state[p]
             if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["square_avg"] = _zeros_like(p)
+                state["step"] = step_tensor()
+                state["square_avg"] = zeros_state(p)
                 if momentum > 0:
-                    state["momentum_buffer"] = _zeros_like(p)
+                    state["momentum_buffer"] = zeros_state(p)
                 if centered:
-                    state["grad_avg"] = _zeros_like(p)
+                    state["grad_avg"] = zeros_state(p)
             grad = g._data if not maximize else -g._data
             sq = state["square_avg"]
-            _set(state["step"], state["step"]._data + 1)
+            set_data(state["step"], state["step"]._data + 1)
             dt = p._data.dtype
             if wd != 0:
-                grad = _add(grad, p._data, wd)
-            _set(sq, _addcmul(sq._data * _s(alpha, dt), grad, grad, 1 - alpha))
+                grad = add_scaled(grad, p._data, wd)
+            set_data(sq, addcmul(sq._data * scalar(alpha, dt), grad, grad, 1 - alpha))
             if centered:
                 ga = state["grad_avg"]
-                _set(ga, _lerp(ga._data, grad, 1 - alpha))
-                avg = _sqrt(_addcmul(sq._data, ga._data, ga._data, -1))
+                set_data(ga, lerp(ga._data, grad, 1 - alpha))
+                avg = sqrt(addcmul(sq._data, ga._data, ga._data, -1))
             else:
-                avg = _sqrt(sq._data)
-            avg = avg + _s(eps, dt)
+                avg = sqrt(sq._data)
+            avg = avg + scalar(eps, dt)
             if momentum > 0:
                 buf = state["momentum_buffer"]
-                _set(buf, _addcdiv(buf._data * _s(momentum, dt), grad, avg))
-                _set(p, _add(p._data, buf._data, -lr))
+                set_data(buf, addcdiv(buf._data * scalar(momentum, dt), grad, avg))
+                set_data(p, add_scaled(p._data, buf._data, -lr))
             else:
-                _set(p, _addcdiv(p._data, grad, avg, -lr))
+                set_data(p, addcdiv(p._data, grad, avg, -lr))
 
 
 # ---------------------------------------------------------------------------- Adagrad
@@ -471,7 +472,7 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise errors.value(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:
@@ -488,25 +489,25 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = _step_tensor()
+                state["step"] = step_tensor()
                 state["sum"] = full_like(p.detach(), initial_accumulator_value)
 
     def _group_step(self, group):
-        lr = _value(group["lr"])
+        lr = value_of(group["lr"])
         wd, lr_decay, eps, maximize = group["weight_decay"], group["lr_decay"], group["eps"], group["maximize"]
         for p, g in self._grads(group):
             state = self.state[p]
             step_t, ssum = state["step"], state["sum"]
-            _set(step_t, step_t._data + 1)
+            set_data(step_t, step_t._data + 1)
             step = step_t.item()
             grad = g._data if not maximize else -g._data
             dt = p._data.dtype
             if wd != 0:
-                grad = _add(grad, p._data, wd)
+                grad = add_scaled(grad, p._data, wd)
             clr = lr / (1 + (step - 1) * lr_decay)
-            _set(ssum, _addcmul(ssum._data, grad, grad, 1))
-            std = _sqrt(ssum._data) + _s(eps, dt)
-            _set(p, _addcdiv(p._data, grad, std, -clr))
+            set_data(ssum, addcmul(ssum._data, grad, grad, 1))
+            std = sqrt(ssum._data) + scalar(eps, dt)
+            set_data(p, addcdiv(p._data, grad, std, -clr))
 
 
 # ---------------------------------------------------------------------------- Adadelta
@@ -514,7 +515,7 @@ class Adagrad(Optimizer):
 class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise errors.value(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
@@ -527,25 +528,25 @@ class Adadelta(Optimizer):
 
     def _group_step(self, group):
         """torch's _single_tensor_adadelta, operation for operation."""
-        lr = _value(group["lr"])
+        lr = value_of(group["lr"])
         rho, eps, wd, maximize = group["rho"], group["eps"], group["weight_decay"], group["maximize"]
         for p, g in self._grads(group):
             state = self.state[p]
             if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["square_avg"] = _zeros_like(p)
-                state["acc_delta"] = _zeros_like(p)
+                state["step"] = step_tensor()
+                state["square_avg"] = zeros_state(p)
+                state["acc_delta"] = zeros_state(p)
             sq, acc = state["square_avg"], state["acc_delta"]
-            _set(state["step"], state["step"]._data + 1)
+            set_data(state["step"], state["step"]._data + 1)
             grad = g._data if not maximize else -g._data
             dt = p._data.dtype
             if wd != 0:
-                grad = _add(grad, p._data, wd)
-            _set(sq, _addcmul(sq._data * _s(rho, dt), grad, grad, 1 - rho))
-            std = _sqrt(sq._data + _s(eps, dt))
-            delta = _sqrt(acc._data + _s(eps, dt)) / std * grad
-            _set(acc, _addcmul(acc._data * _s(rho, dt), delta, delta, 1 - rho))
-            _set(p, _add(p._data, delta, -lr))
+                grad = add_scaled(grad, p._data, wd)
+            set_data(sq, addcmul(sq._data * scalar(rho, dt), grad, grad, 1 - rho))
+            std = sqrt(sq._data + scalar(eps, dt))
+            delta = sqrt(acc._data + scalar(eps, dt)) / std * grad
+            set_data(acc, addcmul(acc._data * scalar(rho, dt), delta, delta, 1 - rho))
+            set_data(p, add_scaled(p._data, delta, -lr))
 
 
 NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta")
@@ -555,9 +556,11 @@ def build(namespace):
     """The torch.optim namespace (with torch.optim.lr_scheduler), made with api.py's module-like class."""
     from . import optim_lr_scheduler as sched  # noqa: PLC0415 - it imports this module
     from . import optim_lr_scheduler_more as more  # noqa: PLC0415
+    from . import optim_more  # noqa: PLC0415 - it imports this module
     lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES},
                              **{n: getattr(more, n) for n in more.NAMES})
-    return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES})
+    return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES},
+                     **{n: getattr(optim_more, n) for n in optim_more.NAMES})
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
                   ("RMSprop", "rmsprop"), ("Adagrad", "adagrad"), ("Adadelta", "adadelta")):
