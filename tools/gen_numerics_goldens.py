@@ -116,10 +116,12 @@ def run_numerics(numerics, spec, a=None):
         return [numerics.torch_sum(a, dims, keep, spec.get("dtype_arg"))]
     if op == "mean":
         return [numerics.torch_mean(a, dims, keep, spec.get("dtype_arg"))]
+    from gradcli.engine import variance  # noqa: PLC0415 - var/std live beside numerics
+
     corr = spec.get("correction", 1)
     if op in ("var", "std"):
-        return [numerics.torch_var(a, dims, corr, keep, op == "std")]
-    return list(numerics.torch_var(a, dims, corr, keep, op == "std_mean", True))
+        return [variance.torch_var(a, dims, corr, keep, op == "std")]
+    return list(variance.torch_var(a, dims, corr, keep, op == "std_mean", True))
 
 
 def cases():

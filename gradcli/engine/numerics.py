@@ -8,290 +8,35 @@ dim otherwise) and calls a 2-d loop on (dim0, dim1) blocks.  Each loop call pick
 kernels -- vectorised inner sum, vectorised outer sum, scalar inner sum, scalar outer sum --
 whose building blocks are ``multi_row_sum`` (a running sum in chunks of ``2**level_power``
 items folded into four levels) and ``row_sum`` (the same with four interleaved accumulators).
-This module reproduces all of that with NumPy so that the float32/float64/float16 results
-are the very bits torch computes (on an AVX512 machine: 16 float / 8 double lanes), with a
-Python loop only over levels, chunk positions and calls, never per element.
+This module and its two helpers reproduce all of that with NumPy so that the
+float32/float64/float16 results are the very bits torch computes (on an AVX512 machine: 16
+float / 8 double lanes), with a Python loop only over levels, chunk positions and calls, never
+per element: :mod:`.tensoriter` holds the iterator's geometry and loop calls, :mod:`.cascade`
+the kernels and their building blocks; this module runs them (the threads' split, the stores,
+the fast plans of small sums). torch.var/std are :mod:`.variance`'s.
 
-Public entry points: :func:`torch_sum`, :func:`torch_mean`, :func:`torch_var` (torch.var/std).
+Public entry points: :func:`torch_sum`, :func:`torch_mean`. It also holds the elementwise float
+functions rounded as torch's kernels round them (:func:`ufunc`, :func:`sigmoid`, :func:`silu`).
 ``NUM_THREADS`` is ``torch.get_num_threads()`` (it changes how large reductions are split):
 torch's default from the environment and the cores (:mod:`.threads`), changed by a script's
-torch.set_num_threads; ``VEC_BYTES`` is the SIMD width (64 for AVX512,
-32 for AVX2).
+torch.set_num_threads; ``VEC_BYTES`` is the SIMD width (64 for AVX512, 32 for AVX2).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .cascade import Kind, call_results, multi_level, row_sum, seq
 from .device import is_device_array
+from .tensoriter import Plan, geometry, loop_calls
 from .threads import DEFAULT as NUM_THREADS
 GRAIN_SIZE = 32768
 VEC_BYTES = 32
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
-_LOOP_MAX = 64          # sequential sums up to this length run as a Python loop of vector adds
-
-
-# ------------------------------------------------------------------------------------------
-# building blocks (items along axis 0, any number of independent lanes after it)
-
-def _ceil_log2(x):
-    return 1 if x <= 2 else int(x - 1).bit_length()
-
-
-def _seq(x, axis=0):
-    """Left-to-right running sum along ``axis`` (the order a scalar ``acc += v`` loop adds in)."""
-    n = x.shape[axis]
-    if n == 0:
-        return np.zeros(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
-    if n == 1:
-        return np.array(np.take(x, 0, axis), copy=True)
-    # np.add.reduce only sums pairwise when the reduced axis is its inner loop, i.e. when it has
-    # the smallest stride; with a smaller-strided kept axis it adds whole slices in order
-    other = [abs(st) for i, (sz, st) in enumerate(zip(x.shape, x.strides)) if i != axis and sz > 1]
-    if other and min(other) < abs(x.strides[axis]):
-        return np.add.reduce(x, axis=axis)
-    x = np.moveaxis(x, axis, 0) if axis else x
-    if n > _LOOP_MAX:
-        return np.add.accumulate(x, axis=0)[-1]
-    acc = np.array(x[0], copy=True)
-    for i in range(1, n):
-        np.add(acc, x[i], out=acc)
-    return acc
-
-
-def _multi_level(x):
-    """ATen ``multi_row_sum``: chunks of 2**p items summed in order, then chunk sums folded into
-    three more levels of 2**p; returns ((tail + level1) + level2) + level3 per lane."""
-    n = x.shape[0]
-    lanes = x.shape[1:]
-    p = max(4, _ceil_log2(n) // 4)
-    step = 1 << p
-    nfull = n // step
-    acc0 = _seq(x[nfull * step:])
-    if nfull == 0:
-        return acc0
-    b = _seq(x[:nfull * step].reshape((nfull, step) + lanes), 1)
-    g1n = nfull // step
-    acc1 = _seq(b[g1n * step:])
-    r = acc0 + acc1
-    if g1n == 0:
-        return r
-    g1 = _seq(b[:g1n * step].reshape((g1n, step) + lanes), 1)
-    g2n = g1n // step
-    r += _seq(g1[g2n * step:])
-    if g2n:
-        r += _seq(_seq(g1[:g2n * step].reshape((g2n, step) + lanes), 1))
-    return r
-
-
-def _row_sum(x):
-    """ATen ``row_sum``: four interleaved ``multi_row_sum`` accumulators, tail into the first,
-    then p0 + p1 + p2 + p3."""
-    n = x.shape[0]
-    lanes = x.shape[1:]
-    s = n // 4
-    if s:
-        parts = _multi_level(x[:4 * s].reshape((s, 4) + lanes))
-        acc = np.array(parts[0], copy=True)
-    else:
-        parts = None
-        acc = np.zeros(lanes, x.dtype)
-    for i in range(4 * s, n):
-        acc += x[i]
-    if parts is not None:
-        acc += parts[1]
-        acc += parts[2]
-        acc += parts[3]
-    return acc
-
-
-# ------------------------------------------------------------------------------------------
-# the four loop kernels of cascade_sum; ``d`` is (batch, columns, reduced) in the element dtype
-
-class _Kind:
-    __slots__ = ("dt", "acc", "item", "wvec", "wacc")
-
-    def __init__(self, dt):
-        self.dt = dt
-        self.acc = _F32 if dt == _F16 else dt
-        self.item = dt.itemsize
-        self.wvec = VEC_BYTES // dt.itemsize            # Vectorized<scalar_t>::size()
-        self.wacc = VEC_BYTES // self.acc.itemsize      # Vectorized<acc_t>::size()
-
-
-def _vec_inner(d, k):
-    nb, ncol, n = d.shape
-    w = k.wvec
-    nv = n // w
-    rows = d.reshape(nb * ncol, n)
-    v = rows[:, :nv * w]
-    if k.dt == _F16:   # load_to_float(ptr, first, second); first + second
-        v = v.reshape(nb * ncol, nv, 2, k.wacc).astype(_F32)
-        v = v[:, :, 0] + v[:, :, 1]
-    else:
-        v = v.reshape(nb * ncol, nv, w)
-    lanes = _row_sum(np.moveaxis(v, 1, 0))                      # (rows, wacc)
-    tail = rows[:, nv * w:].astype(k.acc, copy=False)
-    return _seq(np.concatenate([tail, lanes], axis=1), 1).reshape(nb, ncol)
-
-
-def _split_cols(d, k, cut):
-    """Columns [0, cut) by multi_row_sum, the rest by row_sum (items = the reduced axis)."""
-    x = d.transpose(2, 0, 1).astype(k.acc, copy=False)          # (n, nb, ncol)
-    if cut == 0:
-        return _row_sum(x)
-    if cut == x.shape[2]:
-        return _multi_level(x)
-    return np.concatenate([_multi_level(x[:, :, :cut]), _row_sum(x[:, :, cut:])], axis=-1)
-
-
-def _call_results(d, k, is0, is1):
-    """Per-column sums of one batch of loop calls (reduction along the last axis of ``d``)."""
-    nb, ncol, n = d.shape
-    if is0 == k.item and n >= k.wvec:
-        return _vec_inner(d, k)
-    if is1 == k.item and ncol >= k.wvec:
-        blk = 4 * k.wacc
-        return _split_cols(d, k, (ncol // blk) * blk)
-    if is0 < is1:
-        return _split_cols(d, k, 0)
-    return _split_cols(d, k, (ncol // 4) * 4)
-
-
-# ------------------------------------------------------------------------------------------
-# TensorIterator geometry
-
-def _contig_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return st[::-1]
-
-
-def iter_permutation(shape, operands, reduction=False):
-    """TensorIterator's reorder_dimensions: an insertion sort of the dims by the operands' strides with
-    ambiguous comparisons; ``operands`` are (strides, is_output). Returns perm, fastest dim first."""
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        for strides, is_out in operands:
-            s0, s1 = strides[d0], strides[d1]
-            if reduction and is_out and ((s0 == 0) != (s1 == 0)):
-                return 1 if s1 == 0 else -1
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    return perm
-
-
-def coalesce_dims(sh, ops):
-    """TensorIterator's coalesce_dimensions over permuted sizes ``sh`` and per-operand strides ``ops``."""
-    sh, ops = list(sh), [list(st) for st in ops]
-    nd = len(sh)
-    if nd > 1:
-        prev = 0
-        for dim in range(1, nd):
-            s0, s1 = sh[prev], sh[dim]
-            if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[dim] for st in ops):
-                if sh[prev] == 1:
-                    for st in ops:
-                        st[prev] = st[dim]
-                sh[prev] *= sh[dim]
-            else:
-                prev += 1
-                if prev != dim:
-                    for st in ops:
-                        st[prev] = st[dim]
-                    sh[prev] = sh[dim]
-        sh = sh[:prev + 1]
-        ops = [st[:prev + 1] for st in ops]
-    return sh, ops
-
-
-def _reorder_coalesce(shape, operands, reduction):
-    """reorder_dimensions then coalesce_dimensions; ``operands`` are (byte strides, is_output).
-    Fastest dim first."""
-    perm = iter_permutation(shape, operands, reduction)
-    return coalesce_dims([shape[p] for p in perm], [[st[p] for p in perm] for st, _ in operands])
-
-
-def _geometry(shape, istrides, mask, out_item, keepdim_like):
-    """The reduction iterator: (shape_, input byte strides, output element strides); the
-    output is a fresh contiguous tensor whose reduced dims have stride 0."""
-    nd = len(shape)
-    kshape = [1 if mask[i] else shape[i] for i in range(nd)]
-    cst = _contig_strides(kshape)
-    ost = [0 if mask[i] and (shape[i] != 1 or not keepdim_like) else cst[i] for i in range(nd)]
-    sh, (ob, ib) = _reorder_coalesce(shape, [([s * out_item for s in ost], True), (list(istrides), False)], True)
-    return sh, ib, [s // out_item for s in ob]
 
 
 # ------------------------------------------------------------------------------------------
 # execution of the loop calls
-
-def loop_calls(shape, begin, end):
-    """DimCounter over [begin, end): yields (outer, count, v1, n1, v0, n0); runs of whole 2-d
-    blocks come as one item with count > 1."""
-    s0, s1 = shape[0], shape[1]
-    blk = s0 * s1
-    off = begin
-    while off < end:
-        outer, rem = divmod(off, blk)
-        v1, v0 = divmod(rem, s0)
-        if v0 == 0 and v1 == 0 and end - off >= blk:
-            cnt = (end - off) // blk
-            yield outer, cnt, 0, s1, 0, s0
-            off += cnt * blk
-            continue
-        n0 = min(s0 - v0, end - off)
-        n1 = 1
-        if n0 == s0:
-            n1 = min(s1 - v1, (end - off) // s0)
-        yield outer, 1, v1, n1, v0, n0
-        off += n0 * n1
-
-
-class _Plan:
-    """The iterator's 2-d view of one input: data as (outer, dim1, dim0), strides, out offsets."""
-
-    def __init__(self, a, sh, ist, ost):
-        nd = len(sh)
-        if nd == 0:
-            sh, ist, ost = [1], [0], [0]
-            nd = 1
-        if nd == 1:
-            sh, ist, ost = sh + [1], ist + [0], ost + [0]
-        self.shape = sh
-        self.is0, self.is1 = ist[0], ist[1]
-        self.os0, self.os1 = ost[0], ost[1]
-        view = np.lib.stride_tricks.as_strided(a, shape=tuple(reversed(sh)), strides=tuple(reversed(ist)),
-                                               writeable=False)
-        self.outer_n = int(np.prod(sh[2:], dtype=np.int64)) if len(sh) > 2 else 1
-        self.data = view.reshape(self.outer_n, sh[1], sh[0])
-        base = np.zeros(1, np.int64)
-        for size, st in zip(sh[2:], ost[2:]):       # dim 2 fastest
-            base = (base[None, :] + (np.arange(size, dtype=np.int64) * st)[:, None]).reshape(-1)
-        self.base = base
-        self.numel = int(np.prod(sh, dtype=np.int64))
-
 
 def _run(plan, k, begin, end, col_lo=0, col_hi=None):
     """Contributions (output offsets, values) of the loop calls over [begin, end), in order."""
@@ -313,7 +58,7 @@ def _run(plan, k, begin, end, col_lo=0, col_hi=None):
             is0, is1 = is1, is0
             c1 = c0
         outs.append((base + c1[None, :]).reshape(-1))
-        vals.append(_call_results(d, k, is0, is1).reshape(-1))
+        vals.append(call_results(d, k, is0, is1).reshape(-1))
     if not outs:
         return np.zeros(0, np.int64), np.zeros(0, k.acc)
     return np.concatenate(outs), np.concatenate(vals)
@@ -345,7 +90,7 @@ def _store(out, offs, vals, k):
     if counts.min() == counts.max():
         c = int(counts[0])
         m = sv.reshape(uniq.size, c)
-        out[uniq] = _seq(np.concatenate([out[uniq][:, None], m], axis=1), 1)
+        out[uniq] = seq(np.concatenate([out[uniq][:, None], m], axis=1), 1)
         return
     acc = out[uniq].copy()
     rank = np.arange(so.size) - np.repeat(first, counts)
@@ -356,7 +101,7 @@ def _store(out, offs, vals, k):
     out[uniq] = acc
 
 
-def _divup(a, b):
+def divup(a, b):
     return -(-a // b)
 
 
@@ -367,8 +112,8 @@ def omp_ranges(begin, end, grain):
         return [(begin, end)]
     nt = NUM_THREADS
     if grain > 0:
-        nt = min(nt, _divup(n, grain))
-    chunk = _divup(n, nt)
+        nt = min(nt, divup(n, grain))
+    chunk = divup(n, nt)
     out = []
     for t in range(nt):
         b = begin + t * chunk
@@ -380,7 +125,7 @@ def omp_ranges(begin, end, grain):
 # ------------------------------------------------------------------------------------------
 # public API
 
-def _norm_dims(axis, nd):
+def norm_dims(axis, nd):
     if axis is None:
         return tuple(range(nd))
     if isinstance(axis, (int, np.integer)):
@@ -389,7 +134,7 @@ def _norm_dims(axis, nd):
     return dims if dims else tuple(range(nd))
 
 
-def _non_overlapping_dense(a):
+def non_overlapping_dense(a):
     nd = a.ndim
     sizes, strides = a.shape, [s // a.itemsize if a.itemsize else 0 for s in a.strides]
     if any(s < 0 for s in a.strides) or any(s % a.itemsize for s in a.strides):
@@ -412,7 +157,7 @@ def _non_overlapping_dense(a):
 def torch_copy(a, dt):
     """``tensor.to(dtype)``: the same strides when non-overlapping and dense, else contiguous."""
     dt = np.dtype(dt)
-    if a.ndim > 1 and _non_overlapping_dense(a) and not a.flags.c_contiguous:
+    if a.ndim > 1 and non_overlapping_dense(a) and not a.flags.c_contiguous:
         buf = np.empty(a.size, dt)
         st = tuple((s // a.itemsize) * dt.itemsize for s in a.strides)
         out = np.lib.stride_tricks.as_strided(buf, shape=a.shape, strides=st)
@@ -421,12 +166,12 @@ def torch_copy(a, dt):
     return np.array(a, dtype=dt, order="C", copy=True)
 
 
-def _layout_ok(a):
+def layout_ok(a):
     return all(s >= 0 for s in a.strides)
 
 
 # A C-contiguous (n, m) float32/float64 array summed over dim 0 with 1 < n < 256 (the bias gradient of
-# a batch): _call_results' single loop call, reduced to a few NumPy calls. The orders: columns [0, cut)
+# a batch): call_results' single loop call, reduced to a few NumPy calls. The orders: columns [0, cut)
 # by multi_row_sum (p = 4: chunk sums of 16 rows, the chunk sums added in order, then added to the sum
 # of the tail rows), the rest by row_sum (four interleaved multi_row_sums, the tail rows into the first,
 # then ((p0 + p1) + p2) + p3). A plan per (n, m, dtype) keeps the shapes computed once. Zeros may come
@@ -453,7 +198,7 @@ def _seq_plan(c):
 
 
 def _multi_level_plan(n, lanes):
-    """x (n items along axis 0, lane shape `lanes`, not a single lane) -> _multi_level(x), for
+    """x (n items along axis 0, lane shape `lanes`, not a single lane) -> multi_level(x), for
     1 < n < 256: the tail's sum + the sum of the chunk sums (chunks of 16 rows, each summed in order:
     a reduce over the middle axis of (chunks, 16, lanes) adds its rows in order)."""
     nfull, t = n >> 4, n & 15
@@ -467,7 +212,7 @@ def _multi_level_plan(n, lanes):
 
 
 def _row_sum_plan(n, lanes):
-    """x (n, lanes) -> _row_sum(x), for 1 < n < 256 (the four interleaved sums: a (s, 4, lanes) view)."""
+    """x (n, lanes) -> row_sum(x), for 1 < n < 256 (the four interleaved sums: a (s, 4, lanes) view)."""
     s, t = n >> 2, n & 3
     if s == 0:
         return _seq_plan(n)       # (0 + x0) + x1 ...: the same up to the sign of a zero
@@ -518,7 +263,7 @@ def _sum0_small(a, k):
     return plan(a)
 
 
-_KINDS = {_F32: _Kind(_F32), _F64: _Kind(_F64)}   # float32/float64 contiguous (n, m) sums over dim 0
+_KINDS = {_F32: Kind(_F32, VEC_BYTES), _F64: Kind(_F64, VEC_BYTES)}   # float32/float64 contiguous (n, m) sums over dim 0
 
 
 # A C-contiguous float32/float64 array of 1 < n < GRAIN_SIZE items summed over every dim (a loss's
@@ -545,7 +290,7 @@ def _sum_all_plan(n, k):
     elif nv < 256:
         lanes = _row_sum_plan(nv, w)
     else:
-        lanes = _row_sum
+        lanes = row_sum
     if cut == n:
         return lambda a: _accumulate(lanes(a.reshape(shape)), 0)[-1] + zero
     return lambda a: _accumulate(_concat((a[cut:], lanes(a[:cut].reshape(shape)))), 0)[-1] + zero
@@ -562,14 +307,14 @@ def _sum_all_small(a, k):
     if plan is None:
         if len(_SUM_ALL_PLANS) > 256:
             _SUM_ALL_PLANS.clear()
-        plan = _SUM_ALL_PLANS[key] = _sum_all_plan(a.size, _Kind(k.dt))
+        plan = _SUM_ALL_PLANS[key] = _sum_all_plan(a.size, Kind(k.dt, VEC_BYTES))
     return np.asarray(plan(a.reshape(-1) if a.flags.c_contiguous else a.T.reshape(-1)))
 
 
 def _sum_float(a, dims, keepdims, fast=True):
     """cascade_sum for a float16/32/64 array ``a`` already of the output dtype (``fast=False``: the
     general iterator path only, which the fast paths' tests compare with)."""
-    k = _Kind(a.dtype)
+    k = Kind(a.dtype, VEC_BYTES)
     nd = a.ndim
     mask = [i in dims for i in range(nd)]
     kshape = tuple(1 if mask[i] else a.shape[i] for i in range(nd))
@@ -578,7 +323,7 @@ def _sum_float(a, dims, keepdims, fast=True):
         return np.zeros(rshape, a.dtype)
     if fast and a.dtype in _KINDS and a.size < GRAIN_SIZE and all(mask) and (a.flags.c_contiguous or a.flags.f_contiguous):
         return _sum_all_small(a, k).reshape(rshape)
-    if not _layout_ok(a):
+    if not layout_ok(a):
         a = np.ascontiguousarray(a)
     if fast and nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
             and a.size < GRAIN_SIZE and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
@@ -586,12 +331,12 @@ def _sum_float(a, dims, keepdims, fast=True):
         # without its set-up: one loop call over the (kept, reduced) iterator, every output written once
         if a.shape[0] < 256:
             return _sum0_small(a, k).reshape(rshape)
-        vals = _call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
+        vals = call_results(a.T[None], k, a.strides[0], k.item).reshape(a.shape[1])
         return (vals + a.dtype.type(0)).reshape(rshape)   # 0 + sum, then + 0 (never a -0 sum)
     if fast and nd == 2 and mask[0] and not mask[1] and k.dt != _F16 and 1 < a.shape[0] and 1 < a.shape[1] \
             and a.strides[1] == k.item and a.strides[0] == a.shape[1] * k.item:
         return _sum0_large(a, k).reshape(rshape)
-    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, keepdims)
+    sh, ist, ost = geometry(a.shape, a.strides, mask, a.itemsize, keepdims)
     if k.dt == _F16 and len(sh) >= 2 and ost[0] == 0 and ost[1] == 0:
         # should_use_acc_buffer: sum self.to(float), then copy into the half result
         return _sum_float(torch_copy(a, _F32), dims, keepdims).astype(_F16)
@@ -599,22 +344,22 @@ def _sum_float(a, dims, keepdims, fast=True):
     out = np.zeros(out_n, a.dtype)
     numel = a.size
     if numel < GRAIN_SIZE or NUM_THREADS == 1:
-        plan = _Plan(a, sh, ist, ost)
+        plan = Plan(a, sh, ist, ost)
         _store(out, *_run(plan, k, 0, numel), k)
     elif out_n == 1:
         # two_pass_reduction: per-thread buffers (a fresh iterator on a contiguous slice)
-        sh2, ist2, ost2 = _geometry(a.shape, a.strides, mask, a.itemsize, True)
-        plan = _Plan(a, sh2, ist2, ost2)
+        sh2, ist2, ost2 = geometry(a.shape, a.strides, mask, a.itemsize, True)
+        plan = Plan(a, sh2, ist2, ost2)
         bufs = np.zeros(NUM_THREADS, a.dtype)
         for t, (b, e) in enumerate(omp_ranges(0, numel, GRAIN_SIZE)):
             one = np.zeros(1, a.dtype)
             offs, vals = _run(plan, k, b, e)
             _store(one, np.zeros_like(offs), vals, k)
             bufs[t] = one[0]
-        fin = _row_sum(bufs.astype(k.acc))
+        fin = row_sum(bufs.astype(k.acc))
         _store(out, np.zeros(1, np.int64), np.asarray([fin], k.acc), k)
     else:
-        plan = _Plan(a, sh, ist, ost)
+        plan = Plan(a, sh, ist, ost)
         if len(sh) == 2:
             # parallel_dim_reduction splits dim 1 (the kept one); a split changes its columns' kernels
             cols = sh[1]
@@ -639,7 +384,7 @@ def _sum0_large(a, k):
     bias gradient of a large batch), on column slices of ``a`` directly: the iterator is (n reduced,
     m kept); parallel_dim_reduction's column split when it applies, else one loop call; in each
     call, the vectorised outer sum's columns by multi_row_sum and the rest by row_sum
-    (_call_results: the reduced stride is the larger one); every output written once, 0 + v, + 0."""
+    (call_results: the reduced stride is the larger one); every output written once, 0 + v, + 0."""
     n, m = a.shape
     if a.size < GRAIN_SIZE or NUM_THREADS == 1:
         spans = [(0, m)]
@@ -662,9 +407,9 @@ def _sum0_large(a, k):
             cut = (ncol // 4) * 4
         x = a[:, b:e].astype(k.acc, copy=False)
         if cut:
-            out[b:b + cut] += _multi_level(x[:, :cut])
+            out[b:b + cut] += multi_level(x[:, :cut])
         if cut < ncol:
-            out[b + cut:e] += _row_sum(x[:, cut:])
+            out[b + cut:e] += row_sum(x[:, cut:])
     out += a.dtype.type(0)
     return out
 
@@ -679,7 +424,7 @@ def sum_rows(a):
     return torch_sum(a, (0,))
 
 
-def _foreign(a):
+def foreign(a):
     """A device (CuPy) array: summed by its own module, not emulated."""
     return not isinstance(a, (np.ndarray, np.generic, int, float, bool, list, tuple))
 
@@ -711,13 +456,13 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
             return r.reshape((1,) * array.ndim) if keepdims else r
     if is_device_array(array):
         return _gpu_sum(array, axis, keepdims, dtype)
-    if _foreign(array):
-        dims = _norm_dims(axis, array.ndim)
+    if foreign(array):
+        dims = norm_dims(axis, array.ndim)
         out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(array.dtype)
         return array.sum(axis=dims, keepdims=keepdims, dtype=out_dt)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
-    dims = _norm_dims(axis, a.ndim)
+    dims = norm_dims(axis, a.ndim)
     if out_dt.kind != "f" or out_dt not in (_F16, _F32, _F64):
         r = np.sum(a, axis=dims, keepdims=keepdims, dtype=out_dt) if a.ndim else a.astype(out_dt)
         return np.asarray(r, out_dt)
@@ -729,7 +474,7 @@ def torch_sum(array, axis=None, keepdims=False, dtype=None):
 def reduced_count(shape, axis):
     if not len(shape):
         return 1
-    dims = _norm_dims(axis, len(shape))
+    dims = norm_dims(axis, len(shape))
     n = 1
     for d in dims:
         n *= shape[d]
@@ -746,9 +491,9 @@ def torch_mean(array, axis=None, keepdims=False, dtype=None):
     if is_device_array(array):
         s = _gpu_sum(array, axis, keepdims, dtype)
         return (s / s.dtype.type(reduced_count(array.shape, axis))).astype(s.dtype)
-    if _foreign(array):
+    if foreign(array):
         out_dt = np.dtype(dtype) if dtype is not None else array.dtype
-        return array.astype(out_dt).mean(axis=_norm_dims(axis, array.ndim), keepdims=keepdims)
+        return array.astype(out_dt).mean(axis=norm_dims(axis, array.ndim), keepdims=keepdims)
     a = np.asarray(array)
     out_dt = np.dtype(dtype) if dtype is not None else a.dtype
     n = reduced_count(a.shape, axis)
@@ -761,169 +506,16 @@ def torch_mean(array, axis=None, keepdims=False, dtype=None):
 
 
 # ------------------------------------------------------------------------------------------
-# var / std (and var_mean / std_mean)
-
-def _dense_memory_order(a):
-    """Values of a non-overlapping dense array in memory order (the fast-setup 1-d iterator)."""
-    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
-    return np.ascontiguousarray(a.transpose(order)).reshape(-1)
-
-
-def _var_all(a, correction, take_sqrt):
-    """std_var_all_cpu: double mean from torch.mean, then sum((x - mean)**2) in double per thread
-    chunk (a running sum per loop call), chunks added in thread order."""
-    mean = float(torch_mean(a))
-    numel = a.size
-    if _non_overlapping_dense(a) or a.ndim <= 1 and _layout_ok(a):
-        flat = _dense_memory_order(a) if a.ndim > 1 else a
-        plan = _Plan(flat, [numel], [flat.strides[0] if flat.ndim else 0], [0])
-    else:
-        a = a if _layout_ok(a) else np.ascontiguousarray(a)
-        sh, (ist,) = _reorder_coalesce(a.shape, [(list(a.strides), False)], False)
-        plan = _Plan(a, sh, ist, [0] * len(sh))
-    if numel <= GRAIN_SIZE or NUM_THREADS == 1:
-        ranges = [(0, numel)]
-    else:
-        nt = min(NUM_THREADS, _divup(numel, GRAIN_SIZE))
-        chunk = _divup(numel, nt)
-        ranges = [(t * chunk, min(numel, (t + 1) * chunk)) for t in range(nt) if t * chunk < numel]
-    total = 0.0
-    for b, e in ranges:
-        thread = np.zeros(1, _F64)
-        for outer, cnt, v1, n1, v0, n0 in loop_calls(plan.shape, b, e):
-            d = plan.data[outer:outer + cnt, v1:v1 + n1, v0:v0 + n0].astype(_F64)
-            dx = d - mean
-            local = _seq((dx * dx).reshape(cnt, n1 * n0), 1)
-            thread = _seq(np.concatenate([thread, local]))[None]
-        total = total + float(thread[0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.float64(total) / np.float64(max(0.0, numel - correction))
-        r = np.sqrt(var) if take_sqrt else var
-    return np.asarray(r, a.dtype)
-
-
-def _welford(x):
-    """WelfordOps.reduce over axis 0 (double); returns (mean, m2, n)."""
-    mean = np.zeros(x.shape[1:], _F64)
-    m2 = np.zeros(x.shape[1:], _F64)
-    for i in range(x.shape[0]):
-        xi = x[i].astype(_F64)
-        delta = xi - mean
-        mean = mean + delta / np.float64(i + 1)
-        m2 = m2 + delta * (xi - mean)
-    return mean, m2, float(x.shape[0])
-
-
-def _welford_combine(a, b):
-    if a[2] == 0:
-        return b
-    if b[2] == 0:
-        return a
-    delta = b[0] - a[0]
-    cnt = a[2] + b[2]
-    nb_over_n = np.float64(b[2] / cnt)
-    return a[0] + delta * nb_over_n, a[1] + b[1] + delta * delta * np.float64(a[2]) * nb_over_n, cnt
-
-
-def torch_var(array, axis=None, correction=1, keepdims=False, take_sqrt=False, with_mean=False):
-    """``torch.var``/``torch.std`` (``with_mean``: ``var_mean``/``std_mean``, returns (var, mean)).
-
-    A full float32/float64 var/std is std_var_all_cpu (two passes in double); everything else
-    is ATen's Welford reduction in double, element by element in the iterator's order."""
-    if is_device_array(array):
-        return _gpu_var(array, axis, correction, keepdims, take_sqrt, with_mean)
-    if _foreign(array):
-        dims = _norm_dims(axis, array.ndim)
-        m = array.mean(axis=dims, keepdims=True)
-        n = reduced_count(array.shape, axis)
-        v = ((array - m) ** 2).sum(axis=dims, keepdims=keepdims) / max(0, n - correction)
-        v = v ** 0.5 if take_sqrt else v
-        return (v, m if keepdims else m.reshape(v.shape)) if with_mean else v
-    a = np.asarray(array)
-    dt = a.dtype
-    nd = a.ndim
-    dims = _norm_dims(axis, nd)
-    mask = [i in dims for i in range(nd)]
-    kshape = tuple(1 if mask[i] else a.shape[i] for i in range(nd))
-    rshape = kshape if keepdims else tuple(a.shape[i] for i in range(nd) if not mask[i])
-    out_n = int(np.prod(kshape, dtype=np.int64))
-    if a.size == 0:
-        nan = np.full(rshape, np.nan, dt)
-        return (nan, nan.copy()) if with_mean else nan
-    if not with_mean and out_n == 1 and dt in (_F32, _F64):
-        return _var_all(a, correction, take_sqrt).reshape(rshape)
-    if not _layout_ok(a):
-        a = np.ascontiguousarray(a)
-    sh, ist, ost = _geometry(a.shape, a.strides, mask, a.itemsize, keepdims)
-    k = 0
-    while k < len(sh) and ost[k] == 0:
-        k += 1
-    n_red = int(np.prod(sh[:k], dtype=np.int64))
-    n_it = int(np.prod(sh[k:], dtype=np.int64))
-    view = np.lib.stride_tricks.as_strided(a, shape=tuple(reversed(sh)), strides=tuple(reversed(ist)),
-                                           writeable=False)
-    x = view.reshape(n_it, n_red).T
-    if out_n == 1 and n_red >= GRAIN_SIZE and NUM_THREADS > 1:
-        acc = (np.zeros(n_it, _F64), np.zeros(n_it, _F64), 0.0)
-        parts = [_welford(x[b:e]) for b, e in omp_ranges(0, n_red, GRAIN_SIZE)]
-        parts += [acc] * (NUM_THREADS - len(parts))
-        for p in parts:
-            acc = _welford_combine(acc, p)
-    else:
-        acc = _welford(x)
-    mean, m2, nf = acc
-    divisor = nf - correction if nf > correction else 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = m2 / np.float64(divisor)
-        if take_sqrt:
-            var = np.sqrt(var)
-    base = np.zeros(1, np.int64)
-    for size, st in zip(sh[k:], ost[k:]):
-        base = (base[None, :] + (np.arange(size, dtype=np.int64) * st)[:, None]).reshape(-1)
-    out_v = np.zeros(out_n, dt)
-    out_m = np.zeros(out_n, dt)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if dt == _F16:    # c10::Half converts through float
-            var, mean = var.astype(_F32), mean.astype(_F32)
-        out_v[base] = var.astype(dt)
-        out_m[base] = mean.astype(dt)
-    if with_mean:
-        return out_v.reshape(rshape), out_m.reshape(rshape)
-    return out_v.reshape(rshape)
-
-
-# ------------------------------------------------------------------------------------------
 # On the GPU (CuPy arrays) torch's CUDA kernels reduce in their own order (a tree per block), so
 # bit-exact CPU emulation has no meaning there: plain reductions, accumulated in float32 for
 # float16 (as torch's CUDA accumulate type) and in the output dtype otherwise.
 
 def _gpu_sum(a, axis, keepdims, dtype):
     out_dt = np.dtype(dtype) if dtype is not None else sum_dtype(a.dtype)
-    dims = _norm_dims(axis, a.ndim)
+    dims = norm_dims(axis, a.ndim)
     acc = _F32 if out_dt == _F16 else out_dt
     r = a.sum(axis=dims, keepdims=keepdims, dtype=acc) if a.ndim else a.astype(acc)
     return r.astype(out_dt)
-
-
-def _gpu_var(a, axis, correction, keepdims, take_sqrt, with_mean):
-    dt = a.dtype
-    acc = _F64 if dt == _F64 else _F32
-    dims = _norm_dims(axis, a.ndim)
-    x = a.astype(acc)
-    n = reduced_count(a.shape, axis)
-    mean = x.mean(axis=dims, keepdims=True) if x.ndim else x
-    d = x - mean
-    m2 = (d * d).sum(axis=dims, keepdims=keepdims) if x.ndim else d * d
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = m2 / acc.type(max(0.0, n - correction))
-        if take_sqrt:
-            var = var ** acc.type(0.5)
-    var = var.astype(dt)
-    if with_mean:
-        if not keepdims and x.ndim:
-            mean = mean.reshape(var.shape)
-        return var, mean.astype(dt)
-    return var
 
 
 # ------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import device, numerics, sleef
+from . import device, numerics, sleef, tensoriter
 from .rng_math import capability, libm_f32
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -39,7 +39,7 @@ def vector_plan(shape, in_strides, itemsize, out_strides=None):
     strides (None: a new output, laid out in the iteration order as TensorIterator allocates it)."""
     nd = len(shape)
     ops = ([(list(out_strides), True)] if out_strides is not None else []) + [(list(s), False) for s in in_strides]
-    perm = numerics.iter_permutation(list(shape), ops) if nd > 1 else list(range(nd))
+    perm = tensoriter.iter_permutation(list(shape), ops) if nd > 1 else list(range(nd))
     numel = int(np.prod(shape, dtype=np.int64))
     vec = np.zeros(numel, bool)
     if numel == 0:
@@ -52,7 +52,7 @@ def vector_plan(shape, in_strides, itemsize, out_strides=None):
             acc *= s
     else:
         ost = [out_strides[p] for p in perm]
-    sh, strides = numerics.coalesce_dims(psh, [ost] + [[s[p] for p in perm] for s in in_strides])
+    sh, strides = tensoriter.coalesce_dims(psh, [ost] + [[s[p] for p in perm] for s in in_strides])
     if not sh:
         sh, strides = [1], [[0] for _ in strides]
     inner = [st[0] for st in strides]
@@ -66,7 +66,7 @@ def vector_plan(shape, in_strides, itemsize, out_strides=None):
     s0 = sh2[0]
     blk = s0 * sh2[1]
     for b, e in numerics.omp_ranges(0, numel, numerics.GRAIN_SIZE):
-        for outer, cnt, v1, n1, v0, n0 in numerics.loop_calls(sh2, b, e):
+        for outer, cnt, v1, n1, v0, n0 in tensoriter.loop_calls(sh2, b, e):
             k = n0 // block * block       # each loop call: n1 runs of n0 elements (cnt whole blocks)
             if k == 0:
                 continue

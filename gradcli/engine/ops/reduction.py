@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ...backend import vml
-from .. import dtypes, errors, numerics
+from .. import dtypes, errors, numerics, variance
 from ..autograd import grad_mode
 from ..function import Function, record
 from . import replays, words
@@ -614,7 +614,7 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
         warnings.warn(f"{'std' if is_std else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).", UserWarning,
                       stacklevel=3)
-    r = numerics.torch_var(data, dims, c, keepdim, is_std)
+    r = variance.torch_var(data, dims, c, keepdim, is_std)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c, "all": dim is None}
     return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(_asarray(r, dt.np), dt), kw)
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes, errors, numerics
+from .. import dtypes, errors, numerics, variance
 from ..limits import check_numel
 from ..autograd import SavedValue, no_grad
 from ..function import Function, MultiOutputFunction, record, record_multi
@@ -640,7 +640,7 @@ def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
     n = 1
     for d in dims:
         n *= input._data.shape[d]
-    vd, md = numerics.torch_var(input._data, dims, R.correction_of(unbiased, correction), keepdim, is_std, True)
+    vd, md = variance.torch_var(input._data, dims, R.correction_of(unbiased, correction), keepdim, is_std, True)
     v, m = wrap(vd, v.dtype), wrap(md, m.dtype)
     kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": R.correction_of(unbiased, correction)}
     record_multi(StdMeanBackward0 if is_std else VarMeanBackward0, (input,), [v, m], kw)
