@@ -88,6 +88,19 @@ def test_memory_cap_is_a_clear_error_and_holds():
     assert r["peak_kib"] < (300 + 250) * 1024, r["peak_kib"]  # the cap on top of what the child had
 
 
+def test_the_cap_memory_words_come_from_one_helper():
+    """run, grad and the REPL's child word a capped MemoryError through common.cap_memory_error: only a
+    MemoryError of an allocation (not gradcli's own '... the limit of N ...'), only under a cap."""
+    from gradcli.cli.common import cap_memory_error
+
+    message, hint = cap_memory_error("MemoryError", "", 300 << 20)
+    assert message == "the run needs more memory than --max-memory allows (300 MiB)"
+    assert "--max-memory SIZE" in hint
+    assert cap_memory_error("MemoryError", "a result of 9 items exceeds the limit of 8 items", 300 << 20) is None
+    assert cap_memory_error("ValueError", "", 300 << 20) is None
+    assert cap_memory_error("MemoryError", "", None) is None and cap_memory_error("MemoryError", "", 0) is None
+
+
 def test_many_tensors_under_the_element_limit_meet_the_memory_cap():
     code = "xs = []\nfor i in range(100):\n    xs.append(torch.ones(10 ** 7))\n    print(i)"
     r = gradcli("run", "--json", "--max-memory", "400M", "-e", code)

@@ -232,12 +232,11 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
         if isinstance(exc, CalcError) or is_user_error(exc):
             err = exc if hasattr(exc, "type_name") else CalcError(
                 type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
-            from .common import is_cap_memory_error  # noqa: PLC0415
+            from .common import cap_memory_error  # noqa: PLC0415
 
-            if flags.isolate and is_cap_memory_error(err.type_name, str(err.message)):
-                from .common import memory_error_text  # noqa: PLC0415
-
-                err = CalcError("MemoryError", *memory_error_text(flags.max_memory_bytes()))
+            text = cap_memory_error(err.type_name, str(err.message), flags.max_memory_bytes() if flags.isolate else None)
+            if text is not None:
+                err = CalcError("MemoryError", *text)
             if not flags.json:
                 from gradcli.render.diagnostics import print_error  # noqa: PLC0415
 

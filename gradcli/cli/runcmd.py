@@ -12,7 +12,7 @@ from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, 
 
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
-                     is_cap_memory_error, memory_error_text, say, say_usage, size_text, usage_hint)
+                     cap_memory_error, say, say_usage, size_text, usage_hint)
 from .entry import interrupt_received, interruption
 
 STDIN_NAME = "<stdin>"
@@ -344,13 +344,8 @@ def _check_not_run(outcome, src, flags) -> None:
 
 def _memory_error(error: dict, flags: Flags) -> dict:
     """Python's MemoryError of an allocation that the run's memory cap refused says so."""
-    if not is_cap_memory_error(error.get("type"), error.get("message")):
-        return error
-    cap = flags.max_memory_bytes()
-    if not cap or not getattr(flags, "isolate", False):
-        return error
-    message, hint = memory_error_text(cap)
-    return {**error, "message": message, "hint": hint}
+    text = cap_memory_error(error.get("type"), error.get("message"), flags.max_memory_bytes() if flags.isolate else None)
+    return error if text is None else {**error, "message": text[0], "hint": text[1]}
 
 
 def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:

@@ -45,16 +45,14 @@ class _ChildSide(Repl):
     max_memory: int | None = None
 
     def show_error(self, error: Any, source: str | None = None, filename: str | None = None) -> None:
-        from ..cli.common import is_cap_memory_error  # noqa: PLC0415
+        from ..cli.common import cap_memory_error  # noqa: PLC0415
 
-        if self.max_memory and is_cap_memory_error(getattr(error, "type_name", ""),
-                                                    str(getattr(error, "message", ""))):
+        text = cap_memory_error(error.type_name, str(error.message), self.max_memory)
+        if text is not None:
             import copy  # noqa: PLC0415
 
-            from ..cli.common import memory_error_text  # noqa: PLC0415
-
             error = copy.copy(error)
-            error.message, error.hint = memory_error_text(self.max_memory)
+            error.message, error.hint = text
         super().show_error(error, source, filename)
 
 
