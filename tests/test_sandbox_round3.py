@@ -5,6 +5,10 @@ schedulers' state, data loading, generators). Each attack ends in a clean locate
 Python with PyTorch runs the code fine, gradcli prints what it prints."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from gradcli.cli.values import ValueSyntaxError, parse_assignment
@@ -130,3 +134,19 @@ def test_print_options_holding_a_script_value(value):
     assert result.stdout == "tensor([3.3333e-01, 3.3333e-01])\n"
     again = run("print(torch.ones(2) / 3)")
     assert again.error is None and again.stdout == "tensor([0.3333, 0.3333])\n"
+
+
+# ---------------------------------------------------------------- the REPL's :load
+
+def test_repl_load_reads_no_more_than_a_script_may_hold(tmp_path):
+    # `:load /dev/zero` read until the child's memory cap ended the session; now it is refused at
+    # the size limit of a script, and the session goes on
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NO_COLOR="1", HOME=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "repl"], input=":load /dev/zero\nx = 1\nx + 1\n",
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert "cannot load /dev/zero: it is larger than the limit of 2,000,000 characters" in proc.stderr
+    assert "process ended" not in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout.endswith("2\n") and proc.returncode == 0

@@ -422,14 +422,19 @@ class Repl:
             self.message("usage: :load FILE.grad", error=True)
             return
         path = os.path.expanduser(args[0])
+        from ..lang.options import MAX_SOURCE_CHARS  # noqa: PLC0415
         try:
             with open(path, encoding="utf-8") as fh:
-                source = fh.read()
+                source = fh.read(MAX_SOURCE_CHARS + 1)  # no more than a script may hold (/dev/zero)
         except OSError as exc:
             self.message(f"cannot load {args[0]}: {exc.strerror or exc}", error=True)
             return
         except UnicodeDecodeError:
             self.message(f"cannot load {args[0]}: not UTF-8 text", error=True)
+            return
+        if len(source) > MAX_SOURCE_CHARS:
+            self.message(f"cannot load {args[0]}: it is larger than the limit of {MAX_SOURCE_CHARS:,} characters",
+                         error=True)
             return
         if self.run_source(source, filename=args[0], record=False):
             self.accepted.append(source.rstrip())
