@@ -1,7 +1,8 @@
 """The in-parser transformer: one method per grammar rule or alias of
 grammar/gradscript.lark, children in, ``gradcli.lang.ast`` node out (spans from the tokens),
-with CPython's errors for what the grammar lets through (bad targets, argument order, ...).
-Operator sequences, which the grammar reads flat, get Python's precedence here."""
+with CPython's errors for what the grammar lets through (bad targets: ``targets.py``, argument
+order, ...); the rules a statement's description names get one generic reducer (``node_reducer``).
+Operator sequences, which the grammar reads flat, get Python's precedence in ``precedence.py``."""
 
 from __future__ import annotations
 
@@ -11,191 +12,12 @@ from typing import Any, Optional
 from .tokens import Token
 
 from . import ast
-from .errors import ScriptSyntaxError
-from .keywords import PYTHON_ONLY
 from .literals import new_node, number_constant, set_span, string_constant
+from .precedence import operators
 from .statements import STATEMENTS
+from .targets import (SIMPLE_TARGETS, check_not_starred, check_target, expr_name, unsupported_error,
+                      walrus_target_error)
 from .tokenizer import error_at as _error_at
-
-# ============================================================================ targets
-
-_EXPR_NAMES = {
-    ast.Attribute: "attribute", ast.Subscript: "subscript", ast.Starred: "starred",
-    ast.Name: "name", ast.List: "list", ast.Tuple: "tuple", ast.Lambda: "lambda",
-    ast.Call: "function call", ast.BoolOp: "expression", ast.BinOp: "expression",
-    ast.UnaryOp: "expression", ast.GeneratorExp: "generator expression",
-    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
-    ast.DictComp: "dict comprehension", ast.Dict: "dict literal", ast.Set: "set display",
-    ast.JoinedStr: "f-string expression", ast.FormattedValue: "f-string expression",
-    ast.Compare: "comparison", ast.IfExp: "conditional expression", ast.Slice: "slice",
-}
-
-
-def _expr_name(node: Any) -> str:
-    if type(node) is ast.Constant:
-        v = node.value
-        if v is None or v is True or v is False:
-            return str(v)
-        if v is Ellipsis:
-            return "ellipsis"
-        return "literal"
-    return _EXPR_NAMES.get(type(node), "expression")
-
-
-_SIMPLE_TARGETS = (ast.Name, ast.Attribute, ast.Subscript)
-
-
-def _check_target(node: Any, verb: str = "assign to", hint_eq: bool = False,
-                  nested: bool = False) -> None:
-    """Raise the CPython error for a node that cannot be assigned to (or deleted)."""
-    t = type(node)
-    if t in _SIMPLE_TARGETS:
-        return
-    if t is ast.Tuple or t is ast.List:
-        starred = 0
-        for elt in node.elts:
-            if type(elt) is ast.Starred:
-                if verb == "delete":
-                    raise _error_at("cannot delete starred", elt)
-                starred += 1
-                if starred > 1:
-                    raise _error_at("multiple starred expressions in assignment", node)
-                _check_target(elt.value, verb, nested=True)
-            else:
-                _check_target(elt, verb, nested=True)
-        return
-    if t is ast.Starred:
-        if verb == "delete":
-            raise _error_at("cannot delete starred", node)
-        raise _error_at("starred assignment target must be in a list or tuple", node)
-    name = _expr_name(node)
-    message = "cannot %s %s" % (verb, name)
-    hint = None
-    if hint_eq and not nested and t in (ast.Constant, ast.Call, ast.BinOp, ast.UnaryOp) \
-            and name not in ("True", "False", "None"):
-        message += " here. Maybe you meant '==' instead of '='?"
-    elif verb == "assign to":
-        hint = "only names, attributes (x.a), items (x[i]) and tuples of them can be assigned to"
-    raise _error_at(message, node, hint=hint)
-
-
-def _check_not_starred(node: Any) -> None:
-    if type(node) is ast.Starred:
-        raise _error_at("can't use starred expression here", node)
-
-
-# ============================================================================ operators
-
-_CMP_PREC = 4
-_PREC = {
-    "or": 1, "and": 2,
-    "<": 4, ">": 4, "==": 4, ">=": 4, "<=": 4, "!=": 4, "in": 4, "not in": 4, "is": 4,
-    "is not": 4,
-    "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
-    "*": 10, "/": 10, "//": 10, "%": 10, "@": 10, "**": 12,
-}
-_UNARY_PREC = 11
-_NOT_PREC = 3
-
-
-def _apply_binary(op: str, prec: int, out: list, open_nodes: set) -> None:
-    right = out.pop()
-    left = out[-1]
-    if prec == _CMP_PREC:
-        if id(left) in open_nodes and type(left) is ast.Compare:
-            left.ops.append(op)
-            left.comparators.append(right)
-            left.end_line = right.end_line
-            left.end_column = right.end_column
-            return
-        node = ast.Compare(left, [op], [right])
-    elif prec <= 2:
-        if id(left) in open_nodes and type(left) is ast.BoolOp and left.op == op:
-            left.values.append(right)
-            left.end_line = right.end_line
-            left.end_column = right.end_column
-            return
-        node = ast.BoolOp(op, [left, right])
-    else:
-        node = ast.BinOp(op, left, right)
-        out[-1] = set_span(node, left, right)
-        return
-    open_nodes.add(id(node))
-    out[-1] = set_span(node, left, right)
-
-
-_BINARY_OPS = frozenset(("+", "-", "*", "/", "@", "//", "%", "**", "|", "&", "^", "<<", ">>"))
-
-
-def _operators(c: list) -> Any:
-    """Build the tree of a flat operand/operator sequence (shunting-yard, no recursion)."""
-    n = len(c)
-    if n == 3 and type(c[1]) is Token and type(c[0]) is not Token:
-        # `a OP b`: the common case
-        op_tok = c[1]
-        op = op_tok.value
-        left, right = c[0], c[2]
-        if op in _BINARY_OPS:
-            node = new_node(ast.BinOp)
-            node.op, node.left, node.right = op, left, right
-            node.line, node.column = left.line, left.column
-            node.end_line, node.end_column = right.end_line, right.end_column
-            return node
-        if op in ("and", "or"):
-            return set_span(ast.BoolOp(op, [left, right]), left, right)
-        return set_span(ast.Compare(left, [op], [right]), left, right)
-    ops: list = []     # (prec, op, token or None for binary)
-    out: list = []
-    open_nodes: set = set()
-    i = 0
-    expect_operand = True
-    while i < n:
-        item = c[i]
-        if expect_operand:
-            if type(item) is Token:
-                if item.type == "NOT":
-                    ops.append((_NOT_PREC, "not", item))
-                else:
-                    ops.append((_UNARY_PREC, item.value, item))
-            else:
-                out.append(item)
-                expect_operand = False
-            i += 1
-            continue
-        ttype = item.type
-        if ttype == "NOT":          # NOT IN
-            op = "not in"
-            i += 2
-        elif ttype == "IS" and i + 1 < n and type(c[i + 1]) is Token and c[i + 1].type == "NOT":
-            op = "is not"
-            i += 2
-        else:
-            op = item.value
-            i += 1
-        prec = _PREC[op]
-        right_assoc = prec == 12
-        while ops:
-            top = ops[-1]
-            if top[0] > prec or (top[0] == prec and not right_assoc):
-                ops.pop()
-                if top[2] is None:
-                    _apply_binary(top[1], top[0], out, open_nodes)
-                else:
-                    operand = out[-1]
-                    out[-1] = set_span(ast.UnaryOp(top[1], operand), top[2], operand)
-            else:
-                break
-        ops.append((prec, op, None))
-        expect_operand = True
-    while ops:
-        top = ops.pop()
-        if top[2] is None:
-            _apply_binary(top[1], top[0], out, open_nodes)
-        else:
-            operand = out[-1]
-            out[-1] = set_span(ast.UnaryOp(top[1], operand), top[2], operand)
-    return out[0]
-
 
 # ============================================================================ transformer
 
@@ -246,7 +68,7 @@ def _comprehensions(c: list) -> list:
         kw = c[i]
         if kw.type == "FOR":
             target, it = c[i + 1], c[i + 2]
-            _check_target(target)
+            check_target(target)
             gens.append(set_span(ast.Comprehension(target, it, []), kw, it))
             i += 3
         else:
@@ -267,7 +89,7 @@ class _Builder:
         return ast.Module(_flatten(c))
 
     def eval_input(self, c: list) -> Any:
-        _check_not_starred(c[0])
+        check_not_starred(c[0])
         return c[0]
 
     def simple_stmt(self, c: list) -> list:
@@ -280,7 +102,7 @@ class _Builder:
 
     def expr_stmt(self, c: list) -> ast.ExprStmt:
         value = c[0]
-        _check_not_starred(value)
+        check_not_starred(value)
         return set_span(ast.ExprStmt(value), value, value)
 
     def assign(self, c: list) -> ast.Assign:
@@ -288,15 +110,15 @@ class _Builder:
         targets = c[:-1]
         single = len(targets) == 1
         for target in targets:
-            _check_target(target, hint_eq=single)
-        _check_not_starred(value)
+            check_target(target, hint_eq=single)
+        check_not_starred(value)
         return set_span(ast.Assign(targets, value), targets[0], value)
 
     def augassign(self, c: list) -> ast.AugAssign:
         target, op, value = c
-        if type(target) not in _SIMPLE_TARGETS:
+        if type(target) not in SIMPLE_TARGETS:
             raise _error_at("'%s' is an illegal expression for augmented assignment"
-                            % _expr_name(target), target,
+                            % expr_name(target), target,
                             hint="only a name, an attribute or an item can be updated in place")
         return set_span(ast.AugAssign(target, op.value[:-1], value), target, value)
 
@@ -307,17 +129,17 @@ class _Builder:
         if t is ast.Tuple or t is ast.List:
             raise _error_at("only single target (not %s) can be annotated"
                             % ("tuple" if t is ast.Tuple else "list"), target)
-        if t not in _SIMPLE_TARGETS:
+        if t not in SIMPLE_TARGETS:
             raise _error_at("illegal target for annotation", target)
         if value is not None:
-            _check_not_starred(value)
+            check_not_starred(value)
         return set_span(ast.AnnAssign(target, annotation, value), target,
                      value if value is not None else annotation)
 
     def return_stmt(self, c: list) -> ast.Return:
         if len(c) == 1:
             return set_span(ast.Return(None), c[0], c[0])
-        _check_not_starred(c[1])
+        check_not_starred(c[1])
         return set_span(ast.Return(c[1]), c[0], c[1])
 
     def global_stmt(self, c: list) -> ast.Global:
@@ -336,7 +158,7 @@ class _Builder:
         else:
             targets = [target]
         for t in targets:
-            _check_target(t, "delete")
+            check_target(t, "delete")
         return set_span(ast.Delete(targets), c[0], c[1])
 
 
@@ -345,7 +167,7 @@ class _Builder:
             return set_span(ast.Yield(), c[0], c[0])
         if len(c) == 3:  # yield from x
             return set_span(ast.Yield(c[2], True), c[0], c[2])
-        _check_not_starred(c[1])
+        check_not_starred(c[1])
         return set_span(ast.Yield(c[1]), c[0], c[1])
 
     def import_stmt(self, c: list) -> ast.Import:
@@ -415,7 +237,7 @@ class _Builder:
 
     def for_stmt(self, c: list) -> ast.For:
         target = c[1]
-        _check_target(target)
+        check_target(target)
         orelse = c[4] if len(c) > 4 else []
         return set_span(ast.For(target, c[2], c[3], orelse), c[0], (orelse or c[3])[-1])
 
@@ -426,7 +248,7 @@ class _Builder:
     def with_item(self, c: list) -> ast.WithItem:
         if len(c) == 1:
             return set_span(ast.WithItem(c[0], None), c[0], c[0])
-        _check_target(c[1])
+        check_target(c[1])
         return set_span(ast.WithItem(c[0], c[1]), c[0], c[1])
 
     def try_stmt(self, c: list) -> ast.Try:
@@ -576,7 +398,7 @@ class _Builder:
         return set_span(node, c[0], body)
 
     def or_test(self, c: list) -> Any:
-        return _operators(c)
+        return operators(c)
 
     test = expr = or_test
 
@@ -630,14 +452,14 @@ class _Builder:
         return set_span(inner, c[0], c[2])
 
     def genexp(self, c: list) -> ast.GeneratorExp:
-        _check_not_starred(c[1])
+        check_not_starred(c[1])
         return set_span(ast.GeneratorExp(c[1], c[2]), c[0], c[-1])
 
     def list_display(self, c: list) -> ast.List:
         return set_span(ast.List(c[1:-1]), c[0], c[-1])
 
     def listcomp(self, c: list) -> ast.ListComp:
-        _check_not_starred(c[1])
+        check_not_starred(c[1])
         return set_span(ast.ListComp(c[1], c[2]), c[0], c[-1])
 
     def dict_display(self, c: list) -> ast.Dict:
@@ -660,7 +482,7 @@ class _Builder:
         return set_span(ast.Set(c[1:-1]), c[0], c[-1])
 
     def setcomp(self, c: list) -> ast.SetComp:
-        _check_not_starred(c[1])
+        check_not_starred(c[1])
         return set_span(ast.SetComp(c[1], c[2]), c[0], c[-1])
 
     def getattr(self, c: list) -> ast.Attribute:
@@ -733,7 +555,7 @@ class _Builder:
         return _Args(args, keywords)
 
     def genexp_arg(self, c: list) -> _Args:
-        _check_not_starred(c[0])
+        check_not_starred(c[0])
         gens = c[1]
         return _Args([set_span(ast.GeneratorExp(c[0], gens), c[0], gens[-1])], [])
 
@@ -786,32 +608,3 @@ def install_reducers(builder: Any) -> None:
 
 BUILDER = _Builder()  # the one transformer: Lark's and the LALR driver's
 install_reducers(BUILDER)
-
-
-def walrus_target_error(target: Any) -> Optional[ScriptSyntaxError]:
-    """CPython's error for the target of `target := value` when it is not a plain name (None for a
-    name). A parenthesised name's span includes its parentheses: `((a) := 1)` is an error too."""
-    if type(target) is ast.Name and not (target.id.isascii() and (
-            target.end_line != target.line or target.end_column - target.column != len(target.id))):
-        return None
-    return _error_at("cannot use assignment expressions with %s" % _expr_name(target), target)
-
-
-def walrus_statement_error(items: list) -> Optional[ScriptSyntaxError]:
-    """The error for `target := value` standing unparenthesised as a statement, where the parser
-    stopped at ':=' with ``items`` (the operands and operators of `target`, flat) on its stack:
-    CPython's "cannot use assignment expressions with ..." for a target that is not a name (None:
-    plain "invalid syntax")."""
-    if not items or any(type(x) is Token and x.type not in _FLAT_OPERATORS for x in items):
-        return None
-    target = _operators(items) if len(items) > 1 else items[0]
-    return None if type(target) is ast.Name else walrus_target_error(target)
-
-
-_FLAT_OPERATORS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS", "AND", "OR", "TILDE"}
-
-
-def unsupported_error(tok: Token) -> ScriptSyntaxError:
-    return _error_at("'%s' is not supported in GradScript" % tok.value, tok,
-                     hint="GradScript is a subset of Python without %s"
-                     % PYTHON_ONLY[tok.value])

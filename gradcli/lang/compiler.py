@@ -20,7 +20,8 @@ from .handlers import TryCompiler
 from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
-from .pyvalues import INPLACE_OPS, del_attr, get_attr, set_attr
+from .pyops import INPLACE_OPS
+from .pyvalues import del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, enter_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
 from .statements import lowerings

@@ -11,7 +11,8 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
-from .pyvalues import BINOPS, CHECKED, FULL, NAMESPACE, UNARYOPS, fast_kind, get_attr, refuse_module, unpack
+from .pyops import BINOPS, UNARYOPS, unpack
+from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 

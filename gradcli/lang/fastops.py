@@ -1,5 +1,5 @@
 """Specialised closures for the hot binary operators and comparisons: the operator is written
-inline (Python's BINARY_OP, no call through ``operator``), with the size guards of pyvalues only
+inline (Python's BINARY_OP, no call through ``operator``), with the size guards of pyops only
 where they apply (``+`` on sequences, ``*`` on ints and sequences).
 
 Each returns None when it has no specialisation for the operator; exprs.py then falls back to
@@ -7,7 +7,8 @@ the generic ``op(a, b)`` closure.
 """
 from __future__ import annotations
 
-from .pyvalues import INT_NEAR_LIMIT, MAX_INT_BITS, check_add, check_mul, size_check
+from .pyops import INT_NEAR_LIMIT, MAX_INT_BITS, check_add, check_mul
+from .strguard import size_check
 from .strguard import g_mod
 from .runtime import tag
 

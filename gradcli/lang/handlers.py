@@ -9,7 +9,7 @@ KeyboardInterrupt), but nothing they do (return, break, raise) stops them.
 """
 from __future__ import annotations
 
-from .namespaces import ScriptType
+from .pybuiltins import ScriptType
 from .runtime import catchable, tag, user_raiser
 
 # Python's built-in exception classes that a script may name (raise, except, isinstance)

@@ -1,23 +1,23 @@
 """The built-in namespaces of GradScript: facades for torch (the engine's api and its
 sub-namespaces), numpy (a whitelist over real NumPy) and math, the Python builtins a script
-may use, and import resolution.
+may use (pybuiltins.py), and import resolution.
 
 Facades are ``pyvalues.Namespace`` objects holding only engine objects (functions, classes,
 dtypes, ...), never a Python module, so nothing outside the listed names can be reached.
 """
 from __future__ import annotations
 
-import builtins
 import functools
 import math
 import types
 
 import numpy as np
 
-from . import npguard, pyvalues, strguard
+from . import npguard, pyops, pyvalues
+from .pybuiltins import ScriptType, TypeBuiltin, python_builtins
 from .pyrandom import random_module
 from .pyvalues import Namespace
-from .runtime import LimitError, user_raiser
+from .runtime import LimitError
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
@@ -241,7 +241,7 @@ def _np_checked(fn, rt):
     def wrapped(*args, **kwargs):
         result = fn(*args, **kwargs)
         if isinstance(result, np.ndarray):
-            pyvalues.check_limit(result.size, rt.max_elements, "array")
+            pyops.check_limit(result.size, rt.max_elements, "array")
         return result
     return wrapped
 
@@ -261,25 +261,25 @@ def _np_precheck(name, fn, rt):
     def wrapped(*args, **kwargs):
         limit = rt.max_elements
         if name in ("zeros", "ones", "empty", "full") and (args or "shape" in kwargs):
-            pyvalues.check_limit(count(args[0] if args else kwargs["shape"]), limit, "array")
+            pyops.check_limit(count(args[0] if args else kwargs["shape"]), limit, "array")
         elif name in ("eye", "identity") and (args or "N" in kwargs or "n" in kwargs):
             n = count(args[0] if args else kwargs.get("N", kwargs.get("n")))
             m = args[1] if len(args) > 1 else kwargs.get("M")
-            pyvalues.check_limit(n * (n if m is None else count(m)), limit, "array")
+            pyops.check_limit(n * (n if m is None else count(m)), limit, "array")
         elif name in ("meshgrid", "kron", "outer"):
             n = 1
             for a in args:
                 n *= max(1, int(np.size(a)))
-            pyvalues.check_limit(n * (len(args) if name == "meshgrid" else 1), limit, "array")
+            pyops.check_limit(n * (len(args) if name == "meshgrid" else 1), limit, "array")
         elif name == "arange" and args and all(isinstance(a, (int, float)) for a in args):
             start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) > 2 else 1)
             if step:
-                pyvalues.check_limit(max(0, math.ceil((stop - start) / step)), limit, "array")
+                pyops.check_limit(max(0, math.ceil((stop - start) / step)), limit, "array")
         elif name == "linspace":
             num = kwargs.get("num", args[2] if len(args) > 2 else 50)
-            pyvalues.check_limit(count(num), limit, "array")
+            pyops.check_limit(count(num), limit, "array")
         elif name in ("tile", "repeat") and len(args) > 1:
-            pyvalues.check_limit(np.size(args[0]) * max(1, count(args[1])), limit, "array")
+            pyops.check_limit(np.size(args[0]) * max(1, count(args[1])), limit, "array")
         return _np_checked(fn, rt)(*args, **kwargs)
     return wrapped
 
@@ -322,7 +322,7 @@ def numpy_modules(rt, seed=None):
                         n *= int(x) if isinstance(x, (int, np.integer)) else 1
                 elif isinstance(d, (int, np.integer)):
                     n *= int(d)
-            pyvalues.check_limit(n, rt.max_elements, "array")
+            pyops.check_limit(n, rt.max_elements, "array")
             return getattr(state(), name)(*args, **kwargs)
         wrapped.__name__, wrapped.__qualname__ = name, f"RandomState.{name}"
         return wrapped
@@ -360,216 +360,10 @@ def math_module():
         def prod(iterable, *, start=1):
             result = start
             for item in iterable:
-                result = pyvalues.g_mul(result, item)
+                result = pyops.g_mul(result, item)
             return result
         members["prod"] = prod
     return {"math": Namespace("math", members)}
-
-
-# ----------------------------------------------------------------------------- builtins
-
-_PLAIN_BUILTINS = """len zip enumerate list tuple dict set frozenset min max abs sum round float int bool str
-sorted reversed any all isinstance issubclass map filter divmod repr callable chr ord slice ascii bin hex oct
-format hash complex next id""".split()
-
-
-class BuiltinFunction:
-    """A builtin that GradScript implements itself (print, range, pow, ...): called like it, printed
-    like Python's (<built-in function print>, <class 'range'>), usable in isinstance when Python's is a
-    class (isinstance(r, range))."""
-
-    __slots__ = ("fn", "name", "cls")
-
-    def __init__(self, fn, name, cls=None):
-        self.fn = fn
-        self.name = name
-        self.cls = cls  # the Python class it stands for (range, super), or None for a function
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
-
-    def __getattr__(self, name):  # __qualname__ / __name__: how call errors name it, print()
-        if name in ("__qualname__", "__name__"):
-            return self.name
-        raise AttributeError(f"'builtin_function_or_method' object has no attribute '{name}'")
-
-    def __repr__(self):
-        return f"<class '{self.name}'>" if self.cls is not None else f"<built-in function {self.name}>"
-
-    def __instancecheck__(self, obj):
-        if self.cls is None:
-            raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
-        return isinstance(obj, self.cls)
-
-
-# Python's name for the type of print, len, ...: what C-level messages and torch's texts show
-# ("'builtin_function_or_method' object is not iterable")
-BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
-BuiltinFunction.__module__ = "builtins"
-# the engine reads attributes of what it is given (t._data of a tensor argument): for a builtin passed
-# where a tensor goes, that AttributeError is the script's mistake, not a bug of gradcli
-user_raiser(BuiltinFunction.__getattr__)
-
-
-def python_builtins(rt):
-    names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
-    names["print"] = BuiltinFunction(rt.print, "print")
-    names["range"] = BuiltinFunction(pyvalues.make_range(rt), "range", (range, pyvalues.BigRange))
-    names["pow"] = BuiltinFunction(pyvalues.g_pow3, "pow")
-    names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
-    names["format"] = BuiltinFunction(strguard.safe_builtin_format, "format")
-
-    def iter_(obj):
-        return iter(obj)
-    names["iter"] = BuiltinFunction(iter_, "iter")
-
-    def super_(*args):
-        if not args:
-            raise RuntimeError("super(): no arguments")
-        return super(*args)
-    names["super"] = BuiltinFunction(super_, "super", super)
-    names["Ellipsis"] = Ellipsis
-    names["__name__"] = "__main__"  # a script is the main module: `if __name__ == "__main__":`
-    from .handlers import exception_builtins  # noqa: PLC0415 - handlers imports this module
-    names.update(exception_builtins())
-    return names
-
-
-# ----------------------------------------------------------------------------- type()
-
-def _type_display(cls):
-    """How Python + PyTorch print a class that gradcli implements under other names."""
-    from ..engine.autograd import Node
-    from .runtime import function
-    if cls is function:
-        return "<class 'function'>"
-    if cls is Namespace:
-        return "<class 'module'>"
-    if cls is pyvalues.BigRange:
-        return "<class 'range'>"
-    if issubclass(cls, Node):
-        module = cls.__module__
-        if module.startswith("torch."):  # a custom Function's node: torch.autograd.function.MyFnBackward
-            return f"<class '{module}.{cls.__qualname__}'>"
-        return f"<class '{cls.__qualname__}'>"  # torch's node classes live in no module
-    module = getattr(cls, "__module__", None) or ""
-    if module.startswith("gradcli."):
-        return f"<class '{cls.__qualname__}'>"
-    return repr(cls)
-
-
-class ScriptType:
-    """What ``type(x)`` gives for a class a script cannot name otherwise (NoneType, generator,
-    odict_keys, a grad_fn's class, ...): it prints, compares and checks instances like that class,
-    and does nothing else: it cannot be called and has no attributes."""
-
-    __slots__ = ("cls", "text")
-
-    def __init__(self, cls, text=None):
-        self.cls = cls
-        self.text = text or _type_display(cls)
-
-    def __repr__(self):
-        return self.text
-
-    def __eq__(self, other):
-        if isinstance(other, ScriptType):
-            other = other.cls
-        return self.cls is other
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    def __hash__(self):
-        return hash(self.cls)
-
-    def __instancecheck__(self, obj):
-        return isinstance(obj, self.cls)
-
-    def __subclasscheck__(self, other):
-        if isinstance(other, ScriptType):
-            other = other.cls
-        return isinstance(other, type) and issubclass(other, self.cls)
-
-    def __call__(self, *args, **kwargs):
-        if self.cls is type(None) and not args and not kwargs:
-            return None
-        name = self.text[len("<class '"):-2].rpartition(".")[2]
-        raise TypeError(f"cannot create '{name}' instances")
-
-
-class TypeBuiltin:
-    """The builtin ``type`` of GradScript, one-argument form only. ``type(x)`` is x's class when a
-    script can already name that class (float, torch.Tensor, nn.Linear, np.ndarray, its own
-    classes), so ``type(x) is float`` holds; any other class comes back as a ScriptType."""
-
-    __slots__ = ("exposed", "wrappers", "sources", "builtin_functions")
-
-    def __init__(self, sources, builtin_functions):
-        self.sources = sources  # callables giving the namespaces' values (read when first needed)
-        self.builtin_functions = builtin_functions  # print, range, ...: Python's builtin functions
-        self.exposed = None
-        self.wrappers = {}
-
-    def _wrapper(self, cls, text=None):
-        wrapper = self.wrappers.get((cls, text))
-        if wrapper is None:
-            wrapper = self.wrappers[(cls, text)] = ScriptType(cls, text)
-        return wrapper
-
-    def _exposed(self):
-        if self.exposed is None:
-            found = set()
-            seen = set()
-
-            def walk(values):
-                for value in values:
-                    if isinstance(value, Namespace):
-                        if id(value) not in seen:
-                            seen.add(id(value))
-                            walk(value._members.values())
-                    elif isinstance(value, type):
-                        found.add(value)
-            for source in self.sources:
-                walk(source())
-            found.discard(type)
-            self.exposed = frozenset(found)
-        return self.exposed
-
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError("type() takes no keyword arguments")
-        if len(args) == 3:
-            raise TypeError("type() with three arguments (creating a class) is not available in GradScript: "
-                            "define a class with class Name(nn.Module): ...")
-        if len(args) != 1:
-            raise TypeError("type() takes 1 or 3 arguments")
-        obj = args[0]
-        if isinstance(obj, BuiltinFunction) and obj.cls is not None:
-            return self  # range, super: classes in Python
-        if isinstance(obj, (type, ScriptType, TypeBuiltin)):
-            from ..engine.tensor import Tensor
-            if isinstance(obj, type) and issubclass(obj, Tensor):
-                return self._wrapper(type, "<class 'torch._C._TensorMeta'>")
-            from ..engine.custom_function import Function
-            if isinstance(obj, type) and issubclass(obj, Function):
-                return self._wrapper(type, "<class 'torch.autograd.function.FunctionMeta'>")
-            return self
-        cls = type(obj)
-        if cls in self._exposed() or "_gradscript_class" in cls.__dict__:
-            return cls
-        if any(obj is f for f in self.builtin_functions):
-            return self._wrapper(types.BuiltinFunctionType)
-        return self._wrapper(cls)
-
-    def __repr__(self):
-        return "<class 'type'>"
-
-    def __instancecheck__(self, obj):
-        return isinstance(obj, (type, ScriptType, TypeBuiltin))
-
-    def __subclasscheck__(self, other):
-        return other is self
 
 
 class Namespaces:

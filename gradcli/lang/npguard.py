@@ -26,7 +26,7 @@ def _engine_value(t):
     ok = _engine_ok.get(t)
     if ok is None:
         from ..engine.tensor import Tensor
-        from .pyvalues import BigRange
+        from .pyops import BigRange
         ok = _engine_ok[t] = issubclass(t, (Tensor, BigRange))
     return ok
 

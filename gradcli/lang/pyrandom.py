@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random as _random
 
-from .pyvalues import MAX_INT_BITS, MAX_SEQUENCE, Namespace
+from .pyops import MAX_INT_BITS
+from .pyvalues import Namespace
+from .strguard import MAX_SEQUENCE
 from .random311 import Random
 from .runtime import LimitError, user_raiser
 

@@ -1,6 +1,6 @@
-"""The sandbox around Python values: checked attribute access, guarded operators (integer and
-sequence sizes), safe str.format, Python's unpacking with CPython's texts, and the module
-facades (``Namespace``) that stand for torch, numpy and math.
+"""The sandbox around Python values: checked attribute access, safe str.format, and the module
+facades (``Namespace``) that stand for torch, numpy and math (the guarded operators, unpacking
+and ranges: ``pyops.py``).
 
 Every attribute read or write of a script goes through ``get_attr``/``set_attr``: only public
 attributes of allowed types are reachable (tensors and other engine objects, Python scalars and
@@ -11,22 +11,17 @@ everything else expose nothing.
 from __future__ import annotations
 
 import collections
-import math
-import operator
 import os
 import types
 
 import numpy as np
 
 from ..pycompat import OrderedDict
-from .runtime import LimitError, user_raiser
-from .strguard import MAX_SEQUENCE  # noqa: F401 - the limits' home for their users (pyrandom)
-from .strguard import (GROWING_NAMES, STR_SPECIAL, g_mod, growing_method, safe_format, safe_format_map, size_check,
-                       unbound_method)
+from .pyops import BigRange
+from .runtime import user_raiser
+from .strguard import GROWING_NAMES, STR_SPECIAL, growing_method, safe_format, safe_format_map, unbound_method
 
 
-MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
-BIG_RANGE = 100_000             # ranges longer than this iterate through a step-counted wrapper
 
 
 class Namespace:
@@ -400,231 +395,3 @@ def public_attributes(obj):
             continue
         names.append(name)
     return names
-
-
-# ----------------------------------------------------------------------------- guarded operators
-
-_SEQS = frozenset((str, list, tuple, bytes))
-
-
-def _int_too_big():
-    return LimitError("OverflowError", f"integer result would have more than {MAX_INT_BITS} bits (GradScript limit)")
-
-
-def _check_pow(a, b):
-    if b > 0 and (a > 1 or a < -1) and (b > MAX_INT_BITS or b * math.log2(abs(a)) > MAX_INT_BITS):
-        raise _int_too_big()
-
-
-def check_mul(a, b):
-    ta, tb = type(a), type(b)
-    if ta is int and tb is int:
-        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
-            raise _int_too_big()
-    elif ta in _SEQS and (tb is int or tb is bool):
-        size_check(len(a) * b)
-    elif tb in _SEQS and (ta is int or ta is bool):
-        size_check(len(b) * a)
-
-
-INT_NEAR_LIMIT = 1 << (MAX_INT_BITS - 1)
-
-
-def check_add(a, b):
-    ta = type(a)
-    if ta in _SEQS and type(b) is ta:
-        size_check(len(a) + len(b))
-    elif ta is int and type(b) is int and max(a.bit_length(), b.bit_length()) >= MAX_INT_BITS:
-        raise _int_too_big()
-
-
-def _check_lshift(a, b):
-    if type(a) is int and type(b) is int and a and b > 0 and a.bit_length() + b > MAX_INT_BITS:
-        raise _int_too_big()
-
-
-@user_raiser
-def g_add(a, b):
-    ta = type(a)
-    if ta in _SEQS or (ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT)):
-        check_add(a, b)
-    return a + b
-
-
-@user_raiser
-def g_mul(a, b):
-    if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
-        check_mul(a, b)
-    return a * b
-
-
-_GUARD_MUL = frozenset((int, str, list, tuple, bytes))
-
-
-@user_raiser
-def g_pow(a, b):
-    if type(a) is int and type(b) is int:
-        _check_pow(a, b)
-    return a ** b
-
-
-@user_raiser
-def g_lshift(a, b):
-    _check_lshift(a, b)
-    return a << b
-
-
-@user_raiser
-def g_iadd(a, b):
-    if type(a) is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT):
-        check_add(a, b)
-    if type(a) in _SEQS:
-        check_add(a, b)
-        if type(a) is list and type(b) is not list and hasattr(b, "__len__"):
-            size_check(len(a) + len(b))
-    return operator.iadd(a, b)
-
-
-@user_raiser
-def g_imul(a, b):
-    if type(a) in _GUARD_MUL or type(b) in _GUARD_MUL:
-        check_mul(a, b)
-    return operator.imul(a, b)
-
-
-@user_raiser
-def g_ipow(a, b):
-    if type(a) is int and type(b) is int:
-        _check_pow(a, b)
-    return operator.ipow(a, b)
-
-
-@user_raiser
-def g_ilshift(a, b):
-    _check_lshift(a, b)
-    return operator.ilshift(a, b)
-
-
-@user_raiser
-def g_pow3(base, exp, mod=None):
-    if mod is None and type(base) is int and type(exp) is int:
-        _check_pow(base, exp)
-    return pow(base, exp, mod)
-
-
-BINOPS = {
-    "+": g_add, "-": operator.sub, "*": g_mul, "/": operator.truediv, "//": operator.floordiv,
-    "%": g_mod, "**": g_pow, "@": operator.matmul, "<<": g_lshift, ">>": operator.rshift,
-    "|": operator.or_, "^": operator.xor, "&": operator.and_,
-}
-INPLACE_OPS = {
-    "+": g_iadd, "-": operator.isub, "*": g_imul, "/": operator.itruediv, "//": operator.ifloordiv,
-    "%": g_mod, "**": g_ipow, "@": operator.imatmul, "<<": g_ilshift, ">>": operator.irshift,
-    "|": operator.ior, "^": operator.ixor, "&": operator.iand,
-}
-UNARYOPS = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
-
-
-# ----------------------------------------------------------------------------- unpacking
-
-@user_raiser
-def unpack(value, n, star=None):
-    """Python's unpacking of ``value`` into n targets (``star``: index of a *target)."""
-    t = type(value)
-    if star is None and (t is tuple or t is list) and len(value) == n:
-        return value
-    if not (hasattr(t, "__iter__") or hasattr(t, "__getitem__")):
-        raise TypeError(f"cannot unpack non-iterable {t.__name__} object")
-    it = iter(value)
-    if star is None:
-        items = []
-        for item in it:
-            if len(items) == n:
-                raise ValueError(f"too many values to unpack (expected {n})")
-            items.append(item)
-        if len(items) < n:
-            raise ValueError(f"not enough values to unpack (expected {n}, got {len(items)})")
-        return items
-    items = list(it)
-    need = n - 1
-    if len(items) < need:
-        raise ValueError(f"not enough values to unpack (expected at least {need}, got {len(items)})")
-    after = need - star
-    tail = items[len(items) - after:] if after else []
-    return items[:star] + [items[star:len(items) - after]] + tail
-
-
-# ----------------------------------------------------------------------------- ranges
-
-class BigRange:
-    """A long range whose iteration counts steps (so C-level consumers stay bounded)."""
-
-    __slots__ = ("r", "rt")
-
-    def __init__(self, r, rt):
-        self.r = r
-        self.rt = rt
-
-    def __iter__(self):
-        rt = self.rt
-        for i in self.r:
-            rt.budget -= 1
-            if rt.budget < 0:
-                rt.refill()
-            yield i
-
-    def __reversed__(self):
-        return BigRange(self.r[::-1], self.rt).__iter__()
-
-    def __len__(self):
-        return len(self.r)
-
-    def __getitem__(self, item):
-        v = self.r[item]
-        return BigRange(v, self.rt) if isinstance(v, range) else v
-
-    def __contains__(self, item):
-        return item in self.r
-
-    def __eq__(self, other):
-        return self.r == (other.r if isinstance(other, BigRange) else other)
-
-    def __hash__(self):
-        return hash(self.r)
-
-    def __repr__(self):
-        return repr(self.r)
-
-    @property
-    def start(self):
-        return self.r.start
-
-    @property
-    def stop(self):
-        return self.r.stop
-
-    @property
-    def step(self):
-        return self.r.step
-
-    def index(self, value):
-        return self.r.index(value)
-
-    def count(self, value):
-        return self.r.count(value)
-
-
-def make_range(rt):
-    def range_(*args):
-        r = range(*args)
-        if len(r) > BIG_RANGE:
-            return BigRange(r, rt)
-        return r
-    range_.__name__ = range_.__qualname__ = "range"
-    return range_
-
-
-def check_limit(n, limit, what="items"):
-    if n > limit:
-        raise LimitError("RuntimeError", f"{what} of {n} elements exceeds the limit of {limit} elements "
-                         "(--max-elements)", hint="max_elements")

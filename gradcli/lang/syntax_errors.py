@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .builder import unsupported_error, walrus_statement_error
+from .precedence import walrus_statement_error
+from .targets import unsupported_error
 from .errors import ScriptSyntaxError
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
 from .tokenizer import error as _error, error_at as _error_at
