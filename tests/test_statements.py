@@ -233,6 +233,9 @@ def test_keyword_tables_are_the_grammars():
                                        "nonlocal", "raise", "yield"}
     assert not _statement_keywords(kw) & {"else", "in", "as", "not", "lambda", "None"}
     assert kw.statement_start == kw.terminals(_statement_keywords(kw)) | {"AT"}
+    assert kw.expression_start >= {"NAME", "NUMBER", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "PLUS", "TILDE",
+                                   "NOT", "LAMBDA", "NONE", "TRUE", "FALSE", "ELLIPSIS"}
+    assert not kw.expression_start & (kw.statement_start | kw.terminals(kw.reserved) | {"STAR", "IF", "ELSE"})
     assert set(kw.reserved) == {"async", "await"} and set(kw.reserved) <= set(keywords.PYTHON_ONLY)
     assert kw.constants == ("False", "None", "True")
 

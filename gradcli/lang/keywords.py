@@ -13,7 +13,8 @@ walks the grammar. What each table is, in the grammar's terms:
 - ``continuation_headers``: those of them whose rule is not itself a statement (``elif``, ``else``,
   ``except``, ``finally``: the clause of the statement above it);
 - ``statement_start``: the terminals that can start a statement (``small_stmt``/``compound_stmt``)
-  but not an expression (IF, PASS, ..., and AT of a decorator);
+  but not an expression (IF, PASS, ..., and AT of a decorator); ``expression_start`` those that
+  can start an expression (``test``), the reserved words' left out;
 - ``reserved``: the words of the ``reserved`` rule (Python keywords GradScript lacks);
 - ``constants``: ``True``, ``False``, ``None`` (a keyword that starts with a capital, as in Python);
 - ``keywords``: every word but the reserved ones and the constants (highlighting, completion).
@@ -32,6 +33,7 @@ PYTHON_ONLY = {"async": "async code", "await": "async code", "match": "match sta
 # the grammar's statement rules, and its statement-level expression
 _STATEMENT_RULES = ("small_stmt", "compound_stmt")
 _EXPRESSION_RULE = "testlist_star_expr"
+_OPERAND_RULE = "test"
 _BLOCK_RULE = "suite"
 _RESERVED_ALIAS = "reserved"
 
@@ -51,6 +53,7 @@ def derive(rules: list, words: dict) -> dict:
     first = _first_sets(by_origin)
     starts = set().union(*(first.get(name, set()) for name in _STATEMENT_RULES)) - first.get(_EXPRESSION_RULE, set())
     reserved = {e[0] for origin, e, alias in rules if alias == _RESERVED_ALIAS and len(e) == 1}
+    expression_start = first.get(_OPERAND_RULE, set()) - reserved
     headers = sorted({word_of[t] for t in header_rules.values()})
     constants = sorted(w for w in terminal_of if w[:1].isupper())
     reserved_words = sorted(word_of[t] for t in reserved if t in word_of)
@@ -59,6 +62,7 @@ def derive(rules: list, words: dict) -> dict:
         "block_headers": headers,
         "continuation_headers": sorted({word_of[t] for origin, t in header_rules.items() if origin not in statements}),
         "statement_start": sorted(starts),
+        "expression_start": sorted(expression_start),
         "reserved": reserved_words,
         "constants": constants,
         "keywords": sorted(set(terminal_of) - set(reserved_words) - set(constants)),
@@ -95,7 +99,7 @@ def _first_sets(by_origin: dict) -> dict:
 class Keywords:
     """The keyword tables (see the module docstring), from ``derive``'s data."""
 
-    __slots__ = ("words", "block_headers", "continuation_headers", "statement_start",
+    __slots__ = ("words", "block_headers", "continuation_headers", "statement_start", "expression_start",
                  "reserved", "constants", "keywords")
 
     def __init__(self, data: dict) -> None:
@@ -103,6 +107,7 @@ class Keywords:
         self.block_headers = tuple(data["block_headers"])
         self.continuation_headers = tuple(data["continuation_headers"])
         self.statement_start = frozenset(data["statement_start"])
+        self.expression_start = frozenset(data["expression_start"])
         self.reserved = tuple(data["reserved"])
         self.constants = tuple(data["constants"])
         self.keywords = tuple(data["keywords"])

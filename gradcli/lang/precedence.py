@@ -12,7 +12,7 @@ from .literals import new_node, set_span
 from .targets import walrus_target_error
 from .tokens import Token
 
-__all__ = ["operators", "walrus_statement_error"]
+__all__ = ["operators", "walrus_statement_error", "OPERATOR_TERMINALS", "FLAT_OPERATORS"]
 
 _CMP_PREC = 4
 _PREC = {
@@ -130,10 +130,12 @@ def walrus_statement_error(items: list) -> Optional[ScriptSyntaxError]:
     stopped at ':=' with ``items`` (the operands and operators of `target`, flat) on its stack:
     CPython's "cannot use assignment expressions with ..." for a target that is not a name (None:
     plain "invalid syntax")."""
-    if not items or any(type(x) is Token and x.type not in _FLAT_OPERATORS for x in items):
+    if not items or any(type(x) is Token and x.type not in FLAT_OPERATORS for x in items):
         return None
     target = operators(items) if len(items) > 1 else items[0]
     return None if type(target) is ast.Name else walrus_target_error(target)
 
 
-_FLAT_OPERATORS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS", "AND", "OR", "TILDE"}
+# the operator terminals between two operands of a flat sequence, and with the prefix ones
+OPERATOR_TERMINALS = frozenset({"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS", "AND", "OR"})
+FLAT_OPERATORS = OPERATOR_TERMINALS | {"TILDE"}

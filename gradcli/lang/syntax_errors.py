@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .precedence import walrus_statement_error
+from .precedence import FLAT_OPERATORS, OPERATOR_TERMINALS, walrus_statement_error
 from .targets import unsupported_error
 from .errors import ScriptSyntaxError
 from .tokenizer import CLOSERS as _CLOSERS, OPENERS as _OPENERS, ParseState, tokenize
@@ -22,12 +22,8 @@ if TYPE_CHECKING:
 # how CPython names the statement a block header opens where it is not "'if' statement"
 # ("expected an indented block after function definition on line 3")
 _STATEMENT_NAMES = {"def": "function definition", "class": "class definition"}
-_EXPR_START = {"NAME", "NUMBER", "STRING", "LPAR", "LSQB", "LBRACE", "MINUS", "PLUS", "TILDE",
-               "NOT", "LAMBDA", "NONE", "TRUE", "FALSE", "ELLIPSIS"}
 _EXPR_END = {"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "RBRACE", "NONE", "TRUE", "FALSE",
              "ELLIPSIS"}
-_OPERATOR_TERMINALS = {"BINOP", "PLUS", "MINUS", "STAR", "POW", "AT", "IN", "NOT", "IS",
-                       "AND", "OR"}
 # what may follow an operand besides an operator; left out of hints after an operand
 _CONTINUATIONS = {"DOT", "LPAR", "LSQB", "FOR", "IF", "ELSE", "EQUAL", "AUGOP", "COLONEQUAL"}
 _CLOSING = {"_NEWLINE", "$END", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "SEMICOLON"}
@@ -58,13 +54,13 @@ def _describe_expected(expected: set) -> str:
     words: list[str] = []
     if "PASS" in expected:
         words.append("a statement")
-        expected = expected - _keywords().statement_start - _EXPR_START
+        expected = expected - _keywords().statement_start - _keywords().expression_start
     if expected & {"NUMBER", "STRING"}:
         words.append("an expression")
     elif "NAME" in expected:
         words.append("a name")
     after_operand = "BINOP" in expected
-    skip = _EXPR_START | _OPERATOR_TERMINALS | {"_NEWLINE", "SEMICOLON", "_DEDENT", "$END",
+    skip = _keywords().expression_start | OPERATOR_TERMINALS | {"_NEWLINE", "SEMICOLON", "_DEDENT", "$END",
                                                 "AUGOP"}
     if after_operand:
         skip = skip | _CONTINUATIONS
@@ -236,8 +232,7 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
                          hint="a conditional expression is 'A if CONDITION else B'")
     if ttype == "COLONEQUAL":  # `a.b := 1` as a statement: CPython names what `a.b` is
         start = len(stack)
-        while start and (type(stack[start - 1]) is not Token or stack[start - 1].type in _OPERATOR_TERMINALS
-                         or stack[start - 1].type == "TILDE"):
+        while start and (type(stack[start - 1]) is not Token or stack[start - 1].type in FLAT_OPERATORS):
             start -= 1
         if start == 0 or stack[start - 1].type in ("_NEWLINE", "_INDENT", "_DEDENT", "SEMICOLON"):
             error = walrus_statement_error(stack[start:])
@@ -255,7 +250,7 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
         if bad is not None:
             return bad
     if prev is not None and prev.type == "NAME" and prev.value == "print" and \
-            ttype in _EXPR_START and _statement_start(stack, prev):
+            ttype in _keywords().expression_start and _statement_start(stack, prev):
         return _error_at("Missing parentheses in call to 'print'. Did you mean print(...)?",
                          prev, tok, hint="print is a function: print(...)")
 
@@ -264,7 +259,7 @@ def _parser_error(exc: UnexpectedToken, replay: "Replay", expr_mode: bool) -> Sc
         hint += ", found " + _describe_token(tok)
     message = "invalid syntax"
     first = tok
-    if (replay.brackets or expr_mode) and prev is not None and ttype in _EXPR_START and \
+    if (replay.brackets or expr_mode) and prev is not None and ttype in _keywords().expression_start and \
             prev.type in _EXPR_END and not (prev.type == "NAME" and ttype == "STRING") and \
             "BINOP" in expected and "COMMA" in expected:
         message = "invalid syntax. Perhaps you forgot a comma?"
