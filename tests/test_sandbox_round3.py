@@ -150,3 +150,26 @@ def test_repl_load_reads_no_more_than_a_script_may_hold(tmp_path):
     assert "cannot load /dev/zero: it is larger than the limit of 2,000,000 characters" in proc.stderr
     assert "process ended" not in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout.endswith("2\n") and proc.returncode == 0
+
+
+# ---------------------------------------------------------------- BaseException raised by the script
+
+@pytest.mark.parametrize("src, type_name, message", [
+    ("raise GeneratorExit", "GeneratorExit", ""),
+    ("raise BaseException('q')", "BaseException", "q"),
+    ("class E(BaseException):\n    pass\ndef f():\n    raise E('deep')\nf()", "E", "deep"),
+    ("def g():\n    yield 1\n    raise GeneratorExit('from g')\nfor v in g():\n    pass", "GeneratorExit", "from g"),
+])
+def test_a_base_exception_the_script_raises_is_its_error(src, type_name, message):
+    # not an Exception, so it went past the runner's handler: an internal error, exit 3
+    result = refused(src, type_name)
+    assert result.error.message == message
+
+
+def test_an_evaluated_expression_raising_a_base_exception_is_the_scripts_error():
+    from gradcli.lang.runner import Session
+    session = Session(RunOptions(timeout=10))
+    assert session.run("def f():\n    raise GeneratorExit('e')\n", "def.grad").error is None
+    with pytest.raises(GradScriptError) as info:
+        session.evaluate("f()")
+    assert info.value.type_name == "GeneratorExit" and not isinstance(info.value, InternalError)

@@ -142,9 +142,11 @@ def _child_main(script: str, report: str) -> None:
     """Entry point of a worker (fork or subprocess): run, then write the report as JSON."""
     try:
         info = _run_script(script)
-    except BaseException as error:  # SystemExit, KeyboardInterrupt...: still a report
+    except BaseException as error:  # SystemExit, KeyboardInterrupt, GeneratorExit...: still a report
         sys.stdout.flush()
-        info = {"error": f"{type(error).__name__}: {error}", "line": _error_line(error, script)}
+        text = str(error).splitlines()[0] if str(error) else ""
+        info = {"error": f"{type(error).__name__}: {text}" if text else type(error).__name__,
+                "line": _error_line(error, script)}
     with open(report, "w", encoding="utf-8") as fh:
         json.dump(info, fh)
 

@@ -387,6 +387,10 @@ class Session:
                             rt.raise_deferred()
                     except (Exception, LimitError) as e:  # noqa: BLE001 - the script's error (or ours): reported
                         return self._convert(e, loc[0] or node, filename)
+                    except BaseException as e:  # raise GeneratorExit, class E(BaseException): the script's
+                        if not getattr(e, "_gs_raised", False):
+                            raise  # Ctrl-C
+                        return self._convert(e, loc[0] or node, filename)
                     finally:
                         rt.site = None
                         rt.depth = 0
@@ -417,6 +421,10 @@ class Session:
             except GradScriptError as e:
                 raise self._convert(e, node, filename) from None
             except (Exception, LimitError) as e:  # noqa: BLE001
+                raise self._convert(e, node, filename) from None
+            except BaseException as e:  # a BaseException the script raised itself (not Ctrl-C)
+                if not getattr(e, "_gs_raised", False):
+                    raise
                 raise self._convert(e, node, filename) from None
             finally:
                 rt.site = None
