@@ -111,7 +111,16 @@ class Module:
             return self.forward(*args, **kwargs)  # no hooks (nearly always)
         pre = d.get("_forward_pre_hooks")
         if pre:
-            for hook in list(pre.values()):
+            pre_kwargs = d.get("_forward_pre_hooks_with_kwargs", ())
+            for key, hook in list(pre.items()):
+                if key in pre_kwargs:  # hook(module, args, kwargs) -> None or (new_args, new_kwargs)
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if not (isinstance(r, tuple) and len(r) == 2):
+                            raise errors.runtime(f"forward pre-hook must return None or a tuple of (new_args, "
+                                                 f"new_kwargs), but got {r}.")
+                        args, kwargs = r
+                    continue
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
@@ -124,8 +133,9 @@ class Module:
         result = self.forward(*args, **kwargs)
         hooks = d.get("_forward_hooks")
         if hooks:
-            for hook in list(hooks.values()):
-                r = hook(self, args, result)
+            with_kwargs = d.get("_forward_hooks_with_kwargs", ())
+            for key, hook in list(hooks.items()):
+                r = hook(self, args, kwargs, result) if key in with_kwargs else hook(self, args, result)
                 if r is not None:
                     result = r
         if bw_hook is not None:
@@ -139,10 +149,13 @@ class Module:
     _hook_ids = itertools.count()
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        return self._add_hook("_forward_hooks", hook)
+        """hook(module, args, output), or hook(module, args, kwargs, output) with_kwargs; prepend runs
+        it before the others. (always_call, for a forward that raises, is accepted and not needed:
+        no hook runs after an error here.)"""
+        return self._add_hook("_forward_hooks", hook, prepend, with_kwargs)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        return self._add_hook("_forward_pre_hooks", hook)
+        return self._add_hook("_forward_pre_hooks", hook, prepend, with_kwargs)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output), as torch's BackwardHook calls it."""
@@ -157,10 +170,14 @@ class Module:
         """hook(module, grad_output), which may return new output gradients."""
         return self._add_hook("_backward_pre_hooks", hook)
 
-    def _add_hook(self, where, hook):
+    def _add_hook(self, where, hook, prepend=False, with_kwargs=False):
         hooks = self.__dict__.setdefault(where, OrderedDict())
         key = next(Module._hook_ids)
         hooks[key] = hook
+        if prepend:
+            hooks.move_to_end(key, last=False)
+        if with_kwargs:
+            self.__dict__.setdefault(where + "_with_kwargs", set()).add(key)
         return _DictHandle(hooks, key)
 
     # --------------------------------------------------------------- registration
