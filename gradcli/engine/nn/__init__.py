@@ -7,7 +7,7 @@ torch.nn.utils (utils.py).
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, functional_margin, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, utils
+from . import functional, functional_margin, functional_multimargin, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, utils
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -36,6 +36,8 @@ def classes():
     out.update({name: getattr(modules_more, name) for name in modules_more.NAMES})
     out.update({name: getattr(loss, name) for name in loss.NAMES})
     out["SoftMarginLoss"] = functional_margin.SoftMarginLoss
+    out["MultiMarginLoss"] = functional_multimargin.MultiMarginLoss
+    out["MultiLabelMarginLoss"] = functional_multimargin.MultiLabelMarginLoss
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})
     out.update({name: getattr(rnn, name) for name in rnn.NAMES})
     out["UninitializedParameter"] = lazy.UninitializedParameter

@@ -26,6 +26,7 @@ from . import functional_loss as _loss
 from . import functional_loss_more as _loss_more
 from . import functional_nll as _nll
 from . import functional_margin as _margin
+from . import functional_multimargin as _multimargin
 from . import functional_norm as _norm
 from .functional_conv import flat_ext, scatter_spatial
 
@@ -460,6 +461,11 @@ OPS = [
     _fop("cross_entropy", _nll.cross_entropy, shapes=_M,
          call=lambda torch, x, name: torch.nn.functional.cross_entropy(x, torch.tensor([0, 2]))),
     _fop("kl_div", _loss.kl_div, sample=Sample(_M2, ("any", "prob"), kwargs={"reduction": "batchmean"})),
+    _fop("multi_margin_loss", _multimargin.multi_margin_loss, _multimargin.MultiMarginLossBackward0, shapes=_M,
+         second=False, call=lambda torch, x, name: torch.nn.functional.multi_margin_loss(x, torch.tensor([0, 2]), p=2)),
+    _fop("multilabel_margin_loss", _multimargin.multilabel_margin_loss, _multimargin.MultilabelMarginLossBackward0,
+         shapes=_M, second=False, call=lambda torch, x, name: torch.nn.functional.multilabel_margin_loss(
+             x, torch.tensor([[0, 2, -1], [1, -1, 0]]))),
     _fop("soft_margin_loss", _margin.soft_margin_loss, _margin.SoftMarginLossBackward0, shapes=_M, call=_target([1.0, -1.0, 1.0], [-1.0, -1.0, 1.0])),
     # the losses ATen composes from other ops (functional_loss_more.py): their nodes are those ops'
     _fop("margin_ranking_loss", _loss_more.margin_ranking_loss, shapes=[((3,), (3,))], call=lambda torch, a, b, name: (
