@@ -266,6 +266,12 @@ class CallableCompiler:
                 tag(err, node)
                 raise err
             return no_super
+        if s is not scope:  # Python 3.11: a comprehension is a function whose first argument is its iterator
+            def comprehension_super(frame):
+                err = TypeError("super(type, obj): obj must be an instance or subtype of type")
+                tag(err, node)
+                raise err
+            return comprehension_super
         cell, first = s.super_cell, s.first_param
         hops = 0
         t = scope
@@ -278,6 +284,8 @@ class CallableCompiler:
             for _ in range(hops):
                 f = f.parent
             try:
+                if first not in f:
+                    raise RuntimeError("super(): arg[0] deleted")
                 return super(cell[0], f[first])
             except Exception as e:
                 tag(e, node)
