@@ -103,7 +103,7 @@ def test_ast_node_inits_are_the_dataclass_ones():
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if getattr(ast, cls.__name__, None) is cls:  # (not a class statement's first class, which _node remade)
+        if getattr(ast, cls.__name__, None) is cls:  # (not a test's subclass)
             classes.append(cls)
     assert len(classes) > 50
     for cls in classes:

@@ -285,6 +285,27 @@ def test_the_parse_table_cache_is_keyed_by_the_code_that_derives_the_tables(monk
     assert parser.tables_file(text) != name
 
 
+def test_the_cached_tables_bind_the_builders_reducers_by_name_when_they_load():
+    """The parse-table cache holds no reducer: the driver binds each rule's callback by its name when
+    it loads the data, so the cache need not change with the builder (a reducer written, a
+    description's rule added)."""
+    import marshal
+
+    from gradcli.lang.lalr import Driver
+    from gradcli.lang.tokenizer import ParseState, tokenize
+
+    parser.prepare()
+    path = parser.tables_file(parser.grammar_path().read_text())
+    if path is None or not Path(path).is_file():
+        pytest.skip("no cache file")
+    data = marshal.loads(Path(path).read_bytes())
+    builder = type(BUILDER)()
+    install_reducers(builder)
+    builder.pass_stmt = lambda c: ("made here", c[0].value)
+    module = Driver(data["lalr"], builder).parse(tokenize("pass\n", ParseState(), parser.fast_parser()[1]), "module")
+    assert module.body == [("made here", "pass")]
+
+
 def test_no_other_copy_of_the_keyword_tables():
     """Keyword lists are spelt in the grammar only: no module of gradcli holds a literal sequence of
     three or more of the statement keywords."""

@@ -169,7 +169,10 @@ def fast_parser() -> tuple[Driver, ScanTables]:
     Both come from Lark's parser, as plain data that is cached next to Lark's own cache: a
     start-up that finds it loads neither Lark's parser nor its table (Lark is loaded when a
     syntax error needs it).  The cache is keyed by the grammar and by the code that makes
-    and reads the data (lalr.py, tokenizer.py), so an edit there rebuilds it.
+    and reads the data (lalr.py, tokenizer.py, keywords.py), so an edit there rebuilds it.
+    The builder's reducers are not in it: the data names each rule's callback (the rule's
+    name or alias), and the driver binds the builder's method or generic reducer of that name
+    when it loads, so a reducer written or a description's ``rule`` added needs no rebuild.
     """
     global _DRIVER, _TABLES, _KEYWORD_DATA
     if _DRIVER is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from . import ast as A
 
-__all__ = ["STATEMENTS", "sub_blocks", "contains_yield", "lowerings"]
+__all__ = ["STATEMENTS", "contains_yield", "lowerings"]
 
 
 def _described(base) -> dict:
@@ -34,11 +34,6 @@ def _described(base) -> dict:
 
 
 STATEMENTS = _described(A.Stmt)
-
-
-def sub_blocks(stmt) -> list:
-    """The statement lists directly inside ``stmt`` that share its scope ([] for the others)."""
-    return STATEMENTS[type(stmt)].sub_blocks(stmt)
 
 
 def contains_yield(body: list) -> bool:
