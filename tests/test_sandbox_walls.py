@@ -74,6 +74,13 @@ ATTACKS = [
      's = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\ns.load_state_dict({"__dict__": {}})', "KeyError", None),
     ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\ns = torch.optim.lr_scheduler.LambdaLR(opt, '
      'lambda e: 1)\ns.load_state_dict({"__class__": 1, "lr_lambdas": [None]})', "KeyError", "'__class__'"),
+    # CyclicLR: a script's scale_fn is never state; its load_state_dict is the checked __dict__ update
+    ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1, momentum=0.9)\n'
+     's = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, scale_fn=lambda x: 1.0)\n'
+     's.load_state_dict({"__class__": 1, "_scale_fn_custom": None})', "KeyError", "'__class__'"),
+    ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1, momentum=0.9)\n'
+     's = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, scale_fn=lambda x: x.__class__)\ns.step()',
+     "AttributeError", "not accessible"),
     ('opt = torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1)\nL = torch.optim.lr_scheduler\n'
      's = L.SequentialLR(opt, [L.StepLR(opt, 1)], [])\ns.load_state_dict({"__class__": 1, "_schedulers": []})',
      "KeyError", "'__class__'"),

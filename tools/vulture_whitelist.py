@@ -169,6 +169,8 @@ _.register_full_backward_pre_hook
 register_module
 _.get_parameter
 _.eval
+# gradcli/engine/optim_lr_scheduler_more.py
+CyclicLR
 # gradcli/engine/optim_more.py
 Adamax
 NAdam

@@ -1,4 +1,4 @@
-"""More of torch.optim.lr_scheduler: PolynomialLR, CosineAnnealingWarmRestarts, OneCycleLR, SequentialLR and
+"""More of torch.optim.lr_scheduler: PolynomialLR, CosineAnnealingWarmRestarts, OneCycleLR, CyclicLR, SequentialLR and
 ChainedScheduler, ported from torch/optim/lr_scheduler.py (2.13) onto optim_lr_scheduler.LRScheduler, so
 that learning rates, momentum cycling and state_dict() print as torch's."""
 from __future__ import annotations
@@ -191,6 +191,96 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
+
+class CyclicLR(LRScheduler):
+    """torch's CyclicLR: the learning rate (and momentum, or Adam's beta1) cycles between base and max;
+    mode triangular, triangular2 or exp_range, or the script's scale_fn (called with the cycle or
+    the iteration number, as scale_mode says)."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise errors.type_error(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise errors.value("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise errors.value("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums,
+                                                         optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_momentum, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_momentum
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is None and self.mode in ("triangular", "triangular2"):
+            self.scale_mode = "cycle"
+        elif self._scale_fn_custom is None and self.mode == "exp_range":
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            momentums = [max_m - (max_m - base_m) * scale_factor * self.scale_fn(at)
+                         for base_m, max_m in zip(self.base_momentums, self.max_momentums)]
+            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scale_fn_custom")}
+        state["_scale_fn_custom"] = None  # torch keeps a function's place, not the function
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        state.pop("_scale_fn_custom", None)
+        self.__dict__.update(checked_state(self, state))
+        self._init_scale_fn()
+
 def _check_schedulers(kind, optimizer, schedulers):
     for idx, scheduler in enumerate(schedulers):
         if not isinstance(scheduler, LRScheduler):
@@ -286,7 +376,7 @@ class ChainedScheduler(LRScheduler):
         _load_nested_state(self, state_dict)
 
 
-NAMES = ("PolynomialLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ChainedScheduler")
+NAMES = ("PolynomialLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "CyclicLR", "SequentialLR", "ChainedScheduler")
 
 
 for _n in NAMES:
