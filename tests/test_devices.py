@@ -489,8 +489,8 @@ def _family(name):
         import test_ops_breadth as t
 
         def run(fn):
-            from gradcli.engine.ops import special
-            special.reset_warn_once()
+            from gradcli.engine.ops import special_common
+            special_common.reset_warn_once()
             torch.set_default_dtype(torch.float32)
             torch.manual_seed(0)
             try:
@@ -521,18 +521,18 @@ def _family(name):
 def keep_warn_once():
     """The cases give torch's once-per-process warnings: leave their state as it was for later tests."""
     from gradcli.engine.nn import functional_conv
-    from gradcli.engine.ops import special
-    saved = set(special._WARNED), list(functional_conv._WARNED_SAME)
+    from gradcli.engine.ops import special_common
+    saved = set(special_common._WARNED), list(functional_conv._WARNED_SAME)
     yield
-    special._WARNED.clear()
-    special._WARNED.update(saved[0])
+    special_common._WARNED.clear()
+    special_common._WARNED.update(saved[0])
     functional_conv._WARNED_SAME[:] = saved[1]
 
 
 def _fresh_warn_once():
     from gradcli.engine.nn import functional_conv
-    from gradcli.engine.ops import special
-    special.reset_warn_once()
+    from gradcli.engine.ops import special_common
+    special_common.reset_warn_once()
     functional_conv._WARNED_SAME[0] = False
 
 

@@ -59,8 +59,8 @@ TORCH = _Torch()
 
 @pytest.fixture(autouse=True)
 def _defaults():
-    from gradcli.engine.ops import special
-    special.reset_warn_once()  # every case starts as a fresh process with torch does
+    from gradcli.engine.ops import special_common
+    special_common.reset_warn_once()  # every case starts as a fresh process with torch does
     dtypes.set_default_dtype(dtypes.float32)
     api.manual_seed(0)
     yield

@@ -17,7 +17,8 @@ from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, smooth_l1_loss_backward
 from ..ops.scan import norm, vector_norm
-from ..ops.special import logsigmoid, xlogy
+from ..ops.activations import logsigmoid
+from ..ops.special_binary import xlogy
 from ..device import asarray as _asarray
 from ..device import check_same, xp_of
 

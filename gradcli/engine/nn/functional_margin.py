@@ -19,7 +19,7 @@ from ..ops import elementwise as E
 from ..ops import words
 from ..ops import reduction as R
 from ..ops import shape as S
-from ..ops.special import log1p
+from ..ops.special_unary import log1p
 from ..tensor import wrap
 from .functional_loss import reduction_of
 from .module import Module

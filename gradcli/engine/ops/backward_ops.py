@@ -238,7 +238,7 @@ class GeluBackwardBackward0(_BackwardOp):
             left_derivative = 0.5 * right
             right_derivative = left * (1 - t * t) * (GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq))
             return g * (left_derivative + right_derivative)
-        from .special import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
+        from .special_unary import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
         cdf = 0.5 * (1 + ErfBackward0.forward(x * math.sqrt(0.5)))
         pdf = _GELU_ALPHA * E.ExpBackward0.forward(x * x * -0.5)
         return g * (cdf + x * pdf)
@@ -249,7 +249,7 @@ class GeluBackwardBackward0(_BackwardOp):
         g_self = None
         if _needs(self, 1):  # gelu_double_backward
             if approximate == "tanh":
-                from .special import cosh  # noqa: PLC0415 - special applies this module's ops
+                from .special_unary import cosh  # noqa: PLC0415 - special applies this module's ops
                 inner = GELU_BETA * (x + GELU_KAPPA * x * x * x)
                 t = E.tanh(inner)
                 sech = 1 / cosh(inner)

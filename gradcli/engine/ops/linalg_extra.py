@@ -23,7 +23,7 @@ from .registry import Sample, V, case, tables
 from .registry import op as declare
 from .reduction import return_type
 from .shape import sum_to
-from .special import warn_once
+from .special_common import warn_once
 from ..device import asarray as _asarray
 from ..device import xp_of
 from ..device import host, like
@@ -358,7 +358,7 @@ def trace(input):
     if input._data.ndim != 2:
         raise errors.runtime(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
     if input.dtype is dtypes.bool_:
-        from .special import not_implemented  # noqa: PLC0415
+        from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("trace", input.dtype)
     dt = R.sum_dtype(input.dtype)
     r = np.trace(input._data, dtype=dt.np)

@@ -23,7 +23,8 @@ from . import reduction as R
 from . import replays
 from .reduction import RETURN_TYPES, return_type
 from .registry import Sample, V, case, op, tables
-from .special import inplace_method, sgn
+from .special import inplace_method
+from .elementwise import sgn
 from .shape import expand, flip, sum_to, unsqueeze
 from ..device import asarray as _asarray
 from ..device import xp_of
@@ -185,7 +186,7 @@ def logcumsumexp(input, dim=None):
     if dim is None:
         raise _missing("logcumsumexp", "dim")
     if not input.dtype.is_floating_point:
-        from .special import not_implemented  # noqa: PLC0415
+        from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("logcumsumexp_out_cpu", input.dtype)
     d = _dim_of(input, dim)
     data = input._data
@@ -378,7 +379,7 @@ def _fix_open_rows(data, idx, d, row_fn, every=False):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     if input.dtype is dtypes.bool_:
-        from .special import not_implemented  # noqa: PLC0415
+        from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("kthvalue_cpu", input.dtype)
     data = input._data
     d = _dim_of(input, dim)
@@ -431,7 +432,7 @@ def _signed_zero_median(data, r):
 def median(input, dim=None, keepdim=False):
     data = input._data
     if input.dtype is dtypes.bool_:
-        from .special import not_implemented  # noqa: PLC0415
+        from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
     if dim is None:
         flat = data.reshape(-1)
@@ -1000,7 +1001,7 @@ BincountNotImplemented.__name__ = BincountNotImplemented.__qualname__ = "NotImpl
 
 def bincount(input, weights=None, minlength=0):
     if input.dtype.category != dtypes.INT:
-        from .special import not_implemented  # noqa: PLC0415
+        from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("bincount_cpu", input.dtype)
     data = host(input._data)
     if data.ndim != 1 or (data.size and data.min() < 0):

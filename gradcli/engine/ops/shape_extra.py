@@ -20,7 +20,7 @@ from . import indexing as I
 from . import shape as S
 from . import replays
 from .registry import Sample, V, case, op, tables
-from .special import warn_once
+from .special_common import warn_once
 from ..device import asarray as _asarray
 from ..device import on_host, scatter_add as _scatter_add_at, xp_of
 

@@ -1,0 +1,608 @@
+"""The activation functions (softplus, gelu, silu, mish, elu/selu/celu, leaky_relu, rrelu,
+hardtanh/relu6, hardsigmoid, hardswish, logsigmoid, softsign, tanhshrink, threshold,
+soft/hardshrink, glu): plain functions with torch.nn.functional's signatures, so that
+`torch.nn.functional` binds them (the special family's FUNCTIONAL), and their declarations (OPS).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, errors, numerics
+from ..autograd import NotImplementedNode, make_node
+from ..function import Function, record
+from ..tensor import wrap, wrap_dim
+from . import backward_ops as B
+from . import elementwise as E
+from .backward_ops import GELU_BETA, GELU_KAPPA
+from .elementwise import where
+from .registry import Sample, V, case, op, sample1
+from .special_common import (
+    SELU_ALPHA,
+    SELU_SCALE,
+    SQRT1_2,
+    host_kernel,
+    inplace_call,
+    inplace_method,
+    need_float,
+    not_implemented,
+    wrap_as,
+)
+from .special_unary import erf_np
+
+# ---------------------------------------------------------------------------- activations
+
+class SoftplusBackward0(Function):
+    __slots__ = ()
+    explain = "sigmoid({a})"
+    replay = staticmethod(lambda xs, kw, outs: [_softplus_np(xs[0], kw["beta"], kw["threshold"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.softplus_backward(g, x, self._kw["beta"], self._kw["threshold"]),)
+
+
+def _softplus_np(x, beta, threshold):
+    xb = x * beta
+    with np.errstate(all="ignore"):
+        soft = numerics.ufunc(np.log1p)(numerics.exp(xb)) / beta
+    return np.where(xb > threshold, x, soft)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    need_float(input, "softplus_cpu")
+    r = _softplus_np(input._data, beta, threshold)
+    return record(SoftplusBackward0, (input,), wrap_as(r, input.dtype), {"beta": beta, "threshold": threshold})
+
+
+class GeluBackward0(Function):
+    __slots__ = ()
+    explain = "gelu'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [_gelu_np(xs[0], kw["approximate"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.gelu_backward(g, x, self._kw["approximate"]),)
+
+
+def _gelu_np(x, approximate):
+    if approximate == "tanh":
+        x_cube = x * x * x
+        return 0.5 * x * (1 + np.tanh(GELU_BETA * (x + GELU_KAPPA * x_cube)))
+    return x * 0.5 * (1 + host_kernel(erf_np)(x * SQRT1_2))
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise errors.runtime("approximate argument must be either none or tanh.")
+    need_float(input, "GeluKernelImpl")
+    r = _gelu_np(input._data, approximate)
+    return record(GeluBackward0, (input,), wrap_as(r, input.dtype), {"approximate": approximate})
+
+
+class SiluBackward0(Function):
+    __slots__ = ()
+    explain = "silu'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] / (1 + np.exp(-xs[0]))])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        s = E.sigmoid(x)
+        return (g * s * E.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
+
+
+def silu(input, inplace=False):
+    return _maybe_inplace(_silu, input, inplace)
+
+
+def _silu(input):
+    need_float(input, "silu_cpu")
+    x = input._data
+    r = numerics.silu(x)
+    return record(SiluBackward0, (input,), wrap_as(r, input.dtype))
+
+
+class MishBackward0(Function):
+    __slots__ = ()
+    explain = "mish'({a})"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] * np.tanh(_softplus_np(xs[0], 1.0, 20.0))])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        s = E.sigmoid(x)
+        tsp = E.tanh(softplus(x))
+        return (g * (tsp + x * s * (1 - tsp * tsp)),)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(_mish, input, inplace)
+
+
+def _mish(input):
+    need_float(input, "mish_cpu")
+    x = input._data
+    r = x * np.tanh(_softplus_np(x, 1.0, 20.0))
+    return record(MishBackward0, (input,), wrap_as(r, input.dtype))
+
+
+class _BackwardNotDifferentiable(NotImplementedNode):
+    """The node of a gradient torch cannot differentiate again (its backward kernel has no formula)."""
+    __slots__ = ()
+
+    def backward(self, grad):
+        raise errors.runtime(f"derivative for {self._opname} is not implemented")
+
+
+def _no_double_backward(opname, inputs, compute):
+    """compute() without a graph; under create_graph the result gets a node that refuses to go on."""
+    from ..autograd import grad_mode  # noqa: PLC0415
+    if not grad_mode.enabled or not any(t._rg for t in inputs):
+        return compute()
+    grad_mode.enabled = False
+    try:
+        r = compute()
+    finally:
+        grad_mode.enabled = True
+    node = make_node(_BackwardNotDifferentiable, inputs, r.dtype)
+    node._opname = opname
+    r._rg = True
+    r.grad_fn = node
+    return r
+
+
+def _maybe_inplace(fn, input, inplace, *args):
+    """fn(input, *args), or its in-place form (same node, saving the original value)."""
+    if inplace:
+        return inplace_method(fn, fn.__name__ + "_")(input, *args)
+    return fn(input, *args)
+
+
+def _inplace_node(input, compute, cls, kw):
+    """An activation applied in place: the node (cls, e.g. EluBackward1) reads the result."""
+    from .indexing import check_inplace  # noqa: PLC0415
+    check_inplace(input)
+    r = compute(input._data)
+    input._data[...] = r
+    input._version[0] += 1
+    out = wrap(input._data, input.dtype)
+    out._version = input._version
+    record(cls, (input,), out, kw)
+    if out.grad_fn is not None:
+        input.grad_fn = out.grad_fn
+        input._output_nr = 0
+        input._rg = True
+        # the node reads the result: the tensor itself, at its new version
+        from ..autograd import SavedValue  # noqa: PLC0415
+        input.grad_fn._saved = (SavedValue(input, True),)
+    return input
+
+
+class EluBackward0(Function):
+    __slots__ = ()
+    explain = "1 where {a} > 0, else elu({a}) + alpha"
+    replay = staticmethod(lambda xs, kw, outs: [_elu_np(xs[0], kw["alpha"], kw["scale"], kw["input_scale"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        k = self._kw
+        return (B.elu_backward(g, k["alpha"], k["scale"], k["input_scale"], False, x),)
+
+
+class EluBackward1(Function):
+    """elu in place: the formula reads the result."""
+    __slots__ = ()
+    explain = "1 where {a} > 0, else elu({a}) + alpha"
+    replay = staticmethod(lambda xs, kw, outs: [_elu_np(xs[0], kw["alpha"], kw["scale"], kw["input_scale"])])
+    save_output = True
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        k = self._kw
+        return (B.elu_backward(g, k["alpha"], k["scale"], k["input_scale"], True, result),)
+
+
+class CeluBackward0(EluBackward0):
+    __slots__ = ()
+    explain = "1 where {a} > 0, else exp({pa} / alpha)"
+
+
+class CeluBackward1(EluBackward1):
+    __slots__ = ()
+    explain = "1 where {a} > 0, else exp({pa} / alpha)"
+
+
+def _elu_np(x, alpha, scale, input_scale):
+    with np.errstate(all="ignore"):
+        neg = numerics.ufunc(np.expm1)(x * input_scale) * (alpha * scale)
+    return np.where(x > 0, x * scale, neg)
+
+
+def _elu(input, alpha, scale, input_scale, inplace, classes):
+    need_float(input, "elu_cpu")
+    kw = {"alpha": alpha, "scale": scale, "input_scale": input_scale}
+    if inplace:
+        return _inplace_node(input, lambda a: _elu_np(a, alpha, scale, input_scale), classes[1], kw)
+    r = _elu_np(input._data, alpha, scale, input_scale)
+    return record(classes[0], (input,), wrap_as(r, input.dtype), kw)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _elu(input, alpha, 1.0, 1.0, inplace, (EluBackward0, EluBackward1))
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    return _elu(input, SELU_ALPHA, SELU_SCALE, 1.0, inplace, (EluBackward0, EluBackward1))
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise errors.runtime("ZeroDivisionError")
+    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace, (CeluBackward0, CeluBackward1))
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+class LeakyReluBackward0(Function):
+    __slots__ = ()
+    explain = "1 where {a} > 0, else the negative slope"
+    replay = staticmethod(lambda xs, kw, outs: [_leaky_np(xs[0], kw["negative_slope"])])
+    save_inputs = True
+    kernel = staticmethod(B.leaky_relu_backward)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (self.kernel(g, x, self._kw["negative_slope"]),)
+
+
+class LeakyReluBackward1(Function):
+    __slots__ = ()
+    explain = "1 where {a} > 0, else the negative slope"
+    replay = staticmethod(lambda xs, kw, outs: [_leaky_np(xs[0], kw["negative_slope"])])
+    save_output = True
+    kernel = staticmethod(B.leaky_relu_backward)
+
+    def backward(self, g):
+        (result,) = self.saved[-1:]
+        return (self.kernel(g, result, self._kw["negative_slope"]),)
+
+
+def _leaky_np(x, slope):
+    return np.where(x > 0, x, x * slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    need_float(input, "leaky_relu_cpu")
+    kw = {"negative_slope": negative_slope}
+    if inplace:
+        return _inplace_node(input, lambda a: _leaky_np(a, negative_slope), LeakyReluBackward1, kw)
+    return record(LeakyReluBackward0, (input,), wrap_as(_leaky_np(input._data, negative_slope), input.dtype), kw)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+class RreluWithNoiseBackward0(LeakyReluBackward0):
+    """rrelu outside training: a leaky relu with the mean slope."""
+    __slots__ = ()
+    kernel = staticmethod(B.rrelu_with_noise_backward)
+
+
+class RreluWithNoiseBackward1(LeakyReluBackward1):
+    __slots__ = ()
+    kernel = staticmethod(B.rrelu_with_noise_backward)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if training:
+        raise errors.runtime("rrelu with training=True is not supported by gradcli")
+    need_float(input, "leaky_relu_cpu")
+    slope = (lower + upper) / 2
+    kw = {"negative_slope": slope}
+    if inplace:
+        return _inplace_node(input, lambda a: _leaky_np(a, slope), RreluWithNoiseBackward1, kw)
+    return record(RreluWithNoiseBackward0, (input,), wrap_as(_leaky_np(input._data, slope), input.dtype), kw)
+
+
+class HardtanhBackward0(Function):
+    __slots__ = ()
+    explain = "1 inside [min, max], else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.clip(xs[0], kw["min_val"], kw["max_val"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.hardtanh_backward(g, x, self._kw["min_val"], self._kw["max_val"]),)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
+
+
+def _hardtanh(input, min_val, max_val):
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("Bool inputs not supported for hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    r = np.minimum(np.maximum(input._data, min_val), max_val)
+    out = wrap_as(r, input.dtype)
+    if input.dtype.is_floating_point:
+        out = record(HardtanhBackward0, (input,), out, {"min_val": min_val, "max_val": max_val})
+    return out
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class HardsigmoidBackward0(Function):
+    __slots__ = ()
+    explain = "1/6 where -3 < {a} < 3, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.clip(xs[0] / 6 + 0.5, 0, 1)])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (_no_double_backward("aten::hardsigmoid_backward", (g, x),
+                                    lambda: where((x > -3.0) & (x < 3.0), g * (1.0 / 6.0), 0.0)),)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(_hardsigmoid, input, inplace)
+
+
+def _hardsigmoid(input):
+    need_float(input, "hardsigmoid_cpu")
+    x = input._data
+    r = np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return record(HardsigmoidBackward0, (input,), wrap_as(r, input.dtype))
+
+
+class HardswishBackward0(Function):
+    __slots__ = ()
+    explain = "(2 * {a} + 3) / 6 where -3 < {a} < 3, 1 above, 0 below"
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] * np.clip(xs[0] + 3, 0, 6) / 6])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.hardswish_backward(g, x),)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(_hardswish, input, inplace)
+
+
+def _hardswish(input):
+    need_float(input, "hardswish_cpu")
+    x = input._data
+    r = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
+    return record(HardswishBackward0, (input,), wrap_as(r, input.dtype))
+
+
+class LogSigmoidBackward0(Function):
+    __slots__ = ()
+    explain = "1 - sigmoid({a})"
+    replay = staticmethod(lambda xs, kw, outs: [-np.logaddexp(0.0, -xs[0])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.log_sigmoid_backward(g, x),)
+
+
+def logsigmoid(input):
+    need_float(input, "log_sigmoid_cpu")
+    x = input._data
+    r = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    return record(LogSigmoidBackward0, (input,), wrap_as(r, input.dtype))
+
+
+def softsign(input):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("abs_cpu", input.dtype)
+    return E.div(input, E.add(E.abs(input), 1))
+
+
+def tanhshrink(input):
+    return E.sub(input, E.tanh(input))
+
+
+class ThresholdBackward0(Function):
+    __slots__ = ()
+    explain = "1 where {a} > threshold, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.where(xs[0] <= kw["threshold"], kw["value"], xs[0])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (B.threshold_backward(g, x, self._kw["threshold"]),)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """threshold_ (in place): the same formula on the original input."""
+    __slots__ = ()
+
+
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return inplace_method(_threshold, "threshold_", ThresholdBackward1)(input, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, threshold, value):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("threshold_cpu", input.dtype)
+    out = wrap_as(np.where(input._data <= threshold, np.asarray(value).astype(input._data.dtype)[()], input._data),
+               input.dtype)
+    if input.dtype.is_floating_point:
+        out = record(ThresholdBackward0, (input,), out, {"threshold": threshold, "value": value})
+    return out
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+class SoftshrinkBackward0(Function):
+    __slots__ = ()
+    explain = "1 where |{a}| > lambd, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [_softshrink_np(xs[0], kw["lambd"])])
+    save_inputs = True
+    kernel = staticmethod(B.softshrink_backward)
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (self.kernel(g, x, self._kw["lambd"]),)
+
+
+class HardshrinkBackward0(SoftshrinkBackward0):
+    __slots__ = ()
+    replay = staticmethod(lambda xs, kw, outs: [np.where(np.abs(xs[0]) > kw["lambd"], xs[0], 0.0)])
+    kernel = staticmethod(B.hardshrink_backward)
+
+
+def _softshrink_np(x, lambd):
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+
+
+def softshrink(input, lambd=0.5):
+    need_float(input, "softshrink_check")
+    if lambd < 0:
+        raise errors.runtime(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    r = _softshrink_np(input._data, lambd)
+    return record(SoftshrinkBackward0, (input,), wrap_as(r, input.dtype), {"lambd": lambd})
+
+
+def hardshrink(input, lambd=0.5):
+    need_float(input, "hardshrink_cpu")
+    x = input._data
+    r = np.where((x >= -lambd) & (x <= lambd), 0, x)
+    return record(HardshrinkBackward0, (input,), wrap_as(r, input.dtype), {"lambd": lambd})
+
+
+class GluBackward0(Function):
+    __slots__ = ()
+    explain = "the glu Jacobian: sigmoid(b) on the first half, a * sigmoid(b) * (1 - sigmoid(b)) on the second"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_glu_np(xs[0], kw["dim"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        d = self._kw["dim"]
+        return (B.glu_backward(g, x, d),)
+
+
+def glu(input, dim=-1):
+    need_float(input, "glu_cpu")
+    if input.ndim == 0:
+        raise errors.runtime("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if n % 2:
+        raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return record(GluBackward0, (input,), wrap_as(_glu_np(input._data, d), input.dtype), {"dim": d})
+
+
+def _glu_np(x, d):
+    """ATen's glu kernel: a * (1 / (1 + exp(-b))), in float for float16 (one rounding at the end); b is
+    passed as the strided view the kernel reads, so the sigmoid's vector body and tail fall as in torch."""
+    n = x.shape[d] // 2
+    lead = (slice(None),) * d
+    a = x[lead + (slice(0, n),)]
+    b = x[lead + (slice(n, 2 * n),)]
+    if x.dtype == np.float16:
+        return (a.astype(np.float32) * numerics.sigmoid(b.astype(np.float32))).astype(np.float16)
+    return a * numerics.sigmoid(b)
+
+
+# ---------------------------------------------------------------------------- declarations
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+# ---------------------------------------------------------------------------- declarations
+
+OPS = [
+    # activations
+    op("hardshrink", hardshrink, HardshrinkBackward0, functional=True, sample=sample1("any", 0.2),
+       cases={"hardshrink": case(lambda torch, x0: torch.nn.functional.hardshrink(x0), V.WIDE)}),
+    op("softshrink", softshrink, SoftshrinkBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"softshrink": case(lambda torch, x0: torch.nn.functional.softshrink(x0), V.WIDE)}),
+    op("softplus", softplus, SoftplusBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"softplus": case(lambda torch, x0: torch.nn.functional.softplus(x0), V.WIDE),
+              "softplus_beta": case(lambda torch, x: torch.nn.functional.softplus(x, 2.0, 3.0), V.WIDE)}),
+    op("gelu", gelu, GeluBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"gelu": case(lambda torch, x0: torch.nn.functional.gelu(x0), V.WIDE),
+              "gelu_tanh": case(lambda torch, x: torch.nn.functional.gelu(x, approximate='tanh'), V.WIDE)}),
+    op("silu", silu, SiluBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"silu": case(lambda torch, x0: torch.nn.functional.silu(x0), V.WIDE)}),
+    op("mish", mish, MishBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"mish": case(lambda torch, x0: torch.nn.functional.mish(x0), V.WIDE)}),
+    op("elu", elu, EluBackward0, EluBackward1, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"elu": case(lambda torch, x0: torch.nn.functional.elu(x0), V.WIDE),
+              "elu_inplace": case(lambda torch, x: torch.nn.functional.elu(x * 1, inplace=True), V.WIDE)}),
+    op("elu_", elu_, EluBackward1, method=False, torch=False, functional=True, sample=sample1(
+        call=inplace_call("elu_", "F"))),
+    op("selu", selu, EluBackward0, EluBackward1, method=False, functional=True, sample=sample1(),
+       cases={"selu": case(lambda torch, x0: torch.nn.functional.selu(x0), V.WIDE)}),
+    op("selu_", selu_, EluBackward1, method=False, sample=sample1(call=inplace_call("selu_"))),
+    op("celu", celu, CeluBackward0, CeluBackward1, method=False, functional=True, sample=sample1(),
+       cases={"celu": case(lambda torch, x: torch.nn.functional.celu(x, 2.0), V.WIDE)}),
+    op("celu_", celu_, CeluBackward1, method=False, sample=sample1(call=inplace_call("celu_")),
+       cases={"celu_inplace": case(lambda torch, x: torch.celu_(x * 1), V.WIDE)}),
+    op("leaky_relu", leaky_relu, LeakyReluBackward0, LeakyReluBackward1, method=False, torch=False,
+       functional=True, sample=sample1("any", 0.2),
+       cases={"leaky_relu": case(lambda torch, x: torch.nn.functional.leaky_relu(x, 0.2), V.WIDE),
+              "leaky_relu_inplace": case(lambda torch, x: torch.nn.functional.leaky_relu(x * 1, 0.1, inplace=True), V.WIDE)}),
+    op("leaky_relu_", leaky_relu_, LeakyReluBackward1, method=False, torch=False, functional=True,
+       sample=sample1(call=inplace_call("leaky_relu_", "F"))),
+    op("rrelu", rrelu, RreluWithNoiseBackward0, RreluWithNoiseBackward1, method=False, functional=True,
+       sample=sample1(),
+       cases={"rrelu_eval": case(lambda torch, x: torch.nn.functional.rrelu(x, training=False), V.WIDE)}),
+    op("rrelu_", rrelu_, RreluWithNoiseBackward1, method=False, sample=sample1(call=inplace_call("rrelu_"))),
+    op("hardtanh", hardtanh, HardtanhBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"hardtanh": case(lambda torch, x0: torch.nn.functional.hardtanh(x0), V.WIDE)}),
+    op("hardtanh_", hardtanh_, HardtanhBackward0, method=False, torch=False, functional=True,
+       sample=sample1(call=inplace_call("hardtanh_", "F"))),
+    op("relu6", relu6, HardtanhBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"relu6": case(lambda torch, x0: torch.nn.functional.relu6(x0), [-1.0, 2.5, 6.5])}),
+    op("hardsigmoid", hardsigmoid, HardsigmoidBackward0, method=False, torch=False, functional=True,
+       sample=sample1(second=False),
+       cases={"hardsigmoid": case(lambda torch, x0: torch.nn.functional.hardsigmoid(x0), V.WIDE, second=False)}),  # torch's hardsigmoid_backward has no derivative
+    op("hardswish", hardswish, HardswishBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"hardswish": case(lambda torch, x0: torch.nn.functional.hardswish(x0), V.WIDE)}),
+    op("logsigmoid", logsigmoid, LogSigmoidBackward0, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"logsigmoid": case(lambda torch, x0: torch.nn.functional.logsigmoid(x0), V.WIDE)}),
+    op("softsign", softsign, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"softsign": case(lambda torch, x0: torch.nn.functional.softsign(x0), V.WIDE)}),  # div's and abs's nodes
+    op("tanhshrink", tanhshrink, method=False, torch=False, functional=True, sample=sample1(),
+       cases={"tanhshrink": case(lambda torch, x0: torch.nn.functional.tanhshrink(x0), V.WIDE)}),  # sub's and tanh's
+    op("threshold", threshold, ThresholdBackward0, method=False, functional=True, sample=sample1("any", 0.1, 2.0),
+       cases={"threshold": case(lambda torch, x: torch.nn.functional.threshold(x, 0.1, 2.0), V.WIDE)}),
+    op("threshold_", threshold_, ThresholdBackward1, method=False, functional=True,
+       sample=sample1(call=lambda torch, x: torch.threshold_(x * 1, 0.1, 2.0))),
+    op("glu", glu, GluBackward0, method=False, torch=False, functional=True,
+       sample=Sample([((4,),), ((2, 4),)]),
+       cases={"glu": case(lambda torch, x0: torch.nn.functional.glu(x0), [V.A[:4], V.B[:4]])}),
+]

@@ -1,0 +1,620 @@
+"""Binary elementwise extras of the special family: atan2, hypot, logaddexp, xlogy, fmod, copysign,
+..., lerp, addcmul, addcdiv, nan_to_num and logit, with their declarations (OPS).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes, errors, numerics
+from ..device import asarray as _asarray
+from ..device import xp_of
+from ..function import Function, record
+from ..tensor import Tensor, wrap
+from . import elementwise as E
+from .elementwise import binary, coerce, needs_input_grad, shaped, where
+from .registry import Sample, V, case, op, sample1, sample2
+from .shape import sum_to
+from .special_common import IP, TIP, not_implemented, wrap_as
+
+# ---------------------------------------------------------------------------- binary
+
+class Atan2Backward0(Function):
+    __slots__ = ()
+    explain = ("{b} / ({pa}**2 + {pb}**2)", "-{pa} / ({pa}**2 + {pb}**2)")
+    save_inputs = True
+    forward = staticmethod(np.arctan2)
+
+    def backward(self, g):
+        a, b = self.saved
+        recip = E.reciprocal(a * a + b * b)
+        from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+        recip = masked_fill(recip, E.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
+        ga = g * b * recip if needs_input_grad(self, 0) else None
+        gb = g * -a * recip if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+def atan2(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return binary(Atan2Backward0, input, other, compute_dtype=E.float_division)
+
+
+arctan2 = atan2
+
+
+class HypotBackward0(Function):
+    __slots__ = ()
+    explain = ("{pa} / hypot({a}, {b})", "{pb} / hypot({a}, {b})")
+    save_inputs = True
+    save_output = True
+    forward = staticmethod(np.hypot)
+
+    def backward(self, g):
+        a, b, result = self.saved
+        ga = g * a / result if needs_input_grad(self, 0) else None
+        gb = g * b / result if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+def _binary_float_only(cls, input, other, kernel):
+    other = coerce(other)
+    dt = dtypes.result_type((input, other))
+    if not dt.is_floating_point:
+        raise not_implemented(kernel, dt)
+    return binary(cls, input, other)
+
+
+def hypot(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _binary_float_only(HypotBackward0, input, other, "hypot_cpu")
+
+
+class LogaddexpBackward0(Function):
+    __slots__ = ()
+    explain = ("1 / (1 + exp({pb} - {pa}))", "1 / (1 + exp({pa} - {pb}))")
+    save_inputs = True
+    forward = staticmethod(np.logaddexp)
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / E.add_scalar(E.exp(b - a), 1) if needs_input_grad(self, 0) else None
+        gb = g / E.add_scalar(E.exp(a - b), 1) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+class Logaddexp2Backward0(Function):
+    __slots__ = ()
+    explain = ("1 / (1 + 2**({pb} - {pa}))", "1 / (1 + 2**({pa} - {pb}))")
+    save_inputs = True
+    forward = staticmethod(np.logaddexp2)
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / (1 + E.pow(2, b - a)) if needs_input_grad(self, 0) else None
+        gb = g / (1 + E.pow(2, a - b)) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+def logaddexp(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"logaddexp(): argument 'other' (position 2) must be Tensor, not "
+                                f"{type(other).__name__}")
+    return _binary_float_only(LogaddexpBackward0, input, other, "logaddexp_cpu")
+
+
+def logaddexp2(input, other):
+    if not isinstance(other, Tensor):
+        raise errors.type_error(f"logaddexp2(): argument 'other' (position 2) must be Tensor, not "
+                                f"{type(other).__name__}")
+    return _binary_float_only(Logaddexp2Backward0, input, other, "logaddexp2_cpu")
+
+
+def _xlogy_np(x, y):
+    with np.errstate(all="ignore"):
+        r = x * np.log(y)
+    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0)[()], r)  # [()]: a number stays a number
+    return _asarray(r)
+
+
+def _xlogy_grad(g, other):
+    """at::xlogy(grad, other): g * log(other), 0 where g == 0 (differentiable in g and other)."""
+    return where(g == 0, 0.0, g * E.log(other))
+
+
+class _XlogBackward0(Function):
+    """xlogy (shift 0) and xlog1py (shift 1) of two tensors. torch: self: at::xlogy(grad, other)
+    .masked_fill((self == 0.) & (other <= 0.), 0.) (xlog1py: other <= -1.); other: grad * self / other
+    (xlog1py: other + 1)."""
+    __slots__ = ()
+    save_inputs = True
+    shift = 0
+
+    def backward(self, g):
+        x, y = self.saved
+        gx = gy = None
+        if needs_input_grad(self, 0):
+            from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+            gx = masked_fill(self.op(g, y), (x == 0.0) & (y <= -self.shift), 0)
+        if needs_input_grad(self, 1):
+            gy = g * x / (y + self.shift if self.shift else y)
+        return shaped(gx, x), shaped(gy, y)
+
+
+class _XlogBackward1(Function):
+    """xlogy and xlog1py of (number, tensor): grad * self / other (xlog1py: other + 1)."""
+    __slots__ = ()
+    save_inputs = True
+    shift = 0
+
+    def backward(self, g):
+        (y,) = self.saved
+        return (g * self._kw["self"] / (y + self.shift if self.shift else y),)
+
+
+class XlogyBackward0(_XlogBackward0):
+    __slots__ = ()
+    explain = ("log({b})", "{pa} / {pb}")
+    forward = staticmethod(_xlogy_np)
+    op = staticmethod(lambda g, y: xlogy(g, y))
+
+
+class XlogyBackward1(_XlogBackward1):
+    """xlogy(number, tensor)."""
+    __slots__ = ()
+    explain = "{kw[self]} / {pa}"
+    replay = staticmethod(lambda xs, kw, outs: [_xlogy_np(kw["self"], xs[0])])
+
+
+class XlogyBackward2(Function):
+    """xlogy(tensor, number)."""
+    __slots__ = ()
+    explain = "log({kw[other]}) (0 where {a} == 0)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlogy_np(xs[0], kw["other"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        other = self._kw["other"]
+        gx = _xlogy_grad(g, _full_like(x, other))
+        if not other > 0.0:
+            gx = where(x == 0.0, 0.0, gx)
+        return (gx,)
+
+
+def _full_like(t, value):
+    return wrap(xp_of(t._data).full(t._data.shape, value, t._data.dtype), t.dtype)
+
+
+def xlogy(input, other):
+    other = coerce(other)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise errors.type_error("xlogy() received an invalid combination of arguments")
+    return _xlog(input, other, _xlogy_np, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
+
+
+def _xlog(input, other, kernel, nodes):
+    """xlogy and xlog1py: kernel(input, other) in the float dtype of the two; nodes: the node of
+    (tensor, tensor), (number, tensor) and (tensor, number)."""
+    dt = E.float_division(dtypes.result_type((input, other)))
+    x, y = E.binary_operands(input, other, dt)
+    if dt is dtypes.float16:  # torch's Half kernel: a number made Half too, each step rounded to Half
+        x, y = np.asarray(x, np.float16), np.asarray(y, np.float16)
+    try:
+        r = kernel(x, y)
+    except ValueError:
+        raise E.broadcast_error(input, other) from None
+    out = wrap_as(r, dt)
+    if not isinstance(input, Tensor):
+        return record(nodes[1], (other,), out, {"self": input})
+    if not isinstance(other, Tensor):
+        return record(nodes[2], (input,), out, {"other": other})
+    return record(nodes[0], (input, other), out)
+
+
+def _xlog1py_np(x, y):
+    with np.errstate(all="ignore"):
+        r = x * numerics.ufunc(np.log1p)(y)
+    r = np.where(np.equal(x, 0), np.where(np.isnan(y), np.nan, 0.0)[()], r)  # [()]: a number stays a number
+    return _asarray(r)
+
+
+class SpecialXlog1PyBackward0(_XlogBackward0):
+    __slots__ = ()
+    explain = ("log1p({b})", "{pa} / ({b} + 1)")
+    forward = staticmethod(_xlog1py_np)
+    op = staticmethod(lambda g, y: xlog1py(g, y))
+    shift = 1
+
+
+class SpecialXlog1PyBackward1(_XlogBackward1):
+    """xlog1py(number, tensor)."""
+    __slots__ = ()
+    explain = "{kw[self]} / ({a} + 1)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlog1py_np(kw["self"], xs[0])])
+    shift = 1
+
+
+class SpecialXlog1PyBackward2(Function):
+    """xlog1py(tensor, number)."""
+    __slots__ = ()
+    explain = "log1p({kw[other]}) (0 where {a} == 0 and the number <= -1)"
+    replay = staticmethod(lambda xs, kw, outs: [_xlog1py_np(xs[0], kw["other"])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        other = self._kw["other"]
+        gx = xlog1py(g, other)  # torch: other > -1 ? xlog1py(grad, other) : ... .masked_fill(self == 0., 0.)
+        if not other > -1.0:
+            gx = where(x == 0.0, 0.0, gx)
+        return (gx,)
+
+
+def xlog1py(input, other):
+    """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (NaN where other is NaN)."""
+    if isinstance(other, (Tensor, int, float)):
+        other = coerce(other)
+    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, int, float))
+            or isinstance(other, Tensor) and isinstance(input, (int, float))):
+        from ..argcheck import typename  # noqa: PLC0415
+        raise errors.type_error(
+            f"special_xlog1py() received an invalid combination of arguments - got ({typename(input)}, "
+            f"{typename(other)}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+    return _xlog(input, other, _xlog1py_np, (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1,
+                                             SpecialXlog1PyBackward2))
+
+
+class FmodBackward0(Function):
+    """fmod(tensor, number)."""
+    __slots__ = ()
+    explain = "1"
+    replay = staticmethod(lambda xs, kw, outs: [np.fmod(xs[0], kw["other"])])
+
+    def backward(self, g):
+        return (g,)
+
+
+class FmodBackward1(Function):
+    __slots__ = ()
+    explain = ("1", "-trunc({pa} / {pb})")
+    replay = staticmethod(lambda xs, kw, outs: [np.fmod(xs[0], xs[1])])
+    save_inputs = True
+
+    def backward(self, g):
+        a, b = self.saved
+        gb = -g * E.div(a, b, rounding_mode="trunc") if needs_input_grad(self, 1) else None
+        return sum_to(g, a.shape), shaped(gb, b)
+
+
+def _fmod_np(a, b):
+    return np.fmod(a, b)
+
+
+def fmod(input, other):
+    other = coerce(other)
+    dt = dtypes.result_type((input, other))
+    x, y = E.binary_operands(input, other, dt)
+    if not dt.is_floating_point and np.any(np.equal(y, 0)):
+        raise errors.runtime("ZeroDivisionError")
+    try:
+        r = _fmod_np(x, y)
+    except ValueError:
+        raise E.broadcast_error(input, other) from None
+    out = wrap_as(r, dt)
+    if not isinstance(other, Tensor):
+        return record(FmodBackward0, (input,), out, {"other": other})
+    return record(FmodBackward1, (input, other), out)
+
+
+class CopysignBackward0(Function):
+    __slots__ = ()
+    explain = ("sign({a}) * sign({b}) (0 where {a} == 0)", "0")
+    replay = staticmethod(lambda xs, kw, outs: [np.copysign(xs[0], xs[1])])
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        a, b, result = self.saved
+        ga = _copysign_grad(g, a, result) if needs_input_grad(self, 0) else None
+        gb = E.mul(b, 0.0) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+class CopysignBackward1(Function):
+    __slots__ = ()
+    explain = "sign({a}) * sign({kw[other]}) (0 where {a} == 0)"
+    replay = staticmethod(lambda xs, kw, outs: [np.copysign(xs[0], kw["other"])])
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        a, result = self.saved
+        return (_copysign_grad(g, a, result),)
+
+
+def _copysign_grad(g, a, result):
+    ratio = where(a == 0, 0.0, result / a)
+    return g * ratio
+
+
+def copysign(input, other):
+    other = coerce(other)
+    dt = E.float_division(dtypes.result_type((input, other)))
+    x, y = E.binary_operands(input, other, dt)
+    try:
+        r = np.copysign(x, y)
+    except ValueError:
+        raise E.broadcast_error(input, other) from None
+    out = wrap_as(r, dt)
+    if not isinstance(other, Tensor):
+        return record(CopysignBackward1, (input,), out, {"other": other})
+    return record(CopysignBackward0, (input, other), out)
+
+
+class FmaxBackward0(Function):
+    __slots__ = ()
+    explain = ("1 where {a} >= {b} or {b} is NaN, else 0", "1 where {a} < {b} or {a} is NaN, else 0")
+    save_inputs = True
+    forward = staticmethod(np.fmax)
+
+    def backward(self, g):
+        a, b = self.saved
+        keep_a = (a >= b) | E.isnan(b)
+        ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
+        gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+class FminBackward0(Function):
+    __slots__ = ()
+    explain = ("1 where {a} <= {b} or {b} is NaN, else 0", "1 where {a} > {b} or {a} is NaN, else 0")
+    save_inputs = True
+    forward = staticmethod(np.fmin)
+
+    def backward(self, g):
+        a, b = self.saved
+        keep_a = (a <= b) | E.isnan(b)
+        ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
+        gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
+        return shaped(ga, a), shaped(gb, b)
+
+
+def fmax(input, other):
+    return binary(FmaxBackward0, input, other)
+
+
+def fmin(input, other):
+    return binary(FminBackward0, input, other)
+
+
+def float_power(input, exponent):
+    if isinstance(input, Tensor):
+        input = input.to(dtypes.float64)
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(dtypes.float64)
+    return E.pow(input, exponent)
+
+
+# ---------------------------------------------------------------------------- lerp, addcmul, addcdiv
+
+class LerpBackward0(Function):
+    """lerp(start, end, number)."""
+    __slots__ = ()
+    explain = ("1 - {kw[weight]}", "{kw[weight]}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw["weight"] * (xs[1] - xs[0])])
+
+    def backward(self, g):
+        w = self._kw["weight"]
+        s_shape, e_shape = self._kw["shapes"]
+        gs = sum_to(E.mul_scalar(g, 1 - w), s_shape) if needs_input_grad(self, 0) else None  # torch: grad * (1 - weight)
+        ge = sum_to(E.mul_scalar(g, w), e_shape) if needs_input_grad(self, 1) else None
+        return gs, ge
+
+
+class LerpBackward1(Function):
+    """lerp(start, end, weight tensor)."""
+    __slots__ = ()
+    explain = ("1 - {pc}", "{c}", "{pb} - {pa}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + xs[2] * (xs[1] - xs[0])])
+    save_inputs = True
+
+    def backward(self, g):
+        s, e, w = self.saved
+        gs = shaped(g * (1 - w), s) if needs_input_grad(self, 0) else None
+        ge = shaped(g * w, e) if needs_input_grad(self, 1) else None
+        gw = shaped(g * (e - s), w) if needs_input_grad(self, 2) else None
+        return gs, ge, gw
+
+
+def lerp(input, end, weight):
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype:
+            raise errors.runtime(f"expected dtype {_low(input.dtype)} for `{name}` but got dtype {_low(t.dtype)}")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
+                              input.dtype)
+    dt = input.dtype
+    s, e = input._data, end._data
+    try:
+        if isinstance(weight, Tensor):
+            w = weight._data
+            r = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
+        else:
+            w = weight
+            r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
+    except ValueError:
+        raise E.broadcast_error(input, end) from None
+    out = wrap_as(r, dt)
+    if isinstance(weight, Tensor):
+        return record(LerpBackward1, (input, end, weight), out)
+    return record(LerpBackward0, (input, end), out, {"weight": weight, "shapes": (input._data.shape, e.shape)})
+
+
+def _low(dt):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}[dt.name]
+
+
+class AddcmulBackward0(Function):
+    __slots__ = ()
+    explain = ("1", "{kw[value]} * {pc}", "{kw[value]} * {pb}")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] * xs[2]])
+    save_inputs = True
+
+    def backward(self, g):
+        x, t1, t2 = self.saved
+        v = self._kw["value"]
+        gx = shaped(g, x) if needs_input_grad(self, 0) else None
+        g1 = shaped(g * t2 * v, t1) if needs_input_grad(self, 1) else None
+        g2 = shaped(g * t1 * v, t2) if needs_input_grad(self, 2) else None
+        return gx, g1, g2
+
+
+class AddcdivBackward0(Function):
+    __slots__ = ()
+    explain = ("1", "{kw[value]} / {pc}", "-{kw[value]} * {pb} / {pc}**2")
+    replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] / xs[2]])
+    save_inputs = True
+
+    def backward(self, g):
+        x, t1, t2 = self.saved
+        v = self._kw["value"]
+        gx = shaped(g, x) if needs_input_grad(self, 0) else None
+        # torch: grad * (value / tensor2), -grad * (value * tensor1 / (tensor2 * tensor2))
+        g1 = shaped(g * (v / t2), t1) if needs_input_grad(self, 1) else None
+        g2 = shaped(-g * (v * t1 / (t2 * t2)), t2) if needs_input_grad(self, 2) else None
+        return gx, g1, g2
+
+
+def _ternary(input, t1, t2, fn):
+    dt = dtypes.result_type((input, t1, t2))
+    arrays = [t._data.astype(dt.np, copy=False) for t in (input, t1, t2)]
+    try:
+        r = fn(*arrays)
+        np.broadcast_shapes(r.shape, input._data.shape)
+    except ValueError:
+        raise E.broadcast_error(t1, t2) from None
+    return wrap_as(r, dt), dt
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    if input.dtype is dtypes.bool_:
+        raise not_implemented("addcmul_cpu_out", input.dtype)
+    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + value * b * c)
+    return record(AddcmulBackward0, (input, tensor1, tensor2), out, {"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+        raise errors.runtime(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + value * (b / c))
+    return record(AddcdivBackward0, (input, tensor1, tensor2), out, {"value": value})
+
+
+# ---------------------------------------------------------------------------- nan_to_num, logit
+
+class NanToNumBackward0(Function):
+    __slots__ = ()
+    explain = "1 where {a} is finite, else 0"
+    replay = staticmethod(lambda xs, kw, outs: [np.nan_to_num(xs[0])])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * E.isfinite(x),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    data = input._data
+    if not input.dtype.is_floating_point:
+        return wrap(data.copy(), input.dtype)
+    info = np.finfo(data.dtype)
+    r = np.where(np.isnan(data), nan, data)
+    r = np.where(np.isposinf(data), info.max if posinf is None else posinf, r)
+    r = np.where(np.isneginf(data), info.min if neginf is None else neginf, r)
+    return record(NanToNumBackward0, (input,), wrap_as(r, input.dtype))
+
+
+class LogitBackward0(Function):
+    __slots__ = ()
+    explain = "1 / ({pa} * (1 - {pa}))"
+    replay = staticmethod(lambda xs, kw, outs: [np.log(xs[0] / (1 - xs[0]))])
+    save_inputs = True
+
+    def backward(self, g):
+        (x,) = self.saved
+        eps = self._kw["eps"] if self._kw else None
+        grad = g / (x * (1 - x))
+        if eps is None:
+            return (where((x < 0.0) | (x > 1.0), math.nan, grad),)
+        return (where((x < eps) | (x > 1.0 - eps), 0.0, grad),)
+
+
+def logit(input, eps=None):
+    dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
+    z = input._data.astype(dt.np, copy=False)
+    if eps is not None:
+        z = np.clip(z, eps, 1.0 - eps)
+    r = np.log(z / (1 - z))
+    return record(LogitBackward0, (input,), wrap_as(r, dt), {"eps": eps} if eps is not None else None)
+
+
+# ---------------------------------------------------------------------------- declarations
+
+OPS = [
+    op("xlogy", xlogy, XlogyBackward0, XlogyBackward1, XlogyBackward2, special=True,
+       sample=sample2("any", "pos"), **TIP,
+       cases={"xlogy": case(lambda torch, x0, x1: torch.xlogy(x0, x1), V.A, V.P),
+              "xlogy_scalar": case(lambda torch, x: torch.xlogy(x, 2.5), V.A),
+              "xlogy_number_self": case(lambda torch, y: torch.xlogy(1.5, y), V.P)}),
+    op("xlog1py", xlog1py, SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1PyBackward2, method=False,
+       torch=False, special=True, sample=sample2("any", "pos")),
+    op("logit", logit, LogitBackward0, special=True, sample=sample1("prob"), **TIP,
+       cases={"logit": case(lambda torch, x0: torch.logit(x0), V.P),
+              "logit_eps": case(lambda torch, x: torch.logit(x, eps=0.2), V.P)}),
+    # binary
+    op("atan2", atan2, Atan2Backward0, aliases=("arctan2",), sample=sample2(), **IP,
+       cases={"atan2": case(lambda torch, x0, x1: torch.atan2(x0, x1), V.A, V.B)}),
+    op("hypot", hypot, HypotBackward0, sample=sample2(), **IP,
+       cases={"hypot": case(lambda torch, x0, x1: torch.hypot(x0, x1), V.A, V.B)}),
+    op("logaddexp", logaddexp, LogaddexpBackward0, sample=sample2(),
+       cases={"logaddexp": case(lambda torch, x0, x1: torch.logaddexp(x0, x1), V.A, V.B),
+              "logaddexp_bcast": case(lambda torch, x0, x1: torch.logaddexp(x0, x1), V.M23, V.A[:3])}),
+    op("logaddexp2", logaddexp2, Logaddexp2Backward0, sample=sample2(),
+       cases={"logaddexp2": case(lambda torch, x0, x1: torch.logaddexp2(x0, x1), V.A, V.B)}),
+    op("fmod", fmod, FmodBackward0, FmodBackward1, sample=sample2("any", "pos"), **IP,
+       cases={"fmod": case(lambda torch, x0, x1: torch.fmod(x0, x1), [5.5, -5.3, 3.2], [2.0, 2.1, -1.5]),
+              "fmod_scalar": case(lambda torch, x: torch.fmod(x, 1.5), [5.5, -5.3, 3.2])}),
+    op("copysign", copysign, CopysignBackward0, CopysignBackward1, sample=sample2(), **IP,
+       cases={"copysign": case(lambda torch, x0, x1: torch.copysign(x0, x1), V.A, V.B)}),
+    op("fmax", fmax, FmaxBackward0, sample=sample2(),
+       cases={"fmax": case(lambda torch, x0, x1: torch.fmax(x0, x1), V.A, V.B)}),
+    op("fmin", fmin, FminBackward0, sample=sample2(),
+       cases={"fmin": case(lambda torch, x0, x1: torch.fmin(x0, x1), V.A, V.B)}),
+    op("float_power", float_power, sample=sample2("pos", "any"), **IP,
+       cases={"float_power": case(lambda torch, x: torch.float_power(x, 3), V.A)}),  # pow's nodes, in float64
+    # lerp, addcmul, addcdiv, nan_to_num
+    op("lerp", lerp, LerpBackward0, LerpBackward1, sample=Sample([((2, 3), (2, 3), (2, 3)), ((3,), (2, 3), ())],
+                                                                   ("any", "any", "prob")), **IP,
+       cases={"lerp": case(lambda torch, a, b: torch.lerp(a, b, 0.3), V.A, V.B),
+              "lerp_tensor": case(lambda torch, x0, x1, x2: torch.lerp(x0, x1, x2), V.A, V.B, V.P)}),
+    op("addcmul", addcmul, AddcmulBackward0, sample=Sample([((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
+                                                           kwargs={"value": 0.5}), **IP,
+       cases={"addcmul": case(lambda torch, a, b, c: torch.addcmul(a, b, c, value=0.5), V.A, V.B, V.P)}),
+    op("addcdiv", addcdiv, AddcdivBackward0, sample=Sample([((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
+                                                           ("any", "any", "pos"), kwargs={"value": 2}), **IP,
+       cases={"addcdiv": case(lambda torch, a, b, c: torch.addcdiv(a, b, c, value=2.0), V.A, V.B, V.P)}),
+    op("nan_to_num", nan_to_num, NanToNumBackward0, sample=sample1(), **TIP,
+       cases={"nan_to_num": case(lambda torch, x0: torch.nan_to_num(x0), V.A)}),
+]
