@@ -74,6 +74,8 @@ def _live():
 SPLIT = {
     "gradcli.engine.ops.special": {"gradcli.engine.ops." + m for m in (
         "special_common", "special_unary", "special_binary", "activations")},
+    "gradcli.engine.ops.scan": {"gradcli.engine.ops.selection", "gradcli.engine.ops.norms"},
+    "gradcli.engine.ops.linalg_extra": {"gradcli.engine.ops.linalg_products", "gradcli.engine.ops.einsum"},
 }
 
 

@@ -256,16 +256,8 @@ CharTensor = _LegacyTensorType(int8, "CharTensor")
 ByteTensor = _LegacyTensorType(uint8, "ByteTensor")
 BoolTensor = _LegacyTensorType(bool, "BoolTensor")
 
-# the breadth ops (issue 5): torch.X functions that are not Tensor methods, torch.linalg, torch.special
-from .ops import linalg_extra as _LX  # noqa: E402
-from .ops import scan as _SC  # noqa: E402
-from .ops import shape_extra as _SX  # noqa: E402
-from .ops import special as _SP  # noqa: E402
-
-from .ops import misc_ops as _MX  # noqa: E402
-from .ops import index_ops as _IX  # noqa: E402
-
-for _m in (_SP, _SC, _LX, _SX, _MX, _IX):
+# the breadth ops (issue 5, methods.BREADTH): torch.X functions that are not Tensor methods, torch.linalg, torch.special
+for _m in _methods.BREADTH:
     globals().update(getattr(_m, "TORCH", {}))
     for _name in getattr(_m, "METHOD_ONLY", ()):
         globals().pop(_name, None)
@@ -278,7 +270,7 @@ random = _Module(  # torch.random: the generator functions under their module's 
 )
 
 special = _Module("torch.special", **_methods.SPECIAL,
-                  **{k: v for _m in (_SP, _SC, _LX, _SX) for k, v in getattr(_m, "SPECIAL", {}).items()})
+                  **{k: v for _m in _methods.BREADTH for k, v in getattr(_m, "SPECIAL", {}).items()})
 
 # `out=` for every torch.X function (constructors included), as torch accepts it (outarg.py); torch's
 # TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py

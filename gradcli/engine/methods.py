@@ -27,17 +27,23 @@ METHOD_ONLY = frozenset(n for t in _DECLARED for n in t["METHOD_ONLY"])  # Tenso
 METHODS = {k: v for t in _DECLARED for k, v in t["METHODS"].items()}
 
 
-# the breadth ops (issue 5): each of these modules lists its own Tensor methods and in-place forms
+# the breadth ops (issue 5): each of these families derives its own tables (Tensor methods, in-place forms and,
+# for api.py, TORCH, METHOD_ONLY, LINALG, SPECIAL) from its declarations; a new family goes in BREADTH
 from .ops import linalg_extra as _LX  # noqa: E402
+from .ops import linalg_products as _LP  # noqa: E402
+from .ops import einsum as _EI  # noqa: E402
 from .ops import scan as _SC  # noqa: E402
+from .ops import selection as _SEL  # noqa: E402
+from .ops import norms as _NO  # noqa: E402
 from .ops import index_ops as _IX  # noqa: E402
 from .ops import misc_ops as _MX  # noqa: E402
 from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
-for _m in (_SP, _SC, _LX, _SX, _IX, _MX):
+BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _EI, _SX, _IX, _MX)
+for _m in BREADTH:
     METHODS.update(_m.METHODS)
-_BREADTH_INPLACE = {name: fn for _m in (_SP, _SC, _LX, _SX, _IX, _MX) for name, fn in _m.INPLACE.items()}
+_BREADTH_INPLACE = {name: fn for _m in BREADTH for name, fn in _m.INPLACE.items()}
 
 
 def _install():

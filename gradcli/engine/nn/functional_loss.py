@@ -16,7 +16,7 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, smooth_l1_loss_backward
-from ..ops.scan import norm, vector_norm
+from ..ops.norms import norm, vector_norm
 from ..ops.activations import logsigmoid
 from ..ops.special_binary import xlogy
 from ..device import asarray as _asarray

@@ -18,7 +18,7 @@ def _grads(parameters):
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     from ..factory import tensor  # noqa: PLC0415
-    from ..ops.scan import vector_norm  # noqa: PLC0415
+    from ..ops.norms import vector_norm  # noqa: PLC0415
     from ..ops import shape as S  # noqa: PLC0415
     if isinstance(tensors, Tensor):
         tensors = [tensors]
