@@ -373,8 +373,5 @@ OPS = [
               "einsum_ellipsis": case(lambda torch, a, b: torch.einsum('...j,jk->...k', a, b), V.M23, V.M33)}),
 ]
 
-_TABLES = tables(OPS, lazy_inplace)
-METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>)
-INPLACE = _TABLES["INPLACE"]   # x.name_()
-TORCH = _TABLES["TORCH"]       # torch.<name> only, torch.addmv_
-LINALG = _TABLES["LINALG"]     # torch.linalg.<name>
+_TABLES = tables(OPS, lazy_inplace)  # its tables (registry.tables): Tensor methods, x.name_(), torch.<name> only, ...
+METHODS, INPLACE, TORCH, LINALG = (_TABLES[k] for k in ("METHODS", "INPLACE", "TORCH", "LINALG"))

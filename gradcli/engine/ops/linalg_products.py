@@ -347,8 +347,5 @@ OPS = [
        cases={"vecdot": case(lambda torch, x0, x1: torch.linalg.vecdot(x0, x1), V.M23, V.M23)}),
 ]
 
-_TABLES = tables(OPS, lazy_inplace)
-METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>)
-INPLACE = _TABLES["INPLACE"]   # x.name_()
-TORCH = _TABLES["TORCH"]       # torch.<name> only, torch.addmv_
-LINALG = _TABLES["LINALG"]     # torch.linalg.<name>
+_TABLES = tables(OPS, lazy_inplace)  # its tables (registry.tables): Tensor methods, x.name_(), torch.<name> only, ...
+METHODS, INPLACE, TORCH, LINALG = (_TABLES[k] for k in ("METHODS", "INPLACE", "TORCH", "LINALG"))

@@ -384,9 +384,5 @@ OPS = [
               "vector_norm_1": case(lambda torch, x: torch.linalg.vector_norm(x, 1), V.A)}),
 ]
 
-_TABLES = tables(OPS, inplace_method)
-METHODS = _TABLES["METHODS"]    # Tensor methods (and torch.<name>)
-INPLACE = _TABLES["INPLACE"]    # x.name_()
-TORCH = _TABLES["TORCH"]        # torch.<name> only
-LINALG = _TABLES["LINALG"]      # torch.linalg.<name>
-SPECIAL = _TABLES["SPECIAL"]    # torch.special.<name>
+_TABLES = tables(OPS, inplace_method)  # its tables (registry.tables): Tensor methods, x.name_(), torch.<name> only, ...
+METHODS, INPLACE, TORCH, LINALG, SPECIAL = (_TABLES[k] for k in ("METHODS", "INPLACE", "TORCH", "LINALG", "SPECIAL"))

@@ -434,9 +434,5 @@ OPS = [
     op("count_nonzero", count_nonzero, no_grad=INT_RESULT),
 ]
 
-_TABLES = tables(OPS, inplace_method)
-METHODS = _TABLES["METHODS"]    # Tensor methods (and torch.<name>)
-INPLACE = _TABLES["INPLACE"]    # x.name_()
-TORCH = _TABLES["TORCH"]        # torch.<name> only
-LINALG = _TABLES["LINALG"]      # torch.linalg.<name>
-SPECIAL = _TABLES["SPECIAL"]    # torch.special.<name>
+_TABLES = tables(OPS, inplace_method)  # its tables (registry.tables): Tensor methods, x.name_(), torch.<name> only, ...
+METHODS, INPLACE, TORCH, LINALG, SPECIAL = (_TABLES[k] for k in ("METHODS", "INPLACE", "TORCH", "LINALG", "SPECIAL"))
