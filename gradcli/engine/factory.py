@@ -133,6 +133,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         _check_nesting(data)
     d = dtype or _infer_dtype(data)
     nested = _to_nested(data)
+    if d.category == dtypes.INT:
+        nested = _checked_ints(nested, d)
     try:
         arr = np.array(nested, dtype=d.np)
     except OverflowError:
@@ -140,6 +142,32 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     except (ValueError, TypeError) as e:
         raise errors.value(str(e)) from None
     return finish(arr, d, device, requires_grad)
+
+
+def _checked_ints(nested, d):
+    """torch.tensor's conversion of each number into an integer dtype (c10::checked_convert, which
+    names the dtype): a Python int past 64 bits is CPython's overflow, one out of the dtype's range an
+    error (a uint8 takes -255..255, the negatives wrapping), a float is truncated where it fits."""
+    info = np.iinfo(d.np)
+    low = int(info.min) if d.is_signed else -int(info.max)
+    wrap_at = None if d.is_signed else 1 << (8 * d.itemsize)
+
+    def convert(v):
+        if isinstance(v, list):
+            return [convert(x) for x in v]
+        if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, builtins.float)):
+            return v
+        if isinstance(v, builtins.int):
+            if not -(1 << 63) <= v < (1 << 63):
+                raise errors.value("Overflow when unpacking long long")
+            bad = not low <= v <= info.max
+        else:
+            bad = v != v or not info.min <= v <= info.max
+        if bad:
+            raise errors.runtime(f"value cannot be converted to type {d.name} without overflow")
+        v = int(v)
+        return v + wrap_at if v < 0 and wrap_at else v
+    return convert(nested)
 
 
 def _check_str(data):

@@ -124,6 +124,12 @@ def g_pow3(base, exp, mod=None):
     return pow(base, exp, mod)
 
 
+def g_imod(a, b):
+    """``a %= b``: a string format (its widths checked), else Python's in-place protocol (a tensor's
+    remainder_: its dtype kept, torch's cast error)."""
+    return g_mod(a, b) if type(a) is str or type(a) is bytes else operator.imod(a, b)
+
+
 BINOPS = {
     "+": g_add, "-": operator.sub, "*": g_mul, "/": operator.truediv, "//": operator.floordiv,
     "%": g_mod, "**": g_pow, "@": operator.matmul, "<<": g_lshift, ">>": operator.rshift,
@@ -131,7 +137,7 @@ BINOPS = {
 }
 INPLACE_OPS = {
     "+": g_iadd, "-": operator.isub, "*": g_imul, "/": operator.itruediv, "//": operator.ifloordiv,
-    "%": g_mod, "**": g_ipow, "@": operator.imatmul, "<<": g_ilshift, ">>": operator.irshift,
+    "%": g_imod, "**": g_ipow, "@": operator.imatmul, "<<": g_ilshift, ">>": operator.irshift,
     "|": operator.ior, "^": operator.ixor, "&": operator.iand,
 }
 UNARYOPS = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}

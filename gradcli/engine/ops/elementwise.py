@@ -11,7 +11,7 @@ from .. import dtypes, errors, numerics
 from ...backend import vml
 from ..autograd import ZERO_NRS, NotImplementedNode, node_observer, SavedValue, sequence_numbers, site_hook, grad_mode, make_node
 from ..device import asarray as _asarray
-from ..device import check_same, is_device_array
+from ..device import check_same, is_device_array, xp_of
 from ..function import Function, record1, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
@@ -651,6 +651,8 @@ class PowBackward2(Function):
 
     @staticmethod
     def forward(y, base):
+        if y.dtype.kind in "iu":  # ATen's powi: a negative exponent gives 0 but for a base of 1 or -1
+            return pow_tensor_tensor(xp_of(y).asarray(base, y.dtype), y)
         if base == 1 or y.dtype.kind != "f" or is_device_array(y):  # CuPy computes its own pow
             return base ** y
         # torch.pow(number, tensor): a new contiguous output, then the tensor-tensor kernel
@@ -710,10 +712,28 @@ def shaped(g, like):
     return None
 
 
+def _alpha_check(a, b, alpha):
+    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha."""
+    if alpha.__class__ is int:
+        return
+    try:  # TensorIterator's shape check comes first (the op's broadcast error)
+        np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
+    except ValueError:
+        return
+    dt = dtypes.result_type((a, b))
+    if isinstance(alpha, bool):
+        if dt is not dtypes.bool_:
+            raise errors.runtime("Boolean alpha only supported for Boolean results.")
+    elif not dt.is_floating_point and isinstance(alpha, float):
+        raise errors.runtime("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def add(input, other, *, alpha=1, out=None):
     other = coerce(other)
     if not isinstance(input, Tensor):
         input, other = other, input
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
     r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
     if node is not None:
@@ -728,6 +748,8 @@ def sub(input, other, *, alpha=1, out=None):
         return rsub(other, input)
     if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
         _check_sub_bool(input, other)
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
     r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
     if node is not None:
@@ -753,6 +775,8 @@ def _check_sub_bool(a, b):
 def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
     other = coerce(other)
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
     if isinstance(other, Tensor):
         kw = None if alpha == 1 else {"alpha": alpha}
         r = binary(RsubBackward0, input, other, kw=kw)

@@ -216,8 +216,9 @@ def index_put(input, indices, values, accumulate=False):
                              f"{c10_name(input.dtype)} for the destination and {c10_name(values.dtype)} for the source.")
     data = input._data
     key = _index_key(indices, data.shape)
+    probe = tuple(k if k.dtype == bool else np.zeros_like(k) for k in key)  # the shape check comes first
     try:
-        target = np.empty(data.shape, bool)[key].shape
+        target = np.empty(data.shape, bool)[probe].shape
     except IndexError as e:
         raise errors.index(str(e).replace("axis", "dimension")) from None
     try:
@@ -227,7 +228,10 @@ def index_put(input, indices, values, accumulate=False):
     except ValueError:
         raise errors.runtime(f"shape mismatch: value tensor of shape [{', '.join(map(str, values._data.shape))}] "
                              f"cannot be broadcast to indexing result of shape [{', '.join(map(str, target))}]") from None
-    out = _index_put_arrays(data, key, values._data, accumulate)
+    try:
+        out = _index_put_arrays(data, key, values._data, accumulate)
+    except IndexError as e:
+        raise errors.index(str(e).replace("axis", "dimension")) from None
     return record(IndexPutBackward0, (input, values), wrap(out, input.dtype),
                   {"key": key, "indices": tuple(indices), "accumulate": bool(accumulate),
                    "vshape": values._data.shape})

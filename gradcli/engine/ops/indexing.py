@@ -603,7 +603,8 @@ def _scatter_reduce_legacy(input, out, coords, src, reduce):
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
             raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
-        values = src._data[tuple(slice(0, s) for s in coords[-1].shape)] if coords[-1].ndim else src._data
+        shape = np.broadcast_shapes(*(np.shape(c) for c in coords))  # the index's (coords are sparse)
+        values = src._data[tuple(slice(0, s) for s in shape)] if shape else src._data
         import warnings  # noqa: PLC0415
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",

@@ -177,6 +177,8 @@ class ProdBackward0(Function):
         x, out = self.saved
         if x._data.ndim == 0:
             return (g,)
+        if x.dtype is not g.dtype:  # prod(dtype=): derivatives.yaml's self.to(grad.scalar_type())
+            x = x.to(g.dtype)
         nz = int((x._data == 0).sum())
         if nz == 0:
             return (g * (out / x),)
@@ -199,6 +201,8 @@ class ProdBackward1(Function):
         k = self._kw
         if x._data.ndim == 0:
             return (g,)
+        if x.dtype is not g.dtype:
+            x = x.to(g.dtype)
         if not k["keepdim"]:
             g = unsqueeze(g, k["dim"])
             out = unsqueeze(out, k["dim"])
@@ -443,6 +447,43 @@ class LogSoftmaxBackward0(Function):
         return (B.log_softmax_backward_data(g, out, self._kw["dim"]),)
 
 
+def _half_in_float(data):
+    """ATen's softmax kernels take float16 in float (load, compute, round at the stores)."""
+    return data.astype(np.float32) if data.dtype == np.float16 and type(data) is np.ndarray else data
+
+
+def _half_softmax(data, d, log):
+    """The float16 kernels' own stores, measured against torch (0 differing elements): softmax over
+    another dim than the last keeps exp(x - max) in the half output before dividing by the float sum;
+    log_softmax over the last dim keeps the sum, then its log, in half."""
+    x = data.astype(np.float32)
+    m = x.max(axis=d, keepdims=True)
+    e, acc = _ordered_exp_sum(x - m, d)
+    if log:
+        log_sum = np.log(acc.astype(np.float16).astype(np.float64)).astype(np.float32)
+        return x - m - log_sum.astype(np.float16).astype(np.float32)
+    # _vec_softmax walks the (outer, inner) positions of each thread's range: a whole Vectorized<Half>
+    # of inner positions inside the range is computed in float buffers (no half store of the exps)
+    outer, inner = math.prod(x.shape[:d]), math.prod(x.shape[d + 1:])
+    from ..rng_math import capability  # noqa: PLC0415
+    lanes = 32 if capability() == "avx512" else 16
+    vec = np.zeros(outer * inner, bool)
+    if inner >= lanes:
+        for begin, end in numerics.omp_ranges(0, outer * inner, 0):
+            idx = begin
+            while idx < end:
+                if idx % inner + lanes <= inner and idx + lanes <= end:
+                    vec[idx:idx + lanes] = True
+                    idx += lanes
+                else:
+                    idx += 1
+    scalar = e.astype(np.float16).astype(np.float32) / acc
+    if not vec.any():
+        return scalar
+    vec = vec.reshape(outer, 1, inner)
+    return np.where(vec, (e / acc).reshape(outer, -1, inner), scalar.reshape(outer, -1, inner)).reshape(x.shape)
+
+
 def _softmax_input(input, dim, dtype, name="softmax"):
     dt = dtype or input.dtype
     if dim is None:
@@ -468,6 +509,10 @@ def _ordered_exp_sum(s, d):
 
 def softmax(input, dim=None, dtype=None, _stacklevel=3):
     data, d, dt = _softmax_input(input, dim, dtype)
+    if data.dtype == np.float16 and data.ndim and d != data.ndim - 1 and data.size and type(data) is np.ndarray:
+        return record(SoftmaxBackward0, (input,), wrap(_half_softmax(data, d, False).astype(np.float16), dt),
+                      {"dim": d})
+    data = _half_in_float(data)
     if data.ndim == 0:
         r = data - data + 1  # exp(x - x) / exp(x - x): 1, or NaN for a NaN or infinite x
     elif data.size == 0:
@@ -486,6 +531,10 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):
 
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3):
     data, d, dt = _softmax_input(input, dim, dtype, "log_softmax")
+    if data.dtype == np.float16 and data.ndim and d == data.ndim - 1 and data.size and type(data) is np.ndarray:
+        return record(LogSoftmaxBackward0, (input,), wrap(_half_softmax(data, d, True).astype(np.float16), dt),
+                      {"dim": d})
+    data = _half_in_float(data)
     if data.ndim == 0:
         r = data - data  # (x - x) - log(exp(x - x)): 0, or NaN for a NaN or infinite x
     elif data.size == 0:
