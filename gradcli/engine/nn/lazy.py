@@ -1,5 +1,5 @@
-"""torch.nn's lazy modules: UninitializedParameter and LazyLinear (Dive into Deep Learning builds its
-models with nn.LazyLinear). As in torch, a LazyLinear holds UninitializedParameters (no random draws
+"""torch.nn's lazy modules: UninitializedParameter, LazyLinear, LazyConv1d and LazyConv2d (Dive into Deep
+Learning builds its models with them). As in torch, a LazyLinear holds UninitializedParameters (no random draws
 at construction) and a forward pre-hook, registered first, that on the first call sets in_features
 from the input's last dimension, materialises weight and bias, initialises them as Linear does and
 turns the module into a plain Linear (its class changes: `type(m) == nn.Linear` after that)."""
@@ -9,7 +9,7 @@ from .. import errors
 from ..autograd import no_grad
 from ..tensor import Tensor, init_from
 from .parameter import Parameter
-from .modules_layers import Linear
+from .modules_layers import Conv1d, Conv2d, Linear
 
 _NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
              "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
@@ -109,9 +109,61 @@ class LazyLinear(LazyModuleMixin, Linear):
                 self.reset_parameters()
 
 
-NAMES = ("LazyLinear",)
-__all__ = ["LazyLinear", "LazyModuleMixin", "UninitializedParameter", "is_lazy"]
+class _LazyConvXdMixin(LazyModuleMixin):
+    """torch's LazyConv1d/2d: in_channels from the first input's channel dimension (dim 1 of a batch,
+    dim 0 of an unbatched input), then weight and bias made and initialised as the Conv's."""
+
+    def _lazy_conv_init(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            nd = self._nd + 1  # channels and the spatial dims
+            if not isinstance(input, Tensor):
+                raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+            if input.dim() not in (nd, nd + 1):
+                raise errors.runtime(f"Expected {nd}D (unbatched) or {nd + 1}D (batched) input to "
+                                     f"{type(self).__name__}, but got input of size: {input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == nd + 1 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise errors.value("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        Conv1d.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._lazy_conv_init(out_channels, bias, device, dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        Conv2d.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._lazy_conv_init(out_channels, bias, device, dtype)
+
+
+NAMES = ("LazyLinear", "LazyConv1d", "LazyConv2d")
+__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyModuleMixin", "UninitializedParameter", "is_lazy"]
 
 UninitializedParameter.__module__ = "torch.nn.parameter"
 LazyLinear.__module__ = "torch.nn.modules.linear"
+LazyConv1d.__module__ = LazyConv2d.__module__ = "torch.nn.modules.conv"
 LazyModuleMixin.__module__ = "torch.nn.modules.lazy"
