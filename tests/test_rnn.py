@@ -170,3 +170,47 @@ def test_a_script_can_subclass_and_reach_no_internals():
     result = _run(src)
     assert result.ok, result.error
     assert "".join(o.text for o in result.outputs) == "torch.Size([4, 1, 3])\n2\n"
+
+
+PACKED = {
+    "gru_bidirectional": lambda: nn.GRU(3, 2, bidirectional=True),
+    "lstm_2_layers": lambda: nn.LSTM(3, 2, num_layers=2),
+    "lstm_projections": lambda: nn.LSTM(3, 3, proj_size=2),
+    "rnn_batch_first": lambda: nn.RNN(3, 2, batch_first=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PACKED))
+def test_packed_sequences_gradcheck_first_and_second_order(name):
+    """pack_padded_sequence (PackPaddedSequenceBackward0), the packed layers, pad_packed_sequence (CopySlices)
+    and the permutations of enforce_sorted=False, differentiated once and twice in float64."""
+    from gradcli.engine.nn.rnn_packed import pack_padded_sequence, pad_packed_sequence
+    torch.manual_seed(0)
+    m = _double(PACKED[name]())
+    params = list(m.parameters())
+    x = _leaf(3, 4, 3) if m.batch_first else _leaf(4, 3, 3)
+    lengths = [2, 4, 1]
+
+    def f(x, *ps):
+        packed = pack_padded_sequence(x, lengths, batch_first=m.batch_first, enforce_sorted=False)
+        out, hidden = m(packed)
+        padded, _ = pad_packed_sequence(out, batch_first=m.batch_first)
+        return (padded, *hidden) if isinstance(hidden, tuple) else (padded, hidden)
+    assert gradcheck(f, (x, *params))
+    assert gradgradcheck(f, (x, *params))
+
+
+def test_packed_and_padded_agree_on_the_valid_steps():
+    """An RNN over a PackedSequence gives, for each sequence, what it gives over that sequence alone."""
+    from gradcli.engine.nn.rnn_packed import pack_sequence, pad_packed_sequence
+    torch.manual_seed(0)
+    m = nn.GRU(2, 3).double()
+    seqs = [_leaf(n, 2, seed=n) for n in (4, 2, 3)]
+    out, h = m(pack_sequence(seqs, enforce_sorted=False))
+    padded, lengths = pad_packed_sequence(out)
+    assert lengths.tolist() == [4, 2, 3]
+    for i, s in enumerate(seqs):
+        alone, h_alone = m(s)
+        np.testing.assert_allclose(padded[:len(s), i].detach().numpy(), alone.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(h[0, i].detach().numpy(), h_alone[0].detach().numpy(), rtol=1e-12)
+        assert not padded[len(s):, i].detach().numpy().any()

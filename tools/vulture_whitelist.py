@@ -190,6 +190,10 @@ LSTMCell
 GRUCell
 _.flatten_parameters
 _.all_weights
+# gradcli/engine/nn/rnn_packed.py (torch.nn.utils.rnn, reached by name; PackedSequence's methods)
+pack_sequence
+unpack_sequence
+_.is_pinned
 # gradcli/engine/nn/modules_more.py
 ZeroPad1d
 ZeroPad2d

@@ -25,7 +25,8 @@ FORBIDDEN_NAMES = frozenset(
     "dir help memoryview object classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 
-SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.optim, torch.autograd, torch.utils.data, "
+SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
+                     "torch.utils.data, "
                      "torch.autograd.functional, numpy, math, random")
 
 _ENGINE = "gradcli.engine"

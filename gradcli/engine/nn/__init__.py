@@ -1,13 +1,14 @@
 """torch.nn over gradcli's engine: Module (module.py), Parameter and Buffer (parameter.py),
 Sequential/ModuleList/ModuleDict (containers.py), layers (modules_layers.py, modules_activation.py,
-modules_more.py), recurrent layers (rnn.py, rnn_ops.py), losses (loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and
-torch.nn.utils (utils.py).
+modules_more.py), recurrent layers (rnn.py, rnn_ops.py, rnn_packed.py: also torch.nn.utils.rnn), losses
+(loss.py), torch.nn.functional (functional*.py), torch.nn.init (init.py) and torch.nn.utils (utils.py).
 
 `build(namespace_class)` returns the `torch.nn` namespace that api.py exposes: only the listed
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import functional, functional_margin, functional_multimargin, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, utils
+from . import (functional, functional_margin, functional_multimargin, init, lazy, loss, modules_activation,
+               modules_layers, modules_more, rnn, rnn_packed, utils)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -50,7 +51,8 @@ def build(namespace):
     I = namespace("torch.nn.init", **{n: getattr(init, n) for n in init.NAMES})
     P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer,
                   UninitializedParameter=lazy.UninitializedParameter)
-    U = namespace("torch.nn.utils", **{n: getattr(utils, n) for n in utils.NAMES})
+    R = namespace("torch.nn.utils.rnn", **{n: getattr(rnn_packed, n) for n in rnn_packed.NAMES})
+    U = namespace("torch.nn.utils", rnn=R, **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
 

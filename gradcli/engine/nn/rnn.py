@@ -3,7 +3,7 @@ GRUCell, with torch's parameters (names, order, shapes), default initialisation 
 +-1/sqrt(hidden_size) for every parameter in registration order: the same random stream), argument
 checks and messages, reprs, and forwards (unbatched inputs, batch_first, h0/(h0, c0), stacked and
 bidirectional layers, dropout between layers, LSTM projections) on rnn_ops.py's composites.
-PackedSequence inputs are not supported (a clear error says so)."""
+A PackedSequence input runs RNN.cpp's packed layers (rnn_packed.py)."""
 from __future__ import annotations
 
 import math
@@ -14,6 +14,7 @@ from .. import errors
 from ..argcheck import typename
 from ..tensor import Tensor
 from . import init, rnn_ops
+from .rnn_packed import PackedSequence
 from .module import Module
 from .parameter import Parameter
 
@@ -31,8 +32,6 @@ def _zeros(*shape, like):
 def _dim_of(value):
     """value.dim(), with Python's AttributeError for what is no Tensor (as torch's forward meets it)."""
     if not isinstance(value, Tensor):
-        if type(value).__name__ == "PackedSequence":
-            raise errors.runtime("PackedSequence inputs to recurrent layers are not supported by gradcli")
         raise AttributeError(f"'{typename(value)}' object has no attribute 'dim'")
     return value.dim()
 
@@ -132,19 +131,21 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------------ the checks of torch's forward
 
-    def _check_input(self, input):
+    def _check_input(self, input, packed=False):
         weight = getattr(self, self._flat_weights_names[0])
         if input.dtype is not weight.dtype:
             raise errors.value(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
                                f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise errors.runtime(f"input must have 3 dimensions, got {input.dim()}")
+        expected = 2 if packed else 3
+        if input.dim() != expected:
+            raise errors.runtime(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise errors.runtime(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                  f"got {input.size(-1)}")
 
-    def _expected_hidden(self, input, size):
-        batch = input.size(0) if self.batch_first else input.size(1)
+    def _expected_hidden(self, input, size, batch=None):
+        if batch is None:
+            batch = input.size(0) if self.batch_first else input.size(1)
         return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
 
     @staticmethod
@@ -160,8 +161,38 @@ class RNNBase(Module):
             raise errors.value(f"{name}: Expected input to be 2D or 3D, got {d}D{tail}")
         return d == 3
 
+    def _packed(self, input, hx, lstm=False):
+        """The forward of a PackedSequence input: hx (given in the caller's order) permuted to the sorted
+        order, the packed layers, the output packed again and the hidden state put back in order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        batch = int(batch_sizes[0])
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if hx is None:
+            shape = self._expected_hidden(data, real_hidden, batch)
+            hx = _zeros(*shape, like=data)
+            if lstm:
+                hx = (hx, _zeros(*self._expected_hidden(data, self.hidden_size, batch), like=data))
+        elif sorted_indices is not None:
+            hx = tuple(h.index_select(1, sorted_indices) for h in hx) if lstm else hx.index_select(1, sorted_indices)
+        if lstm:
+            output, hy, cy = rnn_ops.lstm_packed(data, batch_sizes, (hx[0], hx[1]), self._flat_weights(), self.bias,
+                                                 self.num_layers, self.dropout, self.training, self.bidirectional)
+            hidden = (hy, cy)
+        else:
+            self._check_input(data, packed=True)
+            self._check_hidden(hx, self._expected_hidden(data, self.hidden_size, batch))
+            output, hidden = rnn_ops.rnn_packed(self.mode, data, batch_sizes, hx, self._flat_weights(), self.bias,
+                                                self.num_layers, self.dropout, self.training, self.bidirectional)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        if unsorted_indices is not None:
+            hidden = (tuple(h.index_select(1, unsorted_indices) for h in hidden) if lstm
+                      else hidden.index_select(1, unsorted_indices))
+        return output, hidden
+
     def _one_hidden_forward(self, input, hx):
         """RNN's and GRU's forward (one hidden state)."""
+        if isinstance(input, PackedSequence):
+            return self._packed(input, hx)
         is_batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
         if not is_batched:
@@ -220,6 +251,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._packed(input, hx, lstm=True)
         is_batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
         if not is_batched:

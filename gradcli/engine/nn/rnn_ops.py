@@ -21,6 +21,7 @@ from ..function import MultiOutputFunction, record_multi
 from ..ops import replays
 from ..ops.shape import cat, stack
 from ..tensor import wrap
+from .rnn_packed import packed_stack, sizes_of
 
 # ---------------------------------------------------------------------------- unsafe_chunk
 
@@ -285,3 +286,23 @@ def _mkldnn_lstm(input, h0, c0, flat, has_biases, num_layers, dropout, train, bi
     if batch_first:
         x = x.transpose(0, 1)
     return x, hy, cy
+
+
+# ---------------------------------------------------------------------------- over a PackedSequence
+
+
+def rnn_packed(mode, data, batch_sizes, hx, flat, has_biases, num_layers, dropout, train, bidirectional):
+    """_VF.rnn_tanh / rnn_relu / gru on (data, batch_sizes): (output data, h_n)."""
+    out, finals = packed_stack(CELLS[mode], data, sizes_of(batch_sizes), list(hx.unbind(0)),
+                               gather_params(flat, has_biases), num_layers, dropout, train, bidirectional)
+    return out, stack(finals, 0)
+
+
+def lstm_packed(data, batch_sizes, hx, flat, has_biases, num_layers, dropout, train, bidirectional):
+    """_VF.lstm on (data, batch_sizes): the composite in torch too (no oneDNN for packed input)."""
+    h0, c0 = hx
+    projections = h0.shape[2] != c0.shape[2]
+    hiddens = list(zip(h0.unbind(0), c0.unbind(0)))
+    out, finals = packed_stack(lstm_cell, data, sizes_of(batch_sizes), hiddens,
+                               gather_params(flat, has_biases, projections), num_layers, dropout, train, bidirectional)
+    return out, stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)
