@@ -61,9 +61,7 @@ def run_repl(options: Any = None, color: bool | None = None, *, stdin: TextIO | 
     try:
         return _drive(repl, interactive, stdin, stdout)
     finally:
-        close = getattr(repl, "close", None)
-        if close is not None:
-            close()
+        repl.close()
 
 
 def _drive(repl: Any, interactive: bool, stdin: TextIO, stdout: TextIO) -> int:

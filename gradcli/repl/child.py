@@ -136,7 +136,7 @@ class ChildRepl:
             return None
 
     def _restart(self, reason: str) -> None:
-        self.message(ended_text(reason, getattr(self.options, "timeout", None)), error=True)
+        self.message(ended_text(reason, self.options.timeout), error=True)
         self.errors += 1
         self._child_errors = 0
         self.names = []
@@ -150,7 +150,7 @@ class ChildRepl:
             accepted = self._ask(("accepted",))
             save_inputs(accepted or [], stripped.split()[1:], self.message)
             return True
-        reply = self._ask(("input", text, first_line), timeout=getattr(self.options, "timeout", None))
+        reply = self._ask(("input", text, first_line), timeout=self.options.timeout)
         if reply is None:
             return True
         if reply[0] == "interrupted":  # a Ctrl-C between the child's statements

@@ -44,6 +44,10 @@ class Repl:
     ``out``/``err`` are text streams; ``color`` says whether Rich may colour them.
     """
 
+    # the completion the session's process answers (ChildRepl's, over its channel); here the
+    # terminal completes from scope() and session_complete() in this process
+    complete = None
+
     def __init__(self, options: Any = None, *, out: TextIO | None = None, err: TextIO | None = None,
                  color: bool = False, filename: str = "<stdin>") -> None:
         if options is None:
@@ -58,7 +62,7 @@ class Repl:
         self.variables: dict[str, Any] = {}  # the session's names after the last run
         self.errors = 0
         self.next_line = 1                   # the line number of the next typed input
-        self.explain = bool(getattr(options, "explain", False))
+        self.explain = bool(options.explain)
         # `:graph` names the line that created each node (the terminal numbers its inputs on)
         self.show_sites = True
         self._wrote = False
@@ -68,13 +72,13 @@ class Repl:
         self._writer = self._make_writer()
         self.session = self._new_session()
 
+    def close(self) -> None:
+        """Nothing to end: the session runs in this process (ChildRepl ends its child)."""
+
     # ------------------------------------------------------------------ plumbing
     def _make_writer(self):
-        try:
-            from ..render.stream import make_writer  # noqa: PLC0415
-            return make_writer(self.out, self.color)
-        except Exception:
-            return None
+        from ..render.stream import make_writer  # noqa: PLC0415
+        return make_writer(self.out, self.color)
 
     def _new_session(self):
         from ..lang.runner import Session  # noqa: PLC0415
@@ -98,23 +102,12 @@ class Repl:
 
     def console(self, stream: TextIO | None = None):
         """A Rich console on ``stream`` (stdout by default), coloured only if allowed."""
-        stream = stream if stream is not None else self.out
-        try:
-            from ..render.style import rich_console  # noqa: PLC0415
-            return rich_console(stream, self.color)
-        except Exception:
-            from rich.console import Console  # noqa: PLC0415
-            if self.color:
-                return Console(file=stream, force_terminal=True, highlight=False)
-            return Console(file=stream, color_system=None, no_color=True, highlight=False)
+        from ..render.style import rich_console  # noqa: PLC0415
+        return rich_console(stream if stream is not None else self.out, self.color)
 
     def _write(self, text: str, line: int | None = None, *rest: Any) -> None:
         self._wrote = True
-        if self._writer is not None:
-            self._writer.write(text, line)
-        else:
-            self.out.write(text)
-            self.out.flush()
+        self._writer.write(text, line)
 
     def _warn(self, *args: Any, **kwargs: Any) -> None:
         self._warned = True
@@ -124,76 +117,16 @@ class Repl:
         """A warning as `gradcli run` shows it (``file:line:col: UserWarning: message``), once per
         site within one input."""
         if self._warning_printer is None:
-            try:
-                from ..render.diagnostics import WarningPrinter  # noqa: PLC0415
-                self._warning_printer = WarningPrinter(self.err, self.color, self._current_filename)
-            except Exception:
-                self._warning_printer = False
-        if self._warning_printer:
-            try:
-                self._warning_printer(*args, **kwargs)
-                return
-            except Exception:
-                pass
-        warning = args[0] if args else kwargs
-        category = getattr(warning, "category", None) or "UserWarning"
-        message = getattr(warning, "message", warning)
-        line = getattr(warning, "line", None)
-        where = f"{self._current_filename}:{line}: " if line is not None else ""
-        self.err.write(f"{where}{category}: {message}\n")
-        self.err.flush()
+            from ..render.diagnostics import WarningPrinter  # noqa: PLC0415
+            self._warning_printer = WarningPrinter(self.err, self.color, self._current_filename)
+        self._warning_printer(*args, **kwargs)
 
     def show_error(self, error: Any, source: str | None = None, filename: str | None = None) -> None:
-        """An error as `gradcli run` shows it (the renderer's panel; a plain one if it is missing)."""
+        """An error as `gradcli run` shows it (the renderer's panel)."""
+        from ..render.diagnostics import print_error  # noqa: PLC0415
+
         self.out.flush()
-        try:
-            from ..render.diagnostics import print_error  # noqa: PLC0415
-        except Exception:
-            print_error = None
-        if print_error is not None:
-            try:
-                print_error(error, self.err, self.color, source=source, filename=filename or self.filename)
-                return
-            except Exception:
-                pass
-        self._render_error_fallback(error, source)
-
-    def _render_error_fallback(self, error: Any, source: str | None) -> None:
-        from rich.panel import Panel  # noqa: PLC0415
-        from rich.text import Text  # noqa: PLC0415
-
-        type_name = getattr(error, "type_name", type(error).__name__)
-        message = getattr(error, "message", str(error))
-        line = getattr(error, "line", None)
-        column = getattr(error, "column", None)
-        body = Text()
-        where = getattr(error, "filename", None) or self.filename
-        if line is not None:
-            where += f", line {line}"
-            if column is not None:
-                where += f", column {column}"
-        body.append(f'File "{where}"\n' if line is None else f"{where}\n", style="dim")
-        if source is not None and line is not None:
-            lines = source.split("\n")
-            if 1 <= line <= len(lines):
-                text = lines[line - 1]
-                body.append("  " + text.rstrip() + "\n")
-                if column is not None:
-                    end_col = getattr(error, "end_column", None)
-                    end_line = getattr(error, "end_line", line)
-                    width = 1
-                    if end_col is not None and (end_line in (None, line)) and end_col > column:
-                        width = end_col - column
-                    body.append("  " + " " * (column - 1) + "^" * width + "\n", style="bold red")
-        body.append(f"{type_name}: ", style="bold red")
-        body.append(str(message))
-        hint = getattr(error, "hint", None)
-        if hint:
-            body.append("\nhint: ", style="bold yellow")
-            body.append(str(hint))
-        self.console(self.err).print(Panel(body, title=type_name, title_align="left", border_style="red",
-                                           expand=False))
-        self.err.flush()
+        print_error(error, self.err, self.color, source=source, filename=filename or self.filename)
 
     def message(self, text: str, *, error: bool = False) -> None:
         """A line from the REPL itself (not program output)."""
@@ -231,23 +164,23 @@ class Repl:
             self._refresh_variables(None)
             return False
         if not self._wrote:
-            for out in getattr(result, "outputs", None) or ():
-                self._write(getattr(out, "text", str(out)), getattr(out, "line", None))
+            for out in result.outputs:
+                self._write(out.text, out.line)
         if not self._warned:
-            for warning in getattr(result, "warnings", None) or ():
+            for warning in result.warnings:
                 self.show_warning(warning)
         self._refresh_variables(result)
-        error = getattr(result, "error", None)
-        if error is not None and getattr(error, "type_name", "") == "KeyboardInterrupt":
+        error = result.error
+        if error is not None and error.type_name == "KeyboardInterrupt":
             self.out.flush()
             self.message("KeyboardInterrupt", error=True)
             self.errors += 1
             return False
-        if not getattr(result, "ok", error is None) or error is not None:
+        if not result.ok or error is not None:
             self.errors += 1
-            if error is not None and getattr(error, "type_name", "") == "InternalError":
+            if error is not None and error.type_name == "InternalError":
                 # gradcli's own failure, not the input's: one line, as `run` says it
-                self.message(f"gradcli: {getattr(error, 'message', error)} (the session goes on)", error=True)
+                self.message(f"gradcli: {error.message} (the session goes on)", error=True)
             elif error is not None:
                 self.show_error(error, text, filename)
             return False
@@ -256,20 +189,8 @@ class Repl:
         return True
 
     def _refresh_variables(self, result: Any) -> None:
-        variables = getattr(result, "variables", None) if result is not None else None
-        if variables is None:
-            for attr in ("variables", "namespace", "globals"):
-                value = getattr(self.session, attr, None)
-                if callable(value):
-                    try:
-                        value = value()
-                    except Exception:
-                        value = None
-                if isinstance(value, dict):
-                    variables = value
-                    break
-        if isinstance(variables, dict):
-            self.variables = {k: v for k, v in variables.items() if not str(k).startswith("_")}
+        variables = result.variables if result is not None else self.session.variables()
+        self.variables = {k: v for k, v in variables.items() if not str(k).startswith("_")}
 
     def scope(self) -> dict[str, Any]:
         """The names in scope, for completion and the meta-commands."""
@@ -278,8 +199,7 @@ class Repl:
         return self.variables
 
     def session_complete(self) -> Callable[[str], Iterable[str]] | None:
-        fn = getattr(self.session, "complete", None)
-        return fn if callable(fn) else None
+        return self.session.complete
 
     # ------------------------------------------------------------------ one input
     def handle(self, text: str, first_line: int = 1) -> bool:
@@ -375,44 +295,16 @@ class Repl:
             self.explain = args[0].lower() == "on"
         else:
             self.explain = not self.explain
-        supported = self._apply_explain()
+        self.options.explain = self.explain  # the session's own options: its next run reads them
         state = "on" if self.explain else "off"
         if self.explain:
             self.message(f"Chain-rule walkthrough {state}: it applies to later backward() and "
                          f"torch.autograd.grad() calls.")
         else:
             self.message(f"Chain-rule walkthrough {state}.")
-        if not supported and self.explain:
-            self.message("(This build's runner has no walkthrough yet; the flag is kept in the session "
-                         "options and takes effect once it does.)")
-
-    def _apply_explain(self) -> bool:
-        """Set the flag where the runner may read it; True if the runner knows it."""
-        # a field of RunOptions (a class attribute with its default) means the runner reads it
-        supported = hasattr(type(self.options), "explain")
-        try:
-            setattr(self.options, "explain", self.explain)
-        except Exception:
-            pass
-        for target in (self.session,):
-            setter = getattr(target, "set_explain", None)
-            if callable(setter):
-                try:
-                    setter(self.explain)
-                    supported = True
-                except Exception:
-                    pass
-            elif hasattr(target, "explain"):
-                try:
-                    target.explain = self.explain
-                    supported = True
-                except Exception:
-                    pass
-        return supported
 
     def cmd_reset(self, args: list[str]) -> None:
         self.session = self._new_session()
-        self._apply_explain()
         self.accepted.clear()
         self.variables = {}
         self.message("Session reset: every variable is gone.")
@@ -443,7 +335,7 @@ class Repl:
         save_inputs(self.accepted, args, self.message)
 
     def cmd_device(self, args: list[str]) -> None:
-        current = str(getattr(self.options, "device", "cpu"))
+        current = str(self.options.device)
         if not args:
             self.message(f"Default device: {current}")
             return
@@ -458,51 +350,12 @@ class Repl:
             except Exception as exc:  # CudaUnavailable, or anything CuPy raises
                 self.message(f"cuda is not available: {exc} The default device stays {current}.", error=True)
                 return
-        previous = getattr(self.options, "device", "cpu")
         try:
-            setattr(self.options, "device", wanted)
-        except Exception:
-            pass
-        setter = getattr(self.session, "set_device", None)
-        if callable(setter):
-            try:
-                setter(wanted)
-            except Exception as exc:
-                setattr(self.options, "device", previous)
-                self.message(f"cannot switch to {wanted}: {exc}", error=True)
-                return
-        else:
-            try:
-                self.session = self._rebuilt_session(self.session)
-            except Exception as exc:  # noqa: BLE001 - a runner without the internals used below
-                self.message(f"Default device: {wanted} after :reset (this session could not be switched: "
-                             f"{type(exc).__name__})", error=True)
-                return
+            self.session.set_device(wanted)
+        except Exception as exc:  # noqa: BLE001 - the session keeps its device
+            self.message(f"cannot switch to {wanted}: {exc}", error=True)
+            return
         self.message(f"Default device: {wanted} (new tensors; existing ones stay where they are)")
-
-    def _rebuilt_session(self, old: Any) -> Any:
-        """A new session (made with the current options) holding the old one's variables: the
-        constructors are bound to the default device when a session is made.  Imported modules
-        and names are re-bound to the new session's; values are kept as they are."""
-        from ..lang.pyvalues import Namespace  # noqa: PLC0415
-        new = self._new_session()
-        members: dict[int, tuple[str, str]] = {}
-        for path, ns in old.namespaces.modules.items():
-            for name, value in ns._members.items():
-                if not isinstance(value, (int, float, str, bool)):
-                    members.setdefault(id(value), (path, name))
-        for key, value in old.globals.items():
-            if isinstance(value, Namespace):
-                value = new.namespaces.module(value._name) or value
-            elif id(value) in members:
-                path, name = members[id(value)]
-                ns = new.namespaces.module(path)
-                if ns is not None and name in ns._members:
-                    value = ns._members[name]
-            new.globals[key] = value
-        new._engine_state = old._engine_state
-        new._warned = old._warned
-        return new
 
 
 def save_inputs(accepted: list[str], args: list[str], message: Callable[..., None]) -> None:

@@ -124,7 +124,7 @@ def interact(repl: Any, *, history: Any = None, banner: bool = True) -> int:
         prompt_continuation=lambda width, line_number, is_soft_wrap: CONTINUATION,
         history=history if history is not None else make_history(),
         lexer=HighlightLexer() if color else None,
-        completer=make_completer(repl.scope, repl.session_complete, getattr(repl, "complete", None)),
+        completer=make_completer(repl.scope, repl.session_complete, repl.complete),
         complete_while_typing=False,
         key_bindings=_key_bindings(),
         color_depth=None if color else ColorDepth.DEPTH_1_BIT,
