@@ -63,12 +63,9 @@ class Flags:
     def run_options(self):
         from gradcli.lang.options import RunOptions  # noqa: PLC0415 - light: no engine, no language
 
-        options = RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
-                             max_elements=self.max_elements, timeout=self.timeout)
-        for name in ("explain", "check", "detect_anomaly"):
-            if getattr(self, name) and hasattr(options, name):
-                setattr(options, name, True)
-        return options
+        return RunOptions(dtype=self.dtype, device=self.device, seed=self.seed, max_steps=self.max_steps,
+                          max_elements=self.max_elements, timeout=self.timeout, explain=bool(self.explain),
+                          check=bool(self.check), detect_anomaly=bool(self.detect_anomaly))
 
 
 def parse_count(text) -> int:

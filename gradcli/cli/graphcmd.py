@@ -136,10 +136,10 @@ def _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output=Fal
     sys.stderr.flush()
     err = result.error
     if err is not None:
-        if getattr(err, "type_name", "") == "InternalError":
-            if flags.debug and getattr(err, "traceback_text", ""):
+        if isinstance(err, runner.InternalError):
+            if flags.debug and err.traceback_text:
                 sys.stderr.write(err.traceback_text)
-            internal_error(getattr(err, "original", None) or RuntimeError(err.message), False)
+            internal_error(err.original or RuntimeError(err.message), False)
             code = EXIT_INTERNAL
         else:
             code = EXIT_SCRIPT

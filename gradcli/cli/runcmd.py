@@ -154,7 +154,7 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
         elif kind == "loc":
             location[0] = message[1:]
 
-    if getattr(flags, "isolate", False):
+    if flags.isolate:
         from . import isolate  # noqa: PLC0415
 
         def body(channel):
@@ -241,9 +241,9 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
             with hard_deadline(options.timeout, lambda: expire(session)):
                 result = session.run(src.text, src.name)
         if flags.explain:
-            data["explain"] = [r.to_json() for r in getattr(result, "explain", None) or ()]
+            data["explain"] = [r.to_json() for r in result.explain]
         if flags.check:
-            data["checks"] = [r.to_json() for r in getattr(result, "checks", None) or ()]
+            data["checks"] = [r.to_json() for r in result.checks]
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
@@ -257,31 +257,30 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
                 "internal_text": f"{type(exc).__name__}: {exc}",
                 "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))}
 
-    for w in getattr(result, "warnings", None) or ():
+    for w in result.warnings:
         warn(w)
-    data["outputs"] = [(getattr(o, "text", str(o)), getattr(o, "line", None))
-                       for o in getattr(result, "outputs", None) or ()]
-    variables = getattr(result, "variables", None) or {}
+    data["outputs"] = [(o.text, o.line) for o in result.outputs]
+    variables = result.variables
     if flags.json:
         from gradcli.render.tensors import tensors_json  # noqa: PLC0415
 
         data["tensors"] = tensors_json(variables)
     if flags.summary and not flags.json:
         data["summary"] = _summary_text(variables, flags.color_out(), src.name, flags.several)
-    err = getattr(result, "error", None)
+    err = result.error
     if err is not None:
-        type_name = getattr(err, "type_name", type(err).__name__)
-        if type_name == "KeyboardInterrupt":
+        internal = isinstance(err, runner.InternalError)
+        original = err.original if internal else None
+        if err.type_name == "KeyboardInterrupt":
             raise KeyboardInterrupt
-        if type_name == "CudaUnavailable" or _is_cuda_unavailable(getattr(err, "original", None)):
-            return {"kind": "cuda", "message": str(getattr(err, "original", None) or getattr(err, "message", err))}
+        if err.type_name == "CudaUnavailable" or _is_cuda_unavailable(original):
+            return {"kind": "cuda", "message": str(original or err.message)}
         data["error"] = error_json(err, src.name)
-        if type_name == "InternalError":
-            data.update(kind="internal", internal_text=internal_error_text(err),
-                        traceback=getattr(err, "traceback_text", "") or "")
+        if internal:
+            data.update(kind="internal", internal_text=internal_error_text(err), traceback=err.traceback_text)
         else:
             data["kind"] = "script"
-    elif not getattr(result, "ok", True):
+    elif not result.ok:
         data.update(kind="script", error=simple_error("Error", "the script failed", src.name))
     return data
 
@@ -389,19 +388,20 @@ def _pass_printer(color: bool, name: str, send):
 
 
 def internal_error_text(err) -> str:
-    """'Type: message' of the failure inside gradcli (the runner's InternalError wraps it)."""
-    original = getattr(err, "original", None)
+    """'Type: message' of the failure inside gradcli (err: the runner's InternalError, which wraps it)."""
+    original = err.original
     if original is not None:
         text = str(original).strip().splitlines()
         return f"{type(original).__name__}: {text[0]}" if text else type(original).__name__
-    message = str(getattr(err, "message", err))
+    message = str(err.message)
     return message[len("internal error: "):] if message.startswith("internal error: ") else message
 
 
 def report_internal(err, debug: bool) -> None:
-    """One line on stderr for gradcli's own failure reported by the runner; --debug adds the traceback."""
+    """One line on stderr for gradcli's own failure reported by the runner (its InternalError); --debug
+    adds the traceback."""
     if debug:
-        tb = getattr(err, "traceback_text", "")
+        tb = err.traceback_text
         sys.stdout.flush()
         if tb:
             sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")

@@ -2,7 +2,7 @@
 (--detect-anomaly) to one GradScript run: the runner enters :class:`RunHooks` around the run when
 one of its options is set.
 
-Each finished backward pass is handed to ``session.on_pass(kind, record)`` when the session has
+Each finished backward pass is handed to ``session.on_pass(kind, record)`` when the session sets
 that callback (``kind`` is "explain" or "check"; the CLI and the REPL render it on stderr), and is
 kept in ``hooks.explain`` / ``hooks.checks`` for the RunResult (the ``--json`` document).
 """
@@ -57,9 +57,9 @@ class RunHooks:
 
     def __init__(self, session, options, source: str | None = None):
         self.session = session
-        self.explain_on = bool(getattr(options, "explain", False))
-        self.check_on = bool(getattr(options, "check", False))
-        self.anomaly_on = bool(getattr(options, "detect_anomaly", False))
+        self.explain_on = bool(options.explain)
+        self.check_on = bool(options.check)
+        self.anomaly_on = bool(options.detect_anomaly)
         self.lines = (source or "").splitlines()
         self.explain: list = []
         self.checks: list = []
@@ -79,9 +79,8 @@ class RunHooks:
 
     def _emit(self, kind, record):
         (self.explain if kind == "explain" else self.checks).append(record)
-        cb = getattr(self.session, "on_pass", None)
-        if cb is not None:
-            cb(kind, record)
+        if self.session.on_pass is not None:
+            self.session.on_pass(kind, record)
 
     def __enter__(self):
         from ..engine import autograd  # noqa: PLC0415
@@ -124,7 +123,3 @@ class RunHooks:
         if self.anomaly_on:
             autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = enabled, check_nan
         return False
-
-
-def wanted(options) -> bool:
-    return any(bool(getattr(options, k, False)) for k in ("explain", "check", "detect_anomaly"))

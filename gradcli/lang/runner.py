@@ -254,7 +254,7 @@ class Session:
         autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = self._anomaly
         hooks = self._hooks = None
         o = self.options
-        if getattr(o, "explain", False) or getattr(o, "check", False) or getattr(o, "detect_anomaly", False):
+        if o.explain or o.check or o.detect_anomaly:
             from ..graph.hooks import RunHooks
             hooks = self._hooks = RunHooks(self, o, self._source).__enter__()
         try:

@@ -111,13 +111,13 @@ def error_lines(type_name, message, filename, line, column, end_line, end_column
 
 
 def _fields(err):
-    return (getattr(err, "type_name", None) or type(err).__name__, getattr(err, "message", str(err)),
-            getattr(err, "filename", None), getattr(err, "line", None), getattr(err, "column", None),
-            getattr(err, "end_line", None), getattr(err, "end_column", None), getattr(err, "hint", None))
+    """A located error's fields: a GradScriptError, or one of the CLI's errors made in its shape
+    (cli/calc.py CalcError, cli/runcmd.py's for a file that is not UTF-8)."""
+    return (err.type_name, err.message, err.filename, err.line, err.column, err.end_line, err.end_column, err.hint)
 
 
 def print_error(err, stream, color: bool, source: str | None = None, filename: str | None = None) -> None:
-    """An error (a GradScriptError or anything with its attributes) as a panel on stream."""
+    """An error (a GradScriptError or an error in its shape: ``_fields``) as a panel on stream."""
     type_name, message, fname, line, column, end_line, end_column, hint = _fields(err)
     fname = fname or filename
     if not color:

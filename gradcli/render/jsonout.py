@@ -81,18 +81,11 @@ def _has_dict(obj) -> bool:
 
 
 def error_json(err, filename=None):
+    """A located error (a GradScriptError or an error in its shape, as print_error takes) as JSON."""
     if err is None:
         return None
-    return {
-        "type": getattr(err, "type_name", None) or type(err).__name__,
-        "message": str(getattr(err, "message", err)),
-        "file": getattr(err, "filename", None) or filename,
-        "line": getattr(err, "line", None),
-        "column": getattr(err, "column", None),
-        "end_line": getattr(err, "end_line", None),
-        "end_column": getattr(err, "end_column", None),
-        "hint": getattr(err, "hint", None),
-    }
+    return {"type": err.type_name, "message": str(err.message), "file": err.filename or filename, "line": err.line,
+            "column": err.column, "end_line": err.end_line, "end_column": err.end_column, "hint": err.hint}
 
 
 def simple_error(type_name, message, filename=None, hint=None):
