@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from test_private_names import module_name, resolve
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The modules at the top of the package that every layer may use: no layer of their own.
@@ -35,24 +37,6 @@ ALLOWED = {
 }
 
 
-def _module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-def _resolve(current: str, is_package: bool, level: int, module: str | None) -> str:
-    if level == 0:
-        return module or ""
-    base = current.split(".")
-    if not is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[:len(base) - (level - 1)]
-    return ".".join(base + ([module] if module else []))
-
-
 def layer_of(module: str) -> str | None:
     """gradcli.engine.ops.shape -> 'engine'; gradcli.records -> 'records'; gradcli itself -> None."""
     parts = module.split(".")
@@ -65,13 +49,13 @@ def imports_between_layers(root: Path) -> set:
     """{(importing module, imported module)} for every import of one gradcli layer by another (a name
     that is no module, such as `from gradcli import __version__`, is the package's, of no layer)."""
     paths = sorted((root / "gradcli").rglob("*.py"))
-    modules = {_module_name(p, root) for p in paths}
+    modules = {module_name(p, root) for p in paths}
     found = set()
     for path in paths:
-        current, is_package = _module_name(path, root), path.name == "__init__.py"
+        current, is_package = module_name(path, root), path.name == "__init__.py"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
-                source = _resolve(current, is_package, node.level, node.module)
+                source = resolve(current, is_package, node.level, node.module)
                 targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -99,7 +83,7 @@ def test_each_layer_imports_only_the_layers_below_it():
 
 
 def test_every_layer_is_known():
-    layers = {layer_of(_module_name(p, ROOT)) for p in (ROOT / "gradcli").rglob("*.py")} - {None}
+    layers = {layer_of(module_name(p, ROOT)) for p in (ROOT / "gradcli").rglob("*.py")} - {None}
     assert layers <= set(ALLOWED) | SHARED, layers - set(ALLOWED) - SHARED
 
 

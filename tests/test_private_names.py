@@ -16,14 +16,16 @@ ALLOWED = {
 }
 
 
-def _module_name(path: Path, root: Path) -> str:
+def module_name(path: Path, root: Path) -> str:
+    """gradcli/engine/ops/shape.py -> gradcli.engine.ops.shape (a package: its own name). tests/test_layers.py too."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-def _resolve(current: str, is_package: bool, level: int, module: str | None) -> str:
+def resolve(current: str, is_package: bool, level: int, module: str | None) -> str:
+    """The module a `from ... import` names, relative levels resolved from the current module."""
     if level == 0:
         return module or ""
     base = current.split(".")
@@ -41,15 +43,15 @@ def _private(name: str) -> bool:
 def cross_module_private_uses(root: Path) -> set:
     """{(user module, (module, name))} for every private name a gradcli module takes from another."""
     paths = sorted((root / "gradcli").rglob("*.py"))
-    modules = {_module_name(p, root) for p in paths}
+    modules = {module_name(p, root) for p in paths}
     found = set()
     for path in paths:
-        current, is_package = _module_name(path, root), path.name == "__init__.py"
+        current, is_package = module_name(path, root), path.name == "__init__.py"
         tree = ast.parse(path.read_text(encoding="utf-8"))
         aliases = {}  # local name -> the gradcli module it stands for
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                source = _resolve(current, is_package, node.level, node.module)
+                source = resolve(current, is_package, node.level, node.module)
                 if not source.startswith("gradcli"):
                     continue
                 for alias in node.names:

@@ -263,7 +263,7 @@ def _sum0_small(a, k):
     return plan(a)
 
 
-_KINDS = {_F32: Kind(_F32, VEC_BYTES), _F64: Kind(_F64, VEC_BYTES)}   # float32/float64 contiguous (n, m) sums over dim 0
+_KINDS = {_F32: Kind(_F32, VEC_BYTES), _F64: Kind(_F64, VEC_BYTES)}   # float32/float64 contiguous (n, m) sums, dim 0
 
 
 # A C-contiguous float32/float64 array of 1 < n < GRAIN_SIZE items summed over every dim (a loss's
