@@ -507,6 +507,9 @@ SIGNATURES = {
     'heaviside': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'histc': (
+        (1, 4, 'input', 'Tensor', None),
+    ),
     'hsplit': (
         (2, 2, 'input', 'Tensor', '(Tensor input, int sections)'),
         (2, 2, 'input', 'Tensor', '(Tensor input, tuple of ints indices)'),
@@ -907,6 +910,9 @@ SIGNATURES = {
         (2, 2, 'tensor', 'Tensor', '(Tensor tensor, Number other)'),
         (2, 2, 'scalar1', 'Number', '(Number scalar1, Number scalar2)'),
     ),
+    'rms_norm': (
+        (2, 4, 'input', 'Tensor', None),
+    ),
     'roll': (
         (2, 3, 'input', 'Tensor', None),
     ),
@@ -1229,6 +1235,8 @@ FUNCTIONAL = {
     'max_pool2d': ({2: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'mish': ({1: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'mse_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
+    'multi_margin_loss': ({2: ('TypeError', "multi_margin_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "multi_margin_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "multi_margin_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
+    'multilabel_margin_loss': ({2: ('TypeError', "multilabel_margin_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "multilabel_margin_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "multilabel_margin_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'multilabel_soft_margin_loss': ({2: ('TypeError', "log_sigmoid(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "log_sigmoid(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'nll_loss': ({2: ('TypeError', "nll_loss_nd(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "nll_loss_nd(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "nll_loss_nd(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'normalize': ({1: ('AttributeError', "'{}' object has no attribute 'norm'"), 2: ('AttributeError', "'{}' object has no attribute 'norm'"), 3: ('AttributeError', "'{}' object has no attribute 'norm'")}, None, False),
@@ -1239,6 +1247,7 @@ FUNCTIONAL = {
     'relu': ({1: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'relu6': ({1: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'relu_': ({1: ('TypeError', "relu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'rms_norm': ({2: ('TypeError', "rms_norm(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "rms_norm(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'rrelu': ({1: ('TypeError', "rrelu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "rrelu(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "rrelu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'selu': ({1: ('TypeError', "selu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "selu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'sigmoid': ({1: ('AttributeError', "'{}' object has no attribute 'sigmoid'")}, None, False),

@@ -9,6 +9,7 @@ reduction goes to the selected index (scatter), of median/aminmax without dim ev
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -308,6 +309,35 @@ def bincount(input, weights=None, minlength=0):
     return record(BincountNotImplemented, (weights,), wrap(like(input._data, counts), dt))
 
 
+def histc(input, bins=100, min=0, max=0):
+    """ATen's histogram_histc: the edges [min, max] (the input's own extremes when equal, widened by 1
+    when those are equal too), each element inside them binned as int((x - min) * bins / (max - min)) in
+    the input's dtype, the last bin closed; no gradient."""
+    from .special_common import not_implemented  # noqa: PLC0415
+    if not input.dtype.is_floating_point:
+        raise not_implemented("linspace_cpu" if input.dtype is dtypes.bool_ else "histogram_cpu", input.dtype)
+    if bins <= 0:
+        raise errors.runtime(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    data = host(input._data).reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise errors.runtime(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if not lo < hi:
+        raise errors.runtime("torch.histc: max must be larger than min")
+    t = data.dtype.type  # c10::Half's operators round every step to half (numpy's float16 does too)
+    left, right = t(lo), t(hi)
+    x = data[(data >= left) & (data <= right)]
+    with np.errstate(over="ignore"):
+        pos = ((x - left) * t(bins) / (right - left)).astype(np.int64)
+    pos[pos == bins] -= 1
+    counts = np.bincount(pos, minlength=bins).astype(input.dtype.np)
+    return wrap(like(input._data, counts), input.dtype)
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     seq = host(sorted_sequence._data)
     if sorter is not None:
@@ -347,6 +377,7 @@ OPS = [
     op("unique", unique, Unique2Backward0, UniqueDimBackward0, no_grad=_RAISES),
     op("unique_consecutive", unique_consecutive, UniqueConsecutiveBackward0, no_grad=_RAISES),
     op("bincount", bincount, BincountNotImplemented, no_grad=_RAISES),
+    op("histc", histc, no_grad="torch has no derivative for histc (its result does not require grad)"),
     op("isin", isin, method=False, no_grad=INT_RESULT),
     op("searchsorted", searchsorted, method=False, no_grad=INT_RESULT),
     op("bucketize", bucketize, method=False, no_grad=INT_RESULT),
