@@ -75,6 +75,8 @@ def _check_bounds(shape, key):
     n_spec += sum(k.ndim for k in key if isinstance(k, np.ndarray) and k.dtype == bool)
     if n_spec > len(shape):
         raise errors.index(f"too many indices for tensor of dimension {len(shape)}")
+    late = None  # an index tensor's bad value: the kernel's check, after the integers' selects; it names
+    n_index = 0  # the index's place among the index tensors (a mask counts one per dim), not the dim
     for k in key:
         if k is Ellipsis:
             dim += len(shape) - n_spec
@@ -89,12 +91,13 @@ def _check_bounds(shape, key):
             dim += 1
         elif isinstance(k, np.ndarray) and k.dtype != bool:
             size = shape[dim]
-            if k.size and (k.max() >= size or k.min() < -size):
+            if late is None and k.size and (k.max() >= size or k.min() < -size):
                 bad = int(k.max()) if k.max() >= size else int(k.min())
-                raise errors.index(f"index {bad} is out of bounds for dimension {dim} with size {size}",
-                                   hint="index_range")
+                late = f"index {bad} is out of bounds for dimension {n_index} with size {size}"
             dim += 1
+            n_index += 1
         elif isinstance(k, np.ndarray):
+            n_index += max(k.ndim, 1)
             for j in range(k.ndim):
                 if k.shape[j] != shape[dim + j]:
                     raise errors.index(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
@@ -103,6 +106,8 @@ def _check_bounds(shape, key):
             dim += k.ndim
         else:
             dim += 1
+    if late is not None:
+        raise errors.index(late, hint="index_range")
 
 
 class SelectBackward0(Function):
