@@ -5,6 +5,7 @@ schedulers' state, data loading, generators). Each attack ends in a clean locate
 Python with PyTorch runs the code fine, gradcli prints what it prints."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -173,3 +174,22 @@ def test_an_evaluated_expression_raising_a_base_exception_is_the_scripts_error()
     with pytest.raises(GradScriptError) as info:
         session.evaluate("f()")
     assert info.value.type_name == "GeneratorExit" and not isinstance(info.value, InternalError)
+
+
+# ---------------------------------------------------------------- --json of a run's big tensors
+
+def test_json_of_tensors_past_its_limit_is_a_clean_limit_error(tmp_path):
+    # every tensor's values became a Python list of floats: a 9e7-element tensor took 75 s and more
+    # memory than --max-memory, then an internal error; now the tensors past 10,000,000 numbers are
+    # left out at once and the run says so (exit 1), keeping what it printed and the other tensors
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = "print('hi')\nbig = torch.zeros(10 ** 7 + 1)\nsmall = torch.ones(2)\n"
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "run", "--json", "-e", code], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120)
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and doc["exit_code"] == 1 and not doc["ok"]
+    assert doc["error"]["type"] == "MemoryError"
+    assert "limit of 10,000,000 numbers that --json writes" in doc["error"]["message"]
+    assert "not written: big" in doc["error"]["message"]
+    assert list(doc["tensors"]) == ["small"] and doc["outputs"][0]["text"] == "hi\n"

@@ -261,13 +261,20 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
         warn(w)
     data["outputs"] = [(o.text, o.line) for o in result.outputs]
     variables = result.variables
+    err = result.error
     if flags.json:
-        from gradcli.render.tensors import tensors_json  # noqa: PLC0415
+        from gradcli.render.tensors import MAX_JSON_ELEMENTS, tensors_json  # noqa: PLC0415
 
-        data["tensors"] = tensors_json(variables)
+        skipped = []
+        data["tensors"] = tensors_json(variables, skipped)
+        if skipped and err is None:  # the run's limit: its tensors cannot all be written
+            data.update(kind="script", error=simple_error(
+                "MemoryError", f"the tensors at the end of the run exceed the limit of {MAX_JSON_ELEMENTS:,} numbers "
+                f"that --json writes (values and grads; not written: {', '.join(skipped)})", src.name,
+                "del the large tensors at the end of the script, or print what you need of them"))
+            return data
     if flags.summary and not flags.json:
         data["summary"] = _summary_text(variables, flags.color_out(), src.name, flags.several)
-    err = result.error
     if err is not None:
         internal = isinstance(err, runner.InternalError)
         original = err.original if internal else None

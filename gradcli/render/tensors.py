@@ -81,9 +81,33 @@ def tensor_json(t) -> dict:
     }
 
 
-def tensors_json(variables: dict) -> dict:
-    """Every tensor among a run's top-level names, in definition order."""
-    return {name: tensor_json(v) for name, v in (variables or {}).items() if is_tensor(v)}
+# the numbers --json writes for a run's tensors (values and grads), at most: a list of Python floats per
+# element was built, 75 s and more than the 4 GiB --max-memory for a 9e7-element tensor (an internal error)
+MAX_JSON_ELEMENTS = 10_000_000
+
+
+def tensors_json(variables: dict, skipped: list | None = None) -> dict:
+    """Every tensor among a run's top-level names, in definition order, while their values and grads
+    stay within MAX_JSON_ELEMENTS numbers; the names of those left out go to ``skipped``."""
+    out, total = {}, 0
+    for name, v in (variables or {}).items():
+        if not is_tensor(v):
+            continue
+        n = _numel(v) + (_numel(v._grad) if v._grad is not None else 0)
+        if total + n > MAX_JSON_ELEMENTS:
+            if skipped is not None:
+                skipped.append(name)
+            continue
+        total += n
+        out[name] = tensor_json(v)
+    return out
+
+
+def _numel(t) -> int:
+    n = 1
+    for s in t.shape:
+        n *= int(s)
+    return n
 
 
 def value_repr(t, limit: int = 100) -> str:
