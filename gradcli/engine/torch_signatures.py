@@ -955,6 +955,9 @@ SIGNATURES = {
     'scatter_add': (
         (4, 4, 'input', 'Tensor', None),
     ),
+    'scatter_reduce': (
+        (5, 5, 'input', 'Tensor', None),
+    ),
     'searchsorted': (
         (2, 7, 'sorted_sequence', 'Tensor', '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)'),
         (2, 7, 'sorted_sequence', 'Tensor', '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)'),

@@ -315,6 +315,126 @@ def _masked_scatter_inplace(self, mask, source):
     return masked_scatter(self, mask, source)
 
 
+# ---------------------------------------------------------------------------- scatter_reduce
+
+_REDUCE_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+_REDUCE_ALIAS = {"max": "amax", "min": "amin"}  # ATen's get_operator_enum takes these too
+
+
+def _scatter_reduce_arrays(x, dim, idx, src, reduce, include_self):
+    """ATen's scatter_reduce on arrays: each src element (over the index's shape) reduced into its place;
+    without include_self a place that receives one starts from the reduction's identity; mean divides
+    by the count (self included or not; a place nobody wrote keeps its value), floor for integers."""
+    out = x.copy()
+    flat = _as_dim(out)
+    coords = list(np.indices(idx.shape, sparse=True)) if idx.ndim else []
+    if idx.ndim:
+        coords[dim] = idx
+    coords = tuple(coords) if idx.ndim else (idx.reshape(1),)
+    vals = src[tuple(slice(0, n) for n in idx.shape)] if idx.ndim else src.reshape(1)[:1]
+    if not include_self:
+        if reduce in ("sum", "mean"):
+            init = 0
+        elif reduce == "prod":
+            init = 1
+        elif out.dtype.kind == "f":
+            init = -np.inf if reduce == "amax" else np.inf
+        else:
+            info = np.iinfo(out.dtype)
+            init = info.min if reduce == "amax" else info.max
+        flat[coords] = init
+    _REDUCE_UFUNC[reduce].at(flat, coords, vals)
+    if reduce == "mean":
+        count = np.full(out.shape, 1 if include_self else 0, np.int64)
+        np.add.at(_as_dim(count), coords, 1)
+        count[count == 0] = 1
+        if out.dtype.kind == "f":
+            out = (out / count).astype(out.dtype)
+        else:
+            out = np.floor_divide(out, count).astype(out.dtype)
+    return out
+
+
+class ScatterReduceBackward0(Function):
+    """torch's scatter_reduce_backward, in Tensor ops (so it differentiates again)."""
+    __slots__ = ()
+    explain = ("1 where {a} is kept (the reduction's share where it took part)",
+               "the reduction's share at the place each element went to")
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_scatter_reduce_arrays(
+        xs[0], kw["dim"], kw["index"]._data, xs[1], kw["reduce"], kw["include_self"])])
+    save_inputs = True
+    save_output = True
+
+    def backward(self, g):
+        from .elementwise import where  # noqa: PLC0415
+        self_, src, result = self.saved
+        k = self._kw
+        dim, index, reduce, include_self = k["dim"], k["index"], k["reduce"], k["include_self"]
+        if reduce == "sum":
+            g_self, g_src = g, I.gather(g, dim, index)
+        elif reduce == "prod":
+            masked_self = I.masked_fill(self_, self_ == 0, 1)
+            g_self = g * scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self) / masked_self
+            src_zero = src == 0
+            zeros = I.scatter_add(self_.detach() * 0, dim, index, src_zero.to(self_.dtype))
+            single = src_zero & (I.gather(zeros, dim, index) == 1)
+            masked_result = scatter_reduce(self_, dim, index, I.masked_fill(src, single, 1), reduce,
+                                           include_self=include_self)
+            g_src = where(single, I.gather(g * masked_result, dim, index),
+                          I.gather(g * result, dim, index) / I.masked_fill(src, src_zero, 1))
+        elif reduce == "mean":
+            n = (self_.detach() * 0 + (1 if include_self else 0))
+            n = I.scatter_add(n, dim, index, src.detach() * 0 + 1)
+            n = I.masked_fill(n, n == 0, 1)
+            g_self = g / n
+            g_src = I.gather(g, dim, index) / I.gather(n, dim, index)
+        else:
+            value = I.gather(result, dim, index)
+            self_is = (self_ == result).to(self_.dtype)
+            src_is = (src == value).to(self_.dtype)
+            share = g / I.scatter_add(self_is, dim, index, src_is)
+            g_self = self_is * share
+            g_src = src_is * I.gather(share, dim, index)
+        if not include_self:
+            g_self = I.scatter(g_self, dim, index, value=0)
+        if g_src._data.shape != src._data.shape:  # src larger than the index: the rest gets 0
+            from ..factory import zeros  # noqa: PLC0415
+            full = zeros(src._data.shape, dtype=g_src.dtype, device=g_src.device)
+            I.setitem(full, tuple(slice(0, n) for n in g_src._data.shape), g_src)
+            g_src = full
+        return (g_self if self._fns[0] is not None else None), (g_src if self._fns[1] is not None else None)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    d = wrap_dim(dim, input._data.ndim)
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if not isinstance(reduce, str) or _REDUCE_ALIAS.get(reduce, reduce) not in _REDUCE_UFUNC:
+        raise errors.runtime(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    reduce = _REDUCE_ALIAS.get(reduce, reduce)
+    if index.dtype.name not in ("int64", "int32"):
+        raise errors.runtime("scatter_reduce(): Expected dtype int32/int64 for index")
+    if src.dtype is not input.dtype:
+        raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
+    idx = host(index._data)
+    ishape, sshape, xshape = idx.shape, src._data.shape, input._data.shape
+    if idx.ndim and (len(ishape) != len(xshape) or any(
+            i > n for j, (i, n) in enumerate(zip(ishape, xshape)) if j != d) or any(
+            i > n for i, n in zip(ishape, sshape))):
+        raise errors.runtime(f"Expected index [{', '.join(map(str, ishape))}] to be no larger than self "
+                             f"[{', '.join(map(str, xshape))}] apart from dimension {d} and to be no larger size "
+                             f"than src [{', '.join(map(str, sshape))}]")
+    size = _sizes(input, d)
+    wrong = (idx >= size) | (idx < 0)  # no negative index here
+    if wrong.any():  # the first in the kernel's order
+        raise errors.runtime(f"index {int(idx.reshape(-1)[np.argmax(wrong.reshape(-1))])} is out of bounds for "
+                             f"dimension {d} with size {size}")
+    out = _scatter_reduce_arrays(input._data, d, idx, src._data, reduce, include_self)
+    return record(ScatterReduceBackward0, (input, src), wrap(xp_of(input._data).asarray(out), input.dtype),
+                  {"dim": d, "index": index, "reduce": reduce, "include_self": bool(include_self)})
+
+
 # ---------------------------------------------------------------------------- declarations
 
 # One declaration per op (registry.py): its names, in-place form, nodes and gradient-check sample
@@ -332,6 +452,11 @@ OPS = [
             x.index_put((torch.tensor([2, 0]),), y),
             torch.index_put(x, (torch.tensor([1, 1]), torch.tensor([0, 1])), y[0], accumulate=True),
             x.index_put((torch.tensor([True, False, True]),), y[1, :1])))),
+    op("scatter_reduce", scatter_reduce, ScatterReduceBackward0, inplace=True, sample=Sample(
+        [((2, 3), (2, 3))], call=lambda torch, x, y: (
+            x.scatter_reduce(1, torch.tensor([[0, 1, 0], [2, 2, 1]]), y, "sum"),
+            x.scatter_reduce(1, torch.tensor([[0, 1, 0], [2, 2, 1]]), y, "mean", include_self=False),
+            x.scatter_reduce(0, torch.tensor([[1, 0, 1]]), y[:1], "prod")))),
     op("masked_scatter", masked_scatter, MaskedScatterBackward0, inplace=True, sample=Sample(
         [((2, 3), (7,))], call=lambda torch, x, y: (
             x.masked_scatter(torch.tensor([[True, False, True], [False, True, True]]), y),
