@@ -220,9 +220,16 @@ def test_dumps_sanitizes_stray_non_finite_floats():
     assert json.loads(text) == {"a": ["NaN", ["Infinity", 1.0]], "b": "-Infinity"}
 
 
-def test_docs_schema_is_a_copy():
-    assert (ROOT / "docs" / "schema.json").read_text(encoding="utf-8") == \
-        (ROOT / "gradcli" / "render" / "schema.json").read_text(encoding="utf-8")
+def test_each_json_schema_has_one_home():
+    """The documents' schemas (run, graph, test) live in gradcli/render/ only, where the package reads
+    them; README and docs link there rather than keep copies (issue 22)."""
+    homes = sorted(p.name for p in (ROOT / "gradcli" / "render").glob("*schema.json"))
+    assert homes == ["graph_schema.json", "schema.json", "test_schema.json"]
+    copies = [str(p.relative_to(ROOT)) for folder in ("docs", "gradcli", "tools", "bench")
+              for p in (ROOT / folder).rglob("*schema*.json") if p.parent != ROOT / "gradcli" / "render"]
+    assert not copies, copies
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"(gradcli/render/{name})" in readme for name in homes)
 
 
 # --------------------------------------------------------------------------- tables
