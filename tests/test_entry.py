@@ -148,3 +148,13 @@ def test_no_command_with_a_script_on_stdin(monkeypatch):
     fast = _captured(monkeypatch, lambda: entry.main([]))
     typer = _captured(monkeypatch, lambda: app_module.main([]))
     assert fast == typer == (["-"], None, fast[2])
+
+
+@pytest.mark.parametrize("command", ["run", "grad"])
+def test_the_early_interrupt_document_is_the_run_document(command):
+    """entry.py's Ctrl-C handler writes its document without importing anything: it must be what
+    render.jsonout makes of an interrupted run."""
+    from gradcli.render.jsonout import dumps, run_doc, simple_error  # noqa: PLC0415
+
+    want = dumps(run_doc(command=command, exit_code=130, error=simple_error("KeyboardInterrupt", "interrupted")))
+    assert entry.INTERRUPTED_DOC.replace("@COMMAND@", command) == want + "\n"

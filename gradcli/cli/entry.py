@@ -25,14 +25,15 @@ def _interrupted_early(signum, frame):  # noqa: ARG001 - a signal handler
     try:
         args = sys.argv[1:]
         if "--json" in args and args[:1] in (["run"], ["grad"]):
-            os.write(1, _INTERRUPTED_DOC.replace("@COMMAND@", args[0]).encode())
+            os.write(1, INTERRUPTED_DOC.replace("@COMMAND@", args[0]).encode())
         os.write(2, b"gradcli: interrupted\n")
     finally:
         os._exit(130)
 
 
-# what `run --json` / `grad --json` print when interrupted (render.jsonout's run_doc, dumps form)
-_INTERRUPTED_DOC = """{
+# what `run --json` / `grad --json` print when interrupted: render.jsonout's run_doc in its dumps form,
+# written out here because the handler may import nothing (tests/test_entry.py checks it is that document)
+INTERRUPTED_DOC = """{
   "schema": "gradcli/1",
   "command": "@COMMAND@",
   "file": null,
