@@ -76,6 +76,8 @@ SPLIT = {
         "special_common", "special_unary", "special_binary", "activations")},
     "gradcli.engine.ops.scan": {"gradcli.engine.ops.selection", "gradcli.engine.ops.norms"},
     "gradcli.engine.ops.linalg_extra": {"gradcli.engine.ops.linalg_products", "gradcli.engine.ops.einsum"},
+    # adaptive_avg_pool2d left the convolution module for the pooling one (ATen's kernel, not avg_pool2d's)
+    "gradcli.engine.nn.functional_conv": {"gradcli.engine.nn.functional_pool"},
 }
 
 

@@ -208,6 +208,8 @@ CircularPad1d
 CircularPad2d
 CircularPad3d
 RMSNorm
+AvgPool1d
+AdaptiveAvgPool1d
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

@@ -3,6 +3,8 @@
 torch.X -> (__module__, __qualname__) of the nn.functional function it is (engine/api.py's stand-ins)."""
 
 TORCH_NAMES = {
+    'adaptive_avg_pool1d': ('gradcli.engine.nn.functional_pool', 'adaptive_avg_pool1d'),
+    'avg_pool1d': ('gradcli.engine.nn.functional_pool', 'avg_pool1d'),
     'batch_norm': ('gradcli.engine.nn.functional', 'torch_batch_norm'),
     'binary_cross_entropy_with_logits': ('gradcli.engine.nn.functional', 'torch_bce_with_logits'),
     'constant_pad_nd': ('gradcli.engine.nn.functional', 'constant_pad_nd'),

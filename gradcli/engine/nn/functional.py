@@ -28,6 +28,7 @@ from . import functional_nll as _nll
 from . import functional_margin as _margin
 from . import functional_multimargin as _multimargin
 from . import functional_norm as _norm
+from . import functional_pool as _pool
 from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
@@ -491,8 +492,13 @@ OPS = [
     _fop("max_pool2d", _conv.max_pool2d, _conv.MaxPool2DWithIndicesBackward0, shapes=_IMG,
          call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2), torch=True),
     _fop("avg_pool2d", _conv.avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
-    _fop("adaptive_avg_pool2d", _conv.adaptive_avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG,
-         call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, 2)),
+    _fop("adaptive_avg_pool2d", _pool.adaptive_avg_pool2d, _pool.AdaptiveAvgPool2DBackward0,
+         _pool.AdaptiveAvgPool2DBackwardBackward0, shapes=[((1, 2, 5, 4),)],
+         call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool2d(x, (3, 3))),
+    _fop("adaptive_avg_pool1d", _pool.adaptive_avg_pool1d, shapes=[((1, 2, 5),)],
+         call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool1d(x, 3), torch=True),
+    _fop("avg_pool1d", _pool.avg_pool1d, shapes=[((1, 2, 5),)],
+         call=lambda torch, x, name: torch.nn.functional.avg_pool1d(x, 2, 1, 1, True, False), torch=True),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
     _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],

@@ -440,13 +440,3 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return S.squeeze(r[0], -2), S.squeeze(r[1], -2)
     return S.squeeze(r, -2)
-
-
-def adaptive_avg_pool2d(input, output_size):
-    out = _tuple(output_size, 2)
-    h, w = input.shape[-2:]
-    oh = h if out[0] is None else out[0]
-    ow = w if out[1] is None else out[1]
-    if h % oh == 0 and w % ow == 0:
-        return avg_pool2d(input, (h // oh, w // ow))
-    raise errors.runtime("adaptive_avg_pool2d: only output sizes that divide the input size are supported")

@@ -1,6 +1,6 @@
 """torch.nn layers beyond modules_layers.py: the padding modules (torch/nn/modules/padding.py:
-ConstantPad, ZeroPad, ReflectionPad, ReplicationPad, CircularPad in 1-d, 2-d and 3-d) and RMSNorm,
-each torch's class over F.pad / F.rms_norm, with its repr."""
+ConstantPad, ZeroPad, ReflectionPad, ReplicationPad, CircularPad in 1-d, 2-d and 3-d), AvgPool1d,
+AdaptiveAvgPool1d and RMSNorm, each torch's class over its F function, with its repr."""
 from __future__ import annotations
 
 from .. import errors
@@ -113,6 +113,36 @@ CircularPad2d = type("CircularPad2d", (_CircularPadNd,), {"_n": 4})
 CircularPad3d = type("CircularPad3d", (_CircularPadNd,), {"_n": 6})
 
 
+# ---------------------------------------------------------------------------- 1-d pooling
+
+class AvgPool1d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, 1)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = _ntuple(padding, 1)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
 # ---------------------------------------------------------------------------- RMSNorm
 
 class RMSNorm(Module):
@@ -143,8 +173,10 @@ class RMSNorm(Module):
 
 NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
-         "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm")
+         "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
+         "AdaptiveAvgPool1d")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
-    globals()[_n].__module__ = "torch.nn.modules." + ("normalization" if _n == "RMSNorm" else "padding")
+    globals()[_n].__module__ = "torch.nn.modules." + (
+        "normalization" if _n == "RMSNorm" else "pooling" if "Pool" in _n else "padding")
     globals()[_n].__qualname__ = _n
