@@ -193,3 +193,34 @@ def test_json_of_tensors_past_its_limit_is_a_clean_limit_error(tmp_path):
     assert "limit of 10,000,000 numbers that --json writes" in doc["error"]["message"]
     assert "not written: big" in doc["error"]["message"]
     assert list(doc["tensors"]) == ["small"] and doc["outputs"][0]["text"] == "hi\n"
+
+
+# ---------------------------------------------------------------- script values into this session's new APIs
+
+NEW_CALLS = [
+    "nn.utils.rnn.PackedSequence({v})", "nn.utils.rnn.pad_sequence([t, {v}])", "nn.utils.rnn.pack_sequence({v})",
+    "torch.histc(t, bins={v})", "h = t.register_hook(lambda g: {v})\nt.sum().backward()",
+    "h = lin.register_full_backward_hook(lambda m, gi, go: {v})\nlin(t).sum().backward()",
+    "list(DataLoader([{v}, {v}], batch_size=2))", "list(DataLoader([1, 2], collate_fn={v}))",
+    "list(DataLoader({v}))", "random_split({v}, [1, 1])", "TensorDataset(t, {v})",
+    "s = torch.optim.lr_scheduler.StepLR(opt, 1)\ns.load_state_dict({v})",
+    "torch.optim.lr_scheduler.LambdaLR(opt, lambda e: {v})", "nn.LazyLinear(2)({v})",
+    "F.triplet_margin_with_distance_loss(t, t, t, distance_function={v})",
+]
+
+
+@pytest.mark.parametrize("call", NEW_CALLS)
+def test_script_values_into_new_apis_are_the_scripts_errors(call):
+    # nn.utils.rnn.PackedSequence(5) raised torch's AssertionError as a bare one: an internal error
+    from test_sandbox_doors import ODD_HEAD, ODD_VALUES
+
+    from gradcli.lang.runner import Session
+    session = Session(RunOptions(seed=0, timeout=10, max_steps=20_000, max_elements=100_000))
+    head = ODD_HEAD + ("from torch.utils.data import DataLoader, TensorDataset, random_split\n"
+                       "lin = nn.Linear(2, 2)\nopt = torch.optim.SGD(lin.parameters(), lr=0.1)\n")
+    assert session.run(head, "head.grad").error is None
+    for value in ODD_VALUES:
+        src = call.format(v=value)
+        error = session.run(src + "\n", "odd.grad").error
+        assert not isinstance(error, InternalError), (src, error.traceback_text)
+        assert error is None or error.line is not None, src

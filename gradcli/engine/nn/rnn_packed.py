@@ -25,7 +25,7 @@ class PackedSequence(tuple):
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:
             if not (isinstance(data, (list, tuple)) and len(data) == 2):
-                raise AssertionError("Expected data to be a list or tuple of length 2")
+                raise errors.assertion("Expected data to be a list or tuple of length 2")
             data, batch_sizes = data[0], data[1]
         return tuple.__new__(cls, (data, batch_sizes, sorted_indices, unsorted_indices))
 
