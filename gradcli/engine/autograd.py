@@ -838,7 +838,12 @@ def run_plain(root, g, retain_graph):
     it, so they ran before it), so the function nodes simply run by decreasing sequence number; a
     leaf's AccumulateGrad runs as soon as its last consumer has and only those need counting. Several
     leaves made ready by one node run in the order of its edges: _run's ready queue puts them in
-    torch's order, which nothing observes here (no leaf has a post-accumulate hook)."""
+    torch's order, which nothing observes here (no leaf has a post-accumulate hook).
+
+    A node whose class names an edge it fuses (`Node.fuses`) runs together with that child when the
+    child is the next node to run and only this node feeds it: `fused_backward` gives the node's input
+    gradients and the one the child would pass on; the child is then done in the same step (its saved
+    values freed, its edge counted after the node's own), not run again."""
     if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
     found = _collect_plain(root)
@@ -848,69 +853,56 @@ def run_plain(root, g, retain_graph):
         root.variable._accumulate(g, False, False)
         return True
     deps, order = found
-    if len(order) > 1:
+    n = len(order)
+    if n > 1:
         order.sort(key=_seq_of, reverse=True)
     free = not retain_graph
     buffers = {root: g}
     g = None
-    for node in order:
+    i = 0
+    while i < n:
+        node = order[i]
+        i += 1
         g = buffers.pop(node, None)
+        ch = None
         if g is None:
             in_grads = None
-        elif node.fuses is None:
-            in_grads = node.backward(g)
         else:
             fz = node.fuses
-            ch = node._fns[fz[0]]
-            if ch is not None and ch.__class__ is fz[1] and ch._seq == node._seq - 1 and deps[ch] == 1:
-                # the next node to run is ch, fed by this node alone: both at once (ch still runs below,
-                # without a gradient, to count its edges: the leaves' order stays the same)
-                fused = node.fused_backward(g, ch)
-                if fused is not None:
-                    in_grads, gk = fused
-                    fused = None
-                    if gk is not None:
-                        if gk.dtype is not ch._out_dtype:
-                            gk = gk.to(ch._out_dtype)
-                        nxt = ch._fns[0]
-                        if nxt is not None:
-                            if gk.dtype is not nxt._out_dtype:
-                                gk = gk.to(nxt._out_dtype)
-                            prev = buffers.get(nxt)
-                            buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
+            if fz is not None:
+                ch = node._fns[fz[0]]
+                # ch fused: the next node to run (order[i]) and fed by this node alone
+                if ch is not None and i < n and order[i] is ch and ch.__class__ is fz[1] and deps[ch] == 1:
+                    fused = node.fused_backward(g, ch)
+                    if fused is not None:
+                        in_grads, gt = fused
+                        fused = None
+                        i += 1
+                    else:
+                        ch = None
+                        in_grads = node.backward(g)
                 else:
+                    ch = None
                     in_grads = node.backward(g)
             else:
                 in_grads = node.backward(g)
         if free:
             node._saved = None
-        n_in = len(in_grads) if in_grads is not None else 0
-        done = None  # the leaves whose last gradient this node gave
-        k = -1
-        for nxt in node._fns:
-            k += 1
-            if nxt is None:
-                continue
-            gk = in_grads[k] if k < n_in else None
-            if gk is not None:
-                if gk.dtype is not nxt._out_dtype:
-                    gk = gk.to(nxt._out_dtype)
-                prev = buffers.get(nxt)
-                buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
-            if nxt.__class__ is AccumulateGrad:
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    if done is None:
-                        done = nxt
-                    elif done.__class__ is list:
-                        done.append(nxt)
-                    else:
-                        done = [done, nxt]
+        done = _route(node, in_grads, buffers, deps)  # the leaves whose last gradient this node gave
+        if ch is not None:  # the fused child's step: its gradient to its edge
+            if free:
+                ch._saved = None
+            gk = gt
+            gt = None
+            if gk is not None and gk.dtype is not ch._out_dtype:  # (the edge's dtype, as _route converts)
+                gk = gk.to(ch._out_dtype)
+            in_grads = None
+            more = _route(ch, (gk,) if gk is not None else None, buffers, deps)
+            gk = None
+            if more is not None:
+                done = more if done is None else done + more
         if done is not None:
-            in_grads = gk = prev = g = None  # the gradients' refcounts then say if anything else holds them
-            if done.__class__ is not list:
-                done = (done,)
+            in_grads = g = None  # the gradients' refcounts then say if anything else holds them
             for leaf in done:
                 g = buffers.pop(leaf, None)
                 if g is not None:
@@ -918,6 +910,47 @@ def run_plain(root, g, retain_graph):
                     leaf.variable._accumulate(g, False, sole)
                     g = None
     return True
+
+
+def _route(node, in_grads, buffers, deps):
+    """run_plain's step after a node ran: each input gradient (converted to its edge's dtype) added to
+    its edge's buffer, the leaves' AccumulateGrad counted down; the leaves now complete, as a list
+    (None when none)."""
+    done = None
+    if in_grads is None:
+        for nxt in node._fns:
+            if nxt is not None and nxt.__class__ is AccumulateGrad:
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    if done is None:
+                        done = [nxt]
+                    else:
+                        done.append(nxt)
+        return done
+    n_in = len(in_grads)
+    k = -1
+    for nxt in node._fns:
+        k += 1
+        if nxt is None:
+            continue
+        if k < n_in:
+            gk = in_grads[k]
+            if gk is not None:
+                if gk.dtype is not nxt._out_dtype:
+                    gk = gk.to(nxt._out_dtype)
+                prev = buffers.get(nxt)
+                buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
+                prev = gk = None
+        if nxt.__class__ is AccumulateGrad:
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                if done is None:
+                    done = [nxt]
+                else:
+                    done.append(nxt)
+    return done
 
 
 _seq_of = operator.attrgetter("_seq")

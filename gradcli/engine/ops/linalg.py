@@ -6,7 +6,7 @@ import numpy as np
 from ... import backend
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
-from ..autograd import ZERO_NRS, SavedValue, stamp
+from ..autograd import ZERO_NRS, SavedValue, node_observer, stamp
 from ..function import Function, attach, record
 from . import replays, words
 from .registry import Sample, V, case, op
@@ -427,7 +427,10 @@ def linear_2d(input, weight, bias):
     rx, rw = input._rg, weight._rg
     if not (rx or rw or bias._rg):
         return out
-    wt = view_of(weight, WT)
+    # t()'s output, weight.t(): kept only as mat2's saved tensor (when the input needs a gradient) and
+    # shown to a node observer; else nothing could ever read it, and it is not made (view_of's checks
+    # can only fail for a weight with a CreationMeta of its own)
+    wt = view_of(weight, WT) if rx or node_observer[0] is not None or weight._creation is not None else None
     fw = None
     if rw:  # t()'s node (_record1's work)
         fw = _new_node(TBackward0)
@@ -441,7 +444,8 @@ def linear_2d(input, weight, bias):
             fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
         fw._saved = ()
         stamp(fw, dt, None)
-        attach(fw, wt, (weight,))
+        if wt is not None:
+            attach(fw, wt, (weight,))
     node = _new_node(AddmmBackward0)
     fb, nb = _edge_of(bias)
     fx, nx = _edge_of(input)
