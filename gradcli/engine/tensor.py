@@ -238,31 +238,39 @@ class Tensor:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
         gd = self._grad_dtype
-        if gd is not Tensor._SAME_DTYPE and gd is not None and g.dtype is not gd:
+        if gd is not _SAME_DTYPE and gd is not None and g.dtype is not gd:
             g = g.to(gd)
         if type(g._data) is not type(self._data):  # a CPU 0-d tensor used with cuda ones: grad comes back
             g = wrap(to_device(g._data, device_of(self._data)), g.dtype)
         zero = "efficient_zero" in g.__dict__  # sgn's zero gradient: it adds as nothing (autograd.sum_grads)
-        if zero and self._grad is not None:
-            return self._post_accumulate()
-        if self._grad is not None and "efficient_zero" in self._grad.__dict__:
-            self._grad = None  # what a zero gradient left: the next one replaces it
-        if self._grad is None:
+        grad = self._grad
+        if grad is not None:
+            if zero:
+                if self._post_acc_hooks:
+                    self._post_accumulate()
+                return
+            if "efficient_zero" in grad.__dict__:
+                grad = self._grad = None  # what a zero gradient left: the next one replaces it
+        if grad is None:
             if create_graph and g._rg:
                 from .ops.inplace import copy_of  # noqa: PLC0415
                 self._grad = copy_of(g, self)
             elif steal and not create_graph and not grad_mode.enabled and _stealable(g):
-                self._grad = wrap(g._data, g.dtype)
+                # g itself when it is a plain fresh tensor (what wrap would make of its array), else a
+                # tensor of its own around the array
+                self._grad = g if (g._base is None and not g._rg and g._version[0] == 0 and not g.__dict__) \
+                    else wrap(g._data, g.dtype)
             else:
                 self._grad = detached_copy(g)
         elif create_graph or grad_mode.enabled:
-            self._grad = self._grad + g
+            self._grad = grad + g
         else:
-            self._grad._data += g._data
-            self._grad._version[0] += 1
+            grad._data += g._data
+            grad._version[0] += 1
         if zero:
             self._grad.__dict__["efficient_zero"] = True
-        return self._post_accumulate()
+        if self._post_acc_hooks:
+            self._post_accumulate()
 
     def _post_accumulate(self):
         if self._post_acc_hooks:
@@ -449,6 +457,8 @@ class Tensor:
         legacy = getattr(dtype, "_legacy_dtype", None)  # x.type(torch.LongTensor)
         return to(self, legacy if legacy is not None else dtype)
 
+
+_SAME_DTYPE = Tensor._SAME_DTYPE
 
 # ---------------------------------------------------------------------- construction helpers
 
