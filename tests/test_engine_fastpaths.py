@@ -265,3 +265,37 @@ def test_engine_collects_less_often_unless_the_program_chose(before, after):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=ROOT).stdout.split("\n")
     assert out[:2] == [after, "True"]
+
+
+def test_a_kept_first_gradient_is_a_plain_fresh_tensor():
+    """A first gradient nothing else holds becomes .grad as it is (the engine's own tensor when it is
+    plain and fresh): no graph, version 0, and later in-place changes count from there."""
+    layers, x, y = _mlp(8)
+    _loss(layers, x, y).backward()
+    for lin in layers:
+        for p in lin.parameters():
+            g = p.grad
+            assert not g.requires_grad and g.grad_fn is None and g.is_leaf and g._version[0] == 0
+            assert g._base is None and g.is_contiguous()
+    w = layers[0].weight
+    before = _bits(w.grad)
+    _loss(layers, x, y).backward()          # the second pass adds in place: the version moves
+    assert w.grad._version[0] == 1 and _bits(w.grad) != before
+
+
+def test_a_gradient_that_requires_grad_is_detached_into_grad():
+    """A custom backward may return a fresh tensor that requires grad: .grad is then a tensor of its
+    own without it (torch's AccumulateGrad detaches what it keeps)."""
+    class Fresh(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return torch.ones(3, requires_grad=True)
+
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    Fresh.apply(a).sum().backward()
+    assert not a.grad.requires_grad and a.grad.grad_fn is None
+    assert a.grad.tolist() == [1.0, 1.0, 1.0]
