@@ -214,3 +214,35 @@ def test_packed_and_padded_agree_on_the_valid_steps():
         np.testing.assert_allclose(padded[:len(s), i].detach().numpy(), alone.detach().numpy(), rtol=1e-12)
         np.testing.assert_allclose(h[0, i].detach().numpy(), h_alone[0].detach().numpy(), rtol=1e-12)
         assert not padded[len(s):, i].detach().numpy().any()
+
+
+ONEDNN_CASES = [  # (input, hidden, steps, batch, layers, bidirectional, grad mode)
+    (6, 6, 5, 1, 1, False, True), (6, 6, 5, 3, 1, False, False), (20, 6, 4, 1, 2, True, True),
+    (3, 32, 6, 2, 1, True, False), (16, 16, 3, 4, 2, False, True), (16, 16, 3, 4, 1, False, False),
+    (1, 50, 12, 8, 1, False, True), (40, 12, 3, 1, 3, True, False), (12, 6, 5, 1, 1, True, False),
+]
+
+
+@pytest.mark.parametrize("case", ONEDNN_CASES, ids=lambda c: "x".join(map(str, c)))
+def test_float32_lstm_is_torchs_onednn_bit_for_bit(case):
+    """The float32 LSTM's outputs, h_n and c_n against torch's (oneDNN's kernel, engine/nn/onednn_lstm.py),
+    every bit, on a CPU of the goldens' kind (AVX-512: oneDNN's kernels differ by instruction set)."""
+    real = pytest.importorskip("torch")
+    from gradcli.testing.cpu import machine_cpu
+    if "AVX512" not in machine_cpu():
+        pytest.skip("oneDNN's LSTM is emulated as it runs on AVX-512")
+    size, hidden, steps, batch, layers, bidirectional, grad = case
+    real.manual_seed(0)
+    ref = real.nn.LSTM(size, hidden, num_layers=layers, bidirectional=bidirectional)
+    x = real.randn(steps, batch, size)
+    h0 = real.randn(layers * (2 if bidirectional else 1), batch, hidden)
+    c0 = real.randn(layers * (2 if bidirectional else 1), batch, hidden)
+    with real.set_grad_enabled(grad):
+        o, (h, c) = ref(x, (h0, c0))
+    want = [t.detach().numpy() for t in (o, h, c)]
+    m = nn.LSTM(size, hidden, num_layers=layers, bidirectional=bidirectional)
+    m.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    with torch.set_grad_enabled(grad):
+        out, (hn, cn) = m(torch.tensor(x.numpy()), (torch.tensor(h0.numpy()), torch.tensor(c0.numpy())))
+    for got, exp in zip((out, hn, cn), want):
+        assert got.detach().numpy().tobytes() == exp.tobytes()

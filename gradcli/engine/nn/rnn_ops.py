@@ -8,15 +8,17 @@ differentiable ops in ATen's op order, so the float bits and the grad_fn names f
   the final hidden states stacked (`_rnn_impl_with_concat`, `_lstm_impl`);
 - an LSTM on float32 CPU tensors without projections goes to oneDNN in torch (`mkldnn_rnn`): one
   `MkldnnRnnLayerBackward0` node per layer and direction, fed by the layer's input, its four weights
-  (zeros for bias=False) and `hx[index]`/`cx[index]` (SelectBackward0). Its values here are the
-  composite's (oneDNN's own GEMM and sigmoid/tanh round differently, in the last bit of most elements:
-  docs/numerics.md), its gradient the LSTM's backward through time on Tensors (so it differentiates
-  again under create_graph, as torch's mkldnn_rnn_layer_differentiable_backward does).
+  (zeros for bias=False) and `hx[index]`/`cx[index]` (SelectBackward0). Its values are oneDNN's, bit for
+  bit (onednn_lstm.py), its gradient the LSTM's backward through time on Tensors over the same gates
+  (so it differentiates again under create_graph, as torch's mkldnn_rnn_layer_differentiable_backward
+  does; oneDNN's own backward rounds differently in the last bits).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import errors
-from ..autograd import grad_mode, no_grad
+from ..autograd import grad_mode
 from ..function import MultiOutputFunction, record_multi
 from ..ops import replays
 from ..ops.shape import cat, stack
@@ -246,9 +248,16 @@ class MkldnnRnnLayerBackward0(MultiOutputFunction):
 
 
 def _mkldnn_layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
-    with no_grad():
-        acts, hy, cy = _lstm_direction(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse)
-        out = stack([a[3] * a[4] for a in acts], 0)
+    """mkldnn_rnn_layer: oneDNN's forward, bit for bit (onednn_lstm.py), under one node."""
+    from . import onednn_lstm  # noqa: PLC0415
+    steps, batch, size = x.shape
+    hidden = w_hh.shape[1]
+    continued = onednn_lstm.continued_chain(batch, size, hidden, grad_mode.enabled)
+    arrays = onednn_lstm.layer_forward(x._data, w_ih._data, w_hh._data, b_ih._data + b_hh._data, hx._data,
+                                       cx._data, reverse, continued)
+    dt = x.dtype
+    out, hy, cy = (wrap(np.ascontiguousarray(a), dt) for a in arrays[:3])
+    acts = [tuple(wrap(a, dt) for a in step) for step in arrays[3]]
     inputs = (x, w_ih, w_hh, b_ih, b_hh, hx, cx)
     node_kw = {"reverse": reverse, "acts": acts}
     return record_multi(MkldnnRnnLayerBackward0, inputs, [out, hy, cy], node_kw)
