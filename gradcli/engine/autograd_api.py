@@ -133,7 +133,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _batched_grad(outputs, grads, inputs, retain_graph, create_graph, allow_unused):
     """grad(..., is_grads_batched=True): torch vmaps one backward over the first dim of every grad_output;
     here one backward per batch entry (the graph kept until the last), the results stacked."""
-    from .ops.shape import stack  # noqa: PLC0415
+    from .ops.join_split import stack  # noqa: PLC0415
     sizes = {g.shape[0] if g.dim() else None for g in grads}
     if len(sizes) != 1 or None in sizes:
         raise errors.value("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "

@@ -15,7 +15,7 @@ def _zeros_like(t, requires_grad=False):
 
 
 def _stack(ts, dim=0):
-    from .ops.shape import stack  # noqa: PLC0415
+    from .ops.join_split import stack  # noqa: PLC0415
     return stack(ts, dim)
 
 

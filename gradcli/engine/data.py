@@ -208,7 +208,7 @@ def default_collate(batch):
     """torch's default_collate: tensors stacked along a new dim 0, NumPy arrays and numbers made
     tensors (floats float64), dicts by key, tuples and lists transposed (a list comes back)."""
     from .factory import as_tensor, tensor  # noqa: PLC0415
-    from .ops.shape import stack  # noqa: PLC0415
+    from .ops.join_split import stack  # noqa: PLC0415
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from .ops import conversion as C
 from .ops import elementwise as E
-from .ops import indexing as I
+from .ops import gather_scatter as GS
 from .ops import inplace as P
+from .ops import indexing as I
+from .ops import join_split as JS
 from .ops import linalg as L
 from .ops import reduction as R
 from .ops import shape as S
+from .ops import softmax as SM
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
 from .ops import registry  # noqa: E402
 from . import operators  # noqa: E402
 
-# the ops of elementwise.py, reduction.py, shape.py, linalg.py, indexing.py and conversion.py, derived from their
-# declarations (ops/registry.py), with inplace.py's in-place wrappers
-_DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in (E, R, S, L, I, C)]
+# the ops of the core families (elementwise.py, reduction.py, softmax.py, shape.py, join_split.py, linalg.py,
+# gather_scatter.py, conversion.py), derived from their declarations (ops/registry.py), with inplace.py's in-place
+# wrappers
+CORE = (E, R, SM, S, JS, L, GS, C)
+_DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in CORE]
 TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
 SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X
 LINALG = {k: v for t in _DECLARED for k, v in t["LINALG"].items()}        # torch.linalg.X

@@ -16,6 +16,7 @@ from ..ops import elementwise as E
 from ..ops import replays, words
 from ..ops import linalg as L
 from ..ops import reduction as R
+from ..ops import softmax as SM
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..device import check_args, scatter_add as _scatter_add_at, xp_of
@@ -108,7 +109,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return R.softmax(input, dim)
+    return SM.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -116,7 +117,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return R.log_softmax(input, dim)
+    return SM.log_softmax(input, dim)
 
 
 # ---------------------------------------------------------------------------- dropout (functional_dropout.py)
@@ -387,7 +388,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return R.softmax(-input, dim)
+    return SM.softmax(-input, dim)
 
 
 # ---------------------------------------------------------------------------- declarations

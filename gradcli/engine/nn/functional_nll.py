@@ -11,6 +11,7 @@ from ..device import check_args, xp_of
 from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import reduction as R
+from ..ops import softmax as SM
 from ..ops import replays, words
 from ..ops import shape as S
 from ..ops.backward_ops import nll_loss_backward
@@ -199,7 +200,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise errors.runtime(f"cross_entropy: weight tensor should be defined either for all {n_classes} "
                                  f"classes or no classes but got weight tensor of shape: "
                                  f"[{', '.join(map(str, weight.shape))}]")
-        logp = R.log_softmax(input, class_dim, dtype=input.dtype)
+        logp = SM.log_softmax(input, class_dim, dtype=input.dtype)
         tgt = target
         if label_smoothing > 0.0:
             tgt = tgt * (1 - label_smoothing) + (label_smoothing / n_classes)
@@ -215,7 +216,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "sum":
             return -R.sum(prod)
         return -R.sum(prod, class_dim)
-    logp = R.log_softmax(input, class_dim, dtype=input.dtype)
+    logp = SM.log_softmax(input, class_dim, dtype=input.dtype)
     if label_smoothing > 0.0:
         _check_target_dtype(target)
         nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)

@@ -21,7 +21,7 @@ from .. import errors
 from ..autograd import grad_mode
 from ..function import MultiOutputFunction, record_multi
 from ..ops import replays
-from ..ops.shape import cat, stack
+from ..ops.join_split import cat, stack
 from ..tensor import wrap
 from .rnn_packed import packed_stack, sizes_of
 

@@ -11,7 +11,7 @@ import numpy as np
 from .. import errors
 from ..autograd import no_grad
 from ..function import Function, record
-from ..ops.shape import cat, stack
+from ..ops.join_split import cat, stack
 from ..tensor import Tensor, wrap
 
 

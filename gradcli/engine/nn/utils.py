@@ -19,7 +19,7 @@ def _grads(parameters):
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     from ..factory import tensor  # noqa: PLC0415
     from ..ops.norms import vector_norm  # noqa: PLC0415
-    from ..ops import shape as S  # noqa: PLC0415
+    from ..ops import join_split as JS  # noqa: PLC0415
     if isinstance(tensors, Tensor):
         tensors = [tensors]
     tensors = list(tensors)
@@ -28,7 +28,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         return tensor(0.0)
     with no_grad():
         norms = [vector_norm(g, norm_type) for g in tensors]
-        total = vector_norm(S.stack(norms), norm_type)
+        total = vector_norm(JS.stack(norms), norm_type)
     if error_if_nonfinite and (bool(total.isnan()) or bool(total.isinf())):
         raise errors.runtime(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                              "so it cannot be clipped. To disable this error and scale the gradients by the "
@@ -66,8 +66,8 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 
 def parameters_to_vector(parameters):
-    from ..ops import shape as S  # noqa: PLC0415
-    return S.cat([p.view(-1) for p in parameters])
+    from ..ops import join_split as JS  # noqa: PLC0415
+    return JS.cat([p.view(-1) for p in parameters])
 
 
 def vector_to_parameters(vec, parameters):

@@ -352,7 +352,7 @@ class GluBackwardBackward0(_BackwardOp):
         return np.concatenate([s * g, (1 - s) * s * a * g], axis=dim)
 
     def backward(self, gg):
-        from .shape import cat, narrow  # noqa: PLC0415
+        from .join_split import cat, narrow  # noqa: PLC0415
         g, x = self.saved
         d = self._kw["dim"]
         n = x.shape[d] // 2

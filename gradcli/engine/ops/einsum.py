@@ -311,7 +311,7 @@ class CdistBackwardBackward0(Function):
 
 def _euclidean_dist(x1, x2):
     """ATen's _euclidean_dist: the matmul form torch uses for p=2 when a side has more than 25 rows."""
-    from .shape import cat  # noqa: PLC0415
+    from .join_split import cat  # noqa: PLC0415
     x1_norm = R.sum(E.pow(x1, 2), -1, True)
     x2_norm = R.sum(E.pow(x2, 2), -1, True)
     from ..factory import ones_like  # noqa: PLC0415

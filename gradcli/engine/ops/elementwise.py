@@ -1451,7 +1451,7 @@ class WhereBackward0(Function):
 
 def where(condition, input=None, other=None):
     if input is None and other is None:
-        from .indexing import nonzero  # noqa: PLC0415
+        from .gather_scatter import nonzero  # noqa: PLC0415
         return nonzero(condition, as_tuple=True)
     input, other = coerce(input), coerce(other)
     dt = dtypes.result_type([x for x in (input, other)])

@@ -17,7 +17,9 @@ from ..device import host, scatter_add, xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap_dim, wrap
 from . import indexing as I
+from . import gather_scatter as GS
 from . import shape as S
+from . import join_split as JS
 from .elementwise import c10_name
 from . import replays
 from .registry import Sample, op, tables
@@ -72,7 +74,7 @@ class IndexCopyBackward0(Function):
         g_self = index_fill(g, dim, index, 0) if self._fns[0] is not None else None
         g_src = None
         if self._fns[1] is not None:
-            g_src = I.index_select(g, dim, index)
+            g_src = GS.index_select(g, dim, index)
             if k["src_shape"] != g_src._data.shape:
                 g_src = g_src.reshape(k["src_shape"])
         return g_self, g_src
@@ -115,7 +117,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     out = input._data.copy()
     add = src if alpha == 1 else src * xp_of(out).asarray(alpha, dtype=out.dtype)
     scatter_add(_as_dim(out), _key(out.ndim, d, idx), add)  # np.add.at, or cupy's on the GPU
-    return record(I.IndexAddBackward0, (input, source), wrap(out, input.dtype),
+    return record(GS.IndexAddBackward0, (input, source), wrap(out, input.dtype),
                   {"dim": d, "index": index, "alpha": alpha, "src_shape": source._data.shape})
 
 
@@ -141,7 +143,7 @@ class IndexFillBackward1(Function):
     def backward(self, g):
         k = self._kw
         g_self = index_fill(g, k["dim"], k["index"], 0) if self._fns[0] is not None else None
-        g_value = I.index_select(g, k["dim"], k["index"]).sum() if self._fns[1] is not None else None
+        g_value = GS.index_select(g, k["dim"], k["index"]).sum() if self._fns[1] is not None else None
         return g_self, g_value
 
 
@@ -263,13 +265,13 @@ class MaskedScatterBackward0(Function):
         mask = k["mask"]
         g_self = g_src = None
         if self._fns[0] is not None:
-            g_self = S.sum_to(I.masked_fill(g, mask, 0), k["in_shape"])
+            g_self = S.sum_to(GS.masked_fill(g, mask, 0), k["in_shape"])
         if self._fns[1] is not None:  # torch's masked_scatter_backward
-            picked = I.masked_select(g, mask)
+            picked = GS.masked_select(g, mask)
             missing = math.prod(k["src_shape"]) - picked._data.size
             if missing > 0:
                 from ..factory import zeros  # noqa: PLC0415
-                picked = S.cat([picked, zeros(missing, dtype=g.dtype, device=g.device)])
+                picked = JS.cat([picked, zeros(missing, dtype=g.dtype, device=g.device)])
             g_src = S.reshape(picked, k["src_shape"])
         return g_self, g_src
 
@@ -372,32 +374,32 @@ class ScatterReduceBackward0(Function):
         k = self._kw
         dim, index, reduce, include_self = k["dim"], k["index"], k["reduce"], k["include_self"]
         if reduce == "sum":
-            g_self, g_src = g, I.gather(g, dim, index)
+            g_self, g_src = g, GS.gather(g, dim, index)
         elif reduce == "prod":
-            masked_self = I.masked_fill(self_, self_ == 0, 1)
+            masked_self = GS.masked_fill(self_, self_ == 0, 1)
             g_self = g * scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self) / masked_self
             src_zero = src == 0
-            zeros = I.scatter_add(self_.detach() * 0, dim, index, src_zero.to(self_.dtype))
-            single = src_zero & (I.gather(zeros, dim, index) == 1)
-            masked_result = scatter_reduce(self_, dim, index, I.masked_fill(src, single, 1), reduce,
+            zeros = GS.scatter_add(self_.detach() * 0, dim, index, src_zero.to(self_.dtype))
+            single = src_zero & (GS.gather(zeros, dim, index) == 1)
+            masked_result = scatter_reduce(self_, dim, index, GS.masked_fill(src, single, 1), reduce,
                                            include_self=include_self)
-            g_src = where(single, I.gather(g * masked_result, dim, index),
-                          I.gather(g * result, dim, index) / I.masked_fill(src, src_zero, 1))
+            g_src = where(single, GS.gather(g * masked_result, dim, index),
+                          GS.gather(g * result, dim, index) / GS.masked_fill(src, src_zero, 1))
         elif reduce == "mean":
             n = (self_.detach() * 0 + (1 if include_self else 0))
-            n = I.scatter_add(n, dim, index, src.detach() * 0 + 1)
-            n = I.masked_fill(n, n == 0, 1)
+            n = GS.scatter_add(n, dim, index, src.detach() * 0 + 1)
+            n = GS.masked_fill(n, n == 0, 1)
             g_self = g / n
-            g_src = I.gather(g, dim, index) / I.gather(n, dim, index)
+            g_src = GS.gather(g, dim, index) / GS.gather(n, dim, index)
         else:
-            value = I.gather(result, dim, index)
+            value = GS.gather(result, dim, index)
             self_is = (self_ == result).to(self_.dtype)
             src_is = (src == value).to(self_.dtype)
-            share = g / I.scatter_add(self_is, dim, index, src_is)
+            share = g / GS.scatter_add(self_is, dim, index, src_is)
             g_self = self_is * share
-            g_src = src_is * I.gather(share, dim, index)
+            g_src = src_is * GS.gather(share, dim, index)
         if not include_self:
-            g_self = I.scatter(g_self, dim, index, value=0)
+            g_self = GS.scatter(g_self, dim, index, value=0)
         if g_src._data.shape != src._data.shape:  # src larger than the index: the rest gets 0
             from ..factory import zeros  # noqa: PLC0415
             full = zeros(src._data.shape, dtype=g_src.dtype, device=g_src.device)
@@ -441,7 +443,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 OPS = [
     op("index_copy", index_copy, IndexCopyBackward0, inplace=True, sample=Sample(
         [((2, 3), (2, 2))], call=lambda torch, x, y: torch.index_copy(x, 1, torch.tensor([2, 0]), y))),
-    op("index_add", index_add, I.IndexAddBackward0, inplace=True, sample=Sample(
+    op("index_add", index_add, GS.IndexAddBackward0, inplace=True, sample=Sample(
         [((2, 3), (2, 3))], call=lambda torch, x, y: (torch.index_add(x, 1, torch.tensor([2, 0, 2]), y),
                                                       x.index_add(0, torch.tensor([1]), y[:1, :3] * 1, alpha=2.5)))),
     op("index_fill", index_fill, IndexFillBackward0, IndexFillBackward1, inplace=True, sample=Sample(

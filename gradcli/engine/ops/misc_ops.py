@@ -8,6 +8,7 @@ from ..device import xp_of
 from ..function import record_multi
 from ..tensor import Tensor, wrap, wrap_dim
 from . import shape as S
+from . import join_split as JS
 from .elementwise import not_implemented
 from .registry import Sample, op, tables
 
@@ -56,14 +57,14 @@ def split_with_sizes(input, split_sizes, dim=0):
     if not isinstance(split_sizes, (list, tuple)):
         raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
                         f"{type(split_sizes).__name__}")
-    return S.split(input, list(split_sizes), dim)
+    return JS.split(input, list(split_sizes), dim)
 
 
-class UnsafeSplitBackward0(S.SplitBackward0):
+class UnsafeSplitBackward0(JS.SplitBackward0):
     __slots__ = ()
 
 
-class UnsafeSplitWithSizesBackward0(S.SplitBackward0):
+class UnsafeSplitWithSizesBackward0(JS.SplitBackward0):
     __slots__ = ()
 
 
@@ -78,18 +79,18 @@ def unsafe_split(input, split_size, dim=0):
     if not isinstance(split_size, int) or isinstance(split_size, bool):
         raise TypeError(f"unsafe_split(): argument 'split_size' (position 1) must be int, not "
                         f"{type(split_size).__name__}")
-    return _unsafe(input, S.split(input.detach(), split_size, dim), UnsafeSplitBackward0, dim)
+    return _unsafe(input, JS.split(input.detach(), split_size, dim), UnsafeSplitBackward0, dim)
 
 
 def unsafe_chunk(input, chunks, dim=0):
-    return _unsafe(input, S.chunk(input.detach(), chunks, dim), UnsafeSplitBackward0, dim)
+    return _unsafe(input, JS.chunk(input.detach(), chunks, dim), UnsafeSplitBackward0, dim)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     if not isinstance(split_sizes, (list, tuple)):
         raise TypeError(f"unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, "
                         f"not {type(split_sizes).__name__}")
-    return _unsafe(input, S.split(input.detach(), list(split_sizes), dim), UnsafeSplitWithSizesBackward0, dim)
+    return _unsafe(input, JS.split(input.detach(), list(split_sizes), dim), UnsafeSplitWithSizesBackward0, dim)
 
 
 # One declaration per op (registry.py); the is_* answer bools
@@ -105,7 +106,7 @@ OPS = [
     op("is_nonzero", is_nonzero, no_grad=_BOOL),
     op("is_complex", lambda input: input.is_complex(), method=False, no_grad=_BOOL),
     op("heaviside", heaviside, no_grad="torch records NotImplemented (no derivative for heaviside)"),
-    op("split_with_sizes", split_with_sizes, S.SplitWithSizesBackward0,
+    op("split_with_sizes", split_with_sizes, JS.SplitWithSizesBackward0,
        sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.split_with_sizes([1, 2], dim=-1))),
     op("unsafe_split", unsafe_split, UnsafeSplitBackward0,
        sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.unsafe_split(2, dim=-1))),

@@ -14,7 +14,7 @@ from ..device import asarray as _asarray
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Tensor, wrap, wrap_dim
 from . import elementwise as E
-from . import indexing as I
+from . import gather_scatter as GS
 from . import reduction as R
 from . import replays
 from .elementwise import sgn
@@ -181,16 +181,16 @@ def _norm_backward(g, x, norm, p, dims, keepdim):
     if p == 1.0:
         return sgn(x) * g
     if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
-        return g * I.masked_fill(x / norm, norm == 0, 0)
+        return g * GS.masked_fill(x / norm, norm == 0, 0)
     if math.isinf(p):
         mask = E.abs(x) == norm
         count = R.sum(mask, dim=dims, keepdim=True)
         return sgn(x) * (mask * (g / count))
     ax = E.abs(x)
     if p < 1.0:
-        scaled = sgn(x) * I.masked_fill(ax ** (p - 1), x == 0, 0)
+        scaled = sgn(x) * GS.masked_fill(ax ** (p - 1), x == 0, 0)
         return scaled * g * norm ** (1 - p)
-    scale = I.masked_fill(g / norm ** (p - 1), norm == 0, 0)
+    scale = GS.masked_fill(g / norm ** (p - 1), norm == 0, 0)
     if p < 2.0:
         return sgn(x) * ax ** (p - 1) * scale
     return x * ax ** (p - 2) * scale

@@ -14,7 +14,7 @@ from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import wrap
 from . import elementwise as E
-from . import indexing as I
+from . import gather_scatter as GS
 from . import reduction as R
 from . import replays
 from .reduction import RETURN_TYPES
@@ -32,7 +32,7 @@ def _select_grad(g, dim, indices, in_shape, keepdim):
     if not keepdim:
         g = unsqueeze(g, dim)
         indices = unsqueeze(indices, dim)
-    return I.scatter(zeros_of(in_shape, g.dtype, g._data), dim, indices, g)
+    return GS.scatter(zeros_of(in_shape, g.dtype, g._data), dim, indices, g)
 
 
 class _SelectMultiBackward(MultiOutputFunction):
@@ -80,7 +80,7 @@ class CummaxBackward0(_SelectMultiBackward):
         g = grads[0]
         if len(k["in_shape"]) == 0:
             return (g,)
-        return (I.scatter_add(zeros_of(k["in_shape"], g.dtype, g._data), k["dim"], k["indices"], g),)
+        return (GS.scatter_add(zeros_of(k["in_shape"], g.dtype, g._data), k["dim"], k["indices"], g),)
 
 
 class CumminBackward0(CummaxBackward0):

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors, numerics
-from ..device import check_args, xp_of
-from ..limits import check_numel, check_shape
 from ..autograd import grad_mode
-from ..function import Function, MultiOutputFunction, record, record_multi
+from ..device import xp_of
+from ..function import Function, record
+from ..limits import check_shape
+from ..size import Size
+from ..tensor import view_of, wrap, wrap_dim
 from . import replays, words
 from .registry import Sample, op
-from ..size import Size
-from ..tensor import Tensor, wrap_dim, view_of, wrap
 
 
-def _shape_arg(shape):
+def shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
@@ -84,7 +84,7 @@ def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
         from .conversion import to  # noqa: PLC0415 - view(dtype)
         return to(input, shape[0])
-    shape = _infer(_shape_arg(shape), input._data.size)
+    shape = _infer(shape_arg(shape), input._data.size)
     arr = _view_array(input._data, shape)
     if arr is None:
         raise errors.runtime(
@@ -104,7 +104,7 @@ def reshape(input, *shape):
     """As torch: a view when the strides allow it (ViewBackward0 of a contiguous tensor,
     ReshapeAliasBackward0 of another); otherwise a contiguous clone viewed to the shape
     (UnsafeViewBackward0 of CloneBackward0)."""
-    shape = _infer(_shape_arg(shape), input._data.size)
+    shape = _infer(shape_arg(shape), input._data.size)
     data = input._data
     arr = _view_array(data, shape)
     if arr is not None:
@@ -157,7 +157,7 @@ class ExpandBackward0(Function):
 
 
 def expand(input, *sizes):
-    sizes = _shape_arg(sizes)
+    sizes = shape_arg(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
         raise errors.runtime(f"expand({errors.type_string(input)}{{[{', '.join(map(str, shape))}]}}, "
@@ -217,7 +217,7 @@ def sum_to(g, shape):
 
 
 def sum_to_size(input, *size):
-    size = _shape_arg(size)
+    size = shape_arg(size)
     shape = input._data.shape
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != d for s, d in zip(size, shape[lead:])):
@@ -275,7 +275,7 @@ class PermuteBackward0(Function):
 
 
 def permute(input, *dims):
-    dims = _shape_arg(dims)
+    dims = shape_arg(dims)
     nd = input._data.ndim
     if len(dims) != nd:
         raise errors.runtime(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -360,254 +360,7 @@ def squeeze(input, dim=None):
     return record(cls, (input,), view_of(input, arr), {"in_shape": shape, "dims": dims})
 
 
-class RepeatBackward0(Function):
-    __slots__ = ()
-    replay = staticmethod(lambda xs, kw, outs: [np.tile(xs[0], kw["reps"]).reshape(outs[0])])
-    explain = "1 for each copy of {a} (the gradient is summed over the repeats)"
-    explain_factor = False
-
-    def backward(self, g):
-        """torch's repeat_backward: the new leading dims summed one by one, then every repeated dim split
-        into (repeat, size) and the repeat axes summed in one go (nothing to do where all repeats are 1)."""
-        reps, in_shape = self._kw["reps"], self._kw["in_shape"]
-        if 0 in reps:
-            from ..factory import zeros  # noqa: PLC0415
-            return (zeros(in_shape, dtype=g.dtype, device=g.device),)
-        from .reduction import sum as _sum  # noqa: PLC0415
-        lead = len(reps) - len(in_shape)
-        for _ in range(lead):
-            g = _sum(g, 0)
-        grad_size, sum_dims = [], []
-        for d, size in enumerate(in_shape):
-            if reps[d + lead] != 1:
-                grad_size.append(reps[d + lead])
-                sum_dims.append(len(grad_size) - 1)
-            grad_size.append(size)
-        if sum_dims:
-            g = _sum(reshape(g, tuple(grad_size)), tuple(sum_dims))
-        return (g,)
-
-
-def repeat(input, *reps):
-    reps = _shape_arg(reps)
-    if len(reps) < input._data.ndim:
-        raise errors.runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions "
-                             "of tensor")
-    lead = (1,) * (len(reps) - input._data.ndim) + input._data.shape
-    check_shape([r * s for r, s in zip(reps, lead)])
-    arr = np.tile(input._data, reps)
-    return record(RepeatBackward0, (input,), wrap(arr, input.dtype), {"reps": reps, "in_shape": input._data.shape})
-
-
-def tile(input, dims):
-    dims = tuple(dims)
-    if len(dims) < input._data.ndim:
-        dims = (1,) * (input._data.ndim - len(dims)) + dims
-    return repeat(input, dims)
-
-
-class CatBackward0(Function):
-    __slots__ = ()
-    explain = staticmethod(words.cat)
-    replay = staticmethod(replays.cat)
-
-    def backward(self, g):
-        dim, sizes = self._kw["dim"], self._kw["sizes"]
-        out, start = [], 0
-        for n, shape in zip(sizes, self._kw["shapes"]):
-            if shape == (0,):  # a skipped 1-D empty tensor: an empty gradient (torch's cat_tensors_backward)
-                from ..factory import zeros  # noqa: PLC0415
-                out.append(zeros((0,), dtype=g.dtype, device=g.device))
-                continue
-            out.append(narrow(g, dim, start, n) if n is not None else None)
-            start += n or 0
-        return tuple(out)
-
-
-def _check_list(tensors, name):
-    if isinstance(tensors, Tensor):
-        raise errors.type_error(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
-    if not tensors:
-        if name == "stack":
-            raise errors.runtime("stack expects a non-empty TensorList")
-        raise errors.value(f"torch.{name}(): expected a non-empty list of Tensors")
-
-
-def cat(tensors, dim=0):
-    _check_list(tensors, "cat")
-    tensors = list(tensors)
-    check_numel(sum(t._data.size for t in tensors if isinstance(t, Tensor)))
-    if len({type(t._data) for t in tensors}) > 1:
-        check_args("cat", (("tensors", tensors),))
-    for i, t in enumerate(tensors):  # torch's first check (cat_check_no_zero_dim)
-        if t._data.ndim == 0:
-            raise errors.runtime(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    from .. import dtypes  # noqa: PLC0415
-    dt = dtypes.result_type(tensors)
-    # legacy rule: 1-D empty tensors are skipped whatever the other shapes
-    keep = [not (t._data.ndim == 1 and t._data.size == 0) for t in tensors]
-    nonempty = [t for t, k in zip(tensors, keep) if k]
-    ref = nonempty[0] if nonempty else tensors[0]
-    nd = ref._data.ndim
-    d = wrap_dim(dim, nd)
-    for i, (t, k) in enumerate(zip(tensors, keep)):
-        if not k:
-            continue
-        if t._data.ndim != nd:
-            raise errors.runtime(f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}")
-        for j in range(nd):
-            if j != d and t._data.shape[j] != ref._data.shape[j]:
-                raise errors.runtime(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                     f"{ref._data.shape[j]} but got size {t._data.shape[j]} for tensor number "
-                                     f"{i} in the list.")
-    arrays = [t._data.astype(dt.np, copy=False) for t in nonempty] or [tensors[0]._data.astype(dt.np)]
-    arr = np.concatenate(arrays, axis=d)
-    sizes = [t._data.shape[d] if k else 0 for t, k in zip(tensors, keep)]
-    return record(CatBackward0, tuple(tensors), wrap(arr, dt), {"dim": d, "sizes": sizes,
-                                                               "shapes": [t._data.shape for t in tensors]})
-
-
-concat = concatenate = cat
-
-
-class StackBackward0(Function):
-    __slots__ = ()
-    explain = staticmethod(words.cat)
-    replay = staticmethod(replays.stack)
-
-    def backward(self, g):
-        # torch's stack_tensors_backward: one select per input (SelectBackward0), not unbind
-        from .indexing import getitem  # noqa: PLC0415 - indexing imports this module
-        lead = (slice(None),) * self._kw["dim"]
-        return tuple(getitem(g, lead + (i,)) for i in range(g._data.shape[self._kw["dim"]]))
-
-
-def stack(tensors, dim=0):
-    _check_list(tensors, "stack")
-    tensors = list(tensors)
-    check_numel(sum(t._data.size for t in tensors if isinstance(t, Tensor)))
-    shape = tensors[0]._data.shape
-    for i, t in enumerate(tensors):
-        if t._data.shape != shape:
-            raise errors.runtime(f"stack expects each tensor to be equal size, but got "
-                                 f"[{', '.join(map(str, shape))}] at entry 0 and "
-                                 f"[{', '.join(map(str, t._data.shape))}] at entry {i}")
-    if len({type(t._data) for t in tensors}) > 1:
-        check_args("cat", (("tensors", tensors),))  # torch.stack is a cat of unsqueezed tensors
-    from .. import dtypes  # noqa: PLC0415
-    dt = dtypes.result_type(tensors)
-    d = wrap_dim(dim, len(shape) + 1)
-    arr = np.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d)
-    return record(StackBackward0, tuple(tensors), wrap(arr, dt), {"dim": d})
-
-
-def hstack(tensors):
-    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
-
-
-def vstack(tensors):
-    """cat of atleast_2d: 0-d and 1-d tensors become rows (UnsqueezeBackward0 views, as torch)."""
-    rows = []
-    for t in tensors:
-        if t._data.ndim == 0:
-            t = unsqueeze(unsqueeze(t, 0), 0)
-        elif t._data.ndim == 1:
-            t = unsqueeze(t, 0)
-        rows.append(t)
-    return cat(rows, 0)
-
-
-class SliceBackward0(Function):
-    __slots__ = ()
-    explain = staticmethod(words.fixed(words.SELECTED))
-    replay = staticmethod(replays.index)
-
-    def backward(self, g):
-        from .indexing import slice_backward  # noqa: PLC0415
-        return (slice_backward(g, self._kw["in_shape"], self._kw["key"]),)
-
-
-def narrow(input, dim, start, length):
-    if input._data.ndim == 0:
-        raise errors.runtime("narrow() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[d]
-    if not -size <= start <= size:
-        raise errors.index(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start = start % size if start < 0 else start
-    if start + length > size:
-        raise errors.runtime(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    arr = input._data[key]
-    return record(SliceBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape, "key": key})
-
-
-class SplitBackward0(MultiOutputFunction):
-    __slots__ = ()
-    replay = staticmethod(replays.split)
-    explain = "1 on each piece's part of {a}"
-    explain_factor = False
-
-    def backward(self, grads):
-        return (cat(grads, self._kw["dim"]),)
-
-
-class SplitWithSizesBackward0(SplitBackward0):
-    __slots__ = ()
-
-
-class UnbindBackward0(MultiOutputFunction):
-    __slots__ = ()
-    replay = staticmethod(replays.unbind)
-    explain = "1 on each piece's part of {a}"
-    explain_factor = False
-
-    def backward(self, grads):
-        return (stack(grads, self._kw["dim"]),)
-
-
-def split(tensor, split_size_or_sections, dim=0):
-    if tensor._data.ndim == 0:
-        raise errors.runtime("split expects at least a 1-dimensional tensor")
-    d = wrap_dim(dim, tensor._data.ndim)
-    n = tensor._data.shape[d]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
-        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 else [n]
-        cls = SplitBackward0
-    else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != n:
-            raise errors.runtime(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                                 f"at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
-        cls = SplitWithSizesBackward0
-    outs, start = [], 0
-    for s in sizes:
-        key = (slice(None),) * d + (slice(start, start + s),)
-        outs.append(view_of(tensor, tensor._data[key]))
-        start += s
-    return tuple(record_multi(cls, (tensor,), outs, {"dim": d}))
-
-
-def chunk(input, chunks, dim=0):
-    if input._data.ndim == 0:
-        raise errors.runtime("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise errors.runtime(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    size = -(-n // chunks) if chunks else n
-    return split(input, max(size, 1), d)
-
-
-def unbind(input, dim=0):
-    d = wrap_dim(dim, input._data.ndim)
-    if input._data.ndim == 0:
-        raise errors.index(f"Dimension specified as {d} but tensor has no dimensions")
-    arr = input._data
-    outs = [view_of(input, arr[(slice(None),) * d + (i,)]) for i in range(arr.shape[d])]
-    return tuple(record_multi(UnbindBackward0, (input,), outs, {"dim": d}))
-
+# ---------------------------------------------------------------------------- flip, clone, movedim
 
 class FlipBackward0(Function):
     __slots__ = ()
@@ -679,51 +432,34 @@ moveaxis = movedim
 
 # ---------------------------------------------------------------------------- declarations
 
-_R = "reduce"
-_S1 = [((3,),), ((2, 3),)]
+REDUCE = "reduce"
+S1 = [((3,),), ((2, 3),)]
 _ip = {"inplace": True}
 # One declaration per op (registry.py); methods.py derives the tables. flip: shape_extra.py's.
 OPS = [
-    op("view", view, ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.view(-1))),
+    op("view", view, ViewBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.view(-1))),
     op("reshape", reshape, ViewBackward0, UnsafeViewBackward0, ReshapeAliasBackward0, sample=Sample(
-        _R, call=lambda torch, x: torch.reshape(x.t() if x.dim() == 2 else x, (-1,)))),
-    op("flatten", flatten, ViewBackward0, UnsafeViewBackward0, sample=Sample(_R)),
-    op("ravel", ravel, ViewBackward0, UnsafeViewBackward0, sample=Sample(_R, call=lambda torch, x: x.ravel())),
-    op("expand", expand, ExpandBackward0, sample=Sample(_R, call=lambda torch, x: x.expand(2, *x.shape))),
+        REDUCE, call=lambda torch, x: torch.reshape(x.t() if x.dim() == 2 else x, (-1,)))),
+    op("flatten", flatten, ViewBackward0, UnsafeViewBackward0, sample=Sample(REDUCE)),
+    op("ravel", ravel, ViewBackward0, UnsafeViewBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.ravel())),
+    op("expand", expand, ExpandBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.expand(2, *x.shape))),
     op("expand_as", expand_as, ExpandBackward0, sample=Sample([((3,), (2, 3)), ((), (2,)), ((2, 1), (2, 3))],
                                                               call=lambda torch, x, y: x.expand_as(y))),
     op("broadcast_to", broadcast_to, ExpandBackward0,
-       sample=Sample(_R, call=lambda torch, x: torch.broadcast_to(x, (2,) + tuple(x.shape)))),
+       sample=Sample(REDUCE, call=lambda torch, x: torch.broadcast_to(x, (2,) + tuple(x.shape)))),
     op("sum_to_size", sum_to_size, sample=Sample([((2, 3),), ((3, 1),)],  # sum's and view's nodes
                                                  call=lambda torch, x: x.sum_to_size(1, x.shape[-1]))),
-    op("t", t, TBackward0, sample=Sample(_S1, call=lambda torch, x: x.t()), **_ip),
-    op("transpose", transpose, TransposeBackward0, sample=Sample(_R, args=(0, -1)), **_ip),
-    op("swapaxes", transpose, TransposeBackward0, sample=Sample(_R, call=lambda torch, x: x.swapaxes(0, -1)), **_ip),
-    op("swapdims", transpose, TransposeBackward0, sample=Sample(_R, args=(-1, 0)), **_ip),
+    op("t", t, TBackward0, sample=Sample(S1, call=lambda torch, x: x.t()), **_ip),
+    op("transpose", transpose, TransposeBackward0, sample=Sample(REDUCE, args=(0, -1)), **_ip),
+    op("swapaxes", transpose, TransposeBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.swapaxes(0, -1)), **_ip),
+    op("swapdims", transpose, TransposeBackward0, sample=Sample(REDUCE, args=(-1, 0)), **_ip),
     op("permute", permute, PermuteBackward0,
-       sample=Sample(_R, call=lambda torch, x: x.permute(*reversed(range(x.dim()))))),
-    op("movedim", movedim, PermuteBackward0, aliases=("moveaxis",), sample=Sample(_R, args=(0, -1))),
+       sample=Sample(REDUCE, call=lambda torch, x: x.permute(*reversed(range(x.dim()))))),
+    op("movedim", movedim, PermuteBackward0, aliases=("moveaxis",), sample=Sample(REDUCE, args=(0, -1))),
     op("unsqueeze", unsqueeze, UnsqueezeBackward0, sample=Sample([((),), ((3,),), ((2, 3),)], args=(-1,)), **_ip),
     op("squeeze", squeeze, SqueezeBackward0, SqueezeBackward1, SqueezeBackward2, sample=Sample(
         [((1, 3),), ((2, 1, 2),)], call=lambda torch, x: (x.squeeze(), x.squeeze(0))), **_ip),
-    op("repeat", repeat, RepeatBackward0, sample=Sample([((),), ((3,),), ((2, 3),)],
-                                                        call=lambda torch, x: x.repeat(2, *([1] * x.dim())))),
-    op("tile", tile, RepeatBackward0, sample=Sample(_R, args=((2,),))),
-    op("narrow", narrow, SliceBackward0, sample=Sample(_S1, call=lambda torch, x: x.narrow(-1, 1, 2))),
-    op("split", split, SplitBackward0, SplitWithSizesBackward0,
-       sample=Sample(_S1, call=lambda torch, x: x.split(2, dim=-1))),
-    op("chunk", chunk, SplitBackward0, sample=Sample([((3,),), ((4, 2),)], args=(2, 0))),
-    op("unbind", unbind, UnbindBackward0, sample=Sample(_R, args=(0,))),
-    op("clone", clone, CloneBackward0, sample=Sample(_R)),
-    # torch.cat & co. (no Tensor methods): a list of tensors first
-    op("cat", cat, CatBackward0, method=False, aliases=("concat", "concatenate"), sample=Sample(
-        [((2, 3), (1, 3)), ((3,), (2,))], call=lambda torch, x, y: torch.cat([x, y]))),
-    op("stack", stack, StackBackward0, method=False,
-       sample=Sample([((2, 3), (2, 3)), ((), ())], call=lambda torch, x, y: torch.stack([x, y], -1))),
-    op("hstack", hstack, CatBackward0, method=False,
-       sample=Sample([((2, 3), (2, 1)), ((3,), (2,))], call=lambda torch, x, y: torch.hstack([x, y]))),
-    op("vstack", vstack, CatBackward0, method=False,
-       sample=Sample([((2, 3), (1, 3)), ((3,), (3,))], call=lambda torch, x, y: torch.vstack([x, y]))),
+    op("clone", clone, CloneBackward0, sample=Sample(REDUCE)),
     op("contiguous", contiguous, CloneBackward0, sample=Sample(
-        _R, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
+        REDUCE, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
 ]

@@ -17,7 +17,9 @@ from ..size import Size
 from ..tensor import Tensor, wrap_dim, view_of, wrap
 from . import elementwise as E
 from . import indexing as I
+from . import gather_scatter as GS
 from . import shape as S
+from . import join_split as JS
 from . import replays
 from .registry import Sample, V, case, op, tables
 from .special_common import warn_once
@@ -120,7 +122,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         parts.append(x)
         if append is not None:
             parts.append(append if isinstance(append, Tensor) else _scalar_like(append, x, d))
-        x = S.cat(parts, d)
+        x = JS.cat(parts, d)
     if n == 0:
         from ..factory import empty_like  # noqa: PLC0415
         return empty_like(x).copy_(x)
@@ -128,8 +130,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         length = x._data.shape[d]
         if length == 0:
             break
-        hi = S.narrow(x, d, 1, length - 1)
-        lo = S.narrow(x, d, 0, length - 1)
+        hi = JS.narrow(x, d, 1, length - 1)
+        lo = JS.narrow(x, d, 0, length - 1)
         x = E.logical_xor(hi, lo) if x.dtype is dtypes.bool_ else E.sub(hi, lo)
     return x
 
@@ -228,7 +230,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                  f"{reps.shape[0]} and input.size({d}) = {x._data.shape[d]}")
         check_numel(int(reps.sum()) * (x._data.size // max(1, x._data.shape[d])))
         idx = wrap(on_host(lambda c: np.repeat(np.arange(c.shape[0]), c).astype(np.int64), reps), dtypes.int64)
-        return I.index_select(x, d, idx)
+        return GS.index_select(x, d, idx)
     r = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if r < 0:
         raise errors.runtime("Repeats must be non-negative")
@@ -287,7 +289,7 @@ def take(input, index):
 
 def take_along_dim(input, indices, dim=None):
     if dim is None:
-        return I.gather(S.view(input, (-1,)), 0, S.view(indices, (-1,)))
+        return GS.gather(S.view(input, (-1,)), 0, S.view(indices, (-1,)))
     nd = input._data.ndim
     d = wrap_dim(dim, nd)
     if indices._data.ndim != nd:
@@ -307,7 +309,7 @@ def take_along_dim(input, indices, dim=None):
     x = S.expand(input, tuple(in_shape))
     idx = wrap(xp_of(indices._data).ascontiguousarray(np.broadcast_to(indices._data, tuple(idx_shape))),
                indices.dtype)
-    return I.gather(x, d, idx)
+    return GS.gather(x, d, idx)
 
 
 # ---------------------------------------------------------------------------- meshgrid, cartesian_prod
@@ -357,7 +359,7 @@ def cartesian_prod(*tensors):
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
-    return S.stack([S.flatten(g) for g in grids], 1)
+    return JS.stack([S.flatten(g) for g in grids], 1)
 
 
 def broadcast_tensors(*tensors):
@@ -400,7 +402,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         cuts = [0] + [min(max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections] + [n]
         bounds = [(a, max(b - a, 0)) for a, b in zip(cuts[:-1], cuts[1:])]
         bounds = [(min(a, n), length) for a, length in bounds]
-    return tuple(S.narrow(input, d, a, length) for a, length in bounds)
+    return tuple(JS.narrow(input, d, a, length) for a, length in bounds)
 
 
 def _split_named(input, sections, dim, name, min_dim):
@@ -429,16 +431,16 @@ def dsplit(input, indices_or_sections):
 
 
 def dstack(tensors):
-    return S.cat(list(atleast_3d(tuple(tensors))), 2)
+    return JS.cat(list(atleast_3d(tuple(tensors))), 2)
 
 
 def column_stack(tensors):
     parts = [S.reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
-    return S.cat(parts, 1)
+    return JS.cat(parts, 1)
 
 
 def row_stack(tensors):
-    return S.cat(list(atleast_2d(tuple(tensors))), 0)
+    return JS.cat(list(atleast_2d(tuple(tensors))), 0)
 
 
 # ---------------------------------------------------------------------------- unfold
@@ -540,7 +542,7 @@ OPS = [
     op("take", take, TakeBackward0, sample=Sample([((2, 3),), ((5,),)], call=lambda torch, x: torch.take(
         x, torch.tensor([0, 4, 4, 1]))),
        cases={"take": case(lambda torch, x: torch.take(x, torch.tensor([[0, 4], [4, -1]])), V.M23)}),
-    op("take_along_dim", take_along_dim, I.GatherBackward0, sample=Sample([((2, 3),)], call=lambda torch, x: (
+    op("take_along_dim", take_along_dim, GS.GatherBackward0, sample=Sample([((2, 3),)], call=lambda torch, x: (
         torch.take_along_dim(x, torch.tensor([[2, 0], [1, 1]]), dim=1))),
        cases={"take_along_dim": case(lambda torch, x: torch.take_along_dim(x, torch.tensor([[0, 2]]), dim=1), V.M23)}),
     op("tensor_split", tensor_split, sample=Sample(_R, args=(2,)),

@@ -29,7 +29,7 @@ class Atan2Backward0(Function):
     def backward(self, g):
         a, b = self.saved
         recip = E.reciprocal(a * a + b * b)
-        from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+        from .gather_scatter import masked_fill  # noqa: PLC0415 - indexing is imported after this module
         recip = masked_fill(recip, E.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
         ga = g * b * recip if needs_input_grad(self, 0) else None
         gb = g * -a * recip if needs_input_grad(self, 1) else None
@@ -137,7 +137,7 @@ class _XlogBackward0(Function):
         x, y = self.saved
         gx = gy = None
         if needs_input_grad(self, 0):
-            from .indexing import masked_fill  # noqa: PLC0415 - indexing is imported after this module
+            from .gather_scatter import masked_fill  # noqa: PLC0415 - indexing is imported after this module
             gx = masked_fill(self.op(g, y), (x == 0.0) & (y <= -self.shift), 0)
         if needs_input_grad(self, 1):
             gy = g * x / (y + self.shift if self.shift else y)
