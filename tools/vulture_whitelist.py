@@ -194,6 +194,12 @@ _.all_weights
 pack_sequence
 unpack_sequence
 _.is_pinned
+# gradcli/engine/nn/functional_shuffle.py
+PixelShuffle
+PixelUnshuffle
+ChannelShuffle
+Softmax2d
+PairwiseDistance
 # gradcli/engine/nn/modules_more.py
 ZeroPad1d
 ZeroPad2d

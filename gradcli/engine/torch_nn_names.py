@@ -7,6 +7,7 @@ TORCH_NAMES = {
     'avg_pool1d': ('gradcli.engine.nn.functional_pool', 'avg_pool1d'),
     'batch_norm': ('gradcli.engine.nn.functional', 'torch_batch_norm'),
     'binary_cross_entropy_with_logits': ('gradcli.engine.nn.functional', 'torch_bce_with_logits'),
+    'channel_shuffle': ('gradcli.engine.nn.functional_shuffle', 'channel_shuffle'),
     'constant_pad_nd': ('gradcli.engine.nn.functional', 'constant_pad_nd'),
     'conv1d': ('gradcli.engine.nn.functional_conv', 'conv1d'),
     'conv2d': ('gradcli.engine.nn.functional_conv', 'conv2d'),
@@ -19,5 +20,7 @@ TORCH_NAMES = {
     'max_pool1d': ('gradcli.engine.nn.functional_conv', 'max_pool1d'),
     'max_pool2d': ('gradcli.engine.nn.functional_conv', 'max_pool2d'),
     'pairwise_distance': ('gradcli.engine.nn.functional_loss', 'pairwise_distance'),
+    'pixel_shuffle': ('gradcli.engine.nn.functional_shuffle', 'pixel_shuffle'),
+    'pixel_unshuffle': ('gradcli.engine.nn.functional_shuffle', 'pixel_unshuffle'),
     'rms_norm': ('gradcli.engine.nn.functional_norm', 'rms_norm'),
 }

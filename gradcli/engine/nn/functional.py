@@ -30,6 +30,7 @@ from . import functional_margin as _margin
 from . import functional_multimargin as _multimargin
 from . import functional_norm as _norm
 from . import functional_pool as _pool
+from . import functional_shuffle as _shuffle
 from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
@@ -500,6 +501,12 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool1d(x, 3), torch=True),
     _fop("avg_pool1d", _pool.avg_pool1d, shapes=[((1, 2, 5),)],
          call=lambda torch, x, name: torch.nn.functional.avg_pool1d(x, 2, 1, 1, True, False), torch=True),
+    _fop("pixel_shuffle", _shuffle.pixel_shuffle, _shuffle.PixelShuffleBackward0, shapes=[((1, 8, 2, 3),)],
+         call=lambda torch, x, name: torch.nn.functional.pixel_shuffle(x, 2), torch=True),
+    _fop("pixel_unshuffle", _shuffle.pixel_unshuffle, _shuffle.PixelUnshuffleBackward0, shapes=[((1, 2, 4, 6),)],
+         call=lambda torch, x, name: torch.nn.functional.pixel_unshuffle(x, 2), torch=True),
+    _fop("channel_shuffle", _shuffle.channel_shuffle, _shuffle.ChannelShuffleBackward0, shapes=[((1, 6, 2),)],
+         call=lambda torch, x, name: torch.nn.functional.channel_shuffle(x, 3), torch=True),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
     _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],
