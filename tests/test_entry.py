@@ -158,3 +158,20 @@ def test_the_early_interrupt_document_is_the_run_document(command):
 
     want = dumps(run_doc(command=command, exit_code=130, error=simple_error("KeyboardInterrupt", "interrupted")))
     assert entry.INTERRUPTED_DOC.replace("@COMMAND@", command) == want + "\n"
+
+
+def test_run_options_are_declared_once():
+    """`gradcli run`'s options (cli/options.py) are what the Typer command takes and what the fast
+    path reads: one declaration, two readers."""
+    import typer.main  # noqa: PLC0415
+
+    from gradcli.cli import app as app_module  # noqa: PLC0415
+    from gradcli.cli import options  # noqa: PLC0415
+
+    declared = {name for opt in options.RUN_ALL for name in opt.names}
+    command = typer.main.get_command(app_module.app).commands["run"]
+    assert {name for p in command.params for name in p.opts if name.startswith("-")} == declared
+    assert set(entry._RUN_FLAGS) | set(entry._RUN_VALUES) == declared
+    by_name = {p.name: p for p in command.params}
+    for opt in options.RUN_ALL:
+        assert by_name[opt.field].help == opt.help

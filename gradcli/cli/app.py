@@ -24,8 +24,8 @@ import typer  # noqa: E402
 
 from gradcli import __version__  # noqa: E402
 
-from .common import (EXIT_USAGE, Flags, parse_count, parse_seed, parse_size, parse_timeout, say,  # noqa: E402
-                     say_usage, usage_hint)
+from . import options  # noqa: E402
+from .common import EXIT_USAGE, PARSERS, Flags, say, say_usage, usage_hint  # noqa: E402
 from .replcmd import repl_command  # noqa: E402
 
 # --help is gradcli's own text (helptext.render, shown by main before Typer runs, laid out from
@@ -58,69 +58,50 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def _count(text) -> int:
-    try:
-        return parse_count(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+def _typer_parser(reader: str):
+    """common.parse_<reader> for Typer: its ValueError is Typer's BadParameter (a usage error)."""
+    parse = PARSERS[reader]
+
+    def parser(text):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    parser.__name__ = f"_{reader}"
+    return parser
 
 
-def _seed(text) -> int:
-    try:
-        return parse_seed(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+_CHOICES = {"device": Device, "dtype": DType}
+_TYPES = {"count": int, "seed": Optional[int], "timeout": Optional[float], "size": Optional[int]}
 
 
-def _timeout(text) -> float:
-    try:
-        return parse_timeout(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-
-
-def _size(text) -> int:
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+def typer_option(opt: options.Opt):
+    """The Typer parameter type of a declared option (options.py), and its default."""
+    kw = {"help": opt.help}
+    if opt.metavar is not None:
+        kw["metavar"] = opt.metavar
+    if not opt.show_default:
+        kw["show_default"] = False
+    if opt.reader is None:
+        annotation, default = bool, opt.default
+    elif opt.reader == "choice":
+        annotation, default = _CHOICES[opt.field], _CHOICES[opt.field](opt.default)
+        kw["case_sensitive"] = False
+    elif opt.reader == "text":
+        annotation, default = (Optional[List[str]] if opt.repeat else Optional[str]), opt.default
+    else:
+        annotation, default = _TYPES[opt.reader], opt.default
+        kw["parser"] = _typer_parser(opt.reader)
+    return Annotated[annotation, typer.Option(*opt.names, **kw)], default
 
 
 # --------------------------------------------------------------------------- common options
-DeviceOpt = Annotated[Device, typer.Option("--device", help="Default device for tensors (cuda needs CuPy and a GPU: "
-                                                            "pip install 'gradcli\\[cuda]').", case_sensitive=False)]
-DTypeOpt = Annotated[DType, typer.Option("--dtype", help="Default floating-point dtype.", case_sensitive=False)]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", parser=_seed, metavar="N",
-                                                help="torch.manual_seed(N) before running (0 <= N < 2**64).",
-                                                show_default=False)]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (schema gradcli/1) instead of text.")]
-NoColorOpt = Annotated[bool, typer.Option("--no-color", help="No colour (also when NO_COLOR is set or output is "
-                                                             "not a terminal).")]
-MaxElementsOpt = Annotated[int, typer.Option("--max-elements", parser=_count, metavar="N",
-                                             help="Largest tensor allowed, in elements.")]
-MaxStepsOpt = Annotated[int, typer.Option("--max-steps", parser=_count, metavar="N",
-                                          help="Loop iterations plus calls allowed.")]
-TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", parser=_timeout,
-                                                     help="Stop the script after this many seconds.",
-                                                     show_default=False)]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks of gradcli's own errors.")]
-
-MaxMemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", parser=_size, metavar="SIZE", show_default=False,
-                                                    help="Memory a run may allocate (4G, 512M; default the smaller "
-                                                         "of 4 GiB and half the machine's).")]
-
-# every command's shared options, declared once: the name (a Flags field) -> (option, default)
-SHARED_OPTIONS = {
-    "device": (DeviceOpt, Device.cpu),
-    "dtype": (DTypeOpt, DType.float32),
-    "seed": (SeedOpt, None),
-    "json": (JsonOpt, False),
-    "no_color": (NoColorOpt, False),
-    "max_elements": (MaxElementsOpt, 100_000_000),
-    "max_steps": (MaxStepsOpt, 10_000_000),
-    "timeout": (TimeoutOpt, None),
-    "debug": (DebugOpt, False),
-}
+# every command's shared options (options.SHARED): the name (a Flags field) -> (option, default)
+SHARED_OPTIONS = {opt.field: typer_option(opt) for opt in options.SHARED}
+MaxMemoryOpt = typer_option(options.MAX_MEMORY)[0]
+_RUN = {opt.field: typer_option(opt)[0] for opt in options.RUN}  # run's own (its signature names them)
+ExprOpt, SummaryOpt, ExplainOpt = _RUN["expr"], _RUN["summary"], _RUN["explain"]
+CheckOpt, DetectAnomalyOpt = _RUN["check"], _RUN["detect_anomaly"]
 
 
 def shared_options(without=(), **defaults):
@@ -182,22 +163,11 @@ def run(
     files: Annotated[Optional[List[str]], typer.Argument(metavar="FILE.grad ...", show_default=False,
                                                          help="Scripts to run, one after another, each in a "
                                                               "fresh scope; '-' reads stdin.")] = None,
-    expr: Annotated[Optional[List[str]], typer.Option("-e", "--expr", metavar="CODE", show_default=False,
-                                                      help="Run this code (before any FILE); several -e run in "
-                                                           "order, as one script. torch, np, nn, F and math need "
-                                                           "no import.")] = None,
-    summary: Annotated[bool, typer.Option("--summary", help="After each script, a table of its named tensors "
-                                                            "(shape, dtype, requires_grad, grad_fn, grad).")] = False,
-    explain: Annotated[bool, typer.Option("--explain", help="At every backward pass, the chain rule step by step "
-                                                            "(on stderr; with --json, an 'explain' list).")] = False,
-    check: Annotated[bool, typer.Option("--check", help="Check every backward pass against float64 central "
-                                                        "differences; a mismatch is an error at the line that made "
-                                                        "the node, and a pass that cannot be checked (a NaN "
-                                                        "gradient) says so and exits 1.")] = False,
-    detect_anomaly: Annotated[bool, typer.Option("--detect-anomaly", help="Turn on torch.autograd.set_detect_anomaly"
-                                                                          "(True) for the run: a backward that "
-                                                                          "returns NaN is an error at the line that "
-                                                                          "made the node.")] = False,
+    expr: ExprOpt = None,
+    summary: SummaryOpt = False,
+    explain: ExplainOpt = False,
+    check: CheckOpt = False,
+    detect_anomaly: DetectAnomalyOpt = False,
     max_memory: MaxMemoryOpt = None,
     flags: Flags = None,
 ) -> None:

@@ -134,6 +134,10 @@ def parse_size(text) -> int:
     return size
 
 
+# the parsers of the declared options (cli/options.py: an Opt's reader names one)
+PARSERS = {"count": parse_count, "seed": parse_seed, "timeout": parse_timeout, "size": parse_size}
+
+
 def say(message: str, color: bool | None = None) -> None:
     """One line on stderr, prefixed 'gradcli: '."""
     sys.stdout.flush()

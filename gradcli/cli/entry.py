@@ -152,58 +152,35 @@ def guarded(body, debug: bool) -> None:
         sys.exit(EXIT_INTERNAL)
 
 
-# `gradcli run` options read here: the flags, and the options with a value (how to read the value;
-# a reader returns None for a value Typer must judge, which sends the command line to Typer)
-_RUN_FLAGS = {"--json": "json", "--no-color": "no_color", "--summary": "summary", "--debug": "debug",
-              "--explain": "explain", "--check": "check", "--detect-anomaly": "detect_anomaly"}
+# `gradcli run` options read here (declared in options.py, which the Typer app reads too): the flags,
+# and the options with a value (how to read the value; a reader returns None for a value Typer must
+# judge, which sends the command line to Typer)
+def _plain_reader(opt):
+    if opt.reader == "text":
+        return str
+    if opt.reader == "choice":
+        return lambda text: text if text in opt.choices else None
+
+    def read(text):
+        from .common import PARSERS  # noqa: PLC0415 - Typer's parser for the option
+
+        try:
+            return PARSERS[opt.reader](text)
+        except ValueError:
+            return None
+    return read
 
 
-def _plain_count(text):
-    from .common import parse_count  # noqa: PLC0415 - Typer's parser for these options
+def _run_tables():
+    from .options import RUN_ALL  # noqa: PLC0415 - imports nothing
 
-    try:
-        return parse_count(text)
-    except ValueError:
-        return None
-
-
-def _plain_timeout(text):
-    from .common import parse_timeout  # noqa: PLC0415 - Typer's parser for --timeout
-
-    try:
-        return parse_timeout(text)
-    except ValueError:
-        return None
+    flags = {name: opt.field for opt in RUN_ALL if opt.reader is None for name in opt.names}
+    values = {name: (opt.field, _plain_reader(opt)) for opt in RUN_ALL if opt.reader is not None
+              for name in opt.names}
+    return flags, values
 
 
-def _plain_seed(text):
-    from .common import parse_seed  # noqa: PLC0415 - Typer's parser for --seed
-
-    try:
-        return parse_seed(text)
-    except ValueError:
-        return None
-
-
-def _plain_size(text):
-    from .common import parse_size  # noqa: PLC0415 - Typer's parser for --max-memory
-
-    try:
-        return parse_size(text)
-    except ValueError:
-        return None
-
-
-_RUN_VALUES = {
-    "-e": ("expr", str), "--expr": ("expr", str),
-    "--seed": ("seed", _plain_seed),
-    "--device": ("device", lambda text: text if text in ("cpu", "cuda") else None),
-    "--dtype": ("dtype", lambda text: text if text in ("float32", "float64") else None),
-    "--max-elements": ("max_elements", _plain_count),
-    "--max-steps": ("max_steps", _plain_count),
-    "--timeout": ("timeout", _plain_timeout),
-    "--max-memory": ("max_memory", _plain_size),
-}
+_RUN_FLAGS, _RUN_VALUES = _run_tables()
 
 
 def plain_run(args):
