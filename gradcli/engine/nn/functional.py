@@ -15,6 +15,7 @@ from ..function import Function, record
 from ..ops import elementwise as E
 from ..ops import replays, words
 from ..ops import linalg as L
+from ..ops import norms as _norms
 from ..ops import reduction as R
 from ..ops import softmax as SM
 from ..ops import shape as S
@@ -449,7 +450,7 @@ OPS = [
     _fop("one_hot", _loss.one_hot, no_grad="an integer result"),
     _fop("normalize", _loss.normalize, sample=Sample(_M + [((2, 2, 2),)])),
     _fop("cosine_similarity", _loss.cosine_similarity, sample=Sample(_M2), torch=True),
-    _fop("pairwise_distance", _loss.pairwise_distance, sample=Sample(_M2), torch=True),
+    _fop("pairwise_distance", _loss.pairwise_distance, _norms.NormBackward1, sample=Sample(_M2), torch=True),
     _fop("mse_loss", _loss.mse_loss, _loss.MseLossBackward0, sample=Sample(_M2 + [((3,), (3,))])),
     _fop("l1_loss", _loss.l1_loss, sample=Sample(_M2, second=False)),  # sign(x - y): no second order
     _fop("smooth_l1_loss", _loss.smooth_l1_loss, _loss.SmoothL1LossBackward0, sample=Sample(_M2)),

@@ -464,7 +464,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+    from ..ops.norms import aten_norm  # noqa: PLC0415
+    return aten_norm(x1 - x2 + eps, p, -1, keepdim)  # at::pairwise_distance: at::norm (NormBackward1)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -170,6 +170,19 @@ class LinalgVectorNormBackward0(Function):
         return (_norm_backward(g, x, norm, k["p"], k["dims"], k["keepdim"]),)
 
 
+class NormBackward1(LinalgVectorNormBackward0):
+    """at::norm(self, p, dim, keepdim), the node of the ATen functions that call it (F.pairwise_distance)."""
+    __slots__ = ()
+
+
+def aten_norm(x, p, dim, keepdim=False):
+    """at::norm(x, p, dim, keepdim): vector_norm's value, recorded as NormBackward1."""
+    r = vector_norm(x, p, dim, keepdim)
+    if type(r.grad_fn) is LinalgVectorNormBackward0:
+        r.grad_fn.__class__ = NormBackward1
+    return r
+
+
 def _norm_backward(g, x, norm, p, dims, keepdim):
     """torch's norm_backward(grad, self, p, norm, dims, keepdim), with Tensor ops."""
     if not keepdim and x._data.ndim:
