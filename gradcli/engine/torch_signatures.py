@@ -770,6 +770,10 @@ SIGNATURES = {
     'nanmean': (
         (1, 3, 'input', 'Tensor', None),
     ),
+    'nanmedian': (
+        (1, 1, 'input', 'Tensor', '(Tensor input)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
+    ),
     'nansum': (
         (1, 3, 'input', 'Tensor', None),
     ),

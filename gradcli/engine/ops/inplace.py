@@ -26,6 +26,31 @@ OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-
 OVERLAP_WRITES = frozenset({"masked_fill_", "index_fill_", "index_put_"})
 
 
+# the in-place ops whose kernel asserts that the source does not overlap self (at::assert_no_overlap,
+# after the meta checks): the source's argument position
+_SOURCE_ARG = {"scatter_": 2, "scatter_add_": 2, "scatter_reduce_": 2, "index_add_": 2, "index_copy_": 2,
+               "index_put_": 1}
+_SOURCE_KW = ("src", "source", "values")
+
+
+def check_source_overlap(name, self, args, kwargs):
+    """x.scatter_(d, i, x) and the like: torch's error when the source shares memory with x."""
+    pos = _SOURCE_ARG.get(name)
+    if pos is None:
+        return
+    src = args[pos] if len(args) > pos else next((kwargs[k] for k in _SOURCE_KW if k in kwargs), None)
+    if not isinstance(src, Tensor) or type(src._data) is not np.ndarray or type(self._data) is not np.ndarray:
+        return
+    try:
+        shared = np.shares_memory(self._data, src._data, max_work=10_000)
+    except np.exceptions.TooHardError:
+        shared = np.may_share_memory(self._data, src._data)
+    if shared:
+        raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to tensor "
+                             "refer to a single memory location. Please clone() the tensor before performing the "
+                             "operation.")
+
+
 def rebase(self, r, low_names=False, overlap_ok=False):
     """Make `self` hold r's value and r's place in the graph, in place (TensorIterator's checks: the
     broadcast shape first, then the cast of the result type to self's dtype). overlap_ok: an op of
@@ -120,6 +145,7 @@ def inplace(fn, name):
         return inplace_view(fn, name)
     low = name.startswith(("clamp", "clip"))
     overlap_ok = name in OVERLAP_WRITES
+    source_arg = name in _SOURCE_ARG
     binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
 
     def method(self, *args, **kwargs):
@@ -131,7 +157,10 @@ def inplace(fn, name):
         # the clamp overload with number bounds (taken when any bound is a number) words the cast
         # error with C++ type names ("bool"); tensor bounds go through TensorIterator ("Bool")
         scalar = low and any(a is not None and not isinstance(a, Tensor) for a in (*args, *kwargs.values()))
-        return rebase(self, fn(self, *args, **kwargs), scalar, overlap_ok)
+        r = fn(self, *args, **kwargs)
+        if source_arg:
+            check_source_overlap(name, self, args, kwargs)
+        return rebase(self, r, scalar, overlap_ok)
     method.__name__ = name
     return method
 

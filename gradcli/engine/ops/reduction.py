@@ -42,7 +42,7 @@ def return_type(name, fields=("values", "indices")):
     return type(name, (ReturnType,), {"_fields": fields, "_name": name, "__module__": "torch.return_types"})
 
 
-RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "mode", "kthvalue",
+RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue",
                                                 "cummax", "cummin", "aminmax")}
 
 

@@ -294,6 +294,69 @@ def median(input, dim=None, keepdim=False):
     return _pair("median", MedianBackward1, input, values, idx, {"dim": d, "keepdim": keepdim})
 
 
+class NanmedianBackward0(MedianBackward0):
+    __slots__ = ()
+
+
+class NanmedianBackward1(MedianBackward1):
+    __slots__ = ()
+
+
+def _c_half(n):
+    """(n - 1) / 2 as C++'s integer division (toward zero: 0 for n = 0)."""
+    return int((n - 1) / 2)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """median without the NaNs (ATen's median_impl / median_with_indices_impl with ignore_nan): the
+    lower middle of the other values, NaN where a row holds nothing else."""
+    data = input._data
+    if input.dtype is dtypes.bool_:
+        from .special_common import not_implemented  # noqa: PLC0415
+        raise not_implemented("nanmedian_cpu" if dim is None else "nanmedian_out", input.dtype)
+    if data.dtype.kind != "f":
+        return median(input, dim, keepdim) if dim is None else _renamed_pair(median(input, dim, keepdim))
+    from .. import stl_select  # noqa: PLC0415
+    if dim is None:
+        flat = host(data).ravel(order="K")
+        values = flat.tolist()
+        n_ok = len(values) - int(np.isnan(flat).sum())
+        if n_ok == 0:
+            r = np.asarray(np.nan, data.dtype)
+        else:
+            q = list(range(len(values)))
+            k = _c_half(n_ok)
+            stl_select.nth_element(q, 0, k, len(q), lambda a, b: values[a] < values[b] or (
+                values[b] != values[b] and values[a] == values[a]))
+            r = np.asarray(values[q[k]], data.dtype)
+        out = wrap(like(data, r, data.dtype), input.dtype)
+        record(NanmedianBackward0, (input,), out)
+        return out
+    d = dim_of(input, dim)
+    if data.ndim == 0:
+        return _pair("nanmedian", NanmedianBackward1, input, data.copy(), np.zeros((), np.int64),
+                     {"dim": d, "keepdim": keepdim})
+    moved = np.moveaxis(host(data), d, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    idx = np.empty(rows.shape[0], np.int64)
+    for i, row in enumerate(rows):  # std::nth_element over the positions: ties by position, NaN the greatest
+        values = row.tolist()
+        q = list(range(len(values)))
+        k = _c_half(len(values) - int(np.isnan(row).sum()))
+        stl_select.nth_element(q, 0, k, len(q), lambda a, b, v=values: v[a] < v[b] or (v[a] == v[b] and a < b) or (
+            v[b] != v[b] and v[a] == v[a]))
+        idx[i] = q[k]
+    idx = np.moveaxis(idx.reshape(moved.shape[:-1] + (1,)), -1, d)
+    values = np.take_along_axis(host(data), idx, axis=d)
+    if not keepdim:
+        idx, values = np.squeeze(idx, d), np.squeeze(values, d)
+    return _pair("nanmedian", NanmedianBackward1, input, values, idx, {"dim": d, "keepdim": keepdim})
+
+
+def _renamed_pair(pair):
+    return RETURN_TYPES["nanmedian"]((pair[0], pair[1]))
+
+
 def mode(input, dim=-1, keepdim=False):
     data = input._data
     d = dim_of(input, dim)
@@ -426,6 +489,8 @@ OPS = [
        sample=Sample("reduce", call=lambda torch, x: (x.median(), torch.median(x, -1))),
        cases={"median": case(lambda torch, x0: torch.median(x0), V.M23),
               "median_dim": case(lambda torch, x: torch.median(x, 1), V.M23)}),
+    op("nanmedian", nanmedian, NanmedianBackward0, NanmedianBackward1,
+       sample=Sample("reduce", call=lambda torch, x: (x.nanmedian(), torch.nanmedian(x, -1)))),
     op("mode", mode, ModeBackward0, sample=Sample("reduce", args=(-1,)),
        cases={"mode": case(lambda torch, x: torch.mode(x, 1), V.M23)}),
     op("aminmax", aminmax, AminmaxBackward0, sample=Sample("reduce", kwargs={"dim": -1}),

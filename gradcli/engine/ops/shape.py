@@ -376,6 +376,11 @@ def flip(input, dims):
     if isinstance(dims, int):
         dims = (dims,)
     dims = tuple(wrap_dim(d, input._data.ndim) for d in dims)
+    seen = set()
+    for d in dims:  # dim_list_to_bitset
+        if d in seen:
+            raise errors.runtime(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
     if input._data.ndim == 0:
         dims = ()  # dim 0 of a 0-d tensor: one element, nothing to flip
     return record(FlipBackward0, (input,), wrap(np.flip(input._data, dims).copy(), input.dtype), {"dims": dims})

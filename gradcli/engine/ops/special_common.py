@@ -88,7 +88,7 @@ def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import OVERLAP_WRITES, rebase  # noqa: PLC0415
+    from .inplace import OVERLAP_WRITES, check_source_overlap, rebase  # noqa: PLC0415
     overlap_ok = name in OVERLAP_WRITES
 
     def method(self, *args, **kwargs):
@@ -99,6 +99,7 @@ def inplace_method(fn, name, inplace_node=None):
             node = make_node(inplace_node, (self,), r.dtype, old._saved, old._kw)
             node.next_functions = old.next_functions
             r.grad_fn = node
+        check_source_overlap(name, self, args, kwargs)
         return rebase(self, r, overlap_ok=overlap_ok)
     method.__name__ = name
     return method
