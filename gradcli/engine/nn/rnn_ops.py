@@ -20,23 +20,16 @@ import numpy as np
 from .. import errors
 from ..autograd import grad_mode
 from ..function import MultiOutputFunction, record_multi
-from ..ops import replays
-from ..ops.join_split import cat, stack
+from ..ops.join_split import SplitBackward0, cat, stack
 from ..tensor import wrap
 from .rnn_packed import packed_stack, sizes_of
 
 # ---------------------------------------------------------------------------- unsafe_chunk
 
 
-class UnsafeSplitBackward0(MultiOutputFunction):
-    """unsafe_chunk/unsafe_split: pieces that are no views (the cells modify them in place)."""
+class UnsafeSplitBackward0(SplitBackward0):
+    """unsafe_chunk/unsafe_split: split's node over pieces that are no views (the cells modify them in place)."""
     __slots__ = ()
-    replay = staticmethod(replays.split)
-    explain = "1 on each piece's part of {a}"
-    explain_factor = False
-
-    def backward(self, grads):
-        return (cat(grads, self._kw["dim"]),)
 
 
 def unsafe_chunk(t, chunks, dim=1):
