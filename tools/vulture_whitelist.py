@@ -102,7 +102,6 @@ vjp
 # gradcli/engine/dtypes.py
 _.to_real
 # gradcli/engine/factory.py
-ctor_error
 pin_memory
 memory_format
 logspace

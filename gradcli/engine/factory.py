@@ -83,7 +83,7 @@ def _check_nesting(data):
             _check_nesting(x)
 
 
-def finish(arr, dtype, device, requires_grad, ctor_error=True):
+def finish(arr, dtype, device, requires_grad):
     if device is None:
         device = DEFAULT_DEVICE[0]  # torch.set_default_device (--device)
     if device is not None:
@@ -267,7 +267,7 @@ def _filled(fill, size, dtype, device, requires_grad, default=None, name="zeros"
     if fill is not None and (fill.__class__ is not int or not 0 <= fill <= 127):  # fits every dtype
         fill = dtypes.checked_scalar(fill, d)
     arr = xp.full(size, fill, dtype=d.np) if fill is not None else xp.empty(size, dtype=d.np)
-    return finish(arr, d, device, requires_grad, ctor_error=False)
+    return finish(arr, d, device, requires_grad)
 
 
 def zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -328,7 +328,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None)
     if m is not None and m < 0:
         raise errors.runtime(f"m must be greater or equal to 0, got {m}")
     _size((n, m if m is not None else n), "eye")
-    return finish(np.eye(n, m, dtype=d.np), d, device, requires_grad, ctor_error=False)
+    return finish(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -346,7 +346,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     _size((n,))
     arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(d.np) if d.is_floating_point else \
         np.arange(vals[0], vals[1], vals[2]).astype(d.np)
-    return finish(arr, d, device, requires_grad, ctor_error=False)
+    return finish(arr, d, device, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -358,7 +358,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         arr = np.asarray([start], np.float64)
     else:
         arr = _linspace_values(start, end, steps, d)
-    return finish(arr.astype(d.np), d, device, requires_grad, ctor_error=False)
+    return finish(arr.astype(d.np), d, device, requires_grad)
 
 
 def _linspace_values(start, end, steps, d):
@@ -388,7 +388,7 @@ def _linspace_values(start, end, steps, d):
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     lin = linspace(start, end, steps, dtype=dtypes.float64)
     d = _resolve(dtype) or dtypes.defaults.float
-    return finish((base ** lin._data).astype(d.np), d, device, requires_grad, ctor_error=False)
+    return finish((base ** lin._data).astype(d.np), d, device, requires_grad)
 
 
 # ---------------------------------------------------------------------------- random
