@@ -215,7 +215,7 @@ nan, inf, pi, e, newaxis = _builtins.float("nan"), _builtins.float("inf"), 3.141
 CONSTANTS = ("nan", "inf", "pi", "e", "newaxis")
 get_default_device = _device.get_default_device
 
-linalg = _Module("torch.linalg", **_methods.LINALG)  # matmul; norm, vector_norm, ...: ops/scan.py's LINALG (below)
+linalg = _Module("torch.linalg", **_methods.LINALG)  # matmul; norm, vector_norm, ...: the breadth families' LINALG (below)
 
 Size = Size
 Tensor = Tensor

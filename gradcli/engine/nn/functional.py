@@ -423,7 +423,7 @@ _RANDOM = "a random mask: each call draws another (tests/test_dropout*.py, golde
 _M = [((2, 3),)]     # a batch of 2 rows of 3 classes or features
 _M2 = [((2, 3), (2, 3))]
 _IMG = [((1, 2, 4, 4),)]
-# F's own functions (the activations of ops/special.py are declared there): one declaration each, in
+# F's own functions (the activations of ops/activations.py are declared there): one declaration each, in
 # the order F lists them; FUNCTIONAL (F.X) is derived from them
 OPS = [
     _fop("linear", linear, sample=Sample([((2, 3), (4, 3), (4,)), ((3,), (2, 3))])),

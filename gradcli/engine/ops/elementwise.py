@@ -1,5 +1,9 @@
 """Elementwise ops: arithmetic, unary math, comparisons, where/clamp. One class per PyTorch
-node: its forward on arrays and its backward on Tensors (so it differentiates again)."""
+node: its forward on arrays and its backward on Tensors (so it differentiates again).
+
+Over ~600 lines (issue 22), not split yet: its hot paths (binary, the scalar operators, relu) are
+being reworked; the seams are its sections (arithmetic; unary math and rounding; min/max/clamp/where;
+comparison and logic), once the shared plumbing's users name it directly."""
 from __future__ import annotations
 
 import math

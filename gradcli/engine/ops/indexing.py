@@ -1,5 +1,5 @@
-"""Indexing: x[key] (select/slice/unsqueeze views, advanced index copies), x[key] = v
-(CopySlices), scatter/gather/index_select and masked ops."""
+"""Indexing: x[key] (select/slice/unsqueeze views, advanced index copies) and x[key] = v
+(CopySlices). (scatter/gather/index_select and the masked ops: ops/gather_scatter.py.)"""
 from __future__ import annotations
 
 import numpy as np

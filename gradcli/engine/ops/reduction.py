@@ -1,5 +1,6 @@
-"""Reductions (sum, mean, prod, max/min, amax/amin, var/std, logsumexp), softmax and log_softmax,
-and the (values, indices) results torch returns as named tuples. (norm: ops/scan.py.)"""
+"""Reductions (sum, mean, prod, max/min, amax/amin, argmax/argmin, all/any, var/std) and the (values,
+indices) results torch returns as named tuples. (softmax, log_softmax, logsumexp: ops/softmax.py;
+norm: ops/norms.py.)"""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
-"""Shape ops: views (sharing data and version counter, as torch's views do), expand/repeat,
-cat/stack/split, and sum_to, the reduction that undoes broadcasting in backward formulas."""
+"""Shape ops: views (sharing data and version counter, as torch's views do), expand, transpose,
+permute, squeeze/unsqueeze, flip, clone, movedim, and sum_to, the reduction that undoes
+broadcasting in backward formulas. (repeat, cat/stack, split/chunk/unbind: ops/join_split.py.)"""
 from __future__ import annotations
 
 import numpy as np
