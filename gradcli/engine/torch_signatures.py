@@ -27,6 +27,9 @@ SIGNATURES = {
     'acosh_': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'adaptive_avg_pool1d': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'addmm': (
         (3, 6, 'input', 'Tensor', '(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
         (4, 7, 'input', 'Tensor', '(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
@@ -137,6 +140,9 @@ SIGNATURES = {
     'atanh_': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'avg_pool1d': (
+        (2, 6, 'input', 'Tensor', None),
+    ),
     'baddbmm': (
         (3, 6, 'input', 'Tensor', '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
         (4, 7, 'input', 'Tensor', '(Tensor input, Tensor batch1, Tensor batch2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
@@ -210,6 +216,9 @@ SIGNATURES = {
     ),
     'celu_': (
         (1, 2, 'input', 'Tensor', None),
+    ),
+    'channel_shuffle': (
+        (2, 2, 'input', 'Tensor', None),
     ),
     'chunk': (
         (2, 3, 'input', 'Tensor', None),
@@ -825,6 +834,12 @@ SIGNATURES = {
     'permute': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'pixel_shuffle': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'pixel_unshuffle': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'positive': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -899,6 +914,9 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'renorm': (
+        (4, 4, 'input', 'Tensor', None),
     ),
     'repeat_interleave': (
         (2, 4, 'input', 'Tensor', '(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)'),
@@ -1200,14 +1218,17 @@ SIGNATURES = {
 # torch.nn.functional.name with a non-Tensor input / target: (type, message with {} for
 # the value's type name) or None, and whether torch looks at the target first
 FUNCTIONAL = {
+    'adaptive_avg_pool1d': ({1: ('TypeError', "adaptive_avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "adaptive_avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'adaptive_avg_pool2d': ({2: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'alpha_dropout': ({1: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'avg_pool1d': ({1: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'avg_pool2d': ({1: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'batch_norm': ({3: ('TypeError', "batch_norm(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'bilinear': ({1: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}")}, ('TypeError', "bilinear(): argument 'input2' (position 2) must be Tensor, not {}"), False),
     'binary_cross_entropy': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'binary_cross_entropy_with_logits': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'celu': ({1: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'channel_shuffle': ({1: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'cosine_embedding_loss': ({3: ('TypeError', "cosine_embedding_loss(): argument 'input1' (position 1) must be Tensor, not {}")}, None, False),
     'cosine_similarity': ({1: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not {}"), False),
     'cross_entropy': ({2: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "cross_entropy_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
@@ -1250,6 +1271,8 @@ FUNCTIONAL = {
     'one_hot': ({1: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pad': ({2: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pairwise_distance': ({1: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "pairwise_distance(): argument 'x2' (position 2) must be Tensor, not {}"), False),
+    'pixel_shuffle': ({1: ('TypeError', "pixel_shuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pixel_shuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'pixel_unshuffle': ({1: ('TypeError', "pixel_unshuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pixel_unshuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'poisson_nll_loss': ({2: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "poisson_nll_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'relu': ({1: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'relu6': ({1: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "relu6(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),

@@ -361,11 +361,69 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 # ---------------------------------------------------------------------------- declarations
 
+# ---------------------------------------------------------------------------- renorm
+
+def _renorm_arrays(x, p, dim, maxnorm):
+    """ATen's renorm: each slice along dim whose p-norm (over the other dims, in the accumulate type:
+    double for float) exceeds maxnorm is scaled by maxnorm / (norm + 1e-7), computed in that type."""
+    acc = np.float32 if x.dtype == np.float16 else np.float64
+    dims = tuple(i for i in range(x.ndim) if i != dim)
+    a = np.abs(x.astype(acc))
+    if p == math.inf:
+        norm = a.max(axis=dims, keepdims=True)
+    elif p == 1:
+        norm = a.sum(axis=dims, keepdims=True)
+    elif p == 2:
+        norm = np.sqrt((a * a).sum(axis=dims, keepdims=True))
+    else:
+        norm = (a ** p).sum(axis=dims, keepdims=True) ** (1.0 / p)
+    factor = np.where(norm > maxnorm, maxnorm / (norm + acc(1e-7)), acc(1)).astype(acc)
+    return (x.astype(acc) * factor).astype(x.dtype)
+
+
+class RenormBackward0(Function):
+    """torch's renorm_backward, in Tensor ops (so it differentiates again)."""
+    __slots__ = ()
+    explain = "maxnorm / norm times grad less its share along the norm's gradient (slices over maxnorm), else 1"
+    explain_factor = False
+    replay = staticmethod(lambda xs, kw, outs: [_renorm_arrays(xs[0], kw["p"], kw["dim"], kw["maxnorm"])])
+    save_inputs = True
+
+    def backward(self, g):
+        from .. import dtypes  # noqa: PLC0415
+        (x,) = self.saved
+        k = self._kw
+        p, dim, maxnorm = k["p"], k["dim"], k["maxnorm"]
+        dims = tuple(i for i in range(x._data.ndim) if i != dim)
+        acc = dtypes.float32 if x.dtype is dtypes.float16 else dtypes.float64
+        norm = vector_norm(x, p, dims, keepdim=True, dtype=acc)
+        nb = _norm_backward(R.sum(x * g, dim=dims, keepdim=True, dtype=acc), x, norm, p, dims, True)
+        invnorm = E.reciprocal(norm + 1e-7)
+        factor = invnorm * maxnorm
+        return (E.where(norm > maxnorm, factor * g - factor * invnorm * nb, g),)
+
+
+def renorm(input, p, dim, maxnorm):
+    if not float(p) > 0:
+        raise errors.runtime("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise errors.runtime(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    nd = input._data.ndim
+    if nd < 2:
+        raise errors.runtime(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")
+    d = wrap_dim(dim, nd)
+    out = _renorm_arrays(input._data, float(p), d, float(maxnorm))
+    return record(RenormBackward0, (input,), wrap(_asarray(out), input.dtype),
+                  {"p": float(p), "dim": d, "maxnorm": float(maxnorm)})
+
+
 OPS = [
     op("nansum", nansum, NansumBackward0, sample=Sample("reduce"),
        cases={"nansum": case(lambda torch, x0: torch.nansum(x0), V.M23)}),
     op("nanmean", nanmean, sample=Sample("reduce", kwargs={"dim": 0}),
        cases={"nanmean": case(lambda torch, x: torch.nanmean(x, 0), V.M23)}),  # nansum's and div's nodes
+    op("renorm", renorm, RenormBackward0, inplace=True, sample=Sample(
+        [((3, 4),), ((2, 3, 2),)], call=lambda torch, x: (x.renorm(2, 0, 0.5), torch.renorm(x, 1, -1, 0.3)))),
     op("norm", norm, LinalgVectorNormBackward0,
        sample=Sample("reduce", call=lambda torch, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3))),
        cases={"norm_2": case(lambda torch, x: torch.norm(x, dim=0), V.M23)}),
