@@ -103,22 +103,53 @@ class CumprodBackward0(Function):
             return (g,)
         if not bool((x._data == 0).any()):
             return (_rev_cumsum(g * out, d) / x,)
-        # with zeros: grad_i = sum_{j>=i} g_j * prod_{k<=j, k!=i} x_k, built from Tensor ops
-        n = x._data.shape[d]
-        total = None
-        for i in range(n):
-            shape = [1] * x._data.ndim
-            shape[d] = n
-            at_i = np.zeros(shape, bool)
-            at_i.reshape(-1)[i] = True
-            after = np.zeros(shape, bool)
-            after.reshape(-1)[i:] = True
-            at_i, after = like(x._data, at_i), like(x._data, after)
-            xi = E.where(wrap(at_i, dtypes.bool_), 1.0, x)
-            term = E.where(wrap(after, dtypes.bool_), g * cumprod(xi, d), 0.0)
-            part = E.where(wrap(at_i, dtypes.bool_), R.sum(term, dim=d, keepdim=True), 0.0)
-            total = part if total is None else total + part
-        return (total,)
+        from ..autograd import grad_mode  # noqa: PLC0415
+        if grad_mode.enabled:
+            return (_cumprod_backward_graph(g, x, d),)
+        return (_cumprod_backward_zeros(g, x, out, d),)
+
+
+def _cumprod_backward_zeros(g, x, out, d):
+    """torch's cumprod_backward with zeros outside grad mode (O(n), mask gymnastics): before the first
+    zero the reversed cumsum of out * g over x, at the first zero the products up to the second."""
+    from ..factory import zeros_like  # noqa: PLC0415
+    from .gather_scatter import gather  # noqa: PLC0415
+    w = out * g
+    grad_input = zeros_like(x, dtype=g.dtype)
+    csum = cumsum((x == 0), d)
+    mask = csum == 0
+    grad_input.masked_scatter_(mask, (_rev_cumsum(w.masked_fill(~mask, 0.0), d) / x).masked_select(mask))
+    mask = csum == 1
+    first = mask.max(d, keepdim=True).indices
+    first_mask = zeros_like(mask).scatter_(d, first, True).logical_and_(mask)
+    mask = mask & ~first_mask
+    before = gather(out, d, (first - 1).relu()).masked_fill(first == 0, 1.0)
+    at_zero = (cumprod(x.masked_fill(~mask, 1.0), d) * g.masked_fill(csum != 1, 0.0)).sum(d, keepdim=True) * before
+    grad_input.masked_scatter_(first_mask, at_zero.masked_select(first_mask))
+    return grad_input
+
+
+def _cumprod_backward_graph(g, x, d):
+    """torch's cumprod_backward with zeros in grad mode (O(n^2), differentiable): for each k, the sum of
+    g over j >= k times the products omitting x_k, copied into zeros' slice k (a CopySlices node)."""
+    from ..factory import ones, zeros  # noqa: PLC0415
+    from .join_split import cat, narrow  # noqa: PLC0415
+    n = x._data.shape[d]
+    grad_input = zeros(x._data.shape, dtype=g.dtype, device=g.device)
+    size = list(x._data.shape)
+    size[d] = 1
+    one = ones(size, dtype=g.dtype, device=g.device)
+    for k in range(n):
+        if k == 0:
+            omitted = cat([one, cumprod(narrow(x, d, 1, n - 1), d)], d)
+        elif k == n - 1:
+            omitted = R.prod(narrow(x, d, 0, k), d, True)
+        else:
+            until = R.prod(narrow(x, d, 0, k), d, True)
+            after = cumprod(narrow(x, d, k + 1, n - k - 1), d)
+            omitted = cat([until, until.expand_as(after) * after], d)
+        grad_input.select(d, k).copy_(R.sum(narrow(g, d, k, n - k) * omitted, dim=d))
+    return grad_input
 
 
 def cumprod(input, dim=None, *, dtype=None):
