@@ -279,6 +279,18 @@ def check_lr(lr):
         raise errors.value(f"Invalid learning rate: {lr}")
 
 
+def check_betas_eps(betas, eps, weight_decay):
+    """The Adam family's argument checks, in torch's order."""
+    if not 0.0 <= eps:
+        raise errors.value(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise errors.value(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise errors.value(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+
+
 # ---------------------------------------------------------------------------- SGD
 
 class SGD(Optimizer):
@@ -349,14 +361,7 @@ class Adam(Optimizer):
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
         check_lr(lr)
-        if not 0.0 <= eps:
-            raise errors.value(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise errors.value(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise errors.value(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+        check_betas_eps(betas, eps, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise errors.value("betas must be either both floats or both Tensors")

@@ -94,6 +94,26 @@ def _format_param(name, optimizer, param):
     return [param] * len(optimizer.param_groups)
 
 
+def _cycle_momentum(scheduler, optimizer, first, second, last_epoch):
+    """OneCycleLR's and CyclicLR's momentum set-up, as torch orders it: the optimizer must have momentum
+    or betas (use_beta1), the two (name, value) pairs are formatted per group in the order given, and a
+    fresh schedule starts each group at its max_momentum. Returns {name: list}."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise errors.value("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    scheduler.use_beta1 = "betas" in optimizer.defaults
+    formatted = {name: _format_param(name, optimizer, value) for name, value in (first, second)}
+    if last_epoch == -1:
+        for m_momentum, b_momentum, group in zip(formatted["max_momentum"], formatted["base_momentum"],
+                                                 optimizer.param_groups):
+            if scheduler.use_beta1:
+                group["betas"] = (m_momentum, *group["betas"][1:])
+            else:
+                group["momentum"] = m_momentum
+            group["max_momentum"] = m_momentum
+            group["base_momentum"] = b_momentum
+    return formatted
+
+
 def _annealing_cos(start, end, pct):
     cos_out = math.cos(math.pi * pct) + 1
     return end + (start - end) / 2.0 * cos_out
@@ -149,19 +169,8 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
-            if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
-                raise errors.value("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            _cycle_momentum(self, optimizer, ("max_momentum", max_momentum), ("base_momentum", base_momentum),
+                            last_epoch)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -221,20 +230,9 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise errors.value("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums,
-                                                         optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            formatted = _cycle_momentum(self, optimizer, ("base_momentum", base_momentum),
+                                        ("max_momentum", max_momentum), last_epoch)
+            self.base_momentums, self.max_momentums = formatted["base_momentum"], formatted["max_momentum"]
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 

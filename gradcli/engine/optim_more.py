@@ -7,19 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import errors
-from .optim import (Optimizer, add_scaled, addcdiv, addcmul, check_lr, lerp, scalar, set_data, sqrt, step_tensor,
-                    value_of, zeros_state)
-
-
-def _check_betas_eps(betas, eps, weight_decay):
-    if not 0.0 <= eps:
-        raise errors.value(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise errors.value(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise errors.value(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise errors.value(f"Invalid weight_decay value: {weight_decay}")
+from .optim import (Optimizer, add_scaled, addcdiv, addcmul, check_betas_eps, check_lr, lerp, scalar, set_data,
+                    sqrt, step_tensor, value_of, zeros_state)
 
 
 def _scalar_state(value):
@@ -27,6 +16,21 @@ def _scalar_state(value):
     from . import dtypes  # noqa: PLC0415
     from .factory import tensor  # noqa: PLC0415
     return tensor(value, dtype=dtypes.float32)
+
+
+def _begin(optimizer, p, zeros, scalars=None):
+    """p's state, made at its first step as torch's _init_group makes it (step, then the float32 scalars
+    given, then a zero tensor per name of `zeros`), with its step counted: (state, step as a float)."""
+    state = optimizer.state[p]
+    if len(state) == 0:
+        state["step"] = step_tensor()
+        for name, value in (scalars or {}).items():
+            state[name] = _scalar_state(value)
+        for name in zeros:
+            state[name] = zeros_state(p)
+    step_t = state["step"]
+    set_data(step_t, step_t._data + 1)
+    return state, step_t.item()
 
 
 def _grad(g, maximize):
@@ -47,7 +51,7 @@ class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
-        _check_betas_eps(betas, eps, weight_decay)
+        check_betas_eps(betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
@@ -56,20 +60,15 @@ class Adamax(Optimizer):
         lr, (beta1, beta2) = value_of(group["lr"]), group["betas"]
         eps, wd = group["eps"], group["weight_decay"]
         for p, g in self._grads(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_state(p)
-                state["exp_inf"] = zeros_state(p)
-            exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
-            set_data(step_t, step_t._data + 1)
+            state, step = _begin(self, p, ("exp_avg", "exp_inf"))
+            exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
             grad = _grad(g, group["maximize"])
             if wd != 0:
                 grad = add_scaled(grad, p._data, wd)
             dt = p._data.dtype
             set_data(exp_avg, lerp(exp_avg._data, grad, 1 - beta1))
             set_data(exp_inf, np.maximum(exp_inf._data * scalar(beta2, dt), np.abs(grad) + scalar(eps, dt)))
-            clr = lr / (1 - beta1 ** step_t.item())
+            clr = lr / (1 - beta1 ** step)
             set_data(p, addcdiv(p._data, exp_avg._data, exp_inf._data, -clr))
 
 
@@ -78,7 +77,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
         check_lr(lr)
-        _check_betas_eps(betas, eps, weight_decay)
+        check_betas_eps(betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
             raise errors.value(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -91,16 +90,8 @@ class NAdam(Optimizer):
         lr, (beta1, beta2) = value_of(group["lr"]), group["betas"]
         eps, wd, momentum_decay = group["eps"], group["weight_decay"], group["momentum_decay"]
         for p, g in self._grads(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["mu_product"] = _scalar_state(1.0)
-                state["exp_avg"] = zeros_state(p)
-                state["exp_avg_sq"] = zeros_state(p)
-            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            mu_product, step_t = state["mu_product"], state["step"]
-            set_data(step_t, step_t._data + 1)
-            step = step_t.item()
+            state, step = _begin(self, p, ("exp_avg", "exp_avg_sq"), {"mu_product": 1.0})
+            exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
             dt = p._data.dtype
             bias_correction2 = 1 - beta2 ** step
             grad = _decay(p, _grad(g, group["maximize"]), lr, wd, group["decoupled_weight_decay"])
@@ -120,7 +111,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         check_lr(lr)
-        _check_betas_eps(betas, eps, weight_decay)
+        check_betas_eps(betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
@@ -130,14 +121,8 @@ class RAdam(Optimizer):
         lr, (beta1, beta2) = value_of(group["lr"]), group["betas"]
         eps, wd = group["eps"], group["weight_decay"]
         for p, g in self._grads(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["exp_avg"] = zeros_state(p)
-                state["exp_avg_sq"] = zeros_state(p)
-            exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-            set_data(step_t, step_t._data + 1)
-            step = step_t.item()
+            state, step = _begin(self, p, ("exp_avg", "exp_avg_sq"))
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             dt = p._data.dtype
             grad = _decay(p, _grad(g, group["maximize"]), lr, wd, group["decoupled_weight_decay"])
             set_data(exp_avg, lerp(exp_avg._data, grad, 1 - beta1))
@@ -171,14 +156,8 @@ class ASGD(Optimizer):
         lr, lambd, alpha, t0 = value_of(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         wd = group["weight_decay"]
         for p, g in self._grads(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["eta"] = _scalar_state(lr)
-                state["mu"] = _scalar_state(1.0)
-                state["ax"] = zeros_state(p)
-            mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
-            set_data(step_t, step_t._data + 1)
+            state, step = _begin(self, p, ("ax",), {"eta": lr, "mu": 1.0})
+            mu, ax, eta = state["mu"], state["ax"], state["eta"]
             grad = _grad(g, group["maximize"])
             if wd != 0:
                 grad = add_scaled(grad, p._data, wd)
@@ -190,7 +169,6 @@ class ASGD(Optimizer):
                 set_data(ax, ax._data + (p._data - ax._data) * mu._data.astype(dt))
             else:
                 set_data(ax, p._data.copy())
-            step = step_t.item()
             set_data(eta, np.float32(lr / ((1 + lambd * lr * step) ** alpha)))
             set_data(mu, np.float32(1 / max(1, step - t0)))
 

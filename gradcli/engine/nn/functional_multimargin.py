@@ -18,6 +18,15 @@ from .functional_loss import reduction_of
 from .module import Module
 
 
+def _reduction(reduction, size_average, reduce):
+    """The reduction a loss function runs: the legacy size_average/reduce pair mapped as torch maps it."""
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(reduction, size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise errors.value(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
 def _seq_sum(values, dtype):
     """values summed one after another (a C loop's `sum += v`) in dtype, from 0."""
     if len(values) == 0:
@@ -113,14 +122,11 @@ class MultiMarginLossBackward0(Function):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
-    if size_average is not None or reduce is not None:
-        reduction = reduction_of(reduction, size_average, reduce)
     if p != 1 and p != 2:
         raise errors.value("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise errors.value("weight must be one-dimensional")
-    if reduction not in ("none", "mean", "sum"):
-        raise errors.value(f"{reduction} is not a valid value for reduction")
+    reduction = _reduction(reduction, size_average, reduce)
     xs, nframe, dim = _frames(input)
     if not (target.dim() <= 1 and target.numel() == nframe):
         raise errors.runtime(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
@@ -205,10 +211,7 @@ class MultilabelMarginLossBackward0(Function):
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    if size_average is not None or reduce is not None:
-        reduction = reduction_of(reduction, size_average, reduce)
-    if reduction not in ("none", "mean", "sum"):
-        raise errors.value(f"{reduction} is not a valid value for reduction")
+    reduction = _reduction(reduction, size_average, reduce)
     xs, nframe, dim = _frames(input)
     ok = target.dim() <= 1 and target.numel() == dim if input.dim() <= 1 else (
         target.dim() == 2 and tuple(target.shape) == (nframe, dim))

@@ -7,6 +7,7 @@ from .. import errors
 from . import functional as F
 from . import init
 from .module import Module
+from .modules_layers import AdaptiveAvgPool2d
 from .parameter import Parameter
 
 
@@ -131,16 +132,11 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool1d(Module):
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """AdaptiveAvgPool2d's attributes and repr, over F.adaptive_avg_pool1d."""
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 # ---------------------------------------------------------------------------- RMSNorm
