@@ -22,5 +22,6 @@ TORCH_NAMES = {
     'pairwise_distance': ('gradcli.engine.nn.functional_loss', 'pairwise_distance'),
     'pixel_shuffle': ('gradcli.engine.nn.functional_shuffle', 'pixel_shuffle'),
     'pixel_unshuffle': ('gradcli.engine.nn.functional_shuffle', 'pixel_unshuffle'),
+    'prelu': ('gradcli.engine.nn.functional_prelu', 'prelu'),
     'rms_norm': ('gradcli.engine.nn.functional_norm', 'rms_norm'),
 }

@@ -7,8 +7,8 @@ modules_more.py), recurrent layers (rnn.py, rnn_ops.py, rnn_packed.py: also torc
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import (functional, functional_margin, functional_multimargin, functional_shuffle, init, lazy, loss,
-               modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
+from . import (functional, functional_margin, functional_multimargin, functional_prelu, functional_shuffle, init,
+               lazy, loss, modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -40,6 +40,7 @@ def classes():
     out["MultiMarginLoss"] = functional_multimargin.MultiMarginLoss
     out["MultiLabelMarginLoss"] = functional_multimargin.MultiLabelMarginLoss
     out.update({name: getattr(functional_shuffle, name) for name in functional_shuffle.NAMES})
+    out["PReLU"] = functional_prelu.PReLU
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})
     out.update({name: getattr(rnn, name) for name in rnn.NAMES})
     out["UninitializedParameter"] = lazy.UninitializedParameter

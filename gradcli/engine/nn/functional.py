@@ -32,6 +32,7 @@ from . import functional_multimargin as _multimargin
 from . import functional_norm as _norm
 from . import functional_pool as _pool
 from . import functional_shuffle as _shuffle
+from . import functional_prelu as _prelu
 from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
@@ -502,6 +503,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool1d(x, 3), torch=True),
     _fop("avg_pool1d", _pool.avg_pool1d, shapes=[((1, 2, 5),)],
          call=lambda torch, x, name: torch.nn.functional.avg_pool1d(x, 2, 1, 1, True, False), torch=True),
+    _fop("prelu", _prelu.prelu, _prelu.PreluKernelBackward0, shapes=[((2, 3, 2), (3,))],
+         call=lambda torch, x, w, name: torch.nn.functional.prelu(x, w), torch=True),
     _fop("pixel_shuffle", _shuffle.pixel_shuffle, _shuffle.PixelShuffleBackward0, shapes=[((1, 8, 2, 3),)],
          call=lambda torch, x, name: torch.nn.functional.pixel_shuffle(x, 2), torch=True),
     _fop("pixel_unshuffle", _shuffle.pixel_unshuffle, _shuffle.PixelUnshuffleBackward0, shapes=[((1, 2, 4, 6),)],
