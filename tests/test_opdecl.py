@@ -94,6 +94,8 @@ def _moved(before, now):
 def _changed_on_purpose(where, name, before, now):
     if _moved(before, now):
         return True
+    if where == "torch" and name in ("clone", "is_nonzero") and before == f"gradcli.engine.api:{name}:{name}":
+        return True  # api.py's hand-written forms gave way to the declared op (is_nonzero of no values: torch's text)
     if where == "torch" and name.endswith("_") and now == f"gradcli.engine.ops.registry:{name}:{name}":
         return True  # torch.X_ of a declared op: registry's form, which takes input= as torch does
     if where == "Tensor" and name in _HAND_INPLACE:  # a hand-written in-place form, now the declared one's

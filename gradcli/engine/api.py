@@ -12,7 +12,6 @@ from . import dtypes as _dtypes
 from . import factory as _factory
 from . import formatting as _formatting
 from . import methods as _methods
-from .ops import shape as _S
 from .size import Size
 from .tensor import Tensor
 
@@ -82,18 +81,10 @@ def numel(input):  # after the loop: torch.numel is this function, not the metho
     return input.numel()
 
 
-def clone(input, *, memory_format=None):
-    return _S.clone(input)
-
-
 def detach(input):
     return input.detach()
 
 
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return input.item() != 0
 
 
 class _Module(types.SimpleNamespace):

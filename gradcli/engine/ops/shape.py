@@ -396,7 +396,7 @@ class CloneBackward0(Function):
         return (g,)
 
 
-def clone(input, memory_format=None):
+def clone(input, *, memory_format=None):
     return record(CloneBackward0, (input,), wrap(input._data.copy(), input.dtype))
 
 
