@@ -13,7 +13,8 @@ The rules, by kind of operator:
   (`elementwise.scalar_operator`).
 - `@`: Tensors only, both ways; `x @= y` writes the product back into x.
 - bitwise (& | ^ << >>): `x OP y` is the op itself; `y OP x` as arithmetic's; `x OP= y` checks the
-  output as TensorIterator does, then writes the op's result back.
+  output as TensorIterator does, then writes the op's result back (an operand of another type:
+  NotImplemented).
 - comparisons (== != < <= > >=): the op itself; all but `==` refuse a NumPy array. Python reflects
   them by itself (`y < x` is `x > y`).
 - unary (`-x`, `+x`, `abs(x)`, `~x`): the op itself; `~` of a bool tensor is `logical_not`, of a
@@ -56,7 +57,7 @@ def forms(spec):
     if sym in BITWISE:
         stem = BITWISE[sym]
         return {f"__{stem}__": lambda a, b: fn(a, b), f"__r{stem}__": _rop(reflected),
-                f"__i{stem}__": P.bitwise_inplace(fn)}
+                f"__i{stem}__": _refusing_others(P.bitwise_inplace(fn))}
     stem = ARITHMETIC[sym]
     forward = _scalar_operator(sym, spec) if sym in _SCALAR else _binop(fn, power=sym == "**")
     if spec.reflected is True:  # it commutes: y OP x is x OP y (with its scalar path)
@@ -142,6 +143,14 @@ def _rop(fn, tensors_only=False, ndarray_ok=False):
 def _refusing_arrays(fn):
     def op(a, b):
         return NotImplemented if isinstance(b, np.ndarray) else fn(a, b)
+    return op
+
+
+def _refusing_others(inplace):
+    """x OP= y for a y that is no Tensor, number or NumPy value: NotImplemented (Python then tries x OP y,
+    which refuses it too, and raises its TypeError)."""
+    def op(a, b):
+        return NotImplemented if E.coerce(b) is NotImplemented else inplace(a, b)
     return op
 
 
