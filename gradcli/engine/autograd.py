@@ -860,16 +860,13 @@ def run_plain(root, g, retain_graph):
         root.variable._accumulate(g, False, False)
         return True
     deps, order = found
-    n = len(order)
-    if n > 1:
+    if len(order) > 1:
         order.sort(key=_seq_of, reverse=True)
     free = not retain_graph
     buffers = {root: g}
     g = None
-    i = 0
-    while i < n:
-        node = order[i]
-        i += 1
+    nodes = iter(order)
+    for node in nodes:
         g = buffers.pop(node, None)
         ch = None
         if g is None:
@@ -878,13 +875,14 @@ def run_plain(root, g, retain_graph):
             fz = node.fuses
             if fz is not None:
                 ch = node._fns[fz[0]]
-                # ch fused: the next node to run (order[i]) and fed by this node alone
-                if ch is not None and i < n and order[i] is ch and ch.__class__ is fz[1] and deps[ch] == 1:
+                # ch fused: the next node to run (the next sequence number: order is sorted by it) and
+                # fed by this node alone
+                if ch is not None and ch.__class__ is fz[1] and ch._seq == node._seq - 1 and deps[ch] == 1:
                     fused = node.fused_backward(g, ch)
                     if fused is not None:
                         in_grads, gt = fused
                         fused = None
-                        i += 1
+                        next(nodes)  # ch: done in this step
                     else:
                         ch = None
                         in_grads = node.backward(g)
@@ -895,7 +893,31 @@ def run_plain(root, g, retain_graph):
                 in_grads = node.backward(g)
         if free:
             node._saved = None
-        done = _route(node, in_grads, buffers, deps)  # the leaves whose last gradient this node gave
+        # _route's work inline (a call per node is a tenth of a long chain's backward): each input
+        # gradient to its edge's buffer, the leaves counted down
+        done = None  # the leaves whose last gradient this node gave
+        n_in = len(in_grads) if in_grads is not None else 0
+        k = -1
+        for nxt in node._fns:
+            k += 1
+            if nxt is None:
+                continue
+            if k < n_in:
+                gk = in_grads[k]
+                if gk is not None:
+                    if gk.dtype is not nxt._out_dtype:
+                        gk = gk.to(nxt._out_dtype)
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = gk if prev is None else sum_grads(prev, gk)
+                    prev = gk = None
+            if nxt.__class__ is AccumulateGrad:
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    if done is None:
+                        done = [nxt]
+                    else:
+                        done.append(nxt)
         if ch is not None:  # the fused child's step: its gradient to its edge
             if free:
                 ch._saved = None
@@ -920,9 +942,9 @@ def run_plain(root, g, retain_graph):
 
 
 def _route(node, in_grads, buffers, deps):
-    """run_plain's step after a node ran: each input gradient (converted to its edge's dtype) added to
-    its edge's buffer, the leaves' AccumulateGrad counted down; the leaves now complete, as a list
-    (None when none)."""
+    """run_plain's step after a fused child ran (the same as its loop's, inline there): each input
+    gradient (converted to its edge's dtype) added to its edge's buffer, the leaves' AccumulateGrad
+    counted down; the leaves now complete, as a list (None when none)."""
     done = None
     if in_grads is None:
         for nxt in node._fns:
