@@ -566,7 +566,7 @@ MORE_ESCAPES = [
     "import numpy as np\nnp.ones(2).__array_interface__", "import numpy as np\nnp.array([print], dtype=object)",
     "import numpy as np\nnp.vectorize(print)(np.ones(2))", "import numpy as np\nnp.frompyfunc(print, 1, 1)",
     "import numpy as np\nnp.ones(2).view(np.recarray)", "import numpy as np\nnp.info(np)", "import numpy as np\nnp.__file__",
-    "import torch\ntorch.hub", "import torch\ntorch.ops", "import torch\ntorch.utils", "import torch\ntorch.jit",
+    "import torch\ntorch.hub", "import torch\ntorch.ops", "import torch\ntorch.utils.cpp_extension", "import torch\ntorch.jit",
     "import torch\ntorch.from_file('x.bin', size=2)", "import torch\ntorch.ones(2).storage()",
     "import torch\ntorch.ones(2).untyped_storage()", "import torch\ntorch.ones(2).numpy().tofile('x.bin')",
     "import torch\ntorch.Tensor.__subclasses__()", "import torch\ntorch.__file__", "import torch\ntorch.nn.__dict__",
