@@ -42,32 +42,9 @@ from typing import Any, Optional
 from .nodes import Expr, Node
 
 __all__ = [
-    "Name",
-    "Constant",
-    "JoinedStr",
-    "FormattedValue",
-    "List",
-    "Tuple",
-    "Set",
-    "Dict",
-    "Comprehension",
-    "ListComp",
-    "SetComp",
-    "GeneratorExp",
-    "DictComp",
-    "BinOp",
-    "UnaryOp",
-    "BoolOp",
-    "Compare",
-    "IfExp",
-    "Lambda",
-    "Keyword",
-    "Call",
-    "Starred",
-    "Attribute",
-    "Subscript",
-    "NamedExpr",
-    "Slice",
+    "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict", "Comprehension",
+    "ListComp", "SetComp", "GeneratorExp", "DictComp", "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp",
+    "Lambda", "Keyword", "Call", "Starred", "Attribute", "Subscript", "NamedExpr", "Slice"
 ]
 
 
