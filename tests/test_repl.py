@@ -70,6 +70,13 @@ def repl_env(tmp_path: Path) -> dict[str, str]:
     ("try:\n    x = 1\nfinally:\n    pass\n", True),
     ("raise ValueError('x')", True),
     ("def g():\n    yield 1", False),
+    # Python's block openers that GradScript lacks: read as a block (the parser says what is wrong) when
+    # they are a header, as names otherwise (soft keywords)
+    ("match x:\n    case 1:\n        pass", False),
+    ("match x:\n    case 1:\n        pass\n", True),
+    ("match = 1", True),
+    ("match(x)", True),
+    ("await x", True),
 ])
 def test_is_complete(text, complete_):
     assert is_complete(text) is complete_

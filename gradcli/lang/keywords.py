@@ -20,14 +20,14 @@ walks the grammar. What each table is, in the grammar's terms:
 - ``keywords``: every word but the reserved ones and the constants (highlighting, completion).
 
 What the grammar cannot say is here too, once: what each of Python's words that GradScript lacks
-stands for (the reserved words' error hint), and the REPL reads a block after each of them.
+stands for (the reserved words' error hint); the REPL reads a block after each of them as a header.
 """
 from __future__ import annotations
 
 # Python's words that GradScript lacks, and what the subset leaves out with them: the grammar's
-# `reserved` rule makes async/await an error that names it; `match` (a soft keyword in Python, a
-# plain name in GradScript) opens a block in the REPL as the others do, and the parser then says
-# what is wrong with it
+# `reserved` rule makes async/await an error that names it; `match x:` (a soft keyword in Python, a
+# plain name in GradScript) opens a block in the REPL as the others' headers do, and the parser then
+# says what is wrong with it
 PYTHON_ONLY = {"async": "async code", "await": "async code", "match": "match statements"}
 
 # the grammar's statement rules, and its statement-level expression

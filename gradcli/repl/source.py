@@ -33,7 +33,8 @@ def _patterns() -> tuple:
         from ..lang.parser import keyword_tables  # noqa: PLC0415 - the parse tables, at the first line
 
         kw = keyword_tables()
-        _PATTERNS.append(re.compile(r"(?:%s)\b|@" % "|".join((*kw.block_headers, *PYTHON_ONLY))))
+        # Python's other openers (match, async) only as a header: `match = 1` is a name's assignment
+        _PATTERNS.append(re.compile(r"(?:%s)\b|@|(?:%s)\b.*:$" % ("|".join(kw.block_headers), "|".join(PYTHON_ONLY))))
         _PATTERNS.append(re.compile(r"(?:%s)\b" % "|".join(kw.continuation_headers)))
     return _PATTERNS[0], _PATTERNS[1]
 
