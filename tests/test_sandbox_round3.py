@@ -224,3 +224,38 @@ def test_script_values_into_new_apis_are_the_scripts_errors(call):
         error = session.run(src + "\n", "odd.grad").error
         assert not isinstance(error, InternalError), (src, error.traceback_text)
         assert error is None or error.line is not None, src
+
+
+# ---------------------------------------------------------------- output floods
+
+def _gradcli(tmp_path, *args):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, env=env, cwd=tmp_path,
+                          timeout=300)
+
+
+def test_printed_text_is_streamed_not_held(tmp_path):
+    # the child kept every printed line (and so did the parent): 300 MB of output under a 64 MiB
+    # --max-memory was an internal error (MemoryError, exit 3); Python prints it all
+    code = "s = 'x' * 10 ** 6\nfor i in range(300):\n    print(s)\nprint('end')\n"
+    proc = _gradcli(tmp_path, "run", "--max-memory", "64M", "-e", code)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert len(proc.stdout) == 300 * (10 ** 6 + 1) + 4 and proc.stdout.endswith(b"end\n")
+
+
+def test_json_output_past_its_limit_is_a_located_limit_error(monkeypatch):
+    # under --json the parent holds every line for the document: past MAX_JSON_OUTPUT characters the
+    # script stops at the print, a MemoryError that no except catches
+    from gradcli.cli import runcmd
+    from gradcli.cli.common import Flags
+    monkeypatch.setattr(runcmd, "MAX_JSON_OUTPUT", 1000)
+    sent = []
+    src = runcmd.Source("flood.grad", "print('start')\ntry:\n    while True:\n        print('x' * 100)\n"
+                                      "except BaseException:\n    print('caught')\n")
+    data = runcmd.execute(src, Flags(json=True), RunOptions(timeout=10), False, lambda *m: sent.append(m))
+    assert data["kind"] == "script" and data["error"]["type"] == "MemoryError"
+    assert "limit of 1,000 characters that a --json document holds" in data["error"]["message"]
+    assert data["error"]["line"] == 4
+    texts = [m[1] for m in sent if m[0] == "out"]
+    assert texts[0] == "start\n" and "caught\n" not in texts and sum(map(len, texts)) <= 1000

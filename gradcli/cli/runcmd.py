@@ -130,9 +130,10 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     def on_message(message):
         kind = message[0]
         if kind == "out":
-            outcome.outputs.append((message[1], message[2]))
-            if writer is not None:
+            if writer is not None:  # text: streamed, never held (a run may print gigabytes)
                 writer.write(message[1], message[2])
+            else:
+                outcome.outputs.append((message[1], message[2]))
         elif kind == "warn":
             w = message[1]
             key = (w["category"], w["message"], w["line"], w["column"])
@@ -208,6 +209,9 @@ def _ended(reason, crash, options, src, location) -> dict:
             "error": simple_error("InternalError", text, src.name)}
 
 
+MAX_JSON_OUTPUT = 1 << 28  # characters a run may print under --json (the parent keeps them for the document)
+
+
 def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=None, watch=None) -> dict:
     """Run one input (the child's part, or this process's without isolation): ``send(kind, ...)``
     streams what it prints and warns; returns the outcome as plain data (kind: ok, script, internal,
@@ -215,7 +219,15 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
     ``watch(session)``: starts the child's location reports, returns their stop()."""
     from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
 
+    held = [0]
+
     def write(text, line=None, *rest):
+        if flags.json:  # the parent holds every printed line until the document is written
+            held[0] += len(text)
+            if held[0] > MAX_JSON_OUTPUT:
+                from gradcli.lang.runtime import LimitError  # noqa: PLC0415
+                raise LimitError("MemoryError", f"the output exceeds the limit of {MAX_JSON_OUTPUT:,} characters "
+                                 "that a --json document holds", hint="json_output", node=session.rt.loc[0])
         send("out", text, line)
 
     def warn(*args, **kwargs):
@@ -226,6 +238,7 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
     data = {"kind": "ok"}
     try:
         session = runner.Session(options, write=write, warn=warn)
+        session.keep_outputs = False  # streamed by send: a run may print more than its memory holds
         if src.predefine:  # -e CODE: torch, np, nn, F and math are there without imports
             session.predefine_modules()
         if (flags.explain or flags.check) and not flags.json:
@@ -259,7 +272,6 @@ def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=No
 
     for w in result.warnings:
         warn(w)
-    data["outputs"] = [(o.text, o.line) for o in result.outputs]
     variables = result.variables
     err = result.error
     if flags.json:
@@ -299,8 +311,6 @@ def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: 
     kind = data["kind"]
     if kind == "cuda":
         raise UsageProblem(data["message"])
-    if not outcome.outputs and data.get("outputs"):
-        outcome.outputs = [tuple(o) for o in data["outputs"]]
     outcome.tensors = data.get("tensors")
     outcome.explain, outcome.checks = data.get("explain"), data.get("checks")
     if data.get("summary"):

@@ -57,6 +57,7 @@ HINTS = {
     "recursion": "a function that calls itself without end?",
     "source_size": "a .grad script is code, not data: build large tensors in the script (torch.randn, "
                    "torch.arange, ...) instead of writing them out",
+    "json_output": "a JSON document holds all that the script prints: print less, or run without --json",
 }
 
 @record  # a dataclass, made for less start-up time (gradcli/records.py)
@@ -181,6 +182,7 @@ class Session:
         self._write_cb = write
         self._warn_cb = warn
         self._outputs = []
+        self.keep_outputs = True   # False: what the script prints goes to `write` only (run streams it)
         self._warnings = []
         self._warned = set()
         o = self.options
@@ -197,7 +199,8 @@ class Session:
 
     # ------------------------------------------------------------------ output and warnings
     def _write(self, text, line):
-        self._outputs.append(Output(text, line))
+        if self.keep_outputs:
+            self._outputs.append(Output(text, line))
         if self._write_cb is not None:
             self._write_cb(text, line)
 
