@@ -215,6 +215,8 @@ CircularPad3d
 RMSNorm
 AvgPool1d
 AdaptiveAvgPool1d
+AdaptiveMaxPool1d
+AdaptiveMaxPool2d
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

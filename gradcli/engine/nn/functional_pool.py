@@ -143,3 +143,104 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else one(stride, "stride")
     p = one(padding, "padding")
     return S.squeeze(avg_pool2d(S.unsqueeze(input, -2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad), -2)
+
+
+# ---------------------------------------------------------------------------- adaptive max pooling
+
+def _max_pool_arrays(x, oh, ow):
+    """ATen's cpu_adaptive_max_pool on (..., H, W): each window's max and its flat index in the (H, W)
+    plane; scanning the window in order, a larger value or any NaN takes the place (so ties keep the
+    first, and the last NaN wins)."""
+    xp = xp_of(x)
+    H, W = x.shape[-2:]
+    hs, he = _bounds(oh, H)
+    ws, we = _bounds(ow, W)
+    lead = x.shape[:-2]
+    out = xp.empty(lead + (oh, ow), dtype=x.dtype)
+    idx = xp.empty(lead + (oh, ow), dtype=xp.int64)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[..., hs[i]:he[i], ws[j]:we[j]].reshape(lead + (-1,))
+            k = win.shape[-1]
+            nan = xp.isnan(win)
+            last_nan = (k - 1) - xp.argmax(nan[..., ::-1], axis=-1)
+            first_max = xp.argmax(xp.where(nan, -xp.inf, win), axis=-1)
+            pick = xp.where(nan.any(axis=-1), last_nan, first_max)
+            kw = we[j] - ws[j]
+            idx[..., i, j] = (hs[i] + pick // kw) * W + ws[j] + pick % kw
+            out[..., i, j] = xp.take_along_axis(win, pick[..., None], axis=-1)[..., 0]
+    return out, idx
+
+
+def _scatter_max(g, idx, in_hw):
+    """max pooling's backward: each output's gradient added at its input's index, in output order."""
+    xp = xp_of(g)
+    lead = g.shape[:-2]
+    rows = int(np.prod(lead)) if lead else 1
+    flat_g = g.reshape(rows, -1)
+    flat_i = idx.reshape(rows, -1)
+    out = xp.zeros((rows, in_hw[0] * in_hw[1]), dtype=g.dtype)
+    for r in range(rows):
+        xp.add.at(out[r], flat_i[r], flat_g[r])
+    return out.reshape(lead + tuple(in_hw))
+
+
+class AdaptiveMaxPool2DBackward0(Function):
+    __slots__ = ()
+    explain = staticmethod(words.fixed("1 at each window's maximum (summed where windows share it), else 0"))
+    replay = staticmethod(lambda xs, kw, outs: [_max_pool_arrays(np.asarray(xs[0], dtype=np.float64),
+                                                                 *outs[0][-2:])[0]])
+
+    def backward(self, g):
+        k = self._kw
+        arr = _scatter_max(g._data, k["indices"], k["in_shape"][-2:])
+        return (record(AdaptiveMaxPool2DBackwardBackward0, (g,), wrap(arr, g.dtype),
+                       {"indices": k["indices"], "in_shape": k["in_shape"]}),)
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Function):
+    """The gradient of adaptive max pooling's backward: the incoming gradient read at the indices."""
+    __slots__ = ()
+    explain = staticmethod(words.fixed("the incoming gradient at each window's maximum"))
+    replay = staticmethod(lambda xs, kw, outs: [_scatter_max(np.asarray(xs[0], dtype=np.float64), kw["indices"],
+                                                             kw["in_shape"][-2:])])
+
+    def backward(self, gg):
+        from .. import dtypes  # noqa: PLC0415
+        from ..ops.gather_scatter import gather  # noqa: PLC0415
+        idx = self._kw["indices"]
+        lead = tuple(gg.shape[:-2])
+        flat = S.reshape(gg, lead + (-1,))
+        picked = gather(flat, -1, wrap(idx.reshape(lead + (-1,)), dtypes.int64))
+        return (S.reshape(picked, idx.shape),)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out = _output_size(input, output_size, 2)
+    if len(out) != 2:
+        raise errors.runtime("adaptive_max_pool2d: internal error: output_size.size() must be 2")
+    if input.dim() not in (3, 4):
+        raise errors.runtime(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise errors.runtime(f"adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                                 f"dimensions, but input has sizes {list(input.shape)} with dimension {d} being empty")
+    arr, idx = _max_pool_arrays(input._data, int(out[0]), int(out[1]))
+    result = record(AdaptiveMaxPool2DBackward0, (input,), wrap(arr, input.dtype),
+                    {"indices": idx, "in_shape": tuple(input.shape)})
+    if return_indices:
+        from .. import dtypes  # noqa: PLC0415
+        return result, wrap(idx, dtypes.int64)
+    return result
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    out = output_size if isinstance(output_size, int) else tuple(output_size)
+    if input.dim() not in (2, 3):
+        raise errors.runtime(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                             f"'self' (while checking arguments for adaptive_max_pool1d)")
+    n = out if isinstance(out, int) else out[0]
+    r = adaptive_max_pool2d(S.unsqueeze(input, -2), (1, n), return_indices)
+    if return_indices:
+        return S.squeeze(r[0], -2), S.squeeze(r[1], -2)
+    return S.squeeze(r, -2)

@@ -139,6 +139,24 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
+class AdaptiveMaxPool2d(Module):
+    _fn = "adaptive_max_pool2d"
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    _fn = "adaptive_max_pool1d"
+
+
 # ---------------------------------------------------------------------------- RMSNorm
 
 class RMSNorm(Module):
@@ -170,7 +188,7 @@ class RMSNorm(Module):
 NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
          "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
-         "AdaptiveAvgPool1d")
+         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
     globals()[_n].__module__ = "torch.nn.modules." + (
