@@ -246,3 +246,33 @@ def test_float32_lstm_is_torchs_onednn_bit_for_bit(case):
         out, (hn, cn) = m(torch.tensor(x.numpy()), (torch.tensor(h0.numpy()), torch.tensor(c0.numpy())))
     for got, exp in zip((out, hn, cn), want):
         assert got.detach().numpy().tobytes() == exp.tobytes()
+
+
+GRAD_CASES = [  # (input, hidden, steps, batch, layers, bidirectional): the weights' rows (steps x batch) <= 96
+    (6, 6, 5, 1, 1, False), (5, 4, 3, 2, 1, False), (20, 6, 4, 1, 2, True), (3, 32, 6, 2, 1, True),
+    (16, 16, 3, 4, 2, False), (2, 50, 12, 8, 1, False), (40, 12, 3, 1, 3, True),
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: "x".join(map(str, c)))
+def test_float32_lstm_gradients_are_torchs_onednn_bit_for_bit(case):
+    """loss.backward() through a float32 LSTM: every parameter's, h0's, c0's and the input's gradient equal
+    to torch's (oneDNN's backward, onednn_lstm.layer_backward), every bit."""
+    real = pytest.importorskip("torch")
+    from gradcli.testing.cpu import machine_cpu
+    if "AVX512" not in machine_cpu():
+        pytest.skip("oneDNN's LSTM is emulated as it runs on AVX-512")
+    size, hidden, steps, batch, layers, bidirectional = case
+    n = layers * (2 if bidirectional else 1)
+    real.manual_seed(1)
+    ref = real.nn.LSTM(size, hidden, num_layers=layers, bidirectional=bidirectional)
+    arrays = [real.randn(*shape).numpy() for shape in ((steps, batch, size), (n, batch, hidden), (n, batch, hidden))]
+    m = nn.LSTM(size, hidden, num_layers=layers, bidirectional=bidirectional)
+    m.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    grads = []
+    for lib, module in ((real, ref), (torch, m)):
+        x, h0, c0 = (lib.tensor(a, requires_grad=True) for a in arrays)
+        out, (hn, cn) = module(x, (h0, c0))
+        (out.pow(2).sum() + hn.sum() * 0.5 + (cn * c0).sum()).backward()
+        grads.append([t.grad.numpy().tobytes() for t in (x, h0, c0, *module.parameters())])
+    assert grads[0] == grads[1]

@@ -138,3 +138,50 @@ def layer_forward(x, w_ih, w_hh, bias, h, c, reverse, continued):
         out[t] = h_new
         h, c = h_new, c_new
     return out, h, c, acts
+
+
+def layer_backward(x, w_ih, w_hh, acts, d_out, d_hy, d_cy, reverse):
+    """oneDNN's backward of one direction of one layer (mkldnn_rnn_layer_backward): (d_x, d_w_ih, d_w_hh,
+    d_bias, d_h0, d_c0), bit for bit as measured (tests/test_rnn.py) while the weights' sums over the
+    (step, batch) rows stay in one thread's chain (measured up to 96 rows; on longer ones oneDNN splits
+    them between its threads by its GEMM's heuristic, not reproduced: the weights' gradients then differ in
+    their last bits), and except the input's gradient for an input size of 1 (oneDNN's GEMV order). Worked in oneDNN's iteration order (a reverse
+    direction's arrays flipped in time): per step back from the last, d_h = d_out + the later step's,
+    d_c = d_c' + (fma(-tc, tc, 1) * d_h) * o, the gates' gradients from fma(-s, s, s) (logistic) and
+    fma(-g, g, 1) (tanh), the bias gradient summed row by row in that order, d_h' = chain(dG, W_hh) and
+    d_c' = d_c * f; then the weights' gradients as FMA chains over (step, batch) rows: W_ih's one chain,
+    W_hh's the later steps' chain plus the first step's (one chain for a reverse direction)."""
+    if reverse:
+        x, acts, d_out = x[::-1], acts[::-1], d_out[::-1]
+    steps, batch = x.shape[0], x.shape[1]
+    one = _ONE
+    dh, dc = d_hy, d_cy
+    dgs = [None] * steps
+    d_x = np.empty(x.shape, _F32)
+    d_bias = np.zeros(w_ih.shape[0], _F32)
+    for t in range(steps - 1, -1, -1):
+        i, f, g, o, tc, _, c_prev = acts[t]
+        d_h = d_out[t] + dh
+        d_c = dc + (fma32(-tc, tc, one) * d_h) * o
+        dg = np.concatenate([(d_c * fma32(-i, i, i)) * g, (d_c * fma32(-f, f, f)) * c_prev,
+                             (i * d_c) * fma32(-g, g, one), (d_h * fma32(-o, o, o)) * tc], 1)
+        dgs[t] = dg
+        for b in range(batch):
+            d_bias = d_bias + dg[b]
+        dh = chained_products(dg, np.ascontiguousarray(w_hh.T))
+        dc = d_c * f
+        d_x[t] = chained_products(dg, np.ascontiguousarray(w_ih.T))
+    rows = np.stack(dgs).reshape(steps * batch, -1)
+    rows_t = np.ascontiguousarray(rows.T)
+    d_w_ih = chained_products(rows_t, np.ascontiguousarray(x.reshape(steps * batch, -1).T))
+    h_prev = np.stack([a[5] for a in acts]).reshape(steps * batch, -1)
+    if reverse:
+        d_w_hh = chained_products(rows_t, np.ascontiguousarray(h_prev.T))
+    else:
+        d_w_hh = chained_products(np.ascontiguousarray(rows_t[:, :batch]), np.ascontiguousarray(h_prev[:batch].T))
+        if steps > 1:
+            later = chained_products(np.ascontiguousarray(rows_t[:, batch:]), np.ascontiguousarray(h_prev[batch:].T))
+            d_w_hh = later + d_w_hh
+    if reverse:
+        d_x = d_x[::-1]
+    return np.ascontiguousarray(d_x), d_w_ih, d_w_hh, d_bias, dh, dc

@@ -215,8 +215,21 @@ class MkldnnRnnLayerBackward0(MultiOutputFunction):
     def backward(self, grads):
         x, w_ih, w_hh, b_ih, b_hh, hx, cx = self.saved
         kw = self._kw
+        if not grad_mode.enabled and kw["arrays"] is not None:  # oneDNN's own backward, bit for bit
+            from . import onednn_lstm  # noqa: PLC0415
+            g_out, dh, dc = grads
+            out = onednn_lstm.layer_backward(x._data, w_ih._data, w_hh._data, kw["arrays"], g_out._data, dh._data,
+                                             dc._data, kw["reverse"])
+            d_x, d_w_ih, d_w_hh, d_b, d_h, d_c = (wrap(a, x.dtype) for a in out)
+            return d_x, d_w_ih, d_w_hh, d_b, d_b, d_h, d_c
+        return self._composite_backward(grads, x, w_ih, w_hh, b_ih, b_hh, hx, cx)
+
+    def _composite_backward(self, grads, x, w_ih, w_hh, b_ih, b_hh, hx, cx):
+        """The backward through time on Tensors (torch's mkldnn_rnn_layer_differentiable_backward under
+        create_graph): the forward redone as a function of the inputs, so it differentiates again."""
+        kw = self._kw
         acts = kw["acts"]
-        if grad_mode.enabled or acts is None:  # create_graph: redo the forward as a function of the inputs
+        if grad_mode.enabled or acts is None:
             acts = _lstm_direction(x, w_ih, w_hh, b_ih, b_hh, hx, cx, kw["reverse"])[0]
         g_out, dh, dc = grads
         T = len(acts)
@@ -252,7 +265,7 @@ def _mkldnn_layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
     out, hy, cy = (wrap(np.ascontiguousarray(a), dt) for a in arrays[:3])
     acts = [tuple(wrap(a, dt) for a in step) for step in arrays[3]]
     inputs = (x, w_ih, w_hh, b_ih, b_hh, hx, cx)
-    node_kw = {"reverse": reverse, "acts": acts}
+    node_kw = {"reverse": reverse, "acts": acts, "arrays": arrays[3]}
     return record_multi(MkldnnRnnLayerBackward0, inputs, [out, hy, cy], node_kw)
 
 
