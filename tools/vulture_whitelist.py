@@ -217,6 +217,8 @@ AvgPool1d
 AdaptiveAvgPool1d
 AdaptiveMaxPool1d
 AdaptiveMaxPool2d
+InstanceNorm1d
+InstanceNorm2d
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

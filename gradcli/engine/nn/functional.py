@@ -518,6 +518,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.channel_shuffle(x, 3), torch=True),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
+    _fop("instance_norm", _norm.instance_norm, shapes=[((2, 3, 4), (3,), (3,))],
+         call=lambda torch, x, w, b, name: torch.nn.functional.instance_norm(x, weight=w, bias=b)),
     _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],
          call=lambda torch, x, w, name: torch.nn.functional.rms_norm(x, (3,), w, 1e-6), torch=True),
     _fop("batch_norm", _norm.batch_norm, _norm.NativeBatchNormBackward0, shapes=[((4, 3), (3,), (3,))],

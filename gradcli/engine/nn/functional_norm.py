@@ -235,3 +235,34 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         kw["mean"] = mean.copy()
         kw["rstd"] = rstd
     return record(NativeBatchNormBackward0, (input, weight, bias), wrap(_asarray(out, dt.np), dt), kw)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """ATen's instance_norm: batch_norm over the input viewed as (1, N*C, ...) with weight, bias and the running
+    stats repeated N times, the running stats then set to the mean of the N copies, the result viewed back
+    (ViewBackward0 over NativeBatchNormBackward0, RepeatBackward0 for weight and bias)."""
+    from ..autograd import no_grad  # noqa: PLC0415
+    from ..ops.join_split import repeat  # noqa: PLC0415
+    shape = tuple(input.shape)
+    if use_input_stats:
+        n = 1
+        for s in shape[2:]:
+            n *= s
+        if n == 1:
+            raise errors.value(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise errors.runtime("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = shape[0], shape[1]
+
+    def rep(t):
+        return repeat(t, b) if t is not None else None
+    running_mean_, running_var_ = rep(running_mean), rep(running_var)
+    x = S.reshape(input.contiguous(), (1, b * c) + shape[2:])
+    out = batch_norm(x, running_mean_, running_var_, rep(weight), rep(bias), use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(R.mean(S.reshape(running_mean_, (b, c)), 0))
+        if running_var is not None:
+            running_var.copy_(R.mean(S.reshape(running_var_, (b, c)), 0))
+    return S.reshape(out, shape)

@@ -3,11 +3,13 @@ ConstantPad, ZeroPad, ReflectionPad, ReplicationPad, CircularPad in 1-d, 2-d and
 AdaptiveAvgPool1d and RMSNorm, each torch's class over its F function, with its repr."""
 from __future__ import annotations
 
+import warnings
+
 from .. import errors
 from . import functional as F
 from . import init
 from .module import Module
-from .modules_layers import AdaptiveAvgPool2d
+from .modules_layers import AdaptiveAvgPool2d, _BatchNorm
 from .parameter import Parameter
 
 
@@ -157,6 +159,48 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     _fn = "adaptive_max_pool1d"
 
 
+# ---------------------------------------------------------------------------- instance norm
+
+class _InstanceNorm(_BatchNorm):
+    _no_batch_dim = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def _check_input_dim(self, input):
+        d = self._no_batch_dim
+        if input.dim() not in (d, d + 1):
+            raise errors.value(f"expected {d}D or {d + 1}D input (got {input.dim()}D input)")
+
+    def _apply(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise errors.value(f"expected input's size at dim={feature_dim} to match num_features "
+                                   f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          f"warning by not passing in num_features, which is not used because affine=False",
+                          UserWarning, stacklevel=2)
+        if input.dim() == self._no_batch_dim:
+            return self._apply(input.unsqueeze(0)).squeeze(0)
+        return self._apply(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _no_batch_dim = 3
+
+
 # ---------------------------------------------------------------------------- RMSNorm
 
 class RMSNorm(Module):
@@ -188,9 +232,10 @@ class RMSNorm(Module):
 NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
          "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
-         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d")
+         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d", "InstanceNorm2d")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
     globals()[_n].__module__ = "torch.nn.modules." + (
-        "normalization" if _n == "RMSNorm" else "pooling" if "Pool" in _n else "padding")
+        "normalization" if _n == "RMSNorm" else "pooling" if "Pool" in _n else "instancenorm" if "Instance" in _n
+        else "padding")
     globals()[_n].__qualname__ = _n
