@@ -13,6 +13,7 @@ import pytest
 
 from gradcli.engine import cascade as C
 from gradcli.engine import numerics as N
+from gradcli.engine import sum_gather
 from tool_modules import load_tool
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -148,6 +149,40 @@ def test_small_full_sum_plan_matches_the_general_path(width, dt, vec_bytes):
                     assert mean.tobytes() == np.asarray(want / dt(n), dt).tobytes()
     assert N.torch_sum(np.array([-0.0], dt)).tobytes() == dt(0).tobytes()
     assert N.torch_sum(np.array(-0.0, dt)).tobytes() == dt(0).tobytes()
+
+
+_SUM0_SHAPES = [(n, m) for n in (2, 3, 4, 5, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 255)
+                for m in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 31, 32, 33, 40, 50, 64, 100)]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_small_sum0_plans_match_the_general_path(dt):
+    """torch.sum(a, 0) of a small C-contiguous (n, m) array (a Linear layer's bias gradient) takes a
+    plan per shape: multi_row_sum's order for the vectorised blocks' columns, row_sum's for the rest,
+    and for shapes with both (up to sum_gather.MAX_ITEMS items) sum_gather's gather plan: the same bits
+    as the iterator path, with -0, inf and nan, for every shape class."""
+    rng = np.random.default_rng(7)
+    gathered = 0
+    for n, m in _SUM0_SHAPES:
+        for kind in range(4):
+            a = rng.standard_normal((n, m)) * 10.0 ** rng.integers(-3, 6, (n, m))
+            if kind == 1:
+                a = np.abs(a)
+            elif kind == 2:
+                a[a > 1] *= -1e-30
+                a[rng.integers(0, n), rng.integers(0, m)] = -0.0
+                a[:, 0] = -0.0
+            elif kind == 3:
+                a[rng.integers(0, n), rng.integers(0, m)] = [np.inf, -np.inf, np.nan][(n + m) % 3]
+            a = a.astype(dt)
+            want = N._sum_float(a, (0,), False, fast=False)
+            got = N.torch_sum(a, (0,))
+            assert (got.shape, got.dtype, got.tobytes()) == (want.shape, want.dtype, want.tobytes()), (n, m, kind)
+            assert N.sum_rows(a).tobytes() == want.tobytes()
+        k = N._KINDS[np.dtype(dt)]
+        cut = (m // (4 * k.wacc)) * 4 * k.wacc if m >= k.wvec else (m // 4) * 4
+        gathered += 0 < cut < m and n * m <= sum_gather.MAX_ITEMS
+    assert gathered > 20   # the gather plans were among them
 
 
 def test_sum_speed():

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cascade import Kind, call_results, multi_level, row_sum, seq
+from . import sum_gather
 from .device import is_device_array
 from .tensoriter import Plan, geometry, loop_calls
 from .threads import DEFAULT as NUM_THREADS
@@ -238,6 +239,8 @@ def _sum0_plan(n, m, k):
     rs = _row_sum_plan(n, m - cut)
     if cut == 0:
         return lambda a: rs(a) + zero
+    if n * m <= sum_gather.MAX_ITEMS:  # both orders: seven calls of a gather plan instead of a dozen
+        return sum_gather.sum0_plan(n, m, cut, k.dt)
     ml = _multi_level_plan(n, (m,))  # over every column (one reduce): a fresh array, since n > 1
 
     def sum0(a):
