@@ -219,6 +219,8 @@ AdaptiveMaxPool1d
 AdaptiveMaxPool2d
 InstanceNorm1d
 InstanceNorm2d
+LPPool1d
+LPPool2d
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

@@ -244,3 +244,36 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     if return_indices:
         return S.squeeze(r[0], -2), S.squeeze(r[1], -2)
     return S.squeeze(r, -2)
+
+
+# ---------------------------------------------------------------------------- power-average pooling
+
+def _lp_finish(out, scale, norm_type):
+    """torch's (sign(out) * relu(abs(out))).mul(k).pow(1 / p), op by op (its graph too)."""
+    from ..ops import elementwise as E  # noqa: PLC0415
+    from .functional import relu  # noqa: PLC0415
+    return E.pow(E.mul(E.mul(E.sign(out), relu(E.abs(out))), scale), 1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool2d as torch/nn/functional.py composes it (max_pool2d of |x| for an infinite norm)."""
+    from ..ops import elementwise as E  # noqa: PLC0415
+    from .functional_conv import avg_pool2d, max_pool2d  # noqa: PLC0415
+    kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size, kernel_size)
+    if norm_type == float("inf"):
+        return max_pool2d(E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return E.neg(max_pool2d(E.neg(E.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
+    out = avg_pool2d(E.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, kw * kh, norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    from ..ops import elementwise as E  # noqa: PLC0415
+    from .functional_conv import max_pool1d  # noqa: PLC0415
+    if norm_type == float("inf"):
+        return max_pool1d(E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return E.neg(max_pool1d(E.neg(E.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
+    out = avg_pool1d(E.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, kernel_size, norm_type)

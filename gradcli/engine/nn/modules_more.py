@@ -159,6 +159,25 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     _fn = "adaptive_max_pool1d"
 
 
+class LPPool1d(Module):
+    _fn = "lp_pool1d"
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(LPPool1d):
+    _fn = "lp_pool2d"
+
+
 # ---------------------------------------------------------------------------- instance norm
 
 class _InstanceNorm(_BatchNorm):
@@ -232,7 +251,8 @@ class RMSNorm(Module):
 NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
          "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
-         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d", "InstanceNorm2d")
+         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d", "InstanceNorm2d",
+         "LPPool1d", "LPPool2d")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
     globals()[_n].__module__ = "torch.nn.modules." + (
