@@ -259,3 +259,13 @@ def test_json_output_past_its_limit_is_a_located_limit_error(monkeypatch):
     assert data["error"]["line"] == 4
     texts = [m[1] for m in sent if m[0] == "out"]
     assert texts[0] == "start\n" and "caught\n" not in texts and sum(map(len, texts)) <= 1000
+
+
+def test_calculator_json_past_its_limit_is_a_clean_limit_error(tmp_path):
+    # a Jacobian of 3,200 variables (10 million numbers, within --max-elements) was written as
+    # Python floats: a 9,000-variable one outgrew the run's memory (an internal error)
+    values = "[" + ",".join(["1"] * 3200) + "]"
+    proc = _gradcli(tmp_path, "grad", "x*1", f"x={values}", "--json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and doc["exit_code"] == 1 and doc["error"]["type"] == "MemoryError"
+    assert "10,246,400 numbers: more than the limit of 10,000,000 that --json writes" in doc["error"]["message"]

@@ -249,9 +249,25 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
         return _emit(flags, EXIT_INTERNAL, simple_error("InternalError", f"{type(exc).__name__}: {exc} {INTERNAL_HINT}",
                                                         EXPR_NAME))
     if flags.json:
+        from gradcli.render.tensors import MAX_JSON_ELEMENTS  # noqa: PLC0415
+        numbers = _json_numbers(calc)
+        if numbers > MAX_JSON_ELEMENTS:  # a Python float each: a 9000-variable Jacobian outgrew --max-memory
+            return _emit(flags, EXIT_SCRIPT, simple_error(
+                "MemoryError", f"the result holds {numbers:,} numbers: more than the limit of {MAX_JSON_ELEMENTS:,} "
+                "that --json writes", EXPR_NAME, "ask for fewer variables (--wrt) or smaller ones"))
         return _emit(flags, EXIT_OK, calc=calc)
     _print_result(calc, flags.color_out())
     return EXIT_OK
+
+
+def _json_numbers(calc) -> int:
+    """The numbers _calc_json and _variables_json write (values, gradients or Jacobians, Hessian blocks)."""
+    tensors = [calc.value, *calc.gradients.values(), *(calc.variables[n] for n in calc.names)]
+    if calc.scalar:
+        tensors.extend(calc.gradients.values())
+    if calc.hessian is not None:
+        tensors.extend(h for row in calc.hessian.values() for h in row.values())
+    return sum(t.numel() for t in tensors)
 
 
 def _hint_text(key):
