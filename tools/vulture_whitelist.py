@@ -221,6 +221,7 @@ InstanceNorm1d
 InstanceNorm2d
 LPPool1d
 LPPool2d
+LocalResponseNorm
 # gradcli/engine/nn/modules_activation.py
 ReLU
 ReLU6

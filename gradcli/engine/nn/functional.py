@@ -508,6 +508,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.lp_pool2d(x, 2, 2)),
     _fop("lp_pool1d", _pool.lp_pool1d, shapes=[((1, 2, 6),)], domain=("pos",),
          call=lambda torch, x, name: torch.nn.functional.lp_pool1d(x, 3, 2, 1)),
+    _fop("local_response_norm", _pool.local_response_norm, shapes=[((1, 4, 3),), ((1, 4, 2, 3),)],
+         call=lambda torch, x, name: torch.nn.functional.local_response_norm(x, 3, alpha=0.5)),
     _fop("adaptive_avg_pool1d", _pool.adaptive_avg_pool1d, shapes=[((1, 2, 5),)],
          call=lambda torch, x, name: torch.nn.functional.adaptive_avg_pool1d(x, 3), torch=True),
     _fop("avg_pool1d", _pool.avg_pool1d, shapes=[((1, 2, 5),)],

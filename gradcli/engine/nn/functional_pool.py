@@ -277,3 +277,33 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         return E.neg(max_pool1d(E.neg(E.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
     out = avg_pool1d(E.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kernel_size, norm_type)
+
+
+# ---------------------------------------------------------------------------- local response norm
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """F.local_response_norm as torch composes it: input / (k + alpha * mean of the squares over `size`
+    neighbouring channels) ** beta. For 4-d and larger inputs torch averages with avg_pool3d over a
+    (size, 1, 1) window; here avg_pool2d over a (size, 1) window of the same view gives the same sums
+    (the values are torch's; the nodes under the division are AvgPool2DBackward0, not AvgPool3DBackward0)."""
+    from ..ops import elementwise as E  # noqa: PLC0415
+    from .functional import pad  # noqa: PLC0415
+    from .functional_conv import avg_pool2d  # noqa: PLC0415
+    dim = input.dim()
+    if dim < 3:
+        raise errors.value(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                           f"dimensions)")
+    if input.numel() == 0:
+        return input
+    div = E.mul(input, input)
+    if dim == 3:
+        div = S.unsqueeze(div, 1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = S.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
+    else:
+        sizes = tuple(input.shape)
+        div = S.reshape(div, (sizes[0], 1, sizes[1], -1))
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = S.reshape(S.squeeze(avg_pool2d(div, (size, 1), stride=1), 1), sizes)
+    div = E.pow(E.add(E.mul(div, alpha), k), beta)
+    return E.div(input, div)

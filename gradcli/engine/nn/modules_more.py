@@ -178,6 +178,18 @@ class LPPool2d(LPPool1d):
     _fn = "lp_pool2d"
 
 
+class LocalResponseNorm(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
 # ---------------------------------------------------------------------------- instance norm
 
 class _InstanceNorm(_BatchNorm):
@@ -252,10 +264,10 @@ NAMES = ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPa
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
          "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
          "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d", "InstanceNorm2d",
-         "LPPool1d", "LPPool2d")
+         "LPPool1d", "LPPool2d", "LocalResponseNorm")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's
     globals()[_n].__module__ = "torch.nn.modules." + (
-        "normalization" if _n == "RMSNorm" else "pooling" if "Pool" in _n else "instancenorm" if "Instance" in _n
+        "normalization" if _n in ("RMSNorm", "LocalResponseNorm") else "pooling" if "Pool" in _n else "instancenorm" if "Instance" in _n
         else "padding")
     globals()[_n].__qualname__ = _n
