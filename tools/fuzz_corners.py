@@ -364,6 +364,7 @@ class Corners(Wide):
         if k < 0.35:
             opts = r.sample(["precision=2", "precision=8", "threshold=5", "edgeitems=1", "linewidth=40", "sci_mode=True",
                              "sci_mode=False", "profile='short'", "profile='full'", "edgeitems=2"], k=r.randint(1, 2))
+            opts = list({o.split("=")[0]: o for o in opts}.values())  # a keyword once (else a SyntaxError)
             self.emit(f"torch.set_printoptions({', '.join(opts)})")
         shape = r.choice([(0,), (2, 0), (0, 3), (), (1001,), (30, 40), (2, 3, 200), (5, 0, 2), (40,), (3, 700), (1, 1, 1)])
         dt = r.choice(["torch.float32", "torch.float64", "torch.int64", "torch.bool", "torch.float16", "torch.int8"])
