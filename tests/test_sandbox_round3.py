@@ -269,3 +269,15 @@ def test_calculator_json_past_its_limit_is_a_clean_limit_error(tmp_path):
     doc = json.loads(proc.stdout)
     assert proc.returncode == 1 and doc["exit_code"] == 1 and doc["error"]["type"] == "MemoryError"
     assert "10,246,400 numbers: more than the limit of 10,000,000 that --json writes" in doc["error"]["message"]
+
+
+def test_repl_streams_what_an_input_prints(tmp_path):
+    # the REPL's session kept every line of an input too: 300 MB under a 64 MiB --max-memory was a
+    # MemoryError of the input
+    code = "s = 'x' * 10 ** 6\nfor i in range(300):\n    print(s)\n\nprint('end')\n"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NO_COLOR="1", HOME=str(tmp_path), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "repl", "--max-memory", "64M"], input=code.encode(),
+                          capture_output=True, env=env, cwd=tmp_path, timeout=300)
+    assert b"MemoryError" not in proc.stderr, proc.stderr[-500:]
+    assert proc.stdout.count(b"x" * 10 ** 6 + b"\n") == 300 and proc.stdout.endswith(b"end\n")

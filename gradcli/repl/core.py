@@ -83,6 +83,7 @@ class Repl:
     def _new_session(self):
         from ..lang.runner import Session  # noqa: PLC0415
         session = Session(self.options, write=self._write, warn=self._warn)
+        session.keep_outputs = False  # _write shows each line as it comes: an input may print gigabytes
         session.on_pass = self._on_pass
         session.predefine_modules()  # torch, np, nn, F, math without imports, as `run -e` has them
         return session
