@@ -129,6 +129,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, str):
         raise errors.type_error("new(): invalid data type 'str'")
     if isinstance(data, (list, tuple)):
+        _check_depth(data)
         _check_str(data)
         _check_nesting(data)
     d = dtype or _infer_dtype(data)
@@ -168,6 +169,18 @@ def _checked_ints(nested, d):
         v = int(v)
         return v + wrap_at if v < 0 and wrap_at else v
     return convert(nested)
+
+
+def _check_depth(data):
+    """torch's compute_sizes: down the first items, at most 128 nested sequences (MAX_DIMS)."""
+    depth = 0
+    while isinstance(data, (list, tuple)):
+        depth += 1
+        if depth > 128:
+            raise errors.value(f"too many dimensions '{type(data).__name__}'")
+        if not data:
+            return
+        data = data[0]
 
 
 def _check_str(data):
