@@ -35,6 +35,7 @@ def _typename(value):
 _np_add, _np_multiply = np.add, np.multiply
 _F64 = np.dtype(np.float64)
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+_RATES = {}   # (lr, dtype) -> -lr rounded to the dtype, as a 0-d float64 array: SGD's factor, made once
 
 
 sqrt = vml("sqrt", np.sqrt)  # Tensor.sqrt() in torch's optimizers: MKL's VML with gradcli[mkl]
@@ -314,7 +315,6 @@ class SGD(Optimizer):
         if momentum == 0 and wd == 0 and not maximize:
             # plain SGD: p.add_(grad, alpha=-lr), i.e. set_data(p, fma(-lr, grad, p)) with the float64
             # products and sums done in place (the same values: every conversion to float64 is exact)
-            rates = {}
             for p in group["params"]:
                 g = p._grad
                 if g is None:
@@ -322,9 +322,11 @@ class SGD(Optimizer):
                 d, gd = p._data, g._data
                 dt = d.dtype
                 if dt in _LOW_FLOATS and gd.dtype == dt and type(d) is np.ndarray and type(gd) is np.ndarray:
-                    c = rates.get(dt)
+                    c = _RATES.get((lr, dt)) if lr else None  # (0.0 and -0.0 are equal keys: not cached)
                     if c is None:  # a 0-d float64 array: the same float64 loop as a scalar, no conversion per call
-                        c = rates[dt] = np.asarray(np.float64(dt.type(-lr)))
+                        if len(_RATES) > 64:
+                            _RATES.clear()
+                        c = _RATES[lr, dt] = np.asarray(np.float64(dt.type(-lr)))  # (read only, shared)
                     # float64 product (exact: c is -lr rounded to p's dtype), float64 sum with p, rounded
                     # into p; each step on float64 copies (plain casts and float64 loops cost NumPy less
                     # than one mixed-dtype ufunc, which casts through buffers)
