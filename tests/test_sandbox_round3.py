@@ -281,3 +281,14 @@ def test_repl_streams_what_an_input_prints(tmp_path):
                           capture_output=True, env=env, cwd=tmp_path, timeout=300)
     assert b"MemoryError" not in proc.stderr, proc.stderr[-500:]
     assert proc.stdout.count(b"x" * 10 ** 6 + b"\n") == 300 and proc.stdout.endswith(b"end\n")
+
+
+def test_gradcli_test_streams_a_scripts_lines_to_the_parent(tmp_path):
+    # `gradcli test`'s child kept every printed line besides streaming it: under a 64 MiB
+    # --max-memory, 100 MB of output was an internal error instead of a comparison
+    (tmp_path / "flood.grad").write_text("s = 'x' * 10 ** 6\nfor i in range(100):\n    print(s)\n")
+    (tmp_path / "flood.out").write_text("")
+    proc = _gradcli(tmp_path, "test", str(tmp_path), "--max-memory", "64M")
+    report = proc.stdout.decode(errors="replace")
+    assert proc.returncode == 1 and "stdout differs from flood.out" in report
+    assert "internal error" not in report and "MemoryError" not in report

@@ -111,6 +111,7 @@ def run_here(path, name, options, write=None, watch=None) -> Actual:
         from .golden import actual_from_result  # noqa: PLC0415
 
         session = Session(options, write=write)
+        session.keep_outputs = write is None  # a child streams its lines to the parent: none held here
         stop = watch(session) if watch is not None else None
         try:
             result = session.run(text, name)
