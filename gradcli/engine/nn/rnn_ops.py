@@ -20,6 +20,7 @@ import numpy as np
 from .. import errors
 from ..autograd import grad_mode
 from ..function import MultiOutputFunction, record_multi
+from ..ops import replays
 from ..ops.join_split import SplitBackward0, cat, stack
 from ..tensor import wrap
 from .rnn_packed import packed_stack, sizes_of
@@ -210,7 +211,7 @@ class MkldnnRnnLayerBackward0(MultiOutputFunction):
     __slots__ = ()
     save_inputs = True
     explain = "the LSTM layer's backward through time"
-    no_replay = "an LSTM layer (oneDNN's kernel in torch): checked by the gradient of its composite"
+    replay = staticmethod(replays.lstm_layer)
 
     def backward(self, grads):
         x, w_ih, w_hh, b_ih, b_hh, hx, cx = self.saved

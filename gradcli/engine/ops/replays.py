@@ -171,6 +171,19 @@ def unbind(xs, kw, outs):
     return [np.take(xs[0], i, axis=dim) for i in range(len(outs))]
 
 
+def lstm_layer(xs, kw, outs):
+    """One LSTM layer and direction (input (T, B, I), weights, hx, cx): (output, hy, cy)."""
+    x, w_ih, w_hh, b_ih, b_hh, h, c = xs
+    steps = x @ w_ih.T + b_ih
+    out = np.empty(outs[0])
+    for t in (range(len(steps) - 1, -1, -1) if kw["reverse"] else range(len(steps))):
+        i, f, g, o = np.split(h @ w_hh.T + b_hh + steps[t], 4, axis=-1)
+        c = c / (1 + np.exp(-f)) + np.tanh(g) / (1 + np.exp(-i))
+        h = np.tanh(c) / (1 + np.exp(-o))
+        out[t] = h
+    return [out, h.reshape(outs[1]), c.reshape(outs[2])]
+
+
 def log_softmax(xs, kw, outs):
     x, d = xs[0], kw.get("dim", -1)
     m = np.max(x, axis=d, keepdims=True)
