@@ -13,6 +13,9 @@ ALLOWED = {
     ("gradcli.engine.nn.init", "_calculate_fan_in_and_fan_out"):
         "torch's own private helper, which nn.Linear and nn.Bilinear call as torch does; nn.init is "
         "a module scripts see (torch.nn.init), where a public name would be one torch does not have",
+    ("gradcli.engine.nn.modules_layers", "_BatchNorm"):
+        "torch's own private base class (torch.nn.modules.batchnorm._BatchNorm), which _InstanceNorm subclasses "
+        "as in torch; its name is what a class's __mro__ shows",
 }
 
 
