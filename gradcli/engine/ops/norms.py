@@ -51,13 +51,12 @@ class StdMeanBackward0(MultiOutputFunction):
 
 def _var_mean_grad(node, x, grads, std):
     k = node._kw
-    dims, n, c, keepdim = k["dims"], k["n"], k["c"], k["keepdim"]
+    dims, n, c = k["dims"], k["n"], k["c"]
     g_var, g_mean = grads
-    if not keepdim and x._data.ndim:
-        for d in dims:
-            g_var, g_mean = unsqueeze(g_var, d), unsqueeze(g_mean, d)
-            if std is not None:
-                std = unsqueeze(std, d)
+    if std is None:
+        g_var, g_mean = R.unsqueeze_reduced(k, x, g_var, g_mean)
+    else:
+        g_var, g_mean, std = R.unsqueeze_reduced(k, x, g_var, g_mean, std)
     m = R.mean(x, dim=dims, keepdim=True) if x._data.ndim else x
     denom = builtins.max(n - c, 0)
     if std is not None:  # torch's std_backward: the var gradient g / (2 std), 0 where std is 0
@@ -126,10 +125,7 @@ class NansumBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        k = self._kw
-        if not k["keepdim"] and x._data.ndim:
-            for d in k["dims"]:
-                g = unsqueeze(g, d)
+        (g,) = R.unsqueeze_reduced(self._kw, x, g)
         return (expand(g, x.shape) * E.logical_not(E.isnan(x)),)  # torch's nansum_backward
 
 

@@ -286,6 +286,16 @@ class MinBackward0(MaxBackward0):
     __slots__ = ()
 
 
+def unsqueeze_reduced(kw, x, *tensors):
+    """A reduction's gradient (and saved output) with the reduced dims kw["dims"] put back as size 1,
+    unless kw["keepdim"] kept them or x is 0-d: what broadcasts against x in a backward."""
+    if kw["keepdim"] or not x._data.ndim:
+        return tensors
+    for d in kw["dims"]:
+        tensors = tuple(unsqueeze(t, d) for t in tensors)
+    return tensors
+
+
 class AmaxBackward0(Function):
     __slots__ = ()
     replay = staticmethod(replays.reduce_kw(lambda x, d, k: np.amax(x, axis=d, keepdims=k)))
@@ -297,10 +307,7 @@ class AmaxBackward0(Function):
     def backward(self, g):
         x, out = self.saved
         k = self._kw
-        if not k["keepdim"] and x._data.ndim:
-            for d in k["dims"]:
-                g = unsqueeze(g, d)
-                out = unsqueeze(out, d)
+        g, out = unsqueeze_reduced(k, x, g, out)
         mask = x == out
         return ((g / sum(mask, dim=k["dims"], keepdim=True)) * mask,)  # torch's scale_grad_by_count
 

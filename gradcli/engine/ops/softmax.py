@@ -16,9 +16,8 @@ from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
 from ..tensor import wrap, wrap_dim
 from . import replays, words
 from . import backward_ops as B
-from .reduction import c10, reduction_dims
+from .reduction import c10, reduction_dims, unsqueeze_reduced
 from .registry import Sample, op
-from .shape import unsqueeze
 
 # ---------------------------------------------------------------------------- softmax family
 
@@ -161,11 +160,7 @@ class LogsumexpBackward0(Function):
 
     def backward(self, g):
         x, out = self.saved
-        k = self._kw
-        if not k["keepdim"] and x._data.ndim:
-            for d in k["dims"]:
-                g = unsqueeze(g, d)
-                out = unsqueeze(out, d)
+        g, out = unsqueeze_reduced(self._kw, x, g, out)
         from .elementwise import exp  # noqa: PLC0415
         return (g * exp(x - out),)
 
