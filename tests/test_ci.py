@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from gradcli.render import jsonout
 from gradcli.testing import execute, golden, reports
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA_FILE = ROOT / "gradcli" / "render" / "test_schema.json"
 TIME = re.compile(r"\(\d+\.\d\d s\)|in \d+\.\d\d s")
 
 
@@ -37,7 +37,7 @@ def gradcli(*args, cwd=ROOT, timeout=120):
 @pytest.fixture(scope="module")
 def validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli-test/1")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -230,7 +230,7 @@ def test_json_document(suite, validator):
 
 def test_json_schema_is_valid():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli-test/1")
     jsonschema.Draft202012Validator.check_schema(schema)
 
 

@@ -22,11 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from gradcli.render import jsonout
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 SAMPLE_FILES = sorted(SAMPLES.glob("*.grad"))
 ERROR_SAMPLES = [p for p in SAMPLE_FILES if p.with_suffix(".err").exists()]
-SCHEMA_FILE = ROOT / "gradcli" / "render" / "schema.json"
 HAVE_RUNNER = importlib.util.find_spec("gradcli.lang.runner") is not None
 HAVE_CUPY = importlib.util.find_spec("cupy") is not None
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -76,7 +77,7 @@ def strict_loads(text: str):
 @pytest.fixture(scope="session")
 def validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli/1")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -109,7 +110,7 @@ def test_version_and_help():
 
 def test_schema_is_valid():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli/1")
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
@@ -576,7 +577,7 @@ def test_usage_errors_are_one_line_and_a_try_line(args, command, needle, as_json
         assert doc["error"]["hint"] == lines[1]
         if command == "graph":
             jsonschema = pytest.importorskip("jsonschema")
-            schema = json.loads((ROOT / "gradcli" / "render" / "graph_schema.json").read_text(encoding="utf-8"))
+            schema = jsonout.schema("graph")
             assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
         else:
             validate(validator, doc)

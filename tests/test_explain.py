@@ -14,11 +14,11 @@ import pytest
 from gradcli.engine import autograd
 from gradcli.graph import explain as EX
 from gradcli.lang import runner
+from gradcli.render import jsonout
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 CHAIN = SAMPLES / "seed00_two_layer_backward.grad"
-SCHEMA_FILE = ROOT / "gradcli" / "render" / "schema.json"
 
 BROADCAST = """import torch
 x = torch.tensor([1., 2., 3.], requires_grad=True)
@@ -157,7 +157,7 @@ def test_json_explain_and_checks_validate(capfd, monkeypatch):
     out, err = capfd.readouterr()
     assert err == ""
     doc = json.loads(out)
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli/1")
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
     assert not errors, [e.message for e in errors[:3]]
     texts = [lf["text"] for lf in doc["explain"][0]["leaves"]]
@@ -395,7 +395,7 @@ def test_check_never_reports_agreement_it_did_not_measure(capfd, monkeypatch, tm
     assert code == 1 and doc["exit_code"] == 1 and not doc["ok"]
     assert doc["error"]["type"] == "CheckNotRun" and doc["checks"][0]["checked"] is False
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli/1")
     assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
 
 

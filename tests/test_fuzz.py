@@ -34,12 +34,12 @@ from hypothesis import strategies as st  # noqa: E402
 from gradcli.cli.common import Flags, UsageProblem  # noqa: E402
 from gradcli.cli.runcmd import Source, _doc, run_one  # noqa: E402
 from gradcli.lang.runner import InternalError, RunOptions, run_source  # noqa: E402
+from gradcli.render import jsonout  # noqa: E402
 from gradcli.render.jsonout import dumps  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.grad"))
 SAMPLE_TEXTS = [p.read_text(encoding="utf-8") for p in SAMPLES]
-SCHEMA_FILE = ROOT / "gradcli" / "render" / "schema.json"
 
 # small limits: a fuzzed program must not be able to spend the test's time or memory
 OPTIONS = dict(seed=0, max_steps=20_000, timeout=5.0, max_elements=200_000)
@@ -72,7 +72,7 @@ def validator():
         except ImportError:  # the schema check needs jsonschema; the other properties do not
             _VALIDATOR.append(None)
         else:
-            _VALIDATOR.append(jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))))
+            _VALIDATOR.append(jsonschema.Draft202012Validator(jsonout.schema("gradcli/1")))
     return _VALIDATOR[0]
 
 

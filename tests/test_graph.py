@@ -1,6 +1,6 @@
 """`gradcli graph`: the backward graph as data (gradcli.graph.model) and its writers: the Rich tree,
 DOT (parsed by Graphviz when its `dot` program is installed), Mermaid, JSON (validated against
-gradcli/render/graph_schema.json), SVG/PNG through Graphviz, and the message when it is missing."""
+gradcli/render/schema.json's gradcli-graph-1), SVG/PNG through Graphviz, and the message when it is missing."""
 from __future__ import annotations
 
 import json
@@ -15,12 +15,12 @@ import pytest
 
 from gradcli.graph import model, writers
 from gradcli.lang import runner
+from gradcli.render import jsonout
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 CHAIN = SAMPLES / "seed00_two_layer_backward.grad"
 TRAIN = SAMPLES / "train_two_layer_sgd.grad"
-GRAPH_SCHEMA = ROOT / "gradcli" / "render" / "graph_schema.json"
 HAVE_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="Graphviz's dot program is not installed")
 
@@ -81,15 +81,15 @@ def chain_graph():
 @pytest.fixture(scope="module")
 def graph_validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(GRAPH_SCHEMA.read_text(encoding="utf-8"))
+    schema = jsonout.schema("graph")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
 
-@pytest.mark.parametrize("name", ["schema.json", "graph_schema.json"])
+@pytest.mark.parametrize("name", [None, "gradcli/1", "graph"])
 def test_shipped_schemas_are_json_schema_2020_12(name):
-    """The schemas' one home is gradcli/render/NAME (no docs/ copy: tests/test_render checks that)."""
-    doc = json.loads((ROOT / "gradcli" / "render" / name).read_text(encoding="utf-8"))
+    """The schemas' one home is gradcli/render/schema.json (no docs/ copy: tests/test_render checks that)."""
+    doc = jsonout.schema(name)
     assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 

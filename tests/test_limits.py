@@ -18,6 +18,7 @@ import pytest
 
 from gradcli.lang.errors import GradScriptError
 from gradcli.lang.runner import MAX_SOURCE_CHARS, InternalError, RunOptions, run_source
+from gradcli.render import jsonout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -234,7 +235,7 @@ def strict_loads(text):
 
 def _validator():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((ROOT / "gradcli" / "render" / "schema.json").read_text(encoding="utf-8"))
+    schema = jsonout.schema("gradcli/1")
     return jsonschema.Draft202012Validator(schema)
 
 

@@ -221,10 +221,16 @@ def test_dumps_sanitizes_stray_non_finite_floats():
 
 
 def test_each_json_schema_has_one_home():
-    """The documents' schemas (run, graph, test) live in gradcli/render/ only, where the package reads
-    them; README and docs link there rather than keep copies (issue 22)."""
-    homes = sorted(p.name for p in (ROOT / "gradcli" / "render").glob("*schema.json"))
-    assert homes == ["graph_schema.json", "schema.json", "test_schema.json"]
+    """The documents' schemas (run, graph, test) live in one file, gradcli/render/schema.json (one
+    $defs entry per document, each with its own $id), where the package reads them; README and docs
+    link there rather than keep copies (issue 22)."""
+    homes = sorted(p.name for p in (ROOT / "gradcli" / "render").glob("*schema*.json"))
+    assert homes == ["schema.json"]
+    whole = jsonout.schema(None)
+    assert {d["$id"].rsplit("/", 1)[1] for d in whole["$defs"].values()} == {
+        "gradcli-1.json", "gradcli-test-1.json", "gradcli-graph-1.json"}
+    assert [jsonout.schema(name)["$id"] for name in jsonout.DOCUMENTS] == [
+        whole["$defs"][key]["$id"] for key in jsonout.DOCUMENTS.values()]
     copies = [str(p.relative_to(ROOT)) for folder in ("docs", "gradcli", "tools", "bench")
               for p in (ROOT / folder).rglob("*schema*.json") if p.parent != ROOT / "gradcli" / "render"]
     assert not copies, copies

@@ -126,9 +126,18 @@ def multi_doc(runs, exit_code, command="run"):
             "runs": list(runs)}
 
 
-def schema():
-    """The JSON Schema (draft 2020-12) of these documents."""
+DOCUMENTS = {"gradcli/1": "gradcli-1", "gradcli-test/1": "gradcli-test-1", "graph": "gradcli-graph-1"}
+
+
+def schema(document: str | None = "gradcli/1"):
+    """The JSON Schema (draft 2020-12) of one of gradcli's documents, from the one schema file
+    (``schema.json``, one ``$defs`` entry per document, each with its own ``$id``): ``"gradcli/1"``
+    (`run`/`grad --json`), ``"gradcli-test/1"`` (`test --json`), ``"graph"`` (`graph --format json`);
+    None: the whole file (any of them)."""
     import json  # noqa: PLC0415
     from importlib import resources  # noqa: PLC0415
 
-    return json.loads(resources.files(__package__).joinpath("schema.json").read_text(encoding="utf-8"))
+    whole = json.loads(resources.files(__package__).joinpath("schema.json").read_text(encoding="utf-8"))
+    if document is None:
+        return whole
+    return {"$schema": whole["$schema"], **whole["$defs"][DOCUMENTS[document]]}

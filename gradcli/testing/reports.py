@@ -1,5 +1,5 @@
 """The reports of `gradcli test`: one record per script, rendered as text lines, one JSON document
-(schema ``gradcli-test/1``, gradcli/render/test_schema.json), JUnit XML and GitHub Actions
+(schema ``gradcli-test/1``, gradcli/render/schema.json's gradcli-test-1), JUnit XML and GitHub Actions
 annotations. Standard library only."""
 from __future__ import annotations
 
