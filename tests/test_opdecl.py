@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradcli.engine import api, methods  # noqa: F401 - binds every family (and registers its ops)
+from gradcli.engine import api, methods, operators  # noqa: F401 - binds every family (and registers its ops)
 from gradcli.engine.nn import functional  # noqa: F401 - declares F's own ops
 from gradcli.engine.function import Function
 from gradcli.engine.ops import registry
@@ -50,7 +50,8 @@ def test_every_declared_op_is_gradchecked_or_says_why_not(name):
     if spec.sample is not None:
         import test_gradcheck  # noqa: PLC0415 - the gradcheck list is derived from the registry
         assert name in test_gradcheck.TABLE
-    assert spec.method or spec.torch or spec.special or spec.linalg or spec.functional, f"{name} is bound nowhere"
+    assert spec.method or spec.torch or spec.special or spec.linalg or spec.functional or spec.operator, \
+        f"{name} is bound nowhere"
 
 
 def _ident(f):
@@ -100,6 +101,8 @@ def _changed_on_purpose(where, name, before, now):
         return True  # torch.X_ of a declared op: registry's form, which takes input= as torch does
     if where == "Tensor" and name in _HAND_INPLACE:  # a hand-written in-place form, now the declared one's
         return before == _HAND_INPLACE[name][0] and now == _HAND_INPLACE[name][1]
+    if (where, name) in _HAND_BOUND:  # bound by hand in methods._install and api.py, now declared
+        return (before, now) == _HAND_BOUND[where, name]
     return where == "Tensor" and name == "where" and now.endswith(":<lambda>:<lambda>")  # moved to its declaration
 
 
@@ -117,6 +120,19 @@ _HAND_INPLACE = {
     **{n + "_": (f"gradcli.engine.ops.special:_logical_inplace.<locals>.method:{n}_",
                  f"gradcli.engine.ops.special:logical_inplace.<locals>.method:{n}_")
        for n in ("logical_and", "logical_or", "logical_xor", "logical_not")},
+}
+
+
+# the last names bound by hand (methods._install, api.py), now declared in conversion.py; the same behaviour
+# (tests/test_binding_forms.py)
+_CV = "gradcli.engine.ops.conversion"
+_HAND_BOUND = {
+    **{("Tensor", f"new_{k}"): (f"gradcli.engine.methods:_new.<locals>.new:new_{k}", f"{_CV}:new_{k}:new_{k}")
+       for k in ("tensor", "zeros", "ones", "empty")},
+    ("Tensor", "new_full"): ("gradcli.engine.methods:_new_full:_new_full", f"{_CV}:new_full:new_full"),
+    ("torch", "detach"): ("gradcli.engine.api:detach:detach", f"{_CV}:detach:detach"),
+    ("torch", "numel"): ("gradcli.engine.api:numel:numel", f"{_CV}:numel:numel"),
+    ("torch", "detach_"): ("gradcli.engine.tensor:Tensor.detach_:detach_", f"{_CV}:detach_:detach_"),
 }
 
 
@@ -158,6 +174,9 @@ def test_declared_names_are_bound():
         name = key if key in spec.names else spec.name  # (the key of F's own ops is "F.name")
         if spec.method:
             assert getattr(tensor, name) is not None
+            assert isinstance(vars(tensor)[name], property) == spec.prop, name  # x.T: a property
+        if spec.operator in operators.ITEM:  # x[k], x[k] = v: the op itself
+            assert getattr(tensor, f"__{operators.ITEM[spec.operator]}__") is spec.fn, name
         if spec.torch:
             assert hasattr(api, name), name
         else:  # (torch.float is a dtype, torch.where where itself)

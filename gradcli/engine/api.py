@@ -68,23 +68,11 @@ for _name in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "
 for _name, _fn in _methods.METHODS.items():
     if _name not in _methods.METHOD_ONLY:  # x.float(), x.to(), ...: no torch.float
         globals()[_name] = _fn
-# torch.X only (torch.where, torch.cat, ...) and torch.X_(t), the in-place functions torch also offers at the
-# top level (torch.sin_(a), torch.zero_(t)): the families' from their declarations, these by hand
+# torch.X only (torch.where, torch.cat, torch.detach, ...) and torch.X_(t), the in-place functions torch also
+# offers at the top level (torch.sin_(a)): the families', from their declarations
 globals().update(_methods.TORCH)
 from . import threads as _threads  # noqa: E402
 globals().update(_threads.TORCH)
-for _name in ("detach_", "fill_", "zero_"):
-    globals()[_name] = getattr(Tensor, _name)
-
-
-def numel(input):  # after the loop: torch.numel is this function, not the method table's
-    return input.numel()
-
-
-def detach(input):
-    return input.detach()
-
-
 
 
 class _Module(types.SimpleNamespace):

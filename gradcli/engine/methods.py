@@ -19,9 +19,9 @@ from .ops import registry  # noqa: E402
 from . import operators  # noqa: E402
 
 # the ops of the core families (elementwise.py, reduction.py, softmax.py, shape.py, join_split.py, linalg.py,
-# gather_scatter.py, conversion.py), derived from their declarations (ops/registry.py), with inplace.py's in-place
-# wrappers
-CORE = (E, R, SM, S, JS, L, GS, C)
+# gather_scatter.py, conversion.py, indexing.py, inplace.py), derived from their declarations (ops/registry.py),
+# with inplace.py's in-place wrappers
+CORE = (E, R, SM, S, JS, L, GS, C, I, P)
 _DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in CORE]
 TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
 SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X
@@ -56,35 +56,8 @@ def _install():
         setattr(Tensor, name, fn)
     for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
         setattr(Tensor, name, fn)
-    Tensor.zero_ = P.zero_
-    Tensor.fill_ = P.fill_
-    Tensor.copy_ = P.copy_
-    Tensor.T = property(S.T)
-    Tensor.mT = property(S.mT)
-    Tensor.__getitem__ = I.getitem
-    Tensor.__setitem__ = I.setitem
-    Tensor.new_tensor = _new("tensor")
-    Tensor.new_zeros = _new("zeros")
-    Tensor.new_ones = _new("ones")
-    Tensor.new_empty = _new("empty")
-    Tensor.new_full = _new_full
-
-    operators.install({id(s): s for s in registry.REGISTRY.values()}.values())  # x + y, y + x, x += y, ...: every family
-
-
-def _new(kind):
-    def new(self, *args, dtype=None, device=None, requires_grad=False, **kw):
-        from . import factory  # noqa: PLC0415
-        fn = getattr(factory, kind)
-        return fn(*args, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-    new.__name__ = "new_" + kind
-    return new
-
-
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    from . import factory  # noqa: PLC0415
-    return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                        requires_grad=requires_grad)
+    # x + y, y + x, x += y, x[k], x[k] = v ...: every family's
+    operators.install({id(s): s for s in registry.REGISTRY.values()}.values())
 
 
 _install()

@@ -19,6 +19,7 @@ The rules, by kind of operator:
   them by itself (`y < x` is `x > y`).
 - unary (`-x`, `+x`, `abs(x)`, `~x`): the op itself; `~` of a bool tensor is `logical_not`, of a
   float tensor torch's TypeError.
+- indexing (`x[k]`: "[]", `x[k] = v`: "[]="): the op itself.
 """
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordi
 BITWISE = {"&": "and", "|": "or", "^": "xor", "<<": "lshift", ">>": "rshift"}
 COMPARISON = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 UNARY = {"-x": "neg", "+x": "pos", "abs": "abs", "~": "invert"}
-SYMBOLS = frozenset({*ARITHMETIC, *BITWISE, *COMPARISON, *UNARY, "@"})
+ITEM = {"[]": "getitem", "[]=": "setitem"}
+SYMBOLS = frozenset({*ARITHMETIC, *BITWISE, *COMPARISON, *UNARY, *ITEM, "@"})
 
 # the scalar path's Python operator, and its node's kw for a number / a 0-d tensor operand (the
 # alpha ops keep (shape of x, shape of y or None for a number, alpha))
@@ -46,6 +48,8 @@ _SCALAR = {"+": (_py.add, ((), None, 1), ((), (), 1)), "-": (_py.sub, ((), None,
 def forms(spec):
     """The Tensor dunders of the declared op `spec` (its `operator`): name -> function."""
     sym, fn = spec.operator, spec.fn
+    if sym in ITEM:
+        return {f"__{ITEM[sym]}__": fn}
     if sym in UNARY:
         return {f"__{UNARY[sym]}__": _invert(fn) if sym == "~" else fn}
     if sym in COMPARISON:

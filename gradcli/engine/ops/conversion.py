@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import builtins
 
-from .. import dtypes, errors
+from .. import dtypes, errors, factory
 from ..device import canonical, to_device
 from ..function import Function, record
 from . import replays, words
@@ -99,6 +99,40 @@ _U = "unary"
 _ROUND_TRIP = {"eps": 1e-3, "atol": 1e-4, "rtol": 1e-2, "second": False}  # through float32: a coarser step
 _NO = "an integer or bool result"
 # One declaration per op (registry.py): Tensor methods only (torch has no torch.float, torch.to, ...)
+def _new(kind):
+    """x.new_zeros(...) & co: the constructor with x's dtype and device unless given (layout=, pin_memory=:
+    accepted, as torch's CPU tensors have but one of each)."""
+    make = getattr(factory, kind)
+
+    def new(self, *args, dtype=None, device=None, requires_grad=False, **kw):
+        sized = {"size": kw["size"]} if "size" in kw and kind != "tensor" else {}
+        return make(*args, **sized, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+    new.__name__ = new.__qualname__ = "new_" + kind
+    return new
+
+
+new_tensor, new_zeros, new_ones, new_empty = (_new(kind) for kind in ("tensor", "zeros", "ones", "empty"))
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **kw):
+    return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                        requires_grad=requires_grad)
+
+
+def detach(input):  # torch.detach (Tensor.detach is the Tensor's own)
+    return input.detach()
+
+
+def detach_(input):
+    return input.detach_()
+
+
+def numel(input):
+    return input.numel()
+
+
+_NEW = "a constructor: a new leaf"
 OPS = [
     op("to", to, ToCopyBackward0, torch=False,
        sample=Sample(_U, call=lambda torch, x: x.to(torch.float32).to(dtype=torch.float64), **_ROUND_TRIP)),
@@ -116,4 +150,8 @@ OPS = [
     op("long", long, torch=False, no_grad=_NO), op("int", int, torch=False, no_grad=_NO),
     op("short", short, torch=False, no_grad=_NO), op("char", char, torch=False, no_grad=_NO),
     op("byte", byte, torch=False, no_grad=_NO), op("bool", bool, torch=False, no_grad=_NO),
+    *(op(f.__name__, f, torch=False, no_grad=_NEW) for f in (new_tensor, new_zeros, new_ones, new_empty, new_full)),
+    op("detach", detach, method=False, no_grad="its result is outside the graph"),
+    op("detach_", detach_, method=False, no_grad="takes x out of the graph"),
+    op("numel", numel, method=False, no_grad="an int"),
 ]

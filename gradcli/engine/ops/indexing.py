@@ -14,6 +14,7 @@ from ..tensor import Tensor, view_of, view_rebase_message, wrap
 from . import replays, words
 from .shape import AliasBackward0, sum_to
 from .join_split import SliceBackward0
+from .registry import Sample, op
 
 
 def _key_part(k):
@@ -446,3 +447,19 @@ def _setitem_graph(input, nkey, value, advanced, whole):
     if input._retains:
         P.move_retain(input, old, old_nr)
 
+
+
+def _setitem_call(torch, x, v):
+    """x[0] = v on a copy of x (the gradient checks' call)."""
+    y = x * 1
+    y[0] = v
+    return y
+
+
+# One declaration per op (registry.py); methods.py derives the tables (operators.py the dunders)
+OPS = [
+    op("getitem", getitem, SelectBackward0, IndexBackward0, method=False, torch=False, operator="[]", sample=Sample(
+        [((2, 3),), ((3, 2, 2),)], call=lambda torch, x: (x[0, 1:], x[..., None, [1, 0]], x[x > 0]))),
+    op("setitem", setitem, method=False, torch=False, operator="[]=",
+       sample=Sample([((2, 3), (3,)), ((2, 3), ()), ((3,), ())], call=_setitem_call)),
+]

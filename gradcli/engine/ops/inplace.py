@@ -12,6 +12,7 @@ from ..function import Function
 from ..tensor import Tensor, live_views, wrap
 from .elementwise import zero_grad
 from .indexing import check_inplace
+from .registry import Sample, op
 
 
 def _c10(dt):
@@ -316,6 +317,8 @@ def copy_(self, src, non_blocking=False):
     if isinstance(src, (bool, int, float)):  # torch wraps a number as a 0-d tensor of its own dtype
         d = dtypes.scalar_dtype(src)
         src = wrap(np.asarray(src, d.np), d)
+    elif not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     try:
         s = src._data if type(src._data) is type(self._data) else like(self._data, src._data)  # across devices
         target = write_alias(self._data)
@@ -487,3 +490,13 @@ def set_value_node(input, value, vshape):
     node = make_node(_SetValue, (None, value), input.dtype, (),
                      {"vshape": vshape, "vdtype": value.dtype if isinstance(value, Tensor) else input.dtype})
     return node
+
+
+# One declaration per op (registry.py); methods.py derives the tables. Called on a copy, so that the
+# gradient checks' leaves stay leaves.
+OPS = [
+    op("zero_", zero_, sample=Sample("unary", call=lambda torch, x: (x * 1).zero_())),
+    op("fill_", fill_, sample=Sample([((2, 3), ()), ((), ())], call=lambda torch, x, v: (x * 1).fill_(v))),
+    op("copy_", copy_, torch=False, sample=Sample([((2, 3), (2, 3)), ((2, 3), (3,)), ((), ())],
+                                                 call=lambda torch, x, y: (x * 1).copy_(y))),
+]

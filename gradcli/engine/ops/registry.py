@@ -6,7 +6,8 @@ The node class (one per PyTorch node, `function.py`) carries what belongs to a n
 `replay(xs, kw, outs)` when the forward is not a plain array function). The op's declaration,
 `op(...)`, next to its function in the family module, carries the rest: its Python names (Tensor
 method, `torch.X`, `torch.special.X`, `torch.nn.functional.X`, the in-place form `x.X_()` and
-`torch.X_`, the Python operator: `operator="+"`), the node classes it records, and how the gradient checks call it (`Sample`: input
+`torch.X_`, the Python operator: `operator="+"`, or indexing: `"[]"`, `"[]="`; a property:
+`prop=True`), the node classes it records, and how the gradient checks call it (`Sample`: input
 shapes and domain) or why it has none (`no_grad`).
 
 From the declarations a family hands to `tables()` come its registration tables (METHODS,
@@ -110,10 +111,11 @@ class OpSpec:
     no_grad: str = ""            # why it has no gradient check (integer or bool results, ...)
     key: str = ""                # its REGISTRY key when not its name ("F.relu": torch.relu is another op)
     cases: tuple = ()            # (name, Case) pairs: regression gradchecks at fixed inputs (op(cases={...}))
-    operator: str = ""           # the Python operator it is on Tensor ("+", "@", "<", "-x", "abs", "~"): its
-    #                              dunders (x + y, y + x, x += y) follow (engine/operators.py)
+    operator: str = ""           # the Python operator it is on Tensor ("+", "@", "<", "-x", "abs", "~", "[]"): its
+    #                              dunders (x + y, y + x, x += y; x[k]) follow (engine/operators.py)
     reflected: object = None     # `y OP x` when it is not the op with its operands swapped: f(x, y), or
     #                              True when the op commutes
+    prop: bool = False           # Tensor.name is a property (x.T), not a method
 
     @property
     def names(self):
@@ -184,7 +186,7 @@ def tables(specs, inplace_method):
                 raise ValueError(f"op {key} declared twice")
             REGISTRY[key] = spec
             if spec.method:
-                out["METHODS"][name] = spec.fn
+                out["METHODS"][name] = property(spec.fn) if spec.prop else spec.fn
                 if not spec.torch:
                     out["METHOD_ONLY"].append(name)
             elif spec.torch:

@@ -468,4 +468,6 @@ OPS = [
     op("clone", clone, CloneBackward0, sample=Sample(REDUCE)),
     op("contiguous", contiguous, CloneBackward0, sample=Sample(
         REDUCE, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
+    op("T", T, torch=False, prop=True, sample=Sample([((2, 3),)], call=lambda torch, x: x.T)),  # permute's node
+    op("mT", mT, torch=False, prop=True, sample=Sample([((2, 3),), ((2, 2, 3),)], call=lambda torch, x: x.mT)),
 ]
