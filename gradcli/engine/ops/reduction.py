@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes, errors, numerics, variance
+from .. import dtypes, errors, numerics, reduce_vec, variance
 from ..autograd import grad_mode
 from ..device import asarray as _asarray
 from ..function import Function, record
@@ -231,10 +231,20 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = dtype or sum_dtype(input.dtype)
     data = input._data
     if dim is None:
-        return record(ProdBackward0, (input,), wrap(data.prod(dtype=out_dt.np), out_dt))
+        r = _kernel_order(data.astype(out_dt.np, copy=False), tuple(range(data.ndim)), False, reduce_vec.Prod)
+        return record(ProdBackward0, (input,), wrap(data.prod(dtype=out_dt.np) if r is None else r, out_dt))
     d = wrap_dim(dim, data.ndim)
-    r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
+    r = _kernel_order(data.astype(out_dt.np, copy=False), (d,), keepdim, reduce_vec.Prod) if data.ndim else None
+    if r is None:
+        r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
     return record(ProdBackward1, (input,), wrap(r, out_dt), {"dim": d, "keepdim": keepdim})
+
+
+def _kernel_order(data, dims, keepdim, kind):
+    """A float reduction in the order of torch's kernel (reduce_vec), or None (NumPy's will do)."""
+    if data.dtype.kind != "f" or not isinstance(data, np.ndarray):
+        return None
+    return reduce_vec.reduce(data, dims, keepdim, kind)
 
 
 # ---------------------------------------------------------------------------- max / min
@@ -368,6 +378,9 @@ def _amaxmin(input, dim, keepdim, is_max):
     dims = reduction_dims(dim if dim != () else None, data.ndim)
     _check_nonempty(data, dims if dim != () and dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
+    if data.ndim and data.dtype.kind == "f" and not np.all(r):   # which zero, +0 or -0: the kernel's
+        signed = _kernel_order(data, dims, keepdim, reduce_vec.Max if is_max else reduce_vec.Min)
+        r = r if signed is None else signed
     cls = AmaxBackward0 if is_max else AminBackward0
     return record(cls, (input,), wrap(_asarray(r), input.dtype), {"dims": dims, "keepdim": keepdim})
 
