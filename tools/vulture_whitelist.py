@@ -257,6 +257,8 @@ Flatten
 Unflatten
 Conv1d
 Conv2d
+ConvTranspose1d
+ConvTranspose2d
 MaxPool1d
 AvgPool2d
 AdaptiveAvgPool2d

@@ -405,6 +405,9 @@ class Tensor:
             raise errors.type_error("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):  # torch's Tensor.__reversed__: reversed(x) is x.flip(0), a 0-d x itself
+        return self if self._data.ndim == 0 else self.flip(0)
+
     def __hash__(self):
         return id(self)
 

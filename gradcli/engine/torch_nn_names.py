@@ -11,6 +11,8 @@ TORCH_NAMES = {
     'constant_pad_nd': ('gradcli.engine.nn.functional', 'constant_pad_nd'),
     'conv1d': ('gradcli.engine.nn.functional_conv', 'conv1d'),
     'conv2d': ('gradcli.engine.nn.functional_conv', 'conv2d'),
+    'conv_transpose1d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose1d'),
+    'conv_transpose2d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose2d'),
     'cosine_similarity': ('gradcli.engine.nn.functional_loss', 'cosine_similarity'),
     'dropout': ('gradcli.engine.nn.functional', 'torch_dropout'),
     'dropout_': ('gradcli.engine.nn.functional', 'torch_dropout_'),

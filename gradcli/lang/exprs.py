@@ -12,7 +12,7 @@ from types import ModuleType
 from . import ast as A
 from . import fastops
 from .pyops import BINOPS, UNARYOPS, unpack
-from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
+from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module
 from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 
@@ -244,8 +244,27 @@ class ExprCompiler:
         return ifexp
 
     # ------------------------------------------------------------------ access
+    def name_attribute(self, node, scope):
+        """x.__name__ and x.__class__.__name__ (the weights_init idiom `m.__class__.__name__`): the
+        name of a class or function, a string (pyvalues.name_of); the only reads of '_' attributes
+        besides super().__init__ (`x.__class__` alone stays refused)."""
+        inner = node.value
+        of_class = type(inner) is A.Attribute and inner.attr == "__class__"
+        value = self.expr(inner.value if of_class else inner, scope)
+
+        def attr_name(frame):
+            obj = value(frame)
+            try:
+                return name_of(type(obj) if of_class else obj)
+            except Exception as e:
+                tag(e, node)
+                raise
+        return attr_name
+
     def e_attribute(self, node, scope):
         name = node.attr
+        if name == "__name__":
+            return self.name_attribute(node, scope)
         value = self.expr(node.value, scope)
         self.check_attr(node)
         if name in GROWING_NAMES:  # methods that can build big objects: get_attr binds them checked

@@ -218,6 +218,23 @@ def get_attr(obj, name):
     return _get_attr_slow(obj, name)
 
 
+def name_of(obj):
+    """obj.__name__ for a script: a class's name (a ScriptType's: its class's), a function's or a
+    builtin's; anything else has none (Python's instances have none either)."""
+    from .pybuiltins import ScriptType, TypeBuiltin  # noqa: PLC0415 - pybuiltins imports this module
+    if isinstance(obj, ScriptType):
+        return obj.cls.__name__
+    if isinstance(obj, TypeBuiltin):
+        return "type"
+    if isinstance(obj, type) or callable(obj):
+        name = getattr(obj, "__name__", None)
+        if isinstance(name, str):
+            return name
+    err = AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
+    err._gs_user = True
+    raise err
+
+
 def refuse_module(obj, name):
     """The error of a CHECKED attribute whose value is a module."""
     return _refuse(obj, name)

@@ -24,6 +24,7 @@ from ..device import check_args, scatter_add as _scatter_add_at, xp_of
 from ..ops import special as _special
 from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
+from . import functional_conv_transpose as _convt
 from . import functional_loss as _loss
 from . import functional_loss_more as _loss_more
 from . import functional_nll as _nll
@@ -490,6 +491,10 @@ OPS = [
     _fop("conv1d", _conv.conv1d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))]), torch=True),
     _fop("conv2d", _conv.conv2d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))],
                                                                            kwargs={"padding": 1}), torch=True),
+    _fop("conv_transpose1d", _convt.conv_transpose1d, _convt.ConvolutionBackward0, torch=True,
+         sample=Sample([((1, 2, 4), (2, 3, 3), (3,))], kwargs={"stride": 2, "padding": 1, "output_padding": 1})),
+    _fop("conv_transpose2d", _convt.conv_transpose2d, _convt.ConvolutionBackward0, torch=True,
+         sample=Sample([((1, 4, 3, 3), (4, 1, 2, 3), (2,))], kwargs={"stride": 2, "groups": 2, "dilation": (1, 2)})),
     _fop("unfold", _conv.unfold, _conv.Im2ColBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
     _fop("max_pool1d", _conv.max_pool1d, _conv.MaxPool2DWithIndicesBackward0, shapes=[((1, 2, 4),)],
          call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2), torch=True),

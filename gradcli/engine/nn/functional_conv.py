@@ -129,6 +129,11 @@ def _window_index(spatial, out_sp, k, s, p, d):
     return idx.reshape(out_sp[0] * out_sp[1], k[0] * k[1])
 
 
+# the index map and argument reader that functional_conv_transpose.py shares
+window_index = _window_index
+ntuple = _tuple
+
+
 # ---------------------------------------------------------------------------- convolution
 
 _WARNED_SAME = [False]

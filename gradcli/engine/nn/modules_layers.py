@@ -1,5 +1,5 @@
 """torch.nn layers: Linear, Bilinear, Dropout, Flatten/Unflatten, Identity,
-Conv1d/Conv2d, pooling, LayerNorm, BatchNorm1d/2d and Embedding, with torch's default
+Conv1d/Conv2d, ConvTranspose1d/2d, pooling, LayerNorm, BatchNorm1d/2d and Embedding, with torch's default
 initialisation (kaiming_uniform_ with a=sqrt(5), bias uniform in +-1/sqrt(fan_in)) and reprs
 (the activation modules: modules_activation.py)."""
 from __future__ import annotations
@@ -169,6 +169,7 @@ def _ntuple(v, n):
 
 class _ConvNd(Module):
     _nd = 2
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -194,12 +195,12 @@ class _ConvNd(Module):
         self.stride = _ntuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
         self.dilation = _ntuple(dilation, n)
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(_empty(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
-                                       device=device))
+        shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_empty(*shape, *self.kernel_size, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(_empty(out_channels, dtype=dtype, device=device))
         else:
@@ -248,6 +249,39 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
+    _nd = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    """torch's ConvTranspose1d/2d: the weight is (in_channels, out_channels / groups, *kernel_size); its
+    forward's output_size picks the output_padding."""
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise errors.value(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype)
+        self.output_padding = _ntuple(output_padding, self._nd)
+
+    def forward(self, input, output_size=None):
+        from .functional_conv_transpose import output_size_for  # noqa: PLC0415
+        n = self._nd
+        if output_size is None:
+            op = self.output_padding
+        else:
+            op = output_size_for(tuple(input.shape[input.dim() - n:]), self.kernel_size, self.stride, self.padding,
+                                 self.dilation, output_size, n)
+        conv = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     _nd = 2
 
 
@@ -467,7 +501,7 @@ class Embedding(Module):
 
 
 NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-         "Flatten", "Unflatten", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+         "Flatten", "Unflatten", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
 
@@ -475,7 +509,7 @@ NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", 
 _MODULE_PATHS = {
     "linear": ("Identity", "Linear", "Bilinear"),
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
-    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d"),
+    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"),
     "pooling": ("MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d"), "sparse": ("Embedding",),
 }
