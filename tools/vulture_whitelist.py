@@ -7,7 +7,7 @@ pyproject.toml. `_` stands for any object (vulture's form for attributes)."""
 
 # The grammar's reducers: the parser calls the _Builder method named by each rule or alias of
 # grammar/gradscript.lark (lalr.py reads them by name).
-# gradcli/lang/builder.py
+# gradcli/lang/builder.py (and its mixin signatures.py: the parameter and argument lists)
 _.eval_input
 _.simple_stmt
 _.augassign

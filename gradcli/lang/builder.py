@@ -7,47 +7,20 @@ Operator sequences, which the grammar reads flat, get Python's precedence in ``p
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Optional
+from typing import Any
 
 from .tokens import Token
 
 from . import ast
-from .literals import new_node, number_constant, set_span, string_constant
+from .literals import ident, new_node, number_constant, set_span, string_constant
 from .precedence import operators
+from .signatures import Params, SignatureReducers
 from .statements import STATEMENTS
 from .targets import (SIMPLE_TARGETS, check_not_starred, check_target, expr_name, unsupported_error,
                       walrus_target_error)
 from .tokenizer import error_at as _error_at
 
 # ============================================================================ transformer
-
-
-class _Params:
-    """Parameters of a def or lambda while they are being parsed."""
-
-    __slots__ = ("params", "defaults", "vararg", "kwarg", "kwonly", "kw_defaults", "annotations")
-
-    def __init__(self) -> None:
-        self.params: list[str] = []
-        self.defaults: list = []
-        self.vararg: Optional[str] = None
-        self.kwarg: Optional[str] = None
-        self.kwonly: list[str] = []
-        self.kw_defaults: list = []
-        self.annotations: dict = {}
-
-
-class _Args:
-    __slots__ = ("args", "keywords")
-
-    def __init__(self, args: list, keywords: list) -> None:
-        self.args = args
-        self.keywords = keywords
-
-
-def _ident(tok: Token) -> str:
-    value = tok.value
-    return value if value.isascii() else unicodedata.normalize("NFKC", value)
 
 
 def _flatten(items: list) -> list:
@@ -80,8 +53,9 @@ def _comprehensions(c: list) -> list:
     return gens
 
 
-class _Builder:
-    """In-parser callbacks: one method per grammar rule or alias, children in, node out."""
+class _Builder(SignatureReducers):
+    """In-parser callbacks: one method per grammar rule or alias, children in, node out (the parameter
+    and argument lists': ``signatures.SignatureReducers``)."""
 
     # ---------------------------------------------------------------- module & statements
 
@@ -143,10 +117,10 @@ class _Builder:
         return set_span(ast.Return(c[1]), c[0], c[1])
 
     def global_stmt(self, c: list) -> ast.Global:
-        return set_span(ast.Global([_ident(t) for t in c[1:]]), c[0], c[-1])
+        return set_span(ast.Global([ident(t) for t in c[1:]]), c[0], c[-1])
 
     def nonlocal_stmt(self, c: list) -> ast.Nonlocal:
-        return set_span(ast.Nonlocal([_ident(t) for t in c[1:]]), c[0], c[-1])
+        return set_span(ast.Nonlocal([ident(t) for t in c[1:]]), c[0], c[-1])
 
 
     def del_stmt(self, c: list) -> ast.Delete:
@@ -178,21 +152,21 @@ class _Builder:
 
     def dotted_as_name(self, c: list) -> ast.Alias:
         names = c[0]
-        dotted = ".".join(_ident(t) for t in names)
+        dotted = ".".join(ident(t) for t in names)
         if len(c) > 1:
-            return set_span(ast.Alias(dotted, _ident(c[1])), names[0], c[1])
+            return set_span(ast.Alias(dotted, ident(c[1])), names[0], c[1])
         return set_span(ast.Alias(dotted, None), names[0], names[-1])
 
     def import_as_names(self, c: list) -> list:
         return c
 
     def import_as_name(self, c: list) -> ast.Alias:
-        asname = _ident(c[1]) if len(c) > 1 else None
-        return set_span(ast.Alias(_ident(c[0]), asname), c[0], c[-1])
+        asname = ident(c[1]) if len(c) > 1 else None
+        return set_span(ast.Alias(ident(c[0]), asname), c[0], c[-1])
 
     def from_stmt(self, c: list) -> ast.ImportFrom:
         names_tok = c[1]
-        module = ".".join(_ident(t) for t in names_tok)
+        module = ".".join(ident(t) for t in names_tok)
         what = c[2]
         if type(what) is Token:  # STAR
             names = [set_span(ast.Alias("*", None), what, what)]
@@ -272,7 +246,7 @@ class _Builder:
 
     def except_clause(self, c: list) -> ast.ExceptHandler:
         body = c[-1]
-        node = ast.ExceptHandler(c[1] if len(c) > 2 else None, _ident(c[2]) if len(c) > 3 else None, body)
+        node = ast.ExceptHandler(c[1] if len(c) > 2 else None, ident(c[2]) if len(c) > 3 else None, body)
         return set_span(node, c[0], body[-1])
 
     def finally_clause(self, c: list) -> tuple:
@@ -280,8 +254,8 @@ class _Builder:
 
     def funcdef(self, c: list) -> ast.FunctionDef:
         i = 2
-        params = _Params()
-        if type(c[i]) is _Params:
+        params = Params()
+        if type(c[i]) is Params:
             params = c[i]
             i += 1
         returns = None
@@ -289,79 +263,17 @@ class _Builder:
             returns = c[i + 1]
             i += 2
         body = c[i]
-        node = ast.FunctionDef(_ident(c[1]), params.params, params.defaults, params.vararg,
+        node = ast.FunctionDef(ident(c[1]), params.params, params.defaults, params.vararg,
                                params.kwarg, body, params.kwonly, params.kw_defaults, [],
                                returns, params.annotations)
         return set_span(node, c[0], body[-1])
-
-    def parameters(self, c: list) -> _Params:
-        p = _Params()
-        seen: set = set()
-        after_star = False
-        bare_star: Optional[Token] = None
-        for kind, tok, annotation, default in c:
-            if p.kwarg is not None:
-                raise _error_at("arguments cannot follow var-keyword argument", tok)
-            if kind == "*":
-                if after_star:
-                    raise _error_at("* argument may appear only once", tok)
-                after_star = True
-                if tok.type == "STAR":
-                    bare_star = tok
-                    continue
-            name = _ident(tok)
-            if name in seen:
-                raise _error_at("duplicate argument '%s' in function definition" % name, tok)
-            seen.add(name)
-            if annotation is not None:
-                p.annotations[name] = annotation
-            if kind == "*":
-                p.vararg = name
-            elif kind == "**":
-                if bare_star is not None and not p.kwonly:
-                    raise _error_at("named arguments must follow bare *", bare_star)
-                p.kwarg = name
-            elif after_star:
-                p.kwonly.append(name)
-                p.kw_defaults.append(default)
-            else:
-                if default is None and p.defaults:
-                    raise _error_at("non-default argument follows default argument", tok)
-                p.params.append(name)
-                if default is not None:
-                    p.defaults.append(default)
-        if bare_star is not None and not p.kwonly:
-            raise _error_at("named arguments must follow bare *", bare_star)
-        return p
-
-    lambda_params = parameters
-
-    def param(self, c: list) -> tuple:
-        return ("", c[0], None, None)
-
-    def param_default(self, c: list) -> tuple:
-        return ("", c[0], None, c[1])
-
-    def param_ann(self, c: list) -> tuple:
-        return ("", c[0], c[1], None)
-
-    def param_ann_default(self, c: list) -> tuple:
-        return ("", c[0], c[1], c[2])
-
-    def star_param(self, c: list) -> tuple:
-        if len(c) == 1:
-            return ("*", c[0], None, None)
-        return ("*", c[1], c[2] if len(c) > 2 else None, None)
-
-    def kw_param(self, c: list) -> tuple:
-        return ("**", c[1], c[2] if len(c) > 2 else None, None)
 
     def classdef(self, c: list) -> ast.ClassDef:
         body = c[-1]
         bases, keywords = ([], [])
         if len(c) > 3:
             bases, keywords = c[2].args, c[2].keywords
-        return set_span(ast.ClassDef(_ident(c[1]), bases, body, keywords, []), c[0], body[-1])
+        return set_span(ast.ClassDef(ident(c[1]), bases, body, keywords, []), c[0], body[-1])
 
     def decorated(self, c: list) -> Any:
         node = c[-1]
@@ -393,7 +305,7 @@ class _Builder:
 
     def lambdef(self, c: list) -> ast.Lambda:
         body = c[-1]
-        p = c[1] if len(c) > 2 else _Params()
+        p = c[1] if len(c) > 2 else Params()
         node = ast.Lambda(p.params, p.defaults, p.vararg, p.kwarg, body, p.kwonly, p.kw_defaults)
         return set_span(node, c[0], body)
 
@@ -524,50 +436,6 @@ class _Builder:
     def comp_for(self, c: list) -> list:
         return _comprehensions(c)
 
-    def arguments(self, c: list) -> _Args:
-        args: list = []
-        keywords: list = []
-        seen: set = set()
-        dstar = False
-        for item in c:
-            t = type(item)
-            if t is ast.Keyword:
-                if item.arg is None:
-                    dstar = True
-                else:
-                    if item.arg in seen:
-                        raise _error_at("keyword argument repeated: %s" % item.arg, item)
-                    seen.add(item.arg)
-                keywords.append(item)
-            elif t is ast.Starred:
-                if dstar:
-                    raise _error_at("iterable argument unpacking follows keyword argument "
-                                    "unpacking", item)
-                args.append(item)
-            else:
-                if dstar:
-                    raise _error_at("positional argument follows keyword argument unpacking",
-                                    item)
-                if keywords:
-                    raise _error_at("positional argument follows keyword argument", item,
-                                    hint="put positional arguments before name=value ones")
-                args.append(item)
-        return _Args(args, keywords)
-
-    def genexp_arg(self, c: list) -> _Args:
-        check_not_starred(c[0])
-        gens = c[1]
-        return _Args([set_span(ast.GeneratorExp(c[0], gens), c[0], gens[-1])], [])
-
-    def kwarg(self, c: list) -> ast.Keyword:
-        return set_span(ast.Keyword(_ident(c[0]), c[1]), c[0], c[1])
-
-    def star_arg(self, c: list) -> ast.Starred:
-        return set_span(ast.Starred(c[1]), c[0], c[1])
-
-    def dstar_arg(self, c: list) -> ast.Keyword:
-        return set_span(ast.Keyword(None, c[1]), c[0], c[1])
-
     def slice(self, c: list) -> ast.Slice:
         parts: list = [None, None, None]
         k = 0
@@ -589,7 +457,7 @@ def node_reducer(cls: type):
             return set_span(cls(), c[0], c[-1])
     else:
         def reduce(c: list) -> Any:
-            node = cls(*[x if type(x) is not Token else _ident(x) for x in c
+            node = cls(*[x if type(x) is not Token else ident(x) for x in c
                          if type(x) is not Token or x.type == "NAME"])
             last = c[-1]
             return set_span(node, c[0], last[-1] if type(last) is list else last)

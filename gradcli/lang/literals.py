@@ -27,6 +27,12 @@ def set_span(node: Any, first: Any, last: Any) -> Any:
     return node
 
 
+def ident(tok: Token) -> str:
+    """A NAME token's identifier, NFKC-normalised as Python's are."""
+    value = tok.value
+    return value if value.isascii() else unicodedata.normalize("NFKC", value)
+
+
 def _shift(node: ast.Node, line: int, column: int) -> None:
     """Move the spans of a sub-parse that started at (1, 1) to start at (line, column)."""
     for n in ast.walk(node):
