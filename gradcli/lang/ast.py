@@ -6,6 +6,12 @@ depends on Lark; downstream code (compiler, engine, renderer) sees only these cl
 declares the statements and has every node class: the expressions are declared in ``expr_nodes.py``,
 the base classes, spans (see there) and ``walk``/``iter_child_nodes`` in ``nodes.py``.
 
+The ordinary statements (``// @statement`` in grammar/gradscript.lark: While, Assert, Raise, Pass,
+Break, Continue, and any statement added since) are declared in the grammar, on the line above their
+rule, and made here from it (``declared_class``; grammar.py reads the lines): their fields are the
+rule's children in order. The classes below are the statements that need a reducer or logic of their
+own (CPython's errors on what the grammar lets through, clauses, parameters).
+
 Node set (field names in constructor order; ``[]`` lists, ``?`` optional (None))
 --------------------------------------------------------------------------------
 Module(body: [Stmt])
@@ -18,7 +24,7 @@ Statements (subclasses of Stmt)
   AnnAssign(target: Expr, annotation: Expr, value: Expr?)    x: int = 3
   ExprStmt(value: Expr)
   For(target: Expr, iter: Expr, body: [Stmt], orelse: [Stmt])
-  While(test: Expr, body: [Stmt], orelse: [Stmt])
+  While(test: Expr, body: [Stmt], orelse: [Stmt])           (the grammar's)
   If(test: Expr, body: [Stmt], orelse: [Stmt])           elif -> a single nested If in orelse
   With(items: [WithItem], body: [Stmt])
   FunctionDef(name: str, params: [str], defaults: [Expr], vararg: str?, kwarg: str?,
@@ -28,11 +34,11 @@ Statements (subclasses of Stmt)
         kw_defaults is parallel to kwonly (None = required); annotations maps a
         parameter name to its annotation (only annotated ones).
   ClassDef(name: str, bases: [Expr], body: [Stmt], keywords: [Keyword], decorators: [Expr])
-  Return(value: Expr?)          Assert(test: Expr, msg: Expr?)
+  Return(value: Expr?)          Assert(test: Expr, msg: Expr?)  (the grammar's)
   Delete(targets: [Expr])       Global(names: [str])        Nonlocal(names: [str])
-  Pass()  Break()  Continue()
+  Pass()  Break()  Continue()   (the grammar's)
   Try(body: [Stmt], handlers: [ExceptHandler], orelse: [Stmt], finalbody: [Stmt])
-  Raise(exc: Expr?, cause: Expr?)            raise / raise X / raise X from Y
+  Raise(exc: Expr?, cause: Expr?)            raise / raise X / raise X from Y  (the grammar's)
   Yield(value: Expr?, is_from: bool)         the statements `yield x` and `yield from x`
 
 Helpers (subclasses of Node only)
@@ -56,14 +62,14 @@ from typing import Optional
 from .expr_nodes import (Attribute, BinOp, BoolOp, Call, Compare, Comprehension, Constant, Dict, DictComp,
                          FormattedValue, GeneratorExp, IfExp, JoinedStr, Keyword, Lambda, List, ListComp,
                          Name, NamedExpr, Set, SetComp, Slice, Starred, Subscript, Tuple, UnaryOp)
-from .nodes import Expr, Node, Stmt, iter_child_nodes, walk
+from . import grammar
+from .nodes import Expr, Node, NodeType, Stmt, iter_child_nodes, walk
 
 __all__ = [
-    "Node", "Stmt", "Expr", "Module", "Statement", "target_names",
+    "Node", "Stmt", "Expr", "Module", "Statement", "target_names", "declared_class",
     "Import", "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
-    "For", "While", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
-    "Assert", "Delete", "Global", "Nonlocal", "Pass", "Break", "Continue",
-    "Try", "ExceptHandler", "Raise", "Yield",
+    "For", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
+    "Delete", "Global", "Nonlocal", "Try", "ExceptHandler", "Yield",
     "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict",
     "ListComp", "SetComp", "GeneratorExp", "DictComp", "Comprehension",
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Lambda", "Call", "Keyword",
@@ -170,7 +176,6 @@ def _bound(value, out: set) -> None:
 
 
 _OUTSIDE_DEF = "can only be used in the body of a def"
-_OUTSIDE_LOOP = "can only be used in the body of a for or while loop"
 
 
 # ----------------------------------------------------------------------------- statements
@@ -254,15 +259,6 @@ class For(Stmt):
     statement = Statement("s_for", gen="g_for", blocks=("body", "orelse"), loop=True, binds=("target",))
 
 
-class While(Stmt):
-    """`while test: body else: orelse`."""
-
-    test: Expr
-    body: list[Stmt]
-    orelse: list[Stmt] = field(default_factory=list)
-
-    statement = Statement("s_while", gen="g_while", rule="while_stmt", blocks=("body", "orelse"), loop=True)
-
 
 class If(Stmt):
     """`if test: body else: orelse` (elif nests an If)."""
@@ -328,14 +324,6 @@ class Return(Stmt):
     statement = Statement("s_return", only_in=("function", "'return' outside function", "return " + _OUTSIDE_DEF))
 
 
-class Assert(Stmt):
-    """`assert test, msg`."""
-
-    test: Expr
-    msg: Optional[Expr] = None
-
-    statement = Statement("s_assert", rule="assert_stmt")
-
 
 class Delete(Stmt):
     """`del t1, t2`."""
@@ -362,24 +350,7 @@ class Nonlocal(Stmt):
                           only_in=("function", "nonlocal declaration not allowed at module level", None))
 
 
-class Pass(Stmt):
-    """`pass`."""
 
-    statement = Statement("s_pass", rule="pass_stmt")
-
-
-class Break(Stmt):
-    """`break`."""
-
-    statement = Statement("s_break", rule="break_stmt",
-                          only_in=("loop", "'break' outside loop", "break " + _OUTSIDE_LOOP))
-
-
-class Continue(Stmt):
-    """`continue`."""
-
-    statement = Statement("s_continue", rule="continue_stmt",
-                          only_in=("loop", "'continue' not properly in loop", "continue " + _OUTSIDE_LOOP))
 
 
 class ExceptHandler(Node):
@@ -402,14 +373,6 @@ class Try(Stmt):
                           binds=("handlers.name",))
 
 
-class Raise(Stmt):
-    """`raise`, `raise exc`, `raise exc from cause`."""
-
-    exc: Optional[Expr] = None
-    cause: Optional[Expr] = None
-
-    statement = Statement("s_raise", rule="raise_stmt")
-
 
 class Yield(Stmt):
     """The statement `yield value` (value None for a bare `yield`), `yield from value` (is_from)."""
@@ -420,3 +383,38 @@ class Yield(Stmt):
     statement = Statement(None, gen="g_yield",
                           only_in=("function", "'yield' outside function",
                                    "yield makes the def it is in a generator function"))
+
+
+# ----------------------------------------------------------------------------- the grammar's statements
+
+
+def declared_class(d: grammar.Declaration) -> type:
+    """The node class of a statement the grammar declares (``// @statement``, grammar.py): a Stmt whose
+    fields are the declaration's (a default None, or a new list for ``=[]``), its description built
+    from the declaration's options, its lowerings ``s_NAME`` (and ``g_NAME`` for a statement with
+    blocks) unless the declaration names others."""
+    annotations: dict = {}
+    namespace: dict = {"__module__": __name__, "__qualname__": d.name, "__annotations__": annotations,
+                       "__doc__": "`%s` of grammar/gradscript.lark: %s(%s)."
+                                  % (d.rule, d.name, ", ".join(f for f, _ in d.fields))}
+    for name, default in d.fields:
+        annotations[name] = "Any"
+        if default is not None:
+            value = grammar.DEFAULTS[default]
+            namespace[name] = field(default_factory=value) if value is list else value
+    options = dict(d.options)
+    lower = options.pop("lower", "s_" + d.name.lower())
+    gen = options.pop("gen", "g_" + d.name.lower() if options.get("blocks") else None)
+    namespace["statement"] = Statement(lower, gen=gen, rule=d.rule, **options)
+    return NodeType(d.name, (Stmt,), namespace)
+
+
+def _declare(decls: list) -> None:
+    for d in decls:
+        if d.name in globals():
+            raise grammar.GrammarDeclarationError("@statement %s: the name is taken in ast.py" % d.name)
+        globals()[d.name] = declared_class(d)
+        __all__.append(d.name)
+
+
+_declare(grammar.declarations(grammar.text()))

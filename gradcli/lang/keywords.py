@@ -31,7 +31,7 @@ from __future__ import annotations
 PYTHON_ONLY = {"async": "async code", "await": "async code", "match": "match statements"}
 
 # the grammar's statement rules, and its statement-level expression
-_STATEMENT_RULES = ("small_stmt", "compound_stmt")
+STATEMENT_RULES = ("small_stmt", "compound_stmt")
 _EXPRESSION_RULE = "testlist_star_expr"
 _OPERAND_RULE = "test"
 _BLOCK_RULE = "suite"
@@ -47,11 +47,11 @@ def derive(rules: list, words: dict) -> dict:
     by_origin: dict = {}
     for origin, expansion, _alias in rules:
         by_origin.setdefault(origin, []).append(expansion)
-    statements = {e[0] for name in _STATEMENT_RULES for e in by_origin.get(name, ()) if len(e) == 1}
+    statements = {e[0] for name in STATEMENT_RULES for e in by_origin.get(name, ()) if len(e) == 1}
     header_rules = {origin: e[0] for origin, expansion_list in by_origin.items() for e in expansion_list
                     if e and e[0] in word_of and _BLOCK_RULE in e}
     first = _first_sets(by_origin)
-    starts = set().union(*(first.get(name, set()) for name in _STATEMENT_RULES)) - first.get(_EXPRESSION_RULE, set())
+    starts = set().union(*(first.get(name, set()) for name in STATEMENT_RULES)) - first.get(_EXPRESSION_RULE, set())
     reserved = {e[0] for origin, e, alias in rules if alias == _RESERVED_ALIAS and len(e) == 1}
     expression_start = first.get(_OPERAND_RULE, set()) - reserved
     headers = sorted({word_of[t] for t in header_rules.values()})
@@ -117,4 +117,4 @@ class Keywords:
         return frozenset(self.words[w] for w in words)
 
 
-__all__ = ["PYTHON_ONLY", "derive", "Keywords"]
+__all__ = ["PYTHON_ONLY", "STATEMENT_RULES", "derive", "Keywords"]

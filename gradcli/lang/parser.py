@@ -35,7 +35,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ..gcpolicy import paused
-from . import ast, keywords, lalr, tokenizer
+from . import ast, grammar, keywords, lalr, tokenizer
 from .builder import BUILDER
 from .errors import GradScriptError, ScriptSyntaxError
 from .lalr import Driver, table_data
@@ -56,20 +56,11 @@ __all__ = ["parse", "parse_expression", "check_statement_context", "grammar_path
 # ============================================================================ grammar & Lark
 
 
-def _grammar_file() -> str:
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../gradcli
-    for candidate in (os.path.join(here, "grammar", "gradscript.lark"),
-                      os.path.join(os.path.dirname(here), "grammar", "gradscript.lark")):
-        if os.path.isfile(candidate):
-            return candidate
-    raise FileNotFoundError("gradscript.lark not found next to the gradcli package")
-
-
 def grammar_path() -> Path:
     """Where the grammar is: next to the package in a wheel, else in the repository."""
     from pathlib import Path
 
-    return Path(_grammar_file())
+    return Path(grammar.path())
 
 
 def _lark_version() -> str:
@@ -145,8 +136,7 @@ def _lark() -> Lark:
     if _LARK is None:
         from lark import Lark  # noqa: PLC0415 - a cold table cache (or a caller that wants Lark)
 
-        with open(_grammar_file(), encoding="utf-8") as f:
-            text = f.read()
+        text = grammar.text()
         lexer, indenter = _lark_classes()
         options = dict(parser="lalr", lexer=lexer, start=["module", "eval_input"],
                        postlex=indenter(), transformer=BUILDER,
@@ -176,12 +166,12 @@ def fast_parser() -> tuple[Driver, ScanTables]:
     """
     global _DRIVER, _TABLES, _KEYWORD_DATA
     if _DRIVER is None:
-        with open(_grammar_file(), encoding="utf-8") as f:
-            text = f.read()
+        text = grammar.text()
         path = tables_file(text)
         data = _read_tables(path) if path else None
         if data is None:
             lark = _lark()
+            grammar.check(grammar.declarations(text), lark.rules)  # (the node classes were made of them)
             scan = scan_data(lark.parser.lexer.lexer)
             rules = [(r.origin.name, [s.name for s in r.expansion], r.alias) for r in lark.rules]
             data = _plain({"scan": scan, "lalr": table_data(lark.parser.parser.parser, BUILDER),
@@ -233,7 +223,7 @@ def tables_file(grammar_text: str) -> Optional[str]:
     if lark_cache is None:
         return None
     digest = _sha256(grammar_text.encode("utf-8"))
-    for module in (lalr, tokenizer, keywords):  # the code that makes the cached data
+    for module in (lalr, tokenizer, keywords, grammar):  # the code that makes (and checks) the cached data
         try:
             with open(module.__file__, "rb") as f:  # type: ignore[arg-type]
                 digest.update(f.read())
