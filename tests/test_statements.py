@@ -5,13 +5,17 @@ checked, scoped and dispatched. The keyword tables (lang/keywords.py) agree with
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from gradcli.lang import ast as A
-from gradcli.lang import keywords, parser, scopes, statements
+from gradcli.lang import grammar, keywords, parser, scopes, statements
 from gradcli.lang.builder import BUILDER, install_reducers, node_reducer
 from gradcli.lang.compiler import Compiler
 from gradcli.lang.tokens import Token
@@ -135,12 +139,20 @@ def _with_statement(rules, name="again_stmt"):
     return "\n".join(lines[:end] + ["              | " + name] + lines[end:] + rules.strip().split("\n"))
 
 
+def _unbuilt_rules(text):
+    """The statement rules of a grammar that nothing builds: no reducer of the builder is named after
+    them and no `// @statement` line of the grammar declares them."""
+    declared = {d.rule for d in grammar.declarations(text)}
+    return sorted(r for r in _statement_rules(text) if not hasattr(BUILDER, r) and r not in declared)
+
+
 def test_every_statement_rule_has_a_builder():
     """A statement rule is built by a reducer named after it or by the node class whose description
     names it (else Lark's default would put a parse tree in the statement list)."""
     rules = _statement_rules(parser.grammar_path().read_text())
     assert {"pass_stmt", "while_stmt", "if_stmt", "decorated", "yield_stmt", "expr_stmt"} <= rules
     assert not [r for r in rules if not hasattr(BUILDER, r)]
+    assert _unbuilt_rules(parser.grammar_path().read_text()) == []
     assert "again_stmt" in _statement_rules(_with_statement(SCRATCH_STATEMENT)) and not hasattr(BUILDER, "again_stmt")
 
 
@@ -317,3 +329,212 @@ def test_no_other_copy_of_the_keyword_tables():
             if len(set(literal.findall(line))) >= 3:
                 offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+# ---------------------------------------------------------------- the statement recipe, for real
+
+# docs/architecture.md's "How to add / A statement", made in a scratch copy of the package: a
+# `repeat N:` loop. Step 1, the grammar (old text -> new text); step 2, the lowering (loops.py's mixin).
+RECIPE_GRAMMAR = {
+    "alternative": ("?compound_stmt: if_stmt", "?compound_stmt: repeat_stmt | if_stmt"),
+    "declaration": ("\nif_stmt:", "\n// @statement Repeat(count, body) blocks=body loop\nif_stmt:"),
+    "rule": ("\nif_stmt:", '\nrepeat_stmt: REPEAT test ":" suite\nif_stmt:'),
+    "terminal": ('\nIF: "if"', '\nREPEAT: "repeat"\nIF: "if"'),
+}
+RECIPE_LOWERING = """
+    def s_repeat(self, node, scope):
+        count = self.expr(node.count, scope)
+        body = self.block(node.body, scope)
+        rt = self.rt
+
+        def repeat_(frame):
+            for _ in range(count(frame)):
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                r = body(frame)
+                if r is BREAK:
+                    return None
+                if r is not None and r is not CONTINUE:
+                    return r
+            return None
+        return repeat_
+
+    def g_repeat(self, node, scope):
+        count = self.expr(node.count, scope)
+        body = self.gen_block(node.body, scope)
+        rt = self.rt
+
+        def repeat_(frame):
+            for _ in range(count(frame)):
+                rt.budget -= 1
+                if rt.budget < 0:
+                    rt.refill()
+                r = yield from body(frame)
+                if r is BREAK:
+                    return None
+                if r is not None and r is not CONTINUE:
+                    return r
+            return None
+        return repeat_
+"""
+RECIPE_FILES = ("grammar/gradscript.lark", "gradcli/lang/loops.py")
+
+
+def _recipe_grammar(text, leave_out=()):
+    for step, (old, new) in RECIPE_GRAMMAR.items():
+        if step not in leave_out:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+    return text
+
+
+def _with_lowering(text):
+    head = text.index("class LoopCompiler")
+    at = text.index("\n    def ", head)
+    return text[:at] + "\n" + RECIPE_LOWERING.strip("\n").join(["", "\n"]) + text[at:]
+
+
+def _recipe_steps():
+    """docs/architecture.md's statement recipe: its numbered steps, and the files each names."""
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    section = doc.split("### A statement", 1)[1].split("\n### ", 1)[0]
+    steps = re.findall(r"^\d+\. (.*(?:\n(?!\d+\. |\S).*)*)", section, re.M)
+    return section, [re.findall(r"`((?:grammar|gradcli)/[\w/]+\.\w+)`", step) for step in steps]
+
+
+def test_the_statement_recipe_is_the_documented_files():
+    """The recipe in the docs is two steps of one file each (the grammar; the lowering in the compiler or
+    its mixin), and the scratch statement below edits exactly those files."""
+    section, files = _recipe_steps()
+    assert len(files) == 2 and "two files" in section
+    assert files[0] == ["grammar/gradscript.lark"]
+    assert "gradcli/lang/compiler.py" in files[1] and RECIPE_FILES[1] in files[1]
+    assert RECIPE_FILES[0] == files[0][0]
+    for path in RECIPE_FILES:
+        assert (ROOT / path).is_file()
+
+
+_SCRATCH_RUN = r"""
+import json
+from gradcli.lang import parser, ast
+from gradcli.lang.runner import run_source
+from gradcli.lang.errors import GradScriptError
+
+def outcome(src):
+    r = run_source(src)
+    return [r.ok, "".join(o.text for o in r.outputs), r.error and r.error.message]
+
+def error(src):
+    try:
+        parser.parse(src)
+    except GradScriptError as e:
+        return e.message
+
+script = ("n = 0\nREPEAT 4:\n    n += 1\n    if n == 3:\n        break\n    print(n)\nprint(n)\n"
+          "def g(k):\n    REPEAT k:\n        yield k\n        continue\nprint(list(g(2)))\n")
+print(json.dumps({
+    "repeat": outcome(script.replace("REPEAT", "repeat")),
+    "for": outcome(script.replace("REPEAT 4", "for _ in range(4)").replace("REPEAT k", "for _ in range(k)")),
+    "class": [ast.Repeat.__module__, ast.Repeat._fields, ast.Repeat.statement.loop],
+    "header": "repeat" in parser.keyword_tables().block_headers,
+    "indent": error("repeat 2:\nx = 1\n"),
+    "return": error("repeat 2:\n    return 1\n"),
+}))
+"""
+
+
+def _scratch_run(root, code):
+    env = {**os.environ, "PYTHONPATH": str(root), "XDG_CACHE_HOME": str(root / "cache")}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env,
+                          timeout=300)
+
+
+def test_the_statement_recipe_for_real(tmp_path):
+    """A `repeat N:` statement made by the recipe's two files in a scratch copy of the package runs as
+    the same loop written with `for` does (break, continue, a yield in it), is a block header of the
+    keyword tables, and the parser's checks see its body; with its lowering left out the package does not
+    import, naming the method."""
+    pytest.importorskip("lark")  # (the scratch grammar's parse tables are built with it)
+    shutil.copytree(ROOT / "gradcli", tmp_path / "gradcli", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "grammar", tmp_path / "grammar")
+    lark_file, loops_file = (tmp_path / p for p in RECIPE_FILES)
+    lark_file.write_text(_recipe_grammar(lark_file.read_text()))
+    loops = loops_file.read_text()
+    loops_file.write_text(_with_lowering(loops))
+    proc = _scratch_run(tmp_path, _SCRATCH_RUN)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = __import__("json").loads(proc.stdout.splitlines()[-1])
+    assert got["repeat"] == got["for"] and got["repeat"] == [True, "1\n2\n3\n[2, 2]\n", None]
+    assert got["class"] == ["gradcli.lang.ast", ["count", "body"], True]
+    assert got["header"] is True
+    assert got["indent"] == "expected an indented block after 'repeat' statement on line 1"
+    assert got["return"] == "'return' outside function"
+    loops_file.write_text(loops)  # the lowering left out
+    proc = _scratch_run(tmp_path, "import gradcli.lang.compiler")
+    assert proc.returncode != 0 and "s_repeat" in proc.stderr
+
+
+def _scratch_rules(text):
+    lark = pytest.importorskip("lark")
+    return lark.Lark(text, parser="lalr", lexer="basic", start=["module", "eval_input"],
+                     maybe_placeholders=False).rules
+
+
+def test_each_step_of_the_statement_recipe_left_out_fails():
+    """The recipe's grammar step in full passes the checks that the parse-table build and this file run;
+    each part of it left out fails one of them: the `// @statement` line (a statement rule nothing builds),
+    the rule's place among the statements (grammar.check), the rule or its terminal (Lark), a field list
+    that does not fit the rule (grammar.check); the lowering left out fails the compiler's dispatch."""
+    text = parser.grammar_path().read_text()
+    full = _recipe_grammar(text)
+    grammar.check(grammar.declarations(full), _scratch_rules(full))
+    assert _unbuilt_rules(full) == []
+    assert _unbuilt_rules(_recipe_grammar(text, ["declaration"])) == ["repeat_stmt"]
+    no_alternative = _recipe_grammar(text, ["alternative"])
+    with pytest.raises(grammar.GrammarDeclarationError, match="repeat_stmt is not a statement"):
+        grammar.check(grammar.declarations(no_alternative), _scratch_rules(no_alternative))
+    for step in ("rule", "terminal"):
+        with pytest.raises(Exception, match="REPEAT|repeat_stmt"):
+            _scratch_rules(_recipe_grammar(text, [step]))
+    for fields in ("count", "count, body, orelse", "count=None, body"):
+        bad = full.replace("Repeat(count, body)", "Repeat(%s)" % fields)
+        with pytest.raises(grammar.GrammarDeclarationError, match="Repeat"):
+            grammar.check(grammar.declarations(bad), _scratch_rules(bad))
+    # the lowering: the description names s_repeat and g_repeat, which the compiler must have
+    decl = [d for d in grammar.declarations(full) if d.name == "Repeat"]
+    node = A.declared_class(decl[0])
+    assert (node.statement.lower, node.statement.gen, node.statement.loop) == ("s_repeat", "g_repeat", True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(STATEMENTS, node, node.statement)
+        for attr in ("lower", "gen"):
+            with pytest.raises(AttributeError, match="_repeat"):
+                lowerings(Compiler, attr)
+
+
+def test_the_grammar_declarations_are_read_as_written():
+    """The `// @statement` lines of the real grammar make the classes ast.py has (fields and defaults,
+    the description's words), and a line that cannot be read is an error that names it."""
+    decls = {d.name: d for d in grammar.declarations(parser.grammar_path().read_text())}
+    assert set(decls) == {"Pass", "Break", "Continue", "Assert", "Raise", "While"}
+    for name, d in decls.items():
+        cls = getattr(A, name)
+        assert cls.__module__ == A.__name__ and cls.statement.rule == d.rule and name in A.__all__
+        assert cls._fields == tuple(f for f, _ in d.fields)
+    assert A.While([], [A.Pass()]).orelse == [] and A.While(1, 2).orelse is not A.While(1, 2).orelse
+    assert A.Raise() == A.Raise(None, None) and A.Assert(A.Name("x")).msg is None
+    assert A.Break.statement.only_in == ("loop", "'break' outside loop",
+                                         "break can only be used in the body of a for or while loop")
+    assert A.Continue.statement.only_in[1] == "'continue' not properly in loop"
+    assert (A.While.statement.blocks, A.While.statement.loop, A.While.statement.gen) == (("body", "orelse"), True,
+                                                                                        "g_while")
+    for line, message in [("Odd(a b) loop", "field"), ("Odd(a=None, b) loop", "field"), ("Odd(a) sometimes", "option"),
+                          ("Odd(a) only_in=loop", "error="), ('Odd(a) "x"', "quoted"), ("Odd(a) hint=\"h\"", "only_in"),
+                          ("Odd(a) scope=module", "option"), ("Odd a", "cannot read")]:
+        with pytest.raises(grammar.GrammarDeclarationError, match=message):
+            grammar.declarations("x\n// @statement %s\nodd_stmt: ODD\n" % line)
+    extra = grammar.declarations('x\n// @statement Odd(a, b=[]) binds=a lower=s_other declares=global only_in=function '
+                                 'error="no" hint="a hint"\nodd_stmt: ODD\n')[0]
+    assert (extra.rule, extra.fields) == ("odd_stmt", (("a", None), ("b", "[]")))
+    assert extra.options == {"binds": ("a",), "lower": "s_other", "declares": "global",
+                             "only_in": ("function", "no", "a hint")}

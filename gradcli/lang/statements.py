@@ -1,6 +1,6 @@
 """GradScript's statements: the registry of their descriptions, and the walks every stage shares.
 
-Each statement class of ``ast.py`` carries its description (``statement``, an ``ast.Statement``:
+Each statement class of ``ast.py`` (declared there, or in the grammar) carries its description (``statement``, an ``ast.Statement``:
 the blocks it holds, the names it binds, where it may stand, the rule it is built from, the
 compiler methods that lower it). ``STATEMENTS`` is ``{class: description}``, collected from those
 classes; every walker of the statement tree reads it and nothing else:
@@ -13,8 +13,9 @@ classes; every walker of the statement tree reads it and nothing else:
   ``yield`` of a generator function) is ``{node class: method named by lower / gen}``;
 - the builder makes the node of each rule a description names (``rule``) with one generic reducer.
 
-Adding a statement: its grammar rule, its node class with its description (``ast.py``), and its
-lowering methods in the compiler (docs/architecture.md, "How to add a statement").
+Adding a statement: its grammar rule with its ``// @statement`` line (the node class and its
+description, which ``ast.py`` makes), and its lowering methods in the compiler (docs/architecture.md,
+"How to add a statement").
 """
 from __future__ import annotations
 
