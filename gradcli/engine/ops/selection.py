@@ -5,6 +5,7 @@ selecting op goes to the selected places.
 """
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 
@@ -143,6 +144,50 @@ def _unstable_sort(data, idx, d, descending):
         return idx
     from ..stl_select import sort_row  # noqa: PLC0415
     return _fix_open_rows(data, idx, d, lambda row: sort_row(row, descending))
+
+
+# torch.sort's two signatures, (*, bool stable, int dim, bool descending) and (int dim, bool descending):
+# a positional dim (or descending) with stable= fits neither. python_arg_parser's errors, by the count of
+# arguments: one plausible signature names the positionals it cannot take, otherwise "invalid combination"
+# (the keywords, kept in an unordered_map, are listed last first: what torch prints for one or two)
+_SORT_OPTIONS = ("(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)")
+_SORT_TORCH = ("(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+               "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)")
+
+
+def _sort_arguments_error(args, kwargs, method):
+    from ..argcheck import typename  # noqa: PLC0415 - only for the error
+    keys = list(kwargs)[::-1]
+    npos = len(args) + (0 if method else 1)
+    n = npos + len(keys)
+    if n == (3 if method else 5):
+        lo, hi = (1, 0) if method else (2, 1)
+        return errors.type_error(f"sort() takes from {lo} to {hi} positional arguments but {npos} were given")
+    got = ", ".join(([] if method else ["Tensor"]) + [typename(a) for a in args]
+                    + [f"{k}={typename(kwargs[k])}" for k in keys])
+    lines = []
+    for i, option in enumerate(_SORT_OPTIONS if method else _SORT_TORCH):
+        lines.append(f" * {option}\n")
+        if method and n == (4, 2)[i]:
+            lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(keys)}\n")
+    return errors.type_error(f"sort() received an invalid combination of arguments - got ({got}), "
+                             f"but expected one of:\n{''.join(lines)}")
+
+
+@functools.wraps(sort)
+def sort_method(input, *args, **kwargs):
+    """Tensor.sort: sort, with torch's TypeError for a positional dim beside stable=."""
+    if args and "stable" in kwargs:
+        raise _sort_arguments_error(args, kwargs, True)
+    return sort(input, *args, **kwargs)
+
+
+@functools.wraps(sort)
+def torch_sort(input, *args, **kwargs):
+    """torch.sort: sort, with torch's TypeError for a positional dim beside stable=."""
+    if args and "stable" in kwargs:
+        raise _sort_arguments_error(args, kwargs, False)
+    return sort(input, *args, **kwargs)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -476,7 +521,7 @@ OPS = [
        cases={"cummax": case(lambda torch, x: torch.cummax(x, 1), V.M23)}),
     op("cummin", cummin, CumminBackward0, sample=Sample("reduce", args=(-1,)),
        cases={"cummin": case(lambda torch, x: torch.cummin(x, 0), V.M23)}),
-    op("sort", sort, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True}),
+    op("sort", sort_method, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True}),
        cases={"sort": case(lambda torch, x: torch.sort(x, 1, descending=True), V.M23)}),
     op("argsort", argsort, no_grad=INT_RESULT),
     op("msort", msort, SortBackward0, sample=Sample("reduce"),
@@ -501,3 +546,4 @@ OPS = [
 
 _TABLES = tables(OPS, inplace_method)  # its tables (registry.tables): Tensor methods, x.name_(), torch.<name> only, ...
 METHODS, INPLACE, TORCH, LINALG, SPECIAL = (_TABLES[k] for k in ("METHODS", "INPLACE", "TORCH", "LINALG", "SPECIAL"))
+TORCH["sort"] = torch_sort  # its own error text (above); api.py binds TORCH after METHODS
