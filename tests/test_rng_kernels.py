@@ -174,6 +174,34 @@ def test_avx_words_draw_in_order(avx2):
     assert np.array_equal(_bits(out), _bits(want))
 
 
+def test_avx_words_swapped_pairs(avx2):
+    """swapped=True: draw gives each pair of words in the other order (the halves of 64-bit draws); the
+    values come out in their own slots all the same, through whole chunks and a ragged one."""
+    k = np.random.default_rng(8).integers(0, 1 << 24, 2 * rng_avx._CHUNK + 16 * 41).astype(np.int32)
+    k[:16] = [0, 1, (1 << 24) - 1, 11, 1 << 23, 3 << 21, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15]
+    pos = [0]
+
+    def draw(count):
+        pos[0] += count
+        return k[pos[0] - count:pos[0]].reshape(-1, 2)[:, ::-1].copy().reshape(-1)
+    want = _blocks(False, k.astype(np.float32) * np.float32(2.0 ** -24), 0.5, 2.0)
+    got = rng_avx.normal_words(draw, k.size, 0.5, 2.0, swapped=True)
+    assert pos[0] == k.size
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_words24_pairs_are_words24_swapped():
+    """rng_ops.words24_pairs: the same words as words24 (each pair in the other order) and the same
+    generator state after, so normal_fill's 64-bit draws are torch's stream."""
+    from gradcli.engine import rng, rng_ops
+    a, b = rng.Generator().manual_seed(123), rng.Generator().manual_seed(123)
+    for n in (16, 1000, 70000):
+        want = rng_ops.words24(a, n)
+        got = rng_ops.words24_pairs(b, n)
+        assert np.array_equal(got.reshape(-1, 2)[:, ::-1].reshape(-1), want)
+    assert a.get_state_bytes() == b.get_state_bytes()
+
+
 def test_avx_kernel_threads_get_their_own_buffers(avx2):
     """The chunk buffers are kept between calls but taken out while a call runs: draws in two threads at
     once (NumPy releases the GIL in its loops) give what one thread gives."""

@@ -60,6 +60,7 @@ def _magic(coeff, e):
 
 _LOG_P = [_d(v) for v in M.LOG_P]
 _LOG_P8 = _magic(M.LOG_P[8], -2)
+_LOG_P27 = tuple(_LOG_P[2:8])
 # the cosine's and sine's Horner steps side by side (rows 0 and 1 of one array): both one binade a step
 _CS_P0 = np.array([[M.COS_P[0]], [M.SIN_P[0]]], _F64)
 _CS_P1 = [np.array([[a], [b]]) for a, b in zip(_magic(M.COS_P[1], -10), _magic(M.SIN_P[1], -7))]
@@ -74,12 +75,14 @@ _ONE, _M_HALF, _M_TWO, _M_HALF_D = _s(1), _s(-0.5), _s(-2), _d(-0.5)
 _I1, _I2, _I22, _I23, _I30, _2P21, _2P24, _MANT = (_i(v) for v in (1, 2, 22, 23, 30, 1 << 21, 1 << 24, 0x7FFFFF))
 _HALF_ULP = np.array(1 << 28, np.int64)   # half a float32 ulp, in float64 bits
 _CLEAR = np.array(~((1 << 29) - 1), np.int64)
+_U32 = np.array(32, np.uint64)
 _TIE_LOW = np.iinfo(np.int64).min         # bits << 35 of a float64 exactly on a float32 tie
 
 
 class Buffers:
     """The scratch of one chunk (m values of u1, m of u2), named by what the kernels keep in them."""
-    __slots__ = ("m", "k1", "k2", "ia", "ib", "ic", "x", "z", "y", "a", "e", "radius", "sc", "xd", "yd", "csd")
+    __slots__ = ("m", "k1", "k2", "ia", "ib", "ic", "x", "z", "y", "a", "e", "radius", "sc", "xd", "yd", "csd",
+                 "yb", "csb", "sc64", "xd64")
 
     def __init__(self, m):
         self.m = m
@@ -88,6 +91,8 @@ class Buffers:
         self.sc = np.empty((2, m), _F32)       # rows: sin, cos (then r sin, r cos)
         self.xd, self.yd = np.empty(m, _F64), np.empty(m, _F64)
         self.csd = np.empty((2, m), _F64)      # rows: the cosine and the sine polynomial
+        self.yb, self.csb = self.yd.view(np.int64), self.csd.view(np.int64)  # their bits, for _round32
+        self.sc64, self.xd64 = self.sc.reshape(-1).view(np.uint64), self.xd.view(np.uint64)  # pair rotation
 
 
 _kept = {}
@@ -106,9 +111,9 @@ def _give_back(B):
     _kept[B.m] = B
 
 
-def _round32(d):
-    """Round float64 d in place to float32 precision (half away from zero; see the module's note)."""
-    b = d.view(np.int64)
+def _round32(b):
+    """Round the float64 whose bits are the int64 array b, in place, to float32 precision (half away
+    from zero; see the module's note)."""
     b += _HALF_ULP
     b &= _CLEAR
 
@@ -116,7 +121,7 @@ def _round32(d):
 def log_radius(k1, radius, B):
     """radius = sqrt(-2 * log256(u1)) for u1 = 1 - k1 2**-24 (k1 int32 below 2**24; float32 out)."""
     x32, z32, y32, a32, e32, ei = B.x, B.z, B.y, B.a, B.e, B.ia
-    xd, yd = B.xd, B.yd
+    xd, yd, yb = B.xd, B.yd, B.yb
     np.subtract(_2P24, k1, out=ei)                      # K = 2**24 - k: u1 = K 2**-24
     np.copyto(a32, ei, casting="unsafe")                # exact
     bits = a32.view(np.int32)
@@ -130,11 +135,11 @@ def log_radius(k1, radius, B):
     np.copyto(xd, x32)
     np.multiply(xd, _LOG_P[0], out=yd)                  # y = fma(...fma(fma(p0, x, p1), x, p2)..., x, p8)
     yd += _LOG_P[1]
-    _round32(yd)
-    for c in _LOG_P[2:8]:
+    _round32(yb)
+    for c in _LOG_P27:
         yd *= xd
         yd += c
-        _round32(yd)
+        _round32(yb)
     yd *= xd
     yd += _LOG_P8[0]                                    # the last step's results lie in [1/4, 1/2)
     yd -= _LOG_P8[1]
@@ -181,7 +186,7 @@ def sincos(k2, sin_out, cos_out, B):
     csd += _CS_P2[0]
     csd -= _CS_P2[1]
     csd *= zd                                           # c = c * z, s = s * z
-    _round32(csd)
+    _round32(B.csb)
     sd *= xd                                            # s = fma(s, x, x)
     sd += xd
     c32, s32 = cos_out, sin_out                         # (scratch until the end)
@@ -257,11 +262,14 @@ def normal_blocks(d, mean, std):
     return normal_words(draw, k.size, mean, std)
 
 
-def normal_words(draw, n, mean, std, out=None):
+def normal_words(draw, n, mean, std, out=None, swapped=False):
     """normal_fill_16_AVX2 over n uniforms (n a multiple of 16) whose 24-bit integers k (int32, u = k *
     2**-24) draw(count) returns in order, a chunk at a time: slots 0-7 of each block of 16 get
     fma(r*cos, std, mean), slots 8-15 fma(r*sin, std, mean), u1 = 1 - u[0:8], u2 = u[8:16]. Written
-    into out (float32, n contiguous) when given."""
+    into out (float32, n contiguous) when given. swapped: draw gives each pair of words in the other
+    order (as the halves of 64-bit draws lie in memory, `rng_ops.words24_pairs`): every value is then
+    computed in its pair's other slot, and the pairs are swapped back (a 32-bit rotation) before the
+    values are written."""
     if out is None:
         out = np.empty(n, _F32)
     std32, mean32 = _F32(std), _F32(mean)
@@ -282,6 +290,11 @@ def normal_words(draw, n, mean, std, out=None):
             sincos(k2, sc[0], sc[1], B)
             sc *= radius
             _scale_shift(sc, std32, mean32, B)
+            if swapped:
+                w, t = B.sc64, B.xd64
+                np.right_shift(w, _U32, out=t)
+                w <<= _U32
+                w |= t
             res = out[i:i + size].view("V32").reshape(-1, 2)
             np.copyto(res[:, 0], sc[1].view("V32"))   # r cos to slots 0-7, r sin to 8-15
             np.copyto(res[:, 1], sc[0].view("V32"))

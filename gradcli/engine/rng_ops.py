@@ -118,6 +118,18 @@ def words24(g, n):
     return k
 
 
+_LOW24_PAIRS = np.array(0x00FFFFFF00FFFFFF, np.uint64)
+
+
+def words24_pairs(g, n):
+    """The same n words' low 24 bits (n even) with each pair's two words in the other order: n // 2
+    `random64()` draws (first << 32 | second: NumPy's full-range uint64, a faster loop than its uint32
+    one), seen as int32."""
+    k = g.words64(n // 2)
+    k &= _LOW24_PAIRS
+    return k.view(np.int32)
+
+
 def uniform24(g, n):
     """n float uniforms: (random() & 0xFFFFFF) * 2**-24, as float32."""
     out = words24(g, n).astype(_F32)
@@ -305,11 +317,11 @@ def normal_fill(g, n, mean, std, np_dtype, out=None):
         from .rng_avx import normal_words  # noqa: PLC0415 - only the float32 normal needs it
         if out is None or out.dtype != _F32:
             out = np.empty(n, _F32)
-        normal_words(lambda count: words24(g, count), whole, mean, std, out=out[:whole])
+        normal_words(lambda count: words24_pairs(g, count), whole, mean, std, out=out[:whole], swapped=True)
         if n % 16:
             if np_dtype == op:  # float draws all n into the output first: the last n % 16 are overwritten
                 g.words32(n - whole)
-            normal_words(lambda count: words24(g, count), 16, mean, std, out=out[n - 16:])
+            normal_words(lambda count: words24_pairs(g, count), 16, mean, std, out=out[n - 16:], swapped=True)
         return out.astype(np_dtype, copy=False)
     # float and double draw all n uniforms into the output first; float16 (opmath float) only 16 a block
     d = opmath_uniform(g, n if np_dtype == op else whole, op)
