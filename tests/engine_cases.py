@@ -1680,6 +1680,28 @@ def case_nonleaf_grad_warning(torch):
     return [repr(y.grad), info(x.grad)]
 
 
+def case_expanded_write_warnings(torch):
+    # TensorAdvancedIndexing.cpp's deprecation warnings for masked_fill_/index_put_ into an expanded
+    # tensor (x[mask] = v warns for both); none for a contiguous copy or the out-of-place masked_fill
+    m = torch.tensor([True, False, True])
+    x = torch.zeros(3).expand(2, 3)
+    x.masked_fill_(m, 1.)
+    y = torch.zeros(2, 1).expand(2, 3)
+    y.masked_fill_(m, torch.tensor(2.))
+    z = torch.zeros(3).expand(2, 3)
+    z[m.expand(2, 3)] = 5.
+    v = torch.zeros(4, 1).expand(4, 3)
+    v.index_put_((torch.tensor([0, 2]),), torch.tensor(3.))
+    u = torch.zeros(3).expand(2, 3)
+    u.index_put_((m.expand(2, 3),), torch.tensor(4.))
+    t = torch.zeros(3).expand(2, 3)
+    t[:, m] = 9.
+    c = torch.zeros(3).expand(2, 3).contiguous()
+    c.masked_fill_(m, 1.)
+    f = torch.masked_fill(torch.zeros(3).expand(2, 3), m, 1.)
+    return [vals(x), vals(y), vals(z), vals(v), vals(u), vals(t), vals(c), vals(f)]
+
+
 def case_retain_grad_inplace(torch):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2

@@ -325,6 +325,10 @@ def setitem(input, key, value):
             v = like(data, v)
     else:
         v = dtypes.checked_scalar(value, input.dtype) if input.dtype.category == dtypes.INT else value
+    if advanced and expanded(data):
+        warn_expanded("index_put_")
+        if _masked_fill_dispatch(nkey, value if isinstance(value, Tensor) else None):
+            warn_expanded("masked_fill_")
     if not writeable(data):  # an expanded tensor: torch writes it unless the destination repeats an element
         if not advanced and overlaps(data[nkey] if any(k is Ellipsis for k in nkey) else data[(*nkey, Ellipsis)]):
             from .inplace import OVERLAP_MESSAGE  # noqa: PLC0415 - inplace imports this module
@@ -367,9 +371,29 @@ def _all_full(nkey, shape):
 
 def _masked_fill_dispatch(nkey, value):
     """index_put_'s canDispatchToMaskedFill: one bool (or uint8) mask among the indices and a value of one
-    element; torch then fills with value.item(), whatever its dtype."""
+    element (None: a Python number); torch then fills with value.item(), whatever its dtype."""
     masks = [k for k in nkey if _is_advanced(k) and k.dtype in (np.bool_, np.uint8)]
-    return value._data.size == 1 and len(masks) == 1 and sum(_is_advanced(k) for k in nkey) == 1
+    return (value is None or value._data.size == 1) and len(masks) == 1 and sum(_is_advanced(k) for k in nkey) == 1
+
+
+# TensorAdvancedIndexing.cpp's TORCH_WARN when the tensor written is expanded (has_internal_overlap: a
+# dim of stride 0 and more than one element); x[mask] = v is index_put_, then masked_fill_: both warn
+_EXPANDED_WARNINGS = {
+    "index_put_": ("tensor[indices] = tensor", 976),
+    "masked_fill_": ("tensor[mask] = scalar", 2450),
+}
+
+
+def expanded(data):
+    return any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+
+
+def warn_expanded(name):
+    import warnings  # noqa: PLC0415 - only for the warning
+    example, line = _EXPANDED_WARNINGS[name]
+    warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  f"this operation. This also applies to advanced indexing e.g. {example} (Triggered internally "
+                  f"at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)", UserWarning, stacklevel=3)
 
 
 def _check_index_put_dtype(input, nkey, value):

@@ -11,7 +11,7 @@ from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
 from ..tensor import Tensor, live_views, wrap
 from .elementwise import zero_grad
-from .indexing import check_inplace
+from .indexing import check_inplace, expanded, warn_expanded
 from .registry import Sample, op
 
 
@@ -141,6 +141,23 @@ def _can_cast(src, dst):
     return dtypes.promote_types(src, dst) is dst or src.category <= dst.category
 
 
+def warn_expanded_write(name, self, args, kwargs):
+    """masked_fill_ and index_put_ on an expanded tensor: torch's deprecation warnings (index_put_ that
+    canDispatchToMaskedFill warns for both)."""
+    if name not in ("masked_fill_", "index_put_") or not expanded(self._data):
+        return
+    warn_expanded(name)
+    if name == "index_put_":
+        indices = args[0] if args else kwargs.get("indices", ())
+        values = args[1] if len(args) > 1 else kwargs.get("values")
+        accumulate = args[2] if len(args) > 2 else kwargs.get("accumulate", False)
+        masks = [i for i in indices if isinstance(i, Tensor) and i.dtype in (dtypes.bool_, dtypes.uint8)]
+        if (not accumulate and isinstance(values, Tensor) and values._data.size == 1 and len(masks) == 1
+                and all(isinstance(i, Tensor) or i is None for i in indices) and len(masks) == sum(
+                    isinstance(i, Tensor) for i in indices)):
+            warn_expanded("masked_fill_")
+
+
 def inplace(fn, name):
     if name.rstrip("_") in _VIEW_NODES:
         return inplace_view(fn, name)
@@ -161,6 +178,7 @@ def inplace(fn, name):
         r = fn(self, *args, **kwargs)
         if source_arg:
             check_source_overlap(name, self, args, kwargs)
+        warn_expanded_write(name, self, args, kwargs)
         return rebase(self, r, scalar, overlap_ok)
     method.__name__ = name
     return method

@@ -88,7 +88,7 @@ def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import OVERLAP_WRITES, check_source_overlap, rebase  # noqa: PLC0415
+    from .inplace import OVERLAP_WRITES, check_source_overlap, rebase, warn_expanded_write  # noqa: PLC0415
     overlap_ok = name in OVERLAP_WRITES
 
     def method(self, *args, **kwargs):
@@ -100,6 +100,7 @@ def inplace_method(fn, name, inplace_node=None):
             node.next_functions = old.next_functions
             r.grad_fn = node
         check_source_overlap(name, self, args, kwargs)
+        warn_expanded_write(name, self, args, kwargs)
         return rebase(self, r, overlap_ok=overlap_ok)
     method.__name__ = name
     return method
