@@ -261,10 +261,15 @@ class MaxBackward1(Function):
     def backward(self, g):
         x, out = self.saved
         mask = x.isnan() if out.isnan().item() else x == out  # a NaN extreme: the NaNs share it (torch's CPU rule)
-        # torch's evenly_distribute_backward on the CPU: zeros, masked_fill_(mask, grad / mask.sum())
-        from ..factory import zeros  # noqa: PLC0415
-        from .gather_scatter import masked_fill  # noqa: PLC0415
-        return (masked_fill(zeros(x.shape, dtype=g.dtype, device=g.device), mask, g / sum(mask)),)
+        return (evenly_distribute(g, x, mask),)
+
+
+def evenly_distribute(g, x, mask):
+    """torch's evenly_distribute_backward on the CPU: zeros, masked_fill_(mask, grad / mask.sum()) (the
+    others +0, whatever the gradient's sign)."""
+    from ..factory import zeros  # noqa: PLC0415
+    from .gather_scatter import masked_fill  # noqa: PLC0415
+    return masked_fill(zeros(x.shape, dtype=g.dtype, device=g.device), mask, g / sum(mask))
 
 
 class MinBackward1(MaxBackward1):

@@ -285,7 +285,7 @@ class MedianBackward0(Function):
     def backward(self, g):
         x, out = self.saved
         mask = E.isnan(x) if bool(np.isnan(out._data).any()) else (x == out)
-        return (mask * (g / R.sum(mask)),)
+        return (R.evenly_distribute(g, x, mask),)
 
 
 def _signed_zero_median(data, r):
