@@ -188,7 +188,7 @@ def test_repl_explain_toggle():
 def _bad_square_op():
     """A test-only op x*x whose backward forgets the factor 2."""
     from gradcli.engine.function import Function
-    from gradcli.engine.ops.elementwise import unary
+    from gradcli.engine.ops.elementwise_common import unary
 
     class BadSquareBackward0(Function):
         __slots__ = ()

@@ -22,8 +22,8 @@ NODES = sorted(registry.nodes().items(), key=lambda item: item[0].__name__)
 
 
 def test_some_families_are_declared():
-    from gradcli.engine.ops import elementwise, scan, special  # noqa: PLC0415
-    for family in (elementwise, scan, special):
+    from gradcli.engine.ops import arithmetic, clamp_where, comparison, scan, special, unary_math  # noqa: PLC0415
+    for family in (arithmetic, unary_math, clamp_where, comparison, scan, special):
         assert all(registry.REGISTRY[spec.key or spec.name] is spec for spec in family.OPS)
     assert len(registry.REGISTRY) >= 150
 
@@ -81,6 +81,8 @@ SPLIT = {
     "gradcli.engine.nn.functional_conv": {"gradcli.engine.nn.functional_pool"},
     "gradcli.engine.ops.reduction": {"gradcli.engine.ops.softmax"},
     "gradcli.engine.ops.shape": {"gradcli.engine.ops.join_split"},
+    "gradcli.engine.ops.elementwise": {"gradcli.engine.ops." + m for m in (
+        "elementwise_common", "arithmetic", "unary_math", "clamp_where", "comparison")},
     "gradcli.engine.ops.indexing": {"gradcli.engine.ops.gather_scatter"},
 }
 
@@ -251,7 +253,7 @@ def test_code_built_words_and_expressions():
         def val(self, i):
             return (3.0, 5.0)[i]
 
-    from gradcli.engine.ops import elementwise as E  # noqa: PLC0415
+    from gradcli.engine.ops import arithmetic as E  # noqa: PLC0415
     assert E.MulBackward0.explain(W(), 0) == ("w + 1", 5.0, "(w + 1)")
     assert E.SubBackward0.explain(W(), 1) == ("-2", -2, "-2")
     assert derivatives.expression(object.__new__(E.DivBackward0), ["a", "b + c"]) == "a / (b + c)"

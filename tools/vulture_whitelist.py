@@ -275,8 +275,9 @@ vector_to_parameters
 # gradcli/engine/ops/conversion.py
 memory_format
 non_blocking
-# gradcli/engine/ops/elementwise.py
+# gradcli/engine/ops/arithmetic.py
 divide
+# gradcli/engine/ops/unary_math.py
 absolute
 # gradcli/engine/ops/inplace.py
 non_blocking

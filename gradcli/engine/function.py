@@ -28,6 +28,9 @@ class Function(Node):
     # input is then saved only when one of those requires grad (`y[0] * 10` does not save y[0], so a
     # later in-place change of y is no error); an input not saved is kept as its shape.
     save_when = None
+    # float16 with a one-element second operand (mul, true division): the ufunc that ATen's kernel applies in
+    # float32 to the operand's original value before rounding to half (elementwise_common.binary)
+    half_scalar = None
 
     @staticmethod
     def forward(xp, *arrays, **kw):

@@ -2,8 +2,10 @@
 are one function. Importing this module completes the Tensor class."""
 from __future__ import annotations
 
+from .ops import arithmetic as AR
+from .ops import clamp_where as CW
+from .ops import comparison as CP
 from .ops import conversion as C
-from .ops import elementwise as E
 from .ops import gather_scatter as GS
 from .ops import inplace as P
 from .ops import indexing as I
@@ -12,16 +14,17 @@ from .ops import linalg as L
 from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
+from .ops import unary_math as UM
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
 from .ops import registry  # noqa: E402
 from . import operators  # noqa: E402
 
-# the ops of the core families (elementwise.py, reduction.py, softmax.py, shape.py, join_split.py, linalg.py,
-# gather_scatter.py, conversion.py, indexing.py, inplace.py), derived from their declarations (ops/registry.py),
-# with inplace.py's in-place wrappers
-CORE = (E, R, SM, S, JS, L, GS, C, I, P)
+# the ops of the core families (the elementwise ones: arithmetic.py, unary_math.py, clamp_where.py, comparison.py;
+# reduction.py, softmax.py, shape.py, join_split.py, linalg.py, gather_scatter.py, conversion.py, indexing.py,
+# inplace.py), derived from their declarations (ops/registry.py), with inplace.py's in-place wrappers
+CORE = (AR, UM, CW, CP, R, SM, S, JS, L, GS, C, I, P)
 _DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in CORE]
 TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
 SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X

@@ -10,7 +10,7 @@ The rules, by kind of operator:
   `reflected` function, or the op itself when it commutes (`reflected=True`), else the op with
   its operands swapped. `x OP= y` is the in-place method `x.NAME_(y)` (a NumPy array: NotImplemented,
   so Python computes `x = x OP array`). `+ - * /` of 0-d operands take the engine's scalar path
-  (`elementwise.scalar_operator`).
+  (`elementwise_common.scalar_operator`).
 - `@`: Tensors only, both ways; `x @= y` writes the product back into x.
 - bitwise (& | ^ << >>): `x OP y` is the op itself; `y OP x` as arithmetic's; `x OP= y` checks the
   output as TensorIterator does, then writes the op's result back (an operand of another type:
@@ -27,7 +27,7 @@ import operator as _py
 
 import numpy as np
 
-from .ops import elementwise as E
+from .ops import elementwise_common as EC
 from .ops import inplace as P
 from .ops import registry
 from .tensor import Tensor
@@ -87,11 +87,11 @@ def install(specs):
 
 
 def _scalar_operator(sym, spec):
-    """`x + y` & co.: 0-d scalar chains computed and recorded in one call (elementwise.scalar_operator), the
-    rest straight to the kernel (+ and *: a number or a Tensor) or to the op."""
+    """`x + y` & co.: 0-d scalar chains computed and recorded in one call (elementwise_common.scalar_operator),
+    the rest straight to the kernel (+ and *: a number or a Tensor) or to the op."""
     op, kw_number, kw_tensor = _SCALAR[sym]
     fn, cls = spec.fn, spec.nodes[0]
-    binary, coerce = E.binary, E.coerce
+    binary, coerce = EC.binary, EC.coerce
     if sym == "+":
         def slow(a, b):
             c = b.__class__
@@ -118,12 +118,12 @@ def _scalar_operator(sym, spec):
                 if b is NotImplemented:
                     return b
             return fn(a, b)
-    return E.scalar_operator(f"__{ARITHMETIC[sym]}__", cls, op, slow, kw_number, kw_tensor)
+    return EC.scalar_operator(f"__{ARITHMETIC[sym]}__", cls, op, slow, kw_number, kw_tensor)
 
 
 def _binop(fn, tensors_only=False, power=False):
     def binop(a, b):
-        b = E.coerce(b)
+        b = EC.coerce(b)
         if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
             return NotImplemented
         return fn(a, b)
@@ -137,7 +137,7 @@ def _rop(fn, tensors_only=False, ndarray_ok=False):
     def rop(a, b):
         if not ndarray_ok and isinstance(b, np.ndarray):
             return NotImplemented
-        b = E.coerce(b)
+        b = EC.coerce(b)
         if b is NotImplemented or (tensors_only and not isinstance(b, Tensor)):
             return NotImplemented
         return fn(a, b)
@@ -154,7 +154,7 @@ def _refusing_others(inplace):
     """x OP= y for a y that is no Tensor, number or NumPy value: NotImplemented (Python then tries x OP y,
     which refuses it too, and raises its TypeError)."""
     def op(a, b):
-        return NotImplemented if E.coerce(b) is NotImplemented else inplace(a, b)
+        return NotImplemented if EC.coerce(b) is NotImplemented else inplace(a, b)
     return op
 
 
@@ -162,7 +162,7 @@ def _iop(method):
     def op(self, other):
         if isinstance(other, np.ndarray):  # torch: x += array falls back to x = x + array
             return NotImplemented
-        other = E.coerce(other)
+        other = EC.coerce(other)
         if other is NotImplemented:
             return NotImplemented
         return getattr(self, method)(other)

@@ -12,7 +12,7 @@ from .autograd import grad_mode, make_node
 from .device import host, like
 from .function import Function
 from .limits import check_numel
-from .ops.elementwise import c10_name
+from .ops.elementwise_common import c10_name
 from .rng import Generator
 from .rng_ops import (bernoulli_, cauchy_, check_std, default_generator, exponential_, exponential_values, gen_for,
                       geometric_, get_rng_state, initial_seed, log_normal_, manual_seed, node_class, normal_,
@@ -42,7 +42,7 @@ def _float_dtype(dtype, name):
     from .factory import resolve_dtype  # noqa: PLC0415
     d = resolve_dtype(dtype) or dtypes.defaults.float
     if not d.is_floating_point:
-        from .ops.elementwise import kernel_error  # noqa: PLC0415
+        from .ops.elementwise_common import kernel_error  # noqa: PLC0415
         raise kernel_error(name, d)
     return d
 
@@ -128,7 +128,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
            layout=None, out=None, pin_memory=False):
-    from .ops import elementwise as E  # noqa: PLC0415
+    from .ops import arithmetic as AR  # noqa: PLC0415
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if mt or st:
         ref = mean if mt else std
@@ -142,10 +142,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             t = _empty(shape, ref.dtype, ref.device, "normal")
             if mt and not st:  # normal_(0, std) then + mean
                 normal_(t, 0.0, float(std), generator=g)
-                out = E.add(t, mean.detach())
+                out = AR.add(t, mean.detach())
             else:
                 normal_(t, generator=g)
-                out = E.add(E.mul(t, std.detach()), mean.detach() if mt else float(mean))
+                out = AR.add(AR.mul(t, std.detach()), mean.detach() if mt else float(mean))
         inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
         if grad_mode.enabled and any(x.requires_grad for x in inputs):  # zero gradients, as torch's
             name = "NormalBackward3" if mt and st else "NormalBackward1" if mt else "NormalBackward2"

@@ -18,7 +18,7 @@ from . import rng_math as M
 from .autograd import grad_mode, make_node
 from .device import DEFAULT_DEVICE, canonical, host, like, overlaps
 from .function import Function
-from .ops.elementwise import c10_name, zero_grad
+from .ops.elementwise_common import c10_name, zero_grad
 from .ops.indexing import check_inplace as _check_leaf
 from .ops.inplace import OVERLAP_MESSAGE, apply_inplace_graph, move_retain
 from .rng import Generator, nondeterministic_seed
@@ -221,7 +221,7 @@ def write_values(self, values, node_name, written=False):
 
 def _float_kernel_check(self, name):
     if not self.dtype.is_floating_point:
-        from .ops.elementwise import kernel_error  # noqa: PLC0415
+        from .ops.elementwise_common import kernel_error  # noqa: PLC0415
         raise kernel_error(name, self.dtype)
 
 

@@ -189,7 +189,7 @@ class Tensor:
             gd = self.grad_dtype
             if gd is not None and value.dtype is not gd:
                 from .ops.linalg import c10_low  # noqa: PLC0415
-                from .ops.elementwise import c10_name  # noqa: PLC0415
+                from .ops.elementwise_common import c10_name  # noqa: PLC0415
                 raise errors.runtime(f"attempting to assign a gradient with dtype '{c10_low(value.dtype)}' to a tensor "
                                      f"with grad_dtype '{c10_name(gd)}'. The gradient must match the tensor's "
                                      "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
@@ -414,11 +414,11 @@ class Tensor:
     def __contains__(self, element):
         import numbers  # noqa: PLC0415
 
-        from .ops import elementwise  # noqa: PLC0415
+        from .ops.comparison import eq  # noqa: PLC0415
         if not isinstance(element, (Tensor, numbers.Number)):
             raise errors.runtime(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                                  f"{type(element)}.")
-        return bool((elementwise.eq(self, element)).any().item())
+        return bool((eq(self, element)).any().item())
 
     def __format__(self, spec):
         # torch: a 0-dim plain Tensor formats its number (f"{loss}" -> 0.25), anything else as object does

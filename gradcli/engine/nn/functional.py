@@ -12,7 +12,9 @@ import numpy as np
 from .. import errors
 from ..limits import check_shape
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import elementwise_common as EC
+from ..ops import unary_math as UM
 from ..ops import replays, words
 from ..ops import linalg as L
 from ..ops import norms as _norms
@@ -51,8 +53,8 @@ def linear(input, weight, bias=None):
     if bias is None:
         return L.matmul(input, wt)
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {E.c10_name(input.dtype)} and "
-                             f"{E.c10_name(weight.dtype)}")
+        raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {EC.c10_name(input.dtype)} and "
+                             f"{EC.c10_name(weight.dtype)}")
     if nd == 2:
         _check_bias(bias, input._data.shape[0], wt._data.shape[-1])
         return L.addmm(bias, input, wt)
@@ -66,7 +68,7 @@ def linear(input, weight, bias=None):
         out = L.addmm(bias, flat, wt)
         shape = tuple(input.shape[:-1]) + (wt.shape[-1],)
         return S.view(out, shape)
-    return E.add(L.matmul(input, wt), bias)
+    return AR.add(L.matmul(input, wt), bias)
 
 
 def _check_bias(bias, n, m):
@@ -372,7 +374,7 @@ def torch_bce_with_logits(input, target, weight=None, pos_weight=None, reduction
 def relu(input, inplace=False):
     if inplace:
         return input.relu_()
-    return E.relu(input)
+    return UM.relu(input)
 
 
 def relu_(input):
@@ -380,11 +382,11 @@ def relu_(input):
 
 
 def sigmoid(input):
-    return E.sigmoid(input)
+    return UM.sigmoid(input)
 
 
 def tanh(input):
-    return E.tanh(input)
+    return UM.tanh(input)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..limits import check_numel
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import elementwise_common as EC
 from ..ops import words
 from ..ops import linalg as L
 from ..ops import reduction as R
@@ -236,8 +236,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                              f"1-dimensional with {o} elements, but got bias of size "
                              f"[{', '.join(map(str, bias.shape))}] instead")
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"expected scalar type {E.c10_name(input.dtype)} but found "
-                             f"{E.c10_name(weight.dtype)}")
+        raise errors.runtime(f"expected scalar type {EC.c10_name(input.dtype)} but found "
+                             f"{EC.c10_name(weight.dtype)}")
     spatial = tuple(input.shape[2:])
     padded = [spatial[i] + 2 * pd[i] for i in range(nd)]
     eff = [dl[i] * (ks[i] - 1) + 1 for i in range(nd)]

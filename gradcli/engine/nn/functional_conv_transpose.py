@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import elementwise_common as EC
 from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -129,8 +129,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         got += " " + " ".join(f"dilation_{a}: {dl[i]}" for i, a in enumerate(axes))
         raise errors.runtime(f"output padding must be smaller than either stride or dilation, but got {got}")
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"expected scalar type {E.c10_name(input.dtype)} but found "
-                             f"{E.c10_name(weight.dtype)}")
+        raise errors.runtime(f"expected scalar type {EC.c10_name(input.dtype)} but found "
+                             f"{EC.c10_name(weight.dtype)}")
     in_sp = tuple(input.shape[2:])
     out_sp = tuple((in_sp[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (k[i] - 1) + op[i] + 1 for i in range(nd))
     if any(v < 1 for v in out_sp):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import errors
 from ..device import host, like, xp_of
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
 from ..tensor import wrap
 
 _ALPHA = 1.7580993408473766
@@ -46,7 +46,7 @@ def dropout_impl(input, p, train, feature=False, alpha=False, inplace=False):
         return input
     if p == 1:
         zero = wrap(xp_of(input._data).zeros((), input.dtype.np), input.dtype)
-        return input.mul_(zero) if inplace else E.mul(input, zero)
+        return input.mul_(zero) if inplace else AR.mul(input, zero)
     noise = _bernoulli_noise(input, p, feature)
     dt = input.dtype.np
     op = np.float32 if dt == np.float16 else dt  # half: computed in float, rounded back
@@ -54,10 +54,10 @@ def dropout_impl(input, p, train, feature=False, alpha=False, inplace=False):
         a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
         b = ((noise - dt.type(1)).astype(dt) * dt.type(_ALPHA * a)).astype(dt) + dt.type(_ALPHA * a * p)
         noise = noise * dt.type(a)
-        out = input.mul_(_t(input, noise)) if inplace else E.mul(input, _t(input, noise))
+        out = input.mul_(_t(input, noise)) if inplace else AR.mul(input, _t(input, noise))
         return out.add_(_t(input, b.astype(dt)))
     noise = noise.astype(op) / np.asarray(1 - p, op)
-    return input.mul_(_t(input, noise)) if inplace else E.mul(input, _t(input, noise))
+    return input.mul_(_t(input, noise)) if inplace else AR.mul(input, _t(input, noise))
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -10,7 +10,10 @@ import numpy as np
 from .. import dtypes, errors, numerics, rng_math
 from ..autograd import SavedValue, grad_mode, no_grad
 from ..function import Function, record, record2
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import clamp_where as CW
+from ..ops import elementwise_common as EC
+from ..ops import unary_math as UM
 from ..ops import replays, words
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -105,7 +108,7 @@ def broadcast_pair(a, b):
     try:
         shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     except ValueError:
-        raise E.broadcast_error(a, b) from None
+        raise EC.broadcast_error(a, b) from None
     if tuple(a.shape) != shape:
         a = S.expand(a, shape)
     if tuple(b.shape) != shape:
@@ -254,7 +257,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         reduction = reduction_of(reduction, size_average, reduce)
     if weight is not None:
         a, b = broadcast_pair(input, target)
-        return _weighted(E.pow(a - b, 2), weight, input, reduction)
+        return _weighted(AR.pow(a - b, 2), weight, input, reduction)
     return _pair_loss(MseLossBackward0, input, target, reduction_of(reduction))
 
 
@@ -264,9 +267,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         reduction = reduction_of(reduction, size_average, reduce)
     a, b = broadcast_pair(input, target)
     if weight is not None:
-        return _weighted(E.abs(a - b), weight, input, reduction)
+        return _weighted(UM.abs(a - b), weight, input, reduction)
     reduction = reduction_of(reduction)
-    return _apply_reduction(E.abs(a - b), reduction)
+    return _apply_reduction(UM.abs(a - b), reduction)
 
 
 def _apply_reduction(loss, reduction):
@@ -284,7 +287,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise errors.runtime("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         a, b = broadcast_pair(input, target)
-        return _apply_reduction(E.abs(a - b), reduction)
+        return _apply_reduction(UM.abs(a - b), reduction)
     return _pair_loss(SmoothL1LossBackward0, input, target, reduction, beta=float(beta))
 
 
@@ -325,13 +328,13 @@ class BinaryCrossEntropyBackward0(Function):
             # binary_cross_entropy_backward_out_cpu: the output gradient as it is, the weight, then the
             # division by numel for 'mean' (scaling the gradient first rounds differently)
             gi = _grad_scale(g, tuple(x.shape), "none" if red == "none" else "sum") * (x - t) \
-                / E.clamp((1 - x) * x, min=1e-12)
+                / CW.clamp((1 - x) * x, min=1e-12)
             if w is not None:
                 gi = gi * w
             if red == "mean":
                 gi = gi / (int(np.prod(tuple(x.shape))) if x.dim() else 1)
         if _needs(self, 1):
-            gt = ge * (E.log(1 - x) - E.log(x))
+            gt = ge * (UM.log(1 - x) - UM.log(x))
             if w is not None:
                 gt = gt * w
         return gi, gt
@@ -347,7 +350,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         weight = S.expand(weight, shape) if tuple(weight.shape) != shape else weight
     dt = input.dtype
     if target.dtype is not dt:
-        raise errors.runtime(f"Found dtype {E.c10_name(target.dtype)} but expected {E.c10_name(dt)}")
+        raise errors.runtime(f"Found dtype {EC.c10_name(target.dtype)} but expected {EC.c10_name(dt)}")
     x = input._data
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
         raise errors.runtime("all elements of input should be between 0 and 1")
@@ -383,9 +386,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         if _needs(self, 0):
             if pw is not None:
                 tt = pw * t
-                gi = ((tt + 1 - t) * E.sigmoid(x) - tt) * ge
+                gi = ((tt + 1 - t) * UM.sigmoid(x) - tt) * ge
             else:
-                gi = (E.sigmoid(x) - t) * ge
+                gi = (UM.sigmoid(x) - t) * ge
             if w is not None:
                 gi = gi * w
         if _needs(self, 1):
@@ -405,8 +408,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise errors.value(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     dt = dtypes.result_type((input, target))
     if not target.dtype.is_floating_point:
-        raise errors.runtime(f"result type {E.c10_name(dt)} can't be cast to the desired output type "
-                             f"{E.c10_name(target.dtype)}")
+        raise errors.runtime(f"result type {EC.c10_name(dt)} can't be cast to the desired output type "
+                             f"{EC.c10_name(target.dtype)}")
     x = _arr(input, dt)
     t = _arr(target, dt)
     ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
@@ -427,7 +430,7 @@ def kl_div_core(input, target, reduction, log_target):
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise errors.runtime("kl_div: Integral inputs not supported.")
     if log_target:
-        out = E.exp(target) * (target - input)
+        out = UM.exp(target) * (target - input)
     else:
         out = xlogy(target, target) - target * input
     return _apply_reduction(out, reduction)
@@ -469,7 +472,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = E.clamp_min(norm(input, p, dim, keepdim=True), eps).expand_as(input)
+    denom = CW.clamp_min(norm(input, p, dim, keepdim=True), eps).expand_as(input)
     return input / denom
 
 

@@ -9,7 +9,7 @@ import math
 
 from .. import errors
 from ..autograd import no_grad
-from ..ops.elementwise import minimum, where
+from ..ops.clamp_where import minimum, where
 from ..tensor import Tensor
 from .functional_loss import pairwise_distance, reduction_of
 

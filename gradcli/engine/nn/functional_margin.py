@@ -15,7 +15,8 @@ import numpy as np
 from .. import errors
 from ..autograd import no_grad
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import elementwise_common as EC
+from ..ops import unary_math as UM
 from ..ops import words
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -44,7 +45,7 @@ class SoftMarginLossBackward0(Function):
         shape = tuple(x.shape)
         if reduction != "none":
             g = S.expand(g, shape)
-        z = E.exp(-t * x)
+        z = UM.exp(-t * x)
         gi = t * z
         if reduction == "mean":
             n = int(np.prod(shape)) if shape else 1
@@ -63,10 +64,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
                              "'target'. This input cannot have requires_grad True.")
     if not input.dtype.is_floating_point:  # ATen writes the float result into an input-typed output
         raise errors.runtime(f"result type Float can't be cast to the desired output type "
-                             f"{E.c10_name(input.dtype)}")
+                             f"{EC.c10_name(input.dtype)}")
     with no_grad():
         t = target.to(input.dtype) if target.dtype is not input.dtype else target
-        loss = log1p(E.exp(-input * t))
+        loss = log1p(UM.exp(-input * t))
         if tuple(loss.shape) != tuple(input.shape):
             raise errors.runtime(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
                                  f"{list(loss.shape)}")

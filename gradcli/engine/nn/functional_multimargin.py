@@ -12,7 +12,7 @@ import numpy as np
 from .. import errors
 from ..function import Function, record
 from ..ops import words
-from ..ops.elementwise import not_implemented
+from ..ops.elementwise_common import not_implemented
 from ..tensor import wrap
 from .functional_loss import reduction_of
 from .module import Module

@@ -9,13 +9,15 @@ from .. import errors
 from ..device import asarray as _asarray
 from ..device import check_args, xp_of
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import comparison as CP
+from ..ops import elementwise_common as EC
 from ..ops import reduction as R
 from ..ops import softmax as SM
 from ..ops import replays, words
 from ..ops import shape as S
 from ..ops.backward_ops import nll_loss_backward
-from ..ops.elementwise import c10_name
+from ..ops.elementwise_common import c10_name
 from ..tensor import wrap
 from .functional_loss import reduction_of
 
@@ -212,7 +214,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             if input.numel() == 0:
                 return -R.sum(prod) * float("nan")
-            return E.div_scalar(-R.sum(prod), input.numel() // n_classes)
+            return EC.div_scalar(-R.sum(prod), input.numel() // n_classes)
         if reduction == "sum":
             return -R.sum(prod)
         return -R.sum(prod, class_dim)
@@ -220,7 +222,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 0.0:
         _check_target_dtype(target)
         nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
-        ignore_mask = E.eq(target, ignore_index)
+        ignore_mask = CP.eq(target, ignore_index)
         if weight is not None:
             shape = [1] * input.dim()
             shape[class_dim] = n_classes
@@ -230,14 +232,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.masked_fill(ignore_mask, 0.0)
         if reduction == "mean":
             if weight is not None:
-                keep = E.logical_not(ignore_mask)
+                keep = CP.logical_not(ignore_mask)
                 sel = target[keep].flatten()
                 ret = R.sum(smooth) / R.sum(weight.gather(0, sel))
             else:
-                ret = R.sum(smooth) / R.sum(E.logical_not(ignore_mask))
+                ret = R.sum(smooth) / R.sum(CP.logical_not(ignore_mask))
         elif reduction == "sum":
             ret = R.sum(smooth)
         else:
             ret = smooth
-        return E.add(E.mul_scalar(nll, 1 - label_smoothing), E.mul_scalar(ret, label_smoothing / n_classes))
+        return AR.add(EC.mul_scalar(nll, 1 - label_smoothing), EC.mul_scalar(ret, label_smoothing / n_classes))
     return nll_loss_nd(logp, target, weight, reduction, ignore_index)

@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import unary_math as UM
 from ..ops import replays, words
 from ..ops import reduction as R
 from ..ops import shape as S
@@ -24,7 +25,7 @@ def _norm_grad(g, x, w_b, dims, eps):
     mean = R.mean(x, dims, keepdim=True)
     xc = x - mean
     var = R.mean(xc * xc, dims, keepdim=True)
-    rstd = E.rsqrt(var + eps)
+    rstd = UM.rsqrt(var + eps)
     xhat = xc * rstd
     gw = g * w_b if w_b is not None else g
     gx = rstd * (gw - R.mean(gw, dims, keepdim=True) - xhat * R.mean(gw * xhat, dims, keepdim=True))
@@ -109,9 +110,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(np.finfo(math_dt.np).eps)
     dims = tuple(range(input.dim() - nd, input.dim()))
-    r = E.rsqrt(R.mean(E.pow(x, 2), dims, keepdim=True).add_(eps))
-    out = E.mul(x, r).type_as(input)
-    return E.mul(out, weight) if weight is not None else out
+    r = UM.rsqrt(R.mean(AR.pow(x, 2), dims, keepdim=True).add_(eps))
+    out = AR.mul(x, r).type_as(input)
+    return AR.mul(out, weight) if weight is not None else out
 
 class NativeBatchNormBackward0(Function):
     __slots__ = ()

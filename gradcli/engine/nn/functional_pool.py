@@ -250,32 +250,35 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def _lp_finish(out, scale, norm_type):
     """torch's (sign(out) * relu(abs(out))).mul(k).pow(1 / p), op by op (its graph too)."""
-    from ..ops import elementwise as E  # noqa: PLC0415
+    from ..ops import arithmetic as AR  # noqa: PLC0415
+    from ..ops import unary_math as UM  # noqa: PLC0415
     from .functional import relu  # noqa: PLC0415
-    return E.pow(E.mul(E.mul(E.sign(out), relu(E.abs(out))), scale), 1.0 / norm_type)
+    return AR.pow(AR.mul(AR.mul(UM.sign(out), relu(UM.abs(out))), scale), 1.0 / norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """F.lp_pool2d as torch/nn/functional.py composes it (max_pool2d of |x| for an infinite norm)."""
-    from ..ops import elementwise as E  # noqa: PLC0415
+    from ..ops import arithmetic as AR  # noqa: PLC0415
+    from ..ops import unary_math as UM  # noqa: PLC0415
     from .functional_conv import avg_pool2d, max_pool2d  # noqa: PLC0415
     kw, kh = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size, kernel_size)
     if norm_type == float("inf"):
-        return max_pool2d(E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+        return max_pool2d(UM.abs(input), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
-        return E.neg(max_pool2d(E.neg(E.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
-    out = avg_pool2d(E.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+        return AR.neg(max_pool2d(AR.neg(UM.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
+    out = avg_pool2d(AR.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kw * kh, norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    from ..ops import elementwise as E  # noqa: PLC0415
+    from ..ops import arithmetic as AR  # noqa: PLC0415
+    from ..ops import unary_math as UM  # noqa: PLC0415
     from .functional_conv import max_pool1d  # noqa: PLC0415
     if norm_type == float("inf"):
-        return max_pool1d(E.abs(input), kernel_size, stride, 0, 1, ceil_mode)
+        return max_pool1d(UM.abs(input), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
-        return E.neg(max_pool1d(E.neg(E.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
-    out = avg_pool1d(E.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
+        return AR.neg(max_pool1d(AR.neg(UM.abs(input)), kernel_size, stride, 0, 1, ceil_mode))
+    out = avg_pool1d(AR.pow(input, norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, kernel_size, norm_type)
 
 
@@ -286,7 +289,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     neighbouring channels) ** beta. For 4-d and larger inputs torch averages with avg_pool3d over a
     (size, 1, 1) window; here avg_pool2d over a (size, 1) window of the same view gives the same sums
     (the values are torch's; the nodes under the division are AvgPool2DBackward0, not AvgPool3DBackward0)."""
-    from ..ops import elementwise as E  # noqa: PLC0415
+    from ..ops import arithmetic as AR  # noqa: PLC0415
     from .functional import pad  # noqa: PLC0415
     from .functional_conv import avg_pool2d  # noqa: PLC0415
     dim = input.dim()
@@ -295,7 +298,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                            f"dimensions)")
     if input.numel() == 0:
         return input
-    div = E.mul(input, input)
+    div = AR.mul(input, input)
     if dim == 3:
         div = S.unsqueeze(div, 1)
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
@@ -305,5 +308,5 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         div = S.reshape(div, (sizes[0], 1, sizes[1], -1))
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
         div = S.reshape(S.squeeze(avg_pool2d(div, (size, 1), stride=1), 1), sizes)
-    div = E.pow(E.add(E.mul(div, alpha), k), beta)
-    return E.div(input, div)
+    div = AR.pow(AR.add(AR.mul(div, alpha), k), beta)
+    return AR.div(input, div)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from .. import errors
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import clamp_where as CW
+from ..ops import comparison as CP
+from ..ops import elementwise_common as EC
 from ..ops import shape as S
 from ..tensor import wrap
 from ..device import xp_of
@@ -26,18 +29,18 @@ class PreluKernelBackward0(Function):
 
     def backward(self, g):
         x, w = self.saved
-        positive = E.gt(x, 0)
-        gx = E.where(positive, g, w * g) if self.next_functions[0][0] is not None else None
+        positive = CP.gt(x, 0)
+        gx = CW.where(positive, g, w * g) if self.next_functions[0][0] is not None else None
         gw = None
         if self.next_functions[1][0] is not None:
-            gw = S.sum_to(E.where(positive, E.mul(x, 0), x * g), tuple(w.shape))
+            gw = S.sum_to(CW.where(positive, AR.mul(x, 0), x * g), tuple(w.shape))
         return gx, gw
 
 
 def prelu(input, weight):
     if input.dtype is not weight.dtype:
-        raise errors.runtime(f"prelu: Type promoting not supported. Got {E.c10_name(input.dtype)} and "
-                             f"{E.c10_name(weight.dtype)}")
+        raise errors.runtime(f"prelu: Type promoting not supported. Got {EC.c10_name(input.dtype)} and "
+                             f"{EC.c10_name(weight.dtype)}")
     n = weight.numel()
     if n != 1:
         if input.dim() == 0:

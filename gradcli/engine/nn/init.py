@@ -83,7 +83,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     from ..factory import empty_like  # noqa: PLC0415
-    from ..ops.elementwise import where  # noqa: PLC0415
+    from ..ops.clamp_where import where  # noqa: PLC0415
     with _no_grad():
         p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
         if p > 0.3:

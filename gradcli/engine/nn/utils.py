@@ -37,12 +37,12 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    from ..ops import elementwise as E  # noqa: PLC0415
+    from ..ops.clamp_where import clamp  # noqa: PLC0415
     params, grads = _grads(parameters)
     if len(grads) == 0:
         return
     with no_grad():
-        coef = E.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+        coef = clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef)
 

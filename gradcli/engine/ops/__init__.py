@@ -1,2 +1,3 @@
 """The op library: each op's forward and backward, declared once (see function.py)."""
-from . import conversion, elementwise, indexing, inplace, linalg, reduction, shape  # noqa: F401
+from . import (arithmetic, clamp_where, comparison, conversion, indexing, inplace, linalg, reduction,  # noqa: F401
+               shape, unary_math)

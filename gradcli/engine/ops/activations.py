@@ -12,9 +12,11 @@ from ..autograd import NotImplementedNode, make_node
 from ..function import Function, record
 from ..tensor import wrap, wrap_dim
 from . import backward_ops as B
-from . import elementwise as E
+from . import arithmetic as AR
+from . import elementwise_common as EC
+from . import unary_math as UM
 from .backward_ops import GELU_BETA, GELU_KAPPA
-from .elementwise import where
+from .clamp_where import where
 from .registry import Sample, V, case, op, sample1
 from .special_common import (
     SELU_ALPHA,
@@ -89,8 +91,8 @@ class SiluBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        s = E.sigmoid(x)
-        return (g * s * E.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
+        s = UM.sigmoid(x)
+        return (g * s * EC.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
 
 
 def silu(input, inplace=False):
@@ -112,8 +114,8 @@ class MishBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        s = E.sigmoid(x)
-        tsp = E.tanh(softplus(x))
+        s = UM.sigmoid(x)
+        tsp = UM.tanh(softplus(x))
         return (g * (tsp + x * s * (1 - tsp * tsp)),)
 
 
@@ -419,11 +421,11 @@ def logsigmoid(input):
 def softsign(input):
     if input.dtype is dtypes.bool_:
         raise not_implemented("abs_cpu", input.dtype)
-    return E.div(input, E.add(E.abs(input), 1))
+    return AR.div(input, AR.add(UM.abs(input), 1))
 
 
 def tanhshrink(input):
-    return E.sub(input, E.tanh(input))
+    return AR.sub(input, UM.tanh(input))
 
 
 class ThresholdBackward0(Function):

@@ -23,7 +23,9 @@ from ..device import asarray as _asarray
 from ..function import Function, record
 from ..softmax_kernel import log_softmax_backward_lastdim, softmax_backward_lastdim
 from ..tensor import wrap
-from . import elementwise as E
+from . import clamp_where as CW
+from . import elementwise_common as EC
+from . import unary_math as UM
 from . import reduction as R
 from .shape import sum_to
 
@@ -105,7 +107,7 @@ class ThresholdBackwardBackward0(_BackwardOp):
     def backward(self, gg):
         _, x = self.saved
         return (threshold_backward(gg, x, self._kw["threshold"]) if _needs(self, 0) else None,
-                E.zero_grad(gg) if _needs(self, 1) else None)
+                EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
 def threshold_backward(grad_output, x, threshold):
@@ -124,7 +126,7 @@ class HardtanhBackwardBackward0(_BackwardOp):
         _, x = self.saved
         k = self._kw
         return (hardtanh_backward(gg, x, k["min_val"], k["max_val"]) if _needs(self, 0) else None,
-                E.zero_grad(gg) if _needs(self, 1) else None)
+                EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
 def hardtanh_backward(grad_output, x, min_val, max_val):
@@ -142,7 +144,7 @@ class LeakyReluBackwardBackward0(_BackwardOp):
     def backward(self, gg):
         _, x = self.saved
         return (_apply(type(self), (gg, x), self._kw) if _needs(self, 0) else None,
-                E.zero_grad(gg) if _needs(self, 1) else None)
+                EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
 def leaky_relu_backward(grad_output, x, negative_slope):
@@ -169,7 +171,7 @@ class SoftshrinkBackwardBackward0(_BackwardOp):
     def backward(self, gg):
         _, x = self.saved
         return (_apply(type(self), (gg, x), self._kw) if _needs(self, 0) else None,
-                E.zero_grad(gg) if _needs(self, 1) else None)
+                EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
 class HardshrinkBackwardBackward0(SoftshrinkBackwardBackward0):
@@ -199,7 +201,7 @@ class EluBackwardBackward0(_BackwardOp):
             return np.where(x <= 0, g * input_scale * (x + alpha * scale), g * scale)
         coef = input_scale * alpha * scale
         with np.errstate(over="ignore", invalid="ignore"):
-            neg = g * coef * E.ExpBackward0.forward(x * input_scale)
+            neg = g * coef * UM.ExpBackward0.forward(x * input_scale)
         return np.where(x <= 0, neg, g * scale)
 
     def backward(self, gg):
@@ -232,7 +234,7 @@ class GeluBackwardBackward0(_BackwardOp):
             x_sq = x * x
             x_cube = x_sq * x
             inner = GELU_BETA * (x + GELU_KAPPA * x_cube)
-            t = E.TanhBackward0.forward(inner)
+            t = UM.TanhBackward0.forward(inner)
             left = 0.5 * x
             right = 1 + t
             left_derivative = 0.5 * right
@@ -240,7 +242,7 @@ class GeluBackwardBackward0(_BackwardOp):
             return g * (left_derivative + right_derivative)
         from .special_unary import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
         cdf = 0.5 * (1 + ErfBackward0.forward(x * math.sqrt(0.5)))
-        pdf = _GELU_ALPHA * E.ExpBackward0.forward(x * x * -0.5)
+        pdf = _GELU_ALPHA * UM.ExpBackward0.forward(x * x * -0.5)
         return g * (cdf + x * pdf)
 
     def backward(self, gg):
@@ -251,7 +253,7 @@ class GeluBackwardBackward0(_BackwardOp):
             if approximate == "tanh":
                 from .special_unary import cosh  # noqa: PLC0415 - special applies this module's ops
                 inner = GELU_BETA * (x + GELU_KAPPA * x * x * x)
-                t = E.tanh(inner)
+                t = UM.tanh(inner)
                 sech = 1 / cosh(inner)
                 f = 0.5 * x
                 gt = 1 - t * t
@@ -262,7 +264,7 @@ class GeluBackwardBackward0(_BackwardOp):
                 g_self = gg * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
             else:
                 x_sq = x * x
-                pdf = _GELU_ALPHA * E.exp(-0.5 * x_sq)
+                pdf = _GELU_ALPHA * UM.exp(-0.5 * x_sq)
                 g_self = gg * grad_output * (2 * pdf - x_sq * pdf)
         return (gelu_backward(gg, x, approximate) if _needs(self, 0) else None, g_self)
 
@@ -280,7 +282,7 @@ class SoftplusBackwardBackward0(_BackwardOp):
     def forward(g, x, beta, threshold):
         xb = x * beta
         with np.errstate(over="ignore", invalid="ignore"):
-            z = E.ExpBackward0.forward(xb)
+            z = UM.ExpBackward0.forward(xb)
             return np.where(xb > threshold, g, g * z / (z + 1))
 
     def backward(self, gg):
@@ -289,7 +291,7 @@ class SoftplusBackwardBackward0(_BackwardOp):
         g_self = None
         if _needs(self, 1):  # softplus_double_backward(gg * grad_output, self, beta, threshold)
             xb = x * k["beta"]
-            g_self = E.mul_scalar(sigmoid_backward(gg * grad_output, E.sigmoid(xb)) * (xb < k["threshold"]), k["beta"])
+            g_self = EC.mul_scalar(sigmoid_backward(gg * grad_output, UM.sigmoid(xb)) * (xb < k["threshold"]), k["beta"])
         return (softplus_backward(gg, x, k["beta"], k["threshold"]) if _needs(self, 0) else None, g_self)
 
 
@@ -303,13 +305,13 @@ class LogSigmoidBackwardBackward0(_BackwardOp):
 
     @staticmethod
     def forward(g, x):
-        return g * E.SigmoidBackward0.forward(-x)
+        return g * UM.SigmoidBackward0.forward(-x)
 
     def backward(self, gg):
         grad_output, x = self.saved
         g_self = None
         if _needs(self, 1):  # log_sigmoid_double_backward(gg * grad_output, self)
-            z = E.sigmoid(x)
+            z = UM.sigmoid(x)
             g_self = gg * grad_output * (z - 1) * z
         return (log_sigmoid_backward(gg, x) if _needs(self, 0) else None, g_self)
 
@@ -330,7 +332,7 @@ class HardswishBackwardBackward0(_BackwardOp):
         grad_output, x = self.saved
         g_self = None
         if _needs(self, 1):
-            g_self = E.where((x > -3.0) & (x < 3.0), gg * grad_output / 3.0, 0.0)
+            g_self = CW.where((x > -3.0) & (x < 3.0), gg * grad_output / 3.0, 0.0)
         return (hardswish_backward(gg, x) if _needs(self, 0) else None, g_self)
 
 
@@ -362,7 +364,7 @@ class GluBackwardBackward0(_BackwardOp):
             tmp = gg * glu_backward(ones_like(g), x, d)
             gg_out = narrow(tmp, d, 0, n) + narrow(tmp, d, n, n)
         if _needs(self, 1):
-            a, s = narrow(x, d, 0, n), E.sigmoid(narrow(x, d, n, n))
+            a, s = narrow(x, d, 0, n), UM.sigmoid(narrow(x, d, n, n))
             one_sub = 1 - s
             sig_one_sub = s * one_sub
             gg_a, gg_b = narrow(gg, d, 0, n), narrow(gg, d, n, n)
@@ -420,13 +422,13 @@ class LogSoftmaxBackwardDataBackward0(_BackwardOp):
     def forward(g, y, dim):
         if _lastdim32(g, y, dim):
             return log_softmax_backward_lastdim(g, y)
-        return g - E.ExpBackward0.forward(y) * numerics.torch_sum(g, _keep(dim, y.ndim), True, g.dtype)
+        return g - UM.ExpBackward0.forward(y) * numerics.torch_sum(g, _keep(dim, y.ndim), True, g.dtype)
 
     def backward(self, gg):
         grad_output, output = self.saved
         d = self._kw["dim"]
-        return (gg - R.sum(gg * E.exp(output), d, True) if _needs(self, 0) else None,
-                -R.sum(grad_output, d, True) * E.exp(output) * gg if _needs(self, 1) else None)
+        return (gg - R.sum(gg * UM.exp(output), d, True) if _needs(self, 0) else None,
+                -R.sum(grad_output, d, True) * UM.exp(output) * gg if _needs(self, 1) else None)
 
 
 def log_softmax_backward_data(grad_output, output, dim):
@@ -486,7 +488,7 @@ class NllLossBackwardBackward0(_BackwardOp):
         if _needs(self, 0):
             coef = gg * wrap(k["coef"], gg.dtype)
             g_out = R.sum(coef, k["class_dim"]) if k["reduction"] == "none" and coef.ndim > 1 else R.sum(coef)
-        return (g_out, E.zero_grad(gg) if _needs(self, 1) else None)
+        return (g_out, EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
 def nll_loss_backward(grad_output, x, coef, reduction, class_dim):
@@ -520,9 +522,9 @@ class SmoothL1LossBackwardBackward0(_BackwardOp):
         if _needs(self, 1) or _needs(self, 2):  # smooth_l1_loss_double_backward(gg * grad_output, ...)
             grad = gg * grad_output
             if beta == 0:
-                g_x = E.zero_grad(grad)
+                g_x = EC.zero_grad(grad)
             else:
-                g_x = grad * (E.abs(x - t) < beta) / beta
+                g_x = grad * (UM.abs(x - t) < beta) / beta
                 if reduction == "mean":
                     g_x = g_x / math.prod(x.shape)
         g_out = sum_to(smooth_l1_loss_backward(gg, x, t, reduction, beta), grad_output.shape) \
@@ -549,7 +551,7 @@ class HuberLossBackwardBackward0(_BackwardOp):
         reduction, delta = self._kw["reduction"], self._kw["delta"]
         g_x = None
         if _needs(self, 1) or _needs(self, 2):  # huber_loss_double_backward(gg * grad_output, ...)
-            g_x = gg * grad_output * (E.abs(x - t) < delta)
+            g_x = gg * grad_output * (UM.abs(x - t) < delta)
             if reduction == "mean":
                 g_x = g_x / math.prod(x.shape)
         g_out = None

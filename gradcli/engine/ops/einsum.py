@@ -9,7 +9,7 @@ from .. import errors
 from ..device import like
 from ..function import Function, record
 from ..tensor import wrap
-from . import elementwise as E
+from . import arithmetic as AR
 from . import linalg as L
 from . import reduction as R
 from . import shape as S
@@ -225,7 +225,7 @@ def einsum(equation, *operands):
 def _sumproduct_pair(left, right, sum_dims):
     """(left * right).sum(sum_dims, keepdim=True) by permutes and one bmm, as torch computes it."""
     if not sum_dims:
-        return E.mul(left, right)
+        return AR.mul(left, right)
     ndim = left._data.ndim
     lro, lo, ro = [], [], []
     lro_size = lo_size = ro_size = sum_size = 1
@@ -312,10 +312,10 @@ class CdistBackwardBackward0(Function):
 def _euclidean_dist(x1, x2):
     """ATen's _euclidean_dist: the matmul form torch uses for p=2 when a side has more than 25 rows."""
     from .join_split import cat  # noqa: PLC0415
-    x1_norm = R.sum(E.pow(x1, 2), -1, True)
-    x2_norm = R.sum(E.pow(x2, 2), -1, True)
+    x1_norm = R.sum(AR.pow(x1, 2), -1, True)
+    x2_norm = R.sum(AR.pow(x2, 2), -1, True)
     from ..factory import ones_like  # noqa: PLC0415
-    x1_ = cat([E.mul(x1, -2), x1_norm, ones_like(x1_norm)], -1)
+    x1_ = cat([AR.mul(x1, -2), x1_norm, ones_like(x1_norm)], -1)
     x2_ = cat([x2, ones_like(x2_norm), x2_norm], -1)
     result = L.matmul(x1_, S.transpose(x2_, -2, -1))
     return result.clamp_min_(1e-30).sqrt_()

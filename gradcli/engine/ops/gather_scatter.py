@@ -193,7 +193,7 @@ def _scatter_reduce_legacy(input, out, coords, src, reduce):
     ufunc = np.add if reduce == "add" else np.multiply
     values = np.broadcast_to(values, np.broadcast_shapes(*(np.shape(c) for c in coords)))
     ufunc.at(_one_dim(out), coords, values)
-    from .elementwise import not_implemented  # noqa: PLC0415
+    from .elementwise_common import not_implemented  # noqa: PLC0415
     return not_implemented(wrap(out, input.dtype), (input, src), "aten::scatter")
 
 
@@ -311,7 +311,7 @@ def masked_select(input, mask):
     try:
         shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     except ValueError:
-        from .elementwise import broadcast_error  # noqa: PLC0415
+        from .elementwise_common import broadcast_error  # noqa: PLC0415
         raise broadcast_error(input, mask) from None
     m = np.broadcast_to(mask._data, shape)
     r = np.broadcast_to(input._data, shape)[m]

@@ -20,7 +20,7 @@ from . import indexing as I
 from . import gather_scatter as GS
 from . import shape as S
 from . import join_split as JS
-from .elementwise import c10_name
+from .elementwise_common import c10_name
 from . import replays
 from .registry import Sample, op, tables
 from .special import inplace_method
@@ -297,7 +297,7 @@ def masked_scatter(input, mask, source):
     try:  # expand_outplace(mask, self), then the in-place op's checks on the copy
         np.broadcast_shapes(mask._data.shape, input._data.shape)
     except ValueError:
-        from .elementwise import broadcast_error  # noqa: PLC0415
+        from .elementwise_common import broadcast_error  # noqa: PLC0415
         raise broadcast_error(mask, input) from None
     _masked_scatter_types(input, mask, source)
     out = _masked_scatter_arrays(input._data, mask._data, source._data)
@@ -369,7 +369,7 @@ class ScatterReduceBackward0(Function):
     save_output = True
 
     def backward(self, g):
-        from .elementwise import where  # noqa: PLC0415
+        from .clamp_where import where  # noqa: PLC0415
         self_, src, result = self.saved
         k = self._kw
         dim, index, reduce, include_self = k["dim"], k["index"], k["reduce"], k["include_self"]

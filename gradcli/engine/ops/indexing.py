@@ -398,7 +398,7 @@ def warn_expanded(name):
 
 def _check_index_put_dtype(input, nkey, value):
     """index_put_ with a value of another dtype: its shape check first, then its dtype check."""
-    from .elementwise import c10_name  # noqa: PLC0415
+    from .elementwise_common import c10_name  # noqa: PLC0415
     data = input._data
     target = np.empty(data.shape, bool)[nkey].shape
     vshape = _strip_leading_ones(value._data.shape)

@@ -10,13 +10,13 @@ from ..autograd import SavedValue, grad_mode, make_node
 from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
 from ..tensor import Tensor, live_views, wrap
-from .elementwise import zero_grad
+from .elementwise_common import zero_grad
 from .indexing import check_inplace, expanded, warn_expanded
 from .registry import Sample, op
 
 
 def _c10(dt):
-    from .elementwise import c10_name  # noqa: PLC0415
+    from .elementwise_common import c10_name  # noqa: PLC0415
     return c10_name(dt)
 
 
@@ -386,7 +386,7 @@ class CopySlices(Function):
         # (which turns -0. into 0. and an inf of g inside the region into nan)
         inside = wrap(like(g._data, outside_region(region, n, np.bool_) == 0), dtypes.bool_)
         put = region_put(res[0], region, n) if res[0] is not None else 0.
-        from .elementwise import where  # noqa: PLC0415
+        from .clamp_where import where  # noqa: PLC0415
         g_base = where(inside, put, flat)
         return (reshape(g_base, shape),) + tuple(res[1:])
 

@@ -210,7 +210,7 @@ def mv(input, vec):
         raise errors.runtime(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._data.shape[0]})")
     if input.dtype is not vec.dtype:
         # torch's mv is addmv_(empty of vec's dtype, mat, vec): addmv's message names result, mat, vec
-        from .elementwise import c10_name  # noqa: PLC0415
+        from .elementwise_common import c10_name  # noqa: PLC0415
         v, m = c10_name(vec.dtype), c10_name(input.dtype)
         raise errors.runtime(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}",
                              hint="dtype_mismatch")
@@ -237,7 +237,7 @@ def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
         raise errors.runtime(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
     if input.dtype is not other.dtype:
-        from .elementwise import c10_name  # noqa: PLC0415
+        from .elementwise_common import c10_name  # noqa: PLC0415
         raise errors.runtime(f"dot : expected both vectors to have same dtype, but found {c10_name(input.dtype)} "
                              f"and {c10_name(other.dtype)}")
     n, m = input._data.shape[0], other._data.shape[0]
@@ -280,7 +280,7 @@ def bmm(input, mat2):
         # torch's bmm: the result takes batch2's dtype; an empty result, or a contraction of length 0
         # (zeros), returns before the kernel's dtype check
         if b * n * m and k:
-            from .elementwise import c10_name  # noqa: PLC0415
+            from .elementwise_common import c10_name  # noqa: PLC0415
             raise errors.runtime(f"expected scalar type {c10_name(input.dtype)} but found {c10_name(mat2.dtype)}",
                                  hint="dtype_mismatch")
         return record(BmmBackward0, (input, mat2),
@@ -379,7 +379,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         check_args("addmm", (("self", input), ("mat1", mat1), ("mat2", mat2)))
     _same_dtype(mat1, mat2)
     if input.dtype is not mat2.dtype:
-        from .elementwise import c10_name  # noqa: PLC0415
+        from .elementwise_common import c10_name  # noqa: PLC0415
         raise errors.runtime(f"self and mat2 must have the same dtype, but got {c10_name(input.dtype)} and "
                              f"{c10_name(mat2.dtype)}")
     (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
@@ -577,7 +577,7 @@ def outer(input, vec2):
         raise errors.runtime(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D"
                              if input._data.ndim != 1 else
                              f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
-    from .elementwise import mul  # noqa: PLC0415
+    from .arithmetic import mul  # noqa: PLC0415
     return mul(reshape(input, (input._data.shape[0], 1)), vec2)
 
 
@@ -586,7 +586,7 @@ ger = outer
 
 def inner(input, other):
     """torch.inner: a tensordot over the last dims (1-D: ViewBackward0 of DotBackward0 of permutes)."""
-    from .elementwise import mul  # noqa: PLC0415
+    from .arithmetic import mul  # noqa: PLC0415
     from .shape import permute  # noqa: PLC0415
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:

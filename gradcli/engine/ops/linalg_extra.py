@@ -18,7 +18,8 @@ from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
 from ..tensor import view_of, wrap, wrap_dim
-from . import elementwise as E
+from . import clamp_where as CW
+from . import elementwise_common as EC
 from . import linalg as L
 from . import reduction as R
 from . import shape as S
@@ -47,7 +48,7 @@ def _linalg_error(message):
 
 
 def c10(dt):
-    return E.c10_name(dt)
+    return EC.c10_name(dt)
 
 
 def _float_input(name, A):
@@ -343,7 +344,7 @@ def slogdet(A):
 
 def logdet(input):
     sign, logabs = slogdet(input)
-    return E.where(sign == -1.0, float("nan"), logabs)
+    return CW.where(sign == -1.0, float("nan"), logabs)
 
 
 class LinalgInvExBackward0(Function):

@@ -12,7 +12,7 @@ from ..device import xp_of
 from ..function import Function, record
 from ..limits import check_numel
 from ..tensor import Tensor, wrap, wrap_dim
-from . import elementwise as E
+from . import elementwise_common as EC
 from . import linalg as L
 from . import reduction as R
 from . import replays
@@ -176,7 +176,7 @@ def linalg_cross(input, other, *, dim=-1):
     try:
         r = np.cross(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), axis=d)
     except ValueError:
-        raise E.broadcast_error(input, other) from None
+        raise EC.broadcast_error(input, other) from None
     return record(LinalgCrossBackward0, (input, other), wrap(_asarray(r, dt.np), dt), {"dim": d})
 
 

@@ -9,7 +9,7 @@ from ..function import record_multi
 from ..tensor import Tensor, wrap, wrap_dim
 from . import shape as S
 from . import join_split as JS
-from .elementwise import not_implemented
+from .elementwise_common import not_implemented
 from .registry import Sample, op, tables
 
 

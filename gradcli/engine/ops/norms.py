@@ -13,11 +13,14 @@ from ..autograd import SavedValue, no_grad
 from ..device import asarray as _asarray
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Tensor, wrap, wrap_dim
-from . import elementwise as E
+from . import arithmetic as AR
+from . import clamp_where as CW
+from . import comparison as CP
+from . import unary_math as UM
 from . import gather_scatter as GS
 from . import reduction as R
 from . import replays
-from .elementwise import sgn
+from .unary_math import sgn
 from .registry import Sample, V, case, op, tables
 from .scan import S1
 from .shape import expand, sum_to, unsqueeze
@@ -60,7 +63,7 @@ def _var_mean_grad(node, x, grads, std):
     m = R.mean(x, dim=dims, keepdim=True) if x._data.ndim else x
     denom = builtins.max(n - c, 0)
     if std is not None:  # torch's std_backward: the var gradient g / (2 std), 0 where std is 0
-        g_var = E.where(std == 0, 0.0, g_var / (std * 2))
+        g_var = CW.where(std == 0, 0.0, g_var / (std * 2))
     gx = (2.0 / denom if denom else math.inf) * g_var * (x - m)
     return gx + expand(g_mean / n, x.shape)
 
@@ -126,7 +129,7 @@ class NansumBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         (g,) = R.unsqueeze_reduced(self._kw, x, g)
-        return (expand(g, x.shape) * E.logical_not(E.isnan(x)),)  # torch's nansum_backward
+        return (expand(g, x.shape) * CP.logical_not(CP.isnan(x)),)  # torch's nansum_backward
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -145,8 +148,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and dtype is None:
         raise errors.runtime(f"nanmean(): expected input to have floating point or complex dtype but got "
                              f"{R.c10(input.dtype)}")
-    not_nan = E.logical_not(E.isnan(input))
-    return E.div(nansum(input, dim, keepdim, dtype=dtype), R.sum(not_nan, dim=dim, keepdim=keepdim))
+    not_nan = CP.logical_not(CP.isnan(input))
+    return AR.div(nansum(input, dim, keepdim, dtype=dtype), R.sum(not_nan, dim=dim, keepdim=keepdim))
 
 
 # ---------------------------------------------------------------------------- torch.linalg norms
@@ -192,10 +195,10 @@ def _norm_backward(g, x, norm, p, dims, keepdim):
     if p == 2.0:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0), in this order
         return g * GS.masked_fill(x / norm, norm == 0, 0)
     if math.isinf(p):
-        mask = E.abs(x) == norm
+        mask = UM.abs(x) == norm
         count = R.sum(mask, dim=dims, keepdim=True)
         return sgn(x) * (mask * (g / count))
-    ax = E.abs(x)
+    ax = UM.abs(x)
     if p < 1.0:
         scaled = sgn(x) * GS.masked_fill(ax ** (p - 1), x == 0, 0)
         return scaled * g * norm ** (1 - p)
@@ -394,9 +397,9 @@ class RenormBackward0(Function):
         acc = dtypes.float32 if x.dtype is dtypes.float16 else dtypes.float64
         norm = vector_norm(x, p, dims, keepdim=True, dtype=acc)
         nb = _norm_backward(R.sum(x * g, dim=dims, keepdim=True, dtype=acc), x, norm, p, dims, True)
-        invnorm = E.reciprocal(norm + 1e-7)
+        invnorm = UM.reciprocal(norm + 1e-7)
         factor = invnorm * maxnorm
-        return (E.where(norm > maxnorm, factor * g - factor * invnorm * nb, g),)
+        return (CW.where(norm > maxnorm, factor * g - factor * invnorm * nb, g),)
 
 
 def renorm(input, p, dim, maxnorm):

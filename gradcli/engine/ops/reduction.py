@@ -14,6 +14,7 @@ from ..device import asarray as _asarray
 from ..function import Function, record
 from ..tensor import Tensor, wrap, wrap_dim
 from . import replays, words
+from .elementwise_common import div_scalar, mul_scalar
 from .registry import Sample, op
 from .shape import expand, reshape, unsqueeze
 
@@ -131,7 +132,7 @@ class MeanBackward0(Function):
         shape = self._kw["in_shape"]
         n = int(np.prod(shape)) if shape else 1
         if grad_mode.enabled:
-            return (E.div_scalar(expand(g, shape), n),)
+            return (div_scalar(expand(g, shape), n),)
         return (expand(g / n, shape),)
 
 
@@ -147,7 +148,7 @@ class MeanBackward1(Function):
         for d in k["dims"]:
             n *= k["in_shape"][d]
         if grad_mode.enabled:
-            return (E.div_scalar(_regrow(g, k["in_shape"], k["dims"], k["keepdim"]), n),)
+            return (div_scalar(_regrow(g, k["in_shape"], k["dims"], k["keepdim"]), n),)
         return (_regrow(g / n, k["in_shape"], k["dims"], k["keepdim"]),)
 
 
@@ -345,7 +346,7 @@ def _extreme(input, dim, keepdim, is_max, name):
         cls = MaxBackward1 if is_max else MinBackward1
         return record(cls, (input,), wrap(_asarray(r), input.dtype))
     if isinstance(dim, Tensor):
-        from .elementwise import maximum, minimum  # noqa: PLC0415
+        from .clamp_where import maximum, minimum  # noqa: PLC0415
         return maximum(input, dim) if is_max else minimum(input, dim)
     d = wrap_dim(dim, data.ndim)
     if data.ndim == 0:
@@ -461,13 +462,13 @@ def _var_backward(g, x, k):
     if x._data.ndim == 0 or k["all"]:
         m = mean(x)
         if n - c <= 0:  # 2 / dof is infinite: NaN where x is its mean (inf * 0), inf elsewhere
-            from .elementwise import where  # noqa: PLC0415
+            from .clamp_where import where  # noqa: PLC0415
             return g * where(x == m, math.nan, math.inf)
-        return E.mul_scalar(g, 2.0 / (n - c)) * (x - m)
+        return mul_scalar(g, 2.0 / (n - c)) * (x - m)
     if not k["keepdim"] and x._data.ndim > 1:
         for d in k["dims"]:
             g = unsqueeze(g, d)
-    return E.mul_scalar(g, 2.0 / (n - c) if n != c else math.inf) * (x - mean(x, dim=k["dims"], keepdim=True))
+    return mul_scalar(g, 2.0 / (n - c) if n != c else math.inf) * (x - mean(x, dim=k["dims"], keepdim=True))
 
 
 class VarBackward0(Function):
@@ -494,7 +495,7 @@ class StdBackward0(Function):
         x, out = self.saved
         # torch's std_backward: var_backward of (grad / (result * 2)).masked_fill_(result == 0, 0)
         from .gather_scatter import masked_fill  # noqa: PLC0415
-        return (_var_backward(masked_fill(g / E.mul_scalar(out, 2), out == 0, 0), x, self._kw),)
+        return (_var_backward(masked_fill(g / mul_scalar(out, 2), out == 0, 0), x, self._kw),)
 
 
 def _var_std(input, dim, unbiased, keepdim, correction, is_std):
@@ -525,10 +526,6 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std(input, dim, unbiased, keepdim, correction, True)
 
-
-# _softmax_backward_data and _log_softmax_backward_data (ops of their own, which use this module); the
-# Scalar overloads of elementwise (which imports this module's users)
-from . import elementwise as E  # noqa: E402
 
 # ---------------------------------------------------------------------------- declarations
 

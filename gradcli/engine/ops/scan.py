@@ -19,7 +19,9 @@ from ..device import host, like, on_host, xp_of
 from ..function import Function, record
 from ..limits import check_numel
 from ..tensor import wrap, wrap_dim
-from . import elementwise as E
+from . import clamp_where as CW
+from . import comparison as CP
+from . import unary_math as UM
 from . import reduction as R
 from .reduction import return_type
 from .registry import Sample, V, case, op, tables
@@ -181,11 +183,11 @@ class LogcumsumexpBackward0(Function):
         if g._data.ndim == 0 or g._data.size == 0:
             return (g,)
         lowest = float(np.finfo(g._data.dtype).min)
-        log_abs = E.log(E.abs(g))
+        log_abs = UM.log(UM.abs(g))
         parts = []
-        for mask in (E.gt(g, 0), E.lt(g, 0)):
-            t = E.where(mask, log_abs, lowest) - out
-            parts.append(E.exp(flip(logcumsumexp(flip(t, [d]), d), [d]) + x))
+        for mask in (CP.gt(g, 0), CP.lt(g, 0)):
+            t = CW.where(mask, log_abs, lowest) - out
+            parts.append(UM.exp(flip(logcumsumexp(flip(t, [d]), d), [d]) + x))
         return (parts[0] - parts[1],)
 
 

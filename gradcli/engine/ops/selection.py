@@ -14,7 +14,7 @@ from ..device import asarray as _asarray
 from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import wrap
-from . import elementwise as E
+from . import comparison as CP
 from . import gather_scatter as GS
 from . import reduction as R
 from . import replays
@@ -284,7 +284,7 @@ class MedianBackward0(Function):
 
     def backward(self, g):
         x, out = self.saved
-        mask = E.isnan(x) if bool(np.isnan(out._data).any()) else (x == out)
+        mask = CP.isnan(x) if bool(np.isnan(out._data).any()) else (x == out)
         return (R.evenly_distribute(g, x, mask),)
 
 

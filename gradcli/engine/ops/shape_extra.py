@@ -15,7 +15,9 @@ from ..limits import check_numel
 from ..function import Function, record
 from ..size import Size
 from ..tensor import Tensor, wrap_dim, view_of, wrap
-from . import elementwise as E
+from . import arithmetic as AR
+from . import comparison as CP
+from . import elementwise_common as EC
 from . import indexing as I
 from . import gather_scatter as GS
 from . import shape as S
@@ -132,7 +134,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             break
         hi = JS.narrow(x, d, 1, length - 1)
         lo = JS.narrow(x, d, 0, length - 1)
-        x = E.logical_xor(hi, lo) if x.dtype is dtypes.bool_ else E.sub(hi, lo)
+        x = CP.logical_xor(hi, lo) if x.dtype is dtypes.bool_ else AR.sub(hi, lo)
     return x
 
 
@@ -275,7 +277,7 @@ def _take_scatter(g, index, in_shape):
 
 def take(input, index):
     if index.dtype.is_floating_point or index.dtype is dtypes.bool_:
-        raise errors.runtime(f"take(): Expected a long tensor for index, but got {E.c10_name(index.dtype)}")
+        raise errors.runtime(f"take(): Expected a long tensor for index, but got {EC.c10_name(index.dtype)}")
     n = input._data.size
     idx = index._data
     bad = idx[(idx >= n) | (idx < -n)] if idx.size else idx[:0]
@@ -301,7 +303,7 @@ def take_along_dim(input, indices, dim=None):
     try:
         bshape = list(np.broadcast_shapes(tuple(a), tuple(b)))
     except ValueError:
-        raise E.broadcast_error(input, indices) from None
+        raise EC.broadcast_error(input, indices) from None
     in_shape = list(bshape)
     in_shape[d] = input._data.shape[d]
     idx_shape = list(bshape)
@@ -368,7 +370,7 @@ def broadcast_tensors(*tensors):
     try:
         shape = np.broadcast_shapes(*[t._data.shape for t in tensors])
     except ValueError:
-        raise E.broadcast_error(tensors[0], tensors[-1]) from None
+        raise EC.broadcast_error(tensors[0], tensors[-1]) from None
     return tuple(t if t._data.shape == shape else S.expand(t, shape) for t in tensors)
 
 

@@ -161,7 +161,7 @@ class LogsumexpBackward0(Function):
     def backward(self, g):
         x, out = self.saved
         g, out = unsqueeze_reduced(self._kw, x, g, out)
-        from .elementwise import exp  # noqa: PLC0415
+        from .unary_math import exp  # noqa: PLC0415
         return (g * exp(x - out),)
 
 

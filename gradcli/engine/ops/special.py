@@ -12,8 +12,9 @@ from ..device import asarray as _asarray
 from ..function import Function, record
 from ..tensor import Tensor, wrap
 from . import activations, special_binary, special_unary
-from . import elementwise as E
-from .elementwise import coerce
+from . import elementwise_common as EC
+from . import unary_math as UM
+from .elementwise_common import coerce
 from .registry import op, sample1, tables
 from .special_common import inplace_method
 
@@ -25,7 +26,7 @@ class _CompareInplace(Function):
     __slots__ = ()
 
     def backward(self, g):
-        return tuple(E.zero_grad(g) if nf is not None else None for nf, _ in self.next_functions)
+        return tuple(EC.zero_grad(g) if nf is not None else None for nf, _ in self.next_functions)
 
 
 def _compare_classes(stem):
@@ -43,7 +44,7 @@ for _stem, _names in (("Eq", ("eq",)), ("Ne", ("ne", "not_equal")), ("Lt", ("lt"
 
 
 def compare_inplace(compare, name, node=None):
-    """x.eq_(y), x.lt_(y) ... (declared inplace="compare" in elementwise.py): x gets 0/1 in its own dtype
+    """x.eq_(y), x.lt_(y) ... (declared inplace="compare" in comparison.py): x gets 0/1 in its own dtype
     and, a float x, the comparison's node (EqBackward0 for a number, EqBackward1 for a tensor)."""
     from .indexing import check_inplace  # noqa: PLC0415
     from .inplace import rebase  # noqa: PLC0415
@@ -65,7 +66,7 @@ def compare_inplace(compare, name, node=None):
 
 
 def logical_inplace(fn, name, node=None):
-    """x.logical_and_(y) ... (declared inplace="logical" in elementwise.py): x gets 0/1 in its own dtype;
+    """x.logical_and_(y) ... (declared inplace="logical" in comparison.py): x gets 0/1 in its own dtype;
     as in torch, no node is recorded (x keeps its grad_fn)."""
     from .indexing import check_inplace  # noqa: PLC0415
 
@@ -89,7 +90,7 @@ OPS = [
     *special_unary.OPS,
     *special_binary.OPS,
     *activations.OPS,
-    op("expit", E.sigmoid, E.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
+    op("expit", UM.sigmoid, UM.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
 ]
 _TABLES = tables(OPS, inplace_method)
 METHODS = _TABLES["METHODS"]     # Tensor methods (and torch.<name>): name -> function taking the tensor first

@@ -12,8 +12,12 @@ from ..device import asarray as _asarray
 from ..device import xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap
-from . import elementwise as E
-from .elementwise import binary, coerce, needs_input_grad, shaped, where
+from . import arithmetic as AR
+from . import comparison as CP
+from . import elementwise_common as EC
+from . import unary_math as UM
+from .clamp_where import where
+from .elementwise_common import binary, coerce, needs_input_grad, shaped
 from .registry import Sample, V, case, op, sample1, sample2
 from .shape import sum_to
 from .special_common import IP, TIP, not_implemented, wrap_as
@@ -28,9 +32,9 @@ class Atan2Backward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        recip = E.reciprocal(a * a + b * b)
+        recip = UM.reciprocal(a * a + b * b)
         from .gather_scatter import masked_fill  # noqa: PLC0415 - indexing is imported after this module
-        recip = masked_fill(recip, E.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
+        recip = masked_fill(recip, CP.isinf(recip), 0)  # torch masks the origin: gradients 0 (and -0.) there, not NaN
         ga = g * b * recip if needs_input_grad(self, 0) else None
         gb = g * -a * recip if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
@@ -39,7 +43,7 @@ class Atan2Backward0(Function):
 def atan2(input, other):
     if not isinstance(other, Tensor):
         raise errors.type_error(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    return binary(Atan2Backward0, input, other, compute_dtype=E.float_division)
+    return binary(Atan2Backward0, input, other, compute_dtype=EC.float_division)
 
 
 arctan2 = atan2
@@ -81,8 +85,8 @@ class LogaddexpBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / E.add_scalar(E.exp(b - a), 1) if needs_input_grad(self, 0) else None
-        gb = g / E.add_scalar(E.exp(a - b), 1) if needs_input_grad(self, 1) else None
+        ga = g / EC.add_scalar(UM.exp(b - a), 1) if needs_input_grad(self, 0) else None
+        gb = g / EC.add_scalar(UM.exp(a - b), 1) if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
 
 
@@ -94,8 +98,8 @@ class Logaddexp2Backward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        ga = g / (1 + E.pow(2, b - a)) if needs_input_grad(self, 0) else None
-        gb = g / (1 + E.pow(2, a - b)) if needs_input_grad(self, 1) else None
+        ga = g / (1 + AR.pow(2, b - a)) if needs_input_grad(self, 0) else None
+        gb = g / (1 + AR.pow(2, a - b)) if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
 
 
@@ -122,7 +126,7 @@ def _xlogy_np(x, y):
 
 def _xlogy_grad(g, other):
     """at::xlogy(grad, other): g * log(other), 0 where g == 0 (differentiable in g and other)."""
-    return where(g == 0, 0.0, g * E.log(other))
+    return where(g == 0, 0.0, g * UM.log(other))
 
 
 class _XlogBackward0(Function):
@@ -199,14 +203,14 @@ def xlogy(input, other):
 def _xlog(input, other, kernel, nodes):
     """xlogy and xlog1py: kernel(input, other) in the float dtype of the two; nodes: the node of
     (tensor, tensor), (number, tensor) and (tensor, number)."""
-    dt = E.float_division(dtypes.result_type((input, other)))
-    x, y = E.binary_operands(input, other, dt)
+    dt = EC.float_division(dtypes.result_type((input, other)))
+    x, y = EC.binary_operands(input, other, dt)
     if dt is dtypes.float16:  # torch's Half kernel: a number made Half too, each step rounded to Half
         x, y = np.asarray(x, np.float16), np.asarray(y, np.float16)
     try:
         r = kernel(x, y)
     except ValueError:
-        raise E.broadcast_error(input, other) from None
+        raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
     if not isinstance(input, Tensor):
         return record(nodes[1], (other,), out, {"self": input})
@@ -287,7 +291,7 @@ class FmodBackward1(Function):
 
     def backward(self, g):
         a, b = self.saved
-        gb = -g * E.div(a, b, rounding_mode="trunc") if needs_input_grad(self, 1) else None
+        gb = -g * AR.div(a, b, rounding_mode="trunc") if needs_input_grad(self, 1) else None
         return sum_to(g, a.shape), shaped(gb, b)
 
 
@@ -298,13 +302,13 @@ def _fmod_np(a, b):
 def fmod(input, other):
     other = coerce(other)
     dt = dtypes.result_type((input, other))
-    x, y = E.binary_operands(input, other, dt)
+    x, y = EC.binary_operands(input, other, dt)
     if not dt.is_floating_point and np.any(np.equal(y, 0)):
         raise errors.runtime("ZeroDivisionError")
     try:
         r = _fmod_np(x, y)
     except ValueError:
-        raise E.broadcast_error(input, other) from None
+        raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, (input,), out, {"other": other})
@@ -321,7 +325,7 @@ class CopysignBackward0(Function):
     def backward(self, g):
         a, b, result = self.saved
         ga = _copysign_grad(g, a, result) if needs_input_grad(self, 0) else None
-        gb = E.mul(b, 0.0) if needs_input_grad(self, 1) else None
+        gb = AR.mul(b, 0.0) if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
 
 
@@ -344,12 +348,12 @@ def _copysign_grad(g, a, result):
 
 def copysign(input, other):
     other = coerce(other)
-    dt = E.float_division(dtypes.result_type((input, other)))
-    x, y = E.binary_operands(input, other, dt)
+    dt = EC.float_division(dtypes.result_type((input, other)))
+    x, y = EC.binary_operands(input, other, dt)
     try:
         r = np.copysign(x, y)
     except ValueError:
-        raise E.broadcast_error(input, other) from None
+        raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
     if not isinstance(other, Tensor):
         return record(CopysignBackward1, (input,), out, {"other": other})
@@ -364,7 +368,7 @@ class FmaxBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        keep_a = (a >= b) | E.isnan(b)
+        keep_a = (a >= b) | CP.isnan(b)
         ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
         gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
@@ -378,7 +382,7 @@ class FminBackward0(Function):
 
     def backward(self, g):
         a, b = self.saved
-        keep_a = (a <= b) | E.isnan(b)
+        keep_a = (a <= b) | CP.isnan(b)
         ga = where(keep_a, g, 0.0) if needs_input_grad(self, 0) else None
         gb = where(keep_a, 0.0, g) if needs_input_grad(self, 1) else None
         return shaped(ga, a), shaped(gb, b)
@@ -397,7 +401,7 @@ def float_power(input, exponent):
         input = input.to(dtypes.float64)
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dtypes.float64)
-    return E.pow(input, exponent)
+    return AR.pow(input, exponent)
 
 
 # ---------------------------------------------------------------------------- lerp, addcmul, addcdiv
@@ -411,8 +415,8 @@ class LerpBackward0(Function):
     def backward(self, g):
         w = self._kw["weight"]
         s_shape, e_shape = self._kw["shapes"]
-        gs = sum_to(E.mul_scalar(g, 1 - w), s_shape) if needs_input_grad(self, 0) else None  # torch: grad * (1 - weight)
-        ge = sum_to(E.mul_scalar(g, w), e_shape) if needs_input_grad(self, 1) else None
+        gs = sum_to(EC.mul_scalar(g, 1 - w), s_shape) if needs_input_grad(self, 0) else None  # torch: grad * (1 - weight)
+        ge = sum_to(EC.mul_scalar(g, w), e_shape) if needs_input_grad(self, 1) else None
         return gs, ge
 
 
@@ -448,7 +452,7 @@ def lerp(input, end, weight):
             w = weight
             r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
     except ValueError:
-        raise E.broadcast_error(input, end) from None
+        raise EC.broadcast_error(input, end) from None
     out = wrap_as(r, dt)
     if isinstance(weight, Tensor):
         return record(LerpBackward1, (input, end, weight), out)
@@ -499,7 +503,7 @@ def _ternary(input, t1, t2, fn):
         r = fn(*arrays)
         np.broadcast_shapes(r.shape, input._data.shape)
     except ValueError:
-        raise E.broadcast_error(t1, t2) from None
+        raise EC.broadcast_error(t1, t2) from None
     return wrap_as(r, dt), dt
 
 
@@ -532,7 +536,7 @@ class NanToNumBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.isfinite(x),)
+        return (g * CP.isfinite(x),)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):

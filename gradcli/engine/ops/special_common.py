@@ -15,7 +15,7 @@ from ..device import asarray as _asarray
 from ..device import device as _device
 from ..function import Function
 from ..tensor import Tensor, wrap
-from . import elementwise as E
+from . import elementwise_common as EC
 
 SQRT_PI = math.sqrt(math.pi)
 LN2 = math.log(2.0)
@@ -27,7 +27,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 # ---------------------------------------------------------------------------- helpers
 
 def _c10(dt):
-    return E.c10_name(dt)
+    return EC.c10_name(dt)
 
 
 def not_implemented(kernel, dt):

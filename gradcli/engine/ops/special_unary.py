@@ -15,8 +15,11 @@ from ..device import asarray as _asarray
 from ..device import xp_of
 from ..function import Function
 from ..tensor import wrap
-from . import elementwise as E
-from .elementwise import sgn, unary, where
+from . import elementwise_common as EC
+from . import unary_math as UM
+from .clamp_where import where
+from .elementwise_common import unary
+from .unary_math import sgn
 from .registry import V, case, op, sample1
 from .special_common import (
     BOOL_RESULT,
@@ -152,7 +155,7 @@ class ErfBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (E.mul_scalar(E.exp(-(x ** 2)), 2.0 / SQRT_PI) * g,)
+        return (EC.mul_scalar(UM.exp(-(x ** 2)), 2.0 / SQRT_PI) * g,)
 
 
 class ErfcBackward0(Function):
@@ -163,7 +166,7 @@ class ErfcBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (E.mul_scalar(E.exp(-(x ** 2)), -2.0 / SQRT_PI) * g,)
+        return (EC.mul_scalar(UM.exp(-(x ** 2)), -2.0 / SQRT_PI) * g,)
 
 
 class ErfinvBackward0(Function):
@@ -174,7 +177,7 @@ class ErfinvBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (E.mul_scalar(E.exp(erfinv(x) ** 2), 0.5 * SQRT_PI) * g,)
+        return (EC.mul_scalar(UM.exp(erfinv(x) ** 2), 0.5 * SQRT_PI) * g,)
 
 
 def erf(input):
@@ -210,7 +213,7 @@ class Expm1Backward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (g * E.add_scalar(result, 1),)
+        return (g * EC.add_scalar(result, 1),)
 
 
 class Exp2Backward0(Function):
@@ -221,7 +224,7 @@ class Exp2Backward0(Function):
 
     def backward(self, g):
         (result,) = self.saved[-1:]
-        return (E.mul_scalar(g * result, LN2),)
+        return (EC.mul_scalar(g * result, LN2),)
 
 
 def log1p(input):
@@ -246,7 +249,7 @@ class AsinBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.rsqrt(-x * x + 1),)
+        return (g * UM.rsqrt(-x * x + 1),)
 
 
 class AcosBackward0(Function):
@@ -257,7 +260,7 @@ class AcosBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * -E.rsqrt(-x * x + 1),)
+        return (g * -UM.rsqrt(-x * x + 1),)
 
 
 class AtanBackward0(Function):
@@ -268,7 +271,7 @@ class AtanBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g / E.add_scalar(x * x, 1),)
+        return (g / EC.add_scalar(x * x, 1),)
 
 
 class SinhBackward0(Function):
@@ -301,7 +304,7 @@ class AsinhBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.rsqrt(E.add_scalar(x ** 2, 1)),)
+        return (g * UM.rsqrt(EC.add_scalar(x ** 2, 1)),)
 
 
 class AcoshBackward0(Function):
@@ -312,7 +315,7 @@ class AcoshBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * E.rsqrt(x ** 2 - 1),)
+        return (g * UM.rsqrt(x ** 2 - 1),)
 
 
 class AtanhBackward0(Function):
@@ -323,7 +326,7 @@ class AtanhBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (E.mul_scalar(g, 1) / (1 - x ** 2),)
+        return (EC.mul_scalar(g, 1) / (1 - x ** 2),)
 
 
 class SincBackward0(Function):
@@ -341,8 +344,8 @@ class SincBackward0(Function):
         # (C++ evaluates those operands right to left): the order decides how float32 gradients add up
         x_pi = x * math.pi
         x2_pi = x * x * math.pi
-        sin = E.sin(x_pi)
-        out = g * (((x_pi * E.cos(x_pi)) - sin) / x2_pi)
+        sin = UM.sin(x_pi)
+        out = g * (((x_pi * UM.cos(x_pi)) - sin) / x2_pi)
         return (where(x2_pi == 0.0, 0.0, out),)
 
 
@@ -355,7 +358,7 @@ class Deg2RadBackward0(Function):
         return x * x.dtype.type(math.pi / 180.0)
 
     def backward(self, g):
-        return (E.mul_scalar(g, math.pi / 180.0),)
+        return (EC.mul_scalar(g, math.pi / 180.0),)
 
 
 class Rad2DegBackward0(Function):
@@ -367,7 +370,7 @@ class Rad2DegBackward0(Function):
         return x * x.dtype.type(180.0 / math.pi)
 
     def backward(self, g):
-        return (E.mul_scalar(g, 180.0 / math.pi),)
+        return (EC.mul_scalar(g, 180.0 / math.pi),)
 
 
 def asin(input):
@@ -441,7 +444,7 @@ class RoundBackward1(Function):
         return np.round(x, decimals)
 
     def backward(self, g):
-        return (E.zero_grad(g),)
+        return (EC.zero_grad(g),)
 
 
 def frac(input):
@@ -451,13 +454,13 @@ def frac(input):
 
 def round(input, *, decimals=0):
     if decimals == 0:
-        return E.round(input)
+        return UM.round(input)
     need_float(input, "round_cpu")
     return unary(RoundBackward1, input, kw={"decimals": int(decimals)})
 
 
 def fix(input):
-    return E.trunc(input)
+    return UM.trunc(input)
 
 
 def signbit(input):
@@ -486,7 +489,7 @@ def positive(input):
 
 OPS = [
     # sign and rounding
-    op("sgn", sgn, E.SgnBackward0, sample=sample1(), **IP,
+    op("sgn", sgn, UM.SgnBackward0, sample=sample1(), **IP,
        cases={"sign_zero": case(lambda torch, x0: torch.sgn(x0), V.A)}),
     # exp/log variants and the erf family
     op("log1p", log1p, Log1PBackward0, special=True, sample=sample1("pos"), **TIP,
@@ -528,8 +531,8 @@ OPS = [
        cases={"rad2deg": case(lambda torch, x0: torch.rad2deg(x0), V.A)}),
     op("frac", frac, FracBackward0, sample=sample1(), **TIP,
        cases={"frac": case(lambda torch, x0: torch.frac(x0), [0.25, 1.7, -2.4])}),
-    op("fix", fix, E.TruncBackward0, sample=sample1(), **TIP),
-    op("round", round, E.RoundBackward0, RoundBackward1, special=True, sample=sample1(), **TIP,
+    op("fix", fix, UM.TruncBackward0, sample=sample1(), **TIP),
+    op("round", round, UM.RoundBackward0, RoundBackward1, special=True, sample=sample1(), **TIP,
        cases={"round_decimals": case(lambda torch, x: torch.round(x, decimals=1), [0.32, -0.71, 1.18])}),
     op("signbit", signbit, no_grad=BOOL_RESULT),
     op("isposinf", isposinf, no_grad=BOOL_RESULT),

@@ -1,0 +1,594 @@
+"""Arithmetic: add, sub and rsub, mul, div, neg, pow, floor_divide, remainder. One class per PyTorch
+node: its forward on arrays and its backward on Tensors (so it differentiates again); the shared
+plumbing (operands, recording, the Scalar overloads) is elementwise_common.py's."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes, errors
+from ...backend import vml
+from ..autograd import SavedValue
+from ..device import asarray as _asarray
+from ..device import is_device_array, xp_of
+from ..function import Function, record
+from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
+from ..tensor import Tensor, wrap
+from . import words
+from .clamp_where import where
+from .elementwise_common import (binary, binary_operands, broadcast_error, coerce, float_division, kernel_error,
+                                 mul_scalar, needs_input_grad, not_implemented, scalar_op, scalar_tensor, shaped,
+                                 unary, zero_grad, AddBackward1, DivBackward1, MulBackward1)
+from .registry import V, case, op, sample1, sample2
+from .shape import sum_to
+from .unary_math import log, reciprocal
+
+
+_F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+
+
+def add_alpha(a, b, alpha):
+    """ATen's add/sub with alpha (ufunc add: `vec::fmadd(other, alpha, self)`): float32 and float64 as
+    one fused multiply-add (AVX2/AVX512 builds), b (a number converted to the dtype first) times alpha
+    plus a; float16 with b and alpha rounded to half; integers as they are."""
+    dt = getattr(a, "dtype", None)
+    if type(a) is not np.ndarray or dt not in (_F32, _F64, _F16):
+        return a + alpha * b
+    bb = b if isinstance(b, np.ndarray) else np.asarray(b, dt)
+    al = dt.type(alpha)
+    with np.errstate(all="ignore"):
+        plain = a + al * bb
+        if dt == _F16:
+            return plain
+        from ..rng_math import capability, fma32, fma64  # noqa: PLC0415 - only alpha != 1 needs them
+        if capability() == "default":  # the DEFAULT build's Vectorized fmadd is a * b + c, rounded twice
+            return plain
+        shape = plain.shape  # the kernels take flat arrays of one shape
+        number = np.size(bb) == 1  # a number or a one-element tensor: a stride-0 operand in ATen's loop
+        bb, aa = np.broadcast_to(bb, shape).reshape(-1), np.broadcast_to(a, shape).reshape(-1)
+        r = np.asarray(fma32(bb, al, aa) if dt == _F32 else fma64(bb, al, aa), dt).reshape(shape)
+        if number and r.size <= _GRAIN and a.shape == shape and a.flags.c_contiguous:
+            unfused = _scalar_tail_unfused(r.size, dt.itemsize, capability())
+            if unfused is not None:
+                r.reshape(-1)[unfused] = plain.reshape(-1)[unfused]
+    bad = ~np.isfinite(r)
+    if bad.any():  # the exact product's splitting overflows near the range's end, or inputs are not finite
+        r = np.where(bad, plain, r)
+    return r
+
+
+_GRAIN = 32768  # at::internal::GRAIN_SIZE: one loop over the whole tensor below it
+
+
+def _scalar_tail_unfused(n, itemsize, cap):
+    """With a number (a stride-0 `other`) ATen's vectorized_loop fuses every 2 * Vec::size() block, and
+    (AVX512 only) one more Vec; the rest goes to basic_loop, which the compiler vectorizes with
+    `alpha * other` hoisted out of the loop: its first element fused, then blocks of 16 bytes rounded
+    twice, the last few fused again. Measured against torch 2.13 for every tail length, AVX2 and AVX512.
+    The slice of the flat result that is rounded twice, or None."""
+    lanes = (64 if cap == "avx512" else 32) // itemsize
+    start = n - n % (2 * lanes)
+    if cap == "avx512" and n - start >= lanes:
+        start += lanes
+    block = 16 // itemsize
+    count = (n - start - 1) // block * block
+    return slice(start + 1, start + 1 + count) if count > 0 else None
+
+
+class AddBackward0(Function):
+    """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
+    __slots__ = ()
+    explain = staticmethod(words.add)
+    expression = "{0} + {1}"
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return a + b if alpha is None else add_alpha(a, b, alpha)
+
+    def backward(self, g):
+        sa, sb, alpha = self._kw
+        ga = g if g._data.shape == sa else sum_to(g, sa)
+        if sb is None or self._fns[1] is None:
+            return ga, None
+        gb = g if alpha == 1 else g * alpha
+        return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
+
+
+class SubBackward0(Function):
+    """a - alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
+    __slots__ = ()
+    explain = staticmethod(words.sub)
+    expression = "{0} - {1}"
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return a - b if alpha is None else add_alpha(a, b, -alpha)
+
+    def backward(self, g):
+        sa, sb, alpha = self._kw
+        ga = g if g._data.shape == sa else sum_to(g, sa)
+        if sb is None or self._fns[1] is None:
+            return ga, None
+        gb = -g if alpha == 1 else g * -alpha
+        return ga, (gb if gb._data.shape == sb else sum_to(gb, sb))
+
+
+class RsubBackward1(Function):
+    """other - alpha * self with a number other, as torch.rsub(self, other) records it (`1 - a`)."""
+    __slots__ = ()
+    explain = staticmethod(words.rsub1)
+    expression = "c - {0}"
+
+    @staticmethod
+    def forward(a, b):
+        return b - a
+
+    def backward(self, g):
+        alpha = self._kw.get("alpha", 1) if self._kw else 1
+        return (-g if alpha == 1 else g * -alpha,)
+
+
+class RsubBackward0(Function):
+    """torch.rsub(self, other) with two tensors: other - alpha * self."""
+    __slots__ = ()
+    explain = staticmethod(words.rsub0)
+
+    @staticmethod
+    def forward(a, b, alpha=None):
+        return b - a if alpha is None else b - alpha * a
+
+    def backward(self, g):
+        a_shape, b_shape = self._kw["_shapes"]
+        alpha = self._kw.get("alpha")
+        return sum_to(-g if alpha is None else g * -alpha, a_shape), sum_to(g, b_shape)
+
+
+class MulBackward0(Function):
+    __slots__ = ()
+    half_scalar = np.multiply
+    save_inputs = True
+    save_when = ((1,), (0,))
+    explain = staticmethod(words.mul)
+    expression = "{0} * {1}"
+
+    @staticmethod
+    def forward(a, b):
+        return a * b
+
+    def backward(self, g):
+        saved = self._saved
+        if saved is None or saved[0].__class__ is SavedValue or saved[1].__class__ is SavedValue:
+            a, b = self.saved  # checks the saved tensors' versions (or raises: freed)
+        else:
+            a, b = saved  # shapes and numbers (`y * 1.01`): nothing to check, no call (scalar chains)
+        nf = self._fns
+        ga = gb = None
+        if nf[0] is not None:
+            ga = g * b
+            sa = a if a.__class__ is tuple else a._data.shape
+            if ga._data.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1] is not None:
+            gb = g * a
+            sb = b if b.__class__ is tuple else b._data.shape
+            if gb._data.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+class DivBackward0(Function):
+    __slots__ = ()
+    half_scalar = np.true_divide  # (and _DivModeNone, its subclass)
+    save_inputs = True
+    save_when = ((1,), (0, 1))
+    explain = staticmethod(words.div)
+    expression = "{0} / {1}"
+
+    @staticmethod
+    def forward(a, b):
+        return a / b
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = g / b if needs_input_grad(self, 0) else None
+        gb = -g * ((a / b) / b) if needs_input_grad(self, 1) else None  # torch's div_tensor_other_backward, in its order
+        return shaped(ga, a), shaped(gb, b)
+
+
+class DivBackward2(Function):
+    """div with rounding_mode ('floor' or 'trunc'): piecewise constant, zero gradients."""
+    __slots__ = ()
+    explain = ("0 (rounded division is flat between its steps)", "0")
+
+    @staticmethod
+    def forward(a, b, mode):
+        if mode == "floor":
+            if np.result_type(a, b).kind in "iub":
+                _check_int_zero_division(a, b)
+            return np.floor_divide(a, b)
+        if np.result_type(a, b).kind in "iub":
+            _check_int_zero_division(a, b)
+            q = np.floor_divide(a, b)
+            return q + ((np.remainder(a, b) != 0) & (np.less(a, 0) != np.less(b, 0)))
+        return np.trunc(np.true_divide(a, b))
+
+    def backward(self, g):
+        a, b = self._kw["shapes"]
+        return sum_to(zero_grad(g), a), (sum_to(zero_grad(g), b) if needs_input_grad(self, 1) else None)
+
+
+def _check_int_zero_division(a, b):
+    """torch's integer division by zero; shapes that do not broadcast are reported first (NumPy's
+    ValueError, which the callers turn into torch's broadcast message)."""
+    np.broadcast_shapes(np.shape(a), np.shape(b))
+    if np.any(_asarray(b) == 0):
+        raise errors.runtime("ZeroDivisionError")
+
+
+class NegBackward0(Function):
+    __slots__ = ()
+    explain = staticmethod(words.neg)
+    expression = "-{0}"
+    forward = staticmethod(np.negative)
+
+    def backward(self, g):
+        return (-g,)
+
+
+def _pow_scalar(x, p):
+    """x ** p computed as ATen does for floats: x*x, x*x*x, sqrt, rsqrt, 1/x, 1/(x*x) for those
+    exponents, otherwise std::pow (correctly rounded: computed in float64 for narrower floats)."""
+    if x.dtype.kind != "f":
+        return x ** p
+    if p == 2:
+        return x * x
+    if p == 3:
+        return x * x * x
+    if p == 0.5:
+        return _vml_sqrt(x)  # ATen's pow_tensor_scalar_kernel: sqrt_kernel (MKL's VML with gradcli[mkl])
+    if p == -0.5:
+        return 1 / np.sqrt(x)
+    if p == -1:
+        return 1 / x
+    if p == -2:
+        return 1 / (x * x)
+    if p == 0:
+        return np.ones_like(x)
+    if p == 1:
+        return x.copy()
+    if type(x) is not np.ndarray or x.dtype.itemsize < 4:
+        return (x.astype(np.float64) ** p).astype(x.dtype) if x.dtype.itemsize < 8 else x ** p
+    return pow_tensor_scalar(x, p)  # SLEEF's pow on the vector body, the C library's on the tail
+
+
+_vml_sqrt = vml("sqrt", np.sqrt)
+
+
+class PowBackward0(Function):
+    """x ** exponent (a Python number, in kw)."""
+    __slots__ = ()
+    save_inputs = True
+    explain = staticmethod(words.pow0)
+    expression = staticmethod(words.pow_expression)
+    forward = staticmethod(_pow_scalar)
+
+    def backward(self, g):
+        (x,) = self.saved
+        p = self._kw["exponent"]
+        if p == 0:
+            return (zero_grad(g),)
+        return (g * mul_scalar(x ** (p - 1), p),)  # torch's pow_backward: grad * (exponent * self.pow(exponent - 1))
+
+
+class PowBackward1(Function):
+    """x ** y, both tensors."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+    explain = staticmethod(words.pow1)
+
+    @staticmethod
+    def forward(x, y):
+        return pow_tensor_tensor(x, y)
+
+    def backward(self, g):
+        x, y, out = self.saved
+        gx = gy = None
+        if needs_input_grad(self, 0):
+            gx = where(y == 0, 0.0, g * (y * x ** (y - 1)))  # torch: grad * (exponent * self.pow(exponent - 1))
+        if needs_input_grad(self, 1):
+            gy = g * where((x == 0) & (y >= 0), 0.0, out * log(x))  # torch's pow_backward_exponent
+        return shaped(gx, x), shaped(gy, y)
+
+
+class PowBackward2(Function):
+    """number ** tensor (`2 ** a`): the input is the exponent, the base is in kw."""
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+    explain = staticmethod(words.pow2)
+
+    @staticmethod
+    def forward(y, base):
+        if y.dtype.kind in "iu":  # ATen's powi: a negative exponent gives 0 but for a base of 1 or -1
+            return pow_tensor_tensor(xp_of(y).asarray(base, y.dtype), y)
+        if base == 1 or y.dtype.kind != "f" or is_device_array(y):  # CuPy computes its own pow
+            return base ** y
+        # torch.pow(number, tensor): a new contiguous output, then the tensor-tensor kernel
+        return pow_tensor_tensor(np.asarray(base, y.dtype), y, contiguous_out=True)
+
+    def backward(self, g):
+        y, out = self.saved
+        base = self._kw["base"]
+        if base == 0:
+            return (g * where(y >= 0, 0.0, mul_scalar(out, float("-inf"))),)  # torch's pow_backward_exponent
+        # Scalar::log() of a negative base: NaN (the grad comes out with a clear sign bit, as measured)
+        return (g * mul_scalar(out, math.log(base) if base > 0 else math.nan),)
+
+
+def _remainder(a, b):
+    """torch's remainder: fmod, moved into the divisor's sign (so 3 % -3 is +0.0, not NumPy's -0.0)."""
+    if np.result_type(a, b).kind != "f":
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & (np.less(b, 0) != (m < 0)), m + b, m)
+
+
+class RemainderBackward0(Function):
+    """remainder(x, number): one edge."""
+    __slots__ = ()
+    explain = "1"
+    forward = staticmethod(_remainder)
+
+    def backward(self, g):
+        return (g,)
+
+
+class RemainderBackward1(Function):
+    __slots__ = ()
+    explain = ("1", "-floor({pa} / {pb})")
+    save_inputs = True
+    forward = staticmethod(_remainder)
+
+    def backward(self, g):
+        a, b = self.saved
+        gb = -g * div(a, b, rounding_mode="floor") if needs_input_grad(self, 1) else None
+        return shaped(g, a), shaped(gb, b)
+
+
+def _alpha_check(a, b, alpha):
+    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha."""
+    if alpha.__class__ is int:
+        return
+    try:  # TensorIterator's shape check comes first (the op's broadcast error)
+        np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
+    except ValueError:
+        return
+    dt = dtypes.result_type((a, b))
+    if isinstance(alpha, bool):
+        if dt is not dtypes.bool_:
+            raise errors.runtime("Boolean alpha only supported for Boolean results.")
+    elif not dt.is_floating_point and isinstance(alpha, float):
+        raise errors.runtime("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def add(input, other, *, alpha=1, out=None):
+    other = coerce(other)
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
+    r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
+    node = r.grad_fn
+    if node is not None:
+        node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
+                    else None, alpha)
+    return r
+
+
+def sub(input, other, *, alpha=1, out=None):
+    other = coerce(other)
+    if not isinstance(input, Tensor):
+        return rsub(other, input)
+    if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
+        _check_sub_bool(input, other)
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
+    r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
+    node = r.grad_fn
+    if node is not None:
+        node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
+                    else None, alpha)
+    return r
+
+
+subtract = sub
+
+
+def _check_sub_bool(a, b):
+    a_bool = getattr(a, "dtype", None) is dtypes.bool_ or isinstance(a, bool)
+    b_bool = getattr(b, "dtype", None) is dtypes.bool_ or isinstance(b, bool)
+    if a_bool and b_bool:
+        raise errors.runtime("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                             "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise errors.runtime("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                             "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def rsub(input, other, alpha=1):
+    """other - alpha * input; the node torch records for `number - tensor`."""
+    other = coerce(other)
+    if alpha.__class__ is not int:
+        _alpha_check(input, other, alpha)
+    if isinstance(other, Tensor):
+        kw = None if alpha == 1 else {"alpha": alpha}
+        r = binary(RsubBackward0, input, other, kw=kw)
+        _keep_shapes(r, RsubBackward0, input, other)
+        return r
+    _check_sub_bool(input, other)
+    if alpha == 1:
+        return scalar_op(RsubBackward1, input, other, None)
+    dt = dtypes.result_type((input, other, alpha))
+    r = wrap(_asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
+    return record(RsubBackward1, (input,), r, {"alpha": alpha})
+
+
+def _keep_shapes(r, cls, a, b):
+    node = r.grad_fn
+    if node is not None and type(node) is cls:
+        node._kw = dict(node._kw or {})
+        node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+
+
+def _rsub_backward(self, g):
+    return (-g, None)
+
+
+RsubBackward1.backward = _rsub_backward
+
+
+def mul(input, other, *, out=None):
+    c = other.__class__
+    if c is not float and c is not int and c is not Tensor:
+        other = coerce(other)
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return binary(MulBackward0, input, other)
+
+
+multiply = mul
+
+
+_NO_MODE = object()
+
+
+class _DivModeNone(DivBackward0):
+    """torch.div(a, b, rounding_mode=None) spelled out: true division, recorded as DivBackward2."""
+    __slots__ = ()
+
+
+_DivModeNone.__name__ = _DivModeNone.__qualname__ = "DivBackward2"
+
+
+def div(input, other, *, rounding_mode=_NO_MODE, out=None):
+    other = coerce(other)
+    if rounding_mode is None:
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        return binary(_DivModeNone, input, other, compute_dtype=float_division)
+    if rounding_mode is not _NO_MODE:
+        if rounding_mode not in ("floor", "trunc"):
+            raise errors.value(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        if not isinstance(input, Tensor):
+            input = scalar_tensor(input, other)
+        r = binary(DivBackward2, input, other, kw={"mode": rounding_mode})
+        if r.grad_fn is not None:
+            r.grad_fn._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
+        return r
+    if not isinstance(input, Tensor):
+        return mul(reciprocal(other), input)
+    return binary(DivBackward0, input, other, compute_dtype=float_division)
+
+
+divide = true_divide = div
+
+
+def neg(input):
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return unary(NegBackward0, input, float_only=False)
+
+
+negative = neg
+
+
+def pow(input, exponent):
+    exponent = coerce(exponent)
+    if not isinstance(input, Tensor):
+        if dtypes.result_type((exponent, input)) is dtypes.bool_:
+            raise kernel_error("pow", dtypes.bool_)
+        return scalar_op(PowBackward2, exponent, input, {"base": input})
+    if isinstance(exponent, Tensor):
+        return binary(PowBackward1, input, exponent)
+    if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
+            and not input.dtype.is_floating_point):
+        raise errors.runtime("Integers to negative integer powers are not allowed.")
+    return scalar_op(PowBackward0, input, exponent, {"exponent": exponent})
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def floor_divide(input, other):
+    other = coerce(other)
+    dt = dtypes.result_type((input, other))
+    if dt is dtypes.bool_:
+        raise kernel_error("div_floor_cpu", dt)
+    x, y = binary_operands(input, other, dt)
+    try:
+        if dt.category != dtypes.FLOAT:
+            _check_int_zero_division(x, y)
+        r = np.floor_divide(x, y)
+    except ValueError:
+        raise broadcast_error(input, other) from None
+    return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (input, other), "aten::floor_divide")
+
+
+def remainder(input, other):
+    other = coerce(other)
+    if isinstance(other, Tensor):
+        _check_remainder_int(input, other)
+        if not isinstance(input, Tensor):
+            dt = dtypes.result_type((input, other))
+            x, y = binary_operands(input, other, dt)
+            try:
+                r = _remainder(x, y)
+            except ValueError:
+                raise broadcast_error(input, other) from None
+            return not_implemented(wrap(_asarray(r).astype(dt.np), dt), (other,),
+                                   "aten::remainder")
+        return binary(RemainderBackward1, input, other)
+    _check_remainder_int(input, other)
+    return scalar_op(RemainderBackward0, input, other, None)
+
+
+def _check_remainder_int(a, b):
+    dt = dtypes.result_type((a, b))
+    if dt is dtypes.bool_:
+        raise kernel_error("remainder_cpu", dt)
+    if dt.category != dtypes.FLOAT:
+        try:
+            _check_int_zero_division(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)
+        except ValueError:
+            raise broadcast_error(a, b) from None
+
+
+# ---------------------------------------------------------------------------- declarations
+
+_ip = {"inplace": True}
+_tip = {"inplace": True, "torch_inplace": True}
+# One declaration per op (registry.py): its names, in-place forms, nodes and gradient-check sample. The
+# in-place wrappers are inplace.py's (methods.py derives the tables: inplace.py imports this module).
+OPS = [
+    op("add", add, AddBackward0, AddBackward1, sample=sample2(alpha=2), operator="+", reflected=True, **_ip),
+    op("sub", sub, SubBackward0, aliases=("subtract",), sample=sample2(alpha=0.5), operator="-", reflected=rsub, **_ip),
+    op("mul", mul, MulBackward0, MulBackward1, aliases=("multiply",), sample=sample2(), operator="*", reflected=True,
+       **_ip),
+    op("div", div, DivBackward0, DivBackward1, DivBackward2, aliases=("divide", "true_divide"),
+       sample=sample2("any", "pos"), operator="/", reflected=lambda x, y: mul(reciprocal(x), y), **_ip),
+    op("neg", neg, NegBackward0, sample=sample1(), operator="-x", **_tip),
+    op("negative", neg, NegBackward0, sample=sample1()),
+    op("pow", pow, PowBackward0, PowBackward1, PowBackward2, sample=sample2("pos", "any"), operator="**", **_ip,
+       cases={"pow_tensor": case(lambda torch, x0, x1: torch.pow(x0, x1), V.P, V.B)}),
+    op("square", square, PowBackward0, sample=sample1(), **_tip),
+    op("floor_divide", floor_divide, no_grad="torch records NotImplemented (no derivative for floor_divide)", operator="//",
+       **_ip),
+    op("remainder", remainder, RemainderBackward0, RemainderBackward1, sample=sample2("any", "pos"), operator="%",
+       **_ip),
+    op("rsub", rsub, RsubBackward0, RsubBackward1, method=False, sample=sample2(alpha=2)),  # torch.rsub: y - alpha * x
+]
