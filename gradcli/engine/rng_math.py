@@ -335,14 +335,20 @@ _TWO_PI_F32 = _F32(2.0 * math.pi)
 fast_avx = [True]  # the fused float32 blocks through rng_avx (False: the reference code here; the checks)
 
 
-def box_muller_blocks(d, mean, std, dtype):
+def box_muller_blocks(d, mean, std, dtype, out=None):
     """NormalFill16 over `d` (k*16 uniforms in `dtype`, blocks of 16 in order): slots 0-7 of each
-    block get r*cos, slots 8-15 r*sin, with u1 = 1 - d[0:8], u2 = d[8:16]."""
+    block get r*cos, slots 8-15 r*sin, with u1 = 1 - d[0:8], u2 = d[8:16]. Written into out (contiguous,
+    float64 for double, else float32) when given."""
     if dtype == _F32 and fused() and fast_avx[0]:
         from .rng_avx import normal_blocks  # noqa: PLC0415 - rng_avx builds on this module
-        return normal_blocks(d, mean, std)
+        res = normal_blocks(d, mean, std)
+        if out is None:
+            return res
+        out[...] = res
+        return out
     d = np.ascontiguousarray(d)
-    out = np.empty(d.size, _F64 if dtype == _F64 else _F32)
+    if out is None:
+        out = np.empty(d.size, _F64 if dtype == _F64 else _F32)
     for i in range(0, d.size, _CHUNK):
         _box_muller(d[i:i + _CHUNK], mean, std, dtype, out[i:i + _CHUNK])
     return out

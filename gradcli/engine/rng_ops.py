@@ -310,7 +310,8 @@ def normal_serial(g, n, mean, std):
 
 def normal_fill(g, n, mean, std, np_dtype, out=None):
     """normal_fill: n >= 16 contiguous elements, Box-Muller on blocks of 16 uniforms; a ragged end
-    draws 16 more and recomputes the last 16 slots. out: where float32 values may go directly."""
+    draws 16 more and recomputes the last 16 slots. out: where values of the opmath dtype (float32 for
+    float, float64 for double) may go directly (the tensor's own memory)."""
     op = _F64 if np_dtype == _F64 else _F32
     whole = n - n % 16
     if op == _F32 and M.fused() and M.fast_avx[0]:  # the AVX2 kernel, its uniforms drawn a chunk at a time
@@ -325,16 +326,17 @@ def normal_fill(g, n, mean, std, np_dtype, out=None):
         return out.astype(np_dtype, copy=False)
     # float and double draw all n uniforms into the output first; float16 (opmath float) only 16 a block
     d = opmath_uniform(g, n if np_dtype == op else whole, op)
-    out = np.empty(n, op)
-    out[:whole] = M.box_muller_blocks(d[:whole], mean, std, op)
+    if out is None or out.dtype != op:
+        out = np.empty(n, op)
+    M.box_muller_blocks(d[:whole], mean, std, op, out=out[:whole])
     if n % 16:
-        out[n - 16:] = M.box_muller_blocks(opmath_uniform(g, 16, op), mean, std, op)
+        M.box_muller_blocks(opmath_uniform(g, 16, op), mean, std, op, out=out[n - 16:])
     return out.astype(np_dtype, copy=False)
 
 
 def normal_values(g, shape_numel, contiguous, mean, std, np_dtype, out=None):
-    """The values of normal_ (flat, in iteration order); the float32 block kernel writes them into out
-    (the tensor's own memory, when given) and returns it."""
+    """The values of normal_ (flat, in iteration order); the block kernels write float32 and float64
+    values into out (the tensor's own memory, when given) and return it."""
     if shape_numel >= 16 and contiguous:
         return normal_fill(g, shape_numel, mean, std, np_dtype, out)
     return normal_serial(g, shape_numel, mean, std).astype(np_dtype)
