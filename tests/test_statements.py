@@ -497,7 +497,8 @@ def test_each_step_of_the_statement_recipe_left_out_fails():
     for step in ("rule", "terminal"):
         with pytest.raises(Exception, match="REPEAT|repeat_stmt"):
             _scratch_rules(_recipe_grammar(text, [step]))
-    for fields in ("count", "count, body, orelse", "count=None, body"):
+    grammar.check(grammar.declarations(full.replace("Repeat(count, body)", "Repeat(count, *body)")), _scratch_rules(full))
+    for fields in ("count", "count, body, orelse", "count=None, body", "count, body, extra, *rest"):
         bad = full.replace("Repeat(count, body)", "Repeat(%s)" % fields)
         with pytest.raises(grammar.GrammarDeclarationError, match="Repeat"):
             grammar.check(grammar.declarations(bad), _scratch_rules(bad))
@@ -516,7 +517,7 @@ def test_the_grammar_declarations_are_read_as_written():
     """The `// @statement` lines of the real grammar make the classes ast.py has (fields and defaults,
     the description's words), and a line that cannot be read is an error that names it."""
     decls = {d.name: d for d in grammar.declarations(parser.grammar_path().read_text())}
-    assert set(decls) == {"Pass", "Break", "Continue", "Assert", "Raise", "While"}
+    assert set(decls) == {"Pass", "Break", "Continue", "Assert", "Raise", "While", "Import", "Global", "Nonlocal"}
     for name, d in decls.items():
         cls = getattr(A, name)
         assert cls.__module__ == A.__name__ and cls.statement.rule == d.rule and name in A.__all__
@@ -526,13 +527,19 @@ def test_the_grammar_declarations_are_read_as_written():
     assert A.Break.statement.only_in == ("loop", "'break' outside loop",
                                          "break can only be used in the body of a for or while loop")
     assert A.Continue.statement.only_in[1] == "'continue' not properly in loop"
+    assert A.Nonlocal.statement.only_in == ("function", "nonlocal declaration not allowed at module level", None)
+    assert (A.Global._fields, A.Global.statement.rest, A.Global.statement.declares) == (("names",), True, "global")
+    assert (A.Import.statement.binds, A.Import.statement.rest, A.Assert.statement.rest) == (("names",), True, False)
     assert (A.While.statement.blocks, A.While.statement.loop, A.While.statement.gen) == (("body", "orelse"), True,
                                                                                         "g_while")
-    for line, message in [("Odd(a b) loop", "field"), ("Odd(a=None, b) loop", "field"), ("Odd(a) sometimes", "option"),
+    for line, message in [("Odd(a b) loop", "field"), ("Odd(a=None, b) loop", "field"), ("Odd(*a, b)", "field"),
+                          ("Odd(*a=[])", "field"), ("Odd(a) sometimes", "option"),
                           ("Odd(a) only_in=loop", "error="), ('Odd(a) "x"', "quoted"), ("Odd(a) hint=\"h\"", "only_in"),
                           ("Odd(a) scope=module", "option"), ("Odd a", "cannot read")]:
         with pytest.raises(grammar.GrammarDeclarationError, match=message):
             grammar.declarations("x\n// @statement %s\nodd_stmt: ODD\n" % line)
+    assert grammar.declarations("x\n// @statement Odd(a, b=None, *c)\nodd_stmt: ODD\n")[0].fields == \
+        (("a", None), ("b", "None"), ("c", "*"))
     extra = grammar.declarations('x\n// @statement Odd(a, b=[]) binds=a lower=s_other declares=global only_in=function '
                                  'error="no" hint="a hint"\nodd_stmt: ODD\n')[0]
     assert (extra.rule, extra.fields) == ("odd_stmt", (("a", None), ("b", "[]")))

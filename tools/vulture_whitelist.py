@@ -13,11 +13,8 @@ _.simple_stmt
 _.augassign
 _.annassign
 _.return_stmt
-_.global_stmt
-_.nonlocal_stmt
 _.del_stmt
 _.yield_stmt
-_.import_stmt
 _.dotted_name
 _.dotted_as_name
 _.import_as_names

@@ -7,7 +7,7 @@ declares the statements and has every node class: the expressions are declared i
 the base classes, spans (see there) and ``walk``/``iter_child_nodes`` in ``nodes.py``.
 
 The ordinary statements (``// @statement`` in grammar/gradscript.lark: While, Assert, Raise, Pass,
-Break, Continue, and any statement added since) are declared in the grammar, on the line above their
+Break, Continue, Import, Global, Nonlocal, and any statement added since) are declared in the grammar, on the line above their
 rule, and made here from it (``declared_class``; grammar.py reads the lines): their fields are the
 rule's children in order. The classes below are the statements that need a reducer or logic of their
 own (CPython's errors on what the grammar lets through, clauses, parameters).
@@ -17,7 +17,7 @@ Node set (field names in constructor order; ``[]`` lists, ``?`` optional (None))
 Module(body: [Stmt])
 
 Statements (subclasses of Stmt)
-  Import(names: [Alias])                     import torch.nn as nn, numpy as np
+  Import(names: [Alias])                     import torch.nn as nn, numpy as np  (the grammar's)
   ImportFrom(module: str, names: [Alias])    from torch import nn, optim; names [Alias("*")] for *
   Assign(targets: [Expr], value: Expr)       a = b = 1 -> targets [a, b]; a, b = t -> [Tuple]
   AugAssign(target: Expr, op: str, value)    op is the binary symbol: '+' for +=, '//' for //= ...
@@ -35,7 +35,7 @@ Statements (subclasses of Stmt)
         parameter name to its annotation (only annotated ones).
   ClassDef(name: str, bases: [Expr], body: [Stmt], keywords: [Keyword], decorators: [Expr])
   Return(value: Expr?)          Assert(test: Expr, msg: Expr?)  (the grammar's)
-  Delete(targets: [Expr])       Global(names: [str])        Nonlocal(names: [str])
+  Delete(targets: [Expr])       Global(names: [str])        Nonlocal(names: [str])  (the grammar's)
   Pass()  Break()  Continue()   (the grammar's)
   Try(body: [Stmt], handlers: [ExceptHandler], orelse: [Stmt], finalbody: [Stmt])
   Raise(exc: Expr?, cause: Expr?)            raise / raise X / raise X from Y  (the grammar's)
@@ -67,9 +67,9 @@ from .nodes import Expr, Node, NodeType, Stmt, iter_child_nodes, walk
 
 __all__ = [
     "Node", "Stmt", "Expr", "Module", "Statement", "target_names", "declared_class",
-    "Import", "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
+    "ImportFrom", "Alias", "Assign", "AugAssign", "AnnAssign", "ExprStmt",
     "For", "If", "With", "WithItem", "FunctionDef", "ClassDef", "Return",
-    "Delete", "Global", "Nonlocal", "Try", "ExceptHandler", "Yield",
+    "Delete", "Try", "ExceptHandler", "Yield",
     "Name", "Constant", "JoinedStr", "FormattedValue", "List", "Tuple", "Set", "Dict",
     "ListComp", "SetComp", "GeneratorExp", "DictComp", "Comprehension",
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Lambda", "Call", "Keyword",
@@ -89,6 +89,7 @@ class Statement:
     rule:     the grammar rule the builder makes it from field by field: the rule's children, tokens
               left out, are the node's fields in order, and it spans them (None: builder.py has a
               reducer named after its rule)
+    rest:     its last field takes the rule's children after the other fields', as a list
     blocks:   the fields that hold statement lists run in this statement's scope, in source order;
               'handlers.body' is the body of each item of ``handlers``
     loop:     its ``body`` (not its ``else``) is a loop body (break and continue may stand there)
@@ -99,13 +100,13 @@ class Statement:
     declares: 'global' or 'nonlocal': its ``names`` are declared so in its scope
     """
 
-    __slots__ = ("node", "rule", "blocks", "loop", "scope", "only_in", "binds", "declares", "lower", "gen",
+    __slots__ = ("node", "rule", "rest", "blocks", "loop", "scope", "only_in", "binds", "declares", "lower", "gen",
                  "get_blocks", "get_binds", "checked")
 
-    def __init__(self, lower, *, gen=None, rule=None, blocks=(), loop=False, scope=None, only_in=None, binds=(),
-                 declares=None):
+    def __init__(self, lower, *, gen=None, rule=None, rest=False, blocks=(), loop=False, scope=None, only_in=None,
+                 binds=(), declares=None):
         self.node = None  # the class it describes (set when the class is made)
-        self.lower, self.gen, self.rule = lower, gen, rule
+        self.lower, self.gen, self.rule, self.rest = lower, gen, rule, rest
         self.blocks, self.loop, self.scope, self.only_in = tuple(blocks), loop, scope, only_in
         self.binds, self.declares = tuple(binds), declares
         self.get_blocks = [(_getter(b), "." in b) for b in self.blocks]
@@ -193,13 +194,6 @@ class Alias(Node):
     name: str
     asname: Optional[str] = None
 
-
-class Import(Stmt):
-    """`import a.b as c, d`."""
-
-    names: list[Alias]
-
-    statement = Statement("s_import", binds=("names",))
 
 
 class ImportFrom(Stmt):
@@ -333,24 +327,6 @@ class Delete(Stmt):
     statement = Statement("s_delete", binds=("targets",))
 
 
-class Global(Stmt):
-    """`global a, b`."""
-
-    names: list[str]
-
-    statement = Statement("s_global", declares="global")
-
-
-class Nonlocal(Stmt):
-    """`nonlocal a, b`."""
-
-    names: list[str]
-
-    statement = Statement("s_nonlocal", declares="nonlocal",
-                          only_in=("function", "nonlocal declaration not allowed at module level", None))
-
-
-
 
 
 class ExceptHandler(Node):
@@ -390,7 +366,8 @@ class Yield(Stmt):
 
 def declared_class(d: grammar.Declaration) -> type:
     """The node class of a statement the grammar declares (``// @statement``, grammar.py): a Stmt whose
-    fields are the declaration's (a default None, or a new list for ``=[]``), its description built
+    fields are the declaration's (a default None, or a new list for ``=[]``; ``*names``, the list of
+    the rule's remaining children, is required), its description built
     from the declaration's options, its lowerings ``s_NAME`` (and ``g_NAME`` for a statement with
     blocks) unless the declaration names others."""
     annotations: dict = {}
@@ -399,13 +376,14 @@ def declared_class(d: grammar.Declaration) -> type:
                                   % (d.rule, d.name, ", ".join(f for f, _ in d.fields))}
     for name, default in d.fields:
         annotations[name] = "Any"
-        if default is not None:
+        if default is not None and default != "*":
             value = grammar.DEFAULTS[default]
             namespace[name] = field(default_factory=value) if value is list else value
     options = dict(d.options)
     lower = options.pop("lower", "s_" + d.name.lower())
     gen = options.pop("gen", "g_" + d.name.lower() if options.get("blocks") else None)
-    namespace["statement"] = Statement(lower, gen=gen, rule=d.rule, **options)
+    rest = bool(d.fields) and d.fields[-1][1] == "*"
+    namespace["statement"] = Statement(lower, gen=gen, rule=d.rule, rest=rest, **options)
     return NodeType(d.name, (Stmt,), namespace)
 
 

@@ -116,13 +116,6 @@ class _Builder(SignatureReducers):
         check_not_starred(c[1])
         return set_span(ast.Return(c[1]), c[0], c[1])
 
-    def global_stmt(self, c: list) -> ast.Global:
-        return set_span(ast.Global([ident(t) for t in c[1:]]), c[0], c[-1])
-
-    def nonlocal_stmt(self, c: list) -> ast.Nonlocal:
-        return set_span(ast.Nonlocal([ident(t) for t in c[1:]]), c[0], c[-1])
-
-
     def del_stmt(self, c: list) -> ast.Delete:
         target = c[1]
         # an unparenthesised `del a, b` deletes each; `del (a, b)` keeps the tuple
@@ -143,9 +136,6 @@ class _Builder(SignatureReducers):
             return set_span(ast.Yield(c[2], True), c[0], c[2])
         check_not_starred(c[1])
         return set_span(ast.Yield(c[1]), c[0], c[1])
-
-    def import_stmt(self, c: list) -> ast.Import:
-        return set_span(ast.Import(c[1:]), c[0], c[-1])
 
     def dotted_name(self, c: list) -> list:
         return c
@@ -450,11 +440,19 @@ class _Builder(SignatureReducers):
 def node_reducer(cls: type):
     """The reducer of a rule that a statement's description names (``ast.Statement.rule``): the
     rule's children are the node's fields in order, its keywords and punctuation left out and a
-    name (NAME) as its identifier; the node spans the children (to the last statement of a block
-    that ends them)."""
+    name (NAME) as its identifier, the children after the other fields' in a list for the last field
+    when the description says so (``rest``: `global a, b`); the node spans the children (to the last
+    statement of a block that ends them)."""
     if not cls._fields:  # `pass`, `break`: the keyword alone
         def reduce(c: list) -> Any:
             return set_span(cls(), c[0], c[-1])
+    elif cls.statement.rest:
+        fixed = len(cls._fields) - 1
+
+        def reduce(c: list) -> Any:
+            kept = [x if type(x) is not Token else ident(x) for x in c if type(x) is not Token or x.type == "NAME"]
+            node = cls(*kept[:fixed], kept[fixed:])
+            return set_span(node, c[0], c[-1])
     else:
         def reduce(c: list) -> Any:
             node = cls(*[x if type(x) is not Token else ident(x) for x in c

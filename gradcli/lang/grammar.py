@@ -9,7 +9,8 @@ there too, on the line above its rule::
 
 ``ast.py`` makes the node class ``While`` of it (a ``Stmt`` with those fields, in order: the rule's
 children as the builder's generic reducer passes them, keywords and punctuation left out, a NAME as
-its identifier; a default ``None`` or ``[]`` for a child the rule may leave out) with its
+its identifier; a default ``None`` or ``[]`` for a child the rule may leave out; ``*names`` last
+for the list of the rule's remaining children, as in ``Global(*names)``) with its
 description (``ast.Statement``) built from the words after it:
 
 - ``blocks=a,b``: the fields that hold statement lists in its scope; ``loop``: its ``body`` is a
@@ -103,13 +104,17 @@ def declarations(grammar: str) -> list:
 
 
 def _fields(name: str, spec: str) -> tuple:
-    out = []
+    out: list = []
     for item in filter(None, (s.strip() for s in spec.split(","))):
         field, eq, default = (s.strip() for s in item.partition("="))
-        if not field.isidentifier() or (eq and default not in DEFAULTS) or (out and out[-1][1] and not eq):
+        rest = field.startswith("*") and not eq
+        if rest:
+            field, default = field[1:], "*"
+        if not field.isidentifier() or (eq and default not in DEFAULTS) or \
+                (out and (out[-1][1] == "*" or (out[-1][1] and not eq and not rest))):
             raise GrammarDeclarationError("@statement %s: field %r (a name, then =None or =[] for one the "
-                                          "rule may leave out, after the required ones)" % (name, item))
-        out.append((field, default if eq else None))
+                                          "rule may leave out, after the required ones; *name last)" % (name, item))
+        out.append((field, default if eq or rest else None))
     return tuple(out)
 
 
@@ -156,12 +161,14 @@ def check(decls: list, rules: list) -> None:
         if d.rule not in statements:  # (Lark's rules leave out a rule nothing reaches)
             raise GrammarDeclarationError("@statement %s: %s is not a statement (a rule of the grammar, and an "
                                           "alternative of %s)" % (d.name, d.rule, " or ".join(STATEMENT_RULES)))
+        rest = bool(d.fields) and d.fields[-1][1] == "*"
         required = sum(1 for _, default in d.fields if default is None)
+        most = float("inf") if rest else len(d.fields)
         for expansion in by_origin[d.rule]:
             if any(not s.is_term and s.name.startswith("_") for s in expansion):
-                continue  # (an inlined rule: its children are not counted here)
+                continue  # (an inlined rule, such as a repetition's: its children are not counted here)
             kept = sum(1 for s in expansion if (not s.is_term) or (s.name == "NAME" and not s.filter_out))
-            if not required <= kept <= len(d.fields):
+            if not required <= kept <= most:
                 raise GrammarDeclarationError(
                     "@statement %s: %s gives %d children (%s), the fields are %s"
                     % (d.name, d.rule, kept, " ".join(s.name for s in expansion),
