@@ -21,7 +21,10 @@ _F64 = np.float64
 
 # where each function's probes lie: the ranges the random kernels and the losses feed them
 _DOMAIN = {"log": (2.0 ** -60, 4.0), "log1p": (-1.0 + 2.0 ** -40, 3.0), "sin": (-7.0, 7.0),
-           "cos": (-7.0, 7.0), "tan": (-1.6, 1.6), "exp": (-40.0, 40.0)}
+           "cos": (-7.0, 7.0), "tan": (-1.6, 1.6), "exp": (-40.0, 40.0),
+           # and the float32 hyperbolic functions ATen's scalar loops call (ops/special_unary.py)
+           "sinh": (-12.0, 12.0), "cosh": (-12.0, 12.0), "asinh": (-100.0, 100.0), "acosh": (1.0, 100.0),
+           "atanh": (-0.999, 0.999)}
 _PROBES = 4096
 _fast_ok = {}
 _slow = {}
