@@ -403,3 +403,8 @@ in_effect
 fast_loops
 # gradcli/render/jsonout.py
 schema
+# The golden comparison's entry for a runner RunResult: the project's golden tests (tests/test_samples.py,
+# test_goldens_meta.py, test_tutorial_corpus.py) compare run_source's results with it; `gradcli test`
+# compares the executor's outcomes (actual_from_outcome).
+# gradcli/testing/golden.py
+actual_from_result

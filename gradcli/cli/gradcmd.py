@@ -223,7 +223,8 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
         if type(exc).__name__ == "CudaUnavailable":
             raise UsageProblem(str(exc)) from None
         if getattr(exc, "type_name", None) == "InternalError":
-            from .runcmd import internal_error_text, report_internal  # noqa: PLC0415
+            from .executor import internal_error_text  # noqa: PLC0415
+            from .runcmd import report_internal  # noqa: PLC0415
 
             if not flags.json or flags.debug:
                 report_internal(exc, flags.debug)

@@ -10,6 +10,7 @@ from gradcli.records import record
 from gradcli.render.jsonout import dumps, run_doc, simple_error  # light; here, so that a Ctrl-C while it is
 #                                                                 imported is the start-up handler's (entry.py)
 
+from . import executor
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, Flags,
                      TIMEOUT_GRACE, UsageProblem, check_device, decode_source, env_flag, hard_deadline,
                      cap_memory_error, say, say_usage, size_text, usage_hint)
@@ -80,24 +81,6 @@ def read_sources(files, expr) -> list[Source]:
     return sources
 
 
-def _warning_dict(*args, **kwargs) -> dict:
-    w = args[0] if len(args) == 1 and not kwargs else None
-    if w is None:
-        data = dict(zip(("category", "message", "line", "column"), args))
-        data.update(kwargs)
-    else:
-        data = {k: getattr(w, k, None) for k in ("category", "message", "line", "column")}
-        if isinstance(w, str):
-            data["message"] = w
-    data["category"] = data.get("category") or "UserWarning"
-    data["message"] = str(data.get("message"))
-    return {k: data.get(k) for k in ("category", "message", "line", "column")}
-
-
-def _is_cuda_unavailable(exc) -> bool:
-    return type(exc).__name__ == "CudaUnavailable"
-
-
 def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool, previous=(),
             started=None) -> Outcome:
     """Run one input; stream its output unless --json; render its error and warnings on stderr.
@@ -111,7 +94,7 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
     if started is not None:
         started[1] = outcome  # what it printed, if an interrupt ends it
     if src.decode_error is not None:
-        err = _Located(filename=src.name, **src.decode_error)
+        err = executor.Located(filename=src.name, **src.decode_error)
         outcome.error, outcome.exit_code = error_json(err, src.name), EXIT_SCRIPT
         if not flags.json:
             print_error(err, sys.stderr, color_err, source=None, filename=src.name)
@@ -213,95 +196,35 @@ MAX_JSON_OUTPUT = 1 << 28  # characters a run may print under --json (the parent
 
 
 def execute(src: Source, flags: Flags, options, color_err: bool, send, expire=None, watch=None) -> dict:
-    """Run one input (the child's part, or this process's without isolation): ``send(kind, ...)``
-    streams what it prints and warns; returns the outcome as plain data (kind: ok, script, internal,
-    cuda) for _finish. ``expire(session)``: reports a hard timeout when run in this process;
-    ``watch(session)``: starts the child's location reports, returns their stop()."""
-    from gradcli.render.jsonout import error_json, simple_error  # noqa: PLC0415
+    """`run`'s part of a run (in its child, or in this process without isolation): the executor
+    (cli/executor.py) with what `run`'s flags ask of it; ``send(kind, ...)`` streams what it prints
+    and warns, the walkthrough's text and the --summary table; returns its outcome as plain data
+    (Executed.data) for _finish. ``expire(session)``: reports a hard timeout when run in this
+    process; ``watch(session)``: starts the child's location reports, returns their stop()."""
+    if expire is not None:
+        def watch(session):
+            deadline = hard_deadline(options.timeout, lambda: expire(session))
+            deadline.__enter__()
+            return lambda: deadline.__exit__(None, None, None)
 
-    held = [0]
-
-    def write(text, line=None, *rest):
-        if flags.json:  # the parent holds every printed line until the document is written
-            held[0] += len(text)
-            if held[0] > MAX_JSON_OUTPUT:
-                from gradcli.lang.runtime import LimitError  # noqa: PLC0415
-                raise LimitError("MemoryError", f"the output exceeds the limit of {MAX_JSON_OUTPUT:,} characters "
-                                 "that a --json document holds", hint="json_output", node=session.rt.loc[0])
+    def write(text, line=None):
         send("out", text, line)
 
-    def warn(*args, **kwargs):
-        send("warn", _warning_dict(*args, **kwargs))
+    def warn(item):
+        send("warn", item)
 
-    from gradcli.lang import runner  # noqa: PLC0415
-
-    data = {"kind": "ok"}
-    try:
-        session = runner.Session(options, write=write, warn=warn)
-        session.keep_outputs = False  # streamed by send: a run may print more than its memory holds
-        if src.predefine:  # -e CODE: torch, np, nn, F and math are there without imports
-            session.predefine_modules()
-        if (flags.explain or flags.check) and not flags.json:
-            session.on_pass = _pass_printer(color_err, src.name, send)
-        if expire is None:
-            stop = watch(session) if watch is not None else None
-            try:
-                result = session.run(src.text, src.name)
-            finally:
-                if stop is not None:
-                    stop()
-        else:
-            with hard_deadline(options.timeout, lambda: expire(session)):
-                result = session.run(src.text, src.name)
-        if flags.explain:
-            data["explain"] = [r.to_json() for r in result.explain]
-        if flags.check:
-            data["checks"] = [r.to_json() for r in result.checks]
-    except KeyboardInterrupt:
-        raise
-    except Exception as exc:  # noqa: BLE001 - nothing of gradcli's may escape as a traceback
-        if _is_cuda_unavailable(exc):
-            return {"kind": "cuda", "message": str(exc)}
-        if flags.debug and expire is not None:
-            raise
-        import traceback  # noqa: PLC0415
-
-        return {"kind": "internal", "error": simple_error("InternalError", "", src.name),
-                "internal_text": f"{type(exc).__name__}: {exc}",
-                "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))}
-
-    for w in result.warnings:
-        warn(w)
-    variables = result.variables
-    err = result.error
-    if flags.json:
-        from gradcli.render.tensors import MAX_JSON_ELEMENTS, tensors_json  # noqa: PLC0415
-
-        skipped = []
-        data["tensors"] = tensors_json(variables, skipped)
-        if skipped and err is None:  # the run's limit: its tensors cannot all be written
-            data.update(kind="script", error=simple_error(
-                "MemoryError", f"the tensors at the end of the run exceed the limit of {MAX_JSON_ELEMENTS:,} numbers "
-                f"that --json writes (values and grads; not written: {', '.join(skipped)})", src.name,
-                "del the large tensors at the end of the script, or print what you need of them"))
-            return data
+    summary = None
     if flags.summary and not flags.json:
-        data["summary"] = _summary_text(variables, flags.color_out(), src.name, flags.several)
-    if err is not None:
-        internal = isinstance(err, runner.InternalError)
-        original = err.original if internal else None
-        if err.type_name == "KeyboardInterrupt":
-            raise KeyboardInterrupt
-        if err.type_name == "CudaUnavailable" or _is_cuda_unavailable(original):
-            return {"kind": "cuda", "message": str(original or err.message)}
-        data["error"] = error_json(err, src.name)
-        if internal:
-            data.update(kind="internal", internal_text=internal_error_text(err), traceback=err.traceback_text)
-        else:
-            data["kind"] = "script"
-    elif not result.ok:
-        data.update(kind="script", error=simple_error("Error", "the script failed", src.name))
-    return data
+        def summary(variables):
+            return _summary_text(variables, flags.color_out(), src.name, flags.several)
+    outcome = executor.execute(
+        src.text, options, name=src.name, predefine=src.predefine, write=write, warn=warn, watch=watch,
+        on_pass=_pass_printer(color_err, src.name, send) if (flags.explain or flags.check) and not flags.json else None,
+        hold_limit=MAX_JSON_OUTPUT if flags.json else None, passes=True, tensors=flags.json, summary=summary,
+        debug=flags.debug and expire is not None)
+    if outcome.kind == "interrupted":
+        raise KeyboardInterrupt
+    return outcome.data()
 
 
 def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: bool) -> Outcome:
@@ -331,8 +254,7 @@ def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: 
         if not flags.json:
             sys.stdout.flush()
             e = outcome.error
-            located = _Located(e["type"], e["message"], e["file"], e["line"], e["column"], e["end_line"],
-                               e["end_column"], e["hint"])
+            located = executor.Located.from_json(e)
             print_error(located, sys.stderr, color_err, source=src.text, filename=src.name)
     elif kind == "ok" and flags.check:
         _check_not_run(outcome, src, flags)
@@ -373,7 +295,7 @@ def _hard_timeout(src, flags, session, outcome, previous, color_err) -> None:
 
     node = session.rt.loc[0]
     span = {k: getattr(node, k, None) for k in ("line", "column", "end_line", "end_column")}
-    err = _Located("TimeoutError", timeout_text(session.rt.timeout),
+    err = executor.Located("TimeoutError", timeout_text(session.rt.timeout),
                    filename=src.name, hint=hint_text("timeout"), **span)
     outcome.exit_code, outcome.error, outcome.variables = EXIT_SCRIPT, error_json(err, src.name), {}
     if flags.json:
@@ -404,16 +326,6 @@ def _pass_printer(color: bool, name: str, send):
     return on_pass
 
 
-def internal_error_text(err) -> str:
-    """'Type: message' of the failure inside gradcli (err: the runner's InternalError, which wraps it)."""
-    original = err.original
-    if original is not None:
-        text = str(original).strip().splitlines()
-        return f"{type(original).__name__}: {text[0]}" if text else type(original).__name__
-    message = str(err.message)
-    return message[len("internal error: "):] if message.startswith("internal error: ") else message
-
-
 def report_internal(err, debug: bool) -> None:
     """One line on stderr for gradcli's own failure reported by the runner (its InternalError); --debug
     adds the traceback."""
@@ -422,16 +334,7 @@ def report_internal(err, debug: bool) -> None:
         sys.stdout.flush()
         if tb:
             sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")
-    say(f"internal error: {internal_error_text(err)} {INTERNAL_HINT}")
-
-
-class _Located:
-    """A located error built here (a file that is not UTF-8)."""
-
-    def __init__(self, type_name, message, filename=None, line=None, column=None, end_line=None,
-                 end_column=None, hint=None):
-        self.type_name, self.message, self.filename = type_name, message, filename
-        self.line, self.column, self.end_line, self.end_column, self.hint = line, column, end_line, end_column, hint
+    say(f"internal error: {executor.internal_error_text(err)} {INTERNAL_HINT}")
 
 
 def _doc(outcome: Outcome):

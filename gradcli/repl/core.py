@@ -65,8 +65,6 @@ class Repl:
         self.explain = bool(options.explain)
         # `:graph` names the line that created each node (the terminal numbers its inputs on)
         self.show_sites = True
-        self._wrote = False
-        self._warned = False
         self._warning_printer: Any = None
         self._current_filename = filename
         self._writer = self._make_writer()
@@ -107,11 +105,9 @@ class Repl:
         return rich_console(stream if stream is not None else self.out, self.color)
 
     def _write(self, text: str, line: int | None = None, *rest: Any) -> None:
-        self._wrote = True
         self._writer.write(text, line)
 
     def _warn(self, *args: Any, **kwargs: Any) -> None:
-        self._warned = True
         self.show_warning(*args, **kwargs)
 
     def show_warning(self, *args: Any, **kwargs: Any) -> None:
@@ -145,58 +141,46 @@ class Repl:
         self._current_filename = filename
         self._warning_printer = None
         text = "\n" * max(0, first_line - 1) + source.rstrip() + "\n"
-        self._wrote = self._warned = False
-        try:
-            result = self.session.run(text, filename)
+        from ..cli.executor import Located, execute  # noqa: PLC0415
+
+        try:  # the session's own callbacks (_write, _warn, _on_pass) show what it prints as it runs
+            outcome = execute(text, self.options, name=filename, session=self.session)
         except KeyboardInterrupt:
-            self._refresh_variables(None)
+            self._refresh_variables()
             self.out.flush()
             self.message("\nKeyboardInterrupt", error=True)
             self.errors += 1
             return False
-        except Exception as exc:  # noqa: BLE001 - the REPL must survive anything
-            from ..lang.errors import GradScriptError  # noqa: PLC0415
-            self.errors += 1
-            if isinstance(exc, GradScriptError):
-                self.show_error(exc, text, filename)
-            else:
-                self.message(f"gradcli: internal error: {type(exc).__name__}: {exc} (the session goes on)",
-                             error=True)
-            self._refresh_variables(None)
-            return False
-        if not self._wrote:
-            for out in result.outputs:
-                self._write(out.text, out.line)
-        if not self._warned:
-            for warning in result.warnings:
-                self.show_warning(warning)
-        self._refresh_variables(result)
-        error = result.error
-        if error is not None and error.type_name == "KeyboardInterrupt":
+        self._refresh_variables()
+        error = outcome.error
+        if outcome.kind == "interrupted":
             self.out.flush()
             self.message("KeyboardInterrupt", error=True)
             self.errors += 1
             return False
-        if not result.ok or error is not None:
+        if outcome.kind != "ok":
             self.errors += 1
-            if error is not None and error.type_name == "InternalError":
+            if outcome.raised and outcome.kind != "script":
+                what = outcome.internal_text or f"CudaUnavailable: {outcome.message}"
+                self.message(f"gradcli: internal error: {what} (the session goes on)", error=True)
+            elif error["type"] == "InternalError":
                 # gradcli's own failure, not the input's: one line, as `run` says it
-                self.message(f"gradcli: {error.message} (the session goes on)", error=True)
-            elif error is not None:
-                self.show_error(error, text, filename)
+                self.message(f"gradcli: {error['message']} (the session goes on)", error=True)
+            else:
+                self.show_error(Located.from_json(error), text, filename)
             return False
         if record:
             self.accepted.append(source.rstrip())
         return True
 
-    def _refresh_variables(self, result: Any) -> None:
-        variables = result.variables if result is not None else self.session.variables()
+    def _refresh_variables(self) -> None:
+        variables = self.session.variables()
         self.variables = {k: v for k, v in variables.items() if not str(k).startswith("_")}
 
     def scope(self) -> dict[str, Any]:
         """The names in scope, for completion and the meta-commands."""
         if not self.variables:
-            self._refresh_variables(None)
+            self._refresh_variables()
         return self.variables
 
     def session_complete(self) -> Callable[[str], Iterable[str]] | None:

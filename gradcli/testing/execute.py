@@ -100,25 +100,19 @@ def read_script(path, name):
 
 
 def run_here(path, name, options, write=None, watch=None) -> Actual:
-    """Run one script in this process (the child's work; never raises). ``watch(session)``
-    starts the child's location reports and returns their stop()."""
+    """Run one script in this process (the child's work; never raises): the executor
+    (gradcli.cli.executor), its outcome as the comparison needs it. ``write(text, line)`` streams
+    what it prints (else held); ``watch(session)`` starts the child's location reports and returns
+    their stop()."""
     try:
         text, problem = read_script(path, name)
         if problem is not None:
             return Actual("", [], problem["type_name"], problem["message"], problem.get("line"))
-        from gradcli.lang.runner import Session  # noqa: PLC0415
+        from gradcli.cli.executor import execute  # noqa: PLC0415
 
-        from .golden import actual_from_result  # noqa: PLC0415
+        from .golden import actual_from_outcome  # noqa: PLC0415
 
-        session = Session(options, write=write)
-        session.keep_outputs = write is None  # a child streams its lines to the parent: none held here
-        stop = watch(session) if watch is not None else None
-        try:
-            result = session.run(text, name)
-        finally:
-            if stop is not None:
-                stop()
-        return actual_from_result(result)
+        return actual_from_outcome(execute(text, options, name=name, write=write, watch=watch))
     except Exception as exc:  # noqa: BLE001 - a report line, never a traceback
         return Actual("", [], failure=f"internal error: {type(exc).__name__}: {exc}")
 

@@ -162,6 +162,23 @@ def actual_from_result(result) -> Actual:
     return actual
 
 
+def actual_from_outcome(outcome) -> Actual:
+    """An :class:`Actual` from the executor's outcome (gradcli.cli.executor.Executed), as
+    :func:`actual_from_result` makes one from the runner's RunResult."""
+    err = outcome.error
+    if outcome.raised and outcome.kind != "script":
+        # raised out of the run, no result: gradcli's own failure in words
+        what = outcome.internal_text or f"CudaUnavailable: {outcome.message}"
+        return Actual("", [], failure=f"internal error: {what}")
+    outputs = list(outcome.outputs)
+    actual = Actual("".join(text for text, _ in outputs), outputs)
+    if err is not None:
+        if err["type"] == "InternalError":
+            actual.failure = f"internal error: {err['message']}"
+        actual.error_type, actual.error_message, actual.error_line = err["type"], err["message"], err["line"]
+    return actual
+
+
 @dataclass
 class Verdict:
     """The comparison's result: ``passed``, or what differs."""
