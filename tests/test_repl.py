@@ -36,6 +36,9 @@ def repl_env(tmp_path: Path) -> dict[str, str]:
     env.update(HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "state"), NO_COLOR="1",
                TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", COLUMNS="120", LINES="40")
     env.pop("FORCE_COLOR", None)
+    # the parse tables' cache stays the user's (the in-process tests have filled it): a fresh HOME
+    # would rebuild them with Lark in every REPL started here, seconds each on a loaded machine
+    env.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
