@@ -17,7 +17,9 @@ CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
 SNIPPETS = sorted(CORPUS.glob("*.grad"))
 
 KNOWN: dict[str, str] = {
-    "d2l_transformer_ffn_addnorm.grad": "nn.LazyBatchNorm1d is not implemented; everything before it agrees",
+    "d2l_lr_scheduler.grad": "defines plain classes (class SquareRootScheduler: with __init__ and __call__): GradScript "
+                             "has only the nn.Module, autograd.Function and exception class forms, a SyntaxError; "
+                             "everything before it agrees",
     "d2l_linreg_scratch_data_iter.grad": "after 300 float32 SGD steps w differs from torch's in its last bit "
                                          "(matmul's summation order, docs/numerics.md), and the script prints "
                                          "true_w - w, a difference of nearly equal numbers: -9.0599e-05 for "

@@ -49,6 +49,10 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        # torch's set_data: a leaf's gradient accumulator made for another dtype or device is dropped
+        # (its gradients then come in the new dtype: a module's .double() after a forward)
+        if value.dtype is not self.dtype or type(value._data) is not type(self._data):
+            self._accum = None
         self._data = value._data
         self.dtype = value.dtype
 

@@ -1256,6 +1256,7 @@ FUNCTIONAL = {
     'gaussian_nll_loss': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'gelu': ({1: ('TypeError', "gelu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'glu': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
+    'group_norm': ({2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'hardshrink': ({1: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardshrink(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'hardsigmoid': ({1: ('TypeError', "hardsigmoid(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardsigmoid(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'hardswish': ({1: ('TypeError', "hardswish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "hardswish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1264,6 +1265,7 @@ FUNCTIONAL = {
     'hinge_embedding_loss': ({2: ('TypeError', "hinge_embedding_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "hinge_embedding_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "hinge_embedding_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'huber_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'instance_norm': ({1: ('AttributeError', "'{}' object has no attribute 'size'"), 2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
+    'interpolate': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'kl_div': ({2: ('TypeError', "kl_div(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "kl_div(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "kl_div(): argument 'target' (position 2) must be Tensor, not {}"), False),
     'l1_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'layer_norm': ({2: ('TypeError', "layer_norm(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "layer_norm(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -1314,6 +1316,9 @@ FUNCTIONAL = {
     'triplet_margin_loss': ({3: ('TypeError', "triplet_margin_loss(): argument 'anchor' (position 1) must be Tensor, not {}")}, None, False),
     'triplet_margin_with_distance_loss': ({3: ('AttributeError', "'{}' object has no attribute 'ndim'")}, None, False),
     'unfold': ({2: ('TypeError', "im2col(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "im2col(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'upsample': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
+    'upsample_bilinear': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
+    'upsample_nearest': ({1: ('AttributeError', "'{}' object has no attribute 'dim'"), 2: ('AttributeError', "'{}' object has no attribute 'dim'"), 3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
 }
 
 # these also take a Python number first (torch.mul(2, t)): overloads the parser does not list

@@ -7,7 +7,7 @@ modules_more.py), recurrent layers (rnn.py, rnn_ops.py, rnn_packed.py: also torc
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import (functional, functional_margin, functional_multimargin, functional_prelu, functional_shuffle, init,
+from . import (functional, functional_group_norm, functional_margin, functional_upsample, functional_multimargin, functional_prelu, functional_shuffle, init,
                lazy, loss, modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
@@ -41,9 +41,12 @@ def classes():
     out["MultiLabelMarginLoss"] = functional_multimargin.MultiLabelMarginLoss
     out.update({name: getattr(functional_shuffle, name) for name in functional_shuffle.NAMES})
     out["PReLU"] = functional_prelu.PReLU
+    out["GroupNorm"] = functional_group_norm.GroupNorm
+    out.update({name: getattr(functional_upsample, name) for name in functional_upsample.NAMES})
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})
     out.update({name: getattr(rnn, name) for name in rnn.NAMES})
     out["UninitializedParameter"] = lazy.UninitializedParameter
+    out["UninitializedBuffer"] = lazy.UninitializedBuffer
     return out
 
 
@@ -52,7 +55,7 @@ def build(namespace):
     F = namespace("torch.nn.functional", **{n: getattr(functional, n) for n in functional.NAMES})
     I = namespace("torch.nn.init", **{n: getattr(init, n) for n in init.NAMES})
     P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer,
-                  UninitializedParameter=lazy.UninitializedParameter)
+                  UninitializedParameter=lazy.UninitializedParameter, UninitializedBuffer=lazy.UninitializedBuffer)
     R = namespace("torch.nn.utils.rnn", **{n: getattr(rnn_packed, n) for n in rnn_packed.NAMES})
     U = namespace("torch.nn.utils", rnn=R, **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()

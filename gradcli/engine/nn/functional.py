@@ -27,6 +27,8 @@ from ..ops import special as _special
 from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
 from . import functional_conv_transpose as _convt
+from . import functional_group_norm as _gn
+from . import functional_upsample as _up
 from . import functional_loss as _loss
 from . import functional_loss_more as _loss_more
 from . import functional_nll as _nll
@@ -497,6 +499,17 @@ OPS = [
          sample=Sample([((1, 2, 4), (2, 3, 3), (3,))], kwargs={"stride": 2, "padding": 1, "output_padding": 1})),
     _fop("conv_transpose2d", _convt.conv_transpose2d, _convt.ConvolutionBackward0, torch=True,
          sample=Sample([((1, 4, 3, 3), (4, 1, 2, 3), (2,))], kwargs={"stride": 2, "groups": 2, "dilation": (1, 2)})),
+    _fop("interpolate", _up.interpolate, *[n for pair in _up.NODES.values() for n in pair],
+         sample=Sample([((1, 2, 3, 4),), ((1, 2, 5),)], call=lambda torch, x: (
+             torch.nn.functional.interpolate(x, scale_factor=1.7, mode="bilinear" if x.dim() == 4 else "linear"),
+             torch.nn.functional.interpolate(x, size=(5, 3) if x.dim() == 4 else 7, mode="nearest"),
+             torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear" if x.dim() == 4 else "linear",
+                                             align_corners=True)))),
+    _fop("upsample", _up.upsample, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.upsample(x, size=5)),
+    _fop("upsample_nearest", _up.upsample_nearest, shapes=_IMG,
+         call=lambda torch, x, name: torch.nn.functional.upsample_nearest(x, scale_factor=2)),
+    _fop("upsample_bilinear", _up.upsample_bilinear, shapes=_IMG,
+         call=lambda torch, x, name: torch.nn.functional.upsample_bilinear(x, scale_factor=2)),
     _fop("unfold", _conv.unfold, _conv.Im2ColBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
     _fop("max_pool1d", _conv.max_pool1d, _conv.MaxPool2DWithIndicesBackward0, shapes=[((1, 2, 4),)],
          call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2), torch=True),
@@ -531,6 +544,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.channel_shuffle(x, 3), torch=True),
     _fop("layer_norm", _norm.layer_norm, _norm.NativeLayerNormBackward0, shapes=[((2, 3), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.layer_norm(x, (3,), w, b)),
+    _fop("group_norm", _gn.group_norm, _gn.NativeGroupNormBackward0, shapes=[((2, 4, 3), (4,), (4,))],
+         call=lambda torch, x, w, b, name: torch.nn.functional.group_norm(x, 2, w, b)),
     _fop("instance_norm", _norm.instance_norm, shapes=[((2, 3, 4), (3,), (3,))],
          call=lambda torch, x, w, b, name: torch.nn.functional.instance_norm(x, weight=w, bias=b)),
     _fop("rms_norm", _norm.rms_norm, shapes=[((2, 3), (3,))],

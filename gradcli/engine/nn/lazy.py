@@ -9,7 +9,7 @@ from .. import errors
 from ..autograd import no_grad
 from ..tensor import Tensor, init_from
 from .parameter import Parameter
-from .modules_layers import Conv1d, Conv2d, Linear
+from .modules_layers import BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Linear
 
 _NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
              "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
@@ -54,8 +54,37 @@ class UninitializedParameter(Parameter):
         return UninitializedParameter(self.requires_grad, dtype=self.dtype)
 
 
+class UninitializedBuffer(Tensor):
+    """torch.nn.parameter.UninitializedBuffer (a LazyBatchNorm's running statistics before its first call):
+    prints as `<UninitializedBuffer>` and becomes a plain Tensor when `materialize(shape)` is called."""
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        from ..factory import empty  # noqa: PLC0415
+        t = Tensor.__new__(cls)
+        new = empty(0, device=device, dtype=dtype)
+        init_from(t, new._data, new.dtype)
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+    materialize = UninitializedParameter.materialize
+    shape = UninitializedParameter.shape
+    size = UninitializedParameter.size
+
+    def __repr__(self, *, tensor_contents=None):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        return UninitializedBuffer(dtype=self.dtype)
+
+
 def is_lazy(value):
-    return isinstance(value, UninitializedParameter)
+    return isinstance(value, (UninitializedParameter, UninitializedBuffer))
 
 
 class LazyModuleMixin:
@@ -160,8 +189,61 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         self._lazy_conv_init(out_channels, bias, device, dtype)
 
 
-NAMES = ("LazyLinear", "LazyConv1d", "LazyConv2d")
-__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyModuleMixin", "UninitializedParameter", "is_lazy"]
+class _LazyNormBase(LazyModuleMixin):
+    """torch's LazyBatchNorm1d/2d: num_features from the first input's dimension 1, then weight, bias and the
+    running statistics made and initialised as the BatchNorm's (num_batches_tracked exists from the start)."""
+
+    def _lazy_norm_init(self, affine, track_running_stats, device, dtype):
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            from .. import dtypes  # noqa: PLC0415
+            from ..factory import tensor  # noqa: PLC0415
+            self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64, device=device))
+        self._lazy_setup()
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            with no_grad():
+                if self.affine:
+                    self.weight.materialize((self.num_features,))
+                    self.bias.materialize((self.num_features,))
+                if self.track_running_stats:
+                    self.running_mean.materialize((self.num_features,))
+                    self.running_var.materialize((self.num_features,))
+                self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    cls_to_become = BatchNorm1d
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        BatchNorm1d.__init__(self, 0, eps, momentum, False, False, device, dtype)
+        self._lazy_norm_init(affine, track_running_stats, device, dtype)
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    cls_to_become = BatchNorm2d
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        BatchNorm2d.__init__(self, 0, eps, momentum, False, False, device, dtype)
+        self._lazy_norm_init(affine, track_running_stats, device, dtype)
+
+
+NAMES = ("LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d")
+__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin",
+           "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
+UninitializedBuffer.__module__ = "torch.nn.parameter"
+LazyBatchNorm1d.__module__ = LazyBatchNorm2d.__module__ = "torch.nn.modules.batchnorm"
 
 UninitializedParameter.__module__ = "torch.nn.parameter"
 LazyLinear.__module__ = "torch.nn.modules.linear"

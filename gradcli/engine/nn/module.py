@@ -435,8 +435,7 @@ class Module:
                 continue
             with no_grad():
                 new = fn(param)
-            param._data = new._data
-            param.dtype = new.dtype
+            param.data = new  # as torch's param.data = ...: drops an accumulator of the old dtype
             if param._grad is not None:
                 with no_grad():
                     g = fn(param._grad)
