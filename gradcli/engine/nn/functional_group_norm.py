@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
-from ..ops import elementwise as E
+from ..ops import unary_math as UM
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops import words
@@ -56,7 +56,7 @@ class NativeGroupNormBackward0(Function):
         gg = S.reshape(gw_, (n, groups, -1))
         mean = R.mean(xg, (-1,), keepdim=True)
         xc = xg - mean
-        rstd = E.rsqrt(R.mean(xc * xc, (-1,), keepdim=True) + eps)
+        rstd = UM.rsqrt(R.mean(xc * xc, (-1,), keepdim=True) + eps)
         xhat = xc * rstd
         gx = gw = gb = None
         if self.next_functions[0][0] is not None:
