@@ -76,6 +76,18 @@ def test_max_elements_in_every_op_that_can_grow(expr):
     assert err.type_name == "RuntimeError" and "--max-elements" in err.message and err.line == 3, err.message
 
 
+@pytest.mark.parametrize("expr", ["torch.zeros([1] * 65)", "torch.zeros([1] * 64).unsqueeze(0)",
+                                  "torch.zeros([1] * 64)[None]", "torch.zeros(2).reshape([1] * 70 + [2])"])
+def test_more_than_64_dims_is_a_limit_the_script_cannot_catch(expr):
+    # PyTorch takes any number of dims (torch.zeros([1] * 5000)); NumPy's arrays stop at 64: gradcli's
+    # limit, a RuntimeError no `except` of the script catches (it was NumPy's ValueError, caught as one)
+    err = limited(f"import torch\ntry:\n    y = {expr}\nexcept Exception as e:\n    print('caught', e)", seconds=60)
+    assert (err.type_name, err.line) == ("RuntimeError", 3)
+    assert "64 dimensions" in err.message and "GradScript limit" in err.message and "64" in err.hint
+    ok = run_source("import torch\nprint(torch.zeros([1] * 64).dim())", "ok.grad")
+    assert ok.ok and ok.outputs[0].text == "64\n"
+
+
 def test_max_elements_leaves_smaller_tensors_alone():
     result = run_source("import torch\nx = torch.ones(1000, 1) + torch.ones(1000)\nprint(x.numel())", "ok.grad",
                         RunOptions(max_elements=1_000_000))

@@ -28,7 +28,7 @@ from .errors import GradScriptError, python_message
 from .namespaces import Namespaces
 from .options import MAX_SOURCE_CHARS, RunOptions
 from .pyvalues import Namespace, public_attributes, get_attr
-from .runtime import Frame, LimitError, Runtime, is_internal
+from .runtime import MAX_DIMS_MESSAGE, Frame, LimitError, Runtime, is_internal, too_many_dims
 
 # One table of hint texts, keyed by the engine's `gradcli_hint` names and the runner's limits.
 HINTS = {
@@ -53,6 +53,7 @@ HINTS = {
     "dtype_mismatch": "convert one operand first, e.g. .float() or .double()",
     "max_elements": "raise the limit with --max-elements if you really need a tensor this large",
     "max_steps": "a loop that never ends? raise the limit with --max-steps N",
+    "max_dims": "gradcli's tensors have at most 64 dimensions",
     "timeout": "raise the limit with --timeout SECONDS",
     "recursion": "a function that calls itself without end?",
     "source_size": "a .grad script is code, not data: build large tensors in the script (torch.randn, "
@@ -289,6 +290,9 @@ class Session:
                 exc.filename = filename
             return exc
         tagged = getattr(exc, "_gs_node", None)
+        if too_many_dims(exc):
+            return self._convert(LimitError("RuntimeError", MAX_DIMS_MESSAGE, hint="max_dims", node=tagged), node,
+                                 filename)
         internal = getattr(exc, "_gs_internal", None) if tagged is not None else None
         if internal is None:
             internal = is_internal(exc)

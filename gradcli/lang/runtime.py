@@ -371,6 +371,15 @@ def is_internal(exc):
 _LIMIT_HINTS = frozenset(("max_elements", "max_steps", "timeout", "recursion"))
 
 
+def too_many_dims(exc):
+    """NumPy's error for an array of more than 64 dims (NPY_MAXDIMS): PyTorch has no such limit, so it
+    is gradcli's, a limit of the run, never an error of the script's to catch."""
+    return isinstance(exc, ValueError) and str(exc).startswith("maximum supported dimension for an ndarray")
+
+
+MAX_DIMS_MESSAGE = "tensors of more than 64 dimensions are beyond gradcli: NumPy's limit, not PyTorch's (GradScript limit)"
+
+
 def catchable(exc):
     """May a handler of the script (try/except) catch this exception? Only the script's own
     errors: never gradcli's limits (LimitError, the engine's --max-elements error, Python's own
@@ -380,7 +389,7 @@ def catchable(exc):
         return False
     if getattr(exc, "_gs_raised", False):  # the script's own `raise RecursionError(...)` is its own
         return True
-    if isinstance(exc, _LIMIT_TYPES):
+    if isinstance(exc, _LIMIT_TYPES) or too_many_dims(exc):
         return False
     if getattr(exc, "gradcli_hint", None) in _LIMIT_HINTS:
         return False
