@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, UsageProblem, check_device, internal_error, say,
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_SCRIPT, EXIT_USAGE, INTERNAL_HINT, UsageProblem, check_device, internal_error, say,
                      say_usage, usage_hint)
 from .runcmd import read_sources
 
@@ -105,9 +105,10 @@ def graph_command(file: str, var: str, fmt: str, output: str | None, saved: bool
 def _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output=False) -> int:
     from gradcli.engine import autograd  # noqa: PLC0415
     from gradcli.graph import model, writers  # noqa: PLC0415
-    from gradcli.lang import runner  # noqa: PLC0415
     from gradcli.render.diagnostics import WarningPrinter, print_error  # noqa: PLC0415
-    from gradcli.render.jsonout import dumps, error_json  # noqa: PLC0415
+    from gradcli.render.jsonout import dumps  # noqa: PLC0415
+
+    from . import executor  # noqa: PLC0415
 
     color_err = flags.color_err()
     if src.decode_error is not None:
@@ -116,40 +117,42 @@ def _draw(src, file, var, fmt, output, saved, flags, doc, usage, show_output=Fal
     shown = show_output and fmt != "json"
     printer = WarningPrinter(sys.stderr, color_err, src.name) if shown else None
 
-    def write(text, line=None, *rest):
+    def write(text, line=None):
         outputs.append((text, line))
         if shown:
             sys.stderr.write(text)
 
     def warn(w):
-        warnings.append({"category": w.category, "message": w.message, "file": src.name, "line": w.line,
-                         "column": w.column})
+        warnings.append({"category": w["category"], "message": w["message"], "file": src.name, "line": w["line"],
+                         "column": w["column"]})
         if printer is not None:
-            printer.show(w.category, w.message, w.line, w.column)
+            printer.show(w["category"], w["message"], w["line"], w["column"])
 
     prev = autograd.set_node_observer(model.record_meta)
-    try:
-        session = runner.Session(flags.run_options(), write=write, warn=warn)
-        result = session.run(src.text, src.name)
+    try:  # debug: gradcli's own failure raised out of the run reaches graph_command's handler
+        outcome = executor.execute(src.text, flags.run_options(), name=src.name, write=write, warn=warn, debug=True)
     finally:
         autograd.set_node_observer(prev)
     sys.stderr.flush()
-    err = result.error
-    if err is not None:
-        if isinstance(err, runner.InternalError):
-            if flags.debug and err.traceback_text:
-                sys.stderr.write(err.traceback_text)
-            internal_error(err.original or RuntimeError(err.message), False)
+    if outcome.kind != "ok":
+        if outcome.raised:  # CUDA unavailable, found outside the script: as graph_command reports an exception
+            text = outcome.message.strip().splitlines()
+            say(f"internal error: CudaUnavailable{': ' + text[0] if text else ''} {INTERNAL_HINT}")
+            return EXIT_INTERNAL
+        if outcome.kind == "internal":
+            if flags.debug and outcome.traceback:
+                sys.stderr.write(outcome.traceback)
+            say(f"internal error: {outcome.internal_text} {INTERNAL_HINT}")
             code = EXIT_INTERNAL
         else:
             code = EXIT_SCRIPT
             if fmt != "json":
-                print_error(err, sys.stderr, color_err, source=src.text, filename=src.name)
+                print_error(executor.Located.from_json(outcome.error), sys.stderr, color_err, source=src.text,
+                            filename=src.name)
         if fmt == "json":
-            sys.stdout.write(dumps(doc(code, error=error_json(err, src.name), outputs=outputs,
-                                       warnings=warnings)) + "\n")
+            sys.stdout.write(dumps(doc(code, error=outcome.error, outputs=outputs, warnings=warnings)) + "\n")
         return code
-    variables = result.variables
+    variables = outcome.variables
     tensor = _find(variables, var)
     if tensor is None or not model.is_tensor(tensor):
         tensors = [n for n, v in variables.items() if model.is_tensor(v)]
