@@ -206,16 +206,33 @@ def _random_cases(rng, n):
     return out
 
 
-def test_random_cases_against_torch(engine_setting):
+def test_random_cases_against_torch(engine_setting, monkeypatch):
+    """Bit for bit on this machine. The exponent's gradient (pow_backward_exponent: out * log(x)) also
+    takes torch.log, which is MKL VML's (docs/numerics.md): its float32 results differ from gradcli's
+    correctly rounded ones on ~0.01% of inputs on Intel AVX-512 but ~8% on an AMD AVX2 CPU (float64
+    ~0.1%), where gradcli without the mkl extra cannot follow. A case that differs is rerun with the
+    engine's log replaced by torch's own: pow's kernels must then give torch's bits, so what is left
+    of the difference is VML's log alone (and with the mkl extra loaded, the first run is torch's)."""
     torch = pytest.importorskip("torch")
+    from gradcli.engine.ops import unary_math  # noqa: PLC0415
+
     engine_setting(torch.get_num_threads())
-    bad = []
+    bad, vml_log = [], []
     for case in _random_cases(np.random.default_rng(11), 150):
         want = [GEN.digest(r) for r in GEN._torch_run(torch, case)]
         got = [GEN.digest(r) for r in GEN._torch_run(api, case)]
-        if got != want:
+        if got == want:
+            continue
+        with monkeypatch.context() as m:
+            m.setattr(unary_math.LogBackward0, "forward",
+                      staticmethod(lambda a: torch.log(torch.from_numpy(np.ascontiguousarray(a))).numpy()))
+            again = [GEN.digest(r) for r in GEN._torch_run(api, case)]
+        if got[:-1] != want[:-1] or again != want:   # the last result is the exponent's gradient
             bad.append(case["id"])
+        else:
+            vml_log.append(case["id"])
     assert not bad, bad
+    assert len(vml_log) < 20, vml_log   # ~8 of 150 on AMD AVX2 (float32 exponents with a gradient)
 
 
 def test_softmax_lastdim_random_against_torch(engine_setting):
