@@ -218,12 +218,13 @@ def size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def cap_memory_error(type_name: str, message: str, cap: int | None) -> tuple[str, str] | None:
+def cap_memory_error(type_name: str, message: str, cap: int | None, raised: bool = False) -> tuple[str, str] | None:
     """The message and hint that replace Python's MemoryError of an allocation the run's memory cap
     (`cap` bytes; None or 0: no cap) refused; None for any other error, gradcli's own size limits
-    included (sequence sizes, the script's size: '... the limit of N ...'). `run`, `grad` and the
-    REPL's child all word it here."""
-    if not cap or type_name != "MemoryError" or "the limit of" in (message or ""):
+    included (sequence sizes, the script's size: '... the limit of N ...'), and for a MemoryError
+    the script raised itself (`raised`: `raise MemoryError('...')` keeps its own text, as in Python).
+    `run`, `grad` and the REPL's child all word it here."""
+    if not cap or raised or type_name != "MemoryError" or "the limit of" in (message or ""):
         return None
     return (f"the run needs more memory than --max-memory allows ({size_text(cap)})",
             "raise it with --max-memory SIZE (e.g. --max-memory 8G), or make the tensors smaller")

@@ -45,6 +45,7 @@ class Executed:
     traceback: str | None = None
     message: str | None = None                      # kind "cuda": why CUDA is unavailable
     raised: bool = False                            # gradcli's failure raised out of the run: no result
+    script_raised: bool = False                     # the script's own `raise` (its MemoryError is not the cap's)
     outputs: list = field(default_factory=list)     # (text, line), when no write callback streamed them
     warnings: list = field(default_factory=list)    # dicts, when no warn callback streamed them
     variables: dict = field(default_factory=dict)   # the script's names (this process only: not in data())
@@ -191,7 +192,7 @@ def execute(source: str, options, *, name: str = "<string>", session=None, prede
             outcome.kind, outcome.internal_text, outcome.traceback = "internal", internal_error_text(err), \
                 err.traceback_text
         else:
-            outcome.kind = "script"
+            outcome.kind, outcome.script_raised = "script", bool(getattr(err, "raised_by_script", False))
     elif not result.ok:
         outcome.kind, outcome.error = "script", simple_error("Error", "the script failed", name)
     return outcome

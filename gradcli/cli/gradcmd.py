@@ -235,7 +235,8 @@ def _calculate(expr, assignments, wrt, order, flags: Flags) -> int:
                 type(exc).__name__, str(exc), hint=_hint_text(getattr(exc, "gradcli_hint", None)))
             from .common import cap_memory_error  # noqa: PLC0415
 
-            text = cap_memory_error(err.type_name, str(err.message), flags.max_memory_bytes() if flags.isolate else None)
+            text = cap_memory_error(err.type_name, str(err.message), flags.max_memory_bytes() if flags.isolate else None,
+                                    getattr(err, "raised_by_script", False))
             if text is not None:
                 err = CalcError("MemoryError", *text)
             if not flags.json:

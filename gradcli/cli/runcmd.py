@@ -250,7 +250,7 @@ def _finish(outcome: Outcome, data: dict, src: Source, flags: Flags, color_err: 
             say(f"internal error: {data['internal_text']} {INTERNAL_HINT}")
     elif kind == "script":
         outcome.exit_code = EXIT_SCRIPT
-        outcome.error = _memory_error(data["error"], flags)
+        outcome.error = _memory_error(data["error"], flags, data.get("script_raised", False))
         if not flags.json:
             sys.stdout.flush()
             e = outcome.error
@@ -280,9 +280,11 @@ def _check_not_run(outcome, src, flags) -> None:
         say(message)
 
 
-def _memory_error(error: dict, flags: Flags) -> dict:
-    """Python's MemoryError of an allocation that the run's memory cap refused says so."""
-    text = cap_memory_error(error.get("type"), error.get("message"), flags.max_memory_bytes() if flags.isolate else None)
+def _memory_error(error: dict, flags: Flags, raised: bool = False) -> dict:
+    """Python's MemoryError of an allocation that the run's memory cap refused says so (not one the
+    script raised itself: ``raised``)."""
+    text = cap_memory_error(error.get("type"), error.get("message"), flags.max_memory_bytes() if flags.isolate else None,
+                            raised)
     return error if text is None else {**error, "message": text[0], "hint": text[1]}
 
 

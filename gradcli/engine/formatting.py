@@ -155,6 +155,19 @@ def size_repr(shape) -> str:
     return str(tuple(int(s) for s in shape))
 
 
+# The longest text of one number: torch formats each float with '{:.{precision}f}', so
+# set_printoptions(precision=10**9) makes a gigabyte per number (and no statement ends while Python
+# builds it). Past this (the language's limit on a string, lang/strguard.MAX_SEQUENCE) a print is
+# refused before any number is formatted, as f'{x:.{10**9}f}' is.
+MAX_NUMBER_TEXT = 10_000_000
+
+
+def check_precision(precision) -> None:
+    if isinstance(precision, int) and precision > MAX_NUMBER_TEXT:
+        raise MemoryError(f"a result of {precision} items exceeds the limit of {MAX_NUMBER_TEXT} items "
+                          "(torch.set_printoptions(precision=...))")
+
+
 # ---------------------------------------------------------------------------
 # torch: _Formatter
 # ---------------------------------------------------------------------------
@@ -174,6 +187,7 @@ class _Formatter:
                 self.max_width = max(self.max_width, len(f"{value}"))
             return
 
+        check_precision(PRINT_OPTS.precision)
         nonzero_finite = view[np.isfinite(view) & (view != 0)]
         if nonzero_finite.size == 0:
             # no valid number, do nothing

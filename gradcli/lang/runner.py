@@ -321,7 +321,10 @@ class Session:
             lines = (self._source or "").splitlines()
             end = len(lines[site[0] - 1].rstrip()) + 1 if 0 < site[0] <= len(lines) else None
             span = dict(line=site[0], column=site[1], end_line=site[0], end_column=end)
-        return GradScriptError(message, type_name=type_name, filename=filename, hint=hint, **span)
+        error = GradScriptError(message, type_name=type_name, filename=filename, hint=hint, **span)
+        # `raise MemoryError('...')` is the script's own error, never the memory cap's (cli.common.cap_memory_error)
+        error.raised_by_script = bool(getattr(exc, "_gs_raised", False))
+        return error
 
     # ------------------------------------------------------------------ running
     def _parse(self, source, filename):

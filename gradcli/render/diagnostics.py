@@ -9,13 +9,33 @@ An error is a compact panel::
     hint: call .sum() or .mean() first, or pass gradient=torch.ones_like(z)
 
 ``Type: message`` is always one line of its own, verbatim (the message's first line; any
-further lines follow as they are). On a terminal the same lines sit in a Rich panel with the
+further lines follow as they are), except for control characters: whatever a script put in a
+message, a source line or a file name, ESC, BEL, CR, C1's CSI... are shown as Python's escapes
+(``\x1b``), so no script can send the user's terminal a sequence (clear the screen, set the window
+title or the clipboard, hide a line) through gradcli's own diagnostics (``visible``). What the
+script prints on stdout stays byte for byte what Python prints. On a terminal the same lines sit in a Rich panel with the
 location as its title; piped, they are plain text. A warning is one line,
 ``file:line:col: UserWarning: message``.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
+
+# C0 controls but for tab and newline, DEL, and the C1 controls (U+0080-U+009F: a terminal may take
+# U+009B as CSI): what a terminal acts on instead of showing
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escape(match) -> str:
+    return repr(match.group())[1:-1]  # '\x1b', '\r', '\x9b': as Python's repr of the string shows it
+
+
+def visible(text):
+    """``text`` with the control characters a terminal would act on written as Python's escapes."""
+    if not text or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_escape, text)
 
 
 def _width(text: str) -> int:
@@ -24,7 +44,7 @@ def _width(text: str) -> int:
 
 
 def location(filename, line, column) -> str:
-    where = filename or "<string>"
+    where = visible(filename) or "<string>"
     if line is not None:
         where += f":{line}"
         if column is not None:
@@ -34,7 +54,7 @@ def location(filename, line, column) -> str:
 
 def headline(type_name: str, message: str) -> list[str]:
     """['Type: first line', further lines...] ('Type' alone for an empty message, as Python)."""
-    message = "" if message is None else str(message)
+    message = "" if message is None else visible(str(message))
     if not message:
         return [type_name]
     first, *rest = message.split("\n")
@@ -49,7 +69,7 @@ def source_excerpt(source: str | None, line, column, end_line, end_column):
     if not 1 <= line <= len(lines):
         return None
     raw = lines[line - 1]
-    code = raw.expandtabs(8).rstrip()
+    code = visible(raw.expandtabs(8).rstrip())
     if not code.strip():
         return None
     gutter = str(line)
@@ -65,8 +85,8 @@ def source_excerpt(source: str | None, line, column, end_line, end_column):
         stop = max(min(stop, len(raw.rstrip())), start + 1)
         if len(code) > LONG_LINE:
             return (gutter, *_window(raw, start, stop))
-        pad = _width(raw[:start].expandtabs(8))
-        length = max(_width(raw[start:stop].expandtabs(8)), 1)
+        pad = _width(visible(raw[:start].expandtabs(8)))
+        length = max(_width(visible(raw[start:stop].expandtabs(8))), 1)
         caret = " " * pad + "^" * length
     elif len(code) > LONG_LINE:
         code = code[:WINDOW] + "..."
@@ -89,9 +109,9 @@ def _window(raw: str, start: int, stop: int) -> tuple[str, str]:
     lo = max(0, min(lo, hi - WINDOW))
     left = MARK if lo > 0 else ""
     right = MARK if hi < len(text) else ""
-    code = left + text[lo:hi] + right
-    pad = len(left) + _width(text[lo:begin])
-    caret = " " * pad + "^" * max(1, min(end, hi) - begin)
+    code = left + visible(text[lo:hi]) + right
+    pad = len(left) + _width(visible(text[lo:begin]))
+    caret = " " * pad + "^" * max(1, len(visible(text[begin:max(min(end, hi), begin + 1)])))
     return code, caret
 
 
@@ -106,7 +126,7 @@ def error_lines(type_name, message, filename, line, column, end_line, end_column
             out.append(f"  {' ' * len(gutter)} | {caret}")
     out.extend(headline(type_name, message))
     if hint:
-        out.append(f"hint: {hint}")
+        out.append(f"hint: {visible(hint)}")
     return out
 
 
@@ -149,7 +169,7 @@ def _print_error_rich(stream, type_name, message, fname, line, column, end_line,
     parts.append(first)
     parts.extend(Text(extra) for extra in head[1:])
     if hint:
-        parts.append(Text.assemble(("hint: ", "bold cyan"), (hint, "cyan")))
+        parts.append(Text.assemble(("hint: ", "bold cyan"), (visible(hint), "cyan")))
     console = rich_console(stream, True, stderr=False)
     console.print(Panel(Group(*parts), title=Text(location(fname, line, column), style="bold"),
                         title_align="left", border_style="red", box=box.ROUNDED, expand=False))
@@ -157,7 +177,7 @@ def _print_error_rich(stream, type_name, message, fname, line, column, end_line,
 
 
 def warning_line(category, message, filename, line=None, column=None) -> str:
-    return f"{location(filename, line, column)}: {category or 'UserWarning'}: {message}"
+    return f"{location(filename, line, column)}: {category or 'UserWarning'}: {visible(str(message))}"
 
 
 class WarningPrinter:

@@ -47,7 +47,8 @@ class _ChildSide(Repl):
     def show_error(self, error: Any, source: str | None = None, filename: str | None = None) -> None:
         from ..cli.common import cap_memory_error  # noqa: PLC0415
 
-        text = cap_memory_error(error.type_name, str(error.message), self.max_memory)
+        text = cap_memory_error(error.type_name, str(error.message), self.max_memory,
+                                getattr(error, "raised_by_script", False))
         if text is not None:
             import copy  # noqa: PLC0415
 

@@ -167,7 +167,9 @@ class Repl:
                 # gradcli's own failure, not the input's: one line, as `run` says it
                 self.message(f"gradcli: {error['message']} (the session goes on)", error=True)
             else:
-                self.show_error(Located.from_json(error), text, filename)
+                located = Located.from_json(error)
+                located.raised_by_script = outcome.script_raised  # its own MemoryError is not the cap's
+                self.show_error(located, text, filename)
             return False
         if record:
             self.accepted.append(source.rstrip())

@@ -1,9 +1,13 @@
 """The reports of `gradcli test`: one record per script, rendered as text lines, one JSON document
 (schema ``gradcli-test/1``, gradcli/render/schema.json's gradcli-test-1), JUnit XML and GitHub Actions
-annotations. Standard library only."""
+annotations. Standard library only. The text lines and the annotations show a script's text (its
+printed lines in a diff, an error's message) with control characters escaped (``visible``): they
+go to a terminal or a CI log, which would act on them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from ..render.diagnostics import visible
 
 PASSED, FAILED, NO_EXPECTATION, UPDATED = "passed", "failed", "no expectation", "updated"
 TEST_SCHEMA = "gradcli-test/1"
@@ -52,9 +56,9 @@ def text_line(record: Record, color: bool = False) -> str:
     status = record.status.upper() if record.failed else record.status
     word = f"\x1b[{_COLORS[record.status]}m{status}\x1b[0m" if color else status
     pad = " " * (len(NO_EXPECTATION) - len(status))
-    lines = [f"{word}{pad}  {record.file}  ({record.seconds:.2f} s)"]
-    lines += [f"    {problem}" for problem in record.problems]
-    return "\n".join(lines) + "\n" + record.diff
+    lines = [f"{word}{pad}  {visible(record.file)}  ({record.seconds:.2f} s)"]
+    lines += [f"    {visible(problem)}" for problem in record.problems]
+    return "\n".join(lines) + "\n" + visible(record.diff)
 
 
 # ------------------------------------------------------------------------------------- JSON
@@ -138,4 +142,4 @@ def github_annotation(record: Record) -> str | None:
         props.append(f"line={record.line}")
     props.append(f"title={_escape_property('gradcli test: ' + record.status)}")
     message = "\n".join(record.problems) + ("\n" + record.diff if record.diff else "")
-    return f"::{kind} {','.join(props)}::{_escape_data(message.rstrip())}"
+    return f"::{kind} {','.join(props)}::{_escape_data(visible(message.rstrip()))}"
