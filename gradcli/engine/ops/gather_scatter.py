@@ -238,7 +238,10 @@ def index_select(input, dim, index):
         raise errors.index("index_select(): Index is supposed to be a vector")
     size = input._data.shape[d] if input._data.ndim else 1
     idx = index._data
-    if idx.size and (idx.max() >= size or idx.min() < -size):
+    if idx.size and (idx.max() >= size or idx.min() < 0):  # no negative index, as index_select_out_cpu_
+        if input._data.ndim > 1 and d == 1:                   # its dim-1 fast path (index_select_out_cpu_dim1_)
+            bad = int(idx[(idx < 0) | (idx >= size)][0])
+            raise errors.runtime(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise errors.index("index out of range in self")
     if input._data.ndim == 0 and idx.size != 1:
         raise errors.runtime(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
