@@ -1,7 +1,8 @@
-"""The activation functions (softplus, gelu, silu, mish, elu/selu/celu, leaky_relu, rrelu,
-hardtanh/relu6, hardsigmoid, hardswish, logsigmoid, softsign, tanhshrink, threshold,
-soft/hardshrink, glu): plain functions with torch.nn.functional's signatures, so that
+"""The piecewise activation functions (elu/selu/celu, leaky_relu, rrelu, hardtanh/relu6,
+hardsigmoid, hardswish, threshold, soft/hardshrink), with how an activation runs in place or
+refuses a double backward: plain functions with torch.nn.functional's signatures, so that
 `torch.nn.functional` binds them (the special family's FUNCTIONAL), and their declarations (OPS).
+The smooth ones (softplus, gelu, silu, mish, ..., glu) are activations_smooth.py's.
 """
 from __future__ import annotations
 
@@ -10,125 +11,22 @@ import numpy as np
 from .. import dtypes, errors, numerics
 from ..autograd import NotImplementedNode, make_node
 from ..function import Function, record
-from ..tensor import wrap, wrap_dim
+from ..tensor import wrap
 from . import backward_ops as B
-from . import arithmetic as AR
-from . import elementwise_common as EC
-from . import unary_math as UM
-from .backward_ops import GELU_BETA, GELU_KAPPA
 from .clamp_where import where
-from .registry import Sample, V, case, op, sample1
+from .registry import V, case, op, sample1
 from .special_common import (
     SELU_ALPHA,
     SELU_SCALE,
-    SQRT1_2,
-    host_kernel,
     inplace_call,
     inplace_method,
+    maybe_inplace,
     need_float,
     not_implemented,
     wrap_as,
 )
-from .special_unary import erf_np
 
 # ---------------------------------------------------------------------------- activations
-
-class SoftplusBackward0(Function):
-    __slots__ = ()
-    explain = "sigmoid({a})"
-    replay = staticmethod(lambda xs, kw, outs: [_softplus_np(xs[0], kw["beta"], kw["threshold"])])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        return (B.softplus_backward(g, x, self._kw["beta"], self._kw["threshold"]),)
-
-
-def _softplus_np(x, beta, threshold):
-    xb = x * beta
-    with np.errstate(all="ignore"):
-        soft = numerics.ufunc(np.log1p)(numerics.exp(xb)) / beta
-    return np.where(xb > threshold, x, soft)
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    need_float(input, "softplus_cpu")
-    r = _softplus_np(input._data, beta, threshold)
-    return record(SoftplusBackward0, (input,), wrap_as(r, input.dtype), {"beta": beta, "threshold": threshold})
-
-
-class GeluBackward0(Function):
-    __slots__ = ()
-    explain = "gelu'({a})"
-    replay = staticmethod(lambda xs, kw, outs: [_gelu_np(xs[0], kw["approximate"])])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        return (B.gelu_backward(g, x, self._kw["approximate"]),)
-
-
-def _gelu_np(x, approximate):
-    if approximate == "tanh":
-        x_cube = x * x * x
-        return 0.5 * x * (1 + np.tanh(GELU_BETA * (x + GELU_KAPPA * x_cube)))
-    return x * 0.5 * (1 + host_kernel(erf_np)(x * SQRT1_2))
-
-
-def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise errors.runtime("approximate argument must be either none or tanh.")
-    need_float(input, "GeluKernelImpl")
-    r = _gelu_np(input._data, approximate)
-    return record(GeluBackward0, (input,), wrap_as(r, input.dtype), {"approximate": approximate})
-
-
-class SiluBackward0(Function):
-    __slots__ = ()
-    explain = "silu'({a})"
-    replay = staticmethod(lambda xs, kw, outs: [xs[0] / (1 + np.exp(-xs[0]))])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        s = UM.sigmoid(x)
-        return (g * s * EC.add_scalar(x * (1 - s), 1),)  # torch: grad * sigmoid * (1.0 + input * (1.0 - sigmoid))
-
-
-def silu(input, inplace=False):
-    return _maybe_inplace(_silu, input, inplace)
-
-
-def _silu(input):
-    need_float(input, "silu_cpu")
-    x = input._data
-    r = numerics.silu(x)
-    return record(SiluBackward0, (input,), wrap_as(r, input.dtype))
-
-
-class MishBackward0(Function):
-    __slots__ = ()
-    explain = "mish'({a})"
-    replay = staticmethod(lambda xs, kw, outs: [xs[0] * np.tanh(_softplus_np(xs[0], 1.0, 20.0))])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        s = UM.sigmoid(x)
-        tsp = UM.tanh(softplus(x))
-        return (g * (tsp + x * s * (1 - tsp * tsp)),)
-
-
-def mish(input, inplace=False):
-    return _maybe_inplace(_mish, input, inplace)
-
-
-def _mish(input):
-    need_float(input, "mish_cpu")
-    x = input._data
-    r = x * np.tanh(_softplus_np(x, 1.0, 20.0))
-    return record(MishBackward0, (input,), wrap_as(r, input.dtype))
-
 
 class _BackwardNotDifferentiable(NotImplementedNode):
     """The node of a gradient torch cannot differentiate again (its backward kernel has no formula)."""
@@ -153,13 +51,6 @@ def _no_double_backward(opname, inputs, compute):
     r._rg = True
     r.grad_fn = node
     return r
-
-
-def _maybe_inplace(fn, input, inplace, *args):
-    """fn(input, *args), or its in-place form (same node, saving the original value)."""
-    if inplace:
-        return inplace_method(fn, fn.__name__ + "_")(input, *args)
-    return fn(input, *args)
 
 
 def _inplace_node(input, compute, cls, kw):
@@ -332,7 +223,7 @@ class HardtanhBackward0(Function):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
+    return maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
 
 
 def _hardtanh(input, min_val, max_val):
@@ -368,7 +259,7 @@ class HardsigmoidBackward0(Function):
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(_hardsigmoid, input, inplace)
+    return maybe_inplace(_hardsigmoid, input, inplace)
 
 
 def _hardsigmoid(input):
@@ -390,7 +281,7 @@ class HardswishBackward0(Function):
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(_hardswish, input, inplace)
+    return maybe_inplace(_hardswish, input, inplace)
 
 
 def _hardswish(input):
@@ -398,34 +289,6 @@ def _hardswish(input):
     x = input._data
     r = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
     return record(HardswishBackward0, (input,), wrap_as(r, input.dtype))
-
-
-class LogSigmoidBackward0(Function):
-    __slots__ = ()
-    explain = "1 - sigmoid({a})"
-    replay = staticmethod(lambda xs, kw, outs: [-np.logaddexp(0.0, -xs[0])])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        return (B.log_sigmoid_backward(g, x),)
-
-
-def logsigmoid(input):
-    need_float(input, "log_sigmoid_cpu")
-    x = input._data
-    r = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-    return record(LogSigmoidBackward0, (input,), wrap_as(r, input.dtype))
-
-
-def softsign(input):
-    if input.dtype is dtypes.bool_:
-        raise not_implemented("abs_cpu", input.dtype)
-    return AR.div(input, AR.add(UM.abs(input), 1))
-
-
-def tanhshrink(input):
-    return AR.sub(input, UM.tanh(input))
 
 
 class ThresholdBackward0(Function):
@@ -501,44 +364,6 @@ def hardshrink(input, lambd=0.5):
     return record(HardshrinkBackward0, (input,), wrap_as(r, input.dtype), {"lambd": lambd})
 
 
-class GluBackward0(Function):
-    __slots__ = ()
-    explain = "the glu Jacobian: sigmoid(b) on the first half, a * sigmoid(b) * (1 - sigmoid(b)) on the second"
-    explain_factor = False
-    replay = staticmethod(lambda xs, kw, outs: [_glu_np(xs[0], kw["dim"])])
-    save_inputs = True
-
-    def backward(self, g):
-        (x,) = self.saved
-        d = self._kw["dim"]
-        return (B.glu_backward(g, x, d),)
-
-
-def glu(input, dim=-1):
-    need_float(input, "glu_cpu")
-    if input.ndim == 0:
-        raise errors.runtime("glu does not support scalars because halving size must be even")
-    d = wrap_dim(dim, input.ndim)
-    n = input.shape[d]
-    if n % 2:
-        raise errors.runtime(f"Halving dimension must be even, but dimension {d} is size {n}")
-    return record(GluBackward0, (input,), wrap_as(_glu_np(input._data, d), input.dtype), {"dim": d})
-
-
-def _glu_np(x, d):
-    """ATen's glu kernel: a * (1 / (1 + exp(-b))), in float for float16 (one rounding at the end); b is
-    passed as the strided view the kernel reads, so the sigmoid's vector body and tail fall as in torch."""
-    n = x.shape[d] // 2
-    lead = (slice(None),) * d
-    a = x[lead + (slice(0, n),)]
-    b = x[lead + (slice(n, 2 * n),)]
-    if x.dtype == np.float16:
-        return (a.astype(np.float32) * numerics.sigmoid(b.astype(np.float32))).astype(np.float16)
-    return a * numerics.sigmoid(b)
-
-
-# ---------------------------------------------------------------------------- declarations
-
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
@@ -551,16 +376,6 @@ OPS = [
        cases={"hardshrink": case(lambda torch, x0: torch.nn.functional.hardshrink(x0), V.WIDE)}),
     op("softshrink", softshrink, SoftshrinkBackward0, method=False, torch=False, functional=True, sample=sample1(),
        cases={"softshrink": case(lambda torch, x0: torch.nn.functional.softshrink(x0), V.WIDE)}),
-    op("softplus", softplus, SoftplusBackward0, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"softplus": case(lambda torch, x0: torch.nn.functional.softplus(x0), V.WIDE),
-              "softplus_beta": case(lambda torch, x: torch.nn.functional.softplus(x, 2.0, 3.0), V.WIDE)}),
-    op("gelu", gelu, GeluBackward0, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"gelu": case(lambda torch, x0: torch.nn.functional.gelu(x0), V.WIDE),
-              "gelu_tanh": case(lambda torch, x: torch.nn.functional.gelu(x, approximate='tanh'), V.WIDE)}),
-    op("silu", silu, SiluBackward0, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"silu": case(lambda torch, x0: torch.nn.functional.silu(x0), V.WIDE)}),
-    op("mish", mish, MishBackward0, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"mish": case(lambda torch, x0: torch.nn.functional.mish(x0), V.WIDE)}),
     op("elu", elu, EluBackward0, EluBackward1, method=False, torch=False, functional=True, sample=sample1(),
        cases={"elu": case(lambda torch, x0: torch.nn.functional.elu(x0), V.WIDE),
               "elu_inplace": case(lambda torch, x: torch.nn.functional.elu(x * 1, inplace=True), V.WIDE)}),
@@ -594,17 +409,8 @@ OPS = [
        cases={"hardsigmoid": case(lambda torch, x0: torch.nn.functional.hardsigmoid(x0), V.WIDE, second=False)}),  # torch's hardsigmoid_backward has no derivative
     op("hardswish", hardswish, HardswishBackward0, method=False, torch=False, functional=True, sample=sample1(),
        cases={"hardswish": case(lambda torch, x0: torch.nn.functional.hardswish(x0), V.WIDE)}),
-    op("logsigmoid", logsigmoid, LogSigmoidBackward0, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"logsigmoid": case(lambda torch, x0: torch.nn.functional.logsigmoid(x0), V.WIDE)}),
-    op("softsign", softsign, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"softsign": case(lambda torch, x0: torch.nn.functional.softsign(x0), V.WIDE)}),  # div's and abs's nodes
-    op("tanhshrink", tanhshrink, method=False, torch=False, functional=True, sample=sample1(),
-       cases={"tanhshrink": case(lambda torch, x0: torch.nn.functional.tanhshrink(x0), V.WIDE)}),  # sub's and tanh's
     op("threshold", threshold, ThresholdBackward0, method=False, functional=True, sample=sample1("any", 0.1, 2.0),
        cases={"threshold": case(lambda torch, x: torch.nn.functional.threshold(x, 0.1, 2.0), V.WIDE)}),
     op("threshold_", threshold_, ThresholdBackward1, method=False, functional=True,
        sample=sample1(call=lambda torch, x: torch.threshold_(x * 1, 0.1, 2.0))),
-    op("glu", glu, GluBackward0, method=False, torch=False, functional=True,
-       sample=Sample([((4,),), ((2, 4),)]),
-       cases={"glu": case(lambda torch, x0: torch.nn.functional.glu(x0), [V.A[:4], V.B[:4]])}),
 ]

@@ -135,6 +135,14 @@ class AtanhBackward1(_InplaceNotImplemented):
     _op = "atanh"
 
 
+def maybe_inplace(fn, input, inplace, *args):
+    """fn(input, *args), or its in-place form (same node, saving the original value): an activation's
+    inplace=True."""
+    if inplace:
+        return inplace_method(fn, fn.__name__ + "_")(input, *args)
+    return fn(input, *args)
+
+
 def inplace_call(name, namespace=""):
     """The gradient checks' call of an in-place activation: on a copy of the leaf."""
     def call(torch, x):
