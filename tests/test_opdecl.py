@@ -74,7 +74,7 @@ def _live():
 # the family modules split by theme since (issue 22: modules under ~600 lines): old module -> its theme modules
 SPLIT = {
     "gradcli.engine.ops.special": {"gradcli.engine.ops." + m for m in (
-        "special_common", "special_unary", "special_binary", "activations", "activations_smooth")},
+        "special_common", "special_unary", "special_binary", "special_xlog", "activations", "activations_smooth")},
     "gradcli.engine.ops.scan": {"gradcli.engine.ops.selection", "gradcli.engine.ops.norms"},
     "gradcli.engine.ops.linalg_extra": {"gradcli.engine.ops.linalg_products", "gradcli.engine.ops.einsum"},
     # adaptive_avg_pool2d left the convolution module for the pooling one (ATen's kernel, not avg_pool2d's)

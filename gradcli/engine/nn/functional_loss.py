@@ -21,7 +21,7 @@ from ..tensor import Tensor, wrap
 from ..ops.backward_ops import MseLossBackwardBackward0, huber_loss_backward, mse_loss_backward, smooth_l1_loss_backward
 from ..ops.norms import norm, vector_norm
 from ..ops.activations_smooth import logsigmoid
-from ..ops.special_binary import xlogy
+from ..ops.special_xlog import xlogy
 from ..device import asarray as _asarray
 from ..device import check_same, xp_of
 

@@ -1,8 +1,8 @@
 """The special family: elementwise extras and the activations, declared in its theme modules
 (`special_unary.py`: erf family, exp/log variants, trig, sign and rounding; `special_binary.py`:
-atan2, hypot, lerp, addcmul, xlogy, ..., nan_to_num, logit; `activations.py`: the piecewise ones, elu,
-leaky_relu, hardtanh, ..., threshold; `activations_smooth.py`: softplus, gelu, silu, mish, ..., glu;
-`special_common.py`: what they share), each with its declarations (OPS). This module joins
+atan2, hypot, lerp, addcmul, ..., nan_to_num, logit; `special_xlog.py`: xlogy, xlog1py;
+`activations.py`: the piecewise ones, elu, leaky_relu, hardtanh, ..., threshold;
+`activations_smooth.py`: softplus, gelu, silu, mish, ..., glu; `special_common.py`: what they share), each with its declarations (OPS). This module joins
 them into the family's OPS, derives its binding tables, and holds the in-place wrappers that
 declarations of other families name (`inplace="compare"`, `"logical"`: registry.INPLACE_KINDS).
 """
@@ -12,7 +12,7 @@ from .. import errors
 from ..device import asarray as _asarray
 from ..function import Function, record
 from ..tensor import Tensor, wrap
-from . import activations, activations_smooth, special_binary, special_unary
+from . import activations, activations_smooth, special_binary, special_unary, special_xlog
 from . import elementwise_common as EC
 from . import unary_math as UM
 from .elementwise_common import coerce
@@ -90,6 +90,7 @@ def logical_inplace(fn, name, node=None):
 OPS = [
     *special_unary.OPS,
     *special_binary.OPS,
+    *special_xlog.OPS,
     *activations.OPS,
     *activations_smooth.OPS,
     op("expit", UM.sigmoid, UM.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
