@@ -84,6 +84,7 @@ SPLIT = {
     "gradcli.engine.ops.elementwise": {"gradcli.engine.ops." + m for m in (
         "elementwise_common", "arithmetic", "unary_math", "clamp_where", "comparison")},
     "gradcli.engine.ops.indexing": {"gradcli.engine.ops.gather_scatter"},
+    "gradcli.engine.ops.linalg": {"gradcli.engine.ops.matmul"},
 }
 
 

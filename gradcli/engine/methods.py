@@ -11,6 +11,7 @@ from .ops import inplace as P
 from .ops import indexing as I
 from .ops import join_split as JS
 from .ops import linalg as L
+from .ops import matmul as MM
 from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
@@ -22,9 +23,9 @@ from .ops import registry  # noqa: E402
 from . import operators  # noqa: E402
 
 # the ops of the core families (the elementwise ones: arithmetic.py, unary_math.py, clamp_where.py, comparison.py;
-# reduction.py, softmax.py, shape.py, join_split.py, linalg.py, gather_scatter.py, conversion.py, indexing.py,
-# inplace.py), derived from their declarations (ops/registry.py), with inplace.py's in-place wrappers
-CORE = (AR, UM, CW, CP, R, SM, S, JS, L, GS, C, I, P)
+# reduction.py, softmax.py, shape.py, join_split.py, linalg.py, matmul.py, gather_scatter.py, conversion.py,
+# indexing.py, inplace.py), derived from their declarations (ops/registry.py), with inplace.py's in-place wrappers
+CORE = (AR, UM, CW, CP, R, SM, S, JS, L, MM, GS, C, I, P)
 _DECLARED = [registry.tables(m.OPS, lambda fn, name, node: P.inplace(fn, name)) for m in CORE]
 TORCH = {k: v for t in _DECLARED for k, v in t["TORCH"].items()}          # torch.X_ of some of them
 SPECIAL = {k: v for t in _DECLARED for k, v in t["SPECIAL"].items()}      # torch.special.X

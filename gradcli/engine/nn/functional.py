@@ -17,6 +17,7 @@ from ..ops import elementwise_common as EC
 from ..ops import unary_math as UM
 from ..ops import replays, words
 from ..ops import linalg as L
+from ..ops.matmul import matmul
 from ..ops import norms as _norms
 from ..ops import reduction as R
 from ..ops import softmax as SM
@@ -53,7 +54,7 @@ def linear(input, weight, bias=None):
     wt = S.t(weight) if weight.dim() == 2 else weight
     nd = input._data.ndim
     if bias is None:
-        return L.matmul(input, wt)
+        return matmul(input, wt)
     if input.dtype is not weight.dtype:
         raise errors.runtime(f"mat1 and mat2 must have the same dtype, but got {EC.c10_name(input.dtype)} and "
                              f"{EC.c10_name(weight.dtype)}")
@@ -70,7 +71,7 @@ def linear(input, weight, bias=None):
         out = L.addmm(bias, flat, wt)
         shape = tuple(input.shape[:-1]) + (wt.shape[-1],)
         return S.view(out, shape)
-    return AR.add(L.matmul(input, wt), bias)
+    return AR.add(matmul(input, wt), bias)
 
 
 def _check_bias(bias, n, m):

@@ -11,7 +11,7 @@ from ..limits import check_numel
 from ..function import Function, record
 from ..ops import elementwise_common as EC
 from ..ops import words
-from ..ops import linalg as L
+from ..ops.matmul import matmul
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
@@ -168,11 +168,11 @@ class ConvolutionBackward0(Function):
         gx = gw = gb = None
         if self.next_functions[0][0] is not None:
             wt = S.transpose(S.reshape(w, (groups, og, cg * kk)), -1, -2)
-            cols = S.reshape(L.matmul(wt, g2), (n, c, kk, lsz))
+            cols = S.reshape(matmul(wt, g2), (n, c, kk, lsz))
             gx = scatter_spatial(cols, idx, tuple(x.shape[2:]))
         if self.next_functions[1][0] is not None:
             cols = S.reshape(gather_spatial(x, idx, nd), (n, groups, cg * kk, lsz))
-            gw = S.reshape(R.sum(L.matmul(g2, S.transpose(cols, -1, -2)), 0), tuple(w.shape))
+            gw = S.reshape(R.sum(matmul(g2, S.transpose(cols, -1, -2)), 0), tuple(w.shape))
         if b is not None and self.next_functions[2][0] is not None:
             gb = R.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb

@@ -10,7 +10,7 @@ import numpy as np
 from .. import errors
 from ..function import Function, record
 from ..ops import elementwise_common as EC
-from ..ops import linalg as L
+from ..ops.matmul import matmul
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops import words
@@ -64,10 +64,10 @@ class ConvolutionBackward0(Function):
         if self.next_functions[0][0] is not None or self.next_functions[1][0] is not None:
             gcols = S.reshape(gather_spatial(g, idx, nd), (n, groups, og * kk, lsz))
             if self.next_functions[0][0] is not None:
-                gx = S.reshape(L.matmul(S.reshape(w, (groups, cg, og * kk)), gcols), tuple(x.shape))
+                gx = S.reshape(matmul(S.reshape(w, (groups, cg, og * kk)), gcols), tuple(x.shape))
             if self.next_functions[1][0] is not None:
                 xm = S.reshape(x, (n, groups, cg, lsz))
-                gw = S.reshape(R.sum(L.matmul(xm, S.transpose(gcols, -1, -2)), 0), tuple(w.shape))
+                gw = S.reshape(R.sum(matmul(xm, S.transpose(gcols, -1, -2)), 0), tuple(w.shape))
         if b is not None and self.next_functions[2][0] is not None:
             gb = R.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb

@@ -11,6 +11,7 @@ from ..function import Function, record
 from ..tensor import wrap
 from . import arithmetic as AR
 from . import linalg as L
+from .matmul import matmul
 from . import reduction as R
 from . import shape as S
 from .linalg_extra import c10, diagonal, lazy_inplace
@@ -317,7 +318,7 @@ def _euclidean_dist(x1, x2):
     from ..factory import ones_like  # noqa: PLC0415
     x1_ = cat([AR.mul(x1, -2), x1_norm, ones_like(x1_norm)], -1)
     x2_ = cat([x2, ones_like(x2_norm), x2_norm], -1)
-    result = L.matmul(x1_, S.transpose(x2_, -2, -1))
+    result = matmul(x1_, S.transpose(x2_, -2, -1))
     return result.clamp_min_(1e-30).sqrt_()
 
 

@@ -20,7 +20,7 @@ from ..limits import check_numel, check_shape
 from ..tensor import view_of, wrap, wrap_dim
 from . import clamp_where as CW
 from . import elementwise_common as EC
-from . import linalg as L
+from .matmul import matmul
 from . import reduction as R
 from . import shape as S
 from .reduction import return_type
@@ -356,7 +356,7 @@ class LinalgInvExBackward0(Function):
 
     def backward(self, g):
         (inverse,) = self.saved[-1:]
-        return (-L.matmul(_mT(inverse), L.matmul(g, _mT(inverse))),)
+        return (-matmul(_mT(inverse), matmul(g, _mT(inverse))),)
 
 
 def _inv(A, name):
@@ -401,10 +401,10 @@ class LinalgSolveExBackward0(Function):
                 gA = -(S.unsqueeze(gB, -1) * S.unsqueeze(X, -2)) if nf[0][0] is not None else None
             else:
                 gB = solve(_mT(A), g)
-                gA = -L.matmul(gB, _mT(X)) if nf[0][0] is not None else None
+                gA = -matmul(gB, _mT(X)) if nf[0][0] is not None else None
         else:
             gB = _mT(solve(A, _mT(g)))
-            gA = -L.matmul(_mT(X), gB) if nf[0][0] is not None else None
+            gA = -matmul(_mT(X), gB) if nf[0][0] is not None else None
         gA = sum_to(gA, A.shape) if gA is not None else None
         gB = sum_to(gB, B.shape) if nf[1][0] is not None else None
         return gA, gB
@@ -460,9 +460,9 @@ def matrix_power(A, n):
     while n > 0:
         bit = n % 2
         n //= 2
-        z = a if z is None else L.matmul(z, z)
+        z = a if z is None else matmul(z, z)
         if bit == 1:
-            result = z if result is None else L.matmul(result, z)
+            result = z if result is None else matmul(result, z)
     return result
 
 

@@ -208,8 +208,8 @@ def kron(input, other):
     for x, y in zip(sa, sb):
         ia += [x, 1]
         ib += [1, y]
-    prod = L.unsafe_view(a, tuple(ia)) * L.unsafe_view(b, tuple(ib))
-    return L.unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)))
+    prod = S.unsafe_view(a, tuple(ia)) * S.unsafe_view(b, tuple(ib))
+    return S.unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)))
 
 
 class VdotBackward0(Function):
