@@ -18,7 +18,8 @@ import warnings
 from . import errors
 from .autograd import Node, node_observer, SavedValue, grad_mode, stamp
 from .dtypes import FLOAT
-from .tensor import Tensor, view_of
+from .tensor import Tensor
+from .views import view_of
 
 
 def _shape_text(shape):

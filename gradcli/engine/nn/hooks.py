@@ -9,7 +9,8 @@ import warnings
 from .. import errors
 from ..autograd import grad_mode, make_node
 from ..function import MultiOutputFunction
-from ..tensor import Tensor, view_of
+from ..tensor import Tensor
+from ..views import view_of
 
 
 class BackwardHookFunctionBackward(MultiOutputFunction):

@@ -10,7 +10,8 @@ from ..device import asarray as _asarray
 from ..device import host, like, overlaps, write_alias, writeable, xp_of
 from ..device import scatter_add as _scatter_add_at
 from ..function import Function, record
-from ..tensor import Tensor, view_of, view_rebase_message, wrap
+from ..tensor import Tensor, wrap
+from ..views import view_of, view_rebase_message
 from . import replays, words
 from .shape import AliasBackward0, sum_to
 from .join_split import SliceBackward0

@@ -9,7 +9,8 @@ from .. import dtypes, errors
 from ..autograd import SavedValue, grad_mode, make_node
 from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
-from ..tensor import Tensor, live_views, wrap
+from ..tensor import Tensor, wrap
+from ..views import live_views
 from .elementwise_common import zero_grad
 from .indexing import check_inplace, expanded, warn_expanded
 from .registry import Sample, op

@@ -10,7 +10,8 @@ from .. import errors
 from ..device import check_args
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
-from ..tensor import Tensor, view_of, wrap, wrap_dim
+from ..tensor import Tensor, wrap, wrap_dim
+from ..views import view_of
 from . import replays, words
 from .registry import Sample, op
 from .shape import REDUCE, S1, reshape, shape_arg, unsqueeze

@@ -13,7 +13,8 @@ from ..function import Function, attach, record
 from . import replays, words
 from .registry import Sample, V, case, op
 from ..limits import LIMITS, check_broadcast, check_numel
-from ..tensor import view_of, wrap
+from ..tensor import wrap
+from ..views import view_of
 from .shape import TBackward0, sum_to, t, transpose, unsqueeze
 from ..device import asarray as _asarray
 from ..device import check_args

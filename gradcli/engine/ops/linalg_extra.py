@@ -17,7 +17,8 @@ from ..device import asarray as _asarray
 from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
-from ..tensor import view_of, wrap, wrap_dim
+from ..tensor import wrap, wrap_dim
+from ..views import view_of
 from . import clamp_where as CW
 from . import elementwise_common as EC
 from .matmul import matmul

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
-from ..tensor import Tensor, view_of
+from ..tensor import Tensor
+from ..views import view_of
 from . import replays
 from .linalg import BmmBackward0, DotBackward0, MmBackward0, MvBackward0, bmm, dot, mm, mv
 from .registry import Sample, V, case, op

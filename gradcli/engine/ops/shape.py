@@ -11,7 +11,8 @@ from ..device import xp_of
 from ..function import Function, record
 from ..limits import check_shape
 from ..size import Size
-from ..tensor import view_of, wrap, wrap_dim
+from ..tensor import wrap, wrap_dim
+from ..views import view_of
 from . import replays, words
 from .registry import Sample, op
 

@@ -14,7 +14,8 @@ from .. import dtypes, errors
 from ..limits import check_numel
 from ..function import Function, record
 from ..size import Size
-from ..tensor import Tensor, wrap_dim, view_of, wrap
+from ..tensor import Tensor, wrap_dim, wrap
+from ..views import view_of
 from . import arithmetic as AR
 from . import comparison as CP
 from . import elementwise_common as EC
