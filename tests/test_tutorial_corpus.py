@@ -28,7 +28,6 @@ KNOWN: dict[str, str] = {
                                 "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
                                 "RuntimeError",
     "docs_forward_ad_dual.grad": "torch.autograd.forward_ad (forward-mode AD, dual tensors) is not implemented",
-    "notes_autograd_saved_tensors_hooks.grad": "torch.autograd.graph.saved_tensors_hooks is not implemented",
     "pt_examples_polynomial_custom_function.grad": "float32 torch.sin of the 2000 points differs from gradcli's "
                                                    "correctly rounded sine on 92 of them (MKL VML, docs/numerics.md; "
                                                    "the optional MKL backend has torch's bits): the loss.item() "

@@ -132,8 +132,13 @@ autograd.function = _Module("torch.autograd.function", Function=_custom_function
                             FunctionCtx=_custom_function.FunctionCtx,
                             BackwardCFunction=_custom_function.BackwardCFunction,
                             once_differentiable=_custom_function.once_differentiable)
+from . import saved_hooks as _saved_hooks  # noqa: E402
+
 autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node,
-                         register_multi_grad_hook=_autograd_graph.register_multi_grad_hook)
+                         register_multi_grad_hook=_autograd_graph.register_multi_grad_hook,
+                         saved_tensors_hooks=_saved_hooks.saved_tensors_hooks,
+                         save_on_cpu=_saved_hooks.save_on_cpu,
+                         disable_saved_tensors_hooks=_saved_hooks.disable_saved_tensors_hooks)
 autograd.set_detect_anomaly = _autograd.set_detect_anomaly
 is_anomaly_enabled = _autograd.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled

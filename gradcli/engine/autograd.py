@@ -17,6 +17,7 @@ from sys import getrefcount as _getrefcount
 
 from ..gcpolicy import collect_less_often
 from . import errors
+from .saved_hooks import PackedValue, unpack_saved
 
 collect_less_often()  # a long graph's nodes would set off full collections again and again (gcpolicy.py)
 
@@ -260,6 +261,8 @@ class Node:
                     raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self),
                                          hint="inplace")
                 values.append(t)
+            elif type(item) is PackedValue:  # packed by saved_tensors_hooks: unpacked in torch's order
+                return unpack_saved(self, saved)
             else:
                 values.append(item)
         return values

@@ -223,7 +223,7 @@ class Session:
     # ------------------------------------------------------------------ engine state
     @contextlib.contextmanager
     def _engine(self, filename):
-        from ..engine import api, autograd, dtypes, factory, formatting, threads
+        from ..engine import api, autograd, dtypes, factory, formatting, saved_hooks, threads
         from ..engine import device as engine_device
         from ..engine.limits import LIMITS
         saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
@@ -278,6 +278,7 @@ class Session:
             sys.setrecursionlimit(saved[5])
             if threads.snapshot() != saved_threads:
                 threads.restore(saved_threads)
+            saved_hooks.reset()  # saved tensors' hooks a script left set end with its run
             if hooks is not None:
                 hooks.__exit__(None, None, None)
             self._anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)

@@ -153,14 +153,11 @@ class MseLossBackward0(_PairLoss):
         saved = self._saved
         if saved is not None and len(saved) == 2:  # self.saved's checks, inline
             x, t = saved
-            if x.__class__ is SavedValue and x.tensor._version[0] == x.version:
-                x = x.tensor
+            if x.__class__ is SavedValue and x.tensor._version[0] == x.version \
+                    and t.__class__ is SavedValue and t.tensor._version[0] == t.version:
+                x, t = x.tensor, t.tensor
             else:
-                x, t = self.saved  # (raises: modified in place)
-            if t.__class__ is SavedValue and t.tensor._version[0] == t.version:
-                t = t.tensor
-            else:
-                x, t = self.saved
+                x, t = self.saved  # (raises: modified in place; or unpacks what saved tensors' hooks packed)
         else:
             x, t = self.saved  # (raises: freed)
         reduction = self._kw["reduction"]

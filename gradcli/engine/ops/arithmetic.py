@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes, errors
 from ...backend import vml
 from ..autograd import SavedValue
+from ..saved_hooks import PackedValue
 from ..device import asarray as _asarray
 from ..device import is_device_array, xp_of
 from ..function import Function, record
@@ -144,11 +145,15 @@ class RsubBackward0(Function):
         return sum_to(-g if alpha is None else g * -alpha, a_shape), sum_to(g, b_shape)
 
 
+_SAVED = (SavedValue, PackedValue)  # a saved tensor, packed or not (else a shape or a number)
+
+
 class MulBackward0(Function):
     __slots__ = ()
     half_scalar = np.multiply
     save_inputs = True
     save_when = ((1,), (0,))
+    saved_order = (1, 0)  # torch's MulBackward0 saves (and unpacks) other before self: saved tensors' hooks see it
     explain = staticmethod(words.mul)
     expression = "{0} * {1}"
 
@@ -158,7 +163,7 @@ class MulBackward0(Function):
 
     def backward(self, g):
         saved = self._saved
-        if saved is None or saved[0].__class__ is SavedValue or saved[1].__class__ is SavedValue:
+        if saved is None or saved[0].__class__ in _SAVED or saved[1].__class__ in _SAVED:
             a, b = self.saved  # checks the saved tensors' versions (or raises: freed)
         else:
             a, b = saved  # shapes and numbers (`y * 1.01`): nothing to check, no call (scalar chains)
@@ -179,6 +184,7 @@ class MulBackward0(Function):
 
 class DivBackward0(Function):
     __slots__ = ()
+    saved_order = (1, 0)  # torch's node saves (and unpacks) its second input first: saved tensors' hooks see it
     half_scalar = np.true_divide  # (and _DivModeNone, its subclass)
     save_inputs = True
     save_when = ((1,), (0, 1))

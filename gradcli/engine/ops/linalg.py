@@ -9,6 +9,7 @@ from ... import backend
 from .. import dtypes, errors, numerics
 from ..autograd import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, node_observer, stamp
+from ..saved_hooks import PackedValue
 from ..function import Function, attach, record
 from . import replays, words
 from .registry import Sample, V, case, op
@@ -111,6 +112,7 @@ def _addmm_arrays(bias, a, b, beta=1, alpha=1):
 
 class MmBackward0(Function):
     __slots__ = ()
+    saved_order = (1, 0)  # torch's node saves (and unpacks) its second input first: saved tensors' hooks see it
     save_inputs = True
     save_when = ((1,), (0,))
     explain = staticmethod(words.mm)
@@ -354,6 +356,8 @@ class AddmmBackward0(Function):
                 or len(child._fns) != 1 or child._saved is None or saved is None:
             return None
         bias, a, b = saved  # self.saved's checks inline: a changed version is backward's error
+        if a.__class__ is PackedValue or b.__class__ is PackedValue:
+            return None  # packed by saved tensors' hooks: backward unpacks them
         if a.__class__ is SavedValue:
             if a.tensor._version[0] != a.version:
                 return None
