@@ -256,6 +256,8 @@ Conv1d
 Conv2d
 ConvTranspose1d
 ConvTranspose2d
+Fold
+Unfold
 MaxPool1d
 AvgPool2d
 AdaptiveAvgPool2d

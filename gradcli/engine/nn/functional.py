@@ -132,7 +132,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 # ---------------------------------------------------------------------------- dropout (functional_dropout.py)
 
 from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402, F401 - F.X
-                                 feature_alpha_dropout)
+                                 feature_alpha_dropout, gumbel_softmax)
 
 
 def torch_dropout(input, p, train):
@@ -448,6 +448,8 @@ OPS = [
     _fop("dropout1d", dropout1d, no_grad=_RANDOM),
     _fop("dropout2d", dropout2d, no_grad=_RANDOM),
     _fop("dropout3d", dropout3d, no_grad=_RANDOM),
+    _fop("gumbel_softmax", gumbel_softmax, no_grad="random noise: each call draws another (its nodes are the ops it "
+         "composes: softmax, sub, add; tests/golden/scripts/nn_fold_gumbel.grad)"),
     _fop("pad", pad, ConstantPadNdBackward0, *[_pad_node(m, k) for m in ("reflect", "replicate") for k in (1, 2, 3)],
          shapes=[((2, 3),), ((1, 2, 3),)],
          call=lambda torch, x, name: (torch.nn.functional.pad(x, (1, 2)),
@@ -511,6 +513,8 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.upsample_nearest(x, scale_factor=2)),
     _fop("upsample_bilinear", _up.upsample_bilinear, shapes=_IMG,
          call=lambda torch, x, name: torch.nn.functional.upsample_bilinear(x, scale_factor=2)),
+    _fop("fold", _conv.fold, shapes=[((1, 8, 6),)],
+         call=lambda torch, x, name: torch.nn.functional.fold(x, (3, 4), 2)),
     _fop("unfold", _conv.unfold, _conv.Im2ColBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.unfold(x, 2)),
     _fop("max_pool1d", _conv.max_pool1d, _conv.MaxPool2DWithIndicesBackward0, shapes=[((1, 2, 4),)],
          call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2), torch=True),

@@ -283,6 +283,31 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return out if batched else S.squeeze(out, 0)
 
 
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: the blocks of (N, C * prod(kernel_size), L) summed back into (N, C, *output_size), in ATen's
+    order (channel and kernel position outer, block inner); the node is Col2ImBackward0."""
+    if input.dim() not in (2, 3):
+        raise errors.runtime(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got "
+                             f"{input.dim()}D)")
+    batched = input.dim() == 3
+    x = input if batched else S.unsqueeze(input, 0)
+    o, k, d, p, s = (_tuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
+    kk = k[0] * k[1]
+    if x.shape[1] % kk:
+        raise errors.runtime(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                             f"but got input.size(1)={x.shape[1]} and kernel_size=({k[0]}, {k[1]}).")
+    blocks = tuple((o[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
+    if blocks[0] * blocks[1] != x.shape[2]:
+        raise errors.runtime(f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, "
+                             f"{d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected size of input's "
+                             f"dimension 2 to match the calculated number of sliding blocks {blocks[0]} * {blocks[1]} "
+                             f"= {blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
+    idx = np.ascontiguousarray(_window_index(o, blocks, k, s, p, d).T)  # (K, L)
+    n, c = x.shape[0], x.shape[1] // kk
+    out = scatter_spatial(S.reshape(x, (n, c, kk, x.shape[2])), idx, o)
+    return out if batched else S.squeeze(out, 0)
+
+
 # ---------------------------------------------------------------------------- pooling
 
 class MaxPool2DWithIndicesBackward0(Function):

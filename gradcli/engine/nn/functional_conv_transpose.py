@@ -15,26 +15,30 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops import words
 from ..tensor import Tensor, wrap
-from ..device import scatter_add as _scatter_add_at, xp_of
+from ..device import xp_of
 from .functional_conv import gather_spatial, ntuple, window_index
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "ConvolutionBackward0", "output_size_for"]
 
 
 def _forward_arrays(x, w, idx, groups, out_sp):
-    """x (n, c_in, *in_sp), w (c_in, c_out/groups, *k) -> (n, c_out, *out_sp): each group's
-    weight^T @ x gives every tap's contribution, scattered (summed) into the output positions."""
+    """x (n, c_in, *in_sp), w (c_in, c_out/groups, *k) -> (n, c_out, *out_sp): for each group and kernel tap,
+    one product (input positions x batch, c_in/groups) @ (c_in/groups, c_out/groups), added into the output
+    positions that tap reaches (a tap's positions are distinct, but for the padding's sentinel slot)."""
     n, c = x.shape[0], x.shape[1]
     og = w.shape[1]
     cg = c // groups
     kk, lsz = idx.shape
-    xm = x.reshape(n, groups, cg, lsz)
-    wm = np.swapaxes(w.reshape(groups, cg, og * kk), -1, -2)  # (groups, og * K, cg)
-    cols = np.matmul(wm[None], xm).reshape(n * groups * og, kk * lsz)  # (n*c_out, K*L)
+    xp = xp_of(x)
     s = int(np.prod(out_sp))
-    acc = xp_of(cols).zeros((s + 1, cols.shape[0]), dtype=cols.dtype)
-    _scatter_add_at(acc, idx.reshape(-1), cols.T)
-    return acc[:s].T.reshape((n, groups * og) + tuple(out_sp))
+    acc = xp.zeros((s + 1, n, groups, og), dtype=x.dtype)
+    xg = x.reshape(n, groups, cg, lsz)
+    for g in range(groups):
+        xl = xp.ascontiguousarray(xg[:, g].transpose(2, 0, 1)).reshape(lsz * n, cg)
+        wg = w[g * cg:(g + 1) * cg].reshape(cg, og, kk)
+        for k in range(kk):
+            acc[idx[k], :, g, :] += (xl @ wg[:, :, k]).reshape(lsz, n, og)
+    return acc[:s].reshape(s, n, groups * og).transpose(1, 2, 0).reshape((n, groups * og) + tuple(out_sp))
 
 
 def _replay(xs, kw, outs):

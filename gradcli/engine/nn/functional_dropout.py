@@ -124,3 +124,18 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 
 NAMES = ("dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d")
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch's composite: softmax((logits - log(Exp(1) draws)) / tau), straight-through one-hot when hard."""
+    from ..factory import empty_like, zeros_like  # noqa: PLC0415
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning, stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
