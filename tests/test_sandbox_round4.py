@@ -191,3 +191,33 @@ def test_the_repl_keeps_the_text_of_a_memory_error_its_input_raises(tmp_path):
                           env=env, timeout=180)
     assert b"MemoryError: out of tokens" in proc.stderr and b"--max-memory" not in proc.stderr, proc.stderr
     assert proc.stdout.endswith(b"2\n")
+
+
+# ---------------------------------------------------------------- NumPy items of any size
+
+@pytest.mark.parametrize("src, words", [
+    ("np.zeros(3, dtype='V1000000000')", "a NumPy dtype of 1000000000 bytes per item exceeds the limit of 65536"),
+    ("np.zeros(3, 'U1000000')", "a NumPy dtype of 4000000 bytes per item"),
+    ("np.ones(3).astype('S100000')", "a NumPy dtype of 100000 bytes per item"),
+    ("np.zeros(10, dtype=('f8', (10 ** 4, 10 ** 4)))", "a NumPy dtype of 800000000 bytes per item"),
+    ("np.zeros(2, dtype=[('a', 'V2000000')])", "a NumPy dtype of 2000000 bytes per item"),
+    ("np.empty(3, np.dtype('V1000000000'))", "bytes per item"),
+])
+def test_a_numpy_dtype_of_huge_items_is_refused_before_allocating(src, words):
+    # the element limits counted items: np.zeros(3, dtype='V1000000000') was 3 GB in 3 elements
+    refused("import numpy as np\nx = " + src, "MemoryError", words)
+
+
+def test_numpy_items_wider_than_8_bytes_count_in_the_element_limit():
+    refused("import numpy as np\nx = np.zeros(10 ** 6, 'U16384')", "RuntimeError",
+            "array (in 8-byte elements) of 8192000000 elements exceeds the limit of 100000000")
+    refused("import numpy as np\nx = np.full((10 ** 4, 10 ** 4), b'x', 'S9')", "RuntimeError", "(in 8-byte elements)")
+
+
+def test_numpy_dtypes_of_ordinary_items_work_as_in_python():
+    src = ("import numpy as np\nprint(np.array(['ab', 'c']), np.zeros(3, 'U5'), np.zeros((2, 2), np.float64).dtype, "
+           "np.ones(3).astype('float32').dtype)\nprint(np.full(3, 7, 'int64'), np.eye(2, dtype='f4'), "
+           "np.einsum('ij,jk->ik', np.ones((2, 2)), np.ones((2, 2))), np.zeros(2, dtype=np.dtype('U100')).shape)\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == ("['ab' 'c'] ['' '' ''] float64 float32\n[7 7 7] [[1. 0.]\n [0. 1.]] [[2. 2.]\n [2. 2.]] (2,)\n")

@@ -258,15 +258,23 @@ def _np_precheck(name, fn, rt):
             return n
         return 0
 
+    def weight(spec):  # items of a dtype wider than 8 bytes count as that many 8-byte elements
+        return 1 if spec is None else max(1, -(-npguard.item_bytes(spec) // 8))
+
+    dtype_at = {"zeros": 1, "ones": 1, "empty": 1, "full": 2, "eye": 3, "identity": 1}.get(name)
+
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         limit = rt.max_elements
+        if dtype_at is not None:
+            w = weight(kwargs.get("dtype", args[dtype_at] if len(args) > dtype_at else None))
+            what = "array" if w == 1 else "array (in 8-byte elements)"
         if name in ("zeros", "ones", "empty", "full") and (args or "shape" in kwargs):
-            pyops.check_limit(count(args[0] if args else kwargs["shape"]), limit, "array")
+            pyops.check_limit(count(args[0] if args else kwargs["shape"]) * w, limit, what)
         elif name in ("eye", "identity") and (args or "N" in kwargs or "n" in kwargs):
             n = count(args[0] if args else kwargs.get("N", kwargs.get("n")))
             m = args[1] if len(args) > 1 else kwargs.get("M")
-            pyops.check_limit(n * (n if m is None else count(m)), limit, "array")
+            pyops.check_limit(n * (n if m is None else count(m)) * w, limit, what)
         elif name in ("meshgrid", "kron", "outer"):
             n = 1
             for a in args:

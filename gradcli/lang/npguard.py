@@ -12,10 +12,17 @@ implementations NumPy ever meets.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
-from .runtime import user_raiser
+from .runtime import LimitError, user_raiser
+
+# One item of a dtype a script names ('V1000000000', 'U300', ('f8', (10**4, 10**4))) is at most this
+# many bytes: the element limits count items, and `np.zeros(3, dtype='V1000000000')` is 3 GB in three
+# of them. (Numbers are at most 16 bytes; a 'U16384' string item is 64 KiB.)
+MAX_ITEM_BYTES = 1 << 16
+_SIZED_CODE = re.compile(r"[<>=|]?[A-Za-z]\d{4,}")  # the dtype strings that can name a big item
 
 _PLAIN = frozenset((int, float, bool, complex, str, bytes, type(None), slice, type(Ellipsis), range))
 _PLAIN_TYPES = frozenset((int, float, bool, complex, str, bytes))
@@ -35,15 +42,40 @@ def object_error():
     return TypeError("arrays of Python objects (dtype=object) are not available in GradScript")
 
 
+def item_bytes(spec) -> int:
+    """The size of one item of the dtype ``spec`` names (0 when it names none)."""
+    if isinstance(spec, np.dtype):
+        return spec.itemsize
+    import warnings  # noqa: PLC0415 - only for a spec that may name a big item
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy 2's deprecated aliases ('a5')
+            return np.dtype(spec).itemsize
+    except Exception:  # noqa: BLE001 - not a dtype: NumPy's own call says what it is
+        return 0
+
+
+def check_item(spec) -> None:
+    size = item_bytes(spec)
+    if size > MAX_ITEM_BYTES:
+        raise LimitError("MemoryError", f"a NumPy dtype of {size} bytes per item exceeds the limit of "
+                                        f"{MAX_ITEM_BYTES} bytes (GradScript limit)")
+
+
 def check_plain(value, what):
-    """Raises TypeError unless ``value`` (walked through lists and tuples) is plain data."""
+    """Raises TypeError unless ``value`` (walked through lists and tuples) is plain data, and the
+    MemoryError of the limit on one item's size for a dtype it names."""
     stack = [value]
     while stack:
         v = stack.pop()
         t = type(v)
         if t in _PLAIN:
+            if t is str and len(v) > 4 and _SIZED_CODE.fullmatch(v):
+                check_item(v)
             continue
         if t is list or t is tuple:
+            if t is tuple and len(v) == 2 and isinstance(v[1], (int, tuple)) and isinstance(v[0], (str, np.dtype, type)):
+                check_item(v)  # a sub-array dtype: ('f8', (10**4, 10**4)) is 800 MB an item
             stack.extend(v)
             continue
         if isinstance(v, np.ndarray):
@@ -57,6 +89,7 @@ def check_plain(value, what):
         if isinstance(v, np.dtype):
             if v.hasobject:
                 raise object_error()
+            check_item(v)
             continue
         if isinstance(v, type) and (v in _PLAIN_TYPES or (issubclass(v, np.generic) and v is not np.object_)):
             continue
