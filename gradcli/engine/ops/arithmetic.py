@@ -519,6 +519,8 @@ def pow(input, exponent):
             raise kernel_error("pow", dtypes.bool_)
         return scalar_op(PowBackward2, exponent, input, {"base": input})
     if isinstance(exponent, Tensor):
+        if input.dtype is dtypes.bool_ and exponent.dtype is dtypes.bool_:  # pow_tensor_tensor has no Bool kernel
+            raise kernel_error("pow", dtypes.bool_)
         return binary(PowBackward1, input, exponent)
     if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
             and not input.dtype.is_floating_point):

@@ -278,16 +278,32 @@ class MaskedFillBackward1(Function):
         return gx, gv
 
 
-def masked_fill(input, mask, value):
+def masked_fill_checks(self, mask, value, inplace):
+    """masked_fill's errors in torch's order: the out-of-place form expands (mask, self) first
+    (expand_outplace); then the value's dims, the mask's dtype and, in place, (self, mask)'s shapes."""
+    from .elementwise_common import broadcast_error  # noqa: PLC0415
+    shapes = (self._data.shape, mask._data.shape) if isinstance(mask, Tensor) else None
+    if shapes is not None and not inplace and not _broadcastable(*shapes):
+        raise broadcast_error(mask._data, self._data)
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise errors.runtime(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                             f"{value._data.ndim} dimension(s).")
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         from .linalg import c10_low  # noqa: PLC0415
         raise errors.runtime(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                              f"{c10_low(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__}")
+    if inplace and not _broadcastable(*shapes):
+        raise broadcast_error(self._data, mask._data)
+
+
+def _broadcastable(a, b):
+    return all(x == y or x == 1 or y == 1 for x, y in zip(a[::-1], b[::-1]))
+
+
+def masked_fill(input, mask, value):
+    masked_fill_checks(input, mask, value, False)
     kw = {"mask": mask, "in_shape": input._data.shape}
     if isinstance(value, Tensor):
-        if value._data.ndim != 0:
-            raise errors.runtime(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                                 f"{value._data.ndim} dimension(s).")
         v = value._data.astype(input._data.dtype)
         if type(v) is not type(input._data) and v.ndim == 0:  # a CPU 0-d value with a cuda input
             v = v[()]

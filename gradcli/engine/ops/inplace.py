@@ -173,6 +173,9 @@ def inplace(fn, name):
             raise errors.runtime(OVERLAP_MESSAGE)
         if binary_bitwise and args:  # the output's checks before the kernel's dtype error (as `a &= b`)
             check_iterator_output(self, args[0])
+        if name == "masked_fill_" and len(args) == 2:  # in place: self and mask's shapes checked last
+            from .gather_scatter import masked_fill_checks  # noqa: PLC0415
+            masked_fill_checks(self, *args, True)
         # the clamp overload with number bounds (taken when any bound is a number) words the cast
         # error with C++ type names ("bool"); tensor bounds go through TensorIterator ("Bool")
         scalar = low and any(a is not None and not isinstance(a, Tensor) for a in (*args, *kwargs.values()))
