@@ -41,6 +41,30 @@ def gradcli(*args, **kw):
 LOOP = "for i in range(3):\n    print(i)\nwhile True:\n    pass"
 
 
+def _group_cpu_seconds(sid: int) -> float:
+    """CPU seconds used so far by the processes of session ``sid`` (Linux's /proc)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:  # (state, ppid, pgrp, session, ...)
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_until_busy(sid: int) -> None:
+    """Until the run has started and printed: CPU time, not wall time, so a loaded machine's slow
+    start does not signal it too early (start-up costs well under 2 s of CPU; the loop then spins)."""
+    if not Path("/proc/self/stat").exists():
+        time.sleep(4)
+        return
+    deadline = time.monotonic() + 60
+    while _group_cpu_seconds(sid) < 2.5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX signals")
 @pytest.mark.parametrize("isolated", [True, False], ids=["child", "in-process"])
 @pytest.mark.parametrize("signame, error, code", [("SIGINT", "KeyboardInterrupt", 130), ("SIGTERM", "Terminated", 143)])
@@ -49,7 +73,7 @@ def test_signal_gives_one_document_with_what_was_printed(signame, error, code, i
     proc = subprocess.Popen([sys.executable, "-m", "gradcli", "run", "--json", "--max-steps", "1e12", "-e", LOOP],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env(**extra),
                             start_new_session=True)
-    time.sleep(4)  # started and printing (a busy machine starts slowly)
+    _wait_until_busy(proc.pid)
     os.killpg(proc.pid, getattr(signal, signame))  # the whole group, as a terminal's Ctrl-C does
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err
