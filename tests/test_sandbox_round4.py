@@ -221,3 +221,16 @@ def test_numpy_dtypes_of_ordinary_items_work_as_in_python():
     result = run(src)
     assert result.error is None, result.error.message
     assert result.stdout == ("['ab' 'c'] ['' '' ''] float64 float32\n[7 7 7] [[1. 0.]\n [0. 1.]] [[2. 2.]\n [2. 2.]] (2,)\n")
+
+
+def test_the_pytest_plugin_shows_a_failing_scripts_text_escaped(tmp_path):
+    (tmp_path / "a.grad").write_text(f"print({HOSTILE!r})\nraise ValueError({HOSTILE!r})\n")
+    (tmp_path / "a.out").write_text("other\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTEST_ADDOPTS")}
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "gradcli.testing.pytest_plugin", "--gradcli", "-q",
+                           "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
+                          capture_output=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert b"\\x1b]52;c;aGVsbG8=" in proc.stdout
+    assert not any(c.encode() in proc.stdout for c in ("\x1b]", "\x1b[2J", "\x07", "\x9b")), proc.stdout[-2000:]

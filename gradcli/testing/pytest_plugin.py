@@ -69,10 +69,12 @@ class GradScriptItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExpectationMismatch):
+            from gradcli.render.diagnostics import visible  # noqa: PLC0415 - a script's text: no control characters
+
             verdict = excinfo.value.verdict
             where = f" (line {verdict.line})" if verdict.line is not None else ""
             text = f"{self.path.name}{where}: " + "\n".join(verdict.problems)
-            return text + ("\n" + verdict.diff if verdict.diff else "")
+            return visible(text + ("\n" + verdict.diff if verdict.diff else ""))
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
