@@ -252,6 +252,17 @@ FIXED = {
     "torch.detach_ input=": _DETACHED,
     "copy_ list": "TypeError: copy_(): argument 'other' (position 1) must be Tensor, not list",
     "repr torch.detach_": "<function detach_ at 0x…>", "script line 3": "<function detach_ at 0x…>",
+    # x[k] = v and fill_ take a Tensor or a number, else torch's TypeError (golden setitem_fill_refused);
+    # torch.fill_(input=, value=) works
+    "setitem None": "TypeError: can't assign a NoneType to a torch.FloatTensor",
+    "setitem list": "TypeError: can't assign a list to a torch.FloatTensor",
+    "setitem str": "TypeError: can't assign a str to a torch.FloatTensor",
+    **{f"fill_ {k}": (f"TypeError: fill_() received an invalid combination of arguments - got ({t}), but expected one "
+                      f"of:\n * (Tensor value)\n      didn't match because some of the arguments have invalid types: "
+                      f"(!{t}!)\n * (Number value)\n      didn't match because some of the arguments have invalid "
+                      f"types: (!{t}!)\n") for k, t in (("None", "NoneType"), ("str", "str"))},
+    "torch.fill_ kw": "torch.float32 (2, 3) [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]] rg=False None | self torch.float32 (2, 3) "
+                      "[[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]] rg=False None same=True",
 }
 
 

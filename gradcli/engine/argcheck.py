@@ -25,6 +25,22 @@ def typename(value):
     return t.__name__
 
 
+def describe(value):
+    """How torch's "invalid combination of arguments" errors describe an argument that matches no
+    signature: its type name, a list or tuple with its items' (list of [float, int], tuple of (int,))."""
+    if isinstance(value, list):
+        return f"list of [{', '.join(typename(v) for v in value)}]"
+    if isinstance(value, tuple):
+        names = [typename(v) for v in value]
+        return f"tuple of ({names[0]},)" if len(names) == 1 else f"tuple of ({', '.join(names)})"
+    return typename(value)
+
+
+def is_scalar(value):
+    """torch's THPUtils_checkScalar: a Python or NumPy number (bool included)."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_))
+
+
 def _accepts(kind, value):
     """May a first argument of this type-name be `value`? (True when the kind is not checked here)."""
     if kind == "Tensor":

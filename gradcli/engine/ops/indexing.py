@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import is_scalar, typename
 from ..autograd import grad_mode, make_node
 from ..device import asarray as _asarray
 from ..device import host, like, overlaps, write_alias, writeable, xp_of
@@ -297,6 +298,8 @@ def check_inplace(t, as_view=False):
 
 
 def setitem(input, key, value):
+    if not isinstance(value, Tensor) and not is_scalar(value):  # torch's valueToTensor, before the index
+        raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
     nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = not advanced and _all_full(nkey, input._data.shape)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import describe, is_scalar, typename
 from ..autograd import SavedValue, grad_mode, make_node
 from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
@@ -302,11 +303,34 @@ def zero_(self):
     return _fill(self, 0, ZeroBackward0)
 
 
+def _check_fill_value(value, input=""):
+    """torch's TypeError for a fill value that is no Tensor or number: x.fill_(v), or torch.fill_(x, v)
+    (input="Tensor": the signatures and types then start with the input's)."""
+    if isinstance(value, Tensor) or is_scalar(value):
+        return
+    what = describe(value)
+    got, name, ok = (f"{input}, ", f"{input} input, ", f"{input}, ") if input else ("", "", "")
+    why = "didn't match because some of the arguments have invalid types:"
+    raise errors.type_error(
+        f"fill_() received an invalid combination of arguments - got ({got}{typename(value)}), but expected one of:"
+        f"\n * ({name}Tensor value)\n      {why} ({ok}!{what}!)\n * ({name}Number value)\n      {why} ({ok}!{what}!)\n")
+
+
 def fill_(self, value):
+    _check_fill_value(value)
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise errors.runtime(f"fill_ only supports 0-dimension value tensor but got tensor with "
                              f"{value._data.ndim} dimensions.")
     return _fill(self, value, FillBackward2)
+
+
+def torch_fill_(input, value):
+    """torch.fill_(x, value): x.fill_(value), with torch's error for a value of the wrong type."""
+    _check_fill_value(value, "Tensor")
+    return fill_(input, value)
+
+
+torch_fill_.__name__ = torch_fill_.__qualname__ = "fill_"
 
 
 class CopyBackwards(Function):
@@ -518,7 +542,8 @@ def set_value_node(input, value, vshape):
 # gradient checks' leaves stay leaves.
 OPS = [
     op("zero_", zero_, sample=Sample("unary", call=lambda torch, x: (x * 1).zero_())),
-    op("fill_", fill_, sample=Sample([((2, 3), ()), ((), ())], call=lambda torch, x, v: (x * 1).fill_(v))),
+    op("fill_", fill_, torch=False, sample=Sample([((2, 3), ()), ((), ())], call=lambda torch, x, v: (x * 1).fill_(v))),
+    op("fill_", torch_fill_, method=False, key="torch.fill_", no_grad="x.fill_'s gradcheck: the same function"),
     op("copy_", copy_, torch=False, sample=Sample([((2, 3), (2, 3)), ((2, 3), (3,)), ((), ())],
                                                  call=lambda torch, x, y: (x * 1).copy_(y))),
 ]
