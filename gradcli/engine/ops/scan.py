@@ -71,8 +71,11 @@ class CumsumBackward0(Function):
 
 
 def _acc(dt):
-    """The accumulation type of torch's CPU scans (at::acc_type): double for float and half."""
-    return np.float64 if dt.is_floating_point else dt.np
+    """The accumulation type of torch's CPU scans (at::acc_type<T, false>): double for float and
+    double, float for half (a float16 product that overflows float is inf, and inf * 0 nan)."""
+    if dt.is_floating_point:
+        return np.float32 if dt.np == np.float16 else np.float64
+    return dt.np
 
 
 def cumsum(input, dim=None, *, dtype=None):
