@@ -234,3 +234,17 @@ def test_the_pytest_plugin_shows_a_failing_scripts_text_escaped(tmp_path):
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert b"\\x1b]52;c;aGVsbG8=" in proc.stdout
     assert not any(c.encode() in proc.stdout for c in ("\x1b]", "\x1b[2J", "\x07", "\x9b")), proc.stdout[-2000:]
+
+
+# ---------------------------------------------------------------- the language's long ranges into the engine
+
+def test_tensors_of_ranges_short_and_long_as_torch_makes_them():
+    # a range longer than 100,000 is the language's step-counted stand-in: torch.tensor(range(200000))
+    # said 'Could not infer dtype of BigRange' (and of a plain range: 'of range'), where torch makes the tensor
+    src = ("print(torch.tensor(range(5)), torch.tensor(range(2, 9, 3), dtype=torch.float32), torch.as_tensor(range(0)))\n"
+           "print(torch.tensor(range(200000)).sum(), torch.as_tensor(range(200000)).shape)\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == ("tensor([0, 1, 2, 3, 4]) tensor([2., 5., 8.]) tensor([])\n"
+                             "tensor(19999900000) torch.Size([200000])\n")
+    refused("x = torch.tensor(range(10 ** 12))", "RuntimeError", "tensor of 1000000000000 elements exceeds the limit")

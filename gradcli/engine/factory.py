@@ -128,6 +128,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
     if isinstance(data, str):
         raise errors.type_error("new(): invalid data type 'str'")
+    if _is_range(data):  # torch takes any sequence: torch.tensor(range(5)) (the language's long ranges too)
+        check_numel(len(data))
+        data = list(data)
     if isinstance(data, (list, tuple)):
         _check_depth(data)
         _check_str(data)
@@ -189,6 +192,12 @@ def _check_str(data):
             raise errors.type_error("new(): invalid data type 'str'")
         if isinstance(x, (list, tuple)):
             _check_str(x)
+
+
+def _is_range(data) -> bool:
+    """A range, or the language's stand-in for a long one (a class named BigRange with a range's
+    ``len`` and items: the engine knows nothing of the language)."""
+    return isinstance(data, range) or type(data).__name__ == "BigRange"
 
 
 def as_tensor(data, dtype=None, device=None):
