@@ -313,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="when writing: do not rerun under other CPUs (NAME.cpu files stay as they are)")
     parser.add_argument("--variant", action="append", choices=sorted(CPU_VARIANTS),
                         help="only these CPU variants (repeatable; default: all)")
+    parser.add_argument("--measure-here", action="store_true",
+                        help="write only NAME.cpu: widen (or add) the marking of every golden that this machine's "
+                             "torch prints differently (another CPU class than the golden's)")
     parser.add_argument("--dump", help=argparse.SUPPRESS)  # internal: a variant's worker
     parser.add_argument("-q", "--quiet", action="store_true", help="only report problems")
     args = parser.parse_args(argv)
@@ -328,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     scripts = find_scripts(args.paths or [d for d in DEFAULT_DIRS if d.is_dir()])
     if args.dump:
         return _dump(args.dump, scripts)
+    if args.measure_here:
+        return measure_here(scripts, args.quiet)
     with_variants = args.cpu_variants if args.check else not args.no_cpu_variants
     variant_names = args.variant or list(CPU_VARIANTS)
     variants = {name: run_variant(name, scripts) for name in variant_names} if with_variants else {}
@@ -395,8 +400,74 @@ def _check_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names
     return []
 
 
+HOME_CPU = "GenuineIntel AVX512"   # the machine this repository's goldens come from (an unmarked one's)
+MEASURED = "measured: "           # a differs_under entry for a real machine's measurement (--measure-here)
+
+
+def tolerance_for(worst_ulp: float) -> int:
+    """Twice the measured difference, a power of two, at least MIN_ULP (as marking_for)."""
+    return max(MIN_ULP, 1 << max(0, int(2 * worst_ulp) - 1).bit_length())
+
+
+def measured_marking(committed: cpu.CpuMarking | None, here: str, golden: str, machine: str):
+    """The marking that covers this machine's torch output ``here`` against the committed ``golden``
+    (None: no change needed) and a problem no tolerance can cover (None if none)."""
+    if cpu.compare_text(here, golden, committed, machine).ok:
+        return None, None
+    if committed is not None and committed.cpu == machine:
+        return None, "this machine is the golden's own: regenerate it instead"
+    pairs = cpu.differing_numbers(here, golden)
+    if pairs is None:
+        return None, "more than digits differ: " + cpu.compare_text(here, golden).message
+    unit = committed.unit if committed else "float32"
+    worst = max([0.0] + [cpu.needed_ulp(a, e, unit) for a, e in pairs])
+    capability = machine.split()[1]
+    by_capability = dict(committed.ulp_by_capability) if committed else {}
+    by_capability[capability] = max(by_capability.get(capability, 0), tolerance_for(worst))
+    under = tuple(sorted(set(committed.differs_under if committed else ()) | {MEASURED + machine}))
+    return cpu.CpuMarking(cpu=committed.cpu if committed else HOME_CPU, ulp=max(by_capability.values()),
+                          unit=unit, differs_under=under,
+                          ulp_by_capability=tuple(sorted(by_capability.items()))), None
+
+
+def measure_here(scripts: list[Path], quiet: bool) -> int:
+    """--measure-here: run torch on this (real) machine and widen the markings it needs; the .out/.err
+    files stay (they are the home machine's reference)."""
+    machine = cpu.machine_cpu()
+    if "(" in machine:
+        print(f"make_goldens --measure-here: {machine}: kernels changed by environment variables; "
+              "measure a real machine", file=sys.stderr)
+        return 2
+    problems = 0
+    for script in scripts:
+        result = run_one(script)
+        out_file, cpu_file = script.with_suffix(".out"), script.with_suffix(cpu.MARKING_SUFFIX)
+        if not out_file.is_file():
+            continue
+        golden = cpu.mask_addresses(out_file.read_text(encoding="utf-8"))
+        here = cpu.mask_addresses(result.out.decode("utf-8"))
+        marking, problem = measured_marking(cpu.read_marking(cpu_file), here, golden, machine)
+        if problem:
+            problems += 1
+            print(f"make_goldens: {_display(script)}: {problem}", file=sys.stderr)
+        if marking is not None:
+            cpu_file.write_text(marking.to_json(), encoding="utf-8", newline="\n")
+            if not quiet:
+                print(f"marked {_display(cpu_file)}: {dict(marking.ulp_by_capability)} {marking.unit} ulp")
+    return 1 if problems else 0
+
+
 def _write_marking(cpu_file: Path, marking: cpu.CpuMarking | None, variant_names: list[str]) -> None:
     committed = cpu.read_marking(cpu_file)
+    measured = [n for n in (committed.differs_under if committed else ()) if n.startswith(MEASURED)]
+    if measured and marking is not None:   # a real machine's measurement outlives the variants' reruns
+        merged = dict(marking.ulp_by_capability)
+        for name in measured:
+            capability = name.split()[-1]
+            merged[capability] = max(merged.get(capability, 0), dict(committed.ulp_by_capability).get(capability, 0))
+        marking = cpu.CpuMarking(cpu=marking.cpu, unit=marking.unit, ulp=max(merged.values()),
+                                 differs_under=tuple(sorted(set(marking.differs_under) | set(measured))),
+                                 ulp_by_capability=tuple(sorted(merged.items())))
     if marking is None:
         # a partial run (--variant) removes only a marking that it fully re-measured
         if committed is not None and set(committed.differs_under) <= set(variant_names):
