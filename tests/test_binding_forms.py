@@ -282,6 +282,15 @@ def test_the_snapshot_covers_errors_warnings_and_graphs():
     assert any("CopySlices" in v for v in values) and any("FillBackward3" in v for v in values)
 
 
+def test_python_level_methods_are_declared():
+    """Tensor.split & co (torch/_tensor.py's, named Tensor.split in their errors) come from declarations too."""
+    declared = {spec.name for spec in registry.REGISTRY.values() if spec.python_method}
+    assert declared == {"norm", "split", "unflatten", "unique", "unique_consecutive"}
+    for name in declared:
+        assert vars(torch.Tensor)[name].__qualname__ == "Tensor." + name
+        assert getattr(torch, name).__qualname__ == name
+
+
 def test_they_are_declared():
     for name in ("zero_", "fill_", "copy_", "T", "mT", "new_tensor", "new_zeros", "new_ones", "new_empty",
                  "new_full", "detach", "detach_", "numel", "getitem", "setitem"):

@@ -72,11 +72,11 @@ for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: the
 
 
 def _python_level_methods():
-    """torch/_tensor.py defines these Tensor methods in Python, so their TypeErrors name them Tensor.split()
-    where torch.split's say split(). The method is a copy of the same function (same code and defaults, no
-    wrapper) under that qualname."""
+    """torch/_tensor.py defines some Tensor methods in Python (declared python_method=True), so their TypeErrors
+    name them Tensor.split() where torch.split's say split(). The method is a copy of the same function (same
+    code and defaults, no wrapper) under that qualname."""
     import types  # noqa: PLC0415
-    for name in ("norm", "split", "unflatten", "unique", "unique_consecutive"):
+    for name in sorted({spec.name for spec in registry.REGISTRY.values() if spec.python_method}):
         fn = Tensor.__dict__.get(name)
         if isinstance(fn, types.FunctionType) and fn.__qualname__ == name:
             method = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)

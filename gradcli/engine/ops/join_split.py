@@ -274,7 +274,7 @@ OPS = [
                                                         call=lambda torch, x: x.repeat(2, *([1] * x.dim())))),
     op("tile", tile, RepeatBackward0, sample=Sample(REDUCE, args=((2,),))),
     op("narrow", narrow, SliceBackward0, sample=Sample(S1, call=lambda torch, x: x.narrow(-1, 1, 2))),
-    op("split", split, SplitBackward0, SplitWithSizesBackward0,
+    op("split", split, SplitBackward0, SplitWithSizesBackward0, python_method=True,
        sample=Sample(S1, call=lambda torch, x: x.split(2, dim=-1))),
     op("chunk", chunk, SplitBackward0, sample=Sample([((3,),), ((4, 2),)], args=(2, 0))),
     op("unbind", unbind, UnbindBackward0, sample=Sample(REDUCE, args=(0,))),

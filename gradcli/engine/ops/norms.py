@@ -423,7 +423,7 @@ OPS = [
        cases={"nanmean": case(lambda torch, x: torch.nanmean(x, 0), V.M23)}),  # nansum's and div's nodes
     op("renorm", renorm, RenormBackward0, inplace=True, sample=Sample(
         [((3, 4),), ((2, 3, 2),)], call=lambda torch, x: (x.renorm(2, 0, 0.5), torch.renorm(x, 1, -1, 0.3)))),
-    op("norm", norm, LinalgVectorNormBackward0,
+    op("norm", norm, LinalgVectorNormBackward0, python_method=True,
        sample=Sample("reduce", call=lambda torch, x: (x.norm(), x.norm(p=1), x.norm(dim=-1), x.norm(p=3))),
        cases={"norm_2": case(lambda torch, x: torch.norm(x, dim=0), V.M23)}),
     op("dist", dist, DistBackward0, sample=Sample([((2, 3), (3,)), ((3,), (2, 1))], call=lambda torch, x, y: (

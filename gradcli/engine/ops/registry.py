@@ -116,6 +116,8 @@ class OpSpec:
     reflected: object = None     # `y OP x` when it is not the op with its operands swapped: f(x, y), or
     #                              True when the op commutes
     prop: bool = False           # Tensor.name is a property (x.T), not a method
+    python_method: bool = False  # torch/_tensor.py defines Tensor.name in Python: its TypeErrors say Tensor.name()
+    #                              (methods.py binds a copy of fn under that qualname)
 
     @property
     def names(self):

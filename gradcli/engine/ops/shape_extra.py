@@ -537,7 +537,7 @@ OPS = [
     op("diff", diff, sample=Sample(_R),
        cases={"diff": case(lambda torch, x: torch.diff(x, n=2), V.M23),
               "diff_prepend": case(lambda torch, x, p: torch.diff(x, dim=0, prepend=p), V.M23, [[1.0, 2.0, 3.0]])}),  # slices' and sub's nodes
-    op("unflatten", unflatten, S.ViewBackward0, sample=Sample(_R, call=lambda torch, x: x.unflatten(0, (1, x.shape[0]))),
+    op("unflatten", unflatten, S.ViewBackward0, python_method=True, sample=Sample(_R, call=lambda torch, x: x.unflatten(0, (1, x.shape[0]))),
        cases={"unflatten": case(lambda torch, x: torch.unflatten(x, 1, (3, 1)), V.M23)}),
     op("repeat_interleave", repeat_interleave, sample=Sample(_R, call=lambda torch, x: x.repeat_interleave(2, dim=0)),
        cases={"repeat_interleave": case(lambda torch, x: torch.repeat_interleave(x, 2, dim=1), V.M23),
