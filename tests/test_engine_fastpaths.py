@@ -1,6 +1,6 @@
 """The engine's fast paths against its general ones, in the same process.
 
-`loss.backward()` runs autograd.run_plain (the general engine is autograd.run_general), F.linear of a
+`loss.backward()` runs autograd_engine.run_plain (the general engine is autograd_engine.run_general), F.linear of a
 2-D batch builds its nodes in linalg.linear_2d (the general path is addmm(bias, x, w.t())), and a
 leaf keeps a gradient nothing else holds instead of copying it. Each fast path must give the
 same graph, the same bits and the same order as the path it shortcuts.
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as torch
-from gradcli.engine import autograd
+from gradcli.engine import autograd_engine, autograd_modes
 from gradcli.engine import tensor as tensor_module
 from gradcli.engine.ops import linalg
 
@@ -72,7 +72,7 @@ def test_post_accumulate_hooks_take_the_general_engine(monkeypatch):
     for i, p in enumerate(leaves):
         p.register_post_accumulate_grad_hook(lambda t, i=i: order.append(i))
     plain_calls = []
-    real = autograd.run_plain
+    real = autograd_engine.run_plain
     monkeypatch.setattr(tensor_module, "run_plain", lambda *a: plain_calls.append(real(*a)) or plain_calls[-1])
     (torch.stack(leaves) * 2).sum().backward()
     assert plain_calls == [False] and order == [0, 2, 1, 3]
@@ -87,12 +87,12 @@ def _plain_and_general(build, leaves):
             p.grad = None
         loss = build()
         if general:
-            prev = autograd.grad_mode.enabled
-            autograd.grad_mode.enabled = False
+            prev = autograd_modes.grad_mode.enabled
+            autograd_modes.grad_mode.enabled = False
             try:
-                autograd.run_general((loss,), (torch.ones_like(loss),), False, False, None, True, True)
+                autograd_engine.run_general((loss,), (torch.ones_like(loss),), False, False, None, True, True)
             finally:
-                autograd.grad_mode.enabled = prev
+                autograd_modes.grad_mode.enabled = prev
         else:
             loss.backward()
         results.append([_bits(p.grad) for p in leaves])

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, autograd_modes
 from gradcli.graph import explain as EX
 from gradcli.lang import runner
 from gradcli.render import jsonout
@@ -56,7 +56,7 @@ def chain_source():
 def engine_left_clean():
     yield
     assert autograd.backward_observer[0] is None and autograd.node_observer[0] is None
-    assert not autograd.anomaly_mode.enabled
+    assert not autograd_modes.anomaly_mode.enabled
 
 
 # ----------------------------------------------------------------------------- the walkthrough
@@ -357,7 +357,7 @@ def test_anomaly_mode_from_the_script():
     err = result.error
     assert err.message == "Function 'DivBackward0' returned nan values in its 1th output."
     assert err.line == 9 and "backward was called at line 10" in err.hint
-    assert [w.message for w in result.warnings] == [autograd.ANOMALY_WARNING]
+    assert [w.message for w in result.warnings] == [autograd_modes.ANOMALY_WARNING]
     src2 = ("import torch\ntorch.autograd.set_detect_anomaly(True)\nx = torch.tensor(-1., requires_grad=True)\n"
             "y = x.sqrt()\ny.backward()\n")
     result, _ = run(src2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins as _builtins
 import types
 
-from . import autograd as _autograd
+from . import autograd_modes as _modes
 from . import autograd_api as _autograd_api
 from . import device as _device
 from . import dtypes as _dtypes
@@ -48,12 +48,12 @@ def is_floating_point(input):
 
 
 device = _device.device
-no_grad = _autograd.no_grad
-enable_grad = _autograd.enable_grad
-set_grad_enabled = _autograd.set_grad_enabled
-is_grad_enabled = _autograd.is_grad_enabled
-inference_mode = _autograd.inference_mode
-is_inference_mode_enabled = _autograd.is_inference_mode_enabled
+no_grad = _modes.no_grad
+enable_grad = _modes.enable_grad
+set_grad_enabled = _modes.set_grad_enabled
+is_grad_enabled = _modes.is_grad_enabled
+inference_mode = _modes.inference_mode
+is_inference_mode_enabled = _modes.is_inference_mode_enabled
 set_printoptions = _formatting.set_printoptions
 
 # constructors
@@ -123,7 +123,7 @@ from . import gradcheck as _gradcheck  # noqa: E402
 
 autograd.gradcheck = _gradcheck.gradcheck
 autograd.gradgradcheck = _gradcheck.gradgradcheck
-autograd.detect_anomaly = _autograd.detect_anomaly
+autograd.detect_anomaly = _modes.detect_anomaly
 from . import autograd_graph as _autograd_graph  # noqa: E402
 from . import custom_function as _custom_function  # noqa: E402
 
@@ -139,9 +139,9 @@ autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node,
                          saved_tensors_hooks=_saved_hooks.saved_tensors_hooks,
                          save_on_cpu=_saved_hooks.save_on_cpu,
                          disable_saved_tensors_hooks=_saved_hooks.disable_saved_tensors_hooks)
-autograd.set_detect_anomaly = _autograd.set_detect_anomaly
-is_anomaly_enabled = _autograd.is_anomaly_enabled
-is_anomaly_check_nan_enabled = _autograd.is_anomaly_check_nan_enabled
+autograd.set_detect_anomaly = _modes.set_detect_anomaly
+is_anomaly_enabled = _modes.is_anomaly_enabled
+is_anomaly_check_nan_enabled = _modes.is_anomaly_check_nan_enabled
 
 def _cuda_current_device():
     _device.cupy()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import errors
-from .autograd import run_backward
+from .autograd_engine import run_backward
 from .tensor import Tensor
 
 

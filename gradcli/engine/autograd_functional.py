@@ -4,7 +4,7 @@ torch/autograd/functional.py (reverse mode, one output element at a time; `vecto
 from __future__ import annotations
 
 from . import errors
-from .autograd import enable_grad, grad_mode, set_grad_enabled
+from .autograd_modes import enable_grad, grad_mode, set_grad_enabled
 from .autograd_api import grad as _grad
 from .tensor import Tensor
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import abc
 import functools
 
-from . import autograd
+from . import autograd, autograd_engine
 
 
 class Node(abc.ABC):
@@ -75,13 +75,13 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         def inner_hook_for(idx):
             def inner_hook(grad):
-                task = autograd.current_graph_task_id()
+                task = autograd_engine.current_graph_task_id()
                 n = count.get(task, 0)
                 count[task] = n + 1
                 if task not in buffer:
                     buffer[task] = [None] * len(tensors)
                 if n == 0:
-                    nb_calls[0] = sum(autograd.will_engine_execute_node(g) for g in grad_fns)
+                    nb_calls[0] = sum(autograd_engine.will_engine_execute_node(g) for g in grad_fns)
                 buffer[task][idx] = grad
                 if n == nb_calls[0] - 1:
                     grads = buffer.pop(task)
@@ -94,7 +94,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         @functools.wraps(fn)
         def wrapped_fn(grad):
-            task = autograd.current_graph_task_id()
+            task = autograd_engine.current_graph_task_id()
             if ran.get(task):
                 return
             ran[task] = True

@@ -16,7 +16,8 @@ from __future__ import annotations
 import warnings
 
 from . import errors
-from .autograd import Node, node_observer, SavedValue, grad_mode, stamp
+from .autograd import Node, node_observer, SavedValue, stamp
+from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor
 from .views import view_of

@@ -15,7 +15,8 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import ZERO_NRS, Node, node_observer, SavedValue, grad_mode, make_node, stamp
+from .autograd import ZERO_NRS, Node, node_observer, SavedValue, make_node, stamp
+from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor
 

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .autograd import grad_mode
+from .autograd_modes import grad_mode
 from .autograd_api import grad as _grad
 from .device import host, is_host, like
 from .tensor import Tensor, wrap

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..backend import vml
 from . import errors
-from .autograd import enable_grad, grad_mode
+from .autograd_modes import enable_grad, grad_mode
 from .tensor import Tensor
 
 

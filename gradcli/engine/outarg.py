@@ -7,7 +7,7 @@ import warnings
 
 
 from . import dtypes, errors
-from .autograd import grad_mode
+from .autograd_modes import grad_mode
 from .tensor import Tensor
 from .device import like, xp_of
 

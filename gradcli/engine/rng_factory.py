@@ -8,7 +8,8 @@ import builtins
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import grad_mode, make_node
+from .autograd import make_node
+from .autograd_modes import grad_mode
 from .device import host, like
 from .function import Function
 from .limits import check_numel
@@ -69,7 +70,7 @@ def _fresh(size, d, device, generator, fill, requires_grad):
 
 
 def _no_grad():
-    from .autograd import no_grad  # noqa: PLC0415
+    from .autograd_modes import no_grad  # noqa: PLC0415
     return no_grad()
 
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import errors
 from . import rng_math as M
-from .autograd import grad_mode, make_node
+from .autograd import make_node
+from .autograd_modes import grad_mode
 from .device import DEFAULT_DEVICE, canonical, host, like, overlaps
 from .function import Function
 from .ops.elementwise_common import c10_name, zero_grad

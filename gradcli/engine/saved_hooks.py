@@ -32,7 +32,7 @@ class PackedValue:
     __slots__ = ("packed", "unpack", "grad_fn", "output_nr", "requires_grad", "accum")
 
     def __init__(self, tensor, pack, unpack):
-        from .autograd import no_grad  # noqa: PLC0415
+        from .autograd_modes import no_grad  # noqa: PLC0415
         version = tensor._version[0]
         with no_grad():
             packed = pack(tensor)

@@ -11,7 +11,9 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes, errors
-from .autograd import AccumulateGrad, backward_observer, run_general, current_pass, grad_mode, run_plain
+from .autograd import AccumulateGrad, backward_observer
+from .autograd_engine import run_general, current_pass, run_plain
+from .autograd_modes import grad_mode
 from .device import CPU, device_of, to_device
 from .size import Size
 
@@ -248,7 +250,7 @@ class Tensor:
             g = g.to(gd)
         if type(g._data) is not type(self._data):  # a CPU 0-d tensor used with cuda ones: grad comes back
             g = wrap(to_device(g._data, device_of(self._data)), g.dtype)
-        zero = "efficient_zero" in g.__dict__  # sgn's zero gradient: it adds as nothing (autograd.sum_grads)
+        zero = "efficient_zero" in g.__dict__  # sgn's zero gradient: it adds as nothing (autograd_engine.sum_grads)
         grad = self._grad
         if grad is not None:
             if zero:

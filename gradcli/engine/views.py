@@ -6,7 +6,7 @@ from __future__ import annotations
 import weakref
 
 from . import errors
-from .autograd import grad_mode
+from .autograd_modes import grad_mode
 from .tensor import wrap
 
 

@@ -83,7 +83,7 @@ class RunHooks:
             self.session.on_pass(kind, record)
 
     def __enter__(self):
-        from ..engine import autograd  # noqa: PLC0415
+        from ..engine import autograd, autograd_modes  # noqa: PLC0415
 
         observers, node_fns = [], []
         if self.check_on:
@@ -102,7 +102,7 @@ class RunHooks:
             observers.insert(0, ex)
         prev_obs = autograd.backward_observer[0]
         prev_node = autograd.node_observer[0]
-        self._prev = (prev_obs, prev_node, autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
+        self._prev = (prev_obs, prev_node, autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan)
         if observers:
             if prev_obs is not None:
                 observers.insert(0, prev_obs)
@@ -110,16 +110,16 @@ class RunHooks:
         if node_fns:
             autograd.set_node_observer(_chain_nodes([prev_node, *node_fns]))
         if self.anomaly_on:
-            autograd.anomaly_mode.enabled = True
-            autograd.anomaly_mode.check_nan = True
+            autograd_modes.anomaly_mode.enabled = True
+            autograd_modes.anomaly_mode.check_nan = True
         return self
 
     def __exit__(self, *exc):
-        from ..engine import autograd  # noqa: PLC0415
+        from ..engine import autograd, autograd_modes  # noqa: PLC0415
 
         prev_obs, prev_node, enabled, check_nan = self._prev
         autograd.set_backward_observer(prev_obs)
         autograd.set_node_observer(prev_node)
         if self.anomaly_on:
-            autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = enabled, check_nan
+            autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan = enabled, check_nan
         return False

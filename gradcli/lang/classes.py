@@ -148,11 +148,11 @@ def decorate(fn, decorators, frame):
 
 
 def _allowed(value):
-    from ..engine import autograd
+    from ..engine import autograd_modes as modes
     from ..engine.custom_function import once_differentiable
-    if value is once_differentiable or isinstance(value, autograd.GradModeDecorator):
+    if value is once_differentiable or isinstance(value, modes.GradModeDecorator):
         return value
-    if value in (autograd.no_grad, autograd.enable_grad, autograd.inference_mode):
+    if value in (modes.no_grad, modes.enable_grad, modes.inference_mode):
         return value()
     what = getattr(value, "__qualname__", None) or type(value).__name__
     err = TypeError(f"'{what}' is not a decorator GradScript supports: only {DECORATORS_TEXT}")

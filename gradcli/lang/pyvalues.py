@@ -322,7 +322,7 @@ def _setattr_ok(obj):
     t = type(obj)
     ok = _setattr_ok_cache.get(t)
     if ok is None:
-        from ..engine import autograd, device, dtypes, factory
+        from ..engine import autograd, autograd_modes, device, dtypes, factory
         from ..engine.tensor import Tensor
         if issubclass(t, BaseException):
             # an exception keeps what it was raised with (its args; gradcli's marks, names a script
@@ -335,7 +335,7 @@ def _setattr_ok(obj):
         elif _is_engine_type(t):
             from ..engine.custom_function import BackwardCFunction  # a custom Function's ctx holds the script's values
             ok = issubclass(t, BackwardCFunction) or not issubclass(
-                t, (dtypes.dtype, device.device, autograd.Node, factory.Generator, autograd.GradModeDecorator, tuple))
+                t, (dtypes.dtype, device.device, autograd.Node, factory.Generator, autograd_modes.GradModeDecorator, tuple))
         else:
             ok = False
         _setattr_ok_cache[t] = ok

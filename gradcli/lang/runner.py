@@ -223,10 +223,10 @@ class Session:
     # ------------------------------------------------------------------ engine state
     @contextlib.contextmanager
     def _engine(self, filename):
-        from ..engine import api, autograd, dtypes, factory, formatting, saved_hooks, threads
+        from ..engine import api, autograd, autograd_modes, dtypes, factory, formatting, saved_hooks, threads
         from ..engine import device as engine_device
         from ..engine.limits import LIMITS
-        saved = (dtypes.get_default_dtype(), autograd.grad_mode.enabled, formatting.get_printoptions(),
+        saved = (dtypes.get_default_dtype(), autograd_modes.grad_mode.enabled, formatting.get_printoptions(),
                  LIMITS["max_elements"], autograd.site_hook[0], sys.getrecursionlimit())
         saved_device = engine_device.DEFAULT_DEVICE[0]
         saved_threads = threads.snapshot()
@@ -247,15 +247,15 @@ class Session:
         if threads.snapshot() != nthreads:
             threads.restore(nthreads)
         dtypes.set_default_dtype(dt)
-        autograd.grad_mode.enabled = enabled
+        autograd_modes.grad_mode.enabled = enabled
         formatting.set_printoptions(**popts)
         factory.set_max_elements(self.options.max_elements)
         loc = rt.loc
         # the statement's syntax node itself (a C-level call, no tuple per recorded op): site_pair reads it
         autograd.set_site_hook(functools.partial(operator.getitem, loc, 0))
         sys.setrecursionlimit(max(saved[5], 4000 + 12 * rt.max_depth))
-        saved_anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
-        autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = self._anomaly
+        saved_anomaly = (autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan)
+        autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan = self._anomaly
         hooks = self._hooks = None
         o = self.options
         if o.explain or o.check or o.detect_anomaly:
@@ -267,11 +267,11 @@ class Session:
                 _warnings.showwarning = self._showwarning
                 yield
         finally:
-            self._engine_state = (dtypes.get_default_dtype(), autograd.grad_mode.enabled,
+            self._engine_state = (dtypes.get_default_dtype(), autograd_modes.grad_mode.enabled,
                                   formatting.get_printoptions(), threads.snapshot())
             dtypes.set_default_dtype(saved[0])
             engine_device.DEFAULT_DEVICE[0] = saved_device
-            autograd.grad_mode.enabled = saved[1]
+            autograd_modes.grad_mode.enabled = saved[1]
             formatting.set_printoptions(**saved[2])
             factory.set_max_elements(saved[3])
             autograd.set_site_hook(saved[4])
@@ -281,8 +281,8 @@ class Session:
             saved_hooks.reset()  # saved tensors' hooks a script left set end with its run
             if hooks is not None:
                 hooks.__exit__(None, None, None)
-            self._anomaly = (autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan)
-            autograd.anomaly_mode.enabled, autograd.anomaly_mode.check_nan = saved_anomaly
+            self._anomaly = (autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan)
+            autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan = saved_anomaly
 
     # ------------------------------------------------------------------ errors
     def _convert(self, exc, node, filename):

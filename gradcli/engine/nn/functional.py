@@ -332,7 +332,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise errors.index("index out of range in self")
     if max_norm is not None:
-        from ..autograd import no_grad  # noqa: PLC0415
+        from ..autograd_modes import no_grad  # noqa: PLC0415
         with no_grad():
             rows = np.unique(idx)
             w = weight._data

@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics, rng_math
-from ..autograd import SavedValue, grad_mode, no_grad
+from ..autograd import SavedValue
+from ..autograd_modes import grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import arithmetic as AR
 from ..ops import clamp_where as CW

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..ops.clamp_where import minimum, where
 from ..tensor import Tensor
 from .functional_loss import pairwise_distance, reduction_of

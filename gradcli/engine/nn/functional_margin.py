@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..function import Function, record
 from ..ops import elementwise_common as EC
 from ..ops import unary_math as UM

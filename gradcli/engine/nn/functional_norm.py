@@ -243,7 +243,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """ATen's instance_norm: batch_norm over the input viewed as (1, N*C, ...) with weight, bias and the running
     stats repeated N times, the running stats then set to the mean of the N copies, the result viewed back
     (ViewBackward0 over NativeBatchNormBackward0, RepeatBackward0 for weight and bias)."""
-    from ..autograd import no_grad  # noqa: PLC0415
+    from ..autograd_modes import no_grad  # noqa: PLC0415
     from ..ops.join_split import repeat  # noqa: PLC0415
     shape = tuple(input.shape)
     if use_input_stats:

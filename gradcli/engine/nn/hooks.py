@@ -7,7 +7,8 @@ from __future__ import annotations
 import warnings
 
 from .. import errors
-from ..autograd import grad_mode, make_node
+from ..autograd import make_node
+from ..autograd_modes import grad_mode
 from ..function import MultiOutputFunction
 from ..tensor import Tensor
 from ..views import view_of

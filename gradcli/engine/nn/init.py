@@ -13,7 +13,7 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
 
 
 def _no_grad():
-    from ..autograd import no_grad  # noqa: PLC0415
+    from ..autograd_modes import no_grad  # noqa: PLC0415
     return no_grad()
 
 

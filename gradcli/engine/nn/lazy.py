@@ -6,7 +6,7 @@ turns the module into a plain Linear (its class changes: `type(m) == nn.Linear` 
 from __future__ import annotations
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..tensor import Tensor, init_from
 from .parameter import Parameter
 from .modules_layers import BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Linear

@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 
 from .. import errors
-from ..autograd import RemovableHandle, no_grad
+from ..autograd import RemovableHandle
+from ..autograd_modes import no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
 from ..tensor import Tensor
 from .parameter import BufferMark, Parameter

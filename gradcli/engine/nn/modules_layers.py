@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..tensor import Tensor
 from . import functional as F
 from . import init

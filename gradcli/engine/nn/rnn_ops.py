@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors
-from ..autograd import grad_mode
+from ..autograd_modes import grad_mode
 from ..function import MultiOutputFunction, record_multi
 from ..ops import replays
 from ..ops.join_split import SplitBackward0, cat, stack

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..function import Function, record
 from ..ops.join_split import cat, stack
 from ..tensor import Tensor, wrap

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from .. import errors
-from ..autograd import no_grad
+from ..autograd_modes import no_grad
 from ..tensor import Tensor
 
 

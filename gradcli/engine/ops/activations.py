@@ -38,7 +38,7 @@ class _BackwardNotDifferentiable(NotImplementedNode):
 
 def _no_double_backward(opname, inputs, compute):
     """compute() without a graph; under create_graph the result gets a node that refuses to go on."""
-    from ..autograd import grad_mode  # noqa: PLC0415
+    from ..autograd_modes import grad_mode  # noqa: PLC0415
     if not grad_mode.enabled or not any(t._rg for t in inputs):
         return compute()
     grad_mode.enabled = False

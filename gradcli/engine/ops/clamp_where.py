@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import grad_mode
+from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same
 from ..function import Function, record

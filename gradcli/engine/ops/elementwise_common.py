@@ -13,7 +13,8 @@ import sys
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import ZERO_NRS, NotImplementedNode, node_observer, SavedValue, sequence_numbers, site_hook, grad_mode, make_node
+from ..autograd import ZERO_NRS, NotImplementedNode, node_observer, SavedValue, sequence_numbers, site_hook, make_node
+from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
 from ..function import Function, record, record2

@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..argcheck import is_scalar, typename
-from ..autograd import grad_mode, make_node
+from ..autograd import make_node
+from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import host, like, overlaps, write_alias, writeable, xp_of
 from ..device import scatter_add as _scatter_add_at

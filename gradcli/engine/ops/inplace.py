@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..argcheck import describe, is_scalar, typename
-from ..autograd import SavedValue, grad_mode, make_node
+from ..autograd import SavedValue, make_node
+from ..autograd_modes import grad_mode
 from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
 from ..tensor import Tensor, wrap

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import backend
 from .. import dtypes, errors, numerics
-from ..autograd import grad_mode
+from ..autograd_modes import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, node_observer, stamp
 from ..saved_hooks import PackedValue
 from ..function import Function, attach, record

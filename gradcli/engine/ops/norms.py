@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from .. import errors, numerics, variance
-from ..autograd import SavedValue, no_grad
+from ..autograd import SavedValue
+from ..autograd_modes import no_grad
 from ..device import asarray as _asarray
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Tensor, wrap, wrap_dim
@@ -76,7 +77,7 @@ def _moments(fn, x, kw, outs):
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
-    from ..autograd import no_grad  # noqa: PLC0415
+    from ..autograd_modes import no_grad  # noqa: PLC0415
     if isinstance(dim, bool):  # var_mean(x, False): the legacy unbiased positional
         unbiased, dim = dim, None
     if not input.dtype.is_floating_point:

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics, reduce_vec, variance
-from ..autograd import grad_mode
+from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..function import Function, record
 from ..tensor import Tensor, wrap, wrap_dim

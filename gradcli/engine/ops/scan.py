@@ -108,7 +108,7 @@ class CumprodBackward0(Function):
             return (g,)
         if not bool((x._data == 0).any()):
             return (_rev_cumsum(g * out, d) / x,)
-        from ..autograd import grad_mode  # noqa: PLC0415
+        from ..autograd_modes import grad_mode  # noqa: PLC0415
         if grad_mode.enabled:
             return (_cumprod_backward_graph(g, x, d),)
         return (_cumprod_backward_zeros(g, x, out, d),)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors, numerics
-from ..autograd import grad_mode
+from ..autograd_modes import grad_mode
 from ..device import xp_of
 from ..function import Function, record
 from ..limits import check_shape

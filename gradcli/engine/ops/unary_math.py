@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import dtypes, numerics
 from ...backend import vml
-from ..autograd import SavedValue, grad_mode
+from ..autograd import SavedValue
+from ..autograd_modes import grad_mode
 from ..function import Function, record1
 from ..tensor import wrap
 from .elementwise_common import add_scalar, kernel_error, mul_scalar, unary, zero_grad
@@ -299,7 +300,7 @@ class SgnBackward0(SignBackward0):
 
     def backward(self, g):
         z = zero_grad(g)
-        z.__dict__["efficient_zero"] = True  # autograd.sum_grads skips it
+        z.__dict__["efficient_zero"] = True  # autograd_engine.sum_grads skips it
         return (z,)
 
 
