@@ -8,7 +8,8 @@ min/max/median/mode/kthvalue with dims and ties, unique/bincount/histc/bucketize
 repeat_interleave/roll/flip/rot90/tril/triu/diagonal/diag_embed/narrow/unfold with gradients,
 index_add/index_copy/index_put/scatter_add/scatter_reduce/take_along_dim/masked_scatter,
 masked ops on views, expand + in-place errors, and prints of 0-size, 0-d and huge tensors under
-``torch.set_printoptions``.
+``torch.set_printoptions``; grad modes (no_grad, enable_grad, set_grad_enabled, inference_mode, requires_grad_
+toggles) with retain_graph and grad of grad; in-place ops on views and broadcasting with 0-size dims.
 
 It reuses fuzz_wide's Wide (inputs, ``guarded``, ``show``); every block makes its own inputs.
 """
@@ -384,9 +385,60 @@ class Corners(Wide):
             if r.random() < 0.5:
                 self.show(x)
 
+    def grad_modes(self):
+        """no_grad / enable_grad / set_grad_enabled / inference_mode blocks and requires_grad_ toggles around
+        a small graph, then backward (retain_graph, twice) and grad of grad."""
+        r = self.r
+        x = self.floats(r.choice(SMALL[:5]), dtype=r.choice(["torch.float32", "torch.float64"]), rg=True)
+        y = self.name("y")
+        mode = r.choice(["torch.no_grad()", "torch.enable_grad()", "torch.set_grad_enabled(False)",
+                         "torch.set_grad_enabled(True)", "torch.inference_mode()", "torch.inference_mode(False)"])
+        self.emit(f"with {mode}:", f"    {y} = ({x} * 3).sin()", f"    print({y}.requires_grad, torch.is_grad_enabled())")
+        self.show(f"{y}.grad_fn.name() if {y}.grad_fn else None")
+        if r.random() < 0.4:
+            self.emit("with torch.no_grad():", "    with torch.enable_grad():", f"        {y} = {x}.exp() * {x}",
+                      f"    print({y}.requires_grad)")
+        if r.random() < 0.3:
+            self.guarded(f"{x}.requires_grad_(False)", f"print({x}.requires_grad, {y}.requires_grad)",
+                         f"{x}.requires_grad_()")
+        z = self.name("z")
+        self.emit(f"{z} = ({x} ** 2 * {x}.cos()).sum()")
+        k = r.random()
+        if k < 0.35:
+            self.guarded(f"{z}.backward(retain_graph=True)", f"{z}.backward()", f"print({x}.grad)")
+        elif k < 0.7:
+            self.guarded(f"g, = torch.autograd.grad({z}, {x}, create_graph=True)", "print(g.grad_fn.name())",
+                         f"g2, = torch.autograd.grad(g.sum(), {x})", "print(g2)")
+        else:
+            self.guarded(f"{z}.backward()", f"{z}.backward()", f"print({x}.grad)")
+
+    def view_inplace_broadcast(self):
+        """In-place ops on a view of a non-leaf (its base's graph after), a leaf's view written under no_grad,
+        and broadcasting with 0-size dims (mixed dtypes). (Metadata ops on views, t_/unsqueeze_/transpose_,
+        left out: torch's gradients through them print grad_fn=<Invalid>, a known difference.)"""
+        r = self.r
+        if r.random() < 0.5:
+            x = self.floats((2, 3), rg=r.random() < 0.5)
+            y = self.name("y")
+            self.emit(f"{y} = {x} * 1")
+            op = r.choice(["mul_(2)", "add_(1)", "clamp_(min=0)", "zero_()", "exp_()", "copy_(torch.ones(2, 2))"])
+            self.guarded(f"v = {y}[:, :2]", f"v.{op}", "print(v.shape, v.grad_fn.name() if v.grad_fn else None)",
+                         f"print({y}.grad_fn.name() if {y}.grad_fn else None)")
+            self.guarded("with torch.no_grad():", f"    {x}[0].mul_(2)", f"print({x})",
+                         f"{y}.sum().backward() if {y}.requires_grad else None", f"print({x}.grad)")
+        else:
+            a_shape = r.choice([(0,), (2, 0), (0, 3), (1, 0), (3, 1), (1,)])
+            b_shape = r.choice([(0,), (3,), (1,), (2, 1), (0, 1), ()])
+            a = self.floats(a_shape, dtype=r.choice(["torch.float32", "torch.float64", "torch.float16"]), rg=r.random() < 0.5)
+            b = self.ints(b_shape, r.choice(["torch.int64", "torch.int32", "torch.uint8", "torch.bool"]))
+            e = r.choice([f"{a} + {b}", f"{a} * {b}", f"torch.where({b} > 0, {a}, 0.)", f"{a} - {b}.float()",
+                          f"torch.maximum({a}, {b}.to({a}.dtype))", f"({a} * {b}).sum(0)", f"{a}.expand_as({a} + {b})"])
+            self.out(e)
+
 
 BLOCKS = ["int_division", "bitwise", "overflow", "scalars", "half_reductions", "nonfinite", "prod_zeros", "norms",
-          "selections", "counting", "rearrange", "index_ops", "masked_views", "printing_sizes"]
+          "selections", "counting", "rearrange", "index_ops", "masked_views", "printing_sizes", "grad_modes",
+          "view_inplace_broadcast"]
 
 
 def generate_corners(seed: int, index: int) -> str:
