@@ -248,3 +248,12 @@ def test_tensors_of_ranges_short_and_long_as_torch_makes_them():
     assert result.stdout == ("tensor([0, 1, 2, 3, 4]) tensor([2., 5., 8.]) tensor([])\n"
                              "tensor(19999900000) torch.Size([200000])\n")
     refused("x = torch.tensor(range(10 ** 12))", "RuntimeError", "tensor of 1000000000000 elements exceeds the limit")
+
+
+def test_gradcli_graph_shows_a_source_line_with_control_characters_escaped(tmp_path):
+    (tmp_path / "g.grad").write_text('import torch\nx = torch.ones(2, requires_grad=True)\n'
+                                     'y = (x * 2).sum()  # \x1b]52;c;aGVsbG8=\x07\x1b[2J\n')
+    proc = gradcli("graph", "g.grad", "-v", "y", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert b"# \\x1b]52;c;aGVsbG8=\\x07\\x1b[2J" in proc.stdout
+    assert b"\x1b]" not in proc.stdout and b"\x07" not in proc.stdout

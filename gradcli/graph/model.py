@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..engine.autograd import site_pair
+from ..render.diagnostics import visible
 
 MAX_NODES = 2000
 
@@ -81,7 +82,8 @@ class GNode:
     def site_text(self) -> str:
         if self.line is None:
             return ""
-        return f"line {self.line}: {self.source}" if self.source else f"line {self.line}"
+        # the source line as the diagnostics show it: a control character in it is escaped, not sent to the terminal
+        return f"line {self.line}: {visible(self.source)}" if self.source else f"line {self.line}"
 
     def to_json(self) -> dict:
         return {
