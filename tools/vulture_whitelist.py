@@ -89,6 +89,9 @@ vhp
 hvp
 # gradcli/engine/autograd_graph.py
 _.register_prehook
+# gradcli/engine/func.py: torch.func's members, bound by name (func.NAMES)
+vmap
+
 # gradcli/engine/custom_function.py
 _.save_for_backward
 _.mark_dirty

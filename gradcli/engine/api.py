@@ -318,7 +318,12 @@ def _load_utils():
                                                                        for name in _data.NAMES}))
 
 
-_lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils}
+def _load_func():
+    from . import func as _func
+    return _Module("torch.func", **{name: getattr(_func, name) for name in _func.NAMES})
+
+
+_lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils, "func": _load_func}
 autograd._lazy["functional"] = _load_autograd_functional
 
 

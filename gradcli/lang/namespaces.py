@@ -27,7 +27,7 @@ FORBIDDEN_NAMES = frozenset(
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
-                     "torch.autograd.functional, numpy, math, random")
+                     "torch.autograd.functional, torch.autograd.graph, torch.func, numpy, math, random")
 
 _ENGINE = "gradcli.engine"
 
