@@ -11,7 +11,7 @@ hessian is jacfwd(jacrev(f)) as functorch's. vmap is not implemented (NotImpleme
 from __future__ import annotations
 
 from . import errors
-from .autograd import enable_grad
+from .autograd_modes import enable_grad
 from .autograd_api import grad as _autograd_grad
 from .tensor import Tensor
 
