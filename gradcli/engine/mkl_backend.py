@@ -38,7 +38,7 @@ VML_NAMES = {"sin": "Sin", "cos": "Cos", "tan": "Tan", "exp": "Exp", "log": "Ln"
              "asin": "Asin", "acos": "Acos", "atan": "Atan"}
 
 _lib = None
-_info = {"version": "", "threads": 1}
+_info = {"version": "", "threads": 1, "dynamic": 1}
 _ndarray, _empty = np.ndarray, np.empty
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
@@ -80,6 +80,7 @@ def load(path):
     # inside its own parallel_for (grain 2048): one thread, no OpenMP start-up per call
     lib.MKL_Domain_Set_Num_Threads(1, _DOMAIN_VML)
     _info["version"], _info["threads"] = version, threads
+    _info["dynamic"] = lib.MKL_Get_Dynamic()  # MKL_DYNAMIC's (true unless it says FALSE), as torch keeps it
     _lib = lib
     from .threads import apply_to_mkl
     apply_to_mkl()  # a torch.set_num_threads before MKL was loaded
@@ -95,11 +96,12 @@ def threads() -> int:
 
 def set_threads(n) -> None:
     """torch.set_num_threads(n) for MKL: mkl_set_num_threads_local(n) and mkl_set_dynamic(false), as
-    ATen's set_num_threads; None undoes both (MKL's own count, dynamic mode on) for a new run."""
+    ATen's set_num_threads; None undoes both (MKL's own count, the dynamic mode MKL_DYNAMIC gave it at
+    load: torch's with MKL_DYNAMIC=FALSE and OMP_NUM_THREADS above the cores) for a new run."""
     if _lib is None:
         return
     _lib.MKL_Set_Num_Threads_Local(0 if n is None else n)
-    _lib.MKL_Set_Dynamic(1 if n is None else 0)
+    _lib.MKL_Set_Dynamic(_info["dynamic"] if n is None else 0)
 
 
 def in_effect() -> dict:

@@ -101,7 +101,7 @@ def apply_to_mkl() -> None:
 
 
 def reset() -> None:
-    """Back to the default for a new run (MKL too: its own count, dynamic mode on)."""
+    """Back to the default for a new run (MKL too: its own count, its dynamic mode as loaded)."""
     from . import numerics
     _requested[0] = numerics.NUM_THREADS = DEFAULT
     apply_to_mkl()
