@@ -418,7 +418,9 @@ def run_plain(root, g, retain_graph):
         if free:
             node._saved = None
         # _route's work inline (a call per node is a tenth of a long chain's backward): each input
-        # gradient to its edge's buffer, the leaves counted down
+        # gradient to its edge's buffer, the leaves counted down. Kept a copy on purpose: calling
+        # _route here instead (issue 22, at the autograd split) counted 25.2K instructions per op of
+        # bench's 0-d chain (fwd+bwd, callgrind) against 24.7K inline, +2% on the hot path
         done = None  # the leaves whose last gradient this node gave
         n_in = len(in_grads) if in_grads is not None else 0
         k = -1
@@ -466,7 +468,7 @@ def run_plain(root, g, retain_graph):
 
 
 def _route(node, in_grads, buffers, deps):
-    """run_plain's step after a fused child ran (the same as its loop's, inline there): each input
+    """run_plain's step after a fused child ran (the same as its loop's, inline there for speed): each input
     gradient (converted to its edge's dtype) added to its edge's buffer, the leaves' AccumulateGrad
     counted down; the leaves now complete, as a list (None when none)."""
     done = None
