@@ -121,6 +121,17 @@ def _diagonal(a, offset=0, axis1=0, axis2=1):
                                            writeable=a.flags.writeable)
 
 
+def _broadcast_to(array, shape, subok=False):
+    """CuPy's broadcast_to is a writable view (NumPy's is read-only): torch writes into an expanded
+    tensor (masked_fill_, index_put_), and CuPy lets the engine do it in place."""
+    view = np.broadcast_to(array, shape, subok=subok)
+    return np.lib.stride_tricks.as_strided(np.asarray(array), view.shape, view.strides,
+                                           writeable=np.asarray(array).flags.writeable)
+
+
+_VIEWS = {np.diagonal: _diagonal, np.broadcast_to: _broadcast_to}
+
+
 def _as_strided(x, shape=None, strides=None):
     """cupy.lib.stride_tricks.as_strided (no writeable flag)."""
     if type(x) is not ndarray:
@@ -214,7 +225,7 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):
         a = _unwrap(args, host_ok)
         kw = {k: _unwrap(v, host_ok) for k, v in kwargs.items()}
         out = kwargs.get("out")
-        r = (_diagonal if func is np.diagonal else func)(*a, **kw)
+        r = _VIEWS.get(func, func)(*a, **kw)
         if type(out) is ndarray:
             return out
         return _wrap(r)
@@ -410,7 +421,7 @@ def _function(fn, name, qualified):
     def call(*args, **kwargs):
         _check_kwargs(qualified, kwargs)
         out = kwargs.get("out")
-        r = fn(*_unwrap(args, host_ok), **{k: _unwrap(v, host_ok) for k, v in kwargs.items()})
+        r = _VIEWS.get(fn, fn)(*_unwrap(args, host_ok), **{k: _unwrap(v, host_ok) for k, v in kwargs.items()})
         if type(out) is ndarray:
             return out
         return _wrap(r)
