@@ -125,9 +125,9 @@ class RsubBackward1(Function):
     def forward(a, b):
         return b - a
 
-    def backward(self, g):
+    def backward(self, g):  # derivatives.yaml: -grad * alpha (a second slot: the operators' recorded number)
         alpha = self._kw.get("alpha", 1) if self._kw else 1
-        return (-g if alpha == 1 else g * -alpha,)
+        return (-g if alpha == 1 else -g * alpha, None)
 
 
 class RsubBackward0(Function):
@@ -447,12 +447,6 @@ def _keep_shapes(r, cls, a, b):
         node._kw = dict(node._kw or {})
         node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
 
-
-def _rsub_backward(self, g):
-    return (-g, None)
-
-
-RsubBackward1.backward = _rsub_backward
 
 
 def mul(input, other, *, out=None):
