@@ -93,7 +93,12 @@ def behaviour():
 FIXED = {"__pos__ bool (2,)": "RuntimeError: The `+` operator, on a bool tensor is not supported.",
          "__rpow__ i64 (2,) bool": "torch.int64 [1, 1] None", "__rpow__ i64 (2,) int": "torch.int64 [8, 0] None",
          "__rpow__ i64 (2,) negint": "torch.int64 [-27, 0] None",
-         "__rpow__ i64 (2,) np.int64": "torch.int64 [8, 0] None"}
+         "__rpow__ i64 (2,) np.int64": "torch.int64 [8, 0] None",
+         # bool ** bool is torch's NotImplementedError (b015317); the hand table computed it
+         "__pow__ bool (2,) bool (2,)": "NotImplementedError: \"pow\" not implemented for 'Bool'",
+         "__rpow__ bool (2,) bool (2,)": "NotImplementedError: \"pow\" not implemented for 'Bool'",
+         "__ipow__ bool (2,) bool (2,)": "NotImplementedError: \"pow\" not implemented for 'Bool' | self torch.bool "
+                                        "[True, False] None"}
 
 
 # x &= None (and the other bitwise in-place forms with a list, str, ...): the table let an AttributeError

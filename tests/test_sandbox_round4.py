@@ -227,7 +227,9 @@ def test_the_pytest_plugin_shows_a_failing_scripts_text_escaped(tmp_path):
     (tmp_path / "a.grad").write_text(f"print({HOSTILE!r})\nraise ValueError({HOSTILE!r})\n")
     (tmp_path / "a.out").write_text("other\n")
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTEST_ADDOPTS")}
-    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    # -p loads the plugin; an installed gradcli's pytest11 entry point would load it a second time
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+               PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "gradcli.testing.pytest_plugin", "--gradcli", "-q",
                            "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
                           capture_output=True, cwd=tmp_path, env=env, timeout=300)
