@@ -76,7 +76,7 @@ def _python_level_methods():
     name them Tensor.split() where torch.split's say split(). The method is a copy of the same function (same
     code and defaults, no wrapper) under that qualname."""
     import types  # noqa: PLC0415
-    for name in sorted({spec.name for spec in registry.REGISTRY.values() if spec.python_method}):
+    for name in sorted(registry.python_methods()):
         fn = Tensor.__dict__.get(name)
         if isinstance(fn, types.FunctionType) and fn.__qualname__ == name:
             method = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)

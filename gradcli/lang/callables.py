@@ -18,7 +18,6 @@ from .statements import contains_yield
 # and keepdims= for keepdim= (x.sum(axis=0)). Compiled in only for calls that pass these keywords.
 _NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 kind_of = fast_kind.get
-_PYTHON_TENSOR_METHODS = frozenset({"unflatten"})  # torch/_tensor.py: no alias (split, norm, unique: not parsed)
 
 
 def _numpy_keywords_renamed(f, kw, error):
@@ -26,9 +25,11 @@ def _numpy_keywords_renamed(f, kw, error):
     TypeError is the call's own 'unexpected keyword argument'; else None."""
     from ..engine.tensor import Tensor  # noqa: PLC0415 - the engine loads after the language
     from ..engine.torch_signatures import SIGNATURES  # noqa: PLC0415
+    from ..engine.ops.registry import python_methods  # noqa: PLC0415
     owner = getattr(f, "__self__", None)
     name = getattr(f, "__name__", "")
-    if not isinstance(owner, Tensor) or name not in SIGNATURES or name in _PYTHON_TENSOR_METHODS:
+    # torch/_tensor.py's Python methods (x.unflatten) get no axis=/keepdims= aliases
+    if not isinstance(owner, Tensor) or name not in SIGNATURES or name in python_methods():
         return None
     text = str(error)
     bad = [k for k in kw if k in _NUMPY_KEYWORDS and f"unexpected keyword argument '{k}'" in text]

@@ -151,6 +151,11 @@ CASES: dict[str, Case] = {}  # every declaration's regression cases, by name (te
 INPLACE_KINDS = ("copy", "compare", "logical")
 
 
+def python_methods():
+    """Names of the Tensor methods torch/_tensor.py defines in Python (declared python_method=True)."""
+    return {spec.name for spec in REGISTRY.values() if spec.python_method}
+
+
 def inplace_wrapper(kind):
     from . import special  # noqa: PLC0415 - special.py imports the families that name its wrappers
     return {"copy": special.inplace_method, "compare": special.compare_inplace,
