@@ -107,6 +107,23 @@ def _prepare(args, argnums):
     return args, diff, _flatten(diff, []), outer
 
 
+def _split_aux(output, has_aux, api):
+    """(output, aux) of f's result: with has_aux f returns the pair (aux None without)."""
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise errors.runtime(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
+def _call_prepared(func, args, kwargs, argnums, has_aux, api):
+    """func called on args made differentiable where argnums selects (under enable_grad, by the caller):
+    (args, the differentiable part, its tensors, whether an outer graph exists, output, aux)."""
+    args, diff, flat, outer = _prepare(args, argnums)
+    output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
+    return args, diff, flat, outer, output, aux
+
+
 def _grads(outputs, inputs, grad_outputs=None):
     if not any(o.requires_grad for o in outputs):  # f did not use its inputs: zero gradients (functorch's)
         return [_zeros_like(x) for x in inputs]
@@ -118,14 +135,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """torch.func.grad_and_value."""
     def wrapper(*args, **kwargs):
         with enable_grad():
-            args, diff, flat, outer = _prepare(args, argnums)
-            output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise errors.runtime("grad_and_value(f)(*args): output of function f should be a tuple: "
-                                         "(output, aux) if has_aux is True")
-                output, aux = output
+            _, diff, flat, outer, output, aux = _call_prepared(func, args, kwargs, argnums, has_aux,
+                                                               "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
                 raise errors.runtime(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
                                      f"{type(output)}")
@@ -152,14 +163,8 @@ def grad(func, argnums=0, has_aux=False):
 def vjp(func, *primals, has_aux=False):
     """torch.func.vjp: (func(*primals), vjp_fn) (and aux)."""
     with enable_grad():
-        args, _, flat, outer = _prepare(primals, tuple(range(len(primals))))
-        output = func(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise errors.runtime("vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                                     "if has_aux is True")
-            output, aux = output
+        args, _, flat, outer, output, aux = _call_prepared(func, primals, {}, tuple(range(len(primals))),
+                                                           has_aux, "vjp(f, *primals)")
         flat_out = _flatten(output, [])
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -182,14 +187,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
 
     def wrapper(*args, **kwargs):
         with enable_grad():
-            args, diff, flat, outer = _prepare(args, argnums)
-            output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise errors.runtime("jacrev(f, ...)(*args): output of function f should be a tuple: "
-                                         "(output, aux) if has_aux is True")
-                output, aux = output
+            _, diff, flat, outer, output, aux = _call_prepared(func, args, kwargs, argnums, has_aux,
+                                                               "jacrev(f, ...)(*args)")
             flat_out = _flatten(output, [])
             jacs = []
             for o in flat_out:
@@ -258,14 +257,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise errors.runtime(f"{api}: Expected primals and tangents to have the same shape. Got "
                                  f"primal of shape {tuple(p_.shape)} and tangent of shape {tuple(t_.shape)}")
     with enable_grad():
-        args, _, flat, outer = _prepare(primals, tuple(range(len(primals))))
-        output = func(*args)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise errors.runtime(f"{api}: output of function f should be a tuple: (output, aux) if has_aux "
-                                     "is True")
-            output, aux = output
+        _, _, flat, outer, output, aux = _call_prepared(func, primals, {}, tuple(range(len(primals))), has_aux, api)
         _check_outputs(output, api)
         outs = _flatten(output, [])
         total = [None] * len(outs)
@@ -283,14 +275,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     def wrapper(*args, **kwargs):
         with enable_grad():
-            args, diff, flat, outer = _prepare(args, argnums)
-            output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise errors.runtime("jacfwd(f, ...)(*args): output of function f should be a tuple: "
-                                         "(output, aux) if has_aux is True")
-                output, aux = output
+            _, diff, flat, outer, output, aux = _call_prepared(func, args, kwargs, argnums, has_aux,
+                                                               "jacfwd(f, ...)(*args)")
             _check_outputs(output, "jacfwd(f, ...)(*args)")
             outs = _flatten(output, [])
             per_out = [[] for _ in outs]
