@@ -40,6 +40,20 @@ print(x.grad)
 """
 
 
+OVERWRITES = """import torch
+w = torch.tensor([1., 2.], requires_grad=True)
+v = torch.tensor(5., requires_grad=True)
+y = w * 3
+y.zero_()
+u = w * 2
+u.fill_(v)
+s = w * 1
+s.copy_(w * 4)
+z = (y + u + s).sum()
+z.backward()
+"""
+
+
 def run(source, filename="<test>", **options):
     records = []
     session = runner.Session(runner.RunOptions(**options))
@@ -118,6 +132,18 @@ def test_broadcasting_example():
     assert np.allclose(leaves["x"]["grad_after"], 2 + 1 / 3)          # accumulated on the first pass's 2
     acc = next(s for s in second.steps if s.leaf == "x")
     assert np.array_equal(acc.grad_before, [2, 2, 2])
+
+
+def test_in_place_overwrites_have_words():
+    result, _ = run(OVERWRITES, explain=True)
+    assert result.ok and len(result.explain) == 1
+    locals_ = {s.node: [r["local"] for r in s.rows] for s in result.explain[0].steps if s.node}
+    assert locals_["ZeroBackward0"] == ["d(y)/d(w * 3) = 0 (zero_ overwrote every element)"]
+    assert locals_["FillBackward3"] == ["d(u)/d(w * 2) = 0 (fill_ overwrote every element)",
+                                        "d(u)/d(v) = 1 for every element it wrote (fill_), summed to its shape"]
+    assert locals_["torch::autograd::CopyBackwards"][0] == "d(s)/d(w * 1) = 0 (copy_ overwrote every element)"
+    leaves = {lf["name"]: lf["text"] for lf in result.explain[0].leaves}
+    assert leaves["v"] == "dz/dv = 2"
 
 
 def test_big_tensors_are_summarised_and_unknown_ops_get_the_generic_line(monkeypatch):

@@ -15,6 +15,7 @@ from ..tensor import Tensor, wrap
 from ..views import live_views
 from .elementwise_common import zero_grad
 from .indexing import check_inplace, expanded, warn_expanded
+from . import words
 from .registry import Sample, op
 
 
@@ -264,6 +265,7 @@ def inplace_view(fn, name):
 
 class ZeroBackward0(Function):
     __slots__ = ()
+    explain = staticmethod(words.overwritten("zero_"))
 
     def backward(self, g):
         return (zero_grad(g),)
@@ -272,11 +274,13 @@ class ZeroBackward0(Function):
 class FillBackward2(ZeroBackward0):
     """fill_ with a number."""
     __slots__ = ()
+    explain = staticmethod(words.overwritten("fill_"))
 
 
 class FillBackward3(Function):
     """fill_ with a 0-dim tensor value: the value gets the sum of the gradient."""
     __slots__ = ()
+    explain = staticmethod(words.overwritten("fill_"))
 
     def backward(self, g):
         return (zero_grad(g), g.sum() if self.next_functions[1][0] is not None else None)
@@ -336,6 +340,7 @@ torch_fill_.__name__ = torch_fill_.__qualname__ = "fill_"
 
 class CopyBackwards(Function):
     __slots__ = ()
+    explain = staticmethod(words.overwritten("copy_"))
 
     def name(self):
         return "torch::autograd::CopyBackwards"

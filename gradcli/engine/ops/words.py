@@ -202,5 +202,15 @@ def fixed(text):
     return entry
 
 
+def overwritten(what):
+    """An in-place overwrite (zero_, fill_, copy_): the old values get no gradient; the tensor it wrote
+    (fill_'s 0-dim value, copy_'s source) gets the gradient of every element it wrote."""
+    def entry(w, k):
+        if k == 0:
+            return (f"0 ({what} overwrote every element)", 0, "0")
+        return (f"1 for every element it wrote ({what}), summed to its shape", None, None)
+    return entry
+
+
 def cat(w, k):
     return (f"1 on input {k}'s slice of the result", None, None)
