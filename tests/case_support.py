@@ -1,6 +1,7 @@
 """What the golden case suites share (tests/engine_cases.py, tests/nn_cases.py): observing a
 tensor, running one case in a clean state, normalising observations to strict JSON, and
-comparing a golden observation with gradcli's.
+comparing a golden observation with gradcli's. Also what the sandbox rounds share
+(tests/test_sandbox_round*.py): running a script after a head and asserting a clean refusal.
 
 The suites run once with real PyTorch (tools/case_goldens.py writes the goldens) and once with
 gradcli's engine (tests/test_engine_goldens.py, tests/test_nn.py, tests/test_optim.py).
@@ -167,3 +168,31 @@ def first_difference(want, got, rel, abs_tol, last_digit_texts=False, path="obs"
             return None
         return f"{path}:\n  expected {want!r}\n  got      {got!r}"
     return None
+
+
+# ---------------------------------------------------------------------------- sandbox rounds
+
+def run_script(head, filename, src, **options):
+    """Run head + src in-process (the sandbox rounds' scripts), a 10 s timeout unless told."""
+    from gradcli.lang.runner import RunOptions, run_source
+
+    options.setdefault("timeout", 10)
+    return run_source(head + src, filename, RunOptions(**options))
+
+
+def refused_script(head, filename, src, type_name=None, message=None, **options):
+    """Run head + src and assert that it ended in the script's own located error (never an
+    internal one), after the head's lines, of that type and with that text in its message."""
+    from gradcli.lang.errors import GradScriptError
+    from gradcli.lang.runner import InternalError
+
+    result = run_script(head, filename, src, **options)
+    error = result.error
+    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
+    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
+    assert error.line is not None and error.line > head.count("\n")
+    if type_name is not None:
+        assert error.type_name == type_name, (error.type_name, error.message)
+    if message is not None:
+        assert message in error.message, error.message
+    return result

@@ -9,32 +9,19 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 
 import pytest
+from case_support import refused_script, run_script
 
 from gradcli.cli.values import ValueSyntaxError, parse_assignment
 from gradcli.lang.errors import GradScriptError
-from gradcli.lang.runner import InternalError, RunOptions, run_source
+from gradcli.lang.runner import InternalError, RunOptions
 
 HEAD = "import torch\nimport torch.nn as nn\n"
 
-
-def run(src, **options):
-    options.setdefault("timeout", 10)
-    return run_source(HEAD + src, "round3.grad", RunOptions(**options))
-
-
-def refused(src, type_name=None, message=None, **options):
-    result = run(src, **options)
-    error = result.error
-    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
-    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
-    assert error.line is not None and error.line > 2
-    if type_name is not None:
-        assert error.type_name == type_name, (error.type_name, error.message)
-    if message is not None:
-        assert message in error.message, error.message
-    return result
+run = partial(run_script, HEAD, "round3.grad")
+refused = partial(refused_script, HEAD, "round3.grad")
 
 
 # ---------------------------------------------------------------- an error's text runs script code

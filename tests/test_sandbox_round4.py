@@ -9,12 +9,12 @@ import io
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+from case_support import refused_script, run_script
 
-from gradcli.lang.errors import GradScriptError
-from gradcli.lang.runner import InternalError, RunOptions, run_source
 from gradcli.render import diagnostics
 from gradcli.testing import reports
 
@@ -27,23 +27,8 @@ HOSTILE = "a\x1b[2Jb\x1b]52;c;aGVsbG8=\x07c\x1b]0;title\x07d\x9b31me\rf"
 SHOWN = "a\\x1b[2Jb\\x1b]52;c;aGVsbG8=\\x07c\\x1b]0;title\\x07d\\x9b31me\\rf"
 CONTROLS = ("\x1b", "\x07", "\x9b", "\r")
 
-
-def run(src, **options):
-    options.setdefault("timeout", 10)
-    return run_source(HEAD + src, "round4.grad", RunOptions(**options))
-
-
-def refused(src, type_name=None, message=None, **options):
-    result = run(src, **options)
-    error = result.error
-    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
-    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
-    assert error.line is not None and error.line > 2
-    if type_name is not None:
-        assert error.type_name == type_name, (error.type_name, error.message)
-    if message is not None:
-        assert message in error.message, error.message
-    return result
+run = partial(run_script, HEAD, "round4.grad")
+refused = partial(refused_script, HEAD, "round4.grad")
 
 
 def gradcli(*args, input=None, cwd=ROOT):
