@@ -78,6 +78,16 @@ def vector_plan(shape, in_strides, itemsize, out_strides=None):
     return perm, vec
 
 
+def vector_mask(x, y):
+    """A bool array of the broadcast shape of NumPy arrays x and y, True where cpu_kernel_vec's
+    vectorised body computes the element of a new output (``vector_plan``), False where its scalar
+    lambda does."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    x, y = np.asarray(x), np.asarray(y)
+    perm, vec = vector_plan(shape, [_estrides(x, shape), _estrides(y, shape)], np.result_type(x, y).itemsize)
+    return _from_order(vec, shape, perm)
+
+
 def _in_order(a, shape, perm):
     """a broadcast to shape, its elements in iteration order (a flat copy)."""
     b = np.broadcast_to(a, shape)

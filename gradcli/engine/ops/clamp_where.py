@@ -19,11 +19,40 @@ from .registry import V, case, op, sample1, sample2
 from .shape import sum_to
 
 
+def zero_ties(x, y, r, vectorised):
+    """r (np.maximum/minimum/fmax/fmin of x and y) with torch's pick between +0. and -0. where x and y
+    are zeros of opposite signs: Vectorized<T>::maximum/minimum (``_mm256_max_ps(a, b)`` and the like,
+    the generic vector's ``a > b ? a : b``) give b, the scalar lambdas (``std::max(a, b)``,
+    ``std::fmax``) give a. ``vectorised``: the op runs cpu_kernel_vec (maximum, minimum: which elements
+    its vector body computes is pow_kernel.vector_mask's loop shape); else cpu_kernel (fmax, fmin)."""
+    if r.__class__ is not np.ndarray or r.dtype.kind != "f" or x.__class__ is not np.ndarray:
+        return r
+    if not (r == 0).any():
+        return r
+    xb, yb = np.broadcast_arrays(x, y)
+    tie = (xb == 0) & (yb == 0) & (np.signbit(xb) != np.signbit(yb))
+    if not tie.any():
+        return r
+    if vectorised:
+        from ..pow_kernel import vector_mask  # noqa: PLC0415
+        take_b = tie & vector_mask(x, y)
+        return np.where(take_b, yb, np.where(tie, xb, r)).astype(r.dtype, copy=False)
+    return np.where(tie, xb, r).astype(r.dtype, copy=False)
+
+
+def _maximum(x, y):
+    return zero_ties(x, y, np.maximum(x, y), True)
+
+
+def _minimum(x, y):
+    return zero_ties(x, y, np.minimum(x, y), True)
+
+
 class MaximumBackward0(Function):
     __slots__ = ()
     explain = ("1 where {a} > {b} (1/2 where equal), else 0", "1 where {b} > {a} (1/2 where equal), else 0")
     save_inputs = True
-    forward = staticmethod(np.maximum)
+    forward = staticmethod(_maximum)
 
     def backward(self, g):
         a, b = self.saved
@@ -37,7 +66,7 @@ class MinimumBackward0(Function):
     __slots__ = ()
     explain = ("1 where {a} < {b} (1/2 where equal), else 0", "1 where {b} < {a} (1/2 where equal), else 0")
     save_inputs = True
-    forward = staticmethod(np.minimum)
+    forward = staticmethod(_minimum)
 
     def backward(self, g):
         a, b = self.saved

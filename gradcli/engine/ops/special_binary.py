@@ -15,7 +15,7 @@ from . import arithmetic as AR
 from . import comparison as CP
 from . import elementwise_common as EC
 from . import unary_math as UM
-from .clamp_where import where
+from .clamp_where import where, zero_ties
 from .elementwise_common import binary, coerce, needs_input_grad, shaped
 from .registry import Sample, V, case, op, sample1, sample2
 from .shape import sum_to
@@ -207,7 +207,7 @@ class FmaxBackward0(Function):
     __slots__ = ()
     explain = ("1 where {a} >= {b} or {b} is NaN, else 0", "1 where {a} < {b} or {a} is NaN, else 0")
     save_inputs = True
-    forward = staticmethod(np.fmax)
+    forward = staticmethod(lambda x, y: zero_ties(x, y, np.fmax(x, y), False))
 
     def backward(self, g):
         a, b = self.saved
@@ -221,7 +221,7 @@ class FminBackward0(Function):
     __slots__ = ()
     explain = ("1 where {a} <= {b} or {b} is NaN, else 0", "1 where {a} > {b} or {a} is NaN, else 0")
     save_inputs = True
-    forward = staticmethod(np.fmin)
+    forward = staticmethod(lambda x, y: zero_ties(x, y, np.fmin(x, y), False))
 
     def backward(self, g):
         a, b = self.saved
