@@ -84,8 +84,12 @@ def _rule_data(rule: Any, callback: Any, builder: Any) -> tuple:
 
 
 def _callback(builder: Any, name: str) -> Callable:
-    """The transformer callback Lark makes for a rule's name: the method, else a Tree."""
-    method = getattr(builder, name, None)
+    """The transformer callback Lark makes for a rule's name: the method, else a Tree.
+
+    The names come from the table cache, a file: a name starting with ``_`` (Lark's own
+    ``__expr_star_20`` rules, or ``__init__``/``__setattr__`` in a poisoned file) never binds an
+    attribute of the builder, so a cache file can only name the builder's public reducers."""
+    method = getattr(builder, name, None) if isinstance(name, str) and not name.startswith("_") else None
     return method if method is not None else partial(Tree, name)
 
 

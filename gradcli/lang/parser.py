@@ -9,11 +9,13 @@ Public API
 ``parse_expression(source, filename="<string>") -> ast.Expr``
     Parse one expression (newlines are ignored, as inside brackets); for the calculator.
 
-The grammar (``grammar/gradscript.lark``) is Lark LALR(1).  Lark analyses it once (its
-table cached on disk, ``$XDG_CACHE_HOME/gradcli/``, else a temporary folder); the table and
-the scanner are then kept as plain data in a second cache file, and a parse runs on them
-without Lark's parser objects, and without importing Lark at all (start-up time: tokens.py has
-the token type; Lark's exception types are loaded when a syntax error needs them):
+The grammar (``grammar/gradscript.lark``) is Lark LALR(1).  Lark analyses it once; the table and
+the scanner are then kept as plain data in a cache file (``marshal``, never a pickle:
+``$XDG_CACHE_HOME/gradcli/``, ``~/.cache/gradcli/``, else a temporary folder, each used only when
+it is the user's own and no one else may write in it), and a parse runs on them without Lark's
+parser objects, and without importing Lark at all (start-up time: tokens.py has the token type;
+Lark's exception types are loaded when a syntax error needs them).  Lark's own cache is not used:
+it is a pickle, which runs code when it is loaded, so a planted cache file would run it.
 
 * ``tokenizer.py``: text -> tokens (Lark's terminals and master regex; line counting,
   _INDENT/_DEDENT, brackets and CPython's tokenizer errors in the same pass);
@@ -30,6 +32,7 @@ from __future__ import annotations
 import contextvars
 import marshal
 import os
+import stat
 import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Iterator, Optional
@@ -100,10 +103,23 @@ def _sha256(data: bytes):
     return hashlib.sha256(data)
 
 
-def _cache_file(grammar_text: str) -> Optional[str]:
-    """A writable cache file path keyed by the grammar, Lark and Python versions, or None."""
+def _own_folder(folder: str) -> bool:
+    """Whether `folder` is a folder of this user that no one else may write in (a cache there
+    cannot have been planted by another user: a shared temporary folder's `gradcli-UID` made
+    first by someone else, or group-writable)."""
+    info = os.stat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        return False
+    if not hasattr(os, "getuid"):
+        return True
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _cache_stem(grammar_text: str) -> Optional[str]:
+    """A writable cache path, without its ending, keyed by the grammar, Lark and Python versions,
+    or None: the stem of the table cache's name (tables_file). Only in a folder of this user's own."""
     key = _sha256(grammar_text.encode("utf-8")).hexdigest()[:20]
-    name = "gradscript-%s-lark%s-py%d%d.cache" % (key, _lark_version(), *sys.version_info[:2])
+    name = "gradscript-%s-lark%s-py%d%d" % (key, _lark_version(), *sys.version_info[:2])
     folders = []
     if os.environ.get("XDG_CACHE_HOME"):
         folders.append(os.path.join(os.environ["XDG_CACHE_HOME"], "gradcli"))
@@ -118,10 +134,8 @@ def _cache_file(grammar_text: str) -> Optional[str]:
     for folder in folders:
         path = os.path.join(folder, name)
         try:
-            if os.path.isfile(path) and os.access(path, os.R_OK | os.W_OK):
-                return path
-            os.makedirs(folder, exist_ok=True)
-            if os.access(folder, os.W_OK | os.X_OK):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            if _own_folder(folder) and os.access(folder, os.R_OK | os.W_OK | os.X_OK):
                 return path
         except OSError:
             continue
@@ -141,9 +155,9 @@ def _lark() -> Lark:
         options = dict(parser="lalr", lexer=lexer, start=["module", "eval_input"],
                        postlex=indenter(), transformer=BUILDER,
                        maybe_placeholders=False, propagate_positions=False)
-        # Lark checks the cached table against the grammar and rebuilds (quietly) when the
-        # file is missing, stale or unreadable; it also ignores a failure to write it.
-        _LARK = Lark(text, cache=_cache_file(text) or False, **options)
+        # no cache=: Lark's cache is a pickle (see the module docstring); the tables gradcli
+        # needs are cached by fast_parser, as plain data
+        _LARK = Lark(text, **options)
     return _LARK
 
 
@@ -156,7 +170,7 @@ _KEYWORD_TABLES: Optional[keywords.Keywords] = None
 def fast_parser() -> tuple[Driver, ScanTables]:
     """The LALR driver and the scanner tables, on first use.
 
-    Both come from Lark's parser, as plain data that is cached next to Lark's own cache: a
+    Both come from Lark's parser, as plain data that is cached on disk (tables_file): a
     start-up that finds it loads neither Lark's parser nor its table (Lark is loaded when a
     syntax error needs it).  The cache is keyed by the grammar and by the code that makes
     and reads the data (lalr.py, tokenizer.py, keywords.py), so an edit there rebuilds it.
@@ -164,11 +178,15 @@ def fast_parser() -> tuple[Driver, ScanTables]:
     name or alias), and the driver binds the builder's method or generic reducer of that name
     when it loads, so a reducer written or a description's ``rule`` added needs no rebuild.
     """
-    global _DRIVER, _TABLES, _KEYWORD_DATA
     if _DRIVER is None:
         text = grammar.text()
         path = tables_file(text)
         data = _read_tables(path) if path else None
+        if data is not None:
+            try:
+                _load_tables(data)
+            except Exception:  # noqa: BLE001 - a damaged (or hostile) file: built again below
+                data = None
         if data is None:
             lark = _lark()
             grammar.check(grammar.declarations(text), lark.rules)  # (the node classes were made of them)
@@ -178,10 +196,17 @@ def fast_parser() -> tuple[Driver, ScanTables]:
                            "keywords": keywords.derive(rules, scan["keywords"].get("NAME", {}))})
             if path:
                 _write_tables(path, data)
-        _TABLES = ScanTables(data["scan"])
-        _KEYWORD_DATA = data["keywords"]
-        _DRIVER = Driver(data["lalr"], BUILDER)
+            _load_tables(data)
     return _DRIVER, _TABLES  # type: ignore[return-value]
+
+
+def _load_tables(data: dict) -> None:
+    """Make the scanner, keyword tables and driver of table data (all three or none)."""
+    global _DRIVER, _TABLES, _KEYWORD_DATA
+    tables = ScanTables(data["scan"])
+    keywords.Keywords(data["keywords"])  # (checks its shape; keyword_tables makes the one kept)
+    driver = Driver(data["lalr"], BUILDER)
+    _TABLES, _KEYWORD_DATA, _DRIVER = tables, data["keywords"], driver
 
 
 def keyword_tables() -> keywords.Keywords:
@@ -219,8 +244,8 @@ def _plain(obj: Any) -> Any:
 
 
 def tables_file(grammar_text: str) -> Optional[str]:
-    lark_cache = _cache_file(grammar_text)
-    if lark_cache is None:
+    stem = _cache_stem(grammar_text)
+    if stem is None:
         return None
     digest = _sha256(grammar_text.encode("utf-8"))
     for module in (lalr, tokenizer, keywords, grammar):  # the code that makes (and checks) the cached data
@@ -229,7 +254,7 @@ def tables_file(grammar_text: str) -> Optional[str]:
                 digest.update(f.read())
         except (OSError, TypeError):
             return None
-    return "%s-tables-%s.marshal" % (lark_cache[:-len(".cache")], digest.hexdigest()[:16])
+    return "%s-tables-%s.marshal" % (stem, digest.hexdigest()[:16])
 
 
 def _read_tables(path: str) -> Optional[dict]:
