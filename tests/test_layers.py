@@ -11,8 +11,9 @@ from test_private_names import module_name, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The modules at the top of the package that every layer may use: no layer of their own.
-SHARED = {"records", "pycompat", "gcpolicy"}
+# The modules at the top of the package that every layer may use: no layer of their own (native: the
+# optional C extensions' loader, gradcli/native.py).
+SHARED = {"records", "pycompat", "gcpolicy", "native"}
 
 # subpackage (or top-level module) -> the layers it may import, with why
 ALLOWED = {

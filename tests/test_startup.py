@@ -67,7 +67,8 @@ print(json.dumps([before, still, v, w, s.evaluate("F is nn.functional"), sorted(
 
 def test_plain_grad_and_run_load_no_rich_nn_or_hashlib(tmp_path):
     """The start-up test of issue 21: a plain `gradcli grad` loads no Rich (its plain table is drawn by
-    render/table.py), no torch.nn (F is lazy), no hashlib (OpenSSL's start), no subprocess; a plain
+    render/table.py), no torch.nn (F is lazy), no hashlib (OpenSSL's start), no subprocess, no C extension
+    (gradcli/native.py: loaded at a script's first random draw); a plain
     run of a script that uses no nn loads none of them either. The parser's table cache is a folder of
     the test's own, warmed by a first run (a shared ~/.cache may hold another checkout's tables)."""
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
@@ -80,7 +81,7 @@ def test_plain_grad_and_run_load_no_rich_nn_or_hashlib(tmp_path):
         return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     loaded("run", "samples/seed00_linear_forward.grad")  # warms the table cache
     unwanted = ("rich", "typer", "click", "lark", "hashlib", "_hashlib", "subprocess", "locale", "gradcli.engine.nn",
-                "gradcli.engine.optim", "prompt_toolkit", "pygments")
+                "gradcli.engine.optim", "prompt_toolkit", "pygments", "gradcli.native", "gradcli._native_rng")
     for args in (["grad", "w*x + b", "w=4", "x=3", "b=5"], ["run", "samples/seed00_linear_forward.grad"]):
         mods = loaded(*args)
         assert "gradcli.engine.api" in mods

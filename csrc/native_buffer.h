@@ -1,0 +1,50 @@
+/* Buffer checks shared by gradcli's extension modules (csrc/NAME.c -> gradcli._native_NAME).
+ *
+ * A kernel takes NumPy arrays through the buffer protocol (no NumPy headers): get_buffer checks the
+ * format, the item size, C-contiguity and (for outputs) writability, and raises ValueError otherwise,
+ * so no argument can make a kernel read or write outside the memory it was handed. Every caller
+ * still checks the lengths it relies on (check_length) and releases what it took (PyBuffer_Release). */
+#ifndef GRADCLI_NATIVE_BUFFER_H
+#define GRADCLI_NATIVE_BUFFER_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* format: one struct character ('f', 'd', 'i', 'I', 'q', 'Q', ...); '=' '<' '@' prefixes are accepted
+ * for native little-endian order. Returns 0, or -1 with ValueError set (nothing to release). */
+static inline int get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t itemsize, int writable,
+                      const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous%s buffer", what,
+                     writable ? " writable" : "");
+        return -1;
+    }
+    const char *f = view->format ? view->format : "B";
+    if (*f == '=' || *f == '<' || *f == '@') f++;
+    /* 'q'/'l' (and 'Q'/'L') are both 8 bytes on LP64: the item size decides */
+    int same = (f[0] == format) || (format == 'q' && f[0] == 'l') || (format == 'Q' && f[0] == 'L') ||
+               (format == 'i' && f[0] == 'l' && view->itemsize == 4);
+    if (!same || f[1] != '\0' || view->itemsize != itemsize || view->len % itemsize != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: expected items of format '%c' and size %zd, got '%s' of size %zd",
+                     what, format, itemsize, view->format ? view->format : "B", view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static inline Py_ssize_t items(const Py_buffer *view) { return view->len / view->itemsize; }
+
+/* Returns 0 when the buffer holds exactly n items, else -1 with ValueError set (the caller releases). */
+static inline int check_length(const Py_buffer *view, Py_ssize_t n, const char *what) {
+    if (items(view) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items, got %zd", what, n, items(view));
+        return -1;
+    }
+    return 0;
+}
+
+#endif

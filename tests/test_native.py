@@ -1,0 +1,109 @@
+"""The optional C extensions (csrc/NAME.c -> gradcli._native_NAME, gradcli/native.py): built from this
+checkout's sources, loaded or refused as GRADCLI_NATIVE says, each kernel bit for bit with its NumPy
+reference, and no argument (wrong type, size, layout, read-only memory, indices out of range) reaching
+memory it was not handed. The random kernels' own comparisons are in tests/test_rng_kernels.py."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcli import native
+from gradcli.engine import rng_factory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _setup():
+    spec = importlib.util.spec_from_file_location("gradcli_setup", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_module_is_built_from_these_sources(native_module):
+    setup = _setup()
+    names = setup.native_names()
+    assert "rng" in names
+    for name in names:
+        assert native_module(name).SOURCE_DIGEST == setup.source_digest(name)
+
+
+def test_load_follows_gradcli_native(native_module, monkeypatch):
+    built = native_module("rng")
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setenv("GRADCLI_NATIVE", "0")
+    assert native.load("rng") is None
+    native._loaded.clear()
+    monkeypatch.setenv("GRADCLI_NATIVE", "1")
+    assert native.load("rng") is built
+    assert native.load("no_such_kernel") is None
+
+
+def _reference_swaps(perm, targets):
+    p = perm.tolist()
+    for i, j in enumerate(targets.tolist()):
+        p[i], p[j] = p[j], p[i]
+    return np.array(p, np.int64)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 17, 1000, 100_003])
+def test_randperm_swaps_matches_the_python_loop(native_module, n):
+    rng = np.random.default_rng(n)
+    perm = rng.integers(-2**62, 2**62, n, dtype=np.int64)
+    m = max(n - 1, 0)
+    targets = np.arange(m, dtype=np.int64) + (rng.integers(0, 2**63 - 1, m, dtype=np.int64) % np.arange(n, 1, -1))
+    want = _reference_swaps(perm, targets)
+    got = perm.copy()
+    native_module("rng").randperm_swaps(got, targets)
+    assert got.tobytes() == want.tobytes()
+    fallback = perm.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native, "_loaded", {"rng": None})
+        rng_factory.randperm_swaps(fallback, targets)
+    assert fallback.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("native_on", [True, False])
+def test_randperm_is_torchs_with_and_without_c(native_module, monkeypatch, native_on):
+    torch = pytest.importorskip("torch")
+    native_module("rng")
+    monkeypatch.setattr(native, "_loaded", {} if native_on else {"rng": None})
+    from gradcli.engine import api
+    for seed, n in ((0, 100_000), (7, 2), (123, 1000)):
+        api.manual_seed(seed)
+        torch.manual_seed(seed)
+        assert rng_factory.randperm(n).tolist() == torch.randperm(n).tolist()
+    assert (native.load("rng") is not None) == native_on
+
+
+def test_randperm_swaps_refuses_what_could_reach_memory(native_module):
+    swaps = native_module("rng").randperm_swaps
+    perm = np.arange(5, dtype=np.int64)
+    ok = np.array([1, 1, 2, 3], np.int64)
+    bad = [
+        (perm.astype(np.int32), ok), (perm.astype(np.float64), ok), (perm, ok.astype(np.uint32)),
+        (np.arange(10, dtype=np.int64)[::2], ok),            # not contiguous
+        (np.arange(5, dtype=np.int64), np.arange(8, dtype=np.int64)[::2]),
+        (bytes(40), ok), ("perm", ok), (None, ok), (perm, [1, 1, 2, 3]),
+        (perm, np.array([1, 1, 2, 5], np.int64)),            # out of range (past the end)
+        (perm, np.array([1, 0, 2, 3], np.int64)),            # below i
+        (perm, np.array([-1, 1, 2, 3], np.int64)),
+        (perm, np.array([1, 1, 2, 3, 4], np.int64)),          # as many targets as values
+        (perm, np.array([1, 1, 2, 2**62], np.int64)),
+    ]
+    ro = np.arange(5, dtype=np.int64)
+    ro.flags.writeable = False
+    bad.append((ro, ok))
+    for p, t in bad:
+        before = p.copy() if isinstance(p, np.ndarray) else None
+        with pytest.raises((ValueError, TypeError)):
+            swaps(p, t)
+        if before is not None:
+            assert p.tobytes() == before.tobytes()  # refused before any swap
+    with pytest.raises(TypeError):
+        swaps(perm)
+    swaps(perm, ok)
+    assert perm.tolist() == [1, 0, 2, 3, 4]
