@@ -156,14 +156,9 @@ class ConvolutionBackward0(Function):
     replay = staticmethod(_conv_replay)
 
     def backward(self, g):
-        x, w, b = self.saved
-        k = self._kw
-        idx, groups, nd = k["idx"], k["groups"], k["nd"]
-        n, c = x.shape[0], x.shape[1]
+        x, w, b, idx, groups, nd, n, c, cg, kk, lsz = conv_saved(self)
         o = w.shape[0]
-        kk = idx.shape[0]
-        lsz = idx.shape[1]
-        og, cg = o // groups, c // groups
+        og = o // groups
         g2 = S.reshape(g, (n, groups, og, lsz))
         gx = gw = gb = None
         if self.next_functions[0][0] is not None:
@@ -178,8 +173,20 @@ class ConvolutionBackward0(Function):
         return gx, gw, gb
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
-    name = f"conv{nd}d"
+def conv_saved(node):
+    """What a convolution's node (plain or transposed) unpacks: x, w, b, idx, groups, nd, n, c, c/groups,
+    the taps and the positions."""
+    x, w, b = node.saved
+    k = node._kw
+    idx, groups = k["idx"], k["groups"]
+    n, c = x.shape[0], x.shape[1]
+    return (x, w, b, idx, groups, k["nd"], n, c, c // groups) + tuple(idx.shape)
+
+
+def conv_unbatched(name, input, weight, nd):
+    """The checks every convolution (plain or transposed) starts with, in torch's order: the input a
+    Tensor of nd + 1 (unbatched: True, the caller adds the batch dim and checks again) or nd + 2 dims,
+    then the weight's dims."""
     if not isinstance(input, Tensor):
         raise errors.type_error(f"{name}() received an invalid combination of arguments - got "
                                 f"({type(input).__name__}, ...)")
@@ -187,10 +194,16 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         raise errors.runtime(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
                              f"input of size: [{', '.join(map(str, input.shape))}]")
     if input.dim() == nd + 1:
-        out = _conv(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, nd)
-        return S.squeeze(out, 0)
+        return True
     if weight.dim() != nd + 2:
         raise errors.runtime("weight should have at least three dimensions")
+    return False
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
+    if conv_unbatched(f"conv{nd}d", input, weight, nd):
+        out = _conv(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, nd)
+        return S.squeeze(out, 0)
     ks = tuple(weight.shape[2:])
     st = _tuple(stride, nd)
     dl = _tuple(dilation, nd)

@@ -14,9 +14,9 @@ from ..ops.matmul import matmul
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops import words
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from ..device import xp_of
-from .functional_conv import gather_spatial, ntuple, window_index
+from .functional_conv import conv_saved, conv_unbatched, gather_spatial, ntuple, window_index
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "ConvolutionBackward0", "output_size_for"]
 
@@ -57,13 +57,8 @@ class ConvolutionBackward0(Function):
     replay = staticmethod(_replay)
 
     def backward(self, g):
-        x, w, b = self.saved
-        k = self._kw
-        idx, groups, nd = k["idx"], k["groups"], k["nd"]
-        n, c = x.shape[0], x.shape[1]
+        x, w, b, idx, groups, nd, n, c, cg, kk, lsz = conv_saved(self)
         og = w.shape[1]
-        cg = c // groups
-        kk, lsz = idx.shape
         gx = gw = gb = None
         if self.next_functions[0][0] is not None or self.next_functions[1][0] is not None:
             gcols = S.reshape(gather_spatial(g, idx, nd), (n, groups, og * kk, lsz))
@@ -98,19 +93,10 @@ def output_size_for(in_sp, k, s, p, d, output_size, nd):
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
-    name = f"conv_transpose{nd}d"
-    if not isinstance(input, Tensor):
-        raise errors.type_error(f"{name}() received an invalid combination of arguments - got "
-                                f"({type(input).__name__}, ...)")
-    if input.dim() not in (nd + 1, nd + 2):
-        raise errors.runtime(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-                             f"input of size: [{', '.join(map(str, input.shape))}]")
-    if input.dim() == nd + 1:
+    if conv_unbatched(f"conv_transpose{nd}d", input, weight, nd):
         out = _conv_transpose(S.unsqueeze(input, 0), weight, bias, stride, padding, output_padding, groups,
                               dilation, nd)
         return S.squeeze(out, 0)
-    if weight.dim() != nd + 2:
-        raise errors.runtime("weight should have at least three dimensions")
     k = tuple(weight.shape[2:])
     st, pd, dl = ntuple(stride, nd), ntuple(padding, nd), ntuple(dilation, nd)
     op = ntuple(output_padding, nd)

@@ -119,28 +119,39 @@ def _empty(*shape, dtype=None, device=None):
     return empty(*shape, dtype=dtype, device=device)
 
 
+def affine_parameters(module, affine, bias, shape, dtype=None, device=None):
+    """A normalisation layer's weight and bias (GroupNorm's affine, LayerNorm's elementwise_affine), made
+    as torch makes them: empty Parameters of `shape`, or None registered; then reset_affine."""
+    if affine:
+        module.weight = Parameter(_empty(*shape, dtype=dtype, device=device))
+        if bias:
+            module.bias = Parameter(_empty(*shape, dtype=dtype, device=device))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    reset_affine(module)
+
+
+def reset_affine(module):
+    """reset_parameters of GroupNorm and LayerNorm: weight 1, bias 0 (where they are)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
             raise errors.value(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(_empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(_empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        affine_parameters(self, affine, bias, (num_channels,), dtype, device)
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         from . import functional as F  # noqa: PLC0415 - functional imports this module

@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from ..ops.linalg import linear_2d
+from .functional_group_norm import affine_parameters, reset_affine
 from .module import Module
 from .parameter import Parameter
 
@@ -349,22 +350,10 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(*self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(_empty(*self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype, device)
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
