@@ -101,6 +101,8 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._creation is not None:
+            check_view_grad_fn(self)
         return self.grad_fn is None
 
     def is_floating_point(self):
@@ -228,6 +230,8 @@ class Tensor:
             self._grad = self._grad + g
 
     def _edge(self):
+        if self._creation is not None:
+            check_view_grad_fn(self)  # (torch's gradient_edge reads grad_fn())
         if self.grad_fn is not None:
             return (self.grad_fn, self._output_nr)
         if self._rg:
@@ -438,7 +442,8 @@ class Tensor:
         return format_tensor(
             to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
             device="cpu" if d.type == "cpu" else str(d), requires_grad=self._rg,
-            grad_fn_name=type(self.grad_fn).__name__ if self.grad_fn is not None else None, is_leaf=self.grad_fn is None)
+            grad_fn_name="Invalid" if stale_view(self) else type(self.grad_fn).__name__ if self.grad_fn is not None
+            else None, is_leaf=self.grad_fn is None)
 
     __str__ = __repr__
 
@@ -566,3 +571,20 @@ def wrap_dim(dim, ndim):
 
 # the name PyTorch prints for the class: <class 'torch.Tensor'>
 Tensor.__module__ = "torch"
+
+
+def stale_view(t):
+    """A view whose CreationMeta is not the default (made under no_grad from a tensor that requires
+    grad, an output of split/unbind or of a custom Function) changed in place, itself or through its
+    base, since it was made (its version moved): torch cannot regenerate its grad_fn
+    (VariableHooks::grad_fn, handle_view_on_rebase), so reading it raises; the repr shows
+    ``grad_fn=<Invalid>`` (torch's _tensor_str catches the error)."""
+    c = t._creation
+    return c is not None and c[1] != t._version[0]
+
+
+def check_view_grad_fn(t):
+    """Raise torch's error where reading t's grad_fn does (grad_fn, is_leaf, grad, an op's edge)."""
+    if stale_view(t):
+        from .views import view_rebase_message  # noqa: PLC0415 - views imports this module
+        raise errors.runtime(view_rebase_message(t, indirect=True))

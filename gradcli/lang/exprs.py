@@ -267,7 +267,8 @@ class ExprCompiler:
             return self.name_attribute(node, scope)
         value = self.expr(node.value, scope)
         self.check_attr(node)
-        if name in GROWING_NAMES:  # methods that can build big objects: get_attr binds them checked
+        if name in GROWING_NAMES or name == "grad_fn":  # methods that can build big objects: get_attr binds
+            # them checked; a tensor's grad_fn may raise (a view made under no_grad, changed in place since)
             def attr_growing(frame):
                 obj = value(frame)
                 try:

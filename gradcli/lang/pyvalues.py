@@ -199,6 +199,9 @@ def get_attr(obj, name):
         bound = growing_method(obj, name)
         if bound is not None:
             return bound
+    if name == "grad_fn" and getattr(obj, "_creation", None) is not None:  # a view made under no_grad, ...
+        from ..engine.tensor import check_view_grad_fn  # noqa: PLC0415
+        check_view_grad_fn(obj)
     kind = fast_kind.get(type(obj))
     if kind == FULL:
         try:
