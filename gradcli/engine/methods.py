@@ -40,6 +40,7 @@ METHODS = {k: v for t in _DECLARED for k, v in t["METHODS"].items()}
 # for api.py, TORCH, METHOD_ONLY, LINALG, SPECIAL) from its declarations; a new family goes in BREADTH
 from .ops import linalg_extra as _LX  # noqa: E402
 from .ops import linalg_products as _LP  # noqa: E402
+from .ops import linalg_svd as _LV  # noqa: E402
 from .ops import einsum as _EI  # noqa: E402
 from .ops import scan as _SC  # noqa: E402
 from .ops import selection as _SEL  # noqa: E402
@@ -49,7 +50,7 @@ from .ops import misc_ops as _MX  # noqa: E402
 from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
-BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _EI, _SX, _IX, _MX)
+BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _LV, _EI, _SX, _IX, _MX)
 for _m in BREADTH:
     METHODS.update(_m.METHODS)
 _BREADTH_INPLACE = {name: fn for _m in BREADTH for name, fn in _m.INPLACE.items()}

@@ -840,6 +840,9 @@ SIGNATURES = {
     'permute': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'pinverse': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
     'pixel_shuffle': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -1085,6 +1088,9 @@ SIGNATURES = {
     'sum': (
         (1, 2, 'input', 'Tensor', '(Tensor input, *, torch.dtype dtype = None)'),
         (2, 5, 'input', 'Tensor', '(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)'),
+    ),
+    'svd': (
+        (1, 3, 'input', 'Tensor', None),
     ),
     'swapaxes': (
         (3, 3, 'input', 'Tensor', None),
