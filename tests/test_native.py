@@ -107,3 +107,28 @@ def test_randperm_swaps_refuses_what_could_reach_memory(native_module):
         swaps(perm)
     swaps(perm, ok)
     assert perm.tolist() == [1, 0, 2, 3, 4]
+
+
+def test_normal_fill_refuses_what_could_reach_memory(native_module):
+    fill = native_module("rng").normal_fill_f32
+    w = np.arange(32, dtype=np.uint32)
+    out = np.zeros(32, np.float32)
+    ro = np.zeros(32, np.float32)
+    ro.flags.writeable = False
+    bad = [
+        (w, np.zeros(16, np.float32)), (w[:16], out), (np.arange(30, dtype=np.uint32), np.zeros(30, np.float32)),
+        (w.astype(np.int64), out), (w.astype(np.float32), out), (w, out.astype(np.float64)), (w, ro),
+        (w, np.zeros(64, np.float32)[::2]), (np.arange(64, dtype=np.uint32)[::2], out), (b"x" * 128, out),
+        (w, bytearray(128)), (None, out), (w, "out"),
+    ]
+    for words, o in bad:
+        with pytest.raises((ValueError, TypeError)):
+            fill(words, o, 0.0, 1.0, False, 1)
+    for kind in (-1, 3, 1 << 40):
+        with pytest.raises((ValueError, OverflowError)):
+            fill(w, out, 0.0, 1.0, False, kind)
+    assert not out.any()  # nothing written by a refused call
+    fill(w, out, 0.0, 1.0, False, 1)
+    assert np.isfinite(out).all() and out.any()
+    empty = np.zeros(0, np.float32)
+    fill(np.zeros(0, np.uint32), empty, 0.0, 1.0, True, 0)

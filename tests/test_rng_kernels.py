@@ -5,8 +5,11 @@
 * rng_avx: the chunked float32 AVX2 Box-Muller against rng_math's readable emulation (which the
   goldens of tests/test_random.py pin to torch), for sizes around the chunk size, edge integers and
   (mean, std) pairs whose fused multiply-add lands on float32 ties;
-* rng_math.uniform_transform against u * width + start computed the plain way.
-tools/check_rng_math.py covers all 2**24 inputs of the AVX2 log and sincos."""
+* rng_math.uniform_transform against u * width + start computed the plain way;
+* the C kernel (csrc/rng.c normal_fill_f32, gradcli/native.py) against the NumPy references, per
+  capability (AVX2 intrinsics, the same lane by lane with fmaf, the DEFAULT build's libm calls), and
+  whole draws through rng_ops.normal_fill with and without it.
+tools/check_rng_math.py covers all 2**24 inputs of the AVX2 log and sincos, the C kernel's included."""
 from __future__ import annotations
 
 import math
@@ -268,5 +271,82 @@ def test_normal_fill_writes_into_the_tensors_memory(cap, dtype):
             assert got is buf
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
             assert a.get_state_bytes() == b.get_state_bytes()
+    finally:
+        rng_math.set_capability(None)
+
+
+def _edge_words(n, seed):
+    """n random 32-bit words (uint32) whose low 24 bits include the edges test_avx_blocks_match_the_reference
+    pins (u1 = 1, 2**-24, 11 2**-24; theta = 0, pi, 3 pi / 4, just below 2 pi), high bits set at random."""
+    w = np.random.default_rng(seed).integers(0, 1 << 32, n, dtype=np.uint32)
+    edges = [(0, 0), ((1 << 24) - 1, 1 << 23), ((1 << 24) - 11, 3 << 21), (5, 0), (1 << 23, (1 << 24) - 1)]
+    for b, (k1, k2) in enumerate(edges[: n // 16]):
+        w[16 * b:16 * b + 8] = (w[16 * b:16 * b + 8] & 0xFF000000) | (k1 & 0xFFFFFF)
+        w[16 * b + 8:16 * b + 16] = (w[16 * b + 8:16 * b + 16] & 0xFF000000) | (k2 & 0xFFFFFF)
+    return w
+
+
+def _numpy_blocks(words, swapped, mean, std, cap):
+    """The NumPy reference of normal_fill_f32 over words (rng_math's readable code, this capability)."""
+    k = (words & 0xFFFFFF).astype(np.int32)
+    if swapped:
+        k = k.reshape(-1, 2)[:, ::-1].reshape(-1)
+    rng_math.set_capability(cap)
+    try:
+        return _blocks(False, k.astype(np.float32) * np.float32(2.0 ** -24), mean, std)
+    finally:
+        rng_math.set_capability(None)
+
+
+@pytest.mark.parametrize("kind,cap", [(1, "avx2"), (2, "avx2"), (0, "default")])
+@pytest.mark.parametrize("mean,std", [(0.0, 1.0), (-0.0, 1.0), (0.5, 2.0), (-1e-3, 0.02), (3.0, 0.1),
+                                      (0.25, 2.0 ** -70), (1e30, 1e-30)])
+def test_native_blocks_match_the_reference(native_module, kind, cap, mean, std):
+    """normal_fill_f32 of kind 1 (AVX2 intrinsics where this CPU has them), 2 (the fused arithmetic lane by
+    lane with fmaf: an emulated capability) and 0 (DEFAULT: logf, sinf, cosf) against rng_math."""
+    if kind == 0 and not rng_libm._glibc_float_ok("logf"):
+        pytest.skip("the C library's logf is not the one rng_libm emulates here")
+    C = native_module("rng")
+    n = 16 * 1001
+    for swapped in (False, True):
+        w = _edge_words(n, 3 + swapped)
+        got = np.full(n, np.nan, np.float32)
+        C.normal_fill_f32(w, got, mean, std, swapped, kind)
+        assert np.array_equal(_bits(got), _bits(_numpy_blocks(w, swapped, mean, std, cap)))
+
+
+def test_native_fused_kinds_agree(native_module):
+    """The AVX2 intrinsics and the lane-by-lane fmaf code (kind 1 where the CPU lacks AVX2) give the same
+    bits; fused_path says which one kind 1 runs here."""
+    C = native_module("rng")
+    assert C.fused_path() in ("avx2", "scalar")
+    w = _edge_words(16 * 4099, 21)
+    a, b = np.empty(w.size, np.float32), np.empty(w.size, np.float32)
+    C.normal_fill_f32(w, a, 0.5, 2.0, True, 1)
+    C.normal_fill_f32(w, b, 0.5, 2.0, True, 2)
+    assert np.array_equal(_bits(a), _bits(b))
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_normal_fill_with_and_without_the_c_kernel(native_module, monkeypatch, cap, dtype):
+    """Whole draws through rng_ops.normal_fill (sizes around the C kernel's chunk, ragged ends, into a
+    tensor's memory or not): the same values and the same generator state after, C or NumPy."""
+    from gradcli import native
+    from gradcli.engine import rng, rng_ops
+    native_module("rng")
+    rng_math.set_capability(cap)
+    try:
+        for n in (16, 37, 1000, rng_ops._NATIVE_CHUNK + 16 * 3 + 5, 2 * rng_ops._NATIVE_CHUNK):
+            states, values = [], []
+            for on in (True, False):
+                monkeypatch.setattr(native, "_loaded", {} if on else {"rng": None})
+                g = rng.Generator().manual_seed(n)
+                out = np.full(n, np.nan, dtype) if n % 2 else None
+                v = rng_ops.normal_fill(g, n, -0.25, 1.5, dtype, out=out)
+                assert (native.load("rng") is not None) == on
+                values.append(np.asarray(v, dtype).view(np.uint8).copy())
+                states.append(g.get_state_bytes())
+            assert np.array_equal(values[0], values[1]) and states[0] == states[1]
     finally:
         rng_math.set_capability(None)

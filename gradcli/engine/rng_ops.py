@@ -315,6 +315,11 @@ def normal_fill(g, n, mean, std, np_dtype, out=None):
     float, float64 for double) may go directly (the tensor's own memory)."""
     op = _F64 if np_dtype == _F64 else _F32
     whole = n - n % 16
+    if op == _F32 and M.fast_avx[0]:
+        from .. import native  # noqa: PLC0415
+        kernels = native.load("rng")
+        if kernels is not None:
+            return _normal_fill_native(kernels, g, n, mean, std, np_dtype, out)
     if op == _F32 and M.fused() and M.fast_avx[0]:  # the AVX2 kernel, its uniforms drawn a chunk at a time
         from .rng_avx import normal_words  # noqa: PLC0415 - only the float32 normal needs it
         if out is None or out.dtype != _F32:
@@ -332,6 +337,27 @@ def normal_fill(g, n, mean, std, np_dtype, out=None):
     M.box_muller_blocks(d[:whole], mean, std, op, out=out[:whole])
     if n % 16:
         M.box_muller_blocks(opmath_uniform(g, 16, op), mean, std, op, out=out[n - 16:])
+    return out.astype(np_dtype, copy=False)
+
+
+_NATIVE_CHUNK = 1 << 16  # values a call of the C kernel: its words (256 KiB) stay in the CPU's cache
+
+
+def _normal_fill_native(kernels, g, n, mean, std, np_dtype, out):
+    """normal_fill's float32 blocks in C (csrc/rng.c normal_fill_f32: the fused build's arithmetic where
+    the capability fuses, else the DEFAULT build's libm calls), the words drawn as the NumPy path draws
+    them (words24_pairs' 64-bit draws, each pair's words in the other order)."""
+    kind = 1 if M.fused() else 0
+    whole = n - n % 16
+    if out is None or out.dtype != _F32:
+        out = np.empty(n, _F32)
+    for i in range(0, whole, _NATIVE_CHUNK):
+        m = min(_NATIVE_CHUNK, whole - i)
+        kernels.normal_fill_f32(g.words64(m // 2).view(np.uint32), out[i:i + m], mean, std, True, kind)
+    if n % 16:
+        if np_dtype == _F32:  # float draws all n into the output first: the last n % 16 are overwritten
+            g.words32(n - whole)
+        kernels.normal_fill_f32(g.words64(8).view(np.uint32), out[n - 16:], mean, std, True, kind)
     return out.astype(np_dtype, copy=False)
 
 
