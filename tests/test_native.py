@@ -69,8 +69,8 @@ def test_randperm_swaps_matches_the_python_loop(native_module, n):
 @pytest.mark.parametrize("native_on", [True, False])
 def test_randperm_is_torchs_with_and_without_c(native_module, monkeypatch, native_on):
     torch = pytest.importorskip("torch")
-    native_module("rng")
-    monkeypatch.setattr(native, "_loaded", {} if native_on else {"rng": None})
+    built = native_module("rng")
+    monkeypatch.setattr(native, "_loaded", {"rng": built if native_on else None})
     from gradcli.engine import api
     for seed, n in ((0, 100_000), (7, 2), (123, 1000)):
         api.manual_seed(seed)
