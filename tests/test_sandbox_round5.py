@@ -99,3 +99,82 @@ def test_a_damaged_or_hostile_table_file_is_built_again(tmp_path, monkeypatch, c
     result = fresh_python(PARSE, {"XDG_CACHE_HOME": str(cache)})
     assert result.stdout.split() == ["x"] and result.stderr == "", result.stderr
     assert Path(name).read_bytes() != content  # written again, good
+
+
+# ---------------------------------------------------------------- --max-elements: ops that grew past it
+
+GROWING = [
+    # a size argument
+    "torch.histc(torch.ones(3), bins=10 ** 9)",
+    "F.interpolate(torch.ones(1, 1, 4), scale_factor=1e9)",
+    "F.interpolate(torch.ones(1, 1, 4), size=10 ** 12)",
+    "nn.Upsample(scale_factor=1e5)(torch.ones(1, 1, 4, 4))",
+    "F.conv_transpose1d(torch.ones(1, 1, 3), torch.ones(1, 1, 1), stride=10 ** 9)",
+    "nn.ConvTranspose2d(1, 1, 3, stride=10 ** 5)(torch.ones(1, 1, 3, 3))",
+    "F.conv1d(torch.ones(1, 1, 3), torch.ones(1, 1, 1), padding=10 ** 9)",
+    "F.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 1, 1), padding=10 ** 5)",
+    "F.adaptive_avg_pool1d(torch.ones(1, 1, 3), 10 ** 9)",
+    "F.adaptive_max_pool2d(torch.ones(1, 1, 3, 3), (10 ** 5, 10 ** 5))",
+    "nn.AdaptiveAvgPool2d(10 ** 5)(torch.ones(1, 3, 3))",
+    # a tensor of indices times the rows it picks
+    "nn.Embedding(1, 10 ** 4)(torch.zeros(10 ** 5, dtype=torch.long))",
+    "F.embedding(torch.zeros(10 ** 5, dtype=torch.long), torch.ones(1, 10 ** 4))",
+    # broadcasting outside the binary operators
+    "torch.masked_select(torch.ones(10 ** 4, 1), torch.ones(1, 10 ** 5, dtype=torch.bool))",
+    "torch.take_along_dim(torch.ones(10 ** 4, 1), torch.zeros(1, 10 ** 5, dtype=torch.long), 1)",
+    "torch.addcmul(torch.ones(10 ** 4, 1, 1), torch.ones(1, 10 ** 4, 1), torch.ones(1, 1, 10))",
+    "torch.addcdiv(torch.ones(10 ** 4, 1, 1), torch.ones(1, 10 ** 4, 1), torch.ones(1, 1, 10))",
+    "torch.clamp(torch.ones(10 ** 4, 1), min=torch.zeros(1, 10 ** 5))",
+    "torch.ones(10 ** 4, 1).clamp(max=torch.zeros(1, 10 ** 5))",
+    "torch.lerp(torch.ones(10 ** 4, 1), torch.ones(1, 10 ** 5), 0.5)",
+    "torch.lerp(torch.ones(10 ** 4, 1), torch.ones(1), torch.ones(1, 10 ** 5))",
+    "torch.cross(torch.ones(10 ** 5, 1, 3), torch.ones(1, 10 ** 4, 3), dim=-1)",
+    # a view that later ops copy (as expand's)
+    "torch.ones(10 ** 5).unfold(0, 5 * 10 ** 4, 1)",
+    # Jacobians: output x input elements, each row a backward pass (the rows were kept until the
+    # last, 40 GB, before the stack's check)
+    "torch.func.jacrev(lambda t: t * 2)(torch.ones(10 ** 5))",
+    "torch.func.jacfwd(lambda t: t.sum())(torch.ones(10 ** 5))",
+    "torch.func.hessian(lambda t: (t * t).sum())(torch.ones(10 ** 5))",
+    "torch.autograd.functional.jacobian(lambda t: t * 2, torch.ones(10 ** 5))",
+    "torch.autograd.functional.hessian(lambda t: (t * t).sum(), torch.ones(10 ** 5))",
+]
+
+
+@pytest.mark.parametrize("expr", GROWING)
+def test_ops_whose_result_outgrows_their_inputs_check_the_element_limit_first(expr):
+    # each one allocated (NumPy's own MemoryError, gigabytes, or minutes of backward passes) before
+    # any check; now gradcli's limit error, before the work
+    refused("import torch.nn.functional as F\nx = " + expr, "RuntimeError",
+            "exceeds the limit of 100000000 elements (--max-elements)")
+
+
+WITHIN = [
+    "torch.histc(torch.tensor([1., 2., 2., 3.]), bins=3)",
+    "F.interpolate(torch.arange(4.).view(1, 1, 4), scale_factor=2)",
+    "F.conv_transpose1d(torch.ones(1, 1, 3), torch.ones(1, 1, 2), stride=3)",
+    "F.conv1d(torch.ones(1, 1, 3), torch.ones(1, 1, 2), padding=2)",
+    "F.adaptive_avg_pool1d(torch.arange(6.).view(1, 1, 6), 4)",
+    "F.adaptive_max_pool2d(torch.arange(9.).view(1, 3, 3), 2)",
+    "F.embedding(torch.tensor([[0, 1]]), torch.arange(6.).view(3, 2))",
+    "torch.masked_select(torch.arange(4.).view(2, 2), torch.tensor([True, False]))",
+    "torch.take_along_dim(torch.arange(6.).view(2, 3), torch.tensor([[2], [0]]), 1)",
+    "torch.addcmul(torch.ones(2, 1), torch.ones(1, 3), torch.full((3,), 2.))",
+    "torch.clamp(torch.arange(4.).view(4, 1), min=torch.tensor([1., 2.]))",
+    "torch.lerp(torch.zeros(2, 1), torch.ones(3), torch.tensor(0.25))",
+    "torch.cross(torch.eye(3), torch.ones(1, 3), dim=1)",
+    "torch.ones(5).unfold(0, 2, 2)",
+    "torch.func.jacrev(lambda t: t * t)(torch.tensor([1., 2.]))",
+    "torch.func.hessian(lambda t: (t ** 3).sum())(torch.tensor([1., 2.]))",
+    "torch.autograd.functional.jacobian(lambda t: t.exp(), torch.zeros(2))",
+]
+
+
+def test_the_same_ops_within_the_limit_print_what_torch_prints():
+    pytest.importorskip("torch")
+    src = "import torch.nn.functional as F\n" + "".join(f"print({expr})\n" for expr in WITHIN)
+    result = run(src)
+    assert result.error is None, result.error.message
+    expected = subprocess.run([sys.executable, "-c", HEAD + src], capture_output=True, text=True, timeout=300)
+    assert expected.returncode == 0, expected.stderr
+    assert result.stdout == expected.stdout

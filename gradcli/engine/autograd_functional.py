@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import errors
 from .autograd_modes import enable_grad, grad_mode, set_grad_enabled
 from .autograd_api import grad as _grad
+from .limits import check_shape
 from .tensor import Tensor
 
 
@@ -213,6 +214,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         for i, out in enumerate(outputs):
             jac_i = tuple([] for _ in range(len(inputs)))
             flat = out.reshape(-1)
+            for inp in inputs:  # --max-elements: each block of the result, before the rows are made
+                check_shape(tuple(out.shape) + tuple(inp.shape))
             for j in range(out.numel()):
                 vj = _autograd_grad((flat[j],), inputs, retain_graph=True, create_graph=create_graph)
                 for el_idx, (jac_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import errors
 from .autograd_modes import enable_grad
 from .autograd_api import grad as _autograd_grad
+from .limits import check_numel, check_shape
 from .tensor import Tensor
 
 NAMES = ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "jvp", "jacfwd", "vmap")
@@ -193,6 +194,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             jacs = []
             for o in flat_out:
                 n = o.numel()
+                for x in flat:  # --max-elements: each block of the result, before the rows are made
+                    check_shape(tuple(o.shape) + tuple(x.shape))
                 rows = []
                 for k in range(n):
                     basis = _zeros_like(o).reshape(-1)
@@ -281,6 +284,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             outs = _flatten(output, [])
             per_out = [[] for _ in outs]
             for x in flat:
+                check_numel(x.numel() * x.numel())  # the basis (torch's vmap over an identity of that size)
+                for o in outs:
+                    check_shape(tuple(o.shape) + tuple(x.shape))
                 basis = []
                 for k in range(x.numel()):
                     e = _zeros_like(x).reshape(-1)

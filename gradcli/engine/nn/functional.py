@@ -327,6 +327,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                              f"Long, Int; but got torch.{legacy} instead (while checking arguments for embedding)")
     if type(input._data) is not type(weight._data):
         check_args("_index_select", (("self", weight), ("index", input)))
+    check_shape(tuple(input.shape) + tuple(weight.shape[1:]))
     idx = input._data.astype(np.int64)
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..limits import check_numel
+from ..limits import check_numel, check_shape
 from ..function import Function, record
 from ..ops import elementwise_common as EC
 from ..ops import words
@@ -259,6 +259,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                              f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input "
                              f"size")
     out_sp = tuple((padded[i] - eff[i]) // st[i] + 1 for i in range(nd))
+    check_shape((n, c) + tuple(padded))  # (the padded input gradcli indexes)
+    check_shape((n, o) + out_sp)
     idx = np.ascontiguousarray(_window_index(spatial, out_sp, ks, st, pd, dl).T)  # (K, L)
     dt = input.dtype
     cg, og = c // groups, o // groups

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
+from ..limits import check_shape
 from ..ops import elementwise_common as EC
 from ..ops.matmul import matmul
 from ..ops import reduction as R
@@ -126,6 +127,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if any(v < 1 for v in out_sp):
         raise errors.runtime(f"Given input size per channel: ({' x '.join(map(str, in_sp))}). Calculated output "
                              f"size per channel: ({' x '.join(map(str, out_sp))}). Output size is too small")
+    check_shape((input.shape[0], o) + out_sp)
     # the convolution over the output that this one transposes reads, for input position l, tap k:
     # output position idx[k, l] (the sentinel where it falls in the padding)
     idx = np.ascontiguousarray(window_index(out_sp, in_sp, k, st, pd, dl).T)  # (K, L)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
+from ..limits import check_shape
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops import words
@@ -110,6 +111,7 @@ def adaptive_avg_pool2d(input, output_size):
         if input.shape[d] == 0:
             raise errors.runtime(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
                                  f"dimensions, but input has sizes {list(input.shape)} with dimension {d} being empty")
+    check_shape(tuple(input.shape[:-2]) + tuple(out))
     if out[0] == 1 and out[1] == 1:  # ATen: the mean over the last two dims
         return R.mean(input, (-1, -2), keepdim=True)
     arr = _pool_array(input._data, int(out[0]), int(out[1]))
@@ -225,6 +227,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         if input.shape[d] == 0:
             raise errors.runtime(f"adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
                                  f"dimensions, but input has sizes {list(input.shape)} with dimension {d} being empty")
+    check_shape(tuple(input.shape[:-2]) + tuple(out))
     arr, idx = _max_pool_arrays(input._data, int(out[0]), int(out[1]))
     result = record(AdaptiveMaxPool2DBackward0, (input,), wrap(arr, input.dtype),
                     {"indices": idx, "in_shape": tuple(input.shape)})

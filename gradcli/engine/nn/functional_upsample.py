@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import errors
 from ..function import Function, record
+from ..limits import check_shape
 from ..ops import words
 from ..tensor import Tensor, wrap
 from ..device import like, scatter_add as _scatter_add_at, xp_of
@@ -280,6 +281,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                      f"4-d inputs are)")
     if any(v <= 0 for v in out_sp):
         raise errors.runtime(f"Input and output sizes should be greater than 0, but got input ({', '.join(f'{a}' for a in in_sp)}) and output ({', '.join(f'{a}' for a in out_sp)})")
+    check_shape(tuple(input.shape[:2]) + tuple(out_sp))
     k = {"mode": mode, "out_sp": tuple(out_sp), "scales": tuple(scales), "align_corners": bool(align_corners)}
     return _record_forward(input, k)
 

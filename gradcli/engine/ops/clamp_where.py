@@ -254,6 +254,7 @@ def clamp(input, min=None, max=None):
         data = input._data.astype(dt.np, copy=False)
         lo = min._data if min is not None else None
         hi = max._data if max is not None else None
+        check_broadcast(*(np.shape(a) for a in (data, lo, hi) if a is not None))
         try:
             r = _clamp_forward(data, lo, hi)
         except ValueError:

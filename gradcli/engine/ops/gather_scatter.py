@@ -11,7 +11,7 @@ from ..device import asarray as _asarray
 from ..device import check_args, xp_of
 from ..device import scatter_add as _scatter_add_at
 from ..function import Function, record
-from ..limits import check_numel
+from ..limits import check_numel, check_shape
 from ..tensor import Tensor, wrap
 from . import replays
 from .indexing import index_backward
@@ -332,6 +332,7 @@ def masked_select(input, mask):
     except ValueError:
         from .elementwise_common import broadcast_error  # noqa: PLC0415
         raise broadcast_error(input, mask) from None
+    check_shape(shape)
     m = np.broadcast_to(mask._data, shape)
     r = np.broadcast_to(input._data, shape)[m]
     return record(MaskedSelectBackward0, (input,), wrap(_asarray(r), input.dtype),

@@ -10,7 +10,7 @@ from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..device import xp_of
 from ..function import Function, record
-from ..limits import check_numel
+from ..limits import check_broadcast, check_numel
 from ..tensor import Tensor, wrap, wrap_dim
 from . import elementwise_common as EC
 from . import linalg as L
@@ -173,6 +173,7 @@ def linalg_cross(input, other, *, dim=-1):
         raise errors.runtime(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                              f"{b.shape[d]}")
     dt = dtypes.result_type((input, other))
+    check_broadcast(a.shape, b.shape)
     try:
         r = np.cross(a.astype(dt.np, copy=False), b.astype(dt.np, copy=False), axis=d)
     except ValueError:

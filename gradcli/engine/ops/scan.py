@@ -369,6 +369,7 @@ def histc(input, bins=100, min=0, max=0):
         raise not_implemented("linspace_cpu" if input.dtype is dtypes.bool_ else "histogram_cpu", input.dtype)
     if bins <= 0:
         raise errors.runtime(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    check_numel(bins)
     data = host(input._data).reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and data.size:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..limits import check_numel
+from ..limits import check_numel, check_shape
 from ..function import Function, record
 from ..size import Size
 from ..tensor import Tensor, wrap_dim, wrap
@@ -307,6 +307,8 @@ def take_along_dim(input, indices, dim=None):
         raise EC.broadcast_error(input, indices) from None
     in_shape = list(bshape)
     in_shape[d] = input._data.shape[d]
+    check_shape(in_shape)  # (the input broadcast to it, and the result:)
+    check_shape(bshape[:d] + [indices._data.shape[d]] + bshape[d + 1:])
     idx_shape = list(bshape)
     idx_shape[d] = indices._data.shape[d]
     x = S.expand(input, tuple(in_shape))
@@ -495,6 +497,8 @@ def unfold(input, dimension, size, step):
         raise errors.runtime(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
     if step <= 0:
         raise errors.runtime(f"step is {step} but must be > 0")
+    windows = (length - size) // step + 1
+    check_shape(data.shape[:d] + (windows,) + data.shape[d + 1:] + (size,))  # a view, as expand's: later ops copy it
     arr = _windows(data if data.ndim else data.reshape(1), d, size, step)
     return record(UnfoldBackward0, (input,), view_of(input, arr),
                   {"in_shape": data.shape, "dim": d, "size": size, "step": step})

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..function import Function, record
+from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
 from . import arithmetic as AR
 from . import comparison as CP
@@ -287,6 +288,7 @@ def lerp(input, end, weight):
                               input.dtype)
     dt = input.dtype
     s, e = input._data, end._data
+    check_broadcast(*(t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)))
     try:
         if isinstance(weight, Tensor):
             w = weight._data
@@ -341,6 +343,7 @@ class AddcdivBackward0(Function):
 
 def _ternary(input, t1, t2, fn):
     dt = dtypes.result_type((input, t1, t2))
+    check_broadcast(input._data.shape, t1._data.shape, t2._data.shape)
     arrays = [t._data.astype(dt.np, copy=False) for t in (input, t1, t2)]
     try:
         r = fn(*arrays)
