@@ -1,10 +1,10 @@
 """Case 9: random numbers (issue 18). gradcli draws PyTorch's own stream with NumPy (MT19937 words in
-bulk, the float32 Box-Muller emulated with exact fused multiply-adds, glibc's double log/sin/cos in
-NumPy's element loop), so its cost is measured against torch's: `torch.randn(1000, 1000)` in float32
+bulk, the float32 Box-Muller in C where gradcli's extension is built (csrc/rng.c), else emulated with
+exact fused multiply-adds, glibc's double log/sin/cos in NumPy's element loop), so its cost is measured against torch's: `torch.randn(1000, 1000)` in float32
 (this machine's capability: the AVX2/AVX512 kernel) and float64, `rand`, `normal_`, `uniform_` of the
 same size, and the construction of `nn.Linear(4096, 4096)` (16.8M kaiming-uniform draws and the bias),
 each contender in its own process; then the float32 `randn` and `normal_` again with both contenders
-under ATEN_CPU_CAPABILITY=default (glibc's logf/sinf/cosf, vectorised in gradcli)."""
+under ATEN_CPU_CAPABILITY=default (glibc's logf/sinf/cosf: called from C, or vectorised in NumPy)."""
 from __future__ import annotations
 
 import os
@@ -67,8 +67,8 @@ def case9(cfg):
     n = 200 if cfg.quick else 1000
     width = 512 if cfg.quick else 4096
     results, _ = _isolated(9, ["gradcli", "torch"], cfg, cfg.reps(7, 2))
-    note = ("float32 on this machine's CPU capability (the AVX2/AVX512 path: log256/sincos256 emulated with "
-            "exact FMAs, in cache-sized chunks); float64 calls glibc's log/sin/cos in NumPy's element loop; the "
+    note = ("float32 on this machine's CPU capability (the AVX2/AVX512 path: log256/sincos256 in C, csrc/rng.c, "
+            "where the extension is built, else emulated with exact FMAs in NumPy); float64 calls glibc's log/sin/cos in NumPy's element loop; the "
             "same seed gives torch's bits; " + ISOLATION_NOTE)
     rows = []
     for i, (measure, key, title) in enumerate(_ROWS):
@@ -77,8 +77,9 @@ def case9(cfg):
                                notes=[note] if i == 0 else [], cpu_measure=measure + "_cpu"))
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     results, _ = _isolated(9, ["gradcli", "torch"], cfg, cfg.reps(7, 2), param="default", env=env)
-    note = ("the DEFAULT build's kernels on both sides: glibc's logf/sinf/cosf per element in torch, their "
-            "algorithm vectorised in gradcli (the C function itself near float32 rounding midpoints)")
+    note = ("the DEFAULT build's kernels on both sides: glibc's logf/sinf/cosf per element in torch, and in "
+            "gradcli's C extension where it is built (else their algorithm vectorised in NumPy, the C function "
+            "itself near float32 rounding midpoints)")
     for i, (measure, key, title) in enumerate(_DEFAULT_ROWS):
         rows.append(H.make_row("9", key, title.format(n=n), "ms", results, measure, scale=1e3,
                                target={"kind": "ratio", "vs": "torch", "max": 3.0}, target_text="<= 3x torch",
