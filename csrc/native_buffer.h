@@ -47,4 +47,16 @@ static inline int check_length(const Py_buffer *view, Py_ssize_t n, const char *
     return 0;
 }
 
+/* Returns 0 when the two buffers share no byte, else -1 with ValueError set (the caller releases): a
+ * kernel that reads one while it writes the other (randperm_swaps reads targets while it swaps perm:
+ * a target overwritten by a swap sent a later swap outside the buffer) takes them apart. */
+static inline int check_disjoint(const Py_buffer *a, const Py_buffer *b, const char *what) {
+    const char *a0 = (const char *)a->buf, *b0 = (const char *)b->buf;
+    if (a->len > 0 && b->len > 0 && a0 < b0 + b->len && b0 < a0 + a->len) {
+        PyErr_Format(PyExc_ValueError, "%s: the buffers overlap", what);
+        return -1;
+    }
+    return 0;
+}
+
 #endif

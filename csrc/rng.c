@@ -39,6 +39,7 @@ static PyObject *randperm_swaps(PyObject *self, PyObject *args) {
     int64_t *p = (int64_t *)perm.buf;
     const int64_t *t = (const int64_t *)targets.buf;
     PyObject *result = NULL;
+    if (check_disjoint(&perm, &targets, "randperm_swaps") < 0) goto done;
     if (m >= n && !(m == 0 && n == 0)) {
         PyErr_Format(PyExc_ValueError, "randperm_swaps: %zd targets for %zd values", m, n);
         goto done;
@@ -298,6 +299,7 @@ static PyObject *normal_fill_f32(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Py_ssize_t n = items(&out);
     if (check_length(&w, n, "normal_fill_f32 words") < 0) goto done;
+    if (check_disjoint(&w, &out, "normal_fill_f32") < 0) goto done;
     if (n % 16) {
         PyErr_Format(PyExc_ValueError, "normal_fill_f32: %zd values, not a multiple of 16", n);
         goto done;

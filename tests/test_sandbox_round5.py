@@ -178,3 +178,31 @@ def test_the_same_ops_within_the_limit_print_what_torch_prints():
     expected = subprocess.run([sys.executable, "-c", HEAD + src], capture_output=True, text=True, timeout=300)
     assert expected.returncode == 0, expected.stderr
     assert result.stdout == expected.stdout
+
+
+# ---------------------------------------------------------------- the C kernels' buffers
+
+ALIASED = """
+import numpy as np
+import gradcli._native_rng as m
+a = np.array([10 ** 12, 1, 2, 3, 5, 5, 6, 7, 8, 9], dtype=np.int64)
+for call in (lambda: m.randperm_swaps(a, a[4:6]),  # targets inside perm: a swap rewrote a later target
+             lambda: m.randperm_swaps(a[2:], a[:3]),
+             lambda: m.normal_fill_f32(np.zeros(32, np.uint32), np.zeros(32, np.uint32).view(np.float32), 0., 1., False, 0),
+             lambda: (lambda w: m.normal_fill_f32(w, w.view(np.float32), 0., 1., False, 0))(np.zeros(32, np.uint32))):
+    try:
+        call()
+        print("ran")
+    except ValueError as e:
+        print(e)
+"""
+
+
+def test_native_kernels_refuse_buffers_that_overlap(native_module):
+    # randperm_swaps checked each target before the swaps, but a target that lies inside perm is
+    # rewritten by an earlier swap: the next swap wrote 8 TB past the buffer (SIGSEGV)
+    native_module("rng")
+    result = fresh_python(ALIASED, {"GRADCLI_NATIVE": "1"})
+    assert result.returncode == 0, (result.returncode, result.stderr)
+    assert result.stdout.splitlines() == ["randperm_swaps: the buffers overlap", "randperm_swaps: the buffers overlap",
+                                          "ran", "normal_fill_f32: the buffers overlap"], result.stdout
