@@ -199,6 +199,9 @@ PixelUnshuffle
 ChannelShuffle
 Softmax2d
 PairwiseDistance
+# gradcli/engine/nn/functional_unpool.py (nn.X, reached by name)
+MaxUnpool1d
+MaxUnpool2d
 # gradcli/engine/nn/modules_more.py
 ZeroPad1d
 ZeroPad2d
