@@ -88,6 +88,14 @@ def set_data(t, arr):
     t._version[0] += 1
 
 
+def state_tensor(value, method):
+    """A state entry (opt.state[p][key]) as torch's step uses it: a value that is no Tensor (a script may
+    put anything there) fails at the first method torch's step calls on it (its AttributeError)."""
+    if isinstance(value, Tensor):
+        return value
+    raise AttributeError(f"'{type(value).__name__}' object has no attribute '{method}'")
+
+
 def zeros_state(p):
     from .factory import zeros_like  # noqa: PLC0415
     return zeros_like(p.detach())
@@ -346,6 +354,8 @@ class SGD(Optimizer):
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
+                if buf is not None:
+                    buf = state_tensor(buf, "mul_")
                 if buf is None:
                     from .tensor import wrap  # noqa: PLC0415
                     buf = wrap(grad.copy(), p.dtype)
@@ -389,6 +399,9 @@ class Adam(Optimizer):
                     state["max_exp_avg_sq"] = zeros_state(p)
             grad = g._data if not maximize else -g._data
             exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            if not isinstance(step_t, Tensor):
+                raise errors.runtime("API has changed, `state_steps` argument must contain a list of singleton tensors")
+            exp_avg, exp_avg_sq = state_tensor(exp_avg, "lerp_"), state_tensor(exp_avg_sq, "mul_")
             set_data(step_t, step_t._data + 1)
             dt = p._data.dtype
             if wd != 0:
@@ -405,6 +418,9 @@ class Adam(Optimizer):
             bc2_sqrt = bias_correction2 ** 0.5
             if amsgrad:
                 mx = state["max_exp_avg_sq"]
+                if not isinstance(mx, Tensor):
+                    raise errors.type_error(f"maximum(): argument 'input' (position 1) must be Tensor, not "
+                                            f"{type(mx).__name__}")
                 set_data(mx, np.maximum(mx._data, exp_avg_sq._data))
                 denom = sqrt(mx._data) / scalar(bc2_sqrt, dt) + scalar(eps, dt)
             else:
@@ -453,21 +469,21 @@ class RMSprop(Optimizer):
                 if centered:
                     state["grad_avg"] = zeros_state(p)
             grad = g._data if not maximize else -g._data
-            sq = state["square_avg"]
+            sq = state_tensor(state["square_avg"], "mul_")
             set_data(state["step"], state["step"]._data + 1)
             dt = p._data.dtype
             if wd != 0:
                 grad = add_scaled(grad, p._data, wd)
             set_data(sq, addcmul(sq._data * scalar(alpha, dt), grad, grad, 1 - alpha))
             if centered:
-                ga = state["grad_avg"]
+                ga = state_tensor(state["grad_avg"], "lerp_")
                 set_data(ga, lerp(ga._data, grad, 1 - alpha))
                 avg = sqrt(addcmul(sq._data, ga._data, ga._data, -1))
             else:
                 avg = sqrt(sq._data)
             avg = avg + scalar(eps, dt)
             if momentum > 0:
-                buf = state["momentum_buffer"]
+                buf = state_tensor(state["momentum_buffer"], "mul_")
                 set_data(buf, addcdiv(buf._data * scalar(momentum, dt), grad, avg))
                 set_data(p, add_scaled(p._data, buf._data, -lr))
             else:
@@ -504,7 +520,7 @@ class Adagrad(Optimizer):
         wd, lr_decay, eps, maximize = group["weight_decay"], group["lr_decay"], group["eps"], group["maximize"]
         for p, g in self._grads(group):
             state = self.state[p]
-            step_t, ssum = state["step"], state["sum"]
+            step_t, ssum = state["step"], state_tensor(state["sum"], "addcmul_")
             set_data(step_t, step_t._data + 1)
             step = step_t.item()
             grad = g._data if not maximize else -g._data
