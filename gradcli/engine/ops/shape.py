@@ -82,10 +82,28 @@ def _view_array(arr, shape):
     return v
 
 
+def _view_dtype(input, dt):
+    """x.view(dtype), torch's view_dtype: the same bytes read as another dtype (no copy, no conversion);
+    the last dimension scales by the ratio of the element sizes. The result shares the data and the
+    version counter, and is no part of the graph (it does not require grad, as torch's)."""
+    data, src = input._data, input.dtype
+    if dt is not src and dt.itemsize != src.itemsize:
+        what = f"to view {src.legacy[:-6]} as {dt.legacy[:-6]} (different element sizes)"
+        if data.ndim == 0:
+            raise errors.runtime(f"self.dim() cannot be 0 {what}")
+        if input.stride(-1) != 1:
+            raise errors.runtime(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
+        ratio = dt.itemsize // src.itemsize
+        if ratio > 1 and data.shape[-1] % ratio:
+            raise errors.runtime(f"self.size(-1) must be divisible by {ratio} {what}, but got {data.shape[-1]}")
+    out = wrap(data.view(dt.np), dt)
+    out._version = input._version
+    return out
+
+
 def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
-        from .conversion import to  # noqa: PLC0415 - view(dtype)
-        return to(input, shape[0])
+        return _view_dtype(input, shape[0])
     shape = _infer(shape_arg(shape), input._data.size)
     arr = _view_array(input._data, shape)
     if arr is None:
