@@ -236,3 +236,17 @@ def test_generator_close_cannot_escape_a_limit(no_unraisable):
 @pytest.mark.parametrize("name", ["send", "throw", "gi_frame", "gi_code", "gi_yieldfrom", "__next__"])
 def test_generators_expose_nothing_else(name):
     refused(f"def f():\n    yield 1\ng = f()\nv = g.{name}\n", "AttributeError")
+
+
+# ---------------------------------------------------------------- collections: two dict types, nothing else
+
+@pytest.mark.parametrize("src", [
+    "from collections import namedtuple\n",          # would build a class from text (namedtuple runs exec)
+    "from collections import Counter\n",
+    "import collections.abc\n",
+    "import collections\nc = collections.deque\n",
+    "from collections import OrderedDict\nv = OrderedDict.__dict__\n",
+    "from collections import defaultdict\nd = defaultdict(list)\nv = d.__class__.__base__\n",
+])
+def test_collections_gives_only_its_two_dict_types(src):
+    refused(src)

@@ -7,6 +7,7 @@ dtypes, ...), never a Python module, so nothing outside the listed names can be 
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import types
@@ -16,6 +17,7 @@ import numpy as np
 from . import npguard, pyops, pyvalues
 from .pybuiltins import ScriptType, TypeBuiltin, python_builtins
 from .pyrandom import random_module
+from ..pycompat import OrderedDict
 from .pyvalues import Namespace
 from .runtime import LimitError
 
@@ -27,7 +29,8 @@ FORBIDDEN_NAMES = frozenset(
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
-                     "torch.autograd.functional, torch.autograd.graph, torch.func, numpy, math, random")
+                     "torch.autograd.functional, torch.autograd.graph, torch.func, numpy, math, random, "
+                     "collections (OrderedDict, defaultdict)")
 
 _ENGINE = "gradcli.engine"
 
@@ -375,6 +378,14 @@ def math_module():
     return {"math": Namespace("math", members)}
 
 
+def collections_module():
+    """`collections`, for the dict types PyTorch code builds models and tables with
+    (nn.Sequential(OrderedDict([...])), defaultdict(list)): the real classes, which scripts
+    already hold (state_dict() is an OrderedDict); nothing else of the module."""
+    return {"collections": Namespace("collections", {"OrderedDict": OrderedDict,
+                                                     "defaultdict": collections.defaultdict})}
+
+
 class Namespaces:
     """The built-in names of one session: importable modules and the builtins dict."""
 
@@ -383,6 +394,7 @@ class Namespaces:
         self.modules.update(numpy_modules(rt, seed))
         self.modules.update(math_module())
         self.modules.update(random_module())
+        self.modules.update(collections_module())
         torch_members = self.modules["torch"]._members
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
         bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace) and k not in CONSTANTS}
