@@ -47,10 +47,11 @@ from .ops import selection as _SEL  # noqa: E402
 from .ops import norms as _NO  # noqa: E402
 from .ops import index_ops as _IX  # noqa: E402
 from .ops import misc_ops as _MX  # noqa: E402
+from .ops import numeric_extra as _NX  # noqa: E402
 from .ops import shape_extra as _SX  # noqa: E402
 from .ops import special as _SP  # noqa: E402
 
-BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _LV, _EI, _SX, _IX, _MX)
+BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _LV, _EI, _SX, _IX, _MX, _NX)
 for _m in BREADTH:
     METHODS.update(_m.METHODS)
 _BREADTH_INPLACE = {name: fn for _m in BREADTH for name, fn in _m.INPLACE.items()}

@@ -288,6 +288,9 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
+    'corrcoef': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'cos': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -307,6 +310,9 @@ SIGNATURES = {
         (1, 2, 'input', 'Tensor', '(Tensor input, int dim = None)'),
         (2, 2, 'input', 'Tensor', '(Tensor input, tuple of ints dim)'),
     ),
+    'cov': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'cross': (
         (2, 3, 'input', 'Tensor', None),
     ),
@@ -321,6 +327,10 @@ SIGNATURES = {
     ),
     'cumsum': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'cumulative_trapezoid': (
+        (2, 3, 'y', 'Tensor', '(Tensor y, Tensor x, *, int dim = -1)'),
+        (1, 3, 'y', 'Tensor', '(Tensor y, *, Number dx = 1, int dim = -1)'),
     ),
     'deg2rad': (
         (1, 1, 'input', 'Tensor', None),
@@ -488,6 +498,9 @@ SIGNATURES = {
     'frac_': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'frexp': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'full': (
         (2, 2, 'size', 'tuple of ints', None),
     ),
@@ -606,6 +619,9 @@ SIGNATURES = {
     ),
     'layer_norm': (
         (2, 6, 'input', 'Tensor', None),
+    ),
+    'ldexp': (
+        (2, 2, 'input', 'Tensor', None),
     ),
     'le': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -808,6 +824,9 @@ SIGNATURES = {
     ),
     'negative': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'nextafter': (
+        (2, 2, 'input', 'Tensor', None),
     ),
     'nonzero': (
         (1, 1, 'input', 'Tensor', None),
@@ -1142,6 +1161,14 @@ SIGNATURES = {
     'transpose': (
         (3, 3, 'input', 'Tensor', None),
     ),
+    'trapezoid': (
+        (2, 3, 'y', 'Tensor', '(Tensor y, Tensor x, *, int dim = -1)'),
+        (1, 3, 'y', 'Tensor', '(Tensor y, *, Number dx = 1, int dim = -1)'),
+    ),
+    'trapz': (
+        (1, 3, 'y', 'Tensor', '(Tensor y, *, float dx = 1, int dim = -1)'),
+        (2, 3, 'y', 'Tensor', '(Tensor y, Tensor x, *, int dim = -1)'),
+    ),
     'tril': (
         (1, 2, 'input', 'Tensor', None),
     ),
@@ -1181,6 +1208,9 @@ SIGNATURES = {
     ),
     'unsqueeze': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'vander': (
+        (1, 3, 'x', 'Tensor', None),
     ),
     'var': (
         (2, 5, 'input', 'Tensor', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)'),
