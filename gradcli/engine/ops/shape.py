@@ -82,28 +82,11 @@ def _view_array(arr, shape):
     return v
 
 
-def _view_dtype(input, dt):
-    """x.view(dtype), torch's view_dtype: the same bytes read as another dtype (no copy, no conversion);
-    the last dimension scales by the ratio of the element sizes. The result shares the data and the
-    version counter, and is no part of the graph (it does not require grad, as torch's)."""
-    data, src = input._data, input.dtype
-    if dt is not src and dt.itemsize != src.itemsize:
-        what = f"to view {src.legacy[:-6]} as {dt.legacy[:-6]} (different element sizes)"
-        if data.ndim == 0:
-            raise errors.runtime(f"self.dim() cannot be 0 {what}")
-        if input.stride(-1) != 1:
-            raise errors.runtime(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
-        ratio = dt.itemsize // src.itemsize
-        if ratio > 1 and data.shape[-1] % ratio:
-            raise errors.runtime(f"self.size(-1) must be divisible by {ratio} {what}, but got {data.shape[-1]}")
-    out = wrap(data.view(dt.np), dt)
-    out._version = input._version
-    return out
-
-
-def view(input, *shape):
+def view(input, *shape, dtype=None):
+    if dtype is not None and not shape:
+        return view_dtype(input, dtype)
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
-        return _view_dtype(input, shape[0])
+        return view_dtype(input, shape[0])
     shape = _infer(shape_arg(shape), input._data.size)
     arr = _view_array(input._data, shape)
     if arr is None:
@@ -111,6 +94,38 @@ def view(input, *shape):
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             "across two contiguous subspaces). Use .reshape(...) instead.")
     return record(ViewBackward0, (input,), view_of(input, arr), {"in_shape": input._data.shape})
+
+
+def view_dtype(input, dtype):
+    """x.view(dtype): the same bytes read as another dtype (ATen's view.dtype), a view sharing x's memory
+    and version counter that never requires grad (derivatives.yaml: not differentiable). Between element
+    sizes the last dim must be contiguous and its bytes divide evenly, as torch checks."""
+    from .. import dtypes  # noqa: PLC0415
+    from .elementwise_common import c10_name  # noqa: PLC0415
+    if not isinstance(dtype, dtypes.dtype):
+        raise errors.type_error(f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    arr = input._data
+    src, dst = input.dtype.np.itemsize, dtype.np.itemsize
+    if src != dst:
+        what = f"to view {c10_name(input.dtype)} as {c10_name(dtype)} (different element sizes)"
+        if arr.ndim == 0:
+            raise errors.runtime(f"self.dim() cannot be 0 {what}")
+        if arr.shape[-1] != 1 and arr.strides[-1] != src:
+            raise errors.runtime(f"self.stride(-1) must be 1 {what}, but got {arr.strides[-1] // src}")
+        if dst > src:
+            k = dst // src
+            if arr.shape[-1] % k:
+                raise errors.runtime(f"self.size(-1) must be divisible by {k} {what}, but got {arr.shape[-1]}")
+            for i in range(arr.ndim - 1):
+                if (arr.strides[i] // src) % k:
+                    raise errors.runtime(f"self.stride({i}) must be divisible by {k} {what}, but got "
+                                         f"{arr.strides[i] // src}")
+        if arr.shape[-1] == 1 and arr.strides[-1] != src:  # a size-1 last dim: any stride is contiguous
+            arr = np.lib.stride_tricks.as_strided(arr, strides=arr.strides[:-1] + (src,))
+    out = wrap(arr.view(dtype.np), dtype)
+    out._version = input._version
+    out._base = input if input._base is None else input._base
+    return out
 
 
 class ReshapeAliasBackward0(ViewBackward0):
