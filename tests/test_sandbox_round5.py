@@ -206,3 +206,53 @@ def test_native_kernels_refuse_buffers_that_overlap(native_module):
     assert result.returncode == 0, (result.returncode, result.stderr)
     assert result.stdout.splitlines() == ["randperm_swaps: the buffers overlap", "randperm_swaps: the buffers overlap",
                                           "ran", "normal_fill_f32: the buffers overlap"], result.stdout
+
+
+# ---------------------------------------------------------------- script values in an optimizer's loaded state
+
+LOADED_STATE = """\
+g = torch.manual_seed(0)
+for name, cls in [("Adam", torch.optim.Adam), ("AdamW", torch.optim.AdamW), ("RMSprop", torch.optim.RMSprop), ("Adagrad", torch.optim.Adagrad), ("Adadelta", torch.optim.Adadelta), ("Adamax", torch.optim.Adamax), ("NAdam", torch.optim.NAdam), ("RAdam", torch.optim.RAdam), ("ASGD", torch.optim.ASGD), ("Rprop", torch.optim.Rprop)]:
+    m = nn.Linear(2, 1)
+    o = cls(m.parameters(), lr=0.1)
+    m(torch.ones(2)).sum().backward()
+    o.step()
+    s = o.state_dict()
+    for k in list(s["state"][0]):
+        v = s["state"][0][k]
+        if isinstance(v, torch.Tensor) and v.dim() == 0:
+            s["state"][0][k] = 3
+    o.load_state_dict(s)
+    print(name, {k: v for k, v in o.state_dict()["state"][0].items() if not isinstance(v, torch.Tensor) or v.dim() == 0})
+    o.step()
+    print(m.weight)
+    s = o.state_dict()
+    if "step" in s["state"][0]:
+        s["state"][0]["step"] = print
+    try:
+        o.load_state_dict(s)
+        print("loaded")
+    except Exception as e:
+        print(type(e).__name__, e)
+    s = o.state_dict()
+    if "step" in s["state"][0]:
+        del s["state"][0]["step"]
+    try:
+        o.load_state_dict(s)
+        print("loaded")
+    except Exception as e:
+        print(type(e).__name__, e)
+"""
+
+
+def test_an_optimizers_loaded_state_is_made_tensors_as_torchs_setstate_does():
+    # torch's __setstate__ (so load_state_dict) makes a float32 tensor of a loaded `step` (float(step)),
+    # NAdam's mu_product and ASGD's eta and mu; gradcli kept the script's value, and the next step()
+    # failed with an error naming its internals ("'int' object has no attribute '_data'")
+    pytest.importorskip("torch")
+    result = run(LOADED_STATE)
+    expected = subprocess.run([sys.executable, "-c", HEAD + LOADED_STATE], capture_output=True, text=True, timeout=300)
+    assert expected.returncode == 0, expected.stderr
+    assert result.error is None, result.error.message
+    assert result.stdout == expected.stdout
+    assert "KeyError 'step'" in result.stdout and "float() argument must be" in result.stdout

@@ -117,6 +117,9 @@ def value_of(x):
 
 class Optimizer:
     _lr_sched_wrapped = False  # an lr_scheduler sets it on the instance
+    # the state entries that torch's __setstate__ (so load_state_dict) makes float32 tensors of when a
+    # loaded state holds something else: Adam's `step` (float(step)), ASGD's `eta` and `mu`, ...
+    _tensor_state: tuple = ()
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -267,6 +270,16 @@ class Optimizer:
             for k, v in saved.items():
                 if k != "params":
                     g[k] = v
+        if self._tensor_state:
+            from . import dtypes  # noqa: PLC0415
+            from .factory import tensor  # noqa: PLC0415
+            for g in self.param_groups:
+                for p in g["params"]:
+                    p_state = self.state.get(p, ())
+                    for key in self._tensor_state if len(p_state) else ():
+                        value = p_state[key]  # (torch's KeyError when a loaded state lacks it)
+                        if not isinstance(value, Tensor):
+                            p_state[key] = tensor(float(value) if key == "step" else value, dtype=dtypes.float32)
 
     @staticmethod
     def _grads(group):
@@ -369,6 +382,7 @@ class SGD(Optimizer):
 # ---------------------------------------------------------------------------- Adam / AdamW
 
 class Adam(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -439,6 +453,7 @@ class AdamW(Adam):
 # ---------------------------------------------------------------------------- RMSprop
 
 class RMSprop(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check_lr(lr)
@@ -493,6 +508,7 @@ class RMSprop(Optimizer):
 # ---------------------------------------------------------------------------- Adagrad
 
 class Adagrad(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_lr(lr)
@@ -536,6 +552,7 @@ class Adagrad(Optimizer):
 # ---------------------------------------------------------------------------- Adadelta
 
 class Adadelta(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         check_lr(lr)

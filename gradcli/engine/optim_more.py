@@ -48,6 +48,7 @@ def _decay(p, grad, lr, wd, decoupled):
 
 
 class Adamax(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
@@ -73,6 +74,7 @@ class Adamax(Optimizer):
 
 
 class NAdam(Optimizer):
+    _tensor_state = ("step", "mu_product")
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
@@ -108,6 +110,7 @@ class NAdam(Optimizer):
 
 
 class RAdam(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         check_lr(lr)
@@ -142,6 +145,7 @@ class RAdam(Optimizer):
 
 
 class ASGD(Optimizer):
+    _tensor_state = ("step", "eta", "mu")
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
@@ -174,6 +178,7 @@ class ASGD(Optimizer):
 
 
 class Rprop(Optimizer):
+    _tensor_state = ("step",)
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         check_lr(lr)
