@@ -323,7 +323,7 @@ done:
     return result;
 }
 
-/* fused_lanes(kind): "avx2" when kind 1 runs the AVX2 intrinsics here, else "scalar" (tests) */
+/* fused_path(): "avx2" where kind 1 runs the AVX2 intrinsics on this CPU, else "scalar" (tests, tools) */
 static PyObject *fused_path(PyObject *self, PyObject *noargs) {
     return PyUnicode_FromString(have_avx2_fma() ? "avx2" : "scalar");
 }
