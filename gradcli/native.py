@@ -29,3 +29,17 @@ def load(name: str):
         _loaded[name] = module
     return _loaded[name]
 
+
+
+def describe() -> str:
+    """One line for --version: which C kernels a run would use (found, not loaded)."""
+    if not enabled():
+        return "native: off (GRADCLI_NATIVE=0): the NumPy code"
+    import importlib.machinery  # noqa: PLC0415
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = sorted({f[len("_native_"):-len(suffix)] for f in os.listdir(here) if f.startswith("_native_")
+                    for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    if f.endswith(suffix) and "." not in f[len("_native_"):-len(suffix)]})  # this Python's
+    if not names:
+        return "native: not built (no C compiler at install): the NumPy code, the same bits"
+    return f"native: C kernels ({', '.join(names)})"

@@ -101,6 +101,7 @@ def test_version_and_help():
     assert proc.returncode == 0 and proc.stdout.splitlines()[0] == f"gradcli {__version__}"
     assert proc.stdout.splitlines()[1].startswith("backend: ")  # NumPy, or MKL with gradcli[mkl]
     assert proc.stdout.splitlines()[2].startswith("seccomp: ")  # the details: on, or off and why
+    assert proc.stdout.splitlines()[3].startswith("native: ")  # the C kernels found, or why none run
     proc = gradcli("--help")
     assert proc.returncode == 0
     for word in ("run", "grad", "repl", "Examples", "Exit codes"):

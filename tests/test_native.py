@@ -132,3 +132,11 @@ def test_normal_fill_refuses_what_could_reach_memory(native_module):
     assert np.isfinite(out).all() and out.any()
     empty = np.zeros(0, np.float32)
     fill(np.zeros(0, np.uint32), empty, 0.0, 1.0, True, 0)
+
+
+def test_describe_names_the_built_kernels(native_module, monkeypatch):
+    native_module("rng")
+    monkeypatch.delenv("GRADCLI_NATIVE", raising=False)
+    assert native.describe().startswith("native: C kernels (") and "rng" in native.describe()
+    monkeypatch.setenv("GRADCLI_NATIVE", "0")
+    assert native.describe() == "native: off (GRADCLI_NATIVE=0): the NumPy code"

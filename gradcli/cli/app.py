@@ -53,8 +53,9 @@ def _version(value: bool) -> None:
     if value:
         from gradcli.backend import describe  # noqa: PLC0415 - light: no NumPy, no library
         from gradcli.cli.isolate import seccomp_status  # noqa: PLC0415
+        from gradcli.native import describe as native  # noqa: PLC0415 - light: finds, loads nothing
 
-        sys.stdout.write(f"gradcli {__version__}\n{describe()}\n{seccomp_status()}\n")
+        sys.stdout.write(f"gradcli {__version__}\n{describe()}\n{seccomp_status()}\n{native()}\n")
         raise typer.Exit(0)
 
 
