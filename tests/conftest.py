@@ -35,9 +35,21 @@ ROOT = Path(__file__).resolve().parent.parent
 _native_build = {}
 
 
+def _native_fresh():
+    """Whether every csrc module's .so for this Python holds its sources' digest (no child process)."""
+    import importlib.util  # noqa: PLC0415
+    spec = importlib.util.spec_from_file_location("gradcli_build_native", ROOT / "tools" / "build_native.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    setup = tool.load_setup()
+    return all(tool.fresh(name, setup) for name in setup.native_names())
+
+
 def _build_native():
     """(ok, what the build said), once a session; a lock keeps two sessions of one checkout from building
     at once."""
+    if not _native_build and _native_fresh():
+        _native_build.update(ok=True, said="up to date")
     if not _native_build:
         (ROOT / "build").mkdir(exist_ok=True)
         with open(ROOT / "build" / ".native.lock", "w") as lock:

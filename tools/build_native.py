@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _setup_module():
+def load_setup():
     spec = importlib.util.spec_from_file_location("gradcli_setup", ROOT / "setup.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # defines the helpers; setup() runs only as __main__
@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--if-stale", action="store_true", help="build only missing or out-of-date modules")
     args = ap.parse_args(argv)
-    setup_module = _setup_module()
+    setup_module = load_setup()
     names = setup_module.native_names()
     todo = [n for n in names if not (args.if_stale and fresh(n, setup_module))]
     if todo:
