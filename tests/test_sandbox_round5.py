@@ -256,3 +256,36 @@ def test_an_optimizers_loaded_state_is_made_tensors_as_torchs_setstate_does():
     assert result.error is None, result.error.message
     assert result.stdout == expected.stdout
     assert "KeyError 'step'" in result.stdout and "float() argument must be" in result.stdout
+
+
+# ---------------------------------------------------------------- a tensor's setters given script values
+
+SETTERS = """\
+for what in ["data", "requires_grad", "requires_grad on a parameter"]:
+    for value in [print, 1, None, 2.0, torch.tensor(True), "yes", [1], True]:
+        x = torch.ones(2)
+        m = nn.Linear(2, 2)
+        try:
+            if what == "data":
+                x.data = value
+            elif what == "requires_grad":
+                x.requires_grad = value
+            else:
+                m.weight.requires_grad = value
+            print(what, "took", type(value).__name__, x.requires_grad, m.weight.requires_grad)
+        except Exception as e:
+            print(what, type(e).__name__, e)
+"""
+
+
+def test_a_tensors_setters_check_the_value_as_torch_does():
+    # x.requires_grad = print was taken (as truthy: bool(value)), and x.data = print failed with an
+    # AttributeError naming the engine's fields; torch: 'requires_grad must be a bool', and
+    # 'Variable data has to be a tensor, but got builtin_function_or_method'
+    pytest.importorskip("torch")
+    result = run(SETTERS)
+    expected = subprocess.run([sys.executable, "-c", HEAD + SETTERS], capture_output=True, text=True, timeout=300)
+    assert expected.returncode == 0, expected.stderr
+    assert result.error is None, result.error.message
+    assert result.stdout == expected.stdout
+    assert "requires_grad RuntimeError requires_grad must be a bool" in result.stdout

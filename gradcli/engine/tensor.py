@@ -53,6 +53,9 @@ class Tensor:
     def data(self, value):
         # torch's set_data: a leaf's gradient accumulator made for another dtype or device is dropped
         # (its gradients then come in the new dtype: a module's .double() after a forward)
+        if not isinstance(value, Tensor):  # THPVariable_set_data
+            from .argcheck import typename  # noqa: PLC0415
+            raise errors.type_error(f"Variable data has to be a tensor, but got {typename(value)}")
         if value.dtype is not self.dtype or type(value._data) is not type(self._data):
             self._accum = None
         self._data = value._data
@@ -147,7 +150,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        flag = bool(flag)
+        if type(flag) is not bool:  # THPVariable_set_requires_grad: PyBool_Check, before anything else
+            raise errors.runtime("requires_grad must be a bool")
         if self.grad_fn is not None:
             if flag:
                 raise errors.runtime("you can only change requires_grad flags of leaf variables.", hint="detach")
