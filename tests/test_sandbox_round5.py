@@ -129,6 +129,10 @@ GROWING = [
     "torch.lerp(torch.ones(10 ** 4, 1), torch.ones(1, 10 ** 5), 0.5)",
     "torch.lerp(torch.ones(10 ** 4, 1), torch.ones(1), torch.ones(1, 10 ** 5))",
     "torch.cross(torch.ones(10 ** 5, 1, 3), torch.ones(1, 10 ** 4, 3), dim=-1)",
+    "torch.block_diag(*[torch.ones(1000, 1000)] * 100)",
+    "torch.block_diag(torch.ones(1, 10 ** 5), torch.ones(10 ** 5, 1))",
+    "F.max_unpool2d(torch.ones(1, 1, 1, 1), torch.zeros(1, 1, 1, 1, dtype=torch.long), 10 ** 5)",
+    "nn.MaxUnpool1d(10 ** 9)(torch.ones(1, 1, 1), torch.zeros(1, 1, 1, dtype=torch.long))",
     # a view that later ops copy (as expand's)
     "torch.ones(10 ** 5).unfold(0, 5 * 10 ** 4, 1)",
     # Jacobians: output x input elements, each row a backward pass (the rows were kept until the
@@ -164,6 +168,8 @@ WITHIN = [
     "torch.lerp(torch.zeros(2, 1), torch.ones(3), torch.tensor(0.25))",
     "torch.cross(torch.eye(3), torch.ones(1, 3), dim=1)",
     "torch.ones(5).unfold(0, 2, 2)",
+    "torch.block_diag(torch.ones(1, 2), torch.tensor(3.), torch.arange(2.))",
+    "F.max_unpool1d(torch.tensor([[[5., 7.]]]), torch.tensor([[[1, 4]]]), 3)",
     "torch.func.jacrev(lambda t: t * t)(torch.tensor([1., 2.]))",
     "torch.func.hessian(lambda t: (t ** 3).sum())(torch.tensor([1., 2.]))",
     "torch.autograd.functional.jacobian(lambda t: t.exp(), torch.zeros(2))",

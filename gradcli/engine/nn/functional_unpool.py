@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..device import host, xp_of
 from ..function import Function, record
+from ..limits import check_shape
 from ..ops import elementwise_common as EC
 from ..ops import gather_scatter as GS
 from ..ops import shape as S
@@ -74,6 +75,7 @@ def _max_unpool2d_aten(input, indices, output_size):
             raise errors.runtime(f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
                                  f"non-batch dimensions, but got [{shape}] with dimension {i} being empty.")
     out_hw = (int(output_size[0]), int(output_size[1]))
+    check_shape(tuple(input.shape[:-2]) + out_hw)
     out = _unpool_arrays(input._data, indices._data, out_hw)
     return record(MaxUnpool2DBackward0, (input,), wrap(out, input.dtype), {"indices": indices, "out_hw": out_hw})
 

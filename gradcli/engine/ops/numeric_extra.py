@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..device import xp_of
 from ..function import Function, record
+from ..limits import check_shape
 from ..tensor import Tensor, wrap, wrap_dim
 from . import arithmetic as AR
 from . import elementwise_common as EC
@@ -270,6 +271,8 @@ def block_diag(*tensors):
             raise errors.runtime(f"torch.block_diag: input tensors must all be on the same device. Input 0 is on device "
                                  f"{tensors[0].device} and input {i} is on device {t.device}")
     dt = dtypes.result_type(tensors)
+    blocks = [_block(t._data.shape) for t in tensors]
+    check_shape((sum(b[0] for b in blocks), sum(b[1] for b in blocks)))
     arr = _block_diag_array([t._data.astype(dt.np, copy=False) for t in tensors], dt.np)
     return record(BlockDiagBackward0, tuple(tensors), wrap(arr, dt), {"shapes": [tuple(t._data.shape) for t in tensors]})
 
