@@ -104,6 +104,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    if materialize_grads and allow_unused is False:
+        raise errors.value("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                           "but got: allow_unused=False.")
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:

@@ -79,7 +79,7 @@ def _op_name(node):
     """The op name torch's version-counter error shows: the node name without `Backward0`, and
     without `Backward` before another overload number (MaxBackward1 -> Max1, PowBackward1 -> Pow1)."""
     import re  # noqa: PLC0415
-    return re.sub(r"Backward(0$)?", "", node.name())
+    return re.sub(r"Backward(0$|(?=\d|$))", "", node.name())  # (torch::autograd::CopyBackwards stays)
 
 
 def modified_inplace(t, expected_version, output_of):

@@ -310,7 +310,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         dim = (dim,)
     if p == "fro" or p is None:
         if dim is not None and len(dim) > 2:
-            raise errors.runtime(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
+            raise errors.runtime(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
         return vector_norm(input, 2, dim, keepdim, dtype=dtype)
     if p == "nuc":
         return matrix_norm(input, "nuc", dim or (-2, -1), keepdim)

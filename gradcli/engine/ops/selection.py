@@ -510,7 +510,8 @@ def count_nonzero(input, dim=None):
         r = np.count_nonzero(data)
     else:
         dims = R.reduction_dims(dim, data.ndim)
-        r = np.count_nonzero(data, axis=dims) if data.ndim else np.count_nonzero(data)
+        # ATen's (self != 0).sum(dims): no dims (dim=()) reduces them all, as sum does
+        r = np.count_nonzero(data, axis=dims) if data.ndim and len(dims) else np.count_nonzero(data)
     return wrap(_asarray(r, np.int64), dtypes.int64)
 
 
