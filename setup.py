@@ -41,6 +41,9 @@ def build_py_with_grammar():
 
     class BuildPy(build_py):
         def run(self):
+            # pip builds in this tree: a build/lib left from an earlier build would carry modules deleted
+            # since into the wheel, so the package is copied afresh (build_ext puts the .so back after)
+            shutil.rmtree(Path(self.build_lib) / "gradcli", ignore_errors=True)
             super().run()
             target = Path(self.build_lib) / "gradcli" / "grammar"
             target.mkdir(parents=True, exist_ok=True)
