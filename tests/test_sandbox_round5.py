@@ -295,3 +295,21 @@ def test_a_tensors_setters_check_the_value_as_torch_does():
     assert result.error is None, result.error.message
     assert result.stdout == expected.stdout
     assert "requires_grad RuntimeError requires_grad must be a bool" in result.stdout
+
+
+# ---------------------------------------------------------------- the REPL's :save
+
+@pytest.mark.parametrize("name", ["bashrc", ".profile", "notes.txt", "x.grad.sh", ".grad"])
+def test_repl_save_writes_only_a_grad_file(tmp_path, name):
+    # :save is written by the REPL's parent (the child may not write): a snippet pasted into the REPL
+    # with a `:save ~/.bashrc` line replaced the user's shell start-up file with the session's inputs
+    from gradcli.repl.core import save_inputs
+
+    said = []
+    target = tmp_path / name
+    target.write_text("kept\n")
+    save_inputs(["x = 1"], [str(target)], lambda text, error=False: said.append((text, error)))
+    assert target.read_text() == "kept\n"
+    assert said and said[0][1] and "ends in .grad" in said[0][0]
+    save_inputs(["x = 1"], [str(tmp_path / "ok.grad")], lambda text, error=False: said.append((text, error)))
+    assert (tmp_path / "ok.grad").read_text() == "x = 1\n" and said[-1] == ("Saved 1 input to " + str(tmp_path / "ok.grad") + ".", False)

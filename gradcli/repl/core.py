@@ -351,6 +351,10 @@ def save_inputs(accepted: list[str], args: list[str], message: Callable[..., Non
         message("usage: :save FILE.grad", error=True)
         return
     path = os.path.expanduser(args[0])
+    if not path.endswith(".grad") or os.path.basename(path) == ".grad":
+        # a snippet pasted into the REPL may hold a `:save ~/.bashrc` line: only a script is written
+        message(f"cannot save {args[0]}: :save writes a GradScript file, whose name ends in .grad", error=True)
+        return
     text = "\n".join(accepted)
     if text:
         text += "\n"
