@@ -7,8 +7,8 @@ modules_more.py), recurrent layers (rnn.py, rnn_ops.py, rnn_packed.py: also torc
 members are reachable (no Python internals)."""
 from __future__ import annotations
 
-from . import (functional, functional_group_norm, functional_margin, functional_upsample, functional_multimargin, functional_prelu, functional_shuffle, functional_unpool, init,
-               lazy, loss, modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
+from . import (functional, functional_embedding_bag, functional_group_norm, functional_margin, functional_upsample,
+               functional_multimargin, functional_prelu, functional_shuffle, functional_unpool, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -41,6 +41,7 @@ def classes():
     out["MultiLabelMarginLoss"] = functional_multimargin.MultiLabelMarginLoss
     out.update({name: getattr(functional_shuffle, name) for name in functional_shuffle.NAMES})
     out.update({name: getattr(functional_unpool, name) for name in functional_unpool.NAMES})
+    out["EmbeddingBag"] = functional_embedding_bag.EmbeddingBag
     out["PReLU"] = functional_prelu.PReLU
     out["GroupNorm"] = functional_group_norm.GroupNorm
     out.update({name: getattr(functional_upsample, name) for name in functional_upsample.NAMES})
