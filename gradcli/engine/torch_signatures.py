@@ -623,6 +623,9 @@ SIGNATURES = {
     'ldexp': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'ldexp_': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'le': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
@@ -805,6 +808,10 @@ SIGNATURES = {
         (1, 1, 'input', 'Tensor', '(Tensor input)'),
         (2, 4, 'input', 'Tensor', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
     ),
+    'nanquantile': (
+        (2, 6, 'input', 'Tensor', '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
+        (2, 6, 'input', 'Tensor', '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
+    ),
     'nansum': (
         (1, 3, 'input', 'Tensor', None),
     ),
@@ -885,6 +892,10 @@ SIGNATURES = {
     ),
     'promote_types': (
         (2, 2, 'type1', 'torch.dtype', None),
+    ),
+    'quantile': (
+        (2, 6, 'input', 'Tensor', '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
+        (2, 6, 'input', 'Tensor', '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
     ),
     'rad2deg': (
         (1, 1, 'input', 'Tensor', None),
@@ -1318,6 +1329,8 @@ FUNCTIONAL = {
     'margin_ranking_loss': ({3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'max_pool1d': ({2: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'max_pool2d': ({2: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'max_unpool1d': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
+    'max_unpool2d': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'mish': ({1: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'mse_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'multi_margin_loss': ({2: ('TypeError', "multi_margin_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "multi_margin_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "multi_margin_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),

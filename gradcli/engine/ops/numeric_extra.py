@@ -211,6 +211,105 @@ def corrcoef(input):
     return c.clip(-1, 1)
 
 
+# ---------------------------------------------------------------------------- quantile, nanquantile
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
+    """ATen's quantile_compute (Sorting.cpp): sort, ranks from q, gather below/above, lerp_ in place, the
+    quantiles moved to the front with in-place views (SqueezeBackward4, ...) as torch records them."""
+    if interpolation not in _INTERPOLATIONS:
+        raise errors.runtime(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                             f"but got {interpolation}")
+    if not isinstance(q, Tensor):
+        if isinstance(q, bool) or not isinstance(q, (int, float)):
+            raise TypeError(f"{fn}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(q).__name__}), but expected one of:\n"
+                            f" * (Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation "
+                            f"= \"linear\", Tensor out = None)\n"
+                            f" * (Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation "
+                            f"= \"linear\", Tensor out = None)\n")
+        if not 0 <= q <= 1:
+            raise errors.runtime(f"quantile() q must be in the range [0, 1] but got {float(q)}")
+        q = wrap(xp_of(input._data).asarray(q, dtype=input.dtype.np), input.dtype)
+    if input._data.size == 0:
+        raise errors.runtime("quantile() input tensor must be non-empty")
+    if q._data.ndim > 1:
+        raise errors.runtime("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise errors.runtime("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not input.dtype:
+        raise errors.runtime("quantile() q tensor must be same dtype as the input tensor")
+    nd = input._data.ndim
+    wdim = wrap_dim(0 if dim is None else dim, nd)
+    if dim is not None and nd > 0:
+        out_shape = list(input._data.shape)
+        if keepdim:
+            out_shape[wdim] = 1
+        else:
+            del out_shape[wdim]
+    else:
+        out_shape = [1] * nd if keepdim else []
+    if q._data.ndim > 0:
+        out_shape.insert(0, q._data.size)
+    if not bool(((q._data >= 0) & (q._data <= 1)).all()):
+        raise errors.runtime("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = input.flatten().sort()[0]
+    elif wdim == nd - 1:
+        ordered = input.sort()[0]
+    else:
+        ordered = input.unsqueeze(-1).transpose(wdim, -1).sort()[0]
+    if q._data.ndim == 0:
+        out_shape.insert(0, 1)
+    in_shape = out_shape[1:] + [0]
+    in_shape[-1] = ordered._data.shape[-1]
+    in_shape = in_shape[:len(out_shape)]
+    ordered = ordered.view(in_shape)
+    if ignore_nan:
+        ranks = q * (ordered.isnan().logical_not_().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:
+        last = ordered._data.shape[-1] - 1
+        scaled, has_nan = _broadcast(q * last, ordered.isnan().any(-1, True))
+        ranks = scaled.masked_fill(has_nan, last)
+    if interpolation == "lower":
+        ranks.floor_()
+    elif interpolation == "higher":
+        ranks.ceil_()
+    elif interpolation == "nearest":
+        ranks.round_()
+    ranks_below = ranks.long()
+    values = ordered.gather(-1, ranks_below)
+    if interpolation in ("linear", "midpoint"):
+        weights = ranks.new_full(tuple(ranks._data.shape), 0.5) if interpolation == "midpoint" else ranks - ranks_below
+        ranks_above = ranks.ceil_().long()
+        values.lerp_(ordered.gather(-1, ranks_above), weights)
+    if q._data.ndim == 0:
+        values.squeeze_(-1)
+    else:
+        values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+    return values
+
+
+def _broadcast(a, b):
+    from .shape_extra import broadcast_tensors  # noqa: PLC0415
+    return broadcast_tensors(a, b)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:
+        raise errors.runtime("quantile(): out= is not supported by gradcli")
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:
+        raise errors.runtime("nanquantile(): out= is not supported by gradcli")
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
 # ---------------------------------------------------------------------------- block_diag, chain_matmul
 
 class BlockDiagBackward0(Function):
@@ -396,6 +495,11 @@ OPS = [
        cases={"cov_weights": case(lambda torch, x, aw: torch.cov(x, fweights=torch.tensor([1, 2, 1, 3, 1]), aweights=aw),
                                   [V.A, V.B], V.P)}),
     op("corrcoef", corrcoef, sample=Sample([((3, 5),)])),
+    op("quantile", quantile, sample=Sample([((5,),), ((3, 4),)], call=lambda torch, x: torch.quantile(
+        x, torch.tensor([0.2, 0.7], dtype=x.dtype), dim=-1)),
+       cases={"quantile_midpoint": case(lambda torch, x: torch.quantile(x, 0.4, interpolation="midpoint"), V.A)}),
+    op("nanquantile", nanquantile, sample=Sample([((5,),), ((3, 4),)], call=lambda torch, x: torch.nanquantile(
+        x, 0.3, dim=0, keepdim=True))),
     op("block_diag", block_diag, BlockDiagBackward0, method=False,
        sample=Sample([((2, 2), (3,), ()), ((1, 3), (2, 1))])),
     op("chain_matmul", chain_matmul, method=False, sample=Sample([((2, 3), (3, 4), (4, 2)), ((2, 3), (3, 2))])),
