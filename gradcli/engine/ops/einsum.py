@@ -8,7 +8,7 @@ import numpy as np
 from .. import errors
 from ..device import like
 from ..function import Function, record
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from . import arithmetic as AR
 from . import linalg as L
 from .matmul import matmul
@@ -31,7 +31,30 @@ def _label(s):
     return chr(s + ord("A")) if s < 26 else chr(s - 26 + ord("a"))
 
 
-def einsum(equation, *operands):
+def _sublist_label(n):
+    """torch.functional.einsum's parse_subscript: 0-25 are A-Z, 26-51 a-z, Ellipsis '...'."""
+    if n is Ellipsis:
+        return "..."
+    if isinstance(n, int) and 0 <= n < 26:
+        return chr(ord("A") + n)
+    if isinstance(n, int) and 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise errors.value("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args):
+    if len(args) < 2:
+        raise errors.value("einsum(): must specify the equation string and at least one operand, or at least one "
+                           "operand and its subscripts list")
+    if isinstance(args[0], Tensor):  # the sublist form: operand, [subscripts], ..., [output subscripts]
+        equation = ",".join("".join(_sublist_label(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_sublist_label(n) for n in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
