@@ -61,6 +61,18 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
+class RReLU(Module):
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 class ELU(Module):
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
@@ -218,7 +230,7 @@ class GLU(_SoftmaxBase):
         return F.glu(input, self.dim)
 
 
-NAMES = ("ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Softplus",
+NAMES = ("ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "RReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Softplus",
          "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink",
          "Hardsigmoid", "Hardswish", "Softmax", "LogSoftmax", "Softmin", "GLU")
 

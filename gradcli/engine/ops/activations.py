@@ -200,11 +200,28 @@ class RreluWithNoiseBackward1(LeakyReluBackward1):
     kernel = staticmethod(B.rrelu_with_noise_backward)
 
 
+def _rrelu_noise(input, lower, upper):
+    """rrelu_with_noise's training kernel: for each element <= 0 in order, one
+    uniform_real_distribution<double>(lower, upper) draw of the default generator (random64's 53 bits
+    * 2**-53 * (upper - lower) + lower), rounded to the input's type; 1 elsewhere."""
+    from ..device import host, like  # noqa: PLC0415
+    from ..rng_ops import gen_for, uniform53  # noqa: PLC0415
+    if float(lower) > float(upper):
+        raise errors.runtime("Lower bound should be less than or equal to the upper bound")
+    x = np.ascontiguousarray(host(input._data))
+    neg = (x <= 0).reshape(-1)
+    r = uniform53(gen_for(None, input.device), int(neg.sum()))
+    r *= float(upper) - float(lower)
+    r += float(lower)
+    noise = np.ones(x.size, x.dtype)
+    noise[neg] = r.astype(x.dtype)
+    return like(input._data, noise.reshape(x.shape), x.dtype)
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    if training:
-        raise errors.runtime("rrelu with training=True is not supported by gradcli")
     need_float(input, "leaky_relu_cpu")
-    slope = (lower + upper) / 2
+    # in training the slope is the drawn noise (an array): the same nodes, whose backward is grad * noise
+    slope = _rrelu_noise(input, lower, upper) if training else (lower + upper) / 2
     kw = {"negative_slope": slope}
     if inplace:
         return _inplace_node(input, lambda a: _leaky_np(a, slope), RreluWithNoiseBackward1, kw)
@@ -397,7 +414,8 @@ OPS = [
     op("rrelu", rrelu, RreluWithNoiseBackward0, RreluWithNoiseBackward1, method=False, functional=True,
        sample=sample1(),
        cases={"rrelu_eval": case(lambda torch, x: torch.nn.functional.rrelu(x, training=False), V.WIDE)}),
-    op("rrelu_", rrelu_, RreluWithNoiseBackward1, method=False, sample=sample1(call=inplace_call("rrelu_"))),
+    op("rrelu_", rrelu_, RreluWithNoiseBackward1, method=False, functional=True,
+       sample=sample1(call=inplace_call("rrelu_"))),
     op("hardtanh", hardtanh, HardtanhBackward0, method=False, torch=False, functional=True, sample=sample1(),
        cases={"hardtanh": case(lambda torch, x0: torch.nn.functional.hardtanh(x0), V.WIDE)}),
     op("hardtanh_", hardtanh_, HardtanhBackward0, method=False, torch=False, functional=True,
