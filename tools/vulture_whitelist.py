@@ -230,6 +230,7 @@ ReLU
 ReLU6
 Hardtanh
 LeakyReLU
+RReLU
 CELU
 SELU
 GELU
