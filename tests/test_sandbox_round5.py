@@ -313,3 +313,25 @@ def test_repl_save_writes_only_a_grad_file(tmp_path, name):
     assert said and said[0][1] and "ends in .grad" in said[0][0]
     save_inputs(["x = 1"], [str(tmp_path / "ok.grad")], lambda text, error=False: said.append((text, error)))
     assert (tmp_path / "ok.grad").read_text() == "x = 1\n" and said[-1] == ("Saved 1 input to " + str(tmp_path / "ok.grad") + ".", False)
+
+
+# ---------------------------------------------------------------- the environment gradcli reads
+
+GRAPH_SCRIPT = "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n"
+
+
+@pytest.mark.parametrize("columns", ["\u00b2", "9" * 5000], ids=["superscript-two", "5000-digits"])
+def test_a_hostile_columns_variable_is_ignored(tmp_path, columns):
+    # '²'.isdigit() is true and int('²') fails; 5000 digits pass isdigit() and fail int(): the width
+    # helpers raised ValueError, an internal error of `gradcli graph` and, under `run --explain`, an
+    # error blamed on the script's backward() line
+    script = tmp_path / "g.grad"
+    script.write_text(GRAPH_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
+    env.update(NO_COLOR="1", COLUMNS=columns, PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    for args in (["run", "--explain", str(script)], ["graph", str(script), "--var", "y"]):
+        proc = subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, env=env,
+                              timeout=180)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        assert "ValueError" not in proc.stdout + proc.stderr and "internal error" not in proc.stderr
+        assert "AccumulateGrad" in proc.stdout + proc.stderr, (args, proc.stdout)

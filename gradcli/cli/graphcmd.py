@@ -220,4 +220,4 @@ def _width() -> int:
     import os  # noqa: PLC0415
 
     cols = os.environ.get("COLUMNS", "")
-    return int(cols) if cols.isdigit() and int(cols) > 20 else 240
+    return int(cols) if cols.isascii() and cols.isdigit() and len(cols) <= 5 and int(cols) > 20 else 240

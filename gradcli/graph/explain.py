@@ -552,4 +552,5 @@ def _width() -> int:
     import os  # noqa: PLC0415
 
     cols = os.environ.get("COLUMNS", "")
-    return int(cols) if cols.isdigit() else 140
+    # ASCII digits only ('²'.isdigit() is true, int('²') fails), and not past int()'s 4300 digits
+    return int(cols) if cols.isascii() and cols.isdigit() and len(cols) <= 5 else 140

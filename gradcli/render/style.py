@@ -23,6 +23,7 @@ def rich_console(stream, color: bool, **kwargs):
     """A Rich console writing to stream; without colour it emits no escape codes at all."""
     from rich.console import Console  # noqa: PLC0415 - rich is imported only when rendering needs it
 
+    kwargs.setdefault("_environ", _rich_environ())
     if color:
         return Console(file=stream, force_terminal=True, highlight=False, markup=False, emoji=False,
                        soft_wrap=kwargs.pop("soft_wrap", False), **kwargs)
@@ -30,9 +31,24 @@ def rich_console(stream, color: bool, **kwargs):
                    markup=False, emoji=False, width=kwargs.pop("width", None) or _plain_width(stream), **kwargs)
 
 
+def _size_variable(value: str) -> bool:
+    """Whether a COLUMNS/LINES value is a size: ASCII digits that int() reads ('²'.isdigit() is true,
+    and int() refuses past 4300 digits: Rich's Console.size called int() on what isdigit() let by)."""
+    return value.isascii() and value.isdigit() and len(value) <= 5
+
+
+def _rich_environ() -> dict:
+    """The environment Rich reads, without a COLUMNS or LINES that is not a size."""
+    env = dict(os.environ)
+    for name in ("COLUMNS", "LINES"):
+        if name in env and not _size_variable(env[name]):
+            del env[name]
+    return env
+
+
 def _plain_width(stream) -> int:
     cols = os.environ.get("COLUMNS", "")
-    if cols.isdigit() and int(cols) > 20:
+    if _size_variable(cols) and int(cols) > 20:
         return int(cols)
     try:
         if stream.isatty():
