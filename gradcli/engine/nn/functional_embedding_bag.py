@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..device import host
+from ..device import host, like
 from ..function import Function, record
 from ..ops import words
 from ..ops.registry import Sample, op
@@ -100,7 +100,7 @@ class EmbeddingBagBackward0(Function):
                     if mode == 1 and k["sizes"][b]:
                         scale /= int(k["sizes"][b])
                     acc[int(idx[j])] += dt(scale) * gd[b]
-            gw = wrap(acc, g.dtype)
+            gw = wrap(like(g._data, acc), g.dtype)
         if psw is not None and self.next_functions[1][0] is not None:
             wd = host(w._data)
             out = np.zeros(len(idx), gd.dtype)
@@ -108,7 +108,7 @@ class EmbeddingBagBackward0(Function):
                 for j in range(s, e):
                     if int(idx[j]) != pad:
                         out[j] = np.dot(gd[b], wd[int(idx[j])])
-            gp = wrap(out, g.dtype)
+            gp = wrap(like(g._data, out), g.dtype)
         return (gw, gp) if psw is not None else (gw,)
 
 
@@ -143,7 +143,7 @@ def _embedding_bag(weight, indices, offsets, by_freq, mode, psw, include_last_of
     kw = {"weight": weight, "psw": psw, "idx": idx, "bags": bags, "mode": mode, "padding_idx": padding_idx,
           "max_idx": max_idx, "sizes": sizes, "by_freq": bool(by_freq)}
     inputs = (weight, psw) if psw is not None else (weight,)
-    return record(EmbeddingBagBackward0, inputs, wrap(out, weight.dtype), kw)
+    return record(EmbeddingBagBackward0, inputs, wrap(like(weight._data, out), weight.dtype), kw)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

@@ -34,9 +34,10 @@ def _unpool_arrays(x, idx, out_hw):
         last = iv[bad][-1]
         raise errors.runtime(f"Found an invalid max index: {int(last)} (output volumes are of size "
                              f"{out_hw[0]}x{out_hw[1]})")
-    out = xp_of(x).zeros((planes, size), x.dtype)
+    xp = xp_of(x)
+    out = xp.zeros((planes, size), x.dtype)
     rows = np.repeat(np.arange(planes), iv.shape[1])
-    out[rows, iv.reshape(-1)] = xv.reshape(-1)
+    out[xp.asarray(rows), xp.asarray(iv.reshape(-1))] = xv.reshape(-1)
     return out.reshape(tuple(lead) + tuple(out_hw))
 
 
