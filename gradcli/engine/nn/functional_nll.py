@@ -33,7 +33,7 @@ class NllLossBackward0(Function):
     def backward(self, g):
         (x,) = self.saved
         k = self._kw
-        return (nll_loss_backward(g, x, k["coef"], k["reduction"], k["class_dim"]),)
+        return (nll_loss_backward(g, x, k["coef"], k["reduction"], k["class_dim"], k.get("at")),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -75,7 +75,10 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
         picked = np.take_along_axis(x, np.expand_dims(ts, 1), axis=1).squeeze(1)
         cls_dim = 1
     losses = (-picked * w).astype(dt.np)
+    if not valid.all():  # an ignored sample's loss is +0. (nll_loss_out_frame writes 0)
+        losses = np.where(valid, losses, 0).astype(dt.np)
     coef = np.zeros_like(x)
+    at = np.zeros(x.shape, bool)  # where nll_loss_backward writes (-w * grad): the valid samples' targets
     if reduction == "none":
         out = losses
         scale = -w
@@ -96,9 +99,12 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
         scale = -w / total
     if x.ndim == 1:
         coef[ts] = scale
+        at[ts] = valid
     else:
         np.put_along_axis(coef, np.expand_dims(ts, 1), np.expand_dims(_asarray(scale, dt.np), 1), axis=1)
-    kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim}
+        np.put_along_axis(at, np.expand_dims(ts, 1), np.expand_dims(valid, 1), axis=1)
+    kw = {"coef": coef.astype(dt.np), "dtype": dt, "reduction": reduction, "class_dim": cls_dim,
+          "at": None if at.sum() == x.size else at}
     return record(cls, (input,), wrap(_asarray(out, dt.np), dt), kw)
 
 

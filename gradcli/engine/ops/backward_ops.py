@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import numerics
 from ..device import asarray as _asarray
+from ..device import xp_of
 from ..function import Function, record
 from ..softmax_kernel import log_softmax_backward_lastdim, softmax_backward_lastdim
 from ..tensor import wrap
@@ -477,10 +478,13 @@ class NllLossBackwardBackward0(_BackwardOp):
     __slots__ = ()
 
     @staticmethod
-    def forward(g, x, coef, reduction, class_dim):
+    def forward(g, x, coef, reduction, class_dim, at=None):
         if reduction == "none" and g.ndim:
             g = np.expand_dims(g, class_dim)
-        return coef * g
+        r = coef * g
+        if at is not None:  # torch writes the targets of the valid samples only: +0. elsewhere, whatever g
+            r = xp_of(r).where(at, r, 0).astype(r.dtype, copy=False)
+        return r
 
     def backward(self, gg):
         k = self._kw
@@ -491,9 +495,9 @@ class NllLossBackwardBackward0(_BackwardOp):
         return (g_out, EC.zero_grad(gg) if _needs(self, 1) else None)
 
 
-def nll_loss_backward(grad_output, x, coef, reduction, class_dim):
+def nll_loss_backward(grad_output, x, coef, reduction, class_dim, at=None):
     return _apply(NllLossBackwardBackward0, (grad_output, x),
-                  {"coef": coef, "reduction": reduction, "class_dim": class_dim})
+                  {"coef": coef, "reduction": reduction, "class_dim": class_dim, "at": at})
 
 
 def _loss_grad_output(g, x, t, reduction):
