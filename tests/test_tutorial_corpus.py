@@ -29,9 +29,7 @@ KNOWN: dict[str, str] = {
     'docstring_F_conv2d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
     'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.)",
     'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
-    'docstring_F_embedding_bag.grad': 'F.embedding_bag is not implemented (docs/coverage.md)',
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
-    'docstring_nn_RReLU.grad': 'nn.RReLU is not implemented (docs/coverage.md)',
     'docstring_nn_TransformerEncoderLayer.grad': 'nn.TransformerEncoderLayer (and nn.MultiheadAttention) is not implemented (docs/coverage.md)',
     'docstring_torch_as_strided.grad': 'torch.as_strided is not implemented (docs/coverage.md)',
     'docstring_torch_block_diag.grad': 'torch.block_diag is not implemented (docs/coverage.md)',
@@ -50,12 +48,15 @@ KNOWN: dict[str, str] = {
     'docstring_torch_linalg_inv.grad': 'complex tensors (complex128) are not implemented; the real examples before agree',
     'docstring_torch_linalg_norm.grad': "matrix norms with ord=2 / -2 / 'nuc' need singular values, which gradcli does not compute; the others agree",
     'docstring_torch_linalg_qr.grad': 'torch.linalg.qr is not implemented (docs/coverage.md)',
-    'docstring_torch_linalg_svd.grad': 'torch.linalg.svd is not implemented (docs/coverage.md)',
+    'docstring_torch_linalg_svd.grad': "prints torch.dist(A, U @ diag(S) @ Vh), the factorisation's rounding error "
+                                       "(~1e-7): torch's MKL gesdd rounds otherwise than NumPy's LAPACK "
+                                       "(docs/numerics.md); the shapes agree",
     'docstring_torch_nanquantile.grad': 'torch.quantile / nanquantile is not implemented (docs/coverage.md)',
     'docstring_torch_nextafter.grad': 'torch.nextafter is not implemented (docs/coverage.md)',
     'docstring_torch_polar.grad': 'complex tensors (torch.polar) are not implemented',
     'docstring_torch_quantile.grad': 'torch.quantile is not implemented (docs/coverage.md)',
-    'docstring_torch_svd.grad': 'torch.svd is not implemented (docs/coverage.md)',
+    'docstring_torch_svd.grad': "prints the reconstruction's rounding error (torch.dist, ~1e-7), MKL's against "
+                                "NumPy's LAPACK (docs/numerics.md); u, s and v themselves print as torch's",
     'docstring_torch_trapezoid.grad': 'torch.trapezoid is not implemented (docs/coverage.md)',
     'docstring_torch_vander.grad': 'torch.vander is not implemented (docs/coverage.md)',
     "d2l_lr_scheduler.grad": "defines plain classes (class SquareRootScheduler: with __init__ and __call__): GradScript "
@@ -78,8 +79,6 @@ KNOWN: dict[str, str] = {
                                       "(docs/numerics.md), and torch.sin as above; the loss.item() lines differ in "
                                       "their last digits",
     "pt_examples_polynomial_optim.grad": "as pt_examples_polynomial_nn.grad (addmm's and sin's last bits)",
-    "pt_introyt_tensors_more_math.grad": "torch.svd (the legacy SVD, and SVD at all: torch.linalg.svd too) is not "
-                                         "implemented; everything before it agrees",
     "d2l_optimization_gd_nonconvex_newton.grad": "float32 torch.cos of the 0-d tensors is MKL VML's (1 ulp from the "
                                                  "correctly rounded cos(1.0f) that gradcli gives; the optional MKL "
                                                  "backend has torch's bits) and float32 cosh/sinh are ATen's own "
