@@ -10,6 +10,7 @@
  *     CPU has them, else the same arithmetic lane by lane with fmaf (an emulated capability);
  *   - default (torch's DEFAULT build: the C library's logf, sinf, cosf per element, as
  *     rng_math._box_muller's DEFAULT branch calls them through rng_libm).
+ * uniform_f32: uniform_'s float32 kernel (rng_math.uniform_transform and uniform_'s `to` -> `from`).
  * Built with -ffp-contract=off: every fused multiply-add below is written as one. */
 #include "native_buffer.h"
 
@@ -328,9 +329,74 @@ static PyObject *fused_path(PyObject *self, PyObject *noargs) {
     return PyUnicode_FromString(have_avx2_fma() ? "avx2" : "scalar");
 }
 
+/* ------------------------------------------------------------------ uniform_f32 */
+
+static void uniform_loop(const uint32_t *wp, float *op, Py_ssize_t n, float width, float start, float top,
+                         int swapped, int fused) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float u = (float)WORD(wp, i, swapped) * TWO_M24;
+        float v = fused ? fmaf(u, width, start) : u * width + start;
+        op[i] = v == top ? start : v;
+    }
+}
+
+#ifdef HAVE_X86
+/* the same fused loop where the CPU has FMA: fmaf becomes the instruction (same bits, no libm call) */
+AVX2 static void uniform_loop_fma(const uint32_t *wp, float *op, Py_ssize_t n, float width, float start,
+                                  float top, int swapped) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float u = (float)WORD(wp, i, swapped) * TWO_M24;
+        float v = fmaf(u, width, start);
+        op[i] = v == top ? start : v;
+    }
+}
+#endif
+
+/* uniform_f32(words: uint32[n], out: float32[n], width, start, swapped, fused): u = (word & 0xFFFFFF)
+ * * 2**-24, out = fma(u, width, start) where the build fuses (fused true), else u * width + start
+ * (two roundings); a value equal to float32(start + width's `to`) becomes start (uniform_'s [from, to)).
+ * width, start and top arrive as float32 values (the caller's float32(to - from), float32(from),
+ * float32(to)). */
+static PyObject *uniform_f32(PyObject *self, PyObject *args) {
+    PyObject *w_obj, *out_obj;
+    float width, start, top;
+    int swapped, fused;
+    if (!PyArg_ParseTuple(args, "OOfffpp:uniform_f32", &w_obj, &out_obj, &width, &start, &top, &swapped, &fused))
+        return NULL;
+    Py_buffer w, out;
+    if (get_buffer(w_obj, &w, 'I', 4, 0, "uniform_f32 words") < 0) return NULL;
+    if (get_buffer(out_obj, &out, 'f', 4, 1, "uniform_f32 out") < 0) {
+        PyBuffer_Release(&w);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t n = items(&out);
+    if (check_length(&w, n, "uniform_f32 words") < 0) goto done;
+    if (swapped && n % 2) {
+        PyErr_Format(PyExc_ValueError, "uniform_f32: %zd words cannot be swapped pairs", n);
+        goto done;
+    }
+    const uint32_t *wp = (const uint32_t *)w.buf;
+    float *op = (float *)out.buf;
+    Py_BEGIN_ALLOW_THREADS
+#ifdef HAVE_X86
+    if (fused && have_avx2_fma())
+        uniform_loop_fma(wp, op, n, width, start, top, swapped);
+    else
+#endif
+        uniform_loop(wp, op, n, width, start, top, swapped, fused);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"randperm_swaps", randperm_swaps, METH_VARARGS, "randperm's sequential swaps, in place."},
     {"normal_fill_f32", normal_fill_f32, METH_VARARGS, "normal_fill's float32 Box-Muller blocks."},
+    {"uniform_f32", uniform_f32, METH_VARARGS, "uniform_'s float32 kernel."},
     {"fused_path", fused_path, METH_NOARGS, "which code the fused kind runs on this CPU: avx2 or scalar."},
     {NULL, NULL, 0, NULL},
 };

@@ -140,3 +140,19 @@ def test_describe_names_the_built_kernels(native_module, monkeypatch):
     assert native.describe().startswith("native: C kernels (") and "rng" in native.describe()
     monkeypatch.setenv("GRADCLI_NATIVE", "0")
     assert native.describe() == "native: off (GRADCLI_NATIVE=0): the NumPy code"
+
+
+def test_uniform_refuses_what_could_reach_memory(native_module):
+    uniform = native_module("rng").uniform_f32
+    w = np.arange(33, dtype=np.uint32)
+    out = np.zeros(33, np.float32)
+    ro = np.zeros(33, np.float32)
+    ro.flags.writeable = False
+    for words, o, swapped in ((w, np.zeros(32, np.float32), False), (w[:32], out, False), (w, out, True),
+                              (w.astype(np.int64), out, False), (w, out.astype(np.float64), False), (w, ro, False),
+                              (w, np.zeros(66, np.float32)[::2], False), (None, out, False), (w, b"x" * 132, False)):
+        with pytest.raises((ValueError, TypeError)):
+            uniform(words, o, 1.0, 0.0, 1.0, swapped, True)
+    assert not out.any()
+    uniform(w, out, 1.0, 0.0, 1.0, False, True)
+    assert np.array_equal(out, np.arange(33, dtype=np.float32) * np.float32(2.0 ** -24))

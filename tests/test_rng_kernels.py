@@ -350,3 +350,53 @@ def test_normal_fill_with_and_without_the_c_kernel(native_module, monkeypatch, c
             assert np.array_equal(values[0], values[1]) and states[0] == states[1]
     finally:
         rng_math.set_capability(None)
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+@pytest.mark.parametrize("start,to", [(0.0, 1.0), (0.0, 2.5), (-0.3, 0.7), (-0.41, 0.41), (2.0, 5.5), (-0.0, 0.0),
+                                      (1000.0, 1000.5), (-1e-3, 1e30), (0.0, 1e-35), (-1e-35, 1e-35)])
+def test_native_uniform_matches_the_reference(native_module, cap, start, to):
+    """uniform_f32 (csrc/rng.c) against rng_math.uniform_transform and uniform_'s `to` -> `from`, fused and
+    not, the words in order and as swapped pairs."""
+    C = native_module("rng")
+    w = np.random.default_rng(2).integers(0, 1 << 32, 20000, dtype=np.uint32)
+    w[:2] = (0, (1 << 32) - 1)  # u = 0 and the largest u
+    f, t = np.float32(start), np.float32(to)
+    rng_math.set_capability(cap)
+    try:
+        for swapped in (False, True):
+            k = (w & 0xFFFFFF).astype(np.int32)
+            if swapped:
+                k = k.reshape(-1, 2)[:, ::-1].reshape(-1)
+            want = rng_math.uniform_transform(k, t - f, f, np.empty(k.size, np.float32), np.empty(k.size))
+            want[want == t] = f
+            got = np.full(w.size, np.nan, np.float32)
+            C.uniform_f32(w, got, t - f, f, t, swapped, rng_math.fused())
+            assert np.array_equal(_bits(got), _bits(want))
+    finally:
+        rng_math.set_capability(None)
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_uniform_with_and_without_the_c_kernel(native_module, monkeypatch, cap):
+    """Whole uniform_ draws (float32 chunks, a ragged odd one, a tensor that is not contiguous, float16 and
+    float64 untouched by the kernel): the same values and generator state, C or NumPy."""
+    from gradcli import native
+    from gradcli.engine import api, rng_ops
+    built = native_module("rng")
+    rng_math.set_capability(cap)
+    try:
+        for shape, dtype, a, b in (((rng_ops._CHUNK + 7,), "float32", -0.3, 0.7), ((5, 8), "float32", 2.0, 5.5),
+                                   ((333,), "float16", 0.0, 1.0), ((100,), "float64", -1.0, 1.0)):
+            got = []
+            for on in (True, False):
+                monkeypatch.setattr(native, "_loaded", {"rng": built if on else None})
+                api.manual_seed(11)
+                x = api.empty(*shape, dtype=getattr(api, dtype))
+                if shape == (5, 8):
+                    x = x.t()
+                x.uniform_(a, b)
+                got.append((np.asarray(x._data).tobytes(), api.get_rng_state().tolist()))
+            assert got[0] == got[1]
+    finally:
+        rng_math.set_capability(None)

@@ -266,6 +266,15 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     f, t = _F32(from_), _F32(to)
     top, bottom = dt.type(to), dt.type(from_)
     vals = flat if flat is not None else np.empty(n, dt)
+    if dt == _F32:
+        from .. import native  # noqa: PLC0415
+        kernels = native.load("rng")
+        if kernels is not None:  # csrc/rng.c: the transform and the `to` -> `from` in one pass, same bits
+            for i in range(0, n, _CHUNK):
+                c = min(_CHUNK, n - i)
+                w = g.words64(c // 2).view(np.uint32) if c % 2 == 0 else g.words32(c)  # as words24_pairs
+                kernels.uniform_f32(w, vals[i:i + c], t - f, f, top, c % 2 == 0, M.fused())
+            return write_values(self, vals, "UniformBackward0", written=flat is not None)
     m = min(_CHUNK, n)
     v32, scratch = np.empty(m, _F32), np.empty(m, _F64)
     for i in range(0, n, _CHUNK):  # in cache-sized pieces: the words are drawn in order either way
