@@ -46,7 +46,6 @@ KNOWN: dict[str, str] = {
     'docstring_torch_ldexp.grad': 'torch.ldexp is not implemented (docs/coverage.md)',
     'docstring_torch_linalg_eigh.grad': 'complex tensors (complex128) are not implemented',
     'docstring_torch_linalg_inv.grad': 'complex tensors (complex128) are not implemented; the real examples before agree',
-    'docstring_torch_linalg_norm.grad': "matrix norms with ord=2 / -2 / 'nuc' need singular values, which gradcli does not compute; the others agree",
     'docstring_torch_linalg_qr.grad': 'torch.linalg.qr is not implemented (docs/coverage.md)',
     'docstring_torch_linalg_svd.grad': "prints torch.dist(A, U @ diag(S) @ Vh), the factorisation's rounding error "
                                        "(~1e-7): torch's MKL gesdd rounds otherwise than NumPy's LAPACK "

@@ -329,8 +329,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
-        raise errors.runtime(f"linalg.matrix_norm: ord={ord!r} needs singular values, which gradcli does not "
-                             "compute")
+        return _singular_norm(A, ord, d0, d1, keepdim)
     if ord in (1, -1, float("inf"), float("-inf")):
         # torch's order: the 1-norm along one dim, then amax/amin along the other
         if abs(ord) == float("inf"):
@@ -340,6 +339,24 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         s = vector_norm(A, 1, d0, keepdim)
         return R.amax(s, d1, keepdim) if ord > 0 else R.amin(s, d1, keepdim)
     raise errors.runtime(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _singular_norm(A, ord, d0, d1, keepdim):
+    """torch's matrix norms of the singular values: the two dims moved last (a permute, as torch's), svdvals,
+    then their sum ('nuc'), amax (2) or amin (-2); keepdim puts the dims back."""
+    from .linalg_svd import svdvals  # noqa: PLC0415 - linalg_svd's family imports after this one
+    from .shape import permute  # noqa: PLC0415
+    nd = A._data.ndim
+    perm = [i for i in range(nd) if i not in (d0, d1)] + [d0, d1]
+    s = svdvals(permute(A, *perm))
+    if ord == "nuc":
+        r = R.sum(s, -1, keepdim)
+    else:
+        r = R.amax(s, -1, keepdim) if ord > 0 else R.amin(s, -1, keepdim)
+    if keepdim:
+        rev = [perm.index(i) for i in range(nd)]
+        r = permute(unsqueeze(r, -1), *rev)
+    return r
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -442,10 +459,13 @@ OPS = [
        sample=Sample("reduce", call=lambda torch, x: (torch.linalg.norm(x), torch.linalg.norm(x, dim=-1)))),
     op("matrix_norm", matrix_norm, LinalgVectorNormBackward0, R.AmaxBackward0, method=False, torch=False,
        linalg=True, sample=Sample([((2, 3),), ((2, 2, 3),)], call=lambda torch, x: (
-           torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1), torch.linalg.matrix_norm(x, float("inf")))),
+           torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1), torch.linalg.matrix_norm(x, float("inf")),
+           torch.linalg.matrix_norm(x, "nuc"), torch.linalg.matrix_norm(x, 2), torch.linalg.matrix_norm(x, -2))),
        cases={"matrix_norm_fro": case(lambda torch, x0: torch.linalg.matrix_norm(x0), V.M23),
               "matrix_norm_1": case(lambda torch, x: torch.linalg.matrix_norm(x, 1), V.M23),
-              "matrix_norm_inf": case(lambda torch, x: torch.linalg.matrix_norm(x, float('inf')), V.M23)}),
+              "matrix_norm_inf": case(lambda torch, x: torch.linalg.matrix_norm(x, float('inf')), V.M23),
+              "matrix_norm_nuc": case(lambda torch, x: torch.linalg.matrix_norm(x, "nuc"), V.M23),
+              "matrix_norm_2": case(lambda torch, x: torch.linalg.matrix_norm(x, 2, keepdim=True), V.M23)}),
     op("vector_norm", vector_norm, LinalgVectorNormBackward0, method=False, torch=False, linalg=True,
        sample=Sample("reduce", call=lambda torch, x: (torch.linalg.vector_norm(x, 3),
                                                        torch.linalg.vector_norm(x, 0.5, dim=-1))),
