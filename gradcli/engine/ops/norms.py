@@ -136,7 +136,7 @@ class NansumBackward0(Function):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
     dt = dtype or R.sum_dtype(input.dtype)
-    dims = R.reduction_dims(dim, data.ndim)
+    dims = R.reduction_dims(dim if not isinstance(dim, (tuple, list)) or dim else None, data.ndim)  # () or []: all
     if data.ndim:
         r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
     else:

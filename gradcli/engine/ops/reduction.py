@@ -381,8 +381,10 @@ def min(input, dim=None, keepdim=False):
 
 def _amaxmin(input, dim, keepdim, is_max):
     data = input._data
-    dims = reduction_dims(dim if dim != () else None, data.ndim)
-    _check_nonempty(data, dims if dim != () and dim is not None else None, "amax" if is_max else "amin")
+    if isinstance(dim, (tuple, list)) and not dim:  # dim=() or [] reduces every dim
+        dim = None
+    dims = reduction_dims(dim, data.ndim)
+    _check_nonempty(data, dims if dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
     if data.ndim and data.dtype.kind == "f" and not np.all(r):   # which zero, +0 or -0: the kernel's
         signed = _kernel_order(data, dims, keepdim, reduce_vec.Max if is_max else reduce_vec.Min)
@@ -501,6 +503,9 @@ class StdBackward0(Function):
 def _var_std(input, dim, unbiased, keepdim, correction, is_std):
     if isinstance(dim, bool):  # var(x, False): the legacy unbiased positional
         unbiased, dim = dim, None
+    empty = isinstance(dim, (tuple, list)) and not dim
+    if empty:  # dim=() or []: the forward reduces every dim; torch's var_backward counts the (no) dims: n = 1
+        dim = None
     if not input.dtype.is_floating_point:
         raise errors.runtime("std and var only support floating point and complex dtypes")
     dt = input.dtype
@@ -515,7 +520,7 @@ def _var_std(input, dim, unbiased, keepdim, correction, is_std):
                       "less than the reduction factor (input numel divided by output numel).", UserWarning,
                       stacklevel=3)
     r = variance.torch_var(data, dims, c, keepdim, is_std)
-    kw = {"dims": dims, "keepdim": keepdim, "n": n, "c": c, "all": dim is None}
+    kw = {"dims": dims, "keepdim": keepdim, "n": 1 if empty else n, "c": c, "all": dim is None and not empty}
     return record(StdBackward0 if is_std else VarBackward0, (input,), wrap(_asarray(r, dt.np), dt), kw)
 
 

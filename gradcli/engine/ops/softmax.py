@@ -173,6 +173,13 @@ def logsumexp(input, dim, keepdim=False):
     data = input._data
     dt = input.dtype if input.dtype.is_floating_point else dtypes.defaults.float
     data = data.astype(dt.np, copy=False)
+    if isinstance(dim, (tuple, list)) and not dim and data.ndim:
+        # ATen's logsumexp over dim=() reduces every dim into a kept shape, then fails to copy it into
+        # the output without keepdim (torch's own error)
+        if not keepdim:
+            raise errors.runtime(f"output with shape [] doesn't match the broadcast shape "
+                                 f"[{', '.join(['1'] * data.ndim)}]")
+        dim = None
     dims = reduction_dims(dim, data.ndim)
     if data.size == 0:  # the log of an empty sum: -inf (an empty result where other dims are empty)
         with np.errstate(divide="ignore"):
