@@ -4,7 +4,9 @@
     pip install '.[oracle]'                      # torch==2.13.0 (CPU is enough)
     python tools/make_goldens.py                 # regenerate samples/ and tests/golden/scripts/
     python tools/make_goldens.py --check         # exit 1 if a committed golden is stale
-    python tools/make_goldens.py samples/seed00_linear_backward.grad tests/golden/scripts
+    python tools/make_goldens.py tests/golden/scripts/NAME.grad   # one new script only
+    python tools/make_goldens.py samples/ tests/golden/scripts   # whole folders (a folder means every
+                                                 # script in it: never on a CPU other than the goldens')
 
 For every ``NAME.grad`` found (folders are searched for ``*.grad``, not recursively;
 files are taken as given) the script is run exactly as ``shared/tools/torch-echo`` runs it:
