@@ -14,6 +14,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --nn --count 100      # small training loops: layers, losses, optimizers
     python tools/fuzz_programs.py --wide --count 300    # tools/fuzz_wide.py: dtypes, views, indexing, errors
     python tools/fuzz_programs.py --corners --count 300 # tools/fuzz_corners.py: what --wide never draws
+    python tools/fuzz_programs.py --tutorial --count 300 # tools/fuzz_tutorial.py: optimizers, losses, hooks, ...
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -443,6 +444,9 @@ def main(argv=None) -> int:
     parser.add_argument("--corners", action="store_true",
                         help="the corners generator (tools/fuzz_corners.py): int division, bitwise, overflow, "
                              "nan/inf, index ops, printing options, ...")
+    parser.add_argument("--tutorial", action="store_true",
+                        help="the tutorial generator (tools/fuzz_tutorial.py): optimizers and schedulers, losses, "
+                             "autograd.grad options, hooks, print options, promotion, shape errors, ...")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -457,6 +461,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_wide.py", "fuzz_wide").generate_wide
     if args.corners:
         make = load(ROOT / "tools" / "fuzz_corners.py", "fuzz_corners").generate_corners
+    if args.tutorial:
+        make = load(ROOT / "tools" / "fuzz_tutorial.py", "fuzz_tutorial").generate_tutorial
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
