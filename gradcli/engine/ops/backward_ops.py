@@ -448,7 +448,8 @@ class MseLossBackwardBackward0(_BackwardOp):
     def forward(g, x, t, reduction):
         if x.dtype != g.dtype or t.dtype != g.dtype:
             x, t = x.astype(g.dtype, copy=False), t.astype(g.dtype, copy=False)  # the loss's dtype
-        norm = g.dtype.type(2.0 / math.prod(x.shape) if reduction == "mean" else 2.0)
+        n = math.prod(x.shape)  # (an empty loss: torch's 2. / 0 is inf in double; nothing is multiplied by it)
+        norm = g.dtype.type(2.0 / n if reduction == "mean" and n else 2.0)
         if type(x) is np.ndarray:  # norm as a 0-d array: the same product, without a scalar conversion per call
             return np.multiply(np.asarray(norm), x - t) * g
         return (norm * (x - t)) * g
