@@ -145,6 +145,29 @@ def test_fused_linear_backward_matches_the_general_engine(monkeypatch, dtype):
         monkeypatch.undo()
 
 
+def test_linear_fast_paths_run_under_a_max_elements_limit(monkeypatch):
+    """A script's run sets --max-elements: linear_2d's product and the fused backward's products still
+    take their fast paths (the limit checked inline, as _matprod checks it), with the same bits; a
+    product past the limit raises _matprod's error."""
+    from gradcli.engine.limits import LIMITS
+    layers, x, y = _mlp(3, (6, 4, 3), 8)
+    params = [p for lin in layers for p in lin.parameters()]
+    free = _plain_and_general(lambda: _loss(layers, x, y), params)
+    monkeypatch.setitem(LIMITS, "max_elements", 10_000)
+    calls = _count_fused(monkeypatch)
+    matprods = []
+    real = linalg._matprod
+    monkeypatch.setattr(linalg, "_matprod", lambda a, b: matprods.append(1) or real(a, b))
+    limited = _plain_and_general(lambda: _loss(layers, x, y), params)
+    assert limited == free and calls[:2] == [True, True]
+    assert matprods == []  # neither the forward (addmm's _addmm_arrays) nor the fused backward took _matprod
+    monkeypatch.setitem(LIMITS, "max_elements", 8 * 4 - 1)  # the first layer's output: 8 x 4
+    for build in (lambda: F.linear(x, layers[0].weight, layers[0].bias),
+                  lambda: torch.addmm(layers[0].bias, x, layers[0].weight.t())):
+        with pytest.raises(RuntimeError, match=r"tensor of 32 elements exceeds the limit of 31 elements"):
+            build()
+
+
 def test_fused_linear_keeps_graph_errors():
     """The fused path leaves the freed-graph and in-place errors to the node's own backward."""
     lin = nn.Linear(4, 3)

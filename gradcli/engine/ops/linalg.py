@@ -323,7 +323,11 @@ class AddmmBackward0(Function):
         c1, c2 = layout
         nf = self._fns  # next_functions' nodes, without building the pairs
         ga = gb = gbias = None
-        fast = _GEMM[0] is None and LIMITS["max_elements"] is None  # _matprod is then NumPy's @
+        fast = _GEMM[0] is None  # _matprod is then NumPy's @, after its --max-elements check
+        limit = LIMITS["max_elements"]
+        if fast and limit is not None:  # _matprod's check of each product's n x m, inline (a script's run)
+            fast = (nf[1] is None or G.shape[0] * b._data.shape[0] <= limit) \
+                and (nf[2] is None or G.shape[1] * a._data.shape[1] <= limit)
         if nf[1] is not None:
             B = b._data
             if fast and G.shape[1] != 1:
@@ -424,8 +428,10 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    if _GEMM[0] is None and k != 1 and LIMITS["max_elements"] is None:
-        r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no limit to check, no contraction of length 1)
+    if _GEMM[0] is None and k != 1:
+        if LIMITS["max_elements"] is not None:
+            check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (a script's run sets a limit)
+        r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no contraction of length 1)
         out = wrap(np.add(r, b, out=r), dt)
     else:
         out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
