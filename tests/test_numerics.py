@@ -117,12 +117,22 @@ def vec_bytes():
     N.VEC_BYTES = old
 
 
+@pytest.fixture(params=["c", "numpy"])
+def small_sum_kernels(request, monkeypatch):
+    """The small sums' two implementations: csrc/engine.c's (when built) and the NumPy plans."""
+    if request.param == "numpy":
+        monkeypatch.setattr(N, "_KERNELS", [None])
+    elif N.kernels() is None:
+        pytest.skip("gradcli._native_engine is not built (tests/test_native_engine.py says why)")
+
+
 @pytest.mark.parametrize("width", [32, 64])
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_small_full_sum_plan_matches_the_general_path(width, dt, vec_bytes):
+def test_small_full_sum_plan_matches_the_general_path(width, dt, vec_bytes, small_sum_kernels):
     """torch_sum/torch_mean of a small dense array over every dim (the loss's mean) take a plan
-    per length: the same bits as the iterator path for every length class (scalar kernel, one
-    vector, row_sum's plan, its generic form past 255 vectors), layout and -0/inf/nan."""
+    per length (or csrc/engine.c's sum_all): the same bits as the iterator path for every length
+    class (scalar kernel, one vector, row_sum's plan, its generic form past 255 vectors), layout and
+    -0/inf/nan."""
     vec_bytes(width)
     rng = np.random.default_rng(width)
     for n in _FULL_LENGTHS:
@@ -156,7 +166,7 @@ _SUM0_SHAPES = [(n, m) for n in (2, 3, 4, 5, 7, 15, 16, 17, 31, 32, 33, 47, 64, 
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_small_sum0_plans_match_the_general_path(dt):
+def test_small_sum0_plans_match_the_general_path(dt, small_sum_kernels):
     """torch.sum(a, 0) of a small C-contiguous (n, m) array (a Linear layer's bias gradient) takes a
     plan per shape: multi_row_sum's order for the vectorised blocks' columns, row_sum's for the rest,
     and for shapes with both (up to sum_gather.MAX_ITEMS items) sum_gather's gather plan: the same bits

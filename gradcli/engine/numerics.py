@@ -257,6 +257,11 @@ _SUM0_PLANS = {}
 def _sum0_small(a, k):
     """torch's sum over dim 0 of a C-contiguous (n, m) float32/float64 array, 1 < n < 256, 1 < m
     (+0 added: the final result, of shape (m,))."""
+    kern = _KERNELS[0] if _KERNELS else kernels()
+    if kern is not None:
+        out = np.empty(a.shape[1], k.dt)
+        kern.sum_rows(a, out, a.shape[1], VEC_BYTES)
+        return out
     key = (a.shape, k.dt)
     plan = _SUM0_PLANS.get(key)
     if plan is None:
@@ -301,10 +306,28 @@ def _sum_all_plan(n, k):
 
 _SUM_ALL_PLANS = {}
 
+# csrc/engine.c's kernels (gradcli/native.py), looked up at the first small sum: the same orders in C,
+# one call where the plans make several NumPy calls; None when not built (or GRADCLI_NATIVE=0)
+_KERNELS = []
 
-def _sum_all_small(a, k):
+
+def kernels():
+    """gradcli._native_engine, or None: what the engine's hot paths try first (tests set _KERNELS to
+    [None] to run the NumPy paths, which stay the reference)."""
+    if not _KERNELS:
+        from .. import native  # noqa: PLC0415  (not at start-up: a script that never sums loads no C)
+        _KERNELS.append(native.load("engine"))
+    return _KERNELS[0]
+
+
+def _sum_all_small(a, k, mean=False):
     """torch's sum over every dim of a C- or F-contiguous float32/float64 ndarray of 0 < a.size <
-    GRAIN_SIZE items (all of them in memory order), as a 0-d array."""
+    GRAIN_SIZE items (all of them in memory order), as a 0-d array; mean: that sum / a.size."""
+    kern = _KERNELS[0] if _KERNELS else kernels()
+    if kern is not None:
+        return np.asarray(kern.sum_all(a if a.flags.c_contiguous else a.T, VEC_BYTES, mean), k.dt)
+    if mean:
+        return np.asarray(_sum_all_small(a, k) / k.dt.type(a.size), k.dt)
     key = (a.size, k.dt, VEC_BYTES)
     plan = _SUM_ALL_PLANS.get(key)
     if plan is None:
@@ -418,9 +441,18 @@ def _sum0_large(a, k):
 
 
 def sum_rows(a):
-    """torch.sum(a, 0) of a 2-D array (a Linear layer's bias gradient) as an (m,) array: the plan
-    _sum0_small made for this shape and dtype when there is one (only C-contiguous NumPy arrays of
-    its size range ever get one), else torch_sum."""
+    """torch.sum(a, 0) of a 2-D array (a Linear layer's bias gradient) as an (m,) array: csrc/engine.c's
+    sum_rows for a small C-contiguous one, else the plan _sum0_small made for this shape and dtype when
+    there is one (only C-contiguous NumPy arrays of its size range ever get one), else torch_sum."""
+    kern = _KERNELS[0] if _KERNELS else kernels()
+    if kern is not None and type(a) is np.ndarray and a.size < GRAIN_SIZE:
+        m = a.shape[1]
+        out = np.empty(m, a.dtype)
+        try:
+            kern.sum_rows(a, out, m, VEC_BYTES)  # (refused: not C-contiguous, n or m < 2, another dtype)
+        except ValueError:
+            return torch_sum(a, (0,))
+        return out
     plan = _SUM0_PLANS.get((a.shape, a.dtype))
     if plan is not None and type(a) is np.ndarray and a.flags.c_contiguous:
         return plan(a)
@@ -490,7 +522,7 @@ def torch_mean(array, axis=None, keepdims=False, dtype=None):
         k = _KINDS.get(array.dtype)
         if k is not None and 0 < array.size < GRAIN_SIZE and (array.flags.c_contiguous or array.flags.f_contiguous):
             # a loss's mean: torch_sum's small full sum over a count >= 1 (no division warning to silence)
-            return np.asarray(_sum_all_small(array, k) / k.dt.type(array.size), k.dt)
+            return _sum_all_small(array, k, True)
     if is_device_array(array):
         s = _gpu_sum(array, axis, keepdims, dtype)
         return (s / s.dtype.type(reduced_count(array.shape, axis))).astype(s.dtype)

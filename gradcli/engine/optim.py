@@ -12,7 +12,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..backend import vml
-from . import errors
+from . import errors, numerics
 from .autograd_modes import enable_grad, grad_mode
 from .tensor import Tensor
 
@@ -336,6 +336,7 @@ class SGD(Optimizer):
         if momentum == 0 and wd == 0 and not maximize:
             # plain SGD: p.add_(grad, alpha=-lr), i.e. set_data(p, fma(-lr, grad, p)) with the float64
             # products and sums done in place (the same values: every conversion to float64 is exact)
+            kern = numerics.kernels()
             for p in group["params"]:
                 g = p._grad
                 if g is None:
@@ -348,6 +349,13 @@ class SGD(Optimizer):
                         if len(_RATES) > 64:
                             _RATES.clear()
                         c = _RATES[lr, dt] = np.asarray(np.float64(dt.type(-lr)))  # (read only, shared)
+                    if kern is not None:
+                        try:  # csrc/engine.c's sgd: the same float64 arithmetic, one call (float32 only)
+                            kern.sgd(d, gd, float(c))
+                            p._version[0] += 1
+                            continue
+                        except ValueError:  # float16, or not C-contiguous
+                            pass
                     # float64 product (exact: c is -lr rounded to p's dtype), float64 sum with p, rounded
                     # into p; each step on float64 copies (plain casts and float64 loops cost NumPy less
                     # than one mixed-dtype ufunc, which casts through buffers)

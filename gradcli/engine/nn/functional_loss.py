@@ -166,7 +166,7 @@ class MseLossBackward0(_PairLoss):
         if not grad_mode.enabled and type(G) is np.ndarray and type(X) is np.ndarray and type(T) is np.ndarray \
                 and X.dtype == T.dtype == G.dtype:
             # no graph to build: the kernel on the arrays (what mse_loss_backward's op computes)
-            fwd, dt = MseLossBackwardBackward0.forward, g.dtype
+            fwd, dt = _mse_backward, g.dtype
             nf = self._fns
             return (wrap(fwd(G, X, T, reduction), dt) if nf[0] is not None else None,
                     wrap(fwd(G, T, X, reduction), dt) if nf[1] is not None else None)
@@ -178,6 +178,21 @@ class MseLossBackward0(_PairLoss):
         d = x - t
         d *= d  # into the fresh difference: the same product, one array less
         return d
+
+
+def _mse_backward(G, X, T, reduction):
+    """MseLossBackwardBackward0.forward(G, X, T, reduction) for arrays of one dtype: csrc/engine.c's
+    mse_backward for a 0-d G and C-contiguous float32/float64 X and T (one call), else that forward."""
+    kern = numerics.kernels() if G.ndim == 0 and X.size else None
+    if kern is not None:
+        out = np.empty(X.shape, X.dtype)
+        norm = 2.0 / X.size if reduction == "mean" else 2.0
+        try:
+            kern.mse_backward(X, T, norm, float(G), out)
+            return out
+        except ValueError:  # not C-contiguous, or float16
+            pass
+    return MseLossBackwardBackward0.forward(G, X, T, reduction)
 
 
 class SmoothL1LossBackward0(_PairLoss):
@@ -239,6 +254,18 @@ def _weighted(elementwise, weight, input, reduction):
     raise errors.value(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
+def _mse_mean(x, t, dt):
+    """((x - t) ** 2).mean() of two NumPy arrays of dtype dt and one shape, torch's order: csrc/engine.c's
+    mse_mean for small C-contiguous float32/float64 ones (one call), else the squares and torch_mean."""
+    kern = numerics.kernels() if x.size < numerics.GRAIN_SIZE else None
+    if kern is not None:
+        try:
+            return np.asarray(kern.mse_mean(x, t, numerics.VEC_BYTES), dt.np)
+        except ValueError:  # not C-contiguous, or float16
+            pass
+    return _reduce_array(MseLossBackward0.elementwise(x, t, None), "mean", dt)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if reduction == "mean" and size_average is None and reduce is None and weight is None \
             and type(input) is Tensor and type(target) is Tensor:
@@ -246,7 +273,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         x, t, dt = input._data, target._data, input.dtype
         if type(x) is np.ndarray and type(t) is np.ndarray and x.shape == t.shape and x.size \
                 and target.dtype is dt and dt.category == dtypes.FLOAT:
-            out = wrap(_reduce_array(MseLossBackward0.elementwise(x, t, None), "mean", dt), dt)
+            out = wrap(_mse_mean(x, t, dt), dt)
             if grad_mode.enabled and (input._rg or target._rg):
                 record2(MseLossBackward0, input, target, out, _MEAN)
             return out

@@ -432,7 +432,15 @@ def linear_2d(input, weight, bias):
         if LIMITS["max_elements"] is not None:
             check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (a script's run sets a limit)
         r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no contraction of length 1)
-        out = wrap(np.add(r, b, out=r), dt)
+        kern = numerics.kernels()
+        if kern is None:
+            np.add(r, b, out=r)
+        else:
+            try:
+                kern.bias_add(r, b)  # csrc/engine.c: the same float additions, one call
+            except ValueError:  # float16, or b not contiguous
+                np.add(r, b, out=r)
+        out = wrap(r, dt)
     else:
         out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
     if not grad_mode.enabled:

@@ -202,7 +202,16 @@ _MAX_OK = {}   # dtype -> _maximum_is_clamp_min(dtype)
 
 
 def relu_array(x):
-    """torch's relu (clamp_min(x, 0)) of a float NumPy array: one np.maximum where it is exact."""
+    """torch's relu (clamp_min(x, 0)) of a float NumPy array: csrc/engine.c's relu (C-contiguous float32
+    and float64), else one np.maximum where it is exact, else _zero_where."""
+    kern = numerics.kernels()
+    if kern is not None:
+        out = np.empty(x.shape, x.dtype)
+        try:
+            kern.relu(x, out)
+            return out
+        except ValueError:  # float16, or not C-contiguous
+            pass
     ok = _MAX_OK.get(x.dtype)
     if ok is None:
         ok = _MAX_OK[x.dtype] = _maximum_is_clamp_min(x.dtype)
@@ -240,6 +249,14 @@ class ReluBackward0(Function):
         if not grad_mode.enabled and type(G) is np.ndarray and type(R) is np.ndarray and g.dtype.category == _FLOAT:
             # no graph to build: where(result <= 0, 0.0, g) on the arrays, as where() computes it
             if G.ndim and G.shape == R.shape and G.dtype.kind == "f":
+                kern = numerics.kernels()
+                if kern is not None:
+                    out = np.empty(G.shape, G.dtype)
+                    try:
+                        kern.relu_backward(G, R, out)  # csrc/engine.c: _zero_where(G, R <= 0), one call
+                        return (wrap(out, g.dtype),)
+                    except ValueError:  # float16, another dtype for R, or not C-contiguous
+                        pass
                 if G.size > 2048 and R.dtype == G.dtype:
                     # R is relu's result (never negative), so R <= 0 is R == 0: G's bits times R != 0
                     it = _INT_OF_SIZE[G.dtype.itemsize]

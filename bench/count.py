@@ -1,0 +1,77 @@
+"""Instructions per step of the seeds' loop (case 3), counted by callgrind: independent of the
+machine's load, where the bench's times are not (docs/benchmarks.md, "The engine's step").
+
+    python -m bench.count api                # the engine API's loop: (t(250 steps) - t(50)) / 200
+    python -m bench.count script             # the same loop as the seed's .grad script (run_source)
+    python -m bench.count api --steps 50 450 --native 0     # GRADCLI_NATIVE=0: the NumPy paths
+
+Each count runs `valgrind --tool=callgrind` on a fresh interpreter (PYTHONHASHSEED=0) that imports
+the engine, runs 20 steps untimed, then N steps; the difference of two N cancels imports and set-up.
+Needs valgrind on PATH; takes a few minutes (valgrind runs Python ~50x slower).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def target(kind, steps):
+    """The counted process: the loop through the API or through a script, `steps` steps after 20."""
+    sys.path.insert(0, str(ROOT))
+    if kind == "api":
+        from bench import workloads as W  # noqa: PLC0415
+        api = W.gradcli_api()
+        x_np, y_np = W.make_data(32, 10, 2)
+        model = W.Model(api, [10, 5, 2])
+        x, y = api.from_numpy(x_np), api.from_numpy(y_np)
+        model.train(x, y, 20)
+        model.train(x, y, steps)
+        return
+    from bench import scripts as S  # noqa: PLC0415
+    from gradcli.lang import runner  # noqa: PLC0415
+    template = S.TRAIN_SCRIPTS[0][1]
+    for n in (20, steps):
+        result = runner.run_source(S.train_script(template, n), "<count>", runner.RunOptions(),
+                                   write=lambda *a, **k: None)
+        if not result.ok:
+            raise SystemExit(f"the script failed: {result.error}")
+
+
+def instructions(kind, steps, native):
+    """callgrind's total instruction count of one process running `steps` steps."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_NATIVE=native)
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "bench.count",
+               "--target", kind, str(steps)]
+        subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        m = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.M)
+        return int(m.group(1))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench.count")
+    p.add_argument("kind", choices=("api", "script"))
+    p.add_argument("n", nargs="?", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--steps", nargs=2, type=int, default=(50, 250), metavar=("N1", "N2"))
+    p.add_argument("--native", default=os.environ.get("GRADCLI_NATIVE", "1"), help="GRADCLI_NATIVE for the runs")
+    p.add_argument("--target", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.target:
+        target(args.kind, args.n)
+        return
+    n1, n2 = args.steps
+    a, b = instructions(args.kind, n1, args.native), instructions(args.kind, n2, args.native)
+    print(f"{args.kind}: {(b - a) / (n2 - n1) / 1000:.1f}K instructions a step "
+          f"((t({n2}) - t({n1})) / {n2 - n1}; GRADCLI_NATIVE={args.native})")
+
+
+if __name__ == "__main__":
+    main()
