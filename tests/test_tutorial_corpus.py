@@ -32,32 +32,19 @@ KNOWN: dict[str, str] = {
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
     'docstring_nn_TransformerEncoderLayer.grad': 'nn.TransformerEncoderLayer (and nn.MultiheadAttention) is not implemented (docs/coverage.md)',
     'docstring_torch_as_strided.grad': 'torch.as_strided is not implemented (docs/coverage.md)',
-    'docstring_torch_block_diag.grad': 'torch.block_diag is not implemented (docs/coverage.md)',
     'docstring_torch_cartesian_prod.grad': 'imports itertools, which GradScript does not have (only torch, numpy, math, random)',
-    'docstring_torch_chain_matmul.grad': 'torch.chain_matmul is not implemented (docs/coverage.md)',
     'docstring_torch_cholesky.grad': 'torch.cholesky is not implemented (docs/coverage.md)',
     'docstring_torch_complex.grad': 'complex tensors (torch.complex, complex64/128) are not implemented',
-    'docstring_torch_corrcoef.grad': 'torch.corrcoef is not implemented (docs/coverage.md)',
-    'docstring_torch_cov.grad': 'torch.cov is not implemented (docs/coverage.md)',
-    'docstring_torch_cumulative_trapezoid.grad': 'torch.cumulative_trapezoid is not implemented (docs/coverage.md)',
-    'docstring_torch_einsum.grad': "torch.einsum's sublist form (einsum(A, [..., 0, 1], B, [..., 1, 2], [..., 0, 2])) is not implemented; the string forms before it agree",
-    'docstring_torch_frexp.grad': 'torch.frexp is not implemented (docs/coverage.md)',
     'docstring_torch_kthvalue.grad': 'x.resize_ is not implemented; the kthvalue lines before it agree',
-    'docstring_torch_ldexp.grad': 'torch.ldexp is not implemented (docs/coverage.md)',
     'docstring_torch_linalg_eigh.grad': 'complex tensors (complex128) are not implemented',
     'docstring_torch_linalg_inv.grad': 'complex tensors (complex128) are not implemented; the real examples before agree',
     'docstring_torch_linalg_qr.grad': 'torch.linalg.qr is not implemented (docs/coverage.md)',
     'docstring_torch_linalg_svd.grad': "prints torch.dist(A, U @ diag(S) @ Vh), the factorisation's rounding error "
                                        "(~1e-7): torch's MKL gesdd rounds otherwise than NumPy's LAPACK "
                                        "(docs/numerics.md); the shapes agree",
-    'docstring_torch_nanquantile.grad': 'torch.quantile / nanquantile is not implemented (docs/coverage.md)',
-    'docstring_torch_nextafter.grad': 'torch.nextafter is not implemented (docs/coverage.md)',
     'docstring_torch_polar.grad': 'complex tensors (torch.polar) are not implemented',
-    'docstring_torch_quantile.grad': 'torch.quantile is not implemented (docs/coverage.md)',
     'docstring_torch_svd.grad': "prints the reconstruction's rounding error (torch.dist, ~1e-7), MKL's against "
                                 "NumPy's LAPACK (docs/numerics.md); u, s and v themselves print as torch's",
-    'docstring_torch_trapezoid.grad': 'torch.trapezoid is not implemented (docs/coverage.md)',
-    'docstring_torch_vander.grad': 'torch.vander is not implemented (docs/coverage.md)',
     "d2l_lr_scheduler.grad": "defines plain classes (class SquareRootScheduler: with __init__ and __call__): GradScript "
                              "has only the nn.Module, autograd.Function and exception class forms, a SyntaxError; "
                              "everything before it agrees",
@@ -89,6 +76,14 @@ KNOWN: dict[str, str] = {
     "docs_tensor_is_leaf.grad": "moves tensors to CUDA: a CPU-only PyTorch raises its AssertionError 'Torch not "
                                 "compiled with CUDA enabled', gradcli without CuPy says how to install the GPU extra "
                                 "(the spec's wording), a RuntimeError",
+    'docstring_torch_cummin_logaddexp2_xlogy.grad': "torch.logaddexp2(-1., -1.) is -1.0602e-08 in torch: ATen's kernel computes max + log1p(exp2(-|a - b|)) * (1 / ln 2) with a fused multiply-add (and SLEEF's exp2f/log1pf on its vectorised path), gradcli NumPy's logaddexp2 (0.); the cummin, xlogy and copysign lines agree",
+    'nn_tutorial_fit_get_data.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits): the validation loss, printed with all 17 digits, differs in its 7th",
+    'd2l_softmax_regression_concise.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (LazyLinear(784 -> 10)): the losses printed with .item() differ in their last digits",
+    'd2l_momentum_scratch.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (features @ w of a 60x5 by 5x1 product): the first epoch's loss, printed with .item(), differs in its last digits",
+    'd2l_polynomial_regression_fit.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (a bias-free Linear(4, 1) over 400 SGD steps): the learned weights' last digits",
+    'examples_regression_poly.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (Linear(4, 1) over 20 SGD steps): the loss's last printed digit",
+    'examples_word_language_model_rnn.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (the LSTM's and decoder's products): some printed parameters differ in their last digit",
+    'docstring_torch_special_functions.grad': 'torch.special.entr is not implemented (nor erfcx, log_ndtr, ndtr, ndtri, the Bessel and polynomial families, digamma/polygamma, gammaln, i0/i1, zeta: 41 of the 56 functions of torch.special are missing); the first line agrees',
 }
 
 _results: dict[str, bool] = {}
