@@ -335,3 +335,27 @@ def test_a_hostile_columns_variable_is_ignored(tmp_path, columns):
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
         assert "ValueError" not in proc.stdout + proc.stderr and "internal error" not in proc.stderr
         assert "AccumulateGrad" in proc.stdout + proc.stderr, (args, proc.stdout)
+
+
+# ---------------------------------------------------------------- gradcli test on a repository's links
+
+@pytest.mark.parametrize("link", ["hw.out", "hw.err", "hw.grad"])
+def test_gradcli_test_shows_no_pseudo_file_a_link_leads_to(tmp_path, link):
+    # a student's repository, tested by a course's CI, holding `hw.out -> /proc/self/environ`: the diff
+    # of the expected text (the CI's environment, its secrets included) went into the public log; a
+    # `hw.grad` link showed its first line as a syntax error's source line
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "hw.grad").write_text("print(1)\n")
+    if link == "hw.grad":
+        (folder / "hw.out").write_text("1\n")
+    (folder / link).unlink(missing_ok=True)
+    (folder / link).symlink_to("/proc/self/environ")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
+    env.update(NO_COLOR="1", S5_SECRET_TOKEN="hunter2-s5", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    for extra in ([], ["--json"]):
+        proc = subprocess.run([sys.executable, "-m", "gradcli", "test", *extra, str(folder)], capture_output=True,
+                              text=True, env=env, timeout=180)
+        shown = proc.stdout + proc.stderr
+        assert "hunter2-s5" not in shown and "S5_SECRET_TOKEN" not in shown, shown
+        assert proc.returncode == 1 and "/proc/" in shown, (proc.returncode, shown)

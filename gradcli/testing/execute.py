@@ -87,6 +87,11 @@ def read_script(path, name):
     from gradcli.cli.common import decode_source  # noqa: PLC0415
     from gradcli.lang.runner import MAX_SOURCE_CHARS, source_too_large  # noqa: PLC0415
 
+    from .golden import pseudo_file  # noqa: PLC0415
+
+    if pseudo_file(path):
+        return None, {"type_name": "OSError", "line": None,
+                      "message": f"cannot read {name}: it is a link to {pseudo_file(path)}, not a script"}
     most = 4 * MAX_SOURCE_CHARS + 3
     try:
         with open(path, "rb") as fh:

@@ -90,11 +90,29 @@ def _utf8_problem(path: Path, data: bytes) -> str | None:
     return None
 
 
+PSEUDO_FOLDERS = ("/proc/", "/sys/", "/dev/")
+
+
+def pseudo_file(path) -> str | None:
+    """Where `path` leads when that is a file of the kernel's pseudo file systems (/proc, /sys, /dev),
+    else None. A script or expectation file that is a link there (`NAME.out -> /proc/self/environ`,
+    committed to a repository that a course's CI tests) would show the CI's environment, its secrets
+    included, in a diff or a syntax error's source line of a public log."""
+    import os  # noqa: PLC0415
+
+    real = os.path.realpath(path)
+    return real if real.startswith(PSEUDO_FOLDERS) else None
+
+
 def read_expectation(script) -> Expectation:
     """The expectation files beside ``script`` (never raises: an unusable file is ``problem``)."""
     script = Path(script)
     out_file, err_file = out_path(script), err_path(script)
     out = error = line = None
+    for file in (out_file, err_file):
+        if pseudo_file(file):
+            return Expectation(script, problem=f"{file.name} is a link to {pseudo_file(file)}, not an expectation "
+                                               "file: expectation files are UTF-8 text files")
     try:
         if out_file.is_file():
             out = out_file.read_bytes()
