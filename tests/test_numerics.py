@@ -118,12 +118,10 @@ def vec_bytes():
 
 
 @pytest.fixture(params=["c", "numpy"])
-def small_sum_kernels(request, monkeypatch):
-    """The small sums' two implementations: csrc/engine.c's (when built) and the NumPy plans."""
-    if request.param == "numpy":
-        monkeypatch.setattr(N, "_KERNELS", [None])
-    elif N.kernels() is None:
-        pytest.skip("gradcli._native_engine is not built (tests/test_native_engine.py says why)")
+def small_sum_kernels(request, monkeypatch, native_module):
+    """The small sums' two implementations: csrc/engine.c's (skipped when it cannot be built) and the
+    NumPy plans."""
+    monkeypatch.setattr(N, "_KERNELS", [None if request.param == "numpy" else native_module("engine")])
 
 
 @pytest.mark.parametrize("width", [32, 64])
