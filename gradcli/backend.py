@@ -93,7 +93,7 @@ def slot(kind, *args):
 
     def first(*call_args):
         module = _decide()
-        kernel = getattr(module, kind)(*args) if module is not None else None
+        kernel = getattr(module, kind)(*args) if module is not None else _emulated(kind)
         cell[0] = kernel
         if kernel is None:
             return None
@@ -102,6 +102,16 @@ def slot(kind, *args):
     cell[0] = first
     _slots.append((cell, first))
     return cell
+
+
+def _emulated(kind):
+    """Without MKL: the engine's emulation of MKL's kernel where this CPU's order is known (the gemm
+    slot on an AVX2 machine: engine/gemm_avx2.py), else None (NumPy's)."""
+    if kind != "gemm":
+        return None
+    from .engine import gemm_avx2  # noqa: PLC0415 - NumPy's side, loaded at the first product
+
+    return gemm_avx2.kernel()
 
 
 def vml(name, fallback):

@@ -17,11 +17,7 @@ CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
 SNIPPETS = sorted(CORPUS.glob("*.grad"))
 
 KNOWN: dict[str, str] = {
-    "d2l_builders_custom_layer.grad": "on an AMD EPYC (AVX2) gradcli prints the mean of the centred layer's output "
-                                      "(pure cancellation, ~1e-9) as 9.3132e-10 where torch prints -9.3132e-10; torch "
-                                      "gives the same bits there as on the Intel AVX-512 machine of the golden, gradcli "
-                                      "does not (found at the end of session 8, not traced yet: LazyLinear's float32 "
-                                      "product through OpenBLAS, whose kernels differ by CPU, or the mean)",
+    "d2l_lenet.grad": "on an AMD EPYC (AVX2) the second loss differs from torch's by 2 float32 ulps: the Linear(120, 84) and its gradients' products now take MKL's AVX2 order (engine/gemm_avx2.py, each equal to torch.mm's bits there), but the convolutions (oneDNN's order), Linear(400, 120) (k past the emulated domain) and Linear(84, 10) (n < 16) still round otherwise; with all of them NumPy's the errors happened to cancel in that line. Intel AVX-512 (the golden's machine) is unchanged",
     "d2l_seq2seq_encoder_decoder.grad": "the embedding's gradient through two GRU layers differs from torch's in the last "
                                         "printed digit of one value (-8.4040e-04 for -8.4039e-04: the float32 order of "
                                         "the recurrent layers' backward sums); everything else agrees",

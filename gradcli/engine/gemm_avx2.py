@@ -1,0 +1,107 @@
+"""MKL 2024.2's float32 sgemm as torch runs it on an AVX2 CPU without AVX-512 (measured on an AMD EPYC),
+for the engine without the mkl extra: the summation order of small products, where it is known.
+
+torch's mm/addmm/F.linear call MKL's sgemm (docs/numerics.md, "The MKL backend"); MKL picks its kernel
+by CPU, so the last bits of a product depend on the machine. On this AVX2 machine, measured against
+torch 2.13 with a product of m rows, k terms and n columns (m x k @ k x n, both operands row-major or
+one of them a transposed row-major matrix, as a Linear layer's weight.t() and its gradients' g.t()):
+
+* k >= 2 (ATen multiplies a contraction of length 1 itself, keeping -0.0), n >= 16, m a multiple of 4
+  or m >= 12: each element is one chain of float32 fused multiply-adds in k's order, from +0 (MKL's
+  rows in groups of four; past 12 rows, the rest too);
+* 192 < k <= 384, k even: the two halves of k are two such chains from +0, then added;
+* addmm's bias (beta = 1) is added to the rounded product.
+
+Everything else keeps NumPy's product: n < 16 (a dot-product kernel whose lanes vary with the shapes);
+the rows past the last group of four when m < 12 (plain float32 products and sums in k's order for two
+row-major operands and n a multiple of 4, something else with a transposed operand or an unaligned row,
+and with m < 4 the kernel follows the strides torch gives a size-1 dim, which NumPy's do not tell);
+longer or odd k; float64: `gemm` answers None there, as the MKL backend's kernel does for what it does not take. The engine calls this
+only where the CPU is such a machine (`rng_math.detected()` is "avx2": MKL's AVX-512 kernels, on the
+Intel machine of the goldens, order otherwise), and never when the mkl extra runs (its kernel is
+torch's own). tests/test_gemm_avx2.py compares it with torch on random shapes of the domain.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import rng_math
+
+_F32 = np.dtype(np.float32)
+_F64 = np.float64
+MAX_WORK = 1 << 18   # m * n * k: past it NumPy's product (the chain costs k passes of ~7 NumPy calls over the output)
+_TIE = np.int64(0x10000000)
+_LOW = np.int64(0x1FFFFFFF)
+
+
+def active() -> bool:
+    """Whether MKL's AVX2 kernels are the ones torch runs here (an AVX2 CPU without AVX-512)."""
+    return rng_math.detected() == "avx2"
+
+
+def _layout(x):
+    """'N' for a row-major matrix, 'T' for a transposed row-major one (column-major), else None."""
+    if x.flags.c_contiguous:
+        return "N"
+    if x.flags.f_contiguous:
+        return "T"
+    return None
+
+
+def _fused_chain(a, b, lo, hi):
+    """fma(a[:, kk], b[kk], acc) for kk in [lo, hi), from +0, each rounded once to float32: the float64
+    sum of the exact product and the float32 accumulator rounded to float32, nudged where that float64
+    lands on a float32 tie (rng_math's exact fma32, per step)."""
+    m, n = a.shape[0], b.shape[1]
+    a64 = a.astype(_F64)
+    b64 = b.astype(_F64)
+    acc = np.zeros((m, n), _F64)
+    s = np.empty((m, n), _F64)
+    bits = s.view(np.int64)
+    for kk in range(lo, hi):
+        np.multiply(a64[:, kk:kk + 1], b64[kk], out=s)
+        s += acc
+        if ((bits & _LOW) == _TIE).any():
+            r = rng_math.fma32(a[:, kk:kk + 1], b[kk], acc.astype(np.float32))
+        else:
+            r = s.astype(np.float32)
+        acc = r.astype(_F64)
+    return acc.astype(np.float32)
+
+
+def sgemm(a, b):
+    """a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain."""
+    m, k = a.shape
+    n = b.shape[1]
+    if n < 16 or k < 2 or k > 384 or (k > 192 and k % 2) or m * n * k > MAX_WORK:
+        return None
+    la, lb = _layout(a), _layout(b)
+    if la is None or lb is None or (la == "T" and lb == "T"):
+        return None
+    if m % 4 and m < 12:
+        return None
+    if k <= 192:
+        return _fused_chain(a, b, 0, k)
+    return _fused_chain(a, b, 0, k // 2) + _fused_chain(a, b, k // 2, k)
+
+
+def gemm(m1, m2, bias=None, beta=1, alpha=1):
+    """The gemm slot's kernel (ops/linalg.py, as mkl_backend.gemm): addmm(bias, m1, m2) or mm, or None
+    for NumPy's product (another dtype or device, a scale, a shape outside sgemm's domain)."""
+    if (m1.__class__ is not np.ndarray or m2.__class__ is not np.ndarray or m1.dtype != _F32 or m2.dtype != _F32
+            or m1.ndim != 2 or m2.ndim != 2 or alpha != 1 or not active()):
+        return None
+    if bias is not None and (beta != 1 or bias.__class__ is not np.ndarray or bias.dtype != _F32):
+        return None
+    out = sgemm(m1, m2)
+    if out is None or bias is None:
+        return out
+    try:
+        return np.add(out, bias, out=out)  # C = bias, then alpha * AB + C: the sum of the rounded product
+    except ValueError:  # a bias that does not broadcast to the product: addmm's own error path
+        return None
+
+
+def kernel():
+    """The gemm slot's kernel when the mkl extra does not run: this emulation on MKL's AVX2 machines."""
+    return gemm if active() else None
