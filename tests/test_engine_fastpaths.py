@@ -150,6 +150,10 @@ def test_linear_fast_paths_run_under_a_max_elements_limit(monkeypatch):
     take their fast paths (the limit checked inline, as _matprod checks it), with the same bits; a
     product past the limit raises _matprod's error."""
     from gradcli.engine.limits import LIMITS
+    # NumPy's products (the paths of a machine without a gemm kernel: no mkl extra, not engine/gemm_avx2's AVX2
+    # CPU, whose kernel runs through _matprod)
+    monkeypatch.setattr(linalg, "_GEMM", [None])
+    monkeypatch.setitem(linalg._BLAS_SLOTS, (2, 2), linalg._GEMM)
     layers, x, y = _mlp(3, (6, 4, 3), 8)
     params = [p for lin in layers for p in lin.parameters()]
     free = _plain_and_general(lambda: _loss(layers, x, y), params)
