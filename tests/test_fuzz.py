@@ -578,7 +578,7 @@ MORE_ESCAPES = [
     "import math\nmath.__loader__", "import math\nmath.sys", "import torch\ntorch.nn.functional.torch",
     "f'{1 .__class__}'", "f'{(1).__class__}'", "x = 1\nf'{x!r:{\"{0.__class__}\"}}'", "'%(a)s' % {'a': ().__class__}",
     "__builtins__", "help", "exit()", "quit()", "license", "memoryview(b'x')", "bytearray(10)", "classmethod",
-    "staticmethod", "property", "object", "Exception.__subclasses__()", "BaseException.mro()", "print.__call__", "len.__self__",
+    "staticmethod", "property", "object.__subclasses__()", "Exception.__subclasses__()", "BaseException.mro()", "print.__call__", "len.__self__",
     "[].append.__self__", "lambda: (yield)", "def f():\n    yield 1\nf().gi_frame.f_globals", "async def f(): pass",
     "def f():\n    yield 1\ng = f()\ng.gi_code", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.with_traceback(None)",
     "try:\n    1 / 0\nexcept Exception as e:\n    x = '{0.__traceback__}'.format(e)",

@@ -41,9 +41,6 @@ KNOWN: dict[str, str] = {
     'docstring_torch_polar.grad': 'complex tensors (torch.polar) are not implemented',
     'docstring_torch_svd.grad': "prints the reconstruction's rounding error (torch.dist, ~1e-7), MKL's against "
                                 "NumPy's LAPACK (docs/numerics.md); u, s and v themselves print as torch's",
-    "d2l_lr_scheduler.grad": "defines plain classes (class SquareRootScheduler: with __init__ and __call__): GradScript "
-                             "has only the nn.Module, autograd.Function and exception class forms, a SyntaxError; "
-                             "everything before it agrees",
     "d2l_linreg_scratch_data_iter.grad": "after 300 float32 SGD steps w differs from torch's in its last bit "
                                          "(matmul's summation order, docs/numerics.md), and the script prints "
                                          "true_w - w, a difference of nearly equal numbers: -9.0599e-05 for "

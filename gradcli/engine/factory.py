@@ -66,8 +66,9 @@ def _to_nested(data):
     raise errors.runtime(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _check_nesting(data):
-    """torch's errors for ragged nesting: a scalar where a sequence is expected is 'not a sequence'."""
+def _check_nesting(data, d):
+    """torch's errors for ragged nesting: a scalar where a sequence is expected is 'not a sequence', a
+    sequence where a number is expected is not a number of the tensor's dtype."""
     if not isinstance(data, (list, tuple)) or not data:
         return
     seqs = [isinstance(x, (list, tuple)) or (isinstance(x, (Tensor, np.ndarray)) and np.ndim(x) > 0)
@@ -76,11 +77,14 @@ def _check_nesting(data):
         raise errors.type_error("not a sequence")
     if not seqs[0] and any(seqs):
         bad = next(x for x, q in zip(data, seqs) if q)
-        raise errors.type_error(f"'{type(bad).__name__}' object cannot be interpreted as an integer"
-                                if isinstance(bad, list) else "not a sequence")
+        if not isinstance(bad, (list, tuple)):
+            raise errors.type_error("not a sequence")
+        kind = getattr(bad, "kind", type(bad).__name__)
+        raise errors.type_error(f"must be real number, not {kind}" if d.is_floating_point
+                                else f"'{kind}' object cannot be interpreted as an integer")
     for x in data:
         if isinstance(x, (list, tuple)):
-            _check_nesting(x)
+            _check_nesting(x, d)
 
 
 def finish(arr, dtype, device, requires_grad):
@@ -128,14 +132,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return finish(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
     if isinstance(data, str):
         raise errors.type_error("new(): invalid data type 'str'")
-    if _is_range(data):  # torch takes any sequence: torch.tensor(range(5)) (the language's long ranges too)
-        check_numel(len(data))
-        data = list(data)
+    _check_depth(data)  # torch's compute_sizes, down the first items, before anything else
+    data = _read_sequences(data, [0], 0)  # torch takes any sequence: range(5), [range(2), range(2)], ...
     if isinstance(data, (list, tuple)):
-        _check_depth(data)
         _check_str(data)
-        _check_nesting(data)
     d = dtype or _infer_dtype(data)
+    if isinstance(data, (list, tuple)):
+        _check_nesting(data, d)
     nested = _to_nested(data)
     if d.category == dtypes.INT:
         nested = _checked_ints(nested, d)
@@ -177,11 +180,11 @@ def _checked_ints(nested, d):
 def _check_depth(data):
     """torch's compute_sizes: down the first items, at most 128 nested sequences (MAX_DIMS)."""
     depth = 0
-    while isinstance(data, (list, tuple)):
+    while isinstance(data, (list, tuple)) or _is_sequence(data):
         depth += 1
         if depth > 128:
             raise errors.value(f"too many dimensions '{type(data).__name__}'")
-        if not data:
+        if not len(data):
             return
         data = data[0]
 
@@ -194,10 +197,62 @@ def _check_str(data):
             _check_str(x)
 
 
-def _is_range(data) -> bool:
-    """A range, or the language's stand-in for a long one (a class named BigRange with a range's
-    ``len`` and items: the engine knows nothing of the language)."""
-    return isinstance(data, range) or type(data).__name__ == "BigRange"
+class _Items(list):
+    """A sequence that is no list or tuple, read into a list; ``kind`` is its type's name (torch's
+    messages name it)."""
+
+    __slots__ = ("kind",)
+
+
+_SCALARS = (builtins.int, builtins.float, builtins.bool, builtins.complex, builtins.str, builtins.bytes, np.generic)
+
+
+def _is_sequence(data) -> bool:
+    """CPython's PySequence_Check, which torch.tensor asks of what it is given: a range (or the
+    language's stand-in for a long one), an object whose class has __getitem__ (no dict)."""
+    if isinstance(data, (list, tuple, Tensor, np.ndarray, dict) + _SCALARS):
+        return False
+    return isinstance(data, range) or type(data).__name__ == "BigRange" or hasattr(type(data), "__getitem__")
+
+
+def _read_sequences(data, count, depth):
+    """``data`` with every sequence that is no list or tuple (a range, a class's object with
+    ``__len__`` and ``__getitem__``) read as torch reads one: its length, then its items by index
+    (internal_new_from_data's infer_scalar_type); ``data`` itself where there is none. The items read
+    are counted against --max-elements before they are made (a long range), the nesting against
+    torch's 128 dims (an object whose items are objects without end)."""
+    if depth > 128:
+        raise errors.value(f"too many dimensions '{type(data).__name__}'")
+    t = type(data)
+    if t is list or t is tuple or (isinstance(data, (list, tuple)) and not isinstance(data, _Items)):
+        out = None
+        for i, x in enumerate(data):
+            if type(x) in _FAST_ITEMS:
+                continue
+            y = _read_sequences(x, count, depth + 1)
+            if y is not x:
+                if out is None:
+                    out = list(data)
+                out[i] = y
+        if out is None:
+            return data
+        return out
+    if not _is_sequence(data):
+        return data
+    n = len(data)
+    count[0] += n
+    check_numel(count[0])
+    items = _Items()
+    items.kind = type(data).__name__
+    for i in range(n):
+        x = data[i]
+        if x is data:
+            raise errors.type_error("new(): self-referential lists are incompatible")
+        items.append(_read_sequences(x, count, depth + 1))
+    return items
+
+
+_FAST_ITEMS = frozenset((builtins.int, builtins.float, builtins.bool))
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -235,6 +290,8 @@ def legacy_tensor(*args, **kwargs):
         return tensor(list(args[0]), dtype=d)
     if len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
+    if len(args) == 1 and _is_sequence(args[0]):  # torch.Tensor(range(3))
+        return tensor(args[0], dtype=d)
     return zeros(*args, dtype=d)
 
 

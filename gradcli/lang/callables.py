@@ -414,10 +414,10 @@ class CallableCompiler:
             body = self.block(node.body, inner)
         define = self.make_function(node, scope, node.name, qualname, body, False)
         decorators = self.decorators(node, scope, in_class)
-        if in_class:
+        if in_class:  # called with the class body's namespace so far (a property's @NAME.setter reads it)
             if not decorators:
-                return define
-            return lambda frame: decorate(define(frame), decorators, frame)
+                return lambda frame, namespace: define(frame)
+            return lambda frame, namespace: decorate(define(frame), decorators, frame, namespace)
         store = self.name_store(node.name, scope)
         if not decorators:
             return lambda frame: store(frame, define(frame))

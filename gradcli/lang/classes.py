@@ -1,16 +1,26 @@
-"""Lowering of the two class forms and of decorators.
+"""Lowering of class statements and of decorators.
 
-``class Net(nn.Module):`` and ``class MyFn(torch.autograd.Function):`` (or a class derived from
-one of them) build a real Python class with ``type(name, (base,), namespace)`` whose methods are
-user functions, so the engine's ``nn.Module.__call__`` runs ``forward`` and its ``__setattr__``
-registers sub-modules and parameters, and the engine's ``Function.apply`` calls the static
-``forward``/``setup_context``/``backward`` (gradcli/engine/custom_function.py).
+A class statement builds a real Python class with ``type(name, (base,), namespace)`` whose methods
+are user functions. Its base is one of: nothing (or ``object``): a plain class, as d2l's
+``Accumulator``; another of the script's classes; ``nn.Module``, so the engine's
+``nn.Module.__call__`` runs ``forward`` and its ``__setattr__`` registers sub-modules and
+parameters; ``torch.autograd.Function``, whose ``apply`` calls the static
+``forward``/``setup_context``/``backward`` (gradcli/engine/custom_function.py);
+``torch.utils.data.Dataset``; or one of Python's exception classes.
 
-Decorators are a closed list: ``@staticmethod`` (on a method), ``@once_differentiable`` and the
-grad-mode decorators ``@torch.no_grad()``, ``@torch.enable_grad()``, ``@torch.inference_mode()``
-(with or without the call parentheses) and ``@torch.set_grad_enabled(flag)``. The compiler accepts
-names, attribute chains and calls of them as decorator expressions; what they evaluate to is checked
-when the definition runs (a script may alias ``once_differentiable``), anything else is refused.
+A class is a door into Python's protocols, so the names a script may define are closed:
+methods and class attributes starting with ``_`` are refused except the protocol methods of
+``PROTOCOL_METHODS``, which Python calls only where the language reaches them (``len(x)``,
+``x[k]``, ``for``, ``str``/``repr``/``print``/f-strings, ``x(...)``, ``==``, ``with``); a script
+still cannot read any attribute that starts with ``_`` (``obj.__len__``, ``obj.__dict__``).
+
+Decorators are a closed list: ``@staticmethod``, ``@classmethod``, ``@property`` and
+``@NAME.setter`` / ``.getter`` / ``.deleter`` of a property defined above (on a method),
+``@once_differentiable`` and the grad-mode decorators ``@torch.no_grad()``,
+``@torch.enable_grad()``, ``@torch.inference_mode()`` (with or without the call parentheses) and
+``@torch.set_grad_enabled(flag)``. The compiler accepts names, attribute chains and calls of them as
+decorator expressions; what they evaluate to is checked when the definition runs (a script may
+alias ``once_differentiable``), anything else is refused.
 """
 from __future__ import annotations
 
@@ -18,9 +28,19 @@ from . import ast as A
 from .runtime import Frame, tag
 from .scopes import Scope, child_qualname
 
-DECORATORS_TEXT = ("@staticmethod, @once_differentiable, @torch.no_grad(), @torch.enable_grad(), "
-                   "@torch.inference_mode() and @torch.set_grad_enabled(mode)")
+DECORATORS_TEXT = ("@staticmethod, @classmethod, @property (and a property's .setter), @once_differentiable, "
+                   "@torch.no_grad(), @torch.enable_grad(), @torch.inference_mode() and "
+                   "@torch.set_grad_enabled(mode)")
+# the protocol methods a script's class may define (with __init__); Python's other hooks stay closed
+PROTOCOL_METHODS = ("__init__", "__len__", "__getitem__", "__iter__", "__next__", "__call__", "__repr__",
+                    "__str__", "__eq__", "__enter__", "__exit__")
+PROTOCOL_TEXT = ", ".join(PROTOCOL_METHODS)
+BASES_TEXT = ("object (or no base), another class of the script, nn.Module, torch.autograd.Function, "
+              "torch.utils.data.Dataset or an exception class such as Exception")
 _STATIC = object()  # the compiled @staticmethod
+_CLASSMETHOD = object()
+_PROPERTY = object()
+_ACCESSORS = ("setter", "getter", "deleter")
 
 
 def _is_chain(node):
@@ -33,14 +53,21 @@ class ClassCompiler:
     """Mixin of Compiler: class statements and the decorators of def and methods."""
 
     def decorators(self, node, scope, in_class):
-        """The compiled decorators of a def: _STATIC or closures giving the decorator's value."""
+        """The compiled decorators of a def: _STATIC, _CLASSMETHOD, _PROPERTY, (accessor, property
+        name) or closures giving the decorator's value."""
         out = []
         for d in node.decorators:
-            if type(d) is A.Name and d.id == "staticmethod" and "staticmethod" not in self.G:
+            marker = {"staticmethod": _STATIC, "classmethod": _CLASSMETHOD, "property": _PROPERTY}.get(
+                d.id if type(d) is A.Name else None)
+            if marker is not None and d.id not in self.G:
                 if not in_class:
-                    raise self.error(d, "SyntaxError", "@staticmethod decorates a method: put the def in a class "
-                                     "body (class Name(torch.autograd.Function): ...)")
-                out.append(_STATIC)
+                    raise self.error(d, "SyntaxError", f"@{d.id} decorates a method: put the def in a class "
+                                     "body (class Name: ...)")
+                out.append(marker)
+                continue
+            if (in_class and type(d) is A.Attribute and d.attr in _ACCESSORS and type(d.value) is A.Name
+                    and d.value.id in scope.locals):
+                out.append((d.attr, d.value.id))  # @area.setter: the property `area` of this class body
                 continue
             if not (_is_chain(d) or (type(d) is A.Call and _is_chain(d.func))):
                 raise self.error(d, "SyntaxError", f"GradScript supports these decorators only: {DECORATORS_TEXT}")
@@ -70,20 +97,23 @@ class ClassCompiler:
 
     def s_classdef(self, node, scope):
         self.check_name(node.name, node, what="class name")
-        if len(node.bases) != 1 or node.keywords or node.decorators:
-            raise self.error(node, "SyntaxError", "GradScript supports two class forms: class Name(nn.Module): ... "
-                             "and class Name(torch.autograd.Function): ...",
-                             hint="derive from exactly one base: nn.Module, torch.autograd.Function or a class "
-                             "derived from one of them; no class decorators")
-        base = self.expr(node.bases[0], scope)
+        if len(node.bases) > 1 or node.keywords or node.decorators:
+            raise self.error(node, "SyntaxError", "GradScript classes derive from at most one base, with no "
+                             "keywords (metaclass=...) and no class decorator",
+                             hint=f"derive from one of: {BASES_TEXT}")
+        base = self.expr(node.bases[0], scope) if node.bases else None
         cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
         cscope.super_cell = cell = [None]
         methods = []
+        protocols = []  # the protocol methods it defines (an exception class may not)
         for s in node.body:
             if type(s) is A.FunctionDef:
-                if s.name.startswith("_") and s.name != "__init__":
+                if s.name.startswith("_") and s.name not in PROTOCOL_METHODS:
                     raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
-                                     "with '_' are reserved in GradScript (only __init__ may be defined)")
+                                     "with '_' are reserved in GradScript (a class may define these Python "
+                                     f"protocols only: {PROTOCOL_TEXT})")
+                if s.name.startswith("_") and s.name != "__init__":
+                    protocols.append((s.name, s))
                 cscope.locals.add(s.name)
                 methods.append((s.name, self.s_functiondef(s, cscope, in_class=True)))
             elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
@@ -102,15 +132,17 @@ class ClassCompiler:
                 raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) and assign "
                                  "names (NAME = value) in GradScript")
         store = self.name_store(node.name, scope)
-        name, bnode, qualname = node.name, node.bases[0], cscope.qualname
+        name, bnode, qualname = node.name, (node.bases[0] if node.bases else node), cscope.qualname
 
         def class_(frame):
-            b = base(frame)
+            b = object if base is None else base(frame)
             try:
                 check_base(b)
             except Exception as e:
                 tag(e, bnode)
                 raise
+            if protocols and issubclass(b, BaseException):
+                refuse_exception_protocol(*protocols[0])
             cframe = Frame()
             cframe.parent = frame
             namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
@@ -120,7 +152,7 @@ class ClassCompiler:
                     for n in mname:
                         namespace[n] = value
                 else:
-                    namespace[mname] = define(cframe)
+                    namespace[mname] = define(cframe, namespace)
             try:
                 cls = type(name, (b,), namespace)
             except Exception as e:
@@ -131,11 +163,32 @@ class ClassCompiler:
         return class_
 
 
-def decorate(fn, decorators, frame):
-    """Apply compiled decorators (innermost first), checking each value against the closed list."""
+def refuse_exception_protocol(name, node):
+    """An exception class keeps Python's own protocols: gradcli renders an uncaught exception after the
+    script's run, where no code of the script may run (its str() included)."""
+    err = NameError(f"method name '{name}' is not allowed in an exception class: it may define __init__ and "
+                    "methods whose names do not start with '_' (gradcli prints the exception itself)")
+    err._gs_user = True
+    tag(err, node)
+    raise err
+
+
+def decorate(fn, decorators, frame, namespace=None):
+    """Apply compiled decorators (innermost first), checking each value against the closed list;
+    ``namespace`` is the class body's so far, for a property's @NAME.setter."""
     for dec in reversed(decorators):
         if dec is _STATIC:
             fn = staticmethod(fn)
+            continue
+        if dec is _CLASSMETHOD:
+            fn = classmethod(fn)
+            continue
+        if dec is _PROPERTY:
+            fn = property(fn)
+            continue
+        if type(dec[0]) is str:  # (accessor, property name)
+            accessor, pname = dec
+            fn = _accessor(namespace, pname, accessor)(fn)
             continue
         value_of, dnode = dec
         value = value_of(frame)
@@ -145,6 +198,25 @@ def decorate(fn, decorators, frame):
             tag(e, dnode)
             raise
     return fn
+
+
+def _accessor(namespace, pname, accessor):
+    """`@area.setter` in a class body: the setter of the property `area` defined above, with
+    Python's errors when there is none."""
+    if pname not in namespace:
+        err = NameError(f"name '{pname}' is not defined")
+    elif not isinstance(namespace[pname], property):
+        err = AttributeError(f"'{_type_name(namespace[pname])}' object has no attribute '{accessor}'")
+    else:
+        return getattr(namespace[pname], accessor)
+    err._gs_user = True
+    raise err
+
+
+def _type_name(value):
+    if isinstance(value, (staticmethod, classmethod)):
+        return type(value).__name__
+    return "function" if callable(value) else type(value).__name__
 
 
 def _allowed(value):
@@ -172,15 +244,18 @@ def _is_script_exception(cls):
 
 def check_base(base):
     from ..engine.custom_function import Function
+    from ..engine.data import Dataset
 
     from .handlers import EXCEPTION_NAMES
-    if isinstance(base, type) and issubclass(base, Function):
+    if base is object or (isinstance(base, type) and issubclass(base, (Function, Dataset))):
         return
-    if isinstance(base, type) and issubclass(base, BaseException) and (  # class MyError(Exception)
-            (base.__module__ == "builtins" and base.__name__ in EXCEPTION_NAMES) or _is_script_exception(base)):
+    if isinstance(base, type) and issubclass(base, BaseException):  # class MyError(Exception)
+        if (base.__module__ == "builtins" and base.__name__ in EXCEPTION_NAMES) or _is_script_exception(base):
+            return
+    elif isinstance(base, type) and "_gradscript_class" in base.__dict__:  # another class of the script
         return
     module_cls = _module_base()
     if not isinstance(base, type) or module_cls is None or not issubclass(base, module_cls):
-        what = getattr(base, "__name__", type(base).__name__)
-        raise TypeError(f"GradScript classes must derive from nn.Module, torch.autograd.Function or an exception "
-                        f"class such as Exception (got {what})")
+        from .pybuiltins import TypeBuiltin  # noqa: PLC0415 - pybuiltins imports the handlers, which import this
+        what = "type" if isinstance(base, TypeBuiltin) else getattr(base, "__name__", type(base).__name__)
+        raise TypeError(f"GradScript classes must derive from {BASES_TEXT} (got {what})")

@@ -22,7 +22,7 @@ from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyops import INPLACE_OPS
 from .pyvalues import del_attr, get_attr, set_attr
-from .runtime import BREAK, CONTINUE, enter_context, tag
+from .runtime import BREAK, CONTINUE, enter_context, exit_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
 from .statements import lowerings
 
@@ -558,7 +558,7 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                     store(frame, value)
                 r = body(frame)
             except BaseException as e:
-                if not exit_(mgr, type(e), e, e.__traceback__):
+                if not exit_context(mgr, exit_, e):
                     raise
                 return None
             exit_(mgr, None, None, None)

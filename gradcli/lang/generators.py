@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import ast as A
 from .handlers import pop, quietly, select
 from .statements import contains_yield
-from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, iter_of, tag
+from .runtime import BREAK, CONTINUE, LimitError, catchable, enter_context, exit_context, iter_of, tag
 
 
 CLOSING = [None]  # id() of the generator whose close() the script called (its errors then propagate)
@@ -211,7 +211,7 @@ class GeneratorCompiler:
                     store(frame, value)
                 r = yield from body(frame)
             except BaseException as e:  # noqa: BLE001 - the manager decides, as in Python
-                if not exit_(mgr, type(e), e, e.__traceback__):
+                if not exit_context(mgr, exit_, e):
                     raise
                 return None
             exit_(mgr, None, None, None)

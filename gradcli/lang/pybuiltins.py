@@ -18,7 +18,7 @@ __all__ = ["BuiltinFunction", "python_builtins", "ScriptType", "TypeBuiltin"]
 
 _PLAIN_BUILTINS = """len zip enumerate list tuple dict set frozenset min max abs sum round float int bool str
 sorted reversed any all isinstance issubclass map filter divmod repr callable chr ord slice ascii bin hex oct
-format hash complex next id""".split()
+format hash complex next id object""".split()
 
 
 class BuiltinFunction:

@@ -119,6 +119,10 @@ def _is_user_class(cls):
     return "_gradscript_class" in getattr(cls, "__dict__", {})
 
 
+def _is_user_class_or_base(cls):
+    return any(_is_user_class(c) for c in cls.__mro__)
+
+
 def _compute_policy(t):
     """True: every public attribute; 'checked': public, result must not be a module;
     a frozenset: only those names; None: nothing."""
@@ -406,8 +410,12 @@ def del_attr(obj, name):
 def public_attributes(obj):
     """Names that get_attr would give (for tab completion)."""
     names = []
+    cls = type(obj)
     for name in dir(obj):
         if name.startswith("_"):
+            continue
+        if isinstance(getattr(cls, name, None), property) and _is_user_class_or_base(cls):
+            names.append(name)  # a script's @property: completion never runs the script's code
             continue
         try:
             get_attr(obj, name)

@@ -431,6 +431,20 @@ def enter_context(mgr, node):
         raise
 
 
+def exit_context(mgr, exit_, exc):
+    """A with statement's end by the exception exc: does the manager swallow it? gradcli's own stops
+    (limits, internal errors, Ctrl-C: not ``catchable``) are never swallowed, and a manager of the
+    script's own class does not see them: its ``__exit__`` runs as for a normal end, as a ``finally``
+    block runs without seeing what stops the run (the engine's managers get the exception)."""
+    if catchable(exc):
+        return bool(exit_(mgr, type(exc), exc, exc.__traceback__))
+    if any("_gradscript_class" in c.__dict__ for c in type(mgr).__mro__):
+        exit_(mgr, None, None, None)
+    else:
+        exit_(mgr, type(exc), exc, exc.__traceback__)
+    return False
+
+
 def tag(exc, node):
     """Record the innermost source node an exception passed through (first one wins)."""
     try:
