@@ -282,13 +282,13 @@ def test_method_argument_errors_name_the_method():
     assert e.message == "A.forward() takes 2 positional arguments but 3 were given"
 
 
-def test_only_the_two_class_forms():
-    assert err("class A:\n    pass").type_name == "SyntaxError"
+def test_class_forms_and_what_their_bodies_may_hold():
+    assert err("class A(B, C):\n    pass").type_name == "SyntaxError"
     assert err("class A(int):\n    pass").type_name == "TypeError"
     assert err("import torch.nn as nn\nclass A(nn.Module):\n    x.y = 1").type_name == "SyntaxError"
     assert err("import torch.nn as nn\nclass A(nn.Module):\n    for i in range(2):\n        pass").type_name \
         == "SyntaxError"
-    assert err("import torch.nn as nn\nclass A(nn.Module):\n    def __len__(self):\n        return 1").type_name \
+    assert err("import torch.nn as nn\nclass A(nn.Module):\n    def __hash__(self):\n        return 1").type_name \
         == "NameError"
 
 
