@@ -5,31 +5,18 @@ script (never a traceback, an internal error, a lost limit or a side effect), an
 the same door prints what Python with PyTorch prints (the expected outputs come from torch-echo)."""
 from __future__ import annotations
 
+from functools import partial
 import os
 import sys
 
 import pytest
 
-from gradcli.lang.errors import GradScriptError
-from gradcli.lang.runner import InternalError, RunOptions, run_source
+from gradcli.lang.runner import InternalError, RunOptions
 
+from case_support import refused_script, run_script
 
-def run(src, **options):
-    options.setdefault("timeout", 10)
-    return run_source(src, "door.grad", RunOptions(**options))
-
-
-def refused(src, type_name=None, message=None, **options):
-    result = run(src, **options)
-    error = result.error
-    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
-    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
-    assert error.line is not None
-    if type_name is not None:
-        assert error.type_name == type_name, (error.type_name, error.message)
-    if message is not None:
-        assert message in error.message, error.message
-    return result
+run = partial(run_script, "", "door.grad")
+refused = partial(refused_script, "", "door.grad")
 
 
 @pytest.fixture

@@ -5,29 +5,16 @@ that Python would open is tried and must end in a located error of the script's 
 limit), never a success, an internal error or a traceback."""
 from __future__ import annotations
 
+from functools import partial
 import pytest
 
-from gradcli.lang.errors import GradScriptError
 from gradcli.lang.pyvalues import public_attributes
-from gradcli.lang.runner import InternalError, RunOptions, Session, run_source
+from gradcli.lang.runner import RunOptions, Session
 
+from case_support import refused_script, run_script
 
-def run(src, **options):
-    options.setdefault("timeout", 20)
-    return run_source(src, "classes.grad", RunOptions(**options))
-
-
-def refused(src, type_name=None, message=None, **options):
-    result = run(src, **options)
-    error = result.error
-    assert error is not None, f"not refused: {src!r} printed {result.stdout!r}"
-    assert isinstance(error, GradScriptError) and not isinstance(error, InternalError), error.traceback_text
-    assert error.line is not None
-    if type_name is not None:
-        assert error.type_name == type_name, (error.type_name, error.message)
-    if message is not None:
-        assert message in error.message, error.message
-    return result
+run = partial(run_script, "", "classes.grad", timeout=20)
+refused = partial(refused_script, "", "classes.grad", timeout=20)
 
 
 # ---------------------------------------------------------------- what a class may define
