@@ -9,8 +9,9 @@
 The goldens in the repository were made on one machine (docs/goldens.md); acceptance compares with
 torch on the machine at hand. For every script this runs the reference, `torch-echo`
 (`/work/shared/tools/torch-echo`, or `--torch-echo PATH`: the script's statements one by one in the
-interactive mode, the process's own default seed, no `manual_seed`), in a child forked from a
-worker that imported torch once, and `python3 -m gradcli run FILE` (the checkout's gradcli), both
+interactive mode, after `torch.manual_seed(0)`: torch seeds its default generator from the OS, so
+unseeded scripts that draw random numbers never agree, not even with torch), in a child forked from a
+worker that imported torch once, and `python3 -m gradcli run --seed 0 FILE` (the checkout's gradcli), both
 under `nice`, `-j` at a time, then compares their stdout (object addresses masked) and whether each
 failed. torch's outputs are cached (`--cache`, default /tmp/live_compare/), keyed by the script's
 bytes, torch-echo's and the CPU's model and flags, so a rerun only runs gradcli.
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PATHS = ["samples", "tests/tutorial_corpus", "tests/golden/scripts", "tests/golden/mkl"]
 DEFAULT_ECHO = "/work/shared/tools/torch-echo"
 TIMEOUT = 300
+SEED = 0  # both sides, as the goldens (tools/make_goldens.py, gradcli test)
 _ADDRESS = re.compile(rb" object at 0x[0-9a-f]+>")
 
 
@@ -74,7 +76,7 @@ def cpu_key() -> str:
 
 def cache_key(script: Path, echo: Path, cpu: str) -> str:
     digest = hashlib.sha256()
-    for part in (echo.read_bytes(), script.read_bytes(), cpu.encode(), os.environ.get("ATEN_CPU_CAPABILITY", "").encode(),
+    for part in (echo.read_bytes(), script.read_bytes(), cpu.encode(), str(SEED).encode(), os.environ.get("ATEN_CPU_CAPABILITY", "").encode(),
                  os.environ.get("OMP_NUM_THREADS", "").encode(), os.environ.get("MKL_NUM_THREADS", "").encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
@@ -99,6 +101,9 @@ def _torch_child(echo_module, script: str, out_path: str, err_path: str) -> None
         sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", newline="\n", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", newline="\n", closefd=False)
         signal.alarm(TIMEOUT)
+        import torch  # noqa: PLC0415 (imported by the worker already)
+
+        torch.manual_seed(SEED)  # torch seeds its default generator from the OS: unseeded runs never agree
         code = echo_module.main(script)
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else 1
@@ -169,7 +174,8 @@ def torch_outputs(scripts: list[Path], echo: Path, cache: Path, jobs: int, quiet
 
 def gradcli_output(script: Path) -> dict:
     try:
-        proc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "gradcli", "run", "--no-color", str(script)],
+        proc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "gradcli", "run", "--no-color", "--seed", str(SEED),
+                               str(script)],
                               cwd=ROOT, capture_output=True, timeout=TIMEOUT, check=False,
                               env=dict(os.environ, PYTHONPATH=str(ROOT)))
     except subprocess.TimeoutExpired as late:
