@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import os
+import sys
 import types
 
 import numpy as np
@@ -371,6 +372,11 @@ def set_attr(obj, name, value):
     try:
         setattr(obj, name, value)
     except AttributeError as e:
+        if sys.version_info < (3, 11) and str(e) == f"can't set attribute '{name}'":
+            # a property without a setter, in the words of 3.11+ (the oracle's Python)
+            e = AttributeError(f"property '{name}' of '{type(obj).__name__}' object has no setter")
+            e._gs_user = True
+            raise e from None
         e._gs_user = True
         raise
 
