@@ -78,7 +78,7 @@ def _nll_core(cls, input, target, weight, reduction, ignore_index):
     if not valid.all():  # an ignored sample's loss is +0. (nll_loss_out_frame writes 0)
         losses = np.where(valid, losses, 0).astype(dt.np)
     coef = np.zeros_like(x)
-    at = np.zeros(x.shape, bool)  # where nll_loss_backward writes (-w * grad): the valid samples' targets
+    at = xp_of(x).zeros(x.shape, bool)  # where nll_loss_backward writes (-w * grad): the valid samples' targets
     if reduction == "none":
         out = losses
         scale = -w
