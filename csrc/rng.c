@@ -372,6 +372,7 @@ static PyObject *uniform_f32(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Py_ssize_t n = items(&out);
     if (check_length(&w, n, "uniform_f32 words") < 0) goto done;
+    if (check_disjoint(&w, &out, "uniform_f32") < 0) goto done;
     if (swapped && n % 2) {
         PyErr_Format(PyExc_ValueError, "uniform_f32: %zd words cannot be swapped pairs", n);
         goto done;

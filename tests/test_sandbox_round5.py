@@ -195,7 +195,8 @@ a = np.array([10 ** 12, 1, 2, 3, 5, 5, 6, 7, 8, 9], dtype=np.int64)
 for call in (lambda: m.randperm_swaps(a, a[4:6]),  # targets inside perm: a swap rewrote a later target
              lambda: m.randperm_swaps(a[2:], a[:3]),
              lambda: m.normal_fill_f32(np.zeros(32, np.uint32), np.zeros(32, np.uint32).view(np.float32), 0., 1., False, 0),
-             lambda: (lambda w: m.normal_fill_f32(w, w.view(np.float32), 0., 1., False, 0))(np.zeros(32, np.uint32))):
+             lambda: (lambda w: m.normal_fill_f32(w, w.view(np.float32), 0., 1., False, 0))(np.zeros(32, np.uint32)),
+             lambda: (lambda w: m.uniform_f32(w, w.view(np.float32), 1., 0., 1., False, False))(np.zeros(32, np.uint32))):
     try:
         call()
         print("ran")
@@ -211,7 +212,8 @@ def test_native_kernels_refuse_buffers_that_overlap(native_module):
     result = fresh_python(ALIASED, {"GRADCLI_NATIVE": "1"})
     assert result.returncode == 0, (result.returncode, result.stderr)
     assert result.stdout.splitlines() == ["randperm_swaps: the buffers overlap", "randperm_swaps: the buffers overlap",
-                                          "ran", "normal_fill_f32: the buffers overlap"], result.stdout
+                                          "ran", "normal_fill_f32: the buffers overlap",
+                                          "uniform_f32: the buffers overlap"], result.stdout
 
 
 # ---------------------------------------------------------------- script values in an optimizer's loaded state
