@@ -315,14 +315,7 @@ def _gather_rows(w, indices, padding_idx):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= weight.shape[0]:
-                raise errors.assertion("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -weight.shape[0]:
-                raise errors.assertion("Padding_idx must be within num_embeddings")
-            padding_idx = weight.shape[0] + padding_idx
+    padding_idx = _bag.padding_index(padding_idx, weight.shape[0], _bag.EMBEDDING_PADDING)
     if not isinstance(input, Tensor) or input.dtype.name not in ("int64", "int32"):
         legacy = input.dtype.legacy if isinstance(input, Tensor) else type(input).__name__
         raise errors.runtime(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "

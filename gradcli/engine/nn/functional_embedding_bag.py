@@ -199,14 +199,19 @@ def _renorm(weight, input, max_norm, norm_type):
     weight._version[0] += 1
 
 
-def _padding(padding_idx, num):
+EMBEDDING_PADDING = "Padding_idx must be within num_embeddings"  # F.embedding's and nn.Embedding's capital
+
+
+def padding_index(padding_idx, num, message="padding_idx must be within num_embeddings"):
+    """The range check of nn.EmbeddingBag's padding_idx, a negative one counted from the end; F.embedding's and
+    nn.Embedding's is the same check, with torch's capital in the message (EMBEDDING_PADDING)."""
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= num:
-                raise errors.assertion("padding_idx must be within num_embeddings")
+                raise errors.assertion(message)
         elif padding_idx < 0:
             if padding_idx < -num:
-                raise errors.assertion("padding_idx must be within num_embeddings")
+                raise errors.assertion(message)
             padding_idx = num + padding_idx
     return padding_idx
 
@@ -218,7 +223,7 @@ class EmbeddingBag(Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
-        self.padding_idx = _padding(padding_idx, num_embeddings)
+        self.padding_idx = padding_index(padding_idx, num_embeddings)
         if _weight is None:
             from ..factory import empty  # noqa: PLC0415
             self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype, device=device))

@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from ..ops.linalg import linear_2d
+from .functional_embedding_bag import EMBEDDING_PADDING, padding_index
 from .functional_group_norm import affine_parameters, reset_affine
 from .module import Module
 from .parameter import Parameter
@@ -438,15 +439,7 @@ class Embedding(Module):
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise errors.assertion("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise errors.assertion("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = padding_index(padding_idx, num_embeddings, EMBEDDING_PADDING)
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:

@@ -182,7 +182,8 @@ def svd(input, some=True, compute_uv=True):
 # ---------------------------------------------------------------------------- pinv, matrix_rank
 
 def _tolerances(A, atol, rtol):
-    """torch's get_atol_rtol: rtol defaults to eps * max(m, n) unless a positive atol is given."""
+    """torch's get_atol_rtol: rtol defaults to eps * max(m, n) unless a positive atol is given. Returns the
+    function that gives the cutoff max(atol, rtol * largest) from the largest singular (|eigen|) values."""
     def value(t):
         if t is None:
             return None
@@ -192,7 +193,8 @@ def _tolerances(A, atol, rtol):
     if rt is None:
         eps = float(np.finfo(A.dtype.np).eps)
         rt = np.asarray(eps * max(m, n)) if at is None or np.all(at <= 0) else np.asarray(0.0)
-    return (np.asarray(0.0) if at is None else at), rt
+    at = np.asarray(0.0) if at is None else at
+    return lambda largest: np.maximum(at[..., None], rt[..., None] * largest)
 
 
 class LinalgPinvBackward0(Function):
@@ -234,7 +236,7 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     _pinv_check(A)
     if rcond is not None:
         rtol = rcond
-    at, rt = _tolerances(A, atol, rtol)
+    cutoff = _tolerances(A, atol, rtol)
     a = host(A._data)
     m, n = a.shape[-2:]
     dt = A.dtype.np
@@ -243,13 +245,13 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     elif hermitian:
         w, v = np.linalg.eigh(a)
         wabs = np.abs(w)
-        tol = np.maximum(at[..., None], rt[..., None] * wabs.max(-1, keepdims=True))
+        tol = cutoff(wabs.max(-1, keepdims=True))
         with np.errstate(divide="ignore"):
             winv = np.where(wabs > tol, 1 / w, 0).astype(dt)
         r = (v * winv[..., None, :]) @ np.swapaxes(v, -1, -2)
     else:
         u, s, vh = _np_svd(a, False, True, "linalg.svd")
-        tol = np.maximum(at[..., None], rt[..., None] * s[..., :1])
+        tol = cutoff(s[..., :1])
         with np.errstate(divide="ignore"):
             sinv = np.where(s > tol, 1 / s, 0).astype(dt)
         r = (np.swapaxes(vh, -1, -2) * sinv[..., None, :]) @ np.swapaxes(u, -1, -2)
@@ -268,7 +270,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         raise errors.runtime("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
-    at, rt = _tolerances(A, atol, rtol)
+    cutoff = _tolerances(A, atol, rtol)
     a = host(A._data)
     if hermitian:
         s = np.abs(np.linalg.eigvalsh(a)) if a.size else np.zeros(a.shape[:-1], a.dtype)
@@ -276,8 +278,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     else:
         _, s, _ = _np_svd(a, False, False, "linalg.svd")
         smax = s[..., :1] if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), a.dtype)
-    tolv = np.maximum(at[..., None], rt[..., None] * smax)
-    r = (s > tolv).sum(-1).astype(np.int64)
+    r = (s > cutoff(smax)).sum(-1).astype(np.int64)
     return wrap(like(A._data, np.asarray(r), np.int64), dtypes.int64)
 
 
