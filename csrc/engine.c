@@ -15,9 +15,10 @@ compares the two on random shapes, dtypes and values, zeros, infinities and NaNs
                                    clamp_min(x, 0) (x where not x < 0, else +0) and its backward
                                    (g where not r <= 0, else +0)
 
-The arrays come through the buffer protocol (no NumPy headers): each is checked here for its
-format ('f' or 'd'), contiguity, writability and length, and anything else raises ValueError
-before any memory is touched. The arithmetic is plain C on float and double; the build passes
+The arrays come through the buffer protocol (no NumPy headers): take() checks each one with
+csrc/native_buffer.h (format 'f' or 'd', contiguity, writability), their lengths, and that an array a
+kernel writes shares no byte with another argument; anything else raises ValueError before any
+memory is touched. The arithmetic is plain C on float and double; the build passes
 -ffp-contract=off, so no product and sum are fused into an FMA that NumPy does not make. */
 #include "native_buffer.h"
 
@@ -118,57 +119,82 @@ static int ceil_log2(Py_ssize_t x)
 CASCADE(float, f32)
 CASCADE(double, f64)
 
-/* ------------------------------------------------------------------ buffers, checked */
+/* ------------------------------------------------------------------ arguments, checked */
 
+#define MAX_ARRAYS 3
+
+/* A kernel's array arguments, taken by take(): each a C-contiguous float32 ('f') or float64 ('d')
+   buffer of native order (native_buffer.h's acquire_buffer and has_format), all of one kind. */
 typedef struct {
-    Py_buffer view;
-    int held;
-    char kind; /* 'f' or 'd' */
-    Py_ssize_t n;
-} Arr;
+    Py_buffer view[MAX_ARRAYS];
+    Py_ssize_t n[MAX_ARRAYS]; /* items */
+    int written[MAX_ARRAYS];
+    int count;
+    char kind;
+} Arrays;
 
-static void release(Arr *a)
+static void release_all(Arrays *a)
 {
-    if (a->held) {
-        PyBuffer_Release(&a->view);
-        a->held = 0;
-    }
+    while (a->count > 0)
+        PyBuffer_Release(&a->view[--a->count]);
 }
 
-/* a C-contiguous buffer of float32 ('f') or float64 ('d') items, native order (native_buffer.h's
-   get_buffer, for either format) */
-static int get(PyObject *obj, Arr *a, int writable, const char *what)
+/* The arguments of the kernel `what`: spec has one character a positional argument, 'r' for an array
+   it reads, 'w' for one it writes, '-' for another value (the kernel parses those itself). Checks the
+   count, each array's buffer, one kind for all, the same length for all when same_length, and that a
+   written array shares no byte with any other (check_disjoint: a kernel reads its inputs while it
+   writes, where NumPy's path, whose bits it gives, never reads a half-written input). Returns 0 (the
+   caller calls release_all), or -1 with TypeError or ValueError set and nothing held. */
+static int take(PyObject *const *args, Py_ssize_t nargs, const char *spec, const char *what, int same_length,
+                Arrays *a)
 {
-    a->held = 0;
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, &a->view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s: a C-contiguous%s float32 or float64 array is expected", what,
-                     writable ? " writable" : "");
+    const Py_ssize_t want = (Py_ssize_t)strlen(spec);
+    a->count = 0;
+    a->kind = 0;
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", what, want, nargs);
         return -1;
     }
-    a->held = 1;
-    const char *f = a->view.format;
-    if (f && (f[0] == '=' || f[0] == '<' || f[0] == '@'))
-        f++;
-    if (f == NULL || f[1] != '\0' || (f[0] != 'f' && f[0] != 'd') ||
-        a->view.itemsize != (f[0] == 'f' ? 4 : 8) || a->view.len % a->view.itemsize != 0) {
-        release(a);
-        PyErr_Format(PyExc_ValueError, "%s: a float32 or float64 array is expected", what);
-        return -1;
+    for (Py_ssize_t i = 0; i < want; ++i) {
+        if (spec[i] != 'r' && spec[i] != 'w')
+            continue;
+        Py_buffer *v = &a->view[a->count];
+        if (acquire_buffer(args[i], v, spec[i] == 'w', what) < 0)
+            goto fail;
+        const char kind = has_format(v, 'f', 4) ? 'f' : has_format(v, 'd', 8) ? 'd' : 0;
+        a->n[a->count] = v->len / (v->itemsize > 0 ? v->itemsize : 1);
+        a->written[a->count++] = spec[i] == 'w';
+        if (kind == 0) {
+            PyErr_Format(PyExc_ValueError, "%s: a float32 or float64 array is expected", what);
+            goto fail;
+        }
+        if (a->kind != 0 && kind != a->kind) {
+            PyErr_Format(PyExc_ValueError, "%s: the arrays differ in dtype", what);
+            goto fail;
+        }
+        a->kind = kind;
+        if (same_length && a->n[a->count - 1] != a->n[0]) {
+            PyErr_Format(PyExc_ValueError, "%s: the arrays differ in length", what);
+            goto fail;
+        }
     }
-    a->kind = f[0];
-    a->n = a->view.len / a->view.itemsize;
+    for (int i = 0; i < a->count; ++i)
+        for (int j = 0; j < a->count; ++j)
+            if (i != j && a->written[i] && check_disjoint(&a->view[i], &a->view[j], what) < 0)
+                goto fail;
     return 0;
+fail:
+    release_all(a);
+    return -1;
 }
 
-static int same(Arr *a, Arr *b, const char *what)
+/* releases the arrays and returns None, or NULL (the error set) when !ok */
+static PyObject *finish(Arrays *a, int ok)
 {
-    if (a->kind != b->kind || a->n != b->n) {
-        PyErr_Format(PyExc_ValueError, "%s: the arrays differ in dtype or length", what);
-        return -1;
-    }
-    return 0;
+    release_all(a);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 /* the vector width in items of the kind, from VEC_BYTES (16, 32 or 64) */
@@ -185,315 +211,216 @@ static int lanes_of(PyObject *obj, char kind, Py_ssize_t *w)
     return 0;
 }
 
-static int nargs(Py_ssize_t n, Py_ssize_t want, const char *name)
-{
-    if (n != want) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, want, n);
-        return -1;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------ the functions */
 
 static PyObject *sum_all(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr a;
+    Arrays a;
     Py_ssize_t w;
-    if (nargs(n, 3, "sum_all") < 0)
+    if (take(args, n, "r--", "sum_all", 0, &a) < 0)
         return NULL;
-    int mean = PyObject_IsTrue(args[2]);
-    if (mean < 0 || get(args[0], &a, 0, "sum_all") < 0)
-        return NULL;
-    if (a.n < 1 || lanes_of(args[1], a.kind, &w) < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "sum_all: an empty array");
-        release(&a);
-        return NULL;
+    const int mean = PyObject_IsTrue(args[2]);
+    if (mean < 0 || lanes_of(args[1], a.kind, &w) < 0)
+        return finish(&a, 0);
+    const Py_ssize_t len = a.n[0];
+    if (len < 1) {
+        PyErr_SetString(PyExc_ValueError, "sum_all: an empty array");
+        return finish(&a, 0);
     }
     double r;
     if (a.kind == 'f') {
-        float v = f32_sum_all(a.view.buf, a.n, w);
-        r = mean ? (double)(v / (float)a.n) : (double)v;
+        float v = f32_sum_all(a.view[0].buf, len, w);
+        r = mean ? (double)(v / (float)len) : (double)v;
     }
     else {
-        double v = f64_sum_all(a.view.buf, a.n, w);
-        r = mean ? v / (double)a.n : v;
+        double v = f64_sum_all(a.view[0].buf, len, w);
+        r = mean ? v / (double)len : v;
     }
-    release(&a);
+    release_all(&a);
     return PyFloat_FromDouble(r);
 }
 
 static PyObject *sum_rows(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr a, o;
-    Py_ssize_t w, m;
-    if (nargs(n, 4, "sum_rows") < 0 || get(args[0], &a, 0, "sum_rows") < 0)
+    Arrays a;
+    Py_ssize_t w;
+    if (take(args, n, "rw--", "sum_rows", 0, &a) < 0)
         return NULL;
-    if (get(args[1], &o, 1, "sum_rows") < 0) {
-        release(&a);
-        return NULL;
-    }
-    m = PyLong_AsSsize_t(args[2]);
+    const Py_ssize_t m = PyLong_AsSsize_t(args[2]), len = a.n[0];
     if (m == -1 && PyErr_Occurred())
-        goto fail;
-    if (a.kind != o.kind || m < 2 || o.n != m || a.n % m != 0 || a.n / m < 2) {
+        return finish(&a, 0);
+    if (m < 2 || a.n[1] != m || len % m != 0 || len / m < 2) {
         PyErr_SetString(PyExc_ValueError, "sum_rows: a C-contiguous (n, m) array, n, m >= 2, and m outputs");
-        goto fail;
+        return finish(&a, 0);
     }
     if (lanes_of(args[3], a.kind, &w) < 0)
-        goto fail;
+        return finish(&a, 0);
     if (a.kind == 'f')
-        f32_sum_rows(a.view.buf, a.n / m, m, w, o.view.buf);
+        f32_sum_rows(a.view[0].buf, len / m, m, w, a.view[1].buf);
     else
-        f64_sum_rows(a.view.buf, a.n / m, m, w, o.view.buf);
-    release(&a);
-    release(&o);
-    Py_RETURN_NONE;
-fail:
-    release(&a);
-    release(&o);
-    return NULL;
+        f64_sum_rows(a.view[0].buf, len / m, m, w, a.view[1].buf);
+    return finish(&a, 1);
 }
 
 /* ((x - t) ** 2) summed in torch's order over a scratch array of the squares, divided by n */
 static PyObject *mse_mean(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr x, t;
+    Arrays a;
     Py_ssize_t w;
-    PyObject *res = NULL;
-    if (nargs(n, 3, "mse_mean") < 0 || get(args[0], &x, 0, "mse_mean") < 0)
+    if (take(args, n, "rr-", "mse_mean", 1, &a) < 0)
         return NULL;
-    if (get(args[1], &t, 0, "mse_mean") < 0) {
-        release(&x);
-        return NULL;
-    }
-    if (same(&x, &t, "mse_mean") < 0 || lanes_of(args[2], x.kind, &w) < 0)
-        goto done;
-    if (x.n < 1) {
+    const Py_ssize_t len = a.n[0];
+    if (lanes_of(args[2], a.kind, &w) < 0)
+        return finish(&a, 0);
+    if (len < 1) {
         PyErr_SetString(PyExc_ValueError, "mse_mean: empty arrays");
-        goto done;
+        return finish(&a, 0);
     }
-    void *buf = PyMem_Malloc((size_t)x.view.len);
+    void *buf = PyMem_Malloc((size_t)a.view[0].len);
     if (buf == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return finish(&a, 0);
     }
     double r;
-    if (x.kind == 'f') {
-        const float *a = x.view.buf, *b = t.view.buf;
+    if (a.kind == 'f') {
+        const float *x = a.view[0].buf, *t = a.view[1].buf;
         float *d = buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i) {
-            float v = a[i] - b[i];
+        for (Py_ssize_t i = 0; i < len; ++i) {
+            float v = x[i] - t[i];
             d[i] = v * v;
         }
-        r = (double)(f32_sum_all(d, x.n, w) / (float)x.n);
+        r = (double)(f32_sum_all(d, len, w) / (float)len);
     }
     else {
-        const double *a = x.view.buf, *b = t.view.buf;
+        const double *x = a.view[0].buf, *t = a.view[1].buf;
         double *d = buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i) {
-            double v = a[i] - b[i];
+        for (Py_ssize_t i = 0; i < len; ++i) {
+            double v = x[i] - t[i];
             d[i] = v * v;
         }
-        r = f64_sum_all(d, x.n, w) / (double)x.n;
+        r = f64_sum_all(d, len, w) / (double)len;
     }
     PyMem_Free(buf);
-    res = PyFloat_FromDouble(r);
-done:
-    release(&x);
-    release(&t);
-    return res;
+    release_all(&a);
+    return PyFloat_FromDouble(r);
 }
 
 /* out = (norm * (x - t)) * g, norm and g rounded to the arrays' dtype (exact for the float32 values
    the caller passes) */
 static PyObject *mse_backward(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr x, t, o;
-    if (nargs(n, 5, "mse_backward") < 0)
+    Arrays a;
+    if (take(args, n, "rr--w", "mse_backward", 1, &a) < 0)
         return NULL;
-    double norm = PyFloat_AsDouble(args[2]), g = PyFloat_AsDouble(args[3]);
+    const double norm = PyFloat_AsDouble(args[2]), g = PyFloat_AsDouble(args[3]);
     if (PyErr_Occurred())
-        return NULL;
-    if (get(args[0], &x, 0, "mse_backward") < 0)
-        return NULL;
-    if (get(args[1], &t, 0, "mse_backward") < 0) {
-        release(&x);
-        return NULL;
-    }
-    if (get(args[4], &o, 1, "mse_backward") < 0) {
-        release(&x);
-        release(&t);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    if (same(&x, &t, "mse_backward") < 0 || same(&x, &o, "mse_backward") < 0)
-        goto done;
-    if (x.kind == 'f') {
-        const float *a = x.view.buf, *b = t.view.buf, nf = (float)norm, gf = (float)g;
-        float *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i)
-            d[i] = (nf * (a[i] - b[i])) * gf;
+        return finish(&a, 0);
+    const Py_ssize_t len = a.n[0];
+    if (a.kind == 'f') {
+        const float *x = a.view[0].buf, *t = a.view[1].buf, nf = (float)norm, gf = (float)g;
+        float *d = a.view[2].buf;
+        for (Py_ssize_t i = 0; i < len; ++i)
+            d[i] = (nf * (x[i] - t[i])) * gf;
     }
     else {
-        const double *a = x.view.buf, *b = t.view.buf;
-        double *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i)
-            d[i] = (norm * (a[i] - b[i])) * g;
+        const double *x = a.view[0].buf, *t = a.view[1].buf;
+        double *d = a.view[2].buf;
+        for (Py_ssize_t i = 0; i < len; ++i)
+            d[i] = (norm * (x[i] - t[i])) * g;
     }
-    Py_INCREF(Py_None);
-    res = Py_None;
-done:
-    release(&x);
-    release(&t);
-    release(&o);
-    return res;
+    return finish(&a, 1);
 }
 
 /* SGD's plain float32 step: each item in float64, p + g * c (c: -lr rounded to float32, so the
    product is exact), rounded once into p */
 static PyObject *sgd(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr p, g;
-    if (nargs(n, 3, "sgd") < 0)
+    Arrays a;
+    if (take(args, n, "wr-", "sgd", 1, &a) < 0)
         return NULL;
-    double c = PyFloat_AsDouble(args[2]);
+    const double c = PyFloat_AsDouble(args[2]);
     if (c == -1.0 && PyErr_Occurred())
-        return NULL;
-    if (get(args[0], &p, 1, "sgd") < 0)
-        return NULL;
-    if (get(args[1], &g, 0, "sgd") < 0) {
-        release(&p);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    if (same(&p, &g, "sgd") < 0)
-        goto done;
-    if (p.kind != 'f') {
+        return finish(&a, 0);
+    if (a.kind != 'f') {
         PyErr_SetString(PyExc_ValueError, "sgd: float32 arrays are expected");
-        goto done;
+        return finish(&a, 0);
     }
-    float *d = p.view.buf;
-    const float *s = g.view.buf;
-    for (Py_ssize_t i = 0; i < p.n; ++i)
+    float *d = a.view[0].buf;
+    const float *s = a.view[1].buf;
+    for (Py_ssize_t i = 0; i < a.n[0]; ++i)
         d[i] = (float)((double)d[i] + (double)s[i] * c);
-    Py_INCREF(Py_None);
-    res = Py_None;
-done:
-    release(&p);
-    release(&g);
-    return res;
+    return finish(&a, 1);
 }
 
 /* r (n, m), C-contiguous, += b (m) on every row */
 static PyObject *bias_add(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr r, b;
-    if (nargs(n, 2, "bias_add") < 0 || get(args[0], &r, 1, "bias_add") < 0)
+    Arrays a;
+    if (take(args, n, "wr", "bias_add", 0, &a) < 0)
         return NULL;
-    if (get(args[1], &b, 0, "bias_add") < 0) {
-        release(&r);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    if (r.kind != b.kind || b.n < 1 || r.n % b.n != 0) {
+    const Py_ssize_t m = a.n[1];
+    if (m < 1 || a.n[0] % m != 0) {
         PyErr_SetString(PyExc_ValueError, "bias_add: an (n, m) array and m items of its dtype are expected");
-        goto done;
+        return finish(&a, 0);
     }
-    const Py_ssize_t m = b.n, rows = r.n / m;
-    if (r.kind == 'f') {
-        float *d = r.view.buf;
-        const float *s = b.view.buf;
+    const Py_ssize_t rows = a.n[0] / m;
+    if (a.kind == 'f') {
+        float *d = a.view[0].buf;
+        const float *s = a.view[1].buf;
         for (Py_ssize_t i = 0; i < rows; ++i, d += m)
             for (Py_ssize_t j = 0; j < m; ++j)
                 d[j] += s[j];
     }
     else {
-        double *d = r.view.buf;
-        const double *s = b.view.buf;
+        double *d = a.view[0].buf;
+        const double *s = a.view[1].buf;
         for (Py_ssize_t i = 0; i < rows; ++i, d += m)
             for (Py_ssize_t j = 0; j < m; ++j)
                 d[j] += s[j];
     }
-    Py_INCREF(Py_None);
-    res = Py_None;
-done:
-    release(&r);
-    release(&b);
-    return res;
+    return finish(&a, 1);
 }
 
 /* out = x where not x < 0, else +0 (NaN and -0 kept): torch's clamp_min(x, 0) */
 static PyObject *relu(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr x, o;
-    if (nargs(n, 2, "relu") < 0 || get(args[0], &x, 0, "relu") < 0)
+    Arrays a;
+    if (take(args, n, "rw", "relu", 1, &a) < 0)
         return NULL;
-    if (get(args[1], &o, 1, "relu") < 0) {
-        release(&x);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    if (same(&x, &o, "relu") < 0)
-        goto done;
-    if (x.kind == 'f') {
-        const float *s = x.view.buf;
-        float *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i)
+    if (a.kind == 'f') {
+        const float *s = a.view[0].buf;
+        float *d = a.view[1].buf;
+        for (Py_ssize_t i = 0; i < a.n[0]; ++i)
             d[i] = s[i] < 0 ? 0.0f : s[i];
     }
     else {
-        const double *s = x.view.buf;
-        double *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < x.n; ++i)
+        const double *s = a.view[0].buf;
+        double *d = a.view[1].buf;
+        for (Py_ssize_t i = 0; i < a.n[0]; ++i)
             d[i] = s[i] < 0 ? 0.0 : s[i];
     }
-    Py_INCREF(Py_None);
-    res = Py_None;
-done:
-    release(&x);
-    release(&o);
-    return res;
+    return finish(&a, 1);
 }
 
 /* out = g where not r <= 0, else +0 (r: relu's result; NaN passes g) */
 static PyObject *relu_backward(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    Arr g, r, o;
-    if (nargs(n, 3, "relu_backward") < 0 || get(args[0], &g, 0, "relu_backward") < 0)
+    Arrays a;
+    if (take(args, n, "rrw", "relu_backward", 1, &a) < 0)
         return NULL;
-    if (get(args[1], &r, 0, "relu_backward") < 0) {
-        release(&g);
-        return NULL;
-    }
-    if (get(args[2], &o, 1, "relu_backward") < 0) {
-        release(&g);
-        release(&r);
-        return NULL;
-    }
-    PyObject *res = NULL;
-    if (same(&g, &r, "relu_backward") < 0 || same(&g, &o, "relu_backward") < 0)
-        goto done;
-    if (g.kind == 'f') {
-        const float *s = g.view.buf, *q = r.view.buf;
-        float *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < g.n; ++i)
+    if (a.kind == 'f') {
+        const float *s = a.view[0].buf, *q = a.view[1].buf;
+        float *d = a.view[2].buf;
+        for (Py_ssize_t i = 0; i < a.n[0]; ++i)
             d[i] = q[i] <= 0 ? 0.0f : s[i];
     }
     else {
-        const double *s = g.view.buf, *q = r.view.buf;
-        double *d = o.view.buf;
-        for (Py_ssize_t i = 0; i < g.n; ++i)
+        const double *s = a.view[0].buf, *q = a.view[1].buf;
+        double *d = a.view[2].buf;
+        for (Py_ssize_t i = 0; i < a.n[0]; ++i)
             d[i] = q[i] <= 0 ? 0.0 : s[i];
     }
-    Py_INCREF(Py_None);
-    res = Py_None;
-done:
-    release(&g);
-    release(&r);
-    release(&o);
-    return res;
+    return finish(&a, 1);
 }
 
 #define FN(name) {#name, (PyCFunction)(void (*)(void))name, METH_FASTCALL, NULL}

@@ -11,10 +11,9 @@
 #include <Python.h>
 #include <string.h>
 
-/* format: one struct character ('f', 'd', 'i', 'I', 'q', 'Q', ...); '=' '<' '@' prefixes are accepted
- * for native little-endian order. Returns 0, or -1 with ValueError set (nothing to release). */
-static inline int get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t itemsize, int writable,
-                      const char *what) {
+/* Takes obj's C-contiguous buffer (writable if asked). Returns 0 (the caller releases), or -1 with
+ * ValueError set (nothing to release). */
+static inline int acquire_buffer(PyObject *obj, Py_buffer *view, int writable, const char *what) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) {
         PyErr_Clear();
@@ -22,12 +21,26 @@ static inline int get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssi
                      writable ? " writable" : "");
         return -1;
     }
+    return 0;
+}
+
+/* 1 when a held buffer's items are of that struct format and size, else 0. format: one struct
+ * character ('f', 'd', 'i', 'I', 'q', 'Q', ...); '=' '<' '@' prefixes are accepted for native
+ * little-endian order. */
+static inline int has_format(const Py_buffer *view, char format, Py_ssize_t itemsize) {
     const char *f = view->format ? view->format : "B";
     if (*f == '=' || *f == '<' || *f == '@') f++;
     /* 'q'/'l' (and 'Q'/'L') are both 8 bytes on LP64: the item size decides */
     int same = (f[0] == format) || (format == 'q' && f[0] == 'l') || (format == 'Q' && f[0] == 'L') ||
                (format == 'i' && f[0] == 'l' && view->itemsize == 4);
-    if (!same || f[1] != '\0' || view->itemsize != itemsize || view->len % itemsize != 0) {
+    return same && f[1] == '\0' && view->itemsize == itemsize && view->len % itemsize == 0;
+}
+
+/* acquire_buffer, then has_format. Returns 0, or -1 with ValueError set (nothing to release). */
+static inline int get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t itemsize, int writable,
+                      const char *what) {
+    if (acquire_buffer(obj, view, writable, what) < 0) return -1;
+    if (!has_format(view, format, itemsize)) {
         PyErr_Format(PyExc_ValueError, "%s: expected items of format '%c' and size %zd, got '%s' of size %zd",
                      what, format, itemsize, view->format ? view->format : "B", view->itemsize);
         PyBuffer_Release(view);

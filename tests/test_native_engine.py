@@ -195,6 +195,59 @@ def test_kernels_refuse_what_could_reach_memory(kern):
             fn(*([f32] * (n - 1)))
 
 
+
+def test_kernels_refuse_an_output_that_overlaps_an_input(kern):
+    """A kernel reads its inputs while it writes its output, where the NumPy path it must match never
+    sees a half-written input: an output sharing bytes with an input is refused (check_disjoint of
+    csrc/native_buffer.h), memory untouched. The in-place kernels (sgd, bias_add) included."""
+    base = np.arange(1, 25, dtype=np.float32) - 12
+    cases = [
+        (kern.sgd, lambda b: (b[:12], b[6:18], -0.1)),                # the gradient inside the parameter
+        (kern.sgd, lambda b: (b[:12], b[:12], -0.1)),                 # the same buffer (exact alias)
+        (kern.bias_add, lambda b: (b[:12], b[3:6])),                  # the bias inside the rows
+        (kern.bias_add, lambda b: (b[2:14], b[:4])),                  # the rows begin inside the bias
+        (kern.relu_backward, lambda b: (b[:12], b[12:], b[6:18])),     # out over g's end
+        (kern.relu_backward, lambda b: (b[:12], b[12:], b[12:])),      # out is r
+        (kern.relu, lambda b: (b[:12], b[1:13])),
+        (kern.mse_backward, lambda b: (b[:12], b[12:], 1.0, 1.0, b[:12])),
+        (kern.sum_rows, lambda b: (b[:12], b[10:12], 2, 32)),
+    ]
+    for fn, make in cases:
+        b = base.copy()
+        with pytest.raises(ValueError, match="overlap"):
+            fn(*make(b))
+        assert _same(b, base), fn
+    b = base.copy()  # side by side in one buffer is no overlap
+    kern.relu_backward(b[:6], b[6:12], b[12:18])
+    assert _same(b[12:18], np.where(base[6:12] <= 0, np.float32(0), base[:6]))
+
+
+def test_kernels_refuse_arrays_of_two_dtypes(kern):
+    f32, f64 = np.arange(12, dtype=np.float32), np.arange(12, dtype=np.float64)
+    for fn, args in ((kern.bias_add, (f32.copy(), f64[:3])), (kern.sum_rows, (f32, np.zeros(2), 2, 32)),
+                     (kern.relu_backward, (f32, f64, np.zeros(12, np.float32))),
+                     (kern.mse_mean, (f64, f32, 32)), (kern.sgd, (f32.copy(), f64, -0.1))):
+        with pytest.raises(ValueError, match="differ in dtype"):
+            fn(*args)
+
+
+def test_sgd_on_a_gradient_that_shares_the_parameter_takes_the_numpy_path(native_module, monkeypatch):
+    """p.grad = p.detach(): one buffer for the parameter and its gradient; the kernel refuses it and
+    SGD's NumPy path gives the step (the same bits as without C)."""
+    from gradcli.engine import api as torch  # noqa: PLC0415
+    seen = []
+    for kernels in (native_module("engine"), None):
+        monkeypatch.setattr(N, "_KERNELS", [kernels])
+        torch.manual_seed(0)
+        p = torch.randn(7, requires_grad=True)
+        p.grad = p.detach()
+        before = p._data.astype(np.float64)
+        torch.optim.SGD([p], lr=0.25).step()
+        seen.append(p._data.tobytes())
+    assert seen[0] == seen[1]
+    assert seen[0] == (before + before * -0.25).astype(np.float32).tobytes()
+
+
 def _train(steps, dtype="float32"):
     """The seeds' loop through the engine API: every loss and the parameters' bytes after each step."""
     from gradcli.engine import api as torch  # noqa: PLC0415
