@@ -1,7 +1,9 @@
 """engine/gemm_avx2.py: MKL's AVX2 sgemm order for small float32 products (docs/numerics.md).
 
 Without torch: the kernel against a per-element reference (one exact fma32 chain per element, or plain
-float32 products and sums), and what it leaves to NumPy. With torch on an AVX2 machine without AVX-512
+float32 products and sums), the C kernel (csrc/gemm.c) against the NumPy one bit for bit over random
+shapes and layouts, both of its paths (AVX2+FMA, element by element), what it refuses, the NumPy code
+that runs without it, and what it leaves to NumPy. With torch on an AVX2 machine without AVX-512
 (where the engine uses it): random products of the domain against torch.mm bit for bit, and F.linear
 through the engine against torch's.
 """
@@ -39,7 +41,12 @@ def _reference(a, b, fused_rows, halves):
     (13, 3, 17, 13, ((0, 3),)),      # m >= 12: every row fused
     (4, 196, 16, 4, ((0, 98), (98, 196))),  # 192 < k <= 384: two halves, added
 ])
-def test_kernel_is_its_reference(m, k, n, fused_rows, halves):
+@pytest.mark.parametrize("with_c", [False, True])
+def test_kernel_is_its_reference(m, k, n, fused_rows, halves, with_c, monkeypatch, request):
+    if with_c:
+        request.getfixturevalue("native_module")("gemm")
+    else:
+        monkeypatch.setattr(gemm_avx2, "_module", [None])   # no C extension: the NumPy chains
     rng = np.random.default_rng(m * 1000 + k)
     a = rng.standard_normal((m, k)).astype(F32)
     b = rng.standard_normal((k, n)).astype(F32)
@@ -50,6 +57,94 @@ def test_kernel_is_its_reference(m, k, n, fused_rows, halves):
     a2, b2 = np.round(a * 4) / 4, np.round(b * 2) / 2
     got = gemm_avx2.sgemm(a2.astype(F32), b2.astype(F32))
     assert got.view(np.int32).tolist() == _reference(a2.astype(F32), b2.astype(F32), fused_rows, halves).view(np.int32).tolist()
+
+
+def _operand(rng, rows, cols, transposed, kind):
+    """A float32 (rows, cols) matrix, row-major or a transposed row-major one; kind "ties": multiples of
+    1/4 and 1/2 (sums that land on float32 ties), "wide": magnitudes from 2**-75 to 2**66 (subnormal
+    products, overflow to inf)."""
+    if kind == "ties":
+        x = np.round(rng.standard_normal((rows, cols)) * 4) / 4
+    elif kind == "wide":
+        x = rng.standard_normal((rows, cols)) * 2.0 ** rng.integers(-75, 67, (rows, cols))
+    else:
+        x = rng.standard_normal((rows, cols))
+    x = x.astype(F32)
+    return np.ascontiguousarray(x.T).T if transposed else x
+
+
+def test_c_kernel_is_the_numpy_reference(native_module):
+    """csrc/gemm.c's sgemm_chain against gemm_avx2.chain_reference, bit for bit: random m, k, n (every
+    remainder of the AVX2 code's 4-row and 16-column blocks), the three layouts, one chain and two,
+    both paths of the C code."""
+    module = native_module("gemm")
+    rng = np.random.default_rng(11)
+    shapes = [(1, 1, 1), (4, 2, 16), (5, 3, 17), (7, 9, 33), (12, 192, 16), (3, 194, 47), (16, 384, 20), (9, 1, 31)]
+    shapes += [(int(rng.integers(1, 40)), int(rng.integers(1, 400)), int(rng.integers(1, 70))) for _ in range(40)]
+    for i, (m, k, n) in enumerate(shapes):
+        kind = ("plain", "ties", "wide")[i % 3]
+        ta, tb = [(False, False), (True, False), (False, True)][i % 3 if i % 7 else 0]
+        a, b = _operand(rng, m, k, ta, kind), _operand(rng, k, n, tb, kind)
+        for split in sorted({k, max(1, k // 2)}):
+            want = gemm_avx2.chain_reference(a, b, split).view(np.int32)
+            for scalar in (False, True):
+                got = gemm_avx2.chain_native(module, a, b, split, scalar).view(np.int32)
+                assert np.array_equal(got, want), (m, k, n, ta, tb, kind, split, scalar)
+
+
+def test_c_kernel_refuses_what_could_reach_memory(native_module):
+    module = native_module("gemm")
+    a, b, out = np.ones(8, F32), np.ones(32, F32), np.zeros(16, F32)
+    module.sgemm_chain(a, b, out, 2, 4, 8, False, False, 4, False)
+    assert out.tolist() == [4.0] * 16
+    bad = [
+        ((a, b, out, 2, 4, 8, False, False, 5, False), "bad sizes"),        # split past k
+        ((a, b, out, 2, 4, 8, False, False, 0, False), "bad sizes"),
+        ((a, b, out, 0, 4, 8, False, False, 4, False), "bad sizes"),
+        ((a, b, out, 2, -4, 8, False, False, 4, False), "bad sizes"),
+        ((a, b, out, 2**40, 2**40, 8, False, False, 4, False), "bad sizes"),  # m * k would overflow
+        ((a, b, out, 3, 4, 8, False, False, 4, False), "expected 12 items"),  # a too short
+        ((a, b[:31], out, 2, 4, 8, False, False, 4, False), "expected 32 items"),
+        ((a, b, np.zeros(17, F32), 2, 4, 8, False, False, 4, False), "expected 16 items"),
+        ((a.astype(np.float64), b, out, 2, 4, 8, False, False, 4, False), "format 'f'"),
+        ((a, b, out.astype(np.float64), 2, 4, 8, False, False, 4, False), "format 'f'"),
+        ((np.ones((4, 2), F32).T, b, out, 2, 4, 8, False, False, 4, False), "C-contiguous"),
+        ((a, b, np.zeros(32, F32)[::2], 2, 4, 8, False, False, 4, False), "C-contiguous"),
+    ]
+    ro = np.zeros(16, F32)
+    ro.flags.writeable = False
+    bad.append(((a, b, ro, 2, 4, 8, False, False, 4, False), "writable"))
+    shared = np.zeros(48, F32)
+    bad.append(((a, shared[:32], shared[16:32], 2, 4, 8, False, False, 4, False), "overlap"))
+    bad.append(((shared[8:16], b, shared[:16], 2, 4, 8, False, False, 4, False), "overlap"))
+    for args, words in bad:
+        before = out.copy()
+        with pytest.raises(ValueError, match=words):
+            module.sgemm_chain(*args)
+        assert out.tolist() == before.tolist()
+
+
+def test_without_c_the_numpy_chains_run(monkeypatch):
+    """No C extension (or GRADCLI_NATIVE=0): sgemm computes the same chains in NumPy, below its own
+    (lower) work limit; with it, the C kernel takes products up to MAX_WORK_NATIVE."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((8, 40)).astype(F32), rng.standard_normal((40, 24)).astype(F32)
+    monkeypatch.setattr(gemm_avx2, "_module", [None])
+    got = gemm_avx2.sgemm(a, b)
+    assert got.view(np.int32).tolist() == _reference(a, b, 8, ((0, 40),)).view(np.int32).tolist()
+    big_a = np.zeros((64, 128), F32)
+    big_b = np.zeros((128, 64), F32)     # 2**19 multiply-adds: past the NumPy chains' limit
+    assert gemm_avx2.sgemm(big_a, big_b) is None
+    calls = []
+
+    class Fake:
+        @staticmethod
+        def sgemm_chain(*args):
+            calls.append(args[3:9])
+
+    monkeypatch.setattr(gemm_avx2, "_module", [Fake])
+    assert gemm_avx2.sgemm(big_a, big_b).shape == (64, 64) and calls == [(64, 128, 64, False, False, 128)]
+    assert gemm_avx2.sgemm(np.zeros((512, 128), F32), np.zeros((128, 512), F32)) is None  # past MAX_WORK_NATIVE
 
 
 def test_what_it_leaves_to_numpy(monkeypatch):

@@ -30,6 +30,7 @@ from . import rng_math
 _F32 = np.dtype(np.float32)
 _F64 = np.float64
 MAX_WORK = 1 << 18   # m * n * k: past it NumPy's product (the chain costs k passes of ~7 NumPy calls over the output)
+MAX_WORK_NATIVE = 1 << 24  # the same in C (csrc/gemm.c: about 1 ns a multiply-add's eight lanes)
 _TIE = np.int64(0x10000000)
 _LOW = np.int64(0x1FFFFFFF)
 
@@ -69,20 +70,57 @@ def _fused_chain(a, b, lo, hi):
     return acc.astype(np.float32)
 
 
+def chain_reference(a, b, split):
+    """The chained product in NumPy (the readable reference, and the code that runs without the C
+    extension): one chain over k's terms when split == k, else the chains over [0, split) and
+    [split, k), added in float32."""
+    k = a.shape[1]
+    if split == k:
+        return _fused_chain(a, b, 0, k)
+    return _fused_chain(a, b, 0, split) + _fused_chain(a, b, split, k)
+
+
+def chain_native(module, a, b, split, scalar=False):
+    """The same product through csrc/gemm.c's sgemm_chain (a, b row-major or transposed row-major)."""
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), _F32)
+    a_t, b_t = not a.flags.c_contiguous, not b.flags.c_contiguous
+    module.sgemm_chain(a.T if a_t else a, b.T if b_t else b, out, m, k, n, a_t, b_t, split, scalar)
+    return out
+
+
+def _native():
+    if _module[0] is False:
+        from .. import native  # noqa: PLC0415 - the C kernels load at the first emulated product
+
+        _module[0] = native.load("gemm")
+    return _module[0]
+
+
+_module = [False]   # gradcli._native_gemm once looked up (None: not built, or GRADCLI_NATIVE=0)
+
+
 def sgemm(a, b):
     """a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain."""
     m, k = a.shape
     n = b.shape[1]
-    if n < 16 or k < 2 or k > 384 or (k > 192 and k % 2) or m * n * k > MAX_WORK:
+    if n < 16 or k < 2 or k > 384 or (k > 192 and k % 2):
         return None
     la, lb = _layout(a), _layout(b)
     if la is None or lb is None or (la == "T" and lb == "T"):
         return None
     if m % 4 and m < 12:
         return None
-    if k <= 192:
-        return _fused_chain(a, b, 0, k)
-    return _fused_chain(a, b, 0, k // 2) + _fused_chain(a, b, k // 2, k)
+    split = k if k <= 192 else k // 2
+    module = _native()
+    if module is not None:
+        if m * n * k > MAX_WORK_NATIVE:
+            return None
+        return chain_native(module, a, b, split)
+    if m * n * k > MAX_WORK:
+        return None
+    return chain_reference(a, b, split)
 
 
 def gemm(m1, m2, bias=None, beta=1, alpha=1):

@@ -1,0 +1,205 @@
+/* gradcli._native_gemm: MKL 2024.2's AVX2 float32 sgemm summation order (as torch runs it on an AVX2
+ * CPU without AVX-512), bit for bit with its NumPy reference gradcli/engine/gemm_avx2.py
+ * (fused_chain_reference; tests/test_gemm_avx2.py compares the two).
+ *
+ * sgemm_chain: C = A @ B with every element one chain of float32 fused multiply-adds in k's order from
+ *   +0, or two such chains (k's terms before and after `split`) added: the order gemm_avx2.py's
+ *   docstring says where it was measured. The code that decides when this order is torch's stays in
+ *   Python (gemm_avx2.sgemm); this file only computes it, vectorised across the output's columns with
+ *   AVX2+FMA where the CPU has them (each lane its own element's chain: the same bits as one fmaf per
+ *   term), else element by element with the C library's fmaf.
+ * Built with -ffp-contract=off: every fused multiply-add below is written as one. */
+#include "native_buffer.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#endif
+
+#ifndef SOURCE_DIGEST
+#error "SOURCE_DIGEST: setup.py passes the sha256 of this file and csrc/*.h"
+#endif
+
+/* The operands as the kernels read them: A[i, kk] = a[i * sa_i + kk * sa_k], B[kk, j] = b[kk * n + j]
+ * (B is row-major here: a transposed B is copied into that layout first). */
+typedef struct {
+    const float *a, *b;
+    float *c;
+    Py_ssize_t m, k, n, sa_i, sa_k, split;
+} Gemm;
+
+/* one element's chains, lane by lane (the reference's arithmetic, the C library's fmaf) */
+static float element_scalar(const Gemm *g, Py_ssize_t i, Py_ssize_t j) {
+    float acc = 0.0f, acc2 = 0.0f;
+    const float *ai = g->a + i * g->sa_i;
+    for (Py_ssize_t kk = 0; kk < g->split; kk++) acc = fmaf(ai[kk * g->sa_k], g->b[kk * g->n + j], acc);
+    if (g->split == g->k) return acc;
+    for (Py_ssize_t kk = g->split; kk < g->k; kk++) acc2 = fmaf(ai[kk * g->sa_k], g->b[kk * g->n + j], acc2);
+    return acc + acc2;
+}
+
+static void gemm_scalar(const Gemm *g) {
+    for (Py_ssize_t i = 0; i < g->m; i++)
+        for (Py_ssize_t j = 0; j < g->n; j++) g->c[i * g->n + j] = element_scalar(g, i, j);
+}
+
+#ifdef HAVE_X86
+#define AVX2 __attribute__((target("avx2,fma")))
+
+/* rows i0..i0+R-1 (R <= 4), columns j..j+15: R x 2 vectors of eight chains, over kk in [lo, hi) */
+#define CHAINS(R, lo, hi, acc)                                                              \
+    for (Py_ssize_t kk = (lo); kk < (hi); kk++) {                                           \
+        const __m256 b0 = _mm256_loadu_ps(g->b + kk * g->n + j);                            \
+        const __m256 b1 = _mm256_loadu_ps(g->b + kk * g->n + j + 8);                        \
+        for (int r = 0; r < (R); r++) {                                                     \
+            const __m256 av = _mm256_set1_ps(g->a[(i0 + r) * g->sa_i + kk * g->sa_k]);      \
+            acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);                                 \
+            acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);                                 \
+        }                                                                                   \
+    }
+
+AVX2 static inline __attribute__((always_inline)) void block16(const Gemm *g, Py_ssize_t i0, Py_ssize_t j, const int R) {
+    __m256 acc[4][2], acc2[4][2];
+    for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc2[r][0] = acc2[r][1] = _mm256_setzero_ps();
+    CHAINS(R, 0, g->split, acc)
+    if (g->split < g->k) {
+        CHAINS(R, g->split, g->k, acc2)
+        for (int r = 0; r < R; r++) {
+            acc[r][0] = _mm256_add_ps(acc[r][0], acc2[r][0]);
+            acc[r][1] = _mm256_add_ps(acc[r][1], acc2[r][1]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        _mm256_storeu_ps(g->c + (i0 + r) * g->n + j, acc[r][0]);
+        _mm256_storeu_ps(g->c + (i0 + r) * g->n + j + 8, acc[r][1]);
+    }
+}
+
+/* one element with the FMA instruction (the columns past the last block of 16) */
+AVX2 static float element_fma(const Gemm *g, Py_ssize_t i, Py_ssize_t j) {
+    __m128 acc = _mm_setzero_ps(), acc2 = _mm_setzero_ps();
+    const float *ai = g->a + i * g->sa_i;
+    for (Py_ssize_t kk = 0; kk < g->split; kk++)
+        acc = _mm_fmadd_ss(_mm_set_ss(ai[kk * g->sa_k]), _mm_set_ss(g->b[kk * g->n + j]), acc);
+    if (g->split < g->k) {
+        for (Py_ssize_t kk = g->split; kk < g->k; kk++)
+            acc2 = _mm_fmadd_ss(_mm_set_ss(ai[kk * g->sa_k]), _mm_set_ss(g->b[kk * g->n + j]), acc2);
+        acc = _mm_add_ss(acc, acc2);
+    }
+    return _mm_cvtss_f32(acc);
+}
+
+AVX2 static void gemm_avx2(const Gemm *g) {
+    Py_ssize_t n16 = g->n - g->n % 16;
+    Py_ssize_t i0 = 0;
+    for (; i0 + 4 <= g->m; i0 += 4)
+        for (Py_ssize_t j = 0; j < n16; j += 16) block16(g, i0, j, 4);
+    for (; i0 < g->m; i0++)
+        for (Py_ssize_t j = 0; j < n16; j += 16) block16(g, i0, j, 1);
+    for (Py_ssize_t i = 0; i < g->m; i++)
+        for (Py_ssize_t j = n16; j < g->n; j++) g->c[i * g->n + j] = element_fma(g, i, j);
+}
+
+static int have_avx2_fma(void) {
+    static int known = -1;
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return known;
+}
+#else
+static int have_avx2_fma(void) { return 0; }
+#endif
+
+/* sgemm_chain(a, b, out, m, k, n, a_t, b_t, split, scalar): out (float32[m * n], row-major) = A @ B in
+ * the chained order above. a: float32[m * k], A row-major (a_t false) or A's transpose row-major (a_t
+ * true: A[i, kk] = a[kk * m + i]); b: float32[k * n], likewise (b_t true: B[kk, j] = b[j * k + kk]).
+ * split in [1, k]: one chain when split == k. scalar: the element-by-element code even where the CPU
+ * has AVX2+FMA (the tests compare both paths). out may share no byte with a or b. */
+static PyObject *sgemm_chain(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *b_obj, *out_obj;
+    Py_ssize_t m, k, n, split;
+    int a_t, b_t, scalar;
+    if (!PyArg_ParseTuple(args, "OOOnnnppnp:sgemm_chain", &a_obj, &b_obj, &out_obj, &m, &k, &n, &a_t, &b_t,
+                          &split, &scalar))
+        return NULL;
+    if (m < 1 || k < 1 || n < 1 || split < 1 || split > k || m > PY_SSIZE_T_MAX / k ||
+        k > PY_SSIZE_T_MAX / n || m > PY_SSIZE_T_MAX / n) {
+        PyErr_Format(PyExc_ValueError, "sgemm_chain: bad sizes m=%zd k=%zd n=%zd split=%zd", m, k, n, split);
+        return NULL;
+    }
+    Py_buffer a, b, out;
+    if (get_buffer(a_obj, &a, 'f', 4, 0, "sgemm_chain a") < 0) return NULL;
+    if (get_buffer(b_obj, &b, 'f', 4, 0, "sgemm_chain b") < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (get_buffer(out_obj, &out, 'f', 4, 1, "sgemm_chain out") < 0) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    float *packed = NULL;
+    if (check_length(&a, m * k, "sgemm_chain a") < 0 || check_length(&b, k * n, "sgemm_chain b") < 0 ||
+        check_length(&out, m * n, "sgemm_chain out") < 0 || check_disjoint(&out, &a, "sgemm_chain out, a") < 0 ||
+        check_disjoint(&out, &b, "sgemm_chain out, b") < 0)
+        goto done;
+    const float *bp = (const float *)b.buf;
+    if (b_t) {
+        packed = (float *)malloc((size_t)(k * n) * sizeof(float));
+        if (packed == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    Gemm g = {(const float *)a.buf, bp, (float *)out.buf, m, k, n, a_t ? 1 : k, a_t ? m : 1, split};
+    int vector = !scalar && have_avx2_fma();
+    Py_BEGIN_ALLOW_THREADS
+    if (packed != NULL) {  /* B's transpose, row-major: B[kk, j] = bp[j * k + kk] */
+        for (Py_ssize_t j = 0; j < n; j++)
+            for (Py_ssize_t kk = 0; kk < k; kk++) packed[kk * n + j] = bp[j * k + kk];
+        g.b = packed;
+    }
+#ifdef HAVE_X86
+    if (vector)
+        gemm_avx2(&g);
+    else
+#endif
+        gemm_scalar(&g);
+    Py_END_ALLOW_THREADS
+    (void)vector;
+    result = Py_NewRef(Py_None);
+done:
+    free(packed);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *vector_path(PyObject *self, PyObject *noargs) {
+    return PyUnicode_FromString(have_avx2_fma() ? "avx2" : "scalar");
+}
+
+static PyMethodDef methods[] = {
+    {"sgemm_chain", sgemm_chain, METH_VARARGS, "a float32 product in MKL's AVX2 chained order."},
+    {"vector_path", vector_path, METH_NOARGS, "which code sgemm_chain runs on this CPU: avx2 or scalar."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "gradcli._native_gemm", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__native_gemm(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
