@@ -8,6 +8,8 @@ kept in ``hooks.explain`` / ``hooks.checks`` for the RunResult (the ``--json`` d
 """
 from __future__ import annotations
 
+from ..render.diagnostics import source_lines
+
 
 class _Fanout:
     """Several backward observers as one (in order); end() reaches all even if one raises."""
@@ -60,7 +62,7 @@ class RunHooks:
         self.explain_on = bool(options.explain)
         self.check_on = bool(options.check)
         self.anomaly_on = bool(options.detect_anomaly)
-        self.lines = (source or "").splitlines()
+        self.lines = source_lines(source or "")
         self.explain: list = []
         self.checks: list = []
         self._prev = None

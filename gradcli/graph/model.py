@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..engine.autograd import site_pair
-from ..render.diagnostics import visible
+from ..render.diagnostics import source_lines, visible
 
 MAX_NODES = 2000
 
@@ -278,7 +278,7 @@ def build_graph(tensor, name: str, scope: Mapping[str, Any] | None = None, sourc
     scope = scope or {}
     names = tensor_names(scope)
     owners = node_owners(scope)
-    lines = source.splitlines() if source else None
+    lines = source_lines(source) if source else None
     shape = [int(s) for s in tensor._data.shape]
     graph = Graph(var=name, shape=shape, dtype=tensor.dtype.name, root=None, nodes=[], edges=[],
                   saved_requested=saved)

@@ -319,7 +319,7 @@ class Session:
             called = f"; backward was called at line {span['line']}" if span.get("line") else ""
             hint = (getattr(exc, "gradcli_hint_text", None) or
                     f"this line created {getattr(exc, 'gradcli_node', 'the node')}, whose backward produced NaN") + called
-            lines = (self._source or "").splitlines()
+            lines = (self._source or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
             end = len(lines[site[0] - 1].rstrip()) + 1 if 0 < site[0] <= len(lines) else None
             span = dict(line=site[0], column=site[1], end_line=site[0], end_column=end)
         error = GradScriptError(message, type_name=type_name, filename=filename, hint=hint, **span)

@@ -373,8 +373,14 @@ _LIMIT_HINTS = frozenset(("max_elements", "max_steps", "timeout", "recursion"))
 
 def too_many_dims(exc):
     """NumPy's error for an array of more than 64 dims (NPY_MAXDIMS): PyTorch has no such limit, so it
-    is gradcli's, a limit of the run, never an error of the script's to catch."""
-    return isinstance(exc, ValueError) and str(exc).startswith("maximum supported dimension for an ndarray")
+    is gradcli's, a limit of the run, never an error of the script's to catch. NumPy's error holds one
+    str; ``str(exc)`` of another would run a script's ``__str__`` (``raise ValueError(obj)``: gradcli's
+    code, after the run, outside the script's limits)."""
+    if not isinstance(exc, ValueError) or getattr(exc, "_gs_raised", False):
+        return False
+    args = exc.args
+    return (len(args) == 1 and type(args[0]) is str
+            and args[0].startswith("maximum supported dimension for an ndarray"))
 
 
 MAX_DIMS_MESSAGE = "tensors of more than 64 dimensions are beyond gradcli: NumPy's limit, not PyTorch's (GradScript limit)"

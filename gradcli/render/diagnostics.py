@@ -12,7 +12,8 @@ An error is a compact panel::
 further lines follow as they are), except for control characters: whatever a script put in a
 message, a source line or a file name, ESC, BEL, CR, C1's CSI... are shown as Python's escapes
 (``\x1b``), so no script can send the user's terminal a sequence (clear the screen, set the window
-title or the clipboard, hide a line) through gradcli's own diagnostics (``visible``). What the
+title or the clipboard, hide a line) through gradcli's own diagnostics (``visible``); Unicode's
+bidirectional controls (U+202E, ...) likewise, so none reorders what a diagnostic shows. What the
 script prints on stdout stays byte for byte what Python prints. On a terminal the same lines sit in a Rich panel with the
 location as its title; piped, they are plain text. A warning is one line,
 ``file:line:col: UserWarning: message``.
@@ -23,8 +24,10 @@ import re
 import unicodedata
 
 # C0 controls but for tab and newline, DEL, and the C1 controls (U+0080-U+009F: a terminal may take
-# U+009B as CSI): what a terminal acts on instead of showing
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# U+009B as CSI): what a terminal acts on instead of showing; and Unicode's bidirectional controls
+# (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069: "Trojan Source", a message or source line shown in
+# another order than it holds) and line and paragraph separators (U+2028, U+2029)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def _escape(match) -> str:
@@ -61,11 +64,23 @@ def headline(type_name: str, message: str) -> list[str]:
     return [f"{type_name}: {first}", *rest]
 
 
+def source_lines(source: str) -> list[str]:
+    """The source's lines as the tokenizer numbers them: split at newlines only. ``str.splitlines``
+    also splits at U+2028, U+2029, U+0085, form feed, \\x1c-\\x1e..., which a comment or a string may
+    hold: the excerpt under an error then showed another, innocent-looking line of the script."""
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    lines = source.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def source_excerpt(source: str | None, line, column, end_line, end_column):
     """(gutter, code, caret) strings for the failing line, or None when there is nothing to show."""
     if source is None or not line:
         return None
-    lines = source.splitlines()
+    lines = source_lines(source)
     if not 1 <= line <= len(lines):
         return None
     raw = lines[line - 1]
