@@ -156,3 +156,53 @@ def test_uniform_refuses_what_could_reach_memory(native_module):
     assert not out.any()
     uniform(w, out, 1.0, 0.0, 1.0, False, True)
     assert np.array_equal(out, np.arange(33, dtype=np.float32) * np.float32(2.0 ** -24))
+
+
+def test_the_digest_is_setups(native_module):
+    native_module("gemm")
+    setup = _setup()
+    for name in setup.native_names():
+        assert native.source_digest(name) == setup.source_digest(name)
+
+
+def test_a_stale_module_is_refused(native_module, monkeypatch):
+    """A module without SOURCE_DIGEST, without a kernel the caller needs, or built from other sources than
+    the checkout's csrc/ is not used: load gives None and the caller runs its NumPy code."""
+    import types  # noqa: PLC0415
+
+    built = native_module("gemm")
+    assert native.stale_reason("gemm", built, ("sgemm_chain",)) is None
+    old = types.SimpleNamespace(sgemm_chain=built.sgemm_chain)
+    assert "no SOURCE_DIGEST" in native.stale_reason("gemm", old)
+    other = types.SimpleNamespace(SOURCE_DIGEST="0" * 64, sgemm_chain=built.sgemm_chain)
+    assert "other sources" in native.stale_reason("gemm", other, ("sgemm_chain",))
+    renamed = types.SimpleNamespace(SOURCE_DIGEST=built.SOURCE_DIGEST)
+    assert native.stale_reason("gemm", renamed, ("sgemm_chain",)) == "no sgemm_chain"
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.delenv("GRADCLI_NATIVE", raising=False)
+    monkeypatch.setattr(native.importlib, "import_module", lambda name: other)
+    assert native.load("gemm") is None
+
+
+def test_a_stale_build_in_a_checkout_runs_numpy(native_module, tmp_path):
+    """A checkout whose csrc/gemm.c changed after its .so was built (a rebase): `python -m gradcli` does not
+    load that .so, and --version says so; the other modules stay in use."""
+    import shutil  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    native_module("gemm")
+    shutil.copytree(ROOT / "gradcli", tmp_path / "gradcli", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "csrc", tmp_path / "csrc")
+    shutil.copyfile(ROOT / "setup.py", tmp_path / "setup.py")
+    with open(tmp_path / "csrc" / "gemm.c", "a") as fh:
+        fh.write("/* changed after the build */\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("GRADCLI_NATIVE", "PYTHONPATH")}
+    probe = ("from gradcli import native; print(native.load('gemm', needs=('sgemm_chain',)) is None, "
+             "native.load('rng') is None)")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "False"], out.stderr
+    version = subprocess.run([sys.executable, "-m", "gradcli", "--version"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True)
+    line = [x for x in version.stdout.splitlines() if x.startswith("native:")]
+    assert line and "stale" in line[0] and "(gemm)" in line[0] and "rng" in line[0].split(";")[0], version.stdout

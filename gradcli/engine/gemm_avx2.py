@@ -94,7 +94,7 @@ def _native():
     if _module[0] is False:
         from .. import native  # noqa: PLC0415 - the C kernels load at the first emulated product
 
-        _module[0] = native.load("gemm")
+        _module[0] = native.load("gemm", needs=("sgemm_chain",))
     return _module[0]
 
 
