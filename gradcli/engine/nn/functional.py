@@ -40,6 +40,7 @@ from . import functional_pool as _pool
 from . import functional_shuffle as _shuffle
 from . import functional_prelu as _prelu
 from . import functional_unpool as _unpool
+from . import functional_attention as _attention
 from . import functional_embedding_bag as _bag
 from .functional_conv import flat_ext, scatter_spatial
 
@@ -568,7 +569,7 @@ OPS = [
     _aten("kl_div", torch_kl_div, sample=Sample(_M2, ("any", "prob"), call=lambda torch, x, y: torch.kl_div(x, y, 2))),
     _aten("constant_pad_nd", constant_pad_nd, ConstantPadNdBackward0,
           sample=Sample([((2, 3),), ((1, 2, 3),)], call=lambda torch, x: torch.constant_pad_nd(x, (1, 2), 0.5))),
-] + _unpool.OPS + _bag.OPS  # the families in their own modules
+] + _unpool.OPS + _bag.OPS + _attention.OPS  # the families in their own modules
 _TABLES = tables(OPS, None)
 FUNCTIONAL = _TABLES["FUNCTIONAL"]  # F's own functions, derived from OPS
 

@@ -1,0 +1,346 @@
+"""F.scaled_dot_product_attention as ATen's CPU dispatch runs it (attention.cpp, sdp_utils_cpp.cpp).
+
+The flash path (sdp::SDPBackend::flash_attention): 4-d float32/float64 query, key and value with the same
+batch and heads, equal head sizes, no dropout, a mask (if any) of 2 or 4 dimensions that needs no gradient
+and broadcasts as the kernel's reshape_attn_mask_to_4d takes it, non-empty sequences: one node,
+ScaledDotProductFlashAttentionForCpuBackward0, forward and backward in FlashAttentionKernel.cpp's order
+(kv blocks of 512 with the online softmax; per row: the scaled q @ k.T, the mask added, the row's maximum,
+exp(x - max) by Vectorized's exp_u20 over whole vectors and expf over the tail, the lanes summed as
+VecReduceAllSIMD does, the sum and the output rescaled by exp(old max - max), the output times 1/sum).
+The products are float32/float64 matrix products (MKL's sgemm order is not emulated: see docs/numerics.md).
+Everything else takes the math path (_scaled_dot_product_attention_math): query * sqrt(scale), key.T *
+sqrt(scale), their matmul, the mask added (a bool mask as 0/-inf; is_causal's tril), _safe_softmax (a row
+that is all -inf gives zeros: SafeSoftmaxBackward0), dropout as at::dropout (torch's stream), matmul with value;
+its graph is made of the ordinary nodes, as torch's is."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes, errors
+from ..autograd_modes import no_grad
+from ..device import host, like
+from ..function import Function, record
+from ..ops import backward_ops as B
+from ..ops import elementwise_common as EC
+from ..ops import arithmetic as AR
+from ..ops import shape as S
+from ..ops import softmax as SM
+from ..ops import words
+from ..ops.linalg import c10_low
+from ..ops.matmul import matmul
+from ..ops.reduction import c10
+from ..ops.registry import Sample, op
+from ..tensor import Tensor, wrap
+
+_KV_SPLIT = 512  # cpu_flash_attention's kv_split_size (the q split does not change a row's arithmetic)
+
+
+# ---------------------------------------------------------------------------- _safe_softmax
+
+class SafeSoftmaxBackward0(Function):
+    __slots__ = ()
+    save_output = True
+    explain = staticmethod(words.fixed("softmax Jacobian: y * (grad - (grad * y).sum(dim)) (rows that were all -inf "
+                                       "are zeros)"))
+    replay = staticmethod(lambda xs, kw, outs: [_safe_softmax_array(xs[0], kw["dim"])])
+
+    def backward(self, g):
+        (out,) = self.saved[-1:]
+        return (B.softmax_backward_data(g, out, self._kw["dim"]),)
+
+
+def _safe_softmax_array(data, dim):
+    """_safe_softmax's values for an array."""
+    with no_grad(), np.errstate(invalid="ignore"):
+        r = SM.softmax(wrap(data, dtypes.from_numpy_dtype(data.dtype)), dim)._data
+    dead = np.all(host(data) == -np.inf, axis=dim, keepdims=True)
+    return np.where(dead, r.dtype.type(0), r) if dead.any() else r
+
+
+def safe_softmax(input, dim):
+    """at::_safe_softmax: softmax, with zeros where the whole row is -inf."""
+    d = dim % input.dim()
+    r = _safe_softmax_array(input._data, d)
+    return record(SafeSoftmaxBackward0, (input,), wrap(like(input._data, np.ascontiguousarray(r)), input.dtype),
+                  {"dim": d})
+
+
+# ---------------------------------------------------------------------------- the flash kernel's arithmetic
+
+def _lanes(dt):
+    from ..rng_math import capability  # noqa: PLC0415
+    width = 64 if capability() == "avx512" else 32
+    return width // dt.itemsize
+
+
+def _exp_u20(x):
+    """Vectorized<float>::exp_u20 (vec256/vec512_float.h), lane by lane: a degree-5 polynomial of
+    x - n*ln2 in FMAs, times 2**(n-1) times 2."""
+    from ..rng_math import fma32  # noqa: PLC0415
+    f32 = np.float32
+    lo, hi = np.array(0xC2AEAC50, np.uint32).view(f32), np.array(0x42B17218, np.uint32).view(f32)
+    log2e, ln2 = np.array(0x3FB8AA3B, np.uint32).view(f32), np.array(0x3F317218, np.uint32).view(f32)
+    small = x < lo
+    src = np.maximum(np.minimum(x, hi), lo)
+    fx = np.floor(fma32(src, log2e, f32(0.5)))
+    poly = fma32(-fx, ln2, src)
+    res = fma32(poly, f32(0.00828929059), f32(0.0418978221))
+    for c in (0.166676521, 0.499991506, 0.999999701, 1.0):
+        res = fma32(poly, res, f32(c))
+    n = (fx - f32(1)).astype(np.int32)
+    two_n = ((n + 127) << 23).astype(np.int32).view(f32)
+    two_n = np.where(small, f32(0), two_n)
+    return (res * two_n) * f32(2)
+
+
+def _tree_sum(acc):
+    """VecReduceAllSIMD<float>: lane i added to lane i ^ half, then i ^ quarter, ... (lane 0's value)."""
+    step = acc.shape[-1] // 2
+    while step:
+        acc = acc[..., :step] + acc[..., step:2 * step]
+        step //= 2
+    return acc[..., 0]
+
+
+def _exp_sum(x, vmax):
+    """_exp_reduce_sum_fusion_kernel over the last axis: (exp(x - max), its sum)."""
+    dt = x.dtype
+    lanes = _lanes(dt)
+    size = x.shape[-1]
+    full = lanes * (size // lanes)
+    d = x - vmax[..., None]
+    e = np.empty_like(d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if full:
+            e[..., :full] = _exp_u20(d[..., :full]) if dt == np.float32 else np.exp(d[..., :full])
+        e[..., full:] = np.exp(d[..., full:].astype(np.float64)).astype(dt)
+    if full:
+        acc = e[..., :lanes].copy()
+        for i in range(lanes, full, lanes):
+            acc += e[..., i:i + lanes]
+        if dt == np.float32:
+            total = _tree_sum(acc)
+        else:  # the generic vec_reduce_all: lane 0 plus each lane in turn
+            total = acc[..., 0]
+            for i in range(1, lanes):
+                total = total + acc[..., i]
+    else:
+        total = np.zeros(x.shape[:-1], dt)
+    for i in range(full, size):
+        total = total + e[..., i]
+    return e, total
+
+
+def _flash_forward(q, k, v, mask, causal, scale):
+    """cpu_flash_attention on (B, H, L, E) arrays: (output, logsumexp)."""
+    dt = q.dtype.type
+    L, Skv = q.shape[-2], k.shape[-2]
+    sf = dt(scale)
+    out_acc = np.zeros(q.shape[:-1] + (v.shape[-1],), q.dtype)
+    qmax = np.full(q.shape[:-1], -np.inf, q.dtype)
+    qsum = np.zeros(q.shape[:-1], q.dtype)
+    rows = np.arange(L)[:, None]
+    for n in range(0, Skv, _KV_SPLIT):
+        kb, vb = k[..., n:n + _KV_SPLIT, :], v[..., n:n + _KV_SPLIT, :]
+        qk = (q @ np.swapaxes(kb, -1, -2)).astype(q.dtype)
+        if causal:
+            cols = n + np.arange(kb.shape[-2])[None, :]
+            qk = np.where(cols > rows, dt(-np.inf), qk)
+        with np.errstate(invalid="ignore", over="ignore"):
+            qk = qk * sf
+            if mask is not None:
+                qk = qk + mask[..., n:n + _KV_SPLIT].astype(q.dtype)
+        tmax = np.maximum(qmax, qk.max(-1))
+        dead = tmax == -np.inf
+        with np.errstate(invalid="ignore", over="ignore"):
+            p, tsum = _exp_sum(qk, np.where(dead, dt(0), tmax))
+            rescale = np.exp((qmax - tmax).astype(np.float64)).astype(q.dtype)
+        p = np.where(dead[..., None], dt(0), p)
+        new_sum = tsum + rescale * qsum
+        qsum = np.where(dead, qsum, new_sum)
+        if n > 0:
+            out_acc = np.where(dead[..., None], out_acc, out_acc * rescale[..., None])
+        qmax = np.where(dead, qmax, tmax)
+        out_acc = (p @ vb).astype(q.dtype) + (out_acc if n > 0 else dt(0))
+    qmax = np.where(qmax == -np.inf, dt(0), qmax)
+    qsum = np.where(qsum == 0, dt(1), qsum)
+    out = out_acc * (dt(1) / qsum)[..., None]
+    lse = qmax + np.log(qsum.astype(np.float64)).astype(q.dtype)
+    return out.astype(q.dtype), lse
+
+
+def _flash_backward(g, q, k, v, out, lse, mask, causal, scale):
+    """cpu_flash_attention_backward (one block of kv: the shapes gradcli takes to this path are small)."""
+    dt = q.dtype.type
+    sf = dt(scale)
+    dsum = (g * out).sum(-1)
+    attn = (q @ np.swapaxes(k, -1, -2)).astype(q.dtype) * sf
+    if mask is not None:
+        attn = attn + mask.astype(q.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        attn = np.exp((attn - lse[..., None]).astype(np.float64)).astype(q.dtype)
+    if causal:
+        L, Skv = q.shape[-2], k.shape[-2]
+        attn = np.where(np.arange(Skv)[None, :] > np.arange(L)[:, None], dt(0), attn)
+    gv = np.swapaxes(attn, -1, -2) @ g
+    gattn = attn * (g @ np.swapaxes(v, -1, -2) - dsum[..., None])
+    gq = (gattn @ k) * sf
+    gk = (np.swapaxes(gattn, -1, -2) @ q) * sf
+    return gq.astype(q.dtype), gk.astype(q.dtype), gv.astype(q.dtype)
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Function):
+    __slots__ = ()
+    save_inputs = True
+    save_output = True
+    explain = staticmethod(words.fixed("flash attention's backward: softmax(q k.T * scale + mask) rebuilt from the "
+                                       "saved logsumexp, its Jacobian through both products"))
+    replay = staticmethod(lambda xs, kw, outs: [_flash_forward(xs[0], xs[1], xs[2], kw["mask"], kw["causal"],
+                                                               kw["scale"])[0]])
+
+    def backward(self, g):
+        q, k, v, out = (s for s in self.saved)
+        kw = self._kw
+        arrays = [host(t._data) for t in (g, q, k, v, out)]
+        grads = _flash_backward(*arrays, kw["lse"], kw["mask"], kw["causal"], kw["scale"])
+        return tuple(wrap(like(g._data, a), g.dtype) for a in grads)
+
+
+# ---------------------------------------------------------------------------- the dispatch
+
+def _check(query, key, value, attn_mask):
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise errors.type_error(f"scaled_dot_product_attention(): argument '{name}' (position "
+                                    f"{('query', 'key', 'value').index(name) + 1}) must be Tensor, not "
+                                    f"{type(t).__name__}")
+    if not (query.dtype is key.dtype is value.dtype):
+        raise errors.runtime(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                             f"{c10_low(query.dtype)} key.dtype: {c10_low(key.dtype)} and value.dtype: "
+                             f"{c10_low(value.dtype)} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise errors.runtime(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                             f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (dtypes.bool_, dtypes.float32, query.dtype):
+        raise errors.runtime(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                             f"attn_mask.dtype: {c10_low(attn_mask.dtype)} and  query.dtype: "
+                             f"{c10_low(query.dtype)} instead.")
+
+
+def _flash_ok(query, key, value, mask, dropout_p):
+    """sdp_utils_cpp's use_flash_attention_cpp."""
+    if dropout_p > 0.0 or query.dtype not in (dtypes.float32, dtypes.float64):
+        return False
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        return False
+    if not (query.shape[0] == key.shape[0] == value.shape[0] and query.shape[1] == key.shape[1] == value.shape[1]):
+        return False
+    if mask is not None:
+        if mask.requires_grad:
+            return False
+        ms = tuple(mask.shape)
+        if ms[-2] not in (query.shape[2], 1) or ms[-1] not in (key.shape[2], 1):
+            return False
+        if len(ms) == 4:
+            if ms[0] not in (1, query.shape[0]) or ms[1] not in (1, query.shape[1]):
+                return False
+        elif len(ms) != 2:
+            return False
+    if not (query.shape[3] == key.shape[3] == value.shape[3]):
+        return False
+    return query.shape[2] > 0 and key.shape[2] > 0  # check_nonzero_sequence_lengths_dense
+
+
+def _mask_array(mask, query):
+    """convert_boolean_attn_mask: a bool mask as 0 where True, -inf where False, in query's dtype."""
+    m = host(mask._data)
+    if m.dtype == np.bool_:
+        return np.where(m, query.dtype.np.type(0), query.dtype.np.type(-np.inf))
+    return m
+
+
+def _flash(query, key, value, mask, is_causal, scale):
+    L, E = query.shape[2], query.shape[3]
+    sc = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    m = None
+    if mask is not None:
+        m = _mask_array(mask, query)
+        m4 = m.reshape((1, 1) + m.shape) if m.ndim == 2 else m
+        m = np.broadcast_to(m4, m4.shape[:2] + (L, key.shape[2]))
+    q, k, v = (host(t._data) for t in (query, key, value))
+    if q.size == 0:
+        out, lse = np.zeros(q.shape[:-1] + (v.shape[-1],), q.dtype), np.zeros(q.shape[:-1], q.dtype)
+    else:
+        out, lse = _flash_forward(q, k, v, m, bool(is_causal), sc)
+    res = wrap(like(query._data, np.ascontiguousarray(out)), query.dtype)
+    return record(ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value), res,
+                  {"lse": lse, "mask": m, "causal": bool(is_causal), "scale": sc})
+
+
+def _gqa(query, key, value, enable_gqa):
+    """pre_process_group_query_attention_input: key and value's heads repeated to the query's."""
+    if not enable_gqa or query.dim() < 3:
+        return key, value
+    hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+    if hq == hk and hq == hv:
+        return key, value
+    if hq % hk or hq % hv:
+        raise errors.runtime("Number of heads in key and value must divide the number of heads in ")
+    return key.repeat_interleave(hq // hk, -3), value.repeat_interleave(hq // hv, -3)
+
+
+def _math(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa):
+    E = query.shape[-1]
+    negative = scale is not None and scale < 0
+    sf = math.sqrt(1.0 / math.sqrt(E) if scale is None else abs(float(scale)))
+    if not query.dtype.is_floating_point:
+        raise errors.runtime(f"expected scalar type Float but found {c10(query.dtype)}")
+    q = EC.mul_scalar(query, (0.0 - sf) if negative else sf)
+    if is_causal:
+        if mask is not None:
+            raise errors.runtime("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                                 "is_causal=True")
+        L, Skv = query.shape[-2], key.shape[-2]
+        m = np.tril(np.ones((L, Skv), bool))
+        mask = wrap(like(query._data, np.where(m, query.dtype.np.type(0), query.dtype.np.type(-np.inf))), query.dtype)
+    elif mask is not None and mask.dtype is dtypes.bool_:
+        mask = wrap(like(query._data, _mask_array(mask, query)), query.dtype)
+    k, v = _gqa(query, key, value, enable_gqa)
+    attn = matmul(q, EC.mul_scalar(S.transpose(k, -2, -1), sf))
+    if mask is not None:
+        attn = AR.add(attn, mask)
+    attn = safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        from .functional_dropout import dropout_impl  # noqa: PLC0415
+        attn = dropout_impl(attn, dropout_p, True)
+    return matmul(attn, v)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    _check(query, key, value, attn_mask)
+    if _flash_ok(query, key, value, attn_mask, dropout_p):
+        if dropout_p != 0.0:
+            raise errors.runtime("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
+        return _flash(query, key, value, attn_mask, is_causal, scale)
+    return _math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _sdpa_call(torch, q, k, v):
+    F = torch.nn.functional
+    mask = torch.tensor([[True, False, True, True, False], [True, True, True, False, True],
+                         [False, True, True, True, True]])
+    return (F.scaled_dot_product_attention(q, k, v),
+            F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+            F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.7),
+            F.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=mask),
+            F.scaled_dot_product_attention(q[0], k[0], v[0], is_causal=True))
+
+
+OPS = [
+    op("scaled_dot_product_attention", scaled_dot_product_attention, ScaledDotProductFlashAttentionForCpuBackward0,
+       SafeSoftmaxBackward0, method=False, functional=True, key="F.scaled_dot_product_attention", torch=False,
+       sample=Sample([((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4))], call=_sdpa_call, second=False)),
+]
