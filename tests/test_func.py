@@ -1,6 +1,7 @@
 """torch.func (engine/func.py): what scripts print is checked against torch by
 tests/golden/scripts/func_transforms.grad and the corpus snippets docs_func_*.grad; here the transforms
-as doors of the sandbox (they call script callables: limits, recursion, results checked) and vmap's refusal."""
+as doors of the sandbox (they call script callables: limits, recursion, results checked); vmap and
+functional_call: tests/test_func_vmap.py."""
 from __future__ import annotations
 
 import pytest
@@ -56,10 +57,6 @@ def test_what_a_function_returns_and_the_arguments_are_checked(body, message):
 
 def test_a_non_tensor_input_is_refused():
     refused("grad(lambda x: x)(print)\n", "ValueError", "Thing passed to transform API must be Tensor")
-
-
-def test_vmap_is_refused_with_a_clear_error():
-    refused("vmap(torch.sin)(a)\n", "NotImplementedError", "torch.func.vmap is not implemented in gradcli")
 
 
 def test_results_are_detached_unless_an_input_required_grad():

@@ -34,7 +34,7 @@ REASONS = [
     (r"(storage|data_ptr|share_memory|is_shared|^set_$|^resize|^new$|as_subclass|from_file|frombuffer|"
      r"^load$|^save$|dlpack|module_load|is_set_to|^apply_$|^map_$|^map2_$)",
      "memory, storage, files or Python callbacks into C: outside the sandbox's promise"),
-    (r"^(compile|vmap|cond|while_loop|fork|wait|parse_|import_ir|unify_type|merge_type|sym_|classproperty|"
+    (r"^(compile|cond|while_loop|fork|wait|parse_|import_ir|unify_type|merge_type|sym_|classproperty|"
      r"compiled_with|thread_safe|get_device_module|prepare_multiprocessing|profiler_|segment_reduce|"
      r"get_file_path|typename|set_default_tensor_type|is_storage|is_distributed|reinforce|"
      r"has_torch_function|handle_torch_function|boolean_dispatch|assert_int_or_pair|Optional|cast$|overload$|"

@@ -91,6 +91,8 @@ hvp
 _.register_prehook
 # gradcli/engine/func.py: torch.func's members, bound by name (func.NAMES)
 vmap
+functional_call
+stack_module_state
 
 # gradcli/engine/custom_function.py
 _.save_for_backward

@@ -133,6 +133,7 @@ autograd.function = _Module("torch.autograd.function", Function=_custom_function
                             BackwardCFunction=_custom_function.BackwardCFunction,
                             once_differentiable=_custom_function.once_differentiable)
 from . import saved_hooks as _saved_hooks  # noqa: E402
+from .vmap import vmap  # noqa: E402, F401 - torch.vmap, torch.func.vmap
 
 autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node,
                          register_multi_grad_hook=_autograd_graph.register_multi_grad_hook,

@@ -6,7 +6,8 @@ already requires grad: the transforms nest); the results are detached unless an 
 outside. jacrev goes one output element at a time (functorch's vmap of vjp over the standard basis:
 the same products, each with one non-zero); jvp and jacfwd push tangents forward by the double-vjp
 trick (the products of forward mode's shape: each output element's tangent, signed zeros included);
-hessian is jacfwd(jacrev(f)) as functorch's. vmap is not implemented (NotImplementedError).
+hessian is jacfwd(jacrev(f)) as functorch's. vmap is a loop over the mapped dimension (vmap.py);
+functional_call and stack_module_state are func_call.py's.
 """
 from __future__ import annotations
 
@@ -15,8 +16,11 @@ from .autograd_modes import enable_grad
 from .autograd_api import grad as _autograd_grad
 from .limits import check_numel, check_shape
 from .tensor import Tensor
+from .func_call import functional_call, stack_module_state  # noqa: F401 - torch.func's names (NAMES)
+from .vmap import vmap  # noqa: F401
 
-NAMES = ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "jvp", "jacfwd", "vmap")
+NAMES = ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "jvp", "jacfwd", "vmap", "functional_call",
+         "stack_module_state")
 
 
 def _zeros_like(t):
@@ -309,7 +313,3 @@ def hessian(func, argnums=0):
     """torch.func.hessian: jacfwd(jacrev(func))."""
     return jacfwd(jacrev(func, argnums), argnums)
 
-
-def vmap(func, *args, **kwargs):
-    """torch.func.vmap is not implemented."""
-    raise NotImplementedError("torch.func.vmap is not implemented in gradcli")
