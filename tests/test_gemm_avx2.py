@@ -219,3 +219,18 @@ def test_linear_layer_against_torch():
             y.backward(lib.tensor(g))
             results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
         assert results[0] == results[1], (batch, fan_in, fan_out)
+
+
+def test_large_products_against_torch(native_module):
+    """Up to MAX_WORK_NATIVE multiply-adds (the C chains' limit), as a Linear layer's backward in bench case 4:
+    (512, 10) @ (10, 2048)."""
+    torch = _mkl_avx2_torch()
+    native_module("gemm")
+    rng = np.random.default_rng(9)
+    for m, k, n, layout in ((512, 10, 2048, "NN"), (256, 300, 128, "TN"), (64, 384, 600, "NT"), (20, 191, 1500, "NN")):
+        a = rng.standard_normal((m, k)).astype(F32)
+        b = rng.standard_normal((k, n)).astype(F32)
+        ta = torch.from_numpy(a) if layout != "TN" else torch.from_numpy(np.ascontiguousarray(a.T)).t()
+        tb = torch.from_numpy(b) if layout != "NT" else torch.from_numpy(np.ascontiguousarray(b.T)).t()
+        got = gemm_avx2.sgemm(ta.numpy(), tb.numpy())
+        assert got is not None and np.array_equal(got.view(np.int32), torch.mm(ta, tb).numpy().view(np.int32)), (m, k, n)

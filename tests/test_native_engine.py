@@ -286,3 +286,40 @@ def test_mse_loss_of_a_strided_input_takes_the_numpy_path(native_module, monkeyp
     assert _same(loss._data, N._sum_float(d, (0, 1), False, fast=False) / np.float32(d.size))
     assert _same(x.grad._data, MseLossBackwardBackward0.forward(np.float32(1), x._data, y._data, "mean"))
     assert _same(np.asarray(FL._mse_mean(x._data, y._data, x.dtype)), loss._data)
+
+
+def test_large_relu_arrays_take_numpys_loops_with_the_same_bits(native_module, monkeypatch):
+    """relu and its backward call csrc/engine.c's branchy loops only up to UM.C_RELU_MAX elements (past it
+    NumPy's vector loops are faster on mixed signs); both sides of the cut give the C kernel's bits."""
+    from gradcli.engine import api as torch  # noqa: PLC0415
+    kern = native_module("engine")
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            fn = getattr(kern, name)
+
+            def call(*args):
+                calls.append((name, args[0].size))
+                return fn(*args)
+            return call
+
+    rng = np.random.default_rng(12)
+    for size in (UM.C_RELU_MAX, UM.C_RELU_MAX + 1, 1 << 20):
+        for dt in DTYPES:
+            x0 = _values(rng, (size,), dt, 1)
+            g0 = _values(rng, (size,), dt, 2)
+            seen = []
+            for kernels in (Spy(), None):
+                monkeypatch.setattr(N, "_KERNELS", [kernels])
+                calls.clear()
+                x = torch.from_numpy(x0.copy()).requires_grad_()
+                y = torch.relu(x)
+                y.backward(torch.from_numpy(g0.copy()))
+                seen.append((y._data.tobytes(), x.grad._data.tobytes()))
+                if kernels is not None:
+                    used = {name for name, n in calls if n == size}
+                    assert used == ({"relu", "relu_backward"} if size <= UM.C_RELU_MAX else set()), (size, calls)
+            out = np.empty(size, dt)
+            kern.relu(x0, out)
+            assert seen[0] == seen[1] and seen[0][0] == out.tobytes()
