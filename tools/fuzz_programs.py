@@ -15,6 +15,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --wide --count 300    # tools/fuzz_wide.py: dtypes, views, indexing, errors
     python tools/fuzz_programs.py --corners --count 300 # tools/fuzz_corners.py: what --wide never draws
     python tools/fuzz_programs.py --tutorial --count 300 # tools/fuzz_tutorial.py: optimizers, losses, hooks, ...
+    python tools/fuzz_programs.py --script --count 300   # tools/fuzz_script.py: classes, comprehensions, f-strings, ...
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -447,6 +448,9 @@ def main(argv=None) -> int:
     parser.add_argument("--tutorial", action="store_true",
                         help="the tutorial generator (tools/fuzz_tutorial.py): optimizers and schedulers, losses, "
                              "autograd.grad options, hooks, print options, promotion, shape errors, ...")
+    parser.add_argument("--script", action="store_true",
+                        help="the script generator (tools/fuzz_script.py): script classes, nn.Module and Dataset "
+                             "subclasses, comprehensions, while/break, try/except, f-strings, int/bool/float16, ...")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -463,6 +467,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_corners.py", "fuzz_corners").generate_corners
     if args.tutorial:
         make = load(ROOT / "tools" / "fuzz_tutorial.py", "fuzz_tutorial").generate_tutorial
+    if args.script:
+        make = load(ROOT / "tools" / "fuzz_script.py", "fuzz_script").generate_script
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
