@@ -101,10 +101,16 @@ def zeros_state(p):
     return zeros_like(p.detach())
 
 
-def step_tensor():
+def scalar_dtype():
+    """torch.optim's _get_scalar_dtype(): the dtype of the state's scalar tensors (step, NAdam's mu_product,
+    ASGD's eta and mu), float64 while the default dtype is float64, else float32."""
     from . import dtypes  # noqa: PLC0415
+    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+
+
+def step_tensor():
     from .factory import tensor  # noqa: PLC0415
-    return tensor(0.0, dtype=dtypes.float32)
+    return tensor(0.0, dtype=scalar_dtype())
 
 
 def value_of(x):
@@ -117,8 +123,8 @@ def value_of(x):
 
 class Optimizer:
     _lr_sched_wrapped = False  # an lr_scheduler sets it on the instance
-    # the state entries that torch's __setstate__ (so load_state_dict) makes float32 tensors of when a
-    # loaded state holds something else: Adam's `step` (float(step)), ASGD's `eta` and `mu`, ...
+    # the state entries that torch's __setstate__ (so load_state_dict) makes scalar tensors of (scalar_dtype)
+    # when a loaded state holds something else: Adam's `step` (float(step)), ASGD's `eta` and `mu`, ...
     _tensor_state: tuple = ()
 
     def __init__(self, params, defaults):
@@ -271,7 +277,6 @@ class Optimizer:
                 if k != "params":
                     g[k] = v
         if self._tensor_state:
-            from . import dtypes  # noqa: PLC0415
             from .factory import tensor  # noqa: PLC0415
             for g in self.param_groups:
                 for p in g["params"]:
@@ -279,7 +284,7 @@ class Optimizer:
                     for key in self._tensor_state if len(p_state) else ():
                         value = p_state[key]  # (torch's KeyError when a loaded state lacks it)
                         if not isinstance(value, Tensor):
-                            p_state[key] = tensor(float(value) if key == "step" else value, dtype=dtypes.float32)
+                            p_state[key] = tensor(float(value) if key == "step" else value, dtype=scalar_dtype())
 
     @staticmethod
     def _grads(group):

@@ -8,19 +8,18 @@ import numpy as np
 
 from . import errors
 from .optim import (Optimizer, add_scaled, addcdiv, addcmul, check_betas_eps, check_lr, lerp, scalar, set_data,
-                    sqrt, step_tensor, value_of, zeros_state)
+                    scalar_dtype, sqrt, step_tensor, value_of, zeros_state)
 
 
 def _scalar_state(value):
-    """torch.tensor(value, dtype=torch.float32): NAdam's mu_product, ASGD's eta and mu."""
-    from . import dtypes  # noqa: PLC0415
+    """torch.tensor(value, dtype=_get_scalar_dtype()): NAdam's mu_product, ASGD's eta and mu."""
     from .factory import tensor  # noqa: PLC0415
-    return tensor(value, dtype=dtypes.float32)
+    return tensor(value, dtype=scalar_dtype())
 
 
 def _begin(optimizer, p, zeros, scalars=None):
     """p's state, made at its first step as torch's _init_group makes it (step, then the float32 scalars
-    given, then a zero tensor per name of `zeros`), with its step counted: (state, step as a float)."""
+    given (scalar_dtype), then a zero tensor per name of `zeros`), with its step counted: (state, step as a float)."""
     state = optimizer.state[p]
     if len(state) == 0:
         state["step"] = step_tensor()
@@ -99,7 +98,7 @@ class NAdam(Optimizer):
             grad = _decay(p, _grad(g, group["maximize"]), lr, wd, group["decoupled_weight_decay"])
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-            set_data(mu_product, mu_product._data * np.float32(mu))
+            set_data(mu_product, mu_product._data * mu_product._data.dtype.type(mu))
             set_data(exp_avg, lerp(exp_avg._data, grad, 1 - beta1))
             set_data(exp_avg_sq, addcmul(exp_avg_sq._data * scalar(beta2, dt), grad, grad, 1 - beta2))
             denom = sqrt(exp_avg_sq._data / scalar(bias_correction2, dt)) + scalar(eps, dt)
@@ -173,8 +172,8 @@ class ASGD(Optimizer):
                 set_data(ax, ax._data + (p._data - ax._data) * mu._data.astype(dt))
             else:
                 set_data(ax, p._data.copy())
-            set_data(eta, np.float32(lr / ((1 + lambd * lr * step) ** alpha)))
-            set_data(mu, np.float32(1 / max(1, step - t0)))
+            set_data(eta, eta._data.dtype.type(lr / ((1 + lambd * lr * step) ** alpha)))
+            set_data(mu, mu._data.dtype.type(1 / max(1, step - t0)))
 
 
 class Rprop(Optimizer):
