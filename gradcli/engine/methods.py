@@ -67,6 +67,8 @@ def _install():
 
 
 _install()
+Tensor.real = property(I.real, I.set_real)  # getset descriptors in torch (no function of torch.Tensor)
+Tensor.imag = property(I.imag, I.imag)
 for _name, _fn in _rng_factory.TENSOR_METHODS.items():  # x.uniform_(), x.normal_(), ...: torch's random kernels
     setattr(Tensor, _name, _fn)
 for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: their own in-place wrappers

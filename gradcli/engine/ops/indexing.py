@@ -298,6 +298,24 @@ def check_inplace(t, as_view=False):
                                  "operation.", hint="leaf_inplace")
 
 
+def real(input):
+    """x.real: at::real, the tensor itself for the real dtypes (the only ones gradcli has)."""
+    return input
+
+
+def set_real(input, value):
+    """x.real = v: torch's THPVariable_set_real, x.real.copy_(valueToTensor(v)) (recorded as copy_ is)."""
+    if not isinstance(value, Tensor) and not is_scalar(value):
+        raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
+    from .inplace import copy_  # noqa: PLC0415 - inplace.py imports this module
+    copy_(input, value)
+
+
+def imag(input, value=None):
+    """x.imag, and x.imag = v: at::imag refuses a real tensor (before the value is looked at)."""
+    raise errors.runtime("imag is not implemented for tensors with non-complex dtypes.")
+
+
 def setitem(input, key, value):
     if not isinstance(value, Tensor) and not is_scalar(value):  # torch's valueToTensor, before the index
         raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
