@@ -224,6 +224,9 @@ def make_node(cls, inputs, out_dtype, saved=(), kw=None):
         elif fn is _NO_EDGE:                    # not a Tensor
             fns.append(None)
         else:
+            if t._creation is not None:  # a split/unbind output or no_grad view whose base changed in place
+                from .tensor import check_view_grad_fn  # noqa: PLC0415 - tensor imports this module
+                check_view_grad_fn(t)
             nr = t._output_nr
             if nr:
                 if nrs is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .autograd import ZERO_NRS, Node, node_observer, SavedValue, make_node, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
-from .tensor import Tensor
+from .tensor import Tensor, check_view_grad_fn
 
 
 class Function(Node):
@@ -94,6 +94,8 @@ def record1(cls, inputs, out, kw):
         fn = t._edge()[0]  # the leaf's AccumulateGrad (output number 0)
         nrs = _ZERO_NRS1
     else:
+        if t._creation is not None:
+            check_view_grad_fn(t)  # torch's gradient_edge reads grad_fn(): a stale view raises
         nr = t._output_nr
         nrs = _ZERO_NRS1 if nr == 0 else (nr,)
     if cls.save_inputs:
@@ -122,12 +124,16 @@ def record2(cls, a, b, out, kw=None):
     if ra:
         fa = a.grad_fn
         if fa is not None:
+            if a._creation is not None:
+                check_view_grad_fn(a)
             na = a._output_nr
         else:
             fa, na = a._edge()
     if rb:
         fb = b.grad_fn
         if fb is not None:
+            if b._creation is not None:
+                check_view_grad_fn(b)
             nb = b._output_nr
         else:
             fb, nb = b._edge()

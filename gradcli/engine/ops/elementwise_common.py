@@ -20,7 +20,7 @@ from ..device import check_same, is_device_array
 from ..function import Function, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, check_view_grad_fn, wrap
 from .shape import sum_to
 
 # ---------------------------------------------------------------------------- operands, devices, broadcast
@@ -280,6 +280,8 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 node = _new(cls)
                 fn = a.grad_fn
                 if fn is not None:
+                    if a._creation is not None:
+                        check_view_grad_fn(a)
                     node._fns = (fn, None)
                     node._nrs = _ZERO_NRS2 if a._output_nr == 0 else (a._output_nr, 0)
                 else:

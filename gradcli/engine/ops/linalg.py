@@ -14,7 +14,7 @@ from ..function import Function, attach, record
 from . import replays, words
 from .registry import Sample, V, case, op
 from ..limits import LIMITS, check_broadcast, check_numel
-from ..tensor import wrap
+from ..tensor import check_view_grad_fn, wrap
 from ..views import view_of
 from .shape import TBackward0, sum_to, t, transpose, unsqueeze
 from ..device import asarray as _asarray
@@ -409,6 +409,8 @@ def _edge_of(t):
     """(node, output number) of t's gradient edge; (None, 0) when it needs no gradient."""
     fn = t.grad_fn
     if fn is not None:
+        if t._creation is not None:
+            check_view_grad_fn(t)
         return fn, t._output_nr
     return (t._edge()[0] if t._rg else None), 0
 
@@ -460,6 +462,8 @@ def linear_2d(input, weight, bias):
             fw._fns = (weight._edge()[0],)
             fw._nrs = _ZERO_NRS1
         else:
+            if weight._creation is not None:
+                check_view_grad_fn(weight)
             nr = weight._output_nr
             fw._fns = (fn,)
             fw._nrs = _ZERO_NRS1 if nr == 0 else (nr,)
