@@ -106,12 +106,12 @@ def slot(kind, *args):
 
 def _emulated(kind):
     """Without MKL: the engine's emulation of MKL's kernel where this CPU's order is known (the gemm
-    slot on an AVX2 machine: engine/gemm_avx2.py), else None (NumPy's)."""
-    if kind != "gemm":
+    and bmm slots on an AVX2 machine: engine/gemm_avx2.py), else None (NumPy's)."""
+    if kind not in ("gemm", "bmm"):
         return None
     from .engine import gemm_avx2  # noqa: PLC0415 - NumPy's side, loaded at the first product
 
-    return gemm_avx2.kernel()
+    return gemm_avx2.kernel(kind)
 
 
 def vml(name, fallback):

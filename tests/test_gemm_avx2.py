@@ -85,38 +85,42 @@ def test_c_kernel_is_the_numpy_reference(native_module):
         kind = ("plain", "ties", "wide")[i % 3]
         ta, tb = [(False, False), (True, False), (False, True)][i % 3 if i % 7 else 0]
         a, b = _operand(rng, m, k, ta, kind), _operand(rng, k, n, tb, kind)
+        c = _operand(rng, m, n, False, kind)
         for split in sorted({k, max(1, k // 2)}):
-            want = gemm_avx2.chain_reference(a, b, split).view(np.int32)
-            for scalar in (False, True):
-                got = gemm_avx2.chain_native(module, a, b, split, scalar).view(np.int32)
-                assert np.array_equal(got, want), (m, k, n, ta, tb, kind, split, scalar)
+            for cc in (None, c):
+                want = gemm_avx2.chain_reference(a, b, split, cc).view(np.int32)
+                for scalar in (False, True):
+                    got = gemm_avx2.chain_native(module, a, b, split, cc, scalar).view(np.int32)
+                    assert np.array_equal(got, want), (m, k, n, ta, tb, kind, split, scalar, cc is None)
 
 
 def test_c_kernel_refuses_what_could_reach_memory(native_module):
     module = native_module("gemm")
     a, b, out = np.ones(8, F32), np.ones(32, F32), np.zeros(16, F32)
-    module.sgemm_chain(a, b, out, 2, 4, 8, False, False, 4, False)
+    module.sgemm_chain(a, b, out, 2, 4, 8, False, False, 4, False, False)
     assert out.tolist() == [4.0] * 16
+    module.sgemm_chain(a, b, out, 2, 4, 8, False, False, 2, False, True)   # out's 4 added after 2 terms
+    assert out.tolist() == [8.0] * 16
     bad = [
-        ((a, b, out, 2, 4, 8, False, False, 5, False), "bad sizes"),        # split past k
-        ((a, b, out, 2, 4, 8, False, False, 0, False), "bad sizes"),
-        ((a, b, out, 0, 4, 8, False, False, 4, False), "bad sizes"),
-        ((a, b, out, 2, -4, 8, False, False, 4, False), "bad sizes"),
-        ((a, b, out, 2**40, 2**40, 8, False, False, 4, False), "bad sizes"),  # m * k would overflow
-        ((a, b, out, 3, 4, 8, False, False, 4, False), "expected 12 items"),  # a too short
-        ((a, b[:31], out, 2, 4, 8, False, False, 4, False), "expected 32 items"),
-        ((a, b, np.zeros(17, F32), 2, 4, 8, False, False, 4, False), "expected 16 items"),
-        ((a.astype(np.float64), b, out, 2, 4, 8, False, False, 4, False), "format 'f'"),
-        ((a, b, out.astype(np.float64), 2, 4, 8, False, False, 4, False), "format 'f'"),
-        ((np.ones((4, 2), F32).T, b, out, 2, 4, 8, False, False, 4, False), "C-contiguous"),
-        ((a, b, np.zeros(32, F32)[::2], 2, 4, 8, False, False, 4, False), "C-contiguous"),
+        ((a, b, out, 2, 4, 8, False, False, 5, False, False), "bad sizes"),        # split past k
+        ((a, b, out, 2, 4, 8, False, False, 0, False, False), "bad sizes"),
+        ((a, b, out, 0, 4, 8, False, False, 4, False, False), "bad sizes"),
+        ((a, b, out, 2, -4, 8, False, False, 4, False, False), "bad sizes"),
+        ((a, b, out, 2**40, 2**40, 8, False, False, 4, False, False), "bad sizes"),  # m * k would overflow
+        ((a, b, out, 3, 4, 8, False, False, 4, False, False), "expected 12 items"),  # a too short
+        ((a, b[:31], out, 2, 4, 8, False, False, 4, False, False), "expected 32 items"),
+        ((a, b, np.zeros(17, F32), 2, 4, 8, False, False, 4, False, False), "expected 16 items"),
+        ((a.astype(np.float64), b, out, 2, 4, 8, False, False, 4, False, False), "format 'f'"),
+        ((a, b, out.astype(np.float64), 2, 4, 8, False, False, 4, False, False), "format 'f'"),
+        ((np.ones((4, 2), F32).T, b, out, 2, 4, 8, False, False, 4, False, False), "C-contiguous"),
+        ((a, b, np.zeros(32, F32)[::2], 2, 4, 8, False, False, 4, False, False), "C-contiguous"),
     ]
     ro = np.zeros(16, F32)
     ro.flags.writeable = False
-    bad.append(((a, b, ro, 2, 4, 8, False, False, 4, False), "writable"))
+    bad.append(((a, b, ro, 2, 4, 8, False, False, 4, False, False), "writable"))
     shared = np.zeros(48, F32)
-    bad.append(((a, shared[:32], shared[16:32], 2, 4, 8, False, False, 4, False), "overlap"))
-    bad.append(((shared[8:16], b, shared[:16], 2, 4, 8, False, False, 4, False), "overlap"))
+    bad.append(((a, shared[:32], shared[16:32], 2, 4, 8, False, False, 4, False, False), "overlap"))
+    bad.append(((shared[8:16], b, shared[:16], 2, 4, 8, False, False, 4, False, False), "overlap"))
     for args, words in bad:
         before = out.copy()
         with pytest.raises(ValueError, match=words):
@@ -140,10 +144,10 @@ def test_without_c_the_numpy_chains_run(monkeypatch):
     class Fake:
         @staticmethod
         def sgemm_chain(*args):
-            calls.append(args[3:9])
+            calls.append(args[3:9] + args[10:])
 
     monkeypatch.setattr(gemm_avx2, "_module", [Fake])
-    assert gemm_avx2.sgemm(big_a, big_b).shape == (64, 64) and calls == [(64, 128, 64, False, False, 128)]
+    assert gemm_avx2.sgemm(big_a, big_b).shape == (64, 64) and calls == [(64, 128, 64, False, False, 128, False)]
     assert gemm_avx2.sgemm(np.zeros((512, 128), F32), np.zeros((128, 512), F32)) is None  # past MAX_WORK_NATIVE
 
 
@@ -163,8 +167,13 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(8, 6).T, mat(8, 20)) is None
     assert gemm_avx2.gemm(mat(8, 4).T, mat(8, 16).T) is None      # both transposed
     assert gemm_avx2.gemm(mat(4, 8, dtype=np.float64), mat(8, 16, dtype=np.float64)) is None
-    assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), mat(16), beta=2) is None
-    assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), alpha=2) is None
+    assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), alpha=0) is None     # BLAS reads neither operand
+    assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), mat(16, dtype=np.float64)) is None
+    assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), mat(15)) is None     # addmm's own error path
+    assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 12)) is None         # < 400 multiply-adds: ATen's loop
+    assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 15)) is None         # n < 16
+    assert gemm_avx2.bmm(mat(2, 4, 8, dtype=np.float64), mat(2, 8, 16, dtype=np.float64)) is None
+    assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 16)).shape == (2, 4, 16)
     out = gemm_avx2.gemm(mat(4, 8), mat(8, 16))
     assert out is not None and out.shape == (4, 16) and out.dtype == F32
     monkeypatch.setattr(gemm_avx2, "active", lambda: False)        # on another CPU: NumPy's (or MKL's) product
@@ -207,7 +216,8 @@ def test_linear_layer_against_torch():
     from gradcli.engine import api  # noqa: PLC0415
 
     rng = np.random.default_rng(8)
-    for batch, fan_in, fan_out in ((4, 16, 128), (16, 32, 16), (12, 20, 24), (8, 24, 64)):  # n >= 16 everywhere
+    for batch, fan_in, fan_out in ((4, 16, 128), (16, 32, 16), (12, 20, 24), (8, 24, 64), (16, 200, 32), (12, 380, 16)):
+        # n >= 16 everywhere; fan_in past 192: the bias added between k's halves
         x = rng.standard_normal((batch, fan_in)).astype(F32)
         w = rng.standard_normal((fan_out, fan_in)).astype(F32)
         bias = rng.standard_normal(fan_out).astype(F32)
@@ -234,3 +244,39 @@ def test_large_products_against_torch(native_module):
         tb = torch.from_numpy(b) if layout != "NT" else torch.from_numpy(np.ascontiguousarray(b.T)).t()
         got = gemm_avx2.sgemm(ta.numpy(), tb.numpy())
         assert got is not None and np.array_equal(got.view(np.int32), torch.mm(ta, tb).numpy().view(np.int32)), (m, k, n)
+
+
+def test_addmm_scales_and_batches_against_torch():
+    """addmm's beta and alpha (alpha scales mat2 before the chains; beta * input is added after the first
+    chain, which with k past 192 is before the second half's: the plain bias of a wide Linear too), bmm
+    and matmul of batches (each matrix as mm), through the engine."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(14)
+    bad, done = [], 0
+    for i in range(20):
+        m = int(rng.choice([4 * rng.integers(1, 5), rng.integers(12, 40)]))
+        k = int(rng.choice([rng.integers(2, 150), 2 * rng.integers(97, 190)]))
+        n = int(rng.integers(16, 70))
+        a, b = rng.standard_normal((m, k)).astype(F32), rng.standard_normal((k, n)).astype(F32)
+        c = rng.standard_normal((n,) if i % 2 else (m, n)).astype(F32)
+        beta, alpha = [(0.3, 0.7), (0, 1.3), (1, -2.1), (1.7, 1), (1, 1)][i % 5]
+        if beta == 0:
+            c[..., 0] = np.nan  # not read
+        outs = [lib.addmm(lib.tensor(c), lib.tensor(a), lib.tensor(b), beta=beta, alpha=alpha).numpy() for lib in (torch, api)]
+        done += 1
+        if not np.array_equal(outs[0].view(np.int32), np.asarray(outs[1]).view(np.int32)):
+            bad.append(("addmm", m, k, n, beta, alpha))
+    for i in range(9):
+        bs, m, k, n = int(rng.integers(1, 5)), int(4 * rng.integers(1, 6)), int(rng.integers(8, 100)), int(rng.integers(16, 50))
+        a, b = rng.standard_normal((bs, m, k)).astype(F32), rng.standard_normal((bs, k, n)).astype(F32)
+        for name, call in (("bmm", lambda lib: lib.bmm(lib.tensor(a), lib.tensor(b))),
+                           ("matmul", lambda lib: lib.matmul(lib.tensor(a), lib.tensor(b))),
+                           ("bmm of a transposed batch",
+                            lambda lib: lib.bmm(lib.tensor(a), lib.tensor(np.ascontiguousarray(b.transpose(0, 2, 1))).transpose(1, 2)))):
+            outs = [call(lib).numpy() for lib in (torch, api)]
+            done += 1
+            if not np.array_equal(outs[0].view(np.int32), np.asarray(outs[1]).view(np.int32)):
+                bad.append((name, bs, m, k, n))
+    assert done == 47 and not bad, bad

@@ -10,7 +10,10 @@ one of them a transposed row-major matrix, as a Linear layer's weight.t() and it
   or m >= 12: each element is one chain of float32 fused multiply-adds in k's order, from +0 (MKL's
   rows in groups of four; past 12 rows, the rest too);
 * 192 < k <= 384, k even: the two halves of k are two such chains from +0, then added;
-* addmm's bias (beta = 1) is added to the rounded product.
+* addmm(input, m1, m2, beta=, alpha=): MKL's C is beta * input (rounded; input is not read when beta is
+  0), added to the first chain's result before the second chain's; alpha multiplies m2's elements
+  (rounded) before the chains;
+* bmm (matmul of 3-D batches) from 400 multiply-adds a matrix: each matrix as mm.
 
 Everything else keeps NumPy's product: n < 16 (a dot-product kernel whose lanes vary with the shapes);
 the rows past the last group of four when m < 12 (plain float32 products and sums in k's order for two
@@ -70,23 +73,29 @@ def _fused_chain(a, b, lo, hi):
     return acc.astype(np.float32)
 
 
-def chain_reference(a, b, split):
+def chain_reference(a, b, split, c=None):
     """The chained product in NumPy (the readable reference, and the code that runs without the C
     extension): one chain over k's terms when split == k, else the chains over [0, split) and
-    [split, k), added in float32."""
+    [split, k); c (float32 (m, n), addmm's beta * input), when given, is added to the first chain's
+    result before the second chain's is, each addition rounded to float32."""
     k = a.shape[1]
-    if split == k:
-        return _fused_chain(a, b, 0, k)
-    return _fused_chain(a, b, 0, split) + _fused_chain(a, b, split, k)
+    r = _fused_chain(a, b, 0, split)
+    if c is not None:
+        r = r + c
+    if split < k:
+        r = r + _fused_chain(a, b, split, k)
+    return r
 
 
-def chain_native(module, a, b, split, scalar=False):
+def chain_native(module, a, b, split, c=None, scalar=False):
     """The same product through csrc/gemm.c's sgemm_chain (a, b row-major or transposed row-major)."""
     m, k = a.shape
     n = b.shape[1]
     out = np.empty((m, n), _F32)
+    if c is not None:
+        out[...] = c
     a_t, b_t = not a.flags.c_contiguous, not b.flags.c_contiguous
-    module.sgemm_chain(a.T if a_t else a, b.T if b_t else b, out, m, k, n, a_t, b_t, split, scalar)
+    module.sgemm_chain(a.T if a_t else a, b.T if b_t else b, out, m, k, n, a_t, b_t, split, scalar, c is not None)
     return out
 
 
@@ -101,8 +110,9 @@ def _native():
 _module = [False]   # gradcli._native_gemm once looked up (None: not built, or GRADCLI_NATIVE=0)
 
 
-def sgemm(a, b):
-    """a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain."""
+def sgemm(a, b, c=None):
+    """a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain; with c
+    (float32 (m, n)), MKL's C added to it (chain_reference)."""
     m, k = a.shape
     n = b.shape[1]
     if n < 16 or k < 2 or k > 384 or (k > 192 and k % 2):
@@ -117,29 +127,64 @@ def sgemm(a, b):
     if module is not None:
         if m * n * k > MAX_WORK_NATIVE:
             return None
-        return chain_native(module, a, b, split)
+        return chain_native(module, a, b, split, c)
     if m * n * k > MAX_WORK:
         return None
-    return chain_reference(a, b, split)
+    return chain_reference(a, b, split, c)
+
+
+def _float32_arrays(*xs):
+    return all(x.__class__ is np.ndarray and x.dtype == _F32 for x in xs)
 
 
 def gemm(m1, m2, bias=None, beta=1, alpha=1):
-    """The gemm slot's kernel (ops/linalg.py, as mkl_backend.gemm): addmm(bias, m1, m2) or mm, or None
-    for NumPy's product (another dtype or device, a scale, a shape outside sgemm's domain)."""
-    if (m1.__class__ is not np.ndarray or m2.__class__ is not np.ndarray or m1.dtype != _F32 or m2.dtype != _F32
-            or m1.ndim != 2 or m2.ndim != 2 or alpha != 1 or not active()):
+    """The gemm slot's kernel (ops/linalg.py, as mkl_backend.gemm): addmm(bias, m1, m2, beta=, alpha=) or
+    mm, or None for NumPy's product (another dtype or device, alpha 0, a shape outside sgemm's domain).
+    MKL's C = alpha * A @ B + beta * C as measured here: alpha scales m2 (MKL's first operand, torch
+    swaps them) before the chains, each element rounded to float32; beta * bias (rounded; not read when
+    beta is 0) is MKL's C, added after the first chain (sgemm)."""
+    if not _float32_arrays(m1, m2) or m1.ndim != 2 or m2.ndim != 2 or alpha == 0 or not active():
         return None
-    if bias is not None and (beta != 1 or bias.__class__ is not np.ndarray or bias.dtype != _F32):
+    if alpha != 1:
+        m2 = np.multiply(m2, _F32.type(alpha), order="K")  # keeps m2's layout
+    if bias is None or beta == 0:
+        return sgemm(m1, m2)
+    if not _float32_arrays(bias):
         return None
-    out = sgemm(m1, m2)
-    if out is None or bias is None:
-        return out
+    c = np.empty((m1.shape[0], m2.shape[1]), _F32)
     try:
-        return np.add(out, bias, out=out)  # C = bias, then alpha * AB + C: the sum of the rounded product
+        if beta == 1:
+            c[...] = bias
+        else:
+            np.multiply(bias, _F32.type(beta), out=c)
     except ValueError:  # a bias that does not broadcast to the product: addmm's own error path
         return None
+    return sgemm(m1, m2, c)
 
 
-def kernel():
-    """The gemm slot's kernel when the mkl extra does not run: this emulation on MKL's AVX2 machines."""
-    return gemm if active() else None
+def bmm(b1, b2):
+    """The bmm slot's kernel: torch.bmm (and matmul of 3-D batches) of float32 arrays, each matrix through
+    sgemm (MKL's gemm_batch, and the addmm per matrix of other layouts, measured in the same order), or
+    None: below 400 multiply-adds a matrix (ATen's own loop: ops/linalg.small_bmm), a matrix outside
+    sgemm's domain, a batch past the work limit."""
+    if not _float32_arrays(b1, b2) or b1.ndim != 3 or b2.ndim != 3 or not active():
+        return None
+    bs, m, k = b1.shape
+    n = b2.shape[2]
+    if b2.shape[:2] != (bs, k) or bs == 0 or m * k * n < 400:
+        return None
+    if bs * m * n * k > (MAX_WORK_NATIVE if _native() is not None else MAX_WORK):
+        return None
+    out = np.empty((bs, m, n), _F32)
+    for i in range(bs):
+        r = sgemm(b1[i], b2[i])
+        if r is None:
+            return None
+        out[i] = r
+    return out
+
+
+def kernel(kind="gemm"):
+    """The gemm (or bmm) slot's kernel when the mkl extra does not run: this emulation on MKL's AVX2
+    machines."""
+    return {"gemm": gemm, "bmm": bmm}.get(kind) if active() else None
