@@ -103,6 +103,13 @@ def test_vmap_results_are_checked_against_max_elements():
             "exceeds the limit", max_elements=1_000_000)
 
 
+def test_vmap_refuses_a_result_too_large_after_the_first_sample():
+    result = run("def f(x):\n    print('sample')\n    return x.expand(400, 2)\nvmap(f)(torch.ones(3000, 2))\n",
+                 max_elements=1_000_000)
+    assert result.stdout == "sample\n"
+    assert "tensor of 2400000 elements exceeds the limit" in result.error.message
+
+
 def test_vmap_output_structure_must_not_change():
     refused("vmap(lambda x: x if x.sum() > 0 else (x, x))(torch.tensor([[1.], [-1.]]))\n", "RuntimeError",
             "another structure")

@@ -14,6 +14,7 @@ batch's numbers in one call, which a loop cannot reproduce).
 from __future__ import annotations
 
 from . import errors
+from .limits import check_shape
 from .tensor import Tensor
 
 _RANDOMNESS = ("error", "different", "same")
@@ -212,6 +213,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             rand.before()
             outputs.append(func(*_rebuild(args, iter(sample)), **kwargs))
             rand.after()
+            if b == 0:  # --max-elements: the stacked results, before the other samples are computed
+                for leaf in _leaves(outputs[0], []):
+                    if isinstance(leaf, Tensor):
+                        check_shape((size,) + tuple(leaf.shape))
             if _structure(outputs[-1]) != _structure(outputs[0]):
                 raise errors.runtime(f"vmap({_name(func)}, ...): the function returned outputs of another "
                                      "structure for another sample")
