@@ -26,7 +26,6 @@ KNOWN: dict[str, str] = {
     'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.)",
     'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
-    'docstring_nn_TransformerEncoderLayer.grad': 'nn.TransformerEncoderLayer (and nn.MultiheadAttention) is not implemented (docs/coverage.md)',
     'docstring_torch_as_strided.grad': 'torch.as_strided is not implemented (docs/coverage.md)',
     'docstring_torch_cartesian_prod.grad': 'imports itertools, which GradScript does not have (only torch, numpy, math, random)',
     'docstring_torch_cholesky.grad': 'torch.cholesky is not implemented (docs/coverage.md)',

@@ -137,6 +137,8 @@ xavier_normal_
 kaiming_normal_
 orthogonal_
 sparse_
+# gradcli/engine/nn/modules_transformer.py: nn.MultiheadAttention's public method
+merge_masks
 # gradcli/engine/nn/loss.py
 MSELoss
 L1Loss

@@ -8,7 +8,8 @@ members are reachable (no Python internals)."""
 from __future__ import annotations
 
 from . import (functional, functional_embedding_bag, functional_group_norm, functional_margin, functional_upsample,
-               functional_multimargin, functional_prelu, functional_shuffle, functional_unpool, init, lazy, loss, modules_activation, modules_layers, modules_more, rnn, rnn_packed, utils)
+               functional_multimargin, functional_prelu, functional_shuffle, functional_unpool, init, lazy, loss, modules_activation, modules_layers, modules_more, modules_transformer, rnn, rnn_packed,
+               utils)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .module import Module
 from .parameter import Buffer, Parameter
@@ -47,6 +48,7 @@ def classes():
     out.update({name: getattr(functional_upsample, name) for name in functional_upsample.NAMES})
     out.update({name: getattr(lazy, name) for name in lazy.NAMES})
     out.update({name: getattr(rnn, name) for name in rnn.NAMES})
+    out.update({name: getattr(modules_transformer, name) for name in modules_transformer.NAMES})
     out["UninitializedParameter"] = lazy.UninitializedParameter
     out["UninitializedBuffer"] = lazy.UninitializedBuffer
     return out

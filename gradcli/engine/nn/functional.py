@@ -42,6 +42,7 @@ from . import functional_prelu as _prelu
 from . import functional_unpool as _unpool
 from . import functional_attention as _attention
 from . import functional_embedding_bag as _bag
+from . import functional_mha as _mha
 from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
@@ -569,7 +570,7 @@ OPS = [
     _aten("kl_div", torch_kl_div, sample=Sample(_M2, ("any", "prob"), call=lambda torch, x, y: torch.kl_div(x, y, 2))),
     _aten("constant_pad_nd", constant_pad_nd, ConstantPadNdBackward0,
           sample=Sample([((2, 3),), ((1, 2, 3),)], call=lambda torch, x: torch.constant_pad_nd(x, (1, 2), 0.5))),
-] + _unpool.OPS + _bag.OPS + _attention.OPS  # the families in their own modules
+] + _unpool.OPS + _bag.OPS + _attention.OPS + _mha.OPS  # the families in their own modules
 _TABLES = tables(OPS, None)
 FUNCTIONAL = _TABLES["FUNCTIONAL"]  # F's own functions, derived from OPS
 
