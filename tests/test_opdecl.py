@@ -118,10 +118,10 @@ _HAND_INPLACE = {
     "swapdims_": (_SX, "gradcli.engine.ops.inplace:inplace_view.<locals>.method:swapdims_"),
     "clip_": (_SX, "gradcli.engine.ops.inplace:inplace.<locals>.method:clip_"),
     **{n + "_": (f"gradcli.engine.ops.special:_compare_inplace.<locals>.method:{n}_",
-                 f"gradcli.engine.ops.special:compare_inplace.<locals>.method:{n}_")
+                 f"gradcli.engine.ops.inplace_kinds:compare_inplace.<locals>.method:{n}_")
        for n in ("eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal")},
     **{n + "_": (f"gradcli.engine.ops.special:_logical_inplace.<locals>.method:{n}_",
-                 f"gradcli.engine.ops.special:logical_inplace.<locals>.method:{n}_")
+                 f"gradcli.engine.ops.inplace_kinds:logical_inplace.<locals>.method:{n}_")
        for n in ("logical_and", "logical_or", "logical_xor", "logical_not")},
 }
 

@@ -173,7 +173,7 @@ _BOOL = "a bool or integer result"
 _ip = {"inplace": True}
 # One declaration per op (registry.py), as arithmetic.py's
 OPS = [
-    # x.eq_(y) ...: x gets 0/1 in its own dtype (special.py's wrappers: registry.INPLACE_KINDS)
+    # x.eq_(y) ...: x gets 0/1 in its own dtype (inplace_kinds.py's wrappers: registry.INPLACE_KINDS)
     op("eq", eq, no_grad=_BOOL, inplace="compare", operator="=="),
     op("ne", ne, aliases=("not_equal",), no_grad=_BOOL, inplace="compare", operator="!="),
     op("lt", lt, aliases=("less",), no_grad=_BOOL, inplace="compare", operator="<"),

@@ -145,7 +145,8 @@ class OpSpec:
 REGISTRY: dict[str, OpSpec] = {}
 CASES: dict[str, Case] = {}  # every declaration's regression cases, by name (tests/test_ops_breadth.py)
 
-# in-place wrappers a declaration may name instead of its family's (inplace="copy"), in ops/special.py:
+# in-place wrappers a declaration may name instead of its family's (inplace="copy"), in ops/inplace_kinds.py
+# (special_common.py's for copy):
 # copy: the op computed on a copy of x's original value (what the node saves), written back;
 # compare: x.eq_(y) ... (x gets 0/1 in its own dtype, EqBackward0/1 ...); logical: x.logical_and_(y) ... (no node)
 INPLACE_KINDS = ("copy", "compare", "logical")
@@ -157,9 +158,9 @@ def python_methods():
 
 
 def inplace_wrapper(kind):
-    from . import special  # noqa: PLC0415 - special.py imports the families that name its wrappers
-    return {"copy": special.inplace_method, "compare": special.compare_inplace,
-            "logical": special.logical_inplace}[kind]
+    from . import inplace_kinds, special_common  # noqa: PLC0415 - they import the families that name them
+    return {"copy": special_common.inplace_method, "compare": inplace_kinds.compare_inplace,
+            "logical": inplace_kinds.logical_inplace}[kind]
 
 
 def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
