@@ -12,9 +12,11 @@ import warnings
 from pathlib import Path
 
 from gradcli.engine import api as torch
+from gradcli.engine import methods
 from gradcli.engine.ops import registry
 from gradcli.lang.runner import run_source
 
+methods.load_all()  # REGISTRY's every op (the breadth families load on first use)
 BEFORE = Path(__file__).resolve().parent / "binding_forms_before.json"
 
 

@@ -24,6 +24,8 @@ from gradcli.engine.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from gradcli.engine.nn import functional  # noqa: F401 - declares F's own ops (registry)
 from gradcli.engine.ops import registry
 
+methods.load_all()  # every family's ops (the breadth ones load on first use)
+
 
 @dataclass
 class Op:

@@ -14,8 +14,10 @@ import pytest
 
 from gradcli.engine import api as torch
 from gradcli.engine import operators
+from gradcli.engine import methods
 from gradcli.engine.ops import registry
 
+methods.load_all()  # REGISTRY's every op (the breadth families load on first use)
 BEFORE = Path(__file__).resolve().parent / "operator_forms_before.json"
 
 BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "eq", "ne", "lt", "le", "gt", "ge",

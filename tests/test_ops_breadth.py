@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api
+from gradcli.engine import methods
 from gradcli.engine.ops import registry
 from gradcli.engine import dtypes
 
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import ops_cases  # noqa: E402
+
+methods.load_all()  # REGISTRY's every op (the breadth families load on first use)
 
 GOLDEN = ROOT / "golden" / "ops_cases.json"
 _GOLD = json.loads(GOLDEN.read_text())["cases"]

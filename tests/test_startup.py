@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,11 +83,72 @@ def test_plain_grad_and_run_load_no_rich_nn_or_hashlib(tmp_path):
     loaded("run", "samples/seed00_linear_forward.grad")  # warms the table cache
     unwanted = ("rich", "typer", "click", "lark", "hashlib", "_hashlib", "subprocess", "locale", "gradcli.engine.nn",
                 "gradcli.engine.optim", "prompt_toolkit", "pygments", "gradcli.native")
+    from gradcli.engine.op_names import FAMILIES  # the op families that load on first use: these use none
+    unwanted += tuple(f"gradcli.engine.ops.{family}" for family in FAMILIES)
     for args in (["grad", "w*x + b", "w=4", "x=3", "b=5"], ["run", "samples/seed00_linear_forward.grad"]):
         mods = loaded(*args)
         assert "gradcli.engine.api" in mods
         bad = {m for m in mods if any(m == u or m.startswith(u + ".") for u in unwanted)}
         assert not bad, (args, sorted(bad))
+
+
+FAMILY_PROBE = """
+import json, os, sys
+from pathlib import Path
+from gradcli.engine import op_names
+from gradcli.lang.runner import RunOptions, Session
+
+
+def nn_alone():
+    from gradcli.engine import api
+    api.nn
+
+
+out = {}
+jobs = [(path.name, lambda path=path: Session(RunOptions(), write=lambda *a: None).run(path.read_text(), str(path)))
+        for path in sorted(Path("samples").glob("seed*.grad"))]
+for name, job in [("<torch.nn>", nn_alone), *jobs]:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # each one in a child of its own: a family, once loaded, stays
+        os.close(r)
+        job()
+        loaded = sorted(f for f in op_names.FAMILIES if "gradcli.engine.ops." + f in sys.modules)
+        os.write(w, json.dumps([loaded, "gradcli.engine.nn" in sys.modules]).encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        out[name] = json.loads(f.read() or "null")
+    os.waitpid(pid, 0)
+print(json.dumps(out))
+"""
+
+
+def test_a_seed_sample_loads_only_the_op_families_it_names():
+    """The breadth op families load on first use (engine/op_names.py, issue 21): a run of each seed
+    sample loads only the families that bind a name the script spells (a Tensor method, torch.X,
+    torch.linalg.X or torch.special.X; most seeds: none), and those torch.nn imports when it uses nn."""
+    from gradcli.engine import op_names
+    tables = (op_names.TENSOR, op_names.TORCH, op_names.LINALG, op_names.SPECIAL)
+    doc = fresh(FAMILY_PROBE)["doc"]
+    nn_families = set(doc.pop("<torch.nn>")[0])
+    assert len(doc) >= 10 and None not in doc.values()
+    plain = 0
+    for name, (loaded, nn) in doc.items():
+        words = set(re.findall(r"[A-Za-z_]\w*", (ROOT / "samples" / name).read_text()))
+        named = {t[w] for t in tables for w in words if w in t} | (nn_families if nn else set())
+        assert set(loaded) <= named, (name, sorted(set(loaded) - named))
+        plain += not loaded
+    assert plain >= 5  # (seed00_*: tensors, arithmetic, backward)
+
+
+def test_the_op_family_table_is_current():
+    """engine/op_names.py (which family binds each name loaded on first use) is what
+    tools/gen_op_names.py writes from the families' declarations now; run it after adding an op."""
+    tool = ROOT / "tools" / "gen_op_names.py"
+    proc = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert proc.returncode == 0, "engine/op_names.py is stale: run tools/gen_op_names.py\n" + proc.stderr[-2000:]
 
 
 def test_ast_node_inits_are_the_dataclass_ones():

@@ -140,7 +140,8 @@ def main():
     import warnings
     warnings.simplefilter("ignore")
     import torch
-    from gradcli.engine import api
+    from gradcli.engine import api, methods
+    methods.load_all()  # the op families that load on first use
     table = {}
     numeric = []
     for name in sorted(vars(api)):

@@ -12,6 +12,7 @@ from . import dtypes as _dtypes
 from . import factory as _factory
 from . import formatting as _formatting
 from . import methods as _methods
+from . import op_names as _op_names
 from .size import Size
 from .tensor import Tensor
 
@@ -77,12 +78,14 @@ globals().update(_threads.TORCH)
 
 class _Module(types.SimpleNamespace):
     """A namespace that prints like the module it stands for. `_lazy` (name -> loader) lists members
-    made on first access (see "Loaded on first use" below)."""
+    made on first access (see "Loaded on first use" below); `_lazy_ops` (name -> family) the functions
+    of the breadth families not loaded yet (op_names.py), which their family's load binds here."""
 
-    def __init__(self, name, _lazy=None, **members):
+    def __init__(self, name, _lazy=None, _lazy_ops=None, **members):
         super().__init__(**members)
         object.__setattr__(self, "_modname", name)
         object.__setattr__(self, "_lazy", dict(_lazy or {}))
+        object.__setattr__(self, "_lazy_ops", dict(_lazy_ops or {}))
 
     def __getattr__(self, name):  # only for an attribute not there: a lazy member's first use
         lazy = self.__dict__.get("_lazy")
@@ -91,7 +94,15 @@ class _Module(types.SimpleNamespace):
             setattr(self, name, value)
             del lazy[name]
             return value
+        family = self.__dict__.get("_lazy_ops", {}).get(name)
+        if family is not None:
+            _methods.load_family(family)
+            if name in self.__dict__:
+                return self.__dict__[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted({*self.__dict__, *self.__dict__.get("_lazy_ops", ())})
 
     def __repr__(self):
         return f"<module '{self._modname}'>"
@@ -200,7 +211,8 @@ nan, inf, pi, e, newaxis = _builtins.float("nan"), _builtins.float("inf"), 3.141
 CONSTANTS = ("nan", "inf", "pi", "e", "newaxis")
 get_default_device = _device.get_default_device
 
-linalg = _Module("torch.linalg", **_methods.LINALG)  # matmul; norm, vector_norm, ...: the breadth families' LINALG (below)
+# matmul, ...; norm, vector_norm, ...: the breadth families' LINALG, bound when their family loads (_bind_family)
+linalg = _Module("torch.linalg", _lazy_ops=_op_names.LINALG, **_methods.LINALG)
 
 Size = Size
 Tensor = Tensor
@@ -241,21 +253,14 @@ CharTensor = _LegacyTensorType(int8, "CharTensor")
 ByteTensor = _LegacyTensorType(uint8, "ByteTensor")
 BoolTensor = _LegacyTensorType(bool, "BoolTensor")
 
-# the breadth ops (issue 5, methods.BREADTH): torch.X functions that are not Tensor methods, torch.linalg, torch.special
-for _m in _methods.BREADTH:
-    globals().update(getattr(_m, "TORCH", {}))
-    for _name in getattr(_m, "METHOD_ONLY", ()):
-        globals().pop(_name, None)
-    for _name, _fn in getattr(_m, "LINALG", {}).items():
-        setattr(linalg, _name, _fn)
 random = _Module(  # torch.random: the generator functions under their module's name
     "torch.random", manual_seed=_factory.manual_seed, seed=_factory.seed, initial_seed=_factory.initial_seed,
     get_rng_state=_factory.get_rng_state, set_rng_state=_factory.set_rng_state, Generator=_factory.Generator,
     default_generator=_factory.default_generator,
 )
 
-special = _Module("torch.special", **_methods.SPECIAL,
-                  **{k: v for _m in _methods.BREADTH for k, v in getattr(_m, "SPECIAL", {}).items()})
+special = _Module("torch.special", _lazy_ops=_op_names.SPECIAL, **_methods.SPECIAL)  # and the breadth families'
+
 
 # `out=` for every torch.X function (constructors included), as torch accepts it (outarg.py); torch's
 # TypeError for a first argument of the wrong type (torch.exp(3)), see argcheck.py
@@ -298,7 +303,7 @@ def _load_nn():
     for name, fn in _nn.functional.TORCH_NAMES.items():
         if name in _NN_TORCH_FUNCTIONS:
             _NN_FUNCTIONS[name] = _as_torch_function(name, fn)
-        elif name not in globals():  # one the table below lacks (tests/test_entry.py says so)
+        elif name not in globals() and name not in _lazy_ops:  # one the table below lacks (tests/test_entry.py)
             globals()[name] = _as_torch_function(name, fn)
     return _nn.build(_Module)
 
@@ -339,11 +344,37 @@ def _load(name):
 def __getattr__(name):
     if name in _lazy:
         return _load(name)
+    family = _lazy_ops.get(name)
+    if family is not None:
+        _methods.load_family(family)
+        if name in globals():
+            return globals()[name]
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted({*globals(), *_lazy})
+    return sorted({*globals(), *_lazy, *_lazy_ops})
+
+
+# the torch.X functions of the breadth families (methods.BREADTH), bound when their family loads (the first use
+# of one of its names: __getattr__ above, a Tensor method, torch.linalg.X, ...), as the start-up ones are
+_lazy_ops = _op_names.TORCH
+
+
+def _bind_family(module):
+    """torch.X, torch.linalg.X, torch.special.X (and torch.functional.X) of a breadth family: its Tensor
+    methods but those that are no torch.X (METHOD_ONLY), and its TORCH."""
+    method_only = set(getattr(module, "METHOD_ONLY", ()))
+    functions = {name: fn for name, fn in module.METHODS.items() if name not in method_only}
+    functions.update((name, fn) for name, fn in getattr(module, "TORCH", {}).items() if name not in method_only)
+    for name, fn in functions.items():
+        globals()[name] = _as_torch_function(name, fn)
+        if name in functional._lazy_ops:
+            setattr(functional, name, globals()[name])
+    for name, fn in getattr(module, "LINALG", {}).items():
+        setattr(linalg, name, fn)
+    for name, fn in getattr(module, "SPECIAL", {}).items():
+        setattr(special, name, fn)
 
 
 # nn.functional's TORCH_NAMES: torch.X -> (__module__, __qualname__) of nn's function, which the stand-in takes so
@@ -365,12 +396,15 @@ def _nn_function(name, module, qualname):
 
 
 for _name, (_module, _qualname) in _NN_TORCH_FUNCTIONS.items():
-    if _name not in globals():
+    if _name not in globals() and _name not in _lazy_ops:
         globals()[_name] = _nn_function(_name, _module, _qualname)
 
 # torch.functional, the module torch's tensor functions come from (`import torch.functional as F` in
 # "Building Models with PyTorch"): its __all__ in torch 2.13, the members gradcli has, which are torch.X
-functional = _Module("torch.functional", **{_name: globals()[_name] for _name in (
-    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
-    "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "pca_lowrank", "split",
-    "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index") if _name in globals()})
+_FUNCTIONAL = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
+               "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu", "norm", "meshgrid", "pca_lowrank",
+               "split", "stft", "svd_lowrank", "tensordot", "unique", "unique_consecutive", "unravel_index")
+functional = _Module("torch.functional", _lazy_ops={_name: _lazy_ops[_name] for _name in _FUNCTIONAL
+                                                    if _name not in globals() and _name in _lazy_ops},
+                     **{_name: globals()[_name] for _name in _FUNCTIONAL if _name in globals()})
+_methods.on_load(_bind_family)  # (the families bound before this module was imported, then each one that loads)

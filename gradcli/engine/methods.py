@@ -36,25 +36,16 @@ METHOD_ONLY = frozenset(n for t in _DECLARED for n in t["METHOD_ONLY"])  # Tenso
 METHODS = {k: v for t in _DECLARED for k, v in t["METHODS"].items()}
 
 
-# the breadth ops (issue 5): each of these families derives its own tables (Tensor methods, in-place forms and,
-# for api.py, TORCH, METHOD_ONLY, LINALG, SPECIAL) from its declarations; a new family goes in BREADTH
-from .ops import linalg_extra as _LX  # noqa: E402
-from .ops import linalg_products as _LP  # noqa: E402
-from .ops import linalg_svd as _LV  # noqa: E402
-from .ops import einsum as _EI  # noqa: E402
-from .ops import scan as _SC  # noqa: E402
-from .ops import selection as _SEL  # noqa: E402
-from .ops import norms as _NO  # noqa: E402
-from .ops import index_ops as _IX  # noqa: E402
-from .ops import misc_ops as _MX  # noqa: E402
-from .ops import numeric_extra as _NX  # noqa: E402
-from .ops import shape_extra as _SX  # noqa: E402
-from .ops import special as _SP  # noqa: E402
+# the breadth ops (issue 5): each family (ops/<name>.py, its OPS) derives its own tables (Tensor methods, in-place
+# forms and, for api.py, TORCH, METHOD_ONLY, LINALG, SPECIAL) from its declarations. They load on first use (issue
+# 21, start-up time): op_names.py, generated from them (tools/gen_op_names.py), says which family binds each name;
+# Tensor holds a stand-in for each of its attributes (OnFirstUse), api.py's namespaces look names up in the table.
+# A new family goes in tools/gen_op_names.py's FAMILIES (the generated BREADTH keeps its order).
+from .op_names import FAMILIES as BREADTH  # noqa: E402
+from .op_names import TENSOR as _LAZY_TENSOR  # noqa: E402
 
-BREADTH = (_SP, _SC, _SEL, _NO, _LX, _LP, _LV, _EI, _SX, _IX, _MX, _NX)
-for _m in BREADTH:
-    METHODS.update(_m.METHODS)
-_BREADTH_INPLACE = {name: fn for _m in BREADTH for name, fn in _m.INPLACE.items()}
+_BOUND = {}     # family name -> its module, once bound
+_BINDERS = []   # what else binds a family's names when it loads (api.py: torch.X, torch.linalg, torch.special)
 
 
 def _install():
@@ -62,7 +53,7 @@ def _install():
         setattr(Tensor, name, fn)
     for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
         setattr(Tensor, name, fn)
-    # x + y, y + x, x += y, x[k], x[k] = v ...: every family's
+    # x + y, y + x, x += y, x[k], x[k] = v ...: the core families'
     operators.install({id(s): s for s in registry.REGISTRY.values()}.values())
 
 
@@ -71,16 +62,14 @@ Tensor.real = property(I.real, I.set_real)  # getset descriptors in torch (no fu
 Tensor.imag = property(I.imag, I.imag)
 for _name, _fn in _rng_factory.TENSOR_METHODS.items():  # x.uniform_(), x.normal_(), ...: torch's random kernels
     setattr(Tensor, _name, _fn)
-for _name, _fn in _BREADTH_INPLACE.items():  # x.name_() of the breadth ops: their own in-place wrappers
-    setattr(Tensor, _name, _fn)
 
 
-def _python_level_methods():
+def _python_level_methods(names):
     """torch/_tensor.py defines some Tensor methods in Python (declared python_method=True), so their TypeErrors
     name them Tensor.split() where torch.split's say split(). The method is a copy of the same function (same
     code and defaults, no wrapper) under that qualname."""
     import types  # noqa: PLC0415
-    for name in sorted(registry.python_methods()):
+    for name in sorted(names):
         fn = Tensor.__dict__.get(name)
         if isinstance(fn, types.FunctionType) and fn.__qualname__ == name:
             method = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
@@ -90,4 +79,57 @@ def _python_level_methods():
             setattr(Tensor, name, method)
 
 
-_python_level_methods()
+_python_level_methods(registry.python_methods())
+
+
+def load_family(name):
+    """The breadth family `name` (ops/<name>.py), imported and bound now if it is not yet: its Tensor
+    methods, in-place forms and operators, and (_BINDERS) its torch.X, torch.linalg.X, torch.special.X."""
+    module = _BOUND.get(name)
+    if module is None:
+        import importlib  # noqa: PLC0415
+        module = importlib.import_module(f"{__package__}.ops.{name}")
+        METHODS.update(module.METHODS)
+        for table in (module.METHODS, module.INPLACE):
+            for attr, fn in table.items():
+                setattr(Tensor, attr, fn)
+        operators.install(module.OPS)
+        _python_level_methods(spec.name for spec in module.OPS if spec.python_method)
+        _BOUND[name] = module
+        for bind in _BINDERS:
+            bind(module)
+    return module
+
+
+def load_all():
+    """Every breadth family, bound (the tests and tools that walk every op; a script loads what it uses)."""
+    for name in BREADTH:
+        load_family(name)
+
+
+def on_load(bind):
+    """bind(module) for every breadth family bound so far, and for each one bound from now on."""
+    _BINDERS.append(bind)
+    for module in list(_BOUND.values()):
+        bind(module)
+
+
+class OnFirstUse:
+    """Tensor's attribute `name` (a method, an in-place form, an operator) of a family not loaded yet: its
+    first read loads the family, which puts the real attribute in its place (so `x.cumsum`,
+    `Tensor.cumsum`, `hasattr`, `dir(x)` and `+x` answer as if it had been bound at start-up)."""
+
+    __slots__ = ("name", "family")
+
+    def __init__(self, name, family):
+        self.name, self.family = name, family
+
+    def __get__(self, obj, cls=None):
+        load_family(self.family)
+        if Tensor.__dict__.get(self.name) is self:  # (op_names.py is stale: tools/gen_op_names.py)
+            raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+        return getattr(cls if obj is None else obj, self.name)
+
+
+for _name, _family in _LAZY_TENSOR.items():
+    setattr(Tensor, _name, OnFirstUse(_name, _family))

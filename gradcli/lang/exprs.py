@@ -34,6 +34,18 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator
 kind_of = fast_kind.get
 
 
+def _not_global(builtins, name, node):
+    """A name read that is neither global nor builtin so far: a torch function whose op family loads on
+    first use (`builtins` is a namespaces.OnDemand: reading it loads the family), else Python's NameError."""
+    try:
+        return builtins[name]
+    except KeyError:
+        pass
+    err = NameError(f"name '{name}' is not defined")
+    tag(err, node)
+    raise err
+
+
 def _is_const(node):
     return type(node) is A.Constant
 
@@ -99,9 +111,7 @@ class ExprCompiler:
                     return G[name]
                 if name in B:
                     return B[name]
-                err = NameError(f"name '{name}' is not defined")
-                tag(err, node)
-                raise err
+                return _not_global(B, name, node)
             return load_class
 
         def load_global(frame):
@@ -109,9 +119,7 @@ class ExprCompiler:
                 return G[name]
             if name in B:
                 return B[name]
-            err = NameError(f"name '{name}' is not defined")
-            tag(err, node)
-            raise err
+            return _not_global(B, name, node)
         load_global.gs_name = (False, name)
         return load_global
 

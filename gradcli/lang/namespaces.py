@@ -67,8 +67,13 @@ def _facade_members(name, obj, seen):
     members = {}
     src = obj.__dict__ if hasattr(obj, "__dict__") else {}
     lazy = src.get("_lazy") or {}  # engine namespaces loaded on first use (engine/api.py)
+    lazy_ops = src.get("_lazy_ops") or {}  # functions of the op families loaded on first use (engine/op_names.py)
+    pending = []
     for attr in sorted(set(dir(obj)) | set(lazy)):
         if attr.startswith("_"):
+            continue
+        if attr in lazy_ops and attr not in src:
+            pending.append(attr)
             continue
         if attr in lazy and attr not in src:
             members[attr] = _lazy_facade(f"{name}.{attr}", obj, attr, seen)
@@ -88,7 +93,72 @@ def _facade_members(name, obj, seen):
         elif not _engine_value(value):
             continue
         members[attr] = value
+    if pending:
+        def resolve(attr):
+            value = getattr(obj, attr)  # loads its family
+            if not _engine_value(value):
+                raise KeyError(attr)
+            return value
+        return OnDemand(members, resolve, pending)
     return members
+
+
+class OnDemand(dict):
+    """The members of a namespace some of which load on first use (the op families' functions,
+    engine/op_names.py): a plain dict of those there so far, so a read of one is a dict lookup;
+    a read of one not there yet (`__missing__`, `get`) makes it a member; every view of the whole
+    (iteration, keys, values, items, len) makes them all members first. `loaded_members` gives
+    the members there so far without loading any."""
+
+    __slots__ = ("_resolve", "_pending")
+
+    def __init__(self, members, resolve, pending):
+        super().__init__(members)
+        self._resolve = resolve     # name -> value (KeyError or AttributeError: not a member after all)
+        self._pending = set(pending)
+
+    def __missing__(self, key):
+        if key not in self._pending:
+            raise KeyError(key)
+        self._pending.discard(key)
+        try:
+            value = self._resolve(key)
+        except AttributeError:
+            raise KeyError(key) from None
+        self[key] = value
+        return value
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def load_all(self):
+        for key in sorted(self._pending):
+            self.get(key)
+        return self
+
+    def __iter__(self):
+        return dict.__iter__(self.load_all())
+
+    def __len__(self):
+        return dict.__len__(self.load_all())
+
+    def keys(self):
+        return dict.keys(self.load_all())
+
+    def values(self):
+        return dict.values(self.load_all())
+
+    def items(self):
+        return dict.items(self.load_all())
+
+
+def loaded_members(ns):
+    """(name, value) of the members of the facade ns there so far, loading nothing: those a script
+    can hold (a namespace loaded on first use and not loaded yet has none)."""
+    return dict.items(ns._members)
 
 
 class _LazyMembers(dict):
@@ -212,7 +282,7 @@ def engine_modules(device="cpu"):
 
     def collect(path, ns):  # (a namespace loaded on first use is found by Namespaces.module)
         modules[path] = ns
-        for attr, value in ns._members.items():
+        for attr, value in loaded_members(ns):
             sub = f"{path}.{attr}"
             if isinstance(value, Namespace) and sub not in modules and not _pending(value):
                 collect(sub, value)
@@ -395,10 +465,14 @@ class Namespaces:
         self.modules.update(math_module())
         self.modules.update(random_module())
         self.modules.update(collections_module())
-        torch_members = self.modules["torch"]._members
+        torch_ns = self.modules["torch"]
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
-        bare = {k: v for k, v in torch_members.items() if not isinstance(v, Namespace) and k not in CONSTANTS}
+        bare = {k: v for k, v in loaded_members(torch_ns) if not isinstance(v, Namespace) and k not in CONSTANTS}
         bare.update(python_builtins(rt))
+        # torch's functions whose family loads on first use are builtins too: a name the script reads that is
+        # neither global nor builtin so far is looked up there (the compiled name's NameError path)
+        pending = getattr(torch_ns._members, "_pending", ())
+        bare = OnDemand(bare, torch_ns._members.__getitem__, [k for k in pending if k not in bare])
         scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super", "format")]
         bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)
         self.builtins = bare
@@ -427,7 +501,7 @@ class Namespaces:
             if id(ns) in found or _pending(ns):
                 return
             found[id(ns)] = ns
-            for value in ns._members.values():
+            for _, value in loaded_members(ns):
                 if isinstance(value, Namespace):
                     visit(value)
         for ns in self.modules.values():

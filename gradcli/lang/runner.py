@@ -25,7 +25,7 @@ from ..gcpolicy import paused
 from ..records import record
 from . import ast as A
 from .errors import GradScriptError, python_message
-from .namespaces import Namespaces
+from .namespaces import Namespaces, loaded_members
 from .options import MAX_SOURCE_CHARS, RunOptions
 from .pyvalues import Namespace, public_attributes, get_attr
 from .runtime import MAX_DIMS_MESSAGE, Frame, LimitError, Runtime, is_internal, too_many_dims
@@ -454,7 +454,7 @@ class Session:
     def _imported_values(self):
         ids = set()
         for ns in self.namespaces.loaded_modules():
-            ids.update(id(v) for v in ns._members.values() if not isinstance(v, (int, float, str, bool)))
+            ids.update(id(v) for _, v in loaded_members(ns) if not isinstance(v, (int, float, str, bool)))
         return ids
 
     def set_device(self, device: str):
@@ -468,7 +468,7 @@ class Session:
         for path, ns in old.modules.items():
             target = new.module(path)
             remap[id(ns)] = target or ns
-            for name, value in ns._members.items():
+            for name, value in loaded_members(ns):
                 if target is not None and name in target._members:
                     remap.setdefault(id(value), target._members[name])
         for key, value in list(self.globals.items()):

@@ -23,7 +23,7 @@ from . import join_split as JS
 from .elementwise_common import c10_name
 from . import replays
 from .registry import Sample, op, tables
-from .special import inplace_method
+from .special_common import inplace_method
 
 
 def _key(ndim, d, idx):

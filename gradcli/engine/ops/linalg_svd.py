@@ -316,7 +316,7 @@ OPS = [
 
 
 def lazy_inplace(fn, name, node):
-    from .special import inplace_method  # noqa: PLC0415
+    from .special_common import inplace_method  # noqa: PLC0415
     return inplace_method(fn, name, node)
 
 

@@ -25,7 +25,7 @@ from .unary_math import sgn
 from .registry import Sample, V, case, op, tables
 from .scan import S1
 from .shape import expand, sum_to, unsqueeze
-from .special import inplace_method
+from .special_common import inplace_method
 
 # ---------------------------------------------------------------------------- var_mean / std_mean, nan-reductions
 

@@ -23,7 +23,7 @@ from . import words
 from .clamp_where import where
 from .registry import Sample, V, case, op, tables
 from .reduction import return_type
-from .special import inplace_method
+from .special_common import inplace_method
 from .special_common import not_implemented
 
 FrexpResult = return_type("frexp", ("mantissa", "exponent"))

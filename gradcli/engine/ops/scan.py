@@ -26,7 +26,7 @@ from . import reduction as R
 from .reduction import return_type
 from .registry import Sample, V, case, op, tables
 from .shape import flip
-from .special import inplace_method
+from .special_common import inplace_method
 
 AminmaxResult = return_type("aminmax", ("min", "max"))
 SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))

@@ -22,7 +22,7 @@ from .reduction import RETURN_TYPES
 from .registry import Sample, V, case, op, tables
 from .scan import INT_RESULT, S1, AminmaxResult, dim_of, zeros_of
 from .shape import unsqueeze
-from .special import inplace_method
+from .special_common import inplace_method
 
 # ---------------------------------------------------------------------------- value-selecting reductions
 
