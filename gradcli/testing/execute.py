@@ -19,10 +19,14 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from .golden import Actual
+from .golden import Actual, outside
 
 TIMEOUT_GRACE = 1.0          # seconds after --timeout before the parent ends the child
 _READ = 65536
+# the characters of a script's output the parent holds to compare (its expectation file holds at most
+# golden.MAX_EXPECTATION_BYTES): a script printing without end in its --timeout (60 s by default, a
+# gigabyte a second) grew the parent, which no --max-memory caps, until the CI machine ran out
+MAX_TEST_OUTPUT = 64 * 1024 * 1024
 
 
 @dataclass
@@ -61,7 +65,7 @@ def run_scripts(scripts, options, jobs: int = 1, max_memory: int | None = None, 
     if hasattr(os, "fork"):
         _run_forked(list(scripts), options, max(1, jobs), (max_memory, seccomp), done)
     else:  # pragma: no cover - Windows
-        for index, (path, name) in enumerate(scripts):
+        for index, (path, name, *_) in enumerate(scripts):
             start = time.monotonic()
             done(Finished(index, run_here(path, name, options), time.monotonic() - start))
     return [results[i] for i in range(len(results))]
@@ -133,6 +137,8 @@ class _Child:
         self.crash = None        # gradcli's own failure in the child, in words
         self.result: dict | None = None
         self.killed = False
+        self.held = 0            # characters of output held
+        self.flooded = None      # (line,) of the print that went past MAX_TEST_OUTPUT
 
     def feed(self, data: bytes) -> None:
         from gradcli.cli.isolate import read_messages  # noqa: PLC0415
@@ -141,6 +147,12 @@ class _Child:
         for message in read_messages(self.buffer):
             kind = message[0]
             if kind == "out":
+                if self.flooded is not None:
+                    continue
+                self.held += len(message[1])
+                if self.held > MAX_TEST_OUTPUT:
+                    self.flooded = (message[2],)
+                    continue
                 self.outputs.append((message[1], message[2]))
             elif kind == "loc":
                 self.location = message[1:]
@@ -160,10 +172,17 @@ def _run_forked(scripts, options, jobs, limits, done) -> None:
     try:
         while pending or running:
             while pending and len(running) < jobs:
-                index, (path, name) = pending.pop()
+                index, (path, name, *root) = pending.pop()
+                why = outside(path, root[0] if root else None)
+                if why is not None:  # a link out of the tested tree: not read, not run
+                    done(Finished(index, Actual("", [], "OSError", f"cannot read {name}: it is a link to {why}, "
+                                                f"outside the folder tested ({root[0]})"), 0.0))
+                    continue
                 child = _fork(index, path, name, options, limits)
                 running[child.fd] = child
                 selector.register(child.fd, selectors.EVENT_READ)
+            if not running:  # every script left was refused without a child: nothing to wait for
+                continue
             deadlines = [c.deadline for c in running.values() if c.deadline is not None]
             wait = None if not deadlines else max(0.0, min(deadlines) - time.monotonic())
             for key, _ in selector.select(wait):
@@ -171,6 +190,9 @@ def _run_forked(scripts, options, jobs, limits, done) -> None:
                 data = os.read(key.fd, _READ)
                 if data:
                     child.feed(data)
+                    if child.flooded is not None and not child.killed:
+                        _kill(child.pid)
+                        child.killed, child.deadline = True, None  # its pipe's end comes next
                     continue
                 selector.unregister(key.fd)
                 del running[key.fd]
@@ -262,7 +284,11 @@ def _finish(child: _Child, options) -> Finished:
     seconds = time.monotonic() - child.start
     outputs = [(text, line) for text, line in child.outputs]
     actual = Actual("".join(text for text, _ in outputs), outputs)
-    if child.result is not None:
+    if child.flooded is not None:
+        actual.error_type, actual.error_line = "MemoryError", child.flooded[0]
+        actual.error_message = (f"the output exceeds the limit of {MAX_TEST_OUTPUT:,} characters that gradcli test "
+                                "holds to compare")
+    elif child.result is not None:
         for key, value in child.result.items():
             setattr(actual, key, value)
     elif child.killed:

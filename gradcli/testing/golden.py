@@ -104,23 +104,71 @@ def pseudo_file(path) -> str | None:
     return real if real.startswith(PSEUDO_FOLDERS) else None
 
 
-def read_expectation(script) -> Expectation:
-    """The expectation files beside ``script`` (never raises: an unusable file is ``problem``)."""
+def outside(path, root) -> str | None:
+    """Where ``path`` leads when that is outside the folder ``root`` (the tree `gradcli test` was given),
+    else None (also without a root). A repository's link out of itself (``hw.out -> ~/.aws/credentials``,
+    ``hw.grad -> /etc/...``) would show another file of the CI machine in a diff or a syntax error's
+    source line of a public log: `gradcli test` reads only what lies in the tree it tests."""
+    if root is None:
+        return None
+    import os  # noqa: PLC0415
+
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return None if real == top or real.startswith(top.rstrip(os.sep) + os.sep) else real
+
+
+def foreign(path, root=None) -> str | None:
+    """Why `gradcli test` does not read ``path`` (a link into /proc, /sys, /dev or out of the tested
+    tree), in words, or None."""
+    where = pseudo_file(path)
+    if where is None:
+        where = outside(path, root)
+        if where is not None:
+            return f"it is a link to {where}, outside the folder tested ({root})"
+        return None
+    return f"it is a link to {where}"
+
+
+# the largest expectation file read: a script's output past this never passes (MAX_TEST_OUTPUT)
+MAX_EXPECTATION_BYTES = 64 * 1024 * 1024
+
+
+def _read_capped(file: Path) -> bytes | None:
+    """The file's bytes, None when it holds more than MAX_EXPECTATION_BYTES."""
+    with open(file, "rb") as fh:
+        data = fh.read(MAX_EXPECTATION_BYTES + 1)
+    return None if len(data) > MAX_EXPECTATION_BYTES else data
+
+
+def _too_large(script, file, out=None) -> Expectation:
+    return Expectation(script, out=out, problem=(
+        f"{file.name} is larger than the {MAX_EXPECTATION_BYTES // (1024 * 1024)} MiB an expectation file may hold "
+        "(gradcli test holds at most that much of a script's output)"))
+
+
+def read_expectation(script, root=None) -> Expectation:
+    """The expectation files beside ``script`` (never raises: an unusable file is ``problem``); with
+    ``root``, a file that is a link out of that folder is not read (``outside``)."""
     script = Path(script)
     out_file, err_file = out_path(script), err_path(script)
     out = error = line = None
-    for file in (out_file, err_file):
-        if pseudo_file(file):
-            return Expectation(script, problem=f"{file.name} is a link to {pseudo_file(file)}, not an expectation "
-                                               "file: expectation files are UTF-8 text files")
+    for file in (out_file, err_file, out_file.with_suffix(".cpu")):
+        why = foreign(file, root)
+        if why:
+            return Expectation(script, problem=f"{file.name} is not read: {why}; expectation files are UTF-8 text "
+                                               "files beside the script")
     try:
         if out_file.is_file():
-            out = out_file.read_bytes()
+            out = _read_capped(out_file)
+            if out is None:
+                return _too_large(script, out_file)
             problem = _utf8_problem(out_file, out)
             if problem:
                 return Expectation(script, problem=problem)
         if err_file.is_file():
-            data = err_file.read_bytes()
+            data = _read_capped(err_file)
+            if data is None:
+                return _too_large(script, err_file, out)
             problem = _utf8_problem(err_file, data)
             if problem:
                 return Expectation(script, out=out, problem=problem)
@@ -283,16 +331,42 @@ def _source_line_of(actual: Actual, index: int) -> int | None:
     return lines[-1] if lines else None
 
 
+# what a report's diff shows at most: lines from (just before) the first difference on, characters of a
+# line (a script printing 10 MB lines, or a million lines, put them all in the CI log, and difflib's
+# matching of a million lines against a million took the parent minutes)
+DIFF_LINES = 1000
+DIFF_LINE_CHARS = 1000
+_HUNK = re.compile(r"^@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@$")
+
+
 def unified_diff(want: bytes, got: bytes, fromfile: str, tofile: str) -> str:
     """A unified diff of two texts (bytes that are not UTF-8 shown escaped; a missing final
-    newline marked as diff(1) marks it)."""
+    newline marked as diff(1) marks it): of at most DIFF_LINES lines of each from 3 lines before the
+    first difference (the hunks' line numbers those of the whole texts), each line cut at
+    DIFF_LINE_CHARS characters."""
+    start = max(0, _first_different_line(want, got) - 3)
+
     def lines(data):
+        chunks = _split(data)
         out = []
-        for chunk in _split(data.decode("utf-8", "backslashreplace")):
+        for chunk in chunks[start:start + DIFF_LINES]:
+            chunk = chunk.decode("utf-8", "backslashreplace")
+            if len(chunk) > DIFF_LINE_CHARS + 1:
+                cut = len(chunk.rstrip("\r\n")) - DIFF_LINE_CHARS
+                chunk = chunk[:DIFF_LINE_CHARS] + f"... ({cut:,} more characters)" + ("\n" if chunk.endswith("\n") else "")
             out.append(chunk if chunk.endswith("\n") else chunk + "\n\\ No newline at end of file\n")
+        if len(chunks) > start + DIFF_LINES:
+            out.append(f"... ({len(chunks) - start - DIFF_LINES:,} more lines not compared)\n")
         return out
 
-    return "".join(difflib.unified_diff(lines(want), lines(got), fromfile, tofile))
+    def shifted(line):
+        match = _HUNK.match(line.rstrip("\n")) if start else None
+        if match is None:
+            return line
+        a, la, b, lb = match.groups()
+        return f"@@ -{int(a) + start}{la} +{int(b) + start}{lb} @@\n"
+
+    return "".join(shifted(line) for line in difflib.unified_diff(lines(want), lines(got), fromfile, tofile))
 
 
 def expectation_files(actual: Actual) -> dict:

@@ -61,9 +61,10 @@ class GradScriptItem(pytest.Item):
         name = self.nodeid.split("::")[0]
         from gradcli.cli.isolate import default_max_memory  # noqa: PLC0415
 
-        (finished,) = execute.run_scripts([(self.path, name)], RunOptions(seed=0, timeout=timeout), jobs=1,
+        root = str(self.config.rootpath)  # nothing read through a link out of the tree pytest tests
+        (finished,) = execute.run_scripts([(self.path, name, root)], RunOptions(seed=0, timeout=timeout), jobs=1,
                                           max_memory=default_max_memory())
-        verdict = golden.compare(golden.read_expectation(self.path), finished.actual, name)
+        verdict = golden.compare(golden.read_expectation(self.path, root), finished.actual, name)
         if not verdict.passed:
             raise ExpectationMismatch(verdict)
 
