@@ -172,6 +172,43 @@ def test_linear_fast_paths_run_under_a_max_elements_limit(monkeypatch):
             build()
 
 
+def test_linear_fast_paths_skip_a_gemm_kernel_only_for_the_products_it_leaves_to_numpy(monkeypatch):
+    """engine/gemm_avx2.py's kernel (the gemm slot on an AVX2 CPU without the mkl extra) answers None
+    for a product of fewer than gemm.numpy_below columns: linear_2d and the fused backward run those
+    as NumPy's @ without calling it (the seeds' loop: every product); a wider product, and every
+    product of a kernel without numpy_below (MKL's), still goes to the kernel. Same bits either way."""
+    from gradcli.engine import gemm_avx2
+    from gradcli.engine.limits import LIMITS
+    monkeypatch.setitem(LIMITS, "max_elements", 10_000_000)  # as a script's run
+    for sizes, batch in (((10, 5, 2), 32), ((20, 24, 3), 16)):
+        layers, x, y = _mlp(4, sizes, batch)
+        params = [p for lin in layers for p in lin.parameters()]
+        monkeypatch.setattr(linalg, "_GEMM", [None])
+        monkeypatch.setitem(linalg._BLAS_SLOTS, (2, 2), linalg._GEMM)
+        want = _plain_and_general(lambda: _loss(layers, x, y), params)
+        for below in (gemm_avx2.MIN_COLUMNS, None):
+            seen = []
+
+            def kernel(a, b, bias=None, beta=1, alpha=1):
+                seen.append(b.shape[1])
+                return None  # NumPy's product, as gemm_avx2.gemm outside its domain
+
+            if below is not None:
+                kernel.numpy_below = below
+            monkeypatch.setattr(linalg, "_GEMM", [kernel])
+            monkeypatch.setitem(linalg._BLAS_SLOTS, (2, 2), linalg._GEMM)
+            assert _plain_and_general(lambda: _loss(layers, x, y), params) == want
+            if below is None:
+                assert seen and min(seen) < 16, (sizes, seen)  # every product asks MKL's kernel
+            elif sizes[1] < below:
+                assert seen == [], (sizes, seen)
+            else:
+                assert seen and min(seen) >= below, (sizes, seen)  # only the wide ones (24 and 20 columns)
+    assert gemm_avx2.gemm.numpy_below == gemm_avx2.MIN_COLUMNS
+    a = np.ones((32, 10), np.float32)
+    assert gemm_avx2.sgemm(a, np.ones((10, gemm_avx2.MIN_COLUMNS - 1), np.float32)) is None
+
+
 def test_fused_linear_keeps_graph_errors():
     """The fused path leaves the freed-graph and in-place errors to the node's own backward."""
     lin = nn.Linear(4, 3)

@@ -32,6 +32,7 @@ from . import rng_math
 
 _F32 = np.dtype(np.float32)
 _F64 = np.float64
+MIN_COLUMNS = 16     # n below it: NumPy's product (MKL's dot-product kernel, whose order is not known)
 MAX_WORK = 1 << 18   # m * n * k: past it NumPy's product (the chain costs k passes of ~7 NumPy calls over the output)
 MAX_WORK_NATIVE = 1 << 24  # the same in C (csrc/gemm.c: about 1 ns a multiply-add's eight lanes)
 _TIE = np.int64(0x10000000)
@@ -115,7 +116,7 @@ def sgemm(a, b, c=None):
     (float32 (m, n)), MKL's C added to it (chain_reference)."""
     m, k = a.shape
     n = b.shape[1]
-    if n < 16 or k < 2 or k > 384 or (k > 192 and k % 2):
+    if n < MIN_COLUMNS or k < 2 or k > 384 or (k > 192 and k % 2):
         return None
     la, lb = _layout(a), _layout(b)
     if la is None or lb is None or (la == "T" and lb == "T"):
@@ -160,6 +161,9 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     except ValueError:  # a bias that does not broadcast to the product: addmm's own error path
         return None
     return sgemm(m1, m2, c)
+
+
+gemm.numpy_below = MIN_COLUMNS  # every product of fewer columns is NumPy's: ops/linalg.py's fast paths skip the call
 
 
 def bmm(b1, b2):

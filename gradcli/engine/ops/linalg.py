@@ -3,6 +3,8 @@ the MKL backend's kernels as torch's CPU build computes them; matmul's dispatch 
 inner are matmul.py's."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ... import backend
@@ -83,6 +85,15 @@ def small_bmm(a, b):
 _GEMM = backend.slot("gemm")
 _BMM = backend.slot("bmm")
 _BLAS_SLOTS = {(2, 2): _GEMM, (3, 3): _BMM, (2, 1): backend.slot("mv"), (1, 1): backend.slot("dot")}
+_EVERY_WIDTH = sys.maxsize
+
+
+def numpy_columns(kernel):
+    """The gemm slot's kernel (_GEMM[0]) leaves every 2-D product of fewer columns than this to NumPy's
+    @ (it answers None for them, and _matprod/_addmm_arrays then run NumPy's code): all of them without
+    a kernel, none before the slot is decided or with MKL's, the AVX2 emulation's narrow products
+    (engine/gemm_avx2.py: its gemm.numpy_below). The fast paths below use it to skip the slot."""
+    return _EVERY_WIDTH if kernel is None else getattr(kernel, "numpy_below", 0)
 
 
 def _broadcasts_to(shape, target):
@@ -323,24 +334,24 @@ class AddmmBackward0(Function):
         c1, c2 = layout
         nf = self._fns  # next_functions' nodes, without building the pairs
         ga = gb = gbias = None
-        fast = _GEMM[0] is None  # _matprod is then NumPy's @, after its --max-elements check
+        cut = numpy_columns(_GEMM[0])  # products narrower than cut are NumPy's @ in _matprod
         limit = LIMITS["max_elements"]
-        if fast and limit is not None:  # _matprod's check of each product's n x m, inline (a script's run)
-            fast = (nf[1] is None or G.shape[0] * b._data.shape[0] <= limit) \
-                and (nf[2] is None or G.shape[1] * a._data.shape[1] <= limit)
+        if limit is not None and not ((nf[1] is None or G.shape[0] * b._data.shape[0] <= limit)
+                                      and (nf[2] is None or G.shape[1] * a._data.shape[1] <= limit)):
+            cut = 0  # _matprod's check of each product's n x m raises (a script's run sets a limit)
         if nf[1] is not None:
             B = b._data
-            if fast and G.shape[1] != 1:
+            if G.shape[1] != 1 and (G.shape[0] if c1 else B.shape[0]) < cut:
                 ga = wrap(G @ B.T if not c1 else (B @ G.T).T, dt)
             else:
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
         if nf[2] is not None:
             A = a._data
             if c2:  # mm(g.t(), mat1).t(): the product is mat2.t()'s gradient
-                P = G.T @ A if fast and G.shape[0] != 1 else _matprod(G.T, A)
+                P = G.T @ A if A.shape[1] < cut and G.shape[0] != 1 else _matprod(G.T, A)
                 gb = wrap(P if for_t else P.T, dt)
             else:
-                P = A.T @ G if fast and G.shape[0] != 1 else _matprod(A.T, G)
+                P = A.T @ G if G.shape[1] < cut and G.shape[0] != 1 else _matprod(A.T, G)
                 gb = wrap(P.T if for_t else P, dt)
         if nf[0] is not None:
             # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
@@ -430,7 +441,7 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    if _GEMM[0] is None and k != 1:
+    if m < numpy_columns(_GEMM[0]) and k != 1:
         if LIMITS["max_elements"] is not None:
             check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (a script's run sets a limit)
         r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no contraction of length 1)
