@@ -258,6 +258,15 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     dims = R.reduction_dims(dim, data.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) else \
         tuple(range(data.ndim))
     p = float(ord)
+    if data.size == 0 and (p < 0 or p == math.inf):  # linalg_vector_norm's checks (no identity to start from)
+        what = f"linalg.vector_norm cannot compute the {p:g} norm on "
+        given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        if not given:
+            raise errors.runtime(what + "an empty tensor because the operation does not have an identity")
+        for d in given:
+            if data.shape[d] == 0:
+                raise errors.runtime(what + f"the dimension {d}because this dimension is empty and the operation "
+                                            "does not have an identity")
     if data.ndim == 0:
         r = data if p != 0 else (data != 0).astype(data.dtype)
     elif p == math.inf:
@@ -273,9 +282,37 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         if r is None:
             r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
     else:
-        r = (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+        r = _pnorm_serial(data, p, dims, keepdim)
     return record(LinalgVectorNormBackward0, (src,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})
+
+
+def _pnorm_serial(data, p, dims, keepdim):
+    """The p-norm for any other p, as ATen's NormOps under binary_kernel_reduce computes it on one thread:
+    per output element, acc = acc + pow(|x|, p) in the opmath dtype, element after element in memory order
+    (contiguous input: the reduced dims' C order), then pow(acc, 1 / p), 1 / p rounded to that dtype; over a
+    single element the norm is |x| itself (what torch gives). NumPy's pairwise sum missed the last bits from
+    8 elements on. Past ATen's grain size (32768 elements; a device array) the reduction splits over
+    threads: NumPy's sum then."""
+    if type(data) is not np.ndarray or data.size >= 32768:
+        return (data ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    nd = data.ndim
+    dims = tuple(sorted(d % nd for d in dims))
+    kept = [d for d in range(nd) if d not in dims]
+    moved = np.transpose(data, kept + list(dims))
+    shape = moved.shape[:len(kept)]
+    count = math.prod(moved.shape[len(kept):])
+    rows = moved.reshape(shape + (count,))
+    dt = data.dtype.type
+    if count == 1:
+        r = rows[..., 0].copy()
+    elif count == 0:
+        r = np.zeros(shape, data.dtype)
+    else:
+        r = np.cumsum(rows ** dt(p), axis=-1)[..., -1] ** (dt(1) / dt(p))
+    if keepdim:
+        r = r.reshape(tuple(1 if i in dims else n for i, n in enumerate(data.shape)))
+    return r
 
 
 def _norm2_lastdim(data, dims, keepdim):
