@@ -192,3 +192,40 @@ def test_a_reports_diff_is_bounded_and_numbered_as_the_whole_texts():
     assert "\n-... (4,000 more lines not compared)\n" in short and short.endswith("\n+... (3,000 more lines not compared)\n")
     diff = golden.unified_diff(b"a\n", b"y" * 10**6 + b"\n", "a", "b")
     assert "+" + "y" * 1000 + "... (999,000 more characters)\n" in diff
+
+
+# ---------------------------------------------------------------- PEP 263 coding declarations
+
+CODINGS = [
+    (b"# -*- coding: latin-1 -*-\n", b"caf\xe9"),
+    (b"#!/usr/bin/env gradcli\n# vim: set fileencoding=LATIN_1 :\n", b"\xe9t\xe9"),
+    (b"\n# coding=cp1252\n", b"caf\xe9\x80"),
+    (b"# coding: euc-jp\n", b"\xa4\xa2"),
+    (b"# coding: rot13\n", b"x"),          # not a text encoding
+    (b"# coding: hex\n", b"x"),
+    (b"# coding: no-such-codec\n", b"x"),
+    (b"# coding: utf-16\n", b"x"),         # its declaration line is not the ASCII it reads as
+    (b"# coding: ascii\n", b"caf\xe9"),    # bytes the codec refuses
+    (b"\xef\xbb\xbf# coding: latin-1\n", b"x"),  # a BOM says UTF-8
+    (b"x = 1\n# coding: latin-1\n", b"caf\xe9"),  # on the second line only after a comment: not a declaration
+    (b"# coding: utf-8\n", "caf\u00e9".encode()),
+]
+
+
+@pytest.mark.parametrize("head, word", CODINGS)
+def test_a_coding_declaration_is_honoured_as_python_honours_it(tmp_path, head, word):
+    # a script saved in Latin-1 with its declaration was refused ("no encoding declared"), which
+    # Python runs; what Python refuses, gradcli refuses with Python's words
+    body = head + b"s = '" + word + b"'\nprint(len(s), ascii(s))\n"
+    (tmp_path / "enc.py").write_bytes(body)
+    (tmp_path / "enc.grad").write_bytes(body)
+    python = subprocess.run([sys.executable, "enc.py"], capture_output=True, cwd=tmp_path, timeout=60)
+    ours = gradcli("run", str(tmp_path / "enc.grad"))
+    assert ours.stdout == python.stdout
+    assert (ours.returncode == 0) == (python.returncode == 0), (ours.stderr, python.stderr)
+    if python.returncode:
+        want = python.stderr.decode().strip().splitlines()[-1]
+        got = [ln for ln in ours.stderr.decode().splitlines() if ln.startswith("SyntaxError")]
+        if "Non-UTF-8" not in want:  # that one names the file as Python was given it
+            assert got == [want], (got, want)
+        assert "Traceback" not in ours.stderr.decode()

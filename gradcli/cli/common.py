@@ -176,8 +176,56 @@ def check_device(device: str) -> None:
         raise UsageProblem(str(exc)) from None
 
 
+def _declared_encoding(data: bytes):
+    """(name as Python normalises it, line) of a PEP 263 declaration (``# -*- coding: latin-1 -*-``) on
+    the first line, or the second after a blank or comment-only first line; else None."""
+    import re  # noqa: PLC0415
+
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    first, second = (data.split(b"\n", 2) + [b"", b""])[:2]
+    for number, line in ((1, first), (2, second)):
+        match = re.match(rb"[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
+        if match:
+            name = match.group(1).decode("ascii", "replace")
+            low = name[:12].lower().replace("_", "-")  # CPython's get_normal_name
+            if low == "utf-8" or low.startswith("utf-8-"):
+                return "utf-8", number
+            if any(low == n or low.startswith(n + "-") for n in ("latin-1", "iso-8859-1", "iso-latin-1")):
+                return "iso-8859-1", number
+            return name, number
+        if number == 1 and not re.match(rb"[ \t\f]*(#|\r?$)", line):
+            return None
+    return None
+
+
+def _decode_declared(data: bytes, encoding: str, line: int):
+    """The text of a source in a declared encoding other than UTF-8, or None where Python says
+    'encoding problem': no such codec, one that is not a text encoding (rot13, hex), one in which the
+    lines up to the declaration are not the ASCII they are (utf-16), bytes the codec refuses."""
+    head = b"\n".join(data.split(b"\n", 2)[:line])
+    try:
+        if head.isascii() and head.decode(encoding) != head.decode("ascii"):
+            return None
+        return data.decode(encoding)
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return None
+
+
 def decode_source(data: bytes, name: str):
-    """(text, None) or (None, SyntaxError-like dict) for bytes that are not UTF-8, as Python says it."""
+    """(text, None) or (None, SyntaxError-like dict) for bytes that are not UTF-8, as Python says it.
+    A PEP 263 declaration of another encoding is honoured as Python honours it (a script saved in
+    Latin-1 with ``# -*- coding: latin-1 -*-`` runs); the codec only decodes, nothing else of it runs."""
+    declared = _declared_encoding(data)
+    if declared is not None and declared[0] != "utf-8":
+        encoding, line = declared
+        bom = data.startswith(b"\xef\xbb\xbf")
+        text = None if bom else _decode_declared(data, encoding, line)
+        if text is None:
+            return None, {"type_name": "SyntaxError", "line": line, "column": None,
+                          "message": f"encoding problem: {encoding}" + (" with BOM" if bom else ""),
+                          "hint": "save the file as UTF-8 (and remove the coding declaration)"}
+        data = text.encode("utf-8", "surrogatepass")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
