@@ -3,9 +3,10 @@
  * (fused_chain_reference; tests/test_gemm_avx2.py compares the two).
  *
  * sgemm_chain: C = A @ B with every element one chain of float32 fused multiply-adds in k's order from
- *   +0, or two such chains (k's terms before and after `split`) added; with `accumulate`, C's own value
- *   (addmm's beta * input) is added to the first chain's result before the second chain is: the order
- *   gemm_avx2.py's docstring says where it was measured. The code that decides when this order is torch's stays in
+ *   +0, or two such chains (k's terms before and after `split`) added; with `accumulate` 1, C's own value
+ *   (addmm's beta * input) is added to the first chain's result before the second chain is; with 2, the
+ *   first chain starts from C's value instead of +0 (oneDNN's AVX2 convolution, from its bias): the
+ *   orders gemm_avx2.py's docstring says where they were measured. The code that decides when this order is torch's stays in
  *   Python (gemm_avx2.sgemm); this file only computes it, vectorised across the output's columns with
  *   AVX2+FMA where the CPU has them (each lane its own element's chain: the same bits as one fmaf per
  *   term), else element by element with the C library's fmaf.
@@ -35,10 +36,10 @@ typedef struct {
 
 /* one element's chains, lane by lane (the reference's arithmetic, the C library's fmaf) */
 static float element_scalar(const Gemm *g, Py_ssize_t i, Py_ssize_t j) {
-    float acc = 0.0f, acc2 = 0.0f;
+    float acc = g->accumulate == 2 ? g->c[i * g->n + j] : 0.0f, acc2 = 0.0f;
     const float *ai = g->a + i * g->sa_i;
     for (Py_ssize_t kk = 0; kk < g->split; kk++) acc = fmaf(ai[kk * g->sa_k], g->b[kk * g->n + j], acc);
-    if (g->accumulate) acc = acc + g->c[i * g->n + j];
+    if (g->accumulate == 1) acc = acc + g->c[i * g->n + j];
     if (g->split == g->k) return acc;
     for (Py_ssize_t kk = g->split; kk < g->k; kk++) acc2 = fmaf(ai[kk * g->sa_k], g->b[kk * g->n + j], acc2);
     return acc + acc2;
@@ -67,8 +68,13 @@ static void gemm_scalar(const Gemm *g) {
 AVX2 static inline __attribute__((always_inline)) void block16(const Gemm *g, Py_ssize_t i0, Py_ssize_t j, const int R) {
     __m256 acc[4][2], acc2[4][2];
     for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = acc2[r][0] = acc2[r][1] = _mm256_setzero_ps();
+    if (g->accumulate == 2)
+        for (int r = 0; r < R; r++) {
+            acc[r][0] = _mm256_loadu_ps(g->c + (i0 + r) * g->n + j);
+            acc[r][1] = _mm256_loadu_ps(g->c + (i0 + r) * g->n + j + 8);
+        }
     CHAINS(R, 0, g->split, acc)
-    if (g->accumulate)
+    if (g->accumulate == 1)
         for (int r = 0; r < R; r++) {
             acc[r][0] = _mm256_add_ps(acc[r][0], _mm256_loadu_ps(g->c + (i0 + r) * g->n + j));
             acc[r][1] = _mm256_add_ps(acc[r][1], _mm256_loadu_ps(g->c + (i0 + r) * g->n + j + 8));
@@ -88,11 +94,11 @@ AVX2 static inline __attribute__((always_inline)) void block16(const Gemm *g, Py
 
 /* one element with the FMA instruction (the columns past the last block of 16) */
 AVX2 static float element_fma(const Gemm *g, Py_ssize_t i, Py_ssize_t j) {
-    __m128 acc = _mm_setzero_ps(), acc2 = _mm_setzero_ps();
+    __m128 acc = g->accumulate == 2 ? _mm_set_ss(g->c[i * g->n + j]) : _mm_setzero_ps(), acc2 = _mm_setzero_ps();
     const float *ai = g->a + i * g->sa_i;
     for (Py_ssize_t kk = 0; kk < g->split; kk++)
         acc = _mm_fmadd_ss(_mm_set_ss(ai[kk * g->sa_k]), _mm_set_ss(g->b[kk * g->n + j]), acc);
-    if (g->accumulate) acc = _mm_add_ss(acc, _mm_set_ss(g->c[i * g->n + j]));
+    if (g->accumulate == 1) acc = _mm_add_ss(acc, _mm_set_ss(g->c[i * g->n + j]));
     if (g->split < g->k) {
         for (Py_ssize_t kk = g->split; kk < g->k; kk++)
             acc2 = _mm_fmadd_ss(_mm_set_ss(ai[kk * g->sa_k]), _mm_set_ss(g->b[kk * g->n + j]), acc2);
@@ -125,7 +131,8 @@ static int have_avx2_fma(void) { return 0; }
 #endif
 
 /* sgemm_chain(a, b, out, m, k, n, a_t, b_t, split, scalar, accumulate): out (float32[m * n], row-major)
- * = A @ B in the chained order above (with accumulate: out's value on entry added after the first chain). a: float32[m * k], A row-major (a_t false) or A's transpose row-major (a_t
+ * = A @ B in the chained order above (accumulate 1: out's value on entry added after the first chain; 2:
+ * the first chain starts from it). a: float32[m * k], A row-major (a_t false) or A's transpose row-major (a_t
  * true: A[i, kk] = a[kk * m + i]); b: float32[k * n], likewise (b_t true: B[kk, j] = b[j * k + kk]).
  * split in [1, k]: one chain when split == k. scalar: the element-by-element code even where the CPU
  * has AVX2+FMA (the tests compare both paths). out may share no byte with a or b. */
@@ -133,9 +140,13 @@ static PyObject *sgemm_chain(PyObject *self, PyObject *args) {
     PyObject *a_obj, *b_obj, *out_obj;
     Py_ssize_t m, k, n, split;
     int a_t, b_t, scalar, accumulate;
-    if (!PyArg_ParseTuple(args, "OOOnnnppnpp:sgemm_chain", &a_obj, &b_obj, &out_obj, &m, &k, &n, &a_t, &b_t,
+    if (!PyArg_ParseTuple(args, "OOOnnnppnpi:sgemm_chain", &a_obj, &b_obj, &out_obj, &m, &k, &n, &a_t, &b_t,
                           &split, &scalar, &accumulate))
         return NULL;
+    if (accumulate < 0 || accumulate > 2) {
+        PyErr_Format(PyExc_ValueError, "sgemm_chain: accumulate %d is not 0, 1 or 2", accumulate);
+        return NULL;
+    }
     if (m < 1 || k < 1 || n < 1 || split < 1 || split > k || m > PY_SSIZE_T_MAX / k ||
         k > PY_SSIZE_T_MAX / n || m > PY_SSIZE_T_MAX / n) {
         PyErr_Format(PyExc_ValueError, "sgemm_chain: bad sizes m=%zd k=%zd n=%zd split=%zd", m, k, n, split);

@@ -87,11 +87,11 @@ def test_c_kernel_is_the_numpy_reference(native_module):
         a, b = _operand(rng, m, k, ta, kind), _operand(rng, k, n, tb, kind)
         c = _operand(rng, m, n, False, kind)
         for split in sorted({k, max(1, k // 2)}):
-            for cc in (None, c):
-                want = gemm_avx2.chain_reference(a, b, split, cc).view(np.int32)
+            for cc, acc in ((None, 0), (c, 1), (c, 2)):
+                want = gemm_avx2.chain_reference(a, b, split, cc, acc).view(np.int32)
                 for scalar in (False, True):
-                    got = gemm_avx2.chain_native(module, a, b, split, cc, scalar).view(np.int32)
-                    assert np.array_equal(got, want), (m, k, n, ta, tb, kind, split, scalar, cc is None)
+                    got = gemm_avx2.chain_native(module, a, b, split, cc, scalar, acc).view(np.int32)
+                    assert np.array_equal(got, want), (m, k, n, ta, tb, kind, split, scalar, acc)
 
 
 def test_c_kernel_refuses_what_could_reach_memory(native_module):
@@ -104,6 +104,7 @@ def test_c_kernel_refuses_what_could_reach_memory(native_module):
     bad = [
         ((a, b, out, 2, 4, 8, False, False, 5, False, False), "bad sizes"),        # split past k
         ((a, b, out, 2, 4, 8, False, False, 0, False, False), "bad sizes"),
+        ((a, b, out, 2, 4, 8, False, False, 4, False, 3), "accumulate 3"),
         ((a, b, out, 0, 4, 8, False, False, 4, False, False), "bad sizes"),
         ((a, b, out, 2, -4, 8, False, False, 4, False, False), "bad sizes"),
         ((a, b, out, 2**40, 2**40, 8, False, False, 4, False, False), "bad sizes"),  # m * k would overflow
@@ -280,3 +281,65 @@ def test_addmm_scales_and_batches_against_torch():
             if not np.array_equal(outs[0].view(np.int32), np.asarray(outs[1]).view(np.int32)):
                 bad.append((name, bs, m, k, n))
     assert done == 47 and not bad, bad
+
+
+def _conv_reference(x, w, bias, pad):
+    """oneDNN's AVX2 direct convolution, element by element: from the bias, exact fma32 steps over the
+    channels in blocks of eight, each block by kernel row, column, channel."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    out = np.empty((n, o, oh, ow), F32)
+    for idx in np.ndindex(n, o, oh, ow):
+        b, q, y, z = idx
+        acc = F32(0) if bias is None else bias[q]
+        for c0 in range(0, c, 8):
+            for i in range(kh):
+                for j in range(kw):
+                    for ic in range(c0, min(c, c0 + 8)):
+                        acc = F32(rng_math.fma32(w[q, ic, i, j], xp[b, ic, y + i, z + j], acc))
+        out[idx] = acc
+    return out
+
+
+@pytest.mark.parametrize("with_c", [False, True])
+def test_onednn_convolution_is_its_reference(with_c, monkeypatch, request):
+    monkeypatch.setattr(gemm_avx2, "active", lambda: True)
+    if with_c:
+        request.getfixturevalue("native_module")("gemm")
+    else:
+        monkeypatch.setattr(gemm_avx2, "_module", [None])
+    rng = np.random.default_rng(4)
+    for n, c, h, o, k, pad, bias in ((2, 3, 5, 4, 3, 1, True), (1, 10, 4, 5, 2, 0, False), (2, 9, 4, 3, 3, 1, True)):
+        x = rng.standard_normal((n, c, h, h + 1)).astype(F32)
+        w = rng.standard_normal((o, c, k, k)).astype(F32)
+        b = rng.standard_normal(o).astype(F32) if bias else None
+        got = gemm_avx2.conv2d(x, w, b, (pad, pad), True)
+        assert np.array_equal(got.view(np.int32), _conv_reference(x, w, b, pad).view(np.int32)), (n, c, h, o, k)
+    assert gemm_avx2.conv2d(x, w[:, :, :1, :1], b, (0, 0), True) is None       # 1x1: another oneDNN kernel
+    assert gemm_avx2.conv2d(x.astype(np.float64), w.astype(np.float64), None, (0, 0), True) is None
+
+
+def test_convolutions_against_torch():
+    """conv2d through the engine: oneDNN's direct convolution where ATen's use_mkldnn picks it (a batch,
+    kernels past 3x3, large inputs), slow_conv2d's sgemm per image elsewhere (one small image), both bit
+    for bit; d2l's LeNet layers among them."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(10)
+    bad = []
+    cases = [(8, 1, 28, 28, 6, 5, 5, 2, True), (8, 6, 14, 14, 16, 5, 5, 0, True), (1, 3, 12, 12, 8, 5, 5, 2, True),
+             (2, 32, 6, 6, 16, 3, 3, 1, True), (2, 5, 9, 7, 13, 3, 5, (1, 2), True), (3, 9, 6, 8, 40, 2, 2, (0, 1), False),
+             (1, 2, 120, 120, 4, 3, 3, 1, True),                                    # one image past 20480 values: oneDNN
+             (1, 4, 5, 5, 8, 3, 3, 1, False), (1, 3, 10, 10, 12, 3, 3, 0, True), (1, 5, 12, 12, 16, 3, 2, 1, True)]
+    for n, c, h, wd, o, kh, kw, pad, bias in cases:
+        x = rng.standard_normal((n, c, h, wd)).astype(F32)
+        w = rng.standard_normal((o, c, kh, kw)).astype(F32)
+        b = rng.standard_normal(o).astype(F32) if bias else None
+        outs = [lib.nn.functional.conv2d(lib.tensor(x), lib.tensor(w), None if b is None else lib.tensor(b),
+                                         padding=pad).numpy() for lib in (torch, api)]
+        if not np.array_equal(outs[0].view(np.int32), np.asarray(outs[1]).view(np.int32)):
+            bad.append((n, c, h, wd, o, kh, kw, pad))
+    assert not bad, bad

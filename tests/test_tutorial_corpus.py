@@ -17,13 +17,12 @@ CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
 SNIPPETS = sorted(CORPUS.glob("*.grad"))
 
 KNOWN: dict[str, str] = {
-    "d2l_lenet.grad": "on an AMD EPYC (AVX2) the second loss differs from torch's by 2 float32 ulps: the Linear(120, 84) and its gradients' products now take MKL's AVX2 order (engine/gemm_avx2.py, each equal to torch.mm's bits there), but the convolutions (oneDNN's order), Linear(400, 120) (k past the emulated domain) and Linear(84, 10) (n < 16) still round otherwise; with all of them NumPy's the errors happened to cancel in that line. Intel AVX-512 (the golden's machine) is unchanged",
     "d2l_seq2seq_encoder_decoder.grad": "the embedding's gradient through two GRU layers differs from torch's in the last "
                                         "printed digit of one value (-8.4040e-04 for -8.4039e-04: the float32 order of "
                                         "the recurrent layers' backward sums); everything else agrees",
     'docstring_F_conv1d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
     'docstring_F_conv2d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
-    'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.)",
+    'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.) on the AVX-512 machine of the golden (on an AVX2 CPU engine/gemm_avx2.py follows oneDNN's order and it passes)",
     'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
     'docstring_torch_as_strided.grad': 'torch.as_strided is not implemented (docs/coverage.md)',

@@ -53,14 +53,14 @@ def _layout(x):
     return None
 
 
-def _fused_chain(a, b, lo, hi):
-    """fma(a[:, kk], b[kk], acc) for kk in [lo, hi), from +0, each rounded once to float32: the float64
+def _fused_chain(a, b, lo, hi, start=None):
+    """fma(a[:, kk], b[kk], acc) for kk in [lo, hi), from +0 (or from start), each rounded once to float32: the float64
     sum of the exact product and the float32 accumulator rounded to float32, nudged where that float64
     lands on a float32 tie (rng_math's exact fma32, per step)."""
     m, n = a.shape[0], b.shape[1]
     a64 = a.astype(_F64)
     b64 = b.astype(_F64)
-    acc = np.zeros((m, n), _F64)
+    acc = np.zeros((m, n), _F64) if start is None else start.astype(_F64)
     s = np.empty((m, n), _F64)
     bits = s.view(np.int64)
     for kk in range(lo, hi):
@@ -74,21 +74,22 @@ def _fused_chain(a, b, lo, hi):
     return acc.astype(np.float32)
 
 
-def chain_reference(a, b, split, c=None):
+def chain_reference(a, b, split, c=None, accumulate=1):
     """The chained product in NumPy (the readable reference, and the code that runs without the C
     extension): one chain over k's terms when split == k, else the chains over [0, split) and
-    [split, k); c (float32 (m, n), addmm's beta * input), when given, is added to the first chain's
-    result before the second chain's is, each addition rounded to float32."""
+    [split, k); c (float32 (m, n)), when given, is added to the first chain's result before the second
+    chain's is, each addition rounded to float32 (accumulate 1: addmm's beta * input), or is where the
+    first chain starts (accumulate 2: oneDNN's convolution from its bias)."""
     k = a.shape[1]
-    r = _fused_chain(a, b, 0, split)
-    if c is not None:
+    r = _fused_chain(a, b, 0, split, c if c is not None and accumulate == 2 else None)
+    if c is not None and accumulate == 1:
         r = r + c
     if split < k:
         r = r + _fused_chain(a, b, split, k)
     return r
 
 
-def chain_native(module, a, b, split, c=None, scalar=False):
+def chain_native(module, a, b, split, c=None, scalar=False, accumulate=1):
     """The same product through csrc/gemm.c's sgemm_chain (a, b row-major or transposed row-major)."""
     m, k = a.shape
     n = b.shape[1]
@@ -96,7 +97,8 @@ def chain_native(module, a, b, split, c=None, scalar=False):
     if c is not None:
         out[...] = c
     a_t, b_t = not a.flags.c_contiguous, not b.flags.c_contiguous
-    module.sgemm_chain(a.T if a_t else a, b.T if b_t else b, out, m, k, n, a_t, b_t, split, scalar, c is not None)
+    module.sgemm_chain(a.T if a_t else a, b.T if b_t else b, out, m, k, n, a_t, b_t, split, scalar,
+                       accumulate if c is not None else 0)
     return out
 
 
@@ -186,6 +188,62 @@ def bmm(b1, b2):
             return None
         out[i] = r
     return out
+
+
+def _chain(a, b, c, accumulate):
+    """One chain over all of k (C if built, else NumPy's within MAX_WORK), or None past the limit."""
+    m, k = a.shape
+    n = b.shape[1]
+    module = _native()
+    if m * n * k > (MAX_WORK_NATIVE if module is not None else MAX_WORK):
+        return None
+    if module is not None:
+        return chain_native(module, a, b, k, c, accumulate=accumulate)
+    return chain_reference(a, b, k, c, accumulate)
+
+
+def conv2d(x, w, bias, padding, onednn):
+    """torch's CPU conv2d of float32 x (N, C, H, W) and w (O, C, KH, KW), stride 1, no dilation, one group,
+    zero padding (ph, pw) on both sides, as this CPU's kernels order it, or None (another dtype or CPU, a
+    1x1 kernel, past the work limit, a product outside sgemm's domain). onednn: ATen's use_mkldnn chose
+    oneDNN (the caller decides: engine/nn/functional_conv.py), whose AVX2 direct convolution (jit:avx2)
+    makes each output element one chain of float32 fused multiply-adds from its bias (or +0), over the
+    input channels in blocks of eight, each block's taps by kernel row, kernel column, then channel;
+    else ATen's slow_conv2d: per image, output (bias, or zeros) += weight (O, C*KH*KW) @ the unfolded
+    input (C*KH*KW, OH*OW), one MKL sgemm with beta 1 (gemm)."""
+    if not _float32_arrays(x, w) or (bias is not None and not _float32_arrays(bias)) or x.ndim != 4 \
+            or w.ndim != 4 or not active():
+        return None
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    ph, pw = padding
+    if (kh, kw) == (1, 1) or n == 0 or o == 0 or c == 0:
+        return None
+    oh, ow = h + 2 * ph - kh + 1, wd + 2 * pw - kw + 1
+    if oh < 1 or ow < 1 or o * c * kh * kw * n * oh * ow > MAX_WORK_NATIVE:
+        return None
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # (N, C, OH, OW, KH, KW)
+    start = np.empty((o, oh * ow if not onednn else n * oh * ow), _F32)
+    start[...] = 0 if bias is None else bias[:, None]
+    if not onednn:
+        wm = np.ascontiguousarray(w.reshape(o, c * kh * kw))
+        out = np.empty((n, o, oh, ow), _F32)
+        for i in range(n):
+            cols = np.ascontiguousarray(win[i].transpose(0, 3, 4, 1, 2).reshape(c * kh * kw, oh * ow))
+            r = gemm(wm, cols, start)
+            if r is None:
+                return None
+            out[i] = r.reshape(o, oh, ow)
+        return out
+    order = np.array([(ic * kh + i) * kw + j for c0 in range(0, c, 8) for i in range(kh) for j in range(kw)
+                      for ic in range(c0, min(c, c0 + 8))], np.intp)
+    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(c * kh * kw, n * oh * ow)[order]
+    a = np.ascontiguousarray(w.reshape(o, c * kh * kw)[:, order])
+    out = _chain(a, cols, start, 2)
+    if out is None:
+        return None
+    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
 
 
 def kernel(kind="gemm"):

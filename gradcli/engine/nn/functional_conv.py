@@ -265,12 +265,21 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     dt = input.dtype
     cg, og = c // groups, o // groups
     kk, lsz = idx.shape
-    cols = flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
-    wm = weight._data.reshape(groups, og, cg * kk)
-    out = np.matmul(wm[None], cols)  # (n, groups, og, L)
-    out = out.reshape((n, o) + out_sp)
-    if bias is not None:
-        out = out + bias._data.reshape((1, o) + (1,) * nd)
+    out = None
+    if nd == 2 and groups == 1 and st == (1, 1) and dl == (1, 1) and dt is dtypes.float32:
+        # this CPU's order where engine/gemm_avx2.py knows it (None elsewhere: another CPU, a 1x1 kernel, past
+        # its work limit): oneDNN's direct convolution where ATen's use_mkldnn picks it, else slow_conv2d's sgemm
+        from .. import gemm_avx2  # noqa: PLC0415 - NumPy's side, loaded at the first convolution
+
+        onednn = n > 1 or (ks[0] > 3 and ks[1] > 3) or n * c * spatial[0] * spatial[1] > 20480
+        out = gemm_avx2.conv2d(input._data, weight._data, None if bias is None else bias._data, pd, onednn)
+    if out is None:
+        cols = flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
+        wm = weight._data.reshape(groups, og, cg * kk)
+        out = np.matmul(wm[None], cols)  # (n, groups, og, L)
+        out = out.reshape((n, o) + out_sp)
+        if bias is not None:
+            out = out + bias._data.reshape((1, o) + (1,) * nd)
     return record(ConvolutionBackward0, (input, weight, bias), wrap(_contig(out, dt.np), dt),
                   {"idx": idx, "groups": groups, "nd": nd})
 
