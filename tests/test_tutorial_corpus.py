@@ -21,7 +21,7 @@ KNOWN: dict[str, str] = {
                                         "printed digit of one value (-8.4040e-04 for -8.4039e-04: the float32 order of "
                                         "the recurrent layers' backward sums); everything else agrees",
     'docstring_F_conv1d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
-    'docstring_F_conv2d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
+    'docstring_F_conv2d.grad': "the convolution's last digit: torch's slow_conv2d (MKL's AVX-512 sgemm on the golden's machine) sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree (on an AVX2 CPU engine/gemm_avx2.py follows MKL's order and it passes)",
     'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.) on the AVX-512 machine of the golden (on an AVX2 CPU engine/gemm_avx2.py follows oneDNN's order and it passes)",
     'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
