@@ -28,7 +28,7 @@ OUT = ROOT / "gradcli" / "engine" / "op_names.py"
 
 # the breadth families, in the order their names are bound (a new family module goes here)
 FAMILIES = ("special", "scan", "selection", "norms", "linalg_extra", "linalg_products", "linalg_svd", "einsum",
-            "shape_extra", "index_ops", "misc_ops", "numeric_extra")
+            "shape_extra", "index_ops", "misc_ops", "numeric_extra", "scatter_extra")
 
 
 def family_names(module, operators):

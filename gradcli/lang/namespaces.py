@@ -16,6 +16,7 @@ import numpy as np
 
 from . import npguard, pyops, pyvalues
 from .pybuiltins import ScriptType, TypeBuiltin, python_builtins
+from .pyitertools import itertools_module, time_module
 from .pyrandom import random_module
 from ..pycompat import OrderedDict
 from .pyvalues import Namespace
@@ -30,7 +31,7 @@ FORBIDDEN_NAMES = frozenset(
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
                      "torch.autograd.functional, torch.autograd.graph, torch.func, numpy, math, random, "
-                     "collections (OrderedDict, defaultdict)")
+                     "itertools, time, collections (OrderedDict, defaultdict)")
 
 _ENGINE = "gradcli.engine"
 
@@ -465,6 +466,8 @@ class Namespaces:
         self.modules.update(math_module())
         self.modules.update(random_module())
         self.modules.update(collections_module())
+        self.modules.update(itertools_module(rt))
+        self.modules.update(time_module(rt))
         torch_ns = self.modules["torch"]
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
         bare = {k: v for k, v in loaded_members(torch_ns) if not isinstance(v, Namespace) and k not in CONSTANTS}

@@ -140,6 +140,9 @@ def _compute_policy(t):
         return "checked"
     if t is BigRange:
         return frozenset(("start", "stop", "step", "index", "count"))
+    from .pyitertools import MeteredType  # noqa: PLC0415 - pyitertools imports this module
+    if t is MeteredType:
+        return frozenset(("from_iterable",))  # itertools.chain.from_iterable
     if t is types.GeneratorType:
         return "generator"  # close() only (send/throw and the gi_* internals stay out)
     if issubclass(t, np.ndarray) or issubclass(t, np.generic):

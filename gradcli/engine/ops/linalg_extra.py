@@ -134,6 +134,9 @@ def _diag_view_array(a, offset, d1, d2):
     return np.diagonal(a, offset, d1, d2)  # CuPy: its own diagonal view
 
 
+diagonal_view_array = _diag_view_array  # (ops/scatter_extra.py's diagonal_scatter)
+
+
 class DiagonalBackward0(Function):
     __slots__ = ()
     explain = "1 on the chosen diagonal of {a}, 0 elsewhere"
