@@ -97,3 +97,35 @@ def test_flash_close_to_torch(dtype, ulps):
     eps = np.finfo(dtype).eps
     for a, b in [(want.detach().numpy(), got._data)] + [(t.grad.numpy(), x.grad._data) for t, x in zip(tq, gq)]:
         np.testing.assert_allclose(b, a, rtol=ulps * eps, atol=ulps * eps * np.abs(a).max())  # sums that cancel
+
+
+@pytest.mark.parametrize("shapes, kw", [
+    (((2, 3, 7, 16), (2, 3, 20, 16)), {}),
+    (((2, 2, 13, 32), (2, 2, 16, 32)), {"scale": 0.3}),
+    (((1, 2, 9, 16), (1, 2, 12, 16)), {"is_causal": True}),
+    (((1, 2, 9, 16), (1, 2, 12, 16)), {"attn_mask": "bool"}),
+])
+def test_flash_bit_for_bit_on_avx2(shapes, kw):
+    """On an AVX2 CPU without AVX-512, with 12 keys or more and heads of 16 or more, the flash kernel's float32
+    forward and backward are torch's bits: its products as MKL's AVX2 chains (alpha on the first column-major
+    operand), exp_u20 and SLEEF's expf where the kernel takes them, the lane sums."""
+    torch = pytest.importorskip("torch")
+    from gradcli.engine import gemm_avx2
+    if not gemm_avx2.active():
+        pytest.skip("MKL's AVX2 order is emulated on an AVX2 CPU without AVX-512 only")
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (shapes[0], shapes[1], shapes[1])]
+    tkw, gkw = dict(kw), dict(kw)
+    if kw.get("attn_mask") == "bool":
+        m = rng.random((shapes[0][2], shapes[1][2])) > 0.3
+        tkw["attn_mask"], gkw["attn_mask"] = torch.tensor(m), G.tensor(m.tolist())
+    tq = [torch.tensor(a, requires_grad=True) for a in arrays]
+    gq = [G.tensor(a.tolist(), dtype=G.float32, requires_grad=True) for a in arrays]
+    want = torch.nn.functional.scaled_dot_product_attention(*tq, **tkw)
+    got = F.scaled_dot_product_attention(*gq, **gkw)
+    g = rng.standard_normal(want.shape).astype(np.float32)
+    want.backward(torch.tensor(g))
+    got.backward(G.tensor(g.tolist()))
+    assert np.array_equal(got._data, want.detach().numpy())
+    for t, x in zip(tq, gq):
+        assert np.array_equal(x.grad._data, t.grad.numpy())

@@ -133,6 +133,23 @@ def _exp_sum(x, vmax):
     return e, total
 
 
+def _product(a, b):
+    """a @ b over the last two axes. float32 on an AVX2 CPU without AVX-512: one chain of fused multiply-adds
+    in k's order per element, as MKL's AVX2 sgemm runs the products it was measured on (engine/gemm_avx2.py)."""
+    if a.dtype != np.float32 or not _chained():
+        return (a @ b).astype(a.dtype)
+    from ..rng_math import fma32  # noqa: PLC0415
+    acc = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape[:-2] + (1, b.shape[-1])), np.float32)
+    for kk in range(a.shape[-1]):
+        acc = fma32(a[..., kk:kk + 1], b[..., kk:kk + 1, :], acc)
+    return acc
+
+
+def _chained():
+    from .. import gemm_avx2  # noqa: PLC0415
+    return gemm_avx2.active()
+
+
 def _flash_forward(q, k, v, mask, causal, scale):
     """cpu_flash_attention on (B, H, L, E) arrays: (output, logsumexp)."""
     dt = q.dtype.type
@@ -144,7 +161,7 @@ def _flash_forward(q, k, v, mask, causal, scale):
     rows = np.arange(L)[:, None]
     for n in range(0, Skv, _KV_SPLIT):
         kb, vb = k[..., n:n + _KV_SPLIT, :], v[..., n:n + _KV_SPLIT, :]
-        qk = (q @ np.swapaxes(kb, -1, -2)).astype(q.dtype)
+        qk = _product(q, np.swapaxes(kb, -1, -2))
         if causal:
             cols = n + np.arange(kb.shape[-2])[None, :]
             qk = np.where(cols > rows, dt(-np.inf), qk)
@@ -163,7 +180,7 @@ def _flash_forward(q, k, v, mask, causal, scale):
         if n > 0:
             out_acc = np.where(dead[..., None], out_acc, out_acc * rescale[..., None])
         qmax = np.where(dead, qmax, tmax)
-        out_acc = (p @ vb).astype(q.dtype) + (out_acc if n > 0 else dt(0))
+        out_acc = _product(p, vb) + (out_acc if n > 0 else dt(0))
     qmax = np.where(qmax == -np.inf, dt(0), qmax)
     qsum = np.where(qsum == 0, dt(1), qsum)
     out = out_acc * (dt(1) / qsum)[..., None]
@@ -171,24 +188,56 @@ def _flash_forward(q, k, v, mask, causal, scale):
     return out.astype(q.dtype), lse
 
 
+def _row_dot(a, b):
+    """vec::map2_reduce_all(x * y, +) over the last axis: lane sums of whole vectors (the tail in the first
+    lanes), then the lanes reduced as VecReduceAllSIMD does (float32) or in turn (float64)."""
+    lanes = _lanes(a.dtype)
+    prod = a * b
+    size = prod.shape[-1]
+    if size < lanes:
+        total = prod[..., 0]
+        for i in range(1, size):
+            total = total + prod[..., i]
+        return total
+    acc = prod[..., :lanes].copy()
+    full = lanes * (size // lanes)
+    for i in range(lanes, full, lanes):
+        acc += prod[..., i:i + lanes]
+    if full < size:
+        acc[..., :size - full] += prod[..., full:]
+    if a.dtype == np.float32:
+        return _tree_sum(acc)
+    total = acc[..., 0]
+    for i in range(1, lanes):
+        total = total + acc[..., i]
+    return total
+
+
 def _flash_backward(g, q, k, v, out, lse, mask, causal, scale):
-    """cpu_flash_attention_backward (one block of kv: the shapes gradcli takes to this path are small)."""
+    """cpu_flash_attention_backward (one block of kv: the shapes gradcli takes to this path are small); a
+    product's alpha (the scale) multiplies its column-major first operand, as MKL applies it."""
     dt = q.dtype.type
     sf = dt(scale)
-    dsum = (g * out).sum(-1)
-    attn = (q @ np.swapaxes(k, -1, -2)).astype(q.dtype) * sf
+    T = np.swapaxes
+    dsum = _row_dot(g, out)
+    attn = _product(q, T(k * sf, -1, -2))
     if mask is not None:
         attn = attn + mask.astype(q.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        attn = np.exp((attn - lse[..., None]).astype(np.float64)).astype(q.dtype)
+        x = attn - lse[..., None]
+        if q.dtype == np.float32:  # Vectorized<float>::exp: SLEEF's expf8_u10
+            from ..sleef import expf  # noqa: PLC0415
+            attn = expf(x).astype(np.float32)
+        else:
+            attn = np.exp(x)
     if causal:
         L, Skv = q.shape[-2], k.shape[-2]
         attn = np.where(np.arange(Skv)[None, :] > np.arange(L)[:, None], dt(0), attn)
-    gv = np.swapaxes(attn, -1, -2) @ g
-    gattn = attn * (g @ np.swapaxes(v, -1, -2) - dsum[..., None])
-    gq = (gattn @ k) * sf
-    gk = (np.swapaxes(gattn, -1, -2) @ q) * sf
-    return gq.astype(q.dtype), gk.astype(q.dtype), gv.astype(q.dtype)
+    gv = _product(T(attn, -1, -2), g)
+    gattn = attn * (_product(g, T(v, -1, -2)) - dsum[..., None])
+    gq = _product(gattn, k * sf)
+    gk = _product(T(gattn, -1, -2), q * sf)
+    return gq, gk, gv
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Function):
