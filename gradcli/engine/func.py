@@ -4,8 +4,10 @@ create_graph, so a transform of a transform differentiates again). Where functor
 a new level, this makes them differentiable (a detached copy requiring grad, or the input itself when it
 already requires grad: the transforms nest); the results are detached unless an input required grad
 outside. jacrev goes one output element at a time (functorch's vmap of vjp over the standard basis:
-the same products, each with one non-zero); jvp and jacfwd push tangents forward by the double-vjp
-trick (the products of forward mode's shape: each output element's tangent, signed zeros included);
+the same products, each with one non-zero); jvp walks the recorded graph forward node by node
+(forward_walk.py: torch's forward formulas where the bits need them), jacfwd pushes tangents forward
+by the double-vjp trick (the products of forward mode's shape: each output element's tangent, signed
+zeros included), as jvp does for a graph the walk cannot take;
 hessian is jacfwd(jacrev(f)) as functorch's. vmap is a loop over the mapped dimension (vmap.py);
 functional_call and stack_module_state are func_call.py's.
 """
@@ -18,6 +20,7 @@ from .limits import check_numel, check_shape
 from .tensor import Tensor
 from .func_call import functional_call, stack_module_state  # noqa: F401 - torch.func's names (NAMES)
 from .vmap import vmap  # noqa: F401
+from .forward_walk import Recording, walk
 
 NAMES = ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "jvp", "jacfwd", "vmap", "functional_call",
          "stack_module_state")
@@ -264,13 +267,19 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise errors.runtime(f"{api}: Expected primals and tangents to have the same shape. Got "
                                  f"primal of shape {tuple(p_.shape)} and tangent of shape {tuple(t_.shape)}")
     with enable_grad():
-        _, _, flat, outer, output, aux = _call_prepared(func, primals, {}, tuple(range(len(primals))), has_aux, api)
+        with Recording() as rec:
+            _, _, flat, outer, output, aux = _call_prepared(func, primals, {}, tuple(range(len(primals))), has_aux,
+                                                            api)
         _check_outputs(output, api)
         outs = _flatten(output, [])
-        total = [None] * len(outs)
-        for x, t in zip(flat, flat_t):
-            (col,) = _pushforward(outs, x, (t,))
-            total = [c if s is None else s + c for s, c in zip(total, col)]
+        total = walk(rec, flat, flat_t, outs)
+        if total is not None:
+            total = [_zeros_like(o) if t is None else t for t, o in zip(total, outs)]
+        else:
+            total = [None] * len(outs)
+            for x, t in zip(flat, flat_t):
+                (col,) = _pushforward(outs, x, (t,))
+                total = [c if s is None else s + c for s, c in zip(total, col)]
         tangent_out = _rebuild(output, iter(total))
         res = (_undo(output, outer), _undo(tangent_out, outer))
     return res + (_undo(aux, outer),) if has_aux else res
