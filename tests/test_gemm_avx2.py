@@ -321,6 +321,43 @@ def test_onednn_convolution_is_its_reference(with_c, monkeypatch, request):
     assert gemm_avx2.conv2d(x.astype(np.float64), w.astype(np.float64), None, (0, 0), True) is None
 
 
+def _input_grad_reference(g, w, pad, size):
+    """oneDNN's AVX2 backward-data order, element by element: per 32 output channels a chain from +0 over
+    blocks of eight, each by kernel row, column (ascending), channel; the chains' results added in order."""
+    n, o, oh, ow = g.shape
+    _, c, kh, kw = w.shape
+    gp = np.pad(g, ((0, 0), (0, 0), (kh - 1 - pad, kh - 1 - pad), (kw - 1 - pad, kw - 1 - pad)))
+    out = np.empty((n, c) + size, F32)
+    for b, ic, y, z in np.ndindex(n, c, *size):
+        total = None
+        for c0 in range(0, o, 32):
+            acc = F32(0)
+            for o0 in range(c0, min(o, c0 + 32), 8):
+                for i in range(kh):
+                    for j in range(kw):
+                        for oc in range(o0, min(o, o0 + 8)):
+                            acc = F32(rng_math.fma32(w[oc, ic, i, j], gp[b, oc, y + kh - 1 - i, z + kw - 1 - j], acc))
+            total = acc if total is None else F32(total + acc)
+        out[b, ic, y, z] = total
+    return out
+
+
+@pytest.mark.parametrize("with_c", [False, True])
+def test_onednn_input_gradient_is_its_reference(with_c, monkeypatch, request):
+    monkeypatch.setattr(gemm_avx2, "active", lambda: True)
+    if with_c:
+        request.getfixturevalue("native_module")("gemm")
+    else:
+        monkeypatch.setattr(gemm_avx2, "_module", [None])
+    rng = np.random.default_rng(6)
+    for n, c, h, o, k, pad in ((2, 3, 4, 5, 3, 1), (1, 2, 3, 40, 2, 0), (2, 1, 4, 9, 3, 0)):
+        w = rng.standard_normal((o, c, k, k)).astype(F32)
+        size = (h, h + 1)
+        g = rng.standard_normal((n, o, h + 2 * pad - k + 1, h + 2 + 2 * pad - k)).astype(F32)
+        got = gemm_avx2.conv2d_input_grad(g, w, (pad, pad), size)
+        assert np.array_equal(got.view(np.int32), _input_grad_reference(g, w, pad, size).view(np.int32)), (n, c, h, o, k)
+
+
 def test_convolutions_against_torch():
     """conv2d through the engine: oneDNN's direct convolution where ATen's use_mkldnn picks it (a batch,
     kernels past 3x3, large inputs), slow_conv2d's sgemm per image elsewhere (one small image), both bit
@@ -334,12 +371,20 @@ def test_convolutions_against_torch():
              (2, 32, 6, 6, 16, 3, 3, 1, True), (2, 5, 9, 7, 13, 3, 5, (1, 2), True), (3, 9, 6, 8, 40, 2, 2, (0, 1), False),
              (1, 2, 120, 120, 4, 3, 3, 1, True),                                    # one image past 20480 values: oneDNN
              (1, 4, 5, 5, 8, 3, 3, 1, False), (1, 3, 10, 10, 12, 3, 3, 0, True), (1, 5, 12, 12, 16, 3, 2, 1, True)]
+    cases += [(3, 9, 6, 8, 40, 2, 2, (0, 1), False), (2, 3, 5, 5, 130, 3, 3, 1, True)]  # input gradient: 32-channel chains
     for n, c, h, wd, o, kh, kw, pad, bias in cases:
         x = rng.standard_normal((n, c, h, wd)).astype(F32)
         w = rng.standard_normal((o, c, kh, kw)).astype(F32)
         b = rng.standard_normal(o).astype(F32) if bias else None
-        outs = [lib.nn.functional.conv2d(lib.tensor(x), lib.tensor(w), None if b is None else lib.tensor(b),
-                                         padding=pad).numpy() for lib in (torch, api)]
-        if not np.array_equal(outs[0].view(np.int32), np.asarray(outs[1]).view(np.int32)):
-            bad.append((n, c, h, wd, o, kh, kw, pad))
+        outs = []
+        for lib in (torch, api):
+            tx = lib.tensor(x, requires_grad=True)
+            y = lib.nn.functional.conv2d(tx, lib.tensor(w), None if b is None else lib.tensor(b), padding=pad)
+            y.backward(lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(F32)))
+            outs.append((y.detach().numpy(), tx.grad.numpy()))
+        if not np.array_equal(outs[0][0].view(np.int32), np.asarray(outs[1][0]).view(np.int32)):
+            bad.append(("forward", n, c, h, wd, o, kh, kw, pad))
+        onednn = n > 1 or (kh > 3 and kw > 3) or n * c * h * wd > 20480   # the input gradient: oneDNN's only
+        if onednn and not np.array_equal(outs[0][1].view(np.int32), np.asarray(outs[1][1]).view(np.int32)):
+            bad.append(("input gradient", n, c, h, wd, o, kh, kw, pad))
     assert not bad, bad

@@ -202,6 +202,37 @@ def _chain(a, b, c, accumulate):
     return chain_reference(a, b, k, c, accumulate)
 
 
+def conv2d_input_grad(g, w, padding, size):
+    """oneDNN's AVX2 backward-data convolution (jit:avx2, where the forward was oneDNN's: conv2d's onednn)
+    of float32 g (N, O, OH, OW) and w (O, C, KH, KW), stride 1, no dilation, one group: the input's
+    gradient (N, C, H, W) = size[0], size[1], each element one chain of fused multiply-adds from +0 over
+    the output channels in blocks of eight, each block by kernel row, kernel column (ascending), then
+    channel; past 32 output channels one such chain per 32, their results added in order; None as
+    conv2d."""
+    if not _float32_arrays(g, w) or g.ndim != 4 or w.ndim != 4 or not active():
+        return None
+    n, o, oh, ow = g.shape
+    _, c, kh, kw = w.shape
+    ph, pw = padding
+    h, wd = size
+    if (kh, kw) == (1, 1) or min(n, o, c) == 0 or kh - 1 - ph < 0 or kw - 1 - pw < 0 \
+            or (oh + kh - 1 - 2 * ph, ow + kw - 1 - 2 * pw) != (h, wd) or o * c * kh * kw * n * h * wd > MAX_WORK_NATIVE:
+        return None
+    gp = np.pad(g, ((0, 0), (0, 0), (kh - 1 - ph, kh - 1 - ph), (kw - 1 - pw, kw - 1 - pw)))
+    win = np.lib.stride_tricks.sliding_window_view(gp, (kh, kw), axis=(2, 3))[..., ::-1, ::-1]
+    flat = win.transpose(1, 4, 5, 0, 2, 3).reshape(o * kh * kw, n * h * wd)
+    wm = w.transpose(1, 0, 2, 3).reshape(c, o * kh * kw)
+    out = None
+    for c0 in range(0, o, 32):  # past 32 output channels: one chain per 32, the chains' results added in order
+        order = np.array([(oc * kh + i) * kw + j for o0 in range(c0, min(o, c0 + 32), 8) for i in range(kh)
+                          for j in range(kw) for oc in range(o0, min(o, o0 + 8))], np.intp)
+        part = _chain(np.ascontiguousarray(wm[:, order]), flat[order], None, 0)
+        if part is None:
+            return None
+        out = part if out is None else out + part
+    return np.ascontiguousarray(out.reshape(c, n, h, wd).transpose(1, 0, 2, 3))
+
+
 def conv2d(x, w, bias, padding, onednn):
     """torch's CPU conv2d of float32 x (N, C, H, W) and w (O, C, KH, KW), stride 1, no dilation, one group,
     zero padding (ph, pw) on both sides, as this CPU's kernels order it, or None (another dtype or CPU, a

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..limits import check_numel, check_shape
+from ..autograd_modes import grad_mode
 from ..function import Function, record
 from ..ops import elementwise_common as EC
 from ..ops import words
@@ -161,7 +162,15 @@ class ConvolutionBackward0(Function):
         og = o // groups
         g2 = S.reshape(g, (n, groups, og, lsz))
         gx = gw = gb = None
-        if self.next_functions[0][0] is not None:
+        pad = self._kw.get("onednn_pad")
+        if pad is not None and not grad_mode.enabled and self.next_functions[0][0] is not None:
+            # the forward was oneDNN's AVX2 convolution: so is torch's input gradient (engine/gemm_avx2.py)
+            from .. import gemm_avx2  # noqa: PLC0415
+
+            r = gemm_avx2.conv2d_input_grad(g._data, w._data, pad, tuple(x.shape[2:]))
+            if r is not None:
+                gx = wrap(r, g.dtype)
+        if gx is None and self.next_functions[0][0] is not None:
             wt = S.transpose(S.reshape(w, (groups, og, cg * kk)), -1, -2)
             cols = S.reshape(matmul(wt, g2), (n, c, kk, lsz))
             gx = scatter_spatial(cols, idx, tuple(x.shape[2:]))
@@ -265,7 +274,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     dt = input.dtype
     cg, og = c // groups, o // groups
     kk, lsz = idx.shape
-    out = None
+    out = onednn_pad = None
     if nd == 2 and groups == 1 and st == (1, 1) and dl == (1, 1) and dt is dtypes.float32:
         # this CPU's order where engine/gemm_avx2.py knows it (None elsewhere: another CPU, a 1x1 kernel, past
         # its work limit): oneDNN's direct convolution where ATen's use_mkldnn picks it, else slow_conv2d's sgemm
@@ -273,6 +282,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
 
         onednn = n > 1 or (ks[0] > 3 and ks[1] > 3) or n * c * spatial[0] * spatial[1] > 20480
         out = gemm_avx2.conv2d(input._data, weight._data, None if bias is None else bias._data, pd, onednn)
+        onednn_pad = pd if out is not None and onednn else None
     if out is None:
         cols = flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
         wm = weight._data.reshape(groups, og, cg * kk)
@@ -281,7 +291,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         if bias is not None:
             out = out + bias._data.reshape((1, o) + (1,) * nd)
     return record(ConvolutionBackward0, (input, weight, bias), wrap(_contig(out, dt.np), dt),
-                  {"idx": idx, "groups": groups, "nd": nd})
+                  {"idx": idx, "groups": groups, "nd": nd} if onednn_pad is None else
+                  {"idx": idx, "groups": groups, "nd": nd, "onednn_pad": onednn_pad})
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
