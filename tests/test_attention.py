@@ -24,10 +24,12 @@ def _qkv(shape_q, shape_k, dtype=G.float32, seed=0):
     (((2, 2, 3, 4), (2, 2, 5, 4)), {"is_causal": True}, "ScaledDotProductFlashAttentionForCpuBackward0"),
     (((2, 2, 3, 4), (2, 2, 5, 4)), {"dropout_p": 0.3}, "UnsafeViewBackward0"),
     (((2, 3, 4), (2, 5, 4)), {}, "UnsafeViewBackward0"),
+    (((2, 3, 4), (2, 5, 4)), {"dtype": "float16"}, "ToCopyBackward0"),  # the math path upcasts half
     (((2, 2, 3, 4), (2, 2, 5, 4)), {"attn_mask": G.zeros(2, 3, 5)}, "UnsafeViewBackward0"),  # a 3-d mask
 ])
 def test_path_chosen_as_torch_does(shapes, kw, name):
-    q, k, v = _qkv(*shapes)
+    kw = dict(kw)
+    q, k, v = _qkv(*shapes, dtype=getattr(G, kw.pop("dtype", "float32")))
     assert F.scaled_dot_product_attention(q, k, v, **kw).grad_fn.name() == name
 
 
@@ -129,3 +131,26 @@ def test_flash_bit_for_bit_on_avx2(shapes, kw):
     assert np.array_equal(got._data, want.detach().numpy())
     for t, x in zip(tq, gq):
         assert np.array_equal(x.grad._data, t.grad.numpy())
+
+
+def test_float16_takes_the_flash_kernel_in_float():
+    """float16 inputs run the flash kernel as torch's does (in float, the probabilities stored in half)."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s).astype(np.float16) for s in ((2, 2, 3, 8), (2, 2, 5, 8), (2, 2, 5, 8))]
+    q, k, v = (G.tensor(a.astype(np.float32).tolist(), dtype=G.float16, requires_grad=True) for a in arrays)
+    out = F.scaled_dot_product_attention(q, k, v)
+    assert out.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0" and out.dtype is G.float16
+    ref = F.scaled_dot_product_attention(*(t.detach().double() for t in (q, k, v)))
+    np.testing.assert_allclose(out._data.astype(np.float64), ref._data, rtol=0, atol=2e-3)
+    out.sum().backward()
+    assert q.grad.dtype is G.float16 and np.isfinite(q.grad._data).all()
+
+
+def test_float16_bits_close_to_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s).astype(np.float16) for s in ((2, 2, 3, 8), (2, 2, 5, 8), (2, 2, 5, 8))]
+    want = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(a) for a in arrays))
+    got = F.scaled_dot_product_attention(*(G.tensor(a.astype(np.float32).tolist(), dtype=G.float16)
+                                           for a in arrays))
+    np.testing.assert_allclose(got._data.astype(np.float32), want.numpy().astype(np.float32), rtol=0, atol=1e-3)

@@ -151,7 +151,15 @@ def _chained():
 
 
 def _flash_forward(q, k, v, mask, causal, scale):
-    """cpu_flash_attention on (B, H, L, E) arrays: (output, logsumexp)."""
+    """cpu_flash_attention on (B, H, L, E) arrays: (output, logsumexp). float16 in float (the kernel's accum_t),
+    the probabilities stored in half for their product with v (its qk_reduced_data), the output rounded to half."""
+    if q.dtype == np.float16:
+        out, lse = _flash_forward_accum(*(a.astype(np.float32) for a in (q, k, v)), mask, causal, scale, half=True)
+        return out.astype(np.float16), lse
+    return _flash_forward_accum(q, k, v, mask, causal, scale)
+
+
+def _flash_forward_accum(q, k, v, mask, causal, scale, half=False):
     dt = q.dtype.type
     L, Skv = q.shape[-2], k.shape[-2]
     sf = dt(scale)
@@ -175,6 +183,8 @@ def _flash_forward(q, k, v, mask, causal, scale):
             p, tsum = _exp_sum(qk, np.where(dead, dt(0), tmax))
             rescale = np.exp((qmax - tmax).astype(np.float64)).astype(q.dtype)
         p = np.where(dead[..., None], dt(0), p)
+        if half:
+            p = p.astype(np.float16).astype(dt)
         new_sum = tsum + rescale * qsum
         qsum = np.where(dead, qsum, new_sum)
         if n > 0:
@@ -213,7 +223,7 @@ def _row_dot(a, b):
     return total
 
 
-def _flash_backward(g, q, k, v, out, lse, mask, causal, scale):
+def _flash_backward(g, q, k, v, out, lse, mask, causal, scale, half=False):
     """cpu_flash_attention_backward (one block of kv: the shapes gradcli takes to this path are small); a
     product's alpha (the scale) multiplies its column-major first operand, as MKL applies it."""
     dt = q.dtype.type
@@ -233,8 +243,11 @@ def _flash_backward(g, q, k, v, out, lse, mask, causal, scale):
     if causal:
         L, Skv = q.shape[-2], k.shape[-2]
         attn = np.where(np.arange(Skv)[None, :] > np.arange(L)[:, None], dt(0), attn)
-    gv = _product(T(attn, -1, -2), g)
+    reduced = attn.astype(np.float16).astype(attn.dtype) if half else attn
+    gv = _product(T(reduced, -1, -2), g)
     gattn = attn * (_product(g, T(v, -1, -2)) - dsum[..., None])
+    if half:
+        gattn = gattn.astype(np.float16).astype(gattn.dtype)
     gq = _product(gattn, k * sf)
     gk = _product(T(gattn, -1, -2), q * sf)
     return gq, gk, gv
@@ -253,8 +266,11 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Function):
         q, k, v, out = (s for s in self.saved)
         kw = self._kw
         arrays = [host(t._data) for t in (g, q, k, v, out)]
-        grads = _flash_backward(*arrays, kw["lse"], kw["mask"], kw["causal"], kw["scale"])
-        return tuple(wrap(like(g._data, a), g.dtype) for a in grads)
+        half = arrays[0].dtype == np.float16
+        if half:  # in float, the probabilities and their gradients stored in half for the products
+            arrays = [a.astype(np.float32) for a in arrays]
+        grads = _flash_backward(*arrays, kw["lse"], kw["mask"], kw["causal"], kw["scale"], half)
+        return tuple(wrap(like(g._data, a.astype(g.dtype.np)), g.dtype) for a in grads)
 
 
 # ---------------------------------------------------------------------------- the dispatch
@@ -280,7 +296,7 @@ def _check(query, key, value, attn_mask):
 
 def _flash_ok(query, key, value, mask, dropout_p):
     """sdp_utils_cpp's use_flash_attention_cpp."""
-    if dropout_p > 0.0 or query.dtype not in (dtypes.float32, dtypes.float64):
+    if dropout_p > 0.0 or query.dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
         return False
     if not (query.dim() == key.dim() == value.dim() == 4):
         return False
@@ -341,6 +357,10 @@ def _gqa(query, key, value, enable_gqa):
 
 
 def _math(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa):
+    if query.dtype is dtypes.float16:  # ATen keeps half's query, key and value in float, the result back in half
+        out = _math(*(t.to(dtypes.float32) for t in (query, key, value)), mask, dropout_p, is_causal, scale,
+                    enable_gqa)
+        return out.to(dtypes.float16)
     E = query.shape[-1]
     negative = scale is not None and scale < 0
     sf = math.sqrt(1.0 / math.sqrt(E) if scale is None else abs(float(scale)))

@@ -35,14 +35,14 @@ class MultiheadAttention(Module):
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
-        self.qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.num_heads = num_heads
         self.dropout = dropout
         self.batch_first = batch_first
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != self.embed_dim:
             raise errors.assertion("embed_dim must be divisible by num_heads")
-        if not self.qkv_same_embed_dim:
+        if not self._qkv_same_embed_dim:
             self.q_proj_weight = Parameter(_empty(embed_dim, embed_dim, **kw))
             self.k_proj_weight = Parameter(_empty(embed_dim, self.kdim, **kw))
             self.v_proj_weight = Parameter(_empty(embed_dim, self.vdim, **kw))
@@ -66,7 +66,7 @@ class MultiheadAttention(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.qkv_same_embed_dim:
+        if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
             init.xavier_uniform_(self.q_proj_weight)
@@ -105,7 +105,7 @@ class MultiheadAttention(Module):
             why = "self.bias_v was not None"
         elif self.add_zero_attn:
             why = "add_zero_attn was enabled"
-        elif not self.qkv_same_embed_dim:
+        elif not self._qkv_same_embed_dim:
             why = "_qkv_same_embed_dim was not True"
         if not why and grad_mode.enabled and any(
                 t is not None and t.requires_grad for t in (query, self.in_proj_weight, self.in_proj_bias,
@@ -130,7 +130,7 @@ class MultiheadAttention(Module):
                     value = key
             else:
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        separate = {} if self.qkv_same_embed_dim else {
+        separate = {} if self._qkv_same_embed_dim else {
             "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
             "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
         out, weights = multi_head_attention_forward(
@@ -269,7 +269,7 @@ def _encoder_refusal(layer):
         return f"{name}.norm_first was True"
     if not layer.self_attn.batch_first:
         return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
-    if not layer.self_attn.qkv_same_embed_dim:
+    if not layer.self_attn._qkv_same_embed_dim:
         return f"{name}.self_attn._qkv_same_embed_dim was not True"
     if layer.self_attn.in_proj_bias is None:
         return f"{name}.self_attn was passed bias=False"
