@@ -63,9 +63,9 @@ class MultiheadAttention(Module):
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
-        self.reset_parameters()
+        self._reset_parameters()
 
-    def reset_parameters(self):
+    def _reset_parameters(self):
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
@@ -80,7 +80,7 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def fast_path_refusal(self, query, key, value):
+    def _fast_path_refusal(self, query, key, value):
         """Why torch's forward would not take _native_multi_head_attention ("" when it would)."""
         why = ""
         if query.dim() != 3:
@@ -120,7 +120,7 @@ class MultiheadAttention(Module):
         key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", none_or_dtype(attn_mask), "attn_mask",
                                           query.dtype)
         attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        fast = not self.fast_path_refusal(query, key, value) and self.in_proj_bias is not None
+        fast = not self._fast_path_refusal(query, key, value) and self.in_proj_bias is not None
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:
