@@ -89,3 +89,17 @@ def test_hvp_nests_jvp_over_grad():
     x, t = _inputs(np.float64)
     _, hv = gf.jvp(gf.grad(lambda v: v.sin().sum()), (_g(x),), (_g(t),))
     np.testing.assert_allclose(np.asarray(hv._data), -np.sin(x) * t, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_jacfwd_has_torchs_bits_where_the_primal_has(name):
+    """jacfwd walks the graph once per basis vector (torch: vmap of jvp over the basis, whose batched
+    reductions can sum a float64 column in another order: float32 here)."""
+    torch = pytest.importorskip("torch")
+    for seed in range(2):
+        x, _ = _inputs(np.float32, seed)
+        if not np.array_equal(CASES[name](torch, torch.tensor(x)).numpy(), np.asarray(CASES[name](g, _g(x))._data)):
+            continue
+        want = torch.func.jacfwd(lambda a: CASES[name](torch, a))(torch.tensor(x)).numpy()
+        got = np.asarray(gf.jacfwd(lambda a: CASES[name](g, a))(_g(x))._data)
+        assert np.array_equal(want, got), (seed, np.abs(want - got).max())

@@ -4,10 +4,10 @@ create_graph, so a transform of a transform differentiates again). Where functor
 a new level, this makes them differentiable (a detached copy requiring grad, or the input itself when it
 already requires grad: the transforms nest); the results are detached unless an input required grad
 outside. jacrev goes one output element at a time (functorch's vmap of vjp over the standard basis:
-the same products, each with one non-zero); jvp walks the recorded graph forward node by node
-(forward_walk.py: torch's forward formulas where the bits need them), jacfwd pushes tangents forward
-by the double-vjp trick (the products of forward mode's shape: each output element's tangent, signed
-zeros included), as jvp does for a graph the walk cannot take;
+the same products, each with one non-zero); jvp and jacfwd (one tangent per basis vector) walk the
+recorded graph forward node by node (forward_walk.py: torch's forward formulas where the bits need
+them); a graph the walk cannot take pushes tangents forward by the double-vjp trick (the products of
+forward mode's shape: each output element's tangent, signed zeros included);
 hessian is jacfwd(jacrev(f)) as functorch's. vmap is a loop over the mapped dimension (vmap.py);
 functional_call and stack_module_state are func_call.py's.
 """
@@ -239,6 +239,17 @@ def _pushforward(outs, x, tangents_of_x):
     return cols
 
 
+def _walk_columns(rec, x, basis, outs):
+    """J v for each v of the basis by the forward walk (None when the graph cannot be walked)."""
+    cols = []
+    for v in basis:
+        col = walk(rec, [x], [v], outs)
+        if col is None:
+            return None
+        cols.append([_zeros_like(o) if t is None else t for t, o in zip(col, outs)])
+    return cols
+
+
 def _check_outputs(output, api):
     if isinstance(output, Tensor):
         return
@@ -291,8 +302,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     def wrapper(*args, **kwargs):
         with enable_grad():
-            _, diff, flat, outer, output, aux = _call_prepared(func, args, kwargs, argnums, has_aux,
-                                                               "jacfwd(f, ...)(*args)")
+            with Recording() as rec:
+                _, diff, flat, outer, output, aux = _call_prepared(func, args, kwargs, argnums, has_aux,
+                                                                   "jacfwd(f, ...)(*args)")
             _check_outputs(output, "jacfwd(f, ...)(*args)")
             outs = _flatten(output, [])
             per_out = [[] for _ in outs]
@@ -305,7 +317,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     e = _zeros_like(x).reshape(-1)
                     e[k] = 1
                     basis.append(e.reshape(x.shape))
-                cols = _pushforward(outs, x, basis)
+                cols = _walk_columns(rec, x, basis, outs)
+                if cols is None:
+                    cols = _pushforward(outs, x, basis)
                 for i, o in enumerate(outs):
                     shape = tuple(o.shape) + tuple(x.shape)
                     if cols:
