@@ -165,6 +165,7 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(4, 400), mat(400, 16)) is None      # k past 384
     assert gemm_avx2.gemm(mat(6, 8), mat(8, 20)) is None          # m < 12 and not a multiple of 4
     assert gemm_avx2.gemm(mat(2, 8), mat(8, 20)) is None
+    assert gemm_avx2.gemm(mat(0, 3), mat(3, 16)) is None          # no rows (an RNN over an empty sequence)
     assert gemm_avx2.gemm(mat(8, 6).T, mat(8, 20)) is None
     assert gemm_avx2.gemm(mat(8, 4).T, mat(8, 16).T) is None      # both transposed
     assert gemm_avx2.gemm(mat(4, 8, dtype=np.float64), mat(8, 16, dtype=np.float64)) is None

@@ -118,7 +118,7 @@ def sgemm(a, b, c=None):
     (float32 (m, n)), MKL's C added to it (chain_reference)."""
     m, k = a.shape
     n = b.shape[1]
-    if n < MIN_COLUMNS or k < 2 or k > 384 or (k > 192 and k % 2):
+    if m < 1 or n < MIN_COLUMNS or k < 2 or k > 384 or (k > 192 and k % 2):  # m = 0: nothing to compute
         return None
     la, lb = _layout(a), _layout(b)
     if la is None or lb is None or (la == "T" and lb == "T"):
