@@ -103,3 +103,14 @@ def test_jacfwd_has_torchs_bits_where_the_primal_has(name):
         want = torch.func.jacfwd(lambda a: CASES[name](torch, a))(torch.tensor(x)).numpy()
         got = np.asarray(gf.jacfwd(lambda a: CASES[name](g, a))(_g(x))._data)
         assert np.array_equal(want, got), (seed, np.abs(want - got).max())
+
+
+def test_a_function_that_runs_backward_itself_is_no_internal_error():
+    x, t = _inputs(np.float64)
+
+    def f(a):
+        y = a.exp()
+        y.sum().backward()  # frees the graph's saved values: the walk gives way to the whole-graph path
+        return y
+    with pytest.raises(RuntimeError):  # torch: y does not require grad under jvp (another message)
+        gf.jvp(f, (_g(x),), (_g(t),))

@@ -7,8 +7,9 @@ derivatives.yaml where the node class has one here (RULES: the reductions, softm
 backward-derived arithmetic rounds otherwise than torch's forward formula), else the double-vjp trick on
 that node alone (J t = d/du <J^T u, t>, u a dummy cotangent), which for an elementwise node is torch's
 forward formula's product. A graph holding a node the observer did not hear of (an in-place op, a custom
-Function, a module's hooks: nodes attached without the recorders) is not walked: `walk` returns None and
-the caller differentiates the whole graph at once (func._pushforward).
+Function, a module's hooks: nodes attached without the recorders), or one whose backward cannot run again
+(its saved values freed), is not walked: `walk` returns None and the caller differentiates the whole graph
+at once (func._pushforward).
 """
 from __future__ import annotations
 
@@ -96,9 +97,12 @@ def walk(recording, inputs, tangents, outputs):
         if all(t is None for t in ins):
             continue
         rule = RULES.get(type(node).__name__)
-        out_t = rule(node, inputs, outs, ins) if rule is not None else None
-        if out_t is None:
-            out_t = _generic(node, outs, ins)
+        try:
+            out_t = rule(node, inputs, outs, ins) if rule is not None else None
+            if out_t is None:
+                out_t = _generic(node, outs, ins)
+        except RuntimeError:  # a node whose backward cannot run again (its saved values freed by a
+            return None       # backward() inside the function): the caller's whole-graph path decides
         for k, t in enumerate(out_t):
             if t is not None:
                 tan[(id(node), k)] = t
