@@ -24,7 +24,6 @@ from ..device import host, like
 from ..function import Function, record
 from ..ops import backward_ops as B
 from ..ops import elementwise_common as EC
-from ..ops import arithmetic as AR
 from ..ops import shape as S
 from ..ops import softmax as SM
 from ..ops import words
@@ -379,7 +378,7 @@ def _math(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa):
     k, v = _gqa(query, key, value, enable_gqa)
     attn = matmul(q, EC.mul_scalar(S.transpose(k, -2, -1), sf))
     if mask is not None:
-        attn = AR.add(attn, mask)
+        attn = attn.add_(mask)  # in place, as ATen (a mask that broadcasts past attn is its error)
     attn = safe_softmax(attn, -1)
     if dropout_p > 0.0:
         from .functional_dropout import dropout_impl  # noqa: PLC0415
