@@ -359,6 +359,48 @@ def test_onednn_input_gradient_is_its_reference(with_c, monkeypatch, request):
         assert np.array_equal(got.view(np.int32), _input_grad_reference(g, w, pad, size).view(np.int32)), (n, c, h, o, k)
 
 
+@pytest.mark.parametrize("with_c", [False, True])
+def test_onednn_weight_and_bias_gradients_are_their_reference(with_c, monkeypatch, request):
+    """One chain over (image, row, column) per weight; with one block of eight input and output channels
+    on two threads, the images' halves' chains added (the bias: one block of outputs)."""
+    monkeypatch.setattr(gemm_avx2, "active", lambda: True)
+    if with_c:
+        request.getfixturevalue("native_module")("gemm")
+    else:
+        monkeypatch.setattr(gemm_avx2, "_module", [None])
+    rng = np.random.default_rng(7)
+    for n, c, o, k, pad in ((3, 2, 4, 3, 1), (2, 9, 3, 2, 0), (3, 2, 10, 3, 1)):
+        x = rng.standard_normal((n, c, 4, 5)).astype(F32)
+        g = rng.standard_normal((n, o, 4 + 2 * pad - k + 1, 5 + 2 * pad - k + 1)).astype(F32)
+        xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        halves = o <= 8 and c <= 8
+        cut = (n + 1) // 2 if halves else n
+        want = np.empty((o, c, k, k), F32)
+        for q, ic, i, j in np.ndindex(o, c, k, k):
+            parts = []
+            for lo, hi in ((0, cut), (cut, n)):
+                acc = F32(0)
+                for b, y, z in np.ndindex(hi - lo, g.shape[2], g.shape[3]):
+                    acc = F32(rng_math.fma32(g[lo + b, q, y, z], xp[lo + b, ic, y + i, z + j], acc))
+                parts.append(acc)
+            want[q, ic, i, j] = parts[0] if cut == n else F32(parts[0] + parts[1])
+        got = gemm_avx2.conv2d_weight_grad(x, g, (k, k), (pad, pad), 2)
+        assert np.array_equal(got.view(np.int32), want.view(np.int32)), (n, c, o, k)
+        if halves:
+            assert gemm_avx2.conv2d_weight_grad(x, g, (k, k), (pad, pad), 1) is None   # not measured
+        cut = (n + 1) // 2 if o <= 8 else n
+        want_b = np.empty(o, F32)
+        for q in range(o):
+            parts = []
+            for lo, hi in ((0, cut), (cut, n)):
+                acc = F32(0)
+                for v in g[lo:hi, q].reshape(-1):
+                    acc = F32(acc + v)
+                parts.append(acc)
+            want_b[q] = parts[0] if cut == n else F32(parts[0] + parts[1])
+        assert np.array_equal(gemm_avx2.conv2d_bias_grad(g, 2).view(np.int32), want_b.view(np.int32))
+
+
 def test_convolutions_against_torch():
     """conv2d through the engine: oneDNN's direct convolution where ATen's use_mkldnn picks it (a batch,
     kernels past 3x3, large inputs), slow_conv2d's sgemm per image elsewhere (one small image), both bit
@@ -372,20 +414,23 @@ def test_convolutions_against_torch():
              (2, 32, 6, 6, 16, 3, 3, 1, True), (2, 5, 9, 7, 13, 3, 5, (1, 2), True), (3, 9, 6, 8, 40, 2, 2, (0, 1), False),
              (1, 2, 120, 120, 4, 3, 3, 1, True),                                    # one image past 20480 values: oneDNN
              (1, 4, 5, 5, 8, 3, 3, 1, False), (1, 3, 10, 10, 12, 3, 3, 0, True), (1, 5, 12, 12, 16, 3, 2, 1, True)]
-    cases += [(3, 9, 6, 8, 40, 2, 2, (0, 1), False), (2, 3, 5, 5, 130, 3, 3, 1, True)]  # input gradient: 32-channel chains
+    cases += [(3, 9, 6, 8, 40, 2, 2, (0, 1), False), (2, 3, 5, 5, 130, 3, 3, 1, True),  # input gradient: 32-channel chains
+              (5, 2, 4, 4, 8, 2, 2, 0, True), (7, 1, 5, 5, 4, 3, 3, 1, True), (4, 16, 5, 5, 6, 3, 3, 1, True)]  # halves
     for n, c, h, wd, o, kh, kw, pad, bias in cases:
         x = rng.standard_normal((n, c, h, wd)).astype(F32)
         w = rng.standard_normal((o, c, kh, kw)).astype(F32)
         b = rng.standard_normal(o).astype(F32) if bias else None
         outs = []
         for lib in (torch, api):
-            tx = lib.tensor(x, requires_grad=True)
-            y = lib.nn.functional.conv2d(tx, lib.tensor(w), None if b is None else lib.tensor(b), padding=pad)
+            tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+            tb = lib.tensor(b, requires_grad=True) if b is not None else None
+            y = lib.nn.functional.conv2d(tx, tw, tb, padding=pad)
             y.backward(lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(F32)))
-            outs.append((y.detach().numpy(), tx.grad.numpy()))
+            outs.append((y.detach().numpy(), tx.grad.numpy(), tw.grad.numpy()) + ((tb.grad.numpy(),) if b is not None else ()))
         if not np.array_equal(outs[0][0].view(np.int32), np.asarray(outs[1][0]).view(np.int32)):
             bad.append(("forward", n, c, h, wd, o, kh, kw, pad))
-        onednn = n > 1 or (kh > 3 and kw > 3) or n * c * h * wd > 20480   # the input gradient: oneDNN's only
-        if onednn and not np.array_equal(outs[0][1].view(np.int32), np.asarray(outs[1][1]).view(np.int32)):
-            bad.append(("input gradient", n, c, h, wd, o, kh, kw, pad))
+        onednn = n > 1 or (kh > 3 and kw > 3) or n * c * h * wd > 20480   # the gradients: oneDNN's only
+        for i in range(1, len(outs[0]) if onednn else 1):
+            if not np.array_equal(outs[0][i].view(np.int32), np.asarray(outs[1][i]).view(np.int32)):
+                bad.append((("input", "weight", "bias")[i - 1] + " gradient", n, c, h, wd, o, kh, kw, pad))
     assert not bad, bad

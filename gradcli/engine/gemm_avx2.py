@@ -233,6 +233,62 @@ def conv2d_input_grad(g, w, padding, size):
     return np.ascontiguousarray(out.reshape(c, n, h, wd).transpose(1, 0, 2, 3))
 
 
+def conv2d_weight_grad(x, g, kernel, padding, threads):
+    """oneDNN's AVX2 backward-weights convolution (jit:avx2, where the forward was oneDNN's) of float32 x
+    (N, C, H, W) and g (N, O, OH, OW), stride 1, no dilation, one group: the weight's gradient (O, C, KH,
+    KW), each element one chain of fused multiply-adds from +0 over the images, output rows and columns
+    in order, except with one block of eight input and of eight output channels on two threads, where
+    the threads split the images (the first ceil(N / 2)) and their two chains are added. None as conv2d,
+    and for one block on another thread count (not measured)."""
+    if not _float32_arrays(x, g) or x.ndim != 4 or g.ndim != 4 or not active():
+        return None
+    n, c, h, wd = x.shape
+    o, oh, ow = g.shape[1], g.shape[2], g.shape[3]
+    kh, kw = kernel
+    ph, pw = padding
+    if (kh, kw) == (1, 1) or min(n, o, c) == 0 or (h + 2 * ph - kh + 1, wd + 2 * pw - kw + 1) != (oh, ow) \
+            or o * c * kh * kw * n * oh * ow > MAX_WORK_NATIVE:
+        return None
+    split = n * oh * ow
+    if o <= 8 and c <= 8 and n > 1:
+        if threads != 2:
+            return None
+        split = (n + 1) // 2 * oh * ow
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # (N, C, OH, OW, KH, KW)
+    cols = np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw))
+    a = np.ascontiguousarray(g.transpose(1, 0, 2, 3).reshape(o, n * oh * ow))
+    module = _native()
+    if module is not None:
+        out = chain_native(module, a, cols, split)
+    elif o * c * kh * kw * n * oh * ow <= MAX_WORK:
+        out = chain_reference(a, cols, split)
+    else:
+        return None
+    return out.reshape(o, c, kh, kw)
+
+
+def conv2d_bias_grad(g, threads):
+    """oneDNN's AVX2 bias gradient (its backward-weights pass, where the forward was oneDNN's) of float32 g
+    (N, O, OH, OW): per output channel, float32 additions from +0 over the images, rows and columns in
+    order; with one block of eight output channels on two threads, the first ceil(N / 2) images' sum and
+    the rest's, added. None: another dtype or CPU, one block on another thread count (not measured)."""
+    if not _float32_arrays(g) or g.ndim != 4 or not active():
+        return None
+    n, o = g.shape[0], g.shape[1]
+    parts = [(0, n)]
+    if o <= 8 and n > 1:
+        if threads != 2:
+            return None
+        parts = [(0, (n + 1) // 2), ((n + 1) // 2, n)]
+    total = None
+    for lo, hi in parts:
+        terms = g[lo:hi].transpose(0, 2, 3, 1).reshape(-1, o)
+        s = np.add.accumulate(terms, axis=0, dtype=_F32)[-1] + _F32.type(0)  # in order (not pairwise), from +0
+        total = s if total is None else total + s
+    return total
+
+
 def conv2d(x, w, bias, padding, onednn):
     """torch's CPU conv2d of float32 x (N, C, H, W) and w (O, C, KH, KW), stride 1, no dilation, one group,
     zero padding (ph, pw) on both sides, as this CPU's kernels order it, or None (another dtype or CPU, a

@@ -174,10 +174,22 @@ class ConvolutionBackward0(Function):
             wt = S.transpose(S.reshape(w, (groups, og, cg * kk)), -1, -2)
             cols = S.reshape(matmul(wt, g2), (n, c, kk, lsz))
             gx = scatter_spatial(cols, idx, tuple(x.shape[2:]))
-        if self.next_functions[1][0] is not None:
+        if pad is not None and not grad_mode.enabled and self.next_functions[1][0] is not None:
+            from .. import gemm_avx2, threads  # noqa: PLC0415
+
+            r = gemm_avx2.conv2d_weight_grad(x._data, g._data, tuple(w.shape[2:]), pad, threads.get_num_threads())
+            if r is not None:
+                gw = wrap(r, g.dtype)
+        if gw is None and self.next_functions[1][0] is not None:
             cols = S.reshape(gather_spatial(x, idx, nd), (n, groups, cg * kk, lsz))
             gw = S.reshape(R.sum(matmul(g2, S.transpose(cols, -1, -2)), 0), tuple(w.shape))
-        if b is not None and self.next_functions[2][0] is not None:
+        if pad is not None and not grad_mode.enabled and b is not None and self.next_functions[2][0] is not None:
+            from .. import gemm_avx2, threads  # noqa: PLC0415
+
+            r = gemm_avx2.conv2d_bias_grad(g._data, threads.get_num_threads())
+            if r is not None:
+                gb = wrap(r, g.dtype)
+        if gb is None and b is not None and self.next_functions[2][0] is not None:
             gb = R.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb
 
