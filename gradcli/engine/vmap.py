@@ -221,4 +221,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 raise errors.runtime(f"vmap({_name(func)}, ...): the function returned outputs of another "
                                      "structure for another sample")
         return _assemble(func, outputs, out_dims)
+    name = getattr(func, "__name__", None)
+    if isinstance(name, str):  # functools.wraps, as torch's: a vmap of a vmap names the function in its errors
+        wrapped.__name__ = wrapped.__qualname__ = name
     return wrapped
