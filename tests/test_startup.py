@@ -142,6 +142,34 @@ def test_a_seed_sample_loads_only_the_op_families_it_names():
     assert plain >= 5  # (seed00_*: tensors, arithmetic, backward)
 
 
+def test_the_record_inits_are_compiled_with_the_package():
+    """gradcli/record_inits.py holds the __init__ of every record and syntax-tree class, as
+    records.init_source writes it (tools/gen_record_inits.py): current, made from every module that
+    defines such classes, and what the seed samples' runs take (they compile none)."""
+    tool = ROOT / "tools" / "gen_record_inits.py"
+    proc = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert proc.returncode == 0, "gradcli/record_inits.py is stale: run tools/gen_record_inits.py\n" + proc.stderr
+    listed = re.search(r"MODULES = \((.*?)\)\n", tool.read_text(), re.S).group(1)
+    for path in (ROOT / "gradcli").rglob("*.py"):
+        text = path.read_text()
+        syntax_tree = path.parent.name == "lang" and re.search(r"^class \w+\((A\.)?(Node|Expr|Stmt)\b", text, re.M)
+        if "@record" in text or syntax_tree:
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            assert f'"{name}"' in listed, f"{name} defines record classes: add it to gen_record_inits.MODULES"
+    r = fresh("""
+from pathlib import Path
+from gradcli import records
+compiled = []
+records.compile = lambda source, name, mode: compiled.append(name) or compile(source, name, mode)
+from gradcli.lang.runner import RunOptions, Session
+for path in sorted(Path("samples").glob("seed*.grad")):
+    Session(RunOptions(), write=lambda *a: None).run(path.read_text(), str(path))
+print(json.dumps(compiled))
+""")
+    assert r["doc"] == []
+
+
 def test_the_op_family_table_is_current():
     """engine/op_names.py (which family binds each name loaded on first use) is what
     tools/gen_op_names.py writes from the families' declarations now; run it after adding an op."""
