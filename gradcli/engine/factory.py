@@ -42,12 +42,19 @@ def _infer_dtype(data):
     raise errors.runtime(f"Could not infer dtype of {type(data).__name__}")
 
 
+def _item_of(t):
+    """A tensor inside torch.tensor's nested data is one number (torch reads it with item())."""
+    if t.numel() != 1:
+        raise errors.value("only one element tensors can be converted to Python scalars")
+    return t._data.reshape(-1)[0].item() if type(t._data) is np.ndarray else t.item()
+
+
 def _to_nested(data):
     """Nested Python/NumPy/Tensor data as plain nested lists of numbers (checking the shape)."""
     if isinstance(data, Tensor):
         return data._data.tolist() if type(data._data) is np.ndarray else data.tolist()
     if isinstance(data, (list, tuple)):
-        items = [_to_nested(x) for x in data]
+        items = [_item_of(x) if isinstance(x, Tensor) else _to_nested(x) for x in data]
         shapes = {np.shape(x) for x in items}
         if len(shapes) > 1:
             first = np.shape(items[0])
@@ -71,8 +78,8 @@ def _check_nesting(data, d):
     sequence where a number is expected is not a number of the tensor's dtype."""
     if not isinstance(data, (list, tuple)) or not data:
         return
-    seqs = [isinstance(x, (list, tuple)) or (isinstance(x, (Tensor, np.ndarray)) and np.ndim(x) > 0)
-            for x in data]
+    # (a tensor inside the data is one number, read with item(): never a sequence)
+    seqs = [isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and np.ndim(x) > 0) for x in data]
     if seqs[0] and not all(seqs):
         raise errors.type_error("not a sequence")
     if not seqs[0] and any(seqs):

@@ -612,8 +612,9 @@ def build(namespace):
     from . import optim_more  # noqa: PLC0415 - it imports this module
     lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES},
                              **{n: getattr(more, n) for n in more.NAMES})
+    from .optim_lbfgs import LBFGS  # noqa: PLC0415 - it imports this module
     return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES},
-                     **{n: getattr(optim_more, n) for n in optim_more.NAMES})
+                     **{n: getattr(optim_more, n) for n in optim_more.NAMES}, LBFGS=LBFGS)
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
                   ("RMSprop", "rmsprop"), ("Adagrad", "adagrad"), ("Adadelta", "adadelta")):
