@@ -12,8 +12,8 @@ from test_private_names import module_name, resolve
 ROOT = Path(__file__).resolve().parent.parent
 
 # The modules at the top of the package that every layer may use: no layer of their own (native: the
-# optional C extensions' loader, gradcli/native.py).
-SHARED = {"records", "pycompat", "gcpolicy", "native"}
+# optional C extensions' loader, gradcli/native.py; record_inits: records.py's generated __init__s).
+SHARED = {"records", "record_inits", "pycompat", "gcpolicy", "native"}
 
 # subpackage (or top-level module) -> the layers it may import, with why
 ALLOWED = {
