@@ -1,5 +1,5 @@
 """torch.func.jvp's forward walk (engine/forward_walk.py): the tangents pushed node by node with
-derivatives.yaml's forward formulas (mean, softmax, log_softmax, logsumexp, the 2-norm, mm, the unary
+derivatives.yaml's forward formulas (mean, softmax, log_softmax, logsumexp, the 2-norm, mm, div, the unary
 elementwise nodes' backward formula applied to the tangent), checked against finite differences in float64
 and against torch.func.jvp bit for bit wherever the primal values agree bit for bit (where they do not, a
 kernel of the forward itself rounds otherwise: docs/numerics.md); a graph with a node the recording did
@@ -24,6 +24,8 @@ CASES = {
     "tanh_exp": lambda m, x: m.tanh(m.exp(x * 0.5)),
     "silu_gelu": lambda m, x: m.nn.functional.gelu(m.nn.functional.silu(x)),
     "mm": lambda m, x: x[:, :5].mm(x.T[:5]),
+    "div": lambda m, x: x / (x.abs() + 1),
+    "div_broadcast": lambda m, x: x / (x * x).sum(0),
     "chain": lambda m, x: m.log_softmax(m.tanh(x) * x / 3, 0).mean(1),
 }
 DTYPES = {"float32": np.float32, "float64": np.float64}

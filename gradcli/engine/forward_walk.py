@@ -3,7 +3,7 @@ order the nodes were recorded, as torch's forward mode computes them op by op (t
 
 The function runs once under a node observer that lists the nodes it records with their outputs; each
 node's output tangents come from its input tangents by the node's own Jacobian: a forward formula of
-derivatives.yaml where the node class has one here (RULES: the reductions, softmaxes and products whose
+derivatives.yaml where the node class has one here (RULES: the reductions, softmaxes, products and division whose
 backward-derived arithmetic rounds otherwise than torch's forward formula), else the double-vjp trick on
 that node alone (J t = d/du <J^T u, t>, u a dummy cotangent), which for an elementwise node is torch's
 forward formula's product. A graph holding a node the observer did not hear of (an in-place op, a custom
@@ -164,6 +164,15 @@ def _mm(node, inputs, outs, ins):
     return [_sum_terms([None if ta is None else ta.mm(b), None if tb is None else a.mm(tb)])]
 
 
+def _div(node, inputs, outs, ins):
+    """div.Tensor: (self_t - other_t * result) / other_p, where both tangents are there."""
+    ta, tb = ins
+    b = inputs[1]
+    if ta is None or tb is None or not isinstance(b, Tensor):
+        return None
+    return [(ta - tb * outs[0]) / b]
+
+
 def _vector_norm(node, inputs, outs, ins):
     """norm_jvp for p = 2: sum(p * t) / norm, 0 where the norm is 0; other orders: the double-vjp trick."""
     (t,) = ins
@@ -201,5 +210,5 @@ def _elementwise_nodes():
 
 RULES = {"MeanBackward0": _mean, "MeanBackward1": _mean, "SoftmaxBackward0": _softmax,
          "LogSoftmaxBackward0": _log_softmax, "LogsumexpBackward0": _logsumexp, "MmBackward0": _mm,
-         "LinalgVectorNormBackward0": _vector_norm, "NormBackward1": _vector_norm}
+         "LinalgVectorNormBackward0": _vector_norm, "NormBackward1": _vector_norm, "DivBackward0": _div}
 RULES.update(dict.fromkeys(_elementwise_nodes(), _elementwise))
