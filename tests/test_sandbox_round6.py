@@ -229,3 +229,31 @@ def test_a_coding_declaration_is_honoured_as_python_honours_it(tmp_path, head, w
         if "Non-UTF-8" not in want:  # that one names the file as Python was given it
             assert got == [want], (got, want)
         assert "Traceback" not in ours.stderr.decode()
+
+
+# ---------------------------------------------------------------- itertools: what its classes build when made
+
+@pytest.mark.parametrize("expr", [
+    "itertools.combinations(range(3), 10 ** 10)",         # index arrays of r items, before any item
+    "itertools.permutations([1, 2], r=10 ** 10)",
+    "itertools.combinations_with_replacement('ab', 10 ** 9)",
+    "itertools.product(range(2), repeat=10 ** 9)",          # the pools, repeated, in one C call
+    "next(itertools.product([0, 1], repeat=10 ** 8))",      # each item a tuple that long
+    "itertools.tee(iter([]), 10 ** 9)",                     # n iterators at once
+])
+def test_itertools_classes_check_the_sequence_limit_before_building(expr):
+    # every item of an itertools iterator counts as a step; but product, combinations and permutations
+    # copy their iterables (and allocate their indices) when made, in one C call no step counts
+    refused(f"import itertools\nx = {expr}\n", "MemoryError", "exceeds the limit of 10000000 items")
+
+
+def test_itertools_pools_from_iterators_count_their_items_as_steps():
+    refused("import itertools\nx = itertools.combinations(iter(range(10 ** 9)), 2)\n", "RuntimeError",
+            "step limit of 100000 exceeded", max_steps=100_000)
+    result = run("import itertools\ng = (i * i for i in range(4))\nprint(list(itertools.combinations(g, 3)))\n"
+                 "print(list(itertools.product('ab', iter([0, 1]))), list(itertools.permutations([1, 2, 3], r=2))[:3])\n"
+                 "print(list(itertools.combinations_with_replacement('ab', r=2)), list(itertools.product(repeat=2)))\n")
+    assert result.error is None, result.error
+    assert result.stdout == ("[(0, 1, 4), (0, 1, 9), (0, 4, 9), (1, 4, 9)]\n"
+                             "[('a', 0), ('a', 1), ('b', 0), ('b', 1)] [(1, 2), (1, 3), (2, 1)]\n"
+                             "[('a', 'a'), ('a', 'b'), ('b', 'b')] [()]\n")

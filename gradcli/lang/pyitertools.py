@@ -18,6 +18,7 @@ import time as _time
 
 from .pyvalues import Namespace
 from .runtime import user_raiser
+from .strguard import MAX_SEQUENCE, size_check
 
 _ITERATORS = ("accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count",
               "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations", "product",
@@ -49,6 +50,48 @@ class MeteredIterator:
         return repr(self.it)
 
 
+# the classes that copy their iterables into tuples when they are made (CPython: ``tuple(pool)`` for each,
+# ``repeat`` times for product) and allocate their index arrays (``r`` and ``n`` long): in one C call,
+# which no step counts (``combinations(range(10**9), 2)``, ``product(range(2), repeat=10**9)``,
+# ``tee(it, 10**9)`` filled the memory before their first item)
+_POOLED = ("product", "combinations", "combinations_with_replacement", "permutations")
+
+
+def pool(iterable, rt):
+    """``tuple(iterable)`` as the script's own loop would make it: a sized one checked against the
+    sequence limit first, any other consumed item by item, each a step, up to the limit."""
+    if isinstance(iterable, (tuple, list, str, bytes, range, dict)):
+        size_check(len(iterable))
+        return tuple(iterable)
+    items = []
+    for item in iter(iterable):
+        rt.budget -= 1
+        if rt.budget < 0:
+            rt.refill()
+        items.append(item)
+        if len(items) > MAX_SEQUENCE:
+            size_check(len(items))
+    return tuple(items)
+
+
+def _check_pooled(name, args, kwargs, rt):
+    """The arguments of a pooled class with its iterables made tuples, after the limits of what it
+    will build: pools and index arrays of at most MAX_SEQUENCE items, as a script's tuple."""
+    if name == "product":
+        pools = tuple(pool(a, rt) for a in args)
+        repeat = kwargs.get("repeat", 1)
+        if type(repeat) is int and repeat > 0:
+            size_check(len(pools) * repeat)  # the pools repeated, and each item a tuple that long
+        return pools, kwargs
+    if not args:
+        return args, kwargs  # Python's own TypeError
+    first = pool(args[0], rt)
+    r = args[1] if len(args) > 1 else kwargs.get("r")
+    if type(r) is int:
+        size_check(r)  # the indices (and cycles) arrays, allocated before any item
+    return (first, *args[1:]), kwargs
+
+
 class MeteredType:
     """An itertools class as a script sees it: called, it gives a metered iterator of the real one."""
 
@@ -59,6 +102,8 @@ class MeteredType:
         self.rt = rt
 
     def __call__(self, *args, **kwargs):
+        if self.cls.__name__ in _POOLED:
+            args, kwargs = _check_pooled(self.cls.__name__, args, kwargs, self.rt)
         return MeteredIterator(self.cls(*args, **kwargs), self.rt)
 
     def __repr__(self):
@@ -80,6 +125,8 @@ def itertools_module(rt):
     members = {name: MeteredType(getattr(_itertools, name), rt) for name in _ITERATORS}
 
     def tee(iterable, n=2):
+        if type(n) is int:
+            size_check(n)  # n iterators, made at once
         return tuple(MeteredIterator(it, rt) for it in _itertools.tee(iterable, n))
     members["tee"] = user_raiser(tee)
     return {"itertools": Namespace("itertools", members)}
