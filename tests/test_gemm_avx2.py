@@ -323,8 +323,8 @@ def test_onednn_convolution_is_its_reference(with_c, monkeypatch, request):
 
 
 def _input_grad_reference(g, w, pad, size):
-    """oneDNN's AVX2 backward-data order, element by element: per 32 output channels a chain from +0 over
-    blocks of eight, each by kernel row, column (ascending), channel; the chains' results added in order."""
+    """oneDNN's AVX2 backward-data order, element by element (up to 16 output channels): a chain from +0
+    over blocks of eight, each by kernel row, column (ascending), channel."""
     n, o, oh, ow = g.shape
     _, c, kh, kw = w.shape
     gp = np.pad(g, ((0, 0), (0, 0), (kh - 1 - pad, kh - 1 - pad), (kw - 1 - pad, kw - 1 - pad)))
@@ -351,7 +351,8 @@ def test_onednn_input_gradient_is_its_reference(with_c, monkeypatch, request):
     else:
         monkeypatch.setattr(gemm_avx2, "_module", [None])
     rng = np.random.default_rng(6)
-    for n, c, h, o, k, pad in ((2, 3, 4, 5, 3, 1), (1, 2, 3, 40, 2, 0), (2, 1, 4, 9, 3, 0)):
+    assert gemm_avx2.conv2d_input_grad(np.zeros((1, 17, 3, 3), F32), np.zeros((17, 2, 2, 2), F32), (0, 0), (4, 4)) is None
+    for n, c, h, o, k, pad in ((2, 3, 4, 5, 3, 1), (1, 2, 3, 16, 2, 0), (2, 1, 4, 9, 3, 0)):
         w = rng.standard_normal((o, c, k, k)).astype(F32)
         size = (h, h + 1)
         g = rng.standard_normal((n, o, h + 2 * pad - k + 1, h + 2 + 2 * pad - k)).astype(F32)
@@ -401,6 +402,28 @@ def test_onednn_weight_and_bias_gradients_are_their_reference(with_c, monkeypatc
         assert np.array_equal(gemm_avx2.conv2d_bias_grad(g, 2).view(np.int32), want_b.view(np.int32))
 
 
+def test_conv1d_against_torch():
+    """F.conv1d: ATen's conv2d of height 1 (oneDNN's for a batch, slow_conv2d's sgemm for one image)."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(12)
+    for n, c, length, o, k, pad in ((33, 16, 30, 20, 5, 0), (4, 3, 20, 8, 3, 1), (2, 12, 9, 16, 2, 1), (1, 4, 25, 8, 3, 1)):
+        x = rng.standard_normal((n, c, length)).astype(F32)
+        w = rng.standard_normal((o, c, k)).astype(F32)
+        b = rng.standard_normal(o).astype(F32)
+        outs = []
+        for lib in (torch, api):
+            tx, tw, tb = (lib.tensor(v, requires_grad=True) for v in (x, w, b))
+            y = lib.nn.functional.conv1d(tx, tw, tb, padding=pad)
+            y.backward(lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(F32)))
+            outs.append([np.asarray(v.numpy()).view(np.int32) for v in (y.detach(), tx.grad, tw.grad, tb.grad)])
+        # oneDNN's gradients: the input's up to 16 channels, the bias's up to 8 images
+        checked = [0] if n == 1 else [0, 2] if o > 16 and n > 8 else [0, 1, 2, 3]
+        for i in checked:
+            assert np.array_equal(outs[0][i], outs[1][i]), (n, c, length, o, k, ("output", "input", "weight", "bias")[i])
+
+
 def test_convolutions_against_torch():
     """conv2d through the engine: oneDNN's direct convolution where ATen's use_mkldnn picks it (a batch,
     kernels past 3x3, large inputs), slow_conv2d's sgemm per image elsewhere (one small image), both bit
@@ -414,7 +437,7 @@ def test_convolutions_against_torch():
              (2, 32, 6, 6, 16, 3, 3, 1, True), (2, 5, 9, 7, 13, 3, 5, (1, 2), True), (3, 9, 6, 8, 40, 2, 2, (0, 1), False),
              (1, 2, 120, 120, 4, 3, 3, 1, True),                                    # one image past 20480 values: oneDNN
              (1, 4, 5, 5, 8, 3, 3, 1, False), (1, 3, 10, 10, 12, 3, 3, 0, True), (1, 5, 12, 12, 16, 3, 2, 1, True)]
-    cases += [(3, 9, 6, 8, 40, 2, 2, (0, 1), False), (2, 3, 5, 5, 130, 3, 3, 1, True),  # input gradient: 32-channel chains
+    cases += [(3, 9, 6, 8, 40, 2, 2, (0, 1), False), (2, 3, 5, 5, 130, 3, 3, 1, True),
               (5, 2, 4, 4, 8, 2, 2, 0, True), (7, 1, 5, 5, 4, 3, 3, 1, True), (4, 16, 5, 5, 6, 3, 3, 1, True)]  # halves
     for n, c, h, wd, o, kh, kw, pad, bias in cases:
         x = rng.standard_normal((n, c, h, wd)).astype(F32)
@@ -430,7 +453,7 @@ def test_convolutions_against_torch():
         if not np.array_equal(outs[0][0].view(np.int32), np.asarray(outs[1][0]).view(np.int32)):
             bad.append(("forward", n, c, h, wd, o, kh, kw, pad))
         onednn = n > 1 or (kh > 3 and kw > 3) or n * c * h * wd > 20480   # the gradients: oneDNN's only
-        for i in range(1, len(outs[0]) if onednn else 1):
+        for i in range(1 if o <= 16 else 2, len(outs[0]) if onednn else 1):  # the input's: 16 channels at most
             if not np.array_equal(outs[0][i].view(np.int32), np.asarray(outs[1][i]).view(np.int32)):
                 bad.append((("input", "weight", "bias")[i - 1] + " gradient", n, c, h, wd, o, kh, kw, pad))
     assert not bad, bad

@@ -207,15 +207,16 @@ def conv2d_input_grad(g, w, padding, size):
     of float32 g (N, O, OH, OW) and w (O, C, KH, KW), stride 1, no dilation, one group: the input's
     gradient (N, C, H, W) = size[0], size[1], each element one chain of fused multiply-adds from +0 over
     the output channels in blocks of eight, each block by kernel row, kernel column (ascending), then
-    channel; past 32 output channels one such chain per 32, their results added in order; None as
-    conv2d."""
+    channel (past 16 output channels oneDNN splits them into chains whose results it adds, 32 channels
+    each in the shapes measured in 2-D, 16 in 1-D: not followed); None as conv2d and past 16 output
+    channels."""
     if not _float32_arrays(g, w) or g.ndim != 4 or w.ndim != 4 or not active():
         return None
     n, o, oh, ow = g.shape
     _, c, kh, kw = w.shape
     ph, pw = padding
     h, wd = size
-    if (kh, kw) == (1, 1) or min(n, o, c) == 0 or kh - 1 - ph < 0 or kw - 1 - pw < 0 \
+    if (kh, kw) == (1, 1) or min(n, o, c) == 0 or kh - 1 - ph < 0 or kw - 1 - pw < 0 or o > 16 \
             or (oh + kh - 1 - 2 * ph, ow + kw - 1 - 2 * pw) != (h, wd) or o * c * kh * kw * n * h * wd > MAX_WORK_NATIVE:
         return None
     gp = np.pad(g, ((0, 0), (0, 0), (kh - 1 - ph, kh - 1 - ph), (kw - 1 - pw, kw - 1 - pw)))
@@ -223,7 +224,7 @@ def conv2d_input_grad(g, w, padding, size):
     flat = win.transpose(1, 4, 5, 0, 2, 3).reshape(o * kh * kw, n * h * wd)
     wm = w.transpose(1, 0, 2, 3).reshape(c, o * kh * kw)
     out = None
-    for c0 in range(0, o, 32):  # past 32 output channels: one chain per 32, the chains' results added in order
+    for c0 in range(0, o, 32):  # (one chain: o <= 16)
         order = np.array([(oc * kh + i) * kw + j for o0 in range(c0, min(o, c0 + 32), 8) for i in range(kh)
                           for j in range(kw) for oc in range(o0, min(o, o0 + 8))], np.intp)
         part = _chain(np.ascontiguousarray(wm[:, order]), flat[order], None, 0)
@@ -272,10 +273,13 @@ def conv2d_bias_grad(g, threads):
     """oneDNN's AVX2 bias gradient (its backward-weights pass, where the forward was oneDNN's) of float32 g
     (N, O, OH, OW): per output channel, float32 additions from +0 over the images, rows and columns in
     order; with one block of eight output channels on two threads, the first ceil(N / 2) images' sum and
-    the rest's, added. None: another dtype or CPU, one block on another thread count (not measured)."""
+    the rest's, added. None: another dtype or CPU, one block on another thread count, more than 8 images
+    (not measured or not followed)."""
     if not _float32_arrays(g) or g.ndim != 4 or not active():
         return None
     n, o = g.shape[0], g.shape[1]
+    if n > 8:  # measured up to 8 images; with 33 the threads split the sums otherwise (not followed)
+        return None
     parts = [(0, n)]
     if o <= 8 and n > 1:
         if threads != 2:

@@ -167,9 +167,9 @@ class ConvolutionBackward0(Function):
             # the forward was oneDNN's AVX2 convolution: so is torch's input gradient (engine/gemm_avx2.py)
             from .. import gemm_avx2  # noqa: PLC0415
 
-            r = gemm_avx2.conv2d_input_grad(g._data, w._data, pad, tuple(x.shape[2:]))
+            r = gemm_avx2.conv2d_input_grad(_as_2d(g._data), _as_2d(w._data), pad, _as_2d(x._data).shape[2:])
             if r is not None:
-                gx = wrap(r, g.dtype)
+                gx = wrap(r.reshape(x.shape), g.dtype)
         if gx is None and self.next_functions[0][0] is not None:
             wt = S.transpose(S.reshape(w, (groups, og, cg * kk)), -1, -2)
             cols = S.reshape(matmul(wt, g2), (n, c, kk, lsz))
@@ -177,21 +177,27 @@ class ConvolutionBackward0(Function):
         if pad is not None and not grad_mode.enabled and self.next_functions[1][0] is not None:
             from .. import gemm_avx2, threads  # noqa: PLC0415
 
-            r = gemm_avx2.conv2d_weight_grad(x._data, g._data, tuple(w.shape[2:]), pad, threads.get_num_threads())
+            r = gemm_avx2.conv2d_weight_grad(_as_2d(x._data), _as_2d(g._data), _as_2d(w._data).shape[2:], pad,
+                                             threads.get_num_threads())
             if r is not None:
-                gw = wrap(r, g.dtype)
+                gw = wrap(r.reshape(w.shape), g.dtype)
         if gw is None and self.next_functions[1][0] is not None:
             cols = S.reshape(gather_spatial(x, idx, nd), (n, groups, cg * kk, lsz))
             gw = S.reshape(R.sum(matmul(g2, S.transpose(cols, -1, -2)), 0), tuple(w.shape))
         if pad is not None and not grad_mode.enabled and b is not None and self.next_functions[2][0] is not None:
             from .. import gemm_avx2, threads  # noqa: PLC0415
 
-            r = gemm_avx2.conv2d_bias_grad(g._data, threads.get_num_threads())
+            r = gemm_avx2.conv2d_bias_grad(_as_2d(g._data), threads.get_num_threads())
             if r is not None:
                 gb = wrap(r, g.dtype)
         if gb is None and b is not None and self.next_functions[2][0] is not None:
             gb = R.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb
+
+
+def _as_2d(a):
+    """A conv1d's array as ATen's conv2d of height 1 sees it (a 4-D array stays)."""
+    return a[:, :, None, :] if a.ndim == 3 else a
 
 
 def conv_saved(node):
@@ -287,14 +293,19 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     cg, og = c // groups, o // groups
     kk, lsz = idx.shape
     out = onednn_pad = None
-    if nd == 2 and groups == 1 and st == (1, 1) and dl == (1, 1) and dt is dtypes.float32:
+    if nd in (1, 2) and groups == 1 and set(st) == set(dl) == {1} and dt is dtypes.float32:
         # this CPU's order where engine/gemm_avx2.py knows it (None elsewhere: another CPU, a 1x1 kernel, past
         # its work limit): oneDNN's direct convolution where ATen's use_mkldnn picks it, else slow_conv2d's sgemm
         from .. import gemm_avx2  # noqa: PLC0415 - NumPy's side, loaded at the first convolution
 
-        onednn = n > 1 or (ks[0] > 3 and ks[1] > 3) or n * c * spatial[0] * spatial[1] > 20480
-        out = gemm_avx2.conv2d(input._data, weight._data, None if bias is None else bias._data, pd, onednn)
-        onednn_pad = pd if out is not None and onednn else None
+        # (conv1d: ATen's view of it as a conv2d of height 1)
+        ks2, pd2 = ((1,) + ks, (0,) + pd) if nd == 1 else (ks, pd)
+        onednn = n > 1 or (ks2[0] > 3 and ks2[1] > 3) or n * c * int(np.prod(spatial)) > 20480
+        out = gemm_avx2.conv2d(_as_2d(input._data), _as_2d(weight._data), None if bias is None else bias._data, pd2,
+                               onednn)
+        if out is not None:
+            out = out.reshape((n, o) + out_sp)
+        onednn_pad = pd2 if out is not None and onednn else None
     if out is None:
         cols = flat_ext(input._data, nd)[..., idx].reshape(n, groups, cg * kk, lsz)
         wm = weight._data.reshape(groups, og, cg * kk)
