@@ -57,12 +57,21 @@ def _add(a, b):
 
 def sum_grads(a, b):
     """Two gradients of one input added, as torch's InputBuffer adds them: an efficient zero tensor
-    (the gradient of sgn, marked by SgnBackward0) adds as nothing."""
-    if "efficient_zero" in b.__dict__:
+    (the gradient of sgn, marked by SgnBackward0) adds as nothing; under create_graph (grad mode on) the
+    InputBuffer still calls add, whose ZeroTensor kernel returns a copy of the other gradient, recorded as
+    AddBackward0 (so a -0. stays -0. and the gradient's grad_fn is AddBackward0)."""
+    zb = "efficient_zero" in b.__dict__
+    za = "efficient_zero" in a.__dict__
+    if not (za or zb):
+        return a + b
+    if za and zb:
         return a
-    if "efficient_zero" in a.__dict__:
-        return b
-    return a + b
+    kept = b if za else a
+    if not grad_mode.enabled:
+        return kept
+    out = a + b
+    out._data[...] = kept._data
+    return out
 
 
 def _collect(roots):
