@@ -677,6 +677,22 @@ def _i33(scope):
 
 
 def _i34(scope):
+    _default_edgeitems = scope['_default_edgeitems']
+    _default_linewidth = scope['_default_linewidth']
+    _default_precision = scope['_default_precision']
+    _default_sci_mode = scope['_default_sci_mode']
+    _default_threshold = scope['_default_threshold']
+
+    def __init__(self, precision=_default_precision, threshold=_default_threshold, edgeitems=_default_edgeitems, linewidth=_default_linewidth, sci_mode=_default_sci_mode):
+        self.precision = precision
+        self.threshold = threshold
+        self.edgeitems = edgeitems
+        self.linewidth = linewidth
+        self.sci_mode = sci_mode
+    return __init__
+
+
+def _i35(scope):
     _REQUIRED = scope['_REQUIRED']
     _default_args = scope['_default_args']
     _default_atol = scope['_default_atol']
@@ -702,7 +718,7 @@ def _i34(scope):
     return __init__
 
 
-def _i35(scope):
+def _i36(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -720,7 +736,7 @@ def _i35(scope):
     return __init__
 
 
-def _i36(scope):
+def _i37(scope):
     _REQUIRED = scope['_REQUIRED']
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
@@ -740,7 +756,7 @@ def _i36(scope):
     return __init__
 
 
-def _i37(scope):
+def _i38(scope):
     _REQUIRED = scope['_REQUIRED']
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
@@ -759,7 +775,7 @@ def _i37(scope):
     return __init__
 
 
-def _i38(scope):
+def _i39(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -776,7 +792,7 @@ def _i38(scope):
     return __init__
 
 
-def _i39(scope):
+def _i40(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -792,7 +808,7 @@ def _i39(scope):
     return __init__
 
 
-def _i40(scope):
+def _i41(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -807,7 +823,7 @@ def _i40(scope):
     return __init__
 
 
-def _i41(scope):
+def _i42(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -823,7 +839,7 @@ def _i41(scope):
     return __init__
 
 
-def _i42(scope):
+def _i43(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -840,7 +856,7 @@ def _i42(scope):
     return __init__
 
 
-def _i43(scope):
+def _i44(scope):
     _REQUIRED = scope['_REQUIRED']
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
@@ -859,7 +875,7 @@ def _i43(scope):
     return __init__
 
 
-def _i44(scope):
+def _i45(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -876,7 +892,7 @@ def _i44(scope):
     return __init__
 
 
-def _i45(scope):
+def _i46(scope):
 
     def __init__(self, text, line):
         self.text = text
@@ -884,7 +900,7 @@ def _i45(scope):
     return __init__
 
 
-def _i46(scope):
+def _i47(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -901,7 +917,7 @@ def _i46(scope):
     return __init__
 
 
-def _i47(scope):
+def _i48(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -916,7 +932,7 @@ def _i47(scope):
     return __init__
 
 
-def _i48(scope):
+def _i49(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -932,7 +948,7 @@ def _i48(scope):
     return __init__
 
 
-def _i49(scope):
+def _i50(scope):
     _default_column = scope['_default_column']
     _default_conversion = scope['_default_conversion']
     _default_end_column = scope['_default_end_column']
@@ -951,7 +967,7 @@ def _i49(scope):
     return __init__
 
 
-def _i50(scope):
+def _i51(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -967,7 +983,7 @@ def _i50(scope):
     return __init__
 
 
-def _i51(scope):
+def _i52(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -983,7 +999,7 @@ def _i51(scope):
     return __init__
 
 
-def _i52(scope):
+def _i53(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -1001,7 +1017,7 @@ def _i52(scope):
     return __init__
 
 
-def _i53(scope):
+def _i54(scope):
     _default_column = scope['_default_column']
     _default_end_column = scope['_default_end_column']
     _default_end_line = scope['_default_end_line']
@@ -1051,24 +1067,25 @@ INITS = {
     'def __init__(self, op, operand, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.op = op\n    self.operand = operand\n': _i31,
     'def __init__(self, op, values, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.op = op\n    self.values = values\n': _i32,
     'def __init__(self, params, defaults, vararg, kwarg, body, kwonly=_REQUIRED, kw_defaults=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.params = params\n    self.defaults = defaults\n    self.vararg = vararg\n    self.kwarg = kwarg\n    self.body = body\n    self.kwonly = _factory_kwonly() if kwonly is _REQUIRED else kwonly\n    self.kw_defaults = _factory_kw_defaults() if kw_defaults is _REQUIRED else kw_defaults\n': _i33,
-    "def __init__(self, shapes=_default_shapes, domain=_default_domain, args=_default_args, kwargs=_REQUIRED, call=_default_call, eps=_default_eps, atol=_default_atol, rtol=_default_rtol, second=_default_second):\n    _fields = self.__dict__\n    _fields['shapes'] = shapes\n    _fields['domain'] = domain\n    _fields['args'] = args\n    _fields['kwargs'] = _factory_kwargs() if kwargs is _REQUIRED else kwargs\n    _fields['call'] = call\n    _fields['eps'] = eps\n    _fields['atol'] = atol\n    _fields['rtol'] = rtol\n    _fields['second'] = second\n": _i34,
-    'def __init__(self, target, annotation, value=_default_value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.annotation = annotation\n    self.value = value\n': _i35,
-    'def __init__(self, target, iter, body, orelse=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.iter = iter\n    self.body = body\n    self.orelse = _factory_orelse() if orelse is _REQUIRED else orelse\n': _i36,
-    'def __init__(self, target, iter, ifs=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.iter = iter\n    self.ifs = _factory_ifs() if ifs is _REQUIRED else ifs\n': _i37,
-    'def __init__(self, target, op, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.op = op\n    self.value = value\n': _i38,
-    'def __init__(self, target, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.value = value\n': _i39,
-    'def __init__(self, targets, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.targets = targets\n': _i40,
-    'def __init__(self, targets, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.targets = targets\n    self.value = value\n': _i41,
-    'def __init__(self, test, body, orelse, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.body = body\n    self.orelse = orelse\n': _i42,
-    'def __init__(self, test, body, orelse=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.body = body\n    self.orelse = _factory_orelse() if orelse is _REQUIRED else orelse\n': _i43,
-    'def __init__(self, test, msg=_default_msg, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.msg = msg\n': _i44,
-    'def __init__(self, text, line):\n    self.text = text\n    self.line = line\n': _i45,
-    'def __init__(self, type, name, body, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.type = type\n    self.name = name\n    self.body = body\n': _i46,
-    'def __init__(self, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n': _i47,
-    'def __init__(self, value, attr, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.attr = attr\n': _i48,
-    'def __init__(self, value, conversion=_default_conversion, format_spec=_default_format_spec, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.conversion = conversion\n    self.format_spec = format_spec\n': _i49,
-    'def __init__(self, value, index, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.index = index\n': _i50,
-    'def __init__(self, value=_default_value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n': _i51,
-    'def __init__(self, value=_default_value, is_from=_default_is_from, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.is_from = is_from\n': _i52,
-    'def __init__(self, values, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.values = values\n': _i53,
+    'def __init__(self, precision=_default_precision, threshold=_default_threshold, edgeitems=_default_edgeitems, linewidth=_default_linewidth, sci_mode=_default_sci_mode):\n    self.precision = precision\n    self.threshold = threshold\n    self.edgeitems = edgeitems\n    self.linewidth = linewidth\n    self.sci_mode = sci_mode\n': _i34,
+    "def __init__(self, shapes=_default_shapes, domain=_default_domain, args=_default_args, kwargs=_REQUIRED, call=_default_call, eps=_default_eps, atol=_default_atol, rtol=_default_rtol, second=_default_second):\n    _fields = self.__dict__\n    _fields['shapes'] = shapes\n    _fields['domain'] = domain\n    _fields['args'] = args\n    _fields['kwargs'] = _factory_kwargs() if kwargs is _REQUIRED else kwargs\n    _fields['call'] = call\n    _fields['eps'] = eps\n    _fields['atol'] = atol\n    _fields['rtol'] = rtol\n    _fields['second'] = second\n": _i35,
+    'def __init__(self, target, annotation, value=_default_value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.annotation = annotation\n    self.value = value\n': _i36,
+    'def __init__(self, target, iter, body, orelse=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.iter = iter\n    self.body = body\n    self.orelse = _factory_orelse() if orelse is _REQUIRED else orelse\n': _i37,
+    'def __init__(self, target, iter, ifs=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.iter = iter\n    self.ifs = _factory_ifs() if ifs is _REQUIRED else ifs\n': _i38,
+    'def __init__(self, target, op, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.op = op\n    self.value = value\n': _i39,
+    'def __init__(self, target, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.target = target\n    self.value = value\n': _i40,
+    'def __init__(self, targets, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.targets = targets\n': _i41,
+    'def __init__(self, targets, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.targets = targets\n    self.value = value\n': _i42,
+    'def __init__(self, test, body, orelse, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.body = body\n    self.orelse = orelse\n': _i43,
+    'def __init__(self, test, body, orelse=_REQUIRED, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.body = body\n    self.orelse = _factory_orelse() if orelse is _REQUIRED else orelse\n': _i44,
+    'def __init__(self, test, msg=_default_msg, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.test = test\n    self.msg = msg\n': _i45,
+    'def __init__(self, text, line):\n    self.text = text\n    self.line = line\n': _i46,
+    'def __init__(self, type, name, body, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.type = type\n    self.name = name\n    self.body = body\n': _i47,
+    'def __init__(self, value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n': _i48,
+    'def __init__(self, value, attr, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.attr = attr\n': _i49,
+    'def __init__(self, value, conversion=_default_conversion, format_spec=_default_format_spec, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.conversion = conversion\n    self.format_spec = format_spec\n': _i50,
+    'def __init__(self, value, index, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.index = index\n': _i51,
+    'def __init__(self, value=_default_value, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n': _i52,
+    'def __init__(self, value=_default_value, is_from=_default_is_from, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.value = value\n    self.is_from = is_from\n': _i53,
+    'def __init__(self, values, *, line=_default_line, column=_default_column, end_line=_default_end_line, end_column=_default_end_column):\n    self.line = line\n    self.column = column\n    self.end_line = end_line\n    self.end_column = end_column\n    self.values = values\n': _i54,
 }

@@ -22,8 +22,8 @@ OUT = ROOT / "gradcli" / "record_inits.py"
 
 # the modules that define record or node classes (tests/test_startup.py checks the list against the sources)
 MODULES = ("gradcli.cli.calc", "gradcli.cli.common", "gradcli.cli.executor", "gradcli.cli.runcmd",
-           "gradcli.engine.ops.registry", "gradcli.lang.ast", "gradcli.lang.expr_nodes", "gradcli.lang.nodes",
-           "gradcli.lang.options", "gradcli.lang.runner")
+           "gradcli.engine.formatting", "gradcli.engine.ops.registry", "gradcli.lang.ast", "gradcli.lang.expr_nodes",
+           "gradcli.lang.nodes", "gradcli.lang.options", "gradcli.lang.runner")
 
 
 def sources():
