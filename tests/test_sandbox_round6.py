@@ -257,3 +257,23 @@ def test_itertools_pools_from_iterators_count_their_items_as_steps():
     assert result.stdout == ("[(0, 1, 4), (0, 1, 9), (0, 4, 9), (1, 4, 9)]\n"
                              "[('a', 0), ('a', 1), ('b', 0), ('b', 1)] [(1, 2), (1, 3), (2, 1)]\n"
                              "[('a', 'a'), ('a', 'b'), ('b', 'b')] [()]\n")
+
+
+@pytest.mark.parametrize("expr, size", [
+    ("torch.combinations(torch.arange(100000.), r=2)", 10**10),  # NumPy's 'Unable to allocate 74.5 GiB'
+    ("torch.combinations(torch.arange(1000.), r=5, with_replacement=True)", 10**15),
+    ("torch.combinations(torch.arange(20000.), r=2)", 4 * 10**8),  # would fit NumPy: past --max-elements anyway
+    ("torch.combinations(torch.arange(1.), r=10 ** 9)", 10**9),     # a billion grids of one element
+])
+def test_combinations_checks_its_grids_against_the_element_limit(expr, size):
+    # torch.combinations (new this session) builds r meshgrids of n**r elements, as ATen does, with
+    # no check of --max-elements before NumPy was asked for them
+    refused(f"y = {expr}\n", "RuntimeError", f"tensor of {size} elements exceeds the limit")
+
+
+def test_combinations_within_the_limit_prints_what_torch_prints():
+    result = run("print(torch.combinations(torch.arange(4.), r=3))\n"
+                 "print(torch.combinations(torch.tensor([1, 2]), with_replacement=True).shape)\n")
+    assert result.error is None, result.error
+    assert result.stdout == ("tensor([[0., 1., 2.],\n        [0., 1., 3.],\n        [0., 2., 3.],\n"
+                             "        [1., 2., 3.]])\ntorch.Size([3, 2])\n")

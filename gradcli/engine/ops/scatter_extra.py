@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, errors
+from .. import dtypes, errors, limits
 from ..device import xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap, wrap_dim
@@ -141,6 +141,10 @@ def combinations(input, r=2, with_replacement=False):
     if r == 0:
         return wrap(xp_of(input._data).empty((0,), input._data.dtype), input.dtype)
     n = input._data.shape[0]
+    # the grids and the mask have n**r elements (ATen's meshgrid too): --max-elements before NumPy is asked
+    # (combinations(arange(100000.), 2) was NumPy's 'Unable to allocate 74.5 GiB'; an r of 10**9 a list of
+    # 10**9 grids); past r = 64 a size of two or more is beyond any limit, and n**r is not computed
+    limits.check_numel(max(r, n ** r if n < 2 or r <= 64 else n ** 64))  # r grids, each of n**r
     index = np.meshgrid(*([np.arange(n)] * r), indexing="ij")
     mask = np.ones((n,) * r, dtype=bool)
     for a, b in zip(index, index[1:]):
