@@ -67,3 +67,37 @@ def test_lbfgs_keeps_its_internals_out_of_reach():
         src = f"import torch\nw = torch.zeros(2, requires_grad=True)\nopt = torch.optim.LBFGS([w])\nopt.{attr}\nprint('x')\n"
         r = run_source(src, "t.grad", RunOptions())
         assert not r.ok and r.error.type_name == "AttributeError" and "x" not in r.stdout
+
+
+def _gamma_inputs(dtype):
+    rng = np.random.default_rng(1)
+    v = np.concatenate([rng.uniform(-20, 20, 2000), rng.uniform(0, 3, 2000), rng.uniform(10, 1e6, 300),
+                        np.arange(-5, 30, 0.5), [0., -0.0, 10., np.inf, -np.inf, np.nan, 1e18, 1e-30]])
+    return v.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_digamma_is_atens_calc_digamma(dtype):
+    """digamma (special_gamma.py) is ATen's calc_digamma step for step: torch's bits, poles and signs included;
+    its gradient (trigamma) too in float64."""
+    a = _gamma_inputs(dtype)
+    np.testing.assert_array_equal(G.digamma(G.tensor(a)).numpy(), torch.digamma(torch.tensor(a)).numpy())
+    np.testing.assert_array_equal(G.special.psi(G.tensor(a)).numpy(), torch.special.psi(torch.tensor(a)).numpy())
+    if dtype == "float64":
+        keep = a[np.isfinite(a) & (np.abs(a) < 100)]
+        x, gx = torch.tensor(keep, requires_grad=True), G.tensor(keep, requires_grad=True)
+        torch.digamma(x).sum().backward()
+        G.digamma(gx).sum().backward()
+        np.testing.assert_array_equal(gx.grad.numpy(), x.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lgamma_within_a_few_ulps(dtype):
+    """lgamma is the C library's; torch's vectorised kernel is SLEEF's lgamma (1-ulp bound): a few ulps apart
+    (docs/numerics.md), the same infinities and NaNs."""
+    a = _gamma_inputs(dtype)
+    ours, theirs = G.lgamma(G.tensor(a)).numpy(), torch.lgamma(torch.tensor(a)).numpy()
+    np.testing.assert_array_equal(np.isfinite(ours), np.isfinite(theirs))
+    far = np.abs(theirs) > 0.1  # (relative error is unbounded at lgamma's roots 1 and 2)
+    np.testing.assert_allclose(ours[far], theirs[far], rtol=2e-6 if dtype == "float32" else 1e-14)
+    np.testing.assert_array_equal(G.special.gammaln(G.tensor(a)).numpy(), ours)

@@ -8,7 +8,7 @@ other families name, `inplace="compare"`, `"logical"`, are inplace_kinds.py's).
 """
 from __future__ import annotations
 
-from . import activations, activations_smooth, special_binary, special_unary, special_xlog
+from . import activations, activations_smooth, special_binary, special_gamma, special_unary, special_xlog
 from . import unary_math as UM
 from .registry import op, sample1, tables
 from .special_common import inplace_method
@@ -20,6 +20,7 @@ OPS = [
     *special_unary.OPS,
     *special_binary.OPS,
     *special_xlog.OPS,
+    *special_gamma.OPS,
     *activations.OPS,
     *activations_smooth.OPS,
     op("expit", UM.sigmoid, UM.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
