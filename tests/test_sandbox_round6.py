@@ -277,3 +277,21 @@ def test_combinations_within_the_limit_prints_what_torch_prints():
     assert result.error is None, result.error
     assert result.stdout == ("tensor([[0., 1., 2.],\n        [0., 1., 3.],\n        [0., 2., 3.],\n"
                              "        [1., 2., 3.]])\ntorch.Size([3, 2])\n")
+
+
+# ---------------------------------------------------------------- the parser's time on a long f-string
+
+def test_an_f_strings_positions_come_from_its_newlines_found_once():
+    # each field's position counted the newlines of the whole token again: a time quadratic in the
+    # f-string's length (100,000 `{1}` fields, 300 KB of the 2 MB a script may have, parsed for minutes);
+    # the newline offsets are found once per token (not a timed test: the work is counted)
+    from gradcli.lang import literals
+    from gradcli.lang.parser import parse
+
+    literals._newlines.cache_clear()
+    source = "x = f'''\n" + "{1}" * 2000 + "\n{y!r:>{3}}'''\n"
+    module = parse(source, "f.grad")
+    info = literals._newlines.cache_info()
+    assert info.misses <= 3 and info.hits >= 2000, info
+    values = module.body[0].value.values
+    assert len(values) == 2000 + 3 and values[-1].value.line == 3  # "\n", the fields, "\n", {y...} on line 3
