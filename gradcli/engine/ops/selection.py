@@ -250,10 +250,19 @@ def _fix_open_rows(data, idx, d, row_fn, every=False):
     return np.moveaxis(out.reshape(moved.shape), -1, d)
 
 
+def _check_reduced_size(input, dim, name):
+    """torch's IndexError for a selection (median, nanmedian, mode, kthvalue) along a dim of size 0."""
+    if dim is not None and input._data.ndim:
+        d = dim_of(input, dim)
+        if input._data.shape[d] == 0:
+            raise errors.index(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     if input.dtype is dtypes.bool_:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("kthvalue_cpu", input.dtype)
+    _check_reduced_size(input, dim, "kthvalue")
     data = input._data
     d = dim_of(input, dim)
     n = data.shape[d] if data.ndim else 1
@@ -307,6 +316,7 @@ def median(input, dim=None, keepdim=False):
     if input.dtype is dtypes.bool_:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
+    _check_reduced_size(input, dim, "median")
     if dim is None:
         flat = data.reshape(-1)
         if flat.size == 0:
@@ -359,6 +369,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if input.dtype is dtypes.bool_:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("nanmedian_cpu" if dim is None else "nanmedian_out", input.dtype)
+    _check_reduced_size(input, dim, "median")  # (torch's message says median() for nanmedian too)
     if data.dtype.kind != "f":
         return median(input, dim, keepdim) if dim is None else _renamed_pair(median(input, dim, keepdim))
     from .. import stl_select  # noqa: PLC0415
@@ -403,6 +414,7 @@ def _renamed_pair(pair):
 
 
 def mode(input, dim=-1, keepdim=False):
+    _check_reduced_size(input, dim, "mode")
     data = input._data
     d = dim_of(input, dim)
     if data.ndim == 0:
