@@ -584,7 +584,7 @@ OPS = [
     op("div", div, DivBackward0, DivBackward1, DivBackward2, aliases=("divide", "true_divide"),
        sample=sample2("any", "pos"), operator="/", reflected=lambda x, y: mul(reciprocal(x), y), **_ip),
     op("neg", neg, NegBackward0, sample=sample1(), operator="-x", **_tip),
-    op("negative", neg, NegBackward0, sample=sample1()),
+    op("negative", neg, NegBackward0, sample=sample1(), **_tip),
     op("pow", pow, PowBackward0, PowBackward1, PowBackward2, sample=sample2("pos", "any"), operator="**", **_ip,
        cases={"pow_tensor": case(lambda torch, x0, x1: torch.pow(x0, x1), V.P, V.B)}),
     op("square", square, PowBackward0, sample=sample1(), **_tip),

@@ -1,6 +1,7 @@
 """Small Tensor methods the coverage sweep (tools/gen_coverage.py, docs/coverage.md) found missing:
-view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside and split_with_sizes; and the
-unsafe_split / unsafe_chunk / unsafe_split_with_sizes that users hit."""
+view_as, reshape_as, is_same_size, is_signed, is_nonzero, heaviside(_) and split_with_sizes; the
+unsafe_split / unsafe_chunk / unsafe_split_with_sizes that users hit; and (misc_more.py) torch.fill,
+torch.scalar_tensor, torch.range, torch.unravel_index, fill_diagonal_, Tensor.prelu, torch.get_device."""
 from __future__ import annotations
 
 from .. import errors
@@ -11,6 +12,7 @@ from . import shape as S
 from . import join_split as JS
 from .elementwise_common import not_implemented
 from .registry import Sample, op, tables
+from . import misc_more as MORE
 
 
 def _tensor_arg(fn, value, name="other"):
@@ -95,17 +97,17 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 # One declaration per op (registry.py); the is_* answer bools
 _BOOL = "a bool answer"
-OPS = [
+OPS = MORE.OPS + [
     op("view_as", view_as, S.ViewBackward0, torch=False,
        sample=Sample([((2, 3),)], call=lambda torch, x: x.view_as(torch.zeros(3, 2, dtype=x.dtype)))),
     op("reshape_as", reshape_as, S.ViewBackward0, S.UnsafeViewBackward0, torch=False, sample=Sample(
         [((2, 3),)], call=lambda torch, x: (x.reshape_as(torch.zeros(6, dtype=x.dtype)),
                                             x.t().reshape_as(torch.zeros(3, 2))))),
-    op("is_same_size", is_same_size, torch=False, no_grad=_BOOL),
-    op("is_signed", is_signed, torch=False, no_grad=_BOOL),
+    op("is_same_size", is_same_size, no_grad=_BOOL),
+    op("is_signed", is_signed, no_grad=_BOOL),
     op("is_nonzero", is_nonzero, no_grad=_BOOL),
     op("is_complex", lambda input: input.is_complex(), method=False, no_grad=_BOOL),
-    op("heaviside", heaviside, no_grad="torch records NotImplemented (no derivative for heaviside)"),
+    op("heaviside", heaviside, no_grad="torch records NotImplemented (no derivative for heaviside)", inplace="copy"),
     op("split_with_sizes", split_with_sizes, JS.SplitWithSizesBackward0,
        sample=Sample([((3,),), ((2, 3),)], call=lambda torch, x: x.split_with_sizes([1, 2], dim=-1))),
     op("unsafe_split", unsafe_split, UnsafeSplitBackward0,

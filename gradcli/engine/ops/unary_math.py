@@ -471,7 +471,7 @@ OPS = [
     op("sigmoid", sigmoid, SigmoidBackward0, sample=sample1(), **_tip),
     op("relu", relu, ReluBackward0, sample=sample1(), **_tip),
     op("abs", abs, AbsBackward0, sample=sample1(), operator="abs", **_tip),
-    op("absolute", abs, AbsBackward0, sample=sample1()),
+    op("absolute", abs, AbsBackward0, sample=sample1(), inplace=True),
     op("reciprocal", reciprocal, ReciprocalBackward0, sample=sample1("pos"), **_tip),
     op("sign", sign, SignBackward0, sample=sample1(), **_ip),
     op("floor", floor, FloorBackward0, sample=sample1(), **_tip),
