@@ -76,6 +76,9 @@ def check_plain(value, what):
         if t is list or t is tuple:
             if t is tuple and len(v) == 2 and isinstance(v[1], (int, tuple)) and isinstance(v[0], (str, np.dtype, type)):
                 check_item(v)  # a sub-array dtype: ('f8', (10**4, 10**4)) is 800 MB an item
+            elif t is list and v and type(v[0]) is tuple and len(v[0]) in (2, 3) and isinstance(v[0][0], str):
+                check_item(v)  # a structured dtype: [('a', 'f8', (10**3, 10**3))] is 8 MB an item, and
+                # [('a', 'U16384'), ('b', 'U16384'), ...] many fields each under the limit
             stack.extend(v)
             continue
         if isinstance(v, np.ndarray):

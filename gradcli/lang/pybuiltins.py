@@ -16,7 +16,7 @@ __all__ = ["BuiltinFunction", "python_builtins", "ScriptType", "TypeBuiltin"]
 
 # ----------------------------------------------------------------------------- builtins
 
-_PLAIN_BUILTINS = """len zip enumerate list tuple dict set frozenset min max abs sum round float int bool str
+_PLAIN_BUILTINS = """len zip enumerate list tuple dict set frozenset min max abs round float int bool str
 sorted reversed any all isinstance issubclass map filter divmod repr callable chr ord slice ascii bin hex oct
 format hash complex next id object""".split()
 
@@ -59,6 +59,20 @@ BuiltinFunction.__module__ = "builtins"
 user_raiser(BuiltinFunction.__getattr__)
 
 
+def sum_(iterable, /, start=0):
+    """Python's ``sum``; with a list or tuple to start from (``sum(lists, [])``) each ``+`` is the
+    script's own, under the sequence limit: Python's C loop concatenated past it unchecked."""
+    if type(start) is list or type(start) is tuple:
+        result = start
+        for item in iterable:
+            result = pyops.g_add(result, item)
+        return result
+    return sum(iterable, start)
+
+
+user_raiser(sum_)
+
+
 def python_builtins(rt):
     names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
     names["print"] = BuiltinFunction(rt.print, "print")
@@ -66,6 +80,7 @@ def python_builtins(rt):
     names["pow"] = BuiltinFunction(pyops.g_pow3, "pow")
     names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
     names["format"] = BuiltinFunction(strguard.safe_builtin_format, "format")
+    names["sum"] = BuiltinFunction(sum_, "sum")
 
     def iter_(obj):
         return iter(obj)

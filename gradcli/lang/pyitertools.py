@@ -14,8 +14,10 @@ so no output that prints them can equal another run's (PyTorch's included).
 from __future__ import annotations
 
 import itertools as _itertools
+import operator
 import time as _time
 
+from .pyops import g_add
 from .pyvalues import Namespace
 from .runtime import user_raiser
 from .strguard import MAX_SEQUENCE, size_check
@@ -104,6 +106,13 @@ class MeteredType:
     def __call__(self, *args, **kwargs):
         if self.cls.__name__ in _POOLED:
             args, kwargs = _check_pooled(self.cls.__name__, args, kwargs, self.rt)
+        elif self.cls is _itertools.accumulate:
+            # its default is C's PyNumber_Add: accumulate(['x' * 10**7] * 300) built strings and lists
+            # past the sequence limit; the script's own + checks them
+            if len(args) == 2 and args[1] is None and "func" not in kwargs:
+                args = args[:1]
+            if len(args) < 2 and kwargs.get("func") is None:
+                kwargs = {**kwargs, "func": g_add}
         return MeteredIterator(self.cls(*args, **kwargs), self.rt)
 
     def __repr__(self):
@@ -132,10 +141,30 @@ def itertools_module(rt):
     return {"itertools": Namespace("itertools", members)}
 
 
+_TIME_T_RANGE = 2.0 ** 63  # CPython's _PyTime_t: nanoseconds in a signed 64-bit integer
+
+
+def _seconds(secs):
+    """``secs`` as CPython's time.sleep converts it (_PyTime_FromSecondsObject), with its errors: a
+    float NaN or past the range of nanoseconds, any other value through ``__index__`` (a float tensor
+    is torch's TypeError); gradcli's sleep waited forever for ``inf`` and compared what it got."""
+    if isinstance(secs, float):
+        if secs != secs:
+            raise ValueError("Invalid value NaN (not a number)")
+        if not -_TIME_T_RANGE <= secs * 1e9 <= _TIME_T_RANGE:
+            raise OverflowError("timestamp out of range for platform time_t")
+        return secs
+    seconds = operator.index(secs)
+    if not -_TIME_T_RANGE <= seconds * 10**9 < _TIME_T_RANGE:
+        raise OverflowError("timestamp too large to convert to C _PyTime_t")
+    return seconds
+
+
 def time_module(rt):
     members = {name: getattr(_time, name) for name in _CLOCKS}
 
     def sleep(secs):
+        secs = _seconds(secs)
         if secs < 0:
             raise ValueError("sleep length must be non-negative")
         end = _time.monotonic() + secs

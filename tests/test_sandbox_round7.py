@@ -1,0 +1,92 @@
+"""Red team, seventh round (docs/robustness.md, "The sandbox"): the surfaces added since round 6
+(itertools, the time module, torch.func, script classes' protocol methods, NumPy's dtypes) and the
+builtins whose C loops build what the script's own operators check. Each attack ends in a clean
+located error of the script (exit 1) or in what Python with PyTorch prints; never a traceback, an
+internal error, a lost limit or a run that waits for ever."""
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import pytest
+from case_support import refused_script, run_script
+
+HEAD = "import torch\nimport itertools\nimport time\nimport numpy as np\n"
+
+run = partial(run_script, HEAD, "round7.grad")
+refused = partial(refused_script, HEAD, "round7.grad")
+
+
+def python_error(value):
+    """What Python's own time.sleep raises for ``value`` (each fails before sleeping)."""
+    try:
+        time.sleep(value)
+    except Exception as exc:  # noqa: BLE001 - the error is the expectation
+        return type(exc).__name__, str(exc)
+    raise AssertionError(f"time.sleep({value!r}) slept")
+
+
+# ---------------------------------------------------------------- time.sleep
+
+@pytest.mark.parametrize("value", ["float('inf')", "float('-inf')", "float('nan')", "10**400", "10**10",
+                                   "9.3e9", "'1'", "None", "[]", "-1", "-0.5"])
+def test_sleep_converts_its_argument_as_python_does(value):
+    # gradcli compared the value with 0 and slept in slices until end = now + value: inf slept for ever
+    # (until --timeout, which has no default), '1' was a comparison TypeError, 10**400 float()'s error
+    want = python_error(eval(value))  # noqa: S307 - the test's own literal, never a script's text
+    started = time.monotonic()
+    result = refused(f"time.sleep({value})\n", *want, timeout=30)
+    assert result.error.message == want[1]
+    assert time.monotonic() - started < 20
+
+
+def test_sleep_of_a_float_tensor_is_torchs_index_error():
+    torch = pytest.importorskip("torch")
+    want = python_error(torch.tensor(0.01))
+    result = refused("time.sleep(torch.tensor(0.01))\n", *want)
+    assert result.error.message == want[1]
+    assert run("time.sleep(torch.tensor(0))\ntime.sleep(0.0)\ntime.sleep(True)\nprint('slept')\n").stdout == "slept\n"
+
+
+# ---------------------------------------------------------------- builtins and itertools past the size limit
+
+@pytest.mark.parametrize("src", [
+    "x = sum([[0] * 10**6] * 30, [])",
+    "x = sum([(0,) * 10**6] * 30, ())",
+    "x = list(itertools.accumulate(['x' * 10**6] * 30))",
+    "x = list(itertools.accumulate([[0] * 10**6] * 30, None))",
+    "x = list(itertools.accumulate([(0,) * 10**6] * 30, initial=()))",
+])
+def test_sums_of_sequences_keep_the_sequence_limit(src):
+    # sum(lists, []) and accumulate's default add concatenate in C (PyNumber_Add): lists and strings
+    # grew past the 10,000,000 items that `a + b` allows, until --max-memory (quadratic time first)
+    refused(src + "\n", "MemoryError", "exceeds the limit of 10000000 items")
+
+
+def test_sum_and_accumulate_still_add_as_python():
+    src = ("print(sum([[1], [2]], []), sum([(1,), (2,)], ()), sum([1, 2]), sum([1.5], 2), sum(range(5), start=3))\n"
+           "print(list(itertools.accumulate([1, 2, 3])), list(itertools.accumulate([[1], [2]])))\n"
+           "print(list(itertools.accumulate([1, 2], initial=5)), list(itertools.accumulate([3, 1, 2], max)))\n"
+           "print(sum)\n")
+    want = (f"{sum([[1], [2]], [])} {sum([(1,), (2,)], ())} {sum([1, 2])} {sum([1.5], 2)} {sum(range(5), start=3)}\n"
+            f"{[1, 3, 6]} {[[1], [1, 2]]}\n{[5, 6, 8]} {[3, 3, 3]}\n<built-in function sum>\n")
+    assert run(src).stdout == want
+    refused("sum([1], [])\n", "TypeError", 'can only concatenate list (not "int") to list')
+    refused("sum(['a'], '')\n", "TypeError", "sum() can't sum strings")
+
+
+# ---------------------------------------------------------------- NumPy dtypes
+
+@pytest.mark.parametrize("dtype", ["[('a', 'f8', (10**3, 10**3))]",
+                                   "[('f%d' % i, 'U16000') for i in range(100)]"])
+def test_a_structured_dtype_given_as_a_list_keeps_the_item_limit(dtype):
+    # the item limit looked at dtype strings and ('f8', shape) pairs, never at a list of fields: ten
+    # items of 8 MB each were made (and their print ran for minutes)
+    refused(f"z = np.zeros(10**4, dtype={dtype})\n", "MemoryError", "bytes per item exceeds the limit of 65536")
+    refused(f"z = np.array([1], dtype={dtype})\n", "MemoryError", "bytes per item exceeds the limit of 65536")
+
+
+def test_small_structured_dtypes_still_work():
+    import numpy as np
+    want = np.zeros(2, dtype=[("a", "f8"), ("b", "i4", (2,))])
+    assert run("print(np.zeros(2, dtype=[('a', 'f8'), ('b', 'i4', (2,))]))\n").stdout == f"{want}\n"
