@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -52,6 +52,9 @@ TENSOR = {
     'baddbmm': 'linalg_products',
     'baddbmm_': 'linalg_products',
     'bincount': 'scan',
+    'cholesky': 'linalg_factor',
+    'cholesky_inverse': 'linalg_factor',
+    'cholesky_solve': 'linalg_factor',
     'conj': 'scatter_extra',
     'conj_physical': 'scatter_extra',
     'copysign': 'special',
@@ -205,6 +208,7 @@ TENSOR = {
     'tensor_split': 'shape_extra',
     'topk': 'selection',
     'trace': 'linalg_extra',
+    'triangular_solve': 'linalg_factor',
     'tril': 'linalg_extra',
     'tril_': 'linalg_extra',
     'triu': 'linalg_extra',
@@ -274,6 +278,9 @@ TORCH = {
     'celu': 'special',
     'celu_': 'special',
     'chain_matmul': 'numeric_extra',
+    'cholesky': 'linalg_factor',
+    'cholesky_inverse': 'linalg_factor',
+    'cholesky_solve': 'linalg_factor',
     'column_stack': 'shape_extra',
     'combinations': 'scatter_extra',
     'conj': 'scatter_extra',
@@ -428,6 +435,7 @@ TORCH = {
     'trace': 'linalg_extra',
     'trapezoid': 'numeric_extra',
     'trapz': 'numeric_extra',
+    'triangular_solve': 'linalg_factor',
     'tril': 'linalg_extra',
     'tril_indices': 'linalg_extra',
     'triu': 'linalg_extra',
@@ -450,6 +458,8 @@ TORCH = {
 
 LINALG = {
     'LinAlgError': 'linalg_extra',
+    'cholesky': 'linalg_factor',
+    'cholesky_ex': 'linalg_factor',
     'cross': 'linalg_products',
     'det': 'linalg_extra',
     'diagonal': 'linalg_extra',
@@ -463,6 +473,7 @@ LINALG = {
     'pinv': 'linalg_svd',
     'slogdet': 'linalg_extra',
     'solve': 'linalg_extra',
+    'solve_triangular': 'linalg_factor',
     'svd': 'linalg_svd',
     'svdvals': 'linalg_svd',
     'vecdot': 'linalg_products',
