@@ -89,3 +89,16 @@ def test_against_torch_float32_grads():
             got = (L._data, x.grad._data)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["__class__", "R", "reduced ", "x" * 10000, "\x00"])
+def test_qr_mode_is_a_closed_choice(mode):
+    """linalg.qr's mode is a string from the script: anything but the three names is torch's error."""
+    with pytest.raises(RuntimeError, match="qr received unrecognized mode"):
+        torch_like.linalg.qr(torch_like.ones(2, 2), mode=mode)
+
+
+@pytest.mark.parametrize("mode", [1, None, ["r"], torch_like.linalg.qr])
+def test_qr_mode_must_be_a_str(mode):
+    with pytest.raises(TypeError, match="argument 'mode' must be str"):
+        torch_like.linalg.qr(torch_like.ones(2, 2), mode=mode)

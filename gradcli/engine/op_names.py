@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -173,6 +173,7 @@ TENSOR = {
     'pinverse': 'linalg_svd',
     'positive': 'special',
     'prelu': 'misc_ops',
+    'qr': 'linalg_qr',
     'quantile': 'numeric_extra',
     'rad2deg': 'special',
     'rad2deg_': 'special',
@@ -390,6 +391,7 @@ TORCH = {
     'norm': 'norms',
     'pinverse': 'linalg_svd',
     'positive': 'special',
+    'qr': 'linalg_qr',
     'quantile': 'numeric_extra',
     'rad2deg': 'special',
     'rad2deg_': 'special',
@@ -471,6 +473,7 @@ LINALG = {
     'multi_dot': 'linalg_products',
     'norm': 'norms',
     'pinv': 'linalg_svd',
+    'qr': 'linalg_qr',
     'slogdet': 'linalg_extra',
     'solve': 'linalg_extra',
     'solve_triangular': 'linalg_factor',
