@@ -2,9 +2,19 @@
 imported only when a cuda tensor is first asked for (never on the CPU path)."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from . import errors
+
+
+def _arg_type(value):
+    """How torch's argument parser names the type of a value it refused (`list of [int]`)."""
+    name = builtins.type(value).__name__
+    if isinstance(value, (list, tuple)):
+        return f"{name} of [{', '.join(dict.fromkeys(builtins.type(v).__name__ for v in value))}]"
+    return name
 
 
 class device:
@@ -13,6 +23,12 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif not isinstance(type, str) and not (isinstance(type, int) and not isinstance(type, bool)):
+            # a script's object whose __eq__ answers True was 'cuda' (its `in` test and `== "cuda"`)
+            raise errors.type_error(
+                f"device() received an invalid combination of arguments - got ({_arg_type(type)}), but expected "
+                f"one of:\n * (torch.device device)\n      didn't match because some of the arguments have invalid "
+                f"types: (!{_arg_type(type)}!)\n * (str type, int index = -1)\n")
         elif isinstance(type, str) and ":" in type:
             type, _, idx = type.partition(":")
             if not (idx.isascii() and idx.isdigit()) or (len(idx) > 1 and idx[0] == "0"):
