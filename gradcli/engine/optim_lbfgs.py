@@ -145,7 +145,7 @@ class LBFGS(Optimizer):
         views = []
         for p in self._params:
             if p.grad is None:
-                view = p.new(p.numel()).zero_()
+                view = p.new_zeros(p.numel())  # torch: p.new(p.numel()).zero_()
             elif p.grad.is_sparse:
                 view = p.grad.to_dense().view(-1)
             else:
