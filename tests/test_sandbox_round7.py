@@ -5,16 +5,28 @@ located error of the script (exit 1) or in what Python with PyTorch prints; neve
 internal error, a lost limit or a run that waits for ever."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from functools import partial
+from pathlib import Path
 
 import pytest
 from case_support import refused_script, run_script
 
+ROOT = Path(__file__).resolve().parent.parent
 HEAD = "import torch\nimport itertools\nimport time\nimport numpy as np\n"
 
 run = partial(run_script, HEAD, "round7.grad")
 refused = partial(refused_script, HEAD, "round7.grad")
+
+
+def gradcli(*args):
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "CLICOLOR_FORCE")}
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=240)
 
 
 def python_error(value):
@@ -90,3 +102,44 @@ def test_small_structured_dtypes_still_work():
     import numpy as np
     want = np.zeros(2, dtype=[("a", "f8"), ("b", "i4", (2,))])
     assert run("print(np.zeros(2, dtype=[('a', 'f8'), ('b', 'i4', (2,))]))\n").stdout == f"{want}\n"
+
+
+# ---------------------------------------------------------------- script objects where the engine expects a choice
+
+ALWAYS_EQUAL = "class Same:\n    def __eq__(self, other):\n        return True\n"
+
+
+@pytest.mark.parametrize("call", ["x.to(Same())", "torch.device(Same())", "torch.zeros(2, device=Same())",
+                                  "torch.device(None)", "torch.device([1])"])
+def test_a_device_that_is_no_string_is_torchs_type_error(call):
+    # device() tested `type not in ("cpu", "cuda", "meta")` and `type == "cuda"`: an object equal to every
+    # string was cuda, and without CuPy the run ended in the command's usage error (exit 2), not the script's
+    result = refused(ALWAYS_EQUAL + f"x = torch.ones(2)\n{call}\n", "TypeError",
+                     "device() received an invalid combination of arguments - got (")
+    assert "(str type, int index = -1)" in result.error.message
+
+
+def test_a_device_that_is_no_string_through_gradcli_run(tmp_path):
+    script = tmp_path / "device.grad"
+    script.write_text(HEAD + ALWAYS_EQUAL + "x = torch.ones(2)\nprint(x.to(Same()))\n")
+    proc = gradcli("run", str(script))
+    assert proc.returncode == 1, proc.stderr
+    assert "device.grad:9:7" in proc.stderr and "CuPy" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_devices_that_are_devices_still_work():
+    src = "x = torch.ones(2)\nprint(x.to(None), x.to('cpu'), torch.device('cpu', 0), torch.zeros(1, device=None))\n"
+    assert run(src).stdout == "tensor([1., 1.]) tensor([1., 1.]) cpu:0 tensor([0.])\n"
+
+
+# ---------------------------------------------------------------- LBFGS closures
+
+@pytest.mark.parametrize("value", ["5", "2.5", "torch.tensor(1.)"])
+def test_an_lbfgs_closure_may_return_a_number_as_in_torch(value):
+    # with no gradient on the parameters the port called p.new(n), which gradcli's tensors lack:
+    # "'Parameter' object has no attribute 'new'" named gradcli's internals at the script's step()
+    torch = pytest.importorskip("torch")
+    w = torch.nn.Parameter(torch.ones(2))
+    want = torch.optim.LBFGS([w]).step(lambda: eval(value, {"torch": torch}))  # noqa: S307 - the test's literal
+    src = f"w = torch.nn.Parameter(torch.ones(2))\nprint(torch.optim.LBFGS([w]).step(lambda: {value}))\nprint(w)\n"
+    assert run(src).stdout == f"{want!s}\n{w}\n"  # str(): a 0-d tensor formats as its item
