@@ -18,7 +18,7 @@ from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import words
 from .clamp_where import where
-from .elementwise_common import (binary, binary_operands, broadcast_error, coerce, float_division, kernel_error,
+from .elementwise_common import (binary, binary_operands, bool_kernel_error, broadcast_error, coerce, float_division, kernel_error,
                                  mul_scalar, needs_input_grad, not_implemented, scalar_op, scalar_tensor, shaped,
                                  unary, zero_grad, AddBackward1, DivBackward1, MulBackward1)
 from .registry import V, case, op, sample1, sample2
@@ -484,6 +484,8 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
                                f"'{rounding_mode}'")
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
+        if dtypes.result_type((input, other)) is dtypes.bool_:
+            raise bool_kernel_error(f"div_{rounding_mode}_cpu", input, other)
         r = binary(DivBackward2, input, other, kw={"mode": rounding_mode})
         if r.grad_fn is not None:
             r.grad_fn._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
@@ -530,7 +532,7 @@ def floor_divide(input, other):
     other = coerce(other)
     dt = dtypes.result_type((input, other))
     if dt is dtypes.bool_:
-        raise kernel_error("div_floor_cpu", dt)
+        raise bool_kernel_error("div_floor_cpu", input, other)
     x, y = binary_operands(input, other, dt)
     try:
         if dt.category != dtypes.FLOAT:
@@ -562,7 +564,7 @@ def remainder(input, other):
 def _check_remainder_int(a, b):
     dt = dtypes.result_type((a, b))
     if dt is dtypes.bool_:
-        raise kernel_error("remainder_cpu", dt)
+        raise bool_kernel_error("remainder_cpu", a, b)
     if dt.category != dtypes.FLOAT:
         try:
             _check_int_zero_division(a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b)

@@ -370,6 +370,15 @@ def kernel_error(kernel, dt):
     return e
 
 
+def bool_kernel_error(kernel, a, b):
+    """kernel_error for Bool, after TensorIterator's broadcast check (torch reports a shape mismatch first)."""
+    try:
+        np.broadcast_shapes(tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    except ValueError:
+        return broadcast_error(a, b)
+    return kernel_error(kernel, dtypes.bool_)
+
+
 def c10_name(dt):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]

@@ -110,8 +110,27 @@ def _check_bounds(shape, key):
             dim += k.ndim
         else:
             dim += 1
+    _check_index_broadcast(key)
     if late is not None:
         raise errors.index(late, hint="index_range")
+
+
+def _check_index_broadcast(key):
+    """torch broadcasts the index tensors (a mask gives one long tensor per dim, x[True] one of [1]) before
+    its kernel checks their values: a mismatch is IndexError in torch's words, not NumPy's."""
+    shapes = []
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == bool:
+            shapes += [(int(np.count_nonzero(k)),)] * k.ndim if k.ndim else [(1 if k else 0,)]
+        elif isinstance(k, np.ndarray):
+            shapes.append(k.shape)
+    if len(shapes) < 2:
+        return
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join("[" + ", ".join(map(str, sh)) + "]" for sh in shapes)
+        raise errors.index(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}") from None
 
 
 class SelectBackward0(Function):

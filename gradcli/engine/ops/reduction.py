@@ -384,6 +384,11 @@ def _amaxmin(input, dim, keepdim, is_max):
     if isinstance(dim, (tuple, list)) and not dim:  # dim=() or [] reduces every dim
         dim = None
     dims = reduction_dims(dim, data.ndim)
+    if not data.size and dim is not None and data.ndim:  # zero_numel_check_dims: the dim as given
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            if data.shape[wrap_dim(d, data.ndim)] == 0:
+                raise errors.index(f"{'amax' if is_max else 'amin'}(): Expected reduction dim {d} to have non-zero "
+                                   "size.")
     _check_nonempty(data, dims if dim is not None else None, "amax" if is_max else "amin")
     r = (data.max if is_max else data.min)(axis=dims, keepdims=keepdim) if data.ndim else data.copy()
     if data.ndim and data.dtype.kind == "f" and not np.all(r):   # which zero, +0 or -0: the kernel's

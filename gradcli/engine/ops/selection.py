@@ -446,6 +446,8 @@ def _cumext(input, dim, is_max):
     vals = np.empty_like(moved)
     idxs = xp_of(moved).empty(moved.shape, np.int64)
     n = moved.shape[-1]
+    if n == 0:  # an empty dim: empty values and indices, as torch gives
+        return _pair(name, cls, input, data.copy(), xp_of(data).zeros(data.shape, np.int64), {"dim": d, "keepdim": True})
     best = moved[..., 0].copy()
     where_best = xp_of(moved).zeros(best.shape, np.int64)
     isf = data.dtype.kind == "f"
@@ -496,10 +498,12 @@ class AminmaxBackward0(MultiOutputFunction):
 
 def aminmax(input, *, dim=None, keepdim=False):
     data = input._data
-    if data.size == 0:
+    dims = tuple(range(data.ndim)) if dim is None else (dim_of(input, dim),)
+    if data.size == 0 and dim is not None and data.ndim and data.shape[dims[0]] == 0:
+        raise errors.index(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    if data.size == 0 and (dim is None or not data.ndim):
         raise errors.runtime("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                              "identity.")
-    dims = tuple(range(data.ndim)) if dim is None else (dim_of(input, dim),)
     if data.ndim:
         lo = data.min(axis=dims, keepdims=keepdim)
         hi = data.max(axis=dims, keepdims=keepdim)

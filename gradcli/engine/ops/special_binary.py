@@ -146,6 +146,8 @@ def _fmod_np(a, b):
 def fmod(input, other):
     other = coerce(other)
     dt = dtypes.result_type((input, other))
+    if dt is dtypes.bool_:
+        raise EC.bool_kernel_error("fmod_cpu", input, other)
     x, y = EC.binary_operands(input, other, dt)
     if not dt.is_floating_point and np.any(np.equal(y, 0)):
         raise errors.runtime("ZeroDivisionError")

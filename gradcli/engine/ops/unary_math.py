@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, numerics
+from .. import dtypes, errors, numerics
 from ...backend import vml
 from ..autograd import SavedValue
 from ..autograd_modes import grad_mode
@@ -378,6 +378,8 @@ def relu(input, inplace=False):
         if input._rg and grad_mode.enabled:
             record1(ReluBackward0, (input,), out, None)
         return out
+    if input.dtype is dtypes.bool_:
+        raise errors.runtime("Boolean inputs not supported for relu")
     return unary(ReluBackward0, input, float_only=False)
 
 
@@ -428,15 +430,25 @@ class TruncBackward0(FloorBackward0):
     forward = staticmethod(np.trunc)
 
 
+def _no_bool(input, kernel):
+    if input.dtype is dtypes.bool_:
+        raise kernel_error(kernel, input.dtype)
+
+
 def floor(input):
+    _no_bool(input, "floor_vml_cpu")
     return unary(FloorBackward0, input, float_only=False)
 
 
 def ceil(input):
+    _no_bool(input, "ceil_vml_cpu")
     return unary(CeilBackward0, input, float_only=False)
 
 
 def round(input, decimals=0):
+    if decimals and not input.dtype.is_floating_point:
+        raise kernel_error("round_cpu", input.dtype)
+    _no_bool(input, "round_vml_cpu")
     if decimals:
         s = 10.0 ** decimals
         return round(input * s) / s
@@ -444,6 +456,7 @@ def round(input, decimals=0):
 
 
 def trunc(input):
+    _no_bool(input, "trunc_vml_cpu")
     return unary(TruncBackward0, input, float_only=False)
 
 
