@@ -22,6 +22,14 @@ def type_error(message, hint=None):
     return _make(TypeError, message, hint)
 
 
+def missing_arguments(name, *params):
+    """torch's argument parser for a call without its required arguments (its plural is as it words it:
+    'missing 1 required positional arguments: "shape"', 'missing 2 required positional argument: "a", "b"')."""
+    listed = ", ".join(f'"{p}"' for p in params)
+    return type_error(f"{name}() missing {len(params)} required positional argument{'s' if len(params) == 1 else ''}: "
+                      f"{listed}")
+
+
 def value(message, hint=None):
     return _make(ValueError, message, hint)
 

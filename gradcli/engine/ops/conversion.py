@@ -105,6 +105,10 @@ def _new(kind):
     make = getattr(factory, kind)
 
     def new(self, *args, dtype=None, device=None, requires_grad=False, **kw):
+        if not args and "size" not in kw and "data" not in kw:
+            raise errors.missing_arguments("new_" + kind, "data" if kind == "tensor" else "size")
+        if kind == "tensor" and "data" in kw:
+            args = (kw.pop("data"),)
         sized = {"size": kw["size"]} if "size" in kw and kind != "tensor" else {}
         return make(*args, **sized, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
@@ -115,7 +119,10 @@ def _new(kind):
 new_tensor, new_zeros, new_ones, new_empty = (_new(kind) for kind in ("tensor", "zeros", "ones", "empty"))
 
 
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **kw):
+def new_full(self, size=None, fill_value=None, *, dtype=None, device=None, requires_grad=False, **kw):
+    missing = [name for name, v in (("size", size), ("fill_value", fill_value)) if v is None]
+    if missing:
+        raise errors.missing_arguments("new_full", *missing)
     return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                         requires_grad=requires_grad)
 

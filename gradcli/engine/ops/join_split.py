@@ -47,6 +47,8 @@ class RepeatBackward0(Function):
 
 
 def repeat(input, *reps):
+    if not reps:
+        raise errors.missing_arguments("repeat", "repeats")
     reps = shape_arg(reps)
     if len(reps) < input._data.ndim:
         raise errors.runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -57,7 +59,9 @@ def repeat(input, *reps):
     return record(RepeatBackward0, (input,), wrap(arr, input.dtype), {"reps": reps, "in_shape": input._data.shape})
 
 
-def tile(input, dims):
+def tile(input, dims=None):
+    if dims is None:
+        raise errors.missing_arguments("tile", "dims")
     dims = tuple(dims)
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims

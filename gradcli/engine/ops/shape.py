@@ -85,6 +85,9 @@ def _view_array(arr, shape):
 def view(input, *shape, dtype=None):
     if dtype is not None and not shape:
         return view_dtype(input, dtype)
+    if not shape:
+        raise errors.type_error("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                                " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
         return view_dtype(input, shape[0])
     shape = _infer(shape_arg(shape), input._data.size)
@@ -139,6 +142,8 @@ def reshape(input, *shape):
     """As torch: a view when the strides allow it (ViewBackward0 of a contiguous tensor,
     ReshapeAliasBackward0 of another); otherwise a contiguous clone viewed to the shape
     (UnsafeViewBackward0 of CloneBackward0)."""
+    if not shape:
+        raise errors.missing_arguments("reshape", "shape")
     shape = _infer(shape_arg(shape), input._data.size)
     data = input._data
     arr = _view_array(data, shape)
@@ -192,6 +197,8 @@ class ExpandBackward0(Function):
 
 
 def expand(input, *sizes):
+    if not sizes:
+        raise errors.missing_arguments("expand", "size")
     sizes = shape_arg(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):
@@ -310,6 +317,8 @@ class PermuteBackward0(Function):
 
 
 def permute(input, *dims):
+    if not dims:
+        raise errors.missing_arguments("permute", "dims")
     dims = shape_arg(dims)
     nd = input._data.ndim
     if len(dims) != nd:

@@ -92,6 +92,8 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 def flip(input, *dims):
+    if not dims:
+        raise errors.missing_arguments("flip", "dims")
     if len(dims) == 1 and isinstance(dims[0], (list, tuple, Size)):
         dims = tuple(dims[0])
     return S.flip(input, dims[0] if len(dims) == 1 else dims)
