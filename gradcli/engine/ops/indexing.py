@@ -202,10 +202,9 @@ def getitem(input, key):
     each a view with its own node; full slices are skipped), then one advanced index (a copy)."""
     data = input._data
     single_slice = key.__class__ is slice  # x[a:b] alone is always a slice in torch, even a full one
+    if data.ndim == 0:
+        _zero_dim_key(key)
     key = _normalize(key, data)
-    if data.ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
-        raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
-                           "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
     _check_bounds(data.shape, key)
     if len(key) == 1 and key[0].__class__ is int:  # the common x[i]
         k = key[0]
@@ -263,6 +262,16 @@ def getitem(input, key):
         out = view_of(input, data[...])
         return out if not input._rg else record(AliasBackward0, (input,), out)
     return cur
+
+
+def _zero_dim_key(key):
+    """torch's own errors for a lone integer or slice key of a 0-d tensor (an integer or slice inside a
+    tuple is 'too many indices', _check_bounds)."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                           "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
+    if isinstance(key, slice):
+        raise errors.index("slice() cannot be applied to a 0-dim tensor.")
 
 
 def _unsqueeze(t, d):
@@ -338,6 +347,8 @@ def imag(input, value=None):
 def setitem(input, key, value):
     if not isinstance(value, Tensor) and not is_scalar(value):  # torch's valueToTensor, before the index
         raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
+    if input._data.ndim == 0:
+        _zero_dim_key(key)
     nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = not advanced and _all_full(nkey, input._data.shape)

@@ -110,16 +110,33 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return record(DiagonalScatterBackward0, (input, src), out, {"offset": offset, "d1": d1, "d2": d2})
 
 
-def adjoint(input):
+def _batch_transpose(input, name, zero_d):
+    """adjoint/mH (mT: shape.py): a 0-d tensor is itself, with torch's deprecation warning; 1-d is refused."""
     nd = input._data.ndim
+    if nd == 0:
+        import warnings  # noqa: PLC0415
+        warnings.warn(zero_d, UserWarning, stacklevel=3)
+        return input
     if nd < 2:
-        raise errors.runtime(f"tensor.adjoint() is only supported on matrices or batches of matrices. "
+        raise errors.runtime(f"tensor.{name} is only supported on matrices or batches of matrices. "
                              f"Got {nd}-D tensor.")
     return S.transpose(input, -2, -1)
 
 
+def adjoint(input):
+    return _batch_transpose(input, "adjoint()", "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+
+
+def matrix_mh(input):
+    return _batch_transpose(input, "mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+
+
 def matrix_h(input):
     nd = input._data.ndim
+    if nd == 0:
+        import warnings  # noqa: PLC0415
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return input
     if nd != 2:
         raise errors.runtime(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor."
                              + (" For batches of matrices, consider using tensor.mH" if nd > 2 else ""))
@@ -230,7 +247,7 @@ OPS = [
     op("diagonal_scatter", diagonal_scatter, DiagonalScatterBackward0,
        sample=Sample([((3, 4), (3,))], call=lambda torch, x, s: torch.diagonal_scatter(x, s, 1))),
     op("adjoint", adjoint, S.TransposeBackward0, sample=Sample([((2, 3),), ((2, 3, 4),)])),
-    op("mH", adjoint, S.TransposeBackward0, torch=False, prop=True,
+    op("mH", matrix_mh, S.TransposeBackward0, torch=False, prop=True,
        sample=Sample([((2, 3),)], call=lambda torch, x: x.mH)),
     op("H", matrix_h, S.TransposeBackward0, torch=False, prop=True,
        sample=Sample([((2, 3),)], call=lambda torch, x: x.H)),

@@ -437,8 +437,10 @@ def mode(input, dim=-1, keepdim=False):
 
 def _cumext(input, dim, is_max):
     data = input._data
-    d = dim_of(input, dim)
     name = "cummax" if is_max else "cummin"
+    if data.ndim == 0 and dim not in (0, -1):
+        raise errors.index(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    d = dim_of(input, dim)
     cls = CummaxBackward0 if is_max else CumminBackward0
     if data.ndim == 0:
         return _pair(name, cls, input, data.copy(), np.zeros((), np.int64), {"dim": d, "keepdim": True})

@@ -169,9 +169,9 @@ def unsafe_view(x, shape):
 
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input._data.ndim
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if nd == 0:
         return reshape(input, (1,))
-    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if s > e:
         raise errors.runtime("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -344,6 +344,14 @@ def T(input):
 
 
 def mT(input):
+    nd = input._data.ndim
+    if nd == 0:
+        import warnings  # noqa: PLC0415
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=2)
+        return input
+    if nd < 2:
+        raise errors.runtime(f"tensor.mT is only supported on matrices or batches of matrices. Got {nd}-D tensor.")
     return transpose(input, -2, -1)
 
 
@@ -397,7 +405,8 @@ def squeeze(input, dim=None):
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         nd = len(shape)
-        dims = {wrap_dim(d, nd) for d in dims} if nd else set()
+        dims = {wrap_dim(d, nd) for d in dims}
+        dims = dims if nd else set()
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     arr = input._data.reshape(new)

@@ -58,6 +58,8 @@ def roll(input, shifts, dims=None):
         r = np.roll(data.reshape(-1), shifts[0]).reshape(data.shape)
         return record(RollBackward0, (input,), wrap(r, input.dtype), {"shifts": shifts, "dims": None})
     dims = _ints(dims)
+    if data.ndim == 0 and dims:  # maybe_wrap_dim without wrap_scalar
+        raise errors.index(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if len(shifts) != len(dims):
         raise errors.runtime(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(wrap_dim(d, data.ndim) for d in dims)
