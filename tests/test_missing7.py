@@ -67,6 +67,19 @@ CALLS = [
     "torch.is_signed(torch.tensor([1], dtype=torch.uint8))",
     "torch.is_same_size(torch.zeros(2), torch.zeros(1, 2))",
     "torch.get_device(torch.zeros(2))",
+    "torch.pdist(torch.arange(12.).reshape(4, 3) ** 1.5)",
+    "torch.pdist((torch.arange(40.).reshape(4, 10) / 9 - 2.1) ** 2, 1)",
+    "torch.pdist(torch.arange(40.).reshape(4, 10).double() / 9 - 2.1, 3.5)",
+    "torch.pdist(torch.zeros(3, 2), 'a')",
+    "torch.pdist(torch.zeros(3))",
+    "torch.pdist(torch.zeros(1, 3))",
+    "torch.bilinear(torch.ones(2, 3), torch.ones(2, 2), torch.arange(24.).reshape(4, 3, 2) / 7 - 1.3)",
+    "torch.bilinear(torch.ones(2, 3), torch.ones(3, 2), torch.ones(4, 3, 2))",
+    "torch.bilinear(torch.ones(2, 3), torch.ones(2, 2), torch.ones(4, 2, 2))",
+    "torch.cosine_embedding_loss(torch.eye(3), torch.ones(3, 3), torch.tensor([1., -1, 1]), 0.1, 3)",
+    "torch.margin_ranking_loss(torch.ones(3), torch.zeros(3), torch.tensor([1., -1, 1]))",
+    "torch.poisson_nll_loss(torch.ones(3), torch.ones(3), False, True, 1e-8, 2)",
+    "torch.adaptive_max_pool1d(torch.tensor([[[0.3, -1.2, 2.5, 0.1, -0.4], [1.1, 0.0, -2.2, 3.3, 0.7]]]), 3)",
 ]
 
 
@@ -144,6 +157,8 @@ HEAD = "import torch\n"
     ("torch.unravel_index(torch.tensor([1]), 'abc')\n", None),
     ("torch.unravel_index(print, (3,))\n", "AttributeError"),
     ("torch.zeros(3, 3).fill_diagonal_(print)\n", "TypeError"),
+    ("torch.pdist(torch.zeros(3, 2), print)\n", "TypeError"),
+    ("torch.cosine_embedding_loss(torch.ones(2, 2), torch.ones(2, 2), torch.ones(2), 0.0, print)\n", None),
 ])
 def test_doors_refuse(src, type_name):
     refused_script(HEAD, "door.grad", src, type_name)

@@ -30,9 +30,15 @@ SIGNATURES = {
     'adaptive_avg_pool1d': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'adaptive_max_pool1d': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'addmm': (
         (3, 6, 'input', 'Tensor', '(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
         (4, 7, 'input', 'Tensor', '(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+    ),
+    'adjoint': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'all': (
         (1, 2, 'input', 'Tensor', '(Tensor input, *, Tensor out = None)'),
@@ -261,11 +267,20 @@ SIGNATURES = {
     'column_stack': (
         (1, 1, 'tensors', 'tuple of Tensors', None),
     ),
+    'combinations': (
+        (1, 3, 'input', 'Tensor', None),
+    ),
     'concat': (
         (1, 2, 'tensors', 'tuple of Tensors', None),
     ),
     'concatenate': (
         (1, 2, 'tensors', 'tuple of Tensors', None),
+    ),
+    'conj': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'conj_physical': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'constant_pad_nd': (
         (2, 3, 'input', 'Tensor', None),
@@ -302,6 +317,9 @@ SIGNATURES = {
     ),
     'cosh_': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'cosine_embedding_loss': (
+        (3, 5, 'input1', 'Tensor', None),
     ),
     'cosine_similarity': (
         (2, 4, 'x1', 'Tensor', None),
@@ -359,8 +377,14 @@ SIGNATURES = {
     'diagonal': (
         (1, 4, 'input', 'Tensor', None),
     ),
+    'diagonal_scatter': (
+        (2, 5, 'input', 'Tensor', None),
+    ),
     'diff': (
         (1, 5, 'input', 'Tensor', None),
+    ),
+    'digamma': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'dist': (
         (2, 3, 'input', 'Tensor', None),
@@ -445,6 +469,10 @@ SIGNATURES = {
         (1, 7, 'n', 'int', '(int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
         (2, 8, 'n', 'int', '(int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
     ),
+    'fill': (
+        (2, 2, 'input', 'Tensor', '(Tensor input, Tensor value)'),
+        (2, 2, 'input', 'Tensor', '(Tensor input, Number value)'),
+    ),
     'fill_': (
         (2, 2, 'input', 'Tensor', '(Tensor input, Tensor value)'),
         (2, 2, 'input', 'Tensor', '(Tensor input, Number value)'),
@@ -510,12 +538,21 @@ SIGNATURES = {
     'gather': (
         (3, 3, 'input', 'Tensor', None),
     ),
+    'gcd': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'gcd_': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'ge': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
     'ger': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'get_device': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'greater': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -524,6 +561,9 @@ SIGNATURES = {
     'greater_equal': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'group_norm': (
+        (2, 6, 'input', 'Tensor', None),
     ),
     'gt': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -535,8 +575,15 @@ SIGNATURES = {
     'heaviside': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'hinge_embedding_loss': (
+        (2, 4, 'input', 'Tensor', None),
+    ),
     'histc': (
         (1, 4, 'input', 'Tensor', None),
+    ),
+    'histogram': (
+        (2, 5, 'input', 'Tensor', '(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)'),
+        (1, 6, 'input', 'Tensor', '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)'),
     ),
     'hsplit': (
         (2, 2, 'input', 'Tensor', '(Tensor input, int sections)'),
@@ -570,16 +617,31 @@ SIGNATURES = {
     'inner': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'instance_norm': (
+        (9, 9, 'input', 'Tensor', None),
+    ),
     'inverse': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'is_complex': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'is_conj': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'is_floating_point': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'is_neg': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'is_nonzero': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'is_same_size': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'is_signed': (
         (1, 1, 'input', 'Tensor', None),
     ),
     'isclose': (
@@ -620,6 +682,12 @@ SIGNATURES = {
     'layer_norm': (
         (2, 6, 'input', 'Tensor', None),
     ),
+    'lcm': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'lcm_': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'ldexp': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -641,6 +709,9 @@ SIGNATURES = {
     'less_equal': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'lgamma': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'linspace': (
         (3, 9, 'start', 'Tensor', '(Tensor start, Tensor end, int steps, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
@@ -717,6 +788,9 @@ SIGNATURES = {
     'lt': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'margin_ranking_loss': (
+        (3, 5, 'input1', 'Tensor', None),
     ),
     'masked_fill': (
         (3, 3, 'input', 'Tensor', '(Tensor input, Tensor mask, Tensor value)'),
@@ -832,6 +906,9 @@ SIGNATURES = {
     'negative': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'negative_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'nextafter': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -863,6 +940,9 @@ SIGNATURES = {
     'pairwise_distance': (
         (2, 5, 'x1', 'Tensor', None),
     ),
+    'pdist': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
     'permute': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -874,6 +954,9 @@ SIGNATURES = {
     ),
     'pixel_unshuffle': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'poisson_nll_loss': (
+        (6, 6, 'input', 'Tensor', None),
     ),
     'positive': (
         (1, 1, 'input', 'Tensor', None),
@@ -937,6 +1020,9 @@ SIGNATURES = {
         (2, 8, 'n', 'int', '(int n, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
         (1, 7, 'n', 'int', '(int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
     ),
+    'range': (
+        (2, 3, 'start', 'Number', None),
+    ),
     'ravel': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -967,6 +1053,12 @@ SIGNATURES = {
     ),
     'reshape': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'resolve_conj': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'resolve_neg': (
+        (1, 1, 'input', 'Tensor', None),
     ),
     'result_type': (
         (2, 2, 'tensor', 'Tensor', '(Tensor tensor, Tensor other)'),
@@ -1010,6 +1102,9 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Number alpha = 1)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, Number alpha = 1)'),
     ),
+    'scalar_tensor': (
+        (1, 1, 's', 'Number', None),
+    ),
     'scatter': (
         (4, 5, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)'),
         (5, 6, 'input', 'Tensor', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)'),
@@ -1028,6 +1123,9 @@ SIGNATURES = {
     ),
     'select': (
         (3, 3, 'input', 'Tensor', None),
+    ),
+    'select_scatter': (
+        (4, 4, 'input', 'Tensor', None),
     ),
     'selu': (
         (1, 1, 'input', 'Tensor', None),
@@ -1067,6 +1165,9 @@ SIGNATURES = {
     ),
     'sinh_': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'slice_scatter': (
+        (2, 6, 'input', 'Tensor', None),
     ),
     'slogdet': (
         (1, 1, 'input', 'Tensor', None),
@@ -1186,6 +1287,9 @@ SIGNATURES = {
     'tril_indices': (
         (2, 3, 'row', 'int', None),
     ),
+    'triplet_margin_loss': (
+        (3, 8, 'anchor', 'Tensor', None),
+    ),
     'triu': (
         (1, 2, 'input', 'Tensor', None),
     ),
@@ -1286,6 +1390,7 @@ FUNCTIONAL = {
     'binary_cross_entropy': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'binary_cross_entropy_with_logits': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
     'celu': ({1: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "celu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'celu_': ({1: ('TypeError', "celu_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "celu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'channel_shuffle': ({1: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'conv_transpose1d': ({1: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "conv_transpose1d(): argument 'weight' (position 2) must be Tensor, not {}"), False),
     'conv_transpose2d': ({1: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "conv_transpose2d(): argument 'weight' (position 2) must be Tensor, not {}"), False),
@@ -1342,6 +1447,7 @@ FUNCTIONAL = {
     'one_hot': ({1: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "one_hot(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pad': ({2: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pad(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pairwise_distance': ({1: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "pairwise_distance(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "pairwise_distance(): argument 'x2' (position 2) must be Tensor, not {}"), False),
+    'pdist': ({1: ('TypeError', "pdist(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pdist(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pixel_shuffle': ({1: ('TypeError', "pixel_shuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pixel_shuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'pixel_unshuffle': ({1: ('TypeError', "pixel_unshuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "pixel_unshuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'poisson_nll_loss': ({2: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "poisson_nll_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
@@ -1354,6 +1460,7 @@ FUNCTIONAL = {
     'rrelu_': ({1: ('TypeError', "rrelu_(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "rrelu_(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "rrelu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'scaled_dot_product_attention': ({1: ('TypeError', "scaled_dot_product_attention(): argument 'query' (position 1) must be Tensor, not {}"), 2: ('TypeError', "scaled_dot_product_attention(): argument 'query' (position 1) must be Tensor, not {}"), 3: ('TypeError', "scaled_dot_product_attention(): argument 'query' (position 1) must be Tensor, not {}")}, ('TypeError', "scaled_dot_product_attention(): argument 'key' (position 2) must be Tensor, not {}"), False),
     'selu': ({1: ('TypeError', "selu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "selu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'selu_': ({1: ('TypeError', "selu_(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'sigmoid': ({1: ('AttributeError', "'{}' object has no attribute 'sigmoid'")}, None, False),
     'silu': ({1: ('TypeError', "silu(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "silu(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'smooth_l1_loss': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
@@ -1395,6 +1502,7 @@ NUMBER_FIRST = frozenset({
     'pow',
     'remainder',
     'result_type',
+    'scalar_tensor',
     'subtract',
     'true_divide',
     'xlogy',

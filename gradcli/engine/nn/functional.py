@@ -19,7 +19,6 @@ from ..ops import replays, words
 from ..ops import linalg as L
 from ..ops.matmul import matmul
 from ..ops import norms as _norms
-from ..ops import reduction as R
 from ..ops import softmax as SM
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
@@ -43,6 +42,7 @@ from . import functional_unpool as _unpool
 from . import functional_attention as _attention
 from . import functional_embedding_bag as _bag
 from . import functional_mha as _mha
+from . import functional_aten as _aten_forms
 from .functional_conv import flat_ext, scatter_spatial
 
 # ---------------------------------------------------------------------------- linear
@@ -101,12 +101,6 @@ def _check_mm(a, b):
     (n, k), (k2, m) = a.shape, b.shape
     if k != k2:
         raise errors.runtime(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})", hint="matmul_shape")
-
-
-def bilinear(input1, input2, weight, bias=None):
-    out = R.sum(S.unsqueeze(S.unsqueeze(input1, -2), -1) * weight * S.unsqueeze(S.unsqueeze(input2, -2), -2),
-                (-2, -1))
-    return out + bias if bias is not None else out
 
 
 # ---------------------------------------------------------------------------- softmax family
@@ -432,7 +426,6 @@ _IMG = [((1, 2, 4, 4),)]
 # the order F lists them; FUNCTIONAL (F.X) is derived from them
 OPS = [
     _fop("linear", linear, sample=Sample([((2, 3), (4, 3), (4,)), ((3,), (2, 3))])),
-    _fop("bilinear", bilinear, sample=Sample([((2, 3), (2, 2), (4, 3, 2), (4,))])),
     _fop("relu", relu, sample=sample1()),
     _fop("relu_", relu_, shapes="unary", call=lambda torch, x, name: torch.nn.functional.relu_(x * 1)),
     _fop("sigmoid", sigmoid, sample=sample1()),
@@ -570,7 +563,7 @@ OPS = [
     _aten("kl_div", torch_kl_div, sample=Sample(_M2, ("any", "prob"), call=lambda torch, x, y: torch.kl_div(x, y, 2))),
     _aten("constant_pad_nd", constant_pad_nd, ConstantPadNdBackward0,
           sample=Sample([((2, 3),), ((1, 2, 3),)], call=lambda torch, x: torch.constant_pad_nd(x, (1, 2), 0.5))),
-] + _unpool.OPS + _bag.OPS + _attention.OPS + _mha.OPS  # the families in their own modules
+] + _unpool.OPS + _bag.OPS + _attention.OPS + _mha.OPS + _aten_forms.OPS  # the families in their own modules
 _TABLES = tables(OPS, None)
 FUNCTIONAL = _TABLES["FUNCTIONAL"]  # F's own functions, derived from OPS
 
