@@ -87,6 +87,8 @@ SPLIT = {
         "elementwise_common", "arithmetic", "unary_math", "clamp_where", "comparison")},
     "gradcli.engine.ops.indexing": {"gradcli.engine.ops.gather_scatter"},
     "gradcli.engine.ops.linalg": {"gradcli.engine.ops.matmul"},
+    # F.bilinear left functional.py for functional_aten.py (ATen's bilinear: TrilinearBackward0)
+    "gradcli.engine.nn.functional": {"gradcli.engine.nn.functional_aten"},
 }
 
 

@@ -261,7 +261,7 @@ def _aten(name, fn, *nodes, **kw):
 
 # F.pdist (torch.pdist the same function) and the torch.X forms (nn/functional.py adds them to its OPS)
 OPS = [
-    op("pdist", pdist, PdistBackward0, PdistBackwardBackward0, method=False, functional=True, key="F.pdist",
+    op("pdist", pdist, PdistBackward0, method=False, functional=True, key="F.pdist",
        torch=True, sample=Sample([((4, 3),), ((3, 9),)], second=False, call=lambda torch, x: (
            torch.nn.functional.pdist(x), torch.pdist(x, 1), torch.pdist(x, 3.5)))),
     op("bilinear", bilinear, TrilinearBackward0, method=False, functional=True, key="F.bilinear", torch=True,
