@@ -160,6 +160,9 @@ SIGNATURES = {
         (1, 3, 'input', 'Tensor', '(Tensor input, *, torch.Generator generator = None, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, float p, *, torch.Generator generator = None)'),
     ),
+    'bilinear': (
+        (3, 4, 'input1', 'Tensor', None),
+    ),
     'binary_cross_entropy_with_logits': (
         (2, 5, 'input', 'Tensor', None),
     ),
@@ -225,6 +228,15 @@ SIGNATURES = {
     ),
     'channel_shuffle': (
         (2, 2, 'input', 'Tensor', None),
+    ),
+    'cholesky': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
+    'cholesky_inverse': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
+    'cholesky_solve': (
+        (2, 3, 'input', 'Tensor', None),
     ),
     'chunk': (
         (2, 3, 'input', 'Tensor', None),
@@ -1280,6 +1292,9 @@ SIGNATURES = {
     'trapz': (
         (1, 3, 'y', 'Tensor', '(Tensor y, *, float dx = 1, int dim = -1)'),
         (2, 3, 'y', 'Tensor', '(Tensor y, Tensor x, *, int dim = -1)'),
+    ),
+    'triangular_solve': (
+        (2, 5, 'input', 'Tensor', None),
     ),
     'tril': (
         (1, 2, 'input', 'Tensor', None),
