@@ -988,6 +988,9 @@ SIGNATURES = {
     'promote_types': (
         (2, 2, 'type1', 'torch.dtype', None),
     ),
+    'qr': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
     'quantile': (
         (2, 6, 'input', 'Tensor', '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
         (2, 6, 'input', 'Tensor', '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = "linear", Tensor out = None)'),
