@@ -53,7 +53,14 @@ KNOWN: dict[str, str] = {
     "docs_inference_mode.grad": "reads y._version: attributes starting with '_' are out of a script's reach (the "
                                 "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
                                 "RuntimeError",
-    "docs_forward_ad_dual.grad": "torch.autograd.forward_ad (forward-mode AD, dual tensors) is not implemented",
+    "docs_forward_ad_modules.grad": "a tangent computed where the primal requires grad (a Linear's parameters) "
+                                    "carries no reverse-mode graph in gradcli (engine/forward_ad.py): torch prints "
+                                    "its grad_fn (grad_fn=<SliceBackward0>, <AddBackward0>); the values agree",
+    "docs_forward_ad_functional_call.grad": "as docs_forward_ad_modules.grad: the tangent's grad_fn=<AddBackward0> "
+                                            "is missing; the values agree",
+    "docs_forward_ad_custom_function.grad": "torch.autograd.gradcheck(check_forward_ad=True, check_backward_ad=False) "
+                                            "is not implemented (gradcli's gradcheck checks the backward only); the "
+                                            "jvp lines before it agree",
     "pt_examples_polynomial_custom_function.grad": "float32 torch.sin of the 2000 points differs from gradcli's "
                                                    "correctly rounded sine on 92 of them (MKL VML, docs/numerics.md; "
                                                    "the optional MKL backend has torch's bits): the loss.item() "

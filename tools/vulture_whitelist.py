@@ -93,6 +93,11 @@ _.register_prehook
 vmap
 functional_call
 stack_module_state
+# gradcli/engine/forward_ad.py: torch.autograd.forward_ad's members, bound by name (forward_ad.NAMES), and
+# the flag lang/pyvalues.py reads on a class without code of its own
+make_dual
+unpack_dual
+_.__gradcli_engine__
 
 # gradcli/engine/custom_function.py
 _.save_for_backward

@@ -151,6 +151,14 @@ autograd.graph = _Module("torch.autograd.graph", Node=_autograd_graph.Node,
                          saved_tensors_hooks=_saved_hooks.saved_tensors_hooks,
                          save_on_cpu=_saved_hooks.save_on_cpu,
                          disable_saved_tensors_hooks=_saved_hooks.disable_saved_tensors_hooks)
+
+
+def _load_forward_ad():
+    from . import forward_ad as _fwad
+    return _Module("torch.autograd.forward_ad", **{name: getattr(_fwad, name) for name in _fwad.NAMES})
+
+
+autograd._lazy["forward_ad"] = _load_forward_ad
 autograd.set_detect_anomaly = _modes.set_detect_anomaly
 is_anomaly_enabled = _modes.is_anomaly_enabled
 is_anomaly_check_nan_enabled = _modes.is_anomaly_check_nan_enabled

@@ -280,6 +280,9 @@ def set_site_hook(fn):
 backward_observer = [None]
 # A node observer is called as fn(node, inputs, outputs) when an op has recorded its node.
 node_observer = [None]
+# The live forward-AD level (forward_ad.py) while one is entered and not busy computing a tangent: the
+# recorders (function.py) hand it each op whose inputs may carry tangents, before their own grad checks.
+forward_level = [None]
 
 
 def set_backward_observer(obs):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 
 from . import errors
-from .autograd import Node, node_observer, SavedValue, stamp
+from .autograd import Node, forward_level, node_observer, SavedValue, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor
@@ -159,6 +159,11 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         return apply_function(cls, args, kwargs)
@@ -206,6 +211,8 @@ def apply_function(cls, args, kwargs):
     prev = grad_mode.enabled
     executable = prev and any(d["needs_input_grad"])
     grad_mode.enabled = False
+    level = forward_level[0]  # a forward-AD level: the outputs' tangents are the Function's jvp's, not its ops'
+    forward_level[0] = None
     try:
         if setup:
             output = cls.forward(*args)
@@ -214,7 +221,12 @@ def apply_function(cls, args, kwargs):
             output = cls.forward(ctx, *args, **kwargs)
     finally:
         grad_mode.enabled = prev
-    return _wrap_outputs(ctx, args, output, executable)
+        forward_level[0] = level
+    output = _wrap_outputs(ctx, args, output, executable)
+    if level is not None:
+        from .forward_ad import push_custom  # noqa: PLC0415 - only inside a forward-AD level
+        push_custom(cls, ctx, args, output)
+    return output
 
 
 def _wrap_outputs(ctx, args, output, executable):

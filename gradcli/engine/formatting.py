@@ -435,6 +435,7 @@ def format_tensor(
     grad_fn_name: str | None = None,
     is_leaf: bool = True,
     is_complex: bool = False,
+    tangent: str | None = None,
 ) -> str:
     """``repr(tensor)`` / ``str(tensor)`` exactly as PyTorch 2.13 prints it.
 
@@ -483,5 +484,7 @@ def format_tensor(
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor's (forward_ad.py), as its text
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)

@@ -81,6 +81,16 @@ def _reachable_unobserved(outputs, observed):
     return False
 
 
+def node_tangents(node, inputs, outs, ins):
+    """One node's output tangents (a list, None for a zero one) from its input tangents `ins` (one per
+    input of the node, None for a zero one): its forward formula (RULES) or the double-vjp trick."""
+    rule = RULES.get(type(node).__name__)
+    out_t = rule(node, inputs, outs, ins) if rule is not None else None
+    if out_t is None:
+        out_t = _generic(node, outs, ins)
+    return out_t
+
+
 def walk(recording, inputs, tangents, outputs):
     """The outputs' tangents (None where an output does not depend on the inputs), or None when the graph
     cannot be walked (see the module's docstring)."""
@@ -96,11 +106,8 @@ def walk(recording, inputs, tangents, outputs):
         ins = [None if fn is None else tan.get((id(fn), nr)) for fn, nr in zip(node._fns, node._nrs)]
         if all(t is None for t in ins):
             continue
-        rule = RULES.get(type(node).__name__)
         try:
-            out_t = rule(node, inputs, outs, ins) if rule is not None else None
-            if out_t is None:
-                out_t = _generic(node, outs, ins)
+            out_t = node_tangents(node, inputs, outs, ins)
         except RuntimeError:  # a node whose backward cannot run again (its saved values freed by a
             return None       # backward() inside the function): the caller's whole-graph path decides
         for k, t in enumerate(out_t):

@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import ZERO_NRS, Node, node_observer, SavedValue, make_node, stamp
+from .autograd import ZERO_NRS, Node, forward_level, node_observer, SavedValue, make_node, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor, check_view_grad_fn
@@ -50,8 +50,12 @@ class Function(Node):
 
 
 def record(cls, inputs, out, kw=None):
-    """Attach cls's node to `out` if grad mode is on and some Tensor input requires grad."""
+    """Attach cls's node to `out` if grad mode is on and some Tensor input requires grad. Inside a
+    forward-AD level (forward_ad.py) `out` gets its tangent: from the level's node observer where a node
+    is recorded, from the level's push where none is (the recorders' early returns)."""
     if not grad_mode.enabled:
+        if forward_level[0] is not None:
+            forward_level[0].push(cls, inputs, (out,), kw)
         return out
     if len(inputs) == 1:
         return record1(cls, inputs, out, kw)
@@ -59,6 +63,8 @@ def record(cls, inputs, out, kw=None):
         if getattr(t, "_rg", False):
             break
     else:
+        if forward_level[0] is not None:
+            forward_level[0].push(cls, inputs, (out,), kw)
         return out
     if out.dtype.category != FLOAT:  # integer and bool results are never differentiable
         return out
@@ -75,6 +81,16 @@ def record(cls, inputs, out, kw=None):
     return attach(node, out, inputs)
 
 
+def nodes_of(out):
+    """out's node and, inside a forward-AD level, the shadow node its tangent waits for (forward_ad.py):
+    what an op function that completes its node's kw after recording it completes."""
+    nodes = [] if out.grad_fn is None else [out.grad_fn]
+    if forward_level[0] is not None:
+        from .forward_ad import shadow_nodes  # noqa: PLC0415 - only inside a forward-AD level
+        nodes += shadow_nodes(out)
+    return nodes
+
+
 def attach(node, out, inputs):
     """out becomes node's output (and the graph tools' observer hears of it)."""
     out._rg = True
@@ -88,6 +104,8 @@ def record1(cls, inputs, out, kw):
     """record() for one input (unary ops, views: t() twice per Linear step), make_node's work inline."""
     t = inputs[0]
     if not getattr(t, "_rg", False) or out.dtype.category != FLOAT:
+        if forward_level[0] is not None:
+            forward_level[0].push(cls, inputs, (out,), kw)
         return out
     fn = t.grad_fn
     if fn is None:
@@ -113,10 +131,14 @@ def record1(cls, inputs, out, kw):
 def record2(cls, a, b, out, kw=None):
     """record() unrolled for the two inputs of a binary op (the hot path of arithmetic)."""
     if not grad_mode.enabled:
+        if forward_level[0] is not None:
+            forward_level[0].push(cls, (a, b), (out,), kw)
         return out
     ra = getattr(a, "_rg", False)
     rb = getattr(b, "_rg", False)
     if not (ra or rb) or out.dtype.category != FLOAT:
+        if forward_level[0] is not None:
+            forward_level[0].push(cls, (a, b), (out,), kw)
         return out
     node = _new(cls)
     fa = fb = None
@@ -189,6 +211,8 @@ def record_multi(cls, inputs, outs, kw=None):
     """Like record, for a node with several outputs (split, unbind, max(dim)); none (unbind of an empty
     dimension) records nothing."""
     if not outs or not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
+        if forward_level[0] is not None and outs:
+            forward_level[0].push(cls, inputs, tuple(outs), kw)
         return outs
     saved = tuple(SavedValue(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
     node = make_node(cls, inputs, outs[0].dtype, saved, kw)

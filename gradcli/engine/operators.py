@@ -27,6 +27,8 @@ import operator as _py
 
 import numpy as np
 
+from .autograd import forward_level
+from .function import nodes_of
 from .ops import elementwise_common as EC
 from .ops import inplace as P
 from .ops import registry
@@ -100,6 +102,9 @@ def _scalar_operator(sym, spec):
                 node = r.grad_fn
                 if node is not None:  # the node keeps the input shapes (to reduce a broadcast gradient)
                     node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
+                if forward_level[0] is not None:  # and the shadow node of r's tangent (forward_ad.py)
+                    for node in nodes_of(r):
+                        node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
                 return r
             b = coerce(b)
             return b if b is NotImplemented else fn(a, b)

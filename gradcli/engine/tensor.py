@@ -447,7 +447,7 @@ class Tensor:
             to_host(self._data), dtype_name=self.dtype.name, default_dtype_name=dtypes.defaults.float.name,
             device="cpu" if d.type == "cpu" else str(d), requires_grad=self._rg,
             grad_fn_name="Invalid" if stale_view(self) else type(self.grad_fn).__name__ if self.grad_fn is not None
-            else None, is_leaf=self.grad_fn is None)
+            else None, is_leaf=self.grad_fn is None, tangent=_tangent_text(self))
 
     __str__ = __repr__
 
@@ -512,6 +512,15 @@ def _as_array(data):
     if isinstance(data, np.generic):
         return np.asarray(data)
     return data  # a CuPy array
+
+
+def _tangent_text(t):
+    """What torch's repr appends for a dual tensor's tangent (f"tangent={tangent}": a 0-dim one as its number)."""
+    if "_fwt" not in t.__dict__:
+        return None
+    from .forward_ad import tangent_of  # noqa: PLC0415 - only dual tensors need it
+    tangent = tangent_of(t)
+    return None if tangent is None else format(tangent, "")
 
 
 def _alias(t):

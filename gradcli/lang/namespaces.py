@@ -30,7 +30,7 @@ FORBIDDEN_NAMES = frozenset(
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
-                     "torch.autograd.functional, torch.autograd.graph, torch.func, numpy, math, random, "
+                     "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, numpy, math, random, "
                      "itertools, time, collections (OrderedDict, defaultdict)")
 
 _ENGINE = "gradcli.engine"

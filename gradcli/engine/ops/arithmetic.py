@@ -9,11 +9,11 @@ import numpy as np
 
 from .. import dtypes, errors
 from ...backend import vml
-from ..autograd import SavedValue
+from ..autograd import SavedValue, forward_level
 from ..saved_hooks import PackedValue
 from ..device import asarray as _asarray
 from ..device import is_device_array, xp_of
-from ..function import Function, record
+from ..function import Function, nodes_of, record
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import words
@@ -390,6 +390,8 @@ def add(input, other, *, alpha=1, out=None):
     if node is not None:
         node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
                     else None, alpha)
+    if forward_level[0] is not None:
+        _complete(r, AddBackward0, input, other, alpha)
     return r
 
 
@@ -406,7 +408,16 @@ def sub(input, other, *, alpha=1, out=None):
     if node is not None:
         node._kw = (input._data.shape, other._data.shape if other.__class__ is Tensor or isinstance(other, Tensor)
                     else None, alpha)
+    if forward_level[0] is not None:
+        _complete(r, SubBackward0, input, other, alpha)
     return r
+
+
+def _complete(r, cls, input, other, alpha):
+    """add/sub's kw on the shadow node of r's tangent (forward_ad.py), as on r's node above."""
+    for node in nodes_of(r):
+        if type(node) is cls:
+            node._kw = (input._data.shape, other._data.shape if isinstance(other, Tensor) else None, alpha)
 
 
 subtract = sub
@@ -442,10 +453,10 @@ def rsub(input, other, alpha=1):
 
 
 def _keep_shapes(r, cls, a, b):
-    node = r.grad_fn
-    if node is not None and type(node) is cls:
-        node._kw = dict(node._kw or {})
-        node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    for node in nodes_of(r):
+        if type(node) is cls:
+            node._kw = dict(node._kw or {})
+            node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
 
 
 
@@ -487,8 +498,8 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         if dtypes.result_type((input, other)) is dtypes.bool_:
             raise bool_kernel_error(f"div_{rounding_mode}_cpu", input, other)
         r = binary(DivBackward2, input, other, kw={"mode": rounding_mode})
-        if r.grad_fn is not None:
-            r.grad_fn._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
+        for node in nodes_of(r):
+            node._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
         return r
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)

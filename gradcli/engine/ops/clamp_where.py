@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
+from ..autograd import forward_level
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same
@@ -125,7 +126,8 @@ def where(condition, input=None, other=None):
         raise errors.runtime(errors.broadcast_fold_mismatch([tuple(np.shape(v)) for v in (c, x, y)]),
                              hint="broadcast") from None
     out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
-    if not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False)):
+    if (not grad_mode.enabled or not (getattr(input, "_rg", False) or getattr(other, "_rg", False))) \
+            and forward_level[0] is None:
         return out
     shapes = (tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ())))
     return record(WhereBackward0, (input, other), out, {"cond": condition, "shapes": shapes})

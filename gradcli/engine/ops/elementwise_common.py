@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from .. import dtypes, errors
-from ..autograd import ZERO_NRS, NotImplementedNode, node_observer, SavedValue, sequence_numbers, site_hook, make_node
+from ..autograd import ZERO_NRS, NotImplementedNode, forward_level, node_observer, SavedValue, sequence_numbers, site_hook, make_node
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
@@ -176,7 +176,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     out.grad_fn = None
     out._version = [0]
     out._base = None
-    if not grad_mode.enabled or (out_dtype is not None and not out_dtype.is_floating_point):
+    if (not grad_mode.enabled and forward_level[0] is None) or (out_dtype is not None and not out_dtype.is_floating_point):
         return out
     return record2(cls, a, b, out, kw)
 
@@ -271,10 +271,14 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 out._version = [0]
                 out._base = None
                 if not grad_mode.enabled:
+                    if forward_level[0] is not None:  # a forward-AD level: record2 gives the tangent
+                        return record2(cls, a, b, out, kw_tensor if bc is Tensor else kw_number)
                     return out
                 if bc is Tensor:
                     return record2(cls, a, b, out, kw_tensor)
                 if not a._rg:
+                    if forward_level[0] is not None:
+                        return record2(cls, a, b, out, kw_number)
                     return out
                 # record2(cls, a, b, out, kw_number), inlined: b is a number (no edge, saved as itself)
                 node = _new(cls)
@@ -337,7 +341,7 @@ def unary(cls, x, float_only=True, kw=None):
     if r.dtype is not d.np and r.dtype != d.np:
         r = r.astype(d.np)
     out = wrap(r, d)
-    if not grad_mode.enabled or not x._rg:
+    if (not grad_mode.enabled or not x._rg) and forward_level[0] is None:
         return out
     return record(cls, (x,), out, kw)
 

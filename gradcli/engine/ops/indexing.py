@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..argcheck import is_scalar, typename
-from ..autograd import make_node
+from ..autograd import forward_level, make_node
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import host, like, overlaps, write_alias, writeable, xp_of
@@ -260,7 +260,7 @@ def getitem(input, key):
                       {"in_shape": cur._data.shape, "key": akey})
     if steps == 0:
         out = view_of(input, data[...])
-        return out if not input._rg else record(AliasBackward0, (input,), out)
+        return out if not input._rg and forward_level[0] is None else record(AliasBackward0, (input,), out)
     return cur
 
 

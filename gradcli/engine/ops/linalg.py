@@ -10,7 +10,7 @@ import numpy as np
 from ... import backend
 from .. import dtypes, errors, numerics
 from ..autograd_modes import grad_mode
-from ..autograd import ZERO_NRS, SavedValue, node_observer, stamp
+from ..autograd import ZERO_NRS, SavedValue, forward_level, node_observer, stamp
 from ..saved_hooks import PackedValue
 from ..function import Function, attach, record
 from . import replays, words
@@ -193,7 +193,7 @@ def mm(input, mat2):
                              hint="matmul_shape")
     _same_dtype(input, mat2)  # after the shapes, as torch
     out = wrap(_matprod(input._data, mat2._data), input.dtype)
-    if not grad_mode.enabled:
+    if not grad_mode.enabled and forward_level[0] is None:
         return out
     return record(MmBackward0, (input, mat2), out, _layout_kw(input, mat2))
 
@@ -410,7 +410,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                              hint="matmul_shape")
     r = _addmm_arrays(input._data, mat1._data, mat2._data, beta, alpha)
     out = wrap(_asarray(r, mat1.dtype.np), mat1.dtype)
-    if not grad_mode.enabled:
+    if not grad_mode.enabled and forward_level[0] is None:
         return out
     kw = _layout_kw(mat1, mat2, None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha})
     return record(AddmmBackward0, (input, mat1, mat2), out, kw)
@@ -424,6 +424,17 @@ def _edge_of(t):
             check_view_grad_fn(t)
         return fn, t._output_nr
     return (t._edge()[0] if t._rg else None), 0
+
+
+def _push_linear(input, weight, bias, WT, out):
+    """Inside a forward-AD level, where linear_2d records no node: t()'s and addmm's tangents (forward_ad.py;
+    where it records them, the level's node observer hears of both)."""
+    level = forward_level[0]
+    if level is not None:
+        wt = view_of(weight, WT)
+        level.push(TBackward0, (weight,), (wt,), None)
+        level.push(AddmmBackward0, (bias, input, wt), (out,), None)
+    return out
 
 
 def linear_2d(input, weight, bias):
@@ -457,10 +468,10 @@ def linear_2d(input, weight, bias):
     else:
         out = wrap(_addmm_arrays(b, X, WT), dt)  # addmm's array
     if not grad_mode.enabled:
-        return out
+        return _push_linear(input, weight, bias, WT, out)
     rx, rw = input._rg, weight._rg
     if not (rx or rw or bias._rg):
-        return out
+        return _push_linear(input, weight, bias, WT, out)
     # t()'s output, weight.t(): kept only as mat2's saved tensor (when the input needs a gradient) and
     # shown to a node observer; else nothing could ever read it, and it is not made (view_of's checks
     # can only fail for a weight with a CreationMeta of its own)

@@ -6,9 +6,9 @@ import numpy as np
 
 from .. import dtypes, errors, numerics
 from ...backend import vml
-from ..autograd import SavedValue
+from ..autograd import SavedValue, forward_level
 from ..autograd_modes import grad_mode
-from ..function import Function, record1
+from ..function import Function, record
 from ..tensor import wrap
 from .elementwise_common import add_scalar, kernel_error, mul_scalar, unary, zero_grad
 from .registry import op, sample1
@@ -375,8 +375,8 @@ def relu(input, inplace=False):
     x = getattr(input, "_data", None)
     if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
         out = wrap(relu_array(x), input.dtype)
-        if input._rg and grad_mode.enabled:
-            record1(ReluBackward0, (input,), out, None)
+        if (input._rg and grad_mode.enabled) or forward_level[0] is not None:
+            record(ReluBackward0, (input,), out, None)
         return out
     if input.dtype is dtypes.bool_:
         raise errors.runtime("Boolean inputs not supported for relu")
