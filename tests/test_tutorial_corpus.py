@@ -90,7 +90,6 @@ KNOWN: dict[str, str] = {
     'examples_word_language_model_rnn.grad': "the float32 matrix products' last bits: NumPy's BLAS (OpenBLAS) sums the dot products in another order than torch's MKL gemm/gemv (docs/numerics.md, the optional MKL backend has torch's bits) (the LSTM's and decoder's products): some printed parameters differ in their last digit",
     'docstring_torch_special_functions.grad': 'torch.special.entr is not implemented (nor erfcx, log_ndtr, ndtr, ndtri, the Bessel and polynomial families, polygamma, multigammaln, i0/i1, zeta: 38 of the 56 functions of torch.special are missing); the first line agrees',
     'docstring_torch_index_reduce.grad': 'Tensor.index_reduce_ is not implemented (docs/coverage.md)',
-    'docstring_torch_matrix_exp_pinverse.grad': 'torch.matrix_exp is not implemented (docs/coverage.md); the lines before it agree',
     'makemore_bigram_neural.grad': "float32 torch.exp of the logits is MKL VML's (exp(W[0, 14]) is 3.946901798 in torch, 1 ulp from the correctly rounded 3.946901560 that gradcli gives; the optional MKL backend has torch's bits, docs/numerics.md): from the third step on, the loss.item() lines differ in their last digits",
     'makemore_mlp_embedding.grad': "the float32 products' last bits on this AVX2 CPU (32x6 @ 6x100, 8x100 @ 100x27 and their gradients: MKL's order, helper gemm6's area) and tanh's vectorised kernel: the last loss.item() differs in its 7th digit",
     'docstring_F_grid_sample_affine_grid.grad': 'F.affine_grid and F.grid_sample are not implemented (docs/coverage.md)',

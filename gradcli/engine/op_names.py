@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'linalg_expm', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -157,6 +157,7 @@ TENSOR = {
     'mH': 'scatter_extra',
     'masked_scatter': 'index_ops',
     'masked_scatter_': 'index_ops',
+    'matrix_exp': 'linalg_expm',
     'matrix_power': 'linalg_extra',
     'median': 'selection',
     'mode': 'selection',
@@ -376,6 +377,7 @@ TORCH = {
     'logit': 'special',
     'logit_': 'special',
     'masked_scatter': 'index_ops',
+    'matrix_exp': 'linalg_expm',
     'matrix_power': 'linalg_extra',
     'median': 'selection',
     'meshgrid': 'shape_extra',
@@ -467,6 +469,7 @@ LINALG = {
     'diagonal': 'linalg_extra',
     'inv': 'linalg_extra',
     'inv_ex': 'linalg_extra',
+    'matrix_exp': 'linalg_expm',
     'matrix_norm': 'norms',
     'matrix_power': 'linalg_extra',
     'matrix_rank': 'linalg_svd',
