@@ -817,6 +817,9 @@ SIGNATURES = {
     'matmul': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'matrix_exp': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'matrix_power': (
         (2, 2, 'input', 'Tensor', None),
     ),
