@@ -48,11 +48,7 @@ def _key_part(k):
             raise errors.value("step must be greater than zero")
         return k
     if isinstance(k, str):
-        import warnings  # noqa: PLC0415
-        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
-                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
-                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
-                      "result", UserWarning, stacklevel=4)
+        _warn_sequence()
         raise errors.type_error("new(): invalid data type 'str'")
     if isinstance(k, float):
         raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
@@ -60,7 +56,26 @@ def _key_part(k):
     return k
 
 
+def _warn_sequence():
+    import warnings  # noqa: PLC0415
+    warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                  "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                  "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                  "result", UserWarning, stacklevel=5)
+
+
+def _sequence_as_tuple(key):
+    """torch's treatSequenceAsTuple (NumPy's heuristic): a list shorter than 32 holding a tensor, a
+    sequence, a slice, None or ... is the tuple of its items (with a deprecation warning)."""
+    if key.__class__ is list and len(key) < 32 and any(
+            isinstance(k, (Tensor, list, tuple, str, slice, range)) or k is None or k is Ellipsis for k in key):
+        _warn_sequence()
+        return tuple(key)
+    return key
+
+
 def _normalize(key, data=None):
+    key = _sequence_as_tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     if type(data) is np.ndarray and any(isinstance(k, Tensor) and k.is_cuda for k in key):
@@ -81,7 +96,8 @@ def _check_bounds(shape, key):
         raise errors.index(f"too many indices for tensor of dimension {len(shape)}")
     late = None  # an index tensor's bad value: the kernel's check, after the integers' selects; it names
     n_index = 0  # the index's place among the index tensors (a mask counts one per dim), not the dim
-    for k in key:
+    mask_error = None
+    for pos, k in enumerate(key):
         if k is Ellipsis:
             dim += len(shape) - n_spec
             continue
@@ -89,8 +105,8 @@ def _check_bounds(shape, key):
             continue
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             size = shape[dim]
-            if not -size <= k < size:
-                raise errors.index(f"index {k} is out of bounds for dimension {dim} with size {size}",
+            if not -size <= k < size:  # applySelect names the integer's place in the key (real_dim)
+                raise errors.index(f"index {k} is out of bounds for dimension {pos} with size {size}",
                                    hint="index_range")
             dim += 1
         elif isinstance(k, np.ndarray) and k.dtype != bool:
@@ -103,13 +119,15 @@ def _check_bounds(shape, key):
         elif isinstance(k, np.ndarray):
             n_index += max(k.ndim, 1)
             for j in range(k.ndim):
-                if k.shape[j] != shape[dim + j]:
-                    raise errors.index(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
-                                       f"not match the shape of the indexed tensor "
-                                       f"[{', '.join(map(str, shape))}] at index {dim + j}")
+                if k.shape[j] != shape[dim + j] and mask_error is None:  # the index kernel's: after the selects
+                    mask_error = (f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
+                                  f"not match the shape of the indexed tensor "
+                                  f"[{', '.join(map(str, shape))}] at index {dim + j}")
             dim += k.ndim
         else:
             dim += 1
+    if mask_error is not None:
+        raise errors.index(mask_error)
     _check_index_broadcast(key)
     if late is not None:
         raise errors.index(late, hint="index_range")
@@ -349,6 +367,8 @@ def setitem(input, key, value):
         raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
     if input._data.ndim == 0:
         _zero_dim_key(key)
+    if not isinstance(value, Tensor) and input.dtype.category == dtypes.INT:
+        dtypes.checked_scalar(value, input.dtype)  # valueToTensor: before the key is looked at
     nkey = _normalize(key, input._data)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = not advanced and _all_full(nkey, input._data.shape)
