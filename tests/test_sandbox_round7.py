@@ -143,3 +143,18 @@ def test_an_lbfgs_closure_may_return_a_number_as_in_torch(value):
     want = torch.optim.LBFGS([w]).step(lambda: eval(value, {"torch": torch}))  # noqa: S307 - the test's literal
     src = f"w = torch.nn.Parameter(torch.ones(2))\nprint(torch.optim.LBFGS([w]).step(lambda: {value}))\nprint(w)\n"
     assert run(src).stdout == f"{want!s}\n{w}\n"  # str(): a 0-d tensor formats as its item
+
+
+# ---------------------------------------------------------------- window arguments of convolutions and pools
+
+@pytest.mark.parametrize("call", [
+    "F.conv2d(x, w, stride=0)", "F.max_pool2d(x, 2, stride=0)", "F.avg_pool2d(x, 0)", "F.unfold(x, 2, stride=0)",
+    "F.fold(torch.ones(1, 4, 4), (3, 3), 2, stride=0)", "F.lp_pool2d(x, 2, 2, stride=0)",
+    "F.conv2d(x, w, padding=-1)", "F.conv2d(x, w, dilation=0)", "F.max_pool2d(x, 2, padding=-1)",
+    "F.conv_transpose2d(x, w, dilation=0)", "F.unfold(x, 2, dilation=0)"])
+def test_window_arguments_atens_refuses_are_its_runtime_errors(call):
+    # a zero stride was Python's ZeroDivisionError at the script's line; a negative padding read NumPy's
+    # negative indices and a dilation of 0 slid every tap onto one element: results torch never gives.
+    # The messages are torch's (goldens sandbox_window_args_*)
+    refused("import torch.nn.functional as F\nx = torch.ones(1, 1, 4, 4)\nw = torch.ones(1, 1, 2, 2)\n"
+            f"{call}\n", "RuntimeError")

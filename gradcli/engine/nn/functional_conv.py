@@ -17,6 +17,7 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import Tensor, wrap
 from ..device import like, scatter_add as _scatter_add_at, xp_of
+from . import window_checks
 
 
 def _contig(a, dtype=None):
@@ -264,6 +265,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     o = weight.shape[0]
     if groups <= 0:
         raise errors.runtime("non-positive groups is not supported")
+    window_checks.conv_params(pd, st, dl)
     if o % groups:
         raise errors.runtime(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                              f"got weight of size [[{', '.join(map(str, weight.shape))}]] instead")
@@ -278,6 +280,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     if input.dtype is not weight.dtype:
         raise errors.runtime(f"expected scalar type {EC.c10_name(input.dtype)} but found "
                              f"{EC.c10_name(weight.dtype)}")
+    window_checks.conv_dilation(dl, nd)
     spatial = tuple(input.shape[2:])
     padded = [spatial[i] + 2 * pd[i] for i in range(nd)]
     eff = [dl[i] * (ks[i] - 1) + 1 for i in range(nd)]
@@ -332,6 +335,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     batched = input.dim() == 4
     x = input if batched else S.unsqueeze(input, 0)
     k, d, p, s = _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2)
+    window_checks.im2col(k, d, p, s)
     spatial = tuple(x.shape[2:])
     out_sp = tuple((spatial[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2))
     check_numel(x.shape[0] * x.shape[1] * k[0] * k[1] * max(0, out_sp[0]) * max(0, out_sp[1]))
@@ -350,6 +354,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     batched = input.dim() == 3
     x = input if batched else S.unsqueeze(input, 0)
     o, k, d, p, s = (_tuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
+    window_checks.col2im(k, d, p, s)
     kk = k[0] * k[1]
     if x.shape[1] % kk:
         raise errors.runtime(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
@@ -432,10 +437,8 @@ def _pool_args(input, kernel_size, stride, padding, dilation, name):
     s = _tuple(stride, 2) if stride is not None and stride != [] and stride != () else k
     p = _tuple(padding, 2)
     d = _tuple(dilation, 2)
-    for i in range(2):
-        if p[i] > (d[i] * (k[i] - 1) + 1) // 2:
-            raise errors.runtime(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
-                                 f"kernel_size={k[i]} and dilation={d[i]}")
+    window_checks.pool_output(k, s, p, d)
+    window_checks.pool_shape(k, s, d)
     return k, s, p, d
 
 
@@ -522,8 +525,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    no_stride = stride is None or (isinstance(stride, (list, tuple)) and not stride)
+    if not return_indices and input.dim() in (2, 3):  # ATen's max_pool1d (not max_pool1d_with_indices)
+        window_checks.max_pool1d(_tuple(kernel_size, 1)[0], _tuple(kernel_size if no_stride else stride, 1)[0],
+                                 _tuple(padding, 1)[0], _tuple(dilation, 1)[0])
     r = max_pool2d(S.unsqueeze(input, -2), (1, _tuple(kernel_size, 1)[0]),
-                   (1, _tuple(stride, 1)[0]) if stride is not None else None, (0, _tuple(padding, 1)[0]),
+                   None if no_stride else (1, _tuple(stride, 1)[0]), (0, _tuple(padding, 1)[0]),
                    (1, _tuple(dilation, 1)[0]), ceil_mode, return_indices)
     if return_indices:
         return S.squeeze(r[0], -2), S.squeeze(r[1], -2)

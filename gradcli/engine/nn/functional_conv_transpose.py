@@ -17,6 +17,7 @@ from ..ops import shape as S
 from ..ops import words
 from ..tensor import wrap
 from ..device import xp_of
+from . import window_checks
 from .functional_conv import conv_saved, conv_unbatched, gather_spatial, ntuple, window_index
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "ConvolutionBackward0", "output_size_for"]
@@ -103,6 +104,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     op = ntuple(output_padding, nd)
     if groups <= 0:
         raise errors.runtime("non-positive groups is not supported")
+    window_checks.conv_params(pd, st, dl, op)
     c = input.shape[1]
     if weight.shape[0] != c or c % groups:
         raise errors.runtime(f"Given transposed=1, weight of size [{', '.join(map(str, weight.shape))}], expected "
@@ -113,6 +115,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise errors.runtime(f"Given transposed=1, weight of size [{', '.join(map(str, weight.shape))}], expected "
                              f"bias to be 1-dimensional with {o} elements, but got bias of size "
                              f"[{', '.join(map(str, bias.shape))}] instead")
+    window_checks.conv_transpose_dilation(dl, nd)
     if any(op[i] >= st[i] and op[i] >= dl[i] for i in range(nd)):
         axes = ("height", "width") if nd == 2 else ("width",)
         got = " ".join(f"output_padding_{a}: {op[i]}" for i, a in enumerate(axes))
