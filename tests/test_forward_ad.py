@@ -155,3 +155,61 @@ def test_custom_function_without_jvp_raises_torchs_error():
            "with fwAD.dual_level():\n    F.apply(fwAD.make_dual(torch.ones(2), torch.ones(2)))\n")
     assert _error(src) == ("NotImplementedError", "You must implement the jvp function for custom autograd.Function "
                                                   "to use it with forward mode AD.")
+
+
+def test_gradcheck_checks_forward_ad_with_torchs_message():
+    src = (HEAD + "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+           "        ctx.x = x\n        return x * x\n"
+           "    @staticmethod\n    def jvp(ctx, t):\n        return t * ctx.x * {}\n"
+           "x = torch.randn(3, dtype=torch.double, requires_grad=True)\n"
+           "print(torch.autograd.gradcheck(F.apply, (x,), check_forward_ad=True, check_backward_ad=False, "
+           "check_undefined_grad=False, raise_exception=False))\n"
+           "torch.autograd.gradcheck(F.apply, (x,), check_forward_ad=True, check_backward_ad=False)\n")
+    r = run_source(src.format(2), "t.grad", RunOptions())
+    assert r.ok and r.stdout == "True\nTrue\n", r.error
+    r = run_source(src.format(3), "t.grad", RunOptions())
+    assert r.stdout == "False\n"
+    assert r.error.type_name == "GradcheckError"
+    assert r.error.message.startswith("Jacobian computed with forward mode mismatch for output 0 with respect to "
+                                      "input 0,\nnumerical:")
+    assert _error(HEAD + "torch.autograd.gradcheck(torch.sin, (torch.ones(1, dtype=torch.double),), "
+                         "check_backward_ad=False)\n") == (
+        "AssertionError", "Expected at least one of check_forward_ad or check_backward_ad to be True")
+
+
+def _inplace_steps(m, fw_):
+    p = m.tensor([1., 2., 3.], dtype=m.float64)
+    t = m.tensor([1., 1., 1.], dtype=m.float64)
+    seen = []
+    with fw_.dual_level():
+        d = fw_.make_dual(p.clone(), t)
+        d.mul_(2)
+        seen.append(t.clone())  # the tangent given to make_dual changes with d, as torch's
+        d.sin_()
+        d += m.tensor([1., 0., 0.], dtype=m.float64)
+        seen.append(fw_.unpack_dual(d).tangent.clone())
+        e = fw_.make_dual(p.clone(), m.ones(3, dtype=m.float64))
+        v = e[1:]
+        v.mul_(3)  # through a view: e's tangent changes too
+        seen.append(fw_.unpack_dual(e).tangent.clone())
+        q = m.zeros(3, dtype=m.float64)
+        q.add_(e)
+        q[0] = e[2] * 5
+        seen.append(fw_.unpack_dual(q).tangent.clone())
+        seen.append(fw_.unpack_dual(e).tangent.clone())  # q's in-place changes leave e's tangent alone
+        y = e + 0
+        y[1] = 0.0
+        seen.append(fw_.unpack_dual(y).tangent.clone())
+        seen.append(fw_.unpack_dual(e).tangent.clone())
+        seen.append(fw_.unpack_dual(e.sort().values).tangent.clone())
+    return [s.numpy() for s in seen]
+
+
+def test_inplace_ops_update_tangents_as_torch():
+    torch = pytest.importorskip("torch")
+    import torch.autograd.forward_ad as tfw
+    ours = _inplace_steps(gt, fw)
+    theirs = _inplace_steps(torch, tfw)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)

@@ -58,9 +58,6 @@ KNOWN: dict[str, str] = {
                                     "its grad_fn (grad_fn=<SliceBackward0>, <AddBackward0>); the values agree",
     "docs_forward_ad_functional_call.grad": "as docs_forward_ad_modules.grad: the tangent's grad_fn=<AddBackward0> "
                                             "is missing; the values agree",
-    "docs_forward_ad_custom_function.grad": "torch.autograd.gradcheck(check_forward_ad=True, check_backward_ad=False) "
-                                            "is not implemented (gradcli's gradcheck checks the backward only); the "
-                                            "jvp lines before it agree",
     "pt_examples_polynomial_custom_function.grad": "float32 torch.sin of the 2000 points differs from gradcli's "
                                                    "correctly rounded sine on 92 of them (MKL VML, docs/numerics.md; "
                                                    "the optional MKL backend has torch's bits): the loss.item() "

@@ -41,7 +41,8 @@ class Level:
         """The node observer while the level is entered: a recorded op's tangents (the ops that record no
         node call push themselves)."""
         from .function import Function  # noqa: PLC0415
-        if isinstance(node, Function):  # not a custom Function's node: push_custom
+        if isinstance(node, Function) and forward_level[0] is self:  # not a custom Function's (push_custom), nor
+            # an op of a tangent's own computation (the level paused)
             self.push(type(node), inputs, outputs, node._kw)
         if self.prev_observer is not None:
             self.prev_observer(node, inputs, outputs)
@@ -64,7 +65,9 @@ class Level:
         node = next((a.grad_fn for a in aliases if a.grad_fn is not None), None)
         if node is None:
             return
-        pending = _Pending(cls, node, shadows, aliases, tans)
+        pending = _Pending(cls, node, shadows, aliases, tans, [_is_view(o, inputs) for o in outs])
+        if not getattr(cls, "kw_completed_later", False):
+            pending.resolve()  # now, before a later in-place op changes what the node saved
         for i, o in enumerate(outs):
             if o.dtype.category == FLOAT:
                 o.__dict__["_fwt"] = (self, pending, i)
@@ -91,8 +94,9 @@ class _Paused:
 class _Pending:
     """The output tangents of one op, not computed yet: its shadow node and what node_tangents needs."""
 
-    def __init__(self, cls, node, shadows, aliases, tans):
+    def __init__(self, cls, node, shadows, aliases, tans, views):
         self.cls, self.node, self.shadows, self.aliases, self.tans = cls, node, shadows, aliases, tans
+        self.views = views
         self.result = None
 
     def resolve(self):
@@ -105,18 +109,61 @@ class _Pending:
                 if "is not implemented" in str(e):
                     raise _no_formula(self.cls) from None
                 raise
-            self.result = [None if t is None else t.detach() for t in res]
+            self.result = [None if t is None else t.detach() if view else _own(t, self.tans)
+                           for t, view in zip(res, self.views)]
             self.node = self.shadows = self.aliases = self.tans = None
         return self.result
 
 
+def _is_view(out, inputs):
+    """Is out a view of an input (its tangent may then be a view of that input's tangent, as torch's)?"""
+    from .device import xp_of  # noqa: PLC0415
+    xp = xp_of(out._data)
+    return any(isinstance(x, Tensor) and xp.may_share_memory(out._data, x._data) for x in inputs)
+
+
+def _own(t, tans):
+    """t detached, copied where it shares memory with an input's tangent (an op that passes its input's
+    tangent on, `x + 0`: a later in-place change of one tangent must not reach the other)."""
+    from .device import xp_of  # noqa: PLC0415
+    xp = xp_of(t._data)
+    if any(s is not None and xp.may_share_memory(t._data, s._data) for s in tans):
+        from .tensor import detached_copy  # noqa: PLC0415
+        return detached_copy(t)
+    return t.detach()
+
+
 def shadow_nodes(t):
     """The shadow node whose tangent t waits for (a list: empty when none), for the op functions that
-    complete a node's kw after recording it."""
+    complete a node's kw after recording it (their node classes say kw_completed_later; settle(t) after)."""
     v = t.__dict__.get("_fwt")
     if v is None or len(v) != 3 or v[1].node is None:
         return []
     return [v[1].node]
+
+
+def settle(t):
+    """Compute t's tangent now (its op has completed its node's kw)."""
+    if "_fwt" in t.__dict__:
+        tangent_of(t)
+
+
+def inplace_result(self, r):
+    """self became r's value in place (inplace.rebase): self's tangent becomes r's, written into self's own
+    tangent where it has one (the tangent given to make_dual changes with it, as in torch)."""
+    new = tangent_of(r) if "_fwt" in r.__dict__ else None
+    old = tangent_of(self) if "_fwt" in self.__dict__ else None
+    if new is None:
+        if old is not None:
+            old._data[...] = 0
+            old._version[0] += 1
+        return
+    if old is not None and old.dtype is new.dtype and old._data.flags.writeable:
+        old._data[...] = new._data
+        old._version[0] += 1
+    else:
+        from .tensor import detached_copy  # noqa: PLC0415
+        set_tangent(self, detached_copy(new))
 
 
 def push_custom(cls, ctx, args, output):
@@ -138,6 +185,26 @@ def push_custom(cls, ctx, args, output):
     for o, t in zip(outs, res):
         if isinstance(o, Tensor) and isinstance(t, Tensor) and o.dtype.category == FLOAT:
             set_tangent(o, t)
+
+
+def setitem_tangent(input, key, value):
+    """input[key] = value inside a level: input's tangent at key becomes value's (zeros for a value without
+    one; input without a tangent gets a zero one first, as torch's index_put_ makes it a dual tensor)."""
+    new = tangent_of(value) if isinstance(value, Tensor) else None
+    old = tangent_of(input)
+    if new is None and old is None:
+        return
+    if input.dtype.category != FLOAT:
+        return
+    if old is None:
+        from .factory import zeros_like  # noqa: PLC0415
+        old = zeros_like(input)
+        set_tangent(input, old)
+    v = 0 if new is None else new._data
+    if new is not None and v.ndim > 0 and v.shape[0] == 1:  # as setitem: the value's leading 1s dropped
+        v = v.reshape(v.shape[next((i for i, n in enumerate(v.shape) if n != 1), v.ndim):])
+    old._data[key] = v
+    old._version[0] += 1
 
 
 def _no_formula(cls):

@@ -53,15 +53,20 @@ def _key(t):
 
 def _generic(node, outs, ins):
     """The double-vjp trick on one node: its output tangents from its input tangents."""
-    us = [_zeros_like(o).requires_grad_(True) for o in outs]
+    us = [_zeros_like(o) for o in outs]
+    for u in us:
+        if u.dtype.is_floating_point:  # an integer output (sort's, max's indices) has no tangent
+            u.requires_grad_(True)
     grads = node.backward(us[0] if len(us) == 1 and node.n_outputs == 1 else us)
     if isinstance(grads, Tensor) or grads is None:
         grads = (grads,)
     pairs = [(g, t) for g, t in zip(grads, ins) if t is not None and isinstance(g, Tensor) and g.requires_grad]
     if not pairs:
         return [None] * len(outs)
-    res = _autograd_grad([g for g, _ in pairs], us, [t for _, t in pairs], create_graph=True, allow_unused=True)
-    return list(res)
+    diff = [u for u in us if u.requires_grad]
+    res = iter(_autograd_grad([g for g, _ in pairs], diff, [t for _, t in pairs], create_graph=True,
+                              allow_unused=True))
+    return [next(res) if u.requires_grad else None for u in us]
 
 
 def _reachable_unobserved(outputs, observed):

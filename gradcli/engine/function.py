@@ -32,6 +32,9 @@ class Function(Node):
     # float16 with a one-element second operand (mul, true division): the ufunc that ATen's kernel applies in
     # float32 to the operand's original value before rounding to half (elementwise_common.binary)
     half_scalar = None
+    # The op function completes the node's kw after recording it (function.complete_kw): a forward-AD
+    # tangent of this node is computed then, not at recording time (forward_ad.py)
+    kw_completed_later = False
 
     @staticmethod
     def forward(xp, *arrays, **kw):
@@ -81,14 +84,19 @@ def record(cls, inputs, out, kw=None):
     return attach(node, out, inputs)
 
 
-def nodes_of(out):
-    """out's node and, inside a forward-AD level, the shadow node its tangent waits for (forward_ad.py):
-    what an op function that completes its node's kw after recording it completes."""
-    nodes = [] if out.grad_fn is None else [out.grad_fn]
+def complete_kw(out, cls, kw):
+    """An op function that completes its node's kw after recording it (a node class with
+    kw_completed_later): out's node of class cls, and inside a forward-AD level the shadow node its tangent
+    waits for (forward_ad.py), get kw (a function of the node's kw); then the tangent is computed."""
+    node = out.grad_fn
+    if node is not None and type(node) is cls:
+        node._kw = kw(node._kw)
     if forward_level[0] is not None:
-        from .forward_ad import shadow_nodes  # noqa: PLC0415 - only inside a forward-AD level
-        nodes += shadow_nodes(out)
-    return nodes
+        from .forward_ad import settle, shadow_nodes  # noqa: PLC0415 - only inside a forward-AD level
+        for node in shadow_nodes(out):
+            if type(node) is cls:
+                node._kw = kw(node._kw)
+        settle(out)
 
 
 def attach(node, out, inputs):

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, errors
 from .autograd_modes import grad_mode
 from .autograd_api import grad as _grad
 from .device import host, is_host, like
@@ -158,11 +158,19 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None, seed=0):
     """True when the engine's gradients of func at inputs match float64 central differences."""
+    if not (check_forward_ad or check_backward_ad):
+        raise errors.assertion("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise errors.assertion("Setting check_batched_grad=True requires check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
-    if fast_mode:
+    if fast_mode and check_backward_ad:
         return _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed)
     outs, numerical = _numerical_jacobian(func, inputs, eps)
+    if check_forward_ad and not _forward_ad_matches(func, inputs, numerical, atol, rtol, raise_exception):
+        return False
+    if not check_backward_ad:
+        return True
     if not any(o._rg for o in outs if o.dtype.is_floating_point):
         for o, row in enumerate(numerical):
             for i, n in enumerate(row):
@@ -185,6 +193,33 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                              "multiple times gives different values, although analytical gradient matches "
                              f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.",
                              raise_exception)
+    return True
+
+
+def _forward_ad_matches(func, inputs, numerical, atol, rtol, raise_exception):
+    """check_forward_ad: J[o][i] from forward AD (one dual-level call per input element, a one-hot tangent:
+    torch's _get_analytical_jacobian_forward_ad) against the numerical one."""
+    from . import forward_ad as fw  # noqa: PLC0415
+    for i, x in enumerate(inputs):
+        if not _is_diff(x):
+            continue
+        n = x._data.size
+        cols = [None if row[i] is None else np.zeros(row[i].shape) for row in numerical]
+        for j in range(n):
+            onehot = np.zeros(n, dtype=x.dtype.np)
+            onehot[j] = 1
+            with fw.dual_level():
+                args = list(inputs)
+                args[i] = fw.make_dual(x, wrap(like(x._data, onehot.reshape(x._data.shape)), x.dtype))
+                outs = _outputs(func, args)
+                tangents = [fw.unpack_dual(o).tangent for o in outs]
+            for o, t in enumerate(tangents):
+                if cols[o] is not None and t is not None:
+                    cols[o][:, j] = np.asarray(host(t._data), np.float64).reshape(-1)
+        for o, (row, a) in enumerate(zip(numerical, cols)):
+            if a is not None and not np.allclose(a, row[i], rtol=rtol, atol=atol, equal_nan=True):
+                return _fail(f"Jacobian computed with forward mode mismatch for output {o} with respect to input "
+                             f"{i},\nnumerical:{_fmt(row[i])}\nanalytical:{_fmt(a)}\n", raise_exception)
     return True
 
 

@@ -28,7 +28,7 @@ import operator as _py
 import numpy as np
 
 from .autograd import forward_level
-from .function import nodes_of
+from .function import complete_kw
 from .ops import elementwise_common as EC
 from .ops import inplace as P
 from .ops import registry
@@ -103,8 +103,8 @@ def _scalar_operator(sym, spec):
                 if node is not None:  # the node keeps the input shapes (to reduce a broadcast gradient)
                     node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
                 if forward_level[0] is not None:  # and the shadow node of r's tangent (forward_ad.py)
-                    for node in nodes_of(r):
-                        node._kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
+                    kw = (a._data.shape, b._data.shape if c is Tensor else None, 1)
+                    complete_kw(r, cls, lambda _: kw)
                 return r
             b = coerce(b)
             return b if b is NotImplemented else fn(a, b)

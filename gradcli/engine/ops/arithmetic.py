@@ -13,7 +13,7 @@ from ..autograd import SavedValue, forward_level
 from ..saved_hooks import PackedValue
 from ..device import asarray as _asarray
 from ..device import is_device_array, xp_of
-from ..function import Function, nodes_of, record
+from ..function import Function, complete_kw, record
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import words
@@ -80,6 +80,7 @@ def _scalar_tail_unfused(n, itemsize, cap):
 class AddBackward0(Function):
     """a + alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
+    kw_completed_later = True  # add() completes the kw (function.complete_kw)
     explain = staticmethod(words.add)
     expression = "{0} + {1}"
 
@@ -99,6 +100,7 @@ class AddBackward0(Function):
 class SubBackward0(Function):
     """a - alpha * b. kw is (shape of a, shape of b or None for a number, alpha)."""
     __slots__ = ()
+    kw_completed_later = True  # sub() completes the kw (function.complete_kw)
     explain = staticmethod(words.sub)
     expression = "{0} - {1}"
 
@@ -133,6 +135,7 @@ class RsubBackward1(Function):
 class RsubBackward0(Function):
     """torch.rsub(self, other) with two tensors: other - alpha * self."""
     __slots__ = ()
+    kw_completed_later = True  # rsub() completes the kw (function.complete_kw)
     explain = staticmethod(words.rsub0)
 
     @staticmethod
@@ -205,6 +208,7 @@ class DivBackward0(Function):
 class DivBackward2(Function):
     """div with rounding_mode ('floor' or 'trunc'): piecewise constant, zero gradients."""
     __slots__ = ()
+    kw_completed_later = True  # div(rounding_mode=) completes the kw (function.complete_kw)
     explain = ("0 (rounded division is flat between its steps)", "0")
 
     @staticmethod
@@ -415,9 +419,8 @@ def sub(input, other, *, alpha=1, out=None):
 
 def _complete(r, cls, input, other, alpha):
     """add/sub's kw on the shadow node of r's tangent (forward_ad.py), as on r's node above."""
-    for node in nodes_of(r):
-        if type(node) is cls:
-            node._kw = (input._data.shape, other._data.shape if isinstance(other, Tensor) else None, alpha)
+    kw = (input._data.shape, other._data.shape if isinstance(other, Tensor) else None, alpha)
+    complete_kw(r, cls, lambda _: kw)
 
 
 subtract = sub
@@ -453,10 +456,8 @@ def rsub(input, other, alpha=1):
 
 
 def _keep_shapes(r, cls, a, b):
-    for node in nodes_of(r):
-        if type(node) is cls:
-            node._kw = dict(node._kw or {})
-            node._kw["_shapes"] = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    shapes = (tuple(getattr(a, "shape", ())), tuple(getattr(b, "shape", ())))
+    complete_kw(r, cls, lambda kw: {**(kw or {}), "_shapes": shapes})
 
 
 
@@ -498,8 +499,8 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
         if dtypes.result_type((input, other)) is dtypes.bool_:
             raise bool_kernel_error(f"div_{rounding_mode}_cpu", input, other)
         r = binary(DivBackward2, input, other, kw={"mode": rounding_mode})
-        for node in nodes_of(r):
-            node._kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
+        kw = {"mode": rounding_mode, "shapes": (input._data.shape, tuple(getattr(other, "shape", ())))}
+        complete_kw(r, DivBackward2, lambda _: kw)
         return r
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)

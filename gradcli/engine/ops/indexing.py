@@ -418,6 +418,9 @@ def setitem(input, key, value):
     except OverflowError:
         data[nkey] = np.asarray(v).astype(data.dtype)
     input._version[0] += 1
+    if forward_level[0] is not None:  # a forward-AD level: input's tangent gets value's at the key
+        from ..forward_ad import setitem_tangent  # noqa: PLC0415
+        setitem_tangent(input, nkey, value)
     if grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg)):
         _setitem_graph(input, nkey, value, advanced, whole)
     return None

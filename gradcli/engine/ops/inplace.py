@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..argcheck import describe, is_scalar, typename
-from ..autograd import SavedValue, make_node
+from ..autograd import SavedValue, forward_level, make_node
 from ..autograd_modes import grad_mode
 from ..device import like, overlaps, write_alias, writeable
 from ..function import Function
@@ -91,6 +91,9 @@ def rebase(self, r, low_names=False, overlap_ok=False):
     self._version[0] += 1
     if node is not None and node._saved:
         _saved_result_is(node, r, self)
+    if forward_level[0] is not None:  # a forward-AD level: self's tangent becomes r's
+        from ..forward_ad import inplace_result  # noqa: PLC0415
+        inplace_result(self, r)
     if r.grad_fn is not None:
         old, old_nr = self.grad_fn, self._output_nr
         apply_inplace_graph(self, r.grad_fn)
