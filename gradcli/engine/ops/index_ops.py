@@ -323,7 +323,7 @@ _REDUCE_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.
 _REDUCE_ALIAS = {"max": "amax", "min": "amin"}  # ATen's get_operator_enum takes these too
 
 
-def _scatter_reduce_arrays(x, dim, idx, src, reduce, include_self):
+def scatter_reduce_arrays(x, dim, idx, src, reduce, include_self):
     """ATen's scatter_reduce on arrays: each src element (over the index's shape) reduced into its place;
     without include_self a place that receives one starts from the reduction's identity; mean divides
     by the count (self included or not; a place nobody wrote keeps its value), floor for integers."""
@@ -363,7 +363,7 @@ class ScatterReduceBackward0(Function):
     explain = ("1 where {a} is kept (the reduction's share where it took part)",
                "the reduction's share at the place each element went to")
     explain_factor = False
-    replay = staticmethod(lambda xs, kw, outs: [_scatter_reduce_arrays(
+    replay = staticmethod(lambda xs, kw, outs: [scatter_reduce_arrays(
         xs[0], kw["dim"], kw["index"]._data, xs[1], kw["reduce"], kw["include_self"])])
     save_inputs = True
     save_output = True
@@ -432,7 +432,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if wrong.any():  # the first in the kernel's order
         raise errors.runtime(f"index {int(idx.reshape(-1)[np.argmax(wrong.reshape(-1))])} is out of bounds for "
                              f"dimension {d} with size {size}")
-    out = _scatter_reduce_arrays(input._data, d, idx, src._data, reduce, include_self)
+    out = scatter_reduce_arrays(input._data, d, idx, src._data, reduce, include_self)
     return record(ScatterReduceBackward0, (input, src), wrap(xp_of(input._data).asarray(out), input.dtype),
                   {"dim": d, "index": index, "reduce": reduce, "include_self": bool(include_self)})
 

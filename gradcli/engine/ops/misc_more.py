@@ -206,6 +206,73 @@ def fill_diagonal_(input, fill_value, wrap=False):
     return input
 
 
+# ---------------------------------------------------------------------------- put
+
+
+class PutBackward0(Function):
+    """put: the input's gradient where nothing was put (all of it with accumulate), the source's taken from
+    the places it went to."""
+    __slots__ = ()
+    explain = ("1 where no element was put (everywhere with accumulate)", "1 at the place each element went to")
+    replay = staticmethod(lambda xs, kw, outs: [_put_array(xs[0], kw["index"]._data, xs[1], kw["accumulate"])])
+
+    def backward(self, g):
+        from ..factory import zeros  # noqa: PLC0415
+        k = self._kw
+        index, accumulate, src_shape = k["index"], k["accumulate"], k["src_shape"]
+        g_self = g_src = None
+        if self.next_functions[0][0] is not None:
+            g_self = put(g, index, zeros(src_shape, dtype=g.dtype, device=g.device), accumulate)
+        if self.next_functions[1][0] is not None:
+            g_src = g.take(index).reshape(src_shape)
+        return g_self, g_src
+
+
+def _put_array(x, idx, src, accumulate):
+    out = x.copy()
+    flat = out.reshape(-1)
+    idx = idx.reshape(-1)
+    idx = np.where(idx < 0, idx + flat.size, idx)
+    vals = src.reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, vals)
+    else:
+        for i, v in zip(idx.tolist(), vals):  # one at a time, in the index's order: the last one stays
+            flat[i] = v
+    return out
+
+
+def put(input, index, source, accumulate=False):
+    """torch.put / x.put(index, source, accumulate=False): source's elements written (or added) at the flat
+    indices of a copy of input (ATen's put_ checks, in its order)."""
+    for pos, (name, value) in enumerate((("index", index), ("source", source)), 1):
+        if not isinstance(value, Tensor):
+            raise errors.type_error(f"put(): argument '{name}' (position {pos}) must be Tensor, not "
+                                    f"{type(value).__name__}")
+    from .elementwise_common import c10_name  # noqa: PLC0415
+    if index.dtype is not dtypes.int64:
+        raise errors.runtime(f"put_(): Expected a long tensor for index, but got {c10_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise errors.runtime(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                             f"{c10_name(input.dtype)} and source.dtype = {c10_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise errors.index(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    if n == 0 and index.numel() != 0:
+        raise errors.index("put_(): Tried to put elements into an empty tensor")
+    from ..device import host  # noqa: PLC0415
+    idx = host(index._data).reshape(-1)
+    for i in idx.tolist():
+        if not -n <= i < n:
+            raise errors.index(f"out of range: tried to access index {i} on a tensor of {n} elements.")
+    x = input._data
+    xp = xp_of(x)
+    out = wrap(xp.asarray(_put_array(host(x), idx, host(source._data), bool(accumulate))), input.dtype)
+    return record(PutBackward0, (input, source), out, {"index": index, "accumulate": bool(accumulate),
+                                                       "src_shape": tuple(source.shape)})
+
+
 # ---------------------------------------------------------------------------- Tensor.prelu, torch.get_device
 
 
@@ -234,4 +301,6 @@ OPS = [
     op("prelu", prelu, torch=False, sample=Sample(
         [((2, 3, 2), (3,))], call=lambda torch, x, w: x.prelu(w))),
     op("get_device", get_device, method=False, no_grad="an int"),
+    op("put", put, PutBackward0, inplace="copy", sample=Sample([((2, 3), (3,))], call=lambda torch, x, s: (
+        x.put(torch.tensor([4, 0, -1]), s), torch.put(x, torch.tensor([[1], [1], [5]]), s, accumulate=True)))),
 ]

@@ -13,6 +13,7 @@ from . import join_split as JS
 from .elementwise_common import not_implemented
 from .registry import Sample, op, tables
 from . import misc_more as MORE
+from . import numeric_gradient as NG
 
 
 def _tensor_arg(fn, value, name="other"):
@@ -97,7 +98,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 # One declaration per op (registry.py); the is_* answer bools
 _BOOL = "a bool answer"
-OPS = MORE.OPS + [
+OPS = MORE.OPS + NG.OPS + [
     op("view_as", view_as, S.ViewBackward0, torch=False,
        sample=Sample([((2, 3),)], call=lambda torch, x: x.view_as(torch.zeros(3, 2, dtype=x.dtype)))),
     op("reshape_as", reshape_as, S.ViewBackward0, S.UnsafeViewBackward0, torch=False, sample=Sample(

@@ -20,6 +20,7 @@ from .elementwise_common import kernel_error
 from .reduction import return_type
 from .registry import Sample, op, tables
 from .special import inplace_method
+from . import index_reduce as IR
 
 
 def _sizes(shape):
@@ -260,7 +261,7 @@ OPS = [
     op("gcd", gcd, inplace=True, torch_inplace=True, no_grad=_NOGRAD_INT),
     op("lcm", lcm, inplace=True, torch_inplace=True, no_grad=_NOGRAD_INT),
     op("histogram", histogram, no_grad="torch.histogram has no derivative (its results are counts and edges)"),
-]
+] + IR.OPS
 _TABLES = tables(OPS, inplace_method)
 METHODS = _TABLES["METHODS"]
 INPLACE = _TABLES["INPLACE"]
