@@ -566,6 +566,15 @@ SIGNATURES = {
     'get_device': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'gradient': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, *, tuple of ints dim, int edge_order = 1)'),
+        (3, 4, 'input', 'Tensor', '(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)'),
+        (1, 4, 'input', 'Tensor', '(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)'),
+        (3, 4, 'input', 'Tensor', '(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)'),
+        (3, 4, 'input', 'Tensor', '(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)'),
+    ),
     'greater': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
@@ -622,6 +631,9 @@ SIGNATURES = {
     ),
     'index_put_': (
         (3, 4, 'input', 'Tensor', None),
+    ),
+    'index_reduce': (
+        (5, 5, 'input', 'Tensor', None),
     ),
     'index_select': (
         (3, 3, 'input', 'Tensor', None),
@@ -990,6 +1002,9 @@ SIGNATURES = {
     ),
     'promote_types': (
         (2, 2, 'type1', 'torch.dtype', None),
+    ),
+    'put': (
+        (3, 4, 'input', 'Tensor', None),
     ),
     'qr': (
         (1, 2, 'input', 'Tensor', None),
