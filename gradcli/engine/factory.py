@@ -377,7 +377,14 @@ def uninitialized(size, dtype, device):
     return _filled(None, size, dtype, device, False, name="empty")
 
 
+def _not_number(value):
+    """A tensor of one or more dims: no Number for torch's argument parser (a 0-d tensor is one)."""
+    return isinstance(value, Tensor) and value._data.ndim != 0
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    if _not_number(fill_value):
+        raise errors.type_error("full(): argument 'fill_value' (position 2) must be Number, not Tensor")
     if dtype is None:
         if isinstance(fill_value, Tensor):
             fill_value = fill_value.item()
@@ -417,7 +424,28 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None)
     return finish(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def _arange_type_error(start, end, step, kwargs):
+    from .argcheck import typename  # noqa: PLC0415
+    from .torch_signatures import SIGNATURES  # noqa: PLC0415
+    given = [start] + ([] if end is None else [end]) + ([] if step is _STEP_ONE else [step])
+    if len(given) == 1 and not kwargs:
+        return errors.type_error("arange(): argument 'end' (position 1) must be Number, not Tensor")
+    got = ", ".join([typename(v) for v in given] + [f"{k}={typename(v)}" for k, v in kwargs.items()])
+    options = "\n".join(f" * {s[4]}" for s in SIGNATURES["arange"])
+    return errors.type_error(f"arange() received an invalid combination of arguments - got ({got}), but expected one "
+                             f"of:\n{options}\n")
+
+
+_STEP_ONE = 1.0  # arange's default step (an object of its own: an explicit step=1 is shown in torch's TypeError)
+
+
+def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    if _not_number(start) or _not_number(end) or _not_number(step):
+        kwargs = {k: v for k, v in (("dtype", dtype), ("device", device), ("requires_grad", requires_grad or None))
+                  if v is not None}
+        raise _arange_type_error(start, end, step, kwargs)
+    if step is _STEP_ONE:
+        step = 1
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -435,7 +463,14 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return finish(arr, d, device, requires_grad)
 
 
+def _check_0d_ends(name, start, end):
+    bad = [f"{what} with {v._data.ndim} dimension(s)" for what, v in (("start", start), ("end", end)) if _not_number(v)]
+    if bad:
+        raise errors.runtime(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    _check_0d_ends("linspace", start, end)
     d = _resolve(dtype) or dtypes.defaults.float
     if steps < 0:
         raise errors.runtime("number of steps must be non-negative")
@@ -472,6 +507,7 @@ def _linspace_values(start, end, steps, d):
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    _check_0d_ends("logspace", start, end)
     lin = linspace(start, end, steps, dtype=dtypes.float64)
     d = _resolve(dtype) or dtypes.defaults.float
     return finish((base ** lin._data).astype(d.np), d, device, requires_grad)
