@@ -25,13 +25,11 @@ KNOWN: dict[str, str] = {
     'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.) on the AVX-512 machine of the golden (on an AVX2 CPU engine/gemm_avx2.py follows oneDNN's order and it passes)",
     'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
-    'docstring_torch_as_strided.grad': 'torch.as_strided is not implemented (docs/coverage.md)',
     'docstring_torch_cholesky.grad': "prints torch.dist(l @ l.mT, a) of float32 2x2 factors, their rounding error "
                                      "(2.4934e-07 for torch's 2.6321e-07): MKL's spotrf rounds l[1, 0] otherwise than "
                                      "NumPy's LAPACK (OpenBLAS) on about half of such matrices (docs/numerics.md); a, "
                                      "l and l @ l.mT print as torch's",
     'docstring_torch_complex.grad': 'complex tensors (torch.complex, complex64/128) are not implemented',
-    'docstring_torch_kthvalue.grad': 'x.resize_ is not implemented; the kthvalue lines before it agree',
     'docstring_torch_linalg_eigh.grad': 'complex tensors (complex128) are not implemented',
     'docstring_torch_linalg_inv.grad': 'complex tensors (complex128) are not implemented; the real examples before agree',
     'docstring_torch_linalg_qr.grad': "float32 QR's last bits: MKL's geqrf/orgqr round otherwise than NumPy's LAPACK "

@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'linalg_expm', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'linalg_expm', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -39,6 +39,7 @@ TENSOR = {
     'arctanh': 'special',
     'arctanh_': 'special',
     'argsort': 'selection',
+    'as_strided': 'strided',
     'asin': 'special',
     'asin_': 'special',
     'asinh': 'special',
@@ -186,6 +187,7 @@ TENSOR = {
     'renorm_': 'norms',
     'repeat_interleave': 'shape_extra',
     'reshape_as': 'misc_ops',
+    'resize_': 'strided',
     'resolve_conj': 'scatter_extra',
     'resolve_neg': 'scatter_extra',
     'roll': 'shape_extra',
@@ -261,6 +263,7 @@ TORCH = {
     'arctanh': 'special',
     'arctanh_': 'special',
     'argsort': 'selection',
+    'as_strided': 'strided',
     'asin': 'special',
     'asin_': 'special',
     'asinh': 'special',
@@ -407,6 +410,7 @@ TORCH = {
     'range': 'misc_ops',
     'renorm': 'norms',
     'repeat_interleave': 'shape_extra',
+    'resize_': 'strided',
     'resolve_conj': 'scatter_extra',
     'resolve_neg': 'scatter_extra',
     'roll': 'shape_extra',

@@ -119,6 +119,9 @@ SIGNATURES = {
     'argwhere': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'as_strided': (
+        (3, 4, 'input', 'Tensor', None),
+    ),
     'asin': (
         (1, 1, 'input', 'Tensor', None),
     ),
