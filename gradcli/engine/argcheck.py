@@ -113,6 +113,33 @@ def with_input_check(fn, name, signatures, numbers_first=False):
     return call
 
 
+# the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name
+TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin": "other", "logical_and": "other",
+                "logical_or": "other", "logical_xor": "other", "isclose": "other", "nextafter": "other",
+                "ldexp": "other", "heaviside": "values", "gcd": "other", "lcm": "other", "atan2": "other",
+                "hypot": "other", "logaddexp": "other", "logaddexp2": "other"}
+
+
+def with_other_check(fn, name, position):
+    """fn (a TENSOR_OTHER function), raising torch's TypeError for a second argument that is no Tensor:
+    position 2 for torch.name, 1 for the Tensor method (self is not counted). A first argument that is no
+    Tensor is check_first's business."""
+    param = TENSOR_OTHER[name]
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if len(args) > 1:
+            value, where = args[1], f" (position {position})"
+        elif param in kwargs:
+            value, where = kwargs[param], ""
+        else:
+            return fn(*args, **kwargs)
+        if not isinstance(value, Tensor) and args and isinstance(args[0], Tensor):
+            raise errors.type_error(f"{name}(): argument '{param}'{where} must be Tensor, not {typename(value)}")
+        return fn(*args, **kwargs)
+    return call
+
+
 # python_arg_parser.cpp's numpy_compatibility_arg_names: torch.X takes axis= for dim=, keepdims= for
 # keepdim= (torch.concatenate((a, b), axis=1), torch.sum(x, axis=0, keepdims=True))
 _NUMPY_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))

@@ -16,6 +16,7 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
+from .argcheck import TENSOR_OTHER, with_other_check
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
@@ -48,9 +49,16 @@ _BOUND = {}     # family name -> its module, once bound
 _BINDERS = []   # what else binds a family's names when it loads (api.py: torch.X, torch.linalg, torch.special)
 
 
+def _method(name, fn):
+    """The Tensor method `name`: fn, checking a second argument that must be a Tensor (argcheck.TENSOR_OTHER)."""
+    if name in TENSOR_OTHER:
+        return with_other_check(fn, name, 1)
+    return fn
+
+
 def _install():
     for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, _method(name, fn))
     for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
         setattr(Tensor, name, fn)
     # x + y, y + x, x += y, x[k], x[k] = v ...: the core families'
@@ -90,9 +98,10 @@ def load_family(name):
         import importlib  # noqa: PLC0415
         module = importlib.import_module(f"{__package__}.ops.{name}")
         METHODS.update(module.METHODS)
-        for table in (module.METHODS, module.INPLACE):
-            for attr, fn in table.items():
-                setattr(Tensor, attr, fn)
+        for attr, fn in module.METHODS.items():
+            setattr(Tensor, attr, _method(attr, fn))
+        for attr, fn in module.INPLACE.items():
+            setattr(Tensor, attr, fn)
         operators.install(module.OPS)
         _python_level_methods(spec.name for spec in module.OPS if spec.python_method)
         _BOUND[name] = module
