@@ -158,3 +158,18 @@ def test_window_arguments_atens_refuses_are_its_runtime_errors(call):
     # The messages are torch's (goldens sandbox_window_args_*)
     refused("import torch.nn.functional as F\nx = torch.ones(1, 1, 4, 4)\nw = torch.ones(1, 1, 2, 2)\n"
             f"{call}\n", "RuntimeError")
+
+
+# ---------------------------------------------------------------- long ranges
+
+def test_random_sample_of_a_long_range_as_python():
+    # gradcli's range past BIG_RANGE items (which counts its iteration as steps) was no Sequence, and
+    # random.sample(range(10**9), 3), a common idiom, was "TypeError: Population must be a sequence"
+    import random
+    rng = random.Random()
+    rng.seed(0)
+    want = [rng.sample(range(10**9), 3), rng.sample(range(5, 10**8, 7), k=4)]
+    src = ("import random\nrandom.seed(0)\nprint(random.sample(range(10**9), 3))\n"
+           "print(random.sample(range(5, 10**8, 7), k=4))\n")
+    assert run(src).stdout == f"{want[0]}\n{want[1]}\n"
+    refused("import random\nx = random.sample(range(10**9), 10**8)\n", "MemoryError", "a sample of 100000000")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 
 from .runtime import LimitError, user_raiser
 from .strguard import g_mod, size_check
@@ -230,6 +231,10 @@ class BigRange:
 
     def count(self, value):
         return self.r.count(value)
+
+
+# a range is a Sequence, which random.sample asks of its population (random.sample(range(10**9), 3))
+Sequence.register(BigRange)
 
 
 def make_range(rt):
