@@ -202,12 +202,83 @@ done:
     return result;
 }
 
+/* MKL's AVX2 dot-product kernel (gradcli/engine/gemm_dot.py, dot_rows): out[i, j] = the dot product of
+ * row i of a (m x k) and row j of w (n x k), plain float32 products and sums (no fused multiply-add): the
+ * first n - n % 4 columns in four lanes (lane l: terms l, l + 4, ... from +0; k a multiple of 4), then
+ * (l0 + l2) + (l1 + l3); the rest in eight lanes over k - k % 8 terms, ((l0 + l4) + (l2 + l6)) + ((l1 +
+ * l5) + (l3 + l7)), then the last k % 8 products one by one. Four columns at a time (independent lanes). */
+static void dot4_columns(const float *x, const float *w, Py_ssize_t k, float *out, Py_ssize_t cols) {
+    float lanes[4][4] = {{0.0f}};
+    for (Py_ssize_t kk = 0; kk < k; kk += 4)
+        for (Py_ssize_t c = 0; c < cols; c++) {
+            const float *y = w + c * k + kk;
+            for (int l = 0; l < 4; l++) lanes[c][l] = lanes[c][l] + x[kk + l] * y[l];
+        }
+    for (Py_ssize_t c = 0; c < cols; c++)
+        out[c] = (lanes[c][0] + lanes[c][2]) + (lanes[c][1] + lanes[c][3]);
+}
+
+static float dot8(const float *x, const float *y, Py_ssize_t k) {
+    float l[8] = {0.0f};
+    Py_ssize_t k8 = k - k % 8;
+    for (Py_ssize_t kk = 0; kk < k8; kk += 8)
+        for (int j = 0; j < 8; j++) l[j] = l[j] + x[kk + j] * y[kk + j];
+    float r = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+    for (Py_ssize_t kk = k8; kk < k; kk++) r = r + x[kk] * y[kk];
+    return r;
+}
+
+/* sgemm_dot(a, w, out, m, k, n): out (float32[m * n]) = a (float32[m * k], row-major) @ w (float32[n *
+ * k], row-major).T in the order above; k a multiple of 4. out may share no byte with a or w. */
+static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *w_obj, *out_obj;
+    Py_ssize_t m, k, n;
+    if (!PyArg_ParseTuple(args, "OOOnnn:sgemm_dot", &a_obj, &w_obj, &out_obj, &m, &k, &n)) return NULL;
+    if (m < 1 || k < 4 || k % 4 || n < 1 || m > PY_SSIZE_T_MAX / k || k > PY_SSIZE_T_MAX / n ||
+        m > PY_SSIZE_T_MAX / n) {
+        PyErr_Format(PyExc_ValueError, "sgemm_dot: bad sizes m=%zd k=%zd n=%zd", m, k, n);
+        return NULL;
+    }
+    Py_buffer a, w, out;
+    if (get_buffer(a_obj, &a, 'f', 4, 0, "sgemm_dot a") < 0) return NULL;
+    if (get_buffer(w_obj, &w, 'f', 4, 0, "sgemm_dot w") < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (get_buffer(out_obj, &out, 'f', 4, 1, "sgemm_dot out") < 0) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&w);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (check_length(&a, m * k, "sgemm_dot a") < 0 || check_length(&w, k * n, "sgemm_dot w") < 0 ||
+        check_length(&out, m * n, "sgemm_dot out") < 0 || check_disjoint(&out, &a, "sgemm_dot out, a") < 0 ||
+        check_disjoint(&out, &w, "sgemm_dot out, w") < 0)
+        goto done;
+    const float *ap = (const float *)a.buf, *wp = (const float *)w.buf;
+    float *op = (float *)out.buf;
+    Py_ssize_t n4 = n - n % 4;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < m; i++) {
+        for (Py_ssize_t j = 0; j < n4; j += 4) dot4_columns(ap + i * k, wp + j * k, k, op + i * n + j, 4);
+        for (Py_ssize_t j = n4; j < n; j++) op[i * n + j] = dot8(ap + i * k, wp + j * k, k);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyObject *vector_path(PyObject *self, PyObject *noargs) {
     return PyUnicode_FromString(have_avx2_fma() ? "avx2" : "scalar");
 }
 
 static PyMethodDef methods[] = {
     {"sgemm_chain", sgemm_chain, METH_VARARGS, "a float32 product in MKL's AVX2 chained order."},
+    {"sgemm_dot", sgemm_dot, METH_VARARGS, "a narrow float32 product in MKL's AVX2 dot-product kernel's order."},
     {"vector_path", vector_path, METH_NOARGS, "which code sgemm_chain runs on this CPU: avx2 or scalar."},
     {NULL, NULL, 0, NULL},
 };

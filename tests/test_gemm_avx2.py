@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcli.engine import gemm_avx2, rng_math
+from gradcli.engine import gemm_avx2, gemm_dot, rng_math
 
 F32 = np.float32
 
@@ -159,7 +159,21 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     def mat(*shape, dtype=F32):
         return rng.standard_normal(shape).astype(dtype)
 
-    assert gemm_avx2.gemm(mat(4, 8), mat(8, 15)) is None          # n < 16: another kernel
+    assert gemm_avx2.gemm(mat(4, 8), mat(8, 11)) is None          # n < 12, row-major: another dot kernel
+    assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T) is None        # the dot kernel with k not a multiple of 4
+    assert gemm_avx2.gemm(mat(1, 8), mat(20, 8).T) is None        # one row: MKL's sgemv
+    assert gemm_avx2.gemm(mat(4, 8), mat(1, 8).T) is None         # one column: sgemv too
+    assert gemm_avx2.gemm(mat(6, 20), mat(20, 20)) is None        # the rows past four, row-major: not followed
+    assert gemm_avx2.gemm(mat(3, 9)[:, 1:], mat(10, 8).T) is None  # rows not contiguous
+    flat = mat(4 * 8 + 1)
+    assert gemm_avx2.gemm(flat[1:].reshape(4, 8), mat(10, 8).T) is None  # 4 bytes past the storage's start
+    assert gemm_avx2.gemm(flat[:-1].reshape(4, 8), mat(10, 8).T).shape == (4, 10)
+    assert gemm_avx2.dot(flat[1:9], flat[:8]) is None             # at other offsets modulo 16 bytes
+    assert gemm_avx2.dot(flat[1:9], flat[9:17]) is not None       # at the same one
+    assert gemm_avx2.dot(mat(8192), mat(8192)) is None            # MKL's threads split it
+    assert gemm_avx2.dot(mat(0), mat(0)) is None
+    assert gemm_avx2.dot(mat(8)[::2], mat(4)) is None             # strided
+    assert gemm_avx2.dot(mat(8, dtype=np.float64), mat(8, dtype=np.float64)) is None
     assert gemm_avx2.gemm(mat(4, 1), mat(1, 16)) is None          # k = 1: ATen's own product
     assert gemm_avx2.gemm(mat(4, 193), mat(193, 16)) is None      # odd k past 192
     assert gemm_avx2.gemm(mat(4, 400), mat(400, 16)) is None      # k past 384
@@ -173,13 +187,15 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), mat(16, dtype=np.float64)) is None
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), mat(15)) is None     # addmm's own error path
     assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 12)) is None         # < 400 multiply-adds: ATen's loop
-    assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 15)) is None         # n < 16
+    assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 11)) is None         # n < 12, row-major
     assert gemm_avx2.bmm(mat(2, 4, 8, dtype=np.float64), mat(2, 8, 16, dtype=np.float64)) is None
     assert gemm_avx2.bmm(mat(2, 4, 8), mat(2, 8, 16)).shape == (2, 4, 16)
     out = gemm_avx2.gemm(mat(4, 8), mat(8, 16))
     assert out is not None and out.shape == (4, 16) and out.dtype == F32
     monkeypatch.setattr(gemm_avx2, "active", lambda: False)        # on another CPU: NumPy's (or MKL's) product
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 16)) is None
+    assert gemm_avx2.gemm(mat(4, 8), mat(10, 8).T) is None
+    assert gemm_avx2.dot(mat(8), mat(8)) is None
 
 
 def _mkl_avx2_torch():
@@ -239,7 +255,8 @@ def test_large_products_against_torch(native_module):
     torch = _mkl_avx2_torch()
     native_module("gemm")
     rng = np.random.default_rng(9)
-    for m, k, n, layout in ((512, 10, 2048, "NN"), (256, 300, 128, "TN"), (64, 384, 600, "NT"), (20, 191, 1500, "NN")):
+    for m, k, n, layout in ((512, 10, 2048, "NN"), (256, 300, 128, "TN"), (64, 384, 600, "NT"), (20, 191, 1500, "NN"),
+                            (512, 2048, 10, "NT"), (3, 4096, 600, "NT")):  # MKL's dot-product kernel in C
         a = rng.standard_normal((m, k)).astype(F32)
         b = rng.standard_normal((k, n)).astype(F32)
         ta = torch.from_numpy(a) if layout != "TN" else torch.from_numpy(np.ascontiguousarray(a.T)).t()
@@ -457,3 +474,168 @@ def test_convolutions_against_torch():
             if not np.array_equal(outs[0][i].view(np.int32), np.asarray(outs[1][i]).view(np.int32)):
                 bad.append((("input", "weight", "bias")[i - 1] + " gradient", n, c, h, wd, o, kh, kw, pad))
     assert not bad, bad
+
+
+def _dot_reference(a, b):
+    """MKL's AVX2 dot-product kernel per element (gemm_dot's note), written out: float32 lanes from +0."""
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), F32)
+    for i in range(m):
+        for j in range(n):
+            width = 4 if j < n - n % 4 else 8
+            lanes = [F32(0)] * width
+            for kk in range(k - k % width):
+                lanes[kk % width] = F32(lanes[kk % width] + F32(a[i, kk] * b[kk, j]))
+            if width == 4:
+                r = F32(F32(lanes[0] + lanes[2]) + F32(lanes[1] + lanes[3]))
+            else:
+                r = F32(F32(F32(lanes[0] + lanes[4]) + F32(lanes[2] + lanes[6]))
+                        + F32(F32(lanes[1] + lanes[5]) + F32(lanes[3] + lanes[7])))
+            for kk in range(k - k % width, k):
+                r = F32(r + F32(a[i, kk] * b[kk, j]))
+            out[i, j] = r
+    return out
+
+
+def _sdot_reference(x, y, peel):
+    k = len(x)
+    lanes = [F32(0)] * 16
+    i = 0
+    for _ in range(min(peel, k)):
+        lanes[0] = F32(lanes[0] + F32(x[i] * y[i]))
+        i += 1
+    for width in (16,) * ((k - i) // 16) + (8, 4):
+        if k - i >= width:
+            for lane in range(width):
+                lanes[lane] = F32(lanes[lane] + F32(x[i + lane] * y[i + lane]))
+            i += width
+    for j in range(i, k):
+        lanes[0] = F32(lanes[0] + F32(x[j] * y[j]))
+    q = [F32(F32(F32(lanes[r] + lanes[r + 4]) + lanes[r + 8]) + lanes[r + 12]) for r in range(4)]
+    return F32(F32(q[0] + q[2]) + F32(q[1] + q[3]))
+
+
+@pytest.mark.parametrize("m, k, n", [(2, 4, 3), (3, 12, 10), (5, 20, 7), (2, 44, 17), (7, 36, 5), (4, 8, 1 + 1)])
+def test_dot_kernel_is_its_reference(m, k, n):
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-8, 9, (m, k))).astype(F32)
+    w = rng.standard_normal((n, k)).astype(F32)
+    got = gemm_dot.dot_rows(a, w.T)
+    assert got.view(np.int32).tolist() == _dot_reference(a, w.T).view(np.int32).tolist()
+    c = rng.standard_normal((m, n)).astype(F32)
+    got = gemm_dot.dot_rows(a, w.T, c, 1.5)
+    want = (_dot_reference(a, w.T) * F32(1.5)).astype(F32) + c
+    assert got.view(np.int32).tolist() == want.view(np.int32).tolist()
+    # products of -0.0 only: the lanes start from +0
+    assert not np.signbit(gemm_dot.dot_rows(-np.zeros((m, k), F32), np.ones((n, k), F32).T)).any()
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 7, 8, 15, 16, 17, 29, 31, 45, 100, 257])
+def test_sdot_is_its_reference(k):
+    rng = np.random.default_rng(k)
+    for off in range(4):
+        row = (k + 7) // 4 * 4   # rows of a multiple of 16 bytes: both at off * 4 bytes modulo 16
+        buf = (rng.standard_normal((2, row)) * 2.0 ** rng.integers(-8, 9, (2, row))).astype(F32)
+        x, y = buf[0, off:off + k], buf[1, off:off + k]
+        got = gemm_dot.sdot(x, y)
+        assert got.dtype == F32 and got.shape == ()
+        assert got.view(np.int32) == _sdot_reference(x, y, (4 - off) % 4).view(np.int32), off
+
+
+def test_dot_kernel_against_torch():
+    """MKL's dot-product kernel: input @ weight.t() with n < 12 columns (every row), m = 2 or 3 rows (every
+    row), the rows past the last group of four when m < 12 (the groups: the chains), addmm's beta and alpha,
+    small products MKL chains entirely (gemm_dot.small_chains)."""
+    torch = _mkl_avx2_torch()
+    rng = np.random.default_rng(21)
+    bad, done = [], 0
+    for i in range(120):
+        kind = i % 4
+        if kind == 0:
+            m, n = int(rng.integers(2, 70)), int(rng.integers(2, 12))
+        elif kind == 1:
+            m, n = int(rng.integers(2, 4)), int(rng.integers(2, 120))
+        else:
+            m, n = int(rng.choice([5, 6, 7, 9, 10, 11])), int(rng.integers(12, 120))
+        k = 4 * int(rng.integers(1, 5 if kind == 3 else 100))
+        a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-4, 5, (m, k))).astype(F32)
+        w = rng.standard_normal((n, k)).astype(F32)
+        bias = rng.standard_normal(n).astype(F32)
+        beta, alpha = ((1, 1), (1, 1), (0.5, 1.7), (0, 3))[i % 4 if i % 8 < 4 else 0]
+        got = gemm_avx2.gemm(a, w.T, bias, beta, alpha)
+        if got is None:
+            continue
+        done += 1
+        want = torch.addmm(torch.from_numpy(bias), torch.from_numpy(a), torch.from_numpy(w).t(), beta=beta,
+                           alpha=alpha).numpy()
+        if got.view(np.int32).tolist() != want.view(np.int32).tolist():
+            bad.append((m, k, n, beta, alpha))
+    assert done >= 100 and not bad, bad
+
+
+def test_sdot_against_torch():
+    """torch.dot and matmul of vectors (MKL's sdot), views at every offset, through the engine."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(22)
+    bad = []
+    for i in range(80):
+        k = int(rng.integers(1, 80)) if i % 2 else int(rng.integers(80, 8192))
+        off = int(rng.integers(0, 8))
+        x = (rng.standard_normal(k + off) * 2.0 ** rng.integers(-6, 7, k + off)).astype(F32)
+        y = rng.standard_normal(k + off).astype(F32)
+        got = gemm_avx2.dot(x[off:], y[off:])
+        want = torch.dot(torch.from_numpy(x)[off:], torch.from_numpy(y)[off:]).numpy()
+        ex, ey = api.tensor(x), api.tensor(y)
+        through = [api.dot(ex[off:], ey[off:]).numpy(), api.matmul(ex[off:], ey[off:]).numpy()]
+        if got is None or any(v.view(np.int32) != want.view(np.int32) for v in [got] + through):
+            bad.append((k, off))
+    assert not bad, bad
+
+
+def test_c_dot_kernel_is_the_numpy_one(native_module):
+    """csrc/gemm.c's sgemm_dot against gemm_dot.dot_rows' NumPy passes, bit for bit (every remainder of n
+    modulo 4 and of k modulo 8, -0.0 products, with C and alpha), and what it refuses."""
+    module = native_module("gemm")
+    rng = np.random.default_rng(23)
+    shapes = [(1, 4, 1), (2, 4, 3), (3, 8, 4), (5, 12, 5), (2, 28, 11), (7, 36, 6)]
+    shapes += [(int(rng.integers(1, 30)), 4 * int(rng.integers(1, 90)), int(rng.integers(1, 40))) for _ in range(30)]
+    for i, (m, k, n) in enumerate(shapes):
+        a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-9, 10, (m, k))).astype(F32)
+        w = rng.standard_normal((n, k)).astype(F32)
+        if i % 5 == 0:
+            a[:, : k // 2] = -0.0
+        c, alpha = (rng.standard_normal((m, n)).astype(F32), 0.75) if i % 2 else (None, 1)
+        want = gemm_dot.dot_rows(a, w.T, None if c is None else c.copy(), alpha)
+        got = gemm_dot.dot_rows(a, w.T, None if c is None else c.copy(), alpha, module)
+        assert got.view(np.int32).tolist() == want.view(np.int32).tolist(), (m, k, n)
+    a, w, out = np.ones(8, F32), np.ones(12, F32), np.zeros(6, F32)
+    module.sgemm_dot(a, w, out, 2, 4, 3)
+    assert out.tolist() == [4.0] * 6
+    shared = np.zeros(24, F32)
+    for args, words in (((a, w, out, 2, 6, 3), "bad sizes"), ((a, w, out, 0, 4, 3), "bad sizes"),
+                        ((a, w, out, 2**40, 2**40, 3), "bad sizes"), ((a, w[:11], out, 2, 4, 3), "expected 12"),
+                        ((a, w, out[:5], 2, 4, 3), "expected 6"), ((a, shared[:12], shared[6:12], 2, 4, 3), "overlap"),
+                        ((a.astype(np.float64), w, out, 2, 4, 3), "format 'f'")):
+        before = out.copy()
+        with pytest.raises(ValueError, match=words):
+            module.sgemm_dot(*args)
+        assert out.tolist() == before.tolist()
+
+
+def test_narrow_linear_layers_against_torch():
+    """F.linear's forward through the engine where MKL runs its dot-product kernel (fewer than 12 outputs,
+    a batch of 2 or 3, the rows past the last group of four), bias added after the product."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(24)
+    for batch, fan_in, fan_out in ((64, 16, 10), (5, 32, 10), (2, 8, 4), (3, 100, 40), (10, 64, 2), (7, 128, 20),
+                                   (32, 784, 10), (9, 12, 14)):
+        x = rng.standard_normal((batch, fan_in)).astype(F32)
+        w = rng.standard_normal((fan_out, fan_in)).astype(F32)
+        bias = rng.standard_normal(fan_out).astype(F32)
+        ys = [lib.nn.functional.linear(lib.tensor(x), lib.tensor(w), lib.tensor(bias)).numpy() for lib in (torch, api)]
+        assert ys[0].view(np.int32).tolist() == np.asarray(ys[1]).view(np.int32).tolist(), (batch, fan_in, fan_out)

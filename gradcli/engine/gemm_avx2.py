@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rng_math
+from . import gemm_dot, rng_math
 
 _F32 = np.dtype(np.float32)
 _F64 = np.float64
-MIN_COLUMNS = 16     # n below it: NumPy's product (MKL's dot-product kernel, whose order is not known)
+MIN_COLUMNS = 12     # n below it (or m < 4): MKL's dot-product kernel (gemm_dot.py), else the chains
 MAX_WORK = 1 << 18   # m * n * k: past it NumPy's product (the chain costs k passes of ~7 NumPy calls over the output)
 MAX_WORK_NATIVE = 1 << 24  # the same in C (csrc/gemm.c: about 1 ns a multiply-add's eight lanes)
 _TIE = np.int64(0x10000000)
@@ -106,25 +106,45 @@ def _native():
     if _module[0] is False:
         from .. import native  # noqa: PLC0415 - the C kernels load at the first emulated product
 
-        _module[0] = native.load("gemm", needs=("sgemm_chain",))
+        _module[0] = native.load("gemm", needs=("sgemm_chain", "sgemm_dot"))
     return _module[0]
 
 
 _module = [False]   # gradcli._native_gemm once looked up (None: not built, or GRADCLI_NATIVE=0)
 
 
-def sgemm(a, b, c=None):
-    """a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain; with c
-    (float32 (m, n)), MKL's C added to it (chain_reference)."""
+def sgemm(a, b, c=None, alpha=1):
+    """alpha * a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain;
+    with c (float32 (m, n)), MKL's C added to it (chain_reference, dot_rows)."""
     m, k = a.shape
     n = b.shape[1]
-    if m < 1 or n < MIN_COLUMNS or k < 2 or k > 384 or (k > 192 and k % 2):  # m = 0: nothing to compute
+    if m < 2 or k < 2:  # m = 0: nothing to compute; k = 1: ATen's own product; m = 1: MKL's sgemv (not followed)
         return None
     la, lb = _layout(a), _layout(b)
     if la is None or lb is None or (la == "T" and lb == "T"):
         return None
-    if m % 4 and m < 12:
+    if n < MIN_COLUMNS or m < 4:
+        # MKL's dot-product kernel (gemm_dot.py): every row when m < 4, else every row when n < 12
+        module = _native()
+        if not gemm_dot.takes(a, b, la, lb, MAX_WORK_NATIVE if module is not None else gemm_dot.MAX_WORK):
+            return None
+        return gemm_dot.dot_rows(a, b, c, alpha, module)
+    if k > 384 or (k > 192 and k % 2):
         return None
+    if m % 4 and m < 12 and not (la == "N" and lb == "T" and gemm_dot.small_chains(k, n)):
+        # the rows past the last group of four: MKL's dot-product kernel; the groups: the chains
+        if not gemm_dot.takes(a, b, la, lb):
+            return None
+        m4 = m - m % 4
+        top = sgemm(a[:m4], b, None if c is None else c[:m4], alpha)
+        if top is None:
+            return None
+        out = np.empty((m, n), _F32)
+        out[:m4] = top
+        out[m4:] = gemm_dot.dot_rows(a[m4:], b, None if c is None else c[m4:], alpha, _native())
+        return out
+    if alpha != 1:
+        b = np.multiply(b, _F32.type(alpha), order="K")  # keeps b's layout
     split = k if k <= 192 else k // 2
     module = _native()
     if module is not None:
@@ -148,10 +168,8 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     beta is 0) is MKL's C, added after the first chain (sgemm)."""
     if not _float32_arrays(m1, m2) or m1.ndim != 2 or m2.ndim != 2 or alpha == 0 or not active():
         return None
-    if alpha != 1:
-        m2 = np.multiply(m2, _F32.type(alpha), order="K")  # keeps m2's layout
     if bias is None or beta == 0:
-        return sgemm(m1, m2)
+        return sgemm(m1, m2, None, alpha)
     if not _float32_arrays(bias):
         return None
     c = np.empty((m1.shape[0], m2.shape[1]), _F32)
@@ -162,10 +180,10 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
             np.multiply(bias, _F32.type(beta), out=c)
     except ValueError:  # a bias that does not broadcast to the product: addmm's own error path
         return None
-    return sgemm(m1, m2, c)
+    return sgemm(m1, m2, c, alpha)
 
 
-gemm.numpy_below = MIN_COLUMNS  # every product of fewer columns is NumPy's: ops/linalg.py's fast paths skip the call
+gemm.numpy_below = 2  # every product of fewer columns is NumPy's (n = 1: MKL's sgemv): ops/linalg.py's fast paths skip the call
 
 
 def bmm(b1, b2):
@@ -340,4 +358,12 @@ def conv2d(x, w, bias, padding, onednn):
 def kernel(kind="gemm"):
     """The gemm (or bmm) slot's kernel when the mkl extra does not run: this emulation on MKL's AVX2
     machines."""
-    return {"gemm": gemm, "bmm": bmm}.get(kind) if active() else None
+    return {"gemm": gemm, "bmm": bmm, "dot": dot}.get(kind) if active() else None
+
+
+def dot(x, y):
+    """The dot slot's kernel: torch.dot (and matmul of two vectors) of float32 arrays in MKL's AVX2 sdot
+    order (gemm_dot.sdot), or None (NumPy's)."""
+    if not _float32_arrays(x, y) or x.ndim != 1 or x.shape != y.shape or not active():
+        return None
+    return gemm_dot.sdot(x, y)

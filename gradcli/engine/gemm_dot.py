@@ -1,0 +1,133 @@
+"""MKL 2024.2's AVX2 dot-product kernels as torch 2.13 runs them on an AVX2 CPU without AVX-512 (measured on
+the 2-core AMD EPYC against torch itself): sgemm's narrow products and sdot, for engine/gemm_avx2.py.
+
+Measured with triplet queries (a product of ones and a vector of 2**25, -2**25 and 1 at three places tells
+whether the 1 joins a partial sum holding exactly one of the big values: that recovers each element's
+addition tree) and then random float32 inputs (0 differing elements):
+
+* sgemm with a row-major first operand a (m, k) and a transposed row-major second one b (k, n) (F.linear's
+  input @ weight.t()), k a multiple of 4, both starting on 16 bytes: when n < 12 (every row), m is 2 or 3
+  (every row, any n), or the rows past the last group of four when m < 12, each element is a dot product in
+  plain float32 products and sums, no fused multiply-add. The first n - n % 4 columns: four lanes, lane l
+  summing the products of k's terms l, l + 4, l + 8, ... in order from +0, then (l0 + l2) + (l1 + l3); the
+  last n % 4 columns: eight lanes over the first k - k % 8 terms, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5)
+  + (l3 + l7)), then the last k % 8 products added one by one. alpha multiplies the result (rounded), then
+  MKL's C (beta * input) is added. Other layouts, k not a multiple of 4, rows off 16 bytes: other kernels
+  (not followed: NumPy's product).
+* sdot (torch.dot, matmul of two vectors) of n < 8192 (from 8192 MKL's two threads split it) with both
+  vectors at the same offset modulo 16 bytes: the products of the first terms up to that boundary (0-3)
+  summed into lane 0, then sixteen lanes over blocks of 16, a block of 8 into lanes 0-7 and of 4 into lanes
+  0-3 where they remain, the last 0-3 products into lane 0, then the lanes' four quarters added in order
+  and (q0 + q2) + (q1 + q3); plain float32 products and sums. With other offsets MKL peels otherwise.
+
+Where torch's tensor starts is its storage's start (64-byte aligned) plus its offset; the engine's arrays
+carry the same offsets from their base arrays (views), which is what offset16 reads.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_F32 = np.dtype(np.float32)
+MAX_WORK = 1 << 20   # m * n * k: past it NumPy's product (two passes of that many float32 values; C's: gemm_avx2's limit)
+DOT_MAX = 8192       # sdot from this length: MKL's threads split it (not followed)
+
+
+def offset16(x):
+    """Where x's data starts modulo 16 bytes, counted from its outermost base array's start (torch's
+    storage offset in bytes; storages start on 64 bytes)."""
+    root = x
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return (x.__array_interface__["data"][0] - root.__array_interface__["data"][0]) % 16
+
+
+def takes(a, b, la, lb, limit=MAX_WORK):
+    """Whether dot_rows computes a @ b (layouts la, lb as gemm_avx2's _layout gives them) in MKL's order,
+    within limit multiply-adds."""
+    k = a.shape[1]
+    return la == "N" and lb == "T" and k % 4 == 0 and b.shape[1] > 1 and a.shape[0] * b.shape[1] * k <= limit \
+        and offset16(a) == 0 and offset16(b) == 0
+
+
+def small_chains(k, n):
+    """Whether MKL chains every row of a small product (n >= 12, 4 < m < 12 not a multiple of 4, a @ b.t()
+    as takes() has it): k <= 16 with n <= 16, or k = 4 with n <= 100; else the rows past the last group
+    of four are dot_rows'."""
+    return (k <= 16 and n <= 16) or (k == 4 and n <= 100)
+
+
+def _lanes(p, width):
+    """p (m, n, k) products -> (m, n, width) lane sums of the first k - k % width terms, in k's order from +0."""
+    m, n, k = p.shape
+    blocks = k // width
+    lanes = np.add.accumulate(p[:, :, :blocks * width].reshape(m, n, blocks, width), axis=2)[:, :, -1]
+    return lanes + _F32.type(0)  # from +0: a lane of -0.0 products is +0.0
+
+
+def dot_rows(a, b, c=None, alpha=1, module=None):
+    """alpha * a @ b (+ c) in MKL's AVX2 dot-product kernel's order (where takes() says so); module: the
+    built csrc/gemm.c (its sgemm_dot, the same bits), else NumPy's passes."""
+    m, k = a.shape
+    n = b.shape[1]
+    if module is not None:
+        out = np.empty((m, n), _F32)
+        module.sgemm_dot(a, b.T, out, m, k, n)
+        return _scaled(out, c, alpha)
+    p = np.multiply(a[:, None, :], b.T[None, :, :])  # (m, n, k): each product rounded to float32
+    n4 = n - n % 4
+    out = np.empty((m, n), _F32)
+    if n4:
+        lanes = _lanes(p[:, :n4], 4)
+        out[:, :n4] = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
+    if n4 < n:
+        tail = p[:, n4:]
+        k8 = k - k % 8
+        if k8:
+            lanes = _lanes(tail, 8)
+            r = ((lanes[..., 0] + lanes[..., 4]) + (lanes[..., 2] + lanes[..., 6])) \
+                + ((lanes[..., 1] + lanes[..., 5]) + (lanes[..., 3] + lanes[..., 7]))
+        else:
+            r = np.zeros(tail.shape[:2], _F32)
+        for kk in range(k8, k):
+            r = r + tail[:, :, kk]
+        out[:, n4:] = r
+    return _scaled(out, c, alpha)
+
+
+def _scaled(out, c, alpha):
+    """alpha * out (rounded), then + c: MKL's C = alpha * A @ B + beta * C after the dot kernel."""
+    if alpha != 1:
+        out *= _F32.type(alpha)
+    if c is not None:
+        out += c
+    return out
+
+
+def sdot(x, y):
+    """torch.dot of two float32 vectors in MKL's AVX2 sdot order (a float32 0-d array), or None outside the
+    measured domain (see the module's note)."""
+    k = x.shape[0]
+    if k == 0 or k >= DOT_MAX:
+        return None
+    ox, oy = offset16(x), offset16(y)
+    if ox != oy or ox % 4 or x.strides[0] != 4 or y.strides[0] != 4:
+        return None
+    p = x * y
+    peel = min((16 - ox) % 16 // 4, k)
+    lanes = np.zeros(16, _F32)
+    for i in range(peel):
+        lanes[0] += p[i]
+    i = peel
+    blocks = (k - i) // 16
+    if blocks:  # the lanes so far, then each block of 16, added in order
+        rows = np.concatenate((lanes, p[i:i + 16 * blocks])).reshape(blocks + 1, 16)
+        lanes = np.add.accumulate(rows, axis=0)[-1]
+        i += 16 * blocks
+    for w in (8, 4):
+        if k - i >= w:
+            lanes[:w] += p[i:i + w]
+            i += w
+    for j in range(i, k):
+        lanes[0] += p[j]
+    q = ((lanes[0:4] + lanes[4:8]) + lanes[8:12]) + lanes[12:16]
+    return np.array((q[0] + q[2]) + (q[1] + q[3]), _F32)
