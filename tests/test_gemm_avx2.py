@@ -163,7 +163,8 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T) is None        # the dot kernel with k not a multiple of 4
     assert gemm_avx2.gemm(mat(1, 8), mat(20, 8).T) is None        # one row: MKL's sgemv
     assert gemm_avx2.gemm(mat(4, 8), mat(1, 8).T) is None         # one column: sgemv too
-    assert gemm_avx2.gemm(mat(6, 20), mat(20, 20)) is None        # the rows past four, row-major: not followed
+    assert gemm_avx2.gemm(mat(6, 20), mat(20, 21)) is None        # the rows past four, unaligned: not followed
+    assert gemm_avx2.gemm(mat(6, 20), mat(20, 20), alpha=2) is None    # their alpha: not measured
     assert gemm_avx2.gemm(mat(3, 9)[:, 1:], mat(10, 8).T) is None  # rows not contiguous
     flat = mat(4 * 8 + 1)
     assert gemm_avx2.gemm(flat[1:].reshape(4, 8), mat(10, 8).T) is None  # 4 bytes past the storage's start
@@ -177,10 +178,10 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(4, 1), mat(1, 16)) is None          # k = 1: ATen's own product
     assert gemm_avx2.gemm(mat(4, 193), mat(193, 16)) is None      # odd k past 192
     assert gemm_avx2.gemm(mat(4, 400), mat(400, 16)) is None      # k past 384
-    assert gemm_avx2.gemm(mat(6, 8), mat(8, 20)) is None          # m < 12 and not a multiple of 4
-    assert gemm_avx2.gemm(mat(2, 8), mat(8, 20)) is None
+    assert gemm_avx2.gemm(mat(6, 8), mat(8, 21)) is None          # m < 12 and not a multiple of 4, n neither
+    assert gemm_avx2.gemm(mat(2, 8), mat(8, 21)) is None
     assert gemm_avx2.gemm(mat(0, 3), mat(3, 16)) is None          # no rows (an RNN over an empty sequence)
-    assert gemm_avx2.gemm(mat(8, 6).T, mat(8, 20)) is None
+    assert gemm_avx2.gemm(mat(8, 6).T, mat(8, 21)) is None
     assert gemm_avx2.gemm(mat(8, 4).T, mat(8, 16).T) is None      # both transposed
     assert gemm_avx2.gemm(mat(4, 8, dtype=np.float64), mat(8, 16, dtype=np.float64)) is None
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 16), alpha=0) is None     # BLAS reads neither operand
@@ -639,3 +640,50 @@ def test_narrow_linear_layers_against_torch():
         bias = rng.standard_normal(fan_out).astype(F32)
         ys = [lib.nn.functional.linear(lib.tensor(x), lib.tensor(w), lib.tensor(bias)).numpy() for lib in (torch, api)]
         assert ys[0].view(np.int32).tolist() == np.asarray(ys[1]).view(np.int32).tolist(), (batch, fan_in, fan_out)
+
+
+def test_plain_rows_against_torch():
+    """A row-major second operand: n < 12 or m < 4 with n a multiple of 4 (every row), the rows past the last
+    group of four when m < 12 (n a multiple of 4, or one such row): plain float32 sums in k's order from MKL's
+    C (addmm's beta * input); a Linear layer's gradients (grad_output.t() @ input, grad_output @ weight)."""
+    torch = _mkl_avx2_torch()
+    rng = np.random.default_rng(25)
+    bad, done = [], 0
+    for i in range(120):
+        layout = ("NN", "TN")[i % 2]
+        m = int(rng.choice([2, 3, 5, 6, 7, 9, 10, 11, int(rng.integers(4, 70))]))
+        n = int(rng.choice([4, 8, 4 * rng.integers(3, 30), rng.integers(12, 90)]))
+        k = int(rng.choice([rng.integers(2, 24), rng.integers(24, 500)]))
+        a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-4, 5, (m, k))).astype(F32)
+        b = rng.standard_normal((k, n)).astype(F32)
+        bias = rng.standard_normal(n).astype(F32)
+        ta = torch.from_numpy(a) if layout == "NN" else torch.from_numpy(np.ascontiguousarray(a.T)).t()
+        got = gemm_avx2.gemm(ta.numpy(), b, bias if i % 3 else None)
+        if got is None:
+            continue
+        done += 1
+        want = (torch.addmm(torch.from_numpy(bias), ta, torch.from_numpy(b)) if i % 3 else ta @ torch.from_numpy(b)).numpy()
+        if got.view(np.int32).tolist() != want.view(np.int32).tolist():
+            bad.append((layout, m, k, n))
+    assert done >= 80 and not bad, bad
+
+
+def test_classifier_layer_steps_against_torch():
+    """A Linear(hidden, 10) layer's forward and both gradients, through the engine, where every product is
+    one that this module follows (hidden a multiple of 4; batches of the three kinds)."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(26)
+    for batch, fan_in, fan_out in ((64, 32, 10), (5, 16, 10), (10, 64, 10), (3, 20, 10), (13, 100, 9), (32, 48, 8)):
+        x = rng.standard_normal((batch, fan_in)).astype(F32)
+        w = rng.standard_normal((fan_out, fan_in)).astype(F32)
+        bias = rng.standard_normal(fan_out).astype(F32)
+        g = rng.standard_normal((batch, fan_out)).astype(F32)
+        results = []
+        for lib in (torch, api):
+            tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+            y = lib.nn.functional.linear(tx, tw, lib.tensor(bias))
+            y.backward(lib.tensor(g))
+            results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
+        assert results[0] == results[1], (batch, fan_in, fan_out)

@@ -6,19 +6,24 @@ by CPU, so the last bits of a product depend on the machine. On this AVX2 machin
 torch 2.13 with a product of m rows, k terms and n columns (m x k @ k x n, both operands row-major or
 one of them a transposed row-major matrix, as a Linear layer's weight.t() and its gradients' g.t()):
 
-* k >= 2 (ATen multiplies a contraction of length 1 itself, keeping -0.0), n >= 16, m a multiple of 4
+* k >= 2 (ATen multiplies a contraction of length 1 itself, keeping -0.0), n >= 12, m a multiple of 4
   or m >= 12: each element is one chain of float32 fused multiply-adds in k's order, from +0 (MKL's
-  rows in groups of four; past 12 rows, the rest too);
+  rows in groups of four; past 12 rows, the rest too); small products (k <= 16 with n <= 16, or k <= 4
+  with n <= 100: gemm_dot.small_chains) chain every row whatever m;
 * 192 < k <= 384, k even: the two halves of k are two such chains from +0, then added;
 * addmm(input, m1, m2, beta=, alpha=): MKL's C is beta * input (rounded; input is not read when beta is
   0), added to the first chain's result before the second chain's; alpha multiplies m2's elements
   (rounded) before the chains;
-* bmm (matmul of 3-D batches) from 400 multiply-adds a matrix: each matrix as mm.
+* bmm (matmul of 3-D batches) from 400 multiply-adds a matrix: each matrix as mm;
+* m = 2 or 3, n < 12, and the rows past the last group of four when m < 12 (gemm_dot.py): for a @ b.t()
+  (F.linear's input @ weight.t(); k a multiple of 4, both on 16 bytes) MKL's dot-product kernel, plain
+  float32 products and sums in four or eight lanes; for a row-major b plain float32 products summed in
+  k's order from C (n a multiple of 4, or the one row past the groups);
+* torch.dot (sdot, the dot slot): gemm_dot.sdot.
 
-Everything else keeps NumPy's product: n < 16 (a dot-product kernel whose lanes vary with the shapes);
-the rows past the last group of four when m < 12 (plain float32 products and sums in k's order for two
-row-major operands and n a multiple of 4, something else with a transposed operand or an unaligned row,
-and with m < 4 the kernel follows the strides torch gives a size-1 dim, which NumPy's do not tell);
+Everything else keeps NumPy's product: m = 1 or n = 1 (torch runs MKL's sgemv, not followed), the narrow
+and last rows' other cases (k not a multiple of 4 with b.t(), n not a multiple of 4 with a row-major b:
+MKL aligns each output row to 16 bytes and peels otherwise, not followed), alpha with a row-major b there;
 longer or odd k; float64: `gemm` answers None there, as the MKL backend's kernel does for what it does not take. The engine calls this
 only where the CPU is such a machine (`rng_math.detected()` is "avx2": MKL's AVX-512 kernels, on the
 Intel machine of the goldens, order otherwise), and never when the mkl extra runs (its kernel is
@@ -124,25 +129,40 @@ def sgemm(a, b, c=None, alpha=1):
     if la is None or lb is None or (la == "T" and lb == "T"):
         return None
     if n < MIN_COLUMNS or m < 4:
-        # MKL's dot-product kernel (gemm_dot.py): every row when m < 4, else every row when n < 12
+        # every row when m < 4, else every row when n < 12: MKL's dot-product kernel (gemm_dot.py) for a @ b.t(),
+        # plain float32 sums in k's order from C for a row-major b with n a multiple of 4
+        if lb == "N":
+            if n % 4 or alpha != 1 or m * n * k > gemm_dot.MAX_WORK:
+                return None
+            return gemm_dot.plain_rows(a, b, c)
         module = _native()
         if not gemm_dot.takes(a, b, la, lb, MAX_WORK_NATIVE if module is not None else gemm_dot.MAX_WORK):
             return None
         return gemm_dot.dot_rows(a, b, c, alpha, module)
     if k > 384 or (k > 192 and k % 2):
         return None
-    if m % 4 and m < 12 and not (la == "N" and lb == "T" and gemm_dot.small_chains(k, n)):
-        # the rows past the last group of four: MKL's dot-product kernel; the groups: the chains
-        if not gemm_dot.takes(a, b, la, lb):
+    if m % 4 and m < 12 and not gemm_dot.small_chains(k, n):
+        # the rows past the last group of four: MKL's dot-product kernel (a @ b.t()) or plain float32 sums in
+        # k's order (with n a multiple of 4 or one such row); the groups: the chains
+        if lb == "T":
+            if not gemm_dot.takes(a, b, la, lb):
+                return None
+        elif n % 4 and m % 4 != 1 or m * n * k > gemm_dot.MAX_WORK or alpha != 1:
             return None
-        m4 = m - m % 4
-        top = sgemm(a[:m4], b, None if c is None else c[:m4], alpha)
-        if top is None:
-            return None
-        out = np.empty((m, n), _F32)
-        out[:m4] = top
-        out[m4:] = gemm_dot.dot_rows(a[m4:], b, None if c is None else c[m4:], alpha, _native())
+        out = _chains(a, b, c, alpha)  # every row's chains (each element's is its own), then the last rows'
+        if out is not None:
+            m4 = m - m % 4
+            cc = None if c is None else c[m4:]
+            out[m4:] = gemm_dot.dot_rows(a[m4:], b, cc, alpha, _native()) if lb == "T" else \
+                gemm_dot.plain_rows(a[m4:], b, cc)
         return out
+    return _chains(a, b, c, alpha)
+
+
+def _chains(a, b, c, alpha):
+    """sgemm's chains (C if built, else NumPy's), or None past the work limit."""
+    m, k = a.shape
+    n = b.shape[1]
     if alpha != 1:
         b = np.multiply(b, _F32.type(alpha), order="K")  # keeps b's layout
     split = k if k <= 192 else k // 2

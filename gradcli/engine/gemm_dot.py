@@ -12,8 +12,11 @@ addition tree) and then random float32 inputs (0 differing elements):
   summing the products of k's terms l, l + 4, l + 8, ... in order from +0, then (l0 + l2) + (l1 + l3); the
   last n % 4 columns: eight lanes over the first k - k % 8 terms, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5)
   + (l3 + l7)), then the last k % 8 products added one by one. alpha multiplies the result (rounded), then
-  MKL's C (beta * input) is added. Other layouts, k not a multiple of 4, rows off 16 bytes: other kernels
-  (not followed: NumPy's product).
+  MKL's C (beta * input) is added. k not a multiple of 4, rows off 16 bytes: other kernels (not followed:
+  NumPy's product). Small products chain every row (small_chains).
+* the same rows with a row-major b (F.linear's gradients: grad_out.t() @ input, grad_out @ weight), n a
+  multiple of 4 (each output row then starts on 16 bytes; the first row past the groups always does): plain
+  float32 products summed in k's order, from MKL's C (beta * input) or +0 (plain_rows; alpha not measured).
 * sdot (torch.dot, matmul of two vectors) of n < 8192 (from 8192 MKL's two threads split it) with both
   vectors at the same offset modulo 16 bytes: the products of the first terms up to that boundary (0-3)
   summed into lane 0, then sixteen lanes over blocks of 16, a block of 8 into lanes 0-7 and of 4 into lanes
@@ -50,10 +53,10 @@ def takes(a, b, la, lb, limit=MAX_WORK):
 
 
 def small_chains(k, n):
-    """Whether MKL chains every row of a small product (n >= 12, 4 < m < 12 not a multiple of 4, a @ b.t()
-    as takes() has it): k <= 16 with n <= 16, or k = 4 with n <= 100; else the rows past the last group
-    of four are dot_rows'."""
-    return (k <= 16 and n <= 16) or (k == 4 and n <= 100)
+    """Whether MKL chains every row of a small product (n >= 12, 4 < m < 12 not a multiple of 4): k <= 16
+    with n <= 16, or k <= 4 with n <= 100; else the rows past the last group of four are dot_rows' (a @
+    b.t()) or plain_rows' (b row-major)."""
+    return (k <= 16 and n <= 16) or (k <= 4 and n <= 100)
 
 
 def _lanes(p, width):
@@ -92,6 +95,15 @@ def dot_rows(a, b, c=None, alpha=1, module=None):
             r = r + tail[:, :, kk]
         out[:, n4:] = r
     return _scaled(out, c, alpha)
+
+
+def plain_rows(a, b, c=None):
+    """a @ b as plain float32 products summed in k's order from +0, or from c (float32 (m, n)) where given
+    (MKL's rows past the last group of four with a row-major b: gemm_avx2.sgemm; alpha 1 only)."""
+    p = np.multiply(a[:, :, None], b[None, :, :])
+    if c is None:
+        return np.add.accumulate(p, axis=1)[:, -1] + _F32.type(0)
+    return np.add.accumulate(np.concatenate((c[:, None, :], p), axis=1), axis=1)[:, -1]
 
 
 def _scaled(out, c, alpha):
