@@ -106,8 +106,8 @@ def slot(kind, *args):
 
 def _emulated(kind):
     """Without MKL: the engine's emulation of MKL's kernel where this CPU's order is known (the gemm
-    bmm and dot slots on an AVX2 machine: engine/gemm_avx2.py), else None (NumPy's)."""
-    if kind not in ("gemm", "bmm", "dot"):
+    bmm, mv and dot slots on an AVX2 machine: engine/gemm_avx2.py), else None (NumPy's)."""
+    if kind not in ("gemm", "bmm", "dot", "mv"):
         return None
     from .engine import gemm_avx2  # noqa: PLC0415 - NumPy's side, loaded at the first product
 

@@ -161,8 +161,15 @@ def test_what_it_leaves_to_numpy(monkeypatch):
 
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 11)) is None          # n < 12, row-major: another dot kernel
     assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T) is None        # the dot kernel with k not a multiple of 4
-    assert gemm_avx2.gemm(mat(1, 8), mat(20, 8).T) is None        # one row: MKL's sgemv
-    assert gemm_avx2.gemm(mat(4, 8), mat(1, 8).T) is None         # one column: sgemv too
+    assert gemm_avx2.gemm(mat(1, 8), mat(21, 8).T) is None        # one row: MKL's sgemv, past the groups of four
+    assert gemm_avx2.gemm(mat(5, 8), mat(1, 8).T) is None         # one column: sgemv too
+    assert gemm_avx2.gemm(mat(4, 8), mat(1, 8).T, alpha=2) is None    # sgemv's alpha: not measured
+    assert gemm_avx2.gemm(mat(1, 8), mat(8, 5), mat(5)) is None   # the column-major sgemv's C: not measured
+    assert gemm_avx2.gemm(mat(1, 8), mat(8, 1)) is None           # one element: not measured
+    assert gemm_avx2.mv(mat(6, 8), mat(8)) is None                # rows past the groups of four
+    assert gemm_avx2.mv(mat(8, 8), mat(16)[::2]) is None          # a strided vector
+    assert gemm_avx2.gemm(mat(1, 8), mat(20, 8).T).shape == (1, 20)
+    assert gemm_avx2.mv(mat(8, 6), mat(6)).shape == (8,)
     assert gemm_avx2.gemm(mat(6, 20), mat(20, 21)) is None        # the rows past four, unaligned: not followed
     assert gemm_avx2.gemm(mat(6, 20), mat(20, 20), alpha=2) is None    # their alpha: not measured
     assert gemm_avx2.gemm(mat(3, 9)[:, 1:], mat(10, 8).T) is None  # rows not contiguous
@@ -687,3 +694,66 @@ def test_classifier_layer_steps_against_torch():
             y.backward(lib.tensor(g))
             results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
         assert results[0] == results[1], (batch, fan_in, fan_out)
+
+
+def test_gemv_against_torch():
+    """MKL's sgemv: torch.mv of a row-major matrix (rows in groups of four) and of a column-major one,
+    Linear(k, 1) on a batch and Linear(k, n) on one sample (with their bias), a vector @ a row-major
+    matrix, through the engine with the layers' gradients."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(27)
+    bad, done = [], 0
+    for i in range(100):
+        kind = i % 5
+        k = int(rng.choice([rng.integers(2, 20), rng.integers(20, 600)]))
+        r = int(4 * rng.integers(1, 30))
+        a = (rng.standard_normal((r, k)) * 2.0 ** rng.integers(-4, 5, (r, k))).astype(F32)
+        x = rng.standard_normal(k).astype(F32)
+        bias = rng.standard_normal(r).astype(F32)
+        ta, tx = torch.from_numpy(a), torch.from_numpy(x)
+        ea, ex = api.tensor(a), api.tensor(x)
+        if kind == 0:
+            want, got = torch.mv(ta, tx), api.mv(ea, ex)
+        elif kind == 1:
+            want, got = torch.mv(ta.t().contiguous().t(), tx), api.matmul(ea.t().contiguous().t(), ex)
+        elif kind == 2:
+            want = torch.nn.functional.linear(ta, tx[None], torch.from_numpy(bias[:1]))
+            got = api.nn.functional.linear(ea, ex.unsqueeze(0), api.tensor(bias[:1]))
+        elif kind == 3:
+            want = torch.nn.functional.linear(tx[None], ta, torch.from_numpy(bias))
+            got = api.nn.functional.linear(ex.unsqueeze(0), ea, api.tensor(bias))
+        else:
+            want, got = tx @ ta.t().contiguous(), ex @ ea.t().contiguous()
+        done += 1
+        if np.asarray(got.numpy()).view(np.int32).tolist() != want.numpy().view(np.int32).tolist():
+            bad.append((kind, r, k))
+    assert done == 100 and not bad, bad
+    for batch, fan_in, fan_out in ((8, 3, 1), (2000, 3, 1), (20, 13, 1), (1, 16, 8), (1, 33, 12)):
+        x = rng.standard_normal((batch, fan_in)).astype(F32)
+        w = rng.standard_normal((fan_out, fan_in)).astype(F32)
+        bias = rng.standard_normal(fan_out).astype(F32)
+        g = rng.standard_normal((batch, fan_out)).astype(F32)
+        results = []
+        for lib in (torch, api):
+            tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+            y = lib.nn.functional.linear(tx, tw, lib.tensor(bias))
+            y.backward(lib.tensor(g))
+            results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
+        assert results[0] == results[1], (batch, fan_in, fan_out)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 9, 17, 64])
+def test_gemv_rows_is_its_reference(k):
+    rng = np.random.default_rng(k)
+    a = (rng.standard_normal((8, k)) * 2.0 ** rng.integers(-8, 9, (8, k))).astype(F32)
+    x = rng.standard_normal(k).astype(F32)
+    peel = k - 4 * ((k - 1) // 4)
+    for i, got in enumerate(gemm_dot.gemv_rows(a, x)):
+        lanes = [F32(0)] * 4
+        for kk in range(peel):
+            lanes[0] = F32(lanes[0] + F32(a[i, kk] * x[kk]))
+        for kk in range(peel, k):
+            lanes[(kk - peel) % 4] = F32(lanes[(kk - peel) % 4] + F32(a[i, kk] * x[kk]))
+        assert got.view(np.int32) == F32(F32(lanes[0] + lanes[2]) + F32(lanes[1] + lanes[3])).view(np.int32)

@@ -123,8 +123,10 @@ def sgemm(a, b, c=None, alpha=1):
     with c (float32 (m, n)), MKL's C added to it (chain_reference, dot_rows)."""
     m, k = a.shape
     n = b.shape[1]
-    if m < 2 or k < 2:  # m = 0: nothing to compute; k = 1: ATen's own product; m = 1: MKL's sgemv (not followed)
+    if m < 1 or k < 2 or n < 1:  # m = 0: nothing to compute; k = 1: ATen's own product
         return None
+    if m == 1 or n == 1:
+        return _gemv(a, b, c, alpha)
     la, lb = _layout(a), _layout(b)
     if la is None or lb is None or (la == "T" and lb == "T"):
         return None
@@ -157,6 +159,36 @@ def sgemm(a, b, c=None, alpha=1):
                 gemm_dot.plain_rows(a[m4:], b, cc)
         return out
     return _chains(a, b, c, alpha)
+
+
+def _gemv(a, b, c, alpha):
+    """A product of one row or one column: MKL's sgemv (gemm_dot.gemv_rows over a's rows or b's columns in
+    groups of four, then + C; gemm_dot.gemv_columns for a column-major matrix, without C), or None (one
+    row and one column, the rows past the groups, alpha, a C there)."""
+    m, n = a.shape[0], b.shape[1]
+    if alpha != 1 or (m == 1) == (n == 1) or m * n * a.shape[1] > gemm_dot.MAX_WORK:
+        return None
+    mat, vec = (a, b[:, 0]) if n == 1 else (b.T, a[0])
+    if mat.flags.c_contiguous and mat.shape[0] > 1:
+        if mat.shape[0] % 4:
+            return None
+        out = gemm_dot.gemv_rows(mat, vec)
+        if c is not None:
+            out = out + c.reshape(-1)
+    elif mat.flags.f_contiguous and c is None:
+        out = gemm_dot.gemv_columns(mat, vec)
+    else:
+        return None
+    return out.reshape(m, n)
+
+
+def mv(a, x):
+    """The mv slot's kernel: torch.mv (and matmul of a matrix and a vector) of float32 arrays as MKL's AVX2
+    sgemv (_gemv), or None (NumPy's)."""
+    if not _float32_arrays(a, x) or a.ndim != 2 or x.ndim != 1 or a.shape[1] != x.shape[0] or a.shape[0] < 2 \
+            or a.shape[1] < 2 or x.strides[0] != 4 or not active():
+        return None
+    return None if (r := _gemv(a, x[:, None], None, 1)) is None else r[:, 0]
 
 
 def _chains(a, b, c, alpha):
@@ -203,7 +235,7 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     return sgemm(m1, m2, c, alpha)
 
 
-gemm.numpy_below = 2  # every product of fewer columns is NumPy's (n = 1: MKL's sgemv): ops/linalg.py's fast paths skip the call
+gemm.numpy_below = 1  # no product is left to NumPy by its width alone (ops/linalg.py's fast paths skip the call below it)
 
 
 def bmm(b1, b2):
@@ -378,7 +410,7 @@ def conv2d(x, w, bias, padding, onednn):
 def kernel(kind="gemm"):
     """The gemm (or bmm) slot's kernel when the mkl extra does not run: this emulation on MKL's AVX2
     machines."""
-    return {"gemm": gemm, "bmm": bmm, "dot": dot}.get(kind) if active() else None
+    return {"gemm": gemm, "bmm": bmm, "dot": dot, "mv": mv}.get(kind) if active() else None
 
 
 def dot(x, y):

@@ -143,3 +143,26 @@ def sdot(x, y):
         lanes[0] += p[j]
     q = ((lanes[0:4] + lanes[4:8]) + lanes[8:12]) + lanes[12:16]
     return np.array((q[0] + q[2]) + (q[1] + q[3]), _F32)
+
+
+def gemv_rows(a, x):
+    """MKL's AVX2 sgemv over rows ('t': torch.mv of a row-major matrix, input @ weight.t() with one output
+    or one input row), for rows in groups of four (the caller's): each row's first k - 4 * ((k - 1) // 4)
+    products (1 to 4) summed into lane 0 from +0, then four lanes over the rest, (l0 + l2) + (l1 + l3);
+    plain float32 products and sums. a (m, k) float32, x (k,)."""
+    m, k = a.shape
+    p = np.multiply(a, x[None, :])
+    peel = k - 4 * ((k - 1) // 4)
+    rows = np.zeros((k // 4 + 2, m, 4), _F32)  # +0, the peeled sum, then each block of four
+    rows[1, :, 0] = np.add.accumulate(p[:, :peel], axis=1)[:, -1]
+    blocks = (k - peel) // 4
+    rows[2:2 + blocks] = p[:, peel:].reshape(m, blocks, 4).transpose(1, 0, 2)
+    lanes = np.add.accumulate(rows[:2 + blocks], axis=0)[-1]
+    return (lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3])
+
+
+def gemv_columns(a, x):
+    """MKL's AVX2 sgemv over columns ('n': torch.mv of a column-major matrix, a vector @ a row-major
+    matrix): out = sum over kk of a[:, kk] * x[kk], plain float32, in k's order from +0."""
+    return np.add.accumulate(np.multiply(a, x[None, :]), axis=1)[:, -1] + _F32.type(0)
+
