@@ -212,13 +212,26 @@ def _float32_arrays(*xs):
     return all(x.__class__ is np.ndarray and x.dtype == _F32 for x in xs)
 
 
+def _refused(a, b):
+    """A cheap early no for the narrow products sgemm leaves to NumPy by their shapes alone (before gemm
+    builds MKL's C): k = 1, and n < 12 or m < 4 (but not one row or column) with k not a multiple of 4
+    for b.t(), or n not a multiple of 4 for a row-major b."""
+    m, k = a.shape
+    n = b.shape[1]
+    if k < 2:
+        return True
+    if m == 1 or n == 1 or (n >= MIN_COLUMNS and m >= 4):
+        return False
+    return (n if b.strides[1] == 4 else k) % 4 != 0  # b row-major (or a column whose layout does not matter)
+
+
 def gemm(m1, m2, bias=None, beta=1, alpha=1):
     """The gemm slot's kernel (ops/linalg.py, as mkl_backend.gemm): addmm(bias, m1, m2, beta=, alpha=) or
     mm, or None for NumPy's product (another dtype or device, alpha 0, a shape outside sgemm's domain).
     MKL's C = alpha * A @ B + beta * C as measured here: alpha scales m2 (MKL's first operand, torch
     swaps them) before the chains, each element rounded to float32; beta * bias (rounded; not read when
     beta is 0) is MKL's C, added after the first chain (sgemm)."""
-    if not _float32_arrays(m1, m2) or m1.ndim != 2 or m2.ndim != 2 or alpha == 0 or not active():
+    if not _float32_arrays(m1, m2) or m1.ndim != 2 or m2.ndim != 2 or alpha == 0 or _refused(m1, m2) or not active():
         return None
     if bias is None or beta == 0:
         return sgemm(m1, m2, None, alpha)
@@ -235,6 +248,7 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     return sgemm(m1, m2, c, alpha)
 
 
+gemm.refuses = _refused  # ops/linalg.py's fast paths skip the call where it says so
 gemm.numpy_below = 1  # no product is left to NumPy by its width alone (ops/linalg.py's fast paths skip the call below it)
 
 

@@ -96,6 +96,19 @@ def numpy_columns(kernel):
     return _EVERY_WIDTH if kernel is None else getattr(kernel, "numpy_below", 0)
 
 
+def _refused(a, b):
+    """Whether the gemm slot's kernel (set, not MKL's) is known to leave a @ b to NumPy by the operands'
+    shapes and layouts alone (engine/gemm_avx2.py: gemm.refuses): the fast paths below then skip the slot."""
+    kernel = _GEMM[0]
+    if kernel is not _REFUSES[0]:
+        _REFUSES[:] = kernel, getattr(kernel, "refuses", None)
+    refuses = _REFUSES[1]
+    return refuses is not None and refuses(a, b)
+
+
+_REFUSES = [None, None]  # the gemm slot's kernel last seen, and its refuses (looked up once per kernel)
+
+
 def _broadcasts_to(shape, target):
     try:
         return np.broadcast_shapes(shape, target) == target
@@ -341,17 +354,18 @@ class AddmmBackward0(Function):
             cut = 0  # _matprod's check of each product's n x m raises (a script's run sets a limit)
         if nf[1] is not None:
             B = b._data
-            if G.shape[1] != 1 and (G.shape[0] if c1 else B.shape[0]) < cut:
+            if G.shape[1] != 1 and ((G.shape[0] if c1 else B.shape[0]) < cut
+                                    or (cut and _refused(B, G.T) if c1 else cut and _refused(G, B.T))):
                 ga = wrap(G @ B.T if not c1 else (B @ G.T).T, dt)
             else:
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
         if nf[2] is not None:
             A = a._data
             if c2:  # mm(g.t(), mat1).t(): the product is mat2.t()'s gradient
-                P = G.T @ A if A.shape[1] < cut and G.shape[0] != 1 else _matprod(G.T, A)
+                P = G.T @ A if G.shape[0] != 1 and (A.shape[1] < cut or cut and _refused(G.T, A)) else _matprod(G.T, A)
                 gb = wrap(P if for_t else P.T, dt)
             else:
-                P = A.T @ G if G.shape[1] < cut and G.shape[0] != 1 else _matprod(A.T, G)
+                P = A.T @ G if G.shape[0] != 1 and (G.shape[1] < cut or cut and _refused(A.T, G)) else _matprod(A.T, G)
                 gb = wrap(P.T if for_t else P, dt)
         if nf[0] is not None:
             # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
@@ -452,7 +466,7 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    if m < numpy_columns(_GEMM[0]) and k != 1:
+    if k != 1 and (m < numpy_columns(_GEMM[0]) or _refused(X, WT)):
         if LIMITS["max_elements"] is not None:
             check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (a script's run sets a limit)
         r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no contraction of length 1)
