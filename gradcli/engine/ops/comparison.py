@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..tensor import Tensor, wrap
-from .elementwise_common import (binary_operands, broadcast_error, check_devices, check_size, coerce, kernel_error,
-                                 on_one_device)
+from .elementwise_common import (binary_operands, broadcast_error, c10_name, check_devices, check_size, coerce,
+                                 kernel_error, on_one_device)
 from .registry import op
 
 
@@ -158,11 +158,19 @@ def equal(input, other):
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
+def _check_close_dtypes(input, other):
+    """isclose/allclose compare two tensors of one dtype (no promotion): torch's 'Float did not match Double'."""
+    if isinstance(other, Tensor) and other.dtype is not input.dtype:
+        raise errors.runtime(f"{c10_name(input.dtype)} did not match {c10_name(other.dtype)}")
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _check_close_dtypes(input, other)
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _check_close_dtypes(input, other)
     return wrap(_asarray(np.isclose(input._data, coerce(other)._data if isinstance(other, Tensor) else other,
                                       rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)
 
