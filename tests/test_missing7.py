@@ -104,6 +104,18 @@ CALLS = [
     "torch.gradient(torch.tensor([[1., 2, 4, 8], [10, 20, 40, 80]]), edge_order=2)",
     "torch.gradient(torch.tensor([[1., 2, 4, 8], [10, 20, 40, 80]]), spacing=[1.])",
     "torch.gradient(torch.tensor([1, 2], dtype=torch.uint8))",
+    "torch.polygamma(2, torch.tensor([0.5, 1.5, 3.0, -1.5, 12.0, 0.0, 7.25, 100.0, -0.5]))",
+    "torch.polygamma(6, torch.tensor([0.5, 1.5, 3.0, -1.5, 12.0, 0.0, 7.25, 100.0, -0.5], dtype=torch.float64))",
+    "torch.tensor([0.25, 2.0]).polygamma(3)",
+    "torch.special.polygamma(1, torch.tensor([0.25, 2.0]))",
+    "torch.polygamma(-1, torch.tensor([0.25]))",
+    "torch.polygamma(2.0, torch.tensor([0.25]))",
+    "torch.mvlgamma(torch.tensor([2.5, 3.0, 0.5]), 2)",
+    "torch.special.multigammaln(torch.tensor([2.5, 3.0, 17.125], dtype=torch.float64), 5)",
+    "torch.tensor([3, 4]).mvlgamma(2)",
+    "torch.mvlgamma(torch.tensor([2.5]), 0)",
+    "torch.polygamma(200, torch.ones(2))",
+    "torch.polygamma(40, torch.tensor([1.0, 3.0]))",
     "torch.adaptive_max_pool1d(torch.tensor([[[0.3, -1.2, 2.5, 0.1, -0.4], [1.1, 0.0, -2.2, 3.3, 0.7]]]), 3)",
 ]
 
@@ -189,6 +201,9 @@ HEAD = "import torch\n"
     ("torch.ones(2).index_reduce(0, torch.tensor([0]), torch.ones(1), print)\n", "TypeError"),
     ("torch.ones(2).index_reduce(0, torch.tensor([0]), torch.ones(1), '__class__')\n", "RuntimeError"),
     ("torch.ones(2).put(torch.tensor([0]), print)\n", "TypeError"),
+    ("torch.polygamma(print, torch.ones(2))\n", "TypeError"),
+    ("torch.polygamma(10 ** 30, torch.ones(2))\n", "ValueError"),
+    ("torch.mvlgamma(torch.ones(2), [2])\n", "TypeError"),
     ("torch.cosine_embedding_loss(torch.ones(2, 2), torch.ones(2, 2), torch.ones(2), 0.0, print)\n", None),
 ])
 def test_doors_refuse(src, type_name):

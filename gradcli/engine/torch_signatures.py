@@ -899,6 +899,9 @@ SIGNATURES = {
     'mv': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'mvlgamma': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'nan_to_num': (
         (1, 4, 'input', 'Tensor', None),
     ),
@@ -987,6 +990,9 @@ SIGNATURES = {
     ),
     'poisson_nll_loss': (
         (6, 6, 'input', 'Tensor', None),
+    ),
+    'polygamma': (
+        (2, 2, 'n', 'int', None),
     ),
     'positive': (
         (1, 1, 'input', 'Tensor', None),

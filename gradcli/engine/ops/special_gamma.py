@@ -3,7 +3,10 @@ as ATen's CPU kernels compute them: lgamma is the C library's lgamma/lgammaf per
 std::lgamma), digamma ATen's own calc_digamma (ATen/native/Math.h: the recurrence up to 10, then the
 asymptotic series), step for step in the tensor's dtype. digamma's derivative is the trigamma function
 (ATen's calc_trigamma: the reflection below 1/2, six recurrence steps, then the series); polygamma of
-higher orders is not there, so digamma's gradient does not differentiate again."""
+higher orders is not there, so digamma's gradient differentiates again through polygamma(n, x): n >= 2 is ATen's calc_polygamma, (-1)^(n+1) n!
+zeta(n + 1, x) with Cephes' Hurwitz zeta as ATen's Math.h has it (in double, its first term powf for float
+inputs). mvlgamma (torch.special.multigammaln) is ATen's sum of lgammas over the shifted arguments plus
+p (p - 1) / 4 log(pi), MvlgammaBackward0 the sum of their digammas."""
 from __future__ import annotations
 
 import math
@@ -12,7 +15,7 @@ import numpy as np
 
 from ..function import Function
 from .elementwise_common import unary
-from .registry import op, sample1
+from .registry import Sample, op, sample1
 from .special_common import IP
 
 _LIBM = {}
@@ -130,21 +133,156 @@ class DigammaBackward0(Function):
 
     def backward(self, g):
         (x,) = self.saved
-        return (g * unary(PolygammaBackward0, x.detach()),)
+        return (g * polygamma(1, x),)
+
+
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042E-16
+
+
+def _zeta(x, q, f32):
+    """ATen's zeta(x, q) for one element, in double (acc_type); the first term std::pow(q, -x) in the
+    input's type."""
+    if x == 1.0:
+        return math.inf
+    if x < 1.0:
+        return math.nan
+    if q <= 0.0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    with np.errstate(all="ignore"):
+        s = float(np.power(np.float32(q), np.float32(-x))) if f32 else float(np.power(q, -x))
+    a, i, b = q, 0, 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = _pow(a, -x)
+        s += b
+        if -_MACHEP * s < b < _MACHEP * s:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a, k = 1.0, 0.0
+    for coef in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / coef
+        s = s + t
+        t = abs(t / s) if s != 0 else math.inf
+        if t < _MACHEP:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def _pow(a, e):
+    try:
+        return math.pow(a, e)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+def polygamma_np(n, x):
+    """ATen's polygamma kernel: digamma, trigamma, else calc_polygamma per element, in x's dtype."""
+    x = np.asarray(x)
+    if n == 0:
+        return digamma_np(x)
+    if n == 1:
+        return trigamma_np(x)
+    t = x.dtype.type
+    f32 = x.dtype == np.float32
+    zeta = np.frompyfunc(lambda v: _zeta(float(n + 1), float(v), f32), 1, 1)
+    z = np.asarray(zeta(x) if x.size else x, dtype=np.float64).astype(x.dtype)
+    fact = _libm("exp", lgamma_np(np.asarray([n + 1], x.dtype)))[0]
+    with np.errstate(all="ignore"):
+        return ((t(1) if n % 2 else t(-1)) * fact * z).astype(x.dtype)
 
 
 class PolygammaBackward0(Function):
-    """trigamma as digamma's derivative: a value, whose own derivative (polygamma(2)) gradcli lacks."""
+    """polygamma(n, x): its derivative is polygamma(n + 1, x)."""
     __slots__ = ()
-    explain = "polygamma(2, {a})"
-
-    @staticmethod
-    def forward(x):
-        return trigamma_np(x)
+    explain = "polygamma(n + 1, {a})"
+    save_inputs = True
+    replay = staticmethod(lambda xs, kw, outs: [polygamma_np(kw["n"], xs[0])])
 
     def backward(self, g):
-        raise NotImplementedError("polygamma(n, x) for n >= 2 is not implemented in gradcli (the derivative of "
-                                  "digamma's gradient)")
+        (x,) = self.saved
+        return (g * polygamma(self._kw["n"] + 1, x),)
+
+
+def polygamma(n, input):
+    """torch.polygamma(n, input) (torch.special.polygamma), and x.polygamma(n) (the tensor first: the
+    arguments are taken the other way round)."""
+    from ..tensor import Tensor  # noqa: PLC0415
+    if isinstance(n, Tensor) and not isinstance(input, Tensor):
+        n, input = input, n
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if not -2 ** 63 <= n < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
+    if n < 0:
+        from .. import errors  # noqa: PLC0415
+        raise errors.runtime("polygamma(n, x) does not support negative n.")
+    x = input if input.dtype.is_floating_point else input.float()
+    from ..function import record  # noqa: PLC0415
+    from ..tensor import wrap  # noqa: PLC0415
+    out = wrap(polygamma_np(n, x._data), x.dtype)
+    return record(PolygammaBackward0, (input,), out, {"n": n})
+
+
+class MvlgammaBackward0(Function):
+    """mvlgamma(x, p): the sum over the p shifted arguments of their digammas."""
+    __slots__ = ()
+    explain = "the sum of digamma({a} - j / 2) over j < p"
+    save_inputs = True
+    replay = staticmethod(lambda xs, kw, outs: [_mvlgamma_np(xs[0], kw["p"])])
+
+    def backward(self, g):
+        (x,) = self.saved
+        return (g * digamma(_mvlgamma_args(x, self._kw["p"])).sum(-1),)
+
+
+def _mvlgamma_args(x, p):
+    from ..factory import arange  # noqa: PLC0415
+    return arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype, device=x.device) + x.unsqueeze(-1)
+
+
+def _mvlgamma_np(x, p):
+    args = (np.arange(-p * 0.5 + 0.5, 0.5, 0.5) + x[..., None]).astype(x.dtype)
+    return (lgamma_np(args).sum(-1) + p * (p - 1) * math.log(math.pi) * 0.25).astype(x.dtype)
+
+
+def mvlgamma(input, p):
+    """ATen's mvlgamma: arange(-p/2 + 1/2, 1/2, 1/2) + x.unsqueeze(-1), lgamma, summed over the last dim, plus
+    p (p - 1) log(pi) / 4 (integer inputs in the default float dtype)."""
+    from .. import errors  # noqa: PLC0415
+    from ..autograd_modes import no_grad  # noqa: PLC0415
+    from ..function import record  # noqa: PLC0415
+    from ..tensor import wrap  # noqa: PLC0415
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not {type(p).__name__}")
+    if p < 1:
+        raise errors.runtime("p has to be greater than or equal to 1")
+    x = input
+    if not x.dtype.is_floating_point:
+        from .. import dtypes  # noqa: PLC0415
+        x = x.to(dtypes.defaults.float)
+    with no_grad():
+        out = lgamma(_mvlgamma_args(x.detach(), p)).sum(-1)
+        out = out + p * (p - 1) * math.log(math.pi) * 0.25
+    return record(MvlgammaBackward0, (input,), wrap(out._data, x.dtype), {"p": p})
 
 
 def lgamma(input):
@@ -157,5 +295,10 @@ def digamma(input):
 
 OPS = [
     op("lgamma", lgamma, LgammaBackward0, special=("gammaln",), sample=sample1("pos"), **IP),
-    op("digamma", digamma, DigammaBackward0, special=("digamma", "psi"), sample=sample1("pos", second=False), **IP),
+    op("digamma", digamma, DigammaBackward0, special=("digamma", "psi"), sample=sample1("pos"), **IP),
+    op("polygamma", polygamma, PolygammaBackward0, special=True, inplace="copy", sample=Sample(
+        "unary", ("pos",), call=lambda torch, x: (torch.polygamma(2, x), torch.special.polygamma(3, x * 2),
+                                                  torch.polygamma(1, x), x.polygamma(2)))),
+    op("mvlgamma", mvlgamma, MvlgammaBackward0, special=("multigammaln",), inplace="copy", sample=Sample(
+        "unary", ("gt1",), call=lambda torch, x: (torch.mvlgamma(x + 1, 2), torch.special.multigammaln(x + 1, 3)))),
 ]
