@@ -248,8 +248,16 @@ def _script_prints():
 _DETACHED = ("torch.float32 (2, 3) [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]] rg=False None | self torch.float32 (2, 3) "
              "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]] rg=False None same=True")
 FIXED = {
+    # torch 2.13's answers since the fuzz round 7 (98fded7, 5b586bd, d3323d5): checked against torch itself
+    'getitem grad nested list': 'torch.float32 (2,) [2.0, 4.0] rg=True IndexBackward0 | UserWarning: Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or a different result',
+    'getitem nested list': 'torch.float32 (2,) [2.0, 4.0] rg=False None | UserWarning: Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or a different result',
+    'mT 1-d': 'RuntimeError: tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.',
+    'new_tensor none': 'TypeError: new_tensor() missing 1 required positional arguments: "data"',
+    'new_zeros none': 'TypeError: new_zeros() missing 1 required positional arguments: "size"',
+    'setitem grad nested list tensor': 'torch.float32 (2, 3) [[1.0, 9.0, 3.0], [9.0, 5.0, 6.0]] rg=True IndexPutBackward0 | UserWarning: Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or a different result',
+    'setitem nested list number': 'torch.float32 (2, 3) [[1.0, 7.0, 3.0], [7.0, 5.0, 6.0]] rg=False None | UserWarning: Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or a different result',
     "new_full extra kw": "torch.float32 (2,) [3.0, 3.0] rg=False None",
-    "new_full missing": "TypeError: new_full() missing 1 required positional argument: 'fill_value'",
+    "new_full missing": 'TypeError: new_full() missing 1 required positional arguments: "fill_value"',  # torch's parser's words (98fded7)
     "new_zeros size=": "torch.float32 (2,) [0.0, 0.0] rg=False None",
     "torch.detach_ input=": _DETACHED,
     "copy_ list": "TypeError: copy_(): argument 'other' (position 1) must be Tensor, not list",
