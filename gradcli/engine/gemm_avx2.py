@@ -138,7 +138,7 @@ def sgemm(a, b, c=None, alpha=1):
                 return None
             return gemm_dot.plain_rows(a, b, c)
         module = _native()
-        if not gemm_dot.takes(a, b, la, lb, MAX_WORK_NATIVE if module is not None else gemm_dot.MAX_WORK):
+        if not gemm_dot.takes(a, b, la, lb, gemm_dot.MAX_WORK_NATIVE if module is not None else gemm_dot.MAX_WORK):
             return None
         return gemm_dot.dot_rows(a, b, c, alpha, module)
     if k > 384 or (k > 192 and k % 2):

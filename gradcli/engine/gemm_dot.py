@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 _F32 = np.dtype(np.float32)
-MAX_WORK = 1 << 20   # m * n * k: past it NumPy's product (two passes of that many float32 values; C's: gemm_avx2's limit)
+MAX_WORK = 1 << 20   # m * n * k: past it NumPy's product (two passes of that many float32 values)
+MAX_WORK_NATIVE = 1 << 23  # the same for csrc/gemm.c's sgemm_dot (about 2 ms at 2**23 against OpenBLAS's
+# fraction of one: bench case 4's last layer, (512, 2048) @ (2048, 10), 2**23.3, keeps NumPy's product)
 DOT_MAX = 8192       # sdot from this length: MKL's threads split it (not followed)
 
 
