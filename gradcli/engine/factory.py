@@ -378,8 +378,9 @@ def uninitialized(size, dtype, device):
 
 
 def _not_number(value):
-    """A tensor of one or more dims: no Number for torch's argument parser (a 0-d tensor is one)."""
-    return isinstance(value, Tensor) and value._data.ndim != 0
+    """A tensor of one or more dims, or one that requires grad: no Number for torch's argument parser (a 0-d
+    tensor that does not require grad is one)."""
+    return isinstance(value, Tensor) and (value._data.ndim != 0 or value._rg)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -464,7 +465,8 @@ def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires
 
 
 def _check_0d_ends(name, start, end):
-    bad = [f"{what} with {v._data.ndim} dimension(s)" for what, v in (("start", start), ("end", end)) if _not_number(v)]
+    bad = [f"{what} with {v._data.ndim} dimension(s)" for what, v in (("start", start), ("end", end))
+           if isinstance(v, Tensor) and v._data.ndim]
     if bad:
         raise errors.runtime(f"{name} only supports 0-dimensional start and end tensors, but got {' and '.join(bad)}.")
 

@@ -341,7 +341,7 @@ class Tensor:
         return _alias(self)
 
     def detach_(self):
-        if self._base is not None and self._base._rg:
+        if self._base is not None:  # any view, whether or not its base requires grad
             raise errors.runtime("Can't detach views in-place. Use detach() instead. If you are using "
                                  "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
                                  "is set as True, gradients are views of DDP buckets, and hence detach_() "
