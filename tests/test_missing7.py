@@ -116,6 +116,8 @@ CALLS = [
     "torch.mvlgamma(torch.tensor([2.5]), 0)",
     "torch.polygamma(200, torch.ones(2))",
     "torch.polygamma(40, torch.tensor([1.0, 3.0]))",
+    "torch.special.entr(torch.tensor([-1., 0., 0.5, 1., 2.5, 1e-30, 3e38, 0.1, 0.7]))",
+    "torch.special.entr(torch.tensor([1, 2]))",
     "torch.adaptive_max_pool1d(torch.tensor([[[0.3, -1.2, 2.5, 0.1, -0.4], [1.1, 0.0, -2.2, 3.3, 0.7]]]), 3)",
 ]
 

@@ -505,6 +505,7 @@ LINALG = {
 
 SPECIAL = {
     'digamma': 'special',
+    'entr': 'special',
     'erf': 'special',
     'erfc': 'special',
     'erfinv': 'special',

@@ -6,7 +6,8 @@ asymptotic series), step for step in the tensor's dtype. digamma's derivative is
 higher orders is not there, so digamma's gradient differentiates again through polygamma(n, x): n >= 2 is ATen's calc_polygamma, (-1)^(n+1) n!
 zeta(n + 1, x) with Cephes' Hurwitz zeta as ATen's Math.h has it (in double, its first term powf for float
 inputs). mvlgamma (torch.special.multigammaln) is ATen's sum of lgammas over the shifted arguments plus
-p (p - 1) / 4 log(pi), MvlgammaBackward0 the sum of their digammas."""
+p (p - 1) / 4 log(pi), MvlgammaBackward0 the sum of their digammas. torch.special.entr (-x log x, ATen's
+entr kernel with the C library's log) is here too, for the C library's log it shares."""
 from __future__ import annotations
 
 import math
@@ -293,7 +294,39 @@ def digamma(input):
     return unary(DigammaBackward0, input)
 
 
+def _entr_np(x):
+    x = np.asarray(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        pos = np.where(x > 0, x, t(1))
+        out = np.where(x > 0, -x * _libm("log", pos), np.where(x == 0, t(0), t(-np.inf)))
+        return np.where(np.isnan(x), x, out).astype(x.dtype)
+
+
+class SpecialEntrBackward0(Function):
+    """entr: its derivative is -(1 + log(x))."""
+    __slots__ = ()
+    explain = "-(1 + log({a}))"
+    save_inputs = True
+
+    @staticmethod
+    def forward(x):
+        return _entr_np(x)
+
+    def backward(self, g):
+        from . import arithmetic as AR  # noqa: PLC0415
+        from . import unary_math as UM  # noqa: PLC0415
+        (x,) = self.saved
+        return (g * AR.neg(AR.add(UM.log(x), 1)),)
+
+
+def entr(input):
+    """torch.special.entr: -x log x for x > 0, 0 at 0, -inf below (integers promoted to float)."""
+    return unary(SpecialEntrBackward0, input)
+
+
 OPS = [
+    op("entr", entr, SpecialEntrBackward0, method=False, torch=False, special=True, sample=sample1("pos")),
     op("lgamma", lgamma, LgammaBackward0, special=("gammaln",), sample=sample1("pos"), **IP),
     op("digamma", digamma, DigammaBackward0, special=("digamma", "psi"), sample=sample1("pos"), **IP),
     op("polygamma", polygamma, PolygammaBackward0, special=True, inplace="copy", sample=Sample(
