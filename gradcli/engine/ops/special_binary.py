@@ -150,7 +150,12 @@ def fmod(input, other):
         raise EC.bool_kernel_error("fmod_cpu", input, other)
     x, y = EC.binary_operands(input, other, dt)
     if not dt.is_floating_point and np.any(np.equal(y, 0)):
-        raise errors.runtime("ZeroDivisionError")
+        try:
+            empty = 0 in np.broadcast_shapes(np.shape(x), np.shape(y))
+        except ValueError:
+            raise EC.broadcast_error(input, other) from None
+        if not empty:
+            raise errors.runtime("ZeroDivisionError")
     try:
         r = _fmod_np(x, y)
     except ValueError:
