@@ -134,10 +134,12 @@ def sgemm(a, b, c=None, alpha=1):
         # every row when m < 4, else every row when n < 12: MKL's dot-product kernel (gemm_dot.py) for a @ b.t(),
         # plain float32 sums in k's order from C for a row-major b with n a multiple of 4
         if lb == "N":
-            if n % 4 or alpha != 1 or m * n * k > gemm_dot.MAX_WORK:
+            if n % 4 or alpha != 1 or m * n * k > gemm_dot.MAX_WORK or k > gemm_dot.MAX_STEPS:
                 return None
             return gemm_dot.plain_rows(a, b, c)
         module = _native()
+        if module is None and k > 4 * gemm_dot.MAX_STEPS:
+            return None
         if not gemm_dot.takes(a, b, la, lb, gemm_dot.MAX_WORK_NATIVE if module is not None else gemm_dot.MAX_WORK):
             return None
         return gemm_dot.dot_rows(a, b, c, alpha, module)
@@ -149,7 +151,7 @@ def sgemm(a, b, c=None, alpha=1):
         if lb == "T":
             if not gemm_dot.takes(a, b, la, lb):
                 return None
-        elif n % 4 and m % 4 != 1 or m * n * k > gemm_dot.MAX_WORK or alpha != 1:
+        elif n % 4 and m % 4 != 1 or m * n * k > gemm_dot.MAX_WORK or alpha != 1 or k > gemm_dot.MAX_STEPS:
             return None
         out = _chains(a, b, c, alpha)  # every row's chains (each element's is its own), then the last rows'
         if out is not None:
@@ -166,7 +168,7 @@ def _gemv(a, b, c, alpha):
     groups of four, then + C; gemm_dot.gemv_columns for a column-major matrix, without C), or None (one
     row and one column, the rows past the groups, alpha, a C there)."""
     m, n = a.shape[0], b.shape[1]
-    if alpha != 1 or (m == 1) == (n == 1) or m * n * a.shape[1] > gemm_dot.MAX_WORK:
+    if alpha != 1 or (m == 1) == (n == 1) or m * n * a.shape[1] > gemm_dot.MAX_WORK or a.shape[1] > gemm_dot.MAX_STEPS:
         return None
     mat, vec = (a, b[:, 0]) if n == 1 else (b.T, a[0])
     if mat.flags.c_contiguous and mat.shape[0] > 1:

@@ -35,6 +35,7 @@ MAX_WORK = 1 << 20   # m * n * k: past it NumPy's product (two passes of that ma
 MAX_WORK_NATIVE = 1 << 23  # the same for csrc/gemm.c's sgemm_dot (about 2 ms at 2**23 against OpenBLAS's
 # fraction of one: bench case 4's last layer, (512, 2048) @ (2048, 10), 2**23.3, keeps NumPy's product)
 DOT_MAX = 8192       # sdot from this length: MKL's threads split it (not followed)
+MAX_STEPS = 4096     # k past it: NumPy's product where the NumPy code below would loop over k (_in_order)
 
 
 def offset16(x):
@@ -54,6 +55,18 @@ def takes(a, b, la, lb, limit=MAX_WORK):
         and offset16(a) == 0 and offset16(b) == 0
 
 
+def _in_order(terms, start=None):
+    """terms[0] + terms[1] + ... along the first axis, each addition rounded to float32, from start (or +0:
+    a sum of -0.0 terms is +0.0), as one in-place addition per term (NumPy's add.accumulate takes
+    milliseconds for what this does in tens of microseconds; add.reduce may sum pairwise)."""
+    acc = np.zeros(terms.shape[1:], _F32)
+    if start is not None:
+        acc += start
+    for term in terms:
+        acc += term
+    return acc
+
+
 def small_chains(k, n):
     """Whether MKL chains every row of a small product (n >= 12, 4 < m < 12 not a multiple of 4): k <= 16
     with n <= 16, or k <= 4 with n <= 100; else the rows past the last group of four are dot_rows' (a @
@@ -65,8 +78,7 @@ def _lanes(p, width):
     """p (m, n, k) products -> (m, n, width) lane sums of the first k - k % width terms, in k's order from +0."""
     m, n, k = p.shape
     blocks = k // width
-    lanes = np.add.accumulate(p[:, :, :blocks * width].reshape(m, n, blocks, width), axis=2)[:, :, -1]
-    return lanes + _F32.type(0)  # from +0: a lane of -0.0 products is +0.0
+    return _in_order(p[:, :, :blocks * width].reshape(m, n, blocks, width).transpose(2, 0, 1, 3))
 
 
 def dot_rows(a, b, c=None, alpha=1, module=None):
@@ -102,10 +114,10 @@ def dot_rows(a, b, c=None, alpha=1, module=None):
 def plain_rows(a, b, c=None):
     """a @ b as plain float32 products summed in k's order from +0, or from c (float32 (m, n)) where given
     (MKL's rows past the last group of four with a row-major b: gemm_avx2.sgemm; alpha 1 only)."""
-    p = np.multiply(a[:, :, None], b[None, :, :])
+    p = np.multiply(a.T[:, :, None], b[:, None, :])  # (k, m, n): accumulated along the first axis
     if c is None:
-        return np.add.accumulate(p, axis=1)[:, -1] + _F32.type(0)
-    return np.add.accumulate(np.concatenate((c[:, None, :], p), axis=1), axis=1)[:, -1]
+        return _in_order(p)
+    return _in_order(p, c)
 
 
 def _scaled(out, c, alpha):
@@ -134,8 +146,7 @@ def sdot(x, y):
     i = peel
     blocks = (k - i) // 16
     if blocks:  # the lanes so far, then each block of 16, added in order
-        rows = np.concatenate((lanes, p[i:i + 16 * blocks])).reshape(blocks + 1, 16)
-        lanes = np.add.accumulate(rows, axis=0)[-1]
+        lanes = _in_order(p[i:i + 16 * blocks].reshape(blocks, 16), lanes)
         i += 16 * blocks
     for w in (8, 4):
         if k - i >= w:
@@ -156,15 +167,15 @@ def gemv_rows(a, x):
     p = np.multiply(a, x[None, :])
     peel = k - 4 * ((k - 1) // 4)
     rows = np.zeros((k // 4 + 2, m, 4), _F32)  # +0, the peeled sum, then each block of four
-    rows[1, :, 0] = np.add.accumulate(p[:, :peel], axis=1)[:, -1]
+    rows[1, :, 0] = _in_order(p[:, :peel].T)
     blocks = (k - peel) // 4
     rows[2:2 + blocks] = p[:, peel:].reshape(m, blocks, 4).transpose(1, 0, 2)
-    lanes = np.add.accumulate(rows[:2 + blocks], axis=0)[-1]
+    lanes = _in_order(rows[1:2 + blocks])
     return (lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3])
 
 
 def gemv_columns(a, x):
     """MKL's AVX2 sgemv over columns ('n': torch.mv of a column-major matrix, a vector @ a row-major
     matrix): out = sum over kk of a[:, kk] * x[kk], plain float32, in k's order from +0."""
-    return np.add.accumulate(np.multiply(a, x[None, :]), axis=1)[:, -1] + _F32.type(0)
+    return _in_order(np.multiply(a.T, x[:, None]))
 
