@@ -363,3 +363,22 @@ def test_a_gradient_that_requires_grad_is_detached_into_grad():
     Fresh.apply(a).sum().backward()
     assert not a.grad.requires_grad and a.grad.grad_fn is None
     assert a.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("op", ["__add__", "__sub__", "__mul__", "__truediv__"])
+def test_scalar_operator_keeps_the_bits_of_binary_when_one_number_object_meets_both_dtypes(op):
+    """The 0-d operator remembers the last number object it converted (elementwise_common.scalar_operator);
+    the same float object with a float32, then a float64, then a float32 tensor must each time give the
+    bits of the general binary() path (numbers that round differently in float32: 0.1, 1/3, 1e-45, 3e38)."""
+    from gradcli.engine.ops import arithmetic
+    from gradcli.engine.ops.elementwise_common import binary
+    cls = {"__add__": arithmetic.AddBackward0, "__sub__": arithmetic.SubBackward0,
+           "__mul__": arithmetic.MulBackward0, "__truediv__": arithmetic.DivBackward0}[op]
+    for b in (0.1, 1 / 3, 1e-45, 3e38, 7, -0.0):
+        for dt in (torch.float32, torch.float64, torch.float32, torch.float64):
+            a = torch.tensor(1.7, dtype=dt)
+            fast = getattr(a, op)(b)
+            with np.errstate(all="ignore"):
+                slow = binary(cls, a, b)
+            assert fast.dtype is dt and fast._data.dtype == slow._data.dtype
+            assert fast._data.tobytes() == slow._data.tobytes(), (op, b, dt)

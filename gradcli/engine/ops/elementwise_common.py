@@ -237,6 +237,10 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
     save_inputs = cls.save_inputs
     save_a = save_inputs and (cls.save_when is None or 0 in cls.save_when[0])  # needed with a number b
     shared = {}  # number -> the saved ((), number) of its nodes when a is not saved (see below)
+    # [number, dtype, the number as an operand of the dtype] of the last call with a number: a chain
+    # multiplies by one constant object again and again, and `is` costs less than hashing the float
+    # for floats.get (the same object is the same value: no 0.0 / -0.0 or nan question)
+    last = [None, None, None]
 
     def operator(a, b):
         x = a._data
@@ -247,10 +251,17 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
             if proto is None:
                 y = None
             elif bc is float or bc is int:
-                proto, floats = proto
-                y = floats.get(b)
-                if y is None:
-                    y = _float0(b, ad, floats)
+                if b is last[0] and ad is last[1]:  # the same number object as the last call's (a chain's constant)
+                    proto = proto[0]
+                    y = last[2]
+                else:
+                    proto, floats = proto
+                    y = floats.get(b)
+                    if y is None:
+                        y = _float0(b, ad, floats)
+                    last[0] = b
+                    last[1] = ad
+                    last[2] = y
             elif bc is Tensor and b.dtype is ad and b._data.__class__ is np.ndarray and not b._data.ndim:
                 proto = proto[0]
                 y = float(b._data)
