@@ -421,8 +421,8 @@ def setitem(input, key, value):
     if forward_level[0] is not None:  # a forward-AD level: input's tangent gets value's at the key
         from ..forward_ad import setitem_tangent  # noqa: PLC0415
         setitem_tangent(input, nkey, value)
-    if grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg)):
-        _setitem_graph(input, nkey, value, advanced, whole)
+    if grad_mode.enabled and (input._rg or (isinstance(value, Tensor) and value._rg)) and input.dtype.is_floating_point:
+        _setitem_graph(input, nkey, value, advanced, whole)  # (an integer or bool tensor never requires grad)
     return None
 
 

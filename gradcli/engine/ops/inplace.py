@@ -385,7 +385,7 @@ def copy_(self, src, non_blocking=False):
                              f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
                              f"{self.ndim - 1}") from None
     self._version[0] += 1
-    if grad_mode.enabled and (self._rg or src._rg):
+    if grad_mode.enabled and (self._rg or src._rg) and self.dtype.is_floating_point:  # an integer result has no grad
         old, old_nr = self.grad_fn, self._output_nr
         node = make_node(CopyBackwards, (self, src), self.dtype, (),
                          {"src_shape": src._data.shape, "src_dtype": src.dtype})
