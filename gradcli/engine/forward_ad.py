@@ -106,8 +106,9 @@ class _Pending:
                 with _Paused():
                     res = node_tangents(self.node, self.shadows, self.aliases, self.tans)
             except RuntimeError as e:
-                if "is not implemented" in str(e):
-                    raise _no_formula(self.cls) from None
+                text = str(e)
+                if text.startswith("derivative for ") and text.endswith(" is not implemented"):
+                    raise unsupported(text[len("derivative for "):-len(" is not implemented")]) from None
                 raise
             self.result = [None if t is None else t.detach() if view else _own(t, self.tans)
                            for t, view in zip(res, self.views)]
@@ -207,11 +208,16 @@ def setitem_tangent(input, key, value):
     old._version[0] += 1
 
 
-def _no_formula(cls):
-    name = cls.__name__
-    name = name[:name.rfind("Backward")] if "Backward" in name else name
-    return errors.runtime(f"Trying to use forward AD with {name.lower()} that does not support it because it has "
-                          "not been implemented yet.")
+def unsupported(opname):
+    """torch's error for an op without a derivative (derivatives.yaml's not_implemented) given a tangent."""
+    e = NotImplementedError(f"Trying to use forward AD with {opname} that does not support it.")
+    e.gradcli_hint = None
+    return e
+
+
+def carries_tangent(inputs):
+    """Does one of inputs carry a tangent at the live level?"""
+    return any(isinstance(x, Tensor) and tangent_of(x) is not None for x in inputs)
 
 
 def _shadow(x, tangent):
@@ -261,6 +267,8 @@ def exit_dual_level(*, level=None):
     """Exit the forward grad level: every tangent made in it is forgotten."""
     if level is None:
         level = _current[0]
+    if level < 0:
+        raise errors.runtime("Dual level must be a positive number.")
     if level != _current[0]:
         raise errors.runtime("Trying to exit a forward AD level that was not the last one that was created. "
                              "This is not supported.")

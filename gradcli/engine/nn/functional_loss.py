@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics, rng_math
-from ..autograd import SavedValue
+from ..autograd import SavedValue, forward_level
 from ..autograd_modes import grad_mode, no_grad
 from ..function import Function, record, record2
 from ..ops import arithmetic as AR
@@ -274,8 +274,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         if type(x) is np.ndarray and type(t) is np.ndarray and x.shape == t.shape and x.size \
                 and target.dtype is dt and dt.category == dtypes.FLOAT:
             out = wrap(_mse_mean(x, t, dt), dt)
-            if grad_mode.enabled and (input._rg or target._rg):
-                record2(MseLossBackward0, input, target, out, _MEAN)
+            if (grad_mode.enabled and (input._rg or target._rg)) or forward_level[0] is not None:
+                record2(MseLossBackward0, input, target, out, _MEAN)  # (and a forward-AD level's tangent)
             return out
     _size_warning(input, target)
     if size_average is not None or reduce is not None:

@@ -428,6 +428,10 @@ def zero_grad(g):
 
 def not_implemented(out, inputs, opname):
     """Attach torch's NotImplemented node (an op without a derivative) when an input requires grad."""
+    if forward_level[0] is not None:
+        from ..forward_ad import carries_tangent, unsupported  # noqa: PLC0415 - only inside a forward-AD level
+        if carries_tangent(inputs):
+            raise unsupported(opname)
     tensors = [t for t in inputs if isinstance(t, Tensor) and t._rg]  # only those requiring grad
     if grad_mode.enabled and tensors:
         node = make_node(NotImplementedNode, tensors, out.dtype)
