@@ -204,9 +204,13 @@ def test_linear_fast_paths_skip_a_gemm_kernel_only_for_the_products_it_leaves_to
                 assert seen == [], (sizes, seen)
             else:
                 assert seen and min(seen) >= below, (sizes, seen)  # only the wide ones (24 and 20 columns)
-    assert gemm_avx2.gemm.numpy_below == gemm_avx2.MIN_COLUMNS
+    # the AVX2 emulation leaves no product to NumPy by its width alone (its narrow products follow MKL's dot
+    # kernel since 0314a4d): it says by shape and layout which ones it refuses (gemm.refuses), and means it
+    assert gemm_avx2.gemm.numpy_below == 1
     a = np.ones((32, 10), np.float32)
-    assert gemm_avx2.sgemm(a, np.ones((10, gemm_avx2.MIN_COLUMNS - 1), np.float32)) is None
+    refused, taken = np.ones((10, 11), np.float32), np.ones((10, 12), np.float32)
+    assert gemm_avx2.gemm.refuses(a, refused) and gemm_avx2.sgemm(a, refused) is None
+    assert not gemm_avx2.gemm.refuses(a, taken) and gemm_avx2.sgemm(a, taken) is not None
 
 
 def test_fused_linear_keeps_graph_errors():
