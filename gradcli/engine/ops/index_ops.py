@@ -48,6 +48,31 @@ def _check_bounds(idx, size, dim, prefix="", kind=errors.index):
         raise kind(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def _first_outside(idx, low, size):
+    """The first index (in the index's order, as ATen's loops meet them) outside [low, size), or None."""
+    bad = (idx < low) | (idx >= size)
+    return int(idx[bad.argmax()]) if idx.size and bad.any() else None
+
+
+def _check_index_add_bounds(input, source, index, idx, d, alpha):
+    """index_add's index check, as ATen's index_add_cpu_out makes it: no negative index on any path; a tensor of
+    more than one dim with dim first or last, alpha 1, int64 indices and a source the input's size apart from dim
+    goes through scatter_add (its RuntimeError naming the index), any other through its own loop (an IndexError
+    without the index, as for one dim, bounded there by the input's numel)."""
+    shape, nd = input._data.shape, input._data.ndim
+    if nd > 1 and input._data.size == 0:
+        return
+    size = shape[d] if nd > 1 else max(input._data.size, 1)
+    bad = _first_outside(idx, 0, size)
+    if bad is None:
+        return
+    src_shape = source._data.shape
+    if nd > 1 and d in (0, nd - 1) and alpha == 1 and index.dtype.name == "int64" and len(src_shape) == nd \
+            and all(a == b for i, (a, b) in enumerate(zip(shape, src_shape)) if i != d):
+        raise errors.runtime(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    raise errors.index("index out of range in self")
+
+
 def _source(input, source, d):
     """source's array as it is written into input (a 0-d source as one element), and its size along d."""
     src = source._data
@@ -92,7 +117,9 @@ def index_copy(input, dim, index, source):
     if idx.size != n_src:
         raise errors.index(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
                            f"({n_src})")
-    _check_bounds(idx, _sizes(input, d), d, "index_copy_(): ")
+    bad = _first_outside(idx, 0, _sizes(input, d))  # no negative index either (ATen's index_copy kernel)
+    if bad is not None:
+        raise errors.index(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {_sizes(input, d)}")
     out = input._data.copy()
     _as_dim(out)[_key(out.ndim, d, idx)] = src
     return record(IndexCopyBackward0, (input, source), wrap(out, input.dtype),
@@ -113,10 +140,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     if idx.size != n_src:
         raise errors.runtime(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
                              f"({n_src}), for dim: {d}")
-    _check_bounds(idx, _sizes(input, d), d, kind=errors.runtime)
+    _check_index_add_bounds(input, source, index, idx, d, alpha)
     out = input._data.copy()
-    add = src if alpha == 1 else src * xp_of(out).asarray(alpha, dtype=out.dtype)
-    scatter_add(_as_dim(out), _key(out.ndim, d, idx), add)  # np.add.at, or cupy's on the GPU
+    if out.ndim <= 1 or out.size:  # (an empty input of more dims: ATen returns before its index checks)
+        add = src if alpha == 1 else src * xp_of(out).asarray(alpha, dtype=out.dtype)
+        scatter_add(_as_dim(out), _key(out.ndim, d, idx), add)  # np.add.at, or cupy's on the GPU
     return record(GS.IndexAddBackward0, (input, source), wrap(out, input.dtype),
                   {"dim": d, "index": index, "alpha": alpha, "src_shape": source._data.shape})
 
