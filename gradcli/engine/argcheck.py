@@ -109,8 +109,56 @@ def with_input_check(fn, name, signatures, numbers_first=False):
         if not (args and isinstance(args[0], Tensor)):
             if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
                 check_first(name, signatures, args, kwargs)
+            elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
+                check_numbers_only(name, signatures, args, kwargs)
         return fn(*args, **kwargs)
     return call
+
+
+# the functions taking a Python number first (NUMBER_FIRST) only with a Tensor after it: torch.pow(2, 3) matches
+# none of their signatures
+NUMBER_NEEDS_TENSOR = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                 "bitwise_right_shift", "float_power", "pow", "remainder", "xlogy", "bucketize", "isin"})
+
+
+def _signature_items(text):
+    """A signature's text as python_arg_parser's format_invalid_args parses it (invalid_arguments.cpp
+    _parseOption): its comma-separated items, '*' counted as one, and whether it is variadic."""
+    return text[1:-1].split(", "), "..." in text
+
+
+def _marked(items, args, kwargs):
+    """_formattedArgDesc without a terminal: each given argument's type, between '!' where the item at its
+    position names another type (kwargs after the positionals, by name)."""
+    parts = []
+    for i, value in enumerate((*args, *kwargs.values())):
+        item = items[i] if i < len(items) else items[-1]
+        kind = item[:item.rfind(" ")] if " " in item else item
+        name = describe(value)  # (a list as 'list of [int, int]')
+        shown = name if i < len(args) else f"{list(kwargs)[i - len(args)]}={name}"
+        parts.append(shown if name == kind else f"!{shown}!")
+    return "(" + ", ".join(parts) + ")"
+
+
+def check_numbers_only(name, signatures, args, kwargs):
+    """Raise torch's TypeError for a NUMBER_NEEDS_TENSOR function given no Tensor (torch.pow(1.5, 2)): where one
+    signature is plausible by the count its parser's own message, else "invalid combination of arguments" with
+    each signature, and under those whose item count is the count given the arguments that did not match."""
+    n = len(args) + len(kwargs)
+    plausible = [s for s in signatures if s[0] <= n <= (s[1] if s[1] is not None else n)]
+    if len(plausible) == 1:
+        check_first(name, plausible, args, kwargs)
+        return
+    lines = []
+    for sig in signatures:
+        if not sig[4]:
+            continue
+        lines.append(f" * {sig[4]}")
+        items, variadic = _signature_items(sig[4])
+        if n == len(items) or (variadic and n > len(items)):
+            lines.append(f"      didn't match because some of the arguments have invalid types: {_marked(items, args, kwargs)}")
+    raise errors.type_error(f"{name}() received an invalid combination of arguments - got ({_describe(args, kwargs)}), "
+                            "but expected one of:\n" + "\n".join(lines) + "\n")
 
 
 # the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name
