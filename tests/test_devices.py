@@ -729,7 +729,9 @@ def test_bad_device_strings():
         torch.device("gpu")
     with pytest.raises(RuntimeError, match="Invalid device string: 'cuda:x'"):
         torch.device("cuda:x")
-    assert torch.device("cpu") == "cpu" and str(torch.device("cuda", 1)) == "cuda:1"
+    # equal to devices only, as torch (torch.device("cpu") == "cpu" is False there)
+    assert torch.device("cpu") == torch.device("cpu") and torch.device("cpu") != "cpu"
+    assert str(torch.device("cuda", 1)) == "cuda:1"
 
 
 def test_gpu_check_script_is_prepared():

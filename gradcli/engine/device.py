@@ -57,9 +57,7 @@ class device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+    def __eq__(self, other):  # a device equals devices only: torch.device('cpu') == 'cpu' is False, as in torch
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self):
