@@ -225,15 +225,55 @@ def test_generators_expose_nothing_else(name):
     refused(f"def f():\n    yield 1\ng = f()\nv = g.{name}\n", "AttributeError")
 
 
-# ---------------------------------------------------------------- collections: two dict types, nothing else
+# ---------------------------------------------------------------- collections: four container types, nothing else
 
 @pytest.mark.parametrize("src", [
     "from collections import namedtuple\n",          # would build a class from text (namedtuple runs exec)
-    "from collections import Counter\n",
+    "from collections import ChainMap\n",
     "import collections.abc\n",
-    "import collections\nc = collections.deque\n",
+    "import collections\nc = collections.UserDict\n",
     "from collections import OrderedDict\nv = OrderedDict.__dict__\n",
     "from collections import defaultdict\nd = defaultdict(list)\nv = d.__class__.__base__\n",
+    "from collections import deque\nv = deque().__class__\n",
+    "from collections import deque\nv = deque.__init__\n",
+    "from collections import Counter\nv = Counter('ab').__missing__\n",
+    "from collections import Counter\nv = Counter._keep_positive\n",
 ])
-def test_collections_gives_only_its_two_dict_types(src):
+def test_collections_gives_only_its_container_types(src):
     refused(src)
+
+
+@pytest.mark.parametrize("src", [
+    "from collections import deque\nd = deque([1, 2])\nv = d * 10**12\n",
+    "from collections import deque\nd = deque([1, 2])\nd *= 10**12\n",
+])
+def test_deque_repetition_is_size_checked(src):
+    refused(src, "MemoryError")
+
+
+def test_deque_and_counter_work_as_in_python():
+    src = ("from collections import deque, Counter\nd = deque(maxlen=2)\nd.append(1); d.appendleft(0); d.append(5)\n"
+           "c = Counter('abca')\nprint(d, list(d), c.most_common(1), c['z'])\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == "deque([1, 5], maxlen=2) [1, 5] [('a', 2)] 0\n"
+
+
+# ---------------------------------------------------------------- np.finfo / np.iinfo: number types only
+
+@pytest.mark.parametrize("src", [
+    "import numpy as np\nclass A:\n    dtype = 'float32'\nv = np.finfo(A())\n",   # np.dtype(obj) reads obj.dtype
+    "import numpy as np\nv = np.iinfo([1, 2])\n",
+    "import numpy as np\nv = np.finfo(np.float32).__class__\n",
+    "import numpy as np\nv = np.finfo(np.float32)._str_eps\n",
+    "import numpy as np\nv = np.finfo(np.float32).machar\n",
+])
+def test_np_finfo_takes_number_types_and_shows_its_numbers_only(src):
+    refused(src)
+
+
+def test_np_finfo_gives_numpys_numbers():
+    result = run("import numpy as np\nprint(np.finfo(np.float32).eps.item(), np.iinfo(np.int8).max, "
+                 "np.finfo('float64').bits, np.finfo(np.zeros(2)).tiny)\n")
+    assert result.error is None, result.error.message
+    assert result.stdout == "1.1920928955078125e-07 127 64 2.2250738585072014e-308\n"

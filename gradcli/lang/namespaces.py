@@ -30,8 +30,9 @@ FORBIDDEN_NAMES = frozenset(
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
-                     "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, numpy, math, random, "
-                     "itertools, time, collections (OrderedDict, defaultdict)")
+                     "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
+                     "torch.distributions, numpy, math, random, "
+                     "itertools, time, collections (OrderedDict, defaultdict, deque, Counter)")
 
 _ENGINE = "gradcli.engine"
 
@@ -311,6 +312,24 @@ _NP_SIZED = {"zeros", "ones", "empty", "full", "eye", "identity", "arange", "lin
              "broadcast_to", "meshgrid", "kron", "outer"}
 
 
+def _np_type_arg(dtype, what):
+    """np.finfo/np.iinfo take a NumPy dtype, a NumPy or Python number type, an array or a type name,
+    never an arbitrary object (np.dtype(obj) would read obj.dtype)."""
+    if isinstance(dtype, (np.ndarray, np.generic)):
+        return dtype.dtype
+    if isinstance(dtype, (np.dtype, str)) or (isinstance(dtype, type) and issubclass(dtype, (np.generic, int, float))):
+        return dtype
+    raise ValueError(f"data type {type(dtype).__name__!r} not {what}")
+
+
+def _np_finfo(dtype):
+    return np.finfo(_np_type_arg(dtype, "inexact"))
+
+
+def _np_iinfo(int_type):
+    return np.iinfo(_np_type_arg(int_type, "an integer type"))
+
+
 def _np_checked(fn, rt):
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
@@ -385,6 +404,7 @@ def numpy_modules(rt, seed=None):
     # np.ndarray(shape, dtype, buffer, ...) would build arrays NumPy functions never do (objects,
     # views of any buffer): the class only prints, compares and checks instances
     members["ndarray"] = ScriptType(np.ndarray)
+    members["finfo"], members["iinfo"] = _np_finfo, _np_iinfo
     # np.random.X draws from the session's own RandomState, made at the first call: importing
     # numpy.random costs start-up time that a script which never draws from it need not pay
     states = []
@@ -450,11 +470,16 @@ def math_module():
 
 
 def collections_module():
-    """`collections`, for the dict types PyTorch code builds models and tables with
-    (nn.Sequential(OrderedDict([...])), defaultdict(list)): the real classes, which scripts
-    already hold (state_dict() is an OrderedDict); nothing else of the module."""
+    """`collections`, for the containers PyTorch code builds models and tables with
+    (nn.Sequential(OrderedDict([...])), defaultdict(list), the returns deque of pytorch/examples'
+    REINFORCE, a Counter of tokens): the real classes, which run no code of the script's but its
+    own callables (defaultdict's factory, a key function) and hold only values; the sequence
+    guards of pyops cover deque's `*`. Nothing else of the module (namedtuple builds a class
+    from text with exec)."""
     return {"collections": Namespace("collections", {"OrderedDict": OrderedDict,
-                                                     "defaultdict": collections.defaultdict})}
+                                                     "defaultdict": collections.defaultdict,
+                                                     "deque": collections.deque,
+                                                     "Counter": collections.Counter})}
 
 
 class Namespaces:

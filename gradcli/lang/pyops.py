@@ -4,6 +4,7 @@ without bound (int ``**``, ``<<``, ``*`` and ``+`` of sequences) refuse it befor
 ``range`` iterates through a step-counted wrapper (``BigRange``)."""
 from __future__ import annotations
 
+import collections
 import math
 import operator
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ BIG_RANGE = 100_000             # ranges longer than this iterate through a step
 
 # ----------------------------------------------------------------------------- guarded operators
 
-_SEQS = frozenset((str, list, tuple, bytes))
+_SEQS = frozenset((str, list, tuple, bytes, collections.deque))
 
 
 def _int_too_big():
@@ -71,7 +72,7 @@ def g_mul(a, b):
     return a * b
 
 
-_GUARD_MUL = frozenset((int, str, list, tuple, bytes))
+_GUARD_MUL = frozenset((int, str, list, tuple, bytes, collections.deque))
 
 
 @user_raiser

@@ -60,12 +60,14 @@ for _method in (Namespace.__getattr__, Namespace.__setattr__, Namespace.__delatt
 
 _ENGINE_PREFIX = "gradcli.engine"
 _FULL_PY = (int, float, bool, complex, list, tuple, dict, set, frozenset, range, slice, bytes, type(None),
-            collections.OrderedDict, OrderedDict, collections.defaultdict)  # state_dict(), optimizer.state
+            collections.OrderedDict, OrderedDict, collections.defaultdict,  # state_dict(), optimizer.state
+            collections.deque, collections.Counter)
 
 NP_ARRAY_ATTRS = frozenset("""T all any argmax argmin argsort astype clip conj conjugate copy cumprod cumsum
 diagonal dot dtype fill flatten imag item itemsize max mean min nbytes ndim nonzero prod ravel real
 reshape round shape size sort squeeze std sum swapaxes take tolist trace transpose var mT is_integer""".split())
 NP_DTYPE_ATTRS = frozenset("name kind itemsize char str num byteorder ndim shape".split())
+NP_FINFO_ATTRS = frozenset("bits eps epsneg max min tiny resolution precision smallest_normal dtype kind".split())
 # an exception object: its arguments only (never its traceback, context or frames)
 EXCEPTION_ATTRS = frozenset(("args",))
 
@@ -149,6 +151,8 @@ def _compute_policy(t):
         return NP_ARRAY_ATTRS
     if issubclass(t, np.dtype):
         return NP_DTYPE_ATTRS
+    if t is np.finfo or t is np.iinfo:
+        return NP_FINFO_ATTRS
     if issubclass(t, BaseException):  # before the engine's classes: its errors are exceptions too
         if any(_is_user_class(c) for c in t.__mro__):  # class MyErr(Exception): args, what the script set
             return "user_exception"
