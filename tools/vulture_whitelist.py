@@ -426,3 +426,14 @@ schema
 # compares the executor's outcomes (actual_from_outcome).
 # gradcli/testing/golden.py
 actual_from_result
+# torch.distributions' API, reached by scripts by name (engine/distributions.py): the Distribution
+# methods and class attributes torch's tutorials read
+# gradcli/engine/distributions.py
+has_rsample
+has_enumerate_support
+set_default_validate_args
+perplexity
+param_shape
+log_prob
+enumerate_support
+icdf

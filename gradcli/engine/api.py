@@ -341,7 +341,17 @@ def _load_func():
     return _Module("torch.func", **{name: getattr(_func, name) for name in _func.NAMES})
 
 
-_lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils, "func": _load_func}
+def _load_distributions():
+    from . import distributions as _d
+    return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES},
+                   categorical=_Module("torch.distributions.categorical", Categorical=_d.Categorical),
+                   normal=_Module("torch.distributions.normal", Normal=_d.Normal),
+                   bernoulli=_Module("torch.distributions.bernoulli", Bernoulli=_d.Bernoulli),
+                   kl=_Module("torch.distributions.kl", kl_divergence=_d.kl_divergence))
+
+
+_lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils, "func": _load_func,
+         "distributions": _load_distributions}
 autograd._lazy["functional"] = _load_autograd_functional
 
 

@@ -1,0 +1,400 @@
+"""torch.distributions: Categorical, Normal and Bernoulli, and kl_divergence of two Normals, ported
+from torch/distributions/*.py (2.13) step for step over the engine's ops, so that samples come from
+the same random stream (Categorical: multinomial with replacement; Normal: torch.normal, rsample
+empty().normal_(); Bernoulli: torch.bernoulli), values and grad_fn names are torch's (log_prob's
+SqueezeBackward1), and argument validation (on by default, as in torch) raises torch's ValueError
+with its message. The policy-gradient and VAE tutorials use these three (pytorch/examples'
+reinforcement_learning, the REINFORCE and actor-critic recipes); the other families are not here.
+"""
+from __future__ import annotations
+
+import math
+
+from . import api as torch
+from .size import Size
+from .tensor import Tensor
+
+NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence")
+_EMPTY = Size()
+
+
+# ---------------------------------------------------------------------------- constraints (torch's reprs)
+
+class Constraint:
+    def __init__(self, text, check):
+        self.text = text
+        self.check = check
+
+    def __repr__(self):
+        return self.text
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+_real = Constraint("Real()", lambda v: v == v)
+_real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1))
+_positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
+_unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
+_simplex = Constraint("Simplex()",
+                      lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6))
+_boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
+
+
+def _integer_interval(lower, upper):
+    return Constraint(f"IntegerInterval(lower_bound={lower}, upper_bound={upper})",
+                      lambda v: (v % 1 == 0) & (lower <= v) & (v <= upper))
+
+
+def _all_true(valid):
+    return bool(valid.all().item()) if isinstance(valid, Tensor) else bool(valid)
+
+
+class lazy_property:
+    """torch.distributions.utils.lazy_property: computed once (with grad enabled), then an attribute."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.name = wrapped.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with torch.enable_grad():
+            value = self.wrapped(instance)
+        instance.__dict__[self.name] = value
+        return value
+
+
+def broadcast_all(*values):
+    if not all(isinstance(v, Tensor) or _is_number(v) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if not all(isinstance(v, Tensor) for v in values):
+        options = dict(dtype=torch.get_default_dtype())
+        for value in values:
+            if isinstance(value, Tensor):
+                options = dict(dtype=value.dtype, device=value.device)
+                break
+        values = [v if isinstance(v, Tensor) else torch.tensor(v, **options) for v in values]
+    return torch.broadcast_tensors(*values)
+
+
+def clamp_probs(probs):
+    eps = torch.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    ps_clamped = clamp_probs(probs)
+    if is_binary:
+        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
+    return torch.log(ps_clamped)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return torch.sigmoid(logits)
+    return torch.softmax(logits, dim=-1)
+
+
+def _size(shape):
+    return shape if isinstance(shape, Size) else Size(shape)
+
+
+# ---------------------------------------------------------------------------- Distribution
+
+class Distribution:
+    has_rsample = False
+    has_enumerate_support = False
+    arg_constraints: dict = {}
+    support = None
+    _default_validate_args = True
+
+    def __init__(self, batch_shape=_EMPTY, event_shape=_EMPTY, validate_args=None):
+        self._batch_shape = batch_shape
+        self._event_shape = event_shape
+        self._validate_args = Distribution._default_validate_args if validate_args is None else validate_args
+        if self._validate_args:
+            for param, constraint in self.arg_constraints.items():
+                if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
+                    continue  # skip checking lazily-constructed args
+                value = getattr(self, param)
+                if not _all_true(constraint.check(value)):
+                    raise ValueError(f"Expected parameter {param} "
+                                     f"({type(value).__name__} of shape {tuple(value.shape)}) "
+                                     f"of distribution {self!r} "
+                                     f"to satisfy the constraint {constraint!r}, "
+                                     f"but found invalid values:\n{value}")
+
+    @staticmethod
+    def set_default_validate_args(value):
+        if value not in [True, False]:
+            raise ValueError
+        Distribution._default_validate_args = value
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        return self._event_shape
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    def sample(self, sample_shape=_EMPTY):
+        with torch.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=_EMPTY):
+        raise NotImplementedError
+
+    def perplexity(self):
+        return torch.exp(self.entropy())
+
+    def _extended_shape(self, sample_shape=_EMPTY):
+        return Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def _validate_sample(self, value):
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        event_dim_start = len(value.size()) - len(self._event_shape)
+        if value.size()[event_dim_start:] != self._event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: "
+                             f"{value.size()} vs {self._event_shape}.")
+        actual_shape = value.size()
+        expected_shape = Size(tuple(self._batch_shape) + tuple(self._event_shape))
+        for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
+                                 f"{actual_shape} vs {expected_shape}.")
+        support = self.support
+        if not _all_true(support.check(value)):
+            raise ValueError("Expected value argument "
+                             f"({type(value).__name__} of shape {tuple(value.shape)}) "
+                             f"to be within the support ({support!r}) "
+                             f"of the distribution {self!r}, "
+                             f"but found invalid values:\n{value}")
+
+    def __repr__(self):
+        param_names = [k for k in self.arg_constraints if k in self.__dict__]
+        args_string = ", ".join(
+            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+            for p in param_names)
+        return self.__class__.__name__ + "(" + args_string + ")"
+
+
+Distribution.__module__ = "torch.distributions.distribution"
+
+
+# ---------------------------------------------------------------------------- Categorical
+
+class Categorical(Distribution):
+    arg_constraints = {"probs": _simplex, "logits": _real_vector}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.size()[-1]
+        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def support(self):
+        return _integer_interval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return torch.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def variance(self):
+        return torch.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+
+    def sample(self, sample_shape=_EMPTY):
+        sample_shape = _size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
+        samples_2d = torch.multinomial(probs_2d, sample_shape.numel(), True).T
+        return samples_2d.reshape(self._extended_shape(sample_shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = torch.broadcast_tensors(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
+
+    def entropy(self):
+        min_real = torch.finfo(self.logits.dtype).min
+        logits = torch.clamp(self.logits, min=min_real)
+        p_log_p = logits * self.probs
+        return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand=True):
+        values = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+Categorical.__module__ = "torch.distributions.categorical"
+
+
+# ---------------------------------------------------------------------------- Normal
+
+class Normal(Distribution):
+    arg_constraints = {"loc": _real, "scale": _positive}
+    support = _real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def sample(self, sample_shape=_EMPTY):
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape=_EMPTY):
+        shape = self._extended_shape(sample_shape)
+        eps = torch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).normal_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        log_scale = self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
+
+
+Normal.__module__ = "torch.distributions.normal"
+
+
+# ---------------------------------------------------------------------------- Bernoulli
+
+class Bernoulli(Distribution):
+    arg_constraints = {"probs": _unit_interval, "logits": _real}
+    support = _boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = _is_number(probs)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = _is_number(logits)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=_EMPTY):
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -torch.nn.functional.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return torch.nn.functional.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+
+Bernoulli.__module__ = "torch.distributions.bernoulli"
+
+
+def kl_divergence(p, q):
+    """torch.distributions.kl.kl_divergence, for the pair the VAE tutorials use: two Normals."""
+    if not (type(p) is Normal and type(q) is Normal):
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
+                                  f"and q type {q.__class__.__name__}")
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
