@@ -529,6 +529,8 @@ def linear_2d(input, weight, bias):
 # One declaration per op (registry.py); methods.py derives the tables
 OPS = [
     op("mm", mm, MmBackward0, sample=Sample([((2, 3), (3, 2)), ((1, 2), (2, 3))])),
+    # torch.spmm(adj, support) of pygcn and pytorch/examples' gcn: on strided tensors it is mm (its node and errors)
+    op("spmm", mm, MmBackward0, method=False, sample=Sample([((2, 3), (3, 2))])),
     op("mv", mv, MvBackward0, sample=Sample([((2, 3), (3,))])),
     op("dot", dot, DotBackward0, sample=Sample([((3,), (3,))])),
     op("bmm", bmm, BmmBackward0, sample=Sample([((2, 2, 3), (2, 3, 2))])),
