@@ -277,3 +277,13 @@ def test_np_finfo_gives_numpys_numbers():
                  "np.finfo('float64').bits, np.finfo(np.zeros(2)).tiny)\n")
     assert result.error is None, result.error.message
     assert result.stdout == "1.1920928955078125e-07 127 64 2.2250738585072014e-308\n"
+
+
+def test_hasattr_answers_for_protocol_names_only():
+    src = ("import torch\nclass V:\n    def __len__(self):\n        return 3\n"
+           "print(hasattr(torch.ones(2), '__len__'), hasattr(5, '__len__'), hasattr(V(), '__len__'),"
+           " hasattr([1], '__iter__'), hasattr(len, '__call__'), hasattr(V(), '__class__'),"
+           " hasattr(torch.ones(2), '__dict__'), hasattr(V(), '_x'))\n")
+    result = run(src)
+    assert result.error is None, result.error.message
+    assert result.stdout == "True False True True True False False False\n"

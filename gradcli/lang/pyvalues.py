@@ -319,11 +319,16 @@ def _is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+PROTOCOL_NAMES = frozenset(("__len__", "__iter__", "__getitem__", "__contains__", "__call__", "__next__"))
+
+
 def has_attr(obj, name):
     if not isinstance(name, str):
         raise TypeError("hasattr(): attribute name must be string")
     if name.startswith("_"):
-        return False
+        # the protocols a script may ask about (d2l's Vocab.to_tokens: hasattr(indices, '__len__')):
+        # whether the object's type has them, a bool and nothing else; every other '_' name is absent
+        return name in PROTOCOL_NAMES and any(name in c.__dict__ for c in type(obj).__mro__)
     try:
         get_attr(obj, name)
     except AttributeError:
