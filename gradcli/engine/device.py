@@ -63,6 +63,15 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):  # `with torch.device(d):` makes d the default device of constructors inside
+        _ENTERED.append(DEFAULT_DEVICE[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        DEFAULT_DEVICE[0] = _ENTERED.pop()
+        return False
+
 
 def _device_index(n):
     """c10::DeviceIndex is an int8_t: the index wraps to [-128, 127], and -1 is "no index"."""
@@ -76,6 +85,7 @@ CPU = device("cpu")
 CUDA0 = device("cuda", 0)
 _cuda_state = {}
 DEFAULT_DEVICE = [None]  # torch.set_default_device: None is cpu
+_ENTERED = []  # the default devices that `with torch.device(...)` blocks replaced, innermost last
 
 
 class CudaUnavailable(Exception):
@@ -148,6 +158,9 @@ def canonical(dev):
                                      "\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
             raise errors.runtime(f"gradcli runs on one GPU, cuda:0 (asked for {d})")
         return CUDA0
+    if d.type == "meta":  # torch.device("meta") prints and compares; no tensor lives there
+        raise errors.runtime("gradcli has no 'meta' device (tensors with a shape and no data): its tensors are on "
+                             "cpu or cuda", hint="create the tensor on the cpu; its .shape is the same")
     return CPU if d.type == "cpu" else d
 
 
@@ -161,6 +174,11 @@ def set_default_device(dev):
     if isinstance(dev, str):
         device(dev)  # a bad string fails now, as in torch
     DEFAULT_DEVICE[0] = None if dev is None or str(dev) == "cpu" else dev
+
+
+def leave_device_blocks():
+    """The end of a run: `with torch.device(...)` blocks it did not leave (a limit, a suspended generator)."""
+    _ENTERED.clear()
 
 
 def get_default_device():

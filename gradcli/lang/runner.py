@@ -271,6 +271,7 @@ class Session:
                                   formatting.get_printoptions(), threads.snapshot())
             dtypes.set_default_dtype(saved[0])
             engine_device.DEFAULT_DEVICE[0] = saved_device
+            engine_device.leave_device_blocks()
             autograd_modes.grad_mode.enabled = saved[1]
             formatting.set_printoptions(**saved[2])
             factory.set_max_elements(saved[3])
