@@ -1224,6 +1224,10 @@ SIGNATURES = {
     'split_with_sizes': (
         (2, 3, 'input', 'Tensor', None),
     ),
+    'spmm': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, Tensor mat2, *, Tensor out = None)'),
+        (3, 4, 'input', 'Tensor', '(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)'),
+    ),
     'sqrt': (
         (1, 1, 'input', 'Tensor', None),
     ),
