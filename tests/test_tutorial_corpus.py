@@ -93,6 +93,19 @@ KNOWN: dict[str, str] = {
                                               "(docs/numerics.md), so the first loss differs in its 16th digit "
                                               "(0.600732178337515 for 0.6007321783375145) and LBFGS's line search "
                                               "carries it on to the later losses",
+    'examples_gcn_layer.grad': "the float32 products' last bits on this AVX2 CPU (torch.mm of the 5x4 features by the "
+                               "4x8 kernel: MKL's sgemm order, helper gemm7's area): the losses printed with .item() "
+                               "differ in their last digits (0.7273416519165039 for 0.7273417115211487)",
+    'd2l_neural_style_losses.grad': "the float32 products' last bits on this AVX2 CPU (the convolutions and the gram "
+                                    "matrices' matmul: MKL's order, helper gemm7's area): the content and style losses "
+                                    "printed with all their digits differ in the last ones",
+    'd2l_text_sequence_vocab.grad': "Vocab.__getitem__ calls self.__getitem__(token): attributes starting with '_' are "
+                                    "out of a script's reach (the sandbox), so it stops with gradcli's AttributeError "
+                                    "at compile time; d2l_machine_translation_arrays.grad has the same class with "
+                                    "self[token]",
+    'pt_recipe_reasoning_about_shapes.grad': "the meta device (tensors with a shape and no data) is not implemented: "
+                                             "gradcli's tensors are on cpu or cuda, so torch.rand(..., "
+                                             "device='meta') raises gradcli's RuntimeError that says so",
     'forum_custom_loss_regularization.grad': "the float32 products' last bits on this AVX2 CPU (nn.Linear(4, 1) on 8 rows: MKL's sgemm order, helper gemm6's area): the MSE loss's .item() differs in its 8th digit; the gradients agree",
 }
 
