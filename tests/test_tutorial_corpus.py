@@ -106,6 +106,9 @@ KNOWN: dict[str, str] = {
     'pt_recipe_reasoning_about_shapes.grad': "the meta device (tensors with a shape and no data) is not implemented: "
                                              "gradcli's tensors are on cpu or cuda, so torch.rand(..., "
                                              "device='meta') raises gradcli's RuntimeError that says so",
+    'd2l_appendix_distributions.grad': "assigns torch.pi = torch.acos(torch.zeros(1)) * 2 in its first line: "
+                                       "GradScript's modules are read-only (AttributeError: cannot assign to "
+                                       "attribute 'pi' of module 'torch'), torch's module takes the attribute",
     'forum_custom_loss_regularization.grad': "the float32 products' last bits on this AVX2 CPU (nn.Linear(4, 1) on 8 rows: MKL's sgemm order, helper gemm6's area): the MSE loss's .item() differs in its 8th digit; the gradients agree",
 }
 
