@@ -147,17 +147,8 @@ class PdistBackward0(Function):
         i, j = _pairs(a.shape[0])
         diff = a[i] - a[j]
         dd = d[:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p == 0:
-                term = np.zeros_like(diff)
-            elif p == 1:
-                term = np.sign(diff)
-            elif p == 2:
-                term = np.where(dd == 0, 0, diff / dd)
-            elif p == float("inf"):
-                term = np.sign(diff) * (np.abs(diff) == dd)
-            else:
-                term = np.where(dd == 0, 0, diff * np.abs(diff) ** (p - 2) / dd ** (p - 1))
+        from ..ops.einsum import pnorm_distance_grad  # noqa: PLC0415 - cdist's family, loaded on first use
+        term = pnorm_distance_grad(diff, dd, p)
         contrib = (gd[:, None] * term).astype(a.dtype)
         out = np.zeros_like(a)
         np.add.at(out, i, contrib)

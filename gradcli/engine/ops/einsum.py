@@ -14,8 +14,8 @@ from . import linalg as L
 from .matmul import matmul
 from . import reduction as R
 from . import shape as S
-from .linalg_extra import c10, diagonal, lazy_inplace
-from .registry import Sample, V, case, tables
+from .linalg_extra import c10, diagonal
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 
 # ---------------------------------------------------------------------------- einsum (torch's algorithm)
@@ -291,6 +291,21 @@ def _sumproduct_pair(left, right, sum_dims):
 
 # ---------------------------------------------------------------------------- cdist
 
+def pnorm_distance_grad(diff, dist, p):
+    """d dist / d diff of the p-norm distance dist of the differences diff (dist broadcast against diff): the
+    gradient of cdist's and pdist's backward (ATen's pdist/cdist backward kernels, per p); 0 where dist is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            return np.zeros_like(diff)
+        if p == 1:
+            return np.sign(diff)
+        if p == 2:
+            return np.where(dist == 0, 0, diff / dist)
+        if p == float("inf"):
+            return np.sign(diff) * (np.abs(diff) == dist)
+        return np.where(dist == 0, 0, diff * np.abs(diff) ** (p - 2) / dist ** (p - 1))
+
+
 class CdistBackward0(Function):
     """torch.cdist's direct kernel; edges (x1, x2)."""
     __slots__ = ()
@@ -307,17 +322,7 @@ class CdistBackward0(Function):
         gd, a, b, d = g._data, x1._data, x2._data, dist._data
         diff = a[..., :, None, :] - b[..., None, :, :]
         dd = d[..., None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p == 0:
-                term = np.zeros_like(diff)
-            elif p == 1:
-                term = np.sign(diff)
-            elif p == 2:
-                term = np.where(dd == 0, 0, diff / dd)
-            elif p == float("inf"):
-                term = np.sign(diff) * (np.abs(diff) == dd)
-            else:
-                term = np.where(dd == 0, 0, diff * np.abs(diff) ** (p - 2) / dd ** (p - 1))
+        term = pnorm_distance_grad(diff, dd, p)
         contrib = (gd[..., None] * term).astype(a.dtype)
         g1 = wrap(like(a, contrib.sum(axis=-2)), x1.dtype)
         g2 = wrap(like(b, -contrib.sum(axis=-3)), x2.dtype)

@@ -20,7 +20,7 @@ from . import linalg_extra as LX
 from . import shape as S
 from .join_split import cat, narrow
 from .linalg import small_bmm
-from .registry import Sample, V, case, tables
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 
 _THETAS = {
@@ -208,11 +208,6 @@ OPS = [
         cases={"matrix_exp": case(lambda torch, a: torch.linalg.matrix_exp(a), V.M33),
                "matrix_exp_small": case(lambda torch, a: torch.matrix_exp(a * 0.01), V.M33)}),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)

@@ -25,7 +25,7 @@ from .matmul import matmul
 from . import reduction as R
 from . import shape as S
 from .reduction import return_type
-from .registry import Sample, V, case, tables
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 from .shape import sum_to
 
@@ -527,11 +527,6 @@ OPS = [
        sample=Sample([((2, 3),), ((2, 2, 2),)])),
     declare("LinAlgError", LinAlgError, method=False, torch=False, linalg=True, no_grad="an exception type"),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)

@@ -23,7 +23,7 @@ from . import linalg_extra as LX
 from . import shape as S
 from .matmul import matmul
 from .reduction import return_type
-from .registry import Sample, V, case, tables
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 from .shape import sum_to
 from .special_common import not_implemented, warn_once
@@ -515,11 +515,6 @@ OPS = [
         cases={"triangular_solve_t": case(lambda torch, b, a: torch.triangular_solve(
             b, a, upper=False, transpose=True).solution, V.M23[0:1] * 3, V.M33)}),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)

@@ -17,8 +17,8 @@ from . import linalg as L
 from . import reduction as R
 from . import replays
 from . import shape as S
-from .linalg_extra import IP, c10, lazy_inplace
-from .registry import Sample, V, case, tables
+from .linalg_extra import IP, c10
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 from .shape import sum_to
 from .special_common import warn_once

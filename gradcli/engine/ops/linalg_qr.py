@@ -22,7 +22,7 @@ from .join_split import cat, narrow
 from .linalg_factor import solve_triangular
 from .matmul import matmul
 from .reduction import return_type
-from .registry import Sample, V, case, tables
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 from .special_common import not_implemented, warn_once
 
@@ -146,11 +146,6 @@ OPS = [
         [((3, 2),), ((2, 3),)], ("any",), call=lambda torch, a: tuple(torch.qr(a))),
         cases={"qr": case(lambda torch, a: torch.qr(a).Q, V.M33)}),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)

@@ -22,7 +22,7 @@ from . import shape as S
 from .join_split import narrow
 from .matmul import matmul
 from .reduction import return_type
-from .registry import Sample, V, case, tables
+from .registry import Sample, V, case, lazy_inplace, tables
 from .registry import op as declare
 
 SvdResult = return_type("linalg_svd", ("U", "S", "Vh"))
@@ -313,11 +313,6 @@ OPS = [
             cases={"pinverse": case(lambda torch, a: torch.pinverse(a), V.M33)}),
     declare("matrix_rank", matrix_rank, method=False, torch=False, linalg=True, no_grad="an integer result"),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)

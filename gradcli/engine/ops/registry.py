@@ -180,6 +180,13 @@ def op(name, fn, *nodes, aliases=(), special=(), linalg=(), **kw):
     return spec
 
 
+def lazy_inplace(fn, name, node):
+    """The in-place wrapper of a family loaded on first use (special_common.inplace_method), imported at the
+    first in-place binding: a family module imports no other family at its own import."""
+    from .special_common import inplace_method  # noqa: PLC0415
+    return inplace_method(fn, name, node)
+
+
 def tables(specs, inplace_method):
     """Register a family's declarations; its binding tables, derived from them:
     METHODS (Tensor.X, also torch.X), INPLACE (x.X_()), TORCH (torch.X only, torch.X_),

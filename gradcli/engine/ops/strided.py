@@ -17,7 +17,7 @@ from ..function import Function, record
 from ..limits import check_shape
 from ..tensor import wrap
 from ..views import view_of
-from .registry import Sample, tables
+from .registry import Sample, lazy_inplace, tables
 from .registry import op as declare
 
 _INT64_MAX = 2 ** 63 - 1
@@ -160,11 +160,6 @@ OPS = [
         [((4,),), ((3, 3),)], ("any",), call=lambda torch, x: torch.as_strided(x, (2, 2), (1, 1), 1))),
     declare("resize_", resize_, torch=False, no_grad="a tensor that requires grad cannot be resized"),
 ]
-
-
-def lazy_inplace(fn, name, node):
-    from .special_common import inplace_method  # noqa: PLC0415
-    return inplace_method(fn, name, node)
 
 
 _TABLES = tables(OPS, lazy_inplace)
