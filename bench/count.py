@@ -5,7 +5,7 @@ machine's load, where the bench's times are not (docs/benchmarks.md, "The engine
     python -m bench.count script             # the same loop as the seed's .grad script (run_source)
     python -m bench.count api --steps 50 450 --native 0     # GRADCLI_NATIVE=0: the NumPy paths
 
-Each count runs `valgrind --tool=callgrind` on a fresh interpreter (PYTHONHASHSEED=0) that imports
+Each count runs `valgrind --tool=callgrind` on a fresh interpreter (PYTHONHASHSEED=0, one OpenBLAS thread) that imports
 the engine, runs 20 steps untimed, then N steps; the difference of two N cancels imports and set-up.
 Needs valgrind on PATH; takes a few minutes (valgrind runs Python ~50x slower).
 """
@@ -48,7 +48,9 @@ def instructions(kind, steps, native):
     """callgrind's total instruction count of one process running `steps` steps."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_NATIVE=native)
+        # one OpenBLAS thread: its idle worker threads add ~800 instructions of noise a step under valgrind
+        # (the loop's small products run on one thread either way)
+        env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_NATIVE=native, OPENBLAS_NUM_THREADS="1")
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "bench.count",
                "--target", kind, str(steps)]
         subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
