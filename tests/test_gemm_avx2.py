@@ -237,14 +237,10 @@ def test_random_products_against_torch():
     assert done >= 30 and not bad, bad
 
 
-def test_linear_layer_against_torch():
-    """F.linear (addmm with the bias added to the rounded product) and its gradients, through the engine."""
-    torch = _mkl_avx2_torch()
-    from gradcli.engine import api  # noqa: PLC0415
-
-    rng = np.random.default_rng(8)
-    for batch, fan_in, fan_out in ((4, 16, 128), (16, 32, 16), (12, 20, 24), (8, 24, 64), (16, 200, 32), (12, 380, 16)):
-        # n >= 16 everywhere; fan_in past 192: the bias added between k's halves
+def _assert_linear_steps_match(torch, api, rng, shapes):
+    """F.linear's output and both gradients, through torch and the engine, the same bits for each
+    (batch, fan_in, fan_out) of shapes (inputs drawn from rng)."""
+    for batch, fan_in, fan_out in shapes:
         x = rng.standard_normal((batch, fan_in)).astype(F32)
         w = rng.standard_normal((fan_out, fan_in)).astype(F32)
         bias = rng.standard_normal(fan_out).astype(F32)
@@ -256,6 +252,16 @@ def test_linear_layer_against_torch():
             y.backward(lib.tensor(g))
             results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
         assert results[0] == results[1], (batch, fan_in, fan_out)
+
+
+def test_linear_layer_against_torch():
+    """F.linear (addmm with the bias added to the rounded product) and its gradients, through the engine."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    # n >= 16 everywhere; fan_in past 192: the bias added between k's halves
+    _assert_linear_steps_match(torch, api, np.random.default_rng(8),
+                               ((4, 16, 128), (16, 32, 16), (12, 20, 24), (8, 24, 64), (16, 200, 32), (12, 380, 16)))
 
 
 def test_large_products_against_torch(native_module):
@@ -682,19 +688,8 @@ def test_classifier_layer_steps_against_torch():
     torch = _mkl_avx2_torch()
     from gradcli.engine import api  # noqa: PLC0415
 
-    rng = np.random.default_rng(26)
-    for batch, fan_in, fan_out in ((64, 32, 10), (5, 16, 10), (10, 64, 10), (3, 20, 10), (13, 100, 9), (32, 48, 8)):
-        x = rng.standard_normal((batch, fan_in)).astype(F32)
-        w = rng.standard_normal((fan_out, fan_in)).astype(F32)
-        bias = rng.standard_normal(fan_out).astype(F32)
-        g = rng.standard_normal((batch, fan_out)).astype(F32)
-        results = []
-        for lib in (torch, api):
-            tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
-            y = lib.nn.functional.linear(tx, tw, lib.tensor(bias))
-            y.backward(lib.tensor(g))
-            results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
-        assert results[0] == results[1], (batch, fan_in, fan_out)
+    _assert_linear_steps_match(torch, api, np.random.default_rng(26),
+                               ((64, 32, 10), (5, 16, 10), (10, 64, 10), (3, 20, 10), (13, 100, 9), (32, 48, 8)))
 
 
 def test_gemv_against_torch():
@@ -731,18 +726,7 @@ def test_gemv_against_torch():
         if np.asarray(got.numpy()).view(np.int32).tolist() != want.numpy().view(np.int32).tolist():
             bad.append((kind, r, k))
     assert done == 100 and not bad, bad
-    for batch, fan_in, fan_out in ((8, 3, 1), (2000, 3, 1), (20, 13, 1), (1, 16, 8), (1, 33, 12)):
-        x = rng.standard_normal((batch, fan_in)).astype(F32)
-        w = rng.standard_normal((fan_out, fan_in)).astype(F32)
-        bias = rng.standard_normal(fan_out).astype(F32)
-        g = rng.standard_normal((batch, fan_out)).astype(F32)
-        results = []
-        for lib in (torch, api):
-            tx, tw = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
-            y = lib.nn.functional.linear(tx, tw, lib.tensor(bias))
-            y.backward(lib.tensor(g))
-            results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tx.grad)])
-        assert results[0] == results[1], (batch, fan_in, fan_out)
+    _assert_linear_steps_match(torch, api, rng, ((8, 3, 1), (2000, 3, 1), (20, 13, 1), (1, 16, 8), (1, 33, 12)))
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 9, 17, 64])
