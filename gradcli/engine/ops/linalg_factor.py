@@ -261,21 +261,27 @@ class CholeskySolveBackward0(Function):
         return (sum_to(gB, B.shape) if nf[0][0] is not None else None), gU
 
 
+def _linear_solve_checks(b, A, name):
+    """ATen's linearSolveCheckInputs for b and A (cholesky_solve's, triangular_solve's): one dtype, square A,
+    b's rows A's size; the broadcast batch shape (_batch's)."""
+    if b.dtype is not A.dtype:
+        raise errors.runtime(f"Expected b and A to have the same dtype, but found b of type {LX.c10(b.dtype)} and A "
+                             f"of type {LX.c10(A.dtype)} instead.", hint="dtype_mismatch")
+    _square("", A)
+    n = A._data.shape[-1]
+    if b._data.shape[-2] != n:
+        raise errors.runtime(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b "
+                             f"matrix is {b._data.shape[-2]} by {b._data.shape[-1]}")
+    return _batch(b._data.shape, A._data.shape)
+
+
 def cholesky_solve(input, input2, upper=False):
     B, U = input, input2
     if B._data.ndim < 2:
         raise errors.runtime(f"b should have at least 2 dimensions, but has {B._data.ndim} dimensions instead")
     if U._data.ndim < 2:
         raise errors.runtime(f"u should have at least 2 dimensions, but has {U._data.ndim} dimensions instead")
-    if B.dtype is not U.dtype:
-        raise errors.runtime(f"Expected b and A to have the same dtype, but found b of type {LX.c10(B.dtype)} and A "
-                             f"of type {LX.c10(U.dtype)} instead.", hint="dtype_mismatch")
-    _square("", U)
-    n = U._data.shape[-1]
-    if B._data.shape[-2] != n:
-        raise errors.runtime(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b "
-                             f"matrix is {B._data.shape[-2]} by {B._data.shape[-1]}")
-    _batch(B._data.shape, U._data.shape)
+    _linear_solve_checks(B, U, "cholesky_solve")
     _lapack_dtype("cholesky_solve_cpu", B)
     x = _cholesky_solve_arrays(host(B._data), host(U._data), upper)
     return record(CholeskySolveBackward0, (B, U), _out(B, x), {"upper": bool(upper)})
@@ -454,15 +460,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     if A._data.ndim < 2:
         raise errors.runtime(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
                              f"{A._data.ndim} dimensions instead")
-    if b.dtype is not A.dtype:
-        raise errors.runtime(f"Expected b and A to have the same dtype, but found b of type {LX.c10(b.dtype)} and A "
-                             f"of type {LX.c10(A.dtype)} instead.", hint="dtype_mismatch")
-    _square("", A)
-    n = A._data.shape[-1]
-    if b._data.shape[-2] != n:
-        raise errors.runtime(f"Incompatible matrix sizes for triangular_solve: each A matrix is {n} by {n} but each "
-                             f"b matrix is {b._data.shape[-2]} by {b._data.shape[-1]}")
-    batch = _batch(b._data.shape, A._data.shape)
+    batch = _linear_solve_checks(b, A, "triangular_solve")
     _lapack_dtype("triangular_solve_cpu", A)
     a = host(A._data)
     aeff = np.swapaxes(a, -1, -2) if transpose else a
