@@ -149,6 +149,14 @@ def check_numbers_only(name, signatures, args, kwargs):
     if len(plausible) == 1:
         check_first(name, plausible, args, kwargs)
         return
+    raise invalid_combination(name, signatures, args, kwargs)
+
+
+def invalid_combination(name, signatures, args, kwargs):
+    """torch's "invalid combination of arguments" TypeError (invalid_arguments.cpp's format_invalid_args) for
+    these arguments: each signature's text, and under those whose item count is the count given the arguments
+    with the ones that did not match marked."""
+    n = len(args) + len(kwargs)
     lines = []
     for sig in signatures:
         if not sig[4]:
@@ -157,8 +165,8 @@ def check_numbers_only(name, signatures, args, kwargs):
         items, variadic = _signature_items(sig[4])
         if n == len(items) or (variadic and n > len(items)):
             lines.append(f"      didn't match because some of the arguments have invalid types: {_marked(items, args, kwargs)}")
-    raise errors.type_error(f"{name}() received an invalid combination of arguments - got ({_describe(args, kwargs)}), "
-                            "but expected one of:\n" + "\n".join(lines) + "\n")
+    return errors.type_error(f"{name}() received an invalid combination of arguments - got ({_describe(args, kwargs)}), "
+                             "but expected one of:\n" + "\n".join(lines) + "\n")
 
 
 # the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from .. import dtypes, errors
-from ..argcheck import is_scalar, typename
+from ..argcheck import invalid_combination, is_scalar
+from ..torch_signatures import SIGNATURES
 from ..function import Function, record
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
@@ -287,16 +288,10 @@ class LerpBackward1(Function):
         return gs, ge, gw
 
 
-_LERP_SIGNATURES = ("(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)",
-                    "(Tensor input, Tensor end, Number weight, *, Tensor out = None)")
-
-
 def lerp(input, end, weight):
     if not isinstance(end, Tensor) or not (isinstance(weight, Tensor) or is_scalar(weight)):
         # torch's argument parser (torch.lerp's form: the Tensor method's lists its signatures without input)
-        got = ", ".join(typename(v) for v in (input, end, weight))
-        raise errors.type_error(f"lerp() received an invalid combination of arguments - got ({got}), but expected one "
-                                "of:\n" + "".join(f" * {sig}\n" for sig in _LERP_SIGNATURES))
+        raise invalid_combination("lerp", SIGNATURES["lerp"], (input, end, weight), {})
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype is not input.dtype:
             raise errors.runtime(f"expected dtype {_low(input.dtype)} for `{name}` but got dtype {_low(t.dtype)}")
