@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
+from case_support import refused_script
 from gradcli.engine.gradcheck import gradcheck, gradgradcheck
 
 _RNG = np.random.default_rng(11)
@@ -96,3 +97,21 @@ def test_validation_messages_are_torchs():
                 make(lib)
             messages.append(str(info.value))
         assert messages[0] == messages[1]
+
+
+DOORS = [  # what a script hands torch.distributions: sample shapes are allocations, the parameters any object
+    ("torch.distributions.Normal(torch.zeros(2), torch.ones(2)).sample((10**9, 10**9))", "RuntimeError",
+     "--max-elements"),
+    ("torch.distributions.Categorical(probs=torch.ones(3)).sample((10**12,))", "RuntimeError", "--max-elements"),
+    ("torch.distributions.Bernoulli(probs=torch.ones(2)).rsample((10**5, 10**5))", None, None),
+    ("torch.distributions.Normal('a', print)", "ValueError", None),
+    ("torch.distributions.Categorical(logits=lambda: 1)", "AttributeError", None),
+    ("torch.distributions.kl_divergence(torch.distributions.Normal(0., 1.), print)", "NotImplementedError", None),
+]
+
+
+@pytest.mark.parametrize("src, type_name, message", DOORS)
+def test_script_objects_and_sizes_are_refused(src, type_name, message):
+    """Huge sample shapes end in the allocation limit before anything is made; strings, builtins and lambdas as
+    parameters end in torch's own error types, located in the script (never an internal error)."""
+    refused_script("import torch\n", "<dist>", src + "\n", type_name, message)
