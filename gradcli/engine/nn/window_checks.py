@@ -83,28 +83,33 @@ def _hw(name, pair):
     return f"{name}_height: {pair[0]} {name}_width: {pair[1]}"
 
 
+# im2col_shape_check and col2im_shape_check test the same four things in two orders.
+_WINDOW_CHECKS = {
+    "kernel": (1, "kernel size should be greater than zero", "kernel"),
+    "dilation": (1, "dilation should be greater than zero", "dilation"),
+    "padding": (0, "padding should be non-negative", "pad"),
+    "stride": (1, "stride should be greater than zero", "stride"),
+}
+
+
+def _window_checks(order, values):
+    for name in order:
+        least, message, label = _WINDOW_CHECKS[name]
+        pair = values[name]
+        if pair[0] < least or pair[1] < least:
+            raise errors.runtime(f"{message}, but got {_hw(label, pair)}")
+
+
 def im2col(kernel, dilation, padding, stride):
     """unfold: im2col_shape_check."""
-    if kernel[0] <= 0 or kernel[1] <= 0:
-        raise errors.runtime(f"kernel size should be greater than zero, but got {_hw('kernel', kernel)}")
-    if dilation[0] <= 0 or dilation[1] <= 0:
-        raise errors.runtime(f"dilation should be greater than zero, but got {_hw('dilation', dilation)}")
-    if padding[0] < 0 or padding[1] < 0:
-        raise errors.runtime(f"padding should be non-negative, but got {_hw('pad', padding)}")
-    if stride[0] <= 0 or stride[1] <= 0:
-        raise errors.runtime(f"stride should be greater than zero, but got {_hw('stride', stride)}")
+    _window_checks(("kernel", "dilation", "padding", "stride"),
+                   {"kernel": kernel, "dilation": dilation, "padding": padding, "stride": stride})
 
 
 def col2im(kernel, dilation, padding, stride):
     """fold: col2im_shape_check (stride before dilation before padding)."""
-    if kernel[0] <= 0 or kernel[1] <= 0:
-        raise errors.runtime(f"kernel size should be greater than zero, but got {_hw('kernel', kernel)}")
-    if stride[0] <= 0 or stride[1] <= 0:
-        raise errors.runtime(f"stride should be greater than zero, but got {_hw('stride', stride)}")
-    if dilation[0] <= 0 or dilation[1] <= 0:
-        raise errors.runtime(f"dilation should be greater than zero, but got {_hw('dilation', dilation)}")
-    if padding[0] < 0 or padding[1] < 0:
-        raise errors.runtime(f"padding should be non-negative, but got {_hw('pad', padding)}")
+    _window_checks(("kernel", "stride", "dilation", "padding"),
+                   {"kernel": kernel, "dilation": dilation, "padding": padding, "stride": stride})
 
 
 __all__ = ["col2im", "conv_dilation", "conv_params", "conv_transpose_dilation", "im2col", "max_pool1d",
