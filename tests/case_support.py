@@ -1,7 +1,9 @@
 """What the golden case suites share (tests/engine_cases.py, tests/nn_cases.py): observing a
 tensor, running one case in a clean state, normalising observations to strict JSON, and
 comparing a golden observation with gradcli's. Also what the sandbox rounds share
-(tests/test_sandbox_round*.py): running a script after a head and asserting a clean refusal.
+(tests/test_sandbox_round*.py): running a script after a head and asserting a clean refusal; and what
+the float64 case tables share (tests/test_distributions.py, tests/test_losses_composite.py): gradcheck
+of a case and its comparison with torch.
 
 The suites run once with real PyTorch (tools/case_goldens.py writes the goldens) and once with
 gradcli's engine (tests/test_engine_goldens.py, tests/test_nn.py, tests/test_optim.py).
@@ -168,6 +170,41 @@ def first_difference(want, got, rel, abs_tol, last_digit_texts=False, path="obs"
             return None
         return f"{path}:\n  expected {want!r}\n  got      {got!r}"
     return None
+
+
+# ---------------------------------------------------------------------------- float64 case tables
+# A case is (function of (torch module, *inputs) giving a tensor, the inputs that get gradients, the
+# constant inputs), each input a nested list; integer constants become int64, the rest float64.
+
+def float64_inputs(torch, case):
+    fn, variables, constants = case
+    xs = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in variables]
+    cs = [torch.tensor(c, dtype=torch.int64 if isinstance(c[0], int) else torch.float64) for c in constants]
+    return fn, xs, cs
+
+
+def assert_gradchecks(engine, case):
+    """gradcheck and gradgradcheck of the case against float64 central differences."""
+    from gradcli.engine.gradcheck import gradcheck, gradgradcheck
+
+    fn, xs, cs = float64_inputs(engine, case)
+    assert gradcheck(lambda *v: fn(engine, *v, *cs), tuple(xs))
+    assert gradgradcheck(lambda *v: fn(engine, *v, *cs), tuple(xs))
+
+
+def assert_matches_torch(engine, torch, case):
+    """The case's grad_fn name, values and gradients (of the sum) in gradcli and in torch."""
+    results = []
+    for lib in (engine, torch):
+        fn, xs, cs = float64_inputs(lib, case)
+        out = fn(lib, *xs, *cs)
+        grads = lib.autograd.grad(out.sum(), xs)
+        results.append((out.grad_fn.name(), out.tolist(), [g.tolist() for g in grads]))
+    (ours_fn, ours, ours_g), (theirs_fn, theirs, theirs_g) = results
+    assert ours_fn == theirs_fn
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+    for a, b in zip(ours_g, theirs_g, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- sandbox rounds

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
-from case_support import refused_script
-from gradcli.engine.gradcheck import gradcheck, gradgradcheck
+from case_support import assert_gradchecks, assert_matches_torch, refused_script
 
 _RNG = np.random.default_rng(11)
 LOGITS = _RNG.standard_normal((3, 4)).tolist()
@@ -37,34 +36,14 @@ CASES = {
 }
 
 
-def _inputs(torch, name):
-    fn, variables, constants = CASES[name]
-    xs = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in variables]
-    cs = [torch.tensor(c, dtype=torch.int64 if isinstance(c[0], int) else torch.float64) for c in constants]
-    return fn, xs, cs
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradcheck(name):
-    fn, xs, cs = _inputs(engine_torch, name)
-    assert gradcheck(lambda *v: fn(engine_torch, *v, *cs), tuple(xs))
-    assert gradgradcheck(lambda *v: fn(engine_torch, *v, *cs), tuple(xs))
+    assert_gradchecks(engine_torch, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_torch(name):
-    torch = pytest.importorskip("torch")
-    results = []
-    for lib in (engine_torch, torch):
-        fn, xs, cs = _inputs(lib, name)
-        out = fn(lib, *xs, *cs)
-        grads = lib.autograd.grad(out.sum(), xs)
-        results.append((out.grad_fn.name(), out.tolist(), [g.tolist() for g in grads]))
-    (ours_fn, ours, ours_g), (theirs_fn, theirs, theirs_g) = results
-    assert ours_fn == theirs_fn
-    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
-    for a, b in zip(ours_g, theirs_g):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
 
 
 def test_samples_follow_torchs_stream():

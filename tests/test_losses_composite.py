@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
-from gradcli.engine.gradcheck import gradcheck, gradgradcheck
+from case_support import assert_gradchecks, assert_matches_torch
 
 _RNG = np.random.default_rng(7)
 A, B, C = (_RNG.standard_normal((4, 3)).tolist() for _ in range(3))
@@ -34,34 +34,14 @@ CASES = {
 }
 
 
-def _run(torch, name):
-    fn, variables, constants = CASES[name]
-    xs = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in variables]
-    cs = [torch.tensor(c, dtype=torch.float64) for c in constants]
-    return fn, xs, cs
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradcheck(name):
-    fn, xs, cs = _run(engine_torch, name)
-    assert gradcheck(lambda *v: fn(engine_torch, *v, *cs), tuple(xs))
-    assert gradgradcheck(lambda *v: fn(engine_torch, *v, *cs), tuple(xs))
+    assert_gradchecks(engine_torch, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_torch(name):
-    torch = pytest.importorskip("torch")
-    results = []
-    for lib in (engine_torch, torch):
-        fn, xs, cs = _run(lib, name)
-        out = fn(lib, *xs, *cs)
-        grads = lib.autograd.grad(out, xs)
-        results.append((out.grad_fn.name(), out.item(), [g.tolist() for g in grads]))
-    (ours_fn, ours, ours_g), (theirs_fn, theirs, theirs_g) = results
-    assert ours_fn == theirs_fn
-    assert ours == pytest.approx(theirs, rel=1e-12)
-    for g, h in zip(ours_g, theirs_g):
-        np.testing.assert_allclose(g, h, rtol=1e-10, atol=1e-12)
+    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
 
 
 def test_distance_function_from_the_script_is_called_as_given():
