@@ -91,9 +91,9 @@ def libm_f32(name, x):
     if x.size == 0:
         return x.copy()
     if name == "logf" and _glibc_float_ok("logf"):
-        return logf(x)
+        return logf(x).reshape(x.shape)  # ascontiguousarray makes a 0-d array 1-d
     if name in ("sinf", "cosf") and _glibc_float_ok("sincosf"):
-        return sincosf(x)[name == "cosf"]
+        return sincosf(x)[name == "cosf"].reshape(x.shape)
     if _fast(base, _F32):
         flat = np.ascontiguousarray(x).reshape(-1)
         return _reversed_call(base, flat).reshape(x.shape)
@@ -104,7 +104,8 @@ def libm_f32_sincos(x):
     """(sinf(x), cosf(x)) of the C library over a float32 array (one reduction for both)."""
     x = np.asarray(x, _F32)
     if x.size and _glibc_float_ok("sincosf"):
-        return sincosf(x)
+        s, c = sincosf(x)
+        return s.reshape(x.shape), c.reshape(x.shape)
     return libm_f32("sinf", x), libm_f32("cosf", x)
 
 
