@@ -97,11 +97,15 @@ def _check_bounds(shape, key):
     late = None  # an index tensor's bad value: the kernel's check, after the integers' selects; it names
     n_index = 0  # the index's place among the index tensors (a mask counts one per dim), not the dim
     mask_error = None
-    for pos, k in enumerate(key):
+    sliced = []  # the tensor applySlicing hands the index kernel: integers selected, slices applied,
+    for pos, k in enumerate(key):  # None and scalar bools unsqueezed (the mask message names its shape)
         if k is Ellipsis:
-            dim += len(shape) - n_spec
+            span = len(shape) - n_spec
+            sliced += shape[dim:dim + span]
+            dim += span
             continue
         if k is None:
+            sliced.append(1)
             continue
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             size = shape[dim]
@@ -114,20 +118,26 @@ def _check_bounds(shape, key):
             if late is None and k.size and (k.max() >= size or k.min() < -size):
                 bad = int(k.max()) if k.max() >= size else int(k.min())
                 late = f"index {bad} is out of bounds for dimension {n_index} with size {size}"
+            sliced.append(size)
             dim += 1
             n_index += 1
         elif isinstance(k, np.ndarray):
             n_index += max(k.ndim, 1)
+            if k.ndim == 0:
+                sliced.append(1)
             for j in range(k.ndim):
                 if k.shape[j] != shape[dim + j] and mask_error is None:  # the index kernel's: after the selects
-                    mask_error = (f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
-                                  f"not match the shape of the indexed tensor "
-                                  f"[{', '.join(map(str, shape))}] at index {dim + j}")
+                    mask_error = (k.shape, j, len(sliced) + j)
+            sliced += shape[dim:dim + k.ndim]
             dim += k.ndim
         else:
+            sliced.append(len(range(*k.indices(shape[dim]))) if isinstance(k, slice) else shape[dim])
             dim += 1
     if mask_error is not None:
-        raise errors.index(mask_error)
+        sliced += shape[dim:]
+        mask, j, at = mask_error
+        raise errors.index(f"The shape of the mask [{', '.join(map(str, mask))}] at index {j} does not match the "
+                           f"shape of the indexed tensor [{', '.join(map(str, sliced))}] at index {at}")
     _check_index_broadcast(key)
     if late is not None:
         raise errors.index(late, hint="index_range")
