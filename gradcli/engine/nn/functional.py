@@ -326,12 +326,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         from ..autograd_modes import no_grad  # noqa: PLC0415
         with no_grad():
-            rows = np.unique(idx)
-            w = weight._data
-            norms = (np.abs(w[rows]) ** norm_type).sum(-1) ** (1.0 / norm_type)
-            scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
-            w[rows] = w[rows] * scale[:, None]
-            weight._version[0] += 1
+            _bag.renorm_rows(weight, np.unique(idx), max_norm, norm_type)
     out = weight._data[idx]
     return record(EmbeddingBackward0, (weight,), wrap(xp_of(out).ascontiguousarray(out), weight.dtype),
                   {"indices": idx, "num": n, "padding_idx": padding_idx})

@@ -191,11 +191,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 def _renorm(weight, input, max_norm, norm_type):
     """embedding_renorm_ under no_grad: the rows the input takes scaled to max_norm."""
     _index_type(input)
-    idx = np.unique(host(input._data).astype(np.int64))
+    renorm_rows(weight, np.unique(host(input._data).astype(np.int64)), max_norm, norm_type)
+
+
+def renorm_rows(weight, rows, max_norm, norm_type):
+    """ATen's embedding_renorm_ (no graph): each row taken once, its norm torch's (`row.norm(p)`) read as
+    a double (a float16 row's in float32, measured); a row over max_norm is multiplied by
+    max_norm / (norm + 1e-7) in double, a number the multiplication rounds to the op-math dtype (float32
+    for float16), so a 1-element row becomes 0.99999.. of max_norm, not max_norm."""
+    from ..ops.norms import vector_norm  # noqa: PLC0415
     w = weight._data
-    norms = (np.abs(w[idx]) ** norm_type).sum(-1) ** (1.0 / norm_type)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
-    w[idx] = w[idx] * scale[:, None]
+    math = np.float32 if w.dtype == np.float16 else w.dtype.type
+    math_dt = dtypes.float32 if w.dtype == np.float16 else weight.dtype
+    for r in rows:
+        norm = float(host(vector_norm(wrap(w[r].astype(math), math_dt), norm_type)._data))
+        if norm > max_norm:
+            w[r] = (w[r].astype(math) * math(max_norm / (norm + 1e-7))).astype(w.dtype)
     weight._version[0] += 1
 
 
