@@ -17,6 +17,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --tutorial --count 300 # tools/fuzz_tutorial.py: optimizers, losses, hooks, ...
     python tools/fuzz_programs.py --script --count 300   # tools/fuzz_script.py: classes, comprehensions, f-strings, ...
     python tools/fuzz_programs.py --mix --count 300      # tools/fuzz_mix.py: expression trees over every dtype, ...
+    python tools/fuzz_programs.py --layers --count 300   # tools/fuzz_layers.py: conv/norm/dropout/embedding, inits, ...
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -455,6 +456,9 @@ def main(argv=None) -> int:
     parser.add_argument("--mix", action="store_true",
                         help="the mix generator (tools/fuzz_mix.py): random expression trees over every dtype, "
                              "view chains changed in place, composed indexing keys, print options, Python scalars")
+    parser.add_argument("--layers", action="store_true",
+                        help="the layers generator (tools/fuzz_layers.py): in-place random inits, conv/norm/dropout/"
+                             "embedding layers, small models with weight decay, prints past the threshold, f-strings")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -475,6 +479,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_script.py", "fuzz_script").generate_script
     if args.mix:
         make = load(ROOT / "tools" / "fuzz_mix.py", "fuzz_mix").generate_mix
+    if args.layers:
+        make = load(ROOT / "tools" / "fuzz_layers.py", "fuzz_layers").generate_layers
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
