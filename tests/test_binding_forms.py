@@ -259,6 +259,11 @@ FIXED = {
     "new_full extra kw": "torch.float32 (2,) [3.0, 3.0] rg=False None",
     "new_full missing": 'TypeError: new_full() missing 1 required positional arguments: "fill_value"',  # torch's parser's words (98fded7)
     "new_zeros size=": "torch.float32 (2,) [0.0, 0.0] rg=False None",
+    # invalid_arguments.cpp explains each signature whose item count fits (msgs8): torch.fill_(1, 2) in torch 2.13
+    "torch.fill_ number": ("TypeError: fill_() received an invalid combination of arguments - got (int, int), but "
+                           "expected one of:\n * (Tensor input, Tensor value)\n      didn't match because some of the "
+                           "arguments have invalid types: (!int!, !int!)\n * (Tensor input, Number value)\n      didn't "
+                           "match because some of the arguments have invalid types: (!int!, !int!)\n"),
     "torch.detach_ input=": _DETACHED,
     "copy_ list": "TypeError: copy_(): argument 'other' (position 1) must be Tensor, not list",
     "repr torch.detach_": "<function detach_ at 0x…>", "script line 3": "<function detach_ at 0x…>",

@@ -437,3 +437,7 @@ param_shape
 log_prob
 enumerate_support
 icdf
+
+# gradcli/engine/torch_signatures.py (generated): NOT_PARSED is read by tests/test_torch_signatures.py, which tells
+# a torch.X function the generator never looked at (the file is stale) without torch
+NOT_PARSED

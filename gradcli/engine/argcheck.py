@@ -29,10 +29,11 @@ def describe(value):
     """How torch's "invalid combination of arguments" errors describe an argument that matches no
     signature: its type name, a list or tuple with its items' (list of [float, int], tuple of (int,))."""
     if isinstance(value, list):
-        return f"list of [{', '.join(typename(v) for v in value)}]"
+        return f"{typename(value)} of [{', '.join(typename(v) for v in value)}]"
     if isinstance(value, tuple):
         names = [typename(v) for v in value]
-        return f"tuple of ({names[0]},)" if len(names) == 1 else f"tuple of ({', '.join(names)})"
+        return f"{typename(value)} of ({names[0]},)" if len(names) == 1 else \
+            f"{typename(value)} of ({', '.join(names)})"
     return typename(value)
 
 
@@ -50,11 +51,6 @@ def _accepts(kind, value):
     if kind == "tuple of Tensors":
         return isinstance(value, (list, tuple))
     return True
-
-
-def _describe(args, kwargs):
-    parts = [typename(a) for a in args] + [f"{k}={typename(v)}" for k, v in kwargs.items()]
-    return ", ".join(parts)
 
 
 def check_first(name, signatures, args, kwargs):
@@ -86,9 +82,7 @@ def check_first(name, signatures, args, kwargs):
         _, _, pname, kind, _ = plausible[0]
         where = " (position 1)" if positional else ""
         raise errors.type_error(f"{name}(): argument '{pname}'{where} must be {kind}, not {typename(value)}")
-    options = "\n".join(f" * {s[4]}" for s in signatures if s[4])
-    raise errors.type_error(f"{name}() received an invalid combination of arguments - got ({_describe(args, kwargs)}), "
-                            f"but expected one of:\n{options}\n")
+    raise invalid_combination(name, signatures, args, kwargs)
 
 
 def with_input_check(fn, name, signatures, numbers_first=False):
@@ -111,7 +105,13 @@ def with_input_check(fn, name, signatures, numbers_first=False):
                 check_first(name, signatures, args, kwargs)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, kwargs)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:  # an argument error of the implementation's: told with the keywords as given
+            redone = _told_again(e, name, args, kwargs, False)
+            if redone is None:
+                raise
+            raise redone from None
     return call
 
 
@@ -121,23 +121,100 @@ NUMBER_NEEDS_TENSOR = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bi
                                  "bitwise_right_shift", "float_power", "pow", "remainder", "xlogy", "bucketize", "isin"})
 
 
-def _signature_items(text):
-    """A signature's text as python_arg_parser's format_invalid_args parses it (invalid_arguments.cpp
-    _parseOption): its comma-separated items, '*' counted as one, and whether it is variadic."""
-    return text[1:-1].split(", "), "..." in text
+def _parse_option(text):
+    """A signature's text as invalid_arguments.cpp's _parseOption reads it: its ", "-separated items as
+    (type, name), the type being all before the item's last space (so "Number beta = 1" has the type
+    "Number beta =", which nothing matches, and "*" is an item of its own), and whether it is variadic."""
+    items = []
+    for item in text[1:-1].split(", "):
+        nullable = item.startswith("[")
+        if nullable:
+            item = item[1:-len(" or None]")]
+        space = item.rfind(" ")
+        end = space - 4 if "..." in item else space
+        items.append((item[:end] if space >= 0 else item, item[space + 1:], nullable))
+    return items, "..." in text
 
 
-def _marked(items, args, kwargs):
-    """_formattedArgDesc without a terminal: each given argument's type, between '!' where the item at its
-    position names another type (kwargs after the positionals, by name)."""
+def _matches(kind, nullable, value):
+    """_buildType's is_matching: the Python type's name (tp_name), float taking an int, int only int."""
+    if nullable and value is None:
+        return True
+    name = typename(value)
+    if kind == "float":
+        return name in ("float", "int", "long")
+    if kind == "int":
+        return name in ("int", "long")
+    return name == kind
+
+
+def _kwargs_order(kwargs):
+    """The keywords in the order torch walks them: it keeps them in a std::unordered_map, which lists a
+    few keys (different hash buckets) last given first."""
+    return list(kwargs)[::-1]
+
+
+def _closed(parts, args):
+    """'(' parts ')', with the ', ' torch leaves after the last part when there are no positional arguments."""
+    text = ", ".join(parts)
+    return f"({text}, )" if parts and not args else f"({text})"
+
+
+def _got(args, kwargs):
+    """_argDesc: each argument's type name, the keywords as name=type."""
+    return _closed([typename(a) for a in args] + [f"{k}={typename(kwargs[k])}" for k in _kwargs_order(kwargs)], args)
+
+
+def _formatted(items, variadic, args, kwargs):
+    """_formattedArgDesc without a terminal: each argument (lists and tuples with their items' types), between
+    '!' where it does not match the item at its position; a keyword shown by the name of that item."""
     parts = []
-    for i, value in enumerate((*args, *kwargs.values())):
-        item = items[i] if i < len(items) else items[-1]
-        kind = item[:item.rfind(" ")] if " " in item else item
-        name = describe(value)  # (a list as 'list of [int, int]')
-        shown = name if i < len(args) else f"{list(kwargs)[i - len(args)]}={name}"
-        parts.append(shown if name == kind else f"!{shown}!")
-    return "(" + ", ".join(parts) + ")"
+    for i in range(len(args) + len(kwargs)):
+        keyword = i >= len(args)
+        value = kwargs.get(items[i][1]) if keyword else args[i]
+        if i < len(items):
+            ok = _matches(items[i][0], items[i][2], value)
+        else:
+            ok = variadic and _matches(items[-1][0], items[-1][2], value)
+        shown = (f"{items[i][1]}=" if keyword else "") + describe(value)
+        parts.append(shown if ok else f"!{shown}!")
+    return _closed(parts, args)
+
+
+def _count_fits(items, variadic, n):
+    return n == len(items) or (variadic and n > len(items))
+
+
+def _unmatched_keywords(items, kwargs):
+    """_tryMatchKwargs: the keywords no item among the last len(kwargs) names."""
+    names = {item[1] for item in items[max(0, len(items) - len(kwargs)):]}
+    return [k for k in _kwargs_order(kwargs) if k not in names]
+
+
+def format_invalid_args(name, texts, args, kwargs):
+    """invalid_arguments.cpp's format_invalid_args: the message of torch's "invalid combination" TypeError for
+    these arguments and the signatures' texts (under each whose item count fits, why it did not match)."""
+    head = f"{name}() received an invalid combination of arguments - "
+    if len(texts) == 1:
+        items, variadic = _parse_option(texts[0])
+        unmatched = _unmatched_keywords(items, kwargs) if kwargs else []
+        if unmatched:
+            return head + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        fits = _count_fits(items, variadic, len(args) + len(kwargs))
+        return head + f"got {_formatted(items, variadic, args, kwargs) if fits else _got(args, kwargs)}, " \
+                      f"but expected {texts[0]}"
+    lines = [f"{head}got {_got(args, kwargs)}, but expected one of:"]
+    for text in texts:
+        lines.append(f" * {text}")
+        items, variadic = _parse_option(text)
+        if _count_fits(items, variadic, len(args) + len(kwargs)):
+            unmatched = _unmatched_keywords(items, kwargs) if kwargs else []
+            if unmatched:
+                lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(unmatched)}")
+            else:
+                lines.append("      didn't match because some of the arguments have invalid types: "
+                             + _formatted(items, variadic, args, kwargs))
+    return "\n".join(lines) + "\n"
 
 
 def check_numbers_only(name, signatures, args, kwargs):
@@ -153,20 +230,55 @@ def check_numbers_only(name, signatures, args, kwargs):
 
 
 def invalid_combination(name, signatures, args, kwargs):
-    """torch's "invalid combination of arguments" TypeError (invalid_arguments.cpp's format_invalid_args) for
-    these arguments: each signature's text, and under those whose item count is the count given the arguments
-    with the ones that did not match marked."""
-    n = len(args) + len(kwargs)
-    lines = []
-    for sig in signatures:
-        if not sig[4]:
-            continue
-        lines.append(f" * {sig[4]}")
-        items, variadic = _signature_items(sig[4])
-        if n == len(items) or (variadic and n > len(items)):
-            lines.append(f"      didn't match because some of the arguments have invalid types: {_marked(items, args, kwargs)}")
-    return errors.type_error(f"{name}() received an invalid combination of arguments - got ({_describe(args, kwargs)}), "
-                             "but expected one of:\n" + "\n".join(lines) + "\n")
+    """torch's "invalid combination of arguments" TypeError for torch.name(*args, **kwargs) (signatures: its
+    torch_signatures entry). The binding that called the implementation (as_method, with_input_check) tells it
+    again with the arguments as they were given (keywords as keywords; a Tensor method's signatures, from
+    METHOD_SIGNATURES, without self)."""
+    err = errors.type_error(format_invalid_args(name, [s[4] for s in signatures if s[4]], args, kwargs))
+
+    def again(given, keywords, method):
+        if not method:
+            return errors.type_error(format_invalid_args(name, [s[4] for s in signatures if s[4]], given, keywords))
+        from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - only for the error
+        sigs = METHOD_SIGNATURES.get(name)
+        return None if sigs is None else errors.type_error(
+            format_invalid_args(name, [s[4] for s in sigs], given[1:], keywords))
+    err.gradcli_again = (name, again)
+    return err
+
+
+def wrong_type(name, param, position, kind, value):
+    """torch's TypeError for torch.name's argument param (at 1-based position) of a type its only plausible
+    signature does not take; told again by the binding as given: no position for a keyword, and a Tensor
+    method's positions do not count self."""
+    def message(pos):
+        where = "" if pos is None else f" (position {pos})"
+        return errors.type_error(f"{name}(): argument '{param}'{where} must be {kind}, not {typename(value)}")
+    err = message(position)
+    err.gradcli_again = (name, lambda given, keywords, method: message(
+        None if param in keywords else position - method))
+    return err
+
+
+def _told_again(err, name, args, kwargs, method):
+    """err (an invalid_combination or wrong_type of torch.name) for the arguments as the binding got them, or None."""
+    again = getattr(err, "gradcli_again", None)
+    return again[1](args, kwargs, method) if again is not None and again[0] == name else None
+
+
+def as_method(fn, name):
+    """fn as the Tensor method name: the argument errors it raises in torch.X's form (invalid_combination,
+    wrong_type) told as the method's."""
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            redone = _told_again(e, name, args, kwargs, True)
+            if redone is None:
+                raise
+            raise redone from None
+    return method
 
 
 # the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name
@@ -174,6 +286,11 @@ TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin":
                 "logical_or": "other", "logical_xor": "other", "isclose": "other", "nextafter": "other",
                 "ldexp": "other", "heaviside": "values", "gcd": "other", "lcm": "other", "atan2": "other",
                 "hypot": "other", "logaddexp": "other", "logaddexp2": "other"}
+
+
+# the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py
+# binds them through as_method)
+METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size"})
 
 
 def with_other_check(fn, name, position):

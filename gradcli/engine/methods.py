@@ -16,7 +16,7 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
-from .argcheck import TENSOR_OTHER, with_other_check
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_other_check
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
@@ -50,7 +50,10 @@ _BINDERS = []   # what else binds a family's names when it loads (api.py: torch.
 
 
 def _method(name, fn):
-    """The Tensor method `name`: fn, checking a second argument that must be a Tensor (argcheck.TENSOR_OTHER)."""
+    """The Tensor method `name`: fn, checking a second argument that must be a Tensor (argcheck.TENSOR_OTHER), its
+    argument errors told as the method's (argcheck.METHOD_FORM)."""
+    if name in METHOD_FORM:
+        return as_method(fn, name)
     if name in TENSOR_OTHER:
         return with_other_check(fn, name, 1)
     return fn

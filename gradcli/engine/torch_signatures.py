@@ -3,7 +3,8 @@
 name -> the signatures of torch.name that PyTorch's argument parser lists:
 (min_args, max_args, first_name, first_type, text); max_args None: unknown;
 text None: the only signature (PyTorch then names the bad argument).
-NUMBER_FIRST: the functions that also take a Python number first."""
+NUMBER_FIRST: the functions that also take a Python number first; METHOD_SIGNATURES: the Tensor
+methods listing several signatures; NOT_PARSED: the torch.X functions without any."""
 
 SIGNATURES = {
     'abs': (
@@ -1555,4 +1556,533 @@ NUMBER_FIRST = frozenset({
     'subtract',
     'true_divide',
     'xlogy',
+})
+
+# the Tensor methods whose parser lists several signatures, as it lists them (without input)
+METHOD_SIGNATURES = {
+    'all': (
+        (0, 0, '', '', '()'),
+        (0, 2, 'dim', 'tuple of ints', '(tuple of ints dim = None, bool keepdim = False)'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'any': (
+        (0, 0, '', '', '()'),
+        (0, 2, 'dim', 'tuple of ints', '(tuple of ints dim = None, bool keepdim = False)'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'argsort': (
+        (1, 3, 'stable', 'bool', '(*, bool stable, int dim = -1, bool descending = False)'),
+        (0, 2, 'dim', 'int', '(int dim = -1, bool descending = False)'),
+    ),
+    'bernoulli': (
+        (0, 1, 'generator', 'torch.Generator', '(*, torch.Generator generator = None)'),
+        (1, 2, 'p', 'float', '(float p, *, torch.Generator generator = None)'),
+    ),
+    'bernoulli_': (
+        (1, 2, 'p', 'Tensor', '(Tensor p, *, torch.Generator generator = None)'),
+        (0, 2, 'p', 'float', '(float p = 0.5, *, torch.Generator generator = None)'),
+    ),
+    'bitwise_and': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_and_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_left_shift': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_left_shift_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_or': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_or_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_right_shift': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_right_shift_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_xor': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'bitwise_xor_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'clamp': (
+        (0, 2, 'min', 'Tensor', '(Tensor min = None, Tensor max = None)'),
+        (0, 2, 'min', 'Number', '(Number min = None, Number max = None)'),
+    ),
+    'clamp_': (
+        (0, 2, 'min', 'Tensor', '(Tensor min = None, Tensor max = None)'),
+        (0, 2, 'min', 'Number', '(Number min = None, Number max = None)'),
+    ),
+    'clamp_max': (
+        (1, 1, 'max', 'Tensor', '(Tensor max)'),
+        (1, 1, 'max', 'Number', '(Number max)'),
+    ),
+    'clamp_max_': (
+        (1, 1, 'max', 'Tensor', '(Tensor max)'),
+        (1, 1, 'max', 'Number', '(Number max)'),
+    ),
+    'clamp_min': (
+        (1, 1, 'min', 'Tensor', '(Tensor min)'),
+        (1, 1, 'min', 'Number', '(Number min)'),
+    ),
+    'clamp_min_': (
+        (1, 1, 'min', 'Tensor', '(Tensor min)'),
+        (1, 1, 'min', 'Number', '(Number min)'),
+    ),
+    'clip': (
+        (0, 2, 'min', 'Tensor', '(Tensor min = None, Tensor max = None)'),
+        (0, 2, 'min', 'Number', '(Number min = None, Number max = None)'),
+    ),
+    'clip_': (
+        (0, 2, 'min', 'Tensor', '(Tensor min = None, Tensor max = None)'),
+        (0, 2, 'min', 'Number', '(Number min = None, Number max = None)'),
+    ),
+    'copysign': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'copysign_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'count_nonzero': (
+        (0, 1, 'dim', 'int', '(int dim = None)'),
+        (1, 1, 'dim', 'tuple of ints', '(tuple of ints dim)'),
+    ),
+    'div': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (2, 2, 'other', 'Tensor', '(Tensor other, *, str rounding_mode)'),
+        (2, 2, 'other', 'Number', '(Number other, *, str rounding_mode)'),
+    ),
+    'div_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (2, 2, 'other', 'Tensor', '(Tensor other, *, str rounding_mode)'),
+        (2, 2, 'other', 'Number', '(Number other, *, str rounding_mode)'),
+    ),
+    'divide': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (2, 2, 'other', 'Tensor', '(Tensor other, *, str rounding_mode)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+        (2, 2, 'other', 'Number', '(Number other, *, str rounding_mode)'),
+    ),
+    'divide_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (2, 2, 'other', 'Tensor', '(Tensor other, *, str rounding_mode)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+        (2, 2, 'other', 'Number', '(Number other, *, str rounding_mode)'),
+    ),
+    'dsplit': (
+        (1, 1, 'sections', 'int', '(int sections)'),
+        (1, 1, 'indices', 'tuple of ints', '(tuple of ints indices)'),
+    ),
+    'eq': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'eq_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'fill_': (
+        (1, 1, 'value', 'Tensor', '(Tensor value)'),
+        (1, 1, 'value', 'Number', '(Number value)'),
+    ),
+    'float_power': (
+        (1, 1, 'exponent', 'Tensor', '(Tensor exponent)'),
+        (1, 1, 'exponent', 'Number', '(Number exponent)'),
+    ),
+    'float_power_': (
+        (1, 1, 'exponent', 'Tensor', '(Tensor exponent)'),
+        (1, 1, 'exponent', 'Number', '(Number exponent)'),
+    ),
+    'floor_divide': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'floor_divide_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'fmod': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'fmod_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'ge': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'ge_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'greater': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'greater_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'greater_equal': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'greater_equal_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'gt': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'gt_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'histogram': (
+        (1, 3, 'bins', 'Tensor', '(Tensor bins, *, Tensor weight = None, bool density = False)'),
+        (0, 4, 'bins', 'int', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)'),
+    ),
+    'hsplit': (
+        (1, 1, 'sections', 'int', '(int sections)'),
+        (1, 1, 'indices', 'tuple of ints', '(tuple of ints indices)'),
+    ),
+    'index_fill': (
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Tensor value)'),
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Number value)'),
+    ),
+    'index_fill_': (
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Tensor value)'),
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Number value)'),
+    ),
+    'le': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'le_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'lerp': (
+        (2, 2, 'end', 'Tensor', '(Tensor end, Tensor weight)'),
+        (2, 2, 'end', 'Tensor', '(Tensor end, Number weight)'),
+    ),
+    'lerp_': (
+        (2, 2, 'end', 'Tensor', '(Tensor end, Tensor weight)'),
+        (2, 2, 'end', 'Tensor', '(Tensor end, Number weight)'),
+    ),
+    'less': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'less_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'less_equal': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'less_equal_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'lt': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'lt_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'masked_fill': (
+        (2, 2, 'mask', 'Tensor', '(Tensor mask, Tensor value)'),
+        (2, 2, 'mask', 'Tensor', '(Tensor mask, Number value)'),
+    ),
+    'masked_fill_': (
+        (2, 2, 'mask', 'Tensor', '(Tensor mask, Tensor value)'),
+        (2, 2, 'mask', 'Tensor', '(Tensor mask, Number value)'),
+    ),
+    'max': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'mean': (
+        (0, 1, 'dtype', 'torch.dtype', '(*, torch.dtype dtype = None)'),
+        (1, 3, 'dim', 'tuple of ints', '(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)'),
+    ),
+    'median': (
+        (0, 0, '', '', '()'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'min': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'moveaxis': (
+        (2, 2, 'source', 'int', '(int source, int destination)'),
+        (2, 2, 'source', 'tuple of ints', '(tuple of ints source, tuple of ints destination)'),
+    ),
+    'movedim': (
+        (2, 2, 'source', 'int', '(int source, int destination)'),
+        (2, 2, 'source', 'tuple of ints', '(tuple of ints source, tuple of ints destination)'),
+    ),
+    'multiply': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'multiply_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'nanmedian': (
+        (0, 0, '', '', '()'),
+        (1, 2, 'dim', 'int', '(int dim, bool keepdim = False)'),
+    ),
+    'nanquantile': (
+        (1, 4, 'q', 'Tensor', '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
+        (1, 4, 'q', 'float', '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
+    ),
+    'narrow': (
+        (3, 3, 'dim', 'int', '(int dim, Tensor start, int length)'),
+        (3, 3, 'dim', 'int', '(int dim, int start, int length)'),
+    ),
+    'ne': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'ne_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'nonzero': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'as_tuple', 'bool', '(*, bool as_tuple)'),
+    ),
+    'not_equal': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'not_equal_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'pow': (
+        (1, 1, 'exponent', 'Tensor', '(Tensor exponent)'),
+        (1, 1, 'exponent', 'Number', '(Number exponent)'),
+    ),
+    'pow_': (
+        (1, 1, 'exponent', 'Tensor', '(Tensor exponent)'),
+        (1, 1, 'exponent', 'Number', '(Number exponent)'),
+    ),
+    'prod': (
+        (0, 1, 'dtype', 'torch.dtype', '(*, torch.dtype dtype = None)'),
+        (1, 3, 'dim', 'int', '(int dim, bool keepdim = False, *, torch.dtype dtype = None)'),
+    ),
+    'quantile': (
+        (1, 4, 'q', 'Tensor', '(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
+        (1, 4, 'q', 'float', '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
+    ),
+    'random_': (
+        (0, 1, 'generator', 'torch.Generator', '(*, torch.Generator generator = None)'),
+        (2, 3, 'from', 'int', '(int from, int to, *, torch.Generator generator = None)'),
+        (1, 2, 'to', 'int', '(int to, *, torch.Generator generator = None)'),
+    ),
+    'remainder': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'remainder_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'repeat_interleave': (
+        (1, 3, 'repeats', 'Tensor', '(Tensor repeats, int dim = None, *, int output_size = None)'),
+        (1, 3, 'repeats', 'int', '(int repeats, int dim = None, *, int output_size = None)'),
+    ),
+    'round': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'decimals', 'int', '(*, int decimals)'),
+    ),
+    'round_': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'decimals', 'int', '(*, int decimals)'),
+    ),
+    'scatter': (
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Tensor src)'),
+        (4, 4, 'dim', 'int', '(int dim, Tensor index, Tensor src, *, str reduce)'),
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Number value)'),
+        (4, 4, 'dim', 'int', '(int dim, Tensor index, Number value, *, str reduce)'),
+    ),
+    'scatter_': (
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Tensor src)'),
+        (4, 4, 'dim', 'int', '(int dim, Tensor index, Tensor src, *, str reduce)'),
+        (3, 3, 'dim', 'int', '(int dim, Tensor index, Number value)'),
+        (4, 4, 'dim', 'int', '(int dim, Tensor index, Number value, *, str reduce)'),
+    ),
+    'sort': (
+        (1, 3, 'stable', 'bool', '(*, bool stable, int dim = -1, bool descending = False)'),
+        (0, 2, 'dim', 'int', '(int dim = -1, bool descending = False)'),
+    ),
+    'squeeze': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'dim', 'int', '(int dim)'),
+        (1, 1, 'dim', 'tuple of ints', '(tuple of ints dim)'),
+    ),
+    'squeeze_': (
+        (0, 0, '', '', '()'),
+        (1, 1, 'dim', 'int', '(int dim)'),
+        (1, 1, 'dim', 'tuple of ints', '(tuple of ints dim)'),
+    ),
+    'std': (
+        (1, 3, 'dim', 'tuple of ints', '(tuple of ints dim, bool unbiased = True, bool keepdim = False)'),
+        (0, 3, 'dim', 'tuple of ints', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)'),
+        (0, 1, 'unbiased', 'bool', '(bool unbiased = True)'),
+    ),
+    'subtract': (
+        (1, 2, 'other', 'Tensor', '(Tensor other, *, Number alpha = 1)'),
+        (1, 2, 'other', 'Number', '(Number other, Number alpha = 1)'),
+    ),
+    'subtract_': (
+        (1, 2, 'other', 'Tensor', '(Tensor other, *, Number alpha = 1)'),
+        (1, 2, 'other', 'Number', '(Number other, Number alpha = 1)'),
+    ),
+    'sum': (
+        (0, 1, 'dtype', 'torch.dtype', '(*, torch.dtype dtype = None)'),
+        (1, 3, 'dim', 'tuple of ints', '(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)'),
+    ),
+    'tensor_split': (
+        (1, 2, 'indices', 'tuple of ints', '(tuple of ints indices, int dim = 0)'),
+        (1, 2, 'tensor_indices_or_sections', 'Tensor', '(Tensor tensor_indices_or_sections, int dim = 0)'),
+        (1, 2, 'sections', 'int', '(int sections, int dim = 0)'),
+    ),
+    'to': (
+        (0, 5, 'device', 'torch.device', '(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)'),
+        (1, 4, 'dtype', 'torch.dtype', '(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)'),
+        (1, 4, 'tensor', 'Tensor', '(Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)'),
+    ),
+    'true_divide': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'true_divide_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'var': (
+        (1, 3, 'dim', 'tuple of ints', '(tuple of ints dim, bool unbiased = True, bool keepdim = False)'),
+        (0, 3, 'dim', 'tuple of ints', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)'),
+        (0, 1, 'unbiased', 'bool', '(bool unbiased = True)'),
+    ),
+    'view': (
+        (1, 1, 'dtype', 'torch.dtype', '(torch.dtype dtype)'),
+        (1, 1, 'size', 'tuple of ints', '(tuple of ints size)'),
+    ),
+    'vsplit': (
+        (1, 1, 'sections', 'int', '(int sections)'),
+        (1, 1, 'indices', 'tuple of ints', '(tuple of ints indices)'),
+    ),
+    'where': (
+        (2, 2, 'condition', 'Tensor', '(Tensor condition, Tensor other)'),
+        (2, 2, 'condition', 'Tensor', '(Tensor condition, Number other)'),
+    ),
+    'xlogy': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+    'xlogy_': (
+        (1, 1, 'other', 'Tensor', '(Tensor other)'),
+        (1, 1, 'other', 'Number', '(Number other)'),
+    ),
+}
+
+# the engine's torch.X functions looked at that torch's argument parser gives no signatures for
+NOT_PARSED = frozenset({
+    'BoolTensor',
+    'ByteTensor',
+    'CharTensor',
+    'DoubleTensor',
+    'FloatTensor',
+    'HalfTensor',
+    'IntTensor',
+    'LongTensor',
+    'ShortTensor',
+    'Variable',
+    'add',
+    'addbmm',
+    'addcdiv',
+    'addcmul',
+    'addmv',
+    'addmv_',
+    'addr',
+    'as_tensor',
+    'asarray',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'block_diag',
+    'broadcast_shapes',
+    'broadcast_tensors',
+    'cartesian_prod',
+    'cdist',
+    'chain_matmul',
+    'contiguous',
+    'einsum',
+    'expand',
+    'expand_as',
+    'from_numpy',
+    'get_default_device',
+    'get_default_dtype',
+    'get_num_threads',
+    'get_rng_state',
+    'initial_seed',
+    'is_anomaly_check_nan_enabled',
+    'is_anomaly_enabled',
+    'is_grad_enabled',
+    'is_inference_mode_enabled',
+    'is_tensor',
+    'manual_seed',
+    'meshgrid',
+    'norm',
+    'repeat',
+    'resize_',
+    'seed',
+    'set_default_device',
+    'set_default_dtype',
+    'set_num_threads',
+    'set_printoptions',
+    'set_rng_state',
+    'split',
+    'sub',
+    'sum_to_size',
+    'tensor',
+    'tensordot',
+    'unique',
+    'unique_consecutive',
+    'unravel_index',
+    'view',
+    'vmap',
 })

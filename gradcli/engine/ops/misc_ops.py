@@ -5,6 +5,7 @@ torch.scalar_tensor, torch.range, torch.unravel_index, fill_diagonal_, Tensor.pr
 from __future__ import annotations
 
 from .. import errors
+from ..argcheck import wrong_type
 from ..device import xp_of
 from ..function import record_multi
 from ..tensor import Tensor, wrap, wrap_dim
@@ -31,7 +32,9 @@ def reshape_as(input, other):
 
 
 def is_same_size(input, other):
-    return input._data.shape == _tensor_arg("is_same_size", other)._data.shape
+    if not isinstance(other, Tensor):
+        raise wrong_type("is_same_size", "other", 2, "Tensor", other)  # (x.is_same_size's position 1: as_method)
+    return input._data.shape == other._data.shape
 
 
 def is_signed(input):

@@ -273,7 +273,8 @@ def mvlgamma(input, p):
     from ..function import record  # noqa: PLC0415
     from ..tensor import wrap  # noqa: PLC0415
     if isinstance(p, bool) or not isinstance(p, int):
-        raise TypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not {type(p).__name__}")
+        from ..argcheck import wrong_type  # noqa: PLC0415
+        raise wrong_type("mvlgamma", "p", 2, "int", p)  # (x.mvlgamma's position 1: argcheck.as_method)
     if p < 1:
         raise errors.runtime("p has to be greater than or equal to 1")
     x = input
