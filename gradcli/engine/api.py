@@ -278,6 +278,7 @@ _OUT_SKIP = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "ma
              "numel", "is_grad_enabled", "is_nonzero", "promote_types", "result_type", "can_cast", "Variable",
              "from_numpy", "equal", "allclose", "detach", "is_complex"}
 from . import torch_signatures as _sig  # noqa: E402
+from .argcheck import PARSER_NAMES as _PARSER_NAMES  # noqa: E402
 from .argcheck import TENSOR_OTHER as _TENSOR_OTHER  # noqa: E402
 from .argcheck import with_input_check as _with_input_check  # noqa: E402
 from .argcheck import with_other_check as _with_other_check  # noqa: E402
@@ -292,7 +293,7 @@ def _as_torch_function(name, fn):
     sigs = _sig.SIGNATURES.get(name)
     if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
         numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
-        fn = _with_input_check(fn, name, sigs, name in numbers_first)
+        fn = _with_input_check(fn, _PARSER_NAMES.get(name, name), sigs, name in numbers_first)
     if name in _TENSOR_OTHER and isinstance(fn, types.FunctionType):
         fn = _with_other_check(fn, name, 2)
     return fn

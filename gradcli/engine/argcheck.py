@@ -290,7 +290,11 @@ TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin":
 
 # the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py
 # binds them through as_method)
-METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size"})
+METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size", "mm"})
+
+# torch.X functions bound to another's argument parser, whose errors carry that one's name (torch.spmm(3, x):
+# "mm(): argument 'input' ...")
+PARSER_NAMES = {"spmm": "mm"}
 
 
 def with_other_check(fn, name, position):

@@ -318,6 +318,9 @@ def _size(size, name="zeros"):
     out = []
     for pos, s in enumerate(size, 1):
         if isinstance(s, Tensor) and s._data.size == 1 and not s.dtype.is_floating_point:
+            if s.dtype is dtypes.bool_:  # (Tensor.__index__ of a bool tensor: c10's TORCH_CHECK without a message)
+                raise errors.runtime("Expected scalar.isIntegral( false) to be true, but got false.  (Could this error "
+                                     "message be improved?  If so, please report an enhancement request to PyTorch.)")
             s = s.item()
         if not isinstance(s, (builtins.int, np.integer)) or isinstance(s, builtins.bool):
             if packed:

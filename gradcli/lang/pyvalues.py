@@ -55,6 +55,9 @@ class Namespace:
 
 for _method in (Namespace.__getattr__, Namespace.__setattr__, Namespace.__delattr__):
     user_raiser(_method)
+# Python's own messages name the type of a module facade as they name a module's ("unsupported operand type(s)
+# for +: 'module' and 'int'", "'module' object is not callable"), and so do torch's (argcheck.typename)
+Namespace.__name__ = Namespace.__qualname__ = "module"
 
 # ----------------------------------------------------------------------------- attribute policy
 

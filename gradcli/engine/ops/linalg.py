@@ -194,7 +194,12 @@ def _mat2_grad(g, mat1, col_major):
 
 
 def mm(input, mat2):
-    if type(input._data) is not type(mat2._data):
+    try:
+        data2 = mat2._data
+    except AttributeError:
+        from ..argcheck import wrong_type  # noqa: PLC0415 - only for the error
+        raise wrong_type("mm", "mat2", 2, "Tensor", mat2) from None  # x.mm(3): position 1 (argcheck.as_method)
+    if type(input._data) is not type(data2):
         check_args("mm", (("self", input), ("mat2", mat2)))
     if input._data.ndim != 2:
         raise errors.runtime("self must be a matrix")
