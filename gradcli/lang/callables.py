@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import MethodType, ModuleType
 
 from . import ast as A
+from .pyops import checked_int
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
 from .runtime import Frame, Function, tag
@@ -173,6 +174,8 @@ class CallableCompiler:
                     f = func(frame)
                     x = a0(frame)
                     y = a1(frame)
+                    if f is int:  # int(s, 16): its result held to the integer limit
+                        f = checked_int
                     try:
                         return f(x, y)
                     except Exception as e:
@@ -183,6 +186,8 @@ class CallableCompiler:
             def calln(frame):
                 f = func(frame)
                 xs = [a(frame) for a in args]
+                if f is int:
+                    f = checked_int
                 try:
                     return f(*xs)
                 except Exception as e:
@@ -192,6 +197,8 @@ class CallableCompiler:
         if simple and any(name in _NUMPY_KEYWORDS for name, _ in kws):
             def callk_numpy(frame):
                 f = func(frame)
+                if f is int:
+                    f = checked_int
                 xs = [a(frame) for a in args]
                 kw = {name: v(frame) for name, v in kws}
                 try:
@@ -209,6 +216,8 @@ class CallableCompiler:
         if simple:
             def callk(frame):
                 f = func(frame)
+                if f is int:  # int(s, base=16)
+                    f = checked_int
                 xs = [a(frame) for a in args]
                 kw = {name: v(frame) for name, v in kws}
                 try:
@@ -251,6 +260,8 @@ class CallableCompiler:
                         if name in kw:
                             raise TypeError(f"{function_str(f)} got multiple values for keyword argument '{name}'")
                         kw[name] = v(frame)
+                if f is int:  # int(*parts)
+                    f = checked_int
                 return f(*xs, **kw)
             except Exception as e:
                 tag(e, node)

@@ -11,6 +11,7 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
+from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module
 from .strguard import GROWING_NAMES, check_spec
@@ -285,6 +286,17 @@ class ExprCompiler:
                     tag(e, node)
                     raise
             return attr_growing
+        if name == "elements":  # Counter.elements(): an iterator of sum(counts) items that C loops consume
+            rt = self.rt
+
+            def attr_elements(frame):
+                obj = value(frame)
+                try:
+                    return metered_elements(get_attr(obj, name), obj, rt)
+                except Exception as e:
+                    tag(e, node)
+                    raise
+            return attr_elements
         if name == "grad":
             rt = self.rt
 

@@ -8,7 +8,7 @@ the generic ``op(a, b)`` closure.
 from __future__ import annotations
 
 from .pyops import INT_NEAR_LIMIT, MAX_INT_BITS, check_add, check_mul
-from .strguard import size_check
+from .strguard import extend_checked, size_check
 from .strguard import g_mod
 from .runtime import tag
 
@@ -246,9 +246,13 @@ def augassign_name(op, name, load, rhs, node):
                 ta = type(a)
                 if ta in _SEQS and hasattr(b, "__len__"):
                     size_check(len(a) + len(b))
-                elif ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT):
-                    check_add(a, b)
-                a += b
+                    a += b
+                elif ta is list:  # l += iter(l), which never ended: l.extend's check, as it is consumed
+                    extend_checked(a, b)
+                else:
+                    if ta is int and (a > INT_NEAR_LIMIT or a < -INT_NEAR_LIMIT):
+                        check_add(a, b)
+                    a += b
             except Exception as e:
                 tag(e, node)
                 raise

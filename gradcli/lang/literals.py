@@ -147,7 +147,13 @@ def number_constant(tok: Token) -> Any:
             raise _error_at("imaginary numbers are not supported in GradScript", tok,
                             hint="use real numbers (complex tensors are not supported)")
         if len(s) > 1 and s[0] == "0" and s[1] in "xXoObB":
-            return int(s, 0)
+            value = int(s, 0)
+            if len(s) > 25_000:  # 0x and 25,000 digits: past 100,000 bits, which no operator makes
+                from .pyops import MAX_INT_BITS  # noqa: PLC0415 - the parser needs it for long literals only
+                if value.bit_length() > MAX_INT_BITS:
+                    raise _error_at(f"integer literal of {value.bit_length()} bits exceeds the limit of "
+                                    f"{MAX_INT_BITS} bits (GradScript limit)", tok)
+            return value
         if "." in s or "e" in s or "E" in s:
             return float(s)
         return int(s, 0)

@@ -11,7 +11,7 @@ from . import pyops, pyvalues, strguard
 from .pyvalues import Namespace
 from .runtime import user_raiser
 
-__all__ = ["BuiltinFunction", "python_builtins", "ScriptType", "TypeBuiltin"]
+__all__ = ["BuiltinFunction", "python_builtins", "ScriptMap", "ScriptType", "TypeBuiltin"]
 
 
 # ----------------------------------------------------------------------------- builtins
@@ -73,8 +73,27 @@ def sum_(iterable, /, start=0):
 user_raiser(sum_)
 
 
+class ScriptMap(builtins.map):
+    """``map`` for a script: Python's, but ``int`` as its function converts under the integer limit
+    (``map(int, ['f' * 10**6], [16])`` made the 4,000,000-bit int that ``int(s, 16)`` refuses). A
+    subclass, so that ``type(m) is map`` and ``isinstance(m, map)`` hold and it prints as Python's."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        if args:
+            args = (pyops.int_checked_callable(args[0]), *args[1:])
+        return builtins.map.__new__(cls, *args, **kwargs)
+
+
+ScriptMap.__name__ = ScriptMap.__qualname__ = "map"
+ScriptMap.__module__ = "builtins"
+user_raiser(ScriptMap.__new__)
+
+
 def python_builtins(rt):
     names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
+    names["map"] = ScriptMap
     names["print"] = BuiltinFunction(rt.print, "print")
     names["range"] = BuiltinFunction(pyops.make_range(rt), "range", (range, pyops.BigRange))
     names["pow"] = BuiltinFunction(pyops.g_pow3, "pow")

@@ -13,11 +13,12 @@ so no output that prints them can equal another run's (PyTorch's included).
 """
 from __future__ import annotations
 
+import collections
 import itertools as _itertools
 import operator
 import time as _time
 
-from .pyops import g_add
+from .pyops import g_add, int_checked_callable
 from .pyvalues import Namespace
 from .runtime import user_raiser
 from .strguard import MAX_SEQUENCE, size_check
@@ -50,6 +51,34 @@ class MeteredIterator:
 
     def __repr__(self):  # count(5), repeat(7, 3), <itertools.chain object at 0x...>
         return repr(self.it)
+
+
+class MeteredCall:
+    """A method that returns an iterator of as many items as the script's numbers say
+    (``Counter.elements``: ``Counter(a=10**12).elements()``), called: its iterator, metered. ``max()``,
+    ``deque(it, maxlen=1)`` or ``''.join`` consumed it in C, counted by no step, for hours."""
+
+    __slots__ = ("fn", "rt")
+
+    def __init__(self, fn, rt):
+        self.fn = fn
+        self.rt = rt
+
+    def __call__(self, *args, **kwargs):
+        return MeteredIterator(self.fn(*args, **kwargs), self.rt)
+
+    def __repr__(self):
+        return repr(self.fn)
+
+
+user_raiser(MeteredCall.__call__)
+
+
+def metered_elements(value, obj, rt):
+    """``obj.elements`` for a script: metered when obj is a Counter or the Counter class."""
+    if isinstance(obj, collections.Counter) or (isinstance(obj, type) and issubclass(obj, collections.Counter)):
+        return MeteredCall(value, rt)
+    return value
 
 
 # the classes that copy their iterables into tuples when they are made (CPython: ``tuple(pool)`` for each,
@@ -106,6 +135,8 @@ class MeteredType:
     def __call__(self, *args, **kwargs):
         if self.cls.__name__ in _POOLED:
             args, kwargs = _check_pooled(self.cls.__name__, args, kwargs, self.rt)
+        elif self.cls is _itertools.starmap and args:  # starmap(int, [(s, 16)]): the integer limit
+            args = (int_checked_callable(args[0]), *args[1:])
         elif self.cls is _itertools.accumulate:
             # its default is C's PyNumber_Add: accumulate(['x' * 10**7] * 300) built strings and lists
             # past the sequence limit; the script's own + checks them
@@ -113,6 +144,10 @@ class MeteredType:
                 args = args[:1]
             if len(args) < 2 and kwargs.get("func") is None:
                 kwargs = {**kwargs, "func": g_add}
+            elif len(args) >= 2:  # accumulate([s, 16], int) calls int(s, 16)
+                args = (args[0], int_checked_callable(args[1]), *args[2:])
+            else:
+                kwargs = {**kwargs, "func": int_checked_callable(kwargs["func"])}
         return MeteredIterator(self.cls(*args, **kwargs), self.rt)
 
     def __repr__(self):

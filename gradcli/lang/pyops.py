@@ -10,7 +10,7 @@ import operator
 from collections.abc import Sequence
 
 from .runtime import LimitError, user_raiser
-from .strguard import g_mod, size_check
+from .strguard import extend_checked, g_mod, size_check
 
 MAX_INT_BITS = 100_000          # a Python int result larger than this is refused before it is computed
 BIG_RANGE = 100_000             # ranges longer than this iterate through a step-counted wrapper
@@ -94,8 +94,9 @@ def g_iadd(a, b):
         check_add(a, b)
     if type(a) in _SEQS:
         check_add(a, b)
-        if type(a) is list and type(b) is not list and hasattr(b, "__len__"):
-            size_check(len(a) + len(b))
+        if type(a) is list and type(b) is not list:  # l += iter(l) never ended: l.extend's check
+            extend_checked(a, b)
+            return a
     return operator.iadd(a, b)
 
 
@@ -121,9 +122,69 @@ def g_ilshift(a, b):
 
 @user_raiser
 def g_pow3(base, exp, mod=None):
-    if mod is None and type(base) is int and type(exp) is int:
-        _check_pow(base, exp)
+    if mod is None:
+        if type(base) is int and type(exp) is int:
+            _check_pow(base, exp)
+    elif isinstance(base, int) and isinstance(exp, int) and isinstance(mod, int):
+        _check_pow_mod(exp, mod)
     return pow(base, exp, mod)
+
+
+# pow(a, b, m) squares and multiplies modulo m once or twice per bit of b, each a product of m-sized
+# numbers (Karatsuba: about (limbs of m) ** 1.585 limb operations): the work this allows takes about a
+# second (4096-bit RSA, an exponent and a modulus of 4096 bits, is a third of it); a 20,000-bit one took
+# a minute and a 100,000-bit one about an hour, in one C call that only --timeout's kill ended
+MAX_POW_MOD_WORK = 1 << 25
+
+
+def _check_pow_mod(exp, mod):
+    limbs = mod.bit_length() // 30 + 1
+    if limbs > 8 and exp.bit_length() * limbs ** 1.585 > MAX_POW_MOD_WORK:
+        raise LimitError("OverflowError", f"pow() with a {exp.bit_length()}-bit exponent modulo a "
+                         f"{mod.bit_length()}-bit number exceeds GradScript's limit on the work of one "
+                         "integer operation")
+
+
+def check_int_result(value):
+    """An int made by a builtin from a string or bytes (int(s, 16), int.from_bytes), refused past the
+    integer limit as the operators refuse theirs: a C call on it (math.gcd, a division, math.isqrt)
+    ran for minutes."""
+    if type(value) is int and value.bit_length() > MAX_INT_BITS:
+        raise _int_too_big()
+    return value
+
+
+@user_raiser
+def checked_int(*args, **kwargs):
+    """``int(...)`` for a script called with a base (the call sites and map/starmap/accumulate swap
+    it in for ``int``): Python's own conversion and errors, its result held to the integer limit.
+    Python limits only the decimal-like bases (4300 digits); a base 16 string of 2,000,000 digits,
+    8,000,000 bits, was one fast C call."""
+    return check_int_result(int(*args, **kwargs))
+
+
+class IntChecked:
+    """``int.from_bytes`` as a script reads it (from the class or an int): Python's method, its
+    result held to the integer limit (10 MB of bytes made an 80,000,000-bit int)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __call__(self, *args, **kwargs):
+        return check_int_result(self.raw(*args, **kwargs))
+
+    def __repr__(self):
+        return repr(self.raw)
+
+
+user_raiser(IntChecked.__call__)
+
+
+def int_checked_callable(func):
+    """What C code that calls ``func`` for a script (map, itertools.starmap, accumulate) should call."""
+    return checked_int if func is int else func
 
 
 def g_imod(a, b):

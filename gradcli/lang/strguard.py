@@ -219,22 +219,27 @@ def _translate(s):
     return bound
 
 
+def extend_checked(lst, items):
+    """``lst.extend(items)`` (and ``lst += items``) under the sequence limit."""
+    if hasattr(type(items), "__len__"):
+        size_check(len(lst) + len(items))
+        lst.extend(items)
+    else:  # an iterator (l.extend(iter(l)) would never end): counted as it is consumed
+        room = MAX_SEQUENCE - len(lst)
+
+        def bounded():
+            n = 0
+            for item in items:
+                n += 1
+                if n > room:
+                    size_check(len(lst) + n)
+                yield item
+        lst.extend(bounded())
+
+
 def _extend(lst):
     def bound(items):
-        if hasattr(type(items), "__len__"):
-            size_check(len(lst) + len(items))
-            lst.extend(items)
-        else:  # an iterator (l.extend(iter(l)) would never end): counted as it is consumed
-            room = MAX_SEQUENCE - len(lst)
-
-            def bounded():
-                n = 0
-                for item in items:
-                    n += 1
-                    if n > room:
-                        size_check(len(lst) + n)
-                    yield item
-            lst.extend(bounded())
+        extend_checked(lst, items)
     return bound
 
 
@@ -246,9 +251,14 @@ def _to_bytes(n):
     return bound
 
 
+def _from_bytes(n):
+    from .pyops import IntChecked  # noqa: PLC0415 - pyops imports this module
+    return IntChecked(type(n).from_bytes)
+
+
 # (type, name) -> how a script's obj.name is bound when the method can build a big object
 _GROWING = {(list, "extend"): _extend, (int, "to_bytes"): _to_bytes, (bool, "to_bytes"): _to_bytes,
-            (bytes, "join"): _join, (bytes, "translate"): _translate}
+            (int, "from_bytes"): _from_bytes, (bytes, "join"): _join, (bytes, "translate"): _translate}
 GROWING_NAMES = frozenset(name for _, name in _GROWING) | {"join", "translate", "ljust", "rjust", "center", "zfill",
                                                            "replace", "expandtabs"}
 
@@ -290,6 +300,9 @@ user_raiser(UnboundChecked.__call__)
 
 def unbound_method(cls, name):
     """cls.name for a script, size-checked where the method can build a big object, else None."""
+    if name == "from_bytes" and cls is int:  # a class method: int.from_bytes(data, 'big')
+        from .pyops import IntChecked  # noqa: PLC0415 - pyops imports this module
+        return IntChecked(int.from_bytes)
     if name in GROWING_NAMES and cls in (str, bytes, list, int, bool):
         return UnboundChecked(cls, name)
     return None
