@@ -14,6 +14,7 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import wrap
 from ..device import asarray as _asarray
+from .layer_norm_kernel import layer_norm_f32
 
 
 def _needs(node, i):
@@ -69,6 +70,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                  f"[{', '.join(map(str, ns))}]")
     dt = input.dtype
     x = input._data
+    if type(x) is np.ndarray and x.dtype == np.float32 and x.size and all(
+            t is None or (type(t._data) is np.ndarray and t._data.dtype == np.float32) for t in (weight, bias)):
+        cols = int(np.prod(ns))
+        w, b = (None if t is None else t._data.reshape(cols) for t in (weight, bias))
+        out = layer_norm_f32(x, cols, w, b, eps)
+        return record(NativeLayerNormBackward0, (input, weight, bias), wrap(out, dt), {"nd": nd, "eps": eps})
     axes = tuple(range(x.ndim - nd, x.ndim))
     mean = x.mean(axis=axes, keepdims=True, dtype=dt.np)
     xc = x - mean
