@@ -300,7 +300,7 @@ def test_the_snapshot_covers_errors_warnings_and_graphs():
 def test_python_level_methods_are_declared():
     """Tensor.split & co (torch/_tensor.py's, named Tensor.split in their errors) come from declarations too."""
     declared = {spec.name for spec in registry.REGISTRY.values() if spec.python_method}
-    assert declared == {"norm", "split", "unflatten", "unique", "unique_consecutive"}
+    assert declared == {"lu", "norm", "split", "unflatten", "unique", "unique_consecutive"}
     for name in declared:
         assert vars(torch.Tensor)[name].__qualname__ == "Tensor." + name
         assert getattr(torch, name).__qualname__ == name

@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_qr', 'linalg_expm', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -157,6 +157,8 @@ TENSOR = {
     'logdet': 'linalg_extra',
     'logit': 'special',
     'logit_': 'special',
+    'lu': 'linalg_lu',
+    'lu_solve': 'linalg_lu',
     'mH': 'scatter_extra',
     'masked_scatter': 'index_ops',
     'masked_scatter_': 'index_ops',
@@ -389,6 +391,9 @@ TORCH = {
     'logdet': 'linalg_extra',
     'logit': 'special',
     'logit_': 'special',
+    'lu': 'linalg_lu',
+    'lu_solve': 'linalg_lu',
+    'lu_unpack': 'linalg_lu',
     'masked_scatter': 'index_ops',
     'matrix_exp': 'linalg_expm',
     'matrix_power': 'linalg_extra',
@@ -486,6 +491,10 @@ LINALG = {
     'diagonal': 'linalg_extra',
     'inv': 'linalg_extra',
     'inv_ex': 'linalg_extra',
+    'lu': 'linalg_lu',
+    'lu_factor': 'linalg_lu',
+    'lu_factor_ex': 'linalg_lu',
+    'lu_solve': 'linalg_lu',
     'matrix_exp': 'linalg_expm',
     'matrix_norm': 'norms',
     'matrix_power': 'linalg_extra',

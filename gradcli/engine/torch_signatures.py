@@ -817,6 +817,12 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
+    'lu_solve': (
+        (3, 3, 'input', 'Tensor', None),
+    ),
+    'lu_unpack': (
+        (2, 4, 'LU_data', 'Tensor', None),
+    ),
     'margin_ranking_loss': (
         (3, 5, 'input1', 'Tensor', None),
     ),
@@ -2064,6 +2070,7 @@ NOT_PARSED = frozenset({
     'is_grad_enabled',
     'is_inference_mode_enabled',
     'is_tensor',
+    'lu',
     'manual_seed',
     'meshgrid',
     'norm',
