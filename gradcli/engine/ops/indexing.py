@@ -39,9 +39,8 @@ def _key_part(k):
     if isinstance(k, bool):
         return np.asarray(k)
     if isinstance(k, slice):
-        for v in (k.start, k.stop, k.step):
-            if v is not None and not isinstance(v, int):
-                raise errors.type_error("slice indices must be integers or None or have an __index__ method")
+        if not all(v is None or isinstance(v, int) for v in (k.start, k.stop, k.step)):
+            k = slice(*(_slice_bound(v) for v in (k.start, k.stop, k.step)))
         if k.step == 0:
             raise errors.value("slice step cannot be zero")
         if k.step is not None and k.step < 0:
@@ -54,6 +53,17 @@ def _key_part(k):
         raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                            "valid indices (got float)")
     return k
+
+
+def _slice_bound(v):
+    """A slice's start, stop or step as Python takes it: None, an int, or what __index__ gives (a one-element
+    integer tensor as data[i:i + block_size] with i from a tensor; Tensor.__index__ raises torch's TypeError
+    for a float one)."""
+    if v is None or isinstance(v, int):
+        return v
+    if not hasattr(type(v), "__index__"):
+        raise errors.type_error("slice indices must be integers or None or have an __index__ method")
+    return v.__index__()
 
 
 def _warn_sequence():
