@@ -124,6 +124,19 @@ class Tensor:
             return d.__array_interface__["data"][0] if d.size else 0
         return int(d.data.ptr)
 
+    def storage_offset(self):
+        """Elements from the start of the storage (the view root's memory, as strided.py reads it) to this
+        tensor's first element: x[1].storage_offset() is 2 for a 3x2 x, 0 for a tensor that owns its memory."""
+        root = self._base if self._base is not None else self
+        d, r = self._data, root._data
+        if type(d) is np.ndarray:
+            if type(r) is not np.ndarray:
+                return 0
+            here, start = d.__array_interface__["data"][0], r.__array_interface__["data"][0]
+        else:
+            here, start = int(d.data.ptr), int(r.data.ptr)
+        return max(here - start, 0) // d.itemsize
+
     def stride(self, dim=None):
         item = self._data.itemsize
         st = tuple(s // item for s in self._data.strides)
