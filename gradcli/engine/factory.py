@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from . import dtypes, errors
+from .arange_kernel import arange_values
 from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
@@ -462,7 +463,7 @@ def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires
         d = dtypes.int64 if all(isinstance(v, builtins.int) for v in vals) else dtypes.defaults.float
     n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
     _size((n,))
-    arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(d.np) if d.is_floating_point else \
+    arr = arange_values(vals[0], vals[2], n, d.np) if d.is_floating_point else \
         np.arange(vals[0], vals[1], vals[2]).astype(d.np)
     return finish(arr, d, device, requires_grad)
 
