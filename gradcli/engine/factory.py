@@ -127,7 +127,12 @@ def _resolve(dtype):
     raise errors.type_error(f"dtype must be torch.dtype, not {type(dtype).__name__}")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+_NO_DATA = object()  # torch.tensor() without data: torch's argument parser words the TypeError
+
+
+def tensor(data=_NO_DATA, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if data is _NO_DATA:
+        raise errors.missing_arguments("tensor", "data")
     dtype = _resolve(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -300,6 +305,8 @@ def legacy_tensor(*args, **kwargs):
         return args[0]
     if len(args) == 1 and _is_sequence(args[0]):  # torch.Tensor(range(3))
         return tensor(args[0], dtype=d)
+    if not args:  # torch.Tensor(): an empty 1-d tensor, tensor([])
+        return zeros(0, dtype=d)
     return zeros(*args, dtype=d)
 
 
