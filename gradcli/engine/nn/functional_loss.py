@@ -426,6 +426,23 @@ class BinaryCrossEntropyWithLogitsBackward0(Function):
         return gi, gt
 
 
+def _bce_logits_weight_shapes(shape, weight, pos_weight):
+    """ATen's errors for a weight or pos_weight that does not fit the input's shape: (pos_weight - 1) *
+    target, then (1 - target).mul_(...).sub_(log_weight * log_sigmoid(input)) and loss.mul_(weight), in place
+    (an operand that broadcasts to a larger shape is refused by the in-place op)."""
+    for w, first in ((pos_weight, True), (weight, False)):
+        if w is None:
+            continue
+        ws = tuple(getattr(w, "shape", ()))
+        try:
+            both = tuple(np.broadcast_shapes(ws, shape))
+        except ValueError:
+            a, b = (ws, shape) if first else (shape, ws)
+            raise errors.runtime(errors.broadcast_mismatch(a, b)) from None
+        if both != shape:
+            raise errors.runtime(f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}")
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     reduction = reduction_of(reduction, size_average, reduce)
@@ -435,6 +452,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not target.dtype.is_floating_point:
         raise errors.runtime(f"result type {EC.c10_name(dt)} can't be cast to the desired output type "
                              f"{EC.c10_name(target.dtype)}")
+    _bce_logits_weight_shapes(tuple(input.shape), weight, pos_weight)
     x = _arr(input, dt)
     t = _arr(target, dt)
     ls = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
