@@ -61,7 +61,11 @@ def build(namespace):
     P = namespace("torch.nn.parameter", Parameter=Parameter, Buffer=Buffer,
                   UninitializedParameter=lazy.UninitializedParameter, UninitializedBuffer=lazy.UninitializedBuffer)
     R = namespace("torch.nn.utils.rnn", **{n: getattr(rnn_packed, n) for n in rnn_packed.NAMES})
-    U = namespace("torch.nn.utils", rnn=R, **{n: getattr(utils, n) for n in utils.NAMES})
+    C = namespace("torch.nn.utils.clip_grad", **{n: getattr(utils, n) for n in utils.CLIP_GRAD_NAMES})
+    V = namespace("torch.nn.utils.convert_parameters",
+                  **{n: getattr(utils, n) for n in utils.NAMES if n not in utils.CLIP_GRAD_NAMES})
+    U = namespace("torch.nn.utils", rnn=R, clip_grad=C, convert_parameters=V,
+                  **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
 

@@ -81,3 +81,5 @@ def vector_to_parameters(vec, parameters):
 
 NAMES = ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
          "vector_to_parameters")
+# torch.nn.utils.clip_grad (nn.utils.clip_grad.clip_grad_norm_ in tutorials); the rest is convert_parameters
+CLIP_GRAD_NAMES = ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm")
