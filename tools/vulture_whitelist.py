@@ -68,6 +68,7 @@ memory_format
 volatile
 check_available
 accelerator
+backends
 newaxis
 FloatTensor
 DoubleTensor

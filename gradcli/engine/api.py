@@ -194,6 +194,19 @@ cuda = _Module(
 set_default_device = _device.set_default_device
 
 
+def _false():
+    return False
+
+
+# torch.backends as a CPU-only PyTorch build answers it: tutorials pick a device with
+# `"mps" if torch.backends.mps.is_available() else ...` and read cudnn's flags
+backends = _Module(
+    "torch.backends",
+    mps=_Module("torch.backends.mps", is_available=_false, is_built=_false),
+    cudnn=_Module("torch.backends.cudnn", is_available=_false, enabled=True, benchmark=False, deterministic=False),
+)
+
+
 def _accelerator_current(check_available=False):
     return device("cuda") if _device.cuda_is_available() else None
 
