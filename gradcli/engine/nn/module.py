@@ -259,7 +259,8 @@ class Module:
         if "_parameters" not in d:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_name(name, "parameter")
-        if hasattr(type(self), name) or (name in d and name not in d["_parameters"]):
+        taken = hasattr(type(self), name) or name in d or name in d["_buffers"] or name in d["_modules"]
+        if taken and name not in d["_parameters"]:  # torch's hasattr(self, name): a buffer or submodule too
             raise KeyError(f"attribute '{name}' already exists")
         refuse_private(name, "parameter name")
         if param is None:
@@ -284,7 +285,8 @@ class Module:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
             raise KeyError('buffer name can\'t be empty string ""')
-        if (hasattr(type(self), name) or name in d) and name not in d["_buffers"]:
+        taken = hasattr(type(self), name) or name in d or name in d["_parameters"] or name in d["_modules"]
+        if taken and name not in d["_buffers"]:  # torch's hasattr(self, name): a parameter or submodule too
             raise KeyError(f"attribute '{name}' already exists")
         refuse_private(name, "buffer name")
         if tensor is not None and not isinstance(tensor, Tensor):
