@@ -27,15 +27,16 @@ from pathlib import Path
 OUT_SUFFIX = ".out"
 ERR_SUFFIX = ".err"
 
-_ADDRESS = re.compile(rb" object at 0x[0-9a-fA-F]+>")
+_ADDRESS = re.compile(rb"( object(?: [A-Za-z_][\w.<>]*)?) at 0x[0-9a-fA-F]+>")
 _SYNTAX = ("SyntaxError:", "IndentationError:", "TabError:")
 _PYTHON_PLACE = re.compile(r" \([^()]*, line \d+\)$")
 _LINE = re.compile(r"line (\d+)")
 
 
 def mask_addresses(data: bytes) -> bytes:
-    """Object addresses masked: ``<X object at 0x7f12>`` -> ``<X object at 0x...>``."""
-    return _ADDRESS.sub(b" object at 0x...>", data)
+    """Object addresses masked: ``<X object at 0x7f12>`` -> ``<X object at 0x...>``, and a generator's
+    ``<generator object Module.parameters at 0x7f12>`` likewise."""
+    return _ADDRESS.sub(rb"\1 at 0x...>", data)
 
 
 def error_text(type_name: str, message: str | None) -> str:
