@@ -110,6 +110,22 @@ KNOWN: dict[str, str] = {
                                        "GradScript's modules are read-only (AttributeError: cannot assign to "
                                        "attribute 'pi' of module 'torch'), torch's module takes the attribute",
     'forum_custom_loss_regularization.grad': "the float32 products' last bits on this AVX2 CPU (nn.Linear(4, 1) on 8 rows: MKL's sgemm order, helper gemm6's area): the MSE loss's .item() differs in its 8th digit; the gradients agree",
+    'dlwpt_p1ch3_tensors_storage.grad': "Tensor.storage() (a TypedStorage: its repr, reads and writes through it) is "
+                                        "outside the sandbox's promise (docs/coverage.md, 'memory, storage, ...'), so "
+                                        "the first points.storage() stops with gradcli's AttributeError; "
+                                        "dlwpt_p1ch3_tensors_strides.grad runs the same notebook without the storage() "
+                                        "cells and agrees",
+    'dlwpt_p1ch6_neural_networks.grad': "the float32 products' last bits on this AVX2 CPU (the Linear(8, 1) of the "
+                                        "OrderedDict model on 2 rows: MKL's sgemm order, helper gemm8's area): its "
+                                        "first output is -0.7320414185523987 for torch's -0.7320413589477539, and 5000 "
+                                        "SGD epochs carry it to the 4th digit of the losses; the Linear(1, 1) trainings "
+                                        "before it agree",
+    'raschka_llms_ch04_layernorm_gelu_shortcuts.grad': "float32 torch.sqrt of the 0-d tensor(2 / pi) in GELU is MKL "
+                                                       "VML's (0.7978845834732056, 1 ulp above the correctly rounded "
+                                                       "0.7978845238685608 that gradcli gives; the optional MKL backend "
+                                                       "has torch's bits, docs/numerics.md): the printed gradient means "
+                                                       "of the shortcut experiment differ in their 8th digit; the "
+                                                       "layer-norm, FFN and model lines agree",
 }
 
 _results: dict[str, bool] = {}
