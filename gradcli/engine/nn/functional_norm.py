@@ -14,6 +14,8 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..tensor import wrap
 from ..device import asarray as _asarray
+from ..autograd_modes import is_grad_enabled
+from . import batch_norm_kernel as BN
 from .layer_norm_kernel import layer_norm_f32
 
 
@@ -131,6 +133,8 @@ class NativeBatchNormBackward0(Function):
     def backward(self, g):
         x, w, b = self.saved
         k = self._kw
+        if k.get("rows") and not is_grad_enabled() and type(g._data) is np.ndarray and g.dtype == x.dtype:
+            return self._rows_backward(g, x, w, b)
         dims = (0,) + tuple(range(2, x.ndim))
         cshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
         wb = S.reshape(w, cshape) if w is not None else None
@@ -146,7 +150,27 @@ class NativeBatchNormBackward0(Function):
         return (gx if _needs(self, 0) else None), gw, gb
 
 
-def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias, training, momentum, eps):
+    def _rows_backward(self, g, x, w, b):
+        """First-order backward of an N x C float32 input: ATen's channels-last kernel (batch_norm_kernel.py)."""
+        k = self._kw
+        c = x.shape[1]
+        gd = g._data
+        contiguous = gd.flags.c_contiguous and 0 not in gd.strides
+        if k["training"]:
+            mean, invstd = k["save"]
+        else:
+            mean = k["mean"]
+            invstd = (1.0 / np.sqrt(k["running_var"].astype(np.float64) + k["eps"])).astype(np.float32)
+        dx, dw, db = BN.channels_last_backward(np.ascontiguousarray(gd).reshape(-1, c), x._data.reshape(-1, c), mean,
+                                               invstd, None if w is None else w._data.astype(np.float32),
+                                               k["training"], contiguous)
+        return ((wrap(dx.reshape(x.shape), x.dtype) if _needs(self, 0) else None),
+                (wrap(dw, w.dtype) if w is not None and _needs(self, 1) else None),
+                (wrap(db, b.dtype) if b is not None and _needs(self, 2) else None))
+
+
+def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias, training, momentum, eps,
+                     stats=None):
     """ATen's CPU batch norm on a NumPy array of N x C x spatial (ATen's contiguous kernels; an N x C input
     takes its channels-last ones, whose float sums are not reproduced), rounding as its kernels do
     (batch_norm_kernel.cpp): per channel
@@ -161,9 +185,12 @@ def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias
     ft = x.dtype.type
     n = x.size // c if c else 0
     if training:
-        mean = (x.sum(axis=axes, dtype=np.float64) / n).astype(ft)
-        d = x - mean.reshape(cshape)
-        var_sum = (d * d).sum(axis=axes, dtype=np.float64).astype(ft)
+        if stats is not None:  # the channels-last kernels' (batch_norm_kernel.py)
+            mean, var_sum = stats
+        else:
+            mean = (x.sum(axis=axes, dtype=np.float64) / n).astype(ft)
+            d = x - mean.reshape(cshape)
+            var_sum = (d * d).sum(axis=axes, dtype=np.float64).astype(ft)
         invstd = (1.0 / np.sqrt((var_sum / ft(n)).astype(np.float64) + eps)).astype(ft)
         if running_mean is not None:
             rm = running_mean._data
@@ -174,11 +201,12 @@ def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias
             unbiased = (var_sum / ft(n - 1)).astype(np.float64)  # torch's last bit differs on ~1/3 of channels
             rv[...] = momentum * unbiased + (1 - momentum) * rv.astype(np.float64)
             running_var._version[0] += 1
-        kw = {"training": True, "eps": eps}
+        kw = {"training": True, "eps": eps, "save": (mean, invstd)}
     else:
         mean = running_mean._data.astype(ft)
         invstd = (ft(1) / np.sqrt(running_var._data.astype(ft) + ft(eps))).astype(ft)
-        kw = {"training": False, "eps": eps, "mean": mean.copy(), "rstd": invstd}
+        kw = {"training": False, "eps": eps, "mean": mean.copy(), "rstd": invstd,
+              "running_var": running_var._data.copy()}
     w = weight._data.astype(ft) if weight is not None else np.ones(c, ft)
     b = bias._data.astype(ft) if bias is not None else np.zeros(c, ft)
     alpha = (invstd * w).astype(ft)
@@ -218,6 +246,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out, kw = _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias, training, momentum,
                                    eps)
         return record(NativeBatchNormBackward0, (input, weight, bias), wrap(out, dt), kw)
+    if type(x) is np.ndarray and x.dtype == np.float32 and x.size and x.size == x.shape[0] * c and (
+            training or running_mean._data.dtype == np.float32):
+        rows = np.ascontiguousarray(x).reshape(-1, c)  # N x C (x 1 ...): the channels-last kernels
+        stats = BN.channels_last_stats(rows) if training else None
+        out, kw = _aten_batch_norm(rows, c, (0,), (1, c), running_mean, running_var, weight, bias, training, momentum,
+                                   eps, stats)
+        kw["rows"] = True
+        return record(NativeBatchNormBackward0, (input, weight, bias), wrap(out.reshape(x.shape), dt), kw)
     if training:
         mean = x.mean(axis=axes, dtype=dt.np)
         var = ((x - mean.reshape(cshape)) ** 2).mean(axis=axes, dtype=dt.np)
