@@ -23,7 +23,6 @@ KNOWN: dict[str, str] = {
     'docstring_F_conv1d.grad': "the convolution's last digit: torch's oneDNN kernel sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree",
     'docstring_F_conv2d.grad': "the convolution's last digit: torch's slow_conv2d (MKL's AVX-512 sgemm on the golden's machine) sums the products in another order than gradcli's one product per group (docs/numerics.md); the shapes and every other digit agree (on an AVX2 CPU engine/gemm_avx2.py follows MKL's order and it passes)",
     'docstring_nn_Unfold.grad': "prints (conv2d(inp, w) - fold(unfold(inp) @ w)).abs().max(): torch's oneDNN convolution rounds otherwise than its matmul (5.7220e-06), gradcli's convolution is that matmul (0.) on the AVX-512 machine of the golden (on an AVX2 CPU engine/gemm_avx2.py follows oneDNN's order and it passes)",
-    'docstring_nn_LayerNorm.grad': "nn.LayerNorm's last bit (ATen's layer-norm kernel, as docs_layernorm.grad)",
     'docstring_nn_CTCLoss.grad': 'nn.CTCLoss is not implemented (docs/coverage.md)',
     'docstring_torch_cholesky.grad': "prints torch.dist(l @ l.mT, a) of float32 2x2 factors, their rounding error "
                                      "(2.4934e-07 for torch's 2.6321e-07): MKL's spotrf rounds l[1, 0] otherwise than "
@@ -70,9 +69,6 @@ KNOWN: dict[str, str] = {
                                                  "backend has torch's bits) and float32 cosh/sinh are ATen's own "
                                                  "kernels, which gradcli does not reproduce bit for bit "
                                                  "(docs/numerics.md): the traces differ in their last digits",
-    "docs_layernorm.grad": "nn.LayerNorm's output differs from torch's in the last bit of some elements (ATen's "
-                           "layer-norm kernel: its row moments and fused scale/shift are not reproduced); the "
-                           "scientific-notation print of the first example shows 5 digits, enough to see it",
     "docs_tensor_is_leaf.grad": "moves tensors to CUDA: a CPU-only PyTorch raises its AssertionError 'Torch not "
                                 "compiled with CUDA enabled', gradcli without CuPy says how to install the GPU extra "
                                 "(the spec's wording), a RuntimeError",
