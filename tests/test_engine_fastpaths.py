@@ -386,3 +386,166 @@ def test_scalar_operator_keeps_the_bits_of_binary_when_one_number_object_meets_b
                 slow = binary(cls, a, b)
             assert fast.dtype is dt and fast._data.dtype == slow._data.dtype
             assert fast._data.tobytes() == slow._data.tobytes(), (op, b, dt)
+
+
+# ----------------------------------------------------------------------------- scalar chains (ops/scalar_chain.py)
+
+_CONSTANTS = (1.000001, 1e-06, 0.1, 1 / 3, -2.5, 7, -3, 1.7, 0.9, 0.7, -1.1, 3)
+# numbers that round to 0 or infinity, or are 0, inf or nan, in float32 (test_scalar_chain_walk_edges): one in 200
+_RARE = (1e-45, 1e-30, 3e38, 1e20, 2 ** 70, -0.0, 0.0, float("inf"), float("nan"))
+
+
+def _scalar_chain(rng, dt, n, x, w, z):
+    """A random 0-d chain from leaf x: mostly `y op number` (the walk's nodes), with steps it must stop at
+    (a leaf w in a product, a branch that feeds a node twice, sin, a dtype change, a grad-free tensor z)."""
+    y = x
+    for _ in range(n):
+        c = _CONSTANTS[rng.integers(len(_CONSTANTS))] if rng.integers(200) else _RARE[rng.integers(len(_RARE))]
+        k = rng.integers(12)
+        if k < 3:
+            y = y * c
+        elif k < 5:
+            y = y + c
+        elif k < 6:
+            y = y - c
+        elif k < 7:
+            y = c * y if rng.integers(2) else c + y
+        elif k < 8:
+            y = y + z if rng.integers(2) else y - z  # a tensor that needs no gradient: AddBackward0 passes g
+        elif k < 9:
+            y = y * w if rng.integers(2) else y.sin()
+        elif k < 10:
+            y = y * 0.5 + y * 0.25  # two gradients meet in y's node
+        elif k < 11:
+            y = torch.add(y, c, alpha=2) if rng.integers(2) else y.to(torch.float64 if dt is torch.float32
+                                                                       else torch.float32).to(dt)
+        else:
+            y = y / 3.0 if rng.integers(2) else -y
+    return y
+
+
+def _chain_grads(seed, dt, n, monkeypatch, walks):
+    from gradcli.engine import autograd_engine as AE
+    with monkeypatch.context() as m:
+        if not walks:
+            m.setattr(AE, "scalar_walks", {})
+        rng = np.random.default_rng(seed)
+        x = torch.tensor(float(rng.standard_normal()), dtype=dt, requires_grad=True)
+        w = torch.tensor(0.75, dtype=dt, requires_grad=True)
+        z = torch.tensor(0.5, dtype=dt)
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = _scalar_chain(rng, dt, n, x, w, z)
+            y.backward()
+        return [x.grad._data.tobytes(), w.grad._data.tobytes() if w.grad is not None else None,
+                sorted(str(c.message) for c in caught)]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(12))
+def test_scalar_chain_walk_matches_the_general_step(seed, dt, monkeypatch):
+    """run_plain's scalar-chain walk against its general step (the walk switched off) and the general engine
+    (autograd.grad): the same gradient bits and the same NumPy warnings (float32 products that overflow)."""
+    from gradcli.engine import autograd_engine as AE
+    from gradcli.engine.ops import scalar_chain
+    dt = getattr(torch, dt)
+    runs = []
+    real = scalar_chain.walk
+
+    def counted(*args):
+        r = real(*args)
+        runs.append(r is not None and r[0])
+        return r
+    with monkeypatch.context() as m:
+        m.setattr(AE, "scalar_walks", {cls: counted for cls in AE.scalar_walks})
+        fast = _chain_grads(seed, dt, 60, monkeypatch, True)
+    assert any(runs), "the walk never ran more than one node"
+    general = _chain_grads(seed, dt, 60, monkeypatch, False)
+    assert fast == general
+    rng = np.random.default_rng(seed)
+    x = torch.tensor(float(rng.standard_normal()), dtype=dt, requires_grad=True)
+    w = torch.tensor(0.75, dtype=dt, requires_grad=True)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = _scalar_chain(rng, dt, 60, x, w, torch.tensor(0.5, dtype=dt))
+        gx, = torch.autograd.grad(y, [x])
+    assert gx._data.tobytes() == fast[0]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("numbers", [(1e20, 1e20, 0.5), (3e38, 2.0, 1.0), (1e-30, 1e-20, 1.0), (1e-45, 0.5, 3.0),
+                                     (-0.0, 1.0, 2.0), (2 ** 70, 2 ** 70, 2 ** 70), (float("nan"), 1.0, 1.0),
+                                     (float("inf"), 0.0, 1.0), (0.1, 1e-45, 1e38)])
+def test_scalar_chain_walk_edges(numbers, dt, monkeypatch):
+    """Products that overflow float32 (the walk stops: NumPy's cast warns in the general step), underflow to
+    subnormals and zero, signed zeros, nan and inf: the general step's bits and warnings."""
+    import warnings
+    from gradcli.engine import autograd_engine as AE
+    dt = getattr(torch, dt)
+
+    def grad(walks):
+        with monkeypatch.context() as m:
+            if not walks:
+                m.setattr(AE, "scalar_walks", {})
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                x = torch.tensor(1.25, dtype=dt, requires_grad=True)
+                y = x
+                for c in numbers:
+                    y = y * c + 1.0
+                    y = y - 0.5
+                y.backward()
+            return x.grad._data.tobytes(), [str(c.message) for c in caught]
+    assert grad(True) == grad(False)
+
+
+def test_scalar_chain_walk_bits_of_a_long_chain(monkeypatch):
+    """Case 2's chain (bench): the walk runs it all in one call, with the general step's bits."""
+    from gradcli.engine import autograd_engine as AE
+
+    def grad(walks):
+        with monkeypatch.context() as m:
+            if not walks:
+                m.setattr(AE, "scalar_walks", {})
+            x = torch.tensor(1.5, requires_grad=True)
+            y = x
+            for _ in range(3000):
+                y = y * 1.000001
+                y = y + 1e-06
+            y.backward()
+            return x.grad._data.tobytes()
+    assert grad(True) == grad(False)
+
+
+def test_scalar_chain_walk_keeps_graph_errors_and_retain_graph():
+    """Freed saved values raise as the general step does; adds alone save nothing (torch runs them again);
+    retain_graph keeps the numbers for a second pass, which then gives the same gradient again."""
+    x = torch.tensor(2.0, requires_grad=True)
+    y = (x * 3.0 + 1.0) * 0.5 - 2.0
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.item() == 3.0
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    x.grad = None
+    y = (x + 1.0) - 2.0
+    y.backward()
+    y.backward()
+    assert x.grad.item() == 2.0
+
+
+def test_scalar_chain_walk_gives_the_leaf_its_gradient_and_no_graph():
+    """A passed-through root gradient and a scaled one both reach .grad as plain tensors, and hooks or a
+    retained grad in the chain still see theirs (the general engine)."""
+    x = torch.tensor(2.0, requires_grad=True)
+    (x + 1.0).backward()
+    assert x.grad.item() == 1.0 and x.grad.grad_fn is None and not x.grad.requires_grad
+    x.grad = None
+    h = x * 4.0
+    h.retain_grad()
+    seen = []
+    h.register_hook(lambda g: seen.append(g.item()))
+    (h * 0.5 + 1.0).backward()
+    assert seen == [0.5] and h.grad.item() == 0.5 and x.grad.item() == 2.0

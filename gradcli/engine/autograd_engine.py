@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from itertools import islice
 import operator
 from sys import getrefcount as _getrefcount
 
@@ -368,6 +369,11 @@ def _collect_plain(root):
             return deps, functions
 
 
+# node class -> its scalar-chain walker (ops/scalar_chain.py registers them): run_plain hands it a node and
+# its gradient; it runs that node and the 0-d chain below it without a Tensor or a buffer per node
+scalar_walks = {}
+
+
 def run_plain(root, g, retain_graph):
     """_run for the common `loss.backward()` (one root, leaves' .grad accumulated, no graph built,
     no observer or anomaly mode), when no node has hooks, a retained grad or several outputs; the
@@ -383,7 +389,11 @@ def run_plain(root, g, retain_graph):
     A node whose class names an edge it fuses (`Node.fuses`) runs together with that child when the
     child is the next node to run and only this node feeds it: `fused_backward` gives the node's input
     gradients and the one the child would pass on; the child is then done in the same step (its saved
-    values freed, its edge counted after the node's own), not run again."""
+    values freed, its edge counted after the node's own), not run again.
+
+    A node whose class has a scalar-chain walker (scalar_walks: ops/scalar_chain.py) is handed to it with
+    its gradient: the walker runs it and the 0-d chain below it while each next node is the next to run
+    and fed by the last alone, and gives the last one's input gradient, routed here as that node's."""
     if anomaly_mode.enabled or backward_observer[0] is not None:
         return False
     found = _collect_plain(root)
@@ -404,6 +414,13 @@ def run_plain(root, g, retain_graph):
         ch = None
         if g is None:
             in_grads = None
+        elif node.__class__ in scalar_walks and (run := scalar_walks[node.__class__](node, g, free, buffers)):
+            m, node, gk = run  # node: the chain's last node run, gk its first input's gradient
+            run = None
+            if m:
+                next(islice(nodes, m, m), None)  # the nodes run: each was the next in order
+            in_grads = (gk,)
+            gk = None
         else:
             fz = node.fuses
             if fz is not None:

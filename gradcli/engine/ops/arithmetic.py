@@ -16,7 +16,7 @@ from ..device import is_device_array, xp_of
 from ..function import Function, complete_kw, record
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
-from . import words
+from . import scalar_chain, words
 from .clamp_where import where
 from .elementwise_common import (binary, binary_operands, bool_kernel_error, broadcast_error, coerce, float_division, kernel_error,
                                  mul_scalar, needs_input_grad, not_implemented, scalar_op, scalar_tensor, shaped,
@@ -610,3 +610,10 @@ OPS = [
        **_ip),
     op("rsub", rsub, RsubBackward0, RsubBackward1, method=False, sample=sample2(alpha=2)),  # torch.rsub: y - alpha * x
 ]
+
+
+# run_plain's scalar chains (scalar_chain.py): with a Python number as the second operand of a 0-d first
+# input, MulBackward0.backward gives that input g * number, AddBackward0's and SubBackward0's give it g
+scalar_chain.register(MulBackward0, scalar_chain.SCALE)
+scalar_chain.register(AddBackward0, scalar_chain.PASS)
+scalar_chain.register(SubBackward0, scalar_chain.PASS)

@@ -225,6 +225,14 @@ def _float0(v, dt, cache):
     return r
 
 
+def number_operand(v, dt):
+    """A Python number as the 0-d operator below computes with it for dt (float32 or float64): a Python
+    float of dt's value (scalar_chain.py's products use it, to give the operator's bits)."""
+    floats = _PROTO0[dt][1]
+    y = floats.get(v)
+    return _float0(v, dt, floats) if y is None else y
+
+
 def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
     """The Python operator (Tensor.__mul__ & co.) for cls: `a op b` for a 0-d float32/float64 CPU tensor a
     and a number or a 0-d tensor of a's dtype, computed on Python floats and recorded as binary() records

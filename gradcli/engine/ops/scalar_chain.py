@@ -1,0 +1,113 @@
+"""run_plain's walk of a scalar chain (autograd_engine.py): `y = y * 1.01 + 1e-3` in a loop, then
+`y.backward()`. Each node of such a chain takes a 0-d float32/float64 gradient and gives its first input
+`g * number` (MulBackward0 with a Python number) or `g` itself (AddBackward0 and SubBackward0 with a
+number or a tensor that needs no gradient). The general step builds a Tensor per product (the 0-d
+operator of elementwise_common.py) and routes each gradient through run_plain's buffers; here the
+gradient is carried as a Python float from node to node while the next node is the next to run and fed
+by this one alone, and becomes a Tensor once, where the run stops.
+
+The bits are the 0-d operator's: the product of the float32 (or float64) value and the number as an
+operand of the dtype (elementwise_common.number_operand) on doubles, rounded to float32 by a C cast
+(struct's 'f', as NumPy's assignment casts); a product that would round to infinity stops the run
+before its node (the general step computes it, NumPy's warning included). The nodes are declared in
+arithmetic.py (register); tests/test_engine_fastpaths.py holds the walk to the general engine's bits.
+"""
+from __future__ import annotations
+
+from struct import Struct
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import forward_level
+from ..autograd_engine import scalar_walks
+from ..tensor import wrap
+from .elementwise_common import number_operand
+
+SCALE = "scale"  # the first input's gradient is g * the saved number (MulBackward0's saved ((), number))
+PASS = "pass"  # the first input's gradient is g (AddBackward0 / SubBackward0 of a 0-d first input)
+
+_KINDS = {}
+_F32 = Struct("f")
+_pack, _unpack = _F32.pack, _F32.unpack
+_FLOAT32, _FLOAT64 = dtypes.float32, dtypes.float64
+
+
+def register(cls, kind):
+    """cls's nodes run in scalar chains as `kind` (SCALE or PASS) when their inputs allow it."""
+    _KINDS[cls] = kind
+    scalar_walks[cls] = walk
+
+
+def walk(node, g, free, buffers):
+    """Run node (g: its gradient) and the chain below it while each next node can be carried to.
+    Returns None when node itself cannot (nothing done), else (m, last, gk): m more nodes run after
+    node (the caller's order skips them: each was the next to run), last the last node run (its
+    saved values freed when `free`), gk its first input's gradient (g itself when no node scaled it),
+    which the caller routes along last's edges as a node's result."""
+    d = g._data
+    if d.__class__ is not np.ndarray or d.ndim or forward_level[0] is not None:
+        return None
+    dt = g.dtype
+    if dt is _FLOAT32:
+        f32 = True
+    elif dt is _FLOAT64:
+        f32 = False
+    else:
+        return None
+    kinds = _KINDS
+    pack, unpack = _pack, _unpack
+    v = float(d)
+    scaled = False
+    last = None
+    first = want = node._seq  # the next node to run has the next lower sequence number (order is by it)
+    last_b = last_y = None
+    # The attribute reads are repeated in each branch on purpose: CPython specializes each read site
+    # for one class, and a chain alternates MulBackward0 and AddBackward0 nodes
+    while True:
+        kind = kinds.get(node.__class__)
+        if kind is SCALE:
+            fns = node._fns
+            # the next to run, fed by the last node alone, its gradient of dt (no conversion), a number saved
+            if node._seq != want or node._out_dtype is not dt or fns[1] is not None or (buffers and node in buffers):
+                break
+            try:
+                s0, b = node._saved  # (None once freed: the general step raises torch's error)
+            except (TypeError, ValueError):
+                break
+            bc = b.__class__
+            if s0.__class__ is not tuple or s0 or (bc is not float and bc is not int):
+                break
+            if b is not last_b:
+                try:
+                    last_y = number_operand(b, dt)
+                except (OverflowError, ValueError):
+                    break
+                last_b = b
+            w = v * last_y
+            if f32:
+                try:
+                    w = unpack(pack(w))[0]
+                except OverflowError:  # rounds to infinity: the general step (NumPy's cast warns)
+                    break
+            v = w
+            scaled = True
+            if free:
+                node._saved = None
+        elif kind is PASS:
+            kw = node._kw
+            fns = node._fns
+            if (node._seq != want or node._out_dtype is not dt or fns[1] is not None or kw[0] != ()
+                    or (buffers and node in buffers)):
+                break
+            if free:
+                node._saved = None
+        else:
+            break
+        last = node
+        want -= 1
+        node = fns[0]
+    if last is None:
+        return None
+    m = first - last._seq
+    return m, last, wrap(np.array(v, dt.np), dt) if scaled else g
