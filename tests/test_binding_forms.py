@@ -259,6 +259,9 @@ FIXED = {
     "new_full extra kw": "torch.float32 (2,) [3.0, 3.0] rg=False None",
     "new_full missing": 'TypeError: new_full() missing 1 required positional arguments: "fill_value"',  # torch's parser's words (98fded7)
     "new_zeros size=": "torch.float32 (2,) [0.0, 0.0] rg=False None",
+    # x.fill_() is python_arg_parser's error (msgs8): torch 2.13's words
+    "fill_ none": ("TypeError: fill_() received an invalid combination of arguments - got (), but expected one of:\n"
+                   " * (Tensor value)\n * (Number value)\n"),
     # invalid_arguments.cpp explains each signature whose item count fits (msgs8): torch.fill_(1, 2) in torch 2.13
     "torch.fill_ number": ("TypeError: fill_() received an invalid combination of arguments - got (int, int), but "
                            "expected one of:\n * (Tensor input, Tensor value)\n      didn't match because some of the "

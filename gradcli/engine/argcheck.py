@@ -85,36 +85,6 @@ def check_first(name, signatures, args, kwargs):
     raise invalid_combination(name, signatures, args, kwargs)
 
 
-def with_input_check(fn, name, signatures, numbers_first=False):
-    """fn, checking its first argument as torch does when it is not a Tensor (nor, with
-    numbers_first, a Python number)."""
-    aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
-    #                 import time would cost start-up time (tens of ms) that most runs never use
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        nonlocal aliases
-        if kwargs:
-            if aliases is None:
-                aliases = _numpy_aliases(fn)
-            for alias, real in aliases:
-                if alias in kwargs and real not in kwargs:
-                    kwargs[real] = kwargs.pop(alias)
-        if not (args and isinstance(args[0], Tensor)):
-            if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
-                check_first(name, signatures, args, kwargs)
-            elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
-                check_numbers_only(name, signatures, args, kwargs)
-        try:
-            return fn(*args, **kwargs)
-        except TypeError as e:  # an argument error of the implementation's: told with the keywords as given
-            redone = _told_again(e, name, args, kwargs, False)
-            if redone is None:
-                raise
-            raise redone from None
-    return call
-
-
 # the functions taking a Python number first (NUMBER_FIRST) only with a Tensor after it: torch.pow(2, 3) matches
 # none of their signatures
 NUMBER_NEEDS_TENSOR = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
@@ -229,22 +199,26 @@ def check_numbers_only(name, signatures, args, kwargs):
     raise invalid_combination(name, signatures, args, kwargs)
 
 
-def invalid_combination(name, signatures, args, kwargs):
+def invalid_combination(name, signatures, args, kwargs, nullable=()):
     """torch's "invalid combination of arguments" TypeError for torch.name(*args, **kwargs) (signatures: its
     torch_signatures entry). The binding that called the implementation (as_method, with_input_check) tells it
-    again with the arguments as they were given (keywords as keywords; a Tensor method's signatures, from
-    METHOD_SIGNATURES, without self)."""
+    again with the arguments as they were given (keywords as keywords, out=; a Tensor method's signatures, from
+    METHOD_SIGNATURES, without self): arg_parser.parser_error then decides as torch's print_error."""
     err = errors.type_error(format_invalid_args(name, [s[4] for s in signatures if s[4]], args, kwargs))
+    err.gradcli_again = (name, again_parsed(name, signatures, nullable))
+    return err
 
+
+def again_parsed(name, signatures, nullable):
+    """The gradcli_again of an error of torch.name's argument parser: parser_error for the arguments given."""
     def again(given, keywords, method):
+        from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
         if not method:
-            return errors.type_error(format_invalid_args(name, [s[4] for s in signatures if s[4]], given, keywords))
+            return parser_error(name, signatures, given, keywords, nullable)
         from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - only for the error
         sigs = METHOD_SIGNATURES.get(name)
-        return None if sigs is None else errors.type_error(
-            format_invalid_args(name, [s[4] for s in sigs], given[1:], keywords))
-    err.gradcli_again = (name, again)
-    return err
+        return None if sigs is None else parser_error(name, sigs, given[1:], keywords, nullable)
+    return again
 
 
 def wrong_type(name, param, position, kind, value):
@@ -260,25 +234,68 @@ def wrong_type(name, param, position, kind, value):
     return err
 
 
-def _told_again(err, name, args, kwargs, method):
-    """err (an invalid_combination or wrong_type of torch.name) for the arguments as the binding got them, or None."""
+def _told_again(err, name, signatures, args, kwargs, method):
+    """err for the arguments as the binding got them, or None: an invalid_combination or wrong_type of torch.name
+    told again; or a Python error of the implementation's own (a TypeError, ValueError or AttributeError not
+    made by errors.*: torch.arange(1, 'a') failing on 1 - 'a') for arguments no signature takes, told as
+    torch's parser tells them."""
     again = getattr(err, "gradcli_again", None)
-    return again[1](args, kwargs, method) if again is not None and again[0] == name else None
+    if again is not None:
+        return again[1](args, kwargs, method) if again[0] == name else None
+    if hasattr(err, "gradcli_hint") or not isinstance(err, (TypeError, ValueError, AttributeError)):
+        return None
+    from .arg_parser import fits  # noqa: PLC0415 - only for the error
+    if method:
+        from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415
+        signatures, args = METHOD_SIGNATURES.get(name), args[1:]
+    if not signatures or not all(s[4] for s in signatures) or fits(signatures, args, kwargs):
+        return None
+    return again_parsed(name, signatures, ())(args, kwargs, False)
 
 
 def as_method(fn, name):
     """fn as the Tensor method name: the argument errors it raises in torch.X's form (invalid_combination,
-    wrong_type) told as the method's."""
+    wrong_type, or Python's own for arguments no signature takes) told as the method's."""
     @functools.wraps(fn)
     def method(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except TypeError as e:
-            redone = _told_again(e, name, args, kwargs, True)
+        except (TypeError, ValueError, AttributeError) as e:
+            redone = _told_again(e, name, None, args, kwargs, True)
             if redone is None:
                 raise
             raise redone from None
     return method
+
+
+def with_input_check(fn, name, signatures, numbers_first=False):
+    """fn, checking its first argument as torch does when it is not a Tensor (nor, with
+    numbers_first, a Python number); the argument errors of the implementation told as torch's parser does."""
+    aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
+    #                 import time would cost start-up time (tens of ms) that most runs never use
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        nonlocal aliases
+        if kwargs:
+            if aliases is None:
+                aliases = _numpy_aliases(fn)
+            for alias, real in aliases:
+                if alias in kwargs and real not in kwargs:
+                    kwargs[real] = kwargs.pop(alias)
+        if not (args and isinstance(args[0], Tensor)):
+            if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
+                check_first(name, signatures, args, kwargs)
+            elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
+                check_numbers_only(name, signatures, args, kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, AttributeError) as e:
+            redone = _told_again(e, name, signatures, args, kwargs, False)
+            if redone is None:
+                raise
+            raise redone from None
+    return call
 
 
 # the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name
@@ -290,7 +307,7 @@ TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin":
 
 # the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py
 # binds them through as_method)
-METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size", "mm"})
+METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size", "mm", "fill_", "quantile", "nanquantile"})
 
 # torch.X functions bound to another's argument parser, whose errors carry that one's name (torch.spmm(3, x):
 # "mm(): argument 'input' ...")

@@ -13,6 +13,7 @@ from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
 from .size import Size
+from .argcheck import is_scalar
 from .tensor import Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -389,9 +390,11 @@ def uninitialized(size, dtype, device):
 
 
 def _not_number(value):
-    """A tensor of one or more dims, or one that requires grad: no Number for torch's argument parser (a 0-d
-    tensor that does not require grad is one)."""
-    return isinstance(value, Tensor) and (value._data.ndim != 0 or value._rg)
+    """A tensor of one or more dims, or one that requires grad, or no number: no Number for torch's argument parser
+    (a 0-d tensor that does not require grad is one; None: not given)."""
+    if isinstance(value, Tensor):
+        return value._data.ndim != 0 or value._rg
+    return not (value is None or is_scalar(value))
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
@@ -437,22 +440,19 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None)
 
 
 def _arange_type_error(start, end, step, kwargs):
-    from .argcheck import typename  # noqa: PLC0415
+    """torch's argument parser's error (told again with the arguments as given by torch.arange's binding)."""
+    from .arg_parser import parser_error  # noqa: PLC0415 - only for the error
     from .torch_signatures import SIGNATURES  # noqa: PLC0415
-    given = [start] + ([] if end is None else [end]) + ([] if step is _STEP_ONE else [step])
-    if len(given) == 1 and not kwargs:
-        return errors.type_error("arange(): argument 'end' (position 1) must be Number, not Tensor")
-    got = ", ".join([typename(v) for v in given] + [f"{k}={typename(v)}" for k, v in kwargs.items()])
-    options = "\n".join(f" * {s[4]}" for s in SIGNATURES["arange"])
-    return errors.type_error(f"arange() received an invalid combination of arguments - got ({got}), but expected one "
-                             f"of:\n{options}\n")
+    given = (start,) + (() if end is None else (end,)) + (() if step is _STEP_ONE else (step,))
+    return parser_error("arange", SIGNATURES["arange"], given, kwargs)
 
 
 _STEP_ONE = 1.0  # arange's default step (an object of its own: an explicit step=1 is shown in torch's TypeError)
 
 
 def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    if _not_number(start) or _not_number(end) or _not_number(step):
+    if _not_number(start) or _not_number(end) or _not_number(step) or not (
+            dtype is None or isinstance(dtype, dtypes.dtype)):
         kwargs = {k: v for k, v in (("dtype", dtype), ("device", device), ("requires_grad", requires_grad or None))
                   if v is not None}
         raise _arange_type_error(start, end, step, kwargs)

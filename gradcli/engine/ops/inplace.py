@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..argcheck import describe, is_scalar, typename
+from ..argcheck import invalid_combination, is_scalar
 from ..autograd import SavedValue, forward_level, make_node
 from ..autograd_modes import grad_mode
 from ..device import like, overlaps, write_alias, writeable
@@ -311,21 +311,17 @@ def zero_(self):
     return _fill(self, 0, ZeroBackward0)
 
 
-def _check_fill_value(value, input=""):
-    """torch's TypeError for a fill value that is no Tensor or number: x.fill_(v), or torch.fill_(x, v)
-    (input="Tensor": the signatures and types then start with the input's)."""
+def _check_fill_value(value, input=None):
+    """torch's TypeError for a fill value that is no Tensor or number: torch.fill_(x, v) (argcheck.as_method tells
+    it as x.fill_(v)'s, with the method's signatures)."""
     if isinstance(value, Tensor) or is_scalar(value):
         return
-    what = describe(value)
-    got, name, ok = (f"{input}, ", f"{input} input, ", f"{input}, ") if input else ("", "", "")
-    why = "didn't match because some of the arguments have invalid types:"
-    raise errors.type_error(
-        f"fill_() received an invalid combination of arguments - got ({got}{typename(value)}), but expected one of:"
-        f"\n * ({name}Tensor value)\n      {why} ({ok}!{what}!)\n * ({name}Number value)\n      {why} ({ok}!{what}!)\n")
+    from ..torch_signatures import SIGNATURES  # noqa: PLC0415 - only for the error
+    raise invalid_combination("fill_", SIGNATURES["fill_"], (input, value), {})
 
 
 def fill_(self, value):
-    _check_fill_value(value)
+    _check_fill_value(value, self)
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise errors.runtime(f"fill_ only supports 0-dimension value tensor but got tensor with "
                              f"{value._data.ndim} dimensions.")
@@ -334,7 +330,7 @@ def fill_(self, value):
 
 def torch_fill_(input, value):
     """torch.fill_(x, value): x.fill_(value), with torch's error for a value of the wrong type."""
-    _check_fill_value(value, "Tensor")
+    _check_fill_value(value, input)
     return fill_(input, value)
 
 

@@ -42,13 +42,10 @@ class FillBackward1(Function):
         return (zero_grad(g) if self.next_functions[0][0] is not None else None), gv
 
 
-def _fill_type_error(value):
-    from ..argcheck import describe, typename  # noqa: PLC0415
-    why = "didn't match because some of the arguments have invalid types:"
-    raise errors.type_error(
-        f"fill() received an invalid combination of arguments - got (Tensor, {typename(value)}), but expected one "
-        f"of:\n * (Tensor input, Tensor value)\n      {why} (Tensor, !{describe(value)}!)"
-        f"\n * (Tensor input, Number value)\n      {why} (Tensor, !{describe(value)}!)\n")
+def _fill_type_error(input, value):
+    from ..argcheck import invalid_combination  # noqa: PLC0415
+    from ..torch_signatures import SIGNATURES  # noqa: PLC0415
+    raise invalid_combination("fill", SIGNATURES["fill"], (input, value), {})
 
 
 def fill(input, value):
@@ -63,7 +60,7 @@ def fill(input, value):
     elif isinstance(value, (bool, int, float)):
         v = dtypes.checked_scalar(value, input.dtype)
     else:
-        _fill_type_error(value)
+        _fill_type_error(input, value)
     out = wrap(xp_of(input._data).full(input._data.shape, v, dtype=input.dtype.np), input.dtype)
     if isinstance(value, Tensor):
         return record(FillBackward1, (input, value), out)

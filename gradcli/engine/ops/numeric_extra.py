@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import invalid_combination, is_scalar
 from ..device import xp_of
 from ..function import Function, record
 from ..limits import check_shape
@@ -47,10 +48,10 @@ def _dim_tensor(fn, name, value, pos):
 # ---------------------------------------------------------------------------- trapezoid rule
 
 def _trapezoid_signature_error(fn, y, x, dx):
-    got = ", ".join(type(v).__name__ for v in (y, x) if v is not None) + (f", dx={type(dx).__name__}" if dx is not None
-                                                                         else "")
-    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     f" * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    """torch's argument parser's error (told again with the arguments as given by the binding)."""
+    from ..arg_parser import parser_error  # noqa: PLC0415 - only for the error
+    from ..torch_signatures import SIGNATURES  # noqa: PLC0415
+    return parser_error(fn, SIGNATURES[fn], (y,) if x is None else (y, x), {} if dx is None else {"dx": dx})
 
 
 def _x_slices(fn, y, x, dim):
@@ -86,7 +87,7 @@ def _check_dx(fn, y, dx):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    if x is not None and (dx is not None or not isinstance(x, Tensor)):
+    if (x is not None and (dx is not None or not isinstance(x, Tensor))) or not (dx is None or is_scalar(dx)):
         raise _trapezoid_signature_error("trapezoid", y, x, dx)
     _dim_tensor("trapezoid", "y", y, 1)
     d = wrap_dim(dim, y._data.ndim)
@@ -104,11 +105,13 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
+    if (x is not None and (dx is not None or not isinstance(x, Tensor))) or not (dx is None or is_scalar(dx)):
+        raise _trapezoid_signature_error("trapz", y, x, dx)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    if x is not None and (dx is not None or not isinstance(x, Tensor)):
+    if (x is not None and (dx is not None or not isinstance(x, Tensor))) or not (dx is None or is_scalar(dx)):
         raise _trapezoid_signature_error("cumulative_trapezoid", y, x, dx)
     _dim_tensor("cumulative_trapezoid", "y", y, 1)
     d = wrap_dim(dim, y._data.ndim)
@@ -219,17 +222,16 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
     """ATen's quantile_compute (Sorting.cpp): sort, ranks from q, gather below/above, lerp_ in place, the
     quantiles moved to the front with in-place views (SqueezeBackward4, ...) as torch records them."""
+    if not isinstance(interpolation, str):  # (an object equal to every string is no str for torch's parser)
+        from ..torch_signatures import SIGNATURES  # noqa: PLC0415 - only for the error
+        raise invalid_combination(fn, SIGNATURES[fn], (input, q), {"interpolation": interpolation})
     if interpolation not in _INTERPOLATIONS:
         raise errors.runtime(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                              f"but got {interpolation}")
     if not isinstance(q, Tensor):
         if isinstance(q, bool) or not isinstance(q, (int, float)):
-            raise TypeError(f"{fn}() received an invalid combination of arguments - got ({type(input).__name__}, "
-                            f"{type(q).__name__}), but expected one of:\n"
-                            f" * (Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation "
-                            f"= \"linear\", Tensor out = None)\n"
-                            f" * (Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation "
-                            f"= \"linear\", Tensor out = None)\n")
+            from ..torch_signatures import SIGNATURES  # noqa: PLC0415 - only for the error
+            raise invalid_combination(fn, SIGNATURES[fn], (input, q), {})  # (its binding tells the arguments given)
         if not 0 <= q <= 1:
             raise errors.runtime(f"quantile() q must be in the range [0, 1] but got {float(q)}")
         q = wrap(xp_of(input._data).asarray(q, dtype=input.dtype.np), input.dtype)

@@ -69,24 +69,14 @@ def _coordinates(x, d, coords, edge_order):
     return cat([prepend, center, append], d)
 
 
-_SIGNATURES = ("(Tensor input, *, tuple of ints dim, int edge_order = 1)",
-               "(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)",
-               "(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)",
-               "(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)",
-               "(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)",
-               "(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)",
-               "(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)")
-
-
-def _invalid(spacing, dim, edge_order):
-    """torch's argument parser's error for arguments no signature takes."""
-    got = ["Tensor", f"spacing={type(spacing).__name__}"]
-    if dim is not None:
-        got.append(f"dim={type(dim).__name__}")
-    if edge_order != 1:
-        got.append(f"edge_order={type(edge_order).__name__}")
-    raise errors.type_error(f"gradient() received an invalid combination of arguments - got ({', '.join(got)}), but "
-                            "expected one of:\n" + "".join(f" * {sig}\n" for sig in _SIGNATURES))
+def _invalid(input, spacing, dim, edge_order):
+    """torch's argument parser's error for arguments no signature takes (told again with the keywords as given
+    by torch.gradient's binding: argcheck.with_input_check)."""
+    from ..arg_parser import parser_error  # noqa: PLC0415 - only for the error
+    from ..torch_signatures import SIGNATURES  # noqa: PLC0415
+    given = {k: v for k, v, default in (("spacing", spacing, 1), ("dim", dim, None), ("edge_order", edge_order, 1))
+             if v is not default}
+    raise parser_error("gradient", SIGNATURES["gradient"], (input,), given)
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
@@ -96,7 +86,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                 f"{type(input).__name__}")
     if isinstance(dim, bool) or not (dim is None or isinstance(dim, int) or (
             isinstance(dim, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in dim))):
-        _invalid(spacing, dim, edge_order)
+        _invalid(input, spacing, dim, edge_order)
     dims = None if dim is None else [dim] if isinstance(dim, int) else list(dim)
     if isinstance(spacing, (list, tuple)):
         spacing_list = list(spacing)
@@ -105,7 +95,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         spacing_list = None
         given = None
     else:
-        _invalid(spacing, dim, edge_order)
+        _invalid(input, spacing, dim, edge_order)
     if input.dtype.name == "uint8":
         raise errors.runtime("torch.gradient does not support uint8 input.")
     nd = input.dim()
@@ -117,6 +107,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise errors.runtime(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                              f"arguments to have the same length, but got a spacing argument of length {given} and "
                              f"a dim argument of length {len(dims)}.")
+    if isinstance(edge_order, bool) or not isinstance(edge_order, int):
+        _invalid(input, spacing, dim, edge_order)
     if edge_order not in (1, 2):
         raise errors.runtime("torch.gradient only supports edge_order=1 and edge_order=2.")
     if dims is not None:
@@ -144,7 +136,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         elif isinstance(h, (bool, int, float)):
             out.append(_uniform(input, d, h, edge_order))
         else:
-            _invalid(spacing, dim, edge_order)
+            _invalid(input, spacing, dim, edge_order)
     return tuple(out)
 
 

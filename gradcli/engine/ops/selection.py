@@ -13,7 +13,7 @@ from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from . import comparison as CP
 from . import gather_scatter as GS
 from . import reduction as R
@@ -146,47 +146,46 @@ def _unstable_sort(data, idx, d, descending):
     return _fix_open_rows(data, idx, d, lambda row: sort_row(row, descending))
 
 
-# torch.sort's two signatures, (*, bool stable, int dim, bool descending) and (int dim, bool descending):
-# a positional dim (or descending) with stable= fits neither. python_arg_parser's errors, by the count of
-# arguments: one plausible signature names the positionals it cannot take, otherwise "invalid combination"
-# (the keywords, kept in an unordered_map, are listed last first: what torch prints for one or two)
-_SORT_OPTIONS = ("(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)")
-_SORT_TORCH = ("(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
-               "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)")
+# torch.sort's two signatures, (*, bool stable, int dim, bool descending) and (int dim, bool descending): a
+# positional dim (or descending) with stable=, or an argument of another type, fits neither: python_arg_parser's
+# error (arg_parser.parser_error; stable may be None: its '?' is not in the signature's text)
+def _sort_takes(args, kwargs, method):
+    if "axis" in kwargs and "dim" not in kwargs:  # python_arg_parser's numpy alias (x.sort(axis=0))
+        kwargs["dim"] = kwargs.pop("axis")
+    if len(args) > 2 or (args and "stable" in kwargs):
+        return False
+    for key in kwargs:
+        if key not in ("dim", "descending", "stable") and (method or key != "out"):
+            return False
+    dim = args[0] if args else kwargs.get("dim", -1)
+    descending = args[1] if len(args) > 1 else kwargs.get("descending", False)
+    stable = kwargs.get("stable")
+    return ((isinstance(dim, (int, np.integer)) and not isinstance(dim, (bool, np.bool_))
+             or isinstance(dim, Tensor) and dim._data.ndim == 0 and not dim.dtype.is_floating_point)
+            and isinstance(descending, (bool, np.bool_)) and (stable is None or isinstance(stable, (bool, np.bool_))))
 
 
-def _sort_arguments_error(args, kwargs, method):
-    from ..argcheck import typename  # noqa: PLC0415 - only for the error
-    keys = list(kwargs)[::-1]
-    npos = len(args) + (0 if method else 1)
-    n = npos + len(keys)
-    if n == (3 if method else 5):
-        lo, hi = (1, 0) if method else (2, 1)
-        return errors.type_error(f"sort() takes from {lo} to {hi} positional arguments but {npos} were given")
-    got = ", ".join(([] if method else ["Tensor"]) + [typename(a) for a in args]
-                    + [f"{k}={typename(kwargs[k])}" for k in keys])
-    lines = []
-    for i, option in enumerate(_SORT_OPTIONS if method else _SORT_TORCH):
-        lines.append(f" * {option}\n")
-        if method and n == (4, 2)[i]:
-            lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(keys)}\n")
-    return errors.type_error(f"sort() received an invalid combination of arguments - got ({got}), "
-                             f"but expected one of:\n{''.join(lines)}")
+def _sort_arguments_error(input, args, kwargs, method):
+    from ..arg_parser import parser_error  # noqa: PLC0415 - only for the error
+    from ..torch_signatures import METHOD_SIGNATURES, SIGNATURES  # noqa: PLC0415
+    if method:
+        return parser_error("sort", METHOD_SIGNATURES["sort"], args, kwargs, nullable=("stable",))
+    return parser_error("sort", SIGNATURES["sort"], (input, *args), kwargs, nullable=("stable",))
 
 
 @functools.wraps(sort)
 def sort_method(input, *args, **kwargs):
-    """Tensor.sort: sort, with torch's TypeError for a positional dim beside stable=."""
-    if args and "stable" in kwargs:
-        raise _sort_arguments_error(args, kwargs, True)
+    """Tensor.sort: sort, with torch's TypeError for arguments neither signature takes."""
+    if (args or kwargs) and not _sort_takes(args, kwargs, True):
+        raise _sort_arguments_error(input, args, kwargs, True)
     return sort(input, *args, **kwargs)
 
 
 @functools.wraps(sort)
 def torch_sort(input, *args, **kwargs):
-    """torch.sort: sort, with torch's TypeError for a positional dim beside stable=."""
-    if args and "stable" in kwargs:
-        raise _sort_arguments_error(args, kwargs, False)
+    """torch.sort: sort, with torch's TypeError for arguments neither signature takes."""
+    if (args or kwargs) and not _sort_takes(args, kwargs, False):
+        raise _sort_arguments_error(input, args, kwargs, False)
     return sort(input, *args, **kwargs)
 
 

@@ -82,14 +82,46 @@ def _view_array(arr, shape):
     return v
 
 
-def view(input, *shape, dtype=None):
-    if dtype is not None and not shape:
-        return view_dtype(input, dtype)
-    if not shape:
-        raise errors.type_error("view() received an invalid combination of arguments - got (), but expected one of:\n"
-                                " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+def _view_error(shape, kwargs):
+    """x.view's argument parser's error for arguments neither (torch.dtype dtype) nor (tuple of ints size) takes."""
+    from ..argcheck import typename  # noqa: PLC0415 - only for the error
+    items = shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
+    if not kwargs and ((len(shape) > 1 and _int_like(shape[0])) or items is not shape):
+        for pos, s in enumerate(items, 1):  # the int list (varargs from an int on): its first element that is no int
+            if not _int_like(s):
+                return errors.type_error(f"view(): argument 'size' failed to unpack the object at pos {pos} with error "
+                                         f"\"type must be tuple of ints,but got {typename(s)}\"")
+    from ..arg_parser import parser_error  # noqa: PLC0415
+    from ..torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415
+    return parser_error("view", METHOD_SIGNATURES["view"], shape, kwargs)
+
+
+def _is_dtype(value):
+    from .. import dtypes  # noqa: PLC0415 - (as view_dtype)
+    return isinstance(value, dtypes.dtype)
+
+
+def _int_like(s):
+    return (isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_))) or (
+        type(s).__name__ == "Tensor" and s._data.ndim == 0 and s.dtype.is_floating_point is False
+        and s.dtype.name != "bool")
+
+
+def view(input, *shape, dtype=None, size=None):
+    if size is not None and not shape and dtype is None:
+        shape, size = (size,), None
+    if not shape or dtype is not None or size is not None:
+        if dtype is not None and not shape and size is None and _is_dtype(dtype):
+            return view_dtype(input, dtype)
+        raise _view_error(shape, {k: v for k, v in (("dtype", dtype), ("size", size)) if v is not None})
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)):
-        return view_dtype(input, shape[0])
+        if _is_dtype(shape[0]):
+            return view_dtype(input, shape[0])
+        if not _int_like(shape[0]):
+            raise _view_error(shape, {})
+    elif not all(type(s) is int for s in shape) and not (
+            len(shape) == 1 and all(_int_like(s) for s in shape[0])) and not all(_int_like(s) for s in shape):
+        raise _view_error(shape if len(shape) > 1 else (shape[0],), {})
     shape = _infer(shape_arg(shape), input._data.size)
     arr = _view_array(input._data, shape)
     if arr is None:
