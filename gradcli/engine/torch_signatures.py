@@ -620,6 +620,12 @@ SIGNATURES = {
     'hypot': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'i0': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'i0_': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'index_add': (
         (4, 4, 'input', 'Tensor', None),
     ),
