@@ -161,12 +161,15 @@ def test_what_it_leaves_to_numpy(monkeypatch):
 
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 11)) is None          # n < 12, row-major: another dot kernel
     assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T) is None        # the dot kernel with k not a multiple of 4
-    assert gemm_avx2.gemm(mat(1, 8), mat(21, 8).T) is None        # one row: MKL's sgemv, past the groups of four
-    assert gemm_avx2.gemm(mat(5, 8), mat(1, 8).T) is None         # one column: sgemv too
+    assert gemm_avx2.gemm(mat(1, 8), mat(21, 8).T).shape == (1, 21)   # one row: MKL's sgemv, past the groups too
+    assert gemm_avx2.gemm(mat(5, 8), mat(1, 8).T).shape == (5, 1)      # one column: sgemv too
+    assert gemm_avx2.gemm(mat(41)[1:].reshape(5, 8), mat(1, 8).T) is None  # its groups of four off 16 bytes
+    assert gemm_avx2.gemm(mat(25)[1:].reshape(3, 8), mat(1, 8).T) is not None  # no group of four: any offset
+    assert gemm_avx2.gemm(mat(5, 8), mat(9)[1:].reshape(8, 1)) is None  # the vector off 16 bytes
     assert gemm_avx2.gemm(mat(4, 8), mat(1, 8).T, alpha=2) is None    # sgemv's alpha: not measured
     assert gemm_avx2.gemm(mat(1, 8), mat(8, 5), mat(5)) is None   # the column-major sgemv's C: not measured
     assert gemm_avx2.gemm(mat(1, 8), mat(8, 1)) is None           # one element: not measured
-    assert gemm_avx2.mv(mat(6, 8), mat(8)) is None                # rows past the groups of four
+    assert gemm_avx2.mv(mat(6, 8), mat(8)).shape == (6,)          # rows past the groups of four
     assert gemm_avx2.mv(mat(8, 8), mat(16)[::2]) is None          # a strided vector
     assert gemm_avx2.gemm(mat(1, 8), mat(20, 8).T).shape == (1, 20)
     assert gemm_avx2.mv(mat(8, 6), mat(6)).shape == (8,)
@@ -742,3 +745,77 @@ def test_gemv_rows_is_its_reference(k):
         for kk in range(peel, k):
             lanes[(kk - peel) % 4] = F32(lanes[(kk - peel) % 4] + F32(a[i, kk] * x[kk]))
         assert got.view(np.int32) == F32(F32(lanes[0] + lanes[2]) + F32(lanes[1] + lanes[3])).view(np.int32)
+
+
+def _gemv_tail_reference(row, x, position):
+    """One row past sgemv's groups of four, element by element: the first min(k, 4) products in order from +0,
+    then 8 * ((k - 4) // 8) products in eight lanes (four for the second row past the groups), the rest one
+    by one."""
+    k = row.shape[0]
+    p = [F32(row[i] * x[i]) for i in range(k)]
+    acc = F32(0)
+    for i in range(min(k, 4)):
+        acc = F32(acc + p[i])
+    main = 8 * ((k - 4) // 8) if k >= 12 else 0
+    if main:
+        width = 4 if position == 1 else 8
+        lanes = [acc] + [F32(0)] * (width - 1)
+        for i in range(main):
+            lanes[i % width] = F32(lanes[i % width] + p[4 + i])
+        if width == 8:
+            lanes = [F32(lanes[j] + lanes[j + 4]) for j in range(4)]
+        acc = F32(F32(lanes[0] + lanes[2]) + F32(lanes[1] + lanes[3]))
+    for i in range(4 + main, k):
+        acc = F32(acc + p[i])
+    return acc
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 11, 12, 13, 19, 20, 21, 35, 64])
+def test_gemv_tail_is_its_reference(k):
+    rng = np.random.default_rng(100 + k)
+    a = (rng.standard_normal((3, k)) * 2.0 ** rng.integers(-8, 9, (3, k))).astype(F32)
+    x = rng.standard_normal(k).astype(F32)
+    a[2, :] = -0.0  # a row of -0.0 products: +0 (the sums start from +0)
+    got = gemm_dot.gemv_tail(a, x)
+    assert got.dtype == F32 and got.shape == (3,)
+    for j in range(3):
+        assert got[j].view(np.int32) == _gemv_tail_reference(a[j], x, j).view(np.int32), (k, j)
+    assert got[2].view(np.int32) == 0
+
+
+def test_gemv_tail_rows_against_torch():
+    """MKL's sgemv for the rows past the last group of four (1 to 3 of them, the only rows of 2 or 3): torch.mv
+    of row-major matrices at every offset of their rows (with groups of four, the matrix on 16 bytes: MKL
+    peels otherwise, left to NumPy), d2l's linear regression from scratch (X (10, 2) @ w
+    (2, 1) + b) and Linear(k, 1) on odd batches with their gradients, through the engine; a vector off 16
+    bytes is left to NumPy (MKL peels it)."""
+    torch = _mkl_avx2_torch()
+    from gradcli.engine import api  # noqa: PLC0415
+
+    rng = np.random.default_rng(28)
+    bad = []
+    for i in range(150):
+        k = int(rng.choice([rng.integers(1, 24), rng.integers(24, 700)]))
+        m = int(4 * rng.integers(0, 8) + rng.integers(1, 4))
+        off = int(rng.integers(0, 4))
+        buf = (rng.standard_normal(m * k + off) * 2.0 ** rng.integers(-6, 7, m * k + off)).astype(F32)
+        x = rng.standard_normal(k).astype(F32)
+        want = torch.mv(torch.from_numpy(buf)[off:].view(m, k), torch.from_numpy(x)).numpy()
+        got = api.mv(api.tensor(buf)[off:].view(m, k), api.tensor(x)).numpy()
+        direct = gemm_avx2.mv(buf[off:].reshape(m, k), x)
+        if (direct is None) != (m == 1 or k == 1 or m >= 4 and off > 0) or direct is not None and any(
+                np.asarray(v).view(np.int32).tolist() != want.view(np.int32).tolist() for v in (got, direct)):
+            bad.append((m, k, off))
+    assert not bad, bad
+    xs = rng.standard_normal(9).astype(F32)
+    assert gemm_avx2.mv(rng.standard_normal((6, 8)).astype(F32), xs[1:]) is None  # x 4 bytes past 16
+    assert gemm_avx2.mv(rng.standard_normal((6, 8)).astype(F32), xs[:8]) is not None
+    x, w = rng.standard_normal((10, 2)).astype(F32), rng.standard_normal((2, 1)).astype(F32)
+    results = []
+    for lib in (torch, api):
+        tw, tb = lib.tensor(w, requires_grad=True), lib.tensor([0.25], requires_grad=True)
+        y = lib.matmul(lib.tensor(x), tw) + tb
+        (y * y).sum().backward()
+        results.append([np.asarray(v.detach().numpy()).view(np.int32).tolist() for v in (y, tw.grad, tb.grad)])
+    assert results[0] == results[1]
+    _assert_linear_steps_match(torch, api, rng, ((10, 2, 1), (7, 13, 1), (6, 40, 1), (3, 100, 1), (2, 12, 1)))

@@ -21,7 +21,10 @@ one of them a transposed row-major matrix, as a Linear layer's weight.t() and it
   k's order from C (n a multiple of 4, or the one row past the groups);
 * torch.dot (sdot, the dot slot): gemm_dot.sdot.
 
-Everything else keeps NumPy's product: m = 1 or n = 1 (torch runs MKL's sgemv, not followed), the narrow
+* m = 1 or n = 1: MKL's sgemv (_gemv: gemm_dot.gemv_rows for the groups of four rows, gemm_dot.gemv_tail for
+  the rest, gemm_dot.gemv_columns for a column-major matrix).
+
+Everything else keeps NumPy's product: sgemv's operands off 16 bytes, its alpha, the narrow
 and last rows' other cases (k not a multiple of 4 with b.t(), n not a multiple of 4 with a row-major b:
 MKL aligns each output row to 16 bytes and peels otherwise, not followed), alpha with a row-major b there;
 longer or odd k; float64: `gemm` answers None there, as the MKL backend's kernel does for what it does not take. The engine calls this
@@ -165,16 +168,23 @@ def sgemm(a, b, c=None, alpha=1):
 
 def _gemv(a, b, c, alpha):
     """A product of one row or one column: MKL's sgemv (gemm_dot.gemv_rows over a's rows or b's columns in
-    groups of four, then + C; gemm_dot.gemv_columns for a column-major matrix, without C), or None (one
-    row and one column, the rows past the groups, alpha, a C there)."""
+    groups of four, gemm_dot.gemv_tail over the rest, then + C; gemm_dot.gemv_columns for a column-major
+    matrix, without C), or None (one row and one column, the vector or the groups' matrix off 16 bytes,
+    alpha, a C there)."""
     m, n = a.shape[0], b.shape[1]
     if alpha != 1 or (m == 1) == (n == 1) or m * n * a.shape[1] > gemm_dot.MAX_WORK or a.shape[1] > gemm_dot.MAX_STEPS:
         return None
     mat, vec = (a, b[:, 0]) if n == 1 else (b.T, a[0])
     if mat.flags.c_contiguous and mat.shape[0] > 1:
-        if mat.shape[0] % 4:
-            return None
-        out = gemm_dot.gemv_rows(mat, vec)
+        rows = mat.shape[0]
+        m4 = rows - rows % 4
+        if gemm_dot.offset16(vec) or vec.strides[0] != 4 or (m4 and gemm_dot.offset16(mat)):
+            return None  # x or (with groups of four) the matrix off 16 bytes: MKL peels otherwise (not followed)
+        out = np.empty(rows, _F32)
+        if m4:
+            out[:m4] = gemm_dot.gemv_rows(mat[:m4], vec)
+        if m4 < rows:
+            out[m4:] = gemm_dot.gemv_tail(mat[m4:], vec)
         if c is not None:
             out = out + c.reshape(-1)
     elif mat.flags.f_contiguous and c is None:

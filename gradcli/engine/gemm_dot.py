@@ -174,6 +174,31 @@ def gemv_rows(a, x):
     return (lanes[:, 0] + lanes[:, 2]) + (lanes[:, 1] + lanes[:, 3])
 
 
+def gemv_tail(a, x):
+    """MKL's AVX2 sgemv over rows for the rows past the last group of four (1 to 3 rows, the caller's), x on
+    16 bytes: each row's first min(k, 4) products summed in order from +0, then 8 * ((k - 4) // 8) products in
+    lanes (eight lanes, ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), for the first and third row; four,
+    (l0 + l2) + (l1 + l3), for the second), the first lane starting from the first sum, then the last
+    products one by one; plain float32 products and sums (the row's own alignment does not matter). a (r,
+    k) float32, x (k,)."""
+    r, k = a.shape
+    p = np.multiply(a, x[None, :])
+    peel = min(k, 4)
+    acc = _in_order(p[:, :peel].T)
+    blocks = (k - 4) // 8 if k >= 12 else 0
+    if blocks:
+        main = p[:, 4:4 + 8 * blocks]
+        for j in range(r):
+            width = 4 if j == 1 else 8
+            lanes = np.zeros(width, _F32)
+            lanes[0] = acc[j]
+            lanes = _in_order(main[j].reshape(-1, width), lanes)
+            if width == 8:
+                lanes = lanes[0:4] + lanes[4:8]
+            acc[j] = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+    return _in_order(p[:, 4 + 8 * blocks:].T, acc) if k > 4 + 8 * blocks else acc
+
+
 def gemv_columns(a, x):
     """MKL's AVX2 sgemv over columns ('n': torch.mv of a column-major matrix, a vector @ a row-major
     matrix): out = sum over kk of a[:, kk] * x[kk], plain float32, in k's order from +0."""
