@@ -204,39 +204,50 @@ done:
 
 /* MKL's AVX2 dot-product kernel (gradcli/engine/gemm_dot.py, dot_rows): out[i, j] = the dot product of
  * row i of a (m x k) and row j of w (n x k), plain float32 products and sums (no fused multiply-add): the
- * first n - n % 4 columns in four lanes (lane l: terms l, l + 4, ... from +0; k a multiple of 4), then
- * (l0 + l2) + (l1 + l3); the rest in eight lanes over k - k % 8 terms, ((l0 + l4) + (l2 + l6)) + ((l1 +
- * l5) + (l3 + l7)), then the last k % 8 products one by one. Four columns at a time (independent lanes). */
-static void dot4_columns(const float *x, const float *w, Py_ssize_t k, float *out, Py_ssize_t cols) {
+ * row's first `peel` products (up to a's next 16 bytes: 0 to 3) in order from +0 into lane 0, then the first
+ * n - n % 4 columns in four lanes over the next (k - peel) - (k - peel) % 4 terms, (l0 + l2) + (l1 + l3),
+ * the rest in eight lanes over (k - peel) - (k - peel) % 8 terms, ((l0 + l4) + (l2 + l6)) + ((l1 + l5) +
+ * (l3 + l7)); then the last products one by one. Four columns at a time (independent lanes). */
+static void dot4_columns(const float *x, const float *w, Py_ssize_t k, Py_ssize_t peel, float *out,
+                         Py_ssize_t cols) {
     float lanes[4][4] = {{0.0f}};
-    for (Py_ssize_t kk = 0; kk < k; kk += 4)
+    Py_ssize_t k4 = peel + (k - peel) / 4 * 4;
+    for (Py_ssize_t c = 0; c < cols; c++)
+        for (Py_ssize_t kk = 0; kk < peel; kk++) lanes[c][0] = lanes[c][0] + x[kk] * w[c * k + kk];
+    for (Py_ssize_t kk = peel; kk < k4; kk += 4)
         for (Py_ssize_t c = 0; c < cols; c++) {
             const float *y = w + c * k + kk;
             for (int l = 0; l < 4; l++) lanes[c][l] = lanes[c][l] + x[kk + l] * y[l];
         }
-    for (Py_ssize_t c = 0; c < cols; c++)
-        out[c] = (lanes[c][0] + lanes[c][2]) + (lanes[c][1] + lanes[c][3]);
+    for (Py_ssize_t c = 0; c < cols; c++) {
+        float r = (lanes[c][0] + lanes[c][2]) + (lanes[c][1] + lanes[c][3]);
+        for (Py_ssize_t kk = k4; kk < k; kk++) r = r + x[kk] * w[c * k + kk];
+        out[c] = r;
+    }
 }
 
-static float dot8(const float *x, const float *y, Py_ssize_t k) {
+static float dot8(const float *x, const float *y, Py_ssize_t k, Py_ssize_t peel) {
     float l[8] = {0.0f};
-    Py_ssize_t k8 = k - k % 8;
-    for (Py_ssize_t kk = 0; kk < k8; kk += 8)
+    for (Py_ssize_t kk = 0; kk < peel; kk++) l[0] = l[0] + x[kk] * y[kk];
+    Py_ssize_t k8 = peel + (k - peel) / 8 * 8;
+    for (Py_ssize_t kk = peel; kk < k8; kk += 8)
         for (int j = 0; j < 8; j++) l[j] = l[j] + x[kk + j] * y[kk + j];
     float r = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
     for (Py_ssize_t kk = k8; kk < k; kk++) r = r + x[kk] * y[kk];
     return r;
 }
 
-/* sgemm_dot(a, w, out, m, k, n): out (float32[m * n]) = a (float32[m * k], row-major) @ w (float32[n *
- * k], row-major).T in the order above; k a multiple of 4. out may share no byte with a or w. */
+/* sgemm_dot(a, w, out, m, k, n, first=0): out (float32[m * n]) = a (float32[m * k], row-major) @ w
+ * (float32[n * k], row-major).T in the order above, where a's first element lies `first` floats (0 to 3) past
+ * 16 bytes (row i: (first + i * k) % 4, its peel the floats to the next 16 bytes). out may share no byte with
+ * a or w. */
 static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
     PyObject *a_obj, *w_obj, *out_obj;
-    Py_ssize_t m, k, n;
-    if (!PyArg_ParseTuple(args, "OOOnnn:sgemm_dot", &a_obj, &w_obj, &out_obj, &m, &k, &n)) return NULL;
-    if (m < 1 || k < 4 || k % 4 || n < 1 || m > PY_SSIZE_T_MAX / k || k > PY_SSIZE_T_MAX / n ||
+    Py_ssize_t m, k, n, first = 0;
+    if (!PyArg_ParseTuple(args, "OOOnnn|n:sgemm_dot", &a_obj, &w_obj, &out_obj, &m, &k, &n, &first)) return NULL;
+    if (m < 1 || k < 1 || n < 1 || first < 0 || first > 3 || m > PY_SSIZE_T_MAX / k || k > PY_SSIZE_T_MAX / n ||
         m > PY_SSIZE_T_MAX / n) {
-        PyErr_Format(PyExc_ValueError, "sgemm_dot: bad sizes m=%zd k=%zd n=%zd", m, k, n);
+        PyErr_Format(PyExc_ValueError, "sgemm_dot: bad sizes m=%zd k=%zd n=%zd first=%zd", m, k, n, first);
         return NULL;
     }
     Py_buffer a, w, out;
@@ -260,8 +271,10 @@ static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
     Py_ssize_t n4 = n - n % 4;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < m; i++) {
-        for (Py_ssize_t j = 0; j < n4; j += 4) dot4_columns(ap + i * k, wp + j * k, k, op + i * n + j, 4);
-        for (Py_ssize_t j = n4; j < n; j++) op[i * n + j] = dot8(ap + i * k, wp + j * k, k);
+        Py_ssize_t peel = (4 - (first + i % 4 * (k % 4)) % 4) % 4;
+        if (peel > k) peel = k;
+        for (Py_ssize_t j = 0; j < n4; j += 4) dot4_columns(ap + i * k, wp + j * k, k, peel, op + i * n + j, 4);
+        for (Py_ssize_t j = n4; j < n; j++) op[i * n + j] = dot8(ap + i * k, wp + j * k, k, peel);
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);

@@ -160,7 +160,7 @@ def test_what_it_leaves_to_numpy(monkeypatch):
         return rng.standard_normal(shape).astype(dtype)
 
     assert gemm_avx2.gemm(mat(4, 8), mat(8, 11)) is None          # n < 12, row-major: another dot kernel
-    assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T) is None        # the dot kernel with k not a multiple of 4
+    assert gemm_avx2.gemm(mat(4, 6), mat(11, 6).T).shape == (4, 11)    # the dot kernel, k not a multiple of 4
     assert gemm_avx2.gemm(mat(1, 8), mat(21, 8).T).shape == (1, 21)   # one row: MKL's sgemv, past the groups too
     assert gemm_avx2.gemm(mat(5, 8), mat(1, 8).T).shape == (5, 1)      # one column: sgemv too
     assert gemm_avx2.gemm(mat(41)[1:].reshape(5, 8), mat(1, 8).T) is None  # its groups of four off 16 bytes
@@ -177,7 +177,8 @@ def test_what_it_leaves_to_numpy(monkeypatch):
     assert gemm_avx2.gemm(mat(6, 20), mat(20, 20), alpha=2) is None    # their alpha: not measured
     assert gemm_avx2.gemm(mat(3, 9)[:, 1:], mat(10, 8).T) is None  # rows not contiguous
     flat = mat(4 * 8 + 1)
-    assert gemm_avx2.gemm(flat[1:].reshape(4, 8), mat(10, 8).T) is None  # 4 bytes past the storage's start
+    assert gemm_avx2.gemm(flat[1:].reshape(4, 8), mat(10, 8).T).shape == (4, 10)  # rows peeled to 16 bytes
+    assert gemm_avx2.gemm(flat.view(np.uint8)[2:-2].view(F32).reshape(4, 8), mat(10, 8).T) is None  # off floats
     assert gemm_avx2.gemm(flat[:-1].reshape(4, 8), mat(10, 8).T).shape == (4, 10)
     assert gemm_avx2.dot(flat[1:9], flat[:8]) is None             # at other offsets modulo 16 bytes
     assert gemm_avx2.dot(flat[1:9], flat[9:17]) is not None       # at the same one
@@ -494,23 +495,29 @@ def test_convolutions_against_torch():
     assert not bad, bad
 
 
-def _dot_reference(a, b):
-    """MKL's AVX2 dot-product kernel per element (gemm_dot's note), written out: float32 lanes from +0."""
+def _dot_reference(a, b, first=0):
+    """MKL's AVX2 dot-product kernel per element (gemm_dot's note), written out: float32 lanes from +0; a's
+    first element `first` floats past 16 bytes, each row's products up to its next 16 bytes into lane 0
+    first."""
     m, k = a.shape
     n = b.shape[1]
     out = np.empty((m, n), F32)
     for i in range(m):
+        peel = min((4 - (first + i * k) % 4) % 4, k)
         for j in range(n):
             width = 4 if j < n - n % 4 else 8
             lanes = [F32(0)] * width
-            for kk in range(k - k % width):
-                lanes[kk % width] = F32(lanes[kk % width] + F32(a[i, kk] * b[kk, j]))
+            for kk in range(peel):
+                lanes[0] = F32(lanes[0] + F32(a[i, kk] * b[kk, j]))
+            end = peel + (k - peel) // width * width
+            for kk in range(peel, end):
+                lanes[(kk - peel) % width] = F32(lanes[(kk - peel) % width] + F32(a[i, kk] * b[kk, j]))
             if width == 4:
                 r = F32(F32(lanes[0] + lanes[2]) + F32(lanes[1] + lanes[3]))
             else:
                 r = F32(F32(F32(lanes[0] + lanes[4]) + F32(lanes[2] + lanes[6]))
                         + F32(F32(lanes[1] + lanes[5]) + F32(lanes[3] + lanes[7])))
-            for kk in range(k - k % width, k):
+            for kk in range(end, k):
                 r = F32(r + F32(a[i, kk] * b[kk, j]))
             out[i, j] = r
     return out
@@ -534,13 +541,18 @@ def _sdot_reference(x, y, peel):
     return F32(F32(q[0] + q[2]) + F32(q[1] + q[3]))
 
 
-@pytest.mark.parametrize("m, k, n", [(2, 4, 3), (3, 12, 10), (5, 20, 7), (2, 44, 17), (7, 36, 5), (4, 8, 1 + 1)])
+@pytest.mark.parametrize("m, k, n", [(2, 4, 3), (3, 12, 10), (5, 20, 7), (2, 44, 17), (7, 36, 5), (4, 8, 1 + 1),
+                                     (3, 2, 5), (5, 7, 6), (6, 13, 9), (4, 30, 11), (9, 37, 4)])
 def test_dot_kernel_is_its_reference(m, k, n):
     rng = np.random.default_rng(m * 100 + k * 10 + n)
+    for first in range(4):  # a's rows at every offset modulo 16 bytes
+        buf = (rng.standard_normal(m * k + first) * 2.0 ** rng.integers(-8, 9, m * k + first)).astype(F32)
+        w = rng.standard_normal((n, k)).astype(F32)
+        got = gemm_dot.dot_rows(buf[first:].reshape(m, k), w.T)
+        assert got.view(np.int32).tolist() == _dot_reference(buf[first:].reshape(m, k), w.T, first).view(
+            np.int32).tolist(), first
     a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-8, 9, (m, k))).astype(F32)
     w = rng.standard_normal((n, k)).astype(F32)
-    got = gemm_dot.dot_rows(a, w.T)
-    assert got.view(np.int32).tolist() == _dot_reference(a, w.T).view(np.int32).tolist()
     c = rng.standard_normal((m, n)).astype(F32)
     got = gemm_dot.dot_rows(a, w.T, c, 1.5)
     want = (_dot_reference(a, w.T) * F32(1.5)).astype(F32) + c
@@ -564,11 +576,12 @@ def test_sdot_is_its_reference(k):
 def test_dot_kernel_against_torch():
     """MKL's dot-product kernel: input @ weight.t() with n < 12 columns (every row), m = 2 or 3 rows (every
     row), the rows past the last group of four when m < 12 (the groups: the chains), addmm's beta and alpha,
-    small products MKL chains entirely (gemm_dot.small_chains)."""
+    small products MKL chains entirely (gemm_dot.small_chains); k not a multiple of 4 and the input's rows at
+    any offset (each row's products up to its next 16 bytes summed apart first) in the second half."""
     torch = _mkl_avx2_torch()
     rng = np.random.default_rng(21)
     bad, done = [], 0
-    for i in range(120):
+    for i in range(240):
         kind = i % 4
         if kind == 0:
             m, n = int(rng.integers(2, 70)), int(rng.integers(2, 12))
@@ -577,7 +590,11 @@ def test_dot_kernel_against_torch():
         else:
             m, n = int(rng.choice([5, 6, 7, 9, 10, 11])), int(rng.integers(12, 120))
         k = 4 * int(rng.integers(1, 5 if kind == 3 else 100))
-        a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-4, 5, (m, k))).astype(F32)
+        first = 0
+        if i >= 120:
+            k, first = int(rng.choice([rng.integers(2, 17), rng.integers(17, 400)])), int(rng.integers(0, 4))
+        buf = (rng.standard_normal(m * k + first) * 2.0 ** rng.integers(-4, 5, m * k + first)).astype(F32)
+        a = buf[first:].reshape(m, k)
         w = rng.standard_normal((n, k)).astype(F32)
         bias = rng.standard_normal(n).astype(F32)
         beta, alpha = ((1, 1), (1, 1), (0.5, 1.7), (0, 3))[i % 4 if i % 8 < 4 else 0]
@@ -585,11 +602,11 @@ def test_dot_kernel_against_torch():
         if got is None:
             continue
         done += 1
-        want = torch.addmm(torch.from_numpy(bias), torch.from_numpy(a), torch.from_numpy(w).t(), beta=beta,
-                           alpha=alpha).numpy()
+        want = torch.addmm(torch.from_numpy(bias), torch.from_numpy(buf)[first:].view(m, k), torch.from_numpy(w).t(),
+                           beta=beta, alpha=alpha).numpy()
         if got.view(np.int32).tolist() != want.view(np.int32).tolist():
-            bad.append((m, k, n, beta, alpha))
-    assert done >= 100 and not bad, bad
+            bad.append((m, k, n, first, beta, alpha))
+    assert done >= 200 and not bad, bad
 
 
 def test_sdot_against_torch():
@@ -615,13 +632,16 @@ def test_sdot_against_torch():
 
 def test_c_dot_kernel_is_the_numpy_one(native_module):
     """csrc/gemm.c's sgemm_dot against gemm_dot.dot_rows' NumPy passes, bit for bit (every remainder of n
-    modulo 4 and of k modulo 8, -0.0 products, with C and alpha), and what it refuses."""
+    modulo 4 and of k modulo 8, rows at every offset, -0.0 products, with C and alpha), and what it refuses."""
     module = native_module("gemm")
     rng = np.random.default_rng(23)
     shapes = [(1, 4, 1), (2, 4, 3), (3, 8, 4), (5, 12, 5), (2, 28, 11), (7, 36, 6)]
     shapes += [(int(rng.integers(1, 30)), 4 * int(rng.integers(1, 90)), int(rng.integers(1, 40))) for _ in range(30)]
+    shapes += [(int(rng.integers(1, 30)), int(rng.integers(1, 300)), int(rng.integers(1, 40))) for _ in range(30)]
     for i, (m, k, n) in enumerate(shapes):
-        a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-9, 10, (m, k))).astype(F32)
+        first = i % 4  # a's rows at every offset modulo 16 bytes (each peeled up to its next 16 bytes)
+        a = (rng.standard_normal(m * k + first) * 2.0 ** rng.integers(-9, 10, m * k + first)).astype(F32)
+        a = a[first:].reshape(m, k)
         w = rng.standard_normal((n, k)).astype(F32)
         if i % 5 == 0:
             a[:, : k // 2] = -0.0
@@ -633,7 +653,8 @@ def test_c_dot_kernel_is_the_numpy_one(native_module):
     module.sgemm_dot(a, w, out, 2, 4, 3)
     assert out.tolist() == [4.0] * 6
     shared = np.zeros(24, F32)
-    for args, words in (((a, w, out, 2, 6, 3), "bad sizes"), ((a, w, out, 0, 4, 3), "bad sizes"),
+    for args, words in (((a, w, out, 2, 4, 3, 4), "bad sizes"), ((a, w, out, 0, 4, 3), "bad sizes"),
+                        ((a, w, out, 2, 4, 3, -1), "bad sizes"), ((a, w, out, 2, 6, 3), "expected 12"),
                         ((a, w, out, 2**40, 2**40, 3), "bad sizes"), ((a, w[:11], out, 2, 4, 3), "expected 12"),
                         ((a, w, out[:5], 2, 4, 3), "expected 6"), ((a, shared[:12], shared[6:12], 2, 4, 3), "overlap"),
                         ((a.astype(np.float64), w, out, 2, 4, 3), "format 'f'")):

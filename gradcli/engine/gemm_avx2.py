@@ -16,16 +16,15 @@ one of them a transposed row-major matrix, as a Linear layer's weight.t() and it
   (rounded) before the chains;
 * bmm (matmul of 3-D batches) from 400 multiply-adds a matrix: each matrix as mm;
 * m = 2 or 3, n < 12, and the rows past the last group of four when m < 12 (gemm_dot.py): for a @ b.t()
-  (F.linear's input @ weight.t(); k a multiple of 4, both on 16 bytes) MKL's dot-product kernel, plain
+  (F.linear's input @ weight.t(); each row peeled up to a's next 16 bytes) MKL's dot-product kernel, plain
   float32 products and sums in four or eight lanes; for a row-major b plain float32 products summed in
   k's order from C (n a multiple of 4, or the one row past the groups);
-* torch.dot (sdot, the dot slot): gemm_dot.sdot.
-
+* torch.dot (sdot, the dot slot): gemm_dot.sdot;
 * m = 1 or n = 1: MKL's sgemv (_gemv: gemm_dot.gemv_rows for the groups of four rows, gemm_dot.gemv_tail for
   the rest, gemm_dot.gemv_columns for a column-major matrix).
 
 Everything else keeps NumPy's product: sgemv's operands off 16 bytes, its alpha, the narrow
-and last rows' other cases (k not a multiple of 4 with b.t(), n not a multiple of 4 with a row-major b:
+and last rows' other cases (n not a multiple of 4 with a row-major b:
 MKL aligns each output row to 16 bytes and peels otherwise, not followed), alpha with a row-major b there;
 longer or odd k; float64: `gemm` answers None there, as the MKL backend's kernel does for what it does not take. The engine calls this
 only where the CPU is such a machine (`rng_math.detected()` is "avx2": MKL's AVX-512 kernels, on the
@@ -226,15 +225,15 @@ def _float32_arrays(*xs):
 
 def _refused(a, b):
     """A cheap early no for the narrow products sgemm leaves to NumPy by their shapes alone (before gemm
-    builds MKL's C): k = 1, and n < 12 or m < 4 (but not one row or column) with k not a multiple of 4
-    for b.t(), or n not a multiple of 4 for a row-major b."""
+    builds MKL's C): k = 1, and n < 12 or m < 4 (but not one row or column) with n not a multiple of 4
+    for a row-major b."""
     m, k = a.shape
     n = b.shape[1]
     if k < 2:
         return True
     if m == 1 or n == 1 or (n >= MIN_COLUMNS and m >= 4):
         return False
-    return (n if b.strides[1] == 4 else k) % 4 != 0  # b row-major (or a column whose layout does not matter)
+    return b.strides[1] == 4 and n % 4 != 0  # b row-major
 
 
 def gemm(m1, m2, bias=None, beta=1, alpha=1):

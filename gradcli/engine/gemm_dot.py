@@ -6,14 +6,14 @@ whether the 1 joins a partial sum holding exactly one of the big values: that re
 addition tree) and then random float32 inputs (0 differing elements):
 
 * sgemm with a row-major first operand a (m, k) and a transposed row-major second one b (k, n) (F.linear's
-  input @ weight.t()), k a multiple of 4, both starting on 16 bytes: when n < 12 (every row), m is 2 or 3
-  (every row, any n), or the rows past the last group of four when m < 12, each element is a dot product in
-  plain float32 products and sums, no fused multiply-add. The first n - n % 4 columns: four lanes, lane l
-  summing the products of k's terms l, l + 4, l + 8, ... in order from +0, then (l0 + l2) + (l1 + l3); the
-  last n % 4 columns: eight lanes over the first k - k % 8 terms, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5)
-  + (l3 + l7)), then the last k % 8 products added one by one. alpha multiplies the result (rounded), then
-  MKL's C (beta * input) is added. k not a multiple of 4, rows off 16 bytes: other kernels (not followed:
-  NumPy's product). Small products chain every row (small_chains).
+  input @ weight.t()): when n < 12 (every row), m is 2 or 3 (every row, any n), or the rows past the last
+  group of four when m < 12, each element is a dot product in plain float32 products and sums, no fused
+  multiply-add. Each row's products up to a's row's next 16 bytes (row_peels: 0 to 3) are summed in order
+  from +0 into lane 0 first; then over the next k' terms the first n - n % 4 columns: four lanes, lane l
+  summing the products of terms l, l + 4, l + 8, ... in order, then (l0 + l2) + (l1 + l3); the last n % 4
+  columns: eight lanes over the first k' - k' % 8 terms, then ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 +
+  l7)); then the last products added one by one. alpha multiplies the result (rounded), then MKL's C (beta *
+  input) is added. b's offset does not matter. Small products chain every row (small_chains).
 * the same rows with a row-major b (F.linear's gradients: grad_out.t() @ input, grad_out @ weight), n a
   multiple of 4 (each output row then starts on 16 bytes; the first row past the groups always does): plain
   float32 products summed in k's order, from MKL's C (beta * input) or +0 (plain_rows; alpha not measured).
@@ -51,8 +51,8 @@ def takes(a, b, la, lb, limit=MAX_WORK):
     """Whether dot_rows computes a @ b (layouts la, lb as gemm_avx2's _layout gives them) in MKL's order,
     within limit multiply-adds."""
     k = a.shape[1]
-    return la == "N" and lb == "T" and k % 4 == 0 and b.shape[1] > 1 and a.shape[0] * b.shape[1] * k <= limit \
-        and offset16(a) == 0 and offset16(b) == 0
+    return la == "N" and lb == "T" and b.shape[1] > 1 and a.shape[0] * b.shape[1] * k <= limit \
+        and offset16(a) % 4 == 0
 
 
 def _in_order(terms, start=None):
@@ -74,11 +74,34 @@ def small_chains(k, n):
     return (k <= 16 and n <= 16) or (k <= 4 and n <= 100)
 
 
-def _lanes(p, width):
-    """p (m, n, k) products -> (m, n, width) lane sums of the first k - k % width terms, in k's order from +0."""
-    m, n, k = p.shape
-    blocks = k // width
-    return _in_order(p[:, :, :blocks * width].reshape(m, n, blocks, width).transpose(2, 0, 1, 3))
+def row_peels(a):
+    """Each row's first products MKL's dot-product kernel sums apart (into lane 0), up to a's next 16 bytes:
+    (m,) ints from 0 to 3 (at most k)."""
+    m, k = a.shape
+    return np.minimum((4 - (offset16(a) // 4 + np.arange(m) * k) % 4) % 4, k)
+
+
+def _dot_products(p, peel):
+    """p (r, n, k) products, each row's first peel summed apart -> (r, n) in the dot-product kernel's order."""
+    r, n, k = p.shape
+    n4 = n - n % 4
+    start = _in_order(p[:, :, :peel].transpose(2, 0, 1))
+    rest = p[:, :, peel:]
+    out = np.empty((r, n), _F32)
+    for cols, width in ((slice(0, n4), 4), (slice(n4, n), 8)):
+        q = rest[:, cols]
+        nc, blocks = q.shape[1], (k - peel) // width
+        if nc == 0:
+            continue
+        lanes = np.zeros((r, nc, width), _F32)
+        lanes[..., 0] = start[:, cols]
+        if blocks:
+            lanes = _in_order(q[..., :blocks * width].reshape(r, nc, blocks, width).transpose(2, 0, 1, 3), lanes)
+        if width == 8:
+            lanes = lanes[..., :4] + lanes[..., 4:]
+        summed = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
+        out[:, cols] = _in_order(q[..., blocks * width:].transpose(2, 0, 1), summed)
+    return out
 
 
 def dot_rows(a, b, c=None, alpha=1, module=None):
@@ -86,28 +109,15 @@ def dot_rows(a, b, c=None, alpha=1, module=None):
     built csrc/gemm.c (its sgemm_dot, the same bits), else NumPy's passes."""
     m, k = a.shape
     n = b.shape[1]
+    out = np.empty((m, n), _F32)
     if module is not None:
-        out = np.empty((m, n), _F32)
-        module.sgemm_dot(a, b.T, out, m, k, n)
+        module.sgemm_dot(a, b.T, out, m, k, n, offset16(a) // 4)
         return _scaled(out, c, alpha)
     p = np.multiply(a[:, None, :], b.T[None, :, :])  # (m, n, k): each product rounded to float32
-    n4 = n - n % 4
-    out = np.empty((m, n), _F32)
-    if n4:
-        lanes = _lanes(p[:, :n4], 4)
-        out[:, :n4] = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
-    if n4 < n:
-        tail = p[:, n4:]
-        k8 = k - k % 8
-        if k8:
-            lanes = _lanes(tail, 8)
-            r = ((lanes[..., 0] + lanes[..., 4]) + (lanes[..., 2] + lanes[..., 6])) \
-                + ((lanes[..., 1] + lanes[..., 5]) + (lanes[..., 3] + lanes[..., 7]))
-        else:
-            r = np.zeros(tail.shape[:2], _F32)
-        for kk in range(k8, k):
-            r = r + tail[:, :, kk]
-        out[:, n4:] = r
+    peels = row_peels(a)
+    for peel in np.unique(peels):
+        rows = np.flatnonzero(peels == peel)
+        out[rows] = _dot_products(p[rows], int(peel))
     return _scaled(out, c, alpha)
 
 
