@@ -99,3 +99,37 @@ def test_format_invalid_args_rules():
     assert "(!int!, !Tensor!)" in message  # 'Number b = 1' is the type "Number b =": nothing matches it
     single = format_invalid_args("g", ["(Tensor a, int b)"], (x,), {"c": 1})
     assert single == "g() received an invalid combination of arguments - got unrecognized keyword arguments: c"
+
+
+def _printed(source):
+    from gradcli.lang.runner import run_source
+    r = run_source(source)
+    assert r.ok, r.error
+    return "".join(o.text for o in r.outputs)
+
+
+def test_noargs_methods_reworded_only_for_the_tensor_method_itself():
+    """lang/method_arity.py rewords Python's arity error as torch's only for x.name(...) of a Tensor method that
+    takes no argument: a script's own method of that name, a call through a name, or an error raised inside
+    a function the method calls keep Python's words."""
+    printed = _printed("""
+import torch
+x = torch.ones(2)
+class C:
+    def t(self):
+        return 1
+def inner(a):
+    return a.t(1)
+f = x.t
+for g in [lambda: x.t(1), lambda: C().t(5), lambda: f(1), lambda: inner(x), lambda: x.exp(k=1), lambda: x.sum(1, 2, 3, 4)]:
+    try:
+        g()
+    except TypeError as e:
+        print(e)
+""").splitlines()
+    assert printed[0] == "TensorBase.t() takes no arguments (1 given)"
+    assert printed[1] == "C.t() takes 1 positional argument but 2 were given"
+    assert printed[2] == "t() takes 1 positional argument but 2 were given"  # (torch: Tensor.t(); not reworded)
+    assert printed[3] == "TensorBase.t() takes no arguments (1 given)"  # the innermost call is x.t(1)'s
+    assert printed[4] == "TensorBase.exp() takes no keyword arguments"
+    assert "TensorBase" not in printed[5]

@@ -180,6 +180,21 @@ def method_signatures(name):
     return None
 
 
+def takes_no_arguments(name):
+    """Is the Tensor method name a C method taking no argument (Python's own "takes no arguments" error)?"""
+    import torch
+    fn = getattr(torch.ones(2, 2), name, None)
+    if not isinstance(fn, types.BuiltinMethodType):
+        return False
+    try:
+        fn(_Probe())
+    except TypeError as e:
+        return str(e).endswith("() takes no arguments (1 given)")
+    except Exception:  # noqa: BLE001 - any other failure: it took the argument
+        return False
+    return False
+
+
 def build():
     """The text of torch_signatures.py, from the torch this runs with."""
     import warnings
@@ -243,6 +258,13 @@ def build():
                 lines.append(f"        {s!r},")
             lines.append("    ),")
     lines.append("}")
+    lines.append("")
+    lines.append("# the Tensor methods that take no argument (METH_NOARGS): x.t(1) is \"TensorBase.t() takes no arguments (1 given)\"")
+    lines.append("NOARGS_METHODS = frozenset({")
+    for name in engine_methods():
+        if takes_no_arguments(name):
+            lines.append(f"    {name!r},")
+    lines.append("})")
     lines.append("")
     lines.append("# the engine's torch.X functions looked at that torch's argument parser gives no signatures for")
     lines.append("NOT_PARSED = frozenset({")

@@ -456,6 +456,11 @@ def tag(exc, node):
     try:
         if getattr(exc, "_gs_node", None) is None:
             exc._gs_node = node
+            if type(exc) is TypeError:  # a Tensor method taking no arguments, as torch words it (method_arity.py)
+                from .method_arity import reworded  # noqa: PLC0415 - only for the error
+                text = reworded(exc, node)
+                if text is not None:
+                    exc.args = (text,)
             exc._gs_internal = is_internal(exc)
     except Exception:  # noqa: BLE001 - an exception object that refuses attributes: leave it
         pass

@@ -172,6 +172,7 @@ def inplace(fn, name):
     overlap_ok = name in OVERLAP_WRITES
     source_arg = name in _SOURCE_ARG
     binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
+    renamed = name in _NOT_IMPLEMENTED_INPLACE
 
     def method(self, *args, **kwargs):
         check_inplace(self)
@@ -189,9 +190,17 @@ def inplace(fn, name):
         if source_arg:
             check_source_overlap(name, self, args, kwargs)
         warn_expanded_write(name, self, args, kwargs)
-        return rebase(self, r, scalar, overlap_ok)
+        out = rebase(self, r, scalar, overlap_ok)
+        if renamed and getattr(self.grad_fn, "_opname", None) == f"aten::{name[:-1]}":
+            self.grad_fn._opname = f"aten::{name}"  # torch's NotImplemented node names the in-place op
+        return out
     method.__name__ = name
     return method
+
+
+# the in-place ops without a derivative whose NotImplemented node torch names after the in-place op
+# ("derivative for aten::floor_divide_ is not implemented")
+_NOT_IMPLEMENTED_INPLACE = frozenset({"floor_divide_"})
 
 
 def bitwise_inplace(fn):
