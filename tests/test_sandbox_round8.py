@@ -17,7 +17,7 @@ import pytest
 from case_support import refused_script, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAD = "import torch\nimport itertools\nimport math\nimport collections\n"
+HEAD = "import torch\nimport itertools\nimport math\nimport collections\nimport numpy as np\n"
 
 run = partial(run_script, HEAD, "round8.grad")
 refused = partial(refused_script, HEAD, "round8.grad")
@@ -185,3 +185,57 @@ def test_counter_elements_still_as_python():
     want = (f"{list(c.elements())} {list(collections.Counter.elements(c))}\n{c.elements}\n"
             f"{str(c.elements())[:23]} {str(collections.Counter.elements)[:26]}\n")
     assert run(src).stdout == want
+
+
+# ---------------------------------------------------------------- torch.range, as_strided, resize_, fill_diagonal_, gradient
+
+@pytest.mark.parametrize("call", ["torch.range(0, 10**12)", "torch.range(0, 1, 1e-12)",
+                                  "torch.range(0, 10**10, dtype=torch.int64)", "torch.range(0, 10**9, 2, dtype=torch.float64)"])
+def test_torch_range_checks_the_element_limit_before_numpy_allocates(call):
+    # torch.range computed its count and asked NumPy for it: 4 TB, which only --max-memory stopped
+    quick_refusal(f"x = {call}\n", "RuntimeError", "exceeds the limit of 100000000 elements (--max-elements)")
+
+
+def torch_error(code):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    try:
+        exec(code, {"torch": torch, "np": np})  # noqa: S102 - the test's own literal, never a script's text
+    except Exception as exc:  # noqa: BLE001 - torch's error is the expectation
+        return type(exc).__name__, str(exc)
+    raise AssertionError(f"torch ran {code!r}")
+
+
+@pytest.mark.parametrize("code", [
+    "x = torch.arange(6.)\nx.as_strided((3,), (2**62,))", "x = torch.arange(6.)\nx.as_strided((3, 2), (1, 1), 2**62)",
+    "x = torch.arange(6.)\nx.as_strided((3, 2), (2**61, 1), 0)",
+    "x = torch.arange(6.)\nx.resize_(2**62, 2**62)", "x = torch.arange(6.)\nx.resize_(2**32, 2**31)",
+    "torch.zeros(7, 2).fill_diagonal_(1, wrap='yes')", "torch.zeros(7, 2).fill_diagonal_(1, wrap=1)",
+    "torch.zeros(7, 2).fill_diagonal_(1, wrap=np.bool_(True))", "torch.zeros(7, 2).fill_diagonal_(1, wrap=None)",
+    "torch.gradient(torch.arange(5.), spacing=(torch.tensor(2.),))",
+    "torch.gradient(torch.arange(6.).reshape(2, 3), spacing=(torch.arange(2.), torch.tensor(1.)))",
+    "torch.gradient(torch.arange(6.).reshape(2, 3), spacing=(1.0, torch.tensor(2.)))",
+    "torch.gradient(torch.arange(5.), spacing=[None])", "torch.gradient(torch.arange(5.), spacing=['a'])",
+    "torch.gradient(torch.arange(5.), spacing=[[1, 2]])",
+])
+def test_hostile_geometry_and_argument_types_get_torchs_errors(code):
+    # storage sizes past int64 were gradcli's setStorage bounds error with a 20-digit size where torch
+    # says the calculation overflowed; resize_ asked the element limit before torch's overflow check;
+    # fill_diagonal_(wrap='yes') filled as wrap=True; a 0-d tensor in gradient's spacing was taken as a
+    # number and a list of non-numbers was the invalid-combination error, where torch's parser names the element
+    type_name, message = torch_error(code)
+    result = refused(code + "\n", type_name, message)
+    assert result.error.message == message
+
+
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
+def test_geometry_within_bounds_is_still_torchs():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6.)
+    want = [x.as_strided((3,), (2,), 1), torch.zeros(7, 2).fill_diagonal_(1, wrap=True),
+            torch.gradient(torch.arange(5.) ** 2, spacing=torch.tensor(2.)), torch.gradient(torch.arange(5.), spacing=[True]),
+            torch.range(0, 5, 2.5)]
+    src = ("x = torch.arange(6.)\nprint(x.as_strided((3,), (2,), 1))\nprint(torch.zeros(7, 2).fill_diagonal_(1, wrap=True))\n"
+           "print(torch.gradient(torch.arange(5.) ** 2, spacing=torch.tensor(2.)))\n"
+           "print(torch.gradient(torch.arange(5.), spacing=[True]))\nprint(torch.range(0, 5, 2.5))\n")
+    assert run(src).stdout == "".join(f"{w}\n" for w in want)

@@ -11,8 +11,10 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import typename
 from ..device import xp_of
 from ..function import Function, record
+from ..limits import check_numel
 from ..tensor import Tensor, wrap
 from .elementwise_common import zero_grad
 from .registry import Sample, op
@@ -122,9 +124,11 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False, l
         raise errors.runtime("upper bound and lower bound inconsistent with step sign")
     if d.is_floating_point:
         n = int(float(acc((xend - xstart) / xstep)) + 1)
+        check_numel(n)  # torch.range(0, 10**12) reached NumPy's allocation (--max-memory, not --max-elements)
         arr = (acc(xstart) + np.arange(n, dtype=acc) * acc(xstep)).astype(d.np)
     else:
         n = _int_div(xend - xstart, xstep) + 1
+        check_numel(n)
         arr = (xstart + np.arange(n, dtype=np.int64) * xstep).astype(d.np)
     return factory.finish(arr, d, device, requires_grad)
 
@@ -178,6 +182,8 @@ def fill_diagonal_(input, fill_value, wrap=False):
     a tall matrix with wrap the diagonal that starts again every width + 1 rows); here the same
     elements through views of x (a flat view's slice where x is contiguous, else diagonals), so that a
     tensor of a graph gets CopySlices as in torch."""
+    if not isinstance(wrap, bool):  # torch's argument parser: wrap='yes' filled as True
+        raise errors.type_error(f"fill_diagonal_(): argument 'wrap' must be bool, not {typename(wrap)}")
     nd = input.dim()
     if nd < 2:
         raise errors.runtime("dimensions must larger than 1")

@@ -91,6 +91,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if isinstance(spacing, (list, tuple)):
         spacing_list = list(spacing)
         given = len(spacing_list)
+        if not all(isinstance(h, (bool, int, float)) for h in spacing_list):  # the parser's tuple of Tensors
+            for i, h in enumerate(spacing_list):
+                if not isinstance(h, Tensor):
+                    raise errors.type_error(f"expected Tensor as element {i} in argument 1, but got "
+                                            f"{type(h).__name__}")
     elif isinstance(spacing, (bool, int, float)) or isinstance(spacing, Tensor):
         spacing_list = None
         given = None
@@ -129,8 +134,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         spacing_list = [spacing] * len(wrapped)
     out = []
     for d, h in zip(wrapped, spacing_list):
-        if isinstance(h, Tensor) and h.dim() == 0:
-            h = h.item()
+        if isinstance(h, Tensor) and h.dim() == 0:  # ATen's gradient_helper: coordinates are 1-d
+            raise errors.runtime("torch.gradient expected each element of spacing to have one dimension, but got "
+                                 "an element with 0 dimensions!")
         if isinstance(h, Tensor):
             out.append(_coordinates(input, d, h, edge_order))
         elif isinstance(h, (bool, int, float)):

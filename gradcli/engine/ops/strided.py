@@ -114,6 +114,9 @@ def as_strided(input, size, stride, storage_offset=None):
         raise errors.runtime(f"Tensor: invalid storage offset {offset}")
     item = input.dtype.itemsize
     need = _needed(sizes, strides, offset)
+    if need * item > _INT64_MAX:  # ATen's computeStorageNbytes, before setStorage's bounds
+        raise errors.runtime(f"Storage size calculation overflowed with sizes={list(sizes)} and strides="
+                             f"{list(strides)}")
     if need > storage.size:
         raise errors.runtime(f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {offset}, and "
                              f"itemsize {item} requiring a storage size of {need * item} are out of bounds for "
@@ -137,10 +140,12 @@ def resize_(self, *sizes, memory_format=None):
         raise errors.runtime("cannot resize variables that require grad")
     if any(s < 0 for s in sizes):
         raise errors.runtime("numel: integer multiplication overflow")  # (torch's message for a negative size)
-    check_shape(sizes)
     n = 1
     for s in sizes:
         n *= s
+    if n > _INT64_MAX:  # torch checks the product before the allocation (our limit) is asked for
+        raise errors.runtime("numel: integer multiplication overflow")
+    check_shape(sizes)
     d = self._data
     if type(d) is np.ndarray and d.flags.c_contiguous and n <= d.size:
         self._data = d.reshape(-1)[:n].reshape(sizes)
