@@ -549,3 +549,40 @@ def test_scalar_chain_walk_gives_the_leaf_its_gradient_and_no_graph():
     h.register_hook(lambda g: seen.append(g.item()))
     (h * 0.5 + 1.0).backward()
     assert seen == [0.5] and h.grad.item() == 0.5 and x.grad.item() == 2.0
+
+
+@pytest.mark.parametrize("op", ["__add__", "__sub__", "__mul__", "__truediv__", "__radd__", "__rmul__"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_scalar_operator_results_are_binary_results(op, requires_grad):
+    """The 0-d operator's result array (np.array of the Python float, elementwise_common.scalar_operator) has
+    the bits, dtype and flags (a fresh, writable, C-contiguous 0-d array of its own) of the general binary()
+    path's, over special values of both operands (nan, infinities, -0.0, overflow, underflow), numbers of
+    every Python kind (bool and int promote to the tensor's dtype) and 0-d tensors of the same dtype."""
+    from gradcli.engine.ops import arithmetic
+    from gradcli.engine.ops.elementwise_common import binary
+    cls = {"add": arithmetic.AddBackward0, "sub": arithmetic.SubBackward0, "mul": arithmetic.MulBackward0,
+           "truediv": arithmetic.DivBackward0, "radd": arithmetic.AddBackward0, "rmul": arithmetic.MulBackward0}
+    name = op.strip("_")
+    inf, nan = float("inf"), float("nan")
+    for dt in (torch.float32, torch.float64):
+        values = (1.7, -0.0, 0.0, nan, inf, -inf, 3e38, 1e-40, -2.5)
+        others = (*values, 7, -3, True, False, 1e300, 1e-320,
+                  *(torch.tensor(v, dtype=dt) for v in values))
+        for av in values:
+            for b in others:
+                a = torch.tensor(av, dtype=dt, requires_grad=requires_grad)
+                if op == "__sub__" and type(b) is bool:  # torch's error, from the general path
+                    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool"):
+                        a - b
+                    continue
+                with np.errstate(all="ignore"):
+                    fast = getattr(a, op)(b)
+                    slow = binary(cls[name], a, b)  # __radd__ and __rmul__ commute: a + b, a * b
+                r, s = fast._data, slow._data
+                assert type(r) is np.ndarray and r.shape == () and r.dtype == s.dtype == dt.np, (op, av, b, dt)
+                assert r.tobytes() == s.tobytes(), (op, av, b, dt)
+                assert r.flags.writeable and r.flags.owndata and r.flags.c_contiguous and r.base is None
+                assert fast.dtype is slow.dtype is dt and fast.requires_grad is requires_grad
+                assert (fast.grad_fn is None) is (not requires_grad)
+                if requires_grad:
+                    assert type(fast.grad_fn) is type(slow.grad_fn)

@@ -210,8 +210,11 @@ def _half_by_scalar(cls, x, b, r):
 # operation is exact for float64 and, for float32, bit-identical to NumPy's: the operands are float32
 # values, and rounding their double-precision sum, difference, product or quotient to float32 gives the
 # correctly rounded float32 result (double has at least 2 * 24 + 2 bits: no double-rounding error).
-# dtype -> (a 0-d array to copy for results, number -> the number as an operand of the dtype, a Python float)
-_PROTO0 = {dtypes.float32: (np.zeros((), np.float32), {}), dtypes.float64: (np.zeros((), np.float64), {})}
+# dtype -> (its NumPy dtype for the results, number -> the number as an operand of the dtype, a Python float).
+# The result is np.array(v, dtype): a new 0-d array rounded from the double as `r[()] = v` rounds it, in
+# fewer instructions than a copy of a 0-d array and an item assignment (~450 fewer an op, callgrind).
+_PROTO0 = {dtypes.float32: (np.dtype(np.float32), {}), dtypes.float64: (np.dtype(np.float64), {})}
+_array = np.array
 
 
 def _float0(v, dt, cache):
@@ -254,16 +257,16 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
         x = a._data
         if x.__class__ is np.ndarray and not x.ndim:
             ad = a.dtype
-            proto = _PROTO0.get(ad)
+            npd = _PROTO0.get(ad)
             bc = b.__class__
-            if proto is None:
+            if npd is None:
                 y = None
             elif bc is float or bc is int:
                 if b is last[0] and ad is last[1]:  # the same number object as the last call's (a chain's constant)
-                    proto = proto[0]
+                    npd = npd[0]
                     y = last[2]
                 else:
-                    proto, floats = proto
+                    npd, floats = npd
                     y = floats.get(b)
                     if y is None:
                         y = _float0(b, ad, floats)
@@ -271,7 +274,7 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                     last[1] = ad
                     last[2] = y
             elif bc is Tensor and b.dtype is ad and b._data.__class__ is np.ndarray and not b._data.ndim:
-                proto = proto[0]
+                npd = npd[0]
                 y = float(b._data)
             else:
                 y = None
@@ -280,10 +283,8 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                     v = op(float(x), y)
                 except ZeroDivisionError:  # x / 0: NumPy's inf or nan, from the slow path
                     return slow(a, b)
-                r = proto.copy()
-                r[()] = v
                 out = _new(Tensor)  # wrap(), inlined
-                out._data = r
+                out._data = _array(v, npd)
                 out.dtype = ad
                 out._rg = False
                 out.grad_fn = None
