@@ -243,6 +243,9 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                     target.id in scope.locals and target.id not in scope.globals
                     and target.id not in scope.nonlocals)):
                 name = target.id
+                fused = fastops.assign_op_float(name, self.G if scope.kind == "module" else None, value)
+                if fused is not None:
+                    return fused
                 if scope.kind == "module":
                     G = self.G
 

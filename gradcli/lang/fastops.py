@@ -87,6 +87,8 @@ def binop(op, left, right, node):
 
 def binop_const(op, left, c, node):
     """The right operand is the constant c."""
+    if type(c) is float and op in _FLOAT_OPS:
+        return _op_float(op, left, c, node)
     if op == "+":
         if type(c) in _SEQS:
             return None
@@ -112,15 +114,6 @@ def binop_const(op, left, c, node):
                 raise
         return sub_c
     if op == "*":
-        if type(c) is float:
-            def mul_float(frame):
-                a = left(frame)
-                try:
-                    return a * c
-                except Exception as e:
-                    tag(e, node)
-                    raise
-            return mul_float
         if type(c) is not int or not -(1 << 63) < c < (1 << 63):
             return None
 
@@ -159,6 +152,132 @@ def binop_const(op, left, c, node):
                 raise
         return mod_c
     return None
+
+
+_FLOAT_OPS = frozenset("+-*/")
+
+
+def _op_float(op, left, c, node):
+    """`x op c` for a float constant c: no size guard applies (a float operand makes no sequence and no
+    int: check_add and check_mul pass them all). The closure keeps (left, c, node) as gs_op_float for
+    assign_op_float."""
+    if op == "+":
+        def add_float(frame):
+            a = left(frame)
+            try:
+                return a + c
+            except Exception as e:
+                tag(e, node)
+                raise
+        f = add_float
+    elif op == "-":
+        def sub_float(frame):
+            a = left(frame)
+            try:
+                return a - c
+            except Exception as e:
+                tag(e, node)
+                raise
+        f = sub_float
+    elif op == "*":
+        def mul_float(frame):
+            a = left(frame)
+            try:
+                return a * c
+            except Exception as e:
+                tag(e, node)
+                raise
+        f = mul_float
+    else:
+        def div_float(frame):
+            a = left(frame)
+            try:
+                return a / c
+            except Exception as e:
+                tag(e, node)
+                raise
+        f = div_float
+    f.gs_op_float = (op, left, c, node)
+    return f
+
+
+_MISSING = object()
+
+
+def assign_op_float(name, G, value):
+    """`name = other op c` (other a local or global name, c a float constant: _op_float's closure as
+    value) as one closure instead of three (the assignment, the operator, the name's load): the
+    statement of a scalar chain (`y = y * 1.01`). `G` is the globals the name is stored in, or None
+    for a local of the frame. The name is read as callables.method_call reads it (a miss runs its
+    load closure for the error); None when value is not such an operator."""
+    spec = getattr(value, "gs_op_float", None)
+    if spec is None:
+        return None
+    op, left, c, node = spec
+    local, src = getattr(left, "gs_name", (False, None))
+    if src is None:
+        return None
+    glob = G is not None
+    if op == "*":
+        def assign_mul(frame):
+            a = (frame if local else G).get(src, _MISSING)
+            if a is _MISSING:
+                a = left(frame)
+            try:
+                v = a * c
+            except Exception as e:
+                tag(e, node)
+                raise
+            if glob:
+                G[name] = v
+            else:
+                frame[name] = v
+        return assign_mul
+    if op == "+":
+        def assign_add(frame):
+            a = (frame if local else G).get(src, _MISSING)
+            if a is _MISSING:
+                a = left(frame)
+            try:
+                v = a + c
+            except Exception as e:
+                tag(e, node)
+                raise
+            if glob:
+                G[name] = v
+            else:
+                frame[name] = v
+        return assign_add
+    if op == "-":
+        def assign_sub(frame):
+            a = (frame if local else G).get(src, _MISSING)
+            if a is _MISSING:
+                a = left(frame)
+            try:
+                v = a - c
+            except Exception as e:
+                tag(e, node)
+                raise
+            if glob:
+                G[name] = v
+            else:
+                frame[name] = v
+        return assign_sub
+
+    def assign_div(frame):
+        a = (frame if local else G).get(src, _MISSING)
+        if a is _MISSING:
+            a = left(frame)
+        try:
+            v = a / c
+        except Exception as e:
+            tag(e, node)
+            raise
+        if glob:
+            G[name] = v
+        else:
+            frame[name] = v
+    return assign_div
 
 
 def compare(op, left, right, node):
