@@ -38,13 +38,18 @@ def reduction_of(reduction, size_average=None, reduce=None):
         reduction = "mean" if (sa and rd) else ("sum" if rd else "none")
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
                       "instead.", UserWarning, stacklevel=3)
+    # torch's _Reduction.get_enum, its comparisons in its order (an object equal to every string is 'none')
+    if reduction == "none":
+        return "none"
+    if reduction == "mean":
+        return "mean"
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
                       UserWarning, stacklevel=3)
-        reduction = "mean"
-    if reduction not in _REDUCTIONS:
-        raise errors.value(f"{reduction} is not a valid value for reduction")
-    return reduction
+        return "mean"
+    if reduction == "sum":
+        return "sum"
+    raise errors.value(f"{reduction} is not a valid value for reduction")
 
 
 _MEAN = {"reduction": "mean"}  # the kw of a 'mean' loss's node (shared: a node's kw is never changed)
@@ -267,7 +272,7 @@ def _mse_mean(x, t, dt):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    if reduction == "mean" and size_average is None and reduce is None and weight is None \
+    if type(reduction) is str and reduction == "mean" and size_average is None and reduce is None and weight is None \
             and type(input) is Tensor and type(target) is Tensor:
         # the training loop's case: _pair_loss's work inline for two NumPy arrays of one float dtype and shape
         x, t, dt = input._data, target._data, input.dtype
