@@ -97,7 +97,9 @@ def _is_advanced(k):
     return isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__")
 
 
-def _check_bounds(shape, key):
+def _check_bounds(shape, key, defer=False):
+    """Raise the key's errors in torch's order; with defer, an index tensor's bad value (the kernel's
+    check, which comes after index_put_'s value checks) is returned instead of raised."""
     dim = 0
     n_spec = sum(1 for k in key if k is not None and k is not Ellipsis and not
                  (isinstance(k, np.ndarray) and k.dtype == bool))
@@ -150,7 +152,15 @@ def _check_bounds(shape, key):
                            f"shape of the indexed tensor [{', '.join(map(str, sliced))}] at index {at}")
     _check_index_broadcast(key)
     if late is not None:
+        if defer:
+            return late
         raise errors.index(late, hint="index_range")
+    return None
+
+
+def _in_range_key(nkey):
+    """The key with its index tensors' values replaced by 0: the indexing result's shape without its bounds."""
+    return tuple(np.zeros_like(k) if _is_advanced(k) and k.dtype != bool else k for k in nkey)
 
 
 def _check_index_broadcast(key):
@@ -405,7 +415,7 @@ def setitem(input, key, value):
         raise errors.runtime(view_rebase_message(input, name))
     check_inplace(input, as_view=not advanced and not whole)
     data = input._data
-    _check_bounds(data.shape, nkey)
+    late = _check_bounds(data.shape, nkey, defer=True)
     if isinstance(value, Tensor):
         v = value._data
         if v.ndim > 0 and v.shape[0] == 1:  # torch drops the value's leading 1s first (slicePrefix1sDims)
@@ -418,6 +428,14 @@ def setitem(input, key, value):
             v = like(data, v)
     else:
         v = dtypes.checked_scalar(value, input.dtype) if input.dtype.category == dtypes.INT else value
+    if late is not None:  # index_put_ checks the value's shape before its kernel checks the indices' values
+        if isinstance(value, Tensor):
+            target = np.empty(data.shape, bool)[_in_range_key(nkey)].shape
+            try:
+                np.broadcast_to(np.empty(_strip_leading_ones(np.shape(v)), bool), target)
+            except ValueError:
+                raise _setitem_shape_error(data, nkey, v, advanced, value) from None
+        raise errors.index(late, hint="index_range")
     if advanced and expanded(data):
         warn_expanded("index_put_")
         if _masked_fill_dispatch(nkey, value if isinstance(value, Tensor) else None):
@@ -496,7 +514,7 @@ def _check_index_put_dtype(input, nkey, value):
     """index_put_ with a value of another dtype: its shape check first, then its dtype check."""
     from .elementwise_common import c10_name  # noqa: PLC0415
     data = input._data
-    target = np.empty(data.shape, bool)[nkey].shape
+    target = np.empty(data.shape, bool)[_in_range_key(nkey)].shape
     vshape = _strip_leading_ones(value._data.shape)
     try:
         np.broadcast_to(np.empty(vshape, bool), target)
@@ -514,7 +532,7 @@ def _strip_leading_ones(shape):
 
 
 def _setitem_shape_error(data, nkey, v, advanced=False, value=None):
-    target = np.empty(data.shape, bool)[nkey].shape
+    target = np.empty(data.shape, bool)[_in_range_key(nkey)].shape
     vshape = _strip_leading_ones(np.shape(v))
     n = len(target)
     if advanced:  # index_put_'s message
