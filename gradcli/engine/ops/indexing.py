@@ -150,7 +150,8 @@ def _check_bounds(shape, key, defer=False):
         mask, j, at = mask_error
         raise errors.index(f"The shape of the mask [{', '.join(map(str, mask))}] at index {j} does not match the "
                            f"shape of the indexed tensor [{', '.join(map(str, sliced))}] at index {at}")
-    _check_index_broadcast(key)
+    if _check_index_broadcast(key) == 0:  # an index that selects nothing (x[False, idx]): the kernel reads none
+        late = None
     if late is not None:
         if defer:
             return late
@@ -165,7 +166,8 @@ def _in_range_key(nkey):
 
 def _check_index_broadcast(key):
     """torch broadcasts the index tensors (a mask gives one long tensor per dim, x[True] one of [1]) before
-    its kernel checks their values: a mismatch is IndexError in torch's words, not NumPy's."""
+    its kernel checks their values: a mismatch is IndexError in torch's words, not NumPy's. Returns the
+    number of elements the broadcast indices select (None for fewer than two indices)."""
     shapes = []
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype == bool:
@@ -173,9 +175,9 @@ def _check_index_broadcast(key):
         elif isinstance(k, np.ndarray):
             shapes.append(k.shape)
     if len(shapes) < 2:
-        return
+        return None
     try:
-        np.broadcast_shapes(*shapes)
+        return int(np.prod(np.broadcast_shapes(*shapes)))
     except ValueError:
         listed = ", ".join("[" + ", ".join(map(str, sh)) + "]" for sh in shapes)
         raise errors.index(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}") from None
