@@ -239,3 +239,14 @@ def test_geometry_within_bounds_is_still_torchs():
            "print(torch.gradient(torch.arange(5.) ** 2, spacing=torch.tensor(2.)))\n"
            "print(torch.gradient(torch.arange(5.), spacing=[True]))\nprint(torch.range(0, 5, 2.5))\n")
     assert run(src).stdout == "".join(f"{w}\n" for w in want)
+
+
+# ---------------------------------------------------------------- format specs
+
+@pytest.mark.parametrize("spec", ["0" * 100, "0" * 50 + "5", "0" * 30 + ".0" + "0" * 30 + "3f", "<0000000000012"])
+def test_a_format_width_of_leading_zeros_is_its_value(spec):
+    # the spec check read '000...0' (the 0 flag, then a width of 0) as a 100-digit width past the sequence limit
+    want = f"{format(1.5, spec)}|{'{:' + spec + '}'}".format(1.5)
+    assert run(f"print(f'{{1.5:{spec}}}|{{{{:{spec}}}}}'.format(1.5))\n").stdout == want + "\n"
+    assert run(f"w = '{spec}'\nprint(f'{{1.5:{{w}}}}', format(1.5, w))\n").stdout == f"{format(1.5, spec)} {format(1.5, spec)}\n"
+    refused(f"print(f'{{1:{'0' * 3 + '1' + '0' * 9}}}')\n", "MemoryError", "exceeds the limit of 10000000 items")

@@ -186,6 +186,7 @@ def check_spec(spec):
     if isinstance(spec, str) and spec:
         digits = "".join(c if c.isdigit() else " " for c in spec).split()
         for d in digits:
+            d = d.lstrip("0") or "0"  # f'{1:{"0" * 100}}': the 0 flag and a width of 0, as Python reads it
             if len(d) > 8 or int(d) > MAX_SEQUENCE:
                 size_check(int(d) if len(d) < 30 else MAX_SEQUENCE + 1)
 
