@@ -17,12 +17,23 @@ def _arg_type(value):
     return name
 
 
+# the device types torch.device accepts (c10's parser); gradcli's tensors live on cpu or cuda only
+_TYPES = frozenset("cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu mtia "
+                   "privateuseone".split())
+
+
 class device:
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool) and index is None:
+            # torch.device(1): that index of the current accelerator, which a CPU-only build has not
+            if not cuda_is_available():
+                from .autograd_graph import NO_ACCELERATOR  # noqa: PLC0415 - (autograd_graph imports this module)
+                raise errors.runtime(NO_ACCELERATOR)
+            type, index = "cuda", type
         elif not isinstance(type, str) and not (isinstance(type, int) and not isinstance(type, bool)):
             # a script's object whose __eq__ answers True was 'cuda' (its `in` test and `== "cuda"`)
             raise errors.type_error(
@@ -42,7 +53,7 @@ class device:
             if isinstance(index, int) and index < 0:
                 raise errors.runtime("Device index must not be negative")
             index = _device_index(index)
-        if type not in ("cpu", "cuda", "meta"):
+        if type not in _TYPES:
             raise errors.runtime(
                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
                 f"lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}")
@@ -158,6 +169,8 @@ def canonical(dev):
                                      "\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
             raise errors.runtime(f"gradcli runs on one GPU, cuda:0 (asked for {d})")
         return CUDA0
+    if d.type not in ("cpu", "cuda", "meta"):  # torch.device("mps") prints and compares, as in a CPU build
+        raise errors.runtime(f"PyTorch is not linked with support for {d.type} devices")
     if d.type == "meta":  # torch.device("meta") prints and compares; no tensor lives there
         raise errors.runtime("gradcli has no 'meta' device (tensors with a shape and no data): its tensors are on "
                              "cpu or cuda", hint="create the tensor on the cpu; its .shape is the same")
