@@ -199,3 +199,22 @@ def test_registering_again_under_the_same_kind_replaces():
     assert out("import torch\nm = torch.nn.Linear(2, 2)\nm.register_buffer('b', torch.zeros(1))\n"
                "m.register_buffer('b', torch.ones(1))\nm.register_parameter('bias', None)\nprint(m.b, m.bias)\n") \
         == "tensor([1.]) None\n"
+
+
+# ---------------------------------------------------------------- torch.device
+
+def test_device_objects_of_other_backends_print_and_refuse_tensors():
+    assert out("import torch\nd = torch.device('mps')\nprint(repr(d), d.type, d == torch.device('mps:0'), "
+               "torch.device('xpu', 1))\n") == "device(type='mps') mps False xpu:1\n"
+    e = err("import torch\ntorch.zeros(1).to('mps')\n")
+    assert (e.type_name, e.message) == ("RuntimeError", "PyTorch is not linked with support for mps devices")
+    e = err("import torch\ntorch.device('foo')\n")
+    assert e.type_name == "RuntimeError" and e.message.endswith("device type at start of device string: foo")
+
+
+def test_device_of_an_integer_is_the_accelerators():
+    if G.cuda.is_available():
+        assert repr(G.device(0)) == "device(type='cuda', index=0)"
+        return
+    e = err("import torch\ntorch.device(1)\n")
+    assert (e.type_name, e.message) == ("RuntimeError", "Cannot access accelerator device when none is available.")
