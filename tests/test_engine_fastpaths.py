@@ -480,15 +480,17 @@ def test_scalar_chain_walk_matches_the_general_step(seed, dt, monkeypatch):
                                      (float("inf"), 0.0, 1.0), (0.1, 1e-45, 1e38)])
 def test_scalar_chain_walk_edges(numbers, dt, monkeypatch):
     """Products that overflow float32 (the walk stops: NumPy's cast warns in the general step), underflow to
-    subnormals and zero, signed zeros, nan and inf: the general step's bits and warnings."""
+    subnormals and zero, signed zeros, nan and inf: the general step's bits and warnings, in C and in Python."""
     import warnings
     from gradcli.engine import autograd_engine as AE
+    from gradcli.engine.ops import scalar_chain
     dt = getattr(torch, dt)
 
-    def grad(walks):
+    def grad(walks, native_from=0):
         with monkeypatch.context() as m:
             if not walks:
                 m.setattr(AE, "scalar_walks", {})
+            m.setattr(scalar_chain, "NATIVE_FROM", native_from)  # 0: the C walk where it is built
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 x = torch.tensor(1.25, dtype=dt, requires_grad=True)
@@ -498,7 +500,7 @@ def test_scalar_chain_walk_edges(numbers, dt, monkeypatch):
                     y = y - 0.5
                 y.backward()
             return x.grad._data.tobytes(), [str(c.message) for c in caught]
-    assert grad(True) == grad(False)
+    assert grad(True) == grad(False) == grad(True, 10 ** 9)
 
 
 def test_scalar_chain_walk_bits_of_a_long_chain(monkeypatch):
@@ -586,3 +588,62 @@ def test_scalar_operator_results_are_binary_results(op, requires_grad):
                 assert (fast.grad_fn is None) is (not requires_grad)
                 if requires_grad:
                     assert type(fast.grad_fn) is type(slow.grad_fn)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(12))
+def test_scalar_chain_walk_in_c_is_the_python_loop(seed, dt, monkeypatch, native_module):
+    """csrc/chain.c's scalar_walk against scalar_chain.py's loop: the same runs (nodes run, where each stops)
+    and the same gradient bits and warnings, on the random chains above and the edge numbers."""
+    from gradcli.engine import autograd_engine as AE
+    from gradcli.engine.ops import scalar_chain
+    c_walk = native_module("chain").scalar_walk
+    dt = getattr(torch, dt)
+    real = scalar_chain.walk
+
+    def run(native):
+        runs = []
+
+        def counted(*args):
+            r = real(*args)
+            runs.append(None if r is None else (r[0], r[1].name(), r[2]._data.tobytes()))
+            return r
+        with monkeypatch.context() as m:
+            m.setattr(scalar_chain, "_NATIVE", [native])
+            m.setattr(scalar_chain, "NATIVE_FROM", 0)
+            m.setattr(AE, "scalar_walks", {cls: counted for cls in AE.scalar_walks})
+            got = _chain_grads(seed, dt, 60, monkeypatch, True)
+        return got, runs
+    in_c, in_python = run(c_walk), run(None)
+    assert any(r is not None and r[0] for r in in_c[1])
+    assert in_c == in_python
+
+
+def test_scalar_walk_in_c_refuses_what_is_not_a_nodes_slot(native_module):
+    """scalar_walk reads memory only through Node's slots, in node classes derived from Node: anything else
+    is refused before a node is looked at."""
+    from gradcli.engine.autograd import Node
+    from gradcli.engine.ops import arithmetic, scalar_chain
+    from gradcli.engine.ops.elementwise_common import number_operand
+    c_walk = native_module("chain").scalar_walk
+    x = torch.tensor(1.5, requires_grad=True)
+    node = (x * 2.0).grad_fn
+    slots = scalar_chain._SLOTS
+    good = (node, 1.0, True, torch.float32, False, {}, number_operand, slots, (arithmetic.MulBackward0,), ())
+    assert scalar_chain.NATIVE_FROM <= 1000  # (case 2's chains, bench, run in C)
+    assert c_walk(*good)[1] == 2.0
+
+    class Other:
+        __slots__ = ("_seq", "_out_dtype", "_fns", "_saved", "_kw")
+    bad_slots = [slots[:4], list(slots), (Node.name,) + slots[1:], tuple(Other.__dict__[n] for n in Other.__slots__),
+                 (slots[0], slots[1], slots[2], slots[3], Other.__dict__["_kw"])]
+    for bad in bad_slots:
+        with pytest.raises(TypeError):
+            c_walk(*good[:7], bad, *good[8:])
+    for types in [(Other,), (int,), ("MulBackward0",), [arithmetic.MulBackward0]]:
+        with pytest.raises(TypeError):
+            c_walk(*good[:8], types, ())
+    with pytest.raises(TypeError):
+        c_walk(*good[:5], [], *good[6:])
+    with pytest.raises(TypeError):
+        c_walk(*good[:9])

@@ -414,7 +414,7 @@ def run_plain(root, g, retain_graph):
         ch = None
         if g is None:
             in_grads = None
-        elif node.__class__ in scalar_walks and (run := scalar_walks[node.__class__](node, g, free, buffers)):
+        elif node.__class__ in scalar_walks and (run := scalar_walks[node.__class__](node, g, free, buffers, len(order))):
             m, node, gk = run  # node: the chain's last node run, gk its first input's gradient
             run = None
             if m:

@@ -10,7 +10,8 @@ The bits are the 0-d operator's: the product of the float32 (or float64) value a
 operand of the dtype (elementwise_common.number_operand) on doubles, rounded to float32 by a C cast
 (struct's 'f', as NumPy's assignment casts); a product that would round to infinity stops the run
 before its node (the general step computes it, NumPy's warning included). The nodes are declared in
-arithmetic.py (register); tests/test_engine_fastpaths.py holds the walk to the general engine's bits.
+arithmetic.py (register); tests/test_engine_fastpaths.py holds the walk to the general engine's bits, and
+its C form (csrc/chain.c, used where it is built) to this loop.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from struct import Struct
 import numpy as np
 
 from .. import dtypes
-from ..autograd import forward_level
+from ..autograd import Node, forward_level
 from ..autograd_engine import scalar_walks
 from ..tensor import wrap
 from .elementwise_common import number_operand
@@ -36,15 +37,35 @@ _FLOAT32, _FLOAT64 = dtypes.float32, dtypes.float64
 def register(cls, kind):
     """cls's nodes run in scalar chains as `kind` (SCALE or PASS) when their inputs allow it."""
     _KINDS[cls] = kind
+    _TYPES[kind] = tuple(c for c, k in _KINDS.items() if k is kind)
     scalar_walks[cls] = walk
 
 
-def walk(node, g, free, buffers):
+_TYPES = {SCALE: (), PASS: ()}
+# csrc/chain.c's scalar_walk (the loop below in C: the same bits and the same stops), looked up at the
+# first walk; None when not built or GRADCLI_NATIVE=0 (tests set [None] to run the Python loop, the reference)
+_NATIVE = []
+# a graph of fewer function nodes runs the Python loop: a short backward (`gradcli grad "w*x + b"`) does not
+# load the C module (gradcli.native; hashlib for its digest in a checkout: tests/test_startup.py)
+NATIVE_FROM = 64
+_SLOTS = tuple(Node.__dict__[name] for name in ("_seq", "_out_dtype", "_fns", "_saved", "_kw"))
+
+
+def _native():
+    if not _NATIVE:
+        from ... import native  # noqa: PLC0415  (not at start-up: a script that never runs backward loads no C)
+        module = native.load("chain", needs=("scalar_walk",))
+        _NATIVE.append(module.scalar_walk if module is not None else None)
+    return _NATIVE[0]
+
+
+def walk(node, g, free, buffers, size):
     """Run node (g: its gradient) and the chain below it while each next node can be carried to.
     Returns None when node itself cannot (nothing done), else (m, last, gk): m more nodes run after
     node (the caller's order skips them: each was the next to run), last the last node run (its
     saved values freed when `free`), gk its first input's gradient (g itself when no node scaled it),
-    which the caller routes along last's edges as a node's result."""
+    which the caller routes along last's edges as a node's result. size: the graph's function nodes
+    (the C walk from NATIVE_FROM on)."""
     d = g._data
     if d.__class__ is not np.ndarray or d.ndim or forward_level[0] is not None:
         return None
@@ -55,9 +76,21 @@ def walk(node, g, free, buffers):
         f32 = False
     else:
         return None
+    nat = (_NATIVE[0] if _NATIVE else _native()) if size >= NATIVE_FROM else None
+    if nat is not None:
+        r = nat(node, float(d), f32, dt, free, buffers, number_operand, _SLOTS, _TYPES[SCALE], _TYPES[PASS])
+        if r is None:
+            return None
+        last, v, scaled, m = r
+        return m, last, wrap(np.array(v, dt.np), dt) if scaled else g
+    return _walk(node, g, free, buffers, f32, dt)
+
+
+def _walk(node, g, free, buffers, f32, dt):
+    """walk's loop in Python (csrc/chain.c's scalar_walk is its C form)."""
     kinds = _KINDS
     pack, unpack = _pack, _unpack
-    v = float(d)
+    v = float(g._data)
     scaled = False
     last = None
     first = want = node._seq  # the next node to run has the next lower sequence number (order is by it)
