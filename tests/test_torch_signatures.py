@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gradcli.engine import api
@@ -69,7 +70,40 @@ CALLS = {
     "mvlgamma method": lambda m: m.ones(3).mvlgamma("a"),
     "mvlgamma keyword": lambda m: m.mvlgamma(m.ones(3), p="a"),
     "lerp function, keyword": lambda m: m.lerp(m.ones(3), m.ones(3), weight="a"),
+    # torch.special.X / torch.linalg.X: their parser's names (special_erf)
+    "special erf": lambda m: m.special.erf("a"),
+    "special xlogy": lambda m: m.special.xlogy("a"),
+    "special polygamma float": lambda m: m.special.polygamma(1.0, m.ones(2)),
+    "linalg cholesky_ex": lambda m: m.linalg.cholesky_ex("abc"),
+    "linalg matrix_norm": lambda m: m.linalg.matrix_norm([1.0]),
+    "linalg solve keyword": lambda m: m.linalg.solve(A="a", B=m.ones(2)),
+    # a wrong first argument is told before a missing later one (the parser reads parameters in order)
+    "matmul one argument": lambda m: m.matmul("a"),
+    "logsumexp no dim": lambda m: m.logsumexp([1.0]),
+    # int parameters: no bool, float, or Tensor other than one integer element
+    "polygamma bool": lambda m: m.polygamma(True, m.ones(2)),
+    "randint float": lambda m: m.randint(2.0, (3,)),
+    "randperm float tensor": lambda m: m.randperm(m.tensor(3.0)),
+    "tril_indices list": lambda m: m.tril_indices([3], 3),
+    "eye long tensor": lambda m: m.eye(m.tensor([2, 3])),
 }
+
+
+def test_int_parameters_take_integers_of_one_element():
+    """torch.polygamma(n, x) and the int-first factories take a NumPy integer or a one-element integer Tensor."""
+    torch = pytest.importorskip("torch")
+    for m in (api, torch):
+        x = m.tensor([1.0, 2.0])
+        assert m.polygamma(m.tensor(1), x).tolist() == pytest.approx([1.6449340668, 0.6449340668], rel=1e-6)
+        assert m.special.polygamma(np.int64(1), x).tolist() == pytest.approx([1.6449340668, 0.6449340668], rel=1e-6)
+        assert list(m.randint(m.tensor(5), (3,)).shape) == [3]
+        assert list(m.tril_indices(np.int64(2), 3).shape) == [2, 3]
+
+
+def test_every_namespace_function_was_looked_at():
+    names = set(_generator().engine_namespace_functions())
+    looked_at = set(S.NAMESPACE_SIGNATURES) | S.NAMESPACE_NOT_PARSED
+    assert names == looked_at, f"run tools/gen_torch_signatures.py: {sorted(names ^ looked_at)}"
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

@@ -31,8 +31,16 @@ OUT = ROOT / "gradcli" / "engine" / "torch_signatures.py"
 
 
 def split_params(text):
+    """A signature's parameters: split at the commas outside braces (dim = {-2,-1} is one default)."""
     inner = text.strip()[1:-1]
-    return [p.strip() for p in inner.split(",") if p.strip()] if inner.strip() else []
+    params, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += ch in "{[(" and 1 or (-1 if ch in "}])" else 0)
+        if ch == "," and depth == 0:
+            params.append(inner[start:i])
+            start = i + 1
+    params.append(inner[start:])
+    return [p.strip() for p in params if p.strip()]
 
 
 def parse_signature(text):
@@ -151,6 +159,18 @@ def engine_functions():
             if not name.startswith("_") and callable(getattr(api, name)) and not isinstance(getattr(api, name), type)]
 
 
+NAMESPACES = ("linalg", "special")  # torch.linalg.X, torch.special.X: their parser names them linalg_X, special_X
+
+
+def engine_namespace_functions():
+    """The engine's torch.linalg.X and torch.special.X functions, as "linalg.X" and "special.X"."""
+    from gradcli.engine import api, methods
+    methods.load_all()
+    return [f"{ns}.{name}" for ns in NAMESPACES for name in dir(getattr(api, ns))
+            if not name.startswith("_") and callable(getattr(getattr(api, ns), name))
+            and not isinstance(getattr(getattr(api, ns), name), type)]
+
+
 def engine_methods():
     """The names of the engine's public Tensor methods (every op family bound)."""
     from gradcli.engine import methods
@@ -264,6 +284,30 @@ def build():
     for name in engine_methods():
         if takes_no_arguments(name):
             lines.append(f"    {name!r},")
+    lines.append("})")
+    lines.append("")
+    namespace_table = {}
+    namespace_not_parsed = []
+    for qualified in engine_namespace_functions():
+        ns, name = qualified.split(".")
+        fn = getattr(getattr(torch, ns), name, None)
+        sigs = signatures(fn, f"{ns}_{name}") if isinstance(fn, types.BuiltinFunctionType) else None
+        if sigs:
+            namespace_table[qualified] = sigs
+        else:
+            namespace_not_parsed.append(qualified)
+    lines.append("# the same for torch.linalg.X and torch.special.X (\"linalg.X\": torch names them linalg_X())")
+    lines.append("NAMESPACE_SIGNATURES = {")
+    for name, sigs in namespace_table.items():
+        lines.append(f"    {name!r}: (")
+        for s in sigs:
+            lines.append(f"        {s!r},")
+        lines.append("    ),")
+    lines.append("}")
+    lines.append("")
+    lines.append("NAMESPACE_NOT_PARSED = frozenset({")
+    for name in namespace_not_parsed:
+        lines.append(f"    {name!r},")
     lines.append("})")
     lines.append("")
     lines.append("# the engine's torch.X functions looked at that torch's argument parser gives no signatures for")

@@ -316,6 +316,22 @@ for _name, _fn in list(globals().items()):
     globals()[_name] = _as_torch_function(_name, _fn)
 
 
+def _as_namespace_function(namespace, name, fn):
+    """fn as torch.<namespace>.<name> (linalg, special): its first argument checked as torch's parser
+    does, which names it <namespace>_<name>()."""
+    sigs = _sig.NAMESPACE_SIGNATURES.get(f"{namespace}.{name}")
+    if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
+        fn = _with_input_check(fn, f"{namespace}_{name}", sigs)
+    return fn
+
+
+for _namespace in (linalg, special):
+    _prefix = _namespace._modname.rpartition(".")[2]
+    for _name, _fn in list(vars(_namespace).items()):
+        if not _name.startswith("_"):
+            setattr(_namespace, _name, _as_namespace_function(_prefix, _name, _fn))
+
+
 # ----------------------------------------------------------------------------- Loaded on first use
 # torch.nn, torch.optim and torch.autograd.functional are imported when first used, not with torch:
 # they are a large part of the engine's code, most scripts never touch them, and start-up time is
@@ -408,9 +424,9 @@ def _bind_family(module):
         if name in functional._lazy_ops:
             setattr(functional, name, globals()[name])
     for name, fn in getattr(module, "LINALG", {}).items():
-        setattr(linalg, name, fn)
+        setattr(linalg, name, _as_namespace_function("linalg", name, fn))
     for name, fn in getattr(module, "SPECIAL", {}).items():
-        setattr(special, name, fn)
+        setattr(special, name, _as_namespace_function("special", name, fn))
 
 
 # nn.functional's TORCH_NAMES: torch.X -> (__module__, __qualname__) of nn's function, which the stand-in takes so

@@ -48,6 +48,10 @@ def _accepts(kind, value):
         return isinstance(value, Tensor)
     if kind == "Number":
         return isinstance(value, (numbers.Number, np.generic)) or isinstance(value, Tensor)
+    if kind == "int":  # torch's parser: an int (not a bool), a NumPy integer, an integer Tensor of one element
+        if isinstance(value, Tensor):
+            return not value.dtype.is_floating_point and value.dtype.name != "bool" and value.numel() == 1
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if kind == "tuple of Tensors":
         return isinstance(value, (list, tuple))
     return True
@@ -64,10 +68,11 @@ def check_first(name, signatures, args, kwargs):
         return
     n = len(args) + len(kwargs)
     if len(signatures) == 1:
-        required, most, pname, kind, _ = signatures[0]
+        most = signatures[0][1]
         if most is not None and len(args) > most:
             return  # torch: "takes N positional arguments": the implementation says so
-        plausible = [signatures[0]] if n >= required else []
+        # the parser reads the parameters in order: a wrong first argument is reported before a missing later one
+        plausible = [signatures[0]]
     else:
         plausible = [s for s in signatures if s[0] <= n <= s[1]]
     if not plausible:
@@ -271,6 +276,7 @@ def as_method(fn, name):
 def with_input_check(fn, name, signatures, numbers_first=False):
     """fn, checking its first argument as torch does when it is not a Tensor (nor, with
     numbers_first, a Python number); the argument errors of the implementation told as torch's parser does."""
+    first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
 
@@ -283,7 +289,7 @@ def with_input_check(fn, name, signatures, numbers_first=False):
             for alias, real in aliases:
                 if alias in kwargs and real not in kwargs:
                     kwargs[real] = kwargs.pop(alias)
-        if not (args and isinstance(args[0], Tensor)):
+        if not (args and isinstance(args[0], Tensor)) or first_int:
             if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
                 check_first(name, signatures, args, kwargs)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):

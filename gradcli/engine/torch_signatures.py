@@ -2189,6 +2189,181 @@ NOARGS_METHODS = frozenset({
     'zero_',
 })
 
+# the same for torch.linalg.X and torch.special.X ("linalg.X": torch names them linalg_X())
+NAMESPACE_SIGNATURES = {
+    'linalg.cholesky': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'linalg.cholesky_ex': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'linalg.cross': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'linalg.det': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.diagonal': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.inv': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.inv_ex': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.lu': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.lu_factor': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.lu_factor_ex': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.lu_solve': (
+        (3, 3, 'LU', 'Tensor', None),
+    ),
+    'linalg.matmul': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'linalg.matrix_exp': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'linalg.matrix_norm': (
+        (2, 6, 'input', 'Tensor', '(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)'),
+        (1, 6, 'input', 'Tensor', '(Tensor input, str ord = "fro", tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)'),
+    ),
+    'linalg.matrix_power': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'linalg.matrix_rank': (
+        (1, 5, 'input', 'Tensor', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)'),
+        (1, 5, 'input', 'Tensor', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)'),
+    ),
+    'linalg.multi_dot': (
+        (1, 1, 'tensors', 'tuple of Tensors', None),
+    ),
+    'linalg.norm': (
+        (1, 6, 'input', 'Tensor', '(Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)'),
+        (2, 6, 'input', 'Tensor', '(Tensor input, str ord, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)'),
+    ),
+    'linalg.pinv': (
+        (1, 5, 'input', 'Tensor', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)'),
+        (1, 5, 'input', 'Tensor', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)'),
+        (2, 4, 'input', 'Tensor', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)'),
+    ),
+    'linalg.qr': (
+        (1, 2, 'A', 'Tensor', None),
+    ),
+    'linalg.slogdet': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.solve': (
+        (2, 2, 'A', 'Tensor', None),
+    ),
+    'linalg.solve_triangular': (
+        (3, 2, 'input', 'Tensor', None),
+    ),
+    'linalg.svd': (
+        (1, 2, 'A', 'Tensor', None),
+    ),
+    'linalg.svdvals': (
+        (1, 1, 'A', 'Tensor', None),
+    ),
+    'linalg.vecdot': (
+        (2, 2, 'x', 'Tensor', None),
+    ),
+    'linalg.vector_norm': (
+        (1, 4, 'input', 'Tensor', None),
+    ),
+    'special.digamma': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.entr': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.erf': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.erfc': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.erfinv': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.exp2': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.expit': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.expm1': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.gammaln': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.i0': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.i0e': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.i1': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.i1e': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.log1p': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.log_softmax': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'special.logit': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
+    'special.logsumexp': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
+    'special.multigammaln': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'special.polygamma': (
+        (2, 2, 'n', 'int', None),
+    ),
+    'special.psi': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.round': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.sinc': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.softmax': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
+    'special.xlog1py': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
+        (2, 3, 'self', 'Number', '(Number self, Tensor other, *, Tensor out = None)'),
+        (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'special.xlogy': (
+        (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
+        (2, 3, 'self', 'Number', '(Number self, Tensor other, *, Tensor out = None)'),
+        (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+}
+
+NAMESPACE_NOT_PARSED = frozenset({
+})
+
 # the engine's torch.X functions looked at that torch's argument parser gives no signatures for
 NOT_PARSED = frozenset({
     'BoolTensor',

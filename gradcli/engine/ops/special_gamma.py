@@ -227,6 +227,10 @@ def polygamma(n, input):
     from ..tensor import Tensor  # noqa: PLC0415
     if isinstance(n, Tensor) and not isinstance(input, Tensor):
         n, input = input, n
+    if isinstance(n, Tensor) and n.numel() == 1 and not n.dtype.is_floating_point and n.dtype.name != "bool":
+        n = int(n.item())  # torch's parser takes a one-element integer Tensor for an int
+    elif isinstance(n, np.integer):
+        n = int(n)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if not -2 ** 63 <= n < 2 ** 63:
