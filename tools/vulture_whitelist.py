@@ -442,3 +442,4 @@ icdf
 # gradcli/engine/torch_signatures.py (generated): NOT_PARSED is read by tests/test_torch_signatures.py, which tells
 # a torch.X function the generator never looked at (the file is stale) without torch
 NOT_PARSED
+NAMESPACE_NOT_PARSED  # the same for torch.linalg.X and torch.special.X
