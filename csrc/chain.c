@@ -13,6 +13,9 @@
       Returns (last node run, v, whether a node scaled v, how many nodes ran after the first), or None
       when the first node cannot run (nothing done).
 
+  collect_plain(root, accumulate_type, x_slot, fns_slot)
+      autograd_engine._collect_plain's walk in C where it finds nothing to decide (see below).
+
 Nothing here reads memory but through the slots of the node types given, each checked to be a subclass
 of the slots' class; an unset slot or an object of an unexpected type ends the walk (the Python engine
 then takes the node). */
@@ -202,8 +205,126 @@ error:
     return result;
 }
 
+/* collect_plain(root, accumulate_type, x_slot, fns_slot): autograd_engine._collect_plain's walk, for the
+   graphs it finds nothing in: no node with its rarely used state (_x not None), every node of one output,
+   no leaf with post-accumulate hooks. Returns (deps, the function nodes in the order found) as the
+   Python walk builds them (the same dict order, the same list), or NotImplemented where the Python walk
+   must decide (any of those, a root that is a leaf, an object that is not a node). */
+static PyObject *collect_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "collect_plain takes 4 arguments");
+        return NULL;
+    }
+    PyObject *root = args[0], *acc = args[1];
+    Py_ssize_t off[2];
+    PyTypeObject *owner = NULL;
+    for (int i = 0; i < 2; ++i) {
+        PyObject *d = args[2 + i];
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type) || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX ||
+            (owner != NULL && PyDescr_TYPE(d) != owner)) {
+            PyErr_SetString(PyExc_TypeError, "collect_plain: x_slot and fns_slot must be object slots of one class");
+            return NULL;
+        }
+        owner = PyDescr_TYPE(d);
+        off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    if (!PyType_Check(acc) || !PyType_IsSubtype((PyTypeObject *)acc, owner)) {
+        PyErr_SetString(PyExc_TypeError, "collect_plain: accumulate_type must be a subclass of the slots' class");
+        return NULL;
+    }
+    if (!PyType_IsSubtype(Py_TYPE(root), owner) || Py_TYPE(root) == (PyTypeObject *)acc)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *deps = PyDict_New(), *functions = PyList_New(0), *stack = PyList_New(0), *result = NULL, *held = NULL;
+    PyObject *zero = PyLong_FromLong(0), *one = PyLong_FromLong(1);
+    if (deps == NULL || functions == NULL || stack == NULL || zero == NULL || one == NULL ||
+        PyDict_SetItem(deps, root, zero) < 0)
+        goto done;
+    PyObject *node = root; /* borrowed: deps holds every node found */
+    for (;;) {
+        PyObject *x = *(PyObject **)((char *)node + off[0]);
+        PyObject *fns = *(PyObject **)((char *)node + off[1]);
+        if (x != Py_None || fns == NULL || !PyTuple_CheckExact(fns))
+            goto not_implemented;
+        PyObject *n_out = PyObject_GetAttrString(node, "n_outputs");
+        if (n_out == NULL)
+            goto done;
+        int single = n_out == one; /* (1 is one of CPython's cached small ints) */
+        Py_DECREF(n_out);
+        if (!single)
+            goto not_implemented;
+        if (PyList_Append(functions, node) < 0)
+            goto done;
+        PyObject *next_node = NULL;
+        Py_INCREF(fns);
+        Py_XSETREF(held, fns); /* held while a leaf's attributes are read */
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fns); ++i) {
+            PyObject *nxt = PyTuple_GET_ITEM(fns, i);
+            if (nxt == Py_None)
+                continue;
+            if (!PyType_IsSubtype(Py_TYPE(nxt), owner))
+                goto not_implemented;
+            PyObject *count = PyDict_GetItemWithError(deps, nxt);
+            if (count != NULL) {
+                PyObject *more = PyNumber_Add(count, one);
+                if (more == NULL)
+                    goto done;
+                int bad = PyDict_SetItem(deps, nxt, more);
+                Py_DECREF(more);
+                if (bad < 0)
+                    goto done;
+                continue;
+            }
+            if (PyErr_Occurred() || PyDict_SetItem(deps, nxt, one) < 0)
+                goto done;
+            if (Py_TYPE(nxt) == (PyTypeObject *)acc) {
+                if (*(PyObject **)((char *)nxt + off[0]) != Py_None)
+                    goto not_implemented;
+                PyObject *var = PyObject_GetAttrString(nxt, "variable");
+                if (var == NULL)
+                    goto done;
+                PyObject *hooks = PyObject_GetAttrString(var, "_post_acc_hooks");
+                Py_DECREF(var);
+                if (hooks == NULL)
+                    goto done;
+                int some = PyObject_IsTrue(hooks);
+                Py_DECREF(hooks);
+                if (some)
+                    goto not_implemented;
+            } else if (next_node == NULL) {
+                next_node = nxt;
+            } else if (PyList_Append(stack, nxt) < 0) {
+                goto done;
+            }
+        }
+        if (next_node != NULL) {
+            node = next_node;
+        } else {
+            Py_ssize_t n = PyList_GET_SIZE(stack);
+            if (n == 0)
+                break;
+            node = PyList_GET_ITEM(stack, n - 1); /* deps holds it */
+            if (PyList_SetSlice(stack, n - 1, n, NULL) < 0)
+                goto done;
+        }
+    }
+    result = PyTuple_Pack(2, deps, functions);
+    goto done;
+not_implemented:
+    result = Py_NewRef(Py_NotImplemented);
+done:
+    Py_XDECREF(deps);
+    Py_XDECREF(functions);
+    Py_XDECREF(stack);
+    Py_XDECREF(zero);
+    Py_XDECREF(one);
+    Py_XDECREF(held);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scalar_walk", (PyCFunction)(void (*)(void))scalar_walk, METH_FASTCALL, NULL},
+    {"collect_plain", (PyCFunction)(void (*)(void))collect_plain, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };
 

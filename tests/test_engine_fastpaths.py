@@ -647,3 +647,96 @@ def test_scalar_walk_in_c_refuses_what_is_not_a_nodes_slot(native_module):
         c_walk(*good[:5], [], *good[6:])
     with pytest.raises(TypeError):
         c_walk(*good[:9])
+
+
+def _collect_graphs():
+    """Roots of graphs of every shape _collect_plain meets, and the ones it leaves to the general engine."""
+    layers, x, y = _mlp(5)
+    yield _loss(layers, x, y)
+    a = torch.tensor([1.5, -2.0, 3.0], requires_grad=True)
+    b = torch.tensor(0.5, requires_grad=True)
+    yield (a * a + a.exp() * a + a.sin()).sum()
+    s = a * b
+    yield (s + s * 2 + (s - b).exp()).sum() * b
+    c = b
+    for _ in range(50):
+        c = c * 1.01 + b
+    yield c
+    yield a.unbind(0)[1] * 2  # a node of several outputs
+    h = a * 3
+    h.register_hook(lambda g: g)
+    yield h.sum()
+    r = a * 4
+    r.retain_grad()
+    yield r.sum()
+    d = torch.tensor(2.0, requires_grad=True)
+    d.register_post_accumulate_grad_hook(lambda t: None)
+    yield d * 2
+    e = torch.tensor(3.0, requires_grad=True)
+    e.register_post_accumulate_grad_hook(lambda t: None).remove()  # an empty list of hooks left
+    yield e * e
+    n = (a * 5).sum()
+    _ = n.grad_fn.metadata  # _x made for metadata alone
+    yield n
+
+
+def test_collect_plain_in_c_is_the_python_walk(native_module, monkeypatch):
+    """csrc/chain.c's collect_plain gives _collect_plain's deps (same order) and function nodes, or leaves
+    the graph to the Python walk (NotImplemented) where it has something to decide."""
+    from gradcli.engine import autograd_engine as AE
+    from gradcli.engine.autograd import AccumulateGrad, Node
+    collect = native_module("chain").collect_plain
+    monkeypatch.setattr(AE, "native_collect", [None])
+    answered = 0
+    for root in _collect_graphs():
+        node = root.grad_fn
+        python = AE._collect_plain(node)
+        c = collect(node, AccumulateGrad, Node.__dict__["_x"], Node.__dict__["_fns"])
+        if c is NotImplemented:
+            continue
+        answered += 1
+        assert python is not None
+        assert list(c[0].items()) == list(python[0].items()) and c[1] == python[1]
+    assert answered == 5
+    leaf = torch.tensor(1.0, requires_grad=True)
+    assert collect(leaf._edge()[0], AccumulateGrad, Node.__dict__["_x"], Node.__dict__["_fns"]) is NotImplemented
+    with pytest.raises(TypeError):
+        collect(node, AccumulateGrad, Node.__dict__["_x"], Node.name)
+    with pytest.raises(TypeError):
+        collect(node, int, Node.__dict__["_x"], Node.__dict__["_fns"])
+    with pytest.raises(TypeError):
+        collect(node, AccumulateGrad)
+
+
+def test_backward_is_the_same_with_and_without_the_c_walks(native_module, monkeypatch):
+    """loss.backward() on the graphs above with csrc/chain.c's walks and with the Python ones: the same grads."""
+    from gradcli.engine import autograd_engine as AE
+    from gradcli.engine.ops import scalar_chain
+    monkeypatch.setattr(AE, "native_collect", [native_module("chain").collect_plain])
+    monkeypatch.setattr(scalar_chain, "NATIVE_FROM", 0)
+
+    def grads():
+        leaves = []
+        for root in _collect_graphs():
+            root.sum().backward()
+            leaves += [t for t in _leaves(root.grad_fn)]
+        return [t.grad._data.tobytes() for t in leaves]
+    with_c = grads()
+    with monkeypatch.context() as m:
+        m.setattr(AE, "native_collect", [None])
+        m.setattr(scalar_chain, "_NATIVE", [None])
+        without = grads()
+    assert len(with_c) >= 10 and with_c == without
+
+
+def _leaves(node, seen=None):
+    """The leaf tensors below node, in a fixed order."""
+    from gradcli.engine.autograd import AccumulateGrad
+    seen = set() if seen is None else seen
+    out = []
+    for nxt, _ in node.next_functions:
+        if nxt is None or nxt in seen:
+            continue
+        seen.add(nxt)
+        out += [nxt.variable] if isinstance(nxt, AccumulateGrad) else _leaves(nxt, seen)
+    return out

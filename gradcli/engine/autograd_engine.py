@@ -13,7 +13,7 @@ import operator
 from sys import getrefcount as _getrefcount
 
 from . import errors
-from .autograd import AccumulateGrad, backward_observer
+from .autograd import AccumulateGrad, Node, backward_observer
 from .autograd_modes import anomaly_mode, grad_mode
 
 
@@ -322,6 +322,13 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
     return results
 
 
+# csrc/chain.c's collect_plain (the walk below in C, where it finds nothing for this code to decide: it
+# answers NotImplemented then), set when ops/scalar_chain.py loads that module for a long chain (a short
+# backward loads no C: tests/test_startup.py); None until then, when not built or under GRADCLI_NATIVE=0
+native_collect = [None]
+_X_SLOT, _FNS_SLOT = Node.__dict__["_x"], Node.__dict__["_fns"]
+
+
 def _collect_plain(root):
     """_collect for run_plain, or None where the graph needs _run: a node with hooks or a retained
     grad (in its _x), one of several outputs, or a leaf with post-accumulate hooks (which would see
@@ -329,6 +336,11 @@ def _collect_plain(root):
     (a flag, the roots' list and stack set-up) it cost 1% of the seeds' loop step. A leaf's
     AccumulateGrad is checked when first found, never walked (it has no edges). Returns (deps, the
     function nodes in the order found)."""
+    c = native_collect[0]
+    if c is not None:
+        found = c(root, AccumulateGrad, _X_SLOT, _FNS_SLOT)
+        if found is not NotImplemented:
+            return found
     deps = {root: 0}
     stack = []
     push, pop = stack.append, stack.pop

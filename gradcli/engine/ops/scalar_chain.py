@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd import Node, forward_level
-from ..autograd_engine import scalar_walks
+from ..autograd_engine import native_collect, scalar_walks
 from ..tensor import wrap
 from .elementwise_common import number_operand
 
@@ -54,8 +54,10 @@ _SLOTS = tuple(Node.__dict__[name] for name in ("_seq", "_out_dtype", "_fns", "_
 def _native():
     if not _NATIVE:
         from ... import native  # noqa: PLC0415  (not at start-up: a script that never runs backward loads no C)
-        module = native.load("chain", needs=("scalar_walk",))
+        module = native.load("chain", needs=("scalar_walk", "collect_plain"))
         _NATIVE.append(module.scalar_walk if module is not None else None)
+        if module is not None:
+            native_collect[0] = module.collect_plain  # run_plain's graph walk, from the next backward on
     return _NATIVE[0]
 
 
