@@ -74,12 +74,14 @@ def gradcli_streaming(*args):
 # one statement that stays inside C calls holding the GIL for many seconds or minutes (no thread of the
 # child's could interrupt it; one statement, so that no statement boundary before it meets the deadline
 # on a busy machine and ends the run before the call begins): sorting two lists of ten million floats
-# (11 CPU seconds, more on a busy machine), a modular power of big integers (about half an hour: 17 CPU
-# seconds for an exponent of 10**300)
+# (11 CPU seconds, more on a busy machine), a float64 product of two 5000 x 5000 matrices (250 GFLOP: one
+# BLAS call of seconds; a modular power of big integers was this call until the sandbox refused such work)
 C_CALLS = {
     "sort": "import numpy as np\nprint('before')\n"
             "l = [sorted(np.random.rand(10 ** 7).tolist()), sorted(np.random.rand(10 ** 7).tolist())]\nprint('after')",
-    "bigint": "print('before')\nx = pow(3, 10 ** 30000, 10 ** 30000 + 7)\nprint('after')",
+    "matmul": "import torch\nprint('before')\n"
+              "x = torch.ones(5000, 5000, dtype=torch.float64) @ torch.ones(5000, 5000, dtype=torch.float64)\n"
+              "print('after')",
 }
 
 

@@ -106,7 +106,9 @@ def test_memory_blowup_is_reported_and_the_repl_continues(tmp_path):
 
 
 def test_timeout_inside_a_c_call_ends_the_child_and_a_fresh_one_follows(tmp_path):
-    code = "x = 1\nm = 10 ** 30000 + 7\ny = pow(3, 10 ** 30000, m)\nprint(x)\nprint(6 * 7)\n"
+    # one BLAS call of 250 GFLOP (a float64 product of two 5000 x 5000 matrices): seconds on any CPU
+    code = ("import torch\nx = 1\na = torch.ones(5000, 5000, dtype=torch.float64)\ny = a @ a\n"
+            "print(x)\nprint(6 * 7)\n")
     r = repl_stdin(tmp_path, code, "--timeout", "1")
     assert r.returncode == 1
     assert r.stderr.count(ENDED + "the input ran past --timeout 1 s inside one long operation") == 1, r.stderr
