@@ -41,6 +41,9 @@ MAX_STEPS = 4096     # k past it: NumPy's product where the NumPy code below wou
 def offset16(x):
     """Where x's data starts modulo 16 bytes, counted from its outermost base array's start (torch's
     storage offset in bytes; storages start on 64 bytes)."""
+    root = x.base
+    if root is None:
+        return 0  # x is its own outermost array (the common case: __array_interface__ costs microseconds)
     root = x
     while isinstance(root.base, np.ndarray):
         root = root.base
