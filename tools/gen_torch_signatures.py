@@ -215,6 +215,11 @@ def takes_no_arguments(name):
     return False
 
 
+def _entry_lines(name, sigs):
+    """One `name: (signature, ...)` entry of a generated table."""
+    return [f"    {name!r}: (", *(f"        {s!r}," for s in sigs), "    ),"]
+
+
 def build():
     """The text of torch_signatures.py, from the torch this runs with."""
     import warnings
@@ -241,10 +246,7 @@ def build():
              'methods listing several signatures; NOT_PARSED: the torch.X functions without any."""', "",
              "SIGNATURES = {"]
     for name, sigs in table.items():
-        lines.append(f"    {name!r}: (")
-        for s in sigs:
-            lines.append(f"        {s!r},")
-        lines.append("    ),")
+        lines.extend(_entry_lines(name, sigs))
     lines.append("}")
     lines.append("")
     import torch.nn.functional as TF
@@ -273,10 +275,7 @@ def build():
     for name in engine_methods():
         sigs = method_signatures(name)
         if sigs:
-            lines.append(f"    {name!r}: (")
-            for s in sigs:
-                lines.append(f"        {s!r},")
-            lines.append("    ),")
+            lines.extend(_entry_lines(name, sigs))
     lines.append("}")
     lines.append("")
     lines.append("# the Tensor methods that take no argument (METH_NOARGS): x.t(1) is \"TensorBase.t() takes no arguments (1 given)\"")
@@ -299,10 +298,7 @@ def build():
     lines.append("# the same for torch.linalg.X and torch.special.X (\"linalg.X\": torch names them linalg_X())")
     lines.append("NAMESPACE_SIGNATURES = {")
     for name, sigs in namespace_table.items():
-        lines.append(f"    {name!r}: (")
-        for s in sigs:
-            lines.append(f"        {s!r},")
-        lines.append("    ),")
+        lines.extend(_entry_lines(name, sigs))
     lines.append("}")
     lines.append("")
     lines.append("NAMESPACE_NOT_PARSED = frozenset({")
