@@ -233,3 +233,29 @@ def refused_script(head, filename, src, type_name=None, message=None, **options)
     if message is not None:
         assert message in error.message, error.message
     return result
+
+
+# ---------------------------------------------------------------------------- script fixtures
+
+def seeded_run(src, filename="t.grad"):
+    """Run src in-process with seed 0 (what a test of one construct needs)."""
+    from gradcli.lang.runner import RunOptions, run_source
+
+    return run_source(src, filename, RunOptions(seed=0))
+
+
+def seeded_out(src):
+    """What src printed; fails with the script's located error if it raised one."""
+    result = seeded_run(src)
+    assert result.error is None, f"{result.error.type_name}: {result.error.message} (line {result.error.line})"
+    return result.stdout
+
+
+def seeded_error(src):
+    """The script's own error (never an internal one) that src ended in."""
+    from gradcli.lang.runner import InternalError
+
+    result = seeded_run(src)
+    assert result.error is not None, "expected an error"
+    assert not isinstance(result.error, InternalError), result.error.traceback_text
+    return result.error

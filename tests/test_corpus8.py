@@ -16,25 +16,12 @@ import pytest
 from gradcli.engine import api as G
 from gradcli.engine import rng_math
 from gradcli.engine.arange_kernel import arange_values
-from gradcli.lang.runner import InternalError, RunOptions, run_source
+from case_support import seeded_error, seeded_out, seeded_run
+
 from gradcli.testing.golden import mask_addresses
 
 
-def run(src):
-    return run_source(src, "t.grad", RunOptions(seed=0))
-
-
-def out(src):
-    result = run(src)
-    assert result.error is None, f"{result.error.type_name}: {result.error.message} (line {result.error.line})"
-    return result.stdout
-
-
-def err(src):
-    result = run(src)
-    assert result.error is not None, "expected an error"
-    assert not isinstance(result.error, InternalError), result.error.traceback_text
-    return result.error
+run, out, err = seeded_run, seeded_out, seeded_error
 
 
 # ---------------------------------------------------------------- slice bounds from tensors

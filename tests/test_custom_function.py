@@ -11,7 +11,9 @@ import pytest
 
 from gradcli.engine import api
 from gradcli.engine.gradcheck import gradcheck, gradgradcheck
-from gradcli.lang.runner import InternalError, RunOptions, Session, run_source
+from case_support import seeded_error, seeded_out, seeded_run
+
+from gradcli.lang.runner import RunOptions, Session
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -29,21 +31,7 @@ class MyCube(Function):
 """
 
 
-def run(src):
-    return run_source(src, "t.grad", RunOptions(seed=0))
-
-
-def out(src):
-    result = run(src)
-    assert result.error is None, f"{result.error.type_name}: {result.error.message} (line {result.error.line})"
-    return result.stdout
-
-
-def err(src):
-    result = run(src)
-    assert result.error is not None, "expected an error"
-    assert not isinstance(result.error, InternalError), result.error.traceback_text
-    return result.error
+run, out, err = seeded_run, seeded_out, seeded_error
 
 
 # ---------------------------------------------------------------- the language's side
