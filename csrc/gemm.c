@@ -237,6 +237,19 @@ static float dot8(const float *x, const float *y, Py_ssize_t k, Py_ssize_t peel)
     return r;
 }
 
+/* rows r0..m-1 of the order above: out[i, j] for a (m x k) whose first element lies `first` floats past 16
+ * bytes (row i's peel: the floats from (first + i * k) % 4 to the next 16 bytes) */
+static void dot_kernel(const float *ap, const float *wp, float *op, Py_ssize_t r0, Py_ssize_t m, Py_ssize_t k,
+                       Py_ssize_t n, Py_ssize_t first) {
+    Py_ssize_t n4 = n - n % 4;
+    for (Py_ssize_t i = r0; i < m; i++) {
+        Py_ssize_t peel = (4 - (first + i % 4 * (k % 4)) % 4) % 4;
+        if (peel > k) peel = k;
+        for (Py_ssize_t j = 0; j < n4; j += 4) dot4_columns(ap + i * k, wp + j * k, k, peel, op + i * n + j, 4);
+        for (Py_ssize_t j = n4; j < n; j++) op[i * n + j] = dot8(ap + i * k, wp + j * k, k, peel);
+    }
+}
+
 /* sgemm_dot(a, w, out, m, k, n, first=0): out (float32[m * n]) = a (float32[m * k], row-major) @ w
  * (float32[n * k], row-major).T in the order above, where a's first element lies `first` floats (0 to 3) past
  * 16 bytes (row i: (first + i * k) % 4, its peel the floats to the next 16 bytes). out may share no byte with
@@ -268,14 +281,8 @@ static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
         goto done;
     const float *ap = (const float *)a.buf, *wp = (const float *)w.buf;
     float *op = (float *)out.buf;
-    Py_ssize_t n4 = n - n % 4;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t peel = (4 - (first + i % 4 * (k % 4)) % 4) % 4;
-        if (peel > k) peel = k;
-        for (Py_ssize_t j = 0; j < n4; j += 4) dot4_columns(ap + i * k, wp + j * k, k, peel, op + i * n + j, 4);
-        for (Py_ssize_t j = n4; j < n; j++) op[i * n + j] = dot8(ap + i * k, wp + j * k, k, peel);
-    }
+    dot_kernel(ap, wp, op, 0, m, k, n, first);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -285,6 +292,213 @@ done:
     return result;
 }
 
+/* ---- sgemm_auto: gemm_avx2.gemm's decision and product in one call, for the layouts a Linear layer's forward
+ * has (a row-major, b a transposed row-major matrix: input @ weight.t()). */
+
+#define AUTO_MIN_COLUMNS 12         /* gemm_avx2.MIN_COLUMNS */
+#define AUTO_CHAIN_WORK (1 << 24)   /* gemm_avx2.MAX_WORK_NATIVE */
+#define AUTO_DOT_WORK (1 << 23)     /* gemm_dot.MAX_WORK_NATIVE: takes()' limit for the narrow products */
+#define AUTO_TAKES_WORK (1 << 20)   /* gemm_dot.MAX_WORK: takes()' default limit (the rows past the groups) */
+
+static PyObject *nd_type = NULL, *np_empty = NULL, *f32_dtype = NULL, *str_base = NULL;
+
+static int auto_setup(void) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (np == NULL) return -1;
+    nd_type = PyObject_GetAttrString(np, "ndarray");
+    np_empty = PyObject_GetAttrString(np, "empty");
+    f32_dtype = PyObject_CallMethod(np, "dtype", "s", "float32");
+    str_base = PyUnicode_InternFromString("base");
+    Py_DECREF(np);
+    if (nd_type == NULL || np_empty == NULL || f32_dtype == NULL || str_base == NULL || !PyType_Check(nd_type)) {
+        Py_CLEAR(nd_type);
+        Py_CLEAR(np_empty);
+        Py_CLEAR(f32_dtype);
+        Py_CLEAR(str_base);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "sgemm_auto: numpy.ndarray is not a type");
+        return -1;
+    }
+    return 0;
+}
+
+/* x's buffer when x is a NumPy array (that very class) of native float32 and `ndim` dims (1 or 2 for ndim 0):
+ * 0 (the caller releases), else -1 (no error set, nothing held) */
+static int float32_array(PyObject *x, Py_buffer *v, int ndim) {
+    if (Py_TYPE(x) != (PyTypeObject *)nd_type) return -1;
+    if (PyObject_GetBuffer(x, v, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    if ((ndim ? v->ndim != ndim : (v->ndim != 1 && v->ndim != 2)) || !has_format(v, 'f', 4)) {
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* gemm_dot.offset16(x) // 4 (x's start past 16 bytes from its outermost base array's, in floats), or -1 where
+ * it is not a whole number of floats or not known here (the Python path then decides) */
+static Py_ssize_t first_float(PyObject *x, const char *buf) {
+    PyObject *base = PyObject_GetAttr(x, str_base);
+    if (base == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (base == Py_None) {  /* its own outermost array: offset 0 */
+        Py_DECREF(base);
+        return 0;
+    }
+    PyObject *root = Py_NewRef(x);
+    while (PyObject_TypeCheck(base, (PyTypeObject *)nd_type)) {
+        Py_SETREF(root, base);
+        base = PyObject_GetAttr(root, str_base);
+        if (base == NULL) {
+            PyErr_Clear();
+            Py_DECREF(root);
+            return -1;
+        }
+    }
+    Py_DECREF(base);
+    Py_buffer r;
+    int got = PyObject_GetBuffer(root, &r, PyBUF_RECORDS_RO);
+    Py_DECREF(root);
+    if (got < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t d = (Py_ssize_t)(((intptr_t)buf - (intptr_t)r.buf) % 16 + 16) % 16;
+    PyBuffer_Release(&r);
+    return d % 4 ? -1 : d / 4;
+}
+
+/* out's rows r0..m-1 += c (c: n floats, every row's, or m x n) */
+static void add_c(float *out, const float *c, int c_rows, Py_ssize_t r0, Py_ssize_t m, Py_ssize_t n) {
+    for (Py_ssize_t i = r0; i < m; i++) {
+        const float *ci = c_rows ? c + i * n : c;
+        for (Py_ssize_t j = 0; j < n; j++) out[i * n + j] = out[i * n + j] + ci[j];
+    }
+}
+
+/* sgemm_auto(a, b, c): what gemm_avx2.gemm(a, b, c) (beta 1, alpha 1) answers, decided and computed in one
+ * call, where a is a row-major and b a transposed row-major float32 matrix (F.linear's input @ weight.t()),
+ * m, k, n >= 2, and c is None, a float32 (n,) with unit stride or a row-major float32 (m, n): MKL's
+ * dot-product kernel's order (n < 12 or m < 4; sgemm_dot) or the chains (sgemm_chain; with the rows past the
+ * last group of four in the dot-product order where gemm_avx2.sgemm puts them there), plus c as MKL's C. A new
+ * float32 (m, n) array, or None for anything else: NumPy's product by the same rules (a shape outside
+ * the measured domain, past the work limits) or a case only gemm_avx2.gemm decides (other layouts, dtypes,
+ * shapes of c, an offset this call does not read): the caller then runs gemm_avx2.gemm's own code, which
+ * answers the same for what this computes (tests/test_gemm_avx2.py compares them). */
+static PyObject *sgemm_auto(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "sgemm_auto(a, b, c) takes 3 arguments");
+        return NULL;
+    }
+    if (nd_type == NULL && auto_setup() < 0) return NULL;
+    PyObject *c_obj = args[2], *result = NULL;
+    Py_buffer a, b, c;
+    if (float32_array(args[0], &a, 2) < 0) Py_RETURN_NONE;
+    if (float32_array(args[1], &b, 2) < 0) {
+        PyBuffer_Release(&a);
+        Py_RETURN_NONE;
+    }
+    int have_c = c_obj != Py_None;
+    if (have_c && float32_array(c_obj, &c, 0) < 0) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&b);
+        Py_RETURN_NONE;
+    }
+    const Py_ssize_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+    int c_rows = have_c && c.ndim == 2;
+    if (m < 2 || k < 2 || n < 2 || b.shape[0] != k || a.strides[0] != 4 * k || a.strides[1] != 4 ||
+        b.strides[0] != 4 || b.strides[1] != 4 * k ||
+        (have_c && (c_rows ? c.shape[0] != m || c.shape[1] != n || c.strides[0] != 4 * n || c.strides[1] != 4
+                           : c.shape[0] != n || c.strides[0] != 4)))
+        goto decline;
+    const double work = (double)m * (double)n * (double)k;
+    const int narrow = n < AUTO_MIN_COLUMNS || m < 4;
+    Py_ssize_t split = k, first = 0;
+    int mixed = 0;
+    if (narrow) {
+        if (work > AUTO_DOT_WORK) goto decline;
+    } else {
+        if (k > 384 || (k > 192 && k % 2)) goto decline;
+        if (k > 192) split = k / 2;
+        mixed = m % 4 && m < 12 && !((k <= 16 && n <= 16) || (k <= 4 && n <= 100));
+        if (work > (mixed ? AUTO_TAKES_WORK : AUTO_CHAIN_WORK)) goto decline;
+    }
+    if ((narrow || mixed) && (first = first_float(args[0], (const char *)a.buf)) < 0) goto decline;
+    {
+        PyObject *shape = Py_BuildValue("(nn)", m, n);
+        if (shape == NULL) goto done;
+        PyObject *call[2] = {shape, f32_dtype};
+        PyObject *out_obj = PyObject_Vectorcall(np_empty, call, 2, NULL);
+        Py_DECREF(shape);
+        if (out_obj == NULL) goto done;
+        Py_buffer out;
+        if (get_buffer(out_obj, &out, 'f', 4, 1, "sgemm_auto out") < 0) {
+            Py_DECREF(out_obj);
+            goto done;
+        }
+        if (check_length(&out, m * n, "sgemm_auto out") < 0) {
+            PyBuffer_Release(&out);
+            Py_DECREF(out_obj);
+            goto done;
+        }
+        const float *ap = (const float *)a.buf, *bp = (const float *)b.buf, *cp = have_c ? (const float *)c.buf : NULL;
+        float *op = (float *)out.buf, *packed = NULL;
+        if (!narrow) {
+            packed = (float *)malloc((size_t)(k * n) * sizeof(float));
+            if (packed == NULL) {
+                PyBuffer_Release(&out);
+                Py_DECREF(out_obj);
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        const int release = work > (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        if (narrow) {
+            dot_kernel(ap, bp, op, 0, m, k, n, first);
+            if (have_c) add_c(op, cp, c_rows, 0, m, n);
+        } else {
+            if (have_c)  /* MKL's C, added after the first chain */
+                for (Py_ssize_t i = 0; i < m; i++) memcpy(op + i * n, c_rows ? cp + i * n : cp, (size_t)n * sizeof(float));
+            for (Py_ssize_t j = 0; j < n; j++)  /* B[kk, j] = bp[j * k + kk], row-major */
+                for (Py_ssize_t kk = 0; kk < k; kk++) packed[kk * n + j] = bp[j * k + kk];
+            Gemm g = {ap, packed, op, m, k, n, k, 1, split, have_c ? 1 : 0};
+#ifdef HAVE_X86
+            if (have_avx2_fma())
+                gemm_avx2(&g);
+            else
+#endif
+                gemm_scalar(&g);
+            if (mixed) {  /* the rows past the last group of four: the dot-product kernel's, then + C */
+                Py_ssize_t m4 = m - m % 4;
+                dot_kernel(ap, bp, op, m4, m, k, n, first);
+                if (have_c) add_c(op, cp, c_rows, m4, m, n);
+            }
+        }
+        if (release) PyEval_RestoreThread(ts);
+        free(packed);
+        PyBuffer_Release(&out);
+        result = out_obj;
+    }
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    if (have_c) PyBuffer_Release(&c);
+    return result;
+}
+
+/* the limits sgemm_auto decides by, for the tests to compare with gemm_avx2's and gemm_dot's */
+static PyObject *auto_limits(PyObject *self, PyObject *noargs) {
+    return Py_BuildValue("{s:i,s:i,s:i,s:i}", "MIN_COLUMNS", AUTO_MIN_COLUMNS, "MAX_WORK_NATIVE", AUTO_CHAIN_WORK,
+                         "DOT_MAX_WORK_NATIVE", AUTO_DOT_WORK, "DOT_MAX_WORK", AUTO_TAKES_WORK);
+}
+
 static PyObject *vector_path(PyObject *self, PyObject *noargs) {
     return PyUnicode_FromString(have_avx2_fma() ? "avx2" : "scalar");
 }
@@ -292,6 +506,9 @@ static PyObject *vector_path(PyObject *self, PyObject *noargs) {
 static PyMethodDef methods[] = {
     {"sgemm_chain", sgemm_chain, METH_VARARGS, "a float32 product in MKL's AVX2 chained order."},
     {"sgemm_dot", sgemm_dot, METH_VARARGS, "a narrow float32 product in MKL's AVX2 dot-product kernel's order."},
+    {"sgemm_auto", (PyCFunction)(void (*)(void))sgemm_auto, METH_FASTCALL,
+     "gemm_avx2.gemm(a, b, c) of a Linear layer's layouts in one call, or None (its Python code decides)."},
+    {"auto_limits", auto_limits, METH_NOARGS, "the limits sgemm_auto decides by."},
     {"vector_path", vector_path, METH_NOARGS, "which code sgemm_chain runs on this CPU: avx2 or scalar."},
     {NULL, NULL, 0, NULL},
 };

@@ -120,6 +120,17 @@ def _native():
 _module = [False]   # gradcli._native_gemm once looked up (None: not built, or GRADCLI_NATIVE=0)
 
 
+def _auto():
+    """csrc/gemm.c's sgemm_auto of the module _native() gives (None without it)."""
+    module = _native()
+    if module is not _auto_of[0]:
+        _auto_of[:] = module, getattr(module, "sgemm_auto", None)
+    return _auto_of[1]
+
+
+_auto_of = [False, None]  # the module last seen, and its sgemm_auto
+
+
 def sgemm(a, b, c=None, alpha=1):
     """alpha * a @ b (2-D float32 NumPy arrays) in MKL's AVX2 order, or None outside the measured domain;
     with c (float32 (m, n)), MKL's C added to it (chain_reference, dot_rows)."""
@@ -241,7 +252,14 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     mm, or None for NumPy's product (another dtype or device, alpha 0, a shape outside sgemm's domain).
     MKL's C = alpha * A @ B + beta * C as measured here: alpha scales m2 (MKL's first operand, torch
     swaps them) before the chains, each element rounded to float32; beta * bias (rounded; not read when
-    beta is 0) is MKL's C, added after the first chain (sgemm)."""
+    beta is 0) is MKL's C, added after the first chain (sgemm). A Linear layer's product (beta and alpha 1)
+    is decided and computed by one C call where it can be (csrc/gemm.c's sgemm_auto: the same answers)."""
+    if beta == 1 and alpha == 1:
+        auto = _auto()
+        if auto is not None and active():
+            r = auto(m1, m2, bias)
+            if r is not None:
+                return r
     if not _float32_arrays(m1, m2) or m1.ndim != 2 or m2.ndim != 2 or alpha == 0 or _refused(m1, m2) or not active():
         return None
     if bias is None or beta == 0:
