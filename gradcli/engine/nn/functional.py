@@ -312,6 +312,10 @@ def _gather_rows(w, indices, padding_idx):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     padding_idx = _bag.padding_index(padding_idx, weight.shape[0], _bag.EMBEDDING_PADDING)
+    if max_norm is not None:  # F.embedding renorms the rows first (embedding_renorm_'s checks and bounds)
+        from ..autograd_modes import no_grad  # noqa: PLC0415
+        with no_grad():
+            _bag.embedding_renorm(weight, input, max_norm, norm_type)
     if not isinstance(input, Tensor) or input.dtype.name not in ("int64", "int32"):
         legacy = input.dtype.legacy if isinstance(input, Tensor) else type(input).__name__
         raise errors.runtime(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -323,10 +327,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise errors.index("index out of range in self")
-    if max_norm is not None:
-        from ..autograd_modes import no_grad  # noqa: PLC0415
-        with no_grad():
-            _bag.renorm_rows(weight, np.unique(idx), max_norm, norm_type)
     out = weight._data[idx]
     return record(EmbeddingBackward0, (weight,), wrap(xp_of(out).ascontiguousarray(out), weight.dtype),
                   {"indices": idx, "num": n, "padding_idx": padding_idx})

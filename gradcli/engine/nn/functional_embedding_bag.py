@@ -112,11 +112,11 @@ class EmbeddingBagBackward0(Function):
         return (gw, gp) if psw is not None else (gw,)
 
 
-def _index_type(t, what="indices", n=1):
+def _index_type(t, what="indices", n=1, fn="embedding_bag"):
     if not isinstance(t, Tensor) or t.dtype not in (dtypes.int64, dtypes.int32):
         legacy = t.dtype.legacy if isinstance(t, Tensor) else type(t).__name__
         raise errors.runtime(f"Expected tensor for argument #{n} '{what}' to have one of the following scalar types: "
-                             f"Long, Int; but got torch.{legacy} instead (while checking arguments for embedding_bag)")
+                             f"Long, Int; but got torch.{legacy} instead (while checking arguments for {fn})")
 
 
 def _embedding_bag(weight, indices, offsets, by_freq, mode, psw, include_last_offset, padding_idx):
@@ -178,7 +178,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode == "max" and sparse:
         raise errors.value("max mode does not support sparse weights")
     if max_norm is not None:
-        _renorm(weight, input, max_norm, norm_type)
+        embedding_renorm(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
@@ -188,9 +188,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                           include_last_offset, pad)
 
 
-def _renorm(weight, input, max_norm, norm_type):
-    """embedding_renorm_ under no_grad: the rows the input takes scaled to max_norm."""
-    _index_type(input)
+def embedding_renorm(weight, input, max_norm, norm_type):
+    """embedding_renorm_ under no_grad (F.embedding's and F.embedding_bag's first step, before their own
+    checks): the rows the input takes scaled to max_norm."""
+    _index_type(input, n=2, fn="embedding_renorm_")
     renorm_rows(weight, np.unique(host(input._data).astype(np.int64)), max_norm, norm_type)
 
 
@@ -203,7 +204,12 @@ def renorm_rows(weight, rows, max_norm, norm_type):
     w = weight._data
     math = np.float32 if w.dtype == np.float16 else w.dtype.type
     math_dt = dtypes.float32 if w.dtype == np.float16 else weight.dtype
-    for r in rows:
+    n = w.shape[0]
+    for r in rows:  # sorted: ATen takes `self[i]` for each distinct index in order, so a row before a bad
+        if r < -n or r >= n:  # index is scaled, then select() raises
+            weight._version[0] += 1
+            raise errors.index(f"select(): index {int(r)} out of range for tensor of size "
+                               f"[{', '.join(map(str, weight.shape))}] at dimension 0")
         norm = float(host(vector_norm(wrap(w[r].astype(math), math_dt), norm_type)._data))
         if norm > max_norm:
             w[r] = (w[r].astype(math) * math(max_norm / (norm + 1e-7))).astype(w.dtype)
