@@ -142,6 +142,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     else:
         # a NaN becomes 0 (nan_to_num would also clip infinities to the largest float)
         r = np.where(np.isnan(data), data.dtype.type(0), data) if data.dtype.kind == "f" else data.copy()
+    R.differentiable_out(input, dt)
     return record(NansumBackward0, (input,), wrap(_asarray(r, dt.np), dt), {"dims": dims, "keepdim": keepdim})
 
 
@@ -149,6 +150,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and dtype is None:
         raise errors.runtime(f"nanmean(): expected input to have floating point or complex dtype but got "
                              f"{R.c10(input.dtype)}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise errors.runtime(f"nanmean(): could not infer output dtype. Optional dtype must be either a floating "
+                             f"point or complex dtype. Got: {R.c10(dtype)}")
     not_nan = CP.logical_not(CP.isnan(input))
     return AR.div(nansum(input, dim, keepdim, dtype=dtype), R.sum(not_nan, dim=dim, keepdim=keepdim))
 
@@ -250,6 +254,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                              f"{R.c10(x.dtype)}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise errors.runtime(f"linalg.vector_norm: dtype should be floating point or complex, but got {R.c10(dtype)}")
+    if dtype is not None and dtype.np.itemsize < x.dtype.np.itemsize:
+        raise errors.runtime(f"linalg.vector_norm: the dtype of the input ({R.c10(x.dtype)}) should be convertible "
+                             f"without narrowing to the specified dtype ({R.c10(dtype)})")
     dt = dtype or x.dtype
     src = x if dt is x.dtype else x.to(dt)
     data = np.abs(src._data)
@@ -283,7 +292,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             r = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
     else:
         r = _pnorm_serial(data, p, dims, keepdim)
-    return record(LinalgVectorNormBackward0, (src,), wrap(_asarray(r, dt.np), dt),
+    # dtype= converts inside the op (the node's input is x; the engine casts its gradient back)
+    return record(LinalgVectorNormBackward0, (x,), wrap(_asarray(r, dt.np), dt),
                   {"p": p, "dims": dims, "keepdim": keepdim})
 
 
@@ -360,20 +370,22 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if not A.dtype.is_floating_point:
         raise errors.runtime(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                              f"{R.c10(A.dtype)}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise errors.runtime(f"linalg.matrix_norm: dtype should be floating point or complex, but got {R.c10(dtype)}")
     if A._data.ndim < 2:
         raise errors.runtime("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     d0, d1 = (wrap_dim(d, A._data.ndim) for d in dim)
     if ord == "fro":
-        return vector_norm(A, 2, (d0, d1), keepdim)
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord in ("nuc", 2, -2):
-        return _singular_norm(A, ord, d0, d1, keepdim)
+        return _singular_norm(A if dtype is None or dtype is A.dtype else A.to(dtype), ord, d0, d1, keepdim)
     if ord in (1, -1, float("inf"), float("-inf")):
         # torch's order: the 1-norm along one dim, then amax/amin along the other
         if abs(ord) == float("inf"):
             d0, d1 = d1, d0
         if not keepdim and d0 < d1:
             d1 -= 1
-        s = vector_norm(A, 1, d0, keepdim)
+        s = vector_norm(A, 1, d0, keepdim, dtype=dtype)
         return R.amax(s, d1, keepdim) if ord > 0 else R.amin(s, d1, keepdim)
     raise errors.runtime(f"linalg.matrix_norm: Order {ord} not supported.")
 
@@ -401,16 +413,16 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) == 2:
-        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim)
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
     if ord is not None and dim is None:
         if nd == 2:
-            return matrix_norm(A, ord, (-2, -1), keepdim)
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if nd != 1:
             raise errors.runtime(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                                  f"{nd}D.")
     if isinstance(ord, str):
         raise errors.runtime(f"linalg.vector_norm: ord={ord!r} is not supported for vectors")
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 # ---------------------------------------------------------------------------- declarations

@@ -74,6 +74,14 @@ def sum_dtype(dt):
     return dtypes.int64 if dt.category != dtypes.FLOAT else dt
 
 
+def differentiable_out(input, out_dt):
+    """torch's set_history: an op with a derivative formula whose dtype= makes an integer or bool result
+    of an input that requires grad (x.sum(dtype=torch.int64), cumsum, prod, nansum) raises after the kernel
+    in grad mode."""
+    if grad_mode.enabled and out_dt.category != dtypes.FLOAT and getattr(input, "_rg", False):
+        raise errors.runtime(f"Autograd not support dtype: {c10(out_dt)}")
+
+
 class SumBackward0(Function):
     __slots__ = ()
     explain = staticmethod(words.summed)
@@ -100,9 +108,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0 and False):
         r = numerics.torch_sum(data, None, False, out_dt.np)
+        if dtype is not None:
+            differentiable_out(input, out_dt)
         return record(SumBackward0, (input,), wrap(r, out_dt), {"in_shape": data.shape})
     dims = reduction_dims(dim, data.ndim)
     r = numerics.torch_sum(data, dims, keepdim, out_dt.np)
+    if dtype is not None:
+        differentiable_out(input, out_dt)
     return record(SumBackward1, (input,), wrap(r, out_dt), {"in_shape": data.shape, "dims": dims,
                                                           "keepdim": keepdim})
 
@@ -110,7 +122,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def _mean_check(input, dtype, name="mean"):
     dt = dtype or input.dtype
     if not dt.is_floating_point:
-        raise errors.runtime(f"{name}(): could not infer output dtype. Input dtype must be either a floating point "
+        which = "Input" if dtype is None else "Optional"
+        raise errors.runtime(f"{name}(): could not infer output dtype. {which} dtype must be either a floating point "
                              f"or complex dtype. Got: {c10(dt)}")
     return dt
 
@@ -233,11 +246,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
     if dim is None:
         r = _kernel_order(data.astype(out_dt.np, copy=False), tuple(range(data.ndim)), False, reduce_vec.Prod)
+        differentiable_out(input, out_dt)
         return record(ProdBackward0, (input,), wrap(data.prod(dtype=out_dt.np) if r is None else r, out_dt))
     d = wrap_dim(dim, data.ndim)
     r = _kernel_order(data.astype(out_dt.np, copy=False), (d,), keepdim, reduce_vec.Prod) if data.ndim else None
     if r is None:
         r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
+    differentiable_out(input, out_dt)
     return record(ProdBackward1, (input,), wrap(r, out_dt), {"dim": d, "keepdim": keepdim})
 
 

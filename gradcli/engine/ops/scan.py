@@ -90,6 +90,7 @@ def cumsum(input, dim=None, *, dtype=None):
             r += 0.0  # torch's scan starts from +0.: a -0. comes out as 0.
     else:
         r = data.astype(dt.np, copy=True)  # a 0-d tensor is copied as it is
+    R.differentiable_out(input, dt)
     return record(CumsumBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 
@@ -167,6 +168,7 @@ def cumprod(input, dim=None, *, dtype=None):
         r = np.cumprod(data, axis=d, dtype=_acc(dt)).astype(dt.np, copy=False)
     else:
         r = data.astype(dt.np, copy=True)
+    R.differentiable_out(input, dt)
     return record(CumprodBackward0, (input,), wrap(_asarray(r), dt), {"dim": d})
 
 
