@@ -250,9 +250,12 @@ class NegBackward0(Function):
 
 def _pow_scalar(x, p):
     """x ** p computed as ATen does for floats: x*x, x*x*x, sqrt, rsqrt, 1/x, 1/(x*x) for those
-    exponents, otherwise std::pow (correctly rounded: computed in float64 for narrower floats)."""
+    exponents, otherwise std::pow; float16 is powf of the exponent rounded to half, for every exponent."""
     if x.dtype.kind != "f":
         return x ** p
+    if x.dtype == np.float16:  # ATen's Half branch has no special exponents: std::pow(float(x), float(Half(p)))
+        with np.errstate(all="ignore"):
+            return (x.astype(np.float32) ** np.float32(np.float16(p))).astype(np.float16)
     if p == 2:
         return x * x
     if p == 3:

@@ -482,13 +482,24 @@ class DivBackward1(Function):
         return (div_scalar(g, self._kw["other"]),)
 
 
+def _half_opmath(data, s):
+    """A float16 array and a Python number as ATen's Half kernels take them: both in float (opmath), so
+    that the number is rounded to float, not to half as NumPy would."""
+    if data.dtype == np.float16 and isinstance(s, float):
+        return data.astype(np.float32), np.float32(s)
+    return data, s
+
+
 def add_scalar(t, s):
-    return record(AddBackward1, (t,), wrap(_asarray(t._data + s, t.dtype.np), t.dtype), {"other": s})
+    d, v = _half_opmath(t._data, s)
+    return record(AddBackward1, (t,), wrap(_asarray(d + v, t.dtype.np), t.dtype), {"other": s})
 
 
 def mul_scalar(t, s):
-    return record(MulBackward1, (t,), wrap(_asarray(t._data * s, t.dtype.np), t.dtype), {"other": s})
+    d, v = _half_opmath(t._data, s)
+    return record(MulBackward1, (t,), wrap(_asarray(d * v, t.dtype.np), t.dtype), {"other": s})
 
 
 def div_scalar(t, s):
-    return record(DivBackward1, (t,), wrap(_asarray(t._data / s, t.dtype.np), t.dtype), {"other": s})
+    d, v = _half_opmath(t._data, s)
+    return record(DivBackward1, (t,), wrap(_asarray(d / v, t.dtype.np), t.dtype), {"other": s})
