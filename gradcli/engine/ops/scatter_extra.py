@@ -175,7 +175,7 @@ def combinations(input, r=2, with_replacement=False):
 def _integer_pair(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
-    dt = dtypes.promote_types(input.dtype, other.dtype)
+    dt = dtypes.result_type((input, other))  # a 0-d operand gives way to a dimensioned one of its category
     if dt.category != dtypes.INT:
         raise kernel_error(f"{name}_cpu", dt)
     x, y = np.broadcast_arrays(input._data, other._data)
