@@ -372,8 +372,11 @@ def _load_func():
 
 
 def _load_distributions():
-    from . import distributions as _d
-    return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES},
+    from . import distributions as _d, distributions_more as _dm
+    more = {name: getattr(_dm, name) for name in _dm.NAMES}
+    submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
+                  for cls in more.values() for module in [cls.__module__]}
+    return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
                    categorical=_Module("torch.distributions.categorical", Categorical=_d.Categorical),
                    normal=_Module("torch.distributions.normal", Normal=_d.Normal),
                    bernoulli=_Module("torch.distributions.bernoulli", Bernoulli=_d.Bernoulli),

@@ -15,7 +15,7 @@ from .size import Size
 from .tensor import Tensor
 
 NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence")
-_EMPTY = Size()
+EMPTY = Size()
 
 
 # ---------------------------------------------------------------------------- constraints (torch's reprs)
@@ -29,25 +29,43 @@ class Constraint:
         return self.text
 
 
-def _is_number(v):
+def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-_real = Constraint("Real()", lambda v: v == v)
-_real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1))
-_positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
-_unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
-_simplex = Constraint("Simplex()",
+real = Constraint("Real()", lambda v: v == v)
+real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1))
+positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
+unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
+simplex = Constraint("Simplex()",
                       lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6))
-_boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
+boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
 
 
-def _integer_interval(lower, upper):
+nonnegative = Constraint("GreaterThanEq(lower_bound=0.0)", lambda v: 0.0 <= v)
+nonnegative_integer = Constraint("IntegerGreaterThan(lower_bound=0)", lambda v: (v % 1 == 0) & (v >= 0))
+one_hot = Constraint("OneHot()", lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1))
+
+
+def less_than(upper):
+    return Constraint(f"LessThan(upper_bound={upper})", lambda v: v < upper)
+
+
+def greater_than(lower):
+    return Constraint(f"GreaterThan(lower_bound={lower})", lambda v: lower < v)
+
+
+def interval(lower, upper):
+    return Constraint(f"Interval(lower_bound={lower}, upper_bound={upper})",
+                      lambda v: (lower <= v) & (v <= upper))
+
+
+def integer_interval(lower, upper):
     return Constraint(f"IntegerInterval(lower_bound={lower}, upper_bound={upper})",
                       lambda v: (v % 1 == 0) & (lower <= v) & (v <= upper))
 
 
-def _all_true(valid):
+def all_true(valid):
     return bool(valid.all().item()) if isinstance(valid, Tensor) else bool(valid)
 
 
@@ -68,7 +86,7 @@ class lazy_property:
 
 
 def broadcast_all(*values):
-    if not all(isinstance(v, Tensor) or _is_number(v) for v in values):
+    if not all(isinstance(v, Tensor) or is_number(v) for v in values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     if not all(isinstance(v, Tensor) for v in values):
@@ -99,7 +117,7 @@ def logits_to_probs(logits, is_binary=False):
     return torch.softmax(logits, dim=-1)
 
 
-def _size(shape):
+def as_size(shape):
     return shape if isinstance(shape, Size) else Size(shape)
 
 
@@ -112,7 +130,7 @@ class Distribution:
     support = None
     _default_validate_args = True
 
-    def __init__(self, batch_shape=_EMPTY, event_shape=_EMPTY, validate_args=None):
+    def __init__(self, batch_shape=EMPTY, event_shape=EMPTY, validate_args=None):
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         self._validate_args = Distribution._default_validate_args if validate_args is None else validate_args
@@ -121,7 +139,7 @@ class Distribution:
                 if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
-                if not _all_true(constraint.check(value)):
+                if not all_true(constraint.check(value)):
                     raise ValueError(f"Expected parameter {param} "
                                      f"({type(value).__name__} of shape {tuple(value.shape)}) "
                                      f"of distribution {self!r} "
@@ -133,6 +151,26 @@ class Distribution:
         if value not in [True, False]:
             raise ValueError
         Distribution._default_validate_args = value
+
+    def _get_checked_instance(self, cls):
+        if type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return type(self).__new__(type(self))
+
+    def _expanded(self, cls, batch_shape, params, event_shape=EMPTY):
+        """torch's expand() of most families: each parameter in __dict__ expanded, validation as self's."""
+        new = self._get_checked_instance(cls)
+        batch_shape = as_size(batch_shape)
+        for name, shape in params.items():
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(as_size(shape(batch_shape))))
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def expand(self, batch_shape):
+        raise NotImplementedError
 
     @property
     def batch_shape(self):
@@ -146,18 +184,18 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=_EMPTY):
+    def sample(self, sample_shape=EMPTY):
         with torch.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=_EMPTY):
+    def rsample(self, sample_shape=EMPTY):
         raise NotImplementedError
 
     def perplexity(self):
         return torch.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=_EMPTY):
-        return Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
+    def _extended_shape(self, sample_shape=EMPTY):
+        return Size(tuple(as_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _validate_sample(self, value):
         if not isinstance(value, Tensor):
@@ -173,7 +211,7 @@ class Distribution:
                 raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
                                  f"{actual_shape} vs {expected_shape}.")
         support = self.support
-        if not _all_true(support.check(value)):
+        if not all_true(support.check(value)):
             raise ValueError("Expected value argument "
                              f"({type(value).__name__} of shape {tuple(value.shape)}) "
                              f"to be within the support ({support!r}) "
@@ -194,7 +232,7 @@ Distribution.__module__ = "torch.distributions.distribution"
 # ---------------------------------------------------------------------------- Categorical
 
 class Categorical(Distribution):
-    arg_constraints = {"probs": _simplex, "logits": _real_vector}
+    arg_constraints = {"probs": simplex, "logits": real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -213,9 +251,18 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape):
+        def param_shape(b):
+            return tuple(b) + (self._num_events,)
+
+        new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape})
+        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
+        new._num_events = self._num_events
+        return new
+
     @property
     def support(self):
-        return _integer_interval(0, self._num_events - 1)
+        return integer_interval(0, self._num_events - 1)
 
     @lazy_property
     def logits(self):
@@ -241,8 +288,8 @@ class Categorical(Distribution):
     def variance(self):
         return torch.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
-    def sample(self, sample_shape=_EMPTY):
-        sample_shape = _size(sample_shape)
+    def sample(self, sample_shape=EMPTY):
+        sample_shape = as_size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         samples_2d = torch.multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
@@ -275,14 +322,17 @@ Categorical.__module__ = "torch.distributions.categorical"
 # ---------------------------------------------------------------------------- Normal
 
 class Normal(Distribution):
-    arg_constraints = {"loc": _real, "scale": _positive}
-    support = _real
+    arg_constraints = {"loc": real, "scale": positive}
+    support = real
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
+        batch_shape = Size() if is_number(loc) and is_number(scale) else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape):
+        return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple})
 
     @property
     def mean(self):
@@ -300,12 +350,12 @@ class Normal(Distribution):
     def variance(self):
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=_EMPTY):
+    def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=_EMPTY):
+    def rsample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
         eps = torch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).normal_()
         return self.loc + eps * self.scale
@@ -335,22 +385,27 @@ Normal.__module__ = "torch.distributions.normal"
 # ---------------------------------------------------------------------------- Bernoulli
 
 class Bernoulli(Distribution):
-    arg_constraints = {"probs": _unit_interval, "logits": _real}
-    support = _boolean
+    arg_constraints = {"probs": unit_interval, "logits": real}
+    support = boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
-            is_scalar = _is_number(probs)
+            is_scalar = is_number(probs)
             (self.probs,) = broadcast_all(probs)
         else:
-            is_scalar = _is_number(logits)
+            is_scalar = is_number(logits)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape):
+        new = self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple})
+        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
+        return new
 
     @property
     def mean(self):
@@ -372,7 +427,7 @@ class Bernoulli(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=_EMPTY):
+    def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))
