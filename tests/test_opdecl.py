@@ -78,7 +78,9 @@ SPLIT = {
     "gradcli.engine.ops.special": {"gradcli.engine.ops." + m for m in (
         "special_common", "special_unary", "special_binary", "special_xlog", "activations", "activations_smooth")},
     "gradcli.engine.ops.scan": {"gradcli.engine.ops.selection", "gradcli.engine.ops.norms"},
-    "gradcli.engine.ops.linalg_extra": {"gradcli.engine.ops.linalg_products", "gradcli.engine.ops.einsum"},
+    # inv_ex joined solve_ex and lstsq (its singular matrices reported in info, LAPACK's getrs result)
+    "gradcli.engine.ops.linalg_extra": {"gradcli.engine.ops.linalg_products", "gradcli.engine.ops.einsum",
+                                        "gradcli.engine.ops.linalg_lstsq"},
     # adaptive_avg_pool2d left the convolution module for the pooling one (ATen's kernel, not avg_pool2d's)
     "gradcli.engine.nn.functional_conv": {"gradcli.engine.nn.functional_pool"},
     "gradcli.engine.ops.reduction": {"gradcli.engine.ops.softmax"},

@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'linalg_lstsq', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -494,7 +494,8 @@ LINALG = {
     'det': 'linalg_extra',
     'diagonal': 'linalg_extra',
     'inv': 'linalg_extra',
-    'inv_ex': 'linalg_extra',
+    'inv_ex': 'linalg_lstsq',
+    'lstsq': 'linalg_lstsq',
     'lu': 'linalg_lu',
     'lu_factor': 'linalg_lu',
     'lu_factor_ex': 'linalg_lu',
@@ -509,6 +510,7 @@ LINALG = {
     'qr': 'linalg_qr',
     'slogdet': 'linalg_extra',
     'solve': 'linalg_extra',
+    'solve_ex': 'linalg_lstsq',
     'solve_triangular': 'linalg_factor',
     'svd': 'linalg_svd',
     'svdvals': 'linalg_svd',

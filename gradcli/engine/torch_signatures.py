@@ -2212,6 +2212,9 @@ NAMESPACE_SIGNATURES = {
     'linalg.inv_ex': (
         (1, 1, 'A', 'Tensor', None),
     ),
+    'linalg.lstsq': (
+        (2, 3, 'input', 'Tensor', None),
+    ),
     'linalg.lu': (
         (1, 1, 'A', 'Tensor', None),
     ),
@@ -2263,6 +2266,9 @@ NAMESPACE_SIGNATURES = {
         (1, 1, 'A', 'Tensor', None),
     ),
     'linalg.solve': (
+        (2, 2, 'A', 'Tensor', None),
+    ),
+    'linalg.solve_ex': (
         (2, 2, 'A', 'Tensor', None),
     ),
     'linalg.solve_triangular': (

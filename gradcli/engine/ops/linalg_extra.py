@@ -30,7 +30,6 @@ from .registry import op as declare
 from .shape import sum_to
 
 SlogdetResult = return_type("linalg_slogdet", ("sign", "logabsdet"))
-InvExResult = return_type("linalg_inv_ex", ("inverse", "info"))
 
 
 class _LinAlgError(RuntimeError):
@@ -63,6 +62,12 @@ def _square(name, A):
     n, m = A._data.shape[-2:]
     if n != m:
         raise errors.runtime(f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices")
+
+
+def float_square(name, A):
+    """inv's and solve's first checks: a floating tensor of square matrices."""
+    _float_input(name, A)
+    _square(name, A)
 
 
 def _first_zero_pivot(a):
@@ -100,6 +105,8 @@ def _lu_det(m):
 def _check_singular(A, message):
     """Raise _LinAlgError when a matrix of A (a batch) is exactly singular."""
     data = A._data
+    if data.size == 0:
+        return 0, ""
     mats = host(data).reshape((-1,) + data.shape[-2:])  # an LU scan on the host
     for b, m in enumerate(mats):
         k = _first_zero_pivot(m)
@@ -363,7 +370,7 @@ class LinalgInvExBackward0(Function):
         return (-matmul(_mT(inverse), matmul(g, _mT(inverse))),)
 
 
-def _inv(A, name):
+def inv_checked(A, name):
     _float_input(name, A)
     _square(name, A)
     k, prefix = _check_singular(A, name)
@@ -375,16 +382,11 @@ def _inv(A, name):
 
 
 def inv(A):
-    return _inv(A, "linalg.inv")
+    return inv_checked(A, "linalg.inv")
 
 
 def inverse(input):
-    return _inv(input, "linalg.inv")
-
-
-def inv_ex(A, *, check_errors=False):
-    r = _inv(A, "linalg.inv_ex")
-    return InvExResult((r, wrap(xp_of(A._data).zeros(A._data.shape[:-2], np.int32), dtypes.int32)))
+    return inv_checked(input, "linalg.inv")
 
 
 class LinalgSolveExBackward0(Function):
@@ -414,7 +416,8 @@ class LinalgSolveExBackward0(Function):
         return gA, gB
 
 
-def solve(A, B, *, left=True):
+def solve_checks(A, B, left):
+    """linalg.solve's (and solve_ex's) argument errors; whether B is a vector (or a batch of them)."""
     _float_input("linalg.solve", A)
     if A.dtype is not B.dtype:
         raise errors.runtime(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -422,7 +425,7 @@ def solve(A, B, *, left=True):
     _square("linalg.solve", A)
     a, b = A._data, B._data
     n = a.shape[-1]
-    vector = left and (b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]))
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     bm = b[..., None] if vector else b
     rows = bm.shape[-2] if left else bm.shape[-1]
     if bm.ndim < 2 or rows != n:
@@ -430,6 +433,16 @@ def solve(A, B, *, left=True):
         shp = "x".join(map(str, bm.shape[-2:])) if bm.ndim >= 2 else f"{bm.shape[0]}x1"
         raise errors.runtime(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
                              f"{shp})")
+    if vector and not left:
+        raise errors.runtime("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
+                             "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+    return vector
+
+
+def solve(A, B, *, left=True):
+    vector = solve_checks(A, B, left)
+    a, b = A._data, B._data
+    bm = b[..., None] if vector else b
     k, prefix = _check_singular(A, "torch.linalg.solve")
     if k:
         raise _linalg_error(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is singular.")
@@ -515,9 +528,6 @@ OPS = [
     # torch.linalg.X only
     declare("inv", inv, LinalgInvExBackward0, method=False, torch=False, linalg=True, sample=Sample(_MB, ("mat",)),
        cases={"inv": case(lambda torch, x0: torch.linalg.inv(x0), V.M33)}),
-    declare("inv_ex", inv_ex, LinalgInvExBackward0, method=False, torch=False, linalg=True,
-       sample=Sample(_MB, ("mat",), call=lambda torch, x: torch.linalg.inv_ex(x).inverse),
-       cases={"inv_ex": case(lambda torch, a: torch.linalg.inv_ex(a).inverse, V.M33)}),
     declare("solve", solve, LinalgSolveExBackward0, method=False, torch=False, linalg=True,
        sample=Sample([((3, 3), (3,)), ((3, 3), (3, 2))], ("mat", "any")),
        cases={"solve_vec": case(lambda torch, x0, x1: torch.linalg.solve(x0, x1), V.M33, V.A[:3]),
