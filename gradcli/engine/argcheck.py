@@ -90,6 +90,18 @@ def check_first(name, signatures, args, kwargs):
     raise invalid_combination(name, signatures, args, kwargs)
 
 
+def check_int_list(name, param, items):
+    """torch's parser reading an int list (a size, a shape: as varargs or one sequence): an int past int64 is
+    the TypeError that wraps THPUtils_unpackLong's ValueError (its first line: torch's message goes on with the
+    C++ frames)."""
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        items = items[0]
+    for pos, v in enumerate(items, 1):
+        if v.__class__ is int and not -(1 << 63) <= v < (1 << 63):
+            raise errors.type_error(f"{name}(): argument '{param}' failed to unpack the object at pos {pos} with error "
+                                    "\"Overflow when unpacking long long")
+
+
 # the functions taking a Python number first (NUMBER_FIRST) only with a Tensor after it: torch.pow(2, 3) matches
 # none of their signatures
 NUMBER_NEEDS_TENSOR = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",

@@ -108,11 +108,39 @@ _C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int
             "float16": "c10::Half", "float32": "float"}
 
 
+_SCALAR_INT_LOW, _SCALAR_INT_END = -(1 << 63), 1 << 64
+
+
+def scalar_int(v):
+    """A Python int as torch's parser unpacks a Scalar argument (THPUtils_unpack...: int64, from 2**63 on
+    uint64): OverflowError past 64 bits (`x + 2**64`, `x.clamp(max=2**70)`, `torch.full((2,), 2**70)`).
+    The one check of the engine's paths that take a Python int as a number: result_type's weak scalars,
+    elementwise_common's operands (cast_int, _scalar_array), checked_scalar."""
+    if v >= _SCALAR_INT_END:
+        raise OverflowError("int too big to convert")
+    if v < _SCALAR_INT_LOW:
+        raise OverflowError("can't convert negative int to unsigned")
+    return v
+
+
+def unpack_long(v):
+    """A Python int as torch's THPUtils_unpackLong reads an int64_t (a tensor's value, x[k] = v): a
+    ValueError outside int64."""
+    if not _SCALAR_INT_LOW <= v < -_SCALAR_INT_LOW:
+        from . import errors  # noqa: PLC0415
+        raise errors.value("Overflow when unpacking long long")
+    return v
+
+
 def checked_scalar(value, d: dtype):
     """A Python number as c10's checked_convert puts it into a tensor of dtype d (fill_, full,
     masked_fill, index_fill, x[k] = v on integers): RuntimeError where it does not fit (nan or inf into
     an integer, 300 into int8, 1e10 into float16; -1 into uint8 wraps to 255), else the value to store."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or d.name in ("bool", "float64"):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, int):
+        scalar_int(value)
+    if d.name in ("bool", "float64"):
         return value
     if d.category == INT:
         info = np.iinfo(d.np)
@@ -170,6 +198,7 @@ def result_type(operands) -> dtype:
                 s = bool_
             elif isinstance(x, int):
                 s = int64
+                scalar_int(x)
             else:
                 s = FLOAT_SCALAR  # resolved to the default dtype below
             wrapped = s if wrapped is None else (s if s.category > wrapped.category else wrapped)

@@ -13,7 +13,7 @@ from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
 from .size import Size
-from .argcheck import is_scalar
+from .argcheck import check_int_list, is_scalar
 from .tensor import Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -338,6 +338,7 @@ def _size(size, name="zeros"):
             raise errors.type_error(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
                                     f"{type(s).__name__}")
         out.append(builtins.int(s))
+    check_int_list(name, "size", out)
     for s in out:
         if s < 0:
             if name == "zeros":
@@ -461,6 +462,9 @@ def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for v in vals:  # the parser's Scalars
+        if v.__class__ is builtins.int:
+            dtypes.scalar_int(v)
     if vals[2] == 0:
         raise errors.runtime("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
@@ -468,6 +472,10 @@ def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires
     d = _resolve(dtype)
     if d is None:
         d = dtypes.int64 if all(isinstance(v, builtins.int) for v in vals) else dtypes.defaults.float
+    if not d.is_floating_point:  # the kernel's accumulate type (int64 for every integer dtype) takes them
+        for v in vals:
+            if v.__class__ is builtins.int:
+                dtypes.checked_scalar(v, dtypes.int64)
     n = builtins.max(0, int(np.ceil((vals[1] - vals[0]) / vals[2])))
     _size((n,))
     arr = arange_values(vals[0], vals[2], n, d.np) if d.is_floating_point else \
@@ -484,6 +492,9 @@ def _check_0d_ends(name, start, end):
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
     _check_0d_ends("linspace", start, end)
+    for v in (start, end):  # the parser's Scalars
+        if v.__class__ is builtins.int:
+            dtypes.scalar_int(v)
     d = _resolve(dtype) or dtypes.defaults.float
     if steps < 0:
         raise errors.runtime("number of steps must be non-negative")

@@ -373,8 +373,9 @@ class RemainderBackward1(Function):
 
 
 def _alpha_check(a, b, alpha):
-    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha."""
+    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha (an int: only the parser's unpacking)."""
     if alpha.__class__ is int:
+        dtypes.scalar_int(alpha)
         return
     try:  # TensorIterator's shape check comes first (the op's broadcast error)
         np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
@@ -392,7 +393,7 @@ def add(input, other, *, alpha=1, out=None):
     other = coerce(other)
     if not isinstance(input, Tensor):
         input, other = other, input
-    if alpha.__class__ is not int:
+    if alpha.__class__ is not int or alpha != 1:
         _alpha_check(input, other, alpha)
     r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
@@ -410,7 +411,7 @@ def sub(input, other, *, alpha=1, out=None):
         return rsub(other, input)
     if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
         _check_sub_bool(input, other)
-    if alpha.__class__ is not int:
+    if alpha.__class__ is not int or alpha != 1:
         _alpha_check(input, other, alpha)
     r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
@@ -445,7 +446,7 @@ def _check_sub_bool(a, b):
 def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
     other = coerce(other)
-    if alpha.__class__ is not int:
+    if alpha.__class__ is not int or alpha != 1:
         _alpha_check(input, other, alpha)
     if isinstance(other, Tensor):
         kw = None if alpha == 1 else {"alpha": alpha}

@@ -62,10 +62,11 @@ def binary_operands(a, b, dtype):
 
 
 def cast_int(v, dt):
-    """A Python int as torch converts it to an integer dtype: wrapped modulo 2**bits (-3 -> 253 for uint8)."""
+    """A Python int as torch converts it to an integer dtype: wrapped modulo 2**bits (-3 -> 253 for uint8; a
+    Scalar of 2**63 or more is a uint64, 2**63 an int64 of -2**63)."""
     bits = dt.itemsize * 8
     if bits == 64:
-        return v
+        return v if -(1 << 63) <= v < (1 << 63) else dtypes.scalar_int(v) - (1 << 64)
     v &= (1 << bits) - 1
     if dt.is_signed and v >= 1 << (bits - 1):
         v -= 1 << bits
@@ -100,7 +101,7 @@ def _scalar_array(v, dt):
     key = (v, dt)
     r = _SCALARS.get(key)
     if r is None:
-        w = cast_int(v, dt) if dt.category == _INT else v
+        w = cast_int(v, dt) if dt.category == _INT else dtypes.scalar_int(v) if v.__class__ is int else v
         if v == 0 or v != v:  # keep -0.0 and nan out of the cache (0.0 == -0.0, nan != nan)
             return np.asarray(w, dt.np)
         if len(_SCALARS) > 512:
@@ -135,7 +136,7 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
                     if y is None:
                         y = _scalar_array(b, ad)
                 else:
-                    y = cast_int(b, ad) if cat == _INT else b
+                    y = cast_int(b, ad) if cat == _INT else dtypes.scalar_int(b) if bc is int else b
                 dt = ad
         elif bc is Tensor and b.dtype is ad:
             x, y = a._data, b._data

@@ -385,6 +385,8 @@ def set_real(input, value):
     """x.real = v: torch's THPVariable_set_real, x.real.copy_(valueToTensor(v)) (recorded as copy_ is)."""
     if not isinstance(value, Tensor) and not is_scalar(value):
         raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
+    if value.__class__ is int:
+        dtypes.unpack_long(value)
     from .inplace import copy_  # noqa: PLC0415 - inplace.py imports this module
     copy_(input, value)
 
@@ -397,6 +399,8 @@ def imag(input, value=None):
 def setitem(input, key, value):
     if not isinstance(value, Tensor) and not is_scalar(value):  # torch's valueToTensor, before the index
         raise errors.type_error(f"can't assign a {typename(value)} to a {errors.type_string(input)}")
+    if value.__class__ is int:
+        dtypes.unpack_long(value)
     if input._data.ndim == 0:
         _zero_dim_key(key)
     if not isinstance(value, Tensor) and input.dtype.category == dtypes.INT:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors, numerics
+from ..argcheck import check_int_list
 from ..autograd_modes import grad_mode
 from ..device import xp_of
 from ..function import Function, record
@@ -122,6 +123,7 @@ def view(input, *shape, dtype=None, size=None):
     elif not all(type(s) is int for s in shape) and not (
             len(shape) == 1 and all(_int_like(s) for s in shape[0])) and not all(_int_like(s) for s in shape):
         raise _view_error(shape if len(shape) > 1 else (shape[0],), {})
+    check_int_list("view", "size", shape)
     shape = _infer(shape_arg(shape), input._data.size)
     arr = _view_array(input._data, shape)
     if arr is None:
@@ -176,6 +178,7 @@ def reshape(input, *shape):
     (UnsafeViewBackward0 of CloneBackward0)."""
     if not shape:
         raise errors.missing_arguments("reshape", "shape")
+    check_int_list("reshape", "shape", shape)
     shape = _infer(shape_arg(shape), input._data.size)
     data = input._data
     arr = _view_array(data, shape)

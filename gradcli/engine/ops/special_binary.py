@@ -306,7 +306,7 @@ def lerp(input, end, weight):
             w = weight._data
             r = np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
         else:
-            w = weight
+            w = dtypes.scalar_int(weight) if weight.__class__ is int else weight
             r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
     except ValueError:
         raise EC.broadcast_error(input, end) from None
