@@ -1,9 +1,9 @@
-"""torch.distributions Uniform, Exponential, Laplace, Geometric, LogNormal and OneHotCategorical
-(engine/distributions_more.py): log_prob, cdf, icdf, entropy and the rsample reparameterisations (reseeded at each
+"""torch.distributions Uniform, Exponential, Laplace, Geometric, LogNormal, OneHotCategorical and Poisson
+(engine/distributions_more.py) and torch.poisson (engine/rng_samplers.py): log_prob, cdf, icdf, entropy and the rsample reparameterisations (reseeded at each
 evaluation, so that the draw is the same) checked against float64 central differences (gradcheck, gradgradcheck),
 and, where torch is installed, their values, grad_fn names and gradients, their samples after the same seed, their
-reprs, shapes and validation messages against torch's; the script-level golden is
-tests/golden/scripts/distributions_more.grad."""
+reprs, shapes and validation messages against torch's; the script-level goldens are
+tests/golden/scripts/distributions_more.grad and distributions_poisson.grad."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,6 +61,8 @@ CASES = {
                           + t.distributions.LogNormal(m, s).entropy(), [LOC, SCALE], []),
     "lognormal_rsample_icdf": (_reseeded(lambda t, m, s, q: t.distributions.LogNormal(m, s).rsample((2,))
                                          + t.distributions.LogNormal(m, s).icdf(q)), [LOC, SCALE], [Q01]),
+    "poisson_log_prob": (lambda t, r, k: t.distributions.Poisson(r).log_prob(k), [POS], [COUNTS]),
+    "poisson_of_rate": (_reseeded(lambda t, r: t.poisson(r * 4) + r), [POS], []),
     "onehot_log_prob_entropy": (lambda t, p, v: t.distributions.OneHotCategorical(p).log_prob(v)
                                 + t.distributions.OneHotCategorical(p).entropy(), [PROBS], [ONEHOT]),
 }
@@ -87,7 +89,8 @@ def _draws(lib):
         g = d.Geometric(lib.tensor([0.05, 0.5, 1.0], dtype=dtype))
         ln = d.LogNormal(lib.tensor([0.0, 1.0], dtype=dtype), lib.tensor([0.3, 1.0], dtype=dtype))
         oh = d.OneHotCategorical(lib.tensor([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], dtype=dtype))
-        for dist in (u, e, lap, g, ln, oh):
+        po = d.Poisson(lib.tensor([0.0, 0.3, 9.5, 10.0, 44.0, 1e7], dtype=dtype))
+        for dist in (u, e, lap, g, ln, oh, po):
             out.append((repr(dist), tuple(dist.batch_shape), tuple(dist.event_shape), repr(dist.support)))
             out.append(dist.sample((5,)).tolist())
             out.append(dist.expand((3,) + tuple(dist.batch_shape)).sample().tolist())
@@ -121,7 +124,9 @@ BAD = [lambda d, t: d.Uniform(1.0, 0.0),
        lambda d, t: d.LogNormal(0.0, 1.0).log_prob(t.tensor(-1.0)),
        lambda d, t: d.LogNormal(0.0, 1.0).cdf(t.tensor(-1.0)),
        lambda d, t: d.OneHotCategorical(t.tensor([0.5, 0.5])).log_prob(t.tensor([1.0, 1.0])),
-       lambda d, t: d.Laplace(t.zeros(2), 1.0).log_prob(t.zeros(3))]
+       lambda d, t: d.Laplace(t.zeros(2), 1.0).log_prob(t.zeros(3)),
+       lambda d, t: d.Poisson(t.tensor([1.0, -2.0])),
+       lambda d, t: d.Poisson(3.0).log_prob(t.tensor([1.0, 0.5]))]
 
 
 @pytest.mark.parametrize("index", range(len(BAD)))
@@ -146,11 +151,51 @@ def test_validate_args_false_skips_the_checks_as_torch():
     np.testing.assert_equal(got[0], got[1])  # NaN equals NaN here
 
 
+def test_poisson_stream_and_edges_are_torchs():
+    """torch.poisson element by element (both of ATen's algorithms, rates at their border, rates whose draw
+    leaves int64, a generator), and the stream after it: the draws after a block that was only partly used."""
+    torch = pytest.importorskip("torch")
+    rates = np.concatenate([_RNG.uniform(0, 15, 300), _RNG.exponential(100, 100),
+                            [0.0, 9.999999, 10.0, 1e15, 1e30, np.inf]]).tolist()
+    got = []
+    for lib in (engine_torch, torch):
+        lib.manual_seed(4)
+        out = [lib.poisson(lib.tensor(rates, dtype=dt)).tolist() for dt in (lib.float32, lib.float64, lib.float16)]
+        out.append((lib.rand(3).tolist(), lib.randn(3).tolist(), lib.poisson(lib.tensor([[2.0, 30.0]]).T).tolist()))
+        gen = lib.Generator().manual_seed(9)
+        out.append((lib.poisson(lib.full((5,), 3.5), generator=gen).tolist(), lib.rand(2, generator=gen).tolist()))
+        x = lib.tensor([3.0, 12.0], requires_grad=True)
+        y = lib.poisson(x)
+        y.sum().backward()
+        out.append((y.grad_fn.name(), x.grad.tolist()))
+        got.append(out)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("make", [lambda t: t.poisson(t.tensor([1.0, -1.0, 2.0])),
+                                  lambda t: t.poisson(t.tensor([float("nan")])),
+                                  lambda t: t.poisson(t.tensor([1, 2])),
+                                  lambda t: t.poisson(1.0),
+                                  lambda t: t.distributions.Poisson(2.0).entropy()])
+def test_poisson_errors_are_torchs(make):
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (engine_torch, torch):
+        lib.manual_seed(1)
+        with pytest.raises(Exception) as info:
+            make(lib)
+        seen.append((type(info.value).__name__, str(info.value), lib.rand(2).tolist()))
+    assert seen[0] == seen[1]
+
+
 DOORS = [  # what a script hands these families: sample and expand shapes are allocations, parameters any object
     ("torch.distributions.Uniform(0., 1.).sample((10**9, 10**9))", "RuntimeError", "--max-elements"),
     ("torch.distributions.Exponential(torch.ones(2)).expand((10**9, 2)).sample()", "RuntimeError",
      "--max-elements"),
     ("torch.distributions.OneHotCategorical(torch.ones(3)).sample((10**12,))", "RuntimeError", "--max-elements"),
+    ("torch.poisson(torch.ones(10**9, 10**9))", "RuntimeError", "--max-elements"),
+    ("torch.poisson(print)", "TypeError", "must be Tensor, not builtin_function_or_method"),
+    ("torch.poisson(torch.ones(2), generator=print)", None, None),
     ("torch.distributions.Laplace('a', print)", "ValueError", "Input arguments must all be instances"),
     ("torch.distributions.Geometric(lambda: 1)", "ValueError", "Input arguments must all be instances"),
     ("torch.distributions.LogNormal(0., 1.).expand(print)", "TypeError", None),

@@ -73,6 +73,7 @@ for _name, _fn in _methods.METHODS.items():
 # offers at the top level (torch.sin_(a)): the families', from their declarations
 globals().update(_methods.TORCH)
 from . import threads as _threads  # noqa: E402
+from .rng_samplers import poisson  # noqa: E402, F401 - torch.poisson
 globals().update(_threads.TORCH)
 
 

@@ -191,6 +191,29 @@ class Distribution:
     def rsample(self, sample_shape=EMPTY):
         raise NotImplementedError
 
+    @property
+    def mean(self):
+        raise NotImplementedError
+
+    @property
+    def variance(self):
+        raise NotImplementedError
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
+
     def perplexity(self):
         return torch.exp(self.entropy())
 

@@ -2,7 +2,7 @@
 and OneHotCategorical, ported from torch/distributions/*.py (2.13) step for step over the engine's ops, so that
 samples come from the same random stream (Uniform: torch.rand; Exponential: exponential_; Laplace:
 uniform_(eps - 1, 1); Geometric: uniform_(tiny, 1); LogNormal: Normal's rsample then exp; OneHotCategorical:
-Categorical's multinomial then one_hot), rsample's graph is torch's (its grad_fn names), and validation raises
+Categorical's multinomial then one_hot; Poisson: torch.poisson), rsample's graph is torch's (its grad_fn names), and validation raises
 torch's ValueError with its message.
 
 LogNormal is torch's TransformedDistribution(Normal(loc, scale), ExpTransform()) written out for its one
@@ -19,7 +19,7 @@ from .distributions import (Categorical, Distribution, Normal, EMPTY, is_number,
                             less_than, logits_to_probs, probs_to_logits)
 from .size import Size
 
-NAMES = ("Uniform", "Exponential", "Laplace", "Geometric", "LogNormal", "OneHotCategorical")
+NAMES = ("Uniform", "Exponential", "Laplace", "Geometric", "LogNormal", "OneHotCategorical", "Poisson")
 
 
 def _batch_of(scalar, tensor):
@@ -450,3 +450,46 @@ class OneHotCategorical(Distribution):
 
 
 OneHotCategorical.__module__ = "torch.distributions.one_hot_categorical"
+
+
+# ---------------------------------------------------------------------------- Poisson
+
+class Poisson(Distribution):
+    arg_constraints = {"rate": nonnegative}
+    support = nonnegative_integer
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(_batch_of(is_number(rate), self.rate), validate_args=validate_args)
+
+    def expand(self, batch_shape):
+        return self._expanded(Poisson, batch_shape, {"rate": tuple})
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def sample(self, sample_shape=EMPTY):
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    def entropy(self):
+        raise NotImplementedError  # torch's ExponentialFamily: Poisson has no _mean_carrier_measure
+
+
+Poisson.__module__ = "torch.distributions.poisson"

@@ -1001,6 +1001,9 @@ SIGNATURES = {
     'pixel_unshuffle': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'poisson': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
     'poisson_nll_loss': (
         (6, 6, 'input', 'Tensor', None),
     ),
