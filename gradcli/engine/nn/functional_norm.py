@@ -16,6 +16,7 @@ from ..tensor import wrap
 from ..device import asarray as _asarray
 from ..autograd_modes import is_grad_enabled
 from . import batch_norm_kernel as BN
+from . import batch_norm_planes as BNP
 from .layer_norm_kernel import layer_norm_f32
 
 
@@ -135,6 +136,9 @@ class NativeBatchNormBackward0(Function):
         k = self._kw
         if k.get("rows") and not is_grad_enabled() and type(g._data) is np.ndarray and g.dtype == x.dtype:
             return self._rows_backward(g, x, w, b)
+        if (not is_grad_enabled() and x.ndim > 2 and type(g._data) is np.ndarray and g.dtype == x.dtype
+                and x._data.dtype == np.float32 and type(x._data) is np.ndarray and x._data.size):
+            return self._planes_backward(g, x, w, b)
         dims = (0,) + tuple(range(2, x.ndim))
         cshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
         wb = S.reshape(w, cshape) if w is not None else None
@@ -150,17 +154,40 @@ class NativeBatchNormBackward0(Function):
         return (gx if _needs(self, 0) else None), gw, gb
 
 
+    def _planes_backward(self, g, x, w, b):
+        """First-order backward of an N x C x spatial float32 input: ATen's contiguous kernel or its
+        reference loop (batch_norm_planes.py)."""
+        k = self._kw
+        gd, xd = g._data, x._data
+        contiguous = gd.flags.c_contiguous and xd.flags.c_contiguous  # torch's is_contiguous (size-1 dims free)
+        mean, invstd = self._saved_stats()
+        dx, dw, db = BNP.backward(gd, xd, mean, invstd, None if w is None else w._data.astype(np.float32),
+                                  k["training"], contiguous)
+        return ((wrap(dx, x.dtype) if _needs(self, 0) else None),
+                (wrap(dw, w.dtype) if w is not None and _needs(self, 1) else None),
+                (wrap(db, b.dtype) if b is not None and _needs(self, 2) else None))
+
+    def _saved_stats(self):
+        """(mean, invstd) as ATen's backward kernels take them: the saved ones (training), else the
+        running mean and 1 / sqrt(running_var + eps) in double, rounded to float."""
+        k = self._kw
+        if k["training"]:
+            return k["save"]
+        return k["mean"], (1.0 / np.sqrt(k["running_var"].astype(np.float64) + k["eps"])).astype(np.float32)
+
     def _rows_backward(self, g, x, w, b):
         """First-order backward of an N x C float32 input: ATen's channels-last kernel (batch_norm_kernel.py)."""
         k = self._kw
         c = x.shape[1]
         gd = g._data
-        contiguous = gd.flags.c_contiguous and 0 not in gd.strides
-        if k["training"]:
-            mean, invstd = k["save"]
-        else:
-            mean = k["mean"]
-            invstd = (1.0 / np.sqrt(k["running_var"].astype(np.float64) + k["eps"])).astype(np.float32)
+        contiguous = gd.flags.c_contiguous  # torch's is_contiguous (size-1 dims free)
+        mean, invstd = self._saved_stats()
+        if not contiguous:  # the reference loop, as for N x C x spatial
+            dx, dw, db = BNP.backward(gd, x._data, mean, invstd, None if w is None else w._data.astype(np.float32),
+                                      k["training"], False)
+            return ((wrap(dx, x.dtype) if _needs(self, 0) else None),
+                    (wrap(dw, w.dtype) if w is not None and _needs(self, 1) else None),
+                    (wrap(db, b.dtype) if b is not None and _needs(self, 2) else None))
         dx, dw, db = BN.channels_last_backward(np.ascontiguousarray(gd).reshape(-1, c), x._data.reshape(-1, c), mean,
                                                invstd, None if w is None else w._data.astype(np.float32),
                                                k["training"], contiguous)
@@ -188,18 +215,21 @@ def _aten_batch_norm(x, c, axes, cshape, running_mean, running_var, weight, bias
         if stats is not None:  # the channels-last kernels' (batch_norm_kernel.py)
             mean, var_sum = stats
         else:
-            mean = (x.sum(axis=axes, dtype=np.float64) / n).astype(ft)
-            d = x - mean.reshape(cshape)
-            var_sum = (d * d).sum(axis=axes, dtype=np.float64).astype(ft)
+            planes = np.moveaxis(x, 1, 0).reshape(c, -1)  # each channel's elements in ATen's order
+            mean = (np.add.accumulate(planes, axis=1, dtype=np.float64)[:, -1] / n).astype(ft)
+            d = planes - mean[:, None]
+            var_sum = np.add.accumulate(d * d, axis=1, dtype=np.float64)[:, -1].astype(ft)
         invstd = (1.0 / np.sqrt((var_sum / ft(n)).astype(np.float64) + eps)).astype(ft)
         if running_mean is not None:
             rm = running_mean._data
-            rm[...] = ft(momentum) * mean + ft(1 - momentum) * rm.astype(ft)  # in the dtype, as torch rounds it
+            rm[...] = ft(momentum) * mean + (ft(1) - ft(momentum)) * rm.astype(ft)  # in the dtype, as torch rounds it
             running_mean._version[0] += 1
         if running_var is not None:
             rv = running_var._data
-            unbiased = (var_sum / ft(n - 1)).astype(np.float64)  # torch's last bit differs on ~1/3 of channels
-            rv[...] = momentum * unbiased + (1 - momentum) * rv.astype(np.float64)
+            # float momentum_ * double(var_sum / (n - 1)) + double((1 - momentum_) * running_var in float)
+            m = ft(momentum)
+            unbiased = (var_sum / ft(n - 1)).astype(np.float64)
+            rv[...] = np.float64(m) * unbiased + ((ft(1) - m) * rv.astype(ft)).astype(np.float64)
             running_var._version[0] += 1
         kw = {"training": True, "eps": eps, "save": (mean, invstd)}
     else:
