@@ -44,19 +44,21 @@ def _fold(acc, in_order):
     return acc[:, 0]
 
 
-def plane_sums(a, b=None, mean=None):
+def plane_sums(a, b=None, mean=None, body_fused=False, tail_fused=True):
     """vec::reduce_all(a) (b None) or vec::map2_reduce_all((a - mean) * b) of each row of (R, S) float32
-    arrays; mean is a per-row (R, 1) float32 array."""
+    arrays; mean is a per-row (R, 1) float32 array or None. Which products the build fuses into the
+    accumulators (AVX2/AVX512; never under DEFAULT) differs between ATen's kernels: measured per caller."""
     v = lanes()
     cap = capability()
     in_order = cap == "default"
-    tail_fused = not in_order  # the whole vectors' products are rounded, the tail's fused (measured)
+    body_fused = body_fused and not in_order
+    tail_fused = tail_fused and not in_order
     rows, s = a.shape
     with np.errstate(all="ignore"):
         if b is None:
             terms = a
         else:
-            centred = (a - mean).astype(_F)
+            centred = a if mean is None else (a - mean).astype(_F)
         if s < v:  # vec_reduce_all over `size` lanes: in order
             if b is not None:
                 terms = (centred * b).astype(_F)
@@ -65,9 +67,14 @@ def plane_sums(a, b=None, mean=None):
                 out += terms[:, i]
             return out
         full = s - s % v
-        body = a[:, :full] if b is None else (centred[:, :full] * b[:, :full]).astype(_F)
-        # the whole vectors added one after another in float (accumulate adds in order, never pairwise)
-        acc = np.add.accumulate(body.reshape(rows, -1, v), axis=1)[:, -1].copy()
+        if b is not None and body_fused and full > v:
+            acc = (centred[:, :v] * b[:, :v]).astype(_F)
+            for d in range(v, full, v):
+                acc = fma32(centred[:, d:d + v], b[:, d:d + v], acc)
+        else:
+            body = a[:, :full] if b is None else (centred[:, :full] * b[:, :full]).astype(_F)
+            # the whole vectors added one after another in float (accumulate adds in order, never pairwise)
+            acc = np.add.accumulate(body.reshape(rows, -1, v), axis=1)[:, -1].copy()
         if b is None:
             if full < s:
                 acc[:, :s - full] += a[:, full:]

@@ -1,8 +1,9 @@
 """F.group_norm (NativeGroupNormBackward0) and nn.GroupNorm: each sample's channels split into
 num_groups groups, each group normalised by its own mean and variance, then a per-channel affine.
-The forward follows ATen's CPU kernel: the group's moments, then y = x * scale + shift with
-scale = rstd * weight[c] and shift = bias[c] - scale * mean (one fused multiply-add); the backward
-recomputes the statistics with Tensor ops, so the gradient differentiates again."""
+A float32 input follows ATen's CPU kernels forward and (first order) backward: group_norm_kernel.py.
+Other dtypes: the group's moments in float64, then y = x * scale + shift with scale = rstd * weight[c]
+and shift = bias[c] - scale * mean (one fused multiply-add). Under create_graph the backward recomputes
+the statistics with Tensor ops, so the gradient differentiates again."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +16,8 @@ from ..ops import shape as S
 from ..ops import words
 from ..tensor import wrap
 from ..device import asarray as _asarray, xp_of
+from ..autograd_modes import is_grad_enabled
+from . import group_norm_kernel as GK
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -47,6 +50,8 @@ class NativeGroupNormBackward0(Function):
     def backward(self, g):
         x, w, b = self.saved
         k = self._kw
+        if "stats" in k and not is_grad_enabled() and type(g._data) is np.ndarray and g._data.dtype == np.float32:
+            return self._kernel_backward(g, x, w, b)
         groups, eps = k["groups"], k["eps"]
         n, c = x.shape[0], x.shape[1]
         cshape = (1, c) + (1,) * (x.ndim - 2)
@@ -77,6 +82,17 @@ class NativeGroupNormBackward0(Function):
         return gx, gw, gb
 
 
+    def _kernel_backward(self, g, x, w, b):
+        """First-order backward of a float32 input: ATen's kernel (group_norm_kernel.py)."""
+        mean, rstd = self._kw["stats"]
+        need = [self.next_functions[i][0] is not None for i in range(3)]
+        dx, dw, db = GK.backward(g._data, x._data, mean, rstd, self._kw["groups"],
+                                 None if w is None else w._data, need[0], w is not None and need[1],
+                                 b is not None and need[2])
+        return (None if dx is None else wrap(dx, x.dtype), None if dw is None else wrap(dw, w.dtype),
+                None if db is None else wrap(db, b.dtype))
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if input.dim() < 2:
         raise errors.runtime(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
@@ -92,6 +108,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
                                  f"[{', '.join(map(str, shape))}]")
     dt = input.dtype
     x = input._data
+    if type(x) is np.ndarray and x.dtype == np.float32 and x.size and all(
+            t is None or (type(t._data) is np.ndarray and t._data.dtype == np.float32) for t in (weight, bias)):
+        out, mean, rstd = GK.forward(x, num_groups, None if weight is None else weight._data,
+                                     None if bias is None else bias._data, eps)
+        return record(NativeGroupNormBackward0, (input, weight, bias), wrap(out, dt),
+                      {"groups": num_groups, "eps": eps, "stats": (mean, rstd)})
     xp = xp_of(x)
     xg = x.reshape(n, num_groups, -1).astype(np.float64)
     mean = xg.mean(axis=-1, keepdims=True)
