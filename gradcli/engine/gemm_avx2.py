@@ -277,7 +277,15 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
     return sgemm(m1, m2, c, alpha)
 
 
+def _direct(m1, m2, bias):
+    """gemm(m1, m2, bias) where one C call decides it (sgemm_auto: a Linear layer's layouts), else None (then
+    gemm's own code decides)."""
+    auto = _auto()
+    return auto(m1, m2, bias) if auto is not None and active() else None
+
+
 gemm.refuses = _refused  # ops/linalg.py's fast paths skip the call where it says so
+gemm.direct = _direct  # ops/linalg.py's linear_2d asks it first
 gemm.numpy_below = 1  # no product is left to NumPy by its width alone (ops/linalg.py's fast paths skip the call below it)
 
 

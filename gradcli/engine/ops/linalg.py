@@ -101,12 +101,18 @@ def _refused(a, b):
     shapes and layouts alone (engine/gemm_avx2.py: gemm.refuses): the fast paths below then skip the slot."""
     kernel = _GEMM[0]
     if kernel is not _REFUSES[0]:
-        _REFUSES[:] = kernel, getattr(kernel, "refuses", None)
+        _see(kernel)
     refuses = _REFUSES[1]
     return refuses is not None and refuses(a, b)
 
 
-_REFUSES = [None, None]  # the gemm slot's kernel last seen, and its refuses (looked up once per kernel)
+def _see(kernel):
+    _REFUSES[:] = kernel, getattr(kernel, "refuses", None), getattr(kernel, "direct", None)
+
+
+# the gemm slot's kernel last seen, its refuses and its direct (engine/gemm_avx2.py: gemm.direct, a Linear
+# layer's product in one call or None), looked up once per kernel
+_REFUSES = [None, None, None]
 
 
 def _broadcasts_to(shape, target):
@@ -471,7 +477,19 @@ def linear_2d(input, weight, bias):
     if X.shape[1] != k or b.shape[0] != m:
         return None
     WT = Wd.T
-    if k != 1 and (m < numpy_columns(_GEMM[0]) or _refused(X, WT)):
+    r = None
+    if k != 1:  # the gemm slot's one-call answer, where it has one (gemm_avx2.gemm's, decided in C)
+        kernel = _GEMM[0]
+        if kernel is not _REFUSES[0]:
+            _see(kernel)
+        direct = _REFUSES[2]
+        if direct is not None:
+            if LIMITS["max_elements"] is not None:
+                check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod
+            r = direct(X, WT, b)
+    if r is not None:
+        out = wrap(r, dt)
+    elif k != 1 and (m < numpy_columns(_GEMM[0]) or _refused(X, WT)):
         if LIMITS["max_elements"] is not None:
             check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (a script's run sets a limit)
         r = X @ WT  # _addmm_arrays' NumPy path (no MKL, no contraction of length 1)
