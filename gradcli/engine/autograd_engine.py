@@ -327,6 +327,20 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
 # backward loads no C: tests/test_startup.py); None until then, when not built or under GRADCLI_NATIVE=0
 native_collect = [None]
 _X_SLOT, _FNS_SLOT = Node.__dict__["_x"], Node.__dict__["_fns"]
+LOOP_BACKWARDS = 16  # plain backward calls after which the process loads that module too (a training loop's)
+_plain_calls = [0]
+
+
+def _load_native_collect():
+    """csrc/chain.c's collect_plain into native_collect (once a script has run LOOP_BACKWARDS plain backward
+    calls: a loop's; loading the module costs about a millisecond, a short script never does); None when
+    it is not built or under GRADCLI_NATIVE=0."""
+    from .. import native  # noqa: PLC0415 - a training loop's, never at start-up
+
+    module = native.load("chain", needs=("scalar_walk", "collect_plain"))
+    if module is not None:
+        native_collect[0] = module.collect_plain
+    return native_collect[0]
 
 
 def _collect_plain(root):
@@ -337,6 +351,10 @@ def _collect_plain(root):
     AccumulateGrad is checked when first found, never walked (it has no edges). Returns (deps, the
     function nodes in the order found)."""
     c = native_collect[0]
+    if c is None:
+        n = _plain_calls[0] = _plain_calls[0] + 1
+        if n == LOOP_BACKWARDS:
+            c = _load_native_collect()
     if c is not None:
         found = c(root, AccumulateGrad, _X_SLOT, _FNS_SLOT)
         if found is not NotImplemented:
