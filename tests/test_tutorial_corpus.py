@@ -131,6 +131,21 @@ KNOWN: dict[str, str] = {
                                                   "+0.000000, its sign set by the last bits of the float32 products "
                                                   "and reductions before it (MKL's sgemm order on this AVX2 CPU, "
                                                   "docs/numerics.md); every other statistic, loss and shape agrees",
+    # corpus9
+    "nanogpt_gpt_forward_generate.grad": "defines the method _init_weights (self.apply(self._init_weights)): names "
+                                         "starting with '_' are reserved in GradScript (the sandbox keeps every '_' "
+                                         "attribute out of a script's reach), so the class statement is refused",
+    "uva_transformer_multihead_attention.grad": "defines and calls the method _reset_parameters: names starting with "
+                                                "'_' are reserved in GradScript (the sandbox), so the class statement "
+                                                "is refused",
+    "nanogpt_config_layernorm_mlp_block.grad": "the float32 matrix products' last bits in the backward: the MLP's "
+                                               "c_proj.weight.grad (a sum over the 16 rows of the batch) already "
+                                               "differs from torch's MKL sgemm in its last bits (docs/numerics.md), "
+                                               "and the LayerNorm weight gradient after it prints 52.9342 for "
+                                               "torch's 52.9343; the forward and everything else agree",
+    "nanogpt_causal_self_attention.grad": "the float32 matrix products' last bits in the backward of c_attn "
+                                          "(Linear(16, 48)): one value of x.grad prints 0.5251 for torch's 0.5252 "
+                                          "(docs/numerics.md); the flash and manual paths and the forward agree",
 }
 
 _results: dict[str, bool] = {}

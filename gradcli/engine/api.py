@@ -204,8 +204,15 @@ def _false():
 backends = _Module(
     "torch.backends",
     mps=_Module("torch.backends.mps", is_available=_false, is_built=_false),
-    cudnn=_Module("torch.backends.cudnn", is_available=_false, enabled=True, benchmark=False, deterministic=False),
+    cudnn=_Module("torch.backends.cudnn", is_available=_false, enabled=True, benchmark=False, deterministic=False,
+                  allow_tf32=True),
 )
+# the flags a script may set (`torch.backends.cudnn.deterministic = True`, the reproducibility set-up of many
+# tutorials), with the name of torch's setter that words the error of a value that is not a bool; each run
+# starts from the values above (lang/namespaces.py)
+BACKEND_FLAGS = {"torch.backends.cudnn": {"enabled": "set_enabled_cudnn", "benchmark": "set_benchmark_cudnn",
+                                          "deterministic": "set_deterministic_cudnn",
+                                          "allow_tf32": "set_allow_tf32_cublas"}}
 
 
 def _accelerator_current(check_available=False):
@@ -361,10 +368,24 @@ def _load_autograd_functional():
     return _Module("torch.autograd.functional", **{name: getattr(_AF, name) for name in _AF.NAMES})
 
 
+# torch.utils.data's submodules that code imports from (minGPT: `from torch.utils.data.dataloader import
+# DataLoader`): the members of torch.utils.data that torch defines there
+_DATA_SUBMODULES = {
+    "dataloader": ("DataLoader", "Dataset", "default_collate", "default_convert", "get_worker_info",
+                   "BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "IterableDataset"),
+    "dataset": ("Dataset", "TensorDataset", "ConcatDataset", "ChainDataset", "StackDataset", "Subset",
+                "IterableDataset", "random_split"),
+    "sampler": ("Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+                "WeightedRandomSampler", "BatchSampler"),
+}
+
+
 def _load_utils():
     from . import data as _data
-    return _Module("torch.utils", data=_Module("torch.utils.data", **{name: getattr(_data, name)
-                                                                       for name in _data.NAMES}))
+    members = {name: getattr(_data, name) for name in _data.NAMES}
+    for sub, names in _DATA_SUBMODULES.items():
+        members[sub] = _Module(f"torch.utils.data.{sub}", **{n: members[n] for n in names if n in members})
+    return _Module("torch.utils", data=_Module("torch.utils.data", **members))
 
 
 def _load_func():

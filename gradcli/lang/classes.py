@@ -43,6 +43,27 @@ _PROPERTY = object()
 _ACCESSORS = ("setter", "getter", "deleter")
 
 
+class _Dataclass:
+    """`dataclasses.dataclass` as a script sees it: the one class decorator GradScript accepts. The
+    class statement gives the class its fields' annotations (in order) and applies Python's own
+    dataclasses.dataclass to it, which generates __init__, __repr__ and __eq__ from those names (the
+    script's identifiers, none starting with '_'); a script cannot call it on anything else."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<function dataclass at {id(self):#x}>"
+
+    def __call__(self, *args, **kwargs):
+        err = TypeError("dataclass() is supported as a class decorator only in GradScript (@dataclass "
+                        "above a class statement, without arguments)")
+        err._gs_user = True
+        raise err
+
+
+DATACLASS = _Dataclass()
+
+
 def _is_chain(node):
     while type(node) is A.Attribute:
         node = node.value
@@ -97,14 +118,19 @@ class ClassCompiler:
 
     def s_classdef(self, node, scope):
         self.check_name(node.name, node, what="class name")
-        if len(node.bases) > 1 or node.keywords or node.decorators:
+        if len(node.bases) > 1 or node.keywords:
             raise self.error(node, "SyntaxError", "GradScript classes derive from at most one base, with no "
-                             "keywords (metaclass=...) and no class decorator",
+                             "keywords (metaclass=...)",
                              hint=f"derive from one of: {BASES_TEXT}")
+        if len(node.decorators) > 1 or (node.decorators and type(node.decorators[0]) not in (A.Name, A.Attribute)):
+            raise self.error(node.decorators[-1], "SyntaxError", "the one class decorator GradScript supports "
+                             "is @dataclass (from dataclasses import dataclass), without arguments")
+        class_decorator = (self.expr(node.decorators[0], scope), node.decorators[0]) if node.decorators else None
         base = self.expr(node.bases[0], scope) if node.bases else None
         cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
         cscope.super_cell = cell = [None]
         methods = []
+        fields = []  # NAME: annotation [= value], in order (a dataclass's fields)
         protocols = []  # the protocol methods it defines (an exception class may not)
         for s in node.body:
             if type(s) is A.FunctionDef:
@@ -128,6 +154,19 @@ class ClassCompiler:
                     cscope.locals.add(t.id)
                 self.check_class_walrus(s.value)
                 methods.append(([t.id for t in s.targets], self.expr(s.value, scope)))
+            elif type(s) is A.AnnAssign and type(s.target) is A.Name:
+                # an annotated class attribute (block_size: int = 1024): the annotation is evaluated,
+                # as Python does, and kept for @dataclass; the value, when given, is the attribute's
+                t = s.target
+                if t.id.startswith("_"):
+                    raise self.error(t, "NameError", f"class attribute name '{t.id}' is not allowed: class "
+                                     "attributes starting with '_' are reserved in GradScript")
+                self.check_name(t.id, t, what="class attribute name")
+                fields.append((t.id, self.expr(s.annotation, scope)))
+                if s.value is not None:
+                    cscope.locals.add(t.id)
+                    self.check_class_walrus(s.value)
+                    methods.append(([t.id], self.expr(s.value, scope)))
             else:
                 raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) and assign "
                                  "names (NAME = value) in GradScript")
@@ -146,6 +185,10 @@ class ClassCompiler:
             cframe = Frame()
             cframe.parent = frame
             namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
+            if fields:
+                # a string annotation is kept as `object`: dataclasses reads a string's module prefix
+                # ("typing.ClassVar[...]") through sys.modules, which is no business of the script's
+                namespace["__annotations__"] = {fname: _annotation(annotation(frame)) for fname, annotation in fields}
             for mname, define in methods:
                 if type(mname) is list:  # NAME = value: evaluated where the class statement runs
                     value = define(frame)
@@ -158,9 +201,39 @@ class ClassCompiler:
             except Exception as e:
                 tag(e, bnode)
                 raise
+            if class_decorator is not None:
+                cls = _decorate_class(cls, class_decorator, frame)
             cell[0] = cls
             store(frame, cls)
         return class_
+
+
+def _annotation(value):
+    return object if isinstance(value, str) else value
+
+
+def _decorate_class(cls, class_decorator, frame):
+    """@dataclass on a script's class: Python's dataclasses.dataclass (its errors, a mutable default's
+    ValueError, are the script's own); any other value is refused."""
+    import dataclasses
+    value_of, dnode = class_decorator
+    try:
+        if value_of(frame) is not DATACLASS:
+            err = TypeError("the one class decorator GradScript supports is @dataclass (from dataclasses "
+                            "import dataclass), without arguments")
+            err._gs_user = True
+            raise err
+        if issubclass(cls, BaseException) or _module_base() is not None and issubclass(cls, _module_base()):
+            err = TypeError("@dataclass decorates a plain class of the script (class Config: ...) in GradScript, "
+                            "not an nn.Module, a Function, a Dataset or an exception class")
+            err._gs_user = True
+            raise err
+        return dataclasses.dataclass(cls)
+    except Exception as e:
+        if type(e) is ValueError or type(e) is TypeError:
+            e._gs_user = True
+        tag(e, dnode)
+        raise
 
 
 def refuse_exception_protocol(name, node):
@@ -226,7 +299,7 @@ def _allowed(value):
         return value
     if value in (modes.no_grad, modes.enable_grad, modes.inference_mode):
         return value()
-    what = getattr(value, "__qualname__", None) or type(value).__name__
+    what = "dataclass" if value is DATACLASS else getattr(value, "__qualname__", None) or type(value).__name__
     err = TypeError(f"'{what}' is not a decorator GradScript supports: only {DECORATORS_TEXT}")
     err._gs_user = True
     raise err

@@ -32,7 +32,8 @@ SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, 
                      "torch.utils.data, "
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
                      "torch.distributions, numpy, math, random, "
-                     "itertools, time, collections (OrderedDict, defaultdict, deque, Counter)")
+                     "itertools, time, collections (OrderedDict, defaultdict, deque, Counter), "
+                     "dataclasses (dataclass)")
 
 _ENGINE = "gradcli.engine"
 
@@ -59,9 +60,13 @@ def _facade(name, obj, seen):
     key = id(obj)
     if key in seen:
         return seen[key]
+    from ..engine.api import BACKEND_FLAGS
+    flags = BACKEND_FLAGS.get(name)
     ns = Namespace(name, {})
     seen[key] = ns
     object.__setattr__(ns, "_members", _facade_members(name, obj, seen))
+    if flags is not None:
+        ns.allow_flags(flags)
     return ns
 
 
@@ -482,15 +487,27 @@ def collections_module():
                                                      "Counter": collections.Counter})}
 
 
+def dataclasses_module():
+    """`dataclasses`, for the configuration classes of GPT-style code (nanoGPT's `@dataclass class
+    GPTConfig: n_layer: int = 12 ...`): `dataclass` only, a marker that the class statement
+    recognises as its decorator (classes.py); nothing else of the module (field's default_factory,
+    replace, asdict, make_dataclass, which builds a class from names)."""
+    from .classes import DATACLASS
+    return {"dataclasses": Namespace("dataclasses", {"dataclass": DATACLASS})}
+
+
 class Namespaces:
     """The built-in names of one session: importable modules and the builtins dict."""
 
     def __init__(self, rt, device="cpu", seed=None):
         self.modules = dict(engine_modules(device))
+        for ns in self.modules.values():  # torch.backends.cudnn's flags: each run starts from torch's defaults
+            ns.reset_flags()
         self.modules.update(numpy_modules(rt, seed))
         self.modules.update(math_module())
         self.modules.update(random_module())
         self.modules.update(collections_module())
+        self.modules.update(dataclasses_module())
         self.modules.update(itertools_module(rt))
         self.modules.update(time_module(rt))
         torch_ns = self.modules["torch"]

@@ -28,11 +28,22 @@ from .strguard import GROWING_NAMES, STR_SPECIAL, growing_method, safe_format, s
 class Namespace:
     """A read-only facade for a module (torch, torch.nn, numpy, math, ...)."""
 
-    __slots__ = ("_name", "_members")
+    __slots__ = ("_name", "_members", "_flags")
 
     def __init__(self, name, members):
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_members", dict(members))
+        object.__setattr__(self, "_flags", None)
+
+    def allow_flags(self, flags):
+        """Let a script set these members to a bool (torch.backends.cudnn.deterministic = True): ``flags``
+        maps each to the name of torch's setter, which words the error of another value; each run starts
+        from the values they have now (``reset_flags``)."""
+        object.__setattr__(self, "_flags", {k: (setter, self._members[k]) for k, setter in flags.items()})
+
+    def reset_flags(self):
+        if self._flags:
+            self._members.update((k, default) for k, (_, default) in self._flags.items())
 
     def __getattr__(self, name):
         try:
@@ -41,6 +52,11 @@ class Namespace:
             raise AttributeError(f"module '{self._name}' has no attribute '{name}'") from None
 
     def __setattr__(self, name, value):
+        if self._flags and name in self._flags:
+            if type(value) is not bool:
+                raise RuntimeError(f"{self._flags[name][0]} expects a bool, but got {type(value).__name__}")
+            self._members[name] = value
+            return
         raise AttributeError(f"cannot assign to attribute '{name}' of module '{self._name}' in GradScript")
 
     def __delattr__(self, name):
@@ -374,7 +390,8 @@ name nbytes ndim output_nr retains_grad shape""".split())
 @user_raiser
 def set_attr(obj, name, value):
     if type(obj) is Namespace:
-        obj.__setattr__(name, value)
+        obj.__setattr__(name, value)  # raises, but for a flag of torch.backends.cudnn
+        return
     if name in TENSOR_READONLY and _is_tensor(obj):
         err = AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         err._gs_user = True
