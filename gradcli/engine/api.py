@@ -394,8 +394,8 @@ def _load_func():
 
 
 def _load_distributions():
-    from . import distributions as _d, distributions_more as _dm, distributions_mvn as _dmvn
-    more = {name: getattr(module, name) for module in (_dm, _dmvn) for name in module.NAMES}
+    from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg) for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,

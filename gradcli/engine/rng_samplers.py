@@ -153,3 +153,183 @@ def poisson(input, generator=None):
         out._rg = True
     return out
 
+
+
+# ---------------------------------------------------------------------------- the standard Gamma
+
+_F1_3 = float(np.float32(1.0) / np.float32(3.0))  # C's 1.0f / 3.0f, a float constant
+_F0331 = float(np.float32(0.0331))
+_F08, _F09, _F11, _F1E17 = (float(np.float32(v)) for v in (0.8, 0.9, 1.1, 1.0e17))
+
+
+class _Normals:
+    """at::normal_distribution<double>(0, 1) on _Uniforms: Box-Muller of two doubles, r*cos returned and
+    r*sin kept for the next draw, in the generator's cache (written back by finish())."""
+    __slots__ = ("uniform", "cached")
+
+    def __init__(self, uniform, cached):
+        self.uniform = uniform
+        self.cached = cached
+
+    def __call__(self):
+        if self.cached is not None:
+            z, self.cached = self.cached, None
+            return z
+        u1 = self.uniform()
+        u2 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2)) if u2 < 1.0 else math.inf
+        theta = 2.0 * math.pi * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+
+def sample_gamma(alpha, single, uniform, normal):
+    """ATen's sample_gamma<scalar_t, double> (Marsaglia and Tsang, alpha < 1 boosted); `single`: scalar_t is
+    float, whose alpha arithmetic rounds to float where the C code's stays in scalar_t."""
+    f = np.float32 if single else float
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= math.pow(1 - uniform(), float(f(1.0) / f(alpha)) if single else 1.0 / alpha)
+        alpha = float(f(alpha) + f(1.0))
+    d = float(f(alpha) - f(_F1_3))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = normal()
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1 - uniform()
+        xx = x * x
+        if u < 1.0 - _F0331 * xx * xx:
+            return scale * d * v
+        if _log(u) < 0.5 * xx + d * (1.0 - v + _log(v)):
+            return scale * d * v
+
+
+def standard_gamma_values(alphas, np_dtype, g):
+    """torch._standard_gamma's values: one sample_gamma per element in order, at least the dtype's smallest
+    normal number, drawing from the generator as the C loop does."""
+    single = np_dtype == np.float32
+    tiny = float(np.finfo(np_dtype).tiny)
+    cached = g.normal_double
+    uniform = _Uniforms(g, alphas.size * 3 + 16)
+    normal = _Normals(uniform, cached)
+    try:
+        out = [max(tiny, float(np_dtype(sample_gamma(float(a), single, uniform, normal)))) for a in alphas]
+    finally:
+        uniform.finish()
+        g.normal_double = normal.cached
+    return np.array(out, np_dtype)
+
+
+def _polevl(z, coefs):
+    ans = coefs[0]
+    for c in coefs[1:]:
+        ans = ans * z + c
+    return ans
+
+
+_PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+          8.33333333333333333333E-2)
+
+
+def digamma_one(x):
+    """ATen's digamma_one<double, double> (Cephes)."""
+    if x == 0:
+        return math.inf
+    additional = 0.0
+    if x < 0:
+        if x == math.floor(x):
+            return math.inf
+        additional = -math.pi / math.tan(math.pi * x)
+        x = 1 - x
+    result = 0.0
+    while x < 10:
+        result -= 1 / x
+        x += 1
+    if x == 10:
+        return result + 2.25175258906672110764 + additional
+    y = 0.0
+    if x < _F1E17:
+        z = 1.0 / (x * x)
+        y = z * _polevl(z, _PSI_A)
+    return result + _log(x) - (0.5 / x) - y + additional
+
+
+_COEF_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+            (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+             -0.00058392623),
+            (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326, 0.00085092367,
+             -1.5247877e-07))
+
+
+def standard_gamma_grad_one(alpha, x):
+    """ATen's standard_gamma_grad_one<scalar_t, double>: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha)."""
+    if x < _F08:
+        numer, denom = 1.0, alpha
+        series1, series2 = _div(numer, denom), _div(numer, denom * denom)
+        for i in range(1, 6):
+            numer *= -x / float(i)
+            denom += 1
+            series1 += _div(numer, denom)
+            series2 += _div(numer, denom * denom)
+        pow_x_alpha = math.pow(x, alpha)
+        gamma_pdf = math.pow(x, alpha - 1) * math.exp(-x)
+        gamma_cdf = pow_x_alpha * series1
+        gamma_cdf_alpha = (_log(x) - digamma_one(alpha)) * gamma_cdf - pow_x_alpha * series2
+        result = _div(-gamma_cdf_alpha, gamma_pdf)
+        return 0.0 if result != result else result
+    if alpha > 8.0:
+        if _F09 * alpha <= x <= _F11 * alpha:
+            numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                       + alpha * (107 + 3600 * x))
+            denom = 1244160 * (alpha * alpha) * (alpha * alpha)
+            return numer_1 * numer_2 / denom
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = math.pow(x - alpha - alpha * _log(x / alpha), -1.5)
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        term1 = _log(x / alpha) * term23 - math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x))
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * (x * term1) / denom
+    u = _log(x / alpha)
+    v = _log(alpha)
+    coef_v = [_COEF_UV[0][i] + u * (_COEF_UV[1][i] + u * _COEF_UV[2][i]) for i in range(8)]
+    p = coef_v[0] + v * (coef_v[1] + v * (coef_v[2] + v * coef_v[3]))
+    q = coef_v[4] + v * (coef_v[5] + v * (coef_v[6] + v * coef_v[7]))
+    return math.exp(p / q)
+
+
+class StandardGammaBackwardFunction(Function):
+    """torch._standard_gamma's derivative: grad * _standard_gamma_grad(alpha, sample), element by element."""
+    __slots__ = ()
+
+    def backward(self, g):
+        alpha, sample = self._kw["alpha"], self._kw["sample"]
+        np_dtype = sample.dtype
+        grads = np.array([float(np_dtype.type(standard_gamma_grad_one(float(a), float(x))))
+                          for a, x in zip(alpha.reshape(-1), sample.reshape(-1))], np_dtype).reshape(sample.shape)
+        local = wrap(like(g._data, grads), g.dtype)
+        return (g * local,)
+
+
+def standard_gamma(alpha, generator=None):
+    """torch._standard_gamma (Gamma's and Chi2's rsample): StandardGammaBackward0 where alpha requires grad."""
+    if not alpha.dtype.is_floating_point or alpha.dtype.is_complex:
+        raise kernel_error("gamma_cpu", alpha.dtype)
+    check_numel(alpha.numel())
+    g = gen_for(generator, alpha.device, "_standard_gamma")
+    data = host(alpha._data)
+    values = standard_gamma_values(np.asarray(data, np.float64).reshape(-1), data.dtype.type, g)
+    out = wrap(like(alpha._data, values.reshape(tuple(alpha.shape))), alpha.dtype)
+    if grad_mode.enabled and alpha.requires_grad:
+        out.grad_fn = make_node(node_class("StandardGammaBackward0", StandardGammaBackwardFunction), (alpha,),
+                                out.dtype, (), {"alpha": np.array(data), "sample": values.reshape(data.shape)})
+        out._rg = True
+    return out
