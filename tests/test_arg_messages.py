@@ -4,7 +4,8 @@ stdout and error line (`Type: message`, the message's first line) must be the sa
 
 The cases: Python ints past 64 bits as torch's Scalars ("int too big to convert"; a Scalar of 2**63 or more
 is a uint64, which an int64 tensor's arithmetic wraps, while fill_/full check it), as int64 values
-(x[k] = v: "Overflow when unpacking long long") and in int lists (sizes, shapes)."""
+(x[k] = v: "Overflow when unpacking long long") and in int lists (sizes, shapes); arguments of the wrong type
+where a str, a torch.dtype or nothing is taken (the parser's TypeError, not the implementation's own error)."""
 from __future__ import annotations
 
 import pytest
@@ -29,7 +30,22 @@ BIG_INTS = [
     "x.view(2**64)", "x.view(1, -2**63 - 1)", "x.reshape(2**64)",
 ]
 
-CASES = BIG_INTS
+CHOICES = [
+    "F.pad(x, (1, 1), mode=object())", "F.pad(x, (1, 1), None)", "F.pad(x, (1, 1), mode='bad')",
+    "F.gelu(x, approximate=object())", "F.gelu(x, approximate=None)", "F.gelu(x, approximate='bad')",
+    "torch.div(x, x, rounding_mode=object())", "torch.div(x, 2, rounding_mode=1)", "torch.div(x, x, rounding_mode='x')",
+    "x.div(2, rounding_mode='x')", "torch.einsum('i', object())", "torch.einsum(1, x)", "torch.einsum('i,i', x, 1)",
+    "torch.einsum('i', [x, 1])", "torch.einsum('i', (x,))", "x.view(foo=1)", "x.view(size=1, foo=2)",
+    "x.view(2, foo=2)", "torch.arange(1, None)", "torch.arange(None)", "torch.arange(1, 2, None)",
+    "torch.arange(None, 3)", "torch.arange(1, end=None)", "torch.arange(end=3)", "torch.arange()",
+    "torch.arange(1, end=3)", "x.relu(1)", "x.relu_(1)", "torch.relu(x, True)", "F.relu(x, True)",
+    "torch.iinfo(int)", "torch.iinfo(float)", "torch.iinfo(bool)", "torch.iinfo(complex)", "torch.iinfo(None)",
+    "torch.iinfo(torch.float32)", "torch.iinfo(torch.bool)", "torch.iinfo(type=int)", "torch.finfo(float)",
+    "torch.finfo(int)", "torch.finfo(complex)", "torch.finfo('float32')", "torch.finfo(None)", "torch.finfo()",
+    "torch.finfo(torch.int32)", "torch.finfo(type=torch.float16)",
+]
+
+CASES = BIG_INTS + CHOICES
 
 
 @pytest.fixture(scope="module")

@@ -444,22 +444,30 @@ def _arange_type_error(start, end, step, kwargs):
     """torch's argument parser's error (told again with the arguments as given by torch.arange's binding)."""
     from .arg_parser import parser_error  # noqa: PLC0415 - only for the error
     from .torch_signatures import SIGNATURES  # noqa: PLC0415
-    given = (start,) + (() if end is None else (end,)) + (() if step is _STEP_ONE else (step,))
+    given = (start,) + (() if end is _NO_END else (end,)) + (() if step is _STEP_ONE else (step,))
     return parser_error("arange", SIGNATURES["arange"], given, kwargs)
 
 
 _STEP_ONE = 1.0  # arange's default step (an object of its own: an explicit step=1 is shown in torch's TypeError)
+_NO_END = object()  # arange(end): no end given (arange(1, None) is torch's TypeError)
 
 
-def arange(start, end=None, step=_STEP_ONE, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    if _not_number(start) or _not_number(end) or _not_number(step) or not (
-            dtype is None or isinstance(dtype, dtypes.dtype)):
+def arange(start=_NO_END, end=_NO_END, step=_STEP_ONE, *, dtype=None, device=None, requires_grad=False,
+           layout=None, out=None):
+    if start is _NO_END:  # arange(end=3); arange(): the parser's error
+        if end is _NO_END:
+            from .arg_parser import parser_error  # noqa: PLC0415 - only for the error
+            from .torch_signatures import SIGNATURES  # noqa: PLC0415
+            raise parser_error("arange", SIGNATURES["arange"], (), {})
+        start, end = end, _NO_END
+    if _not_number(start) or (end is not _NO_END and _not_number(end)) or _not_number(step) or not (
+            dtype is None or isinstance(dtype, dtypes.dtype)) or any(v is None for v in (start, end, step)):
         kwargs = {k: v for k, v in (("dtype", dtype), ("device", device), ("requires_grad", requires_grad or None))
                   if v is not None}
         raise _arange_type_error(start, end, step, kwargs)
     if step is _STEP_ONE:
         step = 1
-    if end is None:
+    if end is _NO_END:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for v in vals:  # the parser's Scalars

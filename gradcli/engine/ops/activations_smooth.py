@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors, numerics
+from ..argcheck import typename
 from ..function import Function, record
 from ..tensor import wrap_dim
 from . import backward_ops as B
@@ -63,6 +64,8 @@ def _gelu_np(x, approximate):
 
 
 def gelu(input, approximate="none"):
+    if not isinstance(approximate, str):  # the parser's (keyword-only: no position)
+        raise errors.type_error(f"gelu(): argument 'approximate' must be str, not {typename(approximate)}")
     if approximate not in ("none", "tanh"):
         raise errors.runtime("approximate argument must be either none or tanh.")
     need_float(input, "GeluKernelImpl")

@@ -497,8 +497,12 @@ def div(input, other, *, rounding_mode=_NO_MODE, out=None):
             input = scalar_tensor(input, other)
         return binary(_DivModeNone, input, other, compute_dtype=float_division)
     if rounding_mode is not _NO_MODE:
+        if not isinstance(rounding_mode, str):  # torch's parser: the (..., *, str rounding_mode) signatures
+            from ..argcheck import invalid_combination  # noqa: PLC0415 - only for the error
+            from ..torch_signatures import SIGNATURES  # noqa: PLC0415
+            raise invalid_combination("div", SIGNATURES["div"], (input, other), {"rounding_mode": rounding_mode})
         if rounding_mode not in ("floor", "trunc"):
-            raise errors.value(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            raise errors.runtime(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                                f"'{rounding_mode}'")
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)

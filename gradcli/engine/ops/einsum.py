@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors
+from ..argcheck import typename
 from ..device import like
 from ..function import Function, record
 from ..tensor import Tensor, wrap
@@ -42,6 +43,15 @@ def _sublist_label(n):
     raise errors.value("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 
 
+def _check_parsed(equation, operands):
+    """_VF.einsum's argument parser: (str equation, tuple of Tensors tensors)."""
+    if not isinstance(equation, str):
+        raise errors.type_error(f"einsum(): argument 'equation' (position 1) must be str, not {typename(equation)}")
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise errors.type_error(f"expected Tensor as element {i} in argument 1, but got {typename(t)}")
+
+
 def einsum(*args):
     if len(args) < 2:
         raise errors.value("einsum(): must specify the equation string and at least one operand, or at least one "
@@ -57,6 +67,7 @@ def einsum(*args):
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    _check_parsed(equation, operands)
     if not operands:
         raise errors.runtime("einsum(): must provide at least one operand")
     num_ops = len(operands)

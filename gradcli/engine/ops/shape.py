@@ -108,7 +108,10 @@ def _int_like(s):
         and s.dtype.name != "bool")
 
 
-def view(input, *shape, dtype=None, size=None):
+def view(input, *shape, dtype=None, size=None, **unknown):
+    if unknown:  # the parser's error: keywords neither signature has
+        given = {k: v for k, v in (("dtype", dtype), ("size", size)) if v is not None}
+        raise _view_error(shape, {**given, **unknown})
     if size is not None and not shape and dtype is None:
         shape, size = (size,), None
     if not shape or dtype is not None or size is not None:

@@ -371,7 +371,7 @@ def sigmoid(input):
     return unary(SigmoidBackward0, input)
 
 
-def relu(input, inplace=False):
+def relu(input):
     x = getattr(input, "_data", None)
     if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
         out = wrap(relu_array(x), input.dtype)
