@@ -366,9 +366,13 @@ def _ternary(input, t1, t2, fn):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    if input.dtype is dtypes.bool_:
-        raise not_implemented("addcmul_cpu_out", input.dtype)
-    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + value * b * c)
+    dt = dtypes.result_type((input, tensor1, tensor2))
+    if dt is dtypes.bool_:
+        raise not_implemented("addcmul_cpu_out", dt)
+    v = value
+    if dt.category == dtypes.INT:  # the kernel's value.to<scalar_t>(): 0.5 -> 0, -1 -> 255 for uint8
+        v = np.array(int(value), np.int64).astype(dt.np)[()]
+    out, _ = _ternary(input, tensor1, tensor2, lambda a, b, c: a + v * b * c)
     return record(AddcmulBackward0, (input, tensor1, tensor2), out, {"value": value})
 
 
