@@ -310,8 +310,13 @@ def _signed_zero_median(data, r):
     return data.dtype.type(values[q[mid]])
 
 
+_NAN_AS = {"bool": True, "int8": 0, "uint8": 0, "int16": 0, "int32": -2 ** 31, "int64": -2 ** 63}
+
+
 def median(input, dim=None, keepdim=False):
     data = input._data
+    if dim is None and data.size == 0 and data.dtype.kind != "f":  # ATen's full({}, NAN): x86's NaN to int
+        return wrap(like(data, np.asarray(_NAN_AS[input.dtype.name], data.dtype), data.dtype), input.dtype)
     if input.dtype is dtypes.bool_:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
@@ -365,7 +370,7 @@ def nanmedian(input, dim=None, keepdim=False):
     """median without the NaNs (ATen's median_impl / median_with_indices_impl with ignore_nan): the
     lower middle of the other values, NaN where a row holds nothing else."""
     data = input._data
-    if input.dtype is dtypes.bool_:
+    if input.dtype is dtypes.bool_ and not (dim is None and data.size == 0):
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("nanmedian_cpu" if dim is None else "nanmedian_out", input.dtype)
     _check_reduced_size(input, dim, "median")  # (torch's message says median() for nanmedian too)
