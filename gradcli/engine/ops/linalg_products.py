@@ -48,7 +48,22 @@ class BaddbmmBackward0(Function):
         return (gx,) + _baddbmm_grads(self, g, b1, b2, alpha)
 
 
+def _baddbmm_target(input, batch1, batch2):
+    """at::baddbmm expands self to {batch1.size(0), batch1.size(1), batch2.size(2)} before bmm's checks:
+    those sizes' dim errors, then expand's, come first."""
+    target = []
+    for t, d in ((batch1, 0), (batch1, 1), (batch2, 2)):
+        nd = t._data.ndim
+        if nd == 0:
+            raise errors.index(f"Dimension specified as {d} but tensor has no dimensions")
+        if d >= nd:
+            raise errors.index(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        target.append(t._data.shape[d])
+    S.expand(input.detach(), target)
+
+
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _baddbmm_target(input, batch1, batch2)
     prod = L.bmm(batch1.detach(), batch2.detach())._data
     try:
         r = (input._data if beta == 1 else beta * input._data) + (prod if alpha == 1 else alpha * prod)

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .. import errors
 from ..autograd import make_node
 from ..device import CPU, to_device, xp_of
 from ..device import asarray as _asarray
@@ -84,6 +85,9 @@ def _twin(t):
     return c
 
 
+_BAD_INPLACE_CALL = frozenset({"addmm_", "addmv_", "baddbmm_"})
+
+
 def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
@@ -101,6 +105,9 @@ def inplace_method(fn, name, inplace_node=None):
             r.grad_fn = node
         check_source_overlap(name, self, args, kwargs)
         warn_expanded_write(name, self, args, kwargs)
+        if name in _BAD_INPLACE_CALL and r._data.shape != self._data.shape:  # the BLAS ops' own check
+            raise errors.runtime(f"Bad in-place call: input tensor size [{', '.join(map(str, self._data.shape))}] "
+                                 f"and output tensor size [{', '.join(map(str, r._data.shape))}] should match")
         return rebase(self, r, overlap_ok=overlap_ok)
     method.__name__ = name
     return method
