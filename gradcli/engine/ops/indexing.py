@@ -107,6 +107,7 @@ def _check_bounds(shape, key, defer=False):
     if n_spec > len(shape):
         raise errors.index(f"too many indices for tensor of dimension {len(shape)}")
     late = None  # an index tensor's bad value: the kernel's check, after the integers' selects; it names
+    tensors = []  # (place, values, size) of each index tensor
     n_index = 0  # the index's place among the index tensors (a mask counts one per dim), not the dim
     mask_error = None
     sliced = []  # the tensor applySlicing hands the index kernel: integers selected, slices applied,
@@ -127,9 +128,9 @@ def _check_bounds(shape, key, defer=False):
             dim += 1
         elif isinstance(k, np.ndarray) and k.dtype != bool:
             size = shape[dim]
-            if late is None and k.size and (k.max() >= size or k.min() < -size):
-                bad = int(k.max()) if k.max() >= size else int(k.min())
-                late = f"index {bad} is out of bounds for dimension {n_index} with size {size}"
+            if k.size and (k.max() >= size or k.min() < -size):
+                late = True
+            tensors.append((n_index, k, size))
             sliced.append(size)
             dim += 1
             n_index += 1
@@ -153,10 +154,25 @@ def _check_bounds(shape, key, defer=False):
     if _check_index_broadcast(key) == 0:  # an index that selects nothing (x[False, idx]): the kernel reads none
         late = None
     if late is not None:
+        late = _first_bad(tensors)
         if defer:
             return late
         raise errors.index(late, hint="index_range")
     return None
+
+
+def _first_bad(tensors):
+    """The index kernel's message: it walks the broadcast indices in order, each element's index tensors in
+    turn, and names the first value out of range (and its tensor's place)."""
+    try:
+        arrays = np.broadcast_arrays(*[k for _, k, _ in tensors])
+    except ValueError:
+        arrays = [k for _, k, _ in tensors]
+    flags = [((a >= size) | (a < -size)).reshape(-1) for a, (_, _, size) in zip(arrays, tensors)]
+    first = min((int(np.argmax(f)), j) for j, f in enumerate(flags) if f.any())
+    place, _, size = tensors[first[1]]
+    bad = int(arrays[first[1]].reshape(-1)[first[0]])
+    return f"index {bad} is out of bounds for dimension {place} with size {size}"
 
 
 def _in_range_key(nkey):
