@@ -133,11 +133,26 @@ class NansumBackward0(Function):
         return (expand(g, x.shape) * CP.logical_not(CP.isnan(x)),)  # torch's nansum_backward
 
 
+def _same_layout_copy(a):
+    """A copy with a's strides (its gaps too: TensorIterator's loops, and so the sum's order, follow them)."""
+    if a.flags.c_contiguous or not all(st > 0 for st in a.strides):
+        return a.copy(order="K")
+    span = sum((n - 1) * st for n, st in zip(a.shape, a.strides)) // a.itemsize + 1
+    out = np.lib.stride_tricks.as_strided(np.empty(span, a.dtype), a.shape, a.strides)
+    out[...] = a
+    return out
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     data = input._data
     dt = dtype or R.sum_dtype(input.dtype)
     dims = R.reduction_dims(dim if not isinstance(dim, (tuple, list)) or dim else None, data.ndim)  # () or []: all
-    if data.ndim:
+    if data.ndim and type(data) is np.ndarray:  # ATen's cascade_sum with ignore_nan: sum's order, the NaNs
+        clean = _same_layout_copy(data)  # skipped (a -0. in their place adds nothing, not even to a -0.)
+        if clean.dtype.kind == "f":
+            clean[np.isnan(clean)] = -0.0
+        r = numerics.torch_sum(clean, dims, keepdim, dt.np)
+    elif data.ndim:
         r = np.nansum(data, axis=dims, keepdims=keepdim, dtype=dt.np)
     else:
         # a NaN becomes 0 (nan_to_num would also clip infinities to the largest float)
