@@ -18,6 +18,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --script --count 300   # tools/fuzz_script.py: classes, comprehensions, f-strings, ...
     python tools/fuzz_programs.py --mix --count 300      # tools/fuzz_mix.py: expression trees over every dtype, ...
     python tools/fuzz_programs.py --layers --count 300   # tools/fuzz_layers.py: conv/norm/dropout/embedding, inits, ...
+    python tools/fuzz_programs.py --pool --count 300     # tools/fuzz_pool.py: a random walk over live variables
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -459,6 +460,9 @@ def main(argv=None) -> int:
     parser.add_argument("--layers", action="store_true",
                         help="the layers generator (tools/fuzz_layers.py): in-place random inits, conv/norm/dropout/"
                              "embedding layers, small models with weight decay, prints past the threshold, f-strings")
+    parser.add_argument("--pool", action="store_true",
+                        help="the pool generator (tools/fuzz_pool.py): a random walk over live variables of every "
+                             "dtype, each step an op, view, in-place op, print, autograd call or module on them")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -481,6 +485,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_mix.py", "fuzz_mix").generate_mix
     if args.layers:
         make = load(ROOT / "tools" / "fuzz_layers.py", "fuzz_layers").generate_layers
+    if args.pool:
+        make = load(ROOT / "tools" / "fuzz_pool.py", "fuzz_pool").generate_pool
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
