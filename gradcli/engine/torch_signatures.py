@@ -626,6 +626,12 @@ SIGNATURES = {
     'i0_': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'igamma': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'igammac': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
     'index_add': (
         (4, 4, 'input', 'Tensor', None),
     ),
@@ -2312,6 +2318,12 @@ NAMESPACE_SIGNATURES = {
     ),
     'special.expm1': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'special.gammainc': (
+        (2, 2, 'input', 'Tensor', None),
+    ),
+    'special.gammaincc': (
+        (2, 2, 'input', 'Tensor', None),
     ),
     'special.gammaln': (
         (1, 1, 'input', 'Tensor', None),
