@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import dtypes, errors
+from .limits import metered
 from .tensor import Tensor
 
 
@@ -125,7 +126,7 @@ class SequentialSampler(Sampler):
         self.data_source = data_source
 
     def __iter__(self):
-        return iter(range(len(self.data_source)))
+        return metered(range(len(self.data_source)))
 
     def __len__(self):
         return len(self.data_source)
@@ -154,6 +155,9 @@ class RandomSampler(Sampler):
             from .rng import Generator  # noqa: PLC0415
             generator = Generator()
             generator.manual_seed(int(_random_int64()))
+        yield from metered(self._indices(n, generator))
+
+    def _indices(self, n, generator):
         if self.replacement:
             from .rng_factory import randint  # noqa: PLC0415
             for _ in range(self.num_samples // 32):

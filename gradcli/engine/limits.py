@@ -7,6 +7,29 @@ from __future__ import annotations
 from . import errors
 
 LIMITS = {"max_elements": None}
+# the runner's step counter (``set_step_hook``): called once for each item that an engine loop whose
+# length a script chooses hands out (a sampler's indices: ``RandomSampler(ds, True, num_samples=10**15)``
+# consumed by ``max()`` or ``any()`` in C, where no statement of the script's counts a step); None (the
+# default outside the runner) counts nothing
+STEP_HOOK = [None]
+
+
+def set_step_hook(fn):
+    STEP_HOOK[0] = fn
+
+
+def metered(iterable):
+    """An iterator over ``iterable`` whose every item is a step of the run (``STEP_HOOK``)."""
+    step = STEP_HOOK[0]
+    if step is None:
+        return iter(iterable)
+    return _metered(iter(iterable), step)
+
+
+def _metered(it, step):
+    for item in it:
+        step()
+        yield item
 
 
 def check_numel(n, what="tensor"):

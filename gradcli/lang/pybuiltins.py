@@ -8,6 +8,7 @@ import builtins
 import types
 
 from . import pyops, pyvalues, strguard
+from .pyitertools import MeteredIterator
 from .pyvalues import Namespace
 from .runtime import user_raiser
 
@@ -76,7 +77,8 @@ user_raiser(sum_)
 class ScriptMap(builtins.map):
     """``map`` for a script: Python's, but ``int`` as its function converts under the integer limit
     (``map(int, ['f' * 10**6], [16])`` made the 4,000,000-bit int that ``int(s, 16)`` refuses). A
-    subclass, so that ``type(m) is map`` and ``isinstance(m, map)`` hold and it prints as Python's."""
+    subclass, so that ``type(m) is map`` and ``isinstance(m, map)`` hold and it prints as Python's.
+    A run's ``map`` is a subclass of this one that counts each item as a step (``metered_class``)."""
 
     __slots__ = ()
 
@@ -90,10 +92,83 @@ ScriptMap.__name__ = ScriptMap.__qualname__ = "map"
 ScriptMap.__module__ = "builtins"
 user_raiser(ScriptMap.__new__)
 
+# the builtin iterators whose items C code hands out one by one, calling the script's callable (or a C
+# method: ``map(l.append, l)``) for each: ``list``, ``any``, ``sum``, ``sorted``, ``deque``, ... consume them
+# in C, where no step of the script's is counted (``any(map(l.append, l))`` grew the list until
+# --max-memory, ``list(filter(None, map(sum, rows)))`` ran for hours)
+_METERED = ("zip", "enumerate")
+
+
+def metered_class(base, rt):
+    """``base`` (map, zip, enumerate) for the run of ``rt``: a subclass whose every item counts as a
+    step, as a loop's iteration does; it prints and compares as Python's (``type(m) is map``)."""
+    base_next = base.__next__
+
+    def __next__(self):
+        rt.budget -= 1
+        if rt.budget < 0:
+            rt.refill()
+        return base_next(self)
+    namespace = {"__slots__": (), "__next__": __next__, "__module__": "builtins"}
+    if base is builtins.enumerate:
+        namespace["__new__"] = _enumerate_new
+    cls = type(base.__name__, (base,), namespace)
+    cls.__qualname__ = base.__qualname__
+    user_raiser(__next__)  # the function's own errors (a bad item for int) are the script's
+    return cls
+
+
+def _enumerate_keyword(name, want):
+    if name != want:
+        raise TypeError(f"'{name}' is an invalid keyword argument for enumerate()")
+
+
+def _enumerate_new(cls, *args, **kwargs):
+    """The arguments checked as CPython's ``enumerate(...)`` checks them (``enum_vectorcall``): a
+    subclass is made by ``tp_new``, whose parser words two of the errors otherwise."""
+    given = len(args) + len(kwargs)
+    names = list(kwargs)
+    if given == 2 and len(names) == 1:
+        _enumerate_keyword(names[0], "start")
+    elif given == 2 and len(names) == 2:
+        if names[0] == "start":
+            _enumerate_keyword(names[1], "iterable")
+        else:
+            _enumerate_keyword(names[0], "iterable")
+            _enumerate_keyword(names[1], "start")
+    elif given == 1 and names:
+        _enumerate_keyword(names[0], "iterable")
+    elif given != 1 and given != 2:
+        if not args:
+            raise TypeError("enumerate() missing required argument 'iterable'")
+        raise TypeError(f"enumerate() takes at most 2 arguments ({given} given)")
+    return builtins.enumerate.__new__(cls, *args, **kwargs)
+
+
+user_raiser(_enumerate_new)
+
+
+def metered_filter(rt):
+    """``filter`` for the run of ``rt``: each item of its iterable counts as a step. Its ``__next__`` loops
+    in C over the items its function refuses (``filter(l.append, l)``: for ever in one call), so the
+    steps are counted where it takes its items."""
+    base_new = builtins.filter.__new__
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 2 and not kwargs:
+            args = (args[0], MeteredIterator(iter(args[1]), rt))
+        return base_new(cls, *args, **kwargs)
+    cls = type("filter", (builtins.filter,), {"__slots__": (), "__new__": __new__, "__module__": "builtins"})
+    user_raiser(__new__)  # filter(None, 5): Python's TypeError, the script's
+    return cls
+
 
 def python_builtins(rt):
     names = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
-    names["map"] = ScriptMap
+    names["map"] = metered_class(ScriptMap, rt)
+    for name in _METERED:
+        names[name] = metered_class(getattr(builtins, name), rt)
+    names["filter"] = metered_filter(rt)
     names["print"] = BuiltinFunction(rt.print, "print")
     names["range"] = BuiltinFunction(pyops.make_range(rt), "range", (range, pyops.BigRange))
     names["pow"] = BuiltinFunction(pyops.g_pow3, "pow")

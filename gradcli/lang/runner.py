@@ -225,9 +225,9 @@ class Session:
     def _engine(self, filename):
         from ..engine import api, autograd, autograd_modes, dtypes, factory, formatting, saved_hooks, threads
         from ..engine import device as engine_device
-        from ..engine.limits import LIMITS
+        from ..engine.limits import LIMITS, STEP_HOOK, set_step_hook
         saved = (dtypes.get_default_dtype(), autograd_modes.grad_mode.enabled, formatting.get_printoptions(),
-                 LIMITS["max_elements"], autograd.site_hook[0], sys.getrecursionlimit())
+                 LIMITS["max_elements"], autograd.site_hook[0], sys.getrecursionlimit(), STEP_HOOK[0])
         saved_device = engine_device.DEFAULT_DEVICE[0]
         saved_threads = threads.snapshot()
         # --device / :device is torch.set_default_device for the run: constructors and nn modules alike
@@ -250,6 +250,7 @@ class Session:
         autograd_modes.grad_mode.enabled = enabled
         formatting.set_printoptions(**popts)
         factory.set_max_elements(self.options.max_elements)
+        set_step_hook(rt.step)
         loc = rt.loc
         # the statement's syntax node itself (a C-level call, no tuple per recorded op): site_pair reads it
         autograd.set_site_hook(functools.partial(operator.getitem, loc, 0))
@@ -275,6 +276,7 @@ class Session:
             autograd_modes.grad_mode.enabled = saved[1]
             formatting.set_printoptions(**saved[2])
             factory.set_max_elements(saved[3])
+            set_step_hook(saved[6])
             autograd.set_site_hook(saved[4])
             sys.setrecursionlimit(saved[5])
             if threads.snapshot() != saved_threads:

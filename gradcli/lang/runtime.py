@@ -113,6 +113,12 @@ class Runtime:
         self.chunk = min(CHUNK, self.max_steps - self.spent)
         self.budget = self.chunk - 1
 
+    def step(self):
+        """One step counted by code that is not the script's (the engine's loops: ``limits.STEP_HOOK``)."""
+        self.budget -= 1
+        if self.budget < 0:
+            self.refill()
+
     def check_time(self):
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise LimitError("TimeoutError", timeout_text(self.timeout), hint="timeout", node=self.loc[0])
