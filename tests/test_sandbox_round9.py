@@ -152,3 +152,29 @@ def test_samplers_stay_torchs():
             f"{list(tud.SequentialSampler('abc'))}\n"
             f"{list(tud.RandomSampler(range(3), num_samples=5))} {list(tud.BatchSampler(range(5), 2, True))}\n")
     assert plain.stdout == want
+
+
+# ---------------------------------------------------------------- the LU family (new last session)
+
+@pytest.mark.parametrize("call", [
+    # P is m by m for m pivots' rows: a 100,000 by 1 matrix (100,000 numbers) asked NumPy for 40 GB, which
+    # only --max-memory stopped (torch's own allocator fails: "can't allocate memory")
+    "torch.linalg.lu(torch.randn(10**5, 1))",
+    "torch.lu_unpack(torch.randn(10**5, 1), torch.ones(1, dtype=torch.int32))",
+    "torch.linalg.lu(torch.randn(10**4, 10**4, 0))",
+    "torch.lu_unpack(*torch.linalg.lu_factor(torch.randn(100, 2000, 1)))",
+])
+def test_lu_permutations_are_held_to_the_element_limit(call):
+    started = time.monotonic()
+    result = refused(f"x = {call}\n", "RuntimeError", "exceeds the limit of 100000000 elements (--max-elements)")
+    assert time.monotonic() - started < 30
+    assert result.error.hint is not None and "--max-elements" in result.error.hint
+
+
+def test_lu_of_empty_stacks_is_no_reshape_error():
+    # the golden sandbox9_linalg_empty_matrices holds torch's output; here: no NumPy text reaches the script
+    result = run("A = torch.zeros(10**4, 10**4, 0)\nprint([t.shape for t in torch.linalg.lu_factor(A)])\n"
+                 "print(torch.linalg.det(torch.zeros(2, 0, 0)), torch.linalg.inv(torch.zeros(0, 0)).shape)\n")
+    assert result.error is None, result.error
+    assert result.stdout == ("[torch.Size([10000, 10000, 0]), torch.Size([10000, 0])]\n"
+                             "tensor([1., 1.]) torch.Size([0, 0])\n")

@@ -10,6 +10,8 @@ as LAPACK's getrf finds it.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes, errors
@@ -65,9 +67,9 @@ def _square(name, A):
 
 
 def float_square(name, A):
-    """inv's and solve's first checks: a floating tensor of square matrices."""
-    _float_input(name, A)
+    """inv's first checks, in ATen's order: square matrices, then a floating tensor."""
     _square(name, A)
+    _float_input(name, A)
 
 
 def _first_zero_pivot(a):
@@ -322,10 +324,11 @@ class LinalgDetBackward0(Function):
 
 
 def det(A):
+    _square("linalg.det", A)  # ATen's order: squareCheckInputs, then checkFloatingOrComplex
     _float_input("linalg.det", A)
-    _square("linalg.det", A)
     data = A._data
-    mats = host(data).reshape((-1,) + data.shape[-2:])  # LU on the host (LAPACK's sign for det 0)
+    # LU on the host (LAPACK's sign for det 0); the batch counted, as -1 is no size for 0 by 0 matrices
+    mats = host(data).reshape((math.prod(data.shape[:-2]),) + data.shape[-2:])
     r = np.array([_lu_det(m) for m in mats], np.float64).reshape(data.shape[:-2])
     return record(LinalgDetBackward0, (A,), wrap(like(data, r, A.dtype.np), A.dtype))
 
@@ -343,9 +346,9 @@ class LinalgSlogdetBackward0(MultiOutputFunction):
         return (S.unsqueeze(S.unsqueeze(g, -1), -1) * _mT(inv(A)),)
 
 
-def slogdet(A):
-    _float_input("linalg.slogdet", A)
-    _square("linalg.slogdet", A)
+def slogdet(A, name="linalg.slogdet"):
+    _square(name, A)  # ATen's order: squareCheckInputs, then checkFloatingOrComplex
+    _float_input(name, A)
     sign, logabs = np.linalg.slogdet(A._data)
     s = wrap(_asarray(sign, A.dtype.np), A.dtype)
     la = wrap(_asarray(logabs, A.dtype.np), A.dtype)
@@ -354,7 +357,7 @@ def slogdet(A):
 
 
 def logdet(input):
-    sign, logabs = slogdet(input)
+    sign, logabs = slogdet(input, "logdet")
     return CW.where(sign == -1.0, float("nan"), logabs)
 
 
@@ -371,8 +374,8 @@ class LinalgInvExBackward0(Function):
 
 
 def inv_checked(A, name):
-    _float_input(name, A)
-    _square(name, A)
+    _square("linalg.inv", A)  # inv_ex's too: ATen's linalg_inv_ex checks its input as linalg.inv, the shape
+    _float_input("linalg.inv", A)  # first
     k, prefix = _check_singular(A, name)
     if k:
         raise _linalg_error(f"{name}: {prefix}The diagonal element {k} is zero, the inversion could not be "

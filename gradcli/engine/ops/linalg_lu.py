@@ -13,12 +13,14 @@ lu_unpack_backward) on Tensors, so they differentiate again.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes, errors
 from ..argcheck import typename
 from ..device import host, like
-from ..limits import check_broadcast
+from ..limits import check_broadcast, check_shape
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Tensor, wrap
 from . import linalg_extra as LX
@@ -109,7 +111,7 @@ def getf2(a):
 def getrf(a):
     """(LU, pivots int32, info int32) of a stack of matrices (host arrays)."""
     m, n = a.shape[-2:]
-    flat = np.array(a.reshape((-1, m, n)), copy=True)
+    flat = np.array(a.reshape((math.prod(a.shape[:-2]), m, n)), copy=True)  # -1: no empty matrix
     piv = np.zeros((flat.shape[0], min(m, n)), np.int32)
     info = np.zeros(flat.shape[0], np.int32)
     for b in range(flat.shape[0]):
@@ -121,7 +123,8 @@ def getrf(a):
 def permutation(piv, m, dt):
     """P (m by m, in dt) with A = P L U from LAPACK's 1-based row interchanges (a stack)."""
     batch = piv.shape[:-1]
-    flat = piv.reshape(-1, piv.shape[-1])
+    check_shape(batch + (m, m))  # m by m from m pivots: lu of a 100,000 by 1 matrix asked for 40 GB
+    flat = piv.reshape(math.prod(batch), piv.shape[-1])
     P = np.zeros((flat.shape[0], m, m), dt)
     for b, row in enumerate(flat):
         perm = np.arange(m)
@@ -143,8 +146,8 @@ def unpack_arrays(lu):
 def _swap_rows(x, piv, reverse=False):
     """LAPACK's laswp on a stack x (..., n, k) with pivots (..., n) of the same batch."""
     order = range(piv.shape[-1] - 1, -1, -1) if reverse else range(piv.shape[-1])
-    flat_x = x.reshape((-1,) + x.shape[-2:])
-    flat_p = piv.reshape(-1, piv.shape[-1])
+    flat_x = x.reshape((math.prod(x.shape[:-2]),) + x.shape[-2:])
+    flat_p = piv.reshape(math.prod(piv.shape[:-1]), piv.shape[-1])
     for b in range(flat_x.shape[0]):
         for i in order:
             p = flat_p[b, i] - 1
