@@ -178,3 +178,39 @@ def test_lu_of_empty_stacks_is_no_reshape_error():
     assert result.error is None, result.error
     assert result.stdout == ("[torch.Size([10000, 10000, 0]), torch.Size([10000, 0])]\n"
                              "tensor([1., 1.]) torch.Size([0, 0])\n")
+
+
+PIVOTS = "A = torch.randn(3, 3)\nLU, piv = torch.linalg.lu_factor(A)\n"
+UNPACK_RANGE = "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    # pivots a script makes itself: out of range either way, past int32's positive range, of the wrong dtype or count
+    ("torch.lu_unpack(LU, torch.tensor([5, 1, 2], dtype=torch.int32))", UNPACK_RANGE),
+    ("torch.lu_unpack(LU, torch.tensor([-7, 1, 2], dtype=torch.int32))", UNPACK_RANGE),
+    ("torch.lu_unpack(LU, torch.tensor([0, 1, 2], dtype=torch.int32))", UNPACK_RANGE),
+    ("torch.lu_unpack(LU, torch.tensor([2**31 - 1, 1, 2], dtype=torch.int32))", UNPACK_RANGE),
+    ("torch.lu_unpack(LU, piv.long())", "LU_pivots is expected to be a contiguous tensor of torch.int32 dtype"),
+    ("torch.linalg.lu_solve(LU, torch.tensor([9, 1, 2], dtype=torch.int32), torch.randn(3, 1))",
+     "Pivots given to lu_solve must all be smaller or equal to LU.size(-2)."),
+    ("torch.linalg.lu_solve(LU, torch.tensor([0, -1, 2], dtype=torch.int32), torch.randn(3, 1))",
+     "Pivots given to lu_solve must all be greater or equal to 1."),
+    ("torch.linalg.lu_solve(LU, piv.float(), torch.randn(3, 1))",
+     "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32"),
+    ("torch.linalg.lu_solve(LU, piv[:2], torch.randn(3, 1))",
+     "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix"),
+])
+def test_hostile_pivots_are_torchs_errors(call, message):
+    # never an index past the matrix (NumPy's negative indices would have swapped rows from the end)
+    result = refused(PIVOTS + f"x = {call}\n", "RuntimeError", message)
+    assert result.error.line == HEAD.count("\n") + 3
+
+
+@pytest.mark.parametrize("use", ["print(R())", "print(f'{R()!r}')", "print([R()])", "assert False, R()",
+                                 "raise ValueError(R())", "x = str({1: R()})", "x = '%r' % (R(),)"])
+def test_recursive_repr_ends_in_recursion_error_at_its_line(use):
+    started = time.monotonic()
+    result = refused("class R:\n    def __repr__(self):\n        return repr([self])\n" + use + "\n", "RecursionError",
+                     "maximum recursion depth exceeded")
+    assert time.monotonic() - started < 30
+    assert result.error.line in (HEAD.count("\n") + 3, HEAD.count("\n") + 4)
