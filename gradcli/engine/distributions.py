@@ -21,9 +21,10 @@ EMPTY = Size()
 # ---------------------------------------------------------------------------- constraints (torch's reprs)
 
 class Constraint:
-    def __init__(self, text, check):
+    def __init__(self, text, check, event_dim=0):
         self.text = text
         self.check = check
+        self.event_dim = event_dim
 
     def __repr__(self):
         return self.text
@@ -34,17 +35,17 @@ def is_number(v):
 
 
 real = Constraint("Real()", lambda v: v == v)
-real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1))
+real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1), 1)
 positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
 unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
 simplex = Constraint("Simplex()",
-                      lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6))
+                      lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6), 1)
 boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
 
 
 nonnegative = Constraint("GreaterThanEq(lower_bound=0.0)", lambda v: 0.0 <= v)
 nonnegative_integer = Constraint("IntegerGreaterThan(lower_bound=0)", lambda v: (v % 1 == 0) & (v >= 0))
-one_hot = Constraint("OneHot()", lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1))
+one_hot = Constraint("OneHot()", lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1), 1)
 
 
 def less_than(upper):
@@ -454,6 +455,13 @@ class Bernoulli(Distribution):
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))
+
+    def enumerate_support(self, expand=True):
+        values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
 
     def log_prob(self, value):
         if self._validate_args:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Distribution, Normal, EMPTY, is_number, nonnegative,
+from .distributions import (Categorical, Constraint, Distribution, Normal, EMPTY, is_number, nonnegative,
                             nonnegative_integer, one_hot, positive, real, real_vector, simplex,
                             as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
                             less_than, logits_to_probs, probs_to_logits)
 from .size import Size
 
-NAMES = ("Uniform", "Exponential", "Laplace", "Geometric", "LogNormal", "OneHotCategorical", "Poisson")
+NAMES = ("Uniform", "Exponential", "Laplace", "Geometric", "LogNormal", "OneHotCategorical", "Poisson",
+         "Independent")
 
 
 def _batch_of(scalar, tensor):
@@ -493,3 +494,100 @@ class Poisson(Distribution):
 
 
 Poisson.__module__ = "torch.distributions.poisson"
+
+
+# ---------------------------------------------------------------------------- Independent
+
+def sum_rightmost(value, dim):
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def independent_constraint(base, reinterpreted_batch_ndims):
+    def check(value):
+        result = base.check(value)
+        if result.dim() < reinterpreted_batch_ndims:
+            expected = base.event_dim + reinterpreted_batch_ndims
+            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
+        result = result.reshape(tuple(result.shape[:result.dim() - reinterpreted_batch_ndims]) + (-1,))
+        return result.all(-1)
+    return Constraint(f"IndependentConstraint({base!r}, {reinterpreted_batch_ndims})", check,
+                      base.event_dim + reinterpreted_batch_ndims)
+
+
+class Independent(Distribution):
+    arg_constraints = {}
+
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+            raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
+                             f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+        shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
+        self.base_dist = base_distribution
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(Size(shape[:len(shape) - event_dim]), Size(shape[len(shape) - event_dim:]),
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape):
+        new = self._get_checked_instance(Independent)
+        batch_shape = as_size(batch_shape)
+        new.base_dist = self.base_dist.expand(tuple(batch_shape)
+                                              + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def has_rsample(self):
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self):
+        if self.reinterpreted_batch_ndims > 0:
+            return False
+        return self.base_dist.has_enumerate_support
+
+    @property
+    def support(self):
+        result = self.base_dist.support
+        if self.reinterpreted_batch_ndims:
+            result = independent_constraint(result, self.reinterpreted_batch_ndims)
+        return result
+
+    @property
+    def mean(self):
+        return self.base_dist.mean
+
+    @property
+    def mode(self):
+        return self.base_dist.mode
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def sample(self, sample_shape=EMPTY):
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape=EMPTY):
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value):
+        return sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+
+    def entropy(self):
+        return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+
+    def enumerate_support(self, expand=True):
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
+    def __repr__(self):
+        return self.__class__.__name__ + f"({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+
+Independent.__module__ = "torch.distributions.independent"

@@ -42,8 +42,8 @@ def _lower_cholesky(value):
     return lower_triangular & positive_diagonal
 
 
-positive_definite = Constraint("PositiveDefinite()", _positive_definite)
-lower_cholesky = Constraint("LowerCholesky()", _lower_cholesky)
+positive_definite = Constraint("PositiveDefinite()", _positive_definite, 2)
+lower_cholesky = Constraint("LowerCholesky()", _lower_cholesky, 2)
 
 
 def batch_mv(bmat, bvec):
