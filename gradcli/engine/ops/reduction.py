@@ -39,6 +39,11 @@ class ReturnType(tuple):
 
     __str__ = __repr__
 
+    def __format__(self, spec):  # object.__format__, with the structseq's full tp_name in its message
+        if spec:
+            raise TypeError(f"unsupported format string passed to torch.return_types.{self._name}.__format__")
+        return str(self)
+
 
 def return_type(name, fields=("values", "indices")):
     return type(name, (ReturnType,), {"_fields": fields, "_name": name, "__module__": "torch.return_types"})

@@ -343,7 +343,7 @@ def meshgrid(*tensors, indexing=None):
                                  f"{' '.join(str(v) for v in t._data.reshape(-1)[:4].tolist())}")
     for t in tensors[1:]:
         if t.dtype is not tensors[0].dtype:
-            raise errors.runtime("torch.meshgrid: Expected all tensors in the tensor list to have the same dtype")
+            raise errors.runtime("meshgrid expects all tensors to have the same dtype")
     ts = list(tensors)
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
