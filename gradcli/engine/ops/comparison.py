@@ -95,13 +95,13 @@ def _shift(a, b, name, left):
     if b is NotImplemented:
         return NotImplemented
     dt = dtypes.result_type((a, b))
-    if dt.is_floating_point or dt is dtypes.bool_:
-        raise kernel_error(name, dt)
     x, y = binary_operands(a, b, dt)
-    try:
+    try:  # TensorIterator's broadcast first, then the kernel's dtype
         np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         raise broadcast_error(a, b) from None
+    if dt.is_floating_point or dt is dtypes.bool_:
+        raise kernel_error(name, dt)
     check_size(x, y)
     out_of_range = (y < 0) | (y >= dt.np.itemsize * 8)
     count = np.where(out_of_range, 0, y).astype(dt.np, copy=False)

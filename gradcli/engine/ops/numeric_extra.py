@@ -470,9 +470,13 @@ class NextafterBackward0(Function):
 def nextafter(input, other):
     _dim_tensor("nextafter", "other", other, 2)
     dt = dtypes.result_type((input, other))
+    x, y = EC.binary_operands(input, other, dt)
+    try:  # TensorIterator's broadcast first, then the kernel's dtype
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise EC.broadcast_error(input, other) from None
     if not dt.is_floating_point:
         raise not_implemented("nextafter_cpu", dt)
-    x, y = EC.binary_operands(input, other, dt)
     try:
         r = np.nextafter(x, y)
     except ValueError:
