@@ -43,9 +43,17 @@ CHOICES = [
     "torch.iinfo(torch.float32)", "torch.iinfo(torch.bool)", "torch.iinfo(type=int)", "torch.finfo(float)",
     "torch.finfo(int)", "torch.finfo(complex)", "torch.finfo('float32')", "torch.finfo(None)", "torch.finfo()",
     "torch.finfo(torch.int32)", "torch.finfo(type=torch.float16)",
+    "F.interpolate(x.reshape(1, 1, 2), mode=1, scale_factor=2)",
 ]
 
-CASES = BIG_INTS + CHOICES
+# an int parameter takes a 0-d integer Tensor (not bool), not a one-element one (argcheck.takes_int, one rule)
+INT_TENSORS = [
+    "torch.polygamma(torch.tensor([2]), x)", "torch.polygamma(torch.tensor(2), x)", "x.polygamma(torch.tensor([1]))",
+    "torch.polygamma(torch.tensor(True), x)", "torch.polygamma(True, x)", "torch.polygamma(1.0, x)",
+    "torch.polygamma(2**64, x)", "torch.mvlgamma(x + 3, torch.tensor([1]))",
+]
+
+CASES = BIG_INTS + CHOICES + INT_TENSORS
 
 
 @pytest.fixture(scope="module")

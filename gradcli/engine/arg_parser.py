@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import errors
-from .argcheck import again_parsed, invalid_combination, is_scalar, typename
+from .argcheck import again_parsed, invalid_combination, is_scalar, takes_int, typename
 from .tensor import Tensor
 
 
@@ -35,8 +35,7 @@ def _takes(kind, value):
     if kind == "Tensor":
         return isinstance(value, Tensor)
     if kind == "int":
-        return (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))) or (
-            isinstance(value, Tensor) and value._data.ndim == 0 and not value.dtype.is_floating_point)
+        return takes_int(value)
     if kind == "bool":
         return isinstance(value, (bool, np.bool_))
     if kind in ("float", "Number"):

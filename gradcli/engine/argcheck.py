@@ -42,16 +42,22 @@ def is_scalar(value):
     return isinstance(value, (bool, int, float, complex, np.number, np.bool_))
 
 
+def takes_int(value):
+    """Does torch's parser take value for an int? An int (not a bool), a NumPy integer, a 0-d integer Tensor (not
+    bool: torch.polygamma(torch.tensor([1]), x) is its TypeError)."""
+    if isinstance(value, Tensor):
+        return not value.dtype.is_floating_point and value.dtype.name != "bool" and value._data.ndim == 0
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _accepts(kind, value):
     """May a first argument of this type-name be `value`? (True when the kind is not checked here)."""
     if kind == "Tensor":
         return isinstance(value, Tensor)
     if kind == "Number":
         return isinstance(value, (numbers.Number, np.generic)) or isinstance(value, Tensor)
-    if kind == "int":  # torch's parser: an int (not a bool), a NumPy integer, an integer Tensor of one element
-        if isinstance(value, Tensor):
-            return not value.dtype.is_floating_point and value.dtype.name != "bool" and value.numel() == 1
-        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if kind == "int":
+        return takes_int(value)
     if kind == "tuple of Tensors":
         return isinstance(value, (list, tuple))
     return True

@@ -274,7 +274,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode in ("bicubic", "trilinear", "area"):
             raise _not_implemented(f"F.interpolate(mode='{mode}') is not implemented in gradcli")
         raise _not_implemented(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                     f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                     f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                                      f"nearest-exact (got {mode})")
     if nd not in (1, 2):
         raise _not_implemented(f"F.interpolate of {input.dim()}-d input is not implemented in gradcli (3-d and "

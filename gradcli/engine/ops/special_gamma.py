@@ -227,12 +227,10 @@ def polygamma(n, input):
     from ..tensor import Tensor  # noqa: PLC0415
     if isinstance(n, Tensor) and not isinstance(input, Tensor):
         n, input = input, n
-    if isinstance(n, Tensor) and n.numel() == 1 and not n.dtype.is_floating_point and n.dtype.name != "bool":
-        n = int(n.item())  # torch's parser takes a one-element integer Tensor for an int
-    elif isinstance(n, np.integer):
-        n = int(n)
-    if isinstance(n, bool) or not isinstance(n, int):
+    from ..argcheck import takes_int  # noqa: PLC0415
+    if not takes_int(n):  # the parser's rule for an int (a one-element integer Tensor is one)
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    n = int(n.item()) if isinstance(n, Tensor) else int(n)
     if not -2 ** 63 <= n < 2 ** 63:
         raise ValueError("Overflow when unpacking long long")
     if not isinstance(input, Tensor):
