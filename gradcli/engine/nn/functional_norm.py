@@ -1,6 +1,7 @@
 """layer_norm (NativeLayerNormBackward0) and batch_norm (NativeBatchNormBackward0): forward on
-arrays, backward with Tensor ops that recompute the statistics from the saved input, so the
-gradient differentiates again."""
+arrays; the first-order backward of float32 inputs by ATen's kernels (layer_norm_kernel.py,
+batch_norm_kernel.py, batch_norm_planes.py), else (create_graph, other dtypes) with Tensor ops that
+recompute the statistics from the saved input, so the gradient differentiates again."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..device import asarray as _asarray
 from ..autograd_modes import is_grad_enabled
 from . import batch_norm_kernel as BN
 from . import batch_norm_planes as BNP
-from .layer_norm_kernel import layer_norm_f32
+from .layer_norm_kernel import layer_norm_backward_f32, layer_norm_f32
 
 
 def _needs(node, i):
@@ -46,6 +47,15 @@ class NativeLayerNormBackward0(Function):
         x, w, b = self.saved
         k = self._kw
         nd = k["nd"]
+        if "stats" in k and not is_grad_enabled() and type(g._data) is np.ndarray and g._data.dtype == np.float32:
+            cols = int(np.prod(x.shape[x.ndim - nd:]))
+            mean, rstd = k["stats"]
+            dx, dw, db = layer_norm_backward_f32(g._data, x._data, cols, mean, rstd,
+                                                 None if w is None else w._data.reshape(cols), _needs(self, 0),
+                                                 w is not None and _needs(self, 1), b is not None and _needs(self, 2))
+            return (None if dx is None else wrap(dx, x.dtype),
+                    None if dw is None else wrap(dw.reshape(w.shape), w.dtype),
+                    None if db is None else wrap(db.reshape(b.shape), b.dtype))
         dims = tuple(range(x.ndim - nd, x.ndim))
         lead = tuple(range(x.ndim - nd))
         gx, xhat = _norm_grad(g, x, w, dims, k["eps"])
@@ -77,8 +87,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             t is None or (type(t._data) is np.ndarray and t._data.dtype == np.float32) for t in (weight, bias)):
         cols = int(np.prod(ns))
         w, b = (None if t is None else t._data.reshape(cols) for t in (weight, bias))
-        out = layer_norm_f32(x, cols, w, b, eps)
-        return record(NativeLayerNormBackward0, (input, weight, bias), wrap(out, dt), {"nd": nd, "eps": eps})
+        out, mean, rstd = layer_norm_f32(x, cols, w, b, eps)
+        return record(NativeLayerNormBackward0, (input, weight, bias), wrap(out, dt),
+                      {"nd": nd, "eps": eps, "stats": (mean, rstd)})
     axes = tuple(range(x.ndim - nd, x.ndim))
     mean = x.mean(axis=axes, keepdims=True, dtype=dt.np)
     xc = x - mean
