@@ -134,3 +134,18 @@ def backward(grad, x, mean, invstd, weight, train, contiguous):
         else:
             dx = ((g * i3).astype(_F) * w3).astype(_F)
         return dx.reshape(grad.shape), (dotp * invstd).astype(_F), total.astype(_F)
+
+
+def fma_chain(a, b):
+    """acc = fma(a[i], b[i], acc) for i in order over axis 0, from acc = 0 (float32 arrays of one shape):
+    each step's sum in double (the product is exact), rounded to float; a step whose double lands on a
+    float tie goes through fma32 (exact)."""
+    prods = np.multiply(a, b, dtype=np.float64)
+    acc = np.zeros(a.shape[1:], _F)
+    for i in range(a.shape[0]):
+        s = prods[i] + acc
+        if ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000).any():
+            acc = fma32(a[i], b[i], acc)
+        else:
+            acc = s.astype(_F)
+    return acc

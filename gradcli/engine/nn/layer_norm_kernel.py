@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import numerics
 from ..rng_math import capability, fma32
-from .batch_norm_planes import plane_sums
+from .batch_norm_planes import fma_chain, plane_sums
 
 _F = np.float32
 _CHUNK = 16
@@ -157,24 +157,21 @@ def layer_norm_backward_f32(g, x, cols, mean, rstd, weight, need_dx, need_dw, ne
             dx = dx.reshape(np.shape(x))
         if need_dw or need_db:
             b_row = (-rstd * mean).astype(_F)[:, None]
+            if need_dw:
+                inner = fma32(a, xr, b_row) if fuse else (a * xr + b_row).astype(_F)
             parts_g, parts_b = [], []
-            for begin, end in numerics.omp_ranges(0, m_rows, 1):
-                acc_g = np.zeros(cols, _F)
-                acc_b = np.zeros(cols, _F)
-                for i in range(begin, end):
-                    if need_dw:
-                        inner = fma32(a[i], xr[i], b_row[i]) if fuse else (a[i] * xr[i] + b_row[i]).astype(_F)
-                        acc_g = fma32(gr[i], inner, acc_g) if fuse else (acc_g + gr[i] * inner).astype(_F)
-                    if need_db:
-                        acc_b = (acc_b + gr[i]).astype(_F)
-                parts_g.append(acc_g)
-                parts_b.append(acc_b)
-            while len(parts_g) < numerics.NUM_THREADS:  # the zeroed buffers of idle threads
-                parts_g.append(np.zeros(cols, _F))
-                parts_b.append(np.zeros(cols, _F))
+            for begin, end in numerics.omp_ranges(0, m_rows, 1):  # each thread's buffer, its rows in order
+                if need_dw:
+                    if fuse:
+                        parts_g.append(fma_chain(gr[begin:end], inner[begin:end]))
+                    else:
+                        terms = (gr[begin:end] * inner[begin:end]).astype(_F)
+                        parts_g.append(np.add.accumulate(terms, axis=0)[-1])
+                if need_db:
+                    parts_b.append(np.add.accumulate(gr[begin:end], axis=0)[-1])
             if need_dw:
                 dw = np.zeros(cols, _F)
-                for p in parts_g:
+                for p in parts_g:  # idle threads' zeroed buffers add nothing
                     dw = (dw + p).astype(_F)
             if need_db:
                 db_out = np.zeros(cols, _F)
