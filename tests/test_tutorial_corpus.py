@@ -149,6 +149,13 @@ KNOWN: dict[str, str] = {
     "uva_vit_patches_and_model.grad": "the float32 matrix products' last bits (docs/numerics.md): one logit of the "
                                       "MLP head is a near-cancelling sum, -1.8477e-05 in gradcli for torch's "
                                       "-1.8418e-05; the other logits, the loss and the patches agree",
+    "ztm_vit_patch_embedding.grad": "the patch embedding is a Conv2d with kernel_size = stride = 8 over 3 channels "
+                                    "(192-term dot products): torch's oneDNN convolution sums them in another order "
+                                    "than gradcli (docs/numerics.md), and one value plus the position embedding prints "
+                                    "1.6699 for torch's 1.6700; the shapes, the class token and the assertion agree",
+    "ztm_vit_encoder_block.grad": "the float32 matrix products' last bits (nn.MultiheadAttention's in/out "
+                                  "projections and the MLP, docs/numerics.md): one value of the block's output prints "
+                                  "-1.3612 for torch's -1.3611; the reprs, shapes and parameter counts agree",
 }
 
 _results: dict[str, bool] = {}
