@@ -147,3 +147,29 @@ def test_cudnn_flags_refuse_what_torch_refuses_and_the_rest_stays_read_only(src,
     if kind is not None:
         assert result.error.type_name == kind
     assert message in result.error.message
+
+
+# ---------------------------------------------------------------- torch.asarray on a tensor
+
+ASARRAY = ("import torch\na = torch.tensor([1., 2., 3.], requires_grad=True)\nb = a + 2\n"
+           "for kw in [{}, {'requires_grad': False}, {'requires_grad': True}, {'copy': True},\n"
+           "           {'copy': True, 'requires_grad': False}, {'dtype': torch.float64}, {'copy': False}]:\n"
+           "    r = torch.asarray(b, **kw)\n"
+           "    print(type(r.grad_fn).__name__ if r.grad_fn is not None else None, r.requires_grad,\n"
+           "          r.data_ptr() == b.data_ptr(), r is b)\n"
+           "x = torch.tensor([1, 2, 3])\n"
+           "print(torch.asarray(x, copy=True).data_ptr() == x.data_ptr(), torch.asarray(x) is x)\n"
+           "r = torch.asarray(a, requires_grad=False)\nprint(r.requires_grad, r.is_leaf, torch.asarray(a) is a)\n")
+
+
+def test_asarray_shares_copies_and_detaches_as_torch_does():
+    torch = pytest.importorskip("torch")
+    import contextlib
+    import io
+    import warnings
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(ASARRAY, "asarray", "exec"), {"torch": torch})  # noqa: S102 - the test's own literal
+    assert run(ASARRAY).stdout == buf.getvalue()
+    assert "CloneBackward0 True False False" in buf.getvalue()  # copy=True keeps the graph through a clone

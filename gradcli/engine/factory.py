@@ -277,9 +277,16 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: a tensor shares obj's memory (and its autograd history) unless copy=True (a clone)
+    or dtype/device ask for a conversion; requires_grad=False given explicitly detaches the result, left
+    out it follows obj (torch 2.13's default)."""
     t = as_tensor(obj, dtype=_resolve(dtype), device=device)
-    if requires_grad:
+    if copy and t is obj:
+        t = t.clone()
+    if requires_grad is False and t.requires_grad:
+        t = t.detach()
+    elif requires_grad:
         t.requires_grad_(True)
     return t
 
