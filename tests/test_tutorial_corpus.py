@@ -138,11 +138,6 @@ KNOWN: dict[str, str] = {
     "uva_transformer_multihead_attention.grad": "defines and calls the method _reset_parameters: names starting with "
                                                 "'_' are reserved in GradScript (the sandbox), so the class statement "
                                                 "is refused",
-    "nanogpt_config_layernorm_mlp_block.grad": "the float32 matrix products' last bits in the backward: the MLP's "
-                                               "c_proj.weight.grad (a sum over the 16 rows of the batch) already "
-                                               "differs from torch's MKL sgemm in its last bits (docs/numerics.md), "
-                                               "and the LayerNorm weight gradient after it prints 52.9342 for "
-                                               "torch's 52.9343; the forward and everything else agree",
     "nanogpt_causal_self_attention.grad": "the float32 matrix products' last bits in the backward of c_attn "
                                           "(Linear(16, 48)): one value of x.grad prints 0.5251 for torch's 0.5252 "
                                           "(docs/numerics.md); the flash and manual paths and the forward agree",
