@@ -208,6 +208,49 @@ done:
  * n - n % 4 columns in four lanes over the next (k - peel) - (k - peel) % 4 terms, (l0 + l2) + (l1 + l3),
  * the rest in eight lanes over (k - peel) - (k - peel) % 8 terms, ((l0 + l4) + (l2 + l6)) + ((l1 + l5) +
  * (l3 + l7)); then the last products one by one. Four columns at a time (independent lanes). */
+#if defined(HAVE_X86) && defined(__SSE__)
+/* the lanes as SSE vectors (x86-64's baseline): each lane's products and sums are the same float32 operations
+ * in the same order as the scalar code below (no fused multiply-add), four lanes an instruction */
+static void dot4_columns(const float *x, const float *w, Py_ssize_t k, Py_ssize_t peel, float *out,
+                         Py_ssize_t cols) {
+    __m128 lanes[4];
+    Py_ssize_t k4 = peel + (k - peel) / 4 * 4;
+    for (Py_ssize_t c = 0; c < cols; c++) {
+        float s = 0.0f;
+        for (Py_ssize_t kk = 0; kk < peel; kk++) s = s + x[kk] * w[c * k + kk];
+        lanes[c] = _mm_set_ps(0.0f, 0.0f, 0.0f, s);
+    }
+    for (Py_ssize_t kk = peel; kk < k4; kk += 4) {
+        const __m128 xv = _mm_loadu_ps(x + kk);
+        for (Py_ssize_t c = 0; c < cols; c++)
+            lanes[c] = _mm_add_ps(lanes[c], _mm_mul_ps(xv, _mm_loadu_ps(w + c * k + kk)));
+    }
+    for (Py_ssize_t c = 0; c < cols; c++) {
+        float l[4];
+        _mm_storeu_ps(l, lanes[c]);
+        float r = (l[0] + l[2]) + (l[1] + l[3]);
+        for (Py_ssize_t kk = k4; kk < k; kk++) r = r + x[kk] * w[c * k + kk];
+        out[c] = r;
+    }
+}
+
+static float dot8(const float *x, const float *y, Py_ssize_t k, Py_ssize_t peel) {
+    float s = 0.0f;
+    for (Py_ssize_t kk = 0; kk < peel; kk++) s = s + x[kk] * y[kk];
+    __m128 lo = _mm_set_ps(0.0f, 0.0f, 0.0f, s), hi = _mm_setzero_ps();
+    Py_ssize_t k8 = peel + (k - peel) / 8 * 8;
+    for (Py_ssize_t kk = peel; kk < k8; kk += 8) {
+        lo = _mm_add_ps(lo, _mm_mul_ps(_mm_loadu_ps(x + kk), _mm_loadu_ps(y + kk)));
+        hi = _mm_add_ps(hi, _mm_mul_ps(_mm_loadu_ps(x + kk + 4), _mm_loadu_ps(y + kk + 4)));
+    }
+    float l[8];
+    _mm_storeu_ps(l, lo);
+    _mm_storeu_ps(l + 4, hi);
+    float r = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+    for (Py_ssize_t kk = k8; kk < k; kk++) r = r + x[kk] * y[kk];
+    return r;
+}
+#else
 static void dot4_columns(const float *x, const float *w, Py_ssize_t k, Py_ssize_t peel, float *out,
                          Py_ssize_t cols) {
     float lanes[4][4] = {{0.0f}};
@@ -236,6 +279,7 @@ static float dot8(const float *x, const float *y, Py_ssize_t k, Py_ssize_t peel)
     for (Py_ssize_t kk = k8; kk < k; kk++) r = r + x[kk] * y[kk];
     return r;
 }
+#endif
 
 /* rows r0..m-1 of the order above: out[i, j] for a (m x k) whose first element lies `first` floats past 16
  * bytes (row i's peel: the floats from (first + i * k) % 4 to the next 16 bytes) */
