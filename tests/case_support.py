@@ -259,3 +259,15 @@ def seeded_error(src):
     assert result.error is not None, "expected an error"
     assert not isinstance(result.error, InternalError), result.error.traceback_text
     return result.error
+
+
+def assert_same_value_error(engine, torch, make):
+    """make(distributions, lib) raises ValueError with the same text on the engine as on torch."""
+    import pytest
+
+    messages = []
+    for lib in (engine, torch):
+        with pytest.raises(ValueError) as info:
+            make(lib.distributions, lib)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
