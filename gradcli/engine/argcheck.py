@@ -326,7 +326,9 @@ def with_input_check(fn, name, signatures, numbers_first=False):
 TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin": "other", "logical_and": "other",
                 "logical_or": "other", "logical_xor": "other", "isclose": "other", "nextafter": "other",
                 "ldexp": "other", "heaviside": "values", "gcd": "other", "lcm": "other", "atan2": "other",
-                "hypot": "other", "logaddexp": "other", "logaddexp2": "other"}
+                "hypot": "other", "logaddexp": "other", "logaddexp2": "other", "dot": "tensor", "vdot": "other",
+                "inner": "other", "outer": "vec2", "kron": "other", "cross": "other", "mv": "vec", "mm": "mat2",
+                "masked_select": "mask", "allclose": "other", "equal": "other"}
 
 
 # the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py
