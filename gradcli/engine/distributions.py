@@ -345,7 +345,19 @@ Categorical.__module__ = "torch.distributions.categorical"
 
 # ---------------------------------------------------------------------------- Normal
 
-class Normal(Distribution):
+class LocationFamily(Distribution):
+    """A family whose mean and mode are its location parameter (Normal, Laplace, MultivariateNormal)."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+
+class Normal(LocationFamily):
     arg_constraints = {"loc": real, "scale": positive}
     support = real
     has_rsample = True
@@ -357,14 +369,6 @@ class Normal(Distribution):
 
     def expand(self, batch_shape):
         return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple})
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

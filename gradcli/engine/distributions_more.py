@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Constraint, Distribution, Normal, EMPTY, is_number, nonnegative,
-                            nonnegative_integer, one_hot, positive, real, real_vector, simplex,
+from .distributions import (Categorical, Constraint, Distribution, LocationFamily, Normal, EMPTY, is_number,
+                            nonnegative, nonnegative_integer, one_hot, positive, real, real_vector, simplex,
                             as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
                             less_than, logits_to_probs, probs_to_logits)
 from .size import Size
@@ -152,7 +152,7 @@ Exponential.__module__ = "torch.distributions.exponential"
 
 # ---------------------------------------------------------------------------- Laplace
 
-class Laplace(Distribution):
+class Laplace(LocationFamily):
     arg_constraints = {"loc": real, "scale": positive}
     support = real
     has_rsample = True
@@ -163,14 +163,6 @@ class Laplace(Distribution):
 
     def expand(self, batch_shape):
         return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple})
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

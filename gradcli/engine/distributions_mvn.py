@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import EMPTY, Constraint, Distribution, as_size, lazy_property, real_vector
+from .distributions import EMPTY, Constraint, Distribution, LocationFamily, as_size, lazy_property, real_vector
 
 NAMES = ("MultivariateNormal",)
 
@@ -87,7 +87,7 @@ def precision_to_scale_tril(P):
     return torch.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(LocationFamily):
     arg_constraints = {"loc": real_vector, "covariance_matrix": positive_definite,
                        "precision_matrix": positive_definite, "scale_tril": lower_cholesky}
     support = real_vector
@@ -154,14 +154,6 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         return torch.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
