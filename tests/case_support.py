@@ -207,6 +207,24 @@ def assert_matches_torch(engine, torch, case):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+def case_table_tests(cases):
+    """The two tests of a table of cases (name -> (fn, variables, constants)), for a test module to bind:
+    ``test_gradcheck, test_matches_torch = case_table_tests(CASES)``."""
+    import pytest  # noqa: PLC0415 - a test-time helper; the module's other users need no pytest
+
+    from gradcli.engine import api as engine  # noqa: PLC0415
+
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_gradcheck(name):
+        assert_gradchecks(engine, cases[name])
+
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_matches_torch(name):
+        assert_matches_torch(engine, pytest.importorskip("torch"), cases[name])
+
+    return test_gradcheck, test_matches_torch
+
+
 # ---------------------------------------------------------------------------- sandbox rounds
 
 def run_script(head, filename, src, **options):

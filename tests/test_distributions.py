@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
-from case_support import assert_gradchecks, assert_matches_torch, refused_script
+from case_support import case_table_tests, refused_script
 
 _RNG = np.random.default_rng(11)
 LOGITS = _RNG.standard_normal((3, 4)).tolist()
@@ -36,14 +36,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    assert_gradchecks(engine_torch, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_torch(name):
-    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
+test_gradcheck, test_matches_torch = case_table_tests(CASES)
 
 
 def test_samples_follow_torchs_stream():

@@ -12,7 +12,7 @@ import pytest
 
 from gradcli.engine import api as engine_torch
 from gradcli.engine.rng_samplers import digamma_one, standard_gamma
-from case_support import assert_gradchecks, assert_matches_torch, assert_same_value_error, refused_script
+from case_support import case_table_tests, assert_same_value_error, refused_script
 
 _RNG = np.random.default_rng(53)
 CONC = _RNG.uniform(0.3, 5.0, 5).tolist()
@@ -29,14 +29,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    assert_gradchecks(engine_torch, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_torch(name):
-    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
+test_gradcheck, test_matches_torch = case_table_tests(CASES)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

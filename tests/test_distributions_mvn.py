@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
-from case_support import assert_gradchecks, assert_matches_torch, assert_same_value_error, refused_script
+from case_support import case_table_tests, assert_same_value_error, refused_script
 
 _RNG = np.random.default_rng(41)
 LOC = _RNG.standard_normal(3).tolist()
@@ -56,14 +56,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    assert_gradchecks(engine_torch, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_torch(name):
-    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
+test_gradcheck, test_matches_torch = case_table_tests(CASES)
 
 
 def _draws(lib):

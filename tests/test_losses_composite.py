@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
-from case_support import assert_gradchecks, assert_matches_torch
+from case_support import case_table_tests
 
 _RNG = np.random.default_rng(7)
 A, B, C = (_RNG.standard_normal((4, 3)).tolist() for _ in range(3))
@@ -34,14 +34,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    assert_gradchecks(engine_torch, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_torch(name):
-    assert_matches_torch(engine_torch, pytest.importorskip("torch"), CASES[name])
+test_gradcheck, test_matches_torch = case_table_tests(CASES)
 
 
 def test_distance_function_from_the_script_is_called_as_given():
