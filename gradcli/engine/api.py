@@ -15,8 +15,7 @@ from . import methods as _methods
 from . import op_names as _op_names
 from .size import Size
 from .tensor import Tensor
-
-__version__ = "2.13.0+cpu"  # as the reference build (the CPU wheel) prints torch.__version__
+from .torch_version import __version__  # noqa: F401 - torch.__version__, a TorchVersion
 
 # dtypes and their aliases
 bool = _dtypes.bool_

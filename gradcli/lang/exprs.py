@@ -13,7 +13,7 @@ from . import ast as A
 from . import fastops
 from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
-from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module
+from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module, version_of
 from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 
@@ -255,16 +255,18 @@ class ExprCompiler:
     # ------------------------------------------------------------------ access
     def name_attribute(self, node, scope):
         """x.__name__ and x.__class__.__name__ (the weights_init idiom `m.__class__.__name__`): the
-        name of a class or function, a string (pyvalues.name_of); the only reads of '_' attributes
-        besides super().__init__ (`x.__class__` alone stays refused)."""
+        name of a class or function, a string (pyvalues.name_of); x.__version__ (`print(torch.__version__)`,
+        a tutorial's first cell): a module's version string (pyvalues.version_of). The only reads of '_'
+        attributes besides super().__init__ (`x.__class__` alone stays refused)."""
         inner = node.value
         of_class = type(inner) is A.Attribute and inner.attr == "__class__"
         value = self.expr(inner.value if of_class else inner, scope)
+        read = name_of if node.attr == "__name__" else version_of
 
         def attr_name(frame):
             obj = value(frame)
             try:
-                return name_of(type(obj) if of_class else obj)
+                return read(type(obj) if of_class else obj)
             except Exception as e:
                 tag(e, node)
                 raise
@@ -272,7 +274,7 @@ class ExprCompiler:
 
     def e_attribute(self, node, scope):
         name = node.attr
-        if name == "__name__":
+        if name in ("__name__", "__version__"):
             return self.name_attribute(node, scope)
         value = self.expr(node.value, scope)
         self.check_attr(node)

@@ -269,6 +269,25 @@ def name_of(obj):
     raise err
 
 
+def version_of(obj):
+    """obj.__version__ for a script: torch's and numpy's facades have one (what PyTorch's CPU wheel and the
+    NumPy that runs print); nothing else has."""
+    if isinstance(obj, Namespace):
+        version = _module_versions().get(obj._name)
+        if version is not None:
+            return version
+        err = AttributeError(f"module '{obj._name}' has no attribute '__version__'")
+    else:
+        err = AttributeError(f"'{type(obj).__name__}' object has no attribute '__version__'")
+    err._gs_user = True
+    raise err
+
+
+def _module_versions():
+    from ..engine.api import __version__ as torch_version  # noqa: PLC0415 - read on use, as the facades load
+    return {"torch": torch_version, "numpy": np.__version__}
+
+
 def refuse_module(obj, name):
     """The error of a CHECKED attribute whose value is a module."""
     return _refuse(obj, name)
