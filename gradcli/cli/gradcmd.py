@@ -81,10 +81,11 @@ def _variables_json(calc):
 
 
 def _print_result(calc, color: bool) -> None:
+    from gradcli.render.diagnostics import visible  # noqa: PLC0415
     from gradcli.render.summary import calculator_tables, print_renderable  # noqa: PLC0415
 
     value = repr(calc.value.detach())
-    head = f"{calc.expr} ="
+    head = f"{visible(calc.expr)} ="
     if "\n" in value:
         sys.stdout.write(f"{head}\n{value}\n")
     else:
@@ -96,7 +97,7 @@ def _print_result(calc, color: bool) -> None:
         else:
             print_renderable(part, sys.stdout, color)
     for note in calc.notes():
-        say(f"note: {note}", color and sys.stderr.isatty())
+        say(f"note: {visible(note)}", color and sys.stderr.isatty())
 
 
 def _emit(flags: Flags, code, error=None, calc=None):

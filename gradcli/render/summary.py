@@ -2,6 +2,7 @@
 (table.Table: Rich draws them on a terminal; plain output is drawn without importing Rich)."""
 from __future__ import annotations
 
+from .diagnostics import visible
 from .table import Table
 from .tensors import is_tensor, shape_text, value_repr
 
@@ -67,8 +68,9 @@ def calculator_tables(calc, color: bool):
     kind = "gradient" if calc.scalar else "Jacobian"
     out = []
     fixed = {"no_wrap": True}
+    expr = visible(calc.expr)  # the user's EXPR may hold raw control characters (in a string literal, a comment)
     table = _table(None, [("name", {"style": "bold" if color else None, **fixed}), ("value", {"style": value_style}),
-                          ("shape", fixed), ("dtype", fixed), (f"{kind} d({calc.expr})/d(name)", {"style": value_style})],
+                          ("shape", fixed), ("dtype", fixed), (f"{kind} d({expr})/d(name)", {"style": value_style})],
                    color)
     for name in calc.names:
         t = calc.variables[name]
@@ -78,8 +80,8 @@ def calculator_tables(calc, color: bool):
     out.append(table)
     if calc.hessian is not None:
         wrt = list(calc.hessian)
-        out.append(f"Hessian: d2({calc.expr})/d(row) d(column)" if calc.scalar else
-                   f"Hessian: d2({calc.expr})/d(row) d(column), for every element of {calc.expr}")
+        out.append(f"Hessian: d2({expr})/d(row) d(column)" if calc.scalar else
+                   f"Hessian: d2({expr})/d(row) d(column), for every element of {expr}")
         h = _table(None,
                    [("", {"style": "bold" if color else None})] + [(f"d/d{n}", {"style": value_style}) for n in wrt],
                    color)
