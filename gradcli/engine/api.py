@@ -394,14 +394,16 @@ def _load_func():
 
 def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
+    from .distributions_kl import kl_divergence
     more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg) for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
+                   kl_divergence=kl_divergence,
                    categorical=_Module("torch.distributions.categorical", Categorical=_d.Categorical),
                    normal=_Module("torch.distributions.normal", Normal=_d.Normal),
                    bernoulli=_Module("torch.distributions.bernoulli", Bernoulli=_d.Bernoulli),
-                   kl=_Module("torch.distributions.kl", kl_divergence=_d.kl_divergence))
+                   kl=_Module("torch.distributions.kl", kl_divergence=kl_divergence))
 
 
 _lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils, "func": _load_func,

@@ -1,4 +1,4 @@
-"""torch.distributions: Categorical, Normal and Bernoulli, and kl_divergence of two Normals, ported
+"""torch.distributions: Categorical, Normal and Bernoulli (kl_divergence: distributions_kl.py), ported
 from torch/distributions/*.py (2.13) step for step over the engine's ops, so that samples come from
 the same random stream (Categorical: multinomial with replacement; Normal: torch.normal, rsample
 empty().normal_(); Bernoulli: torch.bernoulli), values and grad_fn names are torch's (log_prob's
@@ -14,7 +14,7 @@ from . import api as torch
 from .size import Size
 from .tensor import Tensor
 
-NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli", "kl_divergence")
+NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli")
 EMPTY = Size()
 
 
@@ -478,13 +478,3 @@ class Bernoulli(Distribution):
 
 
 Bernoulli.__module__ = "torch.distributions.bernoulli"
-
-
-def kl_divergence(p, q):
-    """torch.distributions.kl.kl_divergence, for the pair the VAE tutorials use: two Normals."""
-    if not (type(p) is Normal and type(q) is Normal):
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
-                                  f"and q type {q.__class__.__name__}")
-    var_ratio = (p.scale / q.scale).pow(2)
-    t1 = ((p.loc - q.loc) / q.scale).pow(2)
-    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
