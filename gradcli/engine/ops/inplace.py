@@ -370,6 +370,15 @@ def copy_of(g, like):
     return out
 
 
+def _copy_shape_message(dst, src):
+    try:
+        shape = np.broadcast_shapes(dst, src)
+    except ValueError:
+        return errors.broadcast_mismatch(tuple(dst), tuple(src))
+    return (f"output with shape [{', '.join(map(str, dst))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, shape))}]")
+
+
 def copy_(self, src, non_blocking=False):
     check_inplace(self)
     if overlaps(self._data):
@@ -385,10 +394,8 @@ def copy_(self, src, non_blocking=False):
         if target is None:
             raise errors.runtime(OVERLAP_MESSAGE)
         np.copyto(target, np.broadcast_to(s, self._data.shape).astype(self._data.dtype, copy=False))
-    except ValueError:
-        raise errors.runtime(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of "
-                             f"tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                             f"{self.ndim - 1}") from None
+    except ValueError:  # TensorIterator's checks, self first: the two shapes, then the output's
+        raise errors.runtime(_copy_shape_message(self._data.shape, src._data.shape)) from None
     self._version[0] += 1
     if grad_mode.enabled and (self._rg or src._rg) and self.dtype.is_floating_point:  # an integer result has no grad
         old, old_nr = self.grad_fn, self._output_nr

@@ -16,7 +16,7 @@ from . import join_split as JS
 from . import linalg_extra as LX
 from . import shape as S
 from . import shape_extra as SX
-from .elementwise_common import kernel_error
+from .elementwise_common import broadcast_error, kernel_error
 from .reduction import return_type
 from .registry import Sample, op, tables
 from .special import inplace_method
@@ -176,9 +176,12 @@ def _integer_pair(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     dt = dtypes.result_type((input, other))  # a 0-d operand gives way to a dimensioned one of its category
+    try:  # TensorIterator's broadcast comes before the kernel's dtype check
+        x, y = np.broadcast_arrays(input._data, other._data)
+    except ValueError:
+        raise broadcast_error(input, other) from None
     if dt.category != dtypes.INT:
         raise kernel_error(f"{name}_cpu", dt)
-    x, y = np.broadcast_arrays(input._data, other._data)
     return x.astype(dt.np), y.astype(dt.np), dt
 
 

@@ -86,17 +86,24 @@ def _twin(t):
 
 
 _BAD_INPLACE_CALL = frozenset({"addmm_", "addmv_", "baddbmm_"})
+# the binary in-place ops whose kernel refuses a dtype after TensorIterator's output checks (x.gcd_(floats):
+# "result type Float can't be cast to ... Long", not the kernel's "gcd_cpu" error)
+_ITERATOR_FIRST = frozenset({"gcd_", "lcm_"})
 
 
 def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import OVERLAP_WRITES, check_source_overlap, rebase, warn_expanded_write  # noqa: PLC0415
+    from .inplace import (OVERLAP_WRITES, check_iterator_output, check_source_overlap, rebase,  # noqa: PLC0415
+                          warn_expanded_write)
     overlap_ok = name in OVERLAP_WRITES
+    iterator_first = name in _ITERATOR_FIRST
 
     def method(self, *args, **kwargs):
         check_inplace(self)
+        if iterator_first and args:
+            check_iterator_output(self, args[0])
         r = fn(_twin(self) if self._rg else self, *args, **kwargs)
         if inplace_node is not None and r.grad_fn is not None:
             old = r.grad_fn
