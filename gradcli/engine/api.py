@@ -406,8 +406,13 @@ def _load_distributions():
                    kl=_Module("torch.distributions.kl", kl_divergence=kl_divergence))
 
 
+def _load_testing():
+    from . import testing as _testing
+    return _Module("torch.testing", assert_close=_testing.assert_close)
+
+
 _lazy = {"nn": _load_nn, "optim": _load_optim, "utils": _load_utils, "func": _load_func,
-         "distributions": _load_distributions}
+         "distributions": _load_distributions, "testing": _load_testing}
 autograd._lazy["functional"] = _load_autograd_functional
 
 
