@@ -257,13 +257,15 @@ def name_of(obj):
     builtin's; anything else has none (Python's instances have none either)."""
     from .pybuiltins import ScriptType, TypeBuiltin  # noqa: PLC0415 - pybuiltins imports this module
     if isinstance(obj, ScriptType):
-        return obj.cls.__name__
+        obj = obj.cls
     if isinstance(obj, TypeBuiltin):
         return "type"
     if isinstance(obj, type) or callable(obj):
         name = getattr(obj, "__name__", None)
         if isinstance(name, str):
-            return name
+            # the engine's classes named by their tp_name (torch.Size, torch.device, torch.return_types.max):
+            # Python's __name__ is its last part
+            return name.rpartition(".")[2] if isinstance(obj, type) and name.startswith("torch.") else name
     err = AttributeError(f"'{type(obj).__name__}' object has no attribute '__name__'")
     err._gs_user = True
     raise err

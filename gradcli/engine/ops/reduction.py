@@ -46,7 +46,11 @@ class ReturnType(tuple):
 
 
 def return_type(name, fields=("values", "indices")):
-    return type(name, (ReturnType,), {"_fields": fields, "_name": name, "__module__": "torch.return_types"})
+    cls = type(name, (ReturnType,), {"_fields": fields, "_name": name, "__module__": "torch.return_types"})
+    # the structseq's tp_name, as Python's and torch's messages name it ("unsupported operand type(s) for ^:
+    # 'torch.return_types.max' and 'Tensor'"); a script's type(r).__name__ is the last part (pyvalues.name_of)
+    cls.__name__ = f"torch.return_types.{name}"
+    return cls
 
 
 RETURN_TYPES = {n: return_type(n) for n in ("max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue",
