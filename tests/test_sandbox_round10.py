@@ -52,3 +52,51 @@ def test_the_calculator_keeps_its_expression_whole_in_json():
     assert proc.returncode == 0, proc.stderr
     import json  # noqa: PLC0415
     assert json.loads(proc.stdout)["calculator"]["expr"] == expr
+
+
+# ---------------------------------------------------------------- a script's objects as indices
+
+SELF_SIMILAR = """
+class O:
+    def __len__(self):
+        return 3
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError
+        return O()
+x = torch.ones(3)
+"""
+
+
+@pytest.mark.parametrize("use", ["x[O()]", "x[O()] = 1", "x[0, O()]"])
+def test_a_sequence_whose_items_are_sequences_is_too_many_indices_at_once(use):
+    # NumPy took the object as a nested sequence and probed it 32 levels deep (3**32 calls of the
+    # script's __getitem__): a run to --timeout; torch counts the tuple's items first
+    result = refused(SELF_SIMILAR + use + "\n", "IndexError", "too many indices for tensor of dimension 1",
+                     max_steps=100_000)
+    assert result.error.line == HEAD.count("\n") + SELF_SIMILAR.count("\n") + 1
+
+
+def test_a_long_sequence_as_an_index_is_held_to_the_element_limit():
+    src = ("class L:\n    def __len__(self):\n        return 10**18\n    def __getitem__(self, i):\n"
+           "        return 1\nprint(torch.ones(3)[L()])\n")
+    refused(src, "RuntimeError", "exceeds the limit of 100000000 elements (--max-elements)")
+
+
+@pytest.mark.parametrize("key", ["R()", "print", "np.float64", "{1: 2}", "iter([1])"])
+def test_an_object_that_is_no_index_is_torchs_index_error(key):
+    src = f"class R:\n    def __init__(self):\n        self.a = 1\nprint(torch.ones(3)[{key}])\n"
+    result = refused(src, "IndexError", "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                                        "Variables are valid indices (got ")
+    assert "numpy.newaxis" not in result.error.message
+
+
+# ---------------------------------------------------------------- torch.asarray's flags
+
+@pytest.mark.parametrize("flag", ["copy", "requires_grad"])
+@pytest.mark.parametrize("value, kind", [("print", "builtin_function_or_method"), ("1", "int"),
+                                         ("torch.tensor(True)", "Tensor"), ("np.bool_(True)", "numpy.bool")])
+def test_asarray_flags_take_only_bools(flag, value, kind):
+    # a callable (or anything true) was taken as True: asarray(x, requires_grad=print) made a leaf
+    refused(f"torch.asarray(torch.ones(2), {flag}={value})\n", "TypeError",
+            f"asarray(): argument '{flag}' must be bool, not {kind}")

@@ -13,7 +13,7 @@ from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
 from .size import Size
-from .argcheck import check_int_list, is_scalar
+from .argcheck import check_int_list, is_scalar, typename
 from .tensor import Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -194,7 +194,7 @@ def _checked_ints(nested, d):
 def _check_depth(data):
     """torch's compute_sizes: down the first items, at most 128 nested sequences (MAX_DIMS)."""
     depth = 0
-    while isinstance(data, (list, tuple)) or _is_sequence(data):
+    while isinstance(data, (list, tuple)) or is_sequence(data):
         depth += 1
         if depth > 128:
             raise errors.value(f"too many dimensions '{type(data).__name__}'")
@@ -221,7 +221,7 @@ class _Items(list):
 _SCALARS = (builtins.int, builtins.float, builtins.bool, builtins.complex, builtins.str, builtins.bytes, np.generic)
 
 
-def _is_sequence(data) -> bool:
+def is_sequence(data) -> bool:
     """CPython's PySequence_Check, which torch.tensor asks of what it is given: a range (or the
     language's stand-in for a long one), an object whose class has __getitem__ (no dict)."""
     if isinstance(data, (list, tuple, Tensor, np.ndarray, dict) + _SCALARS):
@@ -251,7 +251,7 @@ def _read_sequences(data, count, depth):
         if out is None:
             return data
         return out
-    if not _is_sequence(data):
+    if not is_sequence(data):
         return data
     n = len(data)
     count[0] += n
@@ -281,6 +281,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """torch.asarray: a tensor shares obj's memory (and its autograd history) unless copy=True (a clone)
     or dtype/device ask for a conversion; requires_grad=False given explicitly detaches the result, left
     out it follows obj (torch 2.13's default)."""
+    for pname, value in (("copy", copy), ("requires_grad", requires_grad)):
+        if value is not None and value.__class__ is not builtins.bool:  # torch's parser: no NumPy bool, no Tensor
+            raise errors.type_error(f"asarray(): argument '{pname}' must be bool, not {typename(value)}")
     t = as_tensor(obj, dtype=_resolve(dtype), device=device)
     if copy and t is obj:
         t = t.clone()
@@ -311,7 +314,7 @@ def legacy_tensor(*args, **kwargs):
         return tensor(list(args[0]), dtype=d)
     if len(args) == 1 and isinstance(args[0], Tensor):
         return args[0]
-    if len(args) == 1 and _is_sequence(args[0]):  # torch.Tensor(range(3))
+    if len(args) == 1 and is_sequence(args[0]):  # torch.Tensor(range(3))
         return tensor(args[0], dtype=d)
     if not args:  # torch.Tensor(): an empty 1-d tensor, tensor([])
         return zeros(0, dtype=d)

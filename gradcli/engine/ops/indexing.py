@@ -52,7 +52,30 @@ def _key_part(k):
     if isinstance(k, float):
         raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                            "valid indices (got float)")
-    return k
+    if k is None or k is Ellipsis or isinstance(k, (int, np.generic, np.ndarray)) or \
+            hasattr(k, "__cuda_array_interface__"):
+        return k
+    return _foreign_part(k)
+
+
+def _foreign_part(k):
+    """A key component of no kind the engine knows (a script class's object): torch's applySlicing
+    makes a sequence an index tensor (sequenceToVariable: torch.tensor's reading, long unless it reads
+    bools) and an object with __index__ an integer; anything else is its IndexError. NumPy took such
+    an object as a sequence itself, probing an object whose items are objects 32 levels deep (3**32
+    calls of the script's __getitem__: a run to --timeout)."""
+    from ..factory import is_sequence, tensor  # noqa: PLC0415 - factory imports the ops
+
+    if is_sequence(k):
+        t = tensor(k)
+        if t.dtype not in (dtypes.bool_, dtypes.uint8):
+            t = tensor(k, dtype=dtypes.int64)
+        return _key_part(t)
+    index = getattr(type(k), "__index__", None)
+    if index is not None:
+        return index(k)
+    raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                       f"valid indices (got {typename(k)})")
 
 
 def _slice_bound(v):
@@ -81,7 +104,35 @@ def _sequence_as_tuple(key):
             isinstance(k, (Tensor, list, tuple, str, slice, range)) or k is None or k is Ellipsis for k in key):
         _warn_sequence()
         return tuple(key)
+    if key.__class__ in _KNOWN_KEYS or isinstance(key, (Tensor, tuple, list, range, np.generic, np.ndarray)):
+        return key
+    from ..factory import is_sequence  # noqa: PLC0415 - factory imports the ops
+
+    if is_sequence(key) and _foreign_items_as_tuple(key, is_sequence):
+        _warn_sequence()
+        return tuple(key)
     return key
+
+
+_KNOWN_KEYS = frozenset((int, bool, slice, str, float, type(None), type(Ellipsis)))
+
+
+def _foreign_items_as_tuple(key, is_sequence):
+    """treatSequenceAsTuple for a sequence of the script's: its length (an error: not a tuple), then
+    its items by index up to the first that is a tensor, a sequence, a slice, None or ... (an error
+    reading one: not a tuple)."""
+    try:
+        n = len(key)
+        if n >= 32:
+            return False
+        for i in range(n):
+            k = key[i]
+            if isinstance(k, (Tensor, slice, np.ndarray, list, tuple, str, range)) or k is None or k is Ellipsis \
+                    or is_sequence(k):
+                return True
+    except Exception:  # noqa: BLE001 - torch clears the error (PyErr_Clear) and takes the key whole
+        return False
+    return False
 
 
 def _normalize(key, data=None):
@@ -90,7 +141,18 @@ def _normalize(key, data=None):
         key = (key,)
     if type(data) is np.ndarray and any(isinstance(k, Tensor) and k.is_cuda for k in key):
         raise errors.runtime("indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+    if data is not None and not all(k.__class__ in _KNOWN_KEYS or isinstance(k, (Tensor, list, np.generic)) for k in key):
+        _count_specified(key, data.ndim)
     return tuple(_key_part(k) for k in key)
+
+
+def _count_specified(key, ndim):
+    """torch's count_specified_dimensions, checked before any component becomes a tensor: a script's
+    sequence whose items are sequences is 'too many indices', not the reading's own error."""
+    n = sum(k.dim() if isinstance(k, Tensor) and k.dtype in (dtypes.bool_, dtypes.uint8) else 1
+            for k in key if k is not None and k is not Ellipsis and not isinstance(k, bool))
+    if n > ndim:
+        raise errors.index(f"too many indices for tensor of dimension {ndim}")
 
 
 def _is_advanced(k):
