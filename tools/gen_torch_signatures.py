@@ -220,6 +220,135 @@ def _entry_lines(name, sigs):
     return [f"    {name!r}: (", *(f"        {s!r}," for s in sigs), "    ),"]
 
 
+# python_arg_parser.cpp's type_map and FunctionParameter::type_name: a schema type as the parser's messages name it
+_TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
+               "complex": "complex", "TensorList": "tuple of Tensors", "c10::List<::std::optional<Tensor>>":
+               "tuple of Tensors", "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints",
+               "ArrayRef<double>": "tuple of floats", "Generator": "torch.Generator", "bool": "bool",
+               "Storage": "torch.Storage", "PyObject*": "object", "ScalarType": "torch.dtype", "Layout": "torch.layout",
+               "MemoryFormat": "torch.memory_format", "QScheme": "torch.qscheme", "Device": "torch.device",
+               "DeviceIndex": "int", "Stream": "torch.Stream", "std::string": "str", "c10::string_view": "str",
+               "std::string_view": "str", "Dimname": "name", "DimnameList": "tuple of names",
+               "ScalarList": "tuple of Scalars", "DispatchKeySet": "DispatchKeySet"}
+
+
+def parser_text(signature_str):
+    """FunctionSignature::toString of a binding's signature string (torchgen's): each parameter as
+    "type name[ = default]", and the names of those whose type is optional ('?': the text drops it)."""
+    params = split_params(signature_str[signature_str.index("("):])
+    parts, nullable = [], []
+    for param in params:
+        if param == "*":
+            parts.append("*")
+            continue
+        head, eq, default = param.partition("=")
+        kind, _, name = head.strip().rpartition(" ")
+        if kind.endswith("?"):
+            nullable.append(name)
+        kind = "TensorList" if kind.startswith("TensorList") else re.sub(r"\[\d*\]$", "", kind.rstrip("?"))
+        parts.append(f"{_TYPE_NAMES[kind]} {name}" + (f" = {default}" if eq else ""))
+    return "(" + ", ".join(parts) + ")", tuple(nullable)
+
+
+def binding_texts(method=False):
+    """{name: [(text, nullable), ...]}: the signatures torch's Python bindings are made with, from the
+    native_functions.yaml that torchgen ships, grouped and ordered as gen_python_functions does
+    (name: "X" for torch.X, "linalg.X" / "special.X"; with method, the Tensor methods' without self)."""
+    import os
+    from collections import defaultdict
+
+    import torchgen
+    from torchgen.api.python import PythonSignatureNativeFunctionPair, signature
+    from torchgen.gen import parse_native_yaml
+    from torchgen.model import Variant
+    from torchgen.packaged.autograd.gen_python_functions import (group_overloads, should_generate_py_binding,
+                                                                 sort_overloads)
+    native = os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native")
+    parsed = parse_native_yaml(os.path.join(native, "native_functions.yaml"), os.path.join(native, "tags.yaml"))
+    pairs = defaultdict(list)
+    for f in parsed.native_functions:
+        module = f.python_module
+        variant = Variant.method if method else Variant.function
+        if not should_generate_py_binding(f) or (module is None and variant not in f.variants) or (
+                method and module is not None):
+            continue
+        name = str(f.func.name.name)
+        key = name if module is None else f"{module}.{name.removeprefix(module + '_')}"
+        pairs[key].append(PythonSignatureNativeFunctionPair(signature=signature(f, method=method), function=f))
+    return {key: [parser_text(g.signature.signature_str(symint=True))
+                  for g in sort_overloads(group_overloads(found, symint=True), symint=True)]
+            for key, found in pairs.items()}
+
+
+def single_texts(tables, bindings):
+    """{name: (text, nullable)} for the functions of tables (SIGNATURES, NAMESPACE_SIGNATURES) with a single
+    signature, whose text torch never shows (it names the bad argument instead); checked against what the
+    parser said: the several signatures' texts torch listed must be the bindings' own."""
+    singles = {}
+    for table in tables:
+        for name, sigs in table.items():
+            texts = [s[4] for s in sigs]
+            found = bindings.get(name)
+            if None not in texts:
+                if found is not None and [t for t, _ in found] != texts:
+                    raise SystemExit(f"torchgen's signatures of {name} are not the parser's: {found} != {texts}")
+                continue
+            if found is None or len(found) != 1:
+                continue
+            text, nullable = found[0]
+            first = split_params(text)[0].split(" = ")[0]
+            if first != f"{sigs[0][3]} {sigs[0][2]}":
+                raise SystemExit(f"torchgen's signature of {name} does not start as the parser's: {text}")
+            if not numbers_as_tensors(torch_function(name), text):
+                singles[name] = (text, nullable)
+    return singles
+
+
+def torch_function(name):
+    """torch.name, or torch.linalg.X for "linalg.X"."""
+    import torch
+    owner, _, short = name.rpartition(".")
+    return getattr(getattr(torch, owner) if owner else torch, short)
+
+
+def numbers_as_tensors(fn, text, method=False):
+    """Does the parser take a Python number for the signature's second Tensor parameter (python_arg_parser's
+    should_allow_numbers_as_tensors: add, mul, sub, div, copysign...)? Probed with 1.5 there."""
+    import torch
+    params = split_params(text)
+    index = 0 if method else 1
+    if len(params) <= index or not params[index].startswith("Tensor "):
+        return False
+    try:
+        fn(1.5) if method else fn(torch.ones(2, 2), 1.5)
+    except TypeError as e:
+        return "must be Tensor, not float" not in str(e)
+    except Exception:  # noqa: BLE001 - parsed, then failed elsewhere
+        return True
+    return True
+
+
+def single_method_texts(bindings):
+    """{name: (text, nullable)} for the engine's Tensor methods with a single signature that takes a Tensor after
+    self (x.diagonal_scatter(1)), whose first parameter is the one torch's parser names for a wrong argument."""
+    import torch
+    singles = {}
+    for name in engine_methods():
+        found = bindings.get(name)
+        if found is None or len(found) != 1 or method_signatures(name) or "Tensor " not in found[0][0]:
+            continue
+        try:
+            getattr(torch.ones(2, 2), name)(_Probe())
+        except TypeError as e:
+            m = re.match(rf"{name}\(\): argument '(\w+)' \(position 1\) must be (.+), not _Probe$", str(e))
+        else:
+            continue
+        if m and split_params(found[0][0])[0].split(" = ")[0] == f"{m.group(2)} {m.group(1)}" and not \
+                numbers_as_tensors(getattr(torch.ones(2, 2), name), found[0][0], method=True):
+            singles[name] = found[0]
+    return singles
+
+
 def build():
     """The text of torch_signatures.py, from the torch this runs with."""
     import warnings
@@ -305,6 +434,19 @@ def build():
     for name in namespace_not_parsed:
         lines.append(f"    {name!r},")
     lines.append("})")
+    lines.append("")
+    lines.append("# the functions above with a single signature: its text as torch's parser would show it (torchgen's")
+    lines.append("# binding signature) and the parameters whose type is optional (the text drops the '?')")
+    lines.append("SINGLE_SIGNATURES = {")
+    for name, entry in single_texts((table, namespace_table), binding_texts()).items():
+        lines.append(f"    {name!r}: {entry!r},")
+    lines.append("}")
+    lines.append("")
+    lines.append("# the Tensor methods with a single signature taking a Tensor after self: as SINGLE_SIGNATURES, without self")
+    lines.append("SINGLE_METHOD_SIGNATURES = {")
+    for name, entry in single_method_texts(binding_texts(method=True)).items():
+        lines.append(f"    {name!r}: {entry!r},")
+    lines.append("}")
     lines.append("")
     lines.append("# the engine's torch.X functions looked at that torch's argument parser gives no signatures for")
     lines.append("NOT_PARSED = frozenset({")

@@ -313,8 +313,10 @@ def _as_torch_function(name, fn):
     sigs = _sig.SIGNATURES.get(name)
     if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
         numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
-        fn = _with_input_check(fn, _PARSER_NAMES.get(name, name), sigs, name in numbers_first)
-    if name in _TENSOR_OTHER and isinstance(fn, types.FunctionType):
+        single = getattr(_sig, "SINGLE_SIGNATURES", {}).get(name)
+        fn = _with_input_check(fn, _PARSER_NAMES.get(name, name), sigs, name in numbers_first, single)
+    if name in _TENSOR_OTHER and name not in getattr(_sig, "SINGLE_SIGNATURES", {}) and isinstance(
+            fn, types.FunctionType):
         fn = _with_other_check(fn, name, 2)
     return fn
 
@@ -328,7 +330,8 @@ def _as_namespace_function(namespace, name, fn):
     does, which names it <namespace>_<name>()."""
     sigs = _sig.NAMESPACE_SIGNATURES.get(f"{namespace}.{name}")
     if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
-        fn = _with_input_check(fn, f"{namespace}_{name}", sigs)
+        single = getattr(_sig, "SINGLE_SIGNATURES", {}).get(f"{namespace}.{name}")
+        fn = _with_input_check(fn, f"{namespace}_{name}", sigs, single=single)
     return fn
 
 

@@ -10,54 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import errors
-from .argcheck import again_parsed, invalid_combination, is_scalar, takes_int, typename
+from .argcheck import again_parsed, invalid_combination, signature_params, takes, takes_int, typename
 from .tensor import Tensor
-
-
-def _params(text):
-    """The parameters of a signature's text: (type, name, has_default, default_is_none, keyword_only)."""
-    params = []
-    keyword_only = False
-    for item in text[1:-1].split(", "):
-        if item == "*":
-            keyword_only = True
-            continue
-        if not item:
-            continue
-        head, eq, default = item.partition(" = ")
-        kind, _, name = head.rpartition(" ")
-        params.append((kind, name, bool(eq), default == "None", keyword_only))
-    return params
-
-
-def _takes(kind, value):
-    """Does the parser take value for a parameter of this type? (types it does not know: yes)"""
-    if kind == "Tensor":
-        return isinstance(value, Tensor)
-    if kind == "int":
-        return takes_int(value)
-    if kind == "bool":
-        return isinstance(value, (bool, np.bool_))
-    if kind in ("float", "Number"):
-        return is_scalar(value) or (isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad)
-    if kind == "str":
-        return isinstance(value, str)
-    if kind == "torch.dtype":
-        return typename(value) == "torch.dtype"
-    if kind in ("tuple of Scalars", "tuple of Tensors"):
-        item = is_scalar if kind == "tuple of Scalars" else (lambda v: isinstance(v, Tensor))
-        return isinstance(value, (list, tuple)) and all(item(v) for v in value)
-    if kind == "tuple of ints":
-        return isinstance(value, (int, np.integer)) or (isinstance(value, (list, tuple)) and all(
-            isinstance(v, (int, np.integer)) for v in value))
-    return True
 
 
 def parse_error(name, text, args, kwargs, nullable=()):
     """FunctionSignature::parse(raise_exception=true) for this signature: its TypeError, or None when it takes
     the arguments. nullable: the parameters that take None beyond those whose default is None (torch's
     signature text drops the '?' of an optional bool or int)."""
-    params = _params(text)
+    params = signature_params(text)
     positional = [p for p in params if not p[4]]
     if len(args) > len(positional):
         required = sum(1 for p in params if not p[2])
@@ -68,6 +29,7 @@ def parse_error(name, text, args, kwargs, nullable=()):
                                  f"{'' if len(positional) == 1 else 's'} but {len(args)} "
                                  f"{'was' if len(args) == 1 else 'were'} given")
     used = set()
+    unpack = None  # an int list's later item that is no int: told only once every argument has parsed
     for i, (kind, pname, has_default, none_default, keyword_only) in enumerate(params):
         if not keyword_only and i < len(args):
             value, where = args[i], f" (position {i + 1})"
@@ -82,13 +44,34 @@ def parse_error(name, text, args, kwargs, nullable=()):
             continue
         if value is None and (none_default or pname in nullable):
             continue
-        if not _takes(kind, value):
+        if kind == "tuple of ints" and isinstance(value, (list, tuple)) and value:
+            err = _int_list_error(name, pname, where, value)
+            if err is not None and err[0]:
+                return err[1]
+            unpack = unpack or (err and err[1])
+        elif not takes(kind, value):
             return errors.type_error(f"{name}(): argument '{pname}'{where} must be {kind}, not {typename(value)}")
     for key in kwargs:
         if key not in used:
             if any(p[1] == key for p in positional[:len(args)]):
                 return errors.type_error(f"{name}() got multiple values for argument '{key}'")
             return errors.type_error(f"{name}() got an unexpected keyword argument '{key}'")
+    return unpack
+
+
+def _int_list_error(name, pname, where, items):
+    """An int list's items as the parser reads them: only the first decides whether the list is taken
+    (is_int_or_symint_list: "found element of type bool at pos 0"); a later one fails when it is unpacked, after
+    the other arguments parsed (THPUtils_unpackIndex's error, its position 1-based). (first?, error) or None."""
+    first = items[0]
+    if not (takes_int(first) or (isinstance(first, Tensor) and first._data.ndim == 0
+                                 and not first.dtype.is_floating_point)):
+        return True, errors.type_error(f"{name}(): argument '{pname}'{where} must be tuple of ints, but found element "
+                                       f"of type {typename(first)} at pos 0")
+    for pos, item in enumerate(items[1:], 2):
+        if not takes_int(item) and not isinstance(item, (bool, np.bool_, Tensor)):
+            return False, errors.type_error(f"{name}(): argument '{pname}' failed to unpack the object at pos {pos} "
+                                            f"with error \"type must be tuple of ints,but got {typename(item)}\"")
     return None
 
 

@@ -63,6 +63,119 @@ def _accepts(kind, value):
     return True
 
 
+@functools.cache
+def signature_params(text):
+    """The parameters of a signature's text: (type, name, has_default, default_is_none, keyword_only)."""
+    params = []
+    keyword_only = False
+    for item in text[1:-1].split(", "):
+        if item == "*":
+            keyword_only = True
+            continue
+        if not item:
+            continue
+        head, eq, default = item.partition(" = ")
+        kind, _, name = head.rpartition(" ")
+        params.append((kind, name, bool(eq), default == "None", keyword_only))
+    return params
+
+
+def takes(kind, value):
+    """Does the parser take value for a parameter of this type? (types it does not know: yes)"""
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "int":
+        return takes_int(value)
+    if kind == "bool":
+        return isinstance(value, (bool, np.bool_))
+    if kind in ("float", "Number"):
+        return is_scalar(value) or (isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "torch.dtype":
+        return typename(value) == "torch.dtype"
+    if kind in ("tuple of Scalars", "tuple of Tensors"):
+        item = is_scalar if kind == "tuple of Scalars" else (lambda v: isinstance(v, Tensor))
+        return isinstance(value, (list, tuple)) and all(item(v) for v in value)
+    if kind == "tuple of ints":  # a 0-d integer Tensor too, as the list or an item (torch.amax(x, torch.tensor(0)))
+        return takes_int(value) or (isinstance(value, (list, tuple)) and all(takes_int(v) for v in value))
+    return True
+
+
+# the types whose values takes() tells apart cheaply and for sure (a list of Tensors may hold None where torch's
+# parameter is a list of optional Tensors, which the signature's text does not say)
+_QUICK_KINDS = frozenset({"Tensor", "int", "bool", "float", "Number", "str", "torch.dtype", "tuple of ints"})
+
+
+def compile_signature(text, nullable):
+    """A signature's text for takes_all: the positional parameters' types (None: not checked here), whether each
+    takes None, each name's (position or None, type, takes None), how many positional parameters are required;
+    and the text and nullable themselves."""
+    params = signature_params(text)
+    positional = [p for p in params if not p[4]]
+    kinds = tuple(p[0] if p[0] in _QUICK_KINDS else None for p in positional)
+    names = {p[1]: (i if not p[4] else None, p[0] if p[0] in _QUICK_KINDS else None, p[3] or p[1] in nullable)
+             for i, p in enumerate(params)}
+    none_ok = tuple(p[3] or p[1] in nullable for p in positional)
+    tensors_only = all(k == "Tensor" for k in kinds) and not any(none_ok)
+    return kinds, none_ok, names, sum(1 for p in positional if not p[2]), text, nullable, tensors_only
+
+
+def takes_all(compiled, args, kwargs, start=0):
+    """Does the signature (compile_signature's) surely take these arguments (from args[start] on: those before
+    are checked already)? False sends the call to arg_parser.parse_error, which says why, or finds that it does."""
+    kinds, none_ok, names, required = compiled[:4]
+    if len(args) > len(kinds) or len(args) < required:
+        return False
+    if compiled[6]:  # x.matmul(y), torch.exp(x): the common case, quickly
+        for value in args[start:]:
+            if not isinstance(value, Tensor):
+                return False
+        return not kwargs or _takes_keywords(names, args, kwargs)
+    for i in range(start, len(args)):
+        kind, value = kinds[i], args[i]
+        if kind == "Tensor":
+            if not isinstance(value, Tensor) and not (value is None and none_ok[i]):
+                return False
+        elif kind is not None and not takes(kind, value) and not (value is None and none_ok[i]):
+            return False
+    return not kwargs or _takes_keywords(names, args, kwargs)
+
+
+def _takes_keywords(names, args, kwargs):
+    for key, value in kwargs.items():
+        found = names.get(key)
+        if found is None or (found[0] is not None and found[0] < len(args)):
+            return False
+        if found[1] is not None and not takes(found[1], value) and not (found[2] and value is None):
+            return False
+    return True
+
+
+def check_all(name, compiled, args, kwargs, start=0):
+    """Raise torch's parser error for arguments its only signature (compile_signature's) does not take."""
+    if not takes_all(compiled, args, kwargs, start):
+        from .arg_parser import parse_error  # noqa: PLC0415 - it builds on this module; only for a refusal
+        err = parse_error(name, compiled[4], args, kwargs, compiled[5])
+        if err is not None:
+            raise err
+
+
+def with_method_check(fn, name, entry):
+    """The Tensor method fn, its arguments after self checked as its only signature's (torch_signatures'
+    SINGLE_METHOD_SIGNATURES entry: text and nullable): x.diagonal_scatter(1) names 'src' as torch does."""
+    compiled = None  # on the first call: compiling every method's signature would cost start-up time
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        nonlocal compiled
+        if compiled is None:
+            compiled = compile_signature(*entry)
+        if not takes_all(compiled, args, kwargs):
+            check_all(name, compiled, args, kwargs)
+        return fn(self, *args, **kwargs)
+    return method
+
 def check_first(name, signatures, args, kwargs):
     """Raise torch's TypeError when no plausible signature takes this first argument."""
     first_name = signatures[0][2]
@@ -291,16 +404,26 @@ def as_method(fn, name):
     return method
 
 
-def with_input_check(fn, name, signatures, numbers_first=False):
+def _varargs_intlist(text):
+    """Is an int list the signature's only positional parameter (torch.ones(2, 3) takes varargs for it)?"""
+    positional = text[1:-1].split(", *")[0]
+    return positional.startswith("tuple of ints ") and ", " not in positional
+
+
+def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     """fn, checking its first argument as torch does when it is not a Tensor (nor, with
-    numbers_first, a Python number); the argument errors of the implementation told as torch's parser does."""
+    numbers_first, a Python number); the argument errors of the implementation told as torch's parser does.
+    single: torch_signatures.SINGLE_SIGNATURES' (text, nullable) of a function with one signature, whose every
+    argument is then checked as its parser checks them (torch.diagonal_scatter(x, 1), linalg.solve(A, B, left=1))."""
     first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
+    varargs = single is not None and _varargs_intlist(single[0])  # torch.ones(2, 3): the parser's varargs rule
+    compiled = None  # single's compile_signature, on the first call (start-up time)
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        nonlocal aliases
+        nonlocal aliases, compiled
         if kwargs:
             if aliases is None:
                 aliases = _numpy_aliases(fn)
@@ -312,6 +435,12 @@ def with_input_check(fn, name, signatures, numbers_first=False):
                 check_first(name, signatures, args, kwargs)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, kwargs)
+        if single is not None:
+            if compiled is None:
+                compiled = compile_signature(*single)
+            given = (args,) if varargs and args and takes_int(args[0]) else args
+            first_checked = given and (isinstance(given[0], Tensor) or numbers_first)
+            check_all(name, compiled, given, kwargs, 1 if first_checked else 0)
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as e:
@@ -322,13 +451,9 @@ def with_input_check(fn, name, signatures, numbers_first=False):
     return call
 
 
-# the functions whose second argument has no Number overload (torch.maximum(x, 0) is a TypeError): its name
-TENSOR_OTHER = {"maximum": "other", "minimum": "other", "fmax": "other", "fmin": "other", "logical_and": "other",
-                "logical_or": "other", "logical_xor": "other", "isclose": "other", "nextafter": "other",
-                "ldexp": "other", "heaviside": "values", "gcd": "other", "lcm": "other", "atan2": "other",
-                "hypot": "other", "logaddexp": "other", "logaddexp2": "other", "dot": "tensor", "vdot": "other",
-                "inner": "other", "outer": "vec2", "kron": "other", "cross": "other", "mv": "vec", "mm": "mat2",
-                "masked_select": "mask", "allclose": "other", "equal": "other"}
+# the functions with several signatures whose second argument has no Number overload (torch.mm(x, 3) is a
+# TypeError): its name. Those with one signature have all their arguments checked (SINGLE_SIGNATURES).
+TENSOR_OTHER = {"mm": "mat2"}
 
 
 # the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py

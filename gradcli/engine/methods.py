@@ -16,7 +16,8 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
-from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_other_check
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_method_check, with_other_check
+from .torch_signatures import SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
@@ -50,20 +51,30 @@ _BINDERS = []   # what else binds a family's names when it loads (api.py: torch.
 
 
 def _method(name, fn):
-    """The Tensor method `name`: fn, checking a second argument that must be a Tensor (argcheck.TENSOR_OTHER), its
-    argument errors told as the method's (argcheck.METHOD_FORM)."""
+    """The Tensor method `name`: fn, its arguments checked as its only signature's (torch_signatures'
+    SINGLE_METHOD_SIGNATURES), or a second argument that must be a Tensor (argcheck.TENSOR_OTHER); its argument
+    errors told as the method's (argcheck.METHOD_FORM)."""
     if name in METHOD_FORM:
         return as_method(fn, name)
+    single = SINGLE_METHOD_SIGNATURES.get(name)
+    if single is not None:
+        return with_method_check(fn, name, single)
     if name in TENSOR_OTHER:
         return with_other_check(fn, name, 1)
     return fn
+
+
+def _inplace(name, fn):
+    """The in-place method `name` (x.gcd_(y)): its arguments checked as its only signature's, under its own name."""
+    single = SINGLE_METHOD_SIGNATURES.get(name)
+    return fn if single is None else with_method_check(fn, name, single)
 
 
 def _install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, _method(name, fn))
     for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, _inplace(name, fn))
     # x + y, y + x, x += y, x[k], x[k] = v ...: the core families'
     operators.install({id(s): s for s in registry.REGISTRY.values()}.values())
 
@@ -104,7 +115,7 @@ def load_family(name):
         for attr, fn in module.METHODS.items():
             setattr(Tensor, attr, _method(attr, fn))
         for attr, fn in module.INPLACE.items():
-            setattr(Tensor, attr, fn)
+            setattr(Tensor, attr, _inplace(attr, fn))
         operators.install(module.OPS)
         _python_level_methods(spec.name for spec in module.OPS if spec.python_method)
         _BOUND[name] = module
