@@ -10,6 +10,7 @@ compares the two on random shapes, dtypes and values, zeros, infinities and NaNs
   mse_mean(x, t, vec_bytes)        mse_loss(x, t)'s 'mean': ((x - t) ** 2).mean(), torch's sum order
   mse_backward(x, t, norm, g, out) MseLossBackwardBackward0.forward: (norm * (x - t)) * g
   sgd(p, g, c)                     SGD's plain step on float32: p = float(double(p) + double(g) * c)
+  sgd_params(params, c)            sgd over a parameter list's tensors (their _grad, _data, _version)
   bias_add(r, b)                   r += b over the rows of r (Linear's forward after its product)
   relu(x, out), relu_backward(g, r, out)
                                    clamp_min(x, 0) (x where not x < 0, else +0) and its backward
@@ -124,7 +125,7 @@ CASCADE(double, f64)
 #define MAX_ARRAYS 3
 
 /* A kernel's array arguments, taken by take(): each a C-contiguous float32 ('f') or float64 ('d')
-   buffer of native order (native_buffer.h's acquire_buffer and has_format), all of one kind. */
+   buffer of native order (native_buffer.h's known_kind, else acquire_buffer and has_format), all of one kind. */
 typedef struct {
     Py_buffer view[MAX_ARRAYS];
     Py_ssize_t n[MAX_ARRAYS]; /* items */
@@ -159,9 +160,11 @@ static int take(PyObject *const *args, Py_ssize_t nargs, const char *spec, const
         if (spec[i] != 'r' && spec[i] != 'w')
             continue;
         Py_buffer *v = &a->view[a->count];
-        if (acquire_buffer(args[i], v, spec[i] == 'w', what) < 0)
+        const char known = known_kind(args[i]);  /* without NumPy's format string where the dtype tells */
+        if (acquire_buffer_as(args[i], v, spec[i] == 'w', known == 0, what) < 0)
             goto fail;
-        const char kind = has_format(v, 'f', 4) ? 'f' : has_format(v, 'd', 8) ? 'd' : 0;
+        const char kind = known == 'f' && v->itemsize == 4 ? 'f' : known == 'd' && v->itemsize == 8 ? 'd'
+                          : known ? 0 : has_format(v, 'f', 4) ? 'f' : has_format(v, 'd', 8) ? 'd' : 0;
         a->n[a->count] = v->len / (v->itemsize > 0 ? v->itemsize : 1);
         a->written[a->count++] = spec[i] == 'w';
         if (kind == 0) {
@@ -424,8 +427,101 @@ static PyObject *relu_backward(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 #define FN(name) {#name, (PyCFunction)(void (*)(void))name, METH_FASTCALL, NULL}
+/* sgd_params(params, c): sgd(p._data, p._grad._data, c) and then p._version[0] += 1 for each parameter of the list
+   in turn (one without a gradient skipped), SGD's plain float32 step for a whole group in one call; it stops at
+   the first parameter it cannot take as it is (no float32 ndarray of NumPy's own descriptor, a gradient of
+   another length or sharing the parameter's memory, not contiguous or writable, an attribute missing) and
+   returns that parameter's index (len(params) when all are done): optim.SGD runs the rest through its Python
+   loop, which gives the same bits (kern.sgd, else NumPy) and raises what it raises. */
+static PyObject *str_grad = NULL, *str_data = NULL, *str_version = NULL, *int_zero = NULL, *int_one = NULL;
+
+static PyObject *sgd_params(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 2 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "sgd_params(params: list, c: float)");
+        return NULL;
+    }
+    if (str_grad == NULL) {
+        str_grad = PyUnicode_InternFromString("_grad");
+        str_data = PyUnicode_InternFromString("_data");
+        str_version = PyUnicode_InternFromString("_version");
+        int_zero = PyLong_FromLong(0);
+        int_one = PyLong_FromLong(1);
+        if (str_grad == NULL || str_data == NULL || str_version == NULL || int_zero == NULL || int_one == NULL) {
+            Py_CLEAR(str_grad);
+            return NULL;
+        }
+    }
+    const double c = PyFloat_AsDouble(args[1]);
+    if (c == -1.0 && PyErr_Occurred())
+        return NULL;
+    PyObject *params = args[0];
+    Py_ssize_t i = 0;
+    for (; i < PyList_GET_SIZE(params); ++i) {
+        PyObject *p = PyList_GET_ITEM(params, i);
+        Py_INCREF(p);  /* the list may change under a callback (a property, an __index__) */
+        PyObject *g = PyObject_GetAttr(p, str_grad), *d = NULL, *gd = NULL;
+        if (g == NULL)
+            goto stop;
+        if (g == Py_None) {
+            Py_DECREF(g);
+            Py_DECREF(p);
+            continue;
+        }
+        d = PyObject_GetAttr(p, str_data);
+        gd = d != NULL ? PyObject_GetAttr(g, str_data) : NULL;
+        if (gd == NULL || known_kind(d) != 'f' || known_kind(gd) != 'f')
+            goto stop;
+        Py_buffer pv, gv;
+        if (PyObject_GetBuffer(d, &pv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto stop;
+        if (PyObject_GetBuffer(gd, &gv, PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&pv);
+            goto stop;
+        }
+        const char *p0 = pv.buf, *g0 = gv.buf;
+        if (pv.itemsize != 4 || gv.itemsize != 4 || pv.len != gv.len || pv.len % 4 ||
+            (pv.len > 0 && p0 < g0 + gv.len && g0 < p0 + pv.len)) {
+            PyBuffer_Release(&gv);
+            PyBuffer_Release(&pv);
+            goto stop;
+        }
+        float *dp = pv.buf;
+        const float *sp = gv.buf;
+        for (Py_ssize_t j = 0; j < pv.len / 4; ++j)  /* sgd's loop */
+            dp[j] = (float)((double)dp[j] + (double)sp[j] * c);
+        PyBuffer_Release(&gv);
+        PyBuffer_Release(&pv);
+        Py_DECREF(gd);
+        Py_DECREF(d);
+        Py_DECREF(g);
+        /* p._version[0] += 1, as the Python statement does it (an error is raised as there) */
+        PyObject *ver = PyObject_GetAttr(p, str_version), *v0 = NULL, *v1 = NULL;
+        Py_DECREF(p);
+        if (ver == NULL)
+            return NULL;
+        v0 = PyObject_GetItem(ver, int_zero);
+        v1 = v0 != NULL ? PyNumber_InPlaceAdd(v0, int_one) : NULL;
+        const int bad = v1 == NULL || PyObject_SetItem(ver, int_zero, v1) < 0;
+        Py_XDECREF(v1);
+        Py_XDECREF(v0);
+        Py_DECREF(ver);
+        if (bad)
+            return NULL;
+        continue;
+    stop:  /* this parameter is the Python loop's, from its first step */
+        PyErr_Clear();
+        Py_XDECREF(gd);
+        Py_XDECREF(d);
+        Py_XDECREF(g);
+        Py_DECREF(p);
+        break;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
 static PyMethodDef methods[] = {
-    FN(sum_all), FN(sum_rows), FN(mse_mean), FN(mse_backward), FN(sgd),
+    FN(sum_all), FN(sum_rows), FN(mse_mean), FN(mse_backward), FN(sgd), FN(sgd_params),
     FN(bias_add), FN(relu), FN(relu_backward), {NULL, NULL, 0, NULL},
 };
 

@@ -369,11 +369,13 @@ static int auto_setup(void) {
  * 0 (the caller releases), else -1 (no error set, nothing held) */
 static int float32_array(PyObject *x, Py_buffer *v, int ndim) {
     if (Py_TYPE(x) != (PyTypeObject *)nd_type) return -1;
-    if (PyObject_GetBuffer(x, v, PyBUF_RECORDS_RO) < 0) {
+    const int known = known_kind(x) == 'f';  /* then no format string (native_buffer.h) */
+    if (PyObject_GetBuffer(x, v, known ? PyBUF_STRIDES : PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
         return -1;
     }
-    if ((ndim ? v->ndim != ndim : (v->ndim != 1 && v->ndim != 2)) || !has_format(v, 'f', 4)) {
+    if ((ndim ? v->ndim != ndim : (v->ndim != 1 && v->ndim != 2)) ||
+        !(known ? v->itemsize == 4 && v->len % 4 == 0 : has_format(v, 'f', 4))) {
         PyBuffer_Release(v);
         return -1;
     }
@@ -404,7 +406,7 @@ static Py_ssize_t first_float(PyObject *x, const char *buf) {
     }
     Py_DECREF(base);
     Py_buffer r;
-    int got = PyObject_GetBuffer(root, &r, PyBUF_RECORDS_RO);
+    int got = PyObject_GetBuffer(root, &r, PyBUF_STRIDES);  /* its address only: no format */
     Py_DECREF(root);
     if (got < 0) {
         PyErr_Clear();

@@ -222,6 +222,36 @@ def test_kernels_refuse_an_output_that_overlaps_an_input(kern):
     assert _same(b[12:18], np.where(base[6:12] <= 0, np.float32(0), base[:6]))
 
 
+def test_kernels_read_an_array_the_same_with_or_without_numpys_format_string(kern, native_module):
+    """native_buffer.h's known_kind: an ndarray whose dtype object is NumPy's own float32/float64 descriptor is
+    taken without the buffer's format string; any other float32 descriptor instance, a subclass or a
+    non-ndarray buffer goes through the format check as before. Both give the same bits; what is no native
+    float32/float64 is refused either way (memory untouched), also by gemm.c's sgemm_auto."""
+    for dt in DTYPES:
+        canonical = np.dtype(dt)
+        other = canonical.newbyteorder("=")  # native order, but a descriptor object of its own
+        assert other is not canonical and other == canonical
+        x = (np.arange(12) - 5.5).astype(dt)
+        for make in (lambda a: a, lambda a: a.astype(other), lambda a: a.view(np.ma.MaskedArray)):
+            xa, out = make(x.copy()), make(np.full(12, 7, dt))
+            kern.relu(xa, out)
+            assert _same(np.asarray(out), np.where(x < 0, dt(0), x))
+            assert kern.sum_all(xa, 32, False) == kern.sum_all(x, 32, False)
+    f32 = np.arange(12, dtype=np.float32)
+    for bad in (f32.view(np.int32), f32.astype(">f4"), f32.astype(np.float16), f32.view(np.uint8)):
+        out = np.zeros(bad.size, np.float32)
+        with pytest.raises(ValueError):
+            kern.relu(bad, out)
+        assert not out.any()
+    gemm = native_module("gemm")
+    a, w = np.arange(24, dtype=np.float32).reshape(4, 6) / 7, np.arange(18, dtype=np.float32).reshape(3, 6) / 5
+    want = gemm.sgemm_auto(a, w.T, None)
+    assert want is not None
+    other = np.dtype(np.float32).newbyteorder("=")
+    assert _same(gemm.sgemm_auto(a.astype(other), w.astype(other).T, None), want)
+    assert gemm.sgemm_auto(a.view(np.int32), w.T, None) is None
+
+
 def test_kernels_refuse_arrays_of_two_dtypes(kern):
     f32, f64 = np.arange(12, dtype=np.float32), np.arange(12, dtype=np.float64)
     for fn, args in ((kern.bias_add, (f32.copy(), f64[:3])), (kern.sum_rows, (f32, np.zeros(2), 2, 32)),
@@ -246,6 +276,59 @@ def test_sgd_on_a_gradient_that_shares_the_parameter_takes_the_numpy_path(native
         seen.append(p._data.tobytes())
     assert seen[0] == seen[1]
     assert seen[0] == (before + before * -0.25).astype(np.float32).tobytes()
+
+
+def test_sgd_params_is_the_python_loop_over_a_mixed_group(native_module, monkeypatch):
+    """csrc/engine.c's sgd_params runs a group's float32 parameters in one call and stops at the first one it does
+    not take (float64, float16, a gradient sharing the parameter's buffer, a transposed parameter, another
+    descriptor object), which SGD's Python loop then runs: every parameter's bytes and version counter are the
+    NumPy path's, step after step, whatever the first parameter that stops it."""
+    from gradcli.engine import api as torch  # noqa: PLC0415
+    kern = native_module("engine")
+
+    def group(order):
+        torch.manual_seed(3)
+        made = {
+            "f32": lambda: torch.randn(4, 3, requires_grad=True),
+            "nograd": lambda: torch.randn(5, requires_grad=True),
+            "f64": lambda: torch.randn(6, dtype=torch.float64, requires_grad=True),
+            "f16": lambda: torch.randn(3, dtype=torch.float16, requires_grad=True),
+            "shared": lambda: torch.randn(7, requires_grad=True),
+            "transposed": lambda: torch.randn(3, 4).t().detach().requires_grad_(),
+            "descr": lambda: torch.randn(8, requires_grad=True),
+        }
+        ps = [made[k]() for k in order]
+        for k, p in zip(order, ps):
+            if k == "shared":
+                p.grad = p.detach()
+            elif k == "descr":
+                p._data = p._data.astype(np.dtype(np.float32).newbyteorder("="))
+                p.grad = torch.randn(8)
+                p.grad._data = p.grad._data.astype(p._data.dtype)
+            elif k != "nograd":
+                p.grad = torch.randn(*p.shape, dtype=p.dtype) * 0.5
+        return ps
+
+    orders = [["f32", "nograd", "f32"], ["f32", "f64", "f32"], ["f16", "f32"], ["f32", "shared", "f32", "f32"],
+              ["f32", "f32", "transposed", "f32"], ["descr", "f32"], ["f32", "descr", "nograd", "f32"]]
+    for order in orders:
+        seen = []
+        for kernels in (kern, None):
+            monkeypatch.setattr(N, "_KERNELS", [kernels])
+            ps = group(order)
+            opt = torch.optim.SGD(ps, lr=0.125)
+            for _ in range(3):
+                opt.step()
+            seen.append([(p._data.tobytes(), p._version[0]) for p in ps])
+        assert seen[0] == seen[1], order
+        assert [v for _, v in seen[0]] == [0 if k == "nograd" else 3 for k in order]
+    f32 = np.zeros(3, np.float32)
+    with pytest.raises(TypeError):
+        kern.sgd_params((f32,), 0.5)  # a list only
+    with pytest.raises(TypeError):
+        kern.sgd_params([], 0.5, 1)
+    assert kern.sgd_params([], 0.5) == 0
+    assert kern.sgd_params([object()], 0.5) == 0  # no attributes: the Python loop's (which raises its error)
 
 
 def _train(steps, dtype="float32"):

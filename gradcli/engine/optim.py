@@ -34,6 +34,7 @@ def _typename(value):
 
 _np_add, _np_multiply = np.add, np.multiply
 _F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
 _LOW_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 _RATES = {}   # (lr, dtype) -> -lr rounded to the dtype, as a 0-d float64 array: SGD's factor, made once
 
@@ -320,6 +321,17 @@ def check_betas_eps(betas, eps, weight_decay):
 
 # ---------------------------------------------------------------------------- SGD
 
+def _rate(lr, dt):
+    """SGD's factor: -lr rounded to the parameters' dtype, as a 0-d float64 array (the same float64 loop as a
+    scalar, no conversion per call), made once per (lr, dtype)."""
+    c = _RATES.get((lr, dt)) if lr else None  # (0.0 and -0.0 are equal keys: not cached)
+    if c is None:
+        if len(_RATES) > 64:
+            _RATES.clear()
+        c = _RATES[lr, dt] = np.asarray(np.float64(dt.type(-lr)))  # (read only, shared)
+    return c
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
@@ -342,18 +354,22 @@ class SGD(Optimizer):
             # plain SGD: p.add_(grad, alpha=-lr), i.e. set_data(p, fma(-lr, grad, p)) with the float64
             # products and sums done in place (the same values: every conversion to float64 is exact)
             kern = numerics.kernels()
-            for p in group["params"]:
+            params = group["params"]
+            if kern is not None and type(params) is list and params and type(d := params[0]._data) is np.ndarray \
+                    and d.dtype is _F32:
+                # csrc/engine.c's sgd_params: the loop below for the float32 parameters (kern.sgd and the version),
+                # in one call; it stops at the first parameter it does not take, which the loop then runs
+                done = kern.sgd_params(params, float(_rate(lr, _F32)))
+                if done:
+                    params = params[done:]
+            for p in params:
                 g = p._grad
                 if g is None:
                     continue
                 d, gd = p._data, g._data
                 dt = d.dtype
                 if dt in _LOW_FLOATS and gd.dtype == dt and type(d) is np.ndarray and type(gd) is np.ndarray:
-                    c = _RATES.get((lr, dt)) if lr else None  # (0.0 and -0.0 are equal keys: not cached)
-                    if c is None:  # a 0-d float64 array: the same float64 loop as a scalar, no conversion per call
-                        if len(_RATES) > 64:
-                            _RATES.clear()
-                        c = _RATES[lr, dt] = np.asarray(np.float64(dt.type(-lr)))  # (read only, shared)
+                    c = _rate(lr, dt)
                     if kern is not None:
                         try:  # csrc/engine.c's sgd: the same float64 arithmetic, one call (float32 only)
                             kern.sgd(d, gd, float(c))
