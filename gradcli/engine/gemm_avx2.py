@@ -280,7 +280,9 @@ def gemm(m1, m2, bias=None, beta=1, alpha=1):
 def _direct(m1, m2, bias):
     """gemm(m1, m2, bias) where one C call decides it (sgemm_auto: a Linear layer's layouts), else None (then
     gemm's own code decides)."""
-    auto = _auto()
+    auto = _auto_of[1]
+    if auto is None or _module[0] is not _auto_of[0]:  # else _auto() would answer it: two calls a product saved
+        auto = _auto()
     return auto(m1, m2, bias) if auto is not None and active() else None
 
 

@@ -106,6 +106,10 @@ def _refused(a, b):
     return refuses is not None and refuses(a, b)
 
 
+def _never(a, b):
+    return False
+
+
 def _see(kernel):
     _REFUSES[:] = kernel, getattr(kernel, "refuses", None), getattr(kernel, "direct", None)
 
@@ -358,7 +362,13 @@ class AddmmBackward0(Function):
         c1, c2 = layout
         nf = self._fns  # next_functions' nodes, without building the pairs
         ga = gb = gbias = None
-        cut = numpy_columns(_GEMM[0])  # products narrower than cut are NumPy's @ in _matprod
+        kernel = _GEMM[0]  # numpy_columns' and _refused's lookups, once for both products
+        if kernel is not _REFUSES[0]:
+            _see(kernel)
+        refuses = _REFUSES[1]
+        if refuses is None:
+            refuses = _never
+        cut = _EVERY_WIDTH if kernel is None else getattr(kernel, "numpy_below", 0)  # narrower: NumPy's @ in _matprod
         limit = LIMITS["max_elements"]
         if limit is not None and not ((nf[1] is None or G.shape[0] * b._data.shape[0] <= limit)
                                       and (nf[2] is None or G.shape[1] * a._data.shape[1] <= limit)):
@@ -366,17 +376,17 @@ class AddmmBackward0(Function):
         if nf[1] is not None:
             B = b._data
             if G.shape[1] != 1 and ((G.shape[0] if c1 else B.shape[0]) < cut
-                                    or (cut and _refused(B, G.T) if c1 else cut and _refused(G, B.T))):
+                                    or (cut and refuses(B, G.T) if c1 else cut and refuses(G, B.T))):
                 ga = wrap(G @ B.T if not c1 else (B @ G.T).T, dt)
             else:
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
         if nf[2] is not None:
             A = a._data
             if c2:  # mm(g.t(), mat1).t(): the product is mat2.t()'s gradient
-                P = G.T @ A if G.shape[0] != 1 and (A.shape[1] < cut or cut and _refused(G.T, A)) else _matprod(G.T, A)
+                P = G.T @ A if G.shape[0] != 1 and (A.shape[1] < cut or cut and refuses(G.T, A)) else _matprod(G.T, A)
                 gb = wrap(P if for_t else P.T, dt)
             else:
-                P = A.T @ G if G.shape[0] != 1 and (G.shape[1] < cut or cut and _refused(A.T, G)) else _matprod(A.T, G)
+                P = A.T @ G if G.shape[0] != 1 and (G.shape[1] < cut or cut and refuses(A.T, G)) else _matprod(A.T, G)
                 gb = wrap(P.T if for_t else P, dt)
         if nf[0] is not None:
             # a Linear bias of (m,): sum_to's torch.sum(g, 0) directly
@@ -451,6 +461,15 @@ def _edge_of(t):
     return (t._edge()[0] if t._rg else None), 0
 
 
+def _saved_value(t):
+    """SavedValue(t) without the class call's __init__ frame (linear_2d saves one or two a layer)."""
+    s = _new_node(SavedValue)
+    s.tensor = t
+    s.version = t._version[0]
+    s.is_output = False
+    return s
+
+
 def _push_linear(input, weight, bias, WT, out):
     """Inside a forward-AD level, where linear_2d records no node: t()'s and addmm's tangents (forward_ad.py;
     where it records them, the level's node observer hears of both)."""
@@ -484,8 +503,9 @@ def linear_2d(input, weight, bias):
             _see(kernel)
         direct = _REFUSES[2]
         if direct is not None:
-            if LIMITS["max_elements"] is not None:
-                check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod
+            limit = LIMITS["max_elements"]
+            if limit is not None and X.shape[0] * m > limit:
+                check_numel(X.shape[0] * m)  # --max-elements: n x m, as _matprod (called only to raise)
             r = direct(X, WT, b)
     if r is not None:
         out = wrap(r, dt)
@@ -536,7 +556,7 @@ def linear_2d(input, weight, bias):
     node._fns = (fb, fx, fw)
     node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
-    node._saved = (b.shape, SavedValue(input) if rw else X.shape, SavedValue(wt) if rx else WT.shape)
+    node._saved = (b.shape, _saved_value(input) if rw else X.shape, _saved_value(wt) if rx else WT.shape)
     # _layout_kw(input, wt): wt (Wd.T) is column-major when Wd is C-contiguous (a Linear's weight)
     i = X.itemsize
     st = X.strides
