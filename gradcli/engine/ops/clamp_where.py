@@ -260,7 +260,7 @@ def clamp(input, min=None, max=None):
         try:
             r = _clamp_forward(data, lo, hi)
         except ValueError:
-            raise broadcast_error(input, min if min is not None else max) from None
+            raise broadcast_error(input, min, max) from None
         out = wrap(_asarray(r).astype(dt.np, copy=False), dt)
         return record(ClampBackward0, (input, min, max), out)
     dt = dtypes.result_type([t for t in (input, min, max) if t is not None])

@@ -42,7 +42,12 @@ def on_one_device(x, y):
     return x, y
 
 
-def broadcast_error(a, b):
+def broadcast_error(a, b, *more):
+    """The error of operands that do not broadcast; three or more (addcmul's self, tensor1, tensor2) are
+    folded in order, as TensorIterator does. None and Python numbers take no part."""
+    if more:
+        shapes = [tuple(t.shape) for t in (a, b, *more) if hasattr(t, "shape")]
+        return errors.runtime(errors.broadcast_fold_mismatch(shapes), hint="broadcast")
     sa = getattr(a, "shape", ())
     sb = getattr(b, "shape", ())
     return errors.runtime(errors.broadcast_mismatch(tuple(sa), tuple(sb)), hint="broadcast")

@@ -309,7 +309,7 @@ def lerp(input, end, weight):
             w = dtypes.scalar_int(weight) if weight.__class__ is int else weight
             r = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
     except ValueError:
-        raise EC.broadcast_error(input, end) from None
+        raise EC.broadcast_error(input, end, weight) from None
     out = wrap_as(r, dt)
     if isinstance(weight, Tensor):
         return record(LerpBackward1, (input, end, weight), out)
@@ -361,7 +361,7 @@ def _ternary(input, t1, t2, fn):
         r = fn(*arrays)
         np.broadcast_shapes(r.shape, input._data.shape)
     except ValueError:
-        raise EC.broadcast_error(t1, t2) from None
+        raise EC.broadcast_error(input, t1, t2) from None
     return wrap_as(r, dt), dt
 
 
