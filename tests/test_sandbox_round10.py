@@ -100,3 +100,22 @@ def test_asarray_flags_take_only_bools(flag, value, kind):
     # a callable (or anything true) was taken as True: asarray(x, requires_grad=print) made a leaf
     refused(f"torch.asarray(torch.ones(2), {flag}={value})\n", "TypeError",
             f"asarray(): argument '{flag}' must be bool, not {kind}")
+
+
+# ---------------------------------------------------------------- Python ints past int64
+
+@pytest.mark.parametrize("call", [
+    "torch.ones(3).roll(2**64)", "torch.randint(2**64, (2,))", "torch.randint(-2**64, 0, (2,))",
+    "torch.ones(2, 3).chunk(2**64)", "torch.ones(2, 3).split(2**64)", "torch.ones(2, 3).diagonal(2**64)",
+    "torch.ones(2, 3).diff(n=2**64)", "torch.ones(2)[2**64]", "torch.ones(2)[-2**64]", "torch.ones(2, 3).sum(2**70)",
+    "torch.ones(3).tensor_split(2**64)", "torch.ones(2, 3).tril(2**64)", "torch.ones(3).topk(2**64)",
+])
+def test_ints_past_int64_are_torchs_overflow_error(call):
+    # roll, randint, chunk, split, diagonal and diff went on with the number (a result where torch refuses)
+    refused(f"print({call})\n", "ValueError", "Overflow when unpacking long long")
+
+
+def test_tensor_split_counts_its_sections_as_steps():
+    # the loop over the script's number of sections ran uncounted: tensor_split(10**12) for ever
+    refused("print(len(torch.ones(3).tensor_split(10**12)))\n", "RuntimeError",
+            "step limit of 100000 exceeded (--max-steps)", max_steps=100_000)

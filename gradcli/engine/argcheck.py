@@ -50,6 +50,15 @@ def takes_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def int64_args(*values):
+    """torch's parser reading int arguments (THPUtils_unpackLong), before the op checks anything: a Python
+    int past int64 is its ValueError (an op went on with it: roll by 2**64 rolled by 0, randint(2**64)
+    drew numbers, chunk/split/diagonal gave results)."""
+    for v in values:
+        if v.__class__ is int and not -(1 << 63) <= v < (1 << 63):
+            raise errors.value("Overflow when unpacking long long")
+
+
 def _accepts(kind, value):
     """May a first argument of this type-name be `value`? (True when the kind is not checked here)."""
     if kind == "Tensor":

@@ -18,6 +18,7 @@ from .rng import Generator
 from .rng_ops import (bernoulli_, cauchy_, check_std, default_generator, exponential_, exponential_values, gen_for,
                       geometric_, get_rng_state, initial_seed, log_normal_, manual_seed, node_class, normal_,
                       random_, seed, set_rng_state, uniform53, uniform_)
+from .argcheck import int64_args
 from .tensor import Tensor, wrap
 
 _F64 = np.float64
@@ -95,6 +96,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    int64_args(low, high)
     if not isinstance(size, (tuple, list)) and not hasattr(size, "__len__"):
         got = ", ".join(type(v).__name__ for v in (low, high, size))
         raise errors.type_error(f"randint() received an invalid combination of arguments - got ({got}), but "

@@ -591,6 +591,8 @@ def to_host(array):
 def wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
+        if dim.__class__ is int and not -(1 << 63) <= dim < (1 << 63):  # torch's parser refuses it first
+            raise errors.value("Overflow when unpacking long long")
         raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..argcheck import is_scalar, typename
+from ..argcheck import int64_args, is_scalar, typename
 from ..autograd import forward_level, make_node
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
@@ -185,6 +185,7 @@ def _check_bounds(shape, key, defer=False):
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             size = shape[dim]
             if not -size <= k < size:  # applySelect names the integer's place in the key (real_dim)
+                int64_args(k)  # THPUtils_unpackLong's error comes first
                 raise errors.index(f"index {k} is out of bounds for dimension {pos} with size {size}",
                                    hint="index_range")
             dim += 1

@@ -10,6 +10,7 @@ from .. import errors
 from ..device import check_args
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
+from ..argcheck import int64_args
 from ..tensor import Tensor, wrap, wrap_dim
 from ..views import view_of
 from . import replays, words
@@ -190,6 +191,7 @@ class SliceBackward0(Function):
 
 
 def narrow(input, dim, start, length):
+    int64_args(dim, start, length)
     if input._data.ndim == 0:
         raise errors.runtime("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._data.ndim)
@@ -229,6 +231,7 @@ class UnbindBackward0(MultiOutputFunction):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    int64_args(split_size_or_sections, dim)
     if tensor._data.ndim == 0:
         raise errors.runtime("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, tensor._data.ndim)
@@ -252,6 +255,7 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    int64_args(chunks, dim)
     if input._data.ndim == 0:
         raise errors.runtime("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

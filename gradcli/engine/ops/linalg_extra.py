@@ -19,6 +19,7 @@ from ..device import asarray as _asarray
 from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
+from ..argcheck import int64_args
 from ..tensor import wrap, wrap_dim
 from ..views import view_of
 from . import clamp_where as CW
@@ -177,6 +178,7 @@ def _diagonal_scatter(g, in_shape, offset, d1, d2):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    int64_args(offset, dim1, dim2)
     nd = input._data.ndim
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
     if d1 == d2:
@@ -283,10 +285,12 @@ def _tri(input, k, lower):
 
 
 def tril(input, diagonal=0):
+    int64_args(diagonal)
     return _tri(input, diagonal, True)
 
 
 def triu(input, diagonal=0):
+    int64_args(diagonal)
     return _tri(input, diagonal, False)
 
 

@@ -13,6 +13,7 @@ from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..device import host, like, xp_of
 from ..function import Function, MultiOutputFunction, record, record_multi
+from ..argcheck import int64_args
 from ..tensor import Tensor, wrap
 from . import comparison as CP
 from . import gather_scatter as GS
@@ -203,6 +204,7 @@ def msort(input):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    int64_args(k, dim)
     if input.dtype is dtypes.bool_:
         raise errors.runtime("topk does not support bool dtypes on CPU")
     data = input._data
@@ -258,6 +260,7 @@ def _check_reduced_size(input, dim, name):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
+    int64_args(k, dim)
     if input.dtype is dtypes.bool_:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("kthvalue_cpu", input.dtype)

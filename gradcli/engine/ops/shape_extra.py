@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, errors
-from ..limits import check_numel, check_shape
+from ..limits import check_numel, check_shape, metered
 from ..function import Function, record
 from ..size import Size
+from ..argcheck import int64_args
 from ..tensor import Tensor, wrap_dim, wrap
 from ..views import view_of
 from . import arithmetic as AR
@@ -51,6 +52,7 @@ class RollBackward0(Function):
 
 def roll(input, shifts, dims=None):
     shifts = _ints(shifts)
+    int64_args(*shifts, *(_ints(dims) if dims is not None else ()))
     data = input._data
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         if len(shifts) != 1:
@@ -116,6 +118,7 @@ def fliplr(input):
 # ---------------------------------------------------------------------------- diff, unflatten, atleast
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
+    int64_args(n, dim)
     if input._data.ndim == 0:
         raise errors.runtime("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -399,11 +402,12 @@ def tensor_split(input, indices_or_sections, dim=0):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         sections = indices_or_sections
+        int64_args(sections)
         if sections <= 0:
             raise errors.runtime(f"number of sections must be larger than 0, got {sections}")
         size, extra = divmod(n, sections)
         bounds, start = [], 0
-        for i in range(sections):
+        for i in metered(range(sections)):  # the script's number of pieces: each a step (10**12 ran for ever)
             length = size + (1 if i < extra else 0)
             bounds.append((start, length))
             start += length
@@ -494,6 +498,7 @@ def _unfold_backward(g, in_shape, d, size, step):
 
 
 def unfold(input, dimension, size, step):
+    int64_args(dimension, size, step)
     data = input._data
     d = wrap_dim(dimension, data.ndim) if data.ndim else 0
     length = data.shape[d] if data.ndim else 1
@@ -512,6 +517,7 @@ def unfold(input, dimension, size, step):
 
 def select(input, dim, index):
     """x.select(dim, index): x[..., index] at dim, a view (SelectBackward0) as indexing makes it."""
+    int64_args(dim, index)
     shape = input._data.shape
     if not shape:
         raise errors.index("select() cannot be applied to a 0-dim tensor.")
