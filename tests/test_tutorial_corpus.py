@@ -153,7 +153,6 @@ KNOWN: dict[str, str] = {
                                   "-1.3612 for torch's -1.3611; the reprs, shapes and parameter counts agree",
     "docstring_torch_as_strided_scatter.grad": "torch.as_strided_scatter is not implemented (torch.as_strided and "
                                                "the slice/select/diagonal scatters are)",
-    "docstring_torch_typename.grad": "torch.typename is not implemented",
     "docstring_torch_vdot.grad": "complex tensors and imaginary literals (1 + 2j) are not implemented",
 }
 

@@ -36,7 +36,7 @@ REASONS = [
      "memory, storage, files or Python callbacks into C: outside the sandbox's promise"),
     (r"^(compile|cond|while_loop|fork|wait|parse_|import_ir|unify_type|merge_type|sym_|classproperty|"
      r"compiled_with|thread_safe|get_device_module|prepare_multiprocessing|profiler_|segment_reduce|"
-     r"get_file_path|typename|set_default_tensor_type|is_storage|is_distributed|reinforce|"
+     r"get_file_path|set_default_tensor_type|is_storage|is_distributed|reinforce|"
      r"has_torch_function|handle_torch_function|boolean_dispatch|assert_int_or_pair|Optional|cast$|overload$|"
      r"variable$|kineto_available|is_tensor_like|enforce_grad_layout_policy|hash_tensor|dim_order)",
      "compiler, JIT, tracing and internal plumbing: not autograd on tensors"),

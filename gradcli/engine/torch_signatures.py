@@ -2906,6 +2906,7 @@ NOT_PARSED = frozenset({
     'sum_to_size',
     'tensor',
     'tensordot',
+    'typename',
     'unique',
     'unique_consecutive',
     'unravel_index',
