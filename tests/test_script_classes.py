@@ -23,7 +23,7 @@ HOOKS = ["__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__del
          "__class_getitem__", "__reduce__", "__reduce_ex__", "__hash__", "__get__", "__set__", "__set_name__",
          "__index__", "__format__", "__new__", "__instancecheck__", "__subclasscheck__", "__dir__", "__bool__",
          "__add__", "__contains__", "__setitem__", "__copy__", "__deepcopy__", "__getstate__", "__prepare__",
-         "__mro_entries__", "_private"]
+         "__mro_entries__"]
 
 
 @pytest.mark.parametrize("name", HOOKS)

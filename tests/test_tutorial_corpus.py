@@ -132,12 +132,6 @@ KNOWN: dict[str, str] = {
                                                   "and reductions before it (MKL's sgemm order on this AVX2 CPU, "
                                                   "docs/numerics.md); every other statistic, loss and shape agrees",
     # corpus9
-    "nanogpt_gpt_forward_generate.grad": "defines the method _init_weights (self.apply(self._init_weights)): names "
-                                         "starting with '_' are reserved in GradScript (the sandbox keeps every '_' "
-                                         "attribute out of a script's reach), so the class statement is refused",
-    "uva_transformer_multihead_attention.grad": "defines and calls the method _reset_parameters: names starting with "
-                                                "'_' are reserved in GradScript (the sandbox), so the class statement "
-                                                "is refused",
     "nanogpt_causal_self_attention.grad": "the float32 matrix products' last bits in the backward of c_attn "
                                           "(Linear(16, 48)): one value of x.grad prints 0.5251 for torch's 0.5252 "
                                           "(docs/numerics.md); the flash and manual paths and the forward agree",

@@ -9,10 +9,13 @@ parameters; ``torch.autograd.Function``, whose ``apply`` calls the static
 ``torch.utils.data.Dataset``; or one of Python's exception classes.
 
 A class is a door into Python's protocols, so the names a script may define are closed:
-methods and class attributes starting with ``_`` are refused except the protocol methods of
+methods and class attributes named ``__x__`` are refused except the protocol methods of
 ``PROTOCOL_METHODS``, which Python calls only where the language reaches them (``len(x)``,
 ``x[k]``, ``for``, ``str``/``repr``/``print``/f-strings, ``x(...)``, ``==``, ``with``); a script
-still cannot read any attribute that starts with ``_`` (``obj.__len__``, ``obj.__dict__``).
+still cannot read any dunder attribute (``obj.__len__``, ``obj.__dict__``). Names with one leading
+``_`` (``_init_weights``, ``_count``; ``__x``, mangled to ``_Cls__x`` as Python does) are the
+script's own unless its engine base defines them or gradcli reserves them (private.py), which the
+class statement checks when it runs.
 
 Decorators are a closed list: ``@staticmethod``, ``@classmethod``, ``@property`` and
 ``@NAME.setter`` / ``.getter`` / ``.deleter`` of a property defined above (on a method),
@@ -25,6 +28,7 @@ alias ``once_differentiable``), anything else is refused.
 from __future__ import annotations
 
 from . import ast as A
+from .private import class_text, engine_owner, is_private, mangle
 from .runtime import Frame, tag
 from .scopes import Scope, child_qualname
 
@@ -116,6 +120,17 @@ class ClassCompiler:
             inner = in_comp or t in (A.ListComp, A.SetComp, A.DictComp, A.GeneratorExp)
             todo.extend((child, inner) for child in A.iter_child_nodes(node))
 
+    def check_class_attr_name(self, t, class_name, private):
+        """A class attribute's name: a '_name' of the script's (private.py) or a public one; dunders are
+        Python's protocols and the engine's slots."""
+        name = mangle(t.id, class_name)
+        if name.startswith("_") and not is_private(name):
+            raise self.error(t, "NameError", f"class attribute name '{t.id}' is not allowed: class "
+                             "attributes starting and ending with '__' are reserved in GradScript")
+        self.check_name(t.id, t, what="class attribute name")
+        if is_private(name):
+            private.append((name, t))
+
     def s_classdef(self, node, scope):
         self.check_name(node.name, node, what="class name")
         if len(node.bases) > 1 or node.keywords:
@@ -132,41 +147,39 @@ class ClassCompiler:
         methods = []
         fields = []  # NAME: annotation [= value], in order (a dataclass's fields)
         protocols = []  # the protocol methods it defines (an exception class may not)
+        private = []  # its '_name' methods and attributes, checked against the base's names when it runs
         for s in node.body:
             if type(s) is A.FunctionDef:
-                if s.name.startswith("_") and s.name not in PROTOCOL_METHODS:
+                mname = mangle(s.name, node.name)
+                if mname.startswith("_") and not is_private(mname) and mname not in PROTOCOL_METHODS:
                     raise self.error(s, "NameError", f"method name '{s.name}' is not allowed: names starting "
-                                     "with '_' are reserved in GradScript (a class may define these Python "
-                                     f"protocols only: {PROTOCOL_TEXT})")
-                if s.name.startswith("_") and s.name != "__init__":
+                                     "and ending with '__' are reserved in GradScript (a class may define these "
+                                     f"Python protocols only: {PROTOCOL_TEXT})")
+                if mname in PROTOCOL_METHODS and mname != "__init__":
                     protocols.append((s.name, s))
+                if is_private(mname):
+                    private.append((mname, s))
                 cscope.locals.add(s.name)
-                methods.append((s.name, self.s_functiondef(s, cscope, in_class=True)))
+                methods.append((mname, self.s_functiondef(s, cscope, in_class=True)))
             elif type(s) is A.Pass or (type(s) is A.ExprStmt and type(s.value) is A.Constant):
                 continue
             elif type(s) is A.Assign and all(type(t) is A.Name for t in s.targets):
                 # class attributes (generate_vmap_rule = True, a constant of a module)
                 for t in s.targets:
-                    if t.id.startswith("_"):  # Python's protocols (__repr__, __del__, ...) and the engine's slots
-                        raise self.error(t, "NameError", f"class attribute name '{t.id}' is not allowed: class "
-                                         "attributes starting with '_' are reserved in GradScript")
-                    self.check_name(t.id, t, what="class attribute name")
+                    self.check_class_attr_name(t, node.name, private)
                     cscope.locals.add(t.id)
                 self.check_class_walrus(s.value)
-                methods.append(([t.id for t in s.targets], self.expr(s.value, scope)))
+                methods.append(([mangle(t.id, node.name) for t in s.targets], self.expr(s.value, scope)))
             elif type(s) is A.AnnAssign and type(s.target) is A.Name:
                 # an annotated class attribute (block_size: int = 1024): the annotation is evaluated,
                 # as Python does, and kept for @dataclass; the value, when given, is the attribute's
                 t = s.target
-                if t.id.startswith("_"):
-                    raise self.error(t, "NameError", f"class attribute name '{t.id}' is not allowed: class "
-                                     "attributes starting with '_' are reserved in GradScript")
-                self.check_name(t.id, t, what="class attribute name")
-                fields.append((t.id, self.expr(s.annotation, scope)))
+                self.check_class_attr_name(t, node.name, private)
+                fields.append((mangle(t.id, node.name), self.expr(s.annotation, scope)))
                 if s.value is not None:
                     cscope.locals.add(t.id)
                     self.check_class_walrus(s.value)
-                    methods.append(([t.id], self.expr(s.value, scope)))
+                    methods.append(([mangle(t.id, node.name)], self.expr(s.value, scope)))
             else:
                 raise self.error(s, "SyntaxError", "a class body may only define methods (def ...) and assign "
                                  "names (NAME = value) in GradScript")
@@ -182,6 +195,8 @@ class ClassCompiler:
                 raise
             if protocols and issubclass(b, BaseException):
                 refuse_exception_protocol(*protocols[0])
+            for pname, pnode in private:
+                refuse_engine_name(b, pname, pnode)
             cframe = Frame()
             cframe.parent = frame
             namespace = {"__module__": "__main__", "__qualname__": qualname, "_gradscript_class": True}
@@ -234,6 +249,20 @@ def _decorate_class(cls, class_decorator, frame):
             e._gs_user = True
         tag(e, dnode)
         raise
+
+
+def refuse_engine_name(base, name, node):
+    """A script's class may not define a '_name' its base outside the script defines (nn.Module's
+    _apply, _version) or one gradcli reserves (engine/private_names.ENGINE_PRIVATE): the engine would take it
+    for its own."""
+    owner = engine_owner(base, name)
+    if owner is None:
+        return
+    whose = "gradcli's engine reserves it" if owner is True else f"{class_text(owner)} defines it"
+    err = NameError(f"name '{name}' is not allowed in a class of the script: {whose} (choose another name)")
+    err._gs_user = True
+    tag(err, node)
+    raise err
 
 
 def refuse_exception_protocol(name, node):

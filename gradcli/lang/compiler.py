@@ -21,6 +21,7 @@ from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyops import INPLACE_OPS
+from .private import del_private, enclosing_class, get_private, is_private, mangle, set_private
 from .pyvalues import del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, enter_context, exit_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
@@ -79,16 +80,22 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                              f"{what} '{name}' is not allowed: names starting with '_' are private in GradScript",
                              hint="only public names (no leading underscore) of a module can be used")
 
-    def check_attr(self, node):
+    def check_attr(self, node, scope):
+        """The attribute's name as Python looks it up (``__x`` in a class body mangled to ``_Cls__x``) and
+        whether it is a '_' name that private.py checks when it runs; a dunder is refused here."""
         name = node.attr
-        if name.startswith("_"):
-            value = node.value
-            if name == "__init__" and type(value) is A.Call and type(value.func) is A.Name \
-                    and value.func.id == "super":
-                return
-            raise self.error(node, "AttributeError",
-                             f"attribute '{name}' is not accessible: attributes starting with '_' are private "
-                             "in GradScript", hint="only public attributes (no leading underscore) can be used")
+        if not name.startswith("_"):
+            return name, False
+        value = node.value
+        if name == "__init__" and type(value) is A.Call and type(value.func) is A.Name and value.func.id == "super":
+            return name, False
+        name = mangle(name, enclosing_class(scope))
+        if is_private(name):
+            return name, True
+        raise self.error(node, "AttributeError",
+                         f"attribute '{name}' is not accessible: attributes starting with '_' are private "
+                         "in GradScript", hint="only public attributes (no leading underscore) can be used; a "
+                         "script's own class may use '_name' attributes it defines (not __dunder__ ones)")
 
     def check_params(self, node):
         for p in list(node.params) + list(node.kwonly) + [node.vararg, node.kwarg]:
@@ -315,19 +322,20 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
                 store(frame, r)
             return aug_name
         if t is A.Attribute:
-            self.check_attr(target)
-            obj, name = self.expr(target.value, scope), target.attr
+            name, private = self.check_attr(target, scope)
+            obj = self.expr(target.value, scope)
+            get_a, set_a = (get_private, set_private) if private else (get_attr, set_attr)
 
             def aug_attr(frame):
                 o = obj(frame)
                 try:
-                    a = get_attr(o, name)
+                    a = get_a(o, name)
                 except Exception as e:
                     tag(e, target)
                     raise
                 b = rhs(frame)
                 try:
-                    set_attr(o, name, op(a, b))
+                    set_a(o, name, op(a, b))
                 except Exception as e:
                     tag(e, node)
                     raise
@@ -402,13 +410,14 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
             self.check_name(target.id, target)
             return [self.delete_name(target.id, target, scope)]
         if t is A.Attribute:
-            self.check_attr(target)
-            obj, name = self.expr(target.value, scope), target.attr
+            name, private = self.check_attr(target, scope)
+            obj = self.expr(target.value, scope)
+            delete_attr = del_private if private else del_attr
 
             def del_a(frame):
                 o = obj(frame)
                 try:
-                    del_attr(o, name)
+                    delete_attr(o, name)
                 except Exception as e:
                     tag(e, target)
                     raise

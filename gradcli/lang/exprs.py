@@ -11,6 +11,7 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
+from .private import private_load, set_private
 from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module, version_of
@@ -277,7 +278,9 @@ class ExprCompiler:
         if name in ("__name__", "__version__"):
             return self.name_attribute(node, scope)
         value = self.expr(node.value, scope)
-        self.check_attr(node)
+        name, private = self.check_attr(node, scope)
+        if private:  # a '_' name: the script's own classes only, never fused into a call
+            return private_load(value, name, node)
         if name in GROWING_NAMES or name == "grad_fn":  # methods that can build big objects: get_attr binds
             # them checked; a tensor's grad_fn may raise (a view made under no_grad, changed in place since)
             def attr_growing(frame):
@@ -536,14 +539,15 @@ class ExprCompiler:
                     s(frame, v)
             return store_unpack
         if t is A.Attribute:
-            self.check_attr(node)
-            obj, name = self.expr(node.value, scope), node.attr
+            name, private = self.check_attr(node, scope)
+            obj = self.expr(node.value, scope)
             from .pyvalues import set_attr
+            store = set_private if private else set_attr
 
             def store_attr(frame, value):
                 o = obj(frame)
                 try:
-                    set_attr(o, name, value)
+                    store(o, name, value)
                 except Exception as e:
                     tag(e, node)
                     raise

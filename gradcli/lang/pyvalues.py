@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from ..pycompat import OrderedDict
+from .private import has_private, is_private
 from .pyops import BigRange
 from .runtime import user_raiser
 from .strguard import GROWING_NAMES, STR_SPECIAL, growing_method, safe_format, safe_format_map, unbound_method
@@ -367,7 +368,10 @@ def has_attr(obj, name):
         raise TypeError("hasattr(): attribute name must be string")
     if name.startswith("_"):
         # the protocols a script may ask about (d2l's Vocab.to_tokens: hasattr(indices, '__len__')):
-        # whether the object's type has them, a bool and nothing else; every other '_' name is absent
+        # whether the object's type has them, a bool and nothing else; a '_name' the script's own
+        # class defines or its instance holds as get_private answers; every other '_' name is absent
+        if is_private(name):
+            return has_private(obj, name)
         return name in PROTOCOL_NAMES and any(name in c.__dict__ for c in type(obj).__mro__)
     try:
         get_attr(obj, name)

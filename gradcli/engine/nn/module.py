@@ -11,17 +11,20 @@ from ..autograd import RemovableHandle
 from ..autograd_modes import no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
 from ..tensor import Tensor
+from ..private_names import claim, script_owns
 from .parameter import BufferMark, Parameter
 
 
 # ---------------------------------------------------------------------------- private names
 
-def refuse_private(name, what):
+def refuse_private(name, what, owner=None):
     """A script may give the engine names that become attributes or ``__dict__`` entries (a
     ParameterDict key, add_module, register_buffer, a scheduler's state_dict): one that starts
     with '_' would reach the object's internals or plant a protocol such as NumPy's
-    ``__array_interface__``, so it is refused (a KeyError, as torch's own name checks raise)."""
-    if isinstance(name, str) and name.startswith("_"):
+    ``__array_interface__``, so it is refused (a KeyError, as torch's own name checks raise); but
+    a module of the script's own class (``owner``) takes the '_names' that are not the engine's
+    (engine/private_names.py), as its attributes do."""
+    if isinstance(name, str) and name.startswith("_") and not (owner is not None and claim(owner, name)):
         raise KeyError(f"{what} '{name}' starts with '_': such names are not available in GradScript")
 
 
@@ -267,7 +270,7 @@ class Module:
         taken = hasattr(type(self), name) or name in d or name in d["_buffers"] or name in d["_modules"]
         if taken and name not in d["_parameters"]:  # torch's hasattr(self, name): a buffer or submodule too
             raise KeyError(f"attribute '{name}' already exists")
-        refuse_private(name, "parameter name")
+        refuse_private(name, "parameter name", self)
         if param is None:
             d["_parameters"][name] = None
             return
@@ -293,7 +296,7 @@ class Module:
         taken = hasattr(type(self), name) or name in d or name in d["_parameters"] or name in d["_modules"]
         if taken and name not in d["_buffers"]:  # torch's hasattr(self, name): a parameter or submodule too
             raise KeyError(f"attribute '{name}' already exists")
-        refuse_private(name, "buffer name")
+        refuse_private(name, "buffer name", self)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise errors.type_error(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                                     "(torch Tensor or None required)")
@@ -314,7 +317,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        refuse_private(name, "module name")
+        refuse_private(name, "module name", self)
         self.__dict__["_modules"][name] = module
 
     register_module = add_module
@@ -324,7 +327,7 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if item.startswith("_") or not hasattr(mod, item):  # no registered name starts with '_'
+            if (item.startswith("_") and not script_owns(mod, item)) or not hasattr(mod, item):
                 raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
             if not isinstance(mod, Module):

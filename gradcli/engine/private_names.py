@@ -1,0 +1,77 @@
+"""The '_' names a script's own classes may use, as the engine sees them (gradcli/lang/private.py is the
+language's side: which attribute reads and writes of a script reach them).
+
+A class the script defined carries ``_gradscript_class`` in its namespace. A ``_name`` is the
+engine's when a class of the MRO that is not the script's defines it, or when it is one of
+``ENGINE_PRIVATE`` or starts with a reserved prefix; any other ``_name`` on an instance of a script's
+class is the script's (nn.Module's register_parameter, register_buffer and add_module take it, as torch
+does).
+An instance records the '_names' the script gave it (``RECORD``, a dunder key of its ``__dict__``: no script
+reaches it, copy.deepcopy copies it), so that what an engine base stored in it (nn.RNN's
+``_flat_weights_names``, nn.MultiheadAttention's ``_qkv_same_embed_dim``) stays the engine's.
+"""
+from __future__ import annotations
+
+# the names gradcli's engine keeps in instances or probes on objects it is handed (tests/test_script_private.py
+# scans gradcli's source for getattr/hasattr/__dict__ uses of '_' names and checks every one is here)
+ENGINE_PRIVATE = frozenset("""
+_backward_cls _backward_hooks _backward_pre_hooks _base _buffers _creation _data _dirty _fields _fns
+_forward_hooks _forward_hooks_with_kwargs _forward_pre_hooks _forward_pre_hooks_with_kwargs _frozen _fwt
+_get_closed_form_lr _grad _inputs _keys _kw _lazy _lazy_initialize_hook _lazy_ops _legacy_dtype _materialize
+_members _modules _non_diff _non_full_backward_hooks _non_persistent_buffers_set _opname _opt_called
+_out_dtype _out_meta _output_nr _parameters _pending _rg _runtime_param _saved _site _size _specs _to_save
+_version _x""".split())
+RESERVED_PREFIXES = ("_gs_", "_gradcli", "_gradscript")
+
+
+def is_script_class(cls):
+    return "_gradscript_class" in getattr(cls, "__dict__", {})
+
+
+def engine_owner(cls, name):
+    """The class outside the script that defines ``name`` along cls's MRO, True for gradcli's reserved
+    names, or None (the name may be the script's)."""
+    for c in cls.__mro__:
+        if name in c.__dict__ and not is_script_class(c):
+            return c
+    if name in ENGINE_PRIVATE or name.startswith(RESERVED_PREFIXES):
+        return True
+    return None
+
+
+RECORD = "__gradscript_private__"
+_STORES = ("_parameters", "_buffers", "_modules")  # nn.Module's: its __getattr__ answers from them
+
+
+def engine_holds(obj, name):
+    """Whether the instance holds ``name`` without the script having given it (an engine base's own)."""
+    d = getattr(obj, "__dict__", {})
+    if name in d.get(RECORD, ()):
+        return False
+    if name in d:
+        return True
+    return any(isinstance(d.get(store), dict) and name in d[store] for store in _STORES)
+
+
+def script_owns(obj, name):
+    """Whether ``name`` ('_name', no dunder) may be a name of ``obj``, an instance of a script's class."""
+    cls = type(obj)
+    return (name[:2] != "__" or name[-2:] != "__") and any(is_script_class(c) for c in cls.__mro__) \
+        and engine_owner(cls, name) is None and not engine_holds(obj, name)
+
+
+def claim(obj, name):
+    """Give ``name`` to the script on ``obj`` (it sets it, registers a parameter, buffer or module under
+    it) when script_owns allows it; whether it did."""
+    if not script_owns(obj, name):
+        return False
+    d = obj.__dict__
+    names = d.get(RECORD)
+    if names is None:
+        names = d[RECORD] = set()
+    names.add(name)
+    return True
+
+
+__all__ = ["ENGINE_PRIVATE", "RESERVED_PREFIXES", "RECORD", "is_script_class", "engine_owner", "engine_holds",
+           "script_owns", "claim"]

@@ -1,0 +1,189 @@
+"""'_'-names on a script's own classes (gradcli/lang/private.py, gradcli/engine/private_names.py): what
+Python runs (self._cache, self._init_weights, Cls._count, name mangling, super()._helper) runs, held to
+CPython itself for plain classes (nn.Module's come from the goldens tests/golden/scripts/private_*.grad);
+and every way through the new door to the engine's own '_' names ends in a located error of the script's."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from gradcli.engine.private_names import ENGINE_PRIVATE, RESERVED_PREFIXES
+from gradcli.lang.runner import RunOptions, Session
+
+from case_support import refused_script, run_script
+
+ROOT = Path(__file__).resolve().parent.parent
+run = partial(run_script, "", "private.grad", timeout=20)
+refused = partial(refused_script, "", "private.grad", timeout=20)
+
+
+# ---------------------------------------------------------------- the engine's names are all reserved
+
+_PROBE = re.compile(r"""(?:getattr|hasattr|setattr|delattr)\([^,()]+, ["'](_[A-Za-z0-9_]+)["']"""
+                    r"""|(?:__dict__|\bd)(?:\.get|\.setdefault|\.pop)?[\[(]["'](_[A-Za-z0-9_]+)["']""")
+
+
+def test_every_name_the_engine_probes_or_stores_by_string_is_reserved():
+    # a script object carrying one of these would be taken for the engine's (a tensor's _data, a
+    # module's lazily made _backward_hooks): a new probe in gradcli's source must be added to the list
+    missing = {}
+    for path in (ROOT / "gradcli").rglob("*.py"):
+        for m in _PROBE.finditer(path.read_text(encoding="utf-8")):
+            name = m.group(1) or m.group(2)
+            if name.startswith("__") and name.endswith("__"):
+                continue
+            if name not in ENGINE_PRIVATE and not name.startswith(RESERVED_PREFIXES):
+                missing.setdefault(name, str(path.relative_to(ROOT)))
+    assert not missing, f"add these to engine/private_names.ENGINE_PRIVATE: {missing}"
+
+
+# ---------------------------------------------------------------- plain classes: as CPython runs them
+
+PLAIN = [
+    # a class attribute counter, an instance cache, a helper method, a property
+    "class Counter:\n    _count = 0\n    def __init__(self):\n        Counter._count += 1\n        self._items = []\n"
+    "    def _helper(self, x):\n        return x * 2\n    def add(self, x):\n        self._items.append(self._helper(x))\n"
+    "        return len(self._items)\n    @property\n    def _length(self):\n        return len(self._items)\n"
+    "c = Counter()\nd = Counter()\nprint(c.add(3), c.add(4), c._items, Counter._count, d._count, c._length)\n"
+    "c._count = 10\nprint(Counter._count, c._count, d._count)\ndel c._count\nprint(c._count)\n",
+    # hasattr as lazy initialisation does it; a missing name is Python's AttributeError
+    "class A:\n    def get(self):\n        if not hasattr(self, '_cache'):\n            self._cache = {}\n"
+    "        self._cache['k'] = self._cache.get('k', 0) + 1\n        return self._cache\n"
+    "a = A()\nprint(hasattr(a, '_cache'), a.get(), a.get(), hasattr(a, '_cache'), hasattr(a, '_get'))\n"
+    "try:\n    a._missing\nexcept AttributeError as e:\n    print('AttributeError', e)\n"
+    "try:\n    A._missing\nexcept AttributeError as e:\n    print('AttributeError', e)\n",
+    # name mangling: __x in a class body is _Cls__x; a subclass's __x is its own
+    "class A:\n    __k = 5\n    def __init__(self):\n        self.__x = 1\n    def __twice(self):\n        return 2 * self.__x\n"
+    "    def get(self):\n        return self.__twice() + self.__k\nclass B(A):\n    def __init__(self):\n"
+    "        super().__init__()\n        self.__x = 7\n    def mine(self):\n        return self.__x\n"
+    "b = B()\nprint(b.get(), b.mine(), b._A__x, b._B__x, A._A__k, b._A__twice())\n"
+    "try:\n    b.__x\nexcept AttributeError as e:\n    print('AttributeError', e)\n",
+    # super()._helper, a classmethod and a staticmethod with '_' names, a lambda stored in a '_' attribute
+    "class A:\n    def _f(self):\n        return 'A'\n    @classmethod\n    def _make(cls):\n        return cls()\n"
+    "    @staticmethod\n    def _two():\n        return 2\nclass B(A):\n    def _f(self):\n        return 'B' + super()._f()\n"
+    "    def __init__(self):\n        self._g = lambda v: v + self._two()\n"
+    "b = B._make()\nprint(b._f(), type(b)._two(), b._g(1), type(b).__name__, B._make()._f())\n",
+    # a closure over a '_' attribute, an exception class's own '_' attribute, '_' variables and functions
+    "class E(Exception):\n    def __init__(self, code):\n        super().__init__('bad')\n        self._code = code\n"
+    "try:\n    raise E(3)\nexcept E as e:\n    print(e._code, e.args)\n"
+    "def _outer():\n    _v = 2\n    def _inner(o):\n        return o._code * _v\n    return _inner\n"
+    "print(_outer()(E(4)))\nfor _ in range(2):\n    _x = 1\nprint(_x, _)\n",
+]
+
+
+@pytest.mark.parametrize("src", PLAIN)
+def test_plain_classes_run_as_cpython_runs_them(src, tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text(src, encoding="utf-8")
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60, check=True)
+    r = run(src)
+    assert r.error is None, (r.error.type_name, r.error.message, r.error.line)
+    assert r.stdout == python.stdout
+
+
+# ---------------------------------------------------------------- the door stays shut for the engine's names
+
+MODULE = "import torch\nimport torch.nn as nn\n"
+ATTACKS = [
+    # nn.Module's own stores and methods, from inside and outside the script's class
+    (MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n        print(self._parameters)\nN()\n",
+     "AttributeError", "'_parameters' belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    pass\nprint(N()._modules)\n", "AttributeError", "self.named_children()"),
+    (MODULE + "class N(nn.Module):\n    pass\nn = N()\nn._buffers = {}\n", "AttributeError", "belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    pass\nn = N()\ndel n._forward_hooks\n", "AttributeError", "belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    def f(self):\n        return super()._apply\nN().f()\n",
+     "AttributeError", "'_apply' belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    pass\nprint(type(N())._version)\n", "AttributeError", "belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    pass\nprint(N._add_hook)\n", "AttributeError", "belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    def _apply(self, fn):\n        return self\n", "NameError",
+     "nn.Module defines it"),
+    (MODULE + "class N(nn.Module):\n    _version = 2\n", "NameError", "nn.Module defines it"),
+    # names the engine stores lazily or looks for on any object
+    (MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self._backward_hooks = {0: print}\nN()\n",
+     "AttributeError", "gradcli's engine reserves this name"),
+    ("class A:\n    pass\na = A()\na._data = [1.0]\n", "AttributeError", "gradcli's engine reserves"),
+    ("class A:\n    pass\na = A()\na._rg = True\n", "AttributeError", "gradcli's engine reserves"),
+    ("class A:\n    _creation = 1\n", "NameError", "gradcli's engine reserves it"),
+    ("class A:\n    def _gs_user(self):\n        return 1\n", "NameError", "gradcli's engine reserves it"),
+    ("class A:\n    pass\nprint(A()._gradscript_class)\n", "AttributeError", "gradcli's engine reserves"),
+    ("class A:\n    pass\nA._gradscript_class = False\n", "AttributeError", "gradcli's engine reserves"),
+    # what an engine base stored in the instance stays the engine's (no record of the script's)
+    (MODULE + "class R(nn.RNN):\n    def f(self):\n        return self._flat_weights_names\nR(2, 3).f()\n",
+     "AttributeError", "belongs to nn.RNN"),
+    (MODULE + "class R(nn.RNN):\n    def f(self):\n        self._flat_weights_names = []\nR(2, 3).f()\n",
+     "AttributeError", "belongs to nn.RNN"),
+    (MODULE + "class L(nn.Linear):\n    pass\nprint(L(2, 3)._parameters)\n", "AttributeError", "belongs to nn.Linear"),
+    # engine objects reached through the script's objects
+    (MODULE + "class A:\n    pass\na = A()\na._t = torch.ones(2)\nprint(a._t._data)\n", "AttributeError",
+     "private in GradScript"),
+    (MODULE + "class A:\n    pass\na = A()\na._m = nn.Linear(2, 2)\nprint(a._m._parameters)\n", "AttributeError",
+     "private in GradScript"),
+    (MODULE + "class A:\n    pass\na = A()\na._m = nn.Linear(2, 2)\na._m._cache = 1\n", "AttributeError",
+     "private in GradScript"),
+    (MODULE + "x = torch.ones(2)\nx._data = 1\n", "AttributeError", "private in GradScript"),
+    (MODULE + "print(torch._C)\n", "AttributeError", "private in GradScript"),
+    (MODULE + "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx._k = 1\n"
+     "        return x\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))\n",
+     "AttributeError", "private in GradScript"),
+    (MODULE + "class F(torch.autograd.Function):\n    pass\nprint(F._backward_cls)\n", "AttributeError",
+     "gradcli's engine reserves"),
+    # a class named like an engine class is still the script's, with the same reserved names
+    ("class Tensor:\n    def _data(self):\n        return 1\n", "NameError", "gradcli's engine reserves it"),
+    ("class Module:\n    pass\nm = Module()\nm._parameters = {}\n", "AttributeError", "gradcli's engine reserves"),
+    # dunders keep their rules; the record of the script's names is one
+    ("class A:\n    pass\nprint(A().__gradscript_private__)\n", "AttributeError", "private in GradScript"),
+    ("class A:\n    def f(self):\n        self.__gradscript_private__ = {'_parameters'}\nA().f()\n", "AttributeError",
+     "private in GradScript"),
+    ("class A:\n    def __setattr__(self, k, v):\n        pass\n", "NameError", "reserved in GradScript"),
+    ("class A:\n    __slots__ = ()\n", "NameError", "reserved in GradScript"),
+    ("class A:\n    def __init__(self):\n        self._f = lambda: self.__dict__\nA()._f()\n", "AttributeError",
+     "private in GradScript"),
+    # other routes: getattr/setattr are not there, format fields refuse '_', super() is read-only
+    ("class A:\n    _k = 1\nprint(getattr(A(), '_k'))\n", "NameError", "'getattr' is not available"),
+    ("class A:\n    pass\nsetattr(A(), '_x', 1)\n", "NameError", "'setattr' is not available"),
+    ("class A:\n    _k = 1\nprint('{0._k}'.format(A()))\n", "ValueError", "private"),
+    ("class A:\n    _k = 1\nclass B(A):\n    def f(self):\n        super()._k = 2\nB().f()\n", "AttributeError",
+     "private in GradScript"),
+    ("class A:\n    pass\nprint(A._mro)\n", "AttributeError", "type object 'A' has no attribute '_mro'"),
+    # string-keyed registration on a module of the script's class: the same rule
+    (MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.register_buffer('_data', torch.ones(1))\nN()\n", "KeyError", "starts with '_'"),
+    (MODULE + "m = nn.Linear(1, 1)\nm.register_buffer('_mine', torch.ones(1))\n", "KeyError", "starts with '_'"),
+]
+
+
+@pytest.mark.parametrize("src,type_name,message", ATTACKS)
+def test_the_engines_names_stay_out_of_reach(src, type_name, message):
+    refused(src, type_name, message)
+
+
+def test_a_script_modules_own_names_are_registered_as_torch_registers_them():
+    r = run(MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self._fc = nn.Linear(2, 2)\n        self._w = nn.Parameter(torch.ones(2))\n"
+            "        self.register_buffer('_mask', torch.zeros(2))\n        self._cache = {}\n"
+            "n = N()\nprint(sorted(n.state_dict()), n.get_submodule('_fc') is n._fc, n._mask, n._cache)\n"
+            "del n._cache\nprint(hasattr(n, '_cache'), hasattr(n, '_parameters'), hasattr(n, '_w'))\n")
+    assert r.error is None, (r.error.type_name, r.error.message)
+    assert r.stdout == ("['_fc.bias', '_fc.weight', '_mask', '_w'] True tensor([0., 0.]) {}\n"
+                        "False False True\n")
+
+
+def test_the_repl_and_run_e_follow_the_same_rule():
+    session = Session(RunOptions())
+    r = session.run("class A:\n    def __init__(self):\n        self._c = 2\na = A()\n")
+    assert r.error is None
+    assert session.run("print(a._c)\n").stdout == "2\n"
+    assert session.run("a._c += 1\nprint(a._c)\n").stdout == "3\n"
+    r = session.run("import torch.nn as nn\nclass N(nn.Module):\n    pass\nn = N()\nn._modules\n")
+    assert r.error is not None and "belongs to nn.Module" in r.error.message
+    assert not any(c.startswith("a._") for c in session.complete("a."))
+    proc = subprocess.run([sys.executable, "-m", "gradcli", "run", "-e",
+                           "class A:\n    _k = 3\nprint(A()._k)\nimport torch\nprint(torch.ones(1)._data)"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.stdout.startswith("3\n") and proc.returncode == 1
+    assert "private in GradScript" in proc.stdout + proc.stderr and "Traceback" not in proc.stdout + proc.stderr
