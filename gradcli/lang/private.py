@@ -28,6 +28,7 @@ script class, namespaces, a Function's ctx) still refuse every ``_`` name.
 from __future__ import annotations
 
 import types
+import weakref
 
 from ..engine.private_names import claim, engine_holds, engine_owner, is_script_class
 from .runtime import tag, user_raiser
@@ -115,6 +116,11 @@ def _check(obj, name, write):
         owner = _engine_base(cls)  # self._parameters: nn.Module's
     if owner is not None:
         raise _refused(obj, name, owner)
+    if not isinstance(obj, type):
+        names = _CLEARED.get(cls)
+        if names is None:
+            names = _CLEARED[cls] = set()
+        names.add(name)
     if isinstance(obj, type):
         if not write and not _script_defines(cls, name):
             err = AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
@@ -130,10 +136,17 @@ def _engine_base(cls):
     return next(c for c in cls.__mro__ if not is_script_class(c))
 
 
+# script class -> the '_names' _check found no engine class owns (a class's MRO and the reserved names do
+# not change): an instance's read then only asks whether the instance holds the name from its engine base
+_CLEARED = weakref.WeakKeyDictionary()
+
+
 @user_raiser
 def get_private(obj, name):
     """``obj._name`` in a script."""
-    _check(obj, name, False)
+    names = _CLEARED.get(type(obj))
+    if names is None or name not in names or engine_holds(obj, name):
+        _check(obj, name, False)
     try:
         value = getattr(obj, name)
     except AttributeError as e:
