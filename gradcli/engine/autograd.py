@@ -154,6 +154,18 @@ class SavedValue:
         self.is_output = is_output
 
 
+def saved_value(tensor, is_output=False):
+    """SavedValue(tensor, is_output) without the class call's __init__ frame (the recorders' hot path)."""
+    s = _new_object(SavedValue)
+    s.tensor = tensor
+    s.version = tensor._version[0]
+    s.is_output = is_output
+    return s
+
+
+_new_object = object.__new__
+
+
 class RemovableHandle:
     """torch.utils.hooks.RemovableHandle."""
     __slots__ = ("_list", "_item")

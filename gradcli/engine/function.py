@@ -15,7 +15,7 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
-from .autograd import ZERO_NRS, Node, forward_level, node_observer, SavedValue, make_node, stamp
+from .autograd import ZERO_NRS, Node, forward_level, node_observer, SavedValue, make_node, saved_value, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor, check_view_grad_fn
@@ -125,13 +125,13 @@ def record1(cls, inputs, out, kw):
         nr = t._output_nr
         nrs = _ZERO_NRS1 if nr == 0 else (nr,)
     if cls.save_inputs:
-        saved = (SavedValue(t),) if cls.save_when is None else _select_saved(inputs, cls.save_when)
+        saved = (saved_value(t),) if cls.save_when is None else _select_saved(inputs, cls.save_when)
     else:
         saved = ()
     node = _new(cls)
     node._fns = (fn,)
     node._nrs = nrs
-    node._saved = saved + (SavedValue(out, True),) if cls.save_output else saved
+    node._saved = saved + (saved_value(out, True),) if cls.save_output else saved
     stamp(node, out.dtype, kw)
     return attach(node, out, inputs)
 
@@ -172,15 +172,15 @@ def record2(cls, a, b, out, kw=None):
     if cls.save_inputs:
         sw = cls.save_when
         if sw is None:
-            sa = SavedValue(a) if isinstance(a, Tensor) else a
-            sb = SavedValue(b) if isinstance(b, Tensor) else b
+            sa = saved_value(a) if isinstance(a, Tensor) else a
+            sb = saved_value(b) if isinstance(b, Tensor) else b
         else:
             ua, ub = sw
-            sa = (SavedValue(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
-            sb = (SavedValue(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
-        node._saved = (sa, sb, SavedValue(out, True)) if cls.save_output else (sa, sb)
+            sa = (saved_value(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
+            sb = (saved_value(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
+        node._saved = (sa, sb, saved_value(out, True)) if cls.save_output else (sa, sb)
     else:
-        node._saved = (SavedValue(out, True),) if cls.save_output else ()
+        node._saved = (saved_value(out, True),) if cls.save_output else ()
     stamp(node, out.dtype, kw)
     return attach(node, out, (a, b))
 

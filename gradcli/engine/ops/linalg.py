@@ -10,7 +10,7 @@ import numpy as np
 from ... import backend
 from .. import dtypes, errors, numerics
 from ..autograd_modes import grad_mode
-from ..autograd import ZERO_NRS, SavedValue, forward_level, node_observer, stamp
+from ..autograd import ZERO_NRS, SavedValue, forward_level, node_observer, saved_value, stamp
 from ..saved_hooks import PackedValue
 from ..function import Function, attach, record
 from . import replays, words
@@ -461,15 +461,6 @@ def _edge_of(t):
     return (t._edge()[0] if t._rg else None), 0
 
 
-def _saved_value(t):
-    """SavedValue(t) without the class call's __init__ frame (linear_2d saves one or two a layer)."""
-    s = _new_node(SavedValue)
-    s.tensor = t
-    s.version = t._version[0]
-    s.is_output = False
-    return s
-
-
 def _push_linear(input, weight, bias, WT, out):
     """Inside a forward-AD level, where linear_2d records no node: t()'s and addmm's tangents (forward_ad.py;
     where it records them, the level's node observer hears of both)."""
@@ -556,7 +547,7 @@ def linear_2d(input, weight, bias):
     node._fns = (fb, fx, fw)
     node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
-    node._saved = (b.shape, _saved_value(input) if rw else X.shape, _saved_value(wt) if rx else WT.shape)
+    node._saved = (b.shape, saved_value(input) if rw else X.shape, saved_value(wt) if rx else WT.shape)
     # _layout_kw(input, wt): wt (Wd.T) is column-major when Wd is C-contiguous (a Linear's weight)
     i = X.itemsize
     st = X.strides
