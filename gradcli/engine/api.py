@@ -420,8 +420,9 @@ def _load_func():
 
 def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
+    from . import distributions_multinomial as _dmn
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg) for name in module.NAMES}
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn) for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
