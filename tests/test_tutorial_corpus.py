@@ -122,10 +122,6 @@ KNOWN: dict[str, str] = {
                                                        "has torch's bits, docs/numerics.md): the printed gradient means "
                                                        "of the shortcut experiment differ in their 8th digit; the "
                                                        "layer-norm, FFN and model lines agree",
-    'fastai_minibatch_reduce_add_module.grad': "`from functools import reduce`: functools is not among GradScript's "
-                                               "modules (torch, numpy, math, random, itertools, time, collections), so "
-                                               "the import stops with gradcli's ImportError; "
-                                               "fastai_minibatch_modules_optim.grad runs the notebook's other cells",
     'karpathy_makemore_pytorchified_layers.grad': "the mean of layer 2's output gradient is a sum of terms that "
                                                   "cancel (|mean| < 5e-7): %+f prints torch's -0.000000 as "
                                                   "+0.000000, its sign set by the last bits of the float32 products "

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import npguard, pyops, pyvalues
 from .pybuiltins import ScriptType, TypeBuiltin, python_builtins
-from .pyitertools import itertools_module, time_module
+from .pyitertools import functools_module, itertools_module, time_module
 from .pyrandom import random_module
 from ..pycompat import OrderedDict
 from .pyvalues import Namespace
@@ -31,9 +31,9 @@ FORBIDDEN_NAMES = frozenset(
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
                      "torch.utils.data, "
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
-                     "torch.distributions, numpy, math, random, "
+                     "torch.distributions, torch.testing, numpy, math, random, "
                      "itertools, time, collections (OrderedDict, defaultdict, deque, Counter), "
-                     "dataclasses (dataclass)")
+                     "dataclasses (dataclass), functools (reduce, partial)")
 
 _ENGINE = "gradcli.engine"
 
@@ -509,6 +509,7 @@ class Namespaces:
         self.modules.update(collections_module())
         self.modules.update(dataclasses_module())
         self.modules.update(itertools_module(rt))
+        self.modules.update(functools_module(rt))
         self.modules.update(time_module(rt))
         torch_ns = self.modules["torch"]
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)

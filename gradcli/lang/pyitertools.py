@@ -176,6 +176,25 @@ def itertools_module(rt):
     return {"itertools": Namespace("itertools", members)}
 
 
+def functools_module(rt):
+    """`functools`, for the folds and bound arguments of tutorial code (`reduce(operator, layers)`,
+    `partial(F.cross_entropy, reduction='sum')`): Python's own, with reduce's items counted as steps as
+    itertools' are (reduce(max, count()) ends at --max-steps). Nothing else of the module (wraps/update_wrapper
+    write a function's __dict__ and __wrapped__; lru_cache and cache are decorators the language does not take)."""
+    import functools  # noqa: PLC0415
+
+    def reduce(function, iterable, *initial):
+        if len(initial) > 1:
+            raise TypeError(f"reduce expected at most 3 arguments, got {len(initial) + 2}")
+        try:
+            items = iter(iterable)
+        except TypeError:
+            raise TypeError("reduce() arg 2 must support iteration") from None
+        return functools.reduce(function, MeteredIterator(items, rt), *initial)
+    reduce.__module__ = "_functools"
+    return {"functools": Namespace("functools", {"reduce": user_raiser(reduce), "partial": functools.partial})}
+
+
 _TIME_T_RANGE = 2.0 ** 63  # CPython's _PyTime_t: nanoseconds in a signed 64-bit integer
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import os
 import sys
+import functools
 import types
 
 import numpy as np
@@ -165,6 +166,8 @@ def _compute_policy(t):
     from .pyitertools import MeteredType  # noqa: PLC0415 - pyitertools imports this module
     if t is MeteredType:
         return frozenset(("from_iterable",))  # itertools.chain.from_iterable
+    if t is functools.partial:
+        return frozenset(("func", "args", "keywords"))
     if t is types.GeneratorType:
         return "generator"  # close() only (send/throw and the gi_* internals stay out)
     if issubclass(t, np.ndarray) or issubclass(t, np.generic):
