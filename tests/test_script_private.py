@@ -73,6 +73,10 @@ PLAIN = [
     "try:\n    raise E(3)\nexcept E as e:\n    print(e._code, e.args)\n"
     "def _outer():\n    _v = 2\n    def _inner(o):\n        return o._code * _v\n    return _inner\n"
     "print(_outer()(E(4)))\nfor _ in range(2):\n    _x = 1\nprint(_x, _)\n",
+    # a dataclass's '_' field, and '_' keywords of the script's own constructors
+    "from dataclasses import dataclass\n@dataclass\nclass C:\n    n: int = 1\n    _k: int = 0\n"
+    "class D:\n    def __init__(self, _v=1):\n        self._v = _v\n"
+    "print(C(_k=3), C(2, 4)._k, C()._k, D(_v=5)._v, D()._v)\n",
 ]
 
 
@@ -154,6 +158,9 @@ ATTACKS = [
     (MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
      "        self.register_buffer('_data', torch.ones(1))\nN()\n", "KeyError", "starts with '_'"),
     (MODULE + "m = nn.Linear(1, 1)\nm.register_buffer('_mine', torch.ones(1))\n", "KeyError", "starts with '_'"),
+    # '_' keywords go to the script's own __init__ only, never to an engine base's
+    (MODULE + "class N(nn.Module):\n    pass\nN(_x=1)\n", "TypeError", "keyword argument '_x' is not allowed"),
+    (MODULE + "class L(nn.Linear):\n    pass\nL(1, 1, _bias=1)\n", "TypeError", "keyword argument '_bias' is not allowed"),
 ]
 
 

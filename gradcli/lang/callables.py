@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import MethodType, ModuleType
 
 from . import ast as A
+from ..engine.private_names import is_script_class
 from .pyops import checked_int
 from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
@@ -442,13 +443,20 @@ def _script_callee(func, keyword, node):
     def callee(frame):
         f = func(frame)
         target = f.__func__ if type(f) is MethodType else f
-        if not isinstance(target, Function):
+        if not isinstance(target, Function) and not (isinstance(target, type) and _script_init(target)):
             err = TypeError(f"keyword argument '{keyword}' is not allowed: names starting with '_' are private "
                             "in GradScript (only the script's own functions take them)")
             tag(err, node)
             raise err
         return f
     return callee
+
+
+def _script_init(cls):
+    """Whether calling the class runs an __init__ of the script's (its own or @dataclass's, whose fields
+    may be '_names': lang/private.py), which takes '_' keywords as the script's functions do."""
+    owner = next((c for c in cls.__mro__ if "__init__" in c.__dict__), object)
+    return is_script_class(owner)
 
 
 def function_str(f):
