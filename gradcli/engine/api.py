@@ -66,6 +66,10 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def is_inference(input):
+    return input.is_inference()
+
+
 def is_floating_point(input):
     return input.dtype.is_floating_point
 

@@ -14,6 +14,7 @@ import itertools
 
 from ..gcpolicy import collect_less_often
 from . import errors
+from .autograd_modes import SAVED_INFERENCE
 from .saved_hooks import PackedValue, unpack_saved
 
 collect_less_often()  # a long graph's nodes would set off full collections again and again (gcpolicy.py)
@@ -150,7 +151,10 @@ class SavedValue:
 
     def __init__(self, tensor, is_output=False):
         self.tensor = tensor
-        self.version = tensor._version[0]
+        v = tensor._version
+        if v.__class__ is not list:  # an inference tensor (autograd_modes.InferenceVersion): SavedVariable's check
+            raise errors.runtime(SAVED_INFERENCE, hint="inference")
+        self.version = v[0]
         self.is_output = is_output
 
 

@@ -10,17 +10,34 @@ from . import errors
 
 
 class _GradMode:
-    __slots__ = ("enabled",)
+    # enabled: whether ops record (read by every op); inference: torch.inference_mode is on, and then
+    # enabled stays False whatever grad mode says (torch excludes the Autograd keys there), the grad mode
+    # a script set inside (enable_grad in inference_mode) being `shadow`, what is_grad_enabled() reports
+    __slots__ = ("enabled", "inference", "shadow")
 
     def __init__(self):
         self.enabled = True
+        self.inference = False
+        self.shadow = False
 
 
 grad_mode = _GradMode()
 
 
 def is_grad_enabled():
-    return grad_mode.enabled
+    return grad_mode.shadow if grad_mode.inference else grad_mode.enabled
+
+
+def swap_grad(value):
+    """Set grad mode to value (inside inference mode: the mode is_grad_enabled reports, ops still do not
+    record); returns the previous value, for swap_grad(prev)."""
+    if grad_mode.inference:
+        prev = grad_mode.shadow
+        grad_mode.shadow = value
+    else:
+        prev = grad_mode.enabled
+        grad_mode.enabled = value
+    return prev
 
 
 class _GradModeContext:
@@ -29,12 +46,11 @@ class _GradModeContext:
     _target = True
 
     def __enter__(self):
-        self._prev = grad_mode.enabled
-        grad_mode.enabled = self._target
+        self._prev = swap_grad(self._target)
         return None
 
     def __exit__(self, *exc):
-        grad_mode.enabled = self._prev
+        swap_grad(self._prev)
         return False
 
     def __call__(self, fn):
@@ -42,12 +58,11 @@ class _GradModeContext:
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
-            prev = grad_mode.enabled
-            grad_mode.enabled = target
+            prev = swap_grad(target)
             try:
                 return fn(*args, **kwargs)
             finally:
-                grad_mode.enabled = prev
+                swap_grad(prev)
 
         return wrapped
 
@@ -77,14 +92,13 @@ class set_grad_enabled(_GradModeContext):
                                     f"not {typename(mode)}")
         self._target = mode
         # like torch, the call itself already switches the mode (usable as a plain function)
-        self._prev = grad_mode.enabled
-        grad_mode.enabled = self._target
+        self._prev = swap_grad(mode)
 
     def __enter__(self):
         return None
 
     def __call__(self, fn):
-        grad_mode.enabled = self._prev  # as a decorator: the mode comes back, the function gets it
+        swap_grad(self._prev)  # as a decorator: the mode comes back, the function gets it
         return super().__call__(fn)
 
     def __repr__(self):
@@ -94,43 +108,103 @@ class set_grad_enabled(_GradModeContext):
 for _cls in (no_grad, enable_grad, set_grad_enabled):  # <class 'torch.autograd.grad_mode.no_grad'>
     _cls.__module__ = "torch.autograd.grad_mode"
 
-_inference_mode = [False]
-
-
 def is_inference_mode_enabled():
-    return _inference_mode[0]
+    return grad_mode.inference
+
+
+def _enter_inference(mode):
+    """torch's InferenceMode(mode): grad mode becomes `not mode` (inference_mode(False) turns it on again);
+    returns the state to give back to _leave_inference."""
+    prev = (grad_mode.enabled, grad_mode.inference, grad_mode.shadow)
+    grad_mode.inference = mode
+    grad_mode.enabled = grad_mode.shadow = not mode
+    return prev
+
+
+def _leave_inference(prev):
+    grad_mode.enabled, grad_mode.inference, grad_mode.shadow = prev
 
 
 class inference_mode(no_grad):
+    """torch.inference_mode(mode=True): a context manager and a decorator. Tensors made inside are
+    inference tensors (InferenceVersion: no version counter); views of normal tensors stay normal."""
+
+    def __new__(cls, mode=True):
+        if mode is not None and mode.__class__ is not bool:  # torch: anything else is the function to decorate
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
-        self._target = not mode
         self._mode = bool(mode)
 
     def __enter__(self):
-        self._prev_inference = _inference_mode[0]
-        _inference_mode[0] = self._mode
-        return super().__enter__()
+        self._prev_state = _enter_inference(self._mode)
+        return None
 
     def __exit__(self, *exc):
-        _inference_mode[0] = self._prev_inference
-        return super().__exit__(*exc)
+        _leave_inference(self._prev_state)
+        return False
 
     def __call__(self, fn):
-        mode, target = self._mode, self._target
+        mode = self._mode
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
-            prev, prev_inference = grad_mode.enabled, _inference_mode[0]
-            grad_mode.enabled, _inference_mode[0] = target, mode
+            prev = _enter_inference(mode)
             try:
                 return fn(*args, **kwargs)
             finally:
-                grad_mode.enabled, _inference_mode[0] = prev, prev_inference
+                _leave_inference(prev)
 
         return wrapped
 
     def __repr__(self):
         return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
+
+
+INPLACE_INFERENCE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+                     "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+                     "for more details.")
+SAVED_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                   "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                   "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                   "`torch.inference_mode()`.")
+REQUIRES_GRAD_INFERENCE = "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+
+
+class InferenceVersion:
+    """The version counter of an inference tensor, which has none (c10's VariableVersion without one):
+    NO_VERSION, shared by every inference tensor (and by their views and detach(), which share it as
+    they share a counter). Inside inference mode it reads 0 and ignores a bump; outside, reading it
+    raises torch's in-place error (VariableVersion::bump: every in-place op bumps after its kernel ran,
+    `t._version[0] += 1`). So the flag costs nothing where torch does not check it: a tensor's creation
+    inside the mode, SavedValue (saved for backward) and requires_grad look at the counter's class."""
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if grad_mode.inference:
+            return 0
+        raise errors.runtime(INPLACE_INFERENCE, hint="inference")
+
+    def __setitem__(self, i, value):
+        if not grad_mode.inference:
+            raise errors.runtime(INPLACE_INFERENCE, hint="inference")
+
+
+NO_VERSION = InferenceVersion()
+
+
+class InferenceCounter(list):
+    """The version counter of a detach() or .data of an inference tensor made outside inference mode:
+    still an inference tensor (no requires_grad, never saved for backward), but torch gives it a
+    counter of its own, so it may be changed in place."""
+    __slots__ = ()
+
+
+def inference_alias_version():
+    """The version counter of an alias (detach(), .data, nn.Parameter) of an inference tensor: none inside
+    the mode, one of its own outside."""
+    return NO_VERSION if grad_mode.inference else InferenceCounter((0,))
 
 
 inference_mode.__module__ = "torch.autograd.grad_mode"

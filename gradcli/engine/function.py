@@ -71,6 +71,8 @@ def record(cls, inputs, out, kw=None):
         return out
     if out.dtype.category != FLOAT:  # integer and bool results are never differentiable
         return out
+    if t.grad_fn is None and t._version.__class__ is not list and all_inference(inputs):
+        return out
     saved = ()
     if cls.save_inputs:
         sw = cls.save_when
@@ -117,6 +119,8 @@ def record1(cls, inputs, out, kw):
         return out
     fn = t.grad_fn
     if fn is None:
+        if t._version.__class__ is not list:  # an inference leaf alone: no Autograd key, nothing recorded
+            return out
         fn = t._edge()[0]  # the leaf's AccumulateGrad (output number 0)
         nrs = _ZERO_NRS1
     else:
@@ -158,6 +162,8 @@ def record2(cls, a, b, out, kw=None):
                 check_view_grad_fn(a)
             na = a._output_nr
         else:
+            if a._version.__class__ is not list and all_inference((a, b)):
+                return out
             fa, na = a._edge()
     if rb:
         fb = b.grad_fn
@@ -166,6 +172,8 @@ def record2(cls, a, b, out, kw=None):
                 check_view_grad_fn(b)
             nb = b._output_nr
         else:
+            if b._version.__class__ is not list and all_inference((a, b)):
+                return out
             fb, nb = b._edge()
     node._fns = (fa, fb)
     node._nrs = _ZERO_NRS2 if na == 0 and nb == 0 else (na, nb)
@@ -183,6 +191,20 @@ def record2(cls, a, b, out, kw=None):
         node._saved = (saved_value(out, True),) if cls.save_output else ()
     stamp(node, out.dtype, kw)
     return attach(node, out, (a, b))
+
+
+def all_inference(inputs):
+    """No input is a normal tensor or a number (torch wraps a number in a normal tensor): the inputs are
+    inference tensors, which have no Autograd dispatch key, so torch records no node for the op even
+    when one of them requires grad (made so inside inference mode). The recorders ask only for a leaf
+    that requires grad and is an inference tensor."""
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._version.__class__ is list:
+                return False
+        elif isinstance(t, (int, float)):
+            return False
+    return True
 
 
 _new = object.__new__
@@ -221,6 +243,8 @@ def record_multi(cls, inputs, outs, kw=None):
     if not outs or not grad_mode.enabled or not any(getattr(t, "_rg", False) for t in inputs):
         if forward_level[0] is not None and outs:
             forward_level[0].push(cls, inputs, tuple(outs), kw)
+        return outs
+    if all_inference(inputs):
         return outs
     saved = tuple(SavedValue(t) if hasattr(t, "_rg") else t for t in inputs) if cls.save_inputs else ()
     node = make_node(cls, inputs, outs[0].dtype, saved, kw)

@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes, errors
 from .autograd import AccumulateGrad, backward_observer
 from .autograd_engine import run_general, current_pass, run_plain
-from .autograd_modes import grad_mode
+from .autograd_modes import REQUIRES_GRAD_INFERENCE, NO_VERSION, grad_mode, inference_alias_version
 from .device import CPU, device_of, to_device
 from .size import Size
 
@@ -46,8 +46,12 @@ class Tensor:
 
     @property
     def data(self):
-        """Same memory, no graph, and (unlike detach) a version counter of its own."""
-        return wrap(self._data, self.dtype)
+        """Same memory, no graph, and (unlike detach) a version counter of its own (an inference
+        tensor's stays one: it has none)."""
+        t = wrap(self._data, self.dtype)
+        v = self._version
+        t._version = [0] if v.__class__ is list else inference_alias_version()  # (wrap's, in inference mode)
+        return t
 
     @data.setter
     def data(self, value):
@@ -171,6 +175,8 @@ class Tensor:
             raise errors.runtime(errors.NON_LEAF_REQUIRES_GRAD, hint="detach")
         if flag and not self.dtype.is_floating_point:
             raise errors.runtime(errors.FLOAT_ONLY, hint="float_dtype")
+        if flag and self._version.__class__ is not list and not grad_mode.inference:
+            raise errors.runtime(REQUIRES_GRAD_INFERENCE, hint="inference")
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -178,9 +184,16 @@ class Tensor:
             raise errors.runtime(errors.NON_LEAF_REQUIRES_GRAD, hint="detach")
         if requires_grad and not self.dtype.is_floating_point:
             raise errors.runtime(errors.FLOAT_ONLY_METHOD, hint="float_dtype")
+        if requires_grad and self._version.__class__ is not list and not grad_mode.inference:
+            raise errors.runtime(REQUIRES_GRAD_INFERENCE, hint="inference")
         if self.grad_fn is None:
             self._rg = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """Made inside torch.inference_mode (or a view or detach() of such a tensor): its version counter
+        is none (autograd_modes.InferenceVersion) or an InferenceCounter, a normal tensor's is a list."""
+        return self._version.__class__ is not list
 
     @property
     def grad(self):
@@ -500,7 +513,7 @@ def init_from(t, data, dtype):
     t.dtype = dtype
     t._rg = False
     t.grad_fn = None
-    t._version = [0]
+    t._version = NO_VERSION if grad_mode.inference else [0]
     t._base = None
 
 
@@ -513,7 +526,7 @@ def wrap(data, dtype):
     t.dtype = dtype
     t._rg = False
     t.grad_fn = None
-    t._version = [0]
+    t._version = NO_VERSION if grad_mode.inference else [0]  # made in inference mode: an inference tensor
     t._base = None
     return t
 
@@ -539,8 +552,9 @@ def _tangent_text(t):
 def _alias(t):
     """detach(): same data and version counter, no graph."""
     r = wrap(t._data, t.dtype)
-    r._version = t._version  # shares data and version counter, but no autograd view relation
-    return r
+    v = t._version
+    r._version = v if v.__class__ is list else inference_alias_version()  # shares data and version counter,
+    return r  # but no autograd view relation (an inference tensor's: autograd_modes.inference_alias_version)
 
 
 def detached_copy(t):

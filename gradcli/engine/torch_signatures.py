@@ -672,6 +672,9 @@ SIGNATURES = {
     'is_floating_point': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'is_inference': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'is_neg': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -2121,6 +2124,7 @@ NOARGS_METHODS = frozenset({
     'is_complex',
     'is_conj',
     'is_floating_point',
+    'is_inference',
     'is_neg',
     'is_nonzero',
     'is_signed',

@@ -25,11 +25,14 @@ def view_of(base, data, dtype=None):
             views[:] = [r for r in views if r() is not None]
         views.append(weakref.ref(t))
     if t._rg:
+        if base._version.__class__ is not list:  # a view of an inference tensor: it has no autograd meta
+            t._rg = False
+            return t
         # torch's CreationMeta: a view made under no_grad may not be modified in place with grad mode on;
         # a view of such a view (or of an output of split/unbind, marked by record_multi) inherits it.
         # (kind, version at creation): once the base changed in place, the view's grad_fn cannot be redone
         if not grad_mode.enabled:
-            t._creation = ("no_grad", base._version[0])
+            t._creation = ("inference" if grad_mode.inference else "no_grad", base._version[0])
         elif base._creation is not None:
             if base._creation[1] != base._version[0]:  # (torch: regenerating base's grad_fn)
                 raise errors.runtime(view_rebase_message(base, indirect=True))
@@ -56,6 +59,11 @@ def view_rebase_message(t, name=None, indirect=False):
         name = t.grad_fn.name()
         name = name[:name.rindex("Backward")] if "Backward" in name else name
     what = "its base or another view of its base has been" if indirect else "is being"
+    if kind == "inference":  # (torch asserts such a view has no grad_fn: it is made without one)
+        return (f"A view was created in inference mode and {what} modified inplace in normal mode. Given that this "
+                "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                "view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+                "be tracked) or both outside (if you want the inplace to be tracked).")
     if kind == "no_grad" or name is None:
         prefix = (f"Output {nr} of {name} is a view of a view which was created in" if name is not None
                   else "A view was created in")

@@ -41,6 +41,8 @@ HINTS = {
     "nonleaf_grad": "call .retain_grad() on the non-leaf tensor before backward() to keep its .grad",
     "detach_numpy": "call .detach().numpy() instead",
     "detach": "use .detach() to get a tensor that is cut from the graph",
+    "inference": "tensors made under torch.inference_mode() are for inference only: use .clone() of them "
+                 "outside it, or torch.no_grad() instead",
     "broadcast": "shapes must be equal or 1 in every dimension, compared from the right",
     "matmul_shape": "the inner dimensions must agree: (n x k) @ (k x m)",
     "allow_unused": "pass allow_unused=True to get None for inputs the output does not depend on",

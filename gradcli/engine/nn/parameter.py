@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import errors
+from ..autograd_modes import REQUIRES_GRAD_INFERENCE, grad_mode, inference_alias_version
 from ..tensor import Tensor, init_from
 
 
@@ -15,11 +16,16 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise errors.type_error(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        v = data._version
+        if v.__class__ is not list:  # an inference tensor: _make_subclass detaches it, then sets requires_grad
+            v = inference_alias_version()
+            if requires_grad and not grad_mode.inference:
+                raise errors.runtime(REQUIRES_GRAD_INFERENCE, hint="inference")
         if requires_grad and not data.dtype.is_floating_point:
             raise errors.runtime(errors.FLOAT_ONLY_CTOR)
         p = Tensor.__new__(cls)
         init_from(p, data._data, data.dtype)
-        p._version = data._version
+        p._version = v
         p._rg = bool(requires_grad)
         return p
 

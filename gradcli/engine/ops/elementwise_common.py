@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtypes, errors
 from ..autograd import ZERO_NRS, NotImplementedNode, forward_level, node_observer, SavedValue, sequence_numbers, site_hook, make_node
-from ..autograd_modes import grad_mode
+from ..autograd_modes import NO_VERSION, grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
 from ..function import Function, record, record2
@@ -183,6 +183,8 @@ def binary(cls, a, b, out_dtype=None, compute_dtype=None, kw=None):
     out._version = [0]
     out._base = None
     if (not grad_mode.enabled and forward_level[0] is None) or (out_dtype is not None and not out_dtype.is_floating_point):
+        if grad_mode.inference:  # (grad mode is off there): an inference tensor, wrap's rule
+            out._version = NO_VERSION
         return out
     return record2(cls, a, b, out, kw)
 
@@ -297,6 +299,8 @@ def scalar_operator(name, cls, op, slow, kw_number=None, kw_tensor=None):
                 out._version = [0]
                 out._base = None
                 if not grad_mode.enabled:
+                    if grad_mode.inference:  # an inference tensor, wrap's rule
+                        out._version = NO_VERSION
                     if forward_level[0] is not None:  # a forward-AD level: record2 gives the tangent
                         return record2(cls, a, b, out, kw_tensor if bc is Tensor else kw_number)
                     return out
