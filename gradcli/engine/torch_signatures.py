@@ -2547,6 +2547,7 @@ SINGLE_SIGNATURES = {
     'is_complex': ('(Tensor input)', ()),
     'is_conj': ('(Tensor input)', ()),
     'is_floating_point': ('(Tensor input)', ()),
+    'is_inference': ('(Tensor input)', ()),
     'is_neg': ('(Tensor input)', ()),
     'is_nonzero': ('(Tensor input)', ()),
     'is_same_size': ('(Tensor input, Tensor other)', ()),
