@@ -160,9 +160,12 @@ class SavedValue:
 
 def saved_value(tensor, is_output=False):
     """SavedValue(tensor, is_output) without the class call's __init__ frame (the recorders' hot path)."""
+    v = tensor._version
+    if v.__class__ is not list:  # an inference tensor: SavedValue's check
+        raise errors.runtime(SAVED_INFERENCE, hint="inference")
     s = _new_object(SavedValue)
     s.tensor = tensor
-    s.version = tensor._version[0]
+    s.version = v[0]
     s.is_output = is_output
     return s
 
