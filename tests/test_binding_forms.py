@@ -281,6 +281,11 @@ FIXED = {
                       f"types: (!{t}!)\n") for k, t in (("None", "NoneType"), ("str", "str"))},
     "torch.fill_ kw": "torch.float32 (2, 3) [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]] rg=False None | self torch.float32 (2, 3) "
                       "[[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]] rg=False None same=True",
+    # single signatures parsed as torch's parser does, torch's keyword names taken (args10): torch 2.13's answers
+    "torch.detach none": 'TypeError: detach() missing 1 required positional arguments: "input"',
+    "torch.zero_ none": 'TypeError: zero_() missing 1 required positional arguments: "input"',
+    "torch.zero_ input=": "torch.float32 (2, 3) [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]] rg=False None | self torch.float32 "
+                          "(2, 3) [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]] rg=False None same=True",
 }
 
 

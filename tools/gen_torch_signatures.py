@@ -349,6 +349,58 @@ def single_method_texts(bindings):
     return singles
 
 
+# keywords every function takes through its own wrappers (outarg.with_out) or that the engine does not model
+_KEYWORDS_ELSEWHERE = frozenset({"out", "layout", "device", "pin_memory", "requires_grad", "memory_format",
+                                 "generator", "names", "out_dtype"})
+
+
+def _accepted_keywords(fn):
+    """The keyword names the engine's implementation takes (None: any, **kwargs; or no signature)."""
+    import inspect
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def keyword_gaps(items):
+    """{name: texts} for the (name, implementation, texts) whose torch signatures name a parameter the
+    implementation takes by no keyword of that name (torch.dot(x, tensor=y): the engine calls it other)."""
+    gaps = {}
+    for name, fn, texts in items:
+        accepted = _accepted_keywords(fn)
+        if accepted is None or not texts:
+            continue
+        wanted = {param.split(" = ")[0].rpartition(" ")[2] for text in texts for param in split_params(text)
+                  if param != "*"}
+        if wanted - _KEYWORDS_ELSEWHERE - accepted:
+            gaps[name] = tuple(texts)
+    return gaps
+
+
+def _gap_items(table, namespace_table, method_bindings):
+    """(name, implementation, texts) of every torch.X, torch.linalg.X / torch.special.X and Tensor method."""
+    from gradcli.engine import api
+    from gradcli.engine import torch_signatures as current
+    from gradcli.engine.tensor import Tensor
+    singles = getattr(current, "SINGLE_SIGNATURES", {})
+    for name, sigs in (*table.items(), *namespace_table.items()):
+        owner, _, short = name.rpartition(".")
+        fn = getattr(getattr(api, owner) if owner else api, short, None)
+        texts = [s[4] for s in sigs if s[4]] or ([singles[name][0]] if name in singles else [])
+        if fn is not None:
+            yield name, fn, texts
+    for name in engine_methods():
+        texts = [s[4] for s in method_signatures(name) or ()] or [t for t, _ in method_bindings.get(name, ())]
+        if len(texts) == 1 or method_signatures(name):
+            yield "Tensor." + name, getattr(Tensor, name), texts
+
+
 def build():
     """The text of torch_signatures.py, from the torch this runs with."""
     import warnings
@@ -446,6 +498,13 @@ def build():
     lines.append("SINGLE_METHOD_SIGNATURES = {")
     for name, entry in single_method_texts(binding_texts(method=True)).items():
         lines.append(f"    {name!r}: {entry!r},")
+    lines.append("}")
+    lines.append("")
+    lines.append("# the functions (\"Tensor.X\": methods, without self) whose signatures name a parameter their implementation")
+    lines.append("# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: argcheck.with_keywords")
+    lines.append("KEYWORDS = {")
+    for name, texts in keyword_gaps(_gap_items(table, namespace_table, binding_texts(method=True))).items():
+        lines.extend(_entry_lines(name, texts))
     lines.append("}")
     lines.append("")
     lines.append("# the engine's torch.X functions looked at that torch's argument parser gives no signatures for")

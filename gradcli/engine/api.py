@@ -328,12 +328,16 @@ from . import torch_signatures as _sig  # noqa: E402
 from .argcheck import PARSER_NAMES as _PARSER_NAMES  # noqa: E402
 from .argcheck import TENSOR_OTHER as _TENSOR_OTHER  # noqa: E402
 from .argcheck import with_input_check as _with_input_check  # noqa: E402
+from .argcheck import with_keywords as _with_keywords  # noqa: E402
 from .argcheck import with_other_check as _with_other_check  # noqa: E402
 from .outarg import with_out as _with_out  # noqa: E402
 
 
 def _as_torch_function(name, fn):
     """fn as torch.<name>: taking out=, and checking its first argument as torch does."""
+    texts = getattr(_sig, "KEYWORDS", {}).get(name)
+    if texts is not None and isinstance(fn, types.FunctionType):
+        fn = _with_keywords(fn, texts)
     if (isinstance(fn, types.FunctionType) and not name.startswith("_") and name not in _OUT_SKIP
             and fn.__module__.startswith("gradcli.engine")):
         fn = _with_out(fn, name)
@@ -355,6 +359,9 @@ for _name, _fn in list(globals().items()):
 def _as_namespace_function(namespace, name, fn):
     """fn as torch.<namespace>.<name> (linalg, special): its first argument checked as torch's parser
     does, which names it <namespace>_<name>()."""
+    texts = getattr(_sig, "KEYWORDS", {}).get(f"{namespace}.{name}")
+    if texts is not None and isinstance(fn, types.FunctionType):
+        fn = _with_keywords(fn, texts)
     sigs = _sig.NAMESPACE_SIGNATURES.get(f"{namespace}.{name}")
     if sigs is not None and isinstance(fn, types.FunctionType) and fn.__module__.startswith("gradcli.engine"):
         single = getattr(_sig, "SINGLE_SIGNATURES", {}).get(f"{namespace}.{name}")

@@ -427,29 +427,39 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
     varargs = single is not None and _varargs_intlist(single[0])  # torch.ones(2, 3): the parser's varargs rule
     compiled = None  # single's compile_signature, on the first call (start-up time)
+    known = None  # the keywords of the signatures' texts, on the first call with keywords
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        nonlocal aliases, compiled
+        nonlocal aliases, compiled, known
+        seen = kwargs  # the keywords as torch's parser reads them
         if kwargs:
+            if known is None:
+                texts = [single[0]] if single is not None else [s[4] for s in signatures]
+                known = frozenset(p[1] for text in texts if text for p in signature_params(text))
             if aliases is None:
-                aliases = _numpy_aliases(fn)
+                aliases = _numpy_aliases(fn, known)
             for alias, real in aliases:
                 if alias in kwargs and real not in kwargs:
                     kwargs[real] = kwargs.pop(alias)
+            seen = _as_torch_reads(kwargs, known)
+            if single is None and all(s[4] for s in signatures):
+                if not known.issuperset(seen):  # torch.linalg.norm(A=x): a keyword of the engine's own
+                    from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
+                    raise parser_error(name, signatures, args, seen)
         if not (args and isinstance(args[0], Tensor)) or first_int:
             if not (numbers_first and args and isinstance(args[0], (numbers.Number, np.generic))):
-                check_first(name, signatures, args, kwargs)
+                check_first(name, signatures, args, seen)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
-                check_numbers_only(name, signatures, args, kwargs)
+                check_numbers_only(name, signatures, args, seen)
         if single is not None:
             if compiled is None:
                 compiled = compile_signature(*single)
             given = (args,) if varargs and args and takes_int(args[0]) else args
             first_checked = given and (isinstance(given[0], Tensor) or numbers_first)
-            check_all(name, compiled, given, kwargs, 1 if first_checked else 0)
+            check_all(name, compiled, given, seen, 1 if first_checked else 0)
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as e:
@@ -494,18 +504,88 @@ def with_other_check(fn, name, position):
     return call
 
 
+def with_keywords(fn, texts, method=False):
+    """fn taking torch's keyword names (texts: torch_signatures.KEYWORDS', without self for a method) where its own
+    differ: a keyword naming the next positional parameter of a signature goes there (torch.dot(x, tensor=y),
+    x.where(condition=c, other=y), torch.linalg.norm(input=x)); one given as its torch default is dropped
+    (gather's sparse_grad=False)."""
+    plan = None  # on the first call with keywords: inspect costs start-up time
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        nonlocal plan
+        if kwargs:
+            if plan is None:
+                plan = _keyword_plan(fn, texts)
+            if not plan[0].issuperset(kwargs):
+                args, kwargs = _translated(plan, args, kwargs, 1 if method else 0)
+        return fn(*args, **kwargs)
+    return call
+
+
+_DEFAULTS = {"True": True, "False": False, "None": None}
+
+
+def _keyword_plan(fn, texts):
+    """(the keywords fn takes, each signature's positional names, the literal torch defaults by name)."""
+    import inspect  # noqa: PLC0415 - once per function, at its first call with keywords
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    params = inspect.signature(fn).parameters.values()
+    accepted = frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    positions = [tuple(p[1] for p in signature_params(text) if not p[4]) for text in texts]
+    defaults = {}
+    for text in texts:
+        for item in text[1:-1].split(", "):
+            head, _, default = item.partition(" = ")
+            if default in _DEFAULTS:
+                defaults[head.rpartition(" ")[2]] = _DEFAULTS[default]
+    return accepted, positions, defaults
+
+
+def _translated(plan, args, kwargs, offset):
+    accepted, positions, defaults = plan
+    args, kwargs = list(args), dict(kwargs)
+    moved = True
+    while moved:  # promote_types(type2=b, type1=a): each goes once the one before it is placed
+        moved = False
+        for key in [k for k in kwargs if k not in accepted]:
+            at = len(args) - offset
+            if any(at < len(names) and names[at] == key for names in positions):
+                args.append(kwargs.pop(key))
+                moved = True
+    for key in [k for k in kwargs if k not in accepted and k in defaults]:
+        if kwargs[key] is defaults[key]:
+            del kwargs[key]
+    return tuple(args), kwargs
+
 # python_arg_parser.cpp's numpy_compatibility_arg_names: torch.X takes axis= for dim=, keepdims= for
-# keepdim= (torch.concatenate((a, b), axis=1), torch.sum(x, axis=0, keepdims=True))
-_NUMPY_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
+# keepdim=, x=, a=, x1= for input=, x2= for other= (torch.concatenate((a, b), axis=1), torch.sum(x, axis=0,
+# keepdims=True), torch.add(x1=a, x2=b))
+_NUMPY_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"), ("x", "input"), ("a", "input"), ("x1", "input"),
+                  ("x2", "other"))
+_ALIAS_OF = dict(_NUMPY_ALIASES)
 
 
-def _numpy_aliases(fn):
+def _as_torch_reads(kwargs, known):
+    """The keywords with the aliases the implementation takes under their own name (linalg.vector_norm's x) read
+    as the parser's parameter they stand for (known: the signatures' names; cosine_similarity's x1 is its own)."""
+    if not any(k in _ALIAS_OF for k in kwargs):
+        return kwargs
+    return {(_ALIAS_OF[k] if k in _ALIAS_OF and k not in known and _ALIAS_OF[k] not in kwargs else k): v
+            for k, v in kwargs.items()}
+
+
+def _numpy_aliases(fn, known):
+    """The aliases to rename for fn: those it does not take itself, standing for a parameter it takes or torch's
+    signatures name (known: with_keywords then places it)."""
     import inspect  # noqa: PLC0415 - once per function, at its first call with keywords
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return ()
-    return tuple((a, r) for a, r in _NUMPY_ALIASES if r in params and a not in params)
+    return tuple((a, r) for a, r in _NUMPY_ALIASES if (r in params or r in known) and a not in params
+                 and a not in known)
 
 
 def _functional_error(name, entry, args, kwargs):

@@ -16,8 +16,8 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
-from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_method_check, with_other_check
-from .torch_signatures import SINGLE_METHOD_SIGNATURES
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_keywords, with_method_check, with_other_check
+from .torch_signatures import KEYWORDS, SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
@@ -54,6 +54,9 @@ def _method(name, fn):
     """The Tensor method `name`: fn, its arguments checked as its only signature's (torch_signatures'
     SINGLE_METHOD_SIGNATURES), or a second argument that must be a Tensor (argcheck.TENSOR_OTHER); its argument
     errors told as the method's (argcheck.METHOD_FORM)."""
+    texts = KEYWORDS.get("Tensor." + name)
+    if texts is not None:
+        fn = with_keywords(fn, texts, method=True)
     if name in METHOD_FORM:
         return as_method(fn, name)
     single = SINGLE_METHOD_SIGNATURES.get(name)
@@ -65,7 +68,11 @@ def _method(name, fn):
 
 
 def _inplace(name, fn):
-    """The in-place method `name` (x.gcd_(y)): its arguments checked as its only signature's, under its own name."""
+    """The in-place method `name` (x.gcd_(y)): its arguments checked as its only signature's, under its own name,
+    taking torch's keywords (argcheck.with_keywords)."""
+    texts = KEYWORDS.get("Tensor." + name)
+    if texts is not None:
+        fn = with_keywords(fn, texts, method=True)
     single = SINGLE_METHOD_SIGNATURES.get(name)
     return fn if single is None else with_method_check(fn, name, single)
 

@@ -2849,6 +2849,272 @@ SINGLE_METHOD_SIGNATURES = {
     'view_as': ('(Tensor other)', ()),
 }
 
+# the functions ("Tensor.X": methods, without self) whose signatures name a parameter their implementation
+# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: argcheck.with_keywords
+KEYWORDS = {
+    'bitwise_and': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'bitwise_left_shift': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'bitwise_or': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'bitwise_right_shift': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'bitwise_xor': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'broadcast_to': (
+        '(Tensor input, tuple of ints size)',
+    ),
+    'bucketize': (
+        '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)',
+        '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)',
+    ),
+    'det': (
+        '(Tensor input)',
+    ),
+    'dot': (
+        '(Tensor input, Tensor tensor, *, Tensor out = None)',
+    ),
+    'dsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
+    ),
+    'flip': (
+        '(Tensor input, tuple of ints dims)',
+    ),
+    'float_power': (
+        '(Tensor input, Tensor exponent, *, Tensor out = None)',
+        '(Number self, Tensor exponent, *, Tensor out = None)',
+        '(Tensor input, Number exponent, *, Tensor out = None)',
+    ),
+    'gather': (
+        '(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)',
+    ),
+    'hsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
+    ),
+    'isin': (
+        '(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)',
+        '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)',
+        '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)',
+    ),
+    'matrix_exp': (
+        '(Tensor input)',
+    ),
+    'matrix_power': (
+        '(Tensor input, int n, *, Tensor out = None)',
+    ),
+    'max': (
+        '(Tensor input, *, Tensor out = None)',
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)',
+    ),
+    'min': (
+        '(Tensor input, *, Tensor out = None)',
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)',
+    ),
+    'permute': (
+        '(Tensor input, tuple of ints dims)',
+    ),
+    'pow': (
+        '(Tensor input, Tensor exponent, *, Tensor out = None)',
+        '(Number self, Tensor exponent, *, Tensor out = None)',
+        '(Tensor input, Number exponent, *, Tensor out = None)',
+    ),
+    'promote_types': (
+        '(torch.dtype type1, torch.dtype type2)',
+    ),
+    'remainder': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'reshape': (
+        '(Tensor input, tuple of ints shape)',
+    ),
+    'result_type': (
+        '(Tensor tensor, Tensor other)',
+        '(Number scalar, Tensor tensor)',
+        '(Tensor tensor, Number other)',
+        '(Number scalar1, Number scalar2)',
+    ),
+    'searchsorted': (
+        '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
+        '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)',
+    ),
+    'slogdet': (
+        '(Tensor input, *, tuple of Tensors out = None)',
+    ),
+    'swapaxes': (
+        '(Tensor input, int axis0, int axis1)',
+    ),
+    'tensor_split': (
+        '(Tensor input, tuple of ints indices, int dim = 0)',
+        '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)',
+        '(Tensor input, int sections, int dim = 0)',
+    ),
+    'threshold_': (
+        '(Tensor input, Number threshold, Number value)',
+    ),
+    'vsplit': (
+        '(Tensor input, int sections)',
+        '(Tensor input, tuple of ints indices)',
+    ),
+    'where': (
+        '(Tensor condition)',
+        '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)',
+        '(Tensor condition, Number self, Tensor other)',
+        '(Tensor condition, Tensor input, Number other)',
+        '(Tensor condition, Number self, Number other)',
+    ),
+    'xlogy': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other, *, Tensor out = None)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'zero_': (
+        '(Tensor input)',
+    ),
+    'linalg.cholesky': (
+        '(Tensor input, *, bool upper = False, Tensor out = None)',
+    ),
+    'linalg.cholesky_ex': (
+        '(Tensor input, *, bool upper = False, bool check_errors = False, tuple of Tensors out = None)',
+    ),
+    'linalg.matrix_exp': (
+        '(Tensor input)',
+    ),
+    'linalg.matrix_norm': (
+        '(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
+        '(Tensor input, str ord = "fro", tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
+    ),
+    'linalg.matrix_power': (
+        '(Tensor input, int n, *, Tensor out = None)',
+    ),
+    'linalg.matrix_rank': (
+        '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)',
+        '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)',
+        '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)',
+        '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)',
+    ),
+    'linalg.norm': (
+        '(Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
+        '(Tensor input, str ord, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
+    ),
+    'linalg.pinv': (
+        '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)',
+        '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)',
+        '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)',
+        '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)',
+    ),
+    'linalg.solve_triangular': (
+        '(Tensor input, Tensor B, *, bool upper, bool left = True, bool unitriangular = False, Tensor out = None)',
+    ),
+    'linalg.vector_norm': (
+        '(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)',
+    ),
+    'special.xlog1py': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other, *, Tensor out = None)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'special.xlogy': (
+        '(Tensor input, Tensor other, *, Tensor out = None)',
+        '(Number self, Tensor other, *, Tensor out = None)',
+        '(Tensor input, Number other, *, Tensor out = None)',
+    ),
+    'Tensor.broadcast_to': (
+        '(tuple of ints size)',
+    ),
+    'Tensor.dot': (
+        '(Tensor tensor)',
+    ),
+    'Tensor.dsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
+    ),
+    'Tensor.expand': (
+        '(tuple of ints size, *, bool implicit = False)',
+    ),
+    'Tensor.flip': (
+        '(tuple of ints dims)',
+    ),
+    'Tensor.gather': (
+        '(int dim, Tensor index, *, bool sparse_grad = False)',
+    ),
+    'Tensor.hsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
+    ),
+    'Tensor.logical_and_': (
+        '(Tensor other)',
+    ),
+    'Tensor.logical_or_': (
+        '(Tensor other)',
+    ),
+    'Tensor.logical_xor_': (
+        '(Tensor other)',
+    ),
+    'Tensor.max': (
+        '()',
+        '(Tensor other)',
+        '(int dim, bool keepdim = False)',
+    ),
+    'Tensor.min': (
+        '()',
+        '(Tensor other)',
+        '(int dim, bool keepdim = False)',
+    ),
+    'Tensor.permute': (
+        '(tuple of ints dims)',
+    ),
+    'Tensor.repeat': (
+        '(tuple of ints repeats)',
+    ),
+    'Tensor.reshape': (
+        '(tuple of ints shape)',
+    ),
+    'Tensor.resize_': (
+        '(tuple of ints size, *, torch.memory_format memory_format = None)',
+    ),
+    'Tensor.sum_to_size': (
+        '(tuple of ints size)',
+    ),
+    'Tensor.swapaxes': (
+        '(int axis0, int axis1)',
+    ),
+    'Tensor.tensor_split': (
+        '(tuple of ints indices, int dim = 0)',
+        '(Tensor tensor_indices_or_sections, int dim = 0)',
+        '(int sections, int dim = 0)',
+    ),
+    'Tensor.vsplit': (
+        '(int sections)',
+        '(tuple of ints indices)',
+    ),
+    'Tensor.where': (
+        '(Tensor condition, Tensor other)',
+        '(Tensor condition, Number other)',
+    ),
+}
+
 # the engine's torch.X functions looked at that torch's argument parser gives no signatures for
 NOT_PARSED = frozenset({
     'BoolTensor',
