@@ -464,7 +464,7 @@ def _reduction_family(name, f, shape):
         x = torch.tensor(data(shape, "mixed"), requires_grad=True)
         y = f(torch, x)
         if isinstance(y, tuple):
-            obs = [repr(y), type(y).__name__, info(y[0]), info(y[1]), info(y.values), info(y.indices),
+            obs = [repr(y), type(y).__qualname__, info(y[0]), info(y[1]), info(y.values), info(y.indices),
                    graph(y[0].grad_fn)]
             y = y[0]
         else:
@@ -555,7 +555,7 @@ def case_named_tuple(torch):
     v, i = r
     s = torch.min(x, 0, keepdim=True)
     return [repr(r), str(r), len(r), info(v), info(i), info(r[0]), info(r.indices), repr(s),
-            type(r).__name__, repr(r.values.grad_fn.next_functions[0][0].name()), i.tolist(),
+            type(r).__qualname__, repr(r.values.grad_fn.next_functions[0][0].name()), i.tolist(),
             err(lambda: r.foo)]
 
 
