@@ -155,6 +155,53 @@ def _count_specified(key, ndim):
         raise errors.index(f"too many indices for tensor of dimension {ndim}")
 
 
+def _check_ellipses(shape, key):
+    """torch's walk of a key with several `...` (applySlicing: each one moves the dim by ndim minus the
+    specified dims, so the walk can pass the last dim), raising its errors there: a select reads a size
+    past the sizes (0, as the unused slots read on CPU), a slice other than from 0 by 1 and an unsqueeze
+    name the dim, index tensors past the end are "too many indices". Returns the key spelt out for
+    getitem/setitem: each `...` as the full slices of the dims it skips, the slices torch skips past the
+    last dim left out."""
+    n_spec = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == bool else 1
+                 for k in key if k is not None and k is not Ellipsis and not
+                 (isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0))
+    ndim = cur = len(shape)
+    dim, n_indices, out = 0, 0, []
+    for pos, k in enumerate(key):
+        if k is Ellipsis:
+            out += [slice(None)] * max(0, min(ndim - n_spec, cur - dim))
+            dim += ndim - n_spec
+            continue
+        if dim >= cur and isinstance(k, slice):
+            if not (k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= 0)):
+                raise errors.index(f"Dimension out of range (expected to be in range of [{-cur}, {cur - 1}], but "
+                                   f"got {dim})")
+            dim += 1
+            continue
+        out.append(k)
+        if k is None or (isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0):
+            if dim > cur:
+                raise errors.index(f"Dimension out of range (expected to be in range of [{-cur - 1}, {cur}], but "
+                                   f"got {dim})")
+            cur += 1
+            dim += 1
+            if k is not None:
+                n_indices = dim
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            if dim >= cur:
+                raise errors.index(f"index {k} is out of bounds for dimension {pos} with size 0",
+                                   hint="index_range")
+            cur -= 1
+        elif isinstance(k, slice):
+            dim += 1
+        else:  # an index tensor or mask: recordTensorIndex at dim
+            dim += 1
+            n_indices = dim
+    if n_indices > cur:
+        raise errors.index(f"too many indices for tensor of dimension {cur} (got {n_indices})")
+    return tuple(out)
+
+
 def _is_advanced(k):
     return isinstance(k, np.ndarray) or hasattr(k, "__cuda_array_interface__")
 
@@ -334,6 +381,8 @@ def getitem(input, key):
     if data.ndim == 0:
         _zero_dim_key(key)
     key = _normalize(key, data)
+    if len(key) > 2 and sum(k is Ellipsis for k in key) > 1:
+        key = _check_ellipses(data.shape, key)
     _check_bounds(data.shape, key)
     if len(key) == 1 and key[0].__class__ is int:  # the common x[i]
         k = key[0]
@@ -485,6 +534,8 @@ def setitem(input, key, value):
     if not isinstance(value, Tensor) and input.dtype.category == dtypes.INT:
         dtypes.checked_scalar(value, input.dtype)  # valueToTensor: before the key is looked at
     nkey = _normalize(key, input._data)
+    if len(nkey) > 2 and sum(k is Ellipsis for k in nkey) > 1:
+        nkey = _check_ellipses(input._data.shape, nkey)
     advanced = any(_is_advanced(k) for k in nkey)
     whole = not advanced and _all_full(nkey, input._data.shape)
     step = Ellipsis
