@@ -158,6 +158,12 @@ ATTACKS = [
     (MODULE + "class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
      "        self.register_buffer('_data', torch.ones(1))\nN()\n", "KeyError", "starts with '_'"),
     (MODULE + "m = nn.Linear(1, 1)\nm.register_buffer('_mine', torch.ones(1))\n", "KeyError", "starts with '_'"),
+    # functional_call's keys: a script module's own '_' members only, never what they hold from the engine
+    (MODULE + "from torch.func import functional_call\nclass N(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self._fc = nn.Linear(1, 1)\n    def forward(self, x):\n        return self._fc(x)\n"
+     "functional_call(N(), {'_fc._parameters': torch.ones(1)}, (torch.ones(1),))\n", "KeyError", "starts with '_'"),
+    (MODULE + "from torch.func import functional_call\n"
+     "functional_call(nn.Linear(1, 1), {'_version': torch.ones(1)}, (torch.ones(1),))\n", "KeyError", "starts with '_'"),
     # '_' keywords go to the script's own __init__ only, never to an engine base's
     (MODULE + "class N(nn.Module):\n    pass\nN(_x=1)\n", "TypeError", "keyword argument '_x' is not allowed"),
     (MODULE + "class L(nn.Linear):\n    pass\nL(1, 1, _bias=1)\n", "TypeError", "keyword argument '_bias' is not allowed"),

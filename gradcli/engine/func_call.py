@@ -4,7 +4,9 @@ of its parameters and buffers (dotted names, as named_parameters() gives them) s
 tensors, and given its own back afterwards, also when the call raises.
 
 The names come from the script: every part of a dotted name that starts with '_' is refused (a KeyError,
-nn.module.refuse_private), so a key such as '__class__' or 'a._parameters' reaches no internals; a name
+nn.module.refuse_private) unless it is a '_name' of a module of the script's own class (engine/private_names:
+'_fc.weight' of a script's model, as named_parameters() gives it), so a key such as '__class__' or
+'a._parameters' reaches no internals; a name
 that is no parameter, buffer or submodule is set as a plain attribute (as torch's setattr does) and
 deleted again afterwards.
 """
@@ -23,11 +25,11 @@ def _module_type():
     return Module
 
 
-def _check_part(part):
+def _check_part(part, owner=None):
     from .nn.module import refuse_private  # noqa: PLC0415
     if not isinstance(part, str):
         raise errors.type_error(f"functional_call: expected a str key, got {type(part)}")
-    refuse_private(part, "functional_call: the name")
+    refuse_private(part, "functional_call: the name", owner)
 
 
 def _get_submodule(module, path, memo):
@@ -38,7 +40,7 @@ def _get_submodule(module, path, memo):
         return memo[path]
     prefix, dot, attr = path.rpartition(".")
     parent = _get_submodule(module, prefix, memo) if dot else module
-    _check_part(attr)
+    _check_part(attr, parent)
     try:
         sub = getattr(parent, attr)
     except AttributeError:
@@ -57,7 +59,7 @@ def _swap_tensor(module, name, tensor):
         raise KeyError('tensor name can\'t contain "."')
     if name == "":
         raise KeyError('tensor name can\'t be empty string ""')
-    _check_part(name)
+    _check_part(name, module)
     d = module.__dict__
     for where in ("_parameters", "_buffers"):
         store = d[where]
@@ -83,7 +85,8 @@ def _swap_all(module, named, memo):
     originals = {}
     try:
         for name, tensor in named.items():
-            _check_part(name)
+            if not isinstance(name, str):
+                _check_part(name)  # its TypeError; each part is checked against its module below
             prefix, _, attr = name.rpartition(".")
             originals[name] = _swap_tensor(_get_submodule(module, prefix, memo), attr, tensor)
     except Exception:
@@ -152,8 +155,10 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     for name in given:
         if not isinstance(name, str):
             raise errors.type_error(f"functional_call: expected a str key, got {type(name)}")
+        owner = module  # each part against the module it names a member of (a script module's own '_names')
         for part in name.split("."):
-            _check_part(part)
+            _check_part(part, owner)
+            owner = owner.__dict__.get("_modules", {}).get(part) if owner is not None else None
     kwargs = {} if kwargs is None else kwargs
     args = () if args is None else args if isinstance(args, tuple) else (args,)
     named = _untie(module, given) if tie_weights else given
