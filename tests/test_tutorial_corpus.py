@@ -47,9 +47,6 @@ KNOWN: dict[str, str] = {
                                          "(matmul's summation order, docs/numerics.md), and the script prints "
                                          "true_w - w, a difference of nearly equal numbers: -9.0599e-05 for "
                                          "torch's -9.0837e-05; everything before it agrees",
-    "docs_inference_mode.grad": "reads y._version: attributes starting with '_' are out of a script's reach (the "
-                                "sandbox), so this snippet stops with gradcli's AttributeError, not torch's "
-                                "RuntimeError",
     "docs_forward_ad_modules.grad": "a tangent computed where the primal requires grad (a Linear's parameters) "
                                     "carries no reverse-mode graph in gradcli (engine/forward_ad.py): torch prints "
                                     "its grad_fn (grad_fn=<SliceBackward0>, <AddBackward0>); the values agree",

@@ -194,6 +194,15 @@ class InferenceVersion:
 NO_VERSION = InferenceVersion()
 
 
+def version_count(t):
+    """``t._version``: how many in-place changes its data has had (torch's version counter; an inference
+    tensor has none)."""
+    v = t._version
+    if v is NO_VERSION:
+        raise errors.runtime("Inference tensors do not track version counter.")
+    return v[0]
+
+
 class InferenceCounter(list):
     """The version counter of a detach() or .data of an inference tensor made outside inference mode:
     still an inference tensor (no requires_grad, never saved for backward), but torch gives it a

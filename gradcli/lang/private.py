@@ -30,7 +30,9 @@ from __future__ import annotations
 import types
 import weakref
 
+from ..engine.autograd_modes import version_count
 from ..engine.private_names import claim, engine_holds, engine_owner, is_script_class
+from ..engine.tensor import Tensor
 from .runtime import tag, user_raiser
 
 _PRIVATE_TEXT = "attributes starting with '_' are private in GradScript"
@@ -143,7 +145,10 @@ _CLEARED = weakref.WeakKeyDictionary()
 
 @user_raiser
 def get_private(obj, name):
-    """``obj._name`` in a script."""
+    """``obj._name`` in a script (and a tensor's ``_version``, the one engine '_' name torch's docs and
+    tutorials read: how many in-place changes its data has had)."""
+    if name == "_version" and isinstance(obj, Tensor):
+        return version_count(obj)
     names = _CLEARED.get(type(obj))
     if names is None or name not in names or engine_holds(obj, name):
         _check(obj, name, False)
