@@ -195,6 +195,13 @@ def test_the_repl_and_run_e_follow_the_same_rule():
     r = session.run("import torch.nn as nn\nclass N(nn.Module):\n    pass\nn = N()\nn._modules\n")
     assert r.error is not None and "belongs to nn.Module" in r.error.message
     assert not any(c.startswith("a._") for c in session.complete("a."))
+    session.run("import torch\nclass B(nn.Module):\n    _k = 1\n    def __init__(self):\n        super().__init__()\n"
+                "        self._w = nn.Parameter(torch.ones(1))\n    @property\n    def _p(self):\n"
+                "        print('ran')\n        return 1\nb = B()\n")
+    assert session.complete("a._") == ["a._c"]
+    assert session.complete("b._") == ["b._k", "b._p", "b._w"]  # none of nn.Module's
+    assert session.complete("B._") == ["B._k", "B._p"]
+    assert session.complete("n._") == [] and session.complete("torch._") == []
     proc = subprocess.run([sys.executable, "-m", "gradcli", "run", "-e",
                            "class A:\n    _k = 3\nprint(A()._k)\nimport torch\nprint(torch.ones(1)._data)"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)

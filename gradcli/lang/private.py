@@ -31,7 +31,7 @@ import types
 import weakref
 
 from ..engine.autograd_modes import version_count
-from ..engine.private_names import claim, engine_holds, engine_owner, is_script_class
+from ..engine.private_names import RECORD, claim, engine_holds, engine_owner, is_script_class
 from ..engine.tensor import Tensor
 from .runtime import tag, user_raiser
 
@@ -192,6 +192,25 @@ def del_private(obj, name):
     del_attr(obj, name)
 
 
+def private_attributes(obj):
+    """The '_names' get_private would give on obj, for tab completion after ``obj._`` (it never runs the
+    script's code: the names come from the script classes' namespaces and the instance's record)."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if type(obj) is super or not any(is_script_class(c) for c in cls.__mro__):
+        return []
+    names = {n for c in cls.__mro__ if is_script_class(c) for n in c.__dict__ if is_private(n)}
+    if not isinstance(obj, type):
+        names.update(getattr(obj, "__dict__", {}).get(RECORD, ()))
+    out = []
+    for name in sorted(names):
+        try:
+            _check(obj, name, False)
+        except AttributeError:
+            continue
+        out.append(name)
+    return out
+
+
 def has_private(obj, name):
     """hasattr(obj, name) for a '_name': what get_private would give, as a bool; the engine's names are absent."""
     try:
@@ -202,4 +221,4 @@ def has_private(obj, name):
 
 
 __all__ = ["is_private", "mangle", "engine_owner", "get_private", "private_load",
-           "set_private", "del_private", "has_private", "enclosing_class", "class_text"]
+           "set_private", "del_private", "has_private", "private_attributes", "enclosing_class", "class_text"]

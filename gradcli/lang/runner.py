@@ -27,6 +27,7 @@ from . import ast as A
 from .errors import GradScriptError, python_message
 from .namespaces import Namespaces, loaded_members
 from .options import MAX_SOURCE_CHARS, RunOptions
+from .private import private_attributes
 from .pyvalues import Namespace, public_attributes, get_attr
 from .runtime import MAX_DIMS_MESSAGE, Frame, LimitError, Runtime, is_internal, too_many_dims
 
@@ -515,6 +516,8 @@ class Session:
                 for p in parts[1:]:
                     obj = get_attr(obj, p)
                 names = public_attributes(obj)
+                if tail.startswith("_"):  # the script's own '_names' (lang/private.py), as Python completes them
+                    names = names + private_attributes(obj)
             return sorted(f"{head}.{n}" for n in names if n.startswith(tail))
         pool = set(self.globals) | set(self.namespaces.builtins) | set(keyword.kwlist)
         return sorted(n for n in pool if n.startswith(prefix) and (prefix.startswith("_") or not n.startswith("_")))
