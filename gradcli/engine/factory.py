@@ -44,19 +44,23 @@ def _infer_dtype(data):
     raise errors.runtime(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _item_of(t):
-    """A tensor inside torch.tensor's nested data is one number (torch reads it with item())."""
+def _item_of(t, d):
+    """A tensor inside torch.tensor's nested data is one number, read as the result's dtype d takes one
+    (store_scalar): a float through __float__, an integer or bool through __index__, whose errors differ."""
     if t.numel() != 1:
+        if d is not None and not d.is_floating_point:
+            raise errors.type_error("only integer tensors of a single element can be converted to an index")
         raise errors.value("only one element tensors can be converted to Python scalars")
     return t._data.reshape(-1)[0].item() if type(t._data) is np.ndarray else t.item()
 
 
-def _to_nested(data):
-    """Nested Python/NumPy/Tensor data as plain nested lists of numbers (checking the shape)."""
+def _to_nested(data, d=None):
+    """Nested Python/NumPy/Tensor data as plain nested lists of numbers (checking the shape); d: the
+    result's dtype."""
     if isinstance(data, Tensor):
         return data._data.tolist() if type(data._data) is np.ndarray else data.tolist()
     if isinstance(data, (list, tuple)):
-        items = [_item_of(x) if isinstance(x, Tensor) else _to_nested(x) for x in data]
+        items = [_item_of(x, d) if isinstance(x, Tensor) else _to_nested(x, d) for x in data]
         shapes = {np.shape(x) for x in items}
         if len(shapes) > 1:
             first = np.shape(items[0])
@@ -153,7 +157,7 @@ def tensor(data=_NO_DATA, *, dtype=None, device=None, requires_grad=False, pin_m
     d = dtype or _infer_dtype(data)
     if isinstance(data, (list, tuple)):
         _check_nesting(data, d)
-    nested = _to_nested(data)
+    nested = _to_nested(data, d)
     if d.category == dtypes.INT:
         nested = _checked_ints(nested, d)
     try:
