@@ -12,7 +12,7 @@ from .. import dtypes, errors, numerics
 from ..autograd_modes import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, forward_level, node_observer, saved_value, stamp
 from ..saved_hooks import PackedValue
-from ..function import Function, attach, record
+from ..function import Function, all_inference, attach, record
 from . import replays, words
 from .registry import Sample, V, case, op
 from ..limits import LIMITS, check_broadcast, check_numel
@@ -525,9 +525,15 @@ def linear_2d(input, weight, bias):
     # can only fail for a weight with a CreationMeta of its own)
     wt = view_of(weight, WT) if rx or node_observer[0] is not None or weight._creation is not None else None
     fw = None
+    fn = weight.grad_fn if rw else None
+    if rw and fn is None and weight._version.__class__ is not list:
+        # weight.t() of an inference weight is a view without autograd meta (views.view_of): no edge;
+        # with an inference input and bias too, torch records nothing (function.all_inference)
+        rw = False
+        if not (rx or bias._rg) or all_inference((input, weight, bias)):
+            return _push_linear(input, weight, bias, WT, out)
     if rw:  # t()'s node (_record1's work)
         fw = _new_node(TBackward0)
-        fn = weight.grad_fn
         if fn is None:
             fw._fns = (weight._edge()[0],)
             fw._nrs = _ZERO_NRS1
