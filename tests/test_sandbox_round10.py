@@ -119,3 +119,27 @@ def test_tensor_split_counts_its_sections_as_steps():
     # the loop over the script's number of sections ran uncounted: tensor_split(10**12) for ever
     refused("print(len(torch.ones(3).tensor_split(10**12)))\n", "RuntimeError",
             "step limit of 100000 exceeded (--max-steps)", max_steps=100_000)
+
+
+# ---------------------------------------------------------------- alpha= given a script's object
+
+HUGE_LEN = "class O:\n    def __len__(self):\n        return 10**12\n    def __getitem__(self, i):\n        return 1\n"
+
+
+@pytest.mark.parametrize("call, message", [
+    ("torch.rsub(x, x, alpha=O())", "rsub() received an invalid combination of arguments - got (Tensor, Tensor, alpha=O)"),
+    ("torch.rsub(x, 3, alpha=O())", "rsub() received an invalid combination of arguments - got (Tensor, int, alpha=O)"),
+    ("torch.sub(x, x, alpha=O())", "sub(): argument 'alpha' must be Number, not O"),
+    ("x.add(x, alpha=O())", "add(): argument 'alpha' must be Number, not O"),
+    ("x.clone().add_(x, alpha=O())", "add_(): argument 'alpha' must be Number, not O"),
+    ("x.clone().sub_(x, alpha=O())", "sub_(): argument 'alpha' must be Number, not O"),
+    ("torch.add(x, x, alpha=None)", "add(): argument 'alpha' must be Number, not NoneType"),
+])
+def test_alpha_takes_only_numbers(call, message):
+    # NumPy read the object as a sequence of 10**12 items: the run's --max-memory error (sandbox9's leftover)
+    refused(HUGE_LEN + f"x = torch.ones(2)\nprint({call})\n", "TypeError", message)
+
+
+def test_alpha_keeps_numbers_and_zero_dim_tensors():
+    result = run("x = torch.ones(2)\nprint(torch.add(x, x, alpha=torch.tensor(2.)), torch.rsub(x, 3, alpha=2.5))\n")
+    assert result.error is None and result.stdout == "tensor([3., 3.]) tensor([0.5000, 0.5000])\n"

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import invalid_combination, is_scalar, typename
 from ...backend import vml
 from ..autograd import SavedValue, forward_level
 from ..saved_hooks import PackedValue
@@ -372,6 +373,17 @@ class RemainderBackward1(Function):
         return shaped(g, a), shaped(gb, b)
 
 
+def alpha_number(name, input, other, alpha):
+    """torch's parser reading alpha, a Number: a Python or NumPy number or a 0-d tensor. A script's object went
+    on to NumPy, which read one with a huge __len__ as a sequence (the --max-memory error)."""
+    if is_scalar(alpha) or (isinstance(alpha, Tensor) and alpha._data.ndim == 0):
+        return
+    if name == "rsub":  # two signatures: the invalid-combination list
+        from ..torch_signatures import SIGNATURES  # noqa: PLC0415 - only for the error
+        raise invalid_combination("rsub", SIGNATURES["rsub"], (input, other), {"alpha": alpha})
+    raise errors.type_error(f"{name}(): argument 'alpha' must be Number, not {typename(alpha)}")
+
+
 def _alpha_check(a, b, alpha):
     """ATen's alpha_check on the result dtype of add/sub/rsub with alpha (an int: only the parser's unpacking)."""
     if alpha.__class__ is int:
@@ -394,6 +406,7 @@ def add(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
         input, other = other, input
     if alpha.__class__ is not int or alpha != 1:
+        alpha_number("add", input, other, alpha)
         _alpha_check(input, other, alpha)
     r = binary(AddBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
@@ -412,6 +425,7 @@ def sub(input, other, *, alpha=1, out=None):
     if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
         _check_sub_bool(input, other)
     if alpha.__class__ is not int or alpha != 1:
+        alpha_number("sub", input, other, alpha)
         _alpha_check(input, other, alpha)
     r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
@@ -447,6 +461,7 @@ def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
     other = coerce(other)
     if alpha.__class__ is not int or alpha != 1:
+        alpha_number("rsub", input, other, alpha)
         _alpha_check(input, other, alpha)
     if isinstance(other, Tensor):
         kw = None if alpha == 1 else {"alpha": alpha}

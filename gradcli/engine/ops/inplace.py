@@ -173,11 +173,15 @@ def inplace(fn, name):
     source_arg = name in _SOURCE_ARG
     binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
     renamed = name in _NOT_IMPLEMENTED_INPLACE
+    alpha_named = name in ("add_", "sub_")
 
     def method(self, *args, **kwargs):
         check_inplace(self)
         if not overlap_ok and overlaps(self._data):  # TensorIterator's first check, before shapes and dtypes
             raise errors.runtime(OVERLAP_MESSAGE)
+        if alpha_named and "alpha" in kwargs and args:  # the parser's error names the in-place method
+            from .arithmetic import alpha_number  # noqa: PLC0415 - arithmetic imports this module's users
+            alpha_number(name, self, args[0], kwargs["alpha"])
         if binary_bitwise and args:  # the output's checks before the kernel's dtype error (as `a &= b`)
             check_iterator_output(self, args[0])
         if name == "masked_fill_" and len(args) == 2:  # in place: self and mask's shapes checked last
