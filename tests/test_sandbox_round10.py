@@ -143,3 +143,16 @@ def test_alpha_takes_only_numbers(call, message):
 def test_alpha_keeps_numbers_and_zero_dim_tensors():
     result = run("x = torch.ones(2)\nprint(torch.add(x, x, alpha=torch.tensor(2.)), torch.rsub(x, 3, alpha=2.5))\n")
     assert result.error is None and result.stdout == "tensor([3., 3.]) tensor([0.5000, 0.5000])\n"
+
+
+# ---------------------------------------------------------------- the engine's Python loops per item
+
+@pytest.mark.parametrize("call", [
+    "torch.linalg.lu_factor(torch.ones(10**5, 1, 1))", "torch.linalg.inv_ex(torch.zeros(10**5, 1, 1))",
+    "torch.linalg.lu(torch.ones(10**5, 1, 1))", "torch.igammac(torch.full((10**5,), 1e20), torch.full((10**5,), 1e20))",
+    "torch.special.gammainc(torch.full((10**5,), 3.), torch.full((10**5,), 2.))",
+])
+def test_per_matrix_and_per_element_loops_count_steps(call):
+    # getrf's loop over the matrices of a stack and igamma's over the elements ran in Python uncounted
+    # (sandbox9's leftover): 1e7 1x1 matrices or elements ran for minutes past the step limit and --timeout
+    refused(f"r = {call}\n", "RuntimeError", "step limit of 2000 exceeded (--max-steps)", max_steps=2000)

@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..argcheck import typename
 from ..device import host, like
-from ..limits import check_broadcast, check_shape
+from ..limits import check_broadcast, check_shape, metered
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..tensor import Tensor, wrap
 from . import linalg_extra as LX
@@ -114,7 +114,7 @@ def getrf(a):
     flat = np.array(a.reshape((math.prod(a.shape[:-2]), m, n)), copy=True)  # -1: no empty matrix
     piv = np.zeros((flat.shape[0], min(m, n)), np.int32)
     info = np.zeros(flat.shape[0], np.int32)
-    for b in range(flat.shape[0]):
+    for b in metered(range(flat.shape[0])):  # a Python loop per matrix: each a step (1e7 1x1 matrices ran uncounted)
         piv[b], info[b] = getf2(flat[b])
     batch = a.shape[:-2]
     return flat.reshape(a.shape), piv.reshape(batch + (min(m, n),)), info.reshape(batch)
