@@ -386,7 +386,13 @@ def _told_again(err, name, signatures, args, kwargs, method):
     torch's parser tells them."""
     again = getattr(err, "gradcli_again", None)
     if again is not None:
-        return again[1](args, kwargs, method) if again[0] == name else None
+        if again[0] == name:
+            return again[1](args, kwargs, method)
+        if SAME_PARSER.get(name) != again[0]:
+            return None
+        if method:  # x.div_(y, rounding_mode=1): div's implementation, the method's own signatures and name
+            return again_parsed(name, None, ())(args, kwargs, True)
+        return again_parsed(name, signatures, ())(args, kwargs, False) if signatures else None
     if hasattr(err, "gradcli_hint") or not isinstance(err, (TypeError, ValueError, AttributeError)):
         return None
     from .arg_parser import fits  # noqa: PLC0415 - only for the error
@@ -477,7 +483,12 @@ TENSOR_OTHER = {"mm": "mat2"}
 
 # the Tensor methods whose implementation raises invalid_combination / wrong_type in torch.X's form (methods.py
 # binds them through as_method)
-METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size", "mm", "fill_", "quantile", "nanquantile"})
+METHOD_FORM = frozenset({"lerp", "mvlgamma", "is_same_size", "mm", "fill_", "quantile", "nanquantile", "div", "div_",
+                         "divide", "divide_"})
+
+# bindings whose implementation is another's, which raises its parser's errors under its own name: told again
+# under the binding's name and signatures (torch.divide(x, y, rounding_mode=1) is divide()'s error)
+SAME_PARSER = {"divide": "div", "div_": "div", "divide_": "div"}
 
 # torch.X functions bound to another's argument parser, whose errors carry that one's name (torch.spmm(3, x):
 # "mm(): argument 'input' ...")

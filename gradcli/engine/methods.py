@@ -73,6 +73,8 @@ def _inplace(name, fn):
     texts = KEYWORDS.get("Tensor." + name)
     if texts is not None:
         fn = with_keywords(fn, texts, method=True)
+    if name in METHOD_FORM:
+        return as_method(fn, name)
     single = SINGLE_METHOD_SIGNATURES.get(name)
     return fn if single is None else with_method_check(fn, name, single)
 

@@ -224,10 +224,10 @@ class PolygammaBackward0(Function):
 def polygamma(n, input):
     """torch.polygamma(n, input) (torch.special.polygamma), and x.polygamma(n) (the tensor first: the
     arguments are taken the other way round)."""
-    from ..tensor import Tensor  # noqa: PLC0415
-    if isinstance(n, Tensor) and not isinstance(input, Tensor):
-        n, input = input, n
     from ..argcheck import takes_int  # noqa: PLC0415
+    from ..tensor import Tensor  # noqa: PLC0415
+    if isinstance(n, Tensor) and (not isinstance(input, Tensor) or (not takes_int(n) and takes_int(input))):
+        n, input = input, n  # x.polygamma(2), x.polygamma(torch.tensor(2))
     if not takes_int(n):  # the parser's rule for an int (a one-element integer Tensor is one)
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     n = int(n.item()) if isinstance(n, Tensor) else int(n)
@@ -274,9 +274,11 @@ def mvlgamma(input, p):
     from ..autograd_modes import no_grad  # noqa: PLC0415
     from ..function import record  # noqa: PLC0415
     from ..tensor import wrap  # noqa: PLC0415
-    if isinstance(p, bool) or not isinstance(p, int):
+    from ..argcheck import takes_int  # noqa: PLC0415
+    if not takes_int(p):  # an int, or a 0-d integer Tensor as torch's parser takes it
         from ..argcheck import wrong_type  # noqa: PLC0415
         raise wrong_type("mvlgamma", "p", 2, "int", p)  # (x.mvlgamma's position 1: argcheck.as_method)
+    p = int(p.item()) if hasattr(p, "item") else int(p)
     if p < 1:
         raise errors.runtime("p has to be greater than or equal to 1")
     x = input
