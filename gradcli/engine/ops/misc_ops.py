@@ -11,7 +11,7 @@ from ..function import record_multi
 from ..tensor import Tensor, wrap, wrap_dim
 from . import shape as S
 from . import join_split as JS
-from .elementwise_common import not_implemented
+from .elementwise_common import broadcast_error, not_implemented
 from .registry import Sample, op, tables
 from . import misc_more as MORE
 from . import numeric_gradient as NG
@@ -55,7 +55,10 @@ def heaviside(input, values):
         raise errors.runtime("heaviside is not yet implemented for tensors with different dtypes.")
     x, v = input._data, values._data
     xp = xp_of(x)
-    out = wrap(xp.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype), input.dtype)
+    try:  # the dtypes are checked first, then TensorIterator's broadcast
+        out = wrap(xp.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype), input.dtype)
+    except ValueError:
+        raise broadcast_error(input, values) from None
     return not_implemented(out, (input, values), "aten::heaviside")
 
 
