@@ -543,6 +543,7 @@ SPECIAL = {
     'log1p': 'special',
     'logit': 'special',
     'multigammaln': 'special',
+    'ndtr': 'special',
     'polygamma': 'special',
     'psi': 'special',
     'round': 'special',

@@ -2359,6 +2359,9 @@ NAMESPACE_SIGNATURES = {
     'special.multigammaln': (
         (2, 2, 'input', 'Tensor', None),
     ),
+    'special.ndtr': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'special.polygamma': (
         (2, 2, 'n', 'int', None),
     ),
@@ -2757,6 +2760,7 @@ SINGLE_SIGNATURES = {
     'special.logit': ('(Tensor input, float eps = None, *, Tensor out = None)', ('eps',)),
     'special.logsumexp': ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', ()),
     'special.multigammaln': ('(Tensor input, int p, *, Tensor out = None)', ()),
+    'special.ndtr': ('(Tensor input, *, Tensor out = None)', ()),
     'special.psi': ('(Tensor input, *, Tensor out = None)', ()),
     'special.round': ('(Tensor input, *, int decimals = 0, Tensor out = None)', ()),
     'special.sinc': ('(Tensor input, *, Tensor out = None)', ()),

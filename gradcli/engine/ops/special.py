@@ -1,6 +1,6 @@
 """The special family: elementwise extras and the activations, declared in its theme modules
 (`special_unary.py`: erf family, exp/log variants, trig, sign and rounding; `special_binary.py`:
-atan2, hypot, lerp, addcmul, ..., nan_to_num, logit; `special_xlog.py`: xlogy, xlog1py; `special_bessel.py`: i0, i0e, i1, i1e; `special_igamma.py`: igamma, igammac (gammainc, gammaincc);
+atan2, hypot, lerp, addcmul, ..., nan_to_num, logit; `special_xlog.py`: xlogy, xlog1py; `special_bessel.py`: i0, i0e, i1, i1e; `special_igamma.py`: igamma, igammac (gammainc, gammaincc); `special_normal.py`: ndtr;
 `activations.py`: the piecewise ones, elu, leaky_relu, hardtanh, ..., threshold;
 `activations_smooth.py`: softplus, gelu, silu, mish, ..., glu; `special_common.py`: what they share), each with its declarations (OPS). This module joins
 them into the family's OPS and derives its binding tables (the in-place wrappers that declarations of
@@ -9,7 +9,7 @@ other families name, `inplace="compare"`, `"logical"`, are inplace_kinds.py's).
 from __future__ import annotations
 
 from . import activations, activations_smooth, special_bessel, special_binary, special_gamma, special_igamma, special_unary
-from . import special_xlog
+from . import special_normal, special_xlog
 from . import unary_math as UM
 from .registry import op, sample1, tables
 from .special_common import inplace_method
@@ -24,6 +24,7 @@ OPS = [
     *special_gamma.OPS,
     *special_bessel.OPS,
     *special_igamma.OPS,
+    *special_normal.OPS,
     *activations.OPS,
     *activations_smooth.OPS,
     op("expit", UM.sigmoid, UM.SigmoidBackward0, method=False, torch=False, special=True, sample=sample1()),
