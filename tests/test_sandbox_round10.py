@@ -156,3 +156,10 @@ def test_per_matrix_and_per_element_loops_count_steps(call):
     # getrf's loop over the matrices of a stack and igamma's over the elements ran in Python uncounted
     # (sandbox9's leftover): 1e7 1x1 matrices or elements ran for minutes past the step limit and --timeout
     refused(f"r = {call}\n", "RuntimeError", "step limit of 2000 exceeded (--max-steps)", max_steps=2000)
+
+
+def test_layer_norm_of_an_empty_input_warns_nothing():
+    # NumPy's 'Mean of empty slice' RuntimeWarning reached the script's output (sandbox9's leftover)
+    result = run("import torch.nn.functional as F\nprint(F.layer_norm(torch.ones(0, 0), (0,)).shape)\n")
+    assert result.error is None and result.stdout == "torch.Size([0, 0])\n"
+    assert not result.warnings, result.warnings

@@ -90,6 +90,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out, mean, rstd = layer_norm_f32(x, cols, w, b, eps)
         return record(NativeLayerNormBackward0, (input, weight, bias), wrap(out, dt),
                       {"nd": nd, "eps": eps, "stats": (mean, rstd)})
+    if not x.size:  # nothing to normalize: torch's empty result (NumPy's mean warned 'Mean of empty slice')
+        return record(NativeLayerNormBackward0, (input, weight, bias), wrap(_asarray(np.empty(x.shape, dt.np), dt.np), dt),
+                      {"nd": nd, "eps": eps})
     axes = tuple(range(x.ndim - nd, x.ndim))
     mean = x.mean(axis=axes, keepdims=True, dtype=dt.np)
     xc = x - mean
