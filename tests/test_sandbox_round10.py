@@ -109,6 +109,7 @@ def test_asarray_flags_take_only_bools(flag, value, kind):
     "torch.ones(2, 3).chunk(2**64)", "torch.ones(2, 3).split(2**64)", "torch.ones(2, 3).diagonal(2**64)",
     "torch.ones(2, 3).diff(n=2**64)", "torch.ones(2)[2**64]", "torch.ones(2)[-2**64]", "torch.ones(2, 3).sum(2**70)",
     "torch.ones(3).tensor_split(2**64)", "torch.ones(2, 3).tril(2**64)", "torch.ones(3).topk(2**64)",
+    "torch.ones(2, 3).rot90(2**64)",
 ])
 def test_ints_past_int64_are_torchs_overflow_error(call):
     # roll, randint, chunk, split, diagonal and diff went on with the number (a result where torch refuses)

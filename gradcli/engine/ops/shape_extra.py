@@ -83,6 +83,7 @@ class Rot90Backward0(Function):
 
 def rot90(input, k=1, dims=(0, 1)):
     dims = _ints(dims)
+    int64_args(k, *dims)  # rot90(2**64) rotated by 2**64 % 4
     nd = input._data.ndim
     if len(dims) != 2:
         raise errors.runtime(f"expected total rotation dims == 2, but got dims = {len(dims)}")
