@@ -24,8 +24,8 @@ BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "e
           "and", "or", "xor", "lshift", "rshift"]
 REFLECTED = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
              "rshift"]
-INPLACE = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
-           "rshift"]
+# (no __imatmul__: torch's Tensor has none, x @= y is x = x @ y; the hand table's answers for it are left out below)
+INPLACE = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift"]
 UNARY = ["neg", "pos", "abs", "invert"]
 
 
@@ -113,7 +113,8 @@ def _refused(before):
 
 
 def test_every_operator_answers_as_the_hand_table_did():
-    before = json.loads(BEFORE.read_text())
+    before = {k: v for k, v in json.loads(BEFORE.read_text()).items() if not k.startswith("__imatmul__ ")}
+    assert not hasattr(torch.Tensor, "__imatmul__")
     now = behaviour()
     assert set(now) == set(before)
     fixed = {**FIXED, **{k: _refused(v) for k, v in before.items() if v.startswith(_LEAKED)}}

@@ -58,8 +58,9 @@ def forms(spec):
         return {f"__{COMPARISON[sym]}__": (lambda a, b: fn(a, b)) if sym == "==" else _refusing_arrays(fn)}
     reflected = fn if spec.reflected is True else spec.reflected or (lambda x, y: fn(y, x))
     if sym == "@":
-        return {"__matmul__": _binop(fn, tensors_only=True), "__rmatmul__": _rop(reflected, tensors_only=True),
-                "__imatmul__": lambda a, b: P.rebase(a, fn(a, b))}
+        # no __imatmul__, as torch's Tensor has none: x @= y is x = x @ y (a new tensor; for a y that is no
+        # Tensor, Python's '@=' TypeError)
+        return {"__matmul__": _binop(fn, tensors_only=True), "__rmatmul__": _rop(reflected, tensors_only=True)}
     if sym in BITWISE:
         stem = BITWISE[sym]
         return {f"__{stem}__": lambda a, b: fn(a, b), f"__r{stem}__": _rop(reflected),
