@@ -164,3 +164,10 @@ def test_layer_norm_of_an_empty_input_warns_nothing():
     result = run("import torch.nn.functional as F\nprint(F.layer_norm(torch.ones(0, 0), (0,)).shape)\n")
     assert result.error is None and result.stdout == "torch.Size([0, 0])\n"
     assert not result.warnings, result.warnings
+
+
+@pytest.mark.parametrize("call, name", [("torch.ones(2, 3).flip(2**64)", "flip"), ("torch.flip(torch.ones(2), [2**64])", "flip"),
+                                        ("torch.ones(2, 3).permute(2**64, 0)", "permute")])
+def test_dim_lists_past_int64_are_the_parsers_unpack_error(call, name):
+    refused(f"print({call})\n", "TypeError", f"{name}(): argument 'dims' failed to unpack the object at pos 1 with error "
+                                             "\"Overflow when unpacking long long")

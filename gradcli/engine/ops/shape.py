@@ -357,6 +357,7 @@ class PermuteBackward0(Function):
 def permute(input, *dims):
     if not dims:
         raise errors.missing_arguments("permute", "dims")
+    check_int_list("permute", "dims", dims)  # an int past int64: the parser's error, before the dims' checks
     dims = shape_arg(dims)
     nd = input._data.ndim
     if len(dims) != nd:

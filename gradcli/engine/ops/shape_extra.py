@@ -14,7 +14,7 @@ from .. import dtypes, errors
 from ..limits import check_numel, check_shape, metered
 from ..function import Function, record
 from ..size import Size
-from ..argcheck import int64_args
+from ..argcheck import check_int_list, int64_args
 from ..tensor import Tensor, wrap_dim, wrap
 from ..views import view_of
 from . import arithmetic as AR
@@ -99,6 +99,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flip(input, *dims):
     if not dims:
         raise errors.missing_arguments("flip", "dims")
+    check_int_list("flip", "dims", dims)  # an int past int64: the parser's error, before the dims' checks
     if len(dims) == 1 and isinstance(dims[0], (list, tuple, Size)):
         dims = tuple(dims[0])
     return S.flip(input, dims[0] if len(dims) == 1 else dims)
