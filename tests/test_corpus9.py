@@ -78,7 +78,7 @@ def test_annotated_class_attributes_without_dataclass():
     ("from dataclasses import dataclass\n@dataclass\ndef f():\n    return 1\n", "TypeError",
      "'dataclass' is not a decorator GradScript supports"),
     ("from dataclasses import dataclass\n@dataclass\nclass C:\n    _x: int = 1\n", "NameError",
-     "class attribute name '_x' is not allowed"),
+     "name '_x' is not allowed in a class of the script: gradcli's engine reserves it"),  # _x: ENGINE_PRIVATE
     ("from dataclasses import dataclass\n@dataclass\nclass C:\n    __init__: int = 1\n", "NameError",
      "class attribute name '__init__' is not allowed"),
     ("from dataclasses import dataclass\nimport torch.nn as nn\n@dataclass\nclass C(nn.Module):\n    x: int = 1\n",

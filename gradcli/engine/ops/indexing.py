@@ -9,7 +9,7 @@ from ..argcheck import int64_args, is_scalar, typename
 from ..autograd import forward_level, make_node
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
-from ..device import host, like, overlaps, write_alias, writeable, xp_of
+from ..device import host, is_device_array, like, overlaps, write_alias, writeable, xp_of
 from ..device import scatter_add as _scatter_add_at
 from ..function import Function, record
 from ..tensor import Tensor, wrap
@@ -52,8 +52,7 @@ def _key_part(k):
     if isinstance(k, float):
         raise errors.index("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                            "valid indices (got float)")
-    if k is None or k is Ellipsis or isinstance(k, (int, np.generic, np.ndarray)) or \
-            hasattr(k, "__cuda_array_interface__"):
+    if k is None or k is Ellipsis or isinstance(k, (int, np.generic, np.ndarray)) or is_device_array(k):
         return k
     return _foreign_part(k)
 
