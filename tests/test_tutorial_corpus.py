@@ -145,6 +145,21 @@ KNOWN: dict[str, str] = {
     "docstring_func_vmap.grad": "torch.func.vmap runs the function once per example and stacks the results "
                                 "(engine/vmap.py): the batched linear model's output prints grad_fn=<StackBackward0> "
                                 "where torch's batched relu gives grad_fn=<ReluBackward0>; every value agrees",
+    "docs_autograd_functional_hessian_forward_mode.grad": "hessian(..., vectorize=True, outer_jacobian_strategy="
+                                                          "'forward-mode') is forward-over-reverse in torch: its "
+                                                          "result carries grad_fn=<ReshapeAliasBackward0> and its "
+                                                          "zeros' signs come from the dual numbers' products; "
+                                                          "gradcli's prints no grad_fn and other signed zeros (the "
+                                                          "values agree)",
+    "docstring_distributions_beta_dirichlet.grad": "torch.distributions.Beta and Dirichlet are not implemented "
+                                                   "(nor their sampler torch._sample_dirichlet)",
+    "docstring_distributions_binomial.grad": "torch.distributions.Binomial is not implemented (torch.binomial's "
+                                             "stream follows torch's only in part, docs/coverage.md)",
+    "pt_parametrizations_symmetric.grad": "torch.nn.utils.parametrize (register_parametrization) is not implemented",
+    "docs_weight_norm_parametrization.grad": "torch.nn.utils.parametrizations (weight_norm on "
+                                             "register_parametrization) is not implemented",
+    "pt_pruning_random_unstructured.grad": "torch.nn.utils.prune is not implemented",
+    "docs_swa_utils_averaged_model.grad": "torch.optim.swa_utils (AveragedModel, SWALR) is not implemented",
 }
 
 _results: dict[str, bool] = {}

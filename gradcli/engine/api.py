@@ -421,7 +421,9 @@ def _load_utils():
     members = {name: getattr(_data, name) for name in _data.NAMES}
     for sub, names in _DATA_SUBMODULES.items():
         members[sub] = _Module(f"torch.utils.data.{sub}", **{n: members[n] for n in names if n in members})
-    return _Module("torch.utils", data=_Module("torch.utils.data", **members))
+    from .checkpoint import checkpoint
+    return _Module("torch.utils", data=_Module("torch.utils.data", **members),
+                   checkpoint=_Module("torch.utils.checkpoint", checkpoint=checkpoint))
 
 
 def _load_func():
@@ -431,9 +433,9 @@ def _load_func():
 
 def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
-    from . import distributions_multinomial as _dmn
+    from . import distributions_cauchy as _dc, distributions_multinomial as _dmn
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn) for name in module.NAMES}
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc) for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,

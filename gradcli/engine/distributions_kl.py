@@ -9,6 +9,7 @@ import math
 
 from . import api as torch
 from .distributions import Bernoulli, Categorical, Normal
+from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
 from .distributions_more import (Exponential, Geometric, Independent, Laplace, LogNormal, OneHotCategorical,
                                  Poisson, Uniform, sum_rightmost)
@@ -82,6 +83,16 @@ def _uniform(p, q):
     return result
 
 
+def _cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+def _halfnormal(p, q):
+    return _normal(p.base_dist, q.base_dist)
+
+
 def _lognormal(p, q):
     # torch's TransformedDistribution pair: equal transforms (both one ExpTransform), the bases' KL
     if p.event_shape != q.event_shape:
@@ -117,7 +128,8 @@ _REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (Exponential, Exponential): _exponential, (Gamma, Gamma): _gamma, (Geometric, Geometric): _geometric,
              (Laplace, Laplace): _laplace, (Poisson, Poisson): _poisson, (Uniform, Uniform): _uniform,
              (LogNormal, LogNormal): _lognormal, (Independent, Independent): _independent,
-             (MultivariateNormal, MultivariateNormal): _mvn}
+             (MultivariateNormal, MultivariateNormal): _mvn, (Cauchy, Cauchy): _cauchy,
+             (HalfNormal, HalfNormal): _halfnormal}
 
 
 def kl_divergence(p, q):

@@ -29,7 +29,7 @@ FORBIDDEN_NAMES = frozenset(
     "__builtins__ __loader__ __spec__".split())
 
 SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
-                     "torch.utils.data, "
+                     "torch.utils.data, torch.utils.checkpoint, "
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
                      "torch.distributions, torch.testing, numpy, math, random, "
                      "itertools, time, collections (OrderedDict, defaultdict, deque, Counter), "
