@@ -529,6 +529,7 @@ SPECIAL = {
     'entr': 'special',
     'erf': 'special',
     'erfc': 'special',
+    'erfcx': 'special',
     'erfinv': 'special',
     'exp2': 'special',
     'expit': 'special',

@@ -2311,6 +2311,9 @@ NAMESPACE_SIGNATURES = {
     'special.erfc': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'special.erfcx': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'special.erfinv': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -2744,6 +2747,7 @@ SINGLE_SIGNATURES = {
     'special.entr': ('(Tensor input, *, Tensor out = None)', ()),
     'special.erf': ('(Tensor input, *, Tensor out = None)', ()),
     'special.erfc': ('(Tensor input, *, Tensor out = None)', ()),
+    'special.erfcx': ('(Tensor input, *, Tensor out = None)', ()),
     'special.erfinv': ('(Tensor input, *, Tensor out = None)', ()),
     'special.exp2': ('(Tensor input, *, Tensor out = None)', ()),
     'special.expit': ('(Tensor input, *, Tensor out = None)', ()),

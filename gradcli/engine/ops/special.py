@@ -1,6 +1,6 @@
 """The special family: elementwise extras and the activations, declared in its theme modules
 (`special_unary.py`: erf family, exp/log variants, trig, sign and rounding; `special_binary.py`:
-atan2, hypot, lerp, addcmul, ..., nan_to_num, logit; `special_xlog.py`: xlogy, xlog1py; `special_bessel.py`: i0, i0e, i1, i1e; `special_igamma.py`: igamma, igammac (gammainc, gammaincc); `special_normal.py`: ndtr;
+atan2, hypot, lerp, addcmul, ..., nan_to_num, logit; `special_xlog.py`: xlogy, xlog1py; `special_bessel.py`: i0, i0e, i1, i1e; `special_igamma.py`: igamma, igammac (gammainc, gammaincc); `special_normal.py`: ndtr, erfcx;
 `activations.py`: the piecewise ones, elu, leaky_relu, hardtanh, ..., threshold;
 `activations_smooth.py`: softplus, gelu, silu, mish, ..., glu; `special_common.py`: what they share), each with its declarations (OPS). This module joins
 them into the family's OPS and derives its binding tables (the in-place wrappers that declarations of
