@@ -16,6 +16,7 @@ from . import op_names as _op_names
 from .size import Size
 from .tensor import Tensor
 from .torch_version import __version__  # noqa: F401 - torch.__version__, a TorchVersion
+from .argcheck import torch_typename as typename  # noqa: F401 - torch.typename
 
 # dtypes and their aliases
 bool = _dtypes.bool_
@@ -33,29 +34,6 @@ promote_types = _dtypes.promote_types
 
 def result_type(tensor, other):
     return _dtypes.result_type((tensor, other))
-
-
-def typename(obj, /):
-    """torch.typename: a tensor's legacy type name, else the object's (or its class's) module and qualified
-    name, as torch/__init__.py's typename reads them."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module.startswith("gradcli."):  # gradcli's own home of a torch object: where torch keeps it
-        from .autograd import Node  # noqa: PLC0415
-        if isinstance(obj, Node) or (isinstance(obj, type) and issubclass(obj, Node)):
-            return qualname  # torch's node classes live in no module
-        module = "torch.nn.functional" if module.startswith("gradcli.engine.nn.") else "torch._VariableFunctionsClass"
-    if module in {"", "builtins"}:
-        return qualname
-    return f"{module}.{qualname}"
 
 
 def can_cast(from_, to):

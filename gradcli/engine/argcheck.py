@@ -25,6 +25,29 @@ def typename(value):
     return t.__name__
 
 
+def torch_typename(obj, /):
+    """torch.typename: a tensor's legacy type name, else the object's (or its class's) module and qualified
+    name, as torch/__init__.py's typename reads them."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module.startswith("gradcli."):  # gradcli's own home of a torch object: where torch keeps it
+        from .autograd import Node  # noqa: PLC0415 - the graph's module imports this one
+        if isinstance(obj, Node) or (isinstance(obj, type) and issubclass(obj, Node)):
+            return qualname  # torch's node classes live in no module
+        module = "torch.nn.functional" if module.startswith("gradcli.engine.nn.") else "torch._VariableFunctionsClass"
+    if module in {"", "builtins"}:
+        return qualname
+    return f"{module}.{qualname}"
+
+
 def describe(value):
     """How torch's "invalid combination of arguments" errors describe an argument that matches no
     signature: its type name, a list or tuple with its items' (list of [float, int], tuple of (int,))."""

@@ -26,7 +26,7 @@ required = _RequiredParameter()
 
 
 def _typename(value):
-    from .nn.module import typename  # noqa: PLC0415
+    from .argcheck import torch_typename as typename  # noqa: PLC0415
     return typename(value)
 
 

@@ -8,7 +8,8 @@ from collections import OrderedDict
 
 from .. import errors
 from ..tensor import Tensor
-from .module import Module, addindent, refuse_private, typename
+from ..argcheck import torch_typename as typename
+from .module import Module, addindent, refuse_private
 from .parameter import Parameter
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from .. import errors
+from ..argcheck import torch_typename as typename
 from ..autograd import RemovableHandle
 from ..autograd_modes import no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
@@ -26,23 +27,6 @@ def refuse_private(name, what, owner=None):
     (engine/private_names.py), as its attributes do."""
     if isinstance(name, str) and name.startswith("_") and not (owner is not None and claim(owner, name)):
         raise KeyError(f"{what} '{name}' starts with '_': such names are not available in GradScript")
-
-
-def typename(value):
-    """torch.typename: a tensor's type(), else the object's own module and qualified name (a class, a
-    function: 'print', '__main__.f'), else its class's."""
-    if isinstance(value, Tensor):
-        return "torch." + value.dtype.legacy
-    module = getattr(value, "__module__", "") or ""
-    if hasattr(value, "__qualname__"):
-        name = value.__qualname__
-    elif hasattr(value, "__name__"):
-        name = value.__name__
-    else:
-        module, name = type(value).__module__ or "", type(value).__qualname__
-    if module in ("", "builtins"):
-        return name
-    return f"{module}.{name}"
 
 
 # ---------------------------------------------------------------------------- repr helpers
