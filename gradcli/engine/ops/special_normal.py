@@ -112,5 +112,5 @@ OPS = [
     declare("special_ndtr", ndtr, method=False, torch=False, special="ndtr", sample=sample1(),
             cases={"ndtr": case(lambda torch, x: torch.special.ndtr(x), V.A)}),
     declare("special_erfcx", erfcx, SpecialErfcxBackward0, method=False, torch=False, special="erfcx", sample=sample1(),
-            cases={"erfcx": case(lambda torch, x: torch.special.erfcx(x), V.A + [-7.5, 60.0])}),
+            cases={"erfcx": case(lambda torch, x: torch.special.erfcx(x), V.A + [-2.5, 60.0])}),  # -7.5: erfcx ~ 5e24 swamps the sum gradcheck differentiates
 ]
