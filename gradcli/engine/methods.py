@@ -51,9 +51,10 @@ _BINDERS = []   # what else binds a family's names when it loads (api.py: torch.
 
 
 def _method(name, fn):
-    """The Tensor method `name`: fn, its arguments checked as its only signature's (torch_signatures'
-    SINGLE_METHOD_SIGNATURES), or a second argument that must be a Tensor (argcheck.TENSOR_OTHER); its argument
-    errors told as the method's (argcheck.METHOD_FORM)."""
+    """The Tensor method `name` (an in-place one too: x.gcd_(y)): fn taking torch's keywords
+    (argcheck.with_keywords), its arguments checked as its only signature's (torch_signatures'
+    SINGLE_METHOD_SIGNATURES) under its own name, or a second argument that must be a Tensor
+    (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM)."""
     texts = KEYWORDS.get("Tensor." + name)
     if texts is not None:
         fn = with_keywords(fn, texts, method=True)
@@ -67,23 +68,11 @@ def _method(name, fn):
     return fn
 
 
-def _inplace(name, fn):
-    """The in-place method `name` (x.gcd_(y)): its arguments checked as its only signature's, under its own name,
-    taking torch's keywords (argcheck.with_keywords)."""
-    texts = KEYWORDS.get("Tensor." + name)
-    if texts is not None:
-        fn = with_keywords(fn, texts, method=True)
-    if name in METHOD_FORM:
-        return as_method(fn, name)
-    single = SINGLE_METHOD_SIGNATURES.get(name)
-    return fn if single is None else with_method_check(fn, name, single)
-
-
 def _install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, _method(name, fn))
     for name, fn in (item for t in _DECLARED for item in t["INPLACE"].items()):  # x.name_()
-        setattr(Tensor, name, _inplace(name, fn))
+        setattr(Tensor, name, _method(name, fn))
     # x + y, y + x, x += y, x[k], x[k] = v ...: the core families'
     operators.install({id(s): s for s in registry.REGISTRY.values()}.values())
 
@@ -124,7 +113,7 @@ def load_family(name):
         for attr, fn in module.METHODS.items():
             setattr(Tensor, attr, _method(attr, fn))
         for attr, fn in module.INPLACE.items():
-            setattr(Tensor, attr, _inplace(attr, fn))
+            setattr(Tensor, attr, _method(attr, fn))
         operators.install(module.OPS)
         _python_level_methods(spec.name for spec in module.OPS if spec.python_method)
         _BOUND[name] = module
