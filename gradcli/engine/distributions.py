@@ -357,7 +357,9 @@ class LocationFamily(Distribution):
         return self.loc
 
 
-class Normal(LocationFamily):
+class LocScaleFamily(LocationFamily):
+    """A real family of a location and a positive scale (Normal, Laplace, Cauchy), made alike in torch."""
+
     arg_constraints = {"loc": real, "scale": positive}
     support = real
     has_rsample = True
@@ -367,6 +369,8 @@ class Normal(LocationFamily):
         batch_shape = Size() if is_number(loc) and is_number(scale) else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
+
+class Normal(LocScaleFamily):
     def expand(self, batch_shape):
         return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple})
 

@@ -8,22 +8,12 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import Distribution, EMPTY, LocationFamily, Normal, Size, broadcast_all, is_number, \
-    nonnegative, positive, real
+from .distributions import Distribution, EMPTY, LocScaleFamily, Normal, Size, nonnegative, positive
 
 NAMES = ("Cauchy", "HalfNormal")
 
 
-class Cauchy(LocationFamily):
-    arg_constraints = {"loc": real, "scale": positive}
-    support = real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if is_number(loc) and is_number(scale) else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
+class Cauchy(LocScaleFamily):
     def expand(self, batch_shape):
         return self._expanded(Cauchy, batch_shape, {"loc": tuple, "scale": tuple})
 

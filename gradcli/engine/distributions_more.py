@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Constraint, Distribution, LocationFamily, Normal, EMPTY, is_number,
+from .distributions import (Categorical, Constraint, Distribution, LocScaleFamily, Normal, EMPTY, is_number,
                             nonnegative, nonnegative_integer, one_hot, positive, real, real_vector, simplex,
                             as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
                             less_than, logits_to_probs, probs_to_logits)
@@ -152,15 +152,7 @@ Exponential.__module__ = "torch.distributions.exponential"
 
 # ---------------------------------------------------------------------------- Laplace
 
-class Laplace(LocationFamily):
-    arg_constraints = {"loc": real, "scale": positive}
-    support = real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch_of(is_number(loc) and is_number(scale), self.loc), validate_args=validate_args)
-
+class Laplace(LocScaleFamily):
     def expand(self, batch_shape):
         return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple})
 
