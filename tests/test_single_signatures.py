@@ -10,7 +10,7 @@ import pytest
 
 from gradcli.engine import api, methods
 from gradcli.engine import torch_signatures as S
-from gradcli.engine.argcheck import signature_params
+from gradcli.engine.arg_single import signature_params
 
 torch = pytest.importorskip("torch")
 

@@ -501,7 +501,7 @@ def build():
     lines.append("}")
     lines.append("")
     lines.append("# the functions (\"Tensor.X\": methods, without self) whose signatures name a parameter their implementation")
-    lines.append("# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: argcheck.with_keywords")
+    lines.append("# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: arg_single.with_keywords")
     lines.append("KEYWORDS = {")
     for name, texts in keyword_gaps(_gap_items(table, namespace_table, binding_texts(method=True))).items():
         lines.extend(_entry_lines(name, texts))

@@ -306,7 +306,7 @@ from . import torch_signatures as _sig  # noqa: E402
 from .argcheck import PARSER_NAMES as _PARSER_NAMES  # noqa: E402
 from .argcheck import TENSOR_OTHER as _TENSOR_OTHER  # noqa: E402
 from .argcheck import with_input_check as _with_input_check  # noqa: E402
-from .argcheck import with_keywords as _with_keywords  # noqa: E402
+from .arg_single import with_keywords as _with_keywords  # noqa: E402
 from .argcheck import with_other_check as _with_other_check  # noqa: E402
 from .outarg import with_out as _with_out  # noqa: E402
 

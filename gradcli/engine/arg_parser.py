@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import errors
-from .argcheck import again_parsed, invalid_combination, signature_params, takes, takes_int, typename
+from .arg_single import signature_params, takes
+from .argcheck import again_parsed, invalid_combination, takes_int, typename
 from .tensor import Tensor
 
 

@@ -95,119 +95,6 @@ def _accepts(kind, value):
     return True
 
 
-@functools.cache
-def signature_params(text):
-    """The parameters of a signature's text: (type, name, has_default, default_is_none, keyword_only)."""
-    params = []
-    keyword_only = False
-    for item in text[1:-1].split(", "):
-        if item == "*":
-            keyword_only = True
-            continue
-        if not item:
-            continue
-        head, eq, default = item.partition(" = ")
-        kind, _, name = head.rpartition(" ")
-        params.append((kind, name, bool(eq), default == "None", keyword_only))
-    return params
-
-
-def takes(kind, value):
-    """Does the parser take value for a parameter of this type? (types it does not know: yes)"""
-    if kind == "Tensor":
-        return isinstance(value, Tensor)
-    if kind == "int":
-        return takes_int(value)
-    if kind == "bool":
-        return isinstance(value, (bool, np.bool_))
-    if kind in ("float", "Number"):
-        return is_scalar(value) or (isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad)
-    if kind == "str":
-        return isinstance(value, str)
-    if kind == "torch.dtype":
-        return typename(value) == "torch.dtype"
-    if kind in ("tuple of Scalars", "tuple of Tensors"):
-        item = is_scalar if kind == "tuple of Scalars" else (lambda v: isinstance(v, Tensor))
-        return isinstance(value, (list, tuple)) and all(item(v) for v in value)
-    if kind == "tuple of ints":  # a 0-d integer Tensor too, as the list or an item (torch.amax(x, torch.tensor(0)))
-        return takes_int(value) or (isinstance(value, (list, tuple)) and all(takes_int(v) for v in value))
-    return True
-
-
-# the types whose values takes() tells apart cheaply and for sure (a list of Tensors may hold None where torch's
-# parameter is a list of optional Tensors, which the signature's text does not say)
-_QUICK_KINDS = frozenset({"Tensor", "int", "bool", "float", "Number", "str", "torch.dtype", "tuple of ints"})
-
-
-def compile_signature(text, nullable):
-    """A signature's text for takes_all: the positional parameters' types (None: not checked here), whether each
-    takes None, each name's (position or None, type, takes None), how many positional parameters are required;
-    and the text and nullable themselves."""
-    params = signature_params(text)
-    positional = [p for p in params if not p[4]]
-    kinds = tuple(p[0] if p[0] in _QUICK_KINDS else None for p in positional)
-    names = {p[1]: (i if not p[4] else None, p[0] if p[0] in _QUICK_KINDS else None, p[3] or p[1] in nullable)
-             for i, p in enumerate(params)}
-    none_ok = tuple(p[3] or p[1] in nullable for p in positional)
-    tensors_only = all(k == "Tensor" for k in kinds) and not any(none_ok)
-    return kinds, none_ok, names, sum(1 for p in positional if not p[2]), text, nullable, tensors_only
-
-
-def takes_all(compiled, args, kwargs, start=0):
-    """Does the signature (compile_signature's) surely take these arguments (from args[start] on: those before
-    are checked already)? False sends the call to arg_parser.parse_error, which says why, or finds that it does."""
-    kinds, none_ok, names, required = compiled[:4]
-    if len(args) > len(kinds) or len(args) < required:
-        return False
-    if compiled[6]:  # x.matmul(y), torch.exp(x): the common case, quickly
-        for value in args[start:]:
-            if not isinstance(value, Tensor):
-                return False
-        return not kwargs or _takes_keywords(names, args, kwargs)
-    for i in range(start, len(args)):
-        kind, value = kinds[i], args[i]
-        if kind == "Tensor":
-            if not isinstance(value, Tensor) and not (value is None and none_ok[i]):
-                return False
-        elif kind is not None and not takes(kind, value) and not (value is None and none_ok[i]):
-            return False
-    return not kwargs or _takes_keywords(names, args, kwargs)
-
-
-def _takes_keywords(names, args, kwargs):
-    for key, value in kwargs.items():
-        found = names.get(key)
-        if found is None or (found[0] is not None and found[0] < len(args)):
-            return False
-        if found[1] is not None and not takes(found[1], value) and not (found[2] and value is None):
-            return False
-    return True
-
-
-def check_all(name, compiled, args, kwargs, start=0):
-    """Raise torch's parser error for arguments its only signature (compile_signature's) does not take."""
-    if not takes_all(compiled, args, kwargs, start):
-        from .arg_parser import parse_error  # noqa: PLC0415 - it builds on this module; only for a refusal
-        err = parse_error(name, compiled[4], args, kwargs, compiled[5])
-        if err is not None:
-            raise err
-
-
-def with_method_check(fn, name, entry):
-    """The Tensor method fn, its arguments after self checked as its only signature's (torch_signatures'
-    SINGLE_METHOD_SIGNATURES entry: text and nullable): x.diagonal_scatter(1) names 'src' as torch does."""
-    compiled = None  # on the first call: compiling every method's signature would cost start-up time
-
-    @functools.wraps(fn)
-    def method(self, *args, **kwargs):
-        nonlocal compiled
-        if compiled is None:
-            compiled = compile_signature(*entry)
-        if not takes_all(compiled, args, kwargs):
-            check_all(name, compiled, args, kwargs)
-        return fn(self, *args, **kwargs)
-    return method
-
 def check_first(name, signatures, args, kwargs):
     """Raise torch's TypeError when no plausible signature takes this first argument."""
     first_name = signatures[0][2]
@@ -455,18 +342,19 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     argument is then checked as its parser checks them (torch.diagonal_scatter(x, 1), linalg.solve(A, B, left=1))."""
     first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
     varargs = single is not None and _varargs_intlist(single[0])  # torch.ones(2, 3): the parser's varargs rule
-    compiled = None  # single's compile_signature, on the first call (start-up time)
+    single_check = None  # arg_single.check_all of single's compiled signature, on the first call (start-up time)
     known = None  # the keywords of the signatures' texts, on the first call with keywords
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        nonlocal aliases, compiled, known
+        nonlocal aliases, single_check, known
         seen = kwargs  # the keywords as torch's parser reads them
         if kwargs:
             if known is None:
                 texts = [single[0]] if single is not None else [s[4] for s in signatures]
+                from .arg_single import signature_params  # noqa: PLC0415 - it builds on this module
                 known = frozenset(p[1] for text in texts if text for p in signature_params(text))
             if aliases is None:
                 aliases = _numpy_aliases(fn, known)
@@ -484,11 +372,12 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, seen)
         if single is not None:
-            if compiled is None:
-                compiled = compile_signature(*single)
+            if single_check is None:
+                from .arg_single import check_all, compile_signature  # noqa: PLC0415 - it builds on this module
+                single_check = functools.partial(check_all, name, compile_signature(*single))
             given = (args,) if varargs and args and takes_int(args[0]) else args
             first_checked = given and (isinstance(given[0], Tensor) or numbers_first)
-            check_all(name, compiled, given, seen, 1 if first_checked else 0)
+            single_check(given, seen, 1 if first_checked else 0)
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as e:
@@ -537,61 +426,6 @@ def with_other_check(fn, name, position):
         return fn(*args, **kwargs)
     return call
 
-
-def with_keywords(fn, texts, method=False):
-    """fn taking torch's keyword names (texts: torch_signatures.KEYWORDS', without self for a method) where its own
-    differ: a keyword naming the next positional parameter of a signature goes there (torch.dot(x, tensor=y),
-    x.where(condition=c, other=y), torch.linalg.norm(input=x)); one given as its torch default is dropped
-    (gather's sparse_grad=False)."""
-    plan = None  # on the first call with keywords: inspect costs start-up time
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        nonlocal plan
-        if kwargs:
-            if plan is None:
-                plan = _keyword_plan(fn, texts)
-            if not plan[0].issuperset(kwargs):
-                args, kwargs = _translated(plan, args, kwargs, 1 if method else 0)
-        return fn(*args, **kwargs)
-    return call
-
-
-_DEFAULTS = {"True": True, "False": False, "None": None}
-
-
-def _keyword_plan(fn, texts):
-    """(the keywords fn takes, each signature's positional names, the literal torch defaults by name)."""
-    import inspect  # noqa: PLC0415 - once per function, at its first call with keywords
-    while hasattr(fn, "__wrapped__"):
-        fn = fn.__wrapped__
-    params = inspect.signature(fn).parameters.values()
-    accepted = frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-    positions = [tuple(p[1] for p in signature_params(text) if not p[4]) for text in texts]
-    defaults = {}
-    for text in texts:
-        for item in text[1:-1].split(", "):
-            head, _, default = item.partition(" = ")
-            if default in _DEFAULTS:
-                defaults[head.rpartition(" ")[2]] = _DEFAULTS[default]
-    return accepted, positions, defaults
-
-
-def _translated(plan, args, kwargs, offset):
-    accepted, positions, defaults = plan
-    args, kwargs = list(args), dict(kwargs)
-    moved = True
-    while moved:  # promote_types(type2=b, type1=a): each goes once the one before it is placed
-        moved = False
-        for key in [k for k in kwargs if k not in accepted]:
-            at = len(args) - offset
-            if any(at < len(names) and names[at] == key for names in positions):
-                args.append(kwargs.pop(key))
-                moved = True
-    for key in [k for k in kwargs if k not in accepted and k in defaults]:
-        if kwargs[key] is defaults[key]:
-            del kwargs[key]
-    return tuple(args), kwargs
 
 # python_arg_parser.cpp's numpy_compatibility_arg_names: torch.X takes axis= for dim=, keepdims= for
 # keepdim=, x=, a=, x1= for input=, x2= for other= (torch.concatenate((a, b), axis=1), torch.sum(x, axis=0,

@@ -16,7 +16,8 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
-from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_keywords, with_method_check, with_other_check
+from .arg_single import with_keywords, with_method_check
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_other_check
 from .torch_signatures import KEYWORDS, SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
@@ -52,7 +53,7 @@ _BINDERS = []   # what else binds a family's names when it loads (api.py: torch.
 
 def _method(name, fn):
     """The Tensor method `name` (an in-place one too: x.gcd_(y)): fn taking torch's keywords
-    (argcheck.with_keywords), its arguments checked as its only signature's (torch_signatures'
+    (arg_single.with_keywords), its arguments checked as its only signature's (torch_signatures'
     SINGLE_METHOD_SIGNATURES) under its own name, or a second argument that must be a Tensor
     (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM)."""
     texts = KEYWORDS.get("Tensor." + name)

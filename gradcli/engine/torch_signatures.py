@@ -2858,7 +2858,7 @@ SINGLE_METHOD_SIGNATURES = {
 }
 
 # the functions ("Tensor.X": methods, without self) whose signatures name a parameter their implementation
-# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: argcheck.with_keywords
+# takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: arg_single.with_keywords
 KEYWORDS = {
     'bitwise_and': (
         '(Tensor input, Tensor other, *, Tensor out = None)',
