@@ -77,8 +77,8 @@ def test_annotated_class_attributes_without_dataclass():
      "dataclass() is supported as a class decorator only in GradScript"),
     ("from dataclasses import dataclass\n@dataclass\ndef f():\n    return 1\n", "TypeError",
      "'dataclass' is not a decorator GradScript supports"),
-    ("from dataclasses import dataclass\n@dataclass\nclass C:\n    _x: int = 1\n", "NameError",
-     "name '_x' is not allowed in a class of the script: gradcli's engine reserves it"),  # _x: ENGINE_PRIVATE
+    ("from dataclasses import dataclass\n@dataclass\nclass C:\n    _rg: int = 1\n", "NameError",
+     "name '_rg' is not allowed in a class of the script: gradcli's engine reserves it"),  # _rg: ENGINE_PRIVATE
     ("from dataclasses import dataclass\n@dataclass\nclass C:\n    __init__: int = 1\n", "NameError",
      "class attribute name '__init__' is not allowed"),
     ("from dataclasses import dataclass\nimport torch.nn as nn\n@dataclass\nclass C(nn.Module):\n    x: int = 1\n",

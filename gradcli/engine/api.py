@@ -251,6 +251,11 @@ Size = Size
 Tensor = Tensor
 
 
+def legacy_dtype_of(value):
+    """The dtype of torch.LongTensor & co (x.type(torch.LongTensor)), None for anything else."""
+    return value._legacy_dtype if isinstance(value, _LegacyTensorType) else None
+
+
 class _LegacyTensorType:
     """torch.FloatTensor & co: legacy constructors (FloatTensor([1, 2]), FloatTensor(2, 3)) that print as
     classes, answer isinstance(x, torch.FloatTensor) and work as x.type(torch.LongTensor)."""

@@ -19,6 +19,7 @@ from . import errors
 from .autograd import Node, forward_level, node_observer, SavedValue, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
+from .private_names import keeps
 from .tensor import Tensor
 from .views import view_of
 
@@ -130,6 +131,7 @@ class BackwardCFunction(FunctionCtx, Node):
 _ENGINE_FIELDS = frozenset(("n_outputs", "needs_input_grad"))
 
 
+@keeps("_backward_cls")  # the node class node_class() made, in the script's Function subclass
 class Function:
     """torch.autograd.Function: subclass it with static forward/backward and call Sub.apply(...)."""
 

@@ -2,8 +2,8 @@
 language's side: which attribute reads and writes of a script reach them).
 
 A class the script defined carries ``_gradscript_class`` in its namespace. A ``_name`` is the
-engine's when a class of the MRO that is not the script's defines it, or when it is one of
-``ENGINE_PRIVATE`` or starts with a reserved prefix; any other ``_name`` on an instance of a script's
+engine's when a class of the MRO that is not the script's defines it or keeps it in its instances
+(``keeps``), or when it is one of ``ENGINE_PRIVATE`` or starts with a reserved prefix; any other ``_name`` on an instance of a script's
 class is the script's (nn.Module's register_parameter, register_buffer and add_module take it, as torch
 does).
 An instance records the '_names' the script gave it (``RECORD``, a dunder key of its ``__dict__``: no script
@@ -12,15 +12,13 @@ reaches it, copy.deepcopy copies it), so that what an engine base stored in it (
 """
 from __future__ import annotations
 
-# the names gradcli's engine keeps in instances or probes on objects it is handed (tests/test_script_private.py
-# scans gradcli's source for getattr/hasattr/__dict__ uses of '_' names and checks every one is here)
-ENGINE_PRIVATE = frozenset("""
-_backward_cls _backward_hooks _backward_pre_hooks _base _buffers _creation _data _dirty _fields _fns
-_forward_hooks _forward_hooks_with_kwargs _forward_pre_hooks _forward_pre_hooks_with_kwargs _frozen _fwt
-_get_closed_form_lr _grad _inputs _keys _kw _lazy _lazy_initialize_hook _lazy_ops _legacy_dtype _materialize
-_members _modules _non_diff _non_full_backward_hooks _non_persistent_buffers_set _opname _opt_called
-_out_dtype _out_meta _output_nr _parameters _pending _rg _runtime_param _saved _site _size _specs _to_save
-_version _x""".split())
+# the '_' names reserved on every object of the script, each with why: engine code reads them by string on
+# objects it is handed without asking their type first (tests/test_script_private.py scans gradcli's source for
+# getattr/hasattr/__dict__ uses of '_' names: each is one of these, one an engine class keeps (``keeps``), or
+# one the test lists as read only on gradcli's own objects)
+ENGINE_PRIVATE = {
+    "_rg": "the ops read getattr(operand, '_rg', False) on their operands in the hot path (does it require grad?)",
+}
 RESERVED_PREFIXES = ("_gs_", "_gradcli", "_gradscript")
 
 
@@ -28,11 +26,30 @@ def is_script_class(cls):
     return "_gradscript_class" in getattr(cls, "__dict__", {})
 
 
+# engine class -> the '_' names its code keeps in its instances (or its class) by string: reserved on a script
+# class that derives from it (nn.Module's stores and the hook dicts it makes lazily, ParameterList's _size)
+_KEPT = {}
+
+
+def keeps(*names):
+    """Class decorator: the engine class keeps ``names`` in its instances (a script subclass may not use them,
+    not even before ``super().__init__()`` made them)."""
+    def mark(cls):
+        _KEPT[cls] = frozenset(names)
+        return cls
+    return mark
+
+
+def kept_names():
+    """Every name an engine class keeps (for the test that scans the engine's string lookups)."""
+    return frozenset().union(*_KEPT.values())
+
+
 def engine_owner(cls, name):
-    """The class outside the script that defines ``name`` along cls's MRO, True for gradcli's reserved
-    names, or None (the name may be the script's)."""
+    """The class outside the script that defines or keeps ``name`` along cls's MRO, True for gradcli's
+    reserved names, or None (the name may be the script's)."""
     for c in cls.__mro__:
-        if name in c.__dict__ and not is_script_class(c):
+        if (name in c.__dict__ or name in _KEPT.get(c, ())) and not is_script_class(c):
             return c
     if name in ENGINE_PRIVATE or name.startswith(RESERVED_PREFIXES):
         return True
@@ -73,5 +90,6 @@ def claim(obj, name):
     return True
 
 
-__all__ = ["ENGINE_PRIVATE", "RESERVED_PREFIXES", "RECORD", "is_script_class", "engine_owner", "engine_holds",
+__all__ = ["ENGINE_PRIVATE", "RESERVED_PREFIXES", "RECORD", "is_script_class", "keeps", "kept_names", "engine_owner",
+           "engine_holds",
            "script_owns", "claim"]

@@ -500,7 +500,8 @@ class Tensor:
                 if d.legacy == name:
                     return to(self, d)
             raise errors.value(f"invalid type: '{dtype}'")
-        legacy = getattr(dtype, "_legacy_dtype", None)  # x.type(torch.LongTensor)
+        from .api import legacy_dtype_of  # noqa: PLC0415
+        legacy = legacy_dtype_of(dtype)  # x.type(torch.LongTensor)
         return to(self, legacy if legacy is not None else dtype)
 
 

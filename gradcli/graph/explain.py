@@ -28,7 +28,8 @@ import numpy as np
 
 from . import values as V
 from .derivatives import expression, local_derivative
-from .model import is_accumulate, node_name, node_owners, site_of, site_pair, source_line, tensor_names
+from .model import (is_accumulate, is_tensor, node_name, node_owners, site_of, site_pair, source_line,
+                    tensor_names)
 
 MAX_CHAIN = 90        # longer chains are shown by their value only
 MAX_TERMS = 6
@@ -44,7 +45,7 @@ class _Inputs:
     def __call__(self, node, inputs, outputs):
         items = []
         for x in inputs:
-            if hasattr(x, "_data") and hasattr(x, "grad_fn"):
+            if is_tensor(x):
                 try:
                     items.append(("t", weakref.ref(x)))
                 except TypeError:
@@ -191,7 +192,7 @@ class Explainer:
         saved = self._saved_input(node, k)
         if isinstance(saved, (int, float)):
             return V.num(saved)
-        if saved is not None and hasattr(saved, "_data"):
+        if is_tensor(saved):
             names = st.names.get(id(saved))
             if names:
                 return names[0]
@@ -204,7 +205,7 @@ class Explainer:
         saved = self._saved_input(node, k)
         if isinstance(saved, (int, float)):
             return saved
-        if saved is not None and hasattr(saved, "_data"):
+        if is_tensor(saved):
             return _arr(saved)
         rec = self.inputs.by_node.get(node)
         if rec is not None and k < len(rec):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import node_name
+from .model import is_tensor, node_name
 from .values import host
 
 # the check's relative tolerance by the dtype a gradient was computed in (a replay must agree with
@@ -114,7 +114,7 @@ class Tape:
     def _record(self, node, inputs, outputs):
         xs, kinds = [], []
         for x in inputs:
-            if hasattr(x, "_data") and hasattr(x, "grad_fn"):
+            if is_tensor(x):
                 if x.dtype.is_floating_point:
                     xs.append(f64(x))
                     kinds.append("f")

@@ -11,7 +11,8 @@ SMALL = 12          # at most this many elements are shown one by one
 
 def host(x):
     """A NumPy array of a Tensor, an array (NumPy or CuPy) or a number."""
-    data = getattr(x, "_data", x)
+    from ..engine.tensor import Tensor  # noqa: PLC0415 - the graph tools load the engine when they run
+    data = x._data if isinstance(x, Tensor) else x  # (a script's object may hold a '_data' of its own)
     if hasattr(data, "get") and not isinstance(data, np.ndarray):   # CuPy
         data = data.get()
     return np.asarray(data)

@@ -9,10 +9,10 @@ called through ``obj._name`` is allowed when
   exception class, a subclass of one of those), a class the script defined, or ``super()`` inside
   one of its methods, and
 - the name is not the engine's: no class of the object's MRO that is not the script's (nn.Module,
-  Dataset, Function, BaseException, object) defines it (``self._apply``, ``self._version``), and it
-  is none of engine/private_names.ENGINE_PRIVATE, the names gradcli keeps in instances or looks for on objects it is
-  given (``self._parameters``, ``self._modules``, ``_data``, ``_rg``), nor starts with gradcli's own
-  prefixes (``_gs_``, ``_gradcli``, ``_gradscript``).
+  Dataset, Function, BaseException, object) defines it (``self._apply``, ``self._version``) or keeps
+  it in its instances (engine/private_names.keeps: ``self._parameters``, ``self._modules``), it is
+  none of engine/private_names.ENGINE_PRIVATE, the names gradcli looks for on any object it is given
+  (``_rg``), nor starts with gradcli's own prefixes (``_gs_``, ``_gradcli``, ``_gradscript``).
 
 An instance also keeps what an engine base stored in it: a '_name' it holds that the script did not
 give it (engine/private_names.claim records those it did) is its engine base's (nn.RNN's

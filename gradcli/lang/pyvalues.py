@@ -18,6 +18,7 @@ import types
 
 import numpy as np
 
+from ..engine.tensor import Tensor, check_view_grad_fn
 from ..pycompat import OrderedDict
 from .private import has_private, is_private
 from .pyops import BigRange
@@ -150,7 +151,6 @@ def _is_user_class_or_base(cls):
 def _compute_policy(t):
     """True: every public attribute; 'checked': public, result must not be a module;
     a frozenset: only those names; None: nothing."""
-    from ..engine.tensor import Tensor
     if issubclass(t, Tensor):
         return True
     if t in _FULL_PY:
@@ -234,9 +234,8 @@ def get_attr(obj, name):
         bound = growing_method(obj, name)
         if bound is not None:
             return bound
-    if name == "grad_fn" and getattr(obj, "_creation", None) is not None:  # a view made under no_grad, ...
-        from ..engine.tensor import check_view_grad_fn  # noqa: PLC0415
-        check_view_grad_fn(obj)
+    if name == "grad_fn" and isinstance(obj, Tensor) and getattr(obj, "_creation", None) is not None:
+        check_view_grad_fn(obj)  # a view made under no_grad, ...
     kind = fast_kind.get(type(obj))
     if kind == FULL:
         try:
@@ -359,7 +358,6 @@ _FAST_KINDS = {True: FULL, "checked": CHECKED, "namespace": NAMESPACE}
 
 
 def _is_tensor(obj):
-    from ..engine.tensor import Tensor
     return isinstance(obj, Tensor)
 
 
@@ -390,7 +388,6 @@ def _setattr_ok(obj):
     ok = _setattr_ok_cache.get(t)
     if ok is None:
         from ..engine import autograd, autograd_modes, device, dtypes, factory
-        from ..engine.tensor import Tensor
         if issubclass(t, BaseException):
             # an exception keeps what it was raised with (its args; gradcli's marks, names a script
             # cannot write); one of the script's own classes takes the attributes its __init__ sets

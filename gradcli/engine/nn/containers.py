@@ -9,6 +9,7 @@ from collections import OrderedDict
 from .. import errors
 from ..tensor import Tensor
 from ..argcheck import torch_typename as typename
+from ..private_names import keeps
 from .module import Module, addindent, refuse_private
 from .parameter import Parameter
 
@@ -235,6 +236,7 @@ def _parameter_line(key, p, dtype_text):
     return f"  ({key}): Object of type: {type(p).__name__}"
 
 
+@keeps("_size")
 class ParameterList(Module):
     def __init__(self, values=None):
         super().__init__()
@@ -295,6 +297,7 @@ class ParameterList(Module):
         raise errors.runtime("ParameterList should not be called.")
 
 
+@keeps("_keys")
 class ParameterDict(Module):
     def __init__(self, parameters=None):
         super().__init__()

@@ -12,7 +12,7 @@ from ..autograd import RemovableHandle
 from ..autograd_modes import no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
 from ..tensor import Tensor
-from ..private_names import claim, script_owns
+from ..private_names import claim, keeps, script_owns
 from .parameter import BufferMark, Parameter
 
 
@@ -62,6 +62,9 @@ class _IncompatibleKeys(tuple):
 
 # ---------------------------------------------------------------------------- Module
 
+@keeps("_parameters", "_buffers", "_non_persistent_buffers_set", "_modules", "_forward_hooks", "_forward_pre_hooks",
+       "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks",
+       "_non_full_backward_hooks", "_lazy_initialize_hook")
 class Module:
     """torch.nn.Module. Subclasses (also the ones a GradScript `class Net(nn.Module)` creates) call
     `super().__init__()` and define `forward`."""

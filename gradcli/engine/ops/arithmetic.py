@@ -390,7 +390,8 @@ def _alpha_check(a, b, alpha):
         dtypes.scalar_int(alpha)
         return
     try:  # TensorIterator's shape check comes first (the op's broadcast error)
-        np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
+        np.broadcast_shapes(np.shape(a._data if isinstance(a, Tensor) else a),
+                               np.shape(b._data if isinstance(b, Tensor) else b))
     except ValueError:
         return
     dt = dtypes.result_type((a, b))

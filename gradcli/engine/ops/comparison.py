@@ -64,7 +64,8 @@ def _bitwise(ufunc, a, b, name):
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
         try:  # TensorIterator's broadcast comes before the kernel's dtype error
-            np.broadcast_shapes(np.shape(getattr(a, "_data", a)), np.shape(getattr(b, "_data", b)))
+            np.broadcast_shapes(np.shape(a._data if isinstance(a, Tensor) else a),
+                               np.shape(b._data if isinstance(b, Tensor) else b))
         except ValueError:
             raise broadcast_error(a, b) from None
         raise kernel_error(f"{name}_cpu", dt)

@@ -16,7 +16,7 @@ from ..autograd import SavedValue
 from ..autograd_modes import grad_mode
 from ..device import host, like
 from ..function import Function, MultiOutputFunction, record, record_multi
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from . import linalg_extra as LX
 from . import shape as S
 from .join_split import narrow
@@ -187,7 +187,7 @@ def _tolerances(A, atol, rtol):
     def value(t):
         if t is None:
             return None
-        return np.asarray(host(t._data) if hasattr(t, "_data") else t, np.float64)
+        return np.asarray(host(t._data) if isinstance(t, Tensor) else t, np.float64)
     at, rt = value(atol), value(rtol)
     m, n = A._data.shape[-2:]
     if rt is None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import host
+from ..tensor import Tensor
 
 
 def as_array(x):
     """A Tensor's (or array's) values as a NumPy array."""
-    return host(getattr(x, "_data", x))
+    return host(x._data if isinstance(x, Tensor) else x)
 
 
 def dims_of(kw, x):
@@ -134,7 +135,7 @@ def transpose(xs, kw, outs):
 
 def _key(key):
     def part(k):
-        return as_array(k) if hasattr(k, "_data") else k
+        return as_array(k) if isinstance(k, Tensor) else k
     return tuple(part(k) for k in key) if isinstance(key, tuple) else part(key)
 
 

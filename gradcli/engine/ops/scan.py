@@ -18,7 +18,7 @@ from ..device import asarray as _asarray
 from ..device import host, like, on_host, xp_of
 from ..function import Function, record
 from ..limits import check_numel
-from ..tensor import wrap, wrap_dim
+from ..tensor import Tensor, wrap, wrap_dim
 from . import clamp_where as CW
 from . import comparison as CP
 from . import unary_math as UM
@@ -319,12 +319,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 # ---------------------------------------------------------------------------- isin, bincount, searchsorted, bucketize
 
 def _array_of(value):
-    return host(value._data) if hasattr(value, "_data") else np.asarray(value)
+    return host(value._data) if isinstance(value, Tensor) else np.asarray(value)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """A bool tensor of elements' shape (0-d for a number): which are in test_elements."""
-    like_of = elements if hasattr(elements, "_data") else test_elements
+    like_of = elements if isinstance(elements, Tensor) else test_elements
     result = np.isin(_array_of(elements), _array_of(test_elements).reshape(-1), invert=invert)
     return wrap(like(like_of._data, np.asarray(result)), dtypes.bool_)
 

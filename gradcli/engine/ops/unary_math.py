@@ -9,7 +9,7 @@ from ...backend import vml
 from ..autograd import SavedValue, forward_level
 from ..autograd_modes import grad_mode
 from ..function import Function, record
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from .elementwise_common import add_scalar, kernel_error, mul_scalar, unary, zero_grad
 from .registry import op, sample1
 
@@ -372,7 +372,7 @@ def sigmoid(input):
 
 
 def relu(input):
-    x = getattr(input, "_data", None)
+    x = input._data if isinstance(input, Tensor) else None
     if type(x) is np.ndarray and x.ndim and x.dtype.kind == "f":  # unary()'s work for a float array, inline
         out = wrap(relu_array(x), input.dtype)
         if (input._rg and grad_mode.enabled) or forward_level[0] is not None:
