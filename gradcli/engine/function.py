@@ -15,10 +15,13 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
+import numpy as np
+
+from . import dtypes
 from .autograd import ZERO_NRS, Node, forward_level, node_observer, SavedValue, make_node, saved_value, stamp
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
-from .tensor import Tensor, check_view_grad_fn
+from .tensor import Tensor, check_view_grad_fn, wrap
 
 
 class Function(Node):
@@ -52,16 +55,18 @@ class Function(Node):
         return grads
 
 
-def record(cls, inputs, out, kw=None):
+def record(cls, inputs, out, kw=None, normal=False):
     """Attach cls's node to `out` if grad mode is on and some Tensor input requires grad. Inside a
     forward-AD level (forward_ad.py) `out` gets its tangent: from the level's node observer where a node
-    is recorded, from the level's push where none is (the recorders' early returns)."""
+    is recorded, from the level's push where none is (the recorders' early returns).
+    normal: torch's op has a normal tensor among its inputs that is no edge here (a mask, an index, a
+    condition): then an inference leaf that requires grad is recorded (all_inference)."""
     if not grad_mode.enabled:
         if forward_level[0] is not None:
             forward_level[0].push(cls, inputs, (out,), kw)
         return out
     if len(inputs) == 1:
-        return record1(cls, inputs, out, kw)
+        return record1(cls, inputs, out, kw, normal)
     for t in inputs:
         if getattr(t, "_rg", False):
             break
@@ -71,7 +76,7 @@ def record(cls, inputs, out, kw=None):
         return out
     if out.dtype.category != FLOAT:  # integer and bool results are never differentiable
         return out
-    if t.grad_fn is None and t._version.__class__ is not list and all_inference(inputs):
+    if t.grad_fn is None and t._version.__class__ is not list and not normal and all_inference(inputs):
         return out
     saved = ()
     if cls.save_inputs:
@@ -110,7 +115,7 @@ def attach(node, out, inputs):
     return out
 
 
-def record1(cls, inputs, out, kw):
+def record1(cls, inputs, out, kw, normal=False):
     """record() for one input (unary ops, views: t() twice per Linear step), make_node's work inline."""
     t = inputs[0]
     if not getattr(t, "_rg", False) or out.dtype.category != FLOAT:
@@ -119,7 +124,7 @@ def record1(cls, inputs, out, kw):
         return out
     fn = t.grad_fn
     if fn is None:
-        if t._version.__class__ is not list:  # an inference leaf alone: no Autograd key, nothing recorded
+        if t._version.__class__ is not list and not normal:  # an inference leaf alone: no Autograd key, nothing recorded
             return out
         fn = t._edge()[0]  # the leaf's AccumulateGrad (output number 0)
         nrs = _ZERO_NRS1
@@ -205,6 +210,25 @@ def all_inference(inputs):
         elif isinstance(t, (int, float)):
             return False
     return True
+
+
+def is_normal(t):
+    """t is a tensor of torch's autograd (no inference tensor): as a mask, index or condition it makes
+    torch record an op of inference leaves (record's `normal`)."""
+    return isinstance(t, Tensor) and t._version.__class__ is list
+
+
+def inference_leaf(t):
+    """t is an inference leaf that requires grad, in grad mode: torch records nothing for an op of it alone,
+    but an op whose kernel wraps a Python number in a (normal) tensor and calls the op of two tensors
+    (`1 - q`, `q % 2`, `torch.fmod(q, 2)`) records that op's node."""
+    return grad_mode.enabled and t._rg and t.grad_fn is None and t._version.__class__ is not list
+
+
+def wrapped_number(x):
+    """torch's wrapped_scalar_tensor: a Python number as a 0-d normal tensor (double, long, bool)."""
+    dt = dtypes.bool_ if x.__class__ is bool else dtypes.int64 if isinstance(x, int) else dtypes.float64
+    return wrap(np.asarray(x, dt.np), dt)
 
 
 _new = object.__new__

@@ -6,7 +6,7 @@ from __future__ import annotations
 import weakref
 
 from . import errors
-from .autograd_modes import grad_mode
+from .autograd_modes import NO_VERSION, InferenceCounter, grad_mode
 from .tensor import wrap
 
 
@@ -14,7 +14,10 @@ def view_of(base, data, dtype=None):
     """A Tensor sharing base's version counter (its data is a view of base's). A view of a tensor that
     requires grad requires grad too, even made under no_grad (then as a leaf), as in torch."""
     t = wrap(data, dtype or base.dtype)
-    t._version = base._version
+    v = base._version
+    # a view of an inference tensor's alias (detach(), .data: an InferenceCounter of its own) has no counter,
+    # as the inference tensor's views: torch gives the view the ADInplaceOrView key, whose bump then raises
+    t._version = v if v.__class__ is not InferenceCounter else NO_VERSION
     t._rg = base._rg
     root = t._base = base if base._base is None else base._base
     if grad_mode.enabled:  # the views an in-place op of root (or of one of them) gives a new grad_fn

@@ -11,10 +11,11 @@ from .. import dtypes, errors
 from ..argcheck import invalid_combination, is_scalar, typename
 from ...backend import vml
 from ..autograd import SavedValue, forward_level
+from ..autograd_modes import no_grad
 from ..saved_hooks import PackedValue
 from ..device import asarray as _asarray
 from ..device import is_device_array, xp_of
-from ..function import Function, complete_kw, record
+from ..function import Function, complete_kw, inference_leaf, record, wrapped_number
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import scalar_chain, words
@@ -365,6 +366,7 @@ class RemainderBackward1(Function):
     __slots__ = ()
     explain = ("1", "-floor({pa} / {pb})")
     save_inputs = True
+    save_when = ((1,), (1,))  # derivatives.yaml: only other's gradient reads them
     forward = staticmethod(_remainder)
 
     def backward(self, g):
@@ -470,8 +472,10 @@ def rsub(input, other, alpha=1):
         _keep_shapes(r, RsubBackward0, input, other)
         return r
     _check_sub_bool(input, other)
-    if alpha == 1:
-        return scalar_op(RsubBackward1, input, other, None)
+    if inference_leaf(input):  # rsub.Scalar's kernel: sub(wrapped number, input, alpha), a normal input
+        with no_grad():
+            r = rsub(input, other, alpha)
+        return record(SubBackward0, (wrapped_number(other), input), r, ((), input._data.shape, alpha))
     dt = dtypes.result_type((input, other, alpha))
     r = wrap(_asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
     return record(RsubBackward1, (input,), r, {"alpha": alpha})
@@ -596,6 +600,9 @@ def remainder(input, other):
                                    "aten::remainder")
         return binary(RemainderBackward1, input, other)
     _check_remainder_int(input, other)
+    if inference_leaf(input):  # remainder.Scalar's kernel: remainder(input, wrapped number), a normal input
+        out = scalar_op(RemainderBackward0, input, other, None)
+        return record(RemainderBackward1, (input, wrapped_number(other)), out)
     return scalar_op(RemainderBackward0, input, other, None)
 
 

@@ -9,7 +9,7 @@ from ..autograd import forward_level
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same
-from ..function import Function, record
+from ..function import Function, is_normal, record
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
@@ -130,7 +130,8 @@ def where(condition, input=None, other=None):
             and forward_level[0] is None:
         return out
     shapes = (tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ())))
-    return record(WhereBackward0, (input, other), out, {"cond": condition, "shapes": shapes})
+    return record(WhereBackward0, (input, other), out, {"cond": condition, "shapes": shapes},
+                  normal=is_normal(condition))
 
 
 def _clamp_forward(x, lo, hi):

@@ -10,7 +10,7 @@ from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..device import check_args, xp_of
 from ..device import scatter_add as _scatter_add_at
-from ..function import Function, record
+from ..function import Function, is_normal, record
 from ..limits import check_numel, check_shape
 from ..tensor import Tensor, wrap
 from . import replays
@@ -47,11 +47,13 @@ class GatherBackward0(Function):
     __slots__ = ()
     explain = "1 at each gathered element of {a} (summed where gathered twice), 0 elsewhere"
     explain_factor = False
+    save_inputs = True  # derivatives.yaml's gather_backward(grad, self, ...): self is saved (version-checked)
     replay = staticmethod(lambda xs, kw, outs: [np.take_along_axis(xs[0], replays.as_array(kw["index"]).astype(np.int64),
                                                                    axis=kw["dim"]).reshape(outs[0])])
 
     def backward(self, g):
         k = self._kw
+        self.saved  # noqa: B018 - unpacking self checks its version, as torch's SavedVariable does
         from ..factory import zeros  # noqa: PLC0415
         return (scatter_add(zeros(k["in_shape"], dtype=g.dtype, device=g.device), k["dim"], k["index"], g),)
 
@@ -93,7 +95,7 @@ def gather(input, dim, index):
         part = data[tuple(slice(None) if i == d else slice(0, idx.shape[i]) for i in range(data.ndim))]
         r = np.take_along_axis(part, idx, axis=d)
     return record(GatherBackward0, (input,), wrap(r, input.dtype),
-                  {"dim": d, "index": index, "in_shape": input._data.shape})
+                  {"dim": d, "index": index, "in_shape": input._data.shape}, normal=is_normal(index))
 
 
 class ScatterBackward0(Function):
@@ -308,10 +310,11 @@ def masked_fill(input, mask, value):
         if type(v) is not type(input._data) and v.ndim == 0:  # a CPU 0-d value with a cuda input
             v = v[()]
         r = np.where(mask._data, v, input._data)
-        return record(MaskedFillBackward1, (input, value), wrap(_asarray(r), input.dtype), kw)
+        return record(MaskedFillBackward1, (input, value), wrap(_asarray(r), input.dtype), kw, normal=is_normal(mask))
     value = dtypes.checked_scalar(value, input.dtype)
     r = np.where(mask._data, np.asarray(value).astype(input._data.dtype)[()], input._data)
-    return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), dict(kw, value=value))
+    return record(MaskedFillBackward0, (input,), wrap(_asarray(r), input.dtype), dict(kw, value=value),
+                  normal=is_normal(mask))
 
 
 class MaskedSelectBackward0(Function):

@@ -7,11 +7,11 @@ import numpy as np
 from .. import dtypes, errors
 from ..argcheck import is_scalar, typename
 from ..autograd import forward_level, make_node
-from ..autograd_modes import grad_mode
+from ..autograd_modes import INPLACE_INFERENCE, InferenceCounter, grad_mode
 from ..device import asarray as _asarray
 from ..device import like, overlaps, write_alias, writeable, xp_of
 from ..device import scatter_add as _scatter_add_at
-from ..function import Function, record
+from ..function import Function, inference_leaf, record
 from ..tensor import Tensor, wrap
 from ..views import view_of, view_rebase_message
 from . import replays, words
@@ -85,10 +85,20 @@ def index_backward(g, in_shape, key, cls=IndexPutImplBackward0, kw=None, accumul
                   {"key": key} if kw is None else kw)
 
 
+def _normal_key(key):
+    """The index tensors torch makes of key are normal tensors (not all of its tensors are inference
+    tensors, or it holds a list or a bool): an inference leaf's index is then recorded (function.record)."""
+    for k in key if key.__class__ is tuple else (key,):
+        if isinstance(k, Tensor) and k._version.__class__ is list or isinstance(k, (list, bool, np.ndarray)):
+            return True
+    return False
+
+
 def getitem(input, key):
     """x[key], applied as torch applies it: basic components left to right (select, slice, unsqueeze:
     each a view with its own node; full slices are skipped), then one advanced index (a copy)."""
     data = input._data
+    given = key
     single_slice = key.__class__ is slice  # x[a:b] alone is always a slice in torch, even a full one
     if data.ndim == 0:
         _zero_dim_key(key)
@@ -147,7 +157,7 @@ def getitem(input, key):
         except IndexError as e:
             raise errors.index(str(e).replace("axis", "dimension")) from None
         return record(IndexBackward0, (cur,), wrap(_asarray(arr), input.dtype),
-                      {"in_shape": cur._data.shape, "key": akey})
+                      {"in_shape": cur._data.shape, "key": akey}, normal=inference_leaf(cur) and _normal_key(given))
     if steps == 0:
         out = view_of(input, data[...])
         return out if not input._rg and forward_level[0] is None else record(AliasBackward0, (input,), out)
@@ -303,6 +313,11 @@ def setitem(input, key, value):
         raise _setitem_shape_error(data, nkey, v, advanced, value) from None
     except OverflowError:
         data[nkey] = np.asarray(v).astype(data.dtype)
+    if input._version.__class__ is InferenceCounter and not grad_mode.inference and any(
+            _is_view_step(k) or (isinstance(k, np.ndarray) and k.ndim == 0) for k in nkey):
+        # an inference tensor's detach(): torch copies into a view of it (select, slice, unsqueeze), whose
+        # version bump raises after the write (views.view_of); full slices and index_put_ write it itself
+        raise errors.runtime(INPLACE_INFERENCE, hint="inference")
     input._version[0] += 1
     if forward_level[0] is not None:  # a forward-AD level: input's tangent gets value's at the key
         from ..forward_ad import setitem_tangent  # noqa: PLC0415

@@ -105,12 +105,13 @@ class AddmvBackward0(Function):
     explain = ("{kw[beta]}", "{kw[alpha]} * outer(grad, {c})", "{kw[alpha]} * {pb}.T @ grad")
     explain_factor = False
     save_inputs = True
+    save_when = ((), (2,), (1,))  # derivatives.yaml: self is not saved, mat for vec's gradient, vec for mat's
 
     def backward(self, g):
         x, mat, vec = self.saved
         beta, alpha = self._kw["beta"], self._kw["alpha"]
         nf = self.next_functions
-        gx = sum_to(g * beta if beta != 1 else g, x.shape) if nf[0][0] is not None else None
+        gx = EC.shaped(g * beta if beta != 1 else g, x) if nf[0][0] is not None else None
         gm = S.unsqueeze(g, 1) * S.unsqueeze(vec, 0) if nf[1][0] is not None else None
         gv = L.mv(S.t(mat), g) if nf[2][0] is not None else None
         if alpha != 1:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..argcheck import invalid_combination, is_scalar
 from ..torch_signatures import SIGNATURES
-from ..function import Function, record
+from ..function import Function, inference_leaf, record, wrapped_number
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
 from . import arithmetic as AR
@@ -134,11 +134,12 @@ class FmodBackward1(Function):
     explain = ("1", "-trunc({pa} / {pb})")
     replay = staticmethod(lambda xs, kw, outs: [np.fmod(xs[0], xs[1])])
     save_inputs = True
+    save_when = ((1,), (1,))  # derivatives.yaml: only other's gradient reads them
 
     def backward(self, g):
         a, b = self.saved
         gb = -g * AR.div(a, b, rounding_mode="trunc") if needs_input_grad(self, 1) else None
-        return sum_to(g, a.shape), shaped(gb, b)
+        return shaped(g, a), shaped(gb, b)
 
 
 def _fmod_np(a, b):
@@ -164,6 +165,8 @@ def fmod(input, other):
         raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
     if not isinstance(other, Tensor):
+        if inference_leaf(input):  # fmod.Scalar's kernel: fmod(input, wrapped number), a normal input
+            return record(FmodBackward1, (input, wrapped_number(other)), out)
         return record(FmodBackward0, (input,), out, {"other": other})
     return record(FmodBackward1, (input, other), out)
 
@@ -209,6 +212,8 @@ def copysign(input, other):
         raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
     if not isinstance(other, Tensor):
+        if inference_leaf(input):  # copysign.Scalar's kernel: copysign(input, wrapped number)
+            return record(CopysignBackward0, (input, wrapped_number(other)), out)
         return record(CopysignBackward1, (input,), out, {"other": other})
     return record(CopysignBackward0, (input, other), out)
 
@@ -327,6 +332,7 @@ class AddcmulBackward0(Function):
     explain = ("1", "{kw[value]} * {pc}", "{kw[value]} * {pb}")
     replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] * xs[2]])
     save_inputs = True
+    save_when = ((), (2,), (1,))  # derivatives.yaml: self is not saved; each tensor for the other's gradient
 
     def backward(self, g):
         x, t1, t2 = self.saved
@@ -342,6 +348,7 @@ class AddcdivBackward0(Function):
     explain = ("1", "{kw[value]} / {pc}", "-{kw[value]} * {pb} / {pc}**2")
     replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] / xs[2]])
     save_inputs = True
+    save_when = ((), (2,), (1, 2))  # derivatives.yaml: self is not saved
 
     def backward(self, g):
         x, t1, t2 = self.saved

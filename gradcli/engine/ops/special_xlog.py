@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, errors, numerics
 from ..device import asarray as _asarray
 from ..device import xp_of
-from ..function import Function, record
+from ..function import Function, inference_leaf, record, wrapped_number
 from ..tensor import Tensor, wrap
 from . import elementwise_common as EC
 from . import unary_math as UM
@@ -115,9 +115,14 @@ def _xlog(input, other, kernel, nodes):
     except ValueError:
         raise EC.broadcast_error(input, other) from None
     out = wrap_as(r, dt)
+    # the Scalar overloads' kernels wrap the number in a normal tensor: an inference leaf is recorded
     if not isinstance(input, Tensor):
+        if inference_leaf(other):
+            return record(nodes[0], (wrapped_number(input), other), out)
         return record(nodes[1], (other,), out, {"self": input})
     if not isinstance(other, Tensor):
+        if inference_leaf(input):
+            return record(nodes[0], (input, wrapped_number(other)), out)
         return record(nodes[2], (input,), out, {"other": other})
     return record(nodes[0], (input, other), out)
 
