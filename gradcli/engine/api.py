@@ -310,7 +310,9 @@ _OUT_SKIP = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "ma
 from . import torch_signatures as _sig  # noqa: E402
 from .argcheck import PARSER_NAMES as _PARSER_NAMES  # noqa: E402
 from .argcheck import TENSOR_OTHER as _TENSOR_OTHER  # noqa: E402
+from .argcheck import OPERAND_METHODS as _OPERAND_METHODS  # noqa: E402
 from .argcheck import with_input_check as _with_input_check  # noqa: E402
+from .argcheck import with_operand_check as _with_operand_check  # noqa: E402
 from .arg_single import with_keywords as _with_keywords  # noqa: E402
 from .argcheck import with_other_check as _with_other_check  # noqa: E402
 from .outarg import with_out as _with_out  # noqa: E402
@@ -329,6 +331,8 @@ def _as_torch_function(name, fn):
         numbers_first = getattr(_sig, "NUMBER_FIRST", frozenset())  # (absent while the generator runs)
         single = getattr(_sig, "SINGLE_SIGNATURES", {}).get(name)
         fn = _with_input_check(fn, _PARSER_NAMES.get(name, name), sigs, name in numbers_first, single)
+    elif name in _OPERAND_METHODS and isinstance(fn, types.FunctionType):  # torch.add(x, obj)
+        fn = _with_operand_check(fn, name)
     if name in _TENSOR_OTHER and name not in getattr(_sig, "SINGLE_SIGNATURES", {}) and isinstance(
             fn, types.FunctionType):
         fn = _with_other_check(fn, name, 2)

@@ -289,11 +289,73 @@ def wrong_type(name, param, position, kind, value):
     return err
 
 
+def not_operand(value):
+    """The TypeError of an op given an operand that is no Tensor or number (elementwise_common.operand); its
+    binding tells it again as torch's parser does (operand_error)."""
+    err = errors.type_error(f"argument 'other' must be Tensor, not {typename(value)}")
+    err.gradcli_operand = (value,)
+    return err
+
+
+# the Tensor methods taking a Tensor or a Number whose one signature torch_signatures cannot list (hidden
+# deprecated overloads: x.add(2, y)); those with several signatures have a Number in a METHOD_SIGNATURES text
+OPERAND_METHODS = frozenset({"add", "add_", "sub", "sub_", "mul", "mul_"})
+
+
+def takes_operand(name):
+    """Does the Tensor method name take a Tensor or a Number (its implementation's operand() refusal told as
+    the method's: methods.py binds it through as_method)?"""
+    if name in OPERAND_METHODS:
+        return True
+    from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - at binding time
+    return any(s[4] and "Number " in s[4] for s in METHOD_SIGNATURES.get(name, ()))
+
+
+def operand_error(name, signatures, args, kwargs, method, value):
+    """torch's parser error for torch.name (a Tensor method with method) given value, no Tensor or number, as an
+    operand: its signatures' (METHOD_SIGNATURES' for a method) when they are listed, else its one signature's
+    "argument 'other' (position N) must be Tensor" ('input' first; by keyword: that name, no position)."""
+    if method:
+        from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - only for the error
+        signatures, args = METHOD_SIGNATURES.get(name), args[1:]
+    if signatures and all(s[4] for s in signatures):
+        from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
+        return parser_error(name, signatures, args, kwargs)
+    for key, v in kwargs.items():
+        if v is value:
+            return errors.type_error(f"{name}(): argument '{key}' must be Tensor, not {typename(value)}")
+    for i, v in enumerate(args):
+        if v is value:
+            param = "input" if i == 0 and not method else "other"
+            return errors.type_error(f"{name}(): argument '{param}' (position {i + 1}) must be Tensor, "
+                                     f"not {typename(value)}")
+    return None
+
+
+def with_operand_check(fn, name):
+    """torch.name (an OPERAND_METHODS name that torch_signatures has no signatures of: torch.add), its
+    implementation's operand() refusal told as torch's parser does."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            operand = getattr(e, "gradcli_operand", None)
+            redone = None if operand is None else operand_error(name, None, args, kwargs, False, operand[0])
+            if redone is None:
+                raise
+            raise redone from None
+    return call
+
+
 def _told_again(err, name, signatures, args, kwargs, method):
     """err for the arguments as the binding got them, or None: an invalid_combination or wrong_type of torch.name
-    told again; or a Python error of the implementation's own (a TypeError, ValueError or AttributeError not
-    made by errors.*: torch.arange(1, 'a') failing on 1 - 'a') for arguments no signature takes, told as
-    torch's parser tells them."""
+    told again, an operand that is no Tensor or number (not_operand); or a Python error of the implementation's
+    own (a TypeError, ValueError or AttributeError not made by errors.*: torch.arange(1, 'a') failing on 1 - 'a')
+    for arguments no signature takes, told as torch's parser tells them."""
+    operand = getattr(err, "gradcli_operand", None)
+    if operand is not None:
+        return operand_error(name, signatures, args, kwargs, method, operand[0])
     again = getattr(err, "gradcli_again", None)
     if again is not None:
         if again[0] == name:

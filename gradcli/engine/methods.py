@@ -17,7 +17,7 @@ from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
 from .arg_single import with_keywords, with_method_check
-from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, with_other_check
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, takes_operand, with_other_check
 from .torch_signatures import KEYWORDS, SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
@@ -55,7 +55,8 @@ def _method(name, fn):
     """The Tensor method `name` (an in-place one too: x.gcd_(y)): fn taking torch's keywords
     (arg_single.with_keywords), its arguments checked as its only signature's (torch_signatures'
     SINGLE_METHOD_SIGNATURES) under its own name, or a second argument that must be a Tensor
-    (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM)."""
+    (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM, a method taking
+    a Tensor or a Number: argcheck.takes_operand)."""
     texts = KEYWORDS.get("Tensor." + name)
     if texts is not None:
         fn = with_keywords(fn, texts, method=True)
@@ -63,10 +64,10 @@ def _method(name, fn):
         return as_method(fn, name)
     single = SINGLE_METHOD_SIGNATURES.get(name)
     if single is not None:
-        return with_method_check(fn, name, single)
-    if name in TENSOR_OTHER:
-        return with_other_check(fn, name, 1)
-    return fn
+        fn = with_method_check(fn, name, single)
+    elif name in TENSOR_OTHER:
+        fn = with_other_check(fn, name, 1)
+    return as_method(fn, name) if takes_operand(name) else fn
 
 
 def _install():

@@ -55,7 +55,7 @@ def forms(spec):
     if sym in UNARY:
         return {f"__{UNARY[sym]}__": _invert(fn) if sym == "~" else fn}
     if sym in COMPARISON:
-        return {f"__{COMPARISON[sym]}__": (lambda a, b: fn(a, b)) if sym == "==" else _refusing_arrays(fn)}
+        return {f"__{COMPARISON[sym]}__": _operands_only(fn) if sym == "==" else _refusing_arrays(_operands_only(fn))}
     reflected = fn if spec.reflected is True else spec.reflected or (lambda x, y: fn(y, x))
     if sym == "@":
         # no __imatmul__, as torch's Tensor has none: x @= y is x = x @ y (a new tensor; for a y that is no
@@ -63,7 +63,7 @@ def forms(spec):
         return {"__matmul__": _binop(fn, tensors_only=True), "__rmatmul__": _rop(reflected, tensors_only=True)}
     if sym in BITWISE:
         stem = BITWISE[sym]
-        return {f"__{stem}__": lambda a, b: fn(a, b), f"__r{stem}__": _rop(reflected),
+        return {f"__{stem}__": _operands_only(fn), f"__r{stem}__": _rop(reflected),
                 f"__i{stem}__": _refusing_others(P.bitwise_inplace(fn))}
     stem = ARITHMETIC[sym]
     forward = _scalar_operator(sym, spec) if sym in _SCALAR else _binop(fn, power=sym == "**")
@@ -148,6 +148,21 @@ def _rop(fn, tensors_only=False, ndarray_ok=False):
             return NotImplemented
         return fn(a, b)
     return rop
+
+
+def _operands_only(fn):
+    """x OP y for a comparison or bitwise op: NotImplemented for a y that is no Tensor, number or NumPy value
+    (x == 'a' is False, x < 'a' Python's TypeError), which the op itself refuses as torch's parser does."""
+    coerce = EC.coerce
+
+    def op(a, b):
+        c = b.__class__
+        if c is not Tensor and c is not float and c is not int:
+            b = coerce(b)
+            if b is NotImplemented:
+                return b
+        return fn(a, b)
+    return op
 
 
 def _refusing_arrays(fn):

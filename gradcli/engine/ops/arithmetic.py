@@ -20,8 +20,8 @@ from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor, wrap
 from . import scalar_chain, words
 from .clamp_where import where
-from .elementwise_common import (binary, binary_operands, bool_kernel_error, broadcast_error, coerce, float_division, kernel_error,
-                                 mul_scalar, needs_input_grad, not_implemented, scalar_op, scalar_tensor, shaped,
+from .elementwise_common import (binary, binary_operands, bool_kernel_error, broadcast_error, float_division, kernel_error,
+                                 mul_scalar, needs_input_grad, not_implemented, operand, scalar_op, scalar_tensor, shaped,
                                  unary, zero_grad, AddBackward1, DivBackward1, MulBackward1)
 from .registry import V, case, op, sample1, sample2
 from .shape import sum_to
@@ -405,9 +405,9 @@ def _alpha_check(a, b, alpha):
 
 
 def add(input, other, *, alpha=1, out=None):
-    other = coerce(other)
+    other = operand(other)
     if not isinstance(input, Tensor):
-        input, other = other, input
+        input, other = other, operand(input)
     if alpha.__class__ is not int or alpha != 1:
         alpha_number("add", input, other, alpha)
         _alpha_check(input, other, alpha)
@@ -422,7 +422,7 @@ def add(input, other, *, alpha=1, out=None):
 
 
 def sub(input, other, *, alpha=1, out=None):
-    other = coerce(other)
+    other = operand(other)
     if not isinstance(input, Tensor):
         return rsub(other, input)
     if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
@@ -462,7 +462,7 @@ def _check_sub_bool(a, b):
 
 def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
-    other = coerce(other)
+    other = operand(other)
     if alpha.__class__ is not int or alpha != 1:
         alpha_number("rsub", input, other, alpha)
         _alpha_check(input, other, alpha)
@@ -490,9 +490,9 @@ def _keep_shapes(r, cls, a, b):
 def mul(input, other, *, out=None):
     c = other.__class__
     if c is not float and c is not int and c is not Tensor:
-        other = coerce(other)
+        other = operand(other)
     if not isinstance(input, Tensor):
-        input, other = other, input
+        input, other = other, operand(input)
     return binary(MulBackward0, input, other)
 
 
@@ -511,7 +511,7 @@ _DivModeNone.__name__ = _DivModeNone.__qualname__ = "DivBackward2"
 
 
 def div(input, other, *, rounding_mode=_NO_MODE, out=None):
-    other = coerce(other)
+    other = operand(other)
     if rounding_mode is None:
         if not isinstance(input, Tensor):
             input = scalar_tensor(input, other)
@@ -551,7 +551,7 @@ negative = neg
 
 
 def pow(input, exponent):
-    exponent = coerce(exponent)
+    exponent = operand(exponent)
     if not isinstance(input, Tensor):
         if dtypes.result_type((exponent, input)) is dtypes.bool_:
             raise kernel_error("pow", dtypes.bool_)
@@ -571,7 +571,7 @@ def square(input):
 
 
 def floor_divide(input, other):
-    other = coerce(other)
+    other = operand(other)
     dt = dtypes.result_type((input, other))
     if dt is dtypes.bool_:
         raise bool_kernel_error("div_floor_cpu", input, other)
@@ -586,7 +586,7 @@ def floor_divide(input, other):
 
 
 def remainder(input, other):
-    other = coerce(other)
+    other = operand(other)
     if isinstance(other, Tensor):
         _check_remainder_int(input, other)
         if not isinstance(input, Tensor):

@@ -14,8 +14,8 @@ from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
 from . import replays
-from .elementwise_common import (binary, binary_operands, broadcast_error, c10_name, coerce, kernel_error,
-                                 needs_input_grad, scalar_tensor, shaped)
+from .elementwise_common import (binary, binary_operands, broadcast_error, c10_name, kernel_error,
+                                 needs_input_grad, operand, scalar_tensor, shaped)
 from .registry import V, case, op, sample1, sample2
 from .shape import sum_to
 
@@ -76,11 +76,11 @@ class MinimumBackward0(Function):
 
 
 def maximum(input, other):
-    return binary(MaximumBackward0, input, coerce(other))
+    return binary(MaximumBackward0, input, operand(other))
 
 
 def minimum(input, other):
-    return binary(MinimumBackward0, input, coerce(other))
+    return binary(MinimumBackward0, input, operand(other))
 
 
 class WhereBackward0(Function):
@@ -106,7 +106,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .gather_scatter import nonzero  # noqa: PLC0415
         return nonzero(condition, as_tuple=True)
-    input, other = coerce(input), coerce(other)
+    input, other = operand(input), operand(other)
     dt = dtypes.result_type([x for x in (input, other)])
     x, y = binary_operands(input, other, dt)
     c = condition._data if isinstance(condition, Tensor) else condition

@@ -8,14 +8,12 @@ from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..tensor import Tensor, wrap
 from .elementwise_common import (binary_operands, broadcast_error, c10_name, check_devices, check_size, coerce,
-                                 kernel_error, on_one_device)
+                                 kernel_error, on_one_device, operand)
 from .registry import op
 
 
 def _compare(ufunc, a, b):
-    b = coerce(b)
-    if b is NotImplemented:
-        return NotImplemented
+    b = operand(b)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         check_devices(a, b)
     dt = dtypes.result_type((a, b))
@@ -58,9 +56,7 @@ less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 
 
 def _bitwise(ufunc, a, b, name):
-    b = coerce(b)
-    if b is NotImplemented:
-        return NotImplemented
+    b = operand(b)
     dt = dtypes.result_type((a, b))
     if dt.is_floating_point:
         try:  # TensorIterator's broadcast comes before the kernel's dtype error
@@ -92,9 +88,7 @@ def bitwise_xor(input, other):
 
 def _shift(a, b, name, left):
     """torch's << and >> on integer tensors: a count outside [0, bits) gives 0 (<<) or the sign (>>)."""
-    b = coerce(b)
-    if b is NotImplemented:
-        return NotImplemented
+    b = operand(b)
     dt = dtypes.result_type((a, b))
     x, y = binary_operands(a, b, dt)
     try:  # TensorIterator's broadcast first, then the kernel's dtype

@@ -93,6 +93,20 @@ def coerce(other):
     return NotImplemented
 
 
+def operand(other):
+    """coerce for an op's argument (x.add(obj), torch.eq(x, 'a')): one that is no Tensor or number is a
+    TypeError that the binding tells as torch's parser does under its own name (argcheck.operand_error);
+    the operators (x + obj) coerce first and return NotImplemented, as Python wants."""
+    c = other.__class__
+    if c is float or c is int or c is Tensor:
+        return other
+    r = coerce(other)
+    if r is NotImplemented:
+        from ..argcheck import not_operand  # noqa: PLC0415 - only for the error
+        raise not_operand(other)
+    return r
+
+
 _FLOAT, _INT = dtypes.FLOAT, dtypes.INT
 
 

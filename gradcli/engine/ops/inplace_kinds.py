@@ -9,7 +9,7 @@ from ..device import asarray as _asarray
 from ..function import Function, record
 from ..tensor import Tensor, wrap
 from . import elementwise_common as EC
-from .elementwise_common import coerce
+from .elementwise_common import operand
 
 # ---------------------------------------------------------------------------- in-place comparisons
 
@@ -45,7 +45,7 @@ def compare_inplace(compare, name, node=None):
 
     def method(self, other):
         check_inplace(self)
-        other = coerce(other)
+        other = operand(other)
         r = compare(self, other)
         out = wrap(_asarray(r._data).astype(self._data.dtype), self.dtype)
         if self.dtype.is_floating_point:

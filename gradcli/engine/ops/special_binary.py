@@ -19,7 +19,7 @@ from . import comparison as CP
 from . import elementwise_common as EC
 from . import unary_math as UM
 from .clamp_where import where, zero_ties
-from .elementwise_common import binary, coerce, needs_input_grad, shaped
+from .elementwise_common import binary, needs_input_grad, operand, shaped
 from .registry import Sample, V, case, op, sample1, sample2
 from .shape import sum_to
 from .special_common import IP, TIP, not_implemented, wrap_as
@@ -66,7 +66,7 @@ class HypotBackward0(Function):
 
 
 def _binary_float_only(cls, input, other, kernel):
-    other = coerce(other)
+    other = operand(other)
     dt = dtypes.result_type((input, other))
     if not dt.is_floating_point:
         raise not_implemented(kernel, dt)
@@ -147,7 +147,7 @@ def _fmod_np(a, b):
 
 
 def fmod(input, other):
-    other = coerce(other)
+    other = operand(other)
     dt = dtypes.result_type((input, other))
     if dt is dtypes.bool_:
         raise EC.bool_kernel_error("fmod_cpu", input, other)
@@ -203,7 +203,7 @@ def _copysign_grad(g, a, result):
 
 
 def copysign(input, other):
-    other = coerce(other)
+    other = operand(other)
     dt = EC.float_division(dtypes.result_type((input, other)))
     x, y = EC.binary_operands(input, other, dt)
     try:

@@ -26,7 +26,7 @@ from ..limits import metered
 from ..rng_math import fma32, fma64
 from ..tensor import Tensor
 from . import unary_math as UM
-from .elementwise_common import binary, coerce, needs_input_grad, shaped
+from .elementwise_common import binary, needs_input_grad, operand, shaped
 from .registry import Sample, V, case, op
 from .special_common import not_implemented
 from .special_igamma_table import D as _D
@@ -356,7 +356,7 @@ class IgammacBackward0(_IgammaBase):
 def _igamma_op(cls, input, other, name, kernel):
     if not isinstance(other, Tensor):
         raise errors.type_error(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    other = coerce(other)
+    other = operand(other)
     dt = dtypes.result_type((input, other))
     if not dt.is_floating_point:
         raise not_implemented(kernel, dt)

@@ -15,7 +15,7 @@ from ..tensor import Tensor, wrap
 from . import elementwise_common as EC
 from . import unary_math as UM
 from .clamp_where import where
-from .elementwise_common import coerce, needs_input_grad, shaped
+from .elementwise_common import needs_input_grad, operand, shaped
 from .registry import V, case, op, sample2
 from .special_common import TIP, wrap_as
 
@@ -97,7 +97,7 @@ def _full_like(t, value):
 
 
 def xlogy(input, other):
-    other = coerce(other)
+    other = operand(other)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise errors.type_error("xlogy() received an invalid combination of arguments")
     return _xlog(input, other, _xlogy_np, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
@@ -169,7 +169,7 @@ class SpecialXlog1PyBackward2(Function):
 def xlog1py(input, other):
     """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (NaN where other is NaN)."""
     if isinstance(other, (Tensor, int, float)):
-        other = coerce(other)
+        other = operand(other)
     if not (isinstance(input, Tensor) and isinstance(other, (Tensor, int, float))
             or isinstance(other, Tensor) and isinstance(input, (int, float))):
         from ..argcheck import typename  # noqa: PLC0415
