@@ -151,10 +151,6 @@ KNOWN: dict[str, str] = {
                                                           "zeros' signs come from the dual numbers' products; "
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
-    "docstring_distributions_beta_dirichlet.grad": "torch.distributions.Beta and Dirichlet are not implemented "
-                                                   "(nor their sampler torch._sample_dirichlet)",
-    "docstring_distributions_binomial.grad": "torch.distributions.Binomial is not implemented (torch.binomial's "
-                                             "stream follows torch's only in part, docs/coverage.md)",
     "pt_parametrizations_symmetric.grad": "torch.nn.utils.parametrize (register_parametrization) is not implemented",
     "docs_weight_norm_parametrization.grad": "torch.nn.utils.parametrizations (weight_norm on "
                                              "register_parametrization) is not implemented",

@@ -77,7 +77,7 @@ for _name, _fn in _methods.METHODS.items():
 # offers at the top level (torch.sin_(a)): the families', from their declarations
 globals().update(_methods.TORCH)
 from . import threads as _threads  # noqa: E402
-from .rng_samplers import poisson  # noqa: E402, F401 - torch.poisson
+from .rng_samplers import binomial, poisson  # noqa: E402, F401 - torch.binomial, torch.poisson
 globals().update(_threads.TORCH)
 
 
@@ -420,9 +420,9 @@ def _load_func():
 
 def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
-    from . import distributions_cauchy as _dc, distributions_multinomial as _dmn
+    from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc) for name in module.NAMES}
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db) for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,

@@ -9,6 +9,7 @@ import math
 
 from . import api as torch
 from .distributions import Bernoulli, Categorical, Normal
+from .distributions_beta import Beta, Binomial, Dirichlet
 from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
 from .distributions_more import (Exponential, Geometric, Independent, Laplace, LogNormal, OneHotCategorical,
@@ -123,13 +124,103 @@ def _mvn(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
+def _infinite_like(tensor):
+    return torch.full_like(tensor, _INF)
+
+
+def _x_log_x(tensor):
+    return torch.special.xlogy(tensor, tensor)
+
+
+def _beta(p, q):
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * torch.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+def _binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
+    return kl
+
+
+def _dirichlet(p, q):
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+def _beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+def _beta_gamma(p, q):
+    t1 = -p.entropy()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
+    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+    return t1 + t2 - t3 + t4
+
+
+def _beta_normal(p, q):
+    e_beta = p.concentration1 / (p.concentration1 + p.concentration0)
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
+    t4 = q.loc * e_beta
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+def _beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > 0.0) | (q.high < 1.0)] = _INF  # Beta's support: lower_bound 0.0, upper_bound 1.0
+    return result
+
+
+def _uniform_beta(p, q):
+    common_term = p.high - p.low
+    t1 = torch.log(common_term)
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    result = t3 + t4 - t1 - t2
+    result[(p.high > 1.0) | (p.low < 0.0)] = _INF
+    return result
+
+
+# torch's pairs of another family with Beta or Binomial whose KL is infinite everywhere: the parameter it fills
+_INFINITE = {(Exponential, Beta): "rate", (Gamma, Beta): "concentration", (Laplace, Beta): "loc",
+             (Normal, Beta): "loc", (Poisson, Binomial): "rate"}
+
+
+def _infinity(name):
+    return lambda p, q: _infinite_like(getattr(p, name))
+
+
 _REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (Categorical, Categorical): _categorical, (OneHotCategorical, OneHotCategorical): _onehot,
              (Exponential, Exponential): _exponential, (Gamma, Gamma): _gamma, (Geometric, Geometric): _geometric,
              (Laplace, Laplace): _laplace, (Poisson, Poisson): _poisson, (Uniform, Uniform): _uniform,
              (LogNormal, LogNormal): _lognormal, (Independent, Independent): _independent,
              (MultivariateNormal, MultivariateNormal): _mvn, (Cauchy, Cauchy): _cauchy,
-             (HalfNormal, HalfNormal): _halfnormal}
+             (HalfNormal, HalfNormal): _halfnormal, (Beta, Beta): _beta, (Binomial, Binomial): _binomial,
+             (Dirichlet, Dirichlet): _dirichlet, (Beta, Exponential): _beta_exponential, (Beta, Gamma): _beta_gamma,
+             (Beta, Normal): _beta_normal, (Beta, Uniform): _beta_uniform, (Uniform, Beta): _uniform_beta,
+             **{pair: _infinity(name) for pair, name in _INFINITE.items()}}
 
 
 def kl_divergence(p, q):

@@ -18,7 +18,7 @@ from .autograd_modes import grad_mode
 from .device import host, like
 from .function import Function
 from .limits import check_numel
-from .ops.elementwise_common import kernel_error
+from .ops.elementwise_common import broadcast_error, c10_name, kernel_error, not_implemented
 from .rng_ops import gen_for, node_class, uniform53
 from .tensor import Tensor, wrap
 
@@ -333,3 +333,137 @@ def standard_gamma(alpha, generator=None):
                                 out.dtype, (), {"alpha": np.array(data), "sample": values.reshape(data.shape)})
         out._rg = True
     return out
+
+
+# ---------------------------------------------------------------------------- the binomial (torch.binomial)
+
+_libm_float = {}
+
+
+def libm_float(name):
+    """glibc's float function `name` (logf, log1pf, powf...) through ctypes: ATen's float kernels call them
+    where std::log & co. take a float; a correctly rounded stand-in where no C library is found."""
+    fn = _libm_float.get(name)
+    if fn is None:
+        try:
+            import ctypes  # noqa: PLC0415
+
+            fn = getattr(ctypes.CDLL(None), name)
+            fn.restype = ctypes.c_float
+            fn.argtypes = [ctypes.c_float] * (2 if name == "powf" else 1)
+        except (OSError, AttributeError):  # no C library to call: the double function rounded
+            fn = {"logf": _log, "log1pf": lambda x: _log(1 + x) if x > -1 else _log(0.0),
+                  "powf": math.pow}[name]
+        _libm_float[name] = fn
+    return fn
+
+
+def rounder(single):
+    """scalar_t's rounding of a double result: float32's for a float kernel (exact for + - * / of floats:
+    a double result rounded once more gives the float operation's own result), none for double."""
+    if single:
+        return lambda v: float(np.float32(v))
+    return float
+
+
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
+         0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k < 10:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count, prob, uniform, f):
+    geom_sum = 0.0
+    num_geom = 0.0
+    logprob = libm_float("log1pf")(-prob) if f is not float else math.log1p(-prob)
+    while True:
+        geom = math.ceil(_div(_log(uniform()), logprob))
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(count, prob, uniform, f):
+    """ATen's btrs<scalar_t, double> (Hoermann's transformed rejection): the scalar_t products in f."""
+    stddev = f(math.sqrt(f(f(count * prob) * f(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = f(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = f(prob / f(1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(f(f(count + 1) * prob))
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        k = f(_floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _log(v * alpha / (a / (us * us) + b))
+        upperbound = ((m + 0.5) * _log((m + 1) / (r * (count - m + 1)))
+                      + f(count + 1) * _log((count - m + 1) / f(f(count - k) + 1))
+                      + (k + 0.5) * _log(r * f(f(count - k) + 1) / f(k + 1))
+                      + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= upperbound:
+            return k
+
+
+def sample_binomial(count, prob, uniform, f):
+    """ATen's sample_binomial<scalar_t, double>: btrs where count * p (or its complement) reaches 10, else the
+    inversion of geometric waiting times; a NaN probability gives NaN."""
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if f(count * prob) >= 10.0:
+            return _btrs(count, prob, uniform, f)
+        return _binomial_inversion(count, prob, uniform, f)
+    if prob > 0.5:
+        qprob = f(1.0 - prob)
+        if f(count * qprob) >= 10.0:
+            return f(count - _btrs(count, qprob, uniform, f))
+        return f(count - _binomial_inversion(count, qprob, uniform, f))
+    return math.nan
+
+
+def binomial(count, prob, generator=None):
+    """torch.binomial: sample_binomial per element of the broadcast shape in order, 53-bit double uniforms from
+    the generator as the C loop draws them; a NotImplemented node where an input requires grad."""
+    for name, pos, value in (("count", 1, count), ("prob", 2, prob)):
+        if not isinstance(value, Tensor):
+            raise errors.type_error(f"binomial(): argument '{name}' (position {pos}) must be Tensor, "
+                                    f"not {type(value).__name__}")
+    for name, value in (("count", count), ("prob", prob)):
+        if not value.dtype.is_floating_point or value.dtype.is_complex:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {c10_name(value.dtype)}")
+    if prob.dtype != count.dtype:
+        raise errors.runtime(f"Found dtype {c10_name(prob.dtype)} but expected {c10_name(count.dtype)}")
+    np_dtype = host(count._data).dtype
+    if np_dtype not in (np.float32, np.float64):
+        raise kernel_error("binomial_cpu", count.dtype)
+    try:
+        shape = np.broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    except ValueError:
+        raise broadcast_error(count, prob) from None
+    check_numel(math.prod(shape))
+    g = gen_for(generator, count.device, "binomial")
+    f = rounder(np_dtype == np.float32)
+    counts = np.broadcast_to(np.asarray(host(count._data), np.float64), shape).reshape(-1)
+    probs = np.broadcast_to(np.asarray(host(prob._data), np.float64), shape).reshape(-1)
+    uniform = _Uniforms(g, min(counts.size * 4 + 16, 1 << 20))
+    try:
+        drawn = [sample_binomial(float(n), float(q), uniform, f) for n, q in zip(counts, probs)]
+    finally:
+        uniform.finish()
+    out = wrap(like(count._data, np.array(drawn, np.float64).astype(np_dtype).reshape(shape)), count.dtype)
+    return not_implemented(out, (count, prob), "aten::binomial")

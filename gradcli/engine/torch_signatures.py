@@ -173,6 +173,9 @@ SIGNATURES = {
     'bincount': (
         (1, 3, 'input', 'Tensor', None),
     ),
+    'binomial': (
+        (2, 3, 'count', 'Tensor', None),
+    ),
     'bitwise_and': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
@@ -2443,6 +2446,7 @@ SINGLE_SIGNATURES = {
     'bilinear': ('(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)', ('bias',)),
     'binary_cross_entropy_with_logits': ('(Tensor input, Tensor target, Tensor weight = None, Tensor pos_weight = None, int reduction = at::Reduction::Mean)', ('weight', 'pos_weight')),
     'bincount': ('(Tensor input, Tensor weights = None, int minlength = 0)', ('weights',)),
+    'binomial': ('(Tensor count, Tensor prob, torch.Generator generator = None)', ('generator',)),
     'bitwise_not': ('(Tensor input, *, Tensor out = None)', ()),
     'broadcast_to': ('(Tensor input, tuple of ints size)', ()),
     'can_cast': ('(torch.dtype from_, torch.dtype to)', ()),
