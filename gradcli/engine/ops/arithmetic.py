@@ -476,6 +476,8 @@ def rsub(input, other, alpha=1):
         with no_grad():
             r = rsub(input, other, alpha)
         return record(SubBackward0, (wrapped_number(other), input), r, ((), input._data.shape, alpha))
+    if alpha == 1:  # the scalar kernel: -3 - uint8 tensor wraps (250), NumPy's other - data overflows
+        return scalar_op(RsubBackward1, input, other, None)
     dt = dtypes.result_type((input, other, alpha))
     r = wrap(_asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
     return record(RsubBackward1, (input,), r, {"alpha": alpha})
