@@ -168,6 +168,8 @@ def _zero_dim_key(key):
     """torch's own errors for a lone integer or slice key of a 0-d tensor (an integer or slice inside a
     tuple is 'too many indices', index_key.check_bounds)."""
     if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        if key != 0:  # applySelect reads the size of dim 0, which a 0-d tensor lacks: 0 on CPU
+            raise errors.index(f"index {int(key)} is out of bounds for dimension 0 with size 0", hint="index_range")
         raise errors.index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                            "C++ to convert a 0-dim tensor to a number", hint="zero_dim_index")
     if isinstance(key, slice):
