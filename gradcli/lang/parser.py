@@ -44,7 +44,7 @@ from .errors import GradScriptError, ScriptSyntaxError
 from .lalr import Driver, table_data
 from .syntax_errors import (from_unexpected_characters, from_unexpected_token, Replay,
                             tokenizer_first)
-from .tokenizer import ParseState, ScanTables, error, error_at, scan_data, tokenize
+from .tokenizer import ParseState, ScanTables, error, error_at, scan_data, stream, tokenize
 from .statements import STATEMENTS
 from .tokens import Token
 
@@ -409,7 +409,7 @@ def parse_with_state(text: str, start: str, state: _ParseState) -> Any:
     token = _STATE.set(state)
     try:
         driver, tables = fast_parser()
-        return driver.parse(tokenize(text, state, tables), start)
+        return driver.parse(stream(text, state, tables), start)
     except ScriptSyntaxError as exc:
         if getattr(exc, "from_tokenizer", False):
             if exc.message == "unexpected EOF while parsing":  # point after the final '\\'

@@ -13,13 +13,13 @@ comes first, as it did with the two stages.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from .tokens import Token, lark_errors
 
 from .errors import ScriptSyntaxError
 
-__all__ = ["ParseState", "ScanTables", "scan_data", "tokenize"]
+__all__ = ["ParseState", "ScanTables", "native_scan", "scan_data", "stream", "tokenize"]
 
 MAX_NESTING = 200  # brackets, like CPython's "too many nested parentheses"
 
@@ -255,6 +255,39 @@ def _front_operators(master: Any) -> str:
 
 
 # ---------------------------------------------------------------------------- the scan
+
+# A text of this many characters or more is scanned by csrc/scan.c when it is built (the same tokens,
+# made a few times faster); a shorter one loads no C module (start-up: tests/test_startup.py).
+NATIVE_FROM = 20_000
+_TOKEN_SLOTS = tuple(Token.__dict__[name] for name in (
+    "type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos"))
+_NATIVE: list = []
+
+
+def native_scan(tables: ScanTables) -> Optional[Any]:
+    """csrc/scan.c's scan(text, expr_mode, slots, keywords) when it is built and written for the
+    master regex of `tables` (a grammar whose terminals changed has another), else None."""
+    if not _NATIVE:
+        from .. import native  # noqa: PLC0415 - a long text's first scan
+        _NATIVE.append(native.load("scan", needs=("scan",)))
+    module = _NATIVE[0]
+    pattern = tables.match.__self__  # type: ignore[attr-defined]
+    if module is None or pattern.pattern != module.PATTERN or pattern.flags != 32:  # re.UNICODE alone
+        return None
+    return module.scan
+
+
+def stream(text: str, state: ParseState, tables: ScanTables) -> Iterable[Token]:
+    """tokenize's tokens of `text`: from the C scan (a list) for a long text, else (or where the C
+    scan stops: an error, which the Python scan raises where it belongs) from tokenize itself."""
+    if len(text) >= NATIVE_FROM:
+        scan = native_scan(tables)
+        if scan is not None:
+            found = scan(text, state.expr_mode, _TOKEN_SLOTS, tables.keywords.get("NAME", {}))
+            if found is not None:
+                return found
+    return tokenize(text, state, tables)
+
 
 def tokenize(text: str, state: ParseState, tables: ScanTables) -> Iterator[Token]:
     """The tokens of `text` (which ends with a newline), indentation tokens included."""
