@@ -95,7 +95,7 @@ def test_annotated_class_attributes_without_dataclass():
      "the one class decorator GradScript supports is @dataclass"),
     ("from dataclasses import dataclass\n@dataclass\nclass C:\n    x: int = 1\nC().__dataclass_fields__\n",
      None, "__dataclass_fields__"),
-    ("from dataclasses import dataclass\n@dataclass\nclass C:\n    x: int = 1\nC.__init__\n", None, "__init__"),
+    ("from dataclasses import dataclass\n@dataclass\nclass C:\n    x: int = 1\nC.__init__(1, 2)\n", "TypeError", "requires a 'C' object but received a 'int'"),
     ("import dataclasses\ndataclasses.fields\n", "AttributeError", "fields"),
 ])
 def test_dataclass_door_stays_closed(src, kind, message):

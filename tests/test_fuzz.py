@@ -588,7 +588,7 @@ MORE_ESCAPES = [
     "import torch\ntorch.tensor([1.]).grad_fn", "import torch\n(torch.ones(1, requires_grad=True) * 2).grad_fn._saved_self",
     "import torch\n(torch.ones(1, requires_grad=True) * 2).grad_fn.next_functions[0][0].variable.__class__",
     "import torch.nn as nn\nnn.Linear(1, 1).state_dict().__class__.__init__",
-    "import torch.nn as nn\nnn.Linear(1, 1)._parameters", "import torch.nn as nn\nnn.Module.__init__",
+    "import torch.nn as nn\nnn.Linear(1, 1)._parameters", "import torch.nn as nn\nnn.Module.__call__",
     "import torch.nn as nn\nnn.Linear(1, 1).forward.__func__", "import torch\ntorch.manual_seed(0).__class__.__init__",
 ]
 

@@ -84,7 +84,8 @@ SETUP = ("import torch\nclass A:\n    k = 1\n    def __init__(self):\n        se
 
 @pytest.mark.parametrize("expr", [
     "a.__dict__", "a.__class__", "a.__class__.__mro__", "A.__mro__", "A.__bases__", "A.__subclasses__()",
-    "A.__dict__", "A.__init__", "a.__init__", "a.__len__", "a.__repr__()", "A.__len__", "A.mro()",
+    "A.__dict__", "a.__init__.__func__", "A.__init__.__globals__", "a.__len__.__self__", "A.__len__.__code__",
+    "A.mro()", "A.__init__(1)",
     "A.p.fget", "A.p.__get__", "a.m.__func__", "a.m.__self__", "a.m.__globals__", "A.c.__func__", "A.c.__self__",
     "A.s.__globals__", "A.s.closure", "A.s.rt", "a.m.im_func", "type(a).__mro__", "type(a).mro()",
     "object.__subclasses__()", "object.mro()", "object().__class__", "object().__reduce__()",
@@ -101,11 +102,16 @@ def test_what_a_plain_object_gives_is_its_own():
                     "b = type(a)()\nprint(b, isinstance(b, A), type(a).__name__, a.__class__.__name__)\n")
     assert r.error is None, r.error.message
     assert r.stdout == "1 1 1 2 3 3 4 4 1 A() [A()] True\nA() True A A\n"
+    # its protocol methods read explicitly, as Python reads them (gradcli/lang/dunders.py)
+    r = run(SETUP + "print(a.__len__(), a.__repr__(), A.__len__(a), A.__init__(a), a.x)\n")
+    assert r.error is None, r.error.message
+    assert r.stdout == "1 A() 1 None 1\n"
 
 
-def test_super_reaches_init_only():
-    r = refused("class A:\n    def __repr__(self):\n        return 'A:' + super().__repr__()\nprint(A())\n",
-                "AttributeError")
+def test_super_reaches_init_and_the_protocol_methods_only():
+    r = run("class A:\n    def __repr__(self):\n        return 'A:' + super().__repr__()[:10]\nprint(A())\n")
+    assert r.stdout == "A:<__main__.\n"
+    r = refused("class A:\n    def f(self):\n        return super().__class__\nprint(A().f())\n", "AttributeError")
     assert r.error.line == 3
     r = run("class A:\n    def __init__(self):\n        super().__init__()\n        self.v = 1\nclass B(A):\n"
             "    def __init__(self):\n        super().__init__()\n        self.w = 2\nb = B()\nprint(b.v, b.w)\n")
@@ -216,7 +222,8 @@ def test_what_exit_is_given_exposes_nothing(expr):
 def test_a_dataset_subclass_reaches_nothing_of_the_engines_dataset():
     head = ("from torch.utils.data import Dataset\nclass D(Dataset):\n    def __len__(self):\n        return 2\n"
             "    def __getitem__(self, i):\n        return i\nd = D()\n")
-    for expr in ("d.__add__", "D.__getitem__", "D.__mro__", "d.__dict__", "D.__module__"):
+    for expr in ("d.__add__", "D.__getitem__.__globals__", "D.__mro__", "d.__dict__", "D.__module__",
+                 "Dataset.__getitem__", "Dataset.__add__"):
         refused(head + f"print({expr})\n")
     r = run(head + "print(len(d), d[1], [d[i] for i in range(len(d))], len(d + d))\n")
     assert r.stdout == "2 1 [0, 1] 4\n"

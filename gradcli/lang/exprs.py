@@ -11,6 +11,7 @@ from types import ModuleType
 
 from . import ast as A
 from . import fastops
+from .dunders import PROTOCOL_NAMES, dunder_load
 from .private import private_load, set_private
 from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
@@ -278,6 +279,9 @@ class ExprCompiler:
         if name in ("__name__", "__version__"):
             return self.name_attribute(node, scope)
         value = self.expr(node.value, scope)
+        if name in PROTOCOL_NAMES and not (name == "__init__" and type(node.value) is A.Call
+                                           and type(node.value.func) is A.Name and node.value.func.id == "super"):
+            return dunder_load(value, name, node)  # self.__getitem__(k): the script's own objects only
         name, private = self.check_attr(node, scope)
         if private:  # a '_' name: the script's own classes only, never fused into a call
             return private_load(value, name, node)
