@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from ... import backend
-from .. import dtypes, errors, numerics
+from .. import dtypes, errors, numerics, numpy_blas
 from ..autograd_modes import grad_mode
 from ..autograd import ZERO_NRS, SavedValue, forward_level, node_observer, saved_value, stamp
 from ..saved_hooks import PackedValue
@@ -66,6 +66,10 @@ def _matprod(a, b):
         if not outer and r.dtype.kind == "f":
             r = r + r.dtype.type(0)  # -0.0 + 0.0 is +0.0
         return r
+    if a.ndim == 2 and b.ndim == 2:
+        mm = _BLAS_MM[0] if _BLAS_MM else numpy_blas.mm_kernel()
+        if mm is not None and (r := mm(a, b)) is not None:  # NumPy's @ in one C call: its bits
+            return r
     return a @ b
 
 
@@ -86,6 +90,7 @@ _GEMM = backend.slot("gemm")
 _BMM = backend.slot("bmm")
 _BLAS_SLOTS = {(2, 2): _GEMM, (3, 3): _BMM, (2, 1): backend.slot("mv"), (1, 1): backend.slot("dot")}
 _EVERY_WIDTH = sys.maxsize
+_BLAS_MM = numpy_blas.MM_KERNEL  # [csrc/blas.c's mm or None] once decided: NumPy's @ of two float matrices, its bits
 
 
 def numpy_columns(kernel):
@@ -373,17 +378,29 @@ class AddmmBackward0(Function):
         if limit is not None and not ((nf[1] is None or G.shape[0] * b._data.shape[0] <= limit)
                                       and (nf[2] is None or G.shape[1] * a._data.shape[1] <= limit)):
             cut = 0  # _matprod's check of each product's n x m raises (a script's run sets a limit)
+        mm = _BLAS_MM[0] if _BLAS_MM else numpy_blas.mm_kernel()  # NumPy's @ in one C call, or None
         if nf[1] is not None:
             B = b._data
             if G.shape[1] != 1 and ((G.shape[0] if c1 else B.shape[0]) < cut
                                     or (cut and refuses(B, G.T) if c1 else cut and refuses(G, B.T))):
-                ga = wrap(G @ B.T if not c1 else (B @ G.T).T, dt)
+                if c1:
+                    ga = wrap((B @ G.T).T, dt)
+                else:
+                    BT = B.T
+                    r = None if mm is None else mm(G, BT)
+                    ga = wrap(G @ BT if r is None else r, dt)
             else:
                 ga = wrap(_matprod(B, G.T).T if c1 else _matprod(G, B.T), dt)
         if nf[2] is not None:
             A = a._data
             if c2:  # mm(g.t(), mat1).t(): the product is mat2.t()'s gradient
-                P = G.T @ A if G.shape[0] != 1 and (A.shape[1] < cut or cut and refuses(G.T, A)) else _matprod(G.T, A)
+                GT = G.T
+                if G.shape[0] != 1 and (A.shape[1] < cut or cut and refuses(GT, A)):
+                    P = None if mm is None else mm(GT, A)
+                    if P is None:
+                        P = GT @ A
+                else:
+                    P = _matprod(GT, A)
                 gb = wrap(P if for_t else P.T, dt)
             else:
                 P = A.T @ G if G.shape[0] != 1 and (G.shape[1] < cut or cut and refuses(A.T, G)) else _matprod(A.T, G)
