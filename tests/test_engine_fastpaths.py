@@ -740,3 +740,26 @@ def _leaves(node, seen=None):
         seen.add(nxt)
         out += [nxt.variable] if isinstance(nxt, AccumulateGrad) else _leaves(nxt, seen)
     return out
+
+
+def test_one_tensor_call_skips_only_checks_that_pass(monkeypatch):
+    """torch.relu(x) with one plain Tensor (a single signature of Tensor parameters) skips the parser's checks,
+    which could only pass; every other call (a number, a keyword, two arguments, a Parameter) is checked as
+    before, with torch's messages."""
+    from gradcli.engine import arg_single, argcheck
+    x = torch.tensor([-1.0, 2.0])
+    assert torch.relu(x).tolist() == [0.0, 2.0]  # the first call compiles the signature
+    checked = []
+    real_all, real_first = arg_single.takes_all, argcheck.check_first
+    monkeypatch.setattr(arg_single, "takes_all", lambda *a: checked.append("all") or real_all(*a))
+    monkeypatch.setattr(argcheck, "check_first", lambda *a: checked.append("first") or real_first(*a))
+    assert _bits(torch.relu(x)) == _bits(torch.clamp_min(x, 0.0)) and checked == []
+    w = nn.Parameter(torch.tensor([3.0, -4.0]))
+    assert torch.relu(w).tolist() == [3.0, 0.0] and checked == ["all"]
+    assert torch.relu(input=x).tolist() == [0.0, 2.0] and checked == ["all", "first", "all"]
+    for args, kwargs, message in [((3,), {}, "relu(): argument 'input' (position 1) must be Tensor, not int"),
+                                  ((x, x), {}, "relu() takes 1 positional argument but 2 were given"),
+                                  ((x,), {"inplace": True}, "relu() got an unexpected keyword argument 'inplace'")]:
+        with pytest.raises(TypeError) as err:
+            torch.relu(*args, **kwargs)
+        assert message in str(err.value)

@@ -405,13 +405,25 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
     varargs = single is not None and _varargs_intlist(single[0])  # torch.ones(2, 3): the parser's varargs rule
     single_check = None  # arg_single.check_all of single's compiled signature, on the first call (start-up time)
+    # with single_check: whether one plain Tensor alone is surely taken (a signature of Tensor parameters, one
+    # required): torch.relu(x) then skips the checks below, which could only pass (check_first is for a
+    # non-Tensor first argument, check_all's takes_all for Tensors answers True)
+    one_tensor = False
     known = None  # the keywords of the signatures' texts, on the first call with keywords
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        nonlocal aliases, single_check, known
+        nonlocal aliases, single_check, known, one_tensor
+        if one_tensor and not kwargs and len(args) == 1 and args[0].__class__ is Tensor:
+            try:
+                return fn(*args)
+            except (TypeError, ValueError, AttributeError) as e:
+                redone = _told_again(e, name, signatures, args, kwargs, False)
+                if redone is None:
+                    raise
+                raise redone from None
         seen = kwargs  # the keywords as torch's parser reads them
         if kwargs:
             if known is None:
@@ -436,7 +448,9 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
         if single is not None:
             if single_check is None:
                 from .arg_single import check_all, compile_signature  # noqa: PLC0415 - it builds on this module
-                single_check = functools.partial(check_all, name, compile_signature(*single))
+                compiled = compile_signature(*single)
+                single_check = functools.partial(check_all, name, compiled)
+                one_tensor = compiled[6] and compiled[3] <= 1 <= len(compiled[0]) and not first_int and not varargs
             given = (args,) if varargs and args and takes_int(args[0]) else args
             first_checked = given and (isinstance(given[0], Tensor) or numbers_first)
             single_check(given, seen, 1 if first_checked else 0)
