@@ -13,7 +13,7 @@ functional_call and stack_module_state are func_call.py's.
 """
 from __future__ import annotations
 
-from . import errors
+from . import errors, gelu_kernel
 from .autograd_modes import enable_grad
 from .autograd_api import grad as _autograd_grad
 from .limits import check_numel, check_shape
@@ -204,10 +204,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
                 for x in flat:  # --max-elements: each block of the result, before the rows are made
                     check_shape(tuple(o.shape) + tuple(x.shape))
                 rows = []
-                for k in range(n):
-                    basis = _zeros_like(o).reshape(-1)
-                    basis[k] = 1
-                    rows.append(_grads((o,), flat, (basis.reshape(o.shape),)))
+                with gelu_kernel.batched_over_basis():
+                    for k in range(n):
+                        basis = _zeros_like(o).reshape(-1)
+                        basis[k] = 1
+                        rows.append(_grads((o,), flat, (basis.reshape(o.shape),)))
                 per_input = []
                 for j, x in enumerate(flat):
                     if n:
@@ -317,9 +318,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     e = _zeros_like(x).reshape(-1)
                     e[k] = 1
                     basis.append(e.reshape(x.shape))
-                cols = _walk_columns(rec, x, basis, outs)
-                if cols is None:
-                    cols = _pushforward(outs, x, basis)
+                with gelu_kernel.batched_over_basis():
+                    cols = _walk_columns(rec, x, basis, outs)
+                    if cols is None:
+                        cols = _pushforward(outs, x, basis)
                 for i, o in enumerate(outs):
                     shape = tuple(o.shape) + tuple(x.shape)
                     if cols:

@@ -32,11 +32,12 @@ def _vec_bytes():
     return 64 if capability() == "avx512" else 32
 
 
-def vector_plan(shape, in_strides, itemsize, out_strides=None):
+def vector_plan(shape, in_strides, itemsize, out_strides=None, grain=None):
     """(perm, vec): the iteration order (fastest dim first) and a bool array over the elements in that
     order, True where Vectorized<T>::pow computes the element. ``in_strides``: the inputs' element
     strides broadcast to ``shape`` (0 on broadcast dims); ``out_strides``: a given output's element
-    strides (None: a new output, laid out in the iteration order as TensorIterator allocates it)."""
+    strides (None: a new output, laid out in the iteration order as TensorIterator allocates it);
+    ``grain``: the kernel's parallel grain size (None: at::internal::GRAIN_SIZE)."""
     nd = len(shape)
     ops = ([(list(out_strides), True)] if out_strides is not None else []) + [(list(s), False) for s in in_strides]
     perm = tensoriter.iter_permutation(list(shape), ops) if nd > 1 else list(range(nd))
@@ -65,7 +66,7 @@ def vector_plan(shape, in_strides, itemsize, out_strides=None):
     sh2 = sh + [1] if len(sh) == 1 else sh
     s0 = sh2[0]
     blk = s0 * sh2[1]
-    for b, e in numerics.omp_ranges(0, numel, numerics.GRAIN_SIZE):
+    for b, e in numerics.omp_ranges(0, numel, numerics.GRAIN_SIZE if grain is None else grain):
         for outer, cnt, v1, n1, v0, n0 in tensoriter.loop_calls(sh2, b, e):
             k = n0 // block * block       # each loop call: n1 runs of n0 elements (cnt whole blocks)
             if k == 0:
@@ -259,19 +260,25 @@ def expf(x):
     return out
 
 
-def unary_kernel(x, vector_fn, scalar_fn):
+def unary_kernel(x, vector_fn, scalar_fn, grain=None):
     """cpu_kernel_vec of a unary float op over a NumPy array: vector_fn on the elements the vectorised
     loop computes, scalar_fn on the rest (flat float arrays in, same out); the result laid out as
-    TensorIterator allocates it."""
-    shape = x.shape
-    perm, vec = vector_plan(shape, [_estrides(x, shape)], x.dtype.itemsize)
-    xs = _in_order(x, shape, perm)
-    out = np.empty(xs.size, x.dtype)
+    TensorIterator allocates it. grain: the kernel's grain size (vector_plan)."""
+    return nary_kernel((x,), vector_fn, scalar_fn, grain)
+
+
+def nary_kernel(arrays, vector_fn, scalar_fn, grain=None):
+    """cpu_kernel_vec of an elementwise float op of several same-dtype NumPy arrays (broadcast): as
+    unary_kernel, the functions taking one flat array per operand."""
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    perm, vec = vector_plan(shape, [_estrides(a, shape) for a in arrays], arrays[0].dtype.itemsize, grain=grain)
+    xs = [_in_order(a, shape, perm) for a in arrays]
+    out = np.empty(xs[0].size, arrays[0].dtype)
     if vec.any():
-        out[vec] = vector_fn(xs[vec])
+        out[vec] = vector_fn(*(a[vec] for a in xs))
     sc = ~vec
     if sc.any():
-        out[sc] = scalar_fn(xs[sc])
+        out[sc] = scalar_fn(*(a[sc] for a in xs))
     return _from_order(out, shape, perm)
 
 

@@ -60,6 +60,8 @@ def _slow_fn(name, dtype):
 def _fast(name, dtype):
     key = (name, dtype)
     ok = _fast_ok.get(key)
+    if ok is None and not hasattr(np, name):  # no NumPy loop to borrow (erf): the per-element call
+        ok = _fast_ok[key] = False
     if ok is None:
         probe = _probe_values(name, dtype)
         want = np.asarray(_slow_fn(name, dtype)(probe.astype(_F64)), _F64).astype(dtype)

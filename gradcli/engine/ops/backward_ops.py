@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .. import numerics
+from .. import gelu_kernel, numerics
 from ..device import asarray as _asarray
 from ..device import xp_of
 from ..function import Function, record
@@ -241,6 +241,8 @@ class GeluBackwardBackward0(_BackwardOp):
             left_derivative = 0.5 * right
             right_derivative = left * (1 - t * t) * (GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq))
             return g * (left_derivative + right_derivative)
+        if x.dtype == np.float32 and type(x) is np.ndarray and type(g) is np.ndarray:
+            return gelu_kernel.gelu_backward32(g, x)  # oneDNN's or ATen's kernel: torch's bits
         from .special_unary import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
         cdf = 0.5 * (1 + ErfBackward0.forward(x * math.sqrt(0.5)))
         pdf = _GELU_ALPHA * UM.ExpBackward0.forward(x * x * -0.5)
