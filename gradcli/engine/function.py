@@ -38,6 +38,24 @@ class Function(Node):
     # The op function completes the node's kw after recording it (function.complete_kw): a forward-AD
     # tangent of this node is computed then, not at recording time (forward_ad.py)
     kw_completed_later = False
+    # torch's node saves a tensor that this one keeps in its kw (indices, a mask, the input of a pool whose
+    # backward needs only shapes): once a backward pass has freed the graph, running the node again raises
+    # torch's "backward through the graph a second time" error, as reading self.saved does. A tuple of input
+    # positions: torch saves it only when one of those inputs requires grad (index_add's index, for source)
+    saves_in_kw = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        bw = cls.__dict__.get("backward")
+        if cls.saves_in_kw and bw is not None:
+            when = cls.saves_in_kw
+
+            def backward(self, g, _bw=bw, _when=when):
+                if self._saved is None and (_when is True or any(self._fns[i] is not None for i in _when)):
+                    self.saved  # noqa: B018 - raises the freed-graph error
+                return _bw(self, g)
+            backward.__doc__ = bw.__doc__
+            cls.backward = backward
 
     @staticmethod
     def forward(xp, *arrays, **kw):

@@ -209,7 +209,7 @@ def _pad_node(mode, k):
         def backward(self, g):
             kw = self._kw
             return (scatter_spatial(g, kw["idx"], kw["spatial"]),)
-        ns = {"__slots__": (), "backward": backward, "replay": staticmethod(_conv.gather_replay),
+        ns = {"__slots__": (), "backward": backward, "replay": staticmethod(_conv.gather_replay), "saves_in_kw": True,
               "explain": staticmethod(words.fixed("1 at the element's places in the padded result (summed back)"))}
         if mode == "circular":
             ns["name"] = lambda self: "torch::autograd::CopySlices"
@@ -276,6 +276,7 @@ def pad(input, pad, mode="constant", value=None):
 
 class EmbeddingBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed("1 at each looked-up row of the weight (summed over repeats), 0 elsewhere"))
     replay = staticmethod(replays.embedding)
 

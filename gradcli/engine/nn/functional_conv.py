@@ -375,6 +375,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 class MaxPool2DWithIndicesBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed("1 at each window's maximum, 0 elsewhere"))
 
     @staticmethod
@@ -476,6 +477,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed("1 / the window's divisor at each element of its windows"))
 
     @staticmethod

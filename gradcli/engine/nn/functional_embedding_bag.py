@@ -63,6 +63,7 @@ def _forward(w, idx, bags, mode, psw, padding_idx):
 
 class EmbeddingBagBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed("each bag's gradient added to the rows it took (scaled by 1/size for the mean, "
                                        "by the sample weights; the max's to the chosen rows)"))
     replay = staticmethod(lambda xs, kw, outs: [_forward(xs[0], kw["idx"], kw["bags"], kw["mode"],

@@ -189,6 +189,7 @@ def _scatter_max(g, idx, in_hw):
 
 class AdaptiveMaxPool2DBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed("1 at each window's maximum (summed where windows share it), else 0"))
     replay = staticmethod(lambda xs, kw, outs: [_max_pool_arrays(np.asarray(xs[0], dtype=np.float64),
                                                                  *outs[0][-2:])[0]])

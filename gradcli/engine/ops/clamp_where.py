@@ -86,6 +86,7 @@ def minimum(input, other):
 class WhereBackward0(Function):
     """where(cond, a, b): edges a and b (a number is an edge (None, 0)); cond is in kw."""
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where the condition holds, else 0", "1 where the condition does not hold, else 0")
     replay = staticmethod(lambda xs, kw, outs: [np.broadcast_to(np.where(replays.as_array(kw["cond"]).astype(bool), xs[0], xs[1]),
                                                                  outs[0]).copy()])

@@ -23,6 +23,7 @@ class IndexAddBackward0(Function):
     """index_add(self, dim, index, source, alpha) (ops/index_ops.py), also index_select's backward, torch's
     zeros.index_add_(dim, index, grad) (edges: the zeros, none, and grad)."""
     __slots__ = ()
+    saves_in_kw = (1,)  # the index, for the source's gradient
     explain = ("1", "alpha at the result's rows it was added to")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, xs[1], add=True)])
@@ -45,6 +46,7 @@ class IndexAddBackward0(Function):
 class GatherBackward0(Function):
     """gather(x, dim, index): one edge (the index is in kw)."""
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 at each gathered element of {a} (summed where gathered twice), 0 elsewhere"
     explain_factor = False
     save_inputs = True  # derivatives.yaml's gather_backward(grad, self, ...): self is saved (version-checked)
@@ -101,6 +103,7 @@ def gather(input, dim, index):
 class ScatterBackward0(Function):
     """scatter(x, dim, index, src tensor): edges (x, src)."""
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where {a} was not written over, else 0", "1 at the elements of {b} written into the result")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [replays.scatter(xs[0], kw, xs[1])])
@@ -127,6 +130,7 @@ class ScatterBackward1(Function):
 
 class ScatterAddBackward0(Function):
     __slots__ = ()
+    saves_in_kw = (1,)  # the index, for the source's gradient
     explain = ("1", "1 at the elements of {b} added into the result")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [replays.scatter(xs[0], kw, xs[1], np.add.at)])
@@ -216,6 +220,7 @@ def scatter_add(input, dim, index, src):
 class IndexSelectBackward0(Function):
     """index_select(x, dim, index): one edge."""
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 at each selected element of {a} (summed where selected twice), 0 elsewhere"
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [np.take(xs[0], replays.as_array(kw["index"]).astype(np.int64),
@@ -256,6 +261,7 @@ def index_select(input, dim, index):
 class MaskedFillBackward0(Function):
     """masked_fill(x, mask, number): one edge."""
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 where the mask is False, else 0"
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [np.where(replays.as_array(kw["mask"]).astype(bool), kw["value"], xs[0])
@@ -268,6 +274,7 @@ class MaskedFillBackward0(Function):
 class MaskedFillBackward1(Function):
     """masked_fill(x, mask, 0-dim tensor): edges (x, value)."""
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where the mask is False, else 0", "1 for each masked element (the sum of grad there)")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [np.where(replays.as_array(kw["mask"]).astype(bool), xs[1], xs[0])
@@ -319,6 +326,7 @@ def masked_fill(input, mask, value):
 
 class MaskedSelectBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 at the selected elements of {a}, 0 elsewhere"
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [xs[0][np.broadcast_to(replays.as_array(kw["mask"]).astype(bool),

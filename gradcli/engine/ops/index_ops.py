@@ -89,6 +89,7 @@ def _sizes(input, d):
 
 class IndexCopyBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where {a} was not copied over, else 0", "1 at the result's rows it was copied to")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, xs[1])])
@@ -153,6 +154,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 class IndexFillBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 where {a} was not filled, else 0"
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [replays.index_put(xs[0], kw, kw["value"])])
@@ -206,6 +208,7 @@ def _index_put_arrays(x, key, v, accumulate):
 
 class IndexPutBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where {a} was not written (1 everywhere when accumulating)", "1 at the positions it was put at")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [_index_put_arrays(xs[0], kw["key"], xs[1], kw["accumulate"])])
@@ -284,6 +287,7 @@ def _masked_scatter_arrays(x, m, src):
 
 class MaskedScatterBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where the mask is False, else 0", "1 at the masked position it was written to, in order")
     explain_factor = False
     replay = staticmethod(lambda xs, kw, outs: [_masked_scatter_arrays(xs[0], kw["mask"]._data, xs[1])])

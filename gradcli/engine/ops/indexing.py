@@ -32,6 +32,7 @@ class SelectBackward0(Function):
 
 class IndexBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     explain = staticmethod(words.fixed(words.SELECTED))
     replay = staticmethod(replays.index)
 

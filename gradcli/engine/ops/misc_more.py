@@ -216,6 +216,7 @@ class PutBackward0(Function):
     """put: the input's gradient where nothing was put (all of it with accumulate), the source's taken from
     the places it went to."""
     __slots__ = ()
+    saves_in_kw = True
     explain = ("1 where no element was put (everywhere with accumulate)", "1 at the place each element went to")
     replay = staticmethod(lambda xs, kw, outs: [_put_array(xs[0], kw["index"]._data, xs[1], kw["accumulate"])])
 

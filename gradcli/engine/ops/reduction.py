@@ -306,6 +306,7 @@ class MinBackward1(MaxBackward1):
 class MaxBackward0(Function):
     """max/min along a dim: the gradient goes to the returned index."""
     __slots__ = ()
+    saves_in_kw = True
     replay = staticmethod(replays.by_indices)
     explain = "1 at the selected elements of {a} (the indices), 0 elsewhere"
     explain_factor = False

@@ -40,6 +40,7 @@ def _select_grad(g, dim, indices, in_shape, keepdim):
 class _SelectMultiBackward(MultiOutputFunction):
     """The (values, indices) node: only the values output is differentiable."""
     __slots__ = ()
+    saves_in_kw = True
     explain = "1 at the selected elements of {a} (the indices), 0 elsewhere"
     explain_factor = False
     replay = staticmethod(replays.by_indices)

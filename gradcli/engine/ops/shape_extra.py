@@ -257,6 +257,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 class TakeBackward0(Function):
     __slots__ = ()
+    saves_in_kw = True
     replay = staticmethod(lambda xs, kw, outs: [np.take(xs[0].reshape(-1), np.asarray(xs[1], np.int64)).reshape(outs[0])])
     explain = ("1 at each taken element of {a} (summed where taken twice), 0 elsewhere", "0")
     explain_factor = False
