@@ -151,7 +151,6 @@ KNOWN: dict[str, str] = {
                                                           "zeros' signs come from the dual numbers' products; "
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
-    "pt_parametrizations_symmetric.grad": "torch.nn.utils.parametrize (register_parametrization) is not implemented",
     "docs_weight_norm_parametrization.grad": "torch.nn.utils.parametrizations (weight_norm on "
                                              "register_parametrization) is not implemented",
     "pt_pruning_random_unstructured.grad": "torch.nn.utils.prune is not implemented",

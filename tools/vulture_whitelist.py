@@ -309,6 +309,10 @@ concat
 memory_format
 # gradcli/engine/ops/special.py
 reset_warn_once
+# gradcli/engine/nn/parametrize.py (torch.nn.utils.parametrize, bound by name: parametrize.NAMES)
+remove_parametrizations
+type_before_parametrizations
+transfer_parametrizations_and_params
 # gradcli/engine/optim.py
 SGD
 AdamW
