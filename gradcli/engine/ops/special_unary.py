@@ -16,6 +16,7 @@ from ..device import xp_of
 from ..function import Function
 from ..tensor import wrap
 from . import elementwise_common as EC
+from . import special_erf
 from . import unary_math as UM
 from .clamp_where import where
 from .elementwise_common import unary
@@ -36,115 +37,18 @@ from .special_common import (
 
 # ---------------------------------------------------------------------------- erf family (no SciPy)
 
-# W. J. Cody's rational Chebyshev approximations (CALERF, Math. Comp. 1969): erf/erfc to double precision,
-# vectorised (NumPy has no erf and gradcli does not depend on SciPy).
-_CA = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
-       1.85777706184603153e-1)
-_CB = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
-_CC = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
-       8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
-       2.15311535474403846e-8)
-_CD = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
-       3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
-_CP = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
-       6.58749161529837803e-4, 1.63153871373020978e-2)
-_CQ = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
-       2.33520497626869185e-3)
-_SQRPI = 5.6418958354775628695e-1
-
-
-def _calerf(x):
-    """(erf(x), erfc(x)) in float64, elementwise; each range computed on its own elements only."""
-    x = np.asarray(x, np.float64)
-    shape = x.shape
-    x = x.reshape(-1)
-    y = np.abs(x)
-    erf = np.empty_like(x)
-    erfc = np.empty_like(x)
-    with np.errstate(all="ignore"):
-        small = y <= 0.46875
-        if small.any():  # erf by a rational function of x^2
-            xs = x[small]
-            ysq = np.where(y[small] > 1.11e-16, xs * xs, 0.0)
-            num = _CA[4] * ysq
-            den = ysq
-            for i in range(3):
-                num = (num + _CA[i]) * ysq
-                den = (den + _CB[i]) * ysq
-            e = xs * (num + _CA[3]) / (den + _CB[3])
-            erf[small] = e
-            erfc[small] = 1.0 - e
-        large = ~small & ~np.isnan(x)
-        if large.any():  # erfc(|x|) = exp(-x^2) * R(|x|)
-            ya = y[large]
-            r = np.zeros_like(ya)
-            mid = ya <= 4.0
-            if mid.any():
-                ym = ya[mid]
-                num = _CC[8] * ym
-                den = ym
-                for i in range(7):
-                    num = (num + _CC[i]) * ym
-                    den = (den + _CD[i]) * ym
-                r[mid] = (num + _CC[7]) / (den + _CD[7])
-            far = ~mid & (ya < 26.543)
-            if far.any():  # the asymptotic form in 1/x^2
-                yf = ya[far]
-                inv = 1.0 / (yf * yf)
-                num = _CP[5] * inv
-                den = inv
-                for i in range(4):
-                    num = (num + _CP[i]) * inv
-                    den = (den + _CQ[i]) * inv
-                r[far] = (_SQRPI - inv * (num + _CP[4]) / (den + _CQ[4])) / yf
-            y16 = np.trunc(ya * 16.0) / 16.0
-            delta = (ya - y16) * (ya + y16)
-            ec = np.exp(-y16 * y16) * np.exp(-delta) * r
-            ec[~mid & ~far] = 0.0  # |x| >= 26.543: erfc underflows (and inf - inf must not make a nan)
-            neg = x[large] < 0
-            e = (0.5 - ec) + 0.5
-            erf[large] = np.where(neg, -e, e)
-            erfc[large] = np.where(neg, 2.0 - ec, ec)
-        nan = np.isnan(x)
-        erf[nan] = np.nan
-        erfc[nan] = np.nan
-    return erf.reshape(shape), erfc.reshape(shape)
-
+# the numerics are special_erf.py's (extended precision, rounded once: torch's MKL results nearly always)
 
 def erf_np(a):
-    return _calerf(a)[0].astype(a.dtype, copy=False)
+    return special_erf.erf(a)
 
 
 def _erfc_np(a):
-    return _calerf(a)[1].astype(a.dtype, copy=False)
-
-
-_GILES_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                -0.00417768164, 0.246640727, 1.50140941)
-_GILES_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                0.00943887047, 1.00167406, 2.83297682)
+    return special_erf.erfc(a)
 
 
 def _erfinv_np(a):
-    """M. Giles' approximation, then Newton steps on the double-precision erf."""
-    y = np.asarray(a, np.float64)
-    with np.errstate(all="ignore"):
-        w = -np.log((1.0 - y) * (1.0 + y))
-        ws = w - 2.5
-        wl = np.sqrt(w) - 3.0
-        ps = np.full_like(y, _GILES_SMALL[0])
-        pl = np.full_like(y, _GILES_LARGE[0])
-        for cs, cl in zip(_GILES_SMALL[1:], _GILES_LARGE[1:]):
-            ps = cs + ps * ws
-            pl = cl + pl * wl
-        x = np.where(w < 5.0, ps, pl) * y
-        for _ in range(3):
-            d = (2.0 / SQRT_PI) * np.exp(-x * x)
-            step = (_calerf(x)[0] - y) / d
-            x = np.where((d > 0) & np.isfinite(step), x - step, x)
-        x = np.where(y == 1.0, np.inf, np.where(y == -1.0, -np.inf, x))
-        x = np.where(np.isnan(y) | (np.abs(y) > 1.0), np.nan, x)
-    return np.asarray(x).astype(a.dtype, copy=False)
+    return special_erf.erfinv(a)
 
 
 class ErfBackward0(Function):
