@@ -3,7 +3,8 @@ language's side: which attribute reads and writes of a script reach them).
 
 A class the script defined carries ``_gradscript_class`` in its namespace. A ``_name`` is the
 engine's when a class of the MRO that is not the script's defines it or keeps it in its instances
-(``keeps``), or when it is one of ``ENGINE_PRIVATE`` or starts with a reserved prefix; any other ``_name`` on an instance of a script's
+(``keeps``) and does not open it to subclasses (``opens``: nn.Module's _load_from_state_dict), or when
+it is one of ``ENGINE_PRIVATE`` or starts with a reserved prefix; any other ``_name`` on an instance of a script's
 class is the script's (nn.Module's register_parameter, register_buffer and add_module take it, as torch
 does).
 An instance records the '_names' the script gave it (``RECORD``, a dunder key of its ``__dict__``: no script
@@ -40,6 +41,25 @@ def keeps(*names):
     return mark
 
 
+# engine class -> its '_' methods and class attributes that torch calls on a subclass, which a subclass
+# overrides (nn.Module's _save_to_state_dict, _load_from_state_dict, _get_name, _version): a script's may too
+_OPEN = {}
+
+
+def opens(*names):
+    """Class decorator: ``names`` are extension points of the engine class (a script's subclass defines,
+    reads and calls them, ``super()._load_from_state_dict(...)`` included)."""
+    def mark(cls):
+        _OPEN[cls] = frozenset(names)
+        return cls
+    return mark
+
+
+def opened(cls, name):
+    """Whether ``name`` is an extension point the engine class ``cls`` opens to the script's subclasses."""
+    return name in _OPEN.get(cls, ())
+
+
 def kept_names():
     """Every name an engine class keeps (for the test that scans the engine's string lookups)."""
     return frozenset().union(*_KEPT.values())
@@ -50,7 +70,7 @@ def engine_owner(cls, name):
     reserved names, or None (the name may be the script's)."""
     for c in cls.__mro__:
         if (name in c.__dict__ or name in _KEPT.get(c, ())) and not is_script_class(c):
-            return c
+            return None if opened(c, name) else c
     if name in ENGINE_PRIVATE or name.startswith(RESERVED_PREFIXES):
         return True
     return None
@@ -90,6 +110,5 @@ def claim(obj, name):
     return True
 
 
-__all__ = ["ENGINE_PRIVATE", "RESERVED_PREFIXES", "RECORD", "is_script_class", "keeps", "kept_names", "engine_owner",
-           "engine_holds",
-           "script_owns", "claim"]
+__all__ = ["ENGINE_PRIVATE", "RESERVED_PREFIXES", "RECORD", "is_script_class", "keeps", "kept_names", "opens",
+           "opened", "engine_owner", "engine_holds", "script_owns", "claim"]

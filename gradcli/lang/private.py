@@ -31,7 +31,7 @@ import types
 import weakref
 
 from ..engine.autograd_modes import version_count
-from ..engine.private_names import RECORD, claim, engine_holds, engine_owner, is_script_class
+from ..engine.private_names import RECORD, claim, engine_holds, engine_owner, is_script_class, opened
 from ..engine.tensor import Tensor
 from .runtime import tag, user_raiser
 
@@ -106,7 +106,7 @@ def _check(obj, name, write):
         mro = start.__mro__
         for c in mro[mro.index(this) + 1:]:
             if name in c.__dict__:
-                if not is_script_class(c):
+                if not is_script_class(c) and not opened(c, name):
                     raise _refused(obj, name, c)
                 break
         return
@@ -124,7 +124,7 @@ def _check(obj, name, write):
             names = _CLEARED[cls] = set()
         names.add(name)
     if isinstance(obj, type):
-        if not write and not _script_defines(cls, name):
+        if not write and not _script_defines(cls, name) and not _opened_along(cls, name):
             err = AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
             err._gs_user = True
             raise err
@@ -132,6 +132,11 @@ def _check(obj, name, write):
     if engine_holds(obj, name) and not _script_defines(cls, name):
         # stored by the engine base (nn.RNN's _flat_weights_names): its class names it
         raise _refused(obj, name, _engine_base(cls))
+
+
+def _opened_along(cls, name):
+    """Whether an engine class of cls's MRO defines ``name`` as an extension point (nn.Module's _version)."""
+    return any(name in c.__dict__ and opened(c, name) for c in cls.__mro__)
 
 
 def _engine_base(cls):

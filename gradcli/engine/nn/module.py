@@ -12,7 +12,8 @@ from ..autograd import RemovableHandle
 from ..autograd_modes import no_grad
 from ...pycompat import OrderedDict  # (printed as Python 3.11 prints it, on 3.12+ too)
 from ..tensor import Tensor
-from ..private_names import claim, keeps, script_owns
+from ..private_names import claim, keeps, opens, script_owns
+from . import module_state
 from .parameter import BufferMark, Parameter
 
 
@@ -40,31 +41,12 @@ def addindent(s_, num_spaces):
     return first + "\n" + "\n".join(s)
 
 
-class _IncompatibleKeys(tuple):
-    def __new__(cls, missing_keys, unexpected_keys):
-        return tuple.__new__(cls, (missing_keys, unexpected_keys))
-
-    @property
-    def missing_keys(self):
-        return self[0]
-
-    @property
-    def unexpected_keys(self):
-        return self[1]
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
-
-    __str__ = __repr__
-
-
 # ---------------------------------------------------------------------------- Module
 
 @keeps("_parameters", "_buffers", "_non_persistent_buffers_set", "_modules", "_forward_hooks", "_forward_pre_hooks",
        "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks",
        "_non_full_backward_hooks", "_lazy_initialize_hook")
+@opens("_save_to_state_dict", "_load_from_state_dict", "_get_name", "_version")  # what torch calls on self
 class Module:
     """torch.nn.Module. Subclasses (also the ones a GradScript `class Net(nn.Module)` creates) call
     `super().__init__()` and define `forward`."""
@@ -483,52 +465,31 @@ class Module:
             destination = args[0] if len(args) > 0 else destination
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
-        if destination is None:
-            destination = OrderedDict()
-        from .lazy import is_lazy  # noqa: PLC0415 (lazy.py builds on this module)
-        d = self.__dict__
-        for name, param in d["_parameters"].items():
-            if param is not None:  # an UninitializedParameter is kept as it is, as torch's LazyModuleMixin does
-                destination[prefix + name] = param if keep_vars or is_lazy(param) else param.detach()
-        for name, buf in d["_buffers"].items():
-            if buf is not None and name not in d["_non_persistent_buffers_set"]:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        for name, module in d["_modules"].items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        return destination
+        return module_state.state_dict(self, destination, prefix, keep_vars)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        module_state.save_to_state_dict(self, Module, destination, prefix, keep_vars)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        if not isinstance(state_dict, dict):
-            raise errors.type_error(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errs = []
-        for k, target in own.items():
-            if k not in state_dict:
-                continue
-            src = state_dict[k]
-            if not isinstance(src, Tensor):
-                errs.append(f'While copying the parameter named "{k}", expected torch.Tensor or Tensor-like '
-                            f"object from checkpoint but received {type(src)}")
-                continue
-            if tuple(src.shape) != tuple(target.shape):
-                errs.append(f"size mismatch for {k}: copying a param with shape {src.shape} from checkpoint, the "
-                            f"shape in current model is {target.shape}.")
-                continue
-            with no_grad():
-                target.copy_(src)
-        if strict:
-            if unexpected:
-                errs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errs.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
-        if errs:
-            raise errors.runtime("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self._get_name(), "\n\t".join(errs)))
-        return _IncompatibleKeys(missing, unexpected)
+        return module_state.load_state_dict(self, state_dict, strict, assign)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        module_state.load_from_state_dict(self, Module, state_dict, prefix, local_metadata, strict, missing_keys,
+                                          unexpected_keys, error_msgs)
+
+    def get_extra_state(self):
+        raise errors.runtime("Reached a code path in Module.get_extra_state() that should never be called. Please "
+                             "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+                             "to report this bug.")
+
+    def set_extra_state(self, state):
+        raise errors.runtime("Reached a code path in Module.set_extra_state() that should never be called. Please "
+                             "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+                             "to report this bug.")
+
+    def get_buffer(self, target):
+        return module_state.get_buffer(self, target)
 
     # --------------------------------------------------------------- repr
     def _get_name(self):
