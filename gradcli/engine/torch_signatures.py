@@ -58,6 +58,9 @@ SIGNATURES = {
     'aminmax': (
         (1, 1, 'input', 'Tensor', None),
     ),
+    'angle': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
     'any': (
         (1, 2, 'input', 'Tensor', '(Tensor input, *, Tensor out = None)'),
         (1, 4, 'input', 'Tensor', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),
@@ -2057,6 +2060,7 @@ NOARGS_METHODS = frozenset({
     'acosh',
     'acosh_',
     'adjoint',
+    'angle',
     'arccos',
     'arccos_',
     'arccosh',
@@ -2415,6 +2419,7 @@ SINGLE_SIGNATURES = {
     'amax': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', ()),
     'amin': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', ()),
     'aminmax': ('(Tensor input, *, int dim = None, bool keepdim = False, tuple of Tensors out = None)', ('dim',)),
+    'angle': ('(Tensor input, *, Tensor out = None)', ()),
     'arccos': ('(Tensor input, *, Tensor out = None)', ()),
     'arccos_': ('(Tensor input)', ()),
     'arccosh': ('(Tensor input, *, Tensor out = None)', ()),
@@ -3172,6 +3177,7 @@ NOT_PARSED = frozenset({
     'is_grad_enabled',
     'is_inference_mode_enabled',
     'is_tensor',
+    'legacy_dtype_of',
     'lu',
     'manual_seed',
     'meshgrid',

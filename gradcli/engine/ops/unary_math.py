@@ -400,6 +400,25 @@ def sign(input):
     return unary(SignBackward0, input, float_only=False)
 
 
+def _angle(x):
+    # ATen's angle_impl of a real number: NaN stays, pi below 0 (not for -0.), else 0; in x's dtype (pi in half: 3.1406)
+    return np.where(np.isnan(x), x, np.where(x < 0, x.dtype.type(np.pi), x.dtype.type(0)))
+
+
+class AngleBackward0(Function):
+    """angle of a real tensor: 0 or pi, flat; angle_backward gives zeros_like(self)."""
+    __slots__ = ()
+    explain = "0 (the function is flat between its steps)"
+    forward = staticmethod(_angle)
+
+    def backward(self, g):
+        return (zero_grad(g),)
+
+
+def angle(input):
+    return unary(AngleBackward0, input)
+
+
 def sgn(input):
     return unary(SgnBackward0, input, float_only=False)
 
@@ -487,6 +506,7 @@ OPS = [
     op("absolute", abs, AbsBackward0, sample=sample1(), inplace=True),
     op("reciprocal", reciprocal, ReciprocalBackward0, sample=sample1("pos"), **_tip),
     op("sign", sign, SignBackward0, sample=sample1(), **_ip),
+    op("angle", angle, AngleBackward0, sample=sample1()),
     op("floor", floor, FloorBackward0, sample=sample1(), **_tip),
     op("ceil", ceil, CeilBackward0, sample=sample1(), **_tip),
     op("trunc", trunc, TruncBackward0, sample=sample1(), **_tip),
