@@ -19,6 +19,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --mix --count 300      # tools/fuzz_mix.py: expression trees over every dtype, ...
     python tools/fuzz_programs.py --layers --count 300   # tools/fuzz_layers.py: conv/norm/dropout/embedding, inits, ...
     python tools/fuzz_programs.py --pool --count 300     # tools/fuzz_pool.py: a random walk over live variables
+    python tools/fuzz_programs.py --repr --count 100     # tools/fuzz_repr.py: prints on the formatter's borders
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -463,6 +464,10 @@ def main(argv=None) -> int:
     parser.add_argument("--pool", action="store_true",
                         help="the pool generator (tools/fuzz_pool.py): a random walk over live variables of every "
                              "dtype, each step an op, view, in-place op, print, autograd call or module on them")
+    parser.add_argument("--repr", action="store_true",
+                        help="the repr generator (tools/fuzz_repr.py): prints of tensors of every shape and dtype "
+                             "with values on the formatter's borders (nan/inf/-0., exponents, sci-mode switch, "
+                             "summarisation) under random print options, by every print route")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -487,6 +492,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_layers.py", "fuzz_layers").generate_layers
     if args.pool:
         make = load(ROOT / "tools" / "fuzz_pool.py", "fuzz_pool").generate_pool
+    if args.repr:
+        make = load(ROOT / "tools" / "fuzz_repr.py", "fuzz_repr").generate_repr
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
