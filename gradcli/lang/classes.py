@@ -11,8 +11,9 @@ parameters; ``torch.autograd.Function``, whose ``apply`` calls the static
 A class is a door into Python's protocols, so the names a script may define are closed:
 methods and class attributes named ``__x__`` are refused except the protocol methods of
 ``PROTOCOL_METHODS``, which Python calls only where the language reaches them (``len(x)``,
-``x[k]``, ``for``, ``str``/``repr``/``print``/f-strings, ``x(...)``, ``==``, ``with``); a script
-still cannot read any dunder attribute (``obj.__len__``, ``obj.__dict__``). Names with one leading
+``x[k]``, ``for``, ``str``/``repr``/``print``/f-strings, ``x(...)``, ``==``, ``with``) or where the
+script reads them by name on its own objects (``self.__getitem__(k)``: dunders.py); a script still
+cannot read any other dunder attribute (``obj.__dict__``, ``obj.__class__``). Names with one leading
 ``_`` (``_init_weights``, ``_count``; ``__x``, mangled to ``_Cls__x`` as Python does) are the
 script's own unless its engine base defines them or gradcli reserves them (private.py), which the
 class statement checks when it runs.
