@@ -295,3 +295,100 @@ def test_a_script_object_carrying_the_released_names_is_no_tensor_to_the_engine(
     carrying, plain = run(body.replace("CARRY", "True")), run(body.replace("CARRY", "False"))
     assert carrying.error is None and plain.error is None
     assert carrying.stdout == plain.stdout and carrying.stdout.count("\n") >= 15
+
+
+CALLBACKS = """import torch
+import numpy as np
+import torch.nn as nn
+class Fake:
+    def __init__(self, carry):
+        if carry:
+            self._data = np.ones(2, dtype=np.float32)
+            self._grad = None
+            self._version = [0]
+            self._base = None
+        self.dtype = torch.float32
+        self.shape = torch.Size([2])
+        self.grad_fn = None
+        self.requires_grad = False
+        self.device = torch.device('cpu')
+def tries(f):
+    x = torch.ones(2, requires_grad=True)
+    out = []
+    def t1():
+        y = x * 2
+        y.register_hook(lambda g: f)
+        y.sum().backward()
+        return x.grad
+    def t2():
+        (x * 2).backward(gradient=f)
+        return x.grad
+    def t3():
+        return torch.autograd.grad(x * 2, x, grad_outputs=f)
+    class F(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1
+        @staticmethod
+        def backward(ctx, g):
+            return f
+    def t4():
+        F.apply(x).sum().backward()
+        return x.grad
+    def t5():
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: f):
+            y = x * x
+        y.sum().backward()
+        return x.grad
+    def t6():
+        m = nn.Linear(2, 2)
+        m.register_forward_hook(lambda mod, i, o: f)
+        return m(torch.ones(2))
+    def t7():
+        m = nn.Linear(2, 2)
+        m.register_forward_pre_hook(lambda mod, i: (f,))
+        return m(torch.ones(2))
+    def t8():
+        opt = torch.optim.SGD([x], lr=0.1)
+        return opt.step(lambda: f)
+    def t9():
+        return torch.func.grad(lambda a: f)(x)
+    def t10():
+        x.grad = f
+        return x.grad
+    def t11():
+        x.data = f
+        return x
+    def t12():
+        m = nn.Linear(2, 2)
+        m.register_full_backward_hook(lambda mod, gi, go: (f,))
+        m(torch.ones(2, requires_grad=True)).sum().backward()
+        return 1
+    def t13():
+        return torch.func.vmap(lambda a: f)(torch.ones(2, 2))
+    def t14():
+        return torch.nn.utils.parameters_to_vector([f])
+    def t15():
+        return torch.Tensor.add(f, x)
+    for i, t in enumerate([t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15]):
+        x.grad = None
+        try:
+            r = t()
+            out.append((i, 'ok', str(r)[:60]))
+        except Exception as e:
+            out.append((i, type(e).__name__, str(e)[:90]))
+    return out
+for row in tries(Fake(CARRY)):
+    print(row)
+"""
+
+
+def test_what_the_scripts_callbacks_return_is_no_tensor_for_carrying_the_released_names():
+    # hooks, a Function's backward, saved-tensor unpack hooks, closures, func transforms, .grad/.data
+    # assignment: each answers an object with _data/_grad/_version/_base as it answers one without them
+    def rows(carry):
+        r = run(CALLBACKS.replace("CARRY", carry))
+        assert r.error is None, (r.error.type_name, r.error.message)
+        return re.sub(r"0x[0-9a-f]+", "0x", r.stdout)
+    carrying = rows("True")
+    assert carrying == rows("False") and carrying.count("\n") == 15
