@@ -493,6 +493,9 @@ def renorm(input, p, dim, maxnorm):
     if nd < 2:
         raise errors.runtime(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")
     d = wrap_dim(dim, nd)
+    if not input.dtype.is_floating_point:  # renorm's kernel takes linalg_vector_norm of the slices
+        raise errors.runtime(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                             f"Got {R.c10(input.dtype)}")
     out = _renorm_arrays(input._data, float(p), d, float(maxnorm))
     return record(RenormBackward0, (input,), wrap(_asarray(out), input.dtype),
                   {"p": float(p), "dim": d, "maxnorm": float(maxnorm)})
