@@ -50,3 +50,23 @@ def test_the_operators_still_let_python_answer():
     refused("x < 'a'\n", "TypeError", "'<' not supported between instances of 'Tensor' and 'str'")
     refused("torch.tensor([1]) & O()\n", "TypeError", "unsupported operand type(s) for &: 'Tensor' and 'O'")
     refused("y = x.clone()\ny += O()\n", "TypeError", "unsupported operand type(s) for +=: 'Tensor' and 'O'")
+
+
+# ---------------------------------------------------------------- a script's objects where a method takes ints
+
+SEQUENCE = "class L:\n    def __len__(self):\n        return 10**9\n    def __getitem__(self, i):\n        return 0\n"
+
+
+@pytest.mark.parametrize("call, message", [
+    ("x.flip(L())", "flip(): argument 'dims' (position 1) must be tuple of ints, not L"),
+    ("x.reshape(L())", "reshape(): argument 'shape' (position 1) must be tuple of ints, not L"),
+    ("x.permute([O()])", "permute(): argument 'dims' (position 1) must be tuple of ints, but found element of type O"),
+    ("x.softmax(O())", "softmax(): argument 'dim' (position 1) must be int, not O"),
+    ("x.sum([O()])", "sum() received an invalid combination of arguments - got (list)"),
+    ("x.topk(L())", "topk(): argument 'k' (position 1) must be int, not L"),
+])
+def test_a_method_refuses_a_script_object_as_its_signature_does(call, message):
+    # the implementations let Python's own text out ("'<=' not supported between instances of 'int' and 'O'",
+    # "int() argument must be ...", "'L' object is not iterable")
+    result = refused(SEQUENCE + call + "\n", "TypeError", message)
+    assert "not supported between" not in result.error.message

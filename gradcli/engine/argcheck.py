@@ -13,6 +13,9 @@ import numbers
 import numpy as np
 
 from . import errors
+from .device import device as _device
+from .dtypes import dtype as _dtype
+from .size import Size
 from .tensor import Tensor
 
 def typename(value):
@@ -302,13 +305,35 @@ def not_operand(value):
 OPERAND_METHODS = frozenset({"add", "add_", "sub", "sub_", "mul", "mul_"})
 
 
-def takes_operand(name):
-    """Does the Tensor method name take a Tensor or a Number (its implementation's operand() refusal told as
-    the method's: methods.py binds it through as_method)?"""
-    if name in OPERAND_METHODS:
+def tells_again(name):
+    """Does the binding of the Tensor method name (methods.py: through as_method) tell its implementation's
+    argument errors as torch's parser does? Those with several signatures (METHOD_SIGNATURES), with one that
+    method_text finds (x.flip(obj): the implementation's own TypeError), or taking a Tensor or a Number
+    (OPERAND_METHODS: elementwise_common.operand's refusal)."""
+    from .torch_signatures import METHOD_SIGNATURES, SINGLE_METHOD_SIGNATURES  # noqa: PLC0415 - at binding time
+    if name in OPERAND_METHODS or name in METHOD_SIGNATURES:
         return True
-    from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - at binding time
-    return any(s[4] and "Number " in s[4] for s in METHOD_SIGNATURES.get(name, ()))
+    return name not in SINGLE_METHOD_SIGNATURES and method_text(name) is not None  # (those: with_method_check)
+
+
+def method_text(name):
+    """The one signature of the Tensor method name and its nullable: SINGLE_METHOD_SIGNATURES', else torch.name's
+    (SINGLE_SIGNATURES) without its leading input and its out (torch binds the method from the same declaration:
+    torch.flip's (Tensor input, tuple of ints dims) is x.flip's (tuple of ints dims)); None when there is none or
+    it takes no argument."""
+    from .torch_signatures import SINGLE_METHOD_SIGNATURES, SINGLE_SIGNATURES  # noqa: PLC0415
+    found = SINGLE_METHOD_SIGNATURES.get(name)
+    if found is not None:
+        return found
+    found = SINGLE_SIGNATURES.get(name)
+    if found is None or not found[0].startswith("(Tensor input, "):
+        return None
+    items = [p for p in found[0][1:-1].split(", ")[1:] if p not in ("Tensor out = None", "tuple of Tensors out = None")]
+    if items and items[-1] == "*":
+        items.pop()
+    if not items or any(p.startswith("tuple of Tensors ") for p in items):
+        return None  # (a list of Tensors may hold None where torch's is of optional Tensors: x.index_put)
+    return "(" + ", ".join(items) + ")", found[1]
 
 
 def operand_error(name, signatures, args, kwargs, method, value):
@@ -367,20 +392,40 @@ def _told_again(err, name, signatures, args, kwargs, method):
         return again_parsed(name, signatures, ())(args, kwargs, False) if signatures else None
     if hasattr(err, "gradcli_hint") or not isinstance(err, (TypeError, ValueError, AttributeError)):
         return None
-    from .arg_parser import fits  # noqa: PLC0415 - only for the error
+    from .arg_parser import fits, parse_error  # noqa: PLC0415 - only for the error
     if method:
         from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415
         signatures, args = METHOD_SIGNATURES.get(name), args[1:]
+        single = method_text(name) if signatures is None else None
+        if single is not None:  # x.flip(obj): its one signature's error, if the arguments are the fault
+            given = (args,) if _varargs_intlist(single[0]) and args and takes_int(args[0]) else args
+            return parse_error(name, single[0], given, kwargs, single[1])
     if not signatures or not all(s[4] for s in signatures) or fits(signatures, args, kwargs):
         return None
     return again_parsed(name, signatures, ())(args, kwargs, False)
 
 
+# the argument types a Tensor method's implementation reads as torch's parser does (or fails on with a Python error
+# that as_method tells again); another (a script object, an iterator) is checked against the signatures first
+_PLAIN = frozenset({int, float, bool, str, list, tuple, type(None), complex, slice, _dtype, _device, Size})
+_FOREIGN = TypeError("an argument of a type the implementation does not know")
+
+
 def as_method(fn, name):
     """fn as the Tensor method name: the argument errors it raises in torch.X's form (invalid_combination,
-    wrong_type, or Python's own for arguments no signature takes) told as the method's."""
+    wrong_type, or Python's own for arguments no signature takes) told as the method's. An argument of another
+    type is checked first: the implementation could iterate a script object of 10**9 items (x.flip(obj)), which
+    torch's parser refuses at once."""
     @functools.wraps(fn)
     def method(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            return fn(*args, **kwargs)  # lang/callables.py renames NumPy's keywords on fn's own TypeError
+        for value in (*args[1:], *kwargs.values()) if kwargs else args[1:]:
+            if value.__class__ not in _PLAIN and not isinstance(value, (Tensor, np.generic)):
+                redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
+                if redone is not None:
+                    raise redone
+                break
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as e:

@@ -17,7 +17,7 @@ from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
 from .arg_single import with_keywords, with_method_check
-from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, takes_operand, with_other_check
+from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, tells_again, with_other_check
 from .torch_signatures import KEYWORDS, SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
@@ -55,8 +55,8 @@ def _method(name, fn):
     """The Tensor method `name` (an in-place one too: x.gcd_(y)): fn taking torch's keywords
     (arg_single.with_keywords), its arguments checked as its only signature's (torch_signatures'
     SINGLE_METHOD_SIGNATURES) under its own name, or a second argument that must be a Tensor
-    (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM, a method taking
-    a Tensor or a Number: argcheck.takes_operand)."""
+    (argcheck.TENSOR_OTHER); its argument errors told as the method's (argcheck.METHOD_FORM, and the methods
+    whose signatures torch_signatures knows: argcheck.tells_again)."""
     texts = KEYWORDS.get("Tensor." + name)
     if texts is not None:
         fn = with_keywords(fn, texts, method=True)
@@ -67,7 +67,10 @@ def _method(name, fn):
         fn = with_method_check(fn, name, single)
     elif name in TENSOR_OTHER:
         fn = with_other_check(fn, name, 1)
-    return as_method(fn, name) if takes_operand(name) else fn
+    spec = registry.REGISTRY.get(name)
+    if (spec is not None and spec.python_method) or not tells_again(name):  # torch/_tensor.py's: no C++ parser
+        return fn
+    return as_method(fn, name)
 
 
 def _install():
