@@ -151,8 +151,6 @@ KNOWN: dict[str, str] = {
                                                           "zeros' signs come from the dual numbers' products; "
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
-    "docs_weight_norm_parametrization.grad": "torch.nn.utils.parametrizations (weight_norm on "
-                                             "register_parametrization) is not implemented",
     "pt_pruning_random_unstructured.grad": "torch.nn.utils.prune is not implemented",
     "docs_swa_utils_averaged_model.grad": "torch.optim.swa_utils (AveragedModel, SWALR) is not implemented",
 }

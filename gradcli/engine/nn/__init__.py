@@ -59,6 +59,11 @@ def _load_parametrize(namespace):
     return namespace("torch.nn.utils.parametrize", **{n: getattr(parametrize, n) for n in parametrize.NAMES})
 
 
+def _load_parametrizations(namespace):
+    from . import weight_norm  # noqa: PLC0415 - torch.nn.utils.parametrizations loads on first use
+    return namespace("torch.nn.utils.parametrizations", **{n: getattr(weight_norm, n) for n in weight_norm.NAMES})
+
+
 def build(namespace):
     """The torch.nn namespace, made with `namespace(name, **members)` (api.py's module-like class)."""
     F = namespace("torch.nn.functional", **{n: getattr(functional, n) for n in functional.NAMES})
@@ -70,7 +75,8 @@ def build(namespace):
     V = namespace("torch.nn.utils.convert_parameters",
                   **{n: getattr(utils, n) for n in utils.NAMES if n not in utils.CLIP_GRAD_NAMES})
     U = namespace("torch.nn.utils", rnn=R, clip_grad=C, convert_parameters=V,
-                  _lazy={"parametrize": lambda: _load_parametrize(namespace)},
+                  _lazy={"parametrize": lambda: _load_parametrize(namespace),
+                         "parametrizations": lambda: _load_parametrizations(namespace)},
                   **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
