@@ -408,9 +408,10 @@ def _load_utils():
     members = {name: getattr(_data, name) for name in _data.NAMES}
     for sub, names in _DATA_SUBMODULES.items():
         members[sub] = _Module(f"torch.utils.data.{sub}", **{n: members[n] for n in names if n in members})
-    from .checkpoint import checkpoint
+    from .checkpoint import checkpoint, checkpoint_sequential
     return _Module("torch.utils", data=_Module("torch.utils.data", **members),
-                   checkpoint=_Module("torch.utils.checkpoint", checkpoint=checkpoint))
+                   checkpoint=_Module("torch.utils.checkpoint", checkpoint=checkpoint,
+                                      checkpoint_sequential=checkpoint_sequential))
 
 
 def _load_func():

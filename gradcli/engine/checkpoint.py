@@ -1,4 +1,4 @@
-"""torch.utils.checkpoint.checkpoint (torch/utils/checkpoint.py, 2.13). use_reentrant=False records
+"""torch.utils.checkpoint.checkpoint and checkpoint_sequential (torch/utils/checkpoint.py, 2.13). use_reentrant=False records
 the function's own graph (torch's saved-tensor hooks recompute the same values under the same
 random state, so what a script sees is the plain call's: grad_fn names, values, gradients);
 use_reentrant=True (and the default, with torch's warning) is torch's CheckpointFunction: forward
@@ -10,10 +10,11 @@ import warnings
 
 from . import api as torch
 from .custom_function import Function
+from .nn.containers import Sequential
 from .rng_ops import get_rng_state, set_rng_state
 from .tensor import Tensor
 
-NAMES = ("checkpoint",)
+NAMES = ("checkpoint", "checkpoint_sequential")
 
 
 def _detach_inputs(inputs):
@@ -82,6 +83,38 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     return CheckpointFunction.apply(function, preserve_rng_state, *args)
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):  # noqa: A002 - torch's name
+    """torch.utils.checkpoint.checkpoint_sequential: the functions (a Sequential's children) in `segments`
+    chunks, each but the last run through checkpoint, as torch's loop splits them."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+                      "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
+                      "use_reentrant=False is recommended, but if you need to preserve the current default "
+                      "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+                      "differences between the two variants.", UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+
+    def run_function(start, end, functions):
+        def forward(input):  # noqa: A002 - torch's name
+            for j in range(start, end + 1):
+                input = functions[j](input)
+            return input
+        return forward
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    segment_size = len(functions) // segments
+    end = -1  # the last chunk runs outside checkpoint (its output needs its graph)
+    for start in range(0, segment_size * (segments - 1), segment_size):
+        end = start + segment_size - 1
+        input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return run_function(end + 1, len(functions) - 1, functions)(input)
 
 
 CheckpointFunction.__module__ = "torch.utils.checkpoint"
