@@ -13,7 +13,7 @@ from .limits import LIMITS as _limits
 from .limits import check_numel
 from .device import DEFAULT_DEVICE, canonical, cupy, to_device
 from .size import Size
-from .argcheck import check_int_list, is_scalar, typename
+from .argcheck import check_int_list, int64_args, is_scalar, typename
 from .tensor import Tensor, wrap
 
 # ---------------------------------------------------------------------------- inference
@@ -445,6 +445,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None):
+    int64_args(n, m)  # the parser's ints: 2**64 is its ValueError, before any size check
     d = _resolve(dtype) or dtypes.defaults.float
     if n < 0:
         raise errors.runtime(f"n must be greater or equal to 0, got {n}")
@@ -513,6 +514,7 @@ def _check_0d_ends(name, start, end):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    int64_args(steps)  # the parser's int: 2**64 is its ValueError, not the size's TypeError
     _check_0d_ends("linspace", start, end)
     for v in (start, end):  # the parser's Scalars
         if v.__class__ is builtins.int:
@@ -553,6 +555,7 @@ def _linspace_values(start, end, steps, d):
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    int64_args(steps)
     _check_0d_ends("logspace", start, end)
     lin = linspace(start, end, steps, dtype=dtypes.float64)
     d = _resolve(dtype) or dtypes.defaults.float

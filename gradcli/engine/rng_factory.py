@@ -111,6 +111,7 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, out=None,
              pin_memory=False):
     from .factory import resolve_dtype  # noqa: PLC0415
+    int64_args(n)  # the parser's int: 2**64 is its ValueError, not the element limit's
     n = builtins.int(n)
     if n < 0:
         raise errors.runtime(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -210,6 +211,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    int64_args(num_samples)
     data = host(input._data)
     if input.dim() not in (1, 2):
         raise errors.runtime("prob_dist must be 1 or 2 dim")

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from .. import errors
-from ..argcheck import typename
+from ..argcheck import check_int_list, typename
 from ..limits import check_shape
 from ..function import Function, record
 from ..ops import arithmetic as AR
@@ -252,6 +252,8 @@ def _index_pad(input, pad, mode):
 def pad(input, pad, mode="constant", value=None):
     if not isinstance(mode, str):  # torch._C._nn.pad's parser (its message gives the position for a keyword too)
         raise errors.type_error(f"pad(): argument 'mode' (position 3) must be str, not {typename(mode)}")
+    if isinstance(pad, (list, tuple)):
+        check_int_list("pad", "pad", pad)
     if len(pad) % 2:
         raise errors.runtime("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, errors, numerics, rng_math
+from ..argcheck import int64_args
 from ..autograd import SavedValue, forward_level
 from ..autograd_modes import grad_mode, no_grad
 from ..function import Function, record, record2
@@ -525,6 +526,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def one_hot(tensor, num_classes=-1):
+    int64_args(num_classes)  # the parser's int: 2**64 is its ValueError, not the element limit's
     if not isinstance(tensor, Tensor) or tensor.dtype is not dtypes.int64:
         raise errors.runtime("one_hot is only applicable to index tensor of type LongTensor.")
     t = tensor._data

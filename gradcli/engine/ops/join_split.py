@@ -10,7 +10,7 @@ from .. import errors
 from ..device import check_args
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
-from ..argcheck import int64_args
+from ..argcheck import check_int_list, int64_args, takes_int
 from ..tensor import Tensor, wrap, wrap_dim
 from ..views import view_of
 from . import replays, words
@@ -50,6 +50,7 @@ class RepeatBackward0(Function):
 def repeat(input, *reps):
     if not reps:
         raise errors.missing_arguments("repeat", "repeats")
+    check_int_list("repeat", "repeats", reps)
     reps = shape_arg(reps)
     if len(reps) < input._data.ndim:
         raise errors.runtime("Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -63,7 +64,8 @@ def repeat(input, *reps):
 def tile(input, dims=None):
     if dims is None:
         raise errors.missing_arguments("tile", "dims")
-    dims = tuple(dims)
+    dims = (dims,) if takes_int(dims) else tuple(dims)  # an int list parameter takes one int
+    check_int_list("tile", "dims", dims)
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)

@@ -305,10 +305,12 @@ def _tri_indices(row, col, offset, lower, dtype=None, device=None):
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    int64_args(row, col, offset)  # the parser's ints: 2**64 is its ValueError, not NumPy's size error
     return _tri_indices(row, col, offset, True, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    int64_args(row, col, offset)
     return _tri_indices(row, col, offset, False, dtype, device)
 
 

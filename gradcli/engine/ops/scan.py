@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors
+from ..argcheck import int64_args
 from ..device import asarray as _asarray
 from ..device import host, like, on_host, xp_of
 from ..function import Function, record
@@ -343,6 +344,7 @@ BincountNotImplemented.__name__ = BincountNotImplemented.__qualname__ = "NotImpl
 
 
 def bincount(input, weights=None, minlength=0):
+    int64_args(minlength)  # the parser's int: 2**64 is its ValueError, not the element limit's
     if input.dtype.category != dtypes.INT:
         from .special_common import not_implemented  # noqa: PLC0415
         raise not_implemented("bincount_cpu", input.dtype)
@@ -366,6 +368,7 @@ def histc(input, bins=100, min=0, max=0):
     """ATen's histogram_histc: the edges [min, max] (the input's own extremes when equal, widened by 1
     when those are equal too), each element inside them binned as int((x - min) * bins / (max - min)) in
     the input's dtype, the last bin closed; no gradient."""
+    int64_args(bins)  # the parser's int: 2**64 is its ValueError, not the element limit's
     from .special_common import not_implemented  # noqa: PLC0415
     if not input.dtype.is_floating_point:
         raise not_implemented("linspace_cpu" if input.dtype is dtypes.bool_ else "histogram_cpu", input.dtype)

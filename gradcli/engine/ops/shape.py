@@ -237,6 +237,7 @@ class ExpandBackward0(Function):
 def expand(input, *sizes):
     if not sizes:
         raise errors.missing_arguments("expand", "size")
+    check_int_list("expand", "size", sizes)
     sizes = shape_arg(sizes)
     shape = input._data.shape
     if len(sizes) < len(shape):

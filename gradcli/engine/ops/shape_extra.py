@@ -222,6 +222,7 @@ def atleast_3d(*tensors):
 # ---------------------------------------------------------------------------- repeat_interleave, take
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    int64_args(repeats, dim, output_size)  # the parser's ints: 2**64 is its ValueError, not the element limit's
     if repeats is None:  # torch.repeat_interleave(repeats): the indices each position repeats
         counts = input._data  # CuPy's repeat takes no array of counts: the index is made on the host
         if counts.size:
