@@ -2,8 +2,9 @@
 same tokens (class, text, type, value, the six positions) as the Python scan, the reference, over every
 .grad file of the repository and over fuzzed texts, or None exactly where the Python scan raises (its
 error then comes from the Python scan, in its place in the stream); used only for the grammar's own
-master regex, only from tokenizer.NATIVE_FROM characters, never under GRADCLI_NATIVE=0; and a parse
-of a long text with an error gives the same error whichever scan ran."""
+master regex, only from tokenizer.NATIVE_FROM characters, never under GRADCLI_NATIVE=0. csrc/lalr.c, the
+C form of lalr.Driver.parse's loop over such a list: a long text's tree (every span) or error is the
+same with either scan and either loop, and tables of another shape are refused, not read astray."""
 from __future__ import annotations
 
 import random
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from gradcli import native
-from gradcli.lang import parser, tokenizer
+from gradcli.lang import ast as A
+from gradcli.lang import lalr, parser, tokenizer
 from gradcli.lang.errors import ScriptSyntaxError
 from gradcli.lang.tokenizer import ParseState, tokenize
 from gradcli.lang.tokens import Token
@@ -128,23 +130,42 @@ def _long(text_end: str) -> str:
     return text
 
 
+def _spans_dump(node):
+    """The tree with every span (== leaves spans out)."""
+    if isinstance(node, A.Node):
+        return (type(node).__name__,) + tuple((name, _spans_dump(getattr(node, name, None))) for name, *_ in node._specs)
+    if isinstance(node, list):
+        return [_spans_dump(v) for v in node]
+    return node
+
+
 @pytest.mark.parametrize("end", ["print(x1)\n", "x = (1,\n", "if x:\n  y = 1\n z = 2\n", "x = 1 +\n",
-                                 "x = 'abc\n", "def f(:\n    pass\n", "x = $\n", "for i in y:\npass\n", "y = 1 \\\n"])
-def test_a_long_parse_is_the_same_with_either_scan(scan, monkeypatch, end):
+                                 "x = 'abc\n", "def f(:\n    pass\n", "x = $\n", "for i in y:\npass\n", "y = 1 \\\n",
+                                 "(a, b) += 1\n", "f(x for x in y, 1)\n", "def g():\n    return\nreturn 1\n",
+                                 "s = f'{x.y(1):>{w}} {a + b!r}'\nclass C(nn.Module):\n    def f(self, *a, k=1, **kw):\n"
+                                 "        return [i for i in a if i] or {k: v for k, v in kw.items()}\n"])
+def test_a_long_parse_is_the_same_with_either_scan_and_loop(scan, native_module, monkeypatch, end):
+    """The tree (with every span) or the error of a long text: the same with the Python scan and loop,
+    the C scan and the Python loop, the C scan and loop (csrc/lalr.c)."""
+    native_module("lalr")
     text = _long(end)
 
     def parse():
         try:
-            module = parser.parse(text, "<long>")
+            return _spans_dump(parser.parse(text, "<long>"))
         except ScriptSyntaxError as exc:
             return ("error", exc.message, exc.type_name, exc.line, exc.column, exc.end_line, exc.end_column)
-        return ("ok", len(module.body), module.end_line, module.end_column)
 
+    real_scan, real_drive = tokenizer.native_scan, lalr._native_drive
+    assert real_drive() is not None
     calls = []
-    real = tokenizer.native_scan
-    monkeypatch.setattr(tokenizer, "native_scan", lambda tables: calls.append(1) or real(tables))
+    monkeypatch.setattr(tokenizer, "native_scan", lambda tables: calls.append(1) or real_scan(tables))
+    monkeypatch.setattr(lalr, "_native_drive", lambda: calls.append(2) or real_drive())
     with_c = parse()
-    assert calls
+    scanned_in_c = isinstance(tokenizer.stream(text, ParseState(), parser.fast_parser()[1]), list)
+    assert 1 in calls and (2 in calls) == scanned_in_c  # (a tokenizer error: the Python scan and loop)
+    monkeypatch.setattr(lalr, "_native_drive", lambda: None)
+    assert parse() == with_c
     monkeypatch.setattr(tokenizer, "native_scan", lambda tables: None)
     assert parse() == with_c
 
@@ -188,3 +209,25 @@ def test_scan_refuses_what_is_not_a_token_class(native_module):
     assert isinstance(module.scan("x\n", False, good, {}), list)
     assert [str(t) for t in module.scan("if\n", False, good, {"if": "IF"})] == ["if", "\n"]
     assert isinstance(module.scan("if\n", False, good, {"if": "IF"})[0], Token)
+
+
+def test_drive_refuses_tables_of_another_shape(native_module):
+    drive = native_module("lalr").drive
+    tok = Token("NAME", "x", 0, 1, 1, 1, 2, 1)
+    for args in [([tok], [{}], [], 0, 1), ((tok,), [{}], [], 0), ([tok], ({},), [], 0), ([tok], [{}], (), 0),
+                 ([tok], [{}], [], "0"), ([tok], [[]], [], 0), ([tok], [{"NAME": "1"}], [], 0),
+                 ([tok], [{"NAME": -1}], [(1, "a")], 0), ([tok], [{"NAME": -1}], [("1", "a", None)], 0)]:
+        with pytest.raises(TypeError):
+            drive(*args)
+    for args in [([tok], [{}], [], 5), ([tok], [{}], [], -1), ([tok], [{"NAME": 7}], [], 0),
+                 ([tok], [{"NAME": -2}], [(1, "a", None)], 0), ([tok], [{"NAME": -1}], [(3, "a", list)], 0),
+                 ([tok], [{"NAME": -1}], [(0, "a", list)], 0), ([tok], [{"NAME": -1}], [(-1, "a", list)], 0)]:
+        with pytest.raises(ValueError):  # a state, rule or goto out of the tables, a reduction too deep
+            drive(*args)
+    assert drive([tok], [{"NAME": 1}, {}], [], 0) == ([0, 1], [tok], 1)
+    assert drive([tok, tok], [{"NAME": 1}, {}], [], 0) == ([0, 1], [tok], 1)  # stopped at the second
+
+    def boom(children):
+        raise KeyError("reducer")
+    with pytest.raises(KeyError):  # a reducer's exception passes through
+        drive([tok], [{"NAME": -1, "r": 1}, {}], [(0, "r", boom)], 0)

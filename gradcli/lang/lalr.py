@@ -112,7 +112,17 @@ class Driver:
         self.end_states = data["end"]
 
     def parse(self, tokens: Iterable[Token], start: str) -> Any:
-        """Parse the token stream from the start symbol `start`; the start rule's value."""
+        """Parse the token stream from the start symbol `start`; the start rule's value.
+
+        A list (tokenizer.stream's, for a long text) runs csrc/lalr.c's loop when it is built: the
+        same actions and reducer calls, in C."""
+        if type(tokens) is list and tokens:
+            drive = _native_drive()
+            if drive is not None:
+                states, values, stop = drive(tokens, self.actions, self.rules, self.start_states[start])
+                if stop < len(tokens):
+                    raise self._unexpected(tokens[stop], states, values, start)
+                return self._end(tokens[-1], states, values, start)
         actions = self.actions
         rules = self.rules
         state = self.start_states[start]
@@ -150,7 +160,15 @@ class Driver:
                     state = actions[states[-1]][origin]
                     push_state(state)
                 row = actions[state]
-        # the end of the input: reduce until the start rule is complete
+        return self._end(token, states, values, start)
+
+    def _end(self, token: Optional[Token], states: list, values: list, start: str) -> Any:
+        """The end of the input after the last token `token`: reduce until the start rule is complete."""
+        actions = self.actions
+        rules = self.rules
+        push_state = states.append
+        push_value = values.append
+        row = actions[states[-1]]
         end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
         end_state = self.end_states[start]
         while True:
@@ -204,6 +222,18 @@ class Driver:
                     return True
         except Exception:  # a reducer refusing what it was given (a syntax error)
             return False
+
+
+_NATIVE: list = []
+
+
+def _native_drive() -> Optional[Callable]:
+    """csrc/lalr.c's drive, or None (not built, GRADCLI_NATIVE=0); loaded at a long text's first parse."""
+    if not _NATIVE:
+        from .. import native  # noqa: PLC0415 - never at start-up: a short text's tokens are no list
+        module = native.load("lalr", needs=("drive",))
+        _NATIVE.append(module.drive if module is not None else None)
+    return _NATIVE[0]
 
 
 class Stacks:
