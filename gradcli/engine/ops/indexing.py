@@ -310,6 +310,10 @@ def setitem(input, key, value):
             raise errors.runtime("unsupported operation: some elements of the input tensor and the written-to "
                                  "tensor refer to a single memory location. Please clone() the tensor before "
                                  "performing the operation.")
+    if not advanced and isinstance(value, Tensor) and type(data) is np.ndarray:
+        from .inplace import PARTIAL_OVERLAP_MESSAGE, partial_overlap  # noqa: PLC0415 - inplace imports this module
+        if partial_overlap(data[nkey], value._data):  # x[1:] = x[:-1]: copy_ into the view x[1:]
+            raise errors.runtime(PARTIAL_OVERLAP_MESSAGE)
     try:
         data[nkey] = v
     except (ValueError, TypeError):  # NumPy's mask assignment takes 0-d or 1-d values only (a TypeError)

@@ -38,6 +38,56 @@ _SOURCE_ARG = {"scatter_": 2, "scatter_add_": 2, "scatter_reduce_": 2, "index_ad
 _SOURCE_KW = ("src", "source", "values")
 
 
+# the in-place ops that are TensorIterator loops: their tensor arguments may not partially overlap self
+ITERATOR_INPLACE = frozenset({
+    "add_", "sub_", "subtract_", "mul_", "multiply_", "div_", "divide_", "true_divide_", "floor_divide_",
+    "remainder_", "fmod_", "pow_", "float_power_", "lerp_", "addcmul_", "addcdiv_", "atan2_", "arctan2_",
+    "copysign_", "hypot_", "xlogy_", "nextafter_", "ldexp_", "heaviside_", "logical_and_", "logical_or_",
+    "logical_xor_", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_",
+    "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "greater_equal_", "less_", "less_equal_", "not_equal_",
+    "clamp_", "clip_", "clamp_min_", "clamp_max_"})
+PARTIAL_OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor "
+                           "refer to a single memory location. Please clone() the tensor before performing the "
+                           "operation.")
+
+
+def _dense(a):
+    """c10's is_non_overlapping_and_dense: the elements fill one block of memory, in some dim order."""
+    expected = a.itemsize
+    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def partial_overlap(a, b):
+    """at::get_overlap_status(a, b) == Partial: two dense arrays on one block that are not the same elements
+    in the same layout (non-dense ones are 'too hard', which torch lets through)."""
+    if a is b or not a.size or not b.size or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    if not np.may_share_memory(a, b) or not (_dense(a) and _dense(b)):
+        return False
+    lo_a, hi_a = _bounds(a)
+    lo_b, hi_b = _bounds(b)
+    if lo_a == lo_b and hi_a == hi_b:
+        return a.strides != b.strides  # (torch compares the stride lists: of another length, Partial)
+    return lo_a < hi_b and lo_b < hi_a
+
+
+def _bounds(a):
+    lo = a.__array_interface__["data"][0] + sum(st * (n - 1) for st, n in zip(a.strides, a.shape) if st < 0)
+    return lo, lo + a.size * a.itemsize
+
+
+def check_iterator_overlap(self, args, kwargs):
+    """TensorIterator's compute_mem_overlaps, its first check after the output's: an input that partially
+    overlaps the written-to tensor (x[0].add_(x), x[1:].mul_(x[:-1])) is refused before shapes and dtypes."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and partial_overlap(self._data, a._data):
+            raise errors.runtime(PARTIAL_OVERLAP_MESSAGE)
+
+
 def check_source_overlap(name, self, args, kwargs):
     """x.scatter_(d, i, x) and the like: torch's error when the source shares memory with x."""
     pos = _SOURCE_ARG.get(name)
@@ -174,11 +224,14 @@ def inplace(fn, name):
     binary_bitwise = name.startswith("bitwise_") and name != "bitwise_not_"
     renamed = name in _NOT_IMPLEMENTED_INPLACE
     alpha_named = name in ("add_", "sub_")
+    iterator = name in ITERATOR_INPLACE
 
     def method(self, *args, **kwargs):
         check_inplace(self)
         if not overlap_ok and overlaps(self._data):  # TensorIterator's first check, before shapes and dtypes
             raise errors.runtime(OVERLAP_MESSAGE)
+        if iterator:
+            check_iterator_overlap(self, args, kwargs)
         if alpha_named and "alpha" in kwargs and args:  # the parser's error names the in-place method
             from .arithmetic import alpha_number  # noqa: PLC0415 - arithmetic imports this module's users
             alpha_number(name, self, args[0], kwargs["alpha"])
@@ -392,6 +445,8 @@ def copy_(self, src, non_blocking=False):
         src = wrap(np.asarray(src, d.np), d)
     elif not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    elif partial_overlap(self._data, src._data):  # copy_'s TensorIterator (the same view of src returns early)
+        raise errors.runtime(PARTIAL_OVERLAP_MESSAGE)
     try:
         s = src._data if type(src._data) is type(self._data) else like(self._data, src._data)  # across devices
         target = write_alias(self._data)

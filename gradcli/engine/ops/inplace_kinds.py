@@ -40,11 +40,12 @@ def compare_inplace(compare, name, node=None):
     """x.eq_(y), x.lt_(y) ... (declared inplace="compare" in comparison.py): x gets 0/1 in its own dtype
     and, a float x, the comparison's node (EqBackward0 for a number, EqBackward1 for a tensor)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import rebase  # noqa: PLC0415
+    from .inplace import check_iterator_overlap, rebase  # noqa: PLC0415
     zero, one = _COMPARE[name[:-1]]
 
     def method(self, other):
         check_inplace(self)
+        check_iterator_overlap(self, (other,), {})
         other = operand(other)
         r = compare(self, other)
         out = wrap(_asarray(r._data).astype(self._data.dtype), self.dtype)

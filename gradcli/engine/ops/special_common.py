@@ -95,13 +95,16 @@ def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import (OVERLAP_WRITES, check_iterator_output, check_source_overlap, rebase,  # noqa: PLC0415
-                          warn_expanded_write)
+    from .inplace import (ITERATOR_INPLACE, OVERLAP_WRITES, check_iterator_output, check_iterator_overlap,  # noqa: PLC0415
+                          check_source_overlap, rebase, warn_expanded_write)
     overlap_ok = name in OVERLAP_WRITES
     iterator_first = name in _ITERATOR_FIRST
+    iterator = name in ITERATOR_INPLACE
 
     def method(self, *args, **kwargs):
         check_inplace(self)
+        if iterator:
+            check_iterator_overlap(self, args, kwargs)
         if iterator_first and args:
             check_iterator_output(self, args[0])
         r = fn(_twin(self) if self._rg else self, *args, **kwargs)
