@@ -110,8 +110,8 @@ def _torch_gelu(torch, arr, gy):
     if xt is None:
         full = torch.from_numpy(np.ascontiguousarray(arr.base if arr.base is not None else arr))
         off = (arr.__array_interface__["data"][0] - (arr.base if arr.base is not None else arr)
-               .__array_interface__["data"][0]) // 4
-        xt = torch.as_strided(full, arr.shape, [s // 4 for s in arr.strides], off)
+               .__array_interface__["data"][0]) // arr.itemsize
+        xt = torch.as_strided(full, arr.shape, [s // arr.itemsize for s in arr.strides], off)
     xt = xt.detach().requires_grad_()
     y = torch.nn.functional.gelu(xt)
     y.backward(torch.from_numpy(gy))
@@ -169,3 +169,19 @@ def test_bit_for_bit_with_torch_under_default(tmp_path):
                        check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_float16_bit_for_bit_with_torch(threads, capability):
+    """float16 takes ATen's kernel (oneDNN's float16 needs AVX512-FP16/AMX): computed in float, rounded once,
+    the vector plan the float16 array's."""
+    torch = pytest.importorskip("torch")
+    threads(torch.get_num_threads())
+    capability(torch.backends.cpu.get_cpu_capability().lower())
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal(40000) * 3).astype(np.float16)
+    for arr in (x, x[:1], x[:33], x[:1000], x[:2000].reshape(40, 50).T, x[::3]):
+        gy = rng.standard_normal(arr.shape).astype(np.float16)
+        want_y, want_g = _torch_gelu(torch, arr, gy)
+        assert np.array_equal(gelu_kernel.gelu16(arr).view(np.uint16), np.ascontiguousarray(want_y).view(np.uint16))
+        assert np.array_equal(gelu_kernel.gelu_backward16(gy, arr).view(np.uint16),
+                              np.ascontiguousarray(want_g).view(np.uint16))

@@ -1,4 +1,4 @@
-"""torch's float32 GELU (approximate='none') on the CPU, forward and backward, bit for bit.
+"""torch's float32 and float16 GELU (approximate='none') on the CPU, forward and backward, bit for bit.
 
 torch takes one of two kernels (aten/src/ATen/native/Activation.cpp, `use_mkldnn`): a contiguous
 float32 input of more than one element goes to oneDNN's eltwise `gelu_erf` (JIT code, chosen by
@@ -165,11 +165,19 @@ def _grain(numel):
     return numel // NUM_THREADS if numel > _GELU_MT_MIN else GRAIN_SIZE
 
 
+def _in_float(fn, dt):
+    """A float16 kernel computes in float and rounds once (ATen's reduced-float branch); the vector
+    plan stays the float16 array's (2 * 16 elements a block on AVX2)."""
+    if dt == _F32:
+        return fn
+    return lambda *vs: fn(*(v.astype(_F32) for v in vs)).astype(dt)
+
+
 def _aten_forward(x):
     def body(erf):
         return lambda v: (v * _HALF) * (_ONE + erf(v * _ATEN_ALPHA))
     vec = body(_erff if capability() == "default" else _vec_erf)
-    return pow_kernel.unary_kernel(x, vec, body(_erff), grain=_grain(x.size))
+    return pow_kernel.unary_kernel(x, _in_float(vec, x.dtype), _in_float(body(_erff), x.dtype), grain=_grain(x.size))
 
 
 def _aten_backward(g, x):
@@ -179,10 +187,24 @@ def _aten_backward(g, x):
             pdf = _ATEN_BETA * exp((v * v) * _F32(-0.5))
             return dy * fma(v, pdf, cdf)
         return f
-    # the compiler fuses the vector body's cdf + x * pdf (measured), not the scalar lambda's
+    # the compiler fuses the float vector body's cdf + x * pdf (measured), not the scalar lambda's nor the
+    # float16 branch's (measured)
     scalar = body(_erff, pow_kernel.expf, _fma(False))
-    vec = scalar if capability() == "default" else body(_vec_erf, sleef.expf, fma32)
-    return pow_kernel.nary_kernel((g, x), vec, scalar)   # the backward passes no grain: GRAIN_SIZE's split
+    vec = scalar if capability() == "default" else body(_vec_erf, sleef.expf, _fma(x.dtype == _F32))
+    dt = x.dtype   # the backward passes no grain: GRAIN_SIZE's split
+    return pow_kernel.nary_kernel((g, x), _in_float(vec, dt), _in_float(scalar, dt))
+
+
+def gelu16(x):
+    """gelu of a float16 array: ATen's kernel in float (oneDNN takes float16 only on CPUs with AVX512-FP16
+    or AMX, which gradcli does not model)."""
+    with np.errstate(all="ignore"):
+        return _aten_forward(x)
+
+
+def gelu_backward16(g, x):
+    with np.errstate(all="ignore"):
+        return _aten_backward(np.asarray(g, x.dtype), x)
 
 
 def gelu32(x):

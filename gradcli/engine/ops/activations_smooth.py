@@ -57,8 +57,9 @@ class GeluBackward0(Function):
 
 
 def _gelu_np(x, approximate):
-    if approximate == "none" and x.dtype == np.float32 and type(x) is np.ndarray:
-        return gelu_kernel.gelu32(x)  # oneDNN's or ATen's kernel, as torch picks: torch's bits
+    if approximate == "none" and x.dtype in (np.float32, np.float16) and type(x) is np.ndarray:
+        # oneDNN's or ATen's kernel, as torch picks: torch's bits
+        return gelu_kernel.gelu32(x) if x.dtype == np.float32 else gelu_kernel.gelu16(x)
     if approximate == "tanh":
         x_cube = x * x * x
         return 0.5 * x * (1 + np.tanh(GELU_BETA * (x + GELU_KAPPA * x_cube)))

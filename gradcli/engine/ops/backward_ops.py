@@ -241,8 +241,9 @@ class GeluBackwardBackward0(_BackwardOp):
             left_derivative = 0.5 * right
             right_derivative = left * (1 - t * t) * (GELU_BETA * (1 + 3 * GELU_KAPPA * x_sq))
             return g * (left_derivative + right_derivative)
-        if x.dtype == np.float32 and type(x) is np.ndarray and type(g) is np.ndarray:
-            return gelu_kernel.gelu_backward32(g, x)  # oneDNN's or ATen's kernel: torch's bits
+        if x.dtype in (np.float32, np.float16) and type(x) is np.ndarray and type(g) is np.ndarray:
+            # oneDNN's or ATen's kernel: torch's bits
+            return (gelu_kernel.gelu_backward32 if x.dtype == np.float32 else gelu_kernel.gelu_backward16)(g, x)
         from .special_unary import ErfBackward0  # noqa: PLC0415 - special applies this module's ops
         cdf = 0.5 * (1 + ErfBackward0.forward(x * math.sqrt(0.5)))
         pdf = _GELU_ALPHA * UM.ExpBackward0.forward(x * x * -0.5)
