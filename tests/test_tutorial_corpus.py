@@ -152,7 +152,6 @@ KNOWN: dict[str, str] = {
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
     "pt_pruning_random_unstructured.grad": "torch.nn.utils.prune is not implemented",
-    "docs_swa_utils_averaged_model.grad": "torch.optim.swa_utils (AveragedModel, SWALR) is not implemented",
 }
 
 _results: dict[str, bool] = {}

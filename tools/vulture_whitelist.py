@@ -313,6 +313,12 @@ reset_warn_once
 remove_parametrizations
 type_before_parametrizations
 transfer_parametrizations_and_params
+# gradcli/engine/optim_swa.py (torch.optim.swa_utils, bound by name: optim_swa.NAMES)
+get_ema_multi_avg_fn
+get_swa_multi_avg_fn
+get_ema_avg_fn
+_.update_parameters
+update_bn
 # gradcli/engine/optim.py
 SGD
 AdamW

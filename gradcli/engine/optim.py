@@ -621,6 +621,11 @@ class Adadelta(Optimizer):
 NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta")
 
 
+def _load_swa(namespace):
+    from . import optim_swa  # noqa: PLC0415 - torch.optim.swa_utils loads on first use
+    return namespace("torch.optim.swa_utils", **{n: getattr(optim_swa, n) for n in optim_swa.NAMES})
+
+
 def build(namespace):
     """The torch.optim namespace (with torch.optim.lr_scheduler), made with api.py's module-like class."""
     from . import optim_lr_scheduler as sched  # noqa: PLC0415 - it imports this module
@@ -629,7 +634,8 @@ def build(namespace):
     lr_scheduler = namespace("torch.optim.lr_scheduler", **{n: getattr(sched, n) for n in sched.NAMES},
                              **{n: getattr(more, n) for n in more.NAMES})
     from .optim_lbfgs import LBFGS  # noqa: PLC0415 - it imports this module
-    return namespace("torch.optim", lr_scheduler=lr_scheduler, **{n: globals()[n] for n in NAMES},
+    return namespace("torch.optim", lr_scheduler=lr_scheduler, _lazy={"swa_utils": lambda: _load_swa(namespace)},
+                     **{n: globals()[n] for n in NAMES},
                      **{n: getattr(optim_more, n) for n in optim_more.NAMES}, LBFGS=LBFGS)
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import api as torch
+from .. import errors
 from ..tensor import Tensor
 from .containers import ModuleDict, ModuleList
 from .module import Module
@@ -161,7 +162,7 @@ def _inject_new_class(module):
 
 def _inject_property(module, tensor_name):
     if hasattr(module, tensor_name):
-        raise AssertionError(f"Module already has an attribute named '{tensor_name}'")
+        raise errors.assertion(f"Module already has an attribute named '{tensor_name}'")
 
     def get_parametrized(self):
         parametrization = self.parametrizations[tensor_name]
