@@ -240,7 +240,7 @@ def split(tensor, split_size_or_sections, dim=0):
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 else [n]
+        sizes = [min(size, n - s) for s in range(0, n, size)] if size > 0 and n else [n]  # a size-0 dim: one piece
         cls = SplitBackward0
     else:
         sizes = list(split_size_or_sections)
@@ -264,6 +264,8 @@ def chunk(input, chunks, dim=0):
         raise errors.runtime(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
+    if n == 0:  # ATen's chunk: split_with_sizes into `chunks` empty pieces
+        return split(input, [0] * chunks, d)
     size = -(-n // chunks) if chunks else n
     return split(input, max(size, 1), d)
 
