@@ -9,7 +9,7 @@ from types import MethodType, ModuleType
 from . import ast as A
 from ..engine.private_names import is_script_class
 from .pyops import checked_int
-from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
+from .pyvalues import CHECKED, CHECKED_READ, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
 from .runtime import Frame, Function, tag
 from .scopes import Scope, child_qualname, function_scope, walrus_targets
@@ -66,7 +66,7 @@ def method_call(method, args, anode, node, G):
                 if kind == FULL:
                     f = getattr(obj, name)
                 elif kind == CHECKED:
-                    f = getattr(obj, name)
+                    f = CHECKED_READ[0](obj, name)
                     if isinstance(f, ModuleType):
                         raise refuse_module(obj, name)
                 elif kind == NAMESPACE and name in obj._members:
@@ -101,7 +101,7 @@ def method_call(method, args, anode, node, G):
             if kind == FULL:
                 f = getattr(obj, name)
             elif kind == CHECKED:
-                f = getattr(obj, name)
+                f = CHECKED_READ[0](obj, name)
                 if isinstance(f, ModuleType):
                     raise refuse_module(obj, name)
             elif kind == NAMESPACE and name in obj._members:

@@ -15,7 +15,7 @@ from .dunders import PROTOCOL_NAMES, dunder_load
 from .private import private_load, set_private
 from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
-from .pyvalues import CHECKED, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module, version_of
+from .pyvalues import CHECKED, CHECKED_READ, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module, version_of
 from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 
@@ -328,7 +328,7 @@ class ExprCompiler:
                 if kind == FULL:
                     return getattr(obj, name)
                 if kind == CHECKED:
-                    v = getattr(obj, name)
+                    v = CHECKED_READ[0](obj, name)
                     if isinstance(v, ModuleType):
                         raise refuse_module(obj, name)
                     return v
