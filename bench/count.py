@@ -5,7 +5,8 @@ machine's load, where the bench's times are not (docs/benchmarks.md, "The engine
     python -m bench.count script             # the same loop as the seed's .grad script (run_source)
     python -m bench.count api --steps 50 450 --native 0     # GRADCLI_NATIVE=0: the NumPy paths
 
-Each count runs `valgrind --tool=callgrind` on a fresh interpreter (PYTHONHASHSEED=0, one OpenBLAS thread) that imports
+Each count runs `valgrind --tool=callgrind` on a fresh interpreter (PYTHONHASHSEED=0, one OpenBLAS thread, the parser's
+tables from a cache folder of the count's own) that imports
 the engine, runs 20 steps untimed, then N steps; the difference of two N cancels imports and set-up.
 Needs valgrind on PATH; takes a few minutes (valgrind runs Python ~50x slower).
 """
@@ -44,13 +45,15 @@ def target(kind, steps):
             raise SystemExit(f"the script failed: {result.error}")
 
 
-def instructions(kind, steps, native):
-    """callgrind's total instruction count of one process running `steps` steps."""
+def instructions(kind, steps, native, cache):
+    """callgrind's total instruction count of one process running `steps` steps, the parser's tables read from
+    the folder `cache` (XDG_CACHE_HOME)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         # one OpenBLAS thread: its idle worker threads add ~800 instructions of noise a step under valgrind
         # (the loop's small products run on one thread either way)
-        env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_NATIVE=native, OPENBLAS_NUM_THREADS="1")
+        env = dict(os.environ, PYTHONHASHSEED="0", GRADCLI_NATIVE=native, OPENBLAS_NUM_THREADS="1",
+                   XDG_CACHE_HOME=cache)
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "bench.count",
                "--target", kind, str(steps)]
         subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -70,7 +73,14 @@ def main(argv=None):
         target(args.kind, args.n)
         return
     n1, n2 = args.steps
-    a, b = instructions(args.kind, n1, args.native), instructions(args.kind, n2, args.native)
+    # the parser's table cache of a folder of its own, filled before the counted runs: the user's cache is shared
+    # with every checkout, and one whose tables differ rewrites it, so the next run rebuilds them (~100K
+    # instructions a step of a script count spoiled that way)
+    with tempfile.TemporaryDirectory() as cache:
+        subprocess.run([sys.executable, "-m", "bench.count", "--target", args.kind, "0"], cwd=ROOT, check=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=cache, GRADCLI_NATIVE=args.native),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        a, b = instructions(args.kind, n1, args.native, cache), instructions(args.kind, n2, args.native, cache)
     print(f"{args.kind}: {(b - a) / (n2 - n1) / 1000:.1f}K instructions a step "
           f"((t({n2}) - t({n1})) / {n2 - n1}; GRADCLI_NATIVE={args.native})")
 
