@@ -165,7 +165,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _as_tuple(inputs)
     _check_inputs(inputs)
     if fast_mode and check_backward_ad:
-        return _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed)
+        return _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed, check_undefined_grad,
+                               nondet_tol)
     outs, numerical = _numerical_jacobian(func, inputs, eps)
     if check_forward_ad and not _forward_ad_matches(func, inputs, numerical, atol, rtol, raise_exception):
         return False
@@ -189,11 +190,60 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for o, (arow, brow) in enumerate(zip(analytical, again)):
         for i, (a, b) in enumerate(zip(arow, brow)):
             if a is not None and not np.allclose(a, b, rtol=0.0, atol=nondet_tol, equal_nan=True):
-                return _fail("Backward is not reentrant, i.e., running backward with same input and grad_output "
-                             "multiple times gives different values, although analytical gradient matches "
-                             f"numerical gradient.The tolerance for nondeterminism was {nondet_tol}.",
-                             raise_exception)
+                return _fail(_NOT_REENTRANT.format(nondet_tol), raise_exception)
+    return _zero_grad_checks(func, inputs, outs, check_undefined_grad, raise_exception)
+
+
+_NOT_REENTRANT = ("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times "
+                  "gives different values, although analytical gradient matches numerical gradient.The tolerance "
+                  "for nondeterminism was {}.")
+_UNDEFINED_NOTE = 'Please look at "Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+
+
+def _zero_grad_checks(func, inputs, outs, check_undefined_grad, raise_exception):
+    """torch's last two backward checks, each a backward pass a custom Function's backward sees:
+    _test_backward_mul_by_grad_output (zero grad_outputs give zero or no input gradients, of the inputs'
+    dtypes and sizes) and _test_undefined_backward_mode (func called again, its outputs' grads undefined,
+    which reach a backward materialized as zeros; once more per output when there are several)."""
+    diff = [x for x in inputs if _is_diff(x)]
+    outs = [o for o in outs if o.dtype.is_floating_point and o._rg]
+    if not outs or not diff:
+        return True
+    gs = _grad(outs, diff, grad_outputs=_zeros_for(outs), allow_unused=True)
+    for gi, di in zip(gs, diff):
+        if gi is None:
+            continue
+        if not bool((host(gi._data) == 0).all()):
+            return _fail("backward not multiplied by grad_output", raise_exception)
+        if gi.dtype is not di.dtype:
+            return _fail("grad is incorrect type", raise_exception)
+        if tuple(gi.shape) != tuple(di.shape):
+            return _fail("grad is incorrect size", raise_exception)
+    if not check_undefined_grad:
+        return True
+    for _ in range(1 + (len(outs) if len(outs) > 1 else 0)):
+        fresh = [o for o in _outputs(func, inputs) if o.dtype.is_floating_point and o._rg]
+        try:
+            gs = _grad(fresh, diff, grad_outputs=_zeros_for(fresh), allow_unused=True)
+        except RuntimeError:
+            _warn_undefined_bc()
+            return _fail(f"Expected backward function to handle undefined output grads. {_UNDEFINED_NOTE}",
+                         raise_exception)
+        if any(g is not None and not bool((host(g._data) == 0).all()) for g in gs):
+            _warn_undefined_bc()
+            return _fail("Expected all input grads to be undefined or zero when all output grads are undefined or "
+                         f"zero. {_UNDEFINED_NOTE}", raise_exception)
     return True
+
+
+def _zeros_for(outs):
+    return [wrap(like(o._data, np.zeros(o._data.shape, o.dtype.np)), o.dtype) for o in outs]
+
+
+def _warn_undefined_bc():
+    warnings.warn("Backwards compatibility: New undefined gradient support checking feature is enabled by default, "
+                  "but it may break existing callers of this function. If this is true for you, you can call this "
+                  'function with "check_undefined_grad=False" to disable the feature', UserWarning, stacklevel=4)
 
 
 def _forward_ad_matches(func, inputs, numerical, atol, rtol, raise_exception):
@@ -223,14 +273,16 @@ def _forward_ad_matches(func, inputs, numerical, atol, rtol, raise_exception):
     return True
 
 
-def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed):
-    """torch's fast mode: compare v^T (J u) by central differences along u with (v^T J) u from one
-    backward pass, for random u (per input) and v (per output)."""
+def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed, check_undefined_grad, nondet_tol):
+    """torch's fast mode: compare v^T (J u) by central differences along u with (v^T J) u from a
+    backward pass per output (run twice: torch's reentrancy check), for random u (per input) and v (per
+    output); the differences first, then the backward passes, as torch orders them."""
     rng = np.random.default_rng(seed)
     outs = _outputs(func, inputs)
     diff = [i for i, x in enumerate(inputs) if _is_diff(x)]
     us = {i: rng.uniform(-1, 1, inputs[i]._data.shape) for i in diff}
     vs = [rng.uniform(-1, 1, o._data.shape) if o.dtype.is_floating_point else None for o in outs]
+    numerical = {}
     for i in diff:
         x = inputs[i]
         orig = x._data.copy()
@@ -239,20 +291,35 @@ def _fast_gradcheck(func, inputs, eps, atol, rtol, raise_exception, seed):
         x._data[...] = orig - like(orig, eps * us[i])
         minus = _flat_values(_outputs(func, inputs))
         x._data[...] = orig
-        for o, out in enumerate(outs):
-            if vs[o] is None:
+        for o in range(len(outs)):
+            if vs[o] is not None:
+                numerical[o, i] = float(np.dot(vs[o].reshape(-1), (plus[o] - minus[o]) / (2 * eps)))
+    analytical = {}
+    xs = [inputs[i] for i in diff]
+    for o, out in enumerate(outs):
+        if vs[o] is None:
+            continue
+        gs = [None] * len(diff)
+        if out._rg:
+            go = wrap(like(out._data, vs[o].astype(out.dtype.np)), out.dtype)
+            gs = _grad(out, xs, grad_outputs=go, retain_graph=True, allow_unused=True)
+            again = _grad(out, xs, grad_outputs=go, retain_graph=True, allow_unused=True)
+            for g, h in zip(gs, again):
+                if g is not None and h is not None and not np.allclose(host(g._data), host(h._data), rtol=0.0,
+                                                                       atol=nondet_tol, equal_nan=True):
+                    return _fail(_NOT_REENTRANT.format(nondet_tol), raise_exception)
+        for i, g in zip(diff, gs):
+            analytical[o, i] = 0.0 if g is None else float(
+                np.dot(np.asarray(host(g._data), np.float64).reshape(-1), us[i].reshape(-1)))
+    for i in diff:
+        for o in range(len(outs)):
+            if (o, i) not in numerical:
                 continue
-            numerical = float(np.dot(vs[o].reshape(-1), (plus[o] - minus[o]) / (2 * eps)))
-            analytical = 0.0
-            if out._rg:
-                (g,) = _grad(out, [x], grad_outputs=wrap(like(out._data, vs[o].astype(out.dtype.np)), out.dtype),
-                             retain_graph=True, allow_unused=True)
-                if g is not None:
-                    analytical = float(np.dot(np.asarray(host(g._data), np.float64).reshape(-1), us[i].reshape(-1)))
-            if not np.isclose(analytical, numerical, rtol=rtol, atol=atol, equal_nan=True):
+            n, a = numerical[o, i], analytical[o, i]
+            if not np.isclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
                 return _fail(f"Jacobian mismatch for output {o} with respect to input {i},\n"
-                             f"numerical:{_fmt(numerical)}\nanalytical:{_fmt(analytical)}\n", raise_exception)
-    return True
+                             f"numerical:{_fmt(n)}\nanalytical:{_fmt(a)}\n", raise_exception)
+    return _zero_grad_checks(func, inputs, outs, check_undefined_grad, raise_exception)
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -284,7 +351,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     if not diff:
         return True
     return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol, fast_mode=fast_mode, seed=seed)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+                     fast_mode=fast_mode, seed=seed)
 
 
 def _leaf(array, dtype):
