@@ -70,3 +70,22 @@ def test_a_method_refuses_a_script_object_as_its_signature_does(call, message):
     # "int() argument must be ...", "'L' object is not iterable")
     result = refused(SEQUENCE + call + "\n", "TypeError", message)
     assert "not supported between" not in result.error.message
+
+
+# ---------------------------------------------------------------- the metered iterators' names, iter(f, sentinel)
+
+def test_the_metered_iterators_carry_python_names():
+    out = run("import itertools\nprint(type(itertools.repeat(1)), type(itertools.chain([1])), type(iter(abs, 1)))\n")
+    assert out.error is None, out.error.message
+    assert out.stdout == "<class 'itertools.repeat'> <class 'itertools.chain'> <class 'callable_iterator'>\n"
+    refused("import itertools\nlen(itertools.repeat(1))\n", "TypeError", "object of type 'itertools.repeat' has no len()")
+    refused("import itertools\ntorch.tensor(itertools.count())\n", "RuntimeError",
+            "Could not infer dtype of itertools.count")
+
+
+def test_iter_of_a_callable_and_a_sentinel_is_metered():
+    out = run("n = [0]\ndef f():\n    n[0] += 1\n    return n[0]\nprint(list(iter(f, 4)))\n")
+    assert out.error is None and out.stdout == "[1, 2, 3]\n"
+    refused("list(iter(int, 1))\n", "RuntimeError", "step limit", max_steps=10000)  # int() in C: each item a step
+    refused("iter(5, 1)\n", "TypeError", "iter(v, w): v must be callable")
+    refused("iter([1], 1, 2)\n", "TypeError", "iter expected at most 2 arguments, got 3")

@@ -176,8 +176,13 @@ def python_builtins(rt):
     names["format"] = BuiltinFunction(strguard.safe_builtin_format, "format")
     names["sum"] = BuiltinFunction(sum_, "sum")
 
-    def iter_(obj):
-        return iter(obj)
+    def iter_(obj, *sentinel):
+        if not sentinel:
+            return iter(obj)
+        if len(sentinel) > 1:
+            raise TypeError(f"iter expected at most 2 arguments, got {1 + len(sentinel)}")
+        # iter(callable, sentinel): each call an item, metered (list(iter(int, 1)) loops in C for ever)
+        return MeteredIterator(iter(obj, sentinel[0]), rt)
     names["iter"] = BuiltinFunction(iter_, "iter")
 
     def super_(*args):

@@ -31,9 +31,14 @@ _CLOCKS = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "m
 
 
 class MeteredIterator:
-    """One of itertools' iterators; each item counts as a step of the run."""
+    """One of itertools' iterators; each item counts as a step of the run. Made as the class named as the
+    iterator's own (_named): type(itertools.repeat(1)) is <class 'itertools.repeat'>, and Python's and torch's
+    messages name it 'itertools.repeat'."""
 
     __slots__ = ("it", "rt")
+
+    def __new__(cls, it, rt):
+        return object.__new__(_NAMED.get(type(it)) or _named(type(it)))
 
     def __init__(self, it, rt):
         self.it = it
@@ -51,6 +56,20 @@ class MeteredIterator:
 
     def __repr__(self):  # count(5), repeat(7, 3), <itertools.chain object at 0x...>
         return repr(self.it)
+
+
+_NAMED = {}  # the metered iterator's class -> MeteredIterator's subclass of that name
+
+
+def _named(kind):
+    """MeteredIterator under the names of the class `kind` (a C type's tp_name, which messages show, is
+    'itertools.repeat'; a builtins one's 'callable_iterator')."""
+    module = kind.__module__
+    cls = type(kind.__name__, (MeteredIterator,), {"__slots__": ()})
+    cls.__module__, cls.__qualname__ = module, kind.__qualname__
+    cls.__name__ = kind.__name__ if module == "builtins" else f"{module}.{kind.__name__}"
+    _NAMED[kind] = cls
+    return cls
 
 
 class MeteredCall:
