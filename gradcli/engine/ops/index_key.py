@@ -210,6 +210,7 @@ def check_bounds(shape, key, defer=False):
     tensors = []  # (place, values, size) of each index tensor
     n_index = 0  # the index's place among the index tensors (a mask counts one per dim), not the dim
     mask_error = None
+    indexed = []  # the places in sliced of the index tensors' dims
     sliced = []  # the tensor applySlicing hands the index kernel: integers selected, slices applied,
     for pos, k in enumerate(key):  # None and scalar bools unsqueezed (the mask message names its shape)
         if k is Ellipsis:
@@ -232,6 +233,7 @@ def check_bounds(shape, key, defer=False):
             if k.size and (k.max() >= size or k.min() < -size):
                 late = True
             tensors.append((n_index, k, size))
+            indexed.append(len(sliced))
             sliced.append(size)
             dim += 1
             n_index += 1
@@ -254,6 +256,12 @@ def check_bounds(shape, key, defer=False):
                            f"shape of the indexed tensor [{', '.join(map(str, sliced))}] at index {at}")
     if _check_index_broadcast(key) == 0:  # an index that selects nothing (x[False, idx]): the kernel reads none
         late = None
+    if late is not None and 0 in sliced and 0 not in [n for i, n in enumerate(sliced) if i not in indexed] + list(
+            shape[dim:]):  # the index kernel on an empty tensor, for a result of some elements: no bounds named
+        late = "index is out of bounds for dimension with size 0"
+        if defer:
+            return late
+        raise errors.index(late, hint="index_range")
     if late is not None:
         late = _first_bad(tensors)
         if defer:
