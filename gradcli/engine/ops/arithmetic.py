@@ -467,6 +467,10 @@ def rsub(input, other, alpha=1):
         alpha_number("rsub", input, other, alpha)
         _alpha_check(input, other, alpha)
     if isinstance(other, Tensor):
+        try:  # torch's rsub computes other - input: TensorIterator's broadcast message names other first
+            np.broadcast_shapes(other._data.shape, input._data.shape)
+        except ValueError:
+            raise broadcast_error(other, input) from None
         kw = None if alpha == 1 else {"alpha": alpha}
         r = binary(RsubBackward0, input, other, kw=kw)
         _keep_shapes(r, RsubBackward0, input, other)
