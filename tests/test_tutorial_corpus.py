@@ -151,7 +151,6 @@ KNOWN: dict[str, str] = {
                                                           "zeros' signs come from the dual numbers' products; "
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
-    "pt_pruning_random_unstructured.grad": "torch.nn.utils.prune is not implemented",
 }
 
 _results: dict[str, bool] = {}

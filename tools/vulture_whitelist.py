@@ -319,6 +319,13 @@ get_swa_multi_avg_fn
 get_ema_avg_fn
 _.update_parameters
 update_bn
+# gradcli/engine/nn/prune.py (torch.nn.utils.prune, bound by name: prune.NAMES; torch's method API)
+identity
+random_unstructured
+l1_unstructured
+is_pruned
+_.prune
+_.PRUNING_TYPE
 # gradcli/engine/optim.py
 SGD
 AdamW

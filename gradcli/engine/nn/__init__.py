@@ -64,6 +64,11 @@ def _load_parametrizations(namespace):
     return namespace("torch.nn.utils.parametrizations", **{n: getattr(weight_norm, n) for n in weight_norm.NAMES})
 
 
+def _load_prune(namespace):
+    from . import prune  # noqa: PLC0415 - torch.nn.utils.prune loads on first use
+    return namespace("torch.nn.utils.prune", **{n: getattr(prune, n) for n in prune.NAMES})
+
+
 def build(namespace):
     """The torch.nn namespace, made with `namespace(name, **members)` (api.py's module-like class)."""
     F = namespace("torch.nn.functional", **{n: getattr(functional, n) for n in functional.NAMES})
@@ -76,7 +81,8 @@ def build(namespace):
                   **{n: getattr(utils, n) for n in utils.NAMES if n not in utils.CLIP_GRAD_NAMES})
     U = namespace("torch.nn.utils", rnn=R, clip_grad=C, convert_parameters=V,
                   _lazy={"parametrize": lambda: _load_parametrize(namespace),
-                         "parametrizations": lambda: _load_parametrizations(namespace)},
+                         "parametrizations": lambda: _load_parametrizations(namespace),
+                         "prune": lambda: _load_prune(namespace)},
                   **{n: getattr(utils, n) for n in utils.NAMES})
     members = classes()
     return namespace("torch.nn", functional=F, init=I, parameter=P, utils=U, **members)
