@@ -12,7 +12,7 @@ from .distributions import (EMPTY, Distribution, as_size, broadcast_all, integer
                             logits_to_probs, nonnegative_integer, positive, probs_to_logits, real, simplex,
                             unit_interval)
 from .distributions_more import independent_constraint
-from .rng_dirichlet import _Dirichlet
+from .rng_dirichlet import dirichlet_rsample
 from .size import Size
 
 NAMES = ("Dirichlet", "Beta", "Binomial")
@@ -40,7 +40,7 @@ class Dirichlet(Distribution):
 
     def rsample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
-        return _Dirichlet.apply(self.concentration.expand(shape))
+        return dirichlet_rsample(self.concentration.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -85,7 +85,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = _lrs(self.optimizer)
 
 
-def _format_param(name, optimizer, param):
+def format_param(name, optimizer, param):
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
             raise errors.value(f"{name} must have the same length as optimizer.param_groups. "
@@ -101,7 +101,7 @@ def _cycle_momentum(scheduler, optimizer, first, second, last_epoch):
     if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
         raise errors.value("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
     scheduler.use_beta1 = "betas" in optimizer.defaults
-    formatted = {name: _format_param(name, optimizer, value) for name, value in (first, second)}
+    formatted = {name: format_param(name, optimizer, value) for name, value in (first, second)}
     if last_epoch == -1:
         for m_momentum, b_momentum, group in zip(formatted["max_momentum"], formatted["base_momentum"],
                                                  optimizer.param_groups):
@@ -161,7 +161,7 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ["cos", "linear"]:
             raise errors.value(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         self._anneal_func_type = anneal_strategy
-        max_lrs = _format_param("max_lr", self.optimizer, max_lr)
+        max_lrs = format_param("max_lr", self.optimizer, max_lr)
         if last_epoch == -1:
             for idx, group in enumerate(self.optimizer.param_groups):
                 group["initial_lr"] = max_lrs[idx] / div_factor
@@ -212,11 +212,11 @@ class CyclicLR(LRScheduler):
         if not isinstance(optimizer, Optimizer):
             raise errors.type_error(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
-        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        base_lrs = format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 group["lr"] = lr
-        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        self.max_lrs = format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
         step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
         self.total_size = step_size_up + step_size_down

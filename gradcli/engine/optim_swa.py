@@ -14,7 +14,7 @@ from . import errors
 from .nn.module import Module
 from .nn.modules_layers import _BatchNorm
 from .optim_lr_scheduler import LRScheduler
-from .optim_lr_scheduler_more import _format_param
+from .optim_lr_scheduler_more import format_param
 from .tensor import Tensor
 
 NAMES = ("AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
@@ -174,7 +174,7 @@ def _cosine_anneal(t):
 
 class SWALR(LRScheduler):
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1):
-        swa_lrs = _format_param("swa_lr", optimizer, swa_lr)
+        swa_lrs = format_param("swa_lr", optimizer, swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
             group["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:

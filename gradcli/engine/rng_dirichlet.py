@@ -249,3 +249,9 @@ class _Dirichlet(Function):
     def backward(ctx, grad_output):
         x, concentration = ctx.saved_tensors
         return dirichlet_backward(x, concentration, grad_output)
+
+
+def dirichlet_rsample(concentration):
+    """Dirichlet's rsample: a sample whose grad_fn is torch's <_DirichletBackward> (the class keeps
+    torch's private name, which the node's name is made of)."""
+    return _Dirichlet.apply(concentration)
