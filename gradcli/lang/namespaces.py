@@ -28,7 +28,8 @@ FORBIDDEN_NAMES = frozenset(
     "dir help memoryview classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 
-SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils.rnn, torch.optim, torch.autograd, "
+SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils (rnn, parametrize, parametrizations, "
+                     "prune), torch.optim (lr_scheduler, swa_utils), torch.autograd, "
                      "torch.utils.data, torch.utils.checkpoint, "
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
                      "torch.distributions, torch.testing, numpy, math, random, "
