@@ -151,6 +151,34 @@ KNOWN: dict[str, str] = {
                                                           "zeros' signs come from the dual numbers' products; "
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
+    # corpus11
+    'docstring_nn_AdaptiveAvgPool3d.grad': "nn.AdaptiveAvgPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_AdaptiveMaxPool3d.grad': "nn.AdaptiveMaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_AvgPool3d.grad': "nn.AvgPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_BatchNorm3d.grad': "nn.BatchNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_Conv3d.grad': "nn.Conv3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_ConvTranspose3d.grad': "nn.ConvTranspose3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_InstanceNorm3d.grad': "nn.InstanceNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_LPPool3d.grad': "nn.LPPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_MaxPool3d.grad': "nn.MaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_MaxUnpool3d.grad': "nn.MaxUnpool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
+    'docstring_nn_FractionalMaxPool2d.grad': 'nn.FractionalMaxPool2d (F.fractional_max_pool2d) is not implemented (docs/coverage.md)',
+    'docstring_linalg_eigvalsh.grad': 'torch.linalg.eigvalsh is not implemented (nor eigh): the float64 batch of symmetric matrices',
+    'docstring_linalg_householder_product.grad': 'torch.geqrf and torch.linalg.householder_product are not implemented (docs/coverage.md, legacy linear algebra)',
+    'docstring_linalg_ldl_factor.grad': "torch.linalg.ldl_factor is not implemented; the symmetric A before it prints as torch's",
+    'docstring_linalg_tensorinv.grad': 'torch.linalg.tensorinv (and tensorsolve) are not implemented',
+    'docstring_linalg_tensorsolve.grad': 'torch.linalg.tensorsolve is not implemented',
+    'docstring_func_linearize.grad': 'torch.func.linearize is not implemented (jvp, jacfwd and the forward-AD API are)',
+    'docstring_torch_histogramdd.grad': 'torch.histogramdd is not implemented (docs/coverage.md; torch.histogram and histc are)',
+    'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
+    'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
+    'docstring_distributions_Gumbel.grad': 'torch.distributions.Gumbel is not implemented (the distributions area)',
+    'docstring_distributions_StudentT.grad': 'torch.distributions.StudentT is not implemented (the distributions area)',
+    'docstring_distributions_Weibull.grad': 'torch.distributions.Weibull is not implemented (the distributions area)',
+    'docstring_distributions_Pareto.grad': 'torch.distributions.Pareto is not implemented (the distributions area)',
+    'docstring_distributions_HalfCauchy.grad': 'torch.distributions.HalfCauchy is not implemented (the distributions area)',
+    'docstring_distributions_LowRankMultivariateNormal.grad': 'torch.distributions.LowRankMultivariateNormal is not implemented (the distributions area)',
+    'docstring_distributions_MixtureSameFamily.grad': 'torch.distributions.MixtureSameFamily is not implemented (the distributions area)',
 }
 
 _results: dict[str, bool] = {}
