@@ -203,9 +203,13 @@ _COLLATE_ERROR = ("default_collate: batch must contain tensors, numpy arrays, nu
                   "found {}")
 
 
-def _typename(value):
+def _class_repr(value):
+    """repr(type(value)) as torch's message shows it: a script's own class is __main__'s."""
+    cls = type(value)
+    if getattr(cls, "__module__", None) == "__main__":
+        return f"<class '__main__.{cls.__qualname__}'>"
     from .argcheck import typename  # noqa: PLC0415
-    return typename(value)
+    return f"<class '{typename(value)}'>"
 
 
 def default_collate(batch):
@@ -234,7 +238,7 @@ def default_collate(batch):
         if any(len(e) != len(elem) for e in batch):
             raise errors.runtime("each element in list of batch should be of equal size")
         return [default_collate(list(samples)) for samples in zip(*batch)]
-    raise errors.type_error(_COLLATE_ERROR.format(f"<class '{_typename(elem)}'>"))
+    raise errors.type_error(_COLLATE_ERROR.format(_class_repr(elem)))
 
 
 def default_convert(data):

@@ -491,18 +491,34 @@ class Tensor:
         return t
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
+        """python_variable_methods.cpp's THPVariable_type: a dtype, a legacy tensor type
+        (torch.LongTensor), or a type's or a string's name read by torch::utils::type_from_string
+        ('torch.FloatTensor', 'torch.cuda.FloatTensor', 'torch.Tensor' for the default dtype)."""
         if dtype is None:
             return errors.type_string(self)
-        from .ops.conversion import to  # noqa: PLC0415
-        if isinstance(dtype, str):
-            name = dtype.rsplit(".", 1)[-1]
-            for d in dtypes.ALL:
-                if d.legacy == name:
-                    return to(self, d)
-            raise errors.value(f"invalid type: '{dtype}'")
         from .api import legacy_dtype_of  # noqa: PLC0415
+        from .ops.conversion import to  # noqa: PLC0415
         legacy = legacy_dtype_of(dtype)  # x.type(torch.LongTensor)
-        return to(self, legacy if legacy is not None else dtype)
+        if legacy is not None:
+            return to(self, legacy)
+        if isinstance(dtype, dtypes.dtype):
+            return to(self, dtype)
+        if dtype is Tensor:
+            name = "torch.Tensor"
+        elif isinstance(dtype, type):
+            name = dtype.__name__  # the type's tp_name: float, bool, a script's class
+        elif isinstance(dtype, str):
+            name = dtype
+        else:
+            raise errors.type_error("dtype must be a type, str, or dtype object")
+        if name == "torch.Tensor":
+            return to(self, dtypes.get_default_dtype())
+        cuda = name.startswith("torch.cuda.")
+        wanted = "torch." + name[len("torch.cuda."):] if cuda else name
+        for d in dtypes.ALL:
+            if d.legacy and "torch." + d.legacy == wanted:
+                return to(self, "cuda", d) if cuda else to(self, d)
+        raise errors.value(f"invalid type: '{name}'")
 
 
 _SAME_DTYPE = Tensor._SAME_DTYPE
