@@ -146,6 +146,14 @@ class Node:
         return self.apply(grads[0] if len(grads) == 1 else list(grads))
 
 
+class SavedShapes(tuple):
+    """What a node with save_when keeps when torch's node saves no tensor for the inputs that require
+    grad (addcmul(x, c, c) with only x: its backward needs shapes): nothing to free, so a pass keeps it
+    and a second backward runs as torch's does (autograd_engine frees every other node's values). Made by function.record's save_when."""
+
+    __slots__ = ()
+
+
 class SavedValue:
     __slots__ = ("tensor", "version", "is_output")
 

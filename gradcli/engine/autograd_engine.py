@@ -13,7 +13,7 @@ import operator
 from sys import getrefcount as _getrefcount
 
 from . import errors
-from .autograd import AccumulateGrad, Node, backward_observer
+from .autograd import AccumulateGrad, Node, SavedShapes, backward_observer
 from .autograd_modes import anomaly_mode, grad_mode
 
 
@@ -277,7 +277,7 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
             for hook in list(x.hooks):  # torch: a post hook's result replaces the node's input gradients
                 before = tuple(in_grads)
                 in_grads = tuple_hook_result(before, hook(before, outs), hook)
-        if free:
+        if free and node._saved.__class__ is not SavedShapes:
             node._saved = None  # saved tensors are released once the node and its post hooks have run
         n_in = len(in_grads)
         k = -1
@@ -471,7 +471,7 @@ def run_plain(root, g, retain_graph):
                     in_grads = node.backward(g)
             else:
                 in_grads = node.backward(g)
-        if free:
+        if free and node._saved.__class__ is not SavedShapes:
             node._saved = None
         # _route's work inline (a call per node is a tenth of a long chain's backward): each input
         # gradient to its edge's buffer, the leaves counted down. Kept a copy on purpose: calling
@@ -501,7 +501,7 @@ def run_plain(root, g, retain_graph):
                     else:
                         done.append(nxt)
         if ch is not None:  # the fused child's step: its gradient to its edge
-            if free:
+            if free and ch._saved.__class__ is not SavedShapes:
                 ch._saved = None
             gk = gt
             gt = None

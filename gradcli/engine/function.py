@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .autograd import ZERO_NRS, Node, forward_level, node_observer, SavedValue, make_node, saved_value, stamp
+from .autograd import (ZERO_NRS, Node, forward_level, node_observer, SavedShapes, SavedValue, make_node, saved_value,
+                       stamp)
 from .autograd_modes import grad_mode
 from .dtypes import FLOAT
 from .tensor import Tensor, check_view_grad_fn, wrap
@@ -46,6 +47,8 @@ class Function(Node):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if cls.saves_in_kw and cls.save_when is not None:  # a node that saved no input would keep its kw's tensor
+            raise TypeError(f"{cls.__name__}: saves_in_kw and save_when do not combine (SavedShapes)")
         bw = cls.__dict__.get("backward")
         if cls.saves_in_kw and bw is not None:
             when = cls.saves_in_kw
@@ -207,8 +210,18 @@ def record2(cls, a, b, out, kw=None):
             sb = saved_value(b) if isinstance(b, Tensor) else b
         else:
             ua, ub = sw
-            sa = (saved_value(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape) if isinstance(a, Tensor) else a
-            sb = (saved_value(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape) if isinstance(b, Tensor) else b
+            keep_a = (ra and 0 in ua) or (rb and 1 in ua)
+            keep_b = (ra and 0 in ub) or (rb and 1 in ub)
+            sa = (saved_value(a) if keep_a else a._data.shape) if isinstance(a, Tensor) else a
+            sb = (saved_value(b) if keep_b else b._data.shape) if isinstance(b, Tensor) else b
+            if cls.save_output:
+                node._saved = (sa, sb, saved_value(out, True))
+            elif keep_a or keep_b:  # (a number kept: torch saves it as a wrapped-number tensor, freed too)
+                node._saved = (sa, sb)
+            else:
+                node._saved = SavedShapes((sa, sb))
+            stamp(node, out.dtype, kw)
+            return attach(node, out, (a, b))
         node._saved = (sa, sb, saved_value(out, True)) if cls.save_output else (sa, sb)
     else:
         node._saved = (saved_value(out, True),) if cls.save_output else ()
@@ -260,23 +273,23 @@ def _select_saved(inputs, save_when):
         ra = getattr(a, "_rg", False)
         rb = getattr(b, "_rg", False)
         ua, ub = save_when
+        keep_a = (ra and 0 in ua) or (rb and 1 in ua)
+        keep_b = (ra and 0 in ub) or (rb and 1 in ub)
         if isinstance(a, Tensor):
-            a = SavedValue(a) if (ra and 0 in ua) or (rb and 1 in ua) else a._data.shape
+            a = SavedValue(a) if keep_a else a._data.shape
         if isinstance(b, Tensor):
-            b = SavedValue(b) if (ra and 0 in ub) or (rb and 1 in ub) else b._data.shape
-        return (a, b)
+            b = SavedValue(b) if keep_b else b._data.shape
+        return (a, b) if keep_a or keep_b else SavedShapes((a, b))
     out = []
+    kept = False  # torch's node saves something (a number too: a wrapped-number tensor), freed by a pass
     for t, users in zip(inputs, save_when):
+        keep = any(getattr(inputs[j], "_rg", False) for j in users)
+        kept = kept or keep
         if t.__class__ is not Tensor and not isinstance(t, Tensor):
             out.append(t)
-            continue
-        for j in users:
-            if getattr(inputs[j], "_rg", False):
-                out.append(SavedValue(t))
-                break
         else:
-            out.append(t._data.shape)
-    return tuple(out)
+            out.append(SavedValue(t) if keep else t._data.shape)
+    return tuple(out) if kept else SavedShapes(out)
 
 
 def record_multi(cls, inputs, outs, kw=None):

@@ -348,7 +348,7 @@ class AddcdivBackward0(Function):
     explain = ("1", "{kw[value]} / {pc}", "-{kw[value]} * {pb} / {pc}**2")
     replay = staticmethod(lambda xs, kw, outs: [xs[0] + kw.get("value", 1) * xs[1] / xs[2]])
     save_inputs = True
-    save_when = ((), (2,), (1, 2))  # derivatives.yaml: self is not saved
+    save_when = ((), (2,), (0, 1, 2))  # self is not saved; torch's node saves tensor2 whenever it is recorded
 
     def backward(self, g):
         x, t1, t2 = self.saved
