@@ -92,13 +92,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                       "creating the graph to avoid this. If you have to use this function, make sure to reset the "
                       ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
                       UserWarning, stacklevel=3)
-    results = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True,
-                           allow_unused=True)
     if inputs is not None:
-        # backward(inputs=...) accumulates into exactly those tensors, leaves or not
-        for t, g in zip(inputs, results):
-            if g is not None and t.grad_fn is not None:
-                t._retain_accumulate(g, create_graph)
+        # backward(inputs=...) accumulates into exactly those tensors, leaves or not: a non-leaf one
+        # retains its grad from now on, as autograd.cpp's run_backward makes it
+        for t in inputs:
+            if t.grad_fn is not None:
+                t.retain_grad()
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True, allow_unused=True)
     return None
 
 

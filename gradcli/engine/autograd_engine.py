@@ -251,6 +251,11 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
             if captures is not None and node in captures:
                 for nr, i in captures[node]:
                     results[i] = _add(results[i], grads[nr])
+                if not accumulate and node.__class__ is not AccumulateGrad and not any(
+                        n is not None and n in needed for n in node._fns):
+                    # autograd.grad captures a non-leaf input's gradient without running its node (nor freeing
+                    # its saved values: GraphTask's captures_); backward(inputs=) runs it (needed_)
+                    continue
             if single:
                 g = grads[0]
         if node.__class__ is AccumulateGrad:
