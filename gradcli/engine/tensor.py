@@ -197,7 +197,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains:
+        if self.grad_fn is not None and not self._retains and self._grad is None:  # TensorBody.h: undefined only
             warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
