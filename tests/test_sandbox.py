@@ -102,7 +102,7 @@ ESCAPES = [
     "super().__init__()",
     "import torch\nx = torch.ones(1)\nx.data.__class__",
     "d = {}\nd.__setitem__('a', 1)",
-    "iter(int, 1)",
+    "list(iter(int, 1))",  # iter(callable, sentinel) is Python's (43403be); consuming it without end is not
     "import math\nmath.factorial(10 ** 7)",
     "import torch\ntorch.cuda.__dict__",
     "r = range(10 ** 6)\nr.rt",
