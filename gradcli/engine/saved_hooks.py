@@ -91,7 +91,7 @@ def _pack_node(node, inputs, outputs):
             item = items[i]
             if type(item) is SavedValue:
                 items[i] = PackedValue(item.tensor, pack, unpack)
-        node._saved = tuple(items)
+        node._saved = saved.__class__(items)  # a SavedShapes stays one (nothing to free after a pass)
     prev = _observers[-1] if _observers else None
     if prev is not None:
         prev(node, inputs, outputs)
