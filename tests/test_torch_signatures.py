@@ -118,7 +118,7 @@ def test_format_invalid_args_rules():
     """invalid_arguments.cpp's quirks, fixed here without torch: the keywords last given first, the ', ' left
     behind when no argument is positional, '*' and defaulted items counted, an item with a default never
     matching, float taking an int, the keywords an option cannot take named instead of the types."""
-    from gradcli.engine.argcheck import format_invalid_args
+    from gradcli.engine.invalid_args import format_invalid_args
     texts = ["(Tensor input, *, Tensor out = None)", "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"]
     x = api.ones(2)
     assert format_invalid_args("all", texts, (), {"input": x}).splitlines()[0] == (

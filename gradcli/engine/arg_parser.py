@@ -1,7 +1,7 @@
 """What torch's argument parser (python_arg_parser.cpp) raises for a call that no signature takes, from the
 signatures' texts (torch_signatures.py): print_error picks the signatures plausible by the number of arguments;
 with one, FunctionSignature::parse names what it refuses (too many positionals, a missing argument, an argument
-of the wrong type, an unknown keyword); with several, format_invalid_args lists them all (argcheck). Only for
+of the wrong type, an unknown keyword); with several, format_invalid_args lists them all (invalid_args). Only for
 calls already known to fail: the implementations check their arguments themselves and call parser_error on
 the way out, so a call that succeeds costs nothing.
 """
