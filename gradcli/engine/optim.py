@@ -534,91 +534,7 @@ class RMSprop(Optimizer):
                 set_data(p, addcdiv(p._data, grad, avg, -lr))
 
 
-# ---------------------------------------------------------------------------- Adagrad
-
-class Adagrad(Optimizer):
-    _tensor_state = ("step",)
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise errors.value(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise errors.value(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise errors.value(f"Invalid epsilon value: {eps}")
-        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
-                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
-        super().__init__(params, defaults)
-        from .factory import full_like  # noqa: PLC0415
-        for group in self.param_groups:
-            for p in group["params"]:
-                state = self.state[p]
-                state["step"] = step_tensor()
-                state["sum"] = full_like(p.detach(), initial_accumulator_value)
-
-    def _group_step(self, group):
-        lr = value_of(group["lr"])
-        wd, lr_decay, eps, maximize = group["weight_decay"], group["lr_decay"], group["eps"], group["maximize"]
-        for p, g in self._grads(group):
-            state = self.state[p]
-            step_t, ssum = state["step"], state_tensor(state["sum"], "addcmul_")
-            set_data(step_t, step_t._data + 1)
-            step = step_t.item()
-            grad = g._data if not maximize else -g._data
-            dt = p._data.dtype
-            if wd != 0:
-                grad = add_scaled(grad, p._data, wd)
-            clr = lr / (1 + (step - 1) * lr_decay)
-            set_data(ssum, addcmul(ssum._data, grad, grad, 1))
-            std = sqrt(ssum._data) + scalar(eps, dt)
-            set_data(p, addcdiv(p._data, grad, std, -clr))
-
-
-# ---------------------------------------------------------------------------- Adadelta
-
-class Adadelta(Optimizer):
-    _tensor_state = ("step",)
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
-                 maximize=False, differentiable=False):
-        check_lr(lr)
-        if not 0.0 <= rho <= 1.0:
-            raise errors.value(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise errors.value(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise errors.value(f"Invalid weight_decay value: {weight_decay}")
-        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
-                    "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
-        super().__init__(params, defaults)
-
-    def _group_step(self, group):
-        """torch's _single_tensor_adadelta, operation for operation."""
-        lr = value_of(group["lr"])
-        rho, eps, wd, maximize = group["rho"], group["eps"], group["weight_decay"], group["maximize"]
-        for p, g in self._grads(group):
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = step_tensor()
-                state["square_avg"] = zeros_state(p)
-                state["acc_delta"] = zeros_state(p)
-            sq, acc = state["square_avg"], state["acc_delta"]
-            set_data(state["step"], state["step"]._data + 1)
-            grad = g._data if not maximize else -g._data
-            dt = p._data.dtype
-            if wd != 0:
-                grad = add_scaled(grad, p._data, wd)
-            set_data(sq, addcmul(sq._data * scalar(rho, dt), grad, grad, 1 - rho))
-            std = sqrt(sq._data + scalar(eps, dt))
-            delta = sqrt(acc._data + scalar(eps, dt)) / std * grad
-            set_data(acc, addcmul(acc._data * scalar(rho, dt), delta, delta, 1 - rho))
-            set_data(p, add_scaled(p._data, delta, -lr))
-
-
-NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta")
+NAMES = ("Optimizer", "SGD", "Adam", "AdamW", "RMSprop")
 
 
 def _load_swa(namespace):
@@ -639,5 +555,5 @@ def build(namespace):
                      **{n: getattr(optim_more, n) for n in optim_more.NAMES}, LBFGS=LBFGS)
 
 for _n, _path in (("Optimizer", "optimizer"), ("SGD", "sgd"), ("Adam", "adam"), ("AdamW", "adamw"),
-                  ("RMSprop", "rmsprop"), ("Adagrad", "adagrad"), ("Adadelta", "adadelta")):
+                  ("RMSprop", "rmsprop")):
     globals()[_n].__module__ = "torch.optim." + _path
