@@ -148,6 +148,8 @@ def inner(input, other):
     if ka != kb:
         raise errors.runtime(f"inner() the last dimension must match on both input tensors but got shapes "
                              f"[{', '.join(map(str, input._data.shape))}] and [{', '.join(map(str, other._data.shape))}]")
+    if input.dtype is not other.dtype:  # ATen's inner is tensordot(-1, -1), which checks the dtypes first
+        raise errors.runtime("both inputs should have same dtype")
     if da == 1 and db == 1:
         r = dot(permute(input, (0,)), permute(other, (0,)))
         return reshape(r, ())
