@@ -20,6 +20,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --layers --count 300   # tools/fuzz_layers.py: conv/norm/dropout/embedding, inits, ...
     python tools/fuzz_programs.py --pool --count 300     # tools/fuzz_pool.py: a random walk over live variables
     python tools/fuzz_programs.py --repr --count 100     # tools/fuzz_repr.py: prints on the formatter's borders
+    python tools/fuzz_programs.py --train --count 100    # tools/fuzz_train.py: nn.Module training loops, schedulers, ...
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -468,6 +469,9 @@ def main(argv=None) -> int:
                         help="the repr generator (tools/fuzz_repr.py): prints of tensors of every shape and dtype "
                              "with values on the formatter's borders (nan/inf/-0., exponents, sci-mode switch, "
                              "summarisation) under random print options, by every print route")
+    parser.add_argument("--train", action="store_true",
+                        help="the train generator (tools/fuzz_train.py): nn.Module subclasses trained over a "
+                             "DataLoader, every loss, optimizer and lr scheduler, clipping, eval, state_dict round trips")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -494,6 +498,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_pool.py", "fuzz_pool").generate_pool
     if args.repr:
         make = load(ROOT / "tools" / "fuzz_repr.py", "fuzz_repr").generate_repr
+    if args.train:
+        make = load(ROOT / "tools" / "fuzz_train.py", "fuzz_train").generate_train
     if args.only is not None:
         source = make(seed, args.only)
         print(source)
