@@ -163,7 +163,6 @@ KNOWN: dict[str, str] = {
     'docstring_nn_MaxPool3d.grad': "nn.MaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_MaxUnpool3d.grad': "nn.MaxUnpool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_FractionalMaxPool2d.grad': 'nn.FractionalMaxPool2d (F.fractional_max_pool2d) is not implemented (docs/coverage.md)',
-    'docstring_linalg_eigvalsh.grad': 'torch.linalg.eigvalsh is not implemented (nor eigh): the float64 batch of symmetric matrices',
     'docstring_linalg_householder_product.grad': 'torch.geqrf and torch.linalg.householder_product are not implemented (docs/coverage.md, legacy linear algebra)',
     'docstring_linalg_ldl_factor.grad': "torch.linalg.ldl_factor is not implemented; the symmetric A before it prints as torch's",
     'docstring_linalg_tensorinv.grad': 'torch.linalg.tensorinv (and tensorsolve) are not implemented',

@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'linalg_lstsq', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_eigh', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'linalg_lstsq', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -499,6 +499,10 @@ LINALG = {
     'cross': 'linalg_products',
     'det': 'linalg_extra',
     'diagonal': 'linalg_extra',
+    'eig': 'linalg_eigh',
+    'eigh': 'linalg_eigh',
+    'eigvals': 'linalg_eigh',
+    'eigvalsh': 'linalg_eigh',
     'inv': 'linalg_extra',
     'inv_ex': 'linalg_lstsq',
     'lstsq': 'linalg_lstsq',

@@ -2226,6 +2226,18 @@ NAMESPACE_SIGNATURES = {
     'linalg.diagonal': (
         (1, 1, 'A', 'Tensor', None),
     ),
+    'linalg.eig': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'linalg.eigh': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
+    'linalg.eigvals': (
+        (1, 1, 'input', 'Tensor', None),
+    ),
+    'linalg.eigvalsh': (
+        (1, 2, 'input', 'Tensor', None),
+    ),
     'linalg.inv': (
         (1, 1, 'A', 'Tensor', None),
     ),
@@ -2732,6 +2744,10 @@ SINGLE_SIGNATURES = {
     'linalg.cross': ('(Tensor input, Tensor other, *, int dim = -1, Tensor out = None)', ()),
     'linalg.det': ('(Tensor A, *, Tensor out = None)', ()),
     'linalg.diagonal': ('(Tensor A, *, int offset = 0, int dim1 = -2, int dim2 = -1)', ()),
+    'linalg.eig': ('(Tensor input, *, tuple of Tensors out = None)', ()),
+    'linalg.eigh': ('(Tensor input, str UPLO = "L", *, tuple of Tensors out = None)', ()),
+    'linalg.eigvals': ('(Tensor input, *, Tensor out = None)', ()),
+    'linalg.eigvalsh': ('(Tensor input, str UPLO = "L", *, Tensor out = None)', ()),
     'linalg.inv': ('(Tensor A, *, Tensor out = None)', ()),
     'linalg.inv_ex': ('(Tensor A, *, bool check_errors = False, tuple of Tensors out = None)', ()),
     'linalg.lstsq': ('(Tensor input, Tensor b, float rcond = None, *, str driver = None, tuple of Tensors out = None)', ('rcond', 'driver')),
