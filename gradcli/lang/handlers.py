@@ -16,7 +16,8 @@ from .runtime import catchable, tag, user_raiser
 EXCEPTION_NAMES = """BaseException Exception ArithmeticError AssertionError AttributeError FloatingPointError
 GeneratorExit ImportError IndexError KeyError LookupError MemoryError NameError NotImplementedError OverflowError
 RecursionError RuntimeError StopIteration TimeoutError TypeError UnboundLocalError ValueError
-ZeroDivisionError""".split()
+ZeroDivisionError Warning UserWarning DeprecationWarning PendingDeprecationWarning SyntaxWarning RuntimeWarning
+FutureWarning ImportWarning UnicodeWarning BytesWarning ResourceWarning EncodingWarning""".split()
 
 
 def exception_builtins():

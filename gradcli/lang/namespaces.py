@@ -34,7 +34,7 @@ SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils (rnn,
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
                      "torch.distributions, torch.testing, numpy, math, random, "
                      "itertools, time, collections (OrderedDict, defaultdict, deque, Counter), "
-                     "dataclasses (dataclass), functools (reduce, partial)")
+                     "dataclasses (dataclass), functools (reduce, partial), warnings")
 
 _ENGINE = "gradcli.engine"
 
@@ -512,6 +512,12 @@ class Namespaces:
         self.modules.update(itertools_module(rt))
         self.modules.update(functools_module(rt))
         self.modules.update(time_module(rt))
+        # `warnings`: the session's own filters (pywarnings.py), made at the script's first use of the module;
+        # the runner sets warning_hooks (show, source_line) and hands the engine's warnings to warnings_state
+        self.warnings_state = None
+        self.warning_hooks = None
+        self.modules["warnings"] = ns = Namespace("warnings", {})
+        object.__setattr__(ns, "_members", _LazyMembers(lambda: self._warnings_members(rt, ns)))
         torch_ns = self.modules["torch"]
         from ..engine.api import CONSTANTS  # torch.pi, torch.e, ...: torch. only (a bare `e` stays undefined)
         bare = {k: v for k, v in loaded_members(torch_ns) if not isinstance(v, Namespace) and k not in CONSTANTS}
@@ -523,6 +529,14 @@ class Namespaces:
         scripted = [bare[name] for name in ("print", "range", "pow", "hasattr", "iter", "super", "format")]
         bare["type"] = TypeBuiltin((lambda: self.modules.values(), lambda: self.builtins.values()), scripted)
         self.builtins = bare
+
+    def _warnings_members(self, rt, ns):
+        from .pywarnings import WarningsState, warnings_members
+        show, source_line = self.warning_hooks or (lambda *args: None, lambda filename, lineno: None)
+        state = WarningsState(rt, show, source_line)
+        state.on_change = functools.partial(dict.__setitem__, ns._members, "filters")
+        self.warnings_state = state
+        return warnings_members(state)
 
     def module(self, path):
         """The facade for an import path, or None. The path of an engine namespace loaded on first

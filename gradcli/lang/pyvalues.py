@@ -176,6 +176,9 @@ def _compute_policy(t):
         return NP_DTYPE_ATTRS
     if t is np.finfo or t is np.iinfo:
         return NP_FINFO_ATTRS
+    named = t.__dict__.get("__gradscript_attrs__")
+    if type(named) is frozenset:  # a language class that shows these attributes only (pywarnings.WarningMessage)
+        return named
     if issubclass(t, BaseException):  # before the engine's classes: its errors are exceptions too
         if any(_is_user_class(c) for c in t.__mro__):  # class MyErr(Exception): args, what the script set
             return "user_exception"

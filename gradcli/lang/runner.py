@@ -193,6 +193,7 @@ class Session:
         self.rt = Runtime(self._write, max_steps=o.max_steps, max_depth=o.max_depth, timeout=o.timeout,
                           max_elements=o.max_elements)
         self.namespaces = Namespaces(self.rt, device=o.device or "cpu", seed=o.seed)
+        self.namespaces.warning_hooks = (self._show_warning, self._source_line)
         self.globals = Frame()
         self.globals.parent = None
         self._engine_state = None  # (default dtype, grad enabled, print options, threads) between runs
@@ -209,19 +210,35 @@ class Session:
             self._write_cb(text, line)
 
     def _showwarning(self, message, category, filename=None, lineno=None, file=None, line=None):
+        """Python's showwarning for the engine's warnings during a run (all of them: the run's filter
+        is "always"), at the script's site; the script's warnings filters decide when it has any."""
         rt = self.rt
         site = rt.site if rt.site is not None else rt.loc[0]
         line_no = site.line if site is not None else None
         column = site.column if site is not None else None
-        text = str(message)
-        key = (line_no, column, category.__name__, text)
+        state = self.namespaces.warnings_state
+        if state is not None:  # the script read its `warnings` module: its filters, its record lists
+            state.warn_explicit(message, category, rt.filename or "<string>", line_no or 0, column)
+            return
+        self._show_warning(category.__name__, str(message), line_no, column)
+
+    def _show_warning(self, category_name, text, line_no, column):
+        """A warning shown on stderr: once per site and run (the callback's dict, the result's list)."""
+        key = (line_no, column, category_name, text)
         if key in self._warned:
             return
         self._warned.add(key)
-        w = Warning(category.__name__, text, line_no, column)
+        w = Warning(category_name, text, line_no, column)
         self._warnings.append(w)
         if self._warn_cb is not None:
             self._warn_cb(w)
+
+    def _source_line(self, filename, lineno):
+        """Line lineno of the script when filename is its name (warnings.formatwarning reads no file)."""
+        if filename != (self.rt.filename or "<string>") or not isinstance(lineno, int) or lineno < 1:
+            return None
+        lines = (self._source or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        return lines[lineno - 1] if lineno <= len(lines) else None
 
     # ------------------------------------------------------------------ engine state
     @contextlib.contextmanager
