@@ -273,3 +273,33 @@ def test_import_alone_loads_nothing():
     assert session.namespaces.warnings_state is None
     assert session.run("from warnings import warn\nwarn('w')\n", "t.grad").warnings[0].message == "w"
     assert session.namespaces.warnings_state is not None
+
+
+# ----------------------------------------------------------------------------- through the CLI
+
+def _cli(*args, cwd=None):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True, text=True, timeout=300,
+                          cwd=cwd)
+
+
+def test_run_ignore_silences_torchs_warning_and_error_exits_1(tmp_path):
+    script = tmp_path / "w.grad"
+    script.write_text(NONLEAF + "import warnings\nprint(y.grad)\nwarnings.filterwarnings('ignore', "
+                      "message='the .grad attribute')\nprint(y.grad)\nwarnings.simplefilter('error')\nprint(y.grad)\n")
+    done = _cli("run", str(script))
+    assert done.returncode == 1 and done.stdout == "None\nNone\n"
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith(f"{script}:5:7: UserWarning: The .grad attribute")  # line 7's: ignored
+    assert sum("UserWarning: The .grad attribute" in line for line in lines) == 2  # 5's warning, 9's error
+    assert any(line.startswith(f"{script}:9:7") for line in lines)
+
+
+def test_gradcli_test_files_do_not_share_filters(tmp_path):
+    (tmp_path / "a.grad").write_text("import warnings\nwarnings.simplefilter('error')\nprint('a')\n")
+    (tmp_path / "a.out").write_text("a\n")
+    (tmp_path / "b.grad").write_text(NONLEAF + "print(y.grad)\n")
+    (tmp_path / "b.out").write_text("None\n")
+    done = _cli("test", "-j", "1", str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr

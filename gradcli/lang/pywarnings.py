@@ -116,7 +116,7 @@ class WarningsState:
     def _matches(self, pattern, text):
         return pattern is None or pattern.linear.match(text, self.rt.step)
 
-    def warn_explicit(self, message, category, filename, lineno, column=None):
+    def warn_explicit(self, message, category, filename, lineno, column=None, source=None):
         """Lib/warnings.py's warn_explicit for the module __main__; a warning shown goes to the
         record list or to ``show``. "error" raises the warning."""
         registry = self.registry
@@ -157,9 +157,9 @@ class WarningsState:
         elif action == "default":
             registry[key] = 1
         if self.log is not None:
-            self.log.append(WarningMessage(message, category, filename, lineno))
+            self.log.append(WarningMessage(message, category, filename, lineno, source=source))
         else:
-            self.show(category.__name__, str(message), lineno, column)
+            self.show(category.__name__, str(message), lineno or None, column)
 
 
 # their errors (issubclass of a filter's category that is no class, re's TypeError for a message that is
@@ -289,7 +289,7 @@ def warnings_members(state):
             filename, lineno, column = "sys", 1, None
         else:
             filename, (lineno, column) = state.rt.filename or "<string>", site
-        state.warn_explicit(message, category, filename, lineno or 0, column)
+        state.warn_explicit(message, category, filename, lineno or 0, column, source)
 
     @user_raiser
     def formatwarning(message, category, filename, lineno, line=None):
