@@ -323,6 +323,9 @@ update_bn
 identity
 random_unstructured
 l1_unstructured
+random_structured
+ln_structured
+global_unstructured
 is_pruned
 _.prune
 _.PRUNING_TYPE
