@@ -21,7 +21,8 @@ from .device import DEFAULT_DEVICE, canonical, host, like, overlaps
 from .function import Function
 from .ops.elementwise_common import c10_name, zero_grad
 from .ops.indexing import check_inplace as _check_leaf
-from .ops.inplace import OVERLAP_MESSAGE, apply_inplace_graph, move_retain
+from .ops.inplace import apply_inplace_graph, move_retain
+from .ops.inplace_checks import OVERLAP_MESSAGE
 from .rng import Generator, nondeterministic_seed
 from .tensor import Tensor
 

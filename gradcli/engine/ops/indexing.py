@@ -311,7 +311,7 @@ def setitem(input, key, value):
                                  "tensor refer to a single memory location. Please clone() the tensor before "
                                  "performing the operation.")
     if not advanced and isinstance(value, Tensor) and type(data) is np.ndarray:
-        from .inplace import PARTIAL_OVERLAP_MESSAGE, partial_overlap  # noqa: PLC0415 - inplace imports this module
+        from .inplace_checks import PARTIAL_OVERLAP_MESSAGE, partial_overlap  # noqa: PLC0415 - it imports this module
         if partial_overlap(data[nkey], value._data):  # x[1:] = x[:-1]: copy_ into the view x[1:]
             raise errors.runtime(PARTIAL_OVERLAP_MESSAGE)
     try:

@@ -40,7 +40,8 @@ def compare_inplace(compare, name, node=None):
     """x.eq_(y), x.lt_(y) ... (declared inplace="compare" in comparison.py): x gets 0/1 in its own dtype
     and, a float x, the comparison's node (EqBackward0 for a number, EqBackward1 for a tensor)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import check_iterator_overlap, rebase  # noqa: PLC0415
+    from .inplace import rebase  # noqa: PLC0415
+    from .inplace_checks import check_iterator_overlap  # noqa: PLC0415
     zero, one = _COMPARE[name[:-1]]
 
     def method(self, other):

@@ -95,8 +95,9 @@ def inplace_method(fn, name, inplace_node=None):
     """x.name_(...): fn computed on the original value, written back into x (version bumped, x
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
-    from .inplace import (ITERATOR_INPLACE, OVERLAP_WRITES, check_iterator_output, check_iterator_overlap,  # noqa: PLC0415
-                          check_source_overlap, rebase, warn_expanded_write)
+    from .inplace import rebase  # noqa: PLC0415
+    from .inplace_checks import (ITERATOR_INPLACE, OVERLAP_WRITES, check_iterator_output, check_iterator_overlap,  # noqa: PLC0415
+                                 check_source_overlap, warn_expanded_write)
     overlap_ok = name in OVERLAP_WRITES
     iterator_first = name in _ITERATOR_FIRST
     iterator = name in ITERATOR_INPLACE
