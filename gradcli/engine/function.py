@@ -15,9 +15,11 @@ again under create_graph), and says what the backward needs saved:
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from . import dtypes
+from . import dtypes, errors
 from .autograd import (ZERO_NRS, Node, forward_level, node_observer, SavedShapes, SavedValue, make_node, saved_value,
                        stamp)
 from .autograd_modes import grad_mode
@@ -254,6 +256,33 @@ def inference_leaf(t):
     but an op whose kernel wraps a Python number in a (normal) tensor and calls the op of two tensors
     (`1 - q`, `q % 2`, `torch.fmod(q, 2)`) records that op's node."""
     return grad_mode.enabled and t._rg and t.grad_fn is None and t._version.__class__ is not list
+
+
+def out_variant_refusal(name):
+    """torch's CPU kernel of some ops (abs, mean's and std's sum, logsumexp, cummax, kthvalue, nan_to_num,
+    deg2rad, frexp, pow of a number, ...) calls the op's out= variant with a fresh, normal result tensor: for
+    an inference leaf that requires grad, whose op skipped autograd, that call reaches the out= variant's
+    autograd kernel, which refuses any input that requires grad (the error, or None)."""
+    return errors.runtime(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                          "but one of the arguments requires grad.")
+
+
+def out_variant(name, fn, after=None):
+    """fn (an op of one tensor input, its first) as torch binds it when its kernel calls `name`'s out=
+    variant: an inference leaf that requires grad is refused (out_variant_refusal) before anything else,
+    or, with `after` (a test of the input and fn's result), after fn's own checks where after says the
+    kernel takes that route. The declaration binds this; the engine's own calls of fn go on unchecked."""
+    @functools.wraps(fn)
+    def checked(input, *args, **kwargs):
+        if isinstance(input, Tensor) and inference_leaf(input):
+            if after is None:
+                raise out_variant_refusal(name)
+            r = fn(input, *args, **kwargs)
+            if after is True or after(input, r):
+                raise out_variant_refusal(name)
+            return r
+        return fn(input, *args, **kwargs)
+    return checked
 
 
 def wrapped_number(x):

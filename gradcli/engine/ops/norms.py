@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 
-from .. import errors, numerics, variance
+from .. import dtypes, errors, numerics, variance
 from ..autograd import SavedValue
 from ..autograd_modes import no_grad
 from ..device import asarray as _asarray
-from ..function import Function, MultiOutputFunction, record, record_multi
+from ..function import Function, MultiOutputFunction, out_variant, record, record_multi
 from ..tensor import Tensor, wrap, wrap_dim
 from . import arithmetic as AR
 from . import clamp_where as CW
@@ -101,6 +101,12 @@ def _var_mean(input, dim, unbiased, keepdim, correction, is_std):
 def _float_var(input):
     if not input.dtype.is_floating_point:
         raise errors.runtime("std and var only support floating point and complex dtypes")
+
+
+def _one_pass(input, result):
+    """ATen's std_var_out takes its two-pass route, whose mean calls sum's out= variant, for a result of one
+    element from a non-empty float32/float64 input (out_variant)."""
+    return result._data.size == 1 and input._data.size > 0 and input.dtype in (dtypes.float32, dtypes.float64)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -513,9 +519,9 @@ OPS = [
        cases={"norm_2": case(lambda torch, x: torch.norm(x, dim=0), V.M23)}),
     op("dist", dist, DistBackward0, sample=Sample([((2, 3), (3,)), ((3,), (2, 1))], call=lambda torch, x, y: (
         torch.dist(x, y), x.dist(y, 3), torch.dist(x, y, 1.5), x.dist(y, float("inf"))))),
-    op("var", var, R.VarBackward0,
+    op("var", out_variant("sum", var, after=_one_pass), R.VarBackward0,
        sample=Sample(S1, call=lambda torch, x: (x.var(), x.var(-1, correction=0)))),
-    op("std", std, R.StdBackward0,
+    op("std", out_variant("sum", std, after=_one_pass), R.StdBackward0,
        sample=Sample([((3,),), ((3, 2),)], call=lambda torch, x: (x.std(), torch.std(x, 0, keepdim=True)))),
     op("var_mean", var_mean, VarMeanBackward0, method=False, sample=Sample(S1, args=(-1,)),
        cases={"var_mean": case(lambda torch, x: torch.var_mean(x, 1), V.M23)}),

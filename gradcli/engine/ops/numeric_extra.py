@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..argcheck import invalid_combination, is_scalar
 from ..device import xp_of
-from ..function import Function, record
+from ..function import Function, out_variant, record
 from ..limits import check_shape
 from ..tensor import Tensor, wrap, wrap_dim
 from . import arithmetic as AR
@@ -509,7 +509,7 @@ OPS = [
     op("block_diag", block_diag, BlockDiagBackward0, method=False,
        sample=Sample([((2, 2), (3,), ()), ((1, 3), (2, 1))])),
     op("chain_matmul", chain_matmul, method=False, sample=Sample([((2, 3), (3, 4), (4, 2)), ((2, 3), (3, 2))])),
-    op("frexp", frexp, FrexpBackward0, sample=Sample(call=lambda torch, x: torch.frexp(x)[0]),
+    op("frexp", out_variant("frexp", frexp), FrexpBackward0, sample=Sample(call=lambda torch, x: torch.frexp(x)[0]),
        cases={"frexp": case(lambda torch, x: torch.frexp(x).mantissa, V.WIDE)}),
     op("ldexp", ldexp, LdexpBackward0, inplace=True, torch_inplace=True,
        sample=Sample([((2, 3),), ((3,),)], call=lambda torch, x: torch.ldexp(x, torch.tensor([1, 0, 3]))),  # torch: 0 for a negative int exponent

@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtypes, errors
 from ...backend import vml
 from ..device import is_device_array, xp_of
-from ..function import Function
+from ..function import Function, inference_leaf, out_variant_refusal
 from ..pow_kernel import pow_tensor_scalar, pow_tensor_tensor
 from ..tensor import Tensor
 from . import words
@@ -116,6 +116,8 @@ class PowBackward2(Function):
 def pow(input, exponent):
     exponent = operand(exponent)
     if not isinstance(input, Tensor):
+        if isinstance(exponent, Tensor) and inference_leaf(exponent):  # pow(Scalar, Tensor)'s kernel calls pow_out
+            raise out_variant_refusal("pow")
         if dtypes.result_type((exponent, input)) is dtypes.bool_:
             raise kernel_error("pow", dtypes.bool_)
         return scalar_op(PowBackward2, exponent, input, {"base": input})

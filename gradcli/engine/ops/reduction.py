@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes, errors, numerics, reduce_vec, variance
 from ..autograd_modes import grad_mode
 from ..device import asarray as _asarray
-from ..function import Function, record
+from ..function import Function, out_variant, record
 from ..tensor import Tensor, wrap, wrap_dim
 from . import replays, words
 from .elementwise_common import div_scalar, mul_scalar
@@ -568,7 +568,7 @@ _NO = "an integer or bool result"
 # One declaration per op (registry.py); methods.py derives the tables. var and std: scan.py's.
 OPS = [
     op("sum", sum, SumBackward0, SumBackward1, sample=Sample("reduce", kwargs={"dim": -1})),
-    op("mean", mean, MeanBackward0, MeanBackward1, sample=Sample("reduce", call=lambda torch, x: x.mean(0, keepdim=True))),
+    op("mean", out_variant("sum", mean, after=True), MeanBackward0, MeanBackward1, sample=Sample("reduce", call=lambda torch, x: x.mean(0, keepdim=True))),
     op("prod", prod, ProdBackward0, ProdBackward1, sample=Sample("reduce", call=lambda torch, x: (x.prod(), x.prod(-1)))),
     op("max", max, MaxBackward0, MaxBackward1,
        sample=Sample("reduce", call=lambda torch, x: (x.max(), x.max(-1).values))),

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..device import asarray as _asarray
 from ..device import host, like, xp_of
-from ..function import Function, MultiOutputFunction, record, record_multi
+from ..function import Function, MultiOutputFunction, out_variant, record, record_multi
 from ..argcheck import int64_args
 from ..tensor import Tensor, wrap
 from . import comparison as CP
@@ -544,9 +544,9 @@ def count_nonzero(input, dim=None):
 # ---------------------------------------------------------------------------- declarations
 
 OPS = [
-    op("cummax", cummax, CummaxBackward0, sample=Sample("reduce", args=(0,)),
+    op("cummax", out_variant("cummax", cummax), CummaxBackward0, sample=Sample("reduce", args=(0,)),
        cases={"cummax": case(lambda torch, x: torch.cummax(x, 1), V.M23)}),
-    op("cummin", cummin, CumminBackward0, sample=Sample("reduce", args=(-1,)),
+    op("cummin", out_variant("cummin", cummin), CumminBackward0, sample=Sample("reduce", args=(-1,)),
        cases={"cummin": case(lambda torch, x: torch.cummin(x, 0), V.M23)}),
     op("sort", sort_method, SortBackward0, SortBackward1, sample=Sample("reduce", args=(-1,), kwargs={"descending": True}),
        cases={"sort": case(lambda torch, x: torch.sort(x, 1, descending=True), V.M23)}),
@@ -555,7 +555,7 @@ OPS = [
        cases={"msort": case(lambda torch, x0: torch.msort(x0), V.M23)}),
     op("topk", topk, TopkBackward0, sample=Sample(S1, args=(2,)),
        cases={"topk": case(lambda torch, x: torch.topk(x, 2), V.M23)}),
-    op("kthvalue", kthvalue, KthvalueBackward0, sample=Sample(S1, args=(2, -1)),
+    op("kthvalue", out_variant("kthvalue", kthvalue), KthvalueBackward0, sample=Sample(S1, args=(2, -1)),
        cases={"kthvalue": case(lambda torch, x: torch.kthvalue(x, 2, 1), V.M23)}),
     op("median", median, MedianBackward0, MedianBackward1,
        sample=Sample("reduce", call=lambda torch, x: (x.median(), torch.median(x, -1))),

@@ -11,7 +11,7 @@ import numpy as np
 from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..device import asarray as _asarray
-from ..function import Function, record
+from ..function import Function, out_variant, record
 from ..softmax_kernel import log_softmax_lastdim, softmax_lastdim
 from ..tensor import wrap, wrap_dim
 from . import replays, words
@@ -201,6 +201,6 @@ def logsumexp(input, dim, keepdim=False):
 OPS = [
     op("softmax", softmax, SoftmaxBackward0, special=True, sample=Sample("reduce", args=(-1,))),
     op("log_softmax", log_softmax, LogSoftmaxBackward0, special=True, sample=Sample("reduce", args=(0,))),
-    op("logsumexp", logsumexp, LogsumexpBackward0, special=True, sample=Sample("reduce", args=(-1,))),
+    op("logsumexp", out_variant("logsumexp", logsumexp), LogsumexpBackward0, special=True, sample=Sample("reduce", args=(-1,))),
 ]
 

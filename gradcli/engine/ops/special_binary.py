@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes, errors
 from ..argcheck import invalid_combination, is_scalar
 from ..torch_signatures import SIGNATURES
-from ..function import Function, inference_leaf, record, wrapped_number
+from ..function import Function, inference_leaf, out_variant, record, wrapped_number
 from ..limits import check_broadcast
 from ..tensor import Tensor, wrap
 from . import arithmetic as AR
@@ -481,6 +481,6 @@ OPS = [
     op("addcdiv", addcdiv, AddcdivBackward0, sample=Sample([((2, 3), (2, 3), (3,)), ((), (2,), (2,))],
                                                            ("any", "any", "pos"), kwargs={"value": 2}), **IP,
        cases={"addcdiv": case(lambda torch, a, b, c: torch.addcdiv(a, b, c, value=2.0), V.A, V.B, V.P)}),
-    op("nan_to_num", nan_to_num, NanToNumBackward0, sample=sample1(), **TIP,
+    op("nan_to_num", out_variant("nan_to_num", nan_to_num), NanToNumBackward0, sample=sample1(), **TIP,
        cases={"nan_to_num": case(lambda torch, x0: torch.nan_to_num(x0), V.A)}),
 ]

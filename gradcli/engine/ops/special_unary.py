@@ -13,7 +13,7 @@ from ...backend import vml
 from .. import dtypes, errors, numerics
 from ..device import asarray as _asarray
 from ..device import xp_of
-from ..function import Function
+from ..function import Function, out_variant
 from ..tensor import wrap
 from . import elementwise_common as EC
 from . import special_erf
@@ -451,9 +451,9 @@ OPS = [
        cases={"atanh": case(lambda torch, x0: torch.atanh(x0), V.Q)}),
     op("sinc", sinc, SincBackward0, special=True, sample=sample1(), **TIP,
        cases={"sinc": case(lambda torch, x0: torch.sinc(x0), V.A)}),
-    op("deg2rad", deg2rad, Deg2RadBackward0, sample=sample1(), **TIP,
+    op("deg2rad", out_variant("deg2rad", deg2rad), Deg2RadBackward0, sample=sample1(), **TIP,
        cases={"deg2rad": case(lambda torch, x0: torch.deg2rad(x0), V.A)}),
-    op("rad2deg", rad2deg, Rad2DegBackward0, sample=sample1(), **TIP,
+    op("rad2deg", out_variant("rad2deg", rad2deg), Rad2DegBackward0, sample=sample1(), **TIP,
        cases={"rad2deg": case(lambda torch, x0: torch.rad2deg(x0), V.A)}),
     op("frac", frac, FracBackward0, sample=sample1(), **TIP,
        cases={"frac": case(lambda torch, x0: torch.frac(x0), [0.25, 1.7, -2.4])}),

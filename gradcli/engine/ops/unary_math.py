@@ -8,7 +8,7 @@ from .. import dtypes, errors, numerics
 from ...backend import vml
 from ..autograd import SavedValue, forward_level
 from ..autograd_modes import grad_mode
-from ..function import Function, record
+from ..function import Function, out_variant, record
 from ..tensor import Tensor, wrap
 from .elementwise_common import add_scalar, kernel_error, mul_scalar, unary, zero_grad
 from .registry import op, sample1
@@ -502,8 +502,8 @@ OPS = [
     op("tanh", tanh, TanhBackward0, sample=sample1(), **_tip),
     op("sigmoid", sigmoid, SigmoidBackward0, sample=sample1(), **_tip),
     op("relu", relu, ReluBackward0, sample=sample1(), **_tip),
-    op("abs", abs, AbsBackward0, sample=sample1(), operator="abs", **_tip),
-    op("absolute", abs, AbsBackward0, sample=sample1(), inplace=True),
+    op("abs", out_variant("abs", abs), AbsBackward0, sample=sample1(), operator="abs", **_tip),
+    op("absolute", out_variant("abs", abs), AbsBackward0, sample=sample1(), inplace=True),
     op("reciprocal", reciprocal, ReciprocalBackward0, sample=sample1("pos"), **_tip),
     op("sign", sign, SignBackward0, sample=sample1(), **_ip),
     op("angle", angle, AngleBackward0, sample=sample1()),
