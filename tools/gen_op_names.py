@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "gradcli" / "engine" / "op_names.py"
 
 # the breadth families, in the order their names are bound (a new family module goes here)
-FAMILIES = ("special", "scan", "selection", "norms", "linalg_extra", "linalg_products", "linalg_svd", "linalg_eigh", "linalg_factor", "linalg_lu", "linalg_qr", "linalg_expm", "linalg_lstsq", "strided", "einsum",
+FAMILIES = ("special", "scan", "selection", "norms", "linalg_extra", "linalg_products", "linalg_svd", "linalg_eigh", "linalg_factor", "linalg_lu", "linalg_qr", "linalg_expm", "linalg_lstsq", "windows", "strided", "einsum",
             "shape_extra", "index_ops", "misc_ops", "numeric_extra", "scatter_extra")
 
 

@@ -3,7 +3,7 @@
 Which family (gradcli/engine/ops/<family>.py) binds each name that is not bound at start-up: the
 families load on first use (engine/methods.py load_family, engine/api.py)."""
 
-FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_eigh', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'linalg_lstsq', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
+FAMILIES = ('special', 'scan', 'selection', 'norms', 'linalg_extra', 'linalg_products', 'linalg_svd', 'linalg_eigh', 'linalg_factor', 'linalg_lu', 'linalg_qr', 'linalg_expm', 'linalg_lstsq', 'windows', 'strided', 'einsum', 'shape_extra', 'index_ops', 'misc_ops', 'numeric_extra', 'scatter_extra')
 
 TENSOR = {
     'H': 'scatter_extra',
@@ -289,7 +289,9 @@ TORCH = {
     'atleast_2d': 'shape_extra',
     'atleast_3d': 'shape_extra',
     'baddbmm': 'linalg_products',
+    'bartlett_window': 'windows',
     'bincount': 'scan',
+    'blackman_window': 'windows',
     'block_diag': 'numeric_extra',
     'broadcast_shapes': 'shape_extra',
     'broadcast_tensors': 'shape_extra',
@@ -358,6 +360,8 @@ TORCH = {
     'gcd_': 'scatter_extra',
     'get_device': 'misc_ops',
     'gradient': 'misc_ops',
+    'hamming_window': 'windows',
+    'hann_window': 'windows',
     'hardshrink': 'special',
     'heaviside': 'misc_ops',
     'histc': 'scan',
@@ -385,6 +389,7 @@ TORCH = {
     'isneginf': 'special',
     'isposinf': 'special',
     'isreal': 'special',
+    'kaiser_window': 'windows',
     'kron': 'linalg_products',
     'kthvalue': 'selection',
     'lcm': 'scatter_extra',

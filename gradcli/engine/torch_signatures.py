@@ -160,6 +160,10 @@ SIGNATURES = {
         (3, 6, 'input', 'Tensor', '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
         (4, 7, 'input', 'Tensor', '(Tensor input, Tensor batch1, Tensor batch2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
     ),
+    'bartlett_window': (
+        (1, 6, 'window_length', 'int', '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (2, 7, 'window_length', 'int', '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+    ),
     'batch_norm': (
         (9, 9, 'input', 'Tensor', None),
     ),
@@ -206,6 +210,10 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 2, 'self', 'Number', '(Number self, Tensor other)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
+    ),
+    'blackman_window': (
+        (1, 6, 'window_length', 'int', '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (2, 7, 'window_length', 'int', '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
     ),
     'bmm': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor mat2, *, Tensor out = None)'),
@@ -600,6 +608,16 @@ SIGNATURES = {
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
     ),
+    'hamming_window': (
+        (1, 6, 'window_length', 'int', '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (2, 7, 'window_length', 'int', '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (3, 8, 'window_length', 'int', '(int window_length, bool periodic, float alpha, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (4, 9, 'window_length', 'int', '(int window_length, bool periodic, float alpha, float beta, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+    ),
+    'hann_window': (
+        (1, 6, 'window_length', 'int', '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (2, 7, 'window_length', 'int', '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+    ),
     'hardshrink': (
         (1, 2, 'input', 'Tensor', None),
     ),
@@ -718,6 +736,11 @@ SIGNATURES = {
     ),
     'isreal': (
         (1, 1, 'input', 'Tensor', None),
+    ),
+    'kaiser_window': (
+        (1, 6, 'window_length', 'int', '(int window_length, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (2, 7, 'window_length', 'int', '(int window_length, bool periodic, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+        (3, 8, 'window_length', 'int', '(int window_length, bool periodic, float beta, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)'),
     ),
     'kl_div': (
         (2, 3, 'input', 'Tensor', None),
@@ -3030,6 +3053,18 @@ KEYWORDS = {
     ),
     'linalg.cholesky_ex': (
         '(Tensor input, *, bool upper = False, bool check_errors = False, tuple of Tensors out = None)',
+    ),
+    'linalg.eig': (
+        '(Tensor input, *, tuple of Tensors out = None)',
+    ),
+    'linalg.eigh': (
+        '(Tensor input, str UPLO = "L", *, tuple of Tensors out = None)',
+    ),
+    'linalg.eigvals': (
+        '(Tensor input, *, Tensor out = None)',
+    ),
+    'linalg.eigvalsh': (
+        '(Tensor input, str UPLO = "L", *, Tensor out = None)',
     ),
     'linalg.matrix_exp': (
         '(Tensor input)',
