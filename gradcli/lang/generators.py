@@ -264,4 +264,8 @@ class GeneratorCompiler:
         return try_
 
 
-__all__ = ["GeneratorCompiler", "drive", "close_method"]
+# the code of a generator's step: its frame holds the consumer's statement (`saved`), as a call's does
+# (warnings.warn's stacklevel counts both: pywarnings.py)
+DRIVE_CODE = _drive.__code__
+
+__all__ = ["GeneratorCompiler", "drive", "close_method", "DRIVE_CODE"]

@@ -20,13 +20,14 @@ import builtins
 import operator
 import sys
 
+from .generators import DRIVE_CODE
 from .pybuiltins import ScriptType
 from .runtime import function, user_raiser
 from .safe_regex import LinearPattern, UnsupportedPattern
 
 ACTIONS = ("error", "ignore", "always", "default", "module", "once")
 MODULE = "__main__"  # every line of a script is __main__'s, as in Python
-_CALL_CODE = function.__call__.__code__
+_FRAME_CODES = (function.__call__.__code__, DRIVE_CODE)  # a call of the script's function, a generator's step
 
 
 def _user(exc):
@@ -171,13 +172,13 @@ user_raiser(LinearPattern.match)
 
 def _site(rt, stacklevel):
     """(line, column) of the statement stacklevel frames up: 1 is the warn() call's statement, 2 the
-    call of the function that holds it, ...; None past the outermost (Python's 'sys', line 1)."""
+    call of the function (or the step of the generator) that holds it, ...; None past the outermost (Python's 'sys', line 1)."""
     node = rt.loc[0]
     if stacklevel > 1:
         frame = sys._getframe(1)
         left = stacklevel - 1
         while frame is not None and left:
-            if frame.f_code is _CALL_CODE:  # a call of the script's function: the caller's statement
+            if frame.f_code in _FRAME_CODES:  # a script function's call or generator's step: the caller's statement
                 node = frame.f_locals.get("saved")
                 left -= 1
             frame = frame.f_back
