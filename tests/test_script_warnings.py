@@ -303,3 +303,14 @@ def test_gradcli_test_files_do_not_share_filters(tmp_path):
     (tmp_path / "b.out").write_text("None\n")
     done = _cli("test", "-j", "1", str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("flags", [{"check": True}, {"explain": True}, {"check": True, "explain": True}])
+def test_check_and_explain_replays_warn_nothing_into_the_script(flags):
+    """--check replays each op in float64 (var's degrees-of-freedom warning again): torch computes no
+    replay, so the script's record list and its "error" filter never see those warnings."""
+    src = ("import torch\nimport warnings\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+           "with warnings.catch_warnings(record=True) as w:\n    v = x.var(correction=5)\nprint(len(w))\n"
+           "warnings.simplefilter('error')\nv.backward()\nprint(x.grad)\n")
+    result = run(src, **flags)
+    assert result.error is None and result.stdout == "1\ntensor([inf, inf])\n"

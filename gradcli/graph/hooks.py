@@ -8,6 +8,8 @@ kept in ``hooks.explain`` / ``hooks.checks`` for the RunResult (the ``--json`` d
 """
 from __future__ import annotations
 
+import warnings
+
 from ..render.diagnostics import source_lines
 
 
@@ -39,6 +41,37 @@ class _Fanout:
                     raised = e
         if raised is not None:
             raise raised
+
+
+class _Quiet:
+    """An observer whose own work (--check's float64 replays, the walkthrough's reads) warns nothing: a
+    replay's warning is not the script's (torch computes no replay), so it must neither be shown nor
+    meet the script's warnings filters (an "error" filter would fail the run; a record list would grow)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def _quietly(self, name, *args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return getattr(self.inner, name)(*args)
+
+    def begin(self, *args):
+        return self._quietly("begin", *args)
+
+    def node(self, *args):
+        return self._quietly("node", *args)
+
+    def leaf(self, *args):
+        return self._quietly("leaf", *args)
+
+    def end(self, *args):
+        return self._quietly("end", *args)
+
+    def __call__(self, *args):  # a node observer (the tape, the walkthrough's inputs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.inner(*args)
 
 
 def _chain_nodes(fns):
@@ -93,15 +126,16 @@ class RunHooks:
             from .tape import Tape  # noqa: PLC0415
 
             tape = Tape()
-            node_fns.append(tape)
-            observers.append(Checker(tape, self.lines, self._site, lambda r: self._emit("check", r), self._scope))
+            node_fns.append(_Quiet(tape))
+            observers.append(_Quiet(Checker(tape, self.lines, self._site, lambda r: self._emit("check", r),
+                                            self._scope)))
         if self.explain_on:
             from .explain import Explainer  # noqa: PLC0415
 
             ex = Explainer(self._scope, self.lines, self._site, lambda r: self._emit("explain", r))
-            node_fns.append(ex.inputs)
+            node_fns.append(_Quiet(ex.inputs))
             # the walkthrough first: it shows the steps up to a node that --check or anomaly mode stops at
-            observers.insert(0, ex)
+            observers.insert(0, _Quiet(ex))
         prev_obs = autograd.backward_observer[0]
         prev_node = autograd.node_observer[0]
         self._prev = (prev_obs, prev_node, autograd_modes.anomaly_mode.enabled, autograd_modes.anomaly_mode.check_nan)
