@@ -294,17 +294,150 @@ static void dot_kernel(const float *ap, const float *wp, float *op, Py_ssize_t r
     }
 }
 
-/* sgemm_dot(a, w, out, m, k, n, first=0): out (float32[m * n]) = a (float32[m * k], row-major) @ w
+/* out's rows r0..m-1 += c (c: n floats, every row's, or m x n) */
+static void add_c(float *out, const float *c, int c_rows, Py_ssize_t r0, Py_ssize_t m, Py_ssize_t n) {
+    for (Py_ssize_t i = r0; i < m; i++) {
+        const float *ci = c_rows ? c + i * n : c;
+        for (Py_ssize_t j = 0; j < n; j++) out[i * n + j] = out[i * n + j] + ci[j];
+    }
+}
+
+/* dot_kernel's order, vectorised across the output's columns instead of along k (SSE, x86-64's baseline): each
+ * lane holds one column's lane of the order above, so every output element gets the same float32 products and sums
+ * in the same order as dot_kernel's (the reference: tests/test_gemm_auto.py compares the two over many shapes),
+ * with the peel, the lanes' sum and the last products four columns an instruction, and c (n floats, every row's,
+ * or m x n; NULL for none) added to each element after its product, as add_c adds it. For short rows (k below
+ * COLUMNS_MAX_K), where dot_kernel's per-column set-up and lane sums cost more than the products. wt: k * np
+ * floats of scratch, np = n rounded up to a multiple of 4 (W's transpose, zero-padded). */
+#define COLUMNS_MAX_K 32
+#if defined(HAVE_X86) && defined(__SSE__)
+#define HAVE_COLUMNS 1
+/* acc + x[kk] * (the four columns' w[kk]): one term of four columns' lanes (wt's rows are 16-byte aligned) */
+#define TERM(acc, kk) _mm_add_ps((acc), _mm_mul_ps(_mm_set1_ps(x[kk]), _mm_load_ps(w + (kk) * np)))
+
+static inline __attribute__((always_inline)) void columns_body(
+    const float *ap, const float *wp, float *op, const float *cp, int c_rows, Py_ssize_t r0, Py_ssize_t m,
+    Py_ssize_t k, Py_ssize_t n, Py_ssize_t first, float *wt) {
+    const Py_ssize_t n4 = n - n % 4, np = (n + 3) / 4 * 4;
+    for (Py_ssize_t j = n; j < np; j++)  /* the padding columns: zeros (their lanes are never stored) */
+        for (Py_ssize_t kk = 0; kk < k; kk++) wt[kk * np + j] = 0.0f;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const float *wj = wp + j * k;
+        for (Py_ssize_t kk = 0; kk < k; kk++) wt[kk * np + j] = wj[kk];
+    }
+    /* a row's peel and its lanes' ends depend only on i % 4 */
+    Py_ssize_t peels[4], k4s[4], k8s[4];
+    for (int q = 0; q < 4; q++) {
+        Py_ssize_t peel = (4 - (first + q * (k % 4)) % 4) % 4;
+        if (peel > k) peel = k;
+        peels[q] = peel;
+        k4s[q] = peel + (k - peel) / 4 * 4;
+        k8s[q] = peel + (k - peel) / 8 * 8;
+    }
+    const __m128 zero = _mm_setzero_ps();
+    for (Py_ssize_t i = r0; i < m; i++) {
+        const int q = (int)(i & 3);
+        const Py_ssize_t peel = peels[q], k4 = k4s[q], k8 = k8s[q];
+        const float *x = ap + i * k, *ci = cp == NULL ? NULL : c_rows ? cp + i * n : cp;
+        float *oi = op + i * n;
+        for (Py_ssize_t j = 0; j < n4; j += 4) {  /* four lanes a column */
+            const float *w = wt + j;
+            __m128 l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+            for (Py_ssize_t kk = 0; kk < peel; kk++) l0 = TERM(l0, kk);
+            for (Py_ssize_t kk = peel; kk < k4; kk += 4) {
+                l0 = TERM(l0, kk);
+                l1 = TERM(l1, kk + 1);
+                l2 = TERM(l2, kk + 2);
+                l3 = TERM(l3, kk + 3);
+            }
+            __m128 r = _mm_add_ps(_mm_add_ps(l0, l2), _mm_add_ps(l1, l3));
+            for (Py_ssize_t kk = k4; kk < k; kk++) r = TERM(r, kk);
+            if (ci != NULL) r = _mm_add_ps(r, _mm_loadu_ps(ci + j));
+            _mm_storeu_ps(oi + j, r);
+        }
+        if (n4 < n) {  /* the last n % 4 columns: eight lanes a column (the padded lanes are not stored) */
+            const float *w = wt + n4;
+            __m128 l0 = zero, l1 = zero, l2 = zero, l3 = zero, l4 = zero, l5 = zero, l6 = zero, l7 = zero;
+            for (Py_ssize_t kk = 0; kk < peel; kk++) l0 = TERM(l0, kk);
+            for (Py_ssize_t kk = peel; kk < k8; kk += 8) {
+                l0 = TERM(l0, kk);
+                l1 = TERM(l1, kk + 1);
+                l2 = TERM(l2, kk + 2);
+                l3 = TERM(l3, kk + 3);
+                l4 = TERM(l4, kk + 4);
+                l5 = TERM(l5, kk + 5);
+                l6 = TERM(l6, kk + 6);
+                l7 = TERM(l7, kk + 7);
+            }
+            __m128 r = _mm_add_ps(_mm_add_ps(_mm_add_ps(l0, l4), _mm_add_ps(l2, l6)),
+                                  _mm_add_ps(_mm_add_ps(l1, l5), _mm_add_ps(l3, l7)));
+            for (Py_ssize_t kk = k8; kk < k; kk++) r = TERM(r, kk);
+            float rest[4];
+            _mm_storeu_ps(rest, r);
+            for (Py_ssize_t j = n4; j < n; j++) oi[j] = ci != NULL ? rest[j - n4] + ci[j] : rest[j - n4];
+        }
+    }
+}
+#undef TERM
+
+static void columns_sse(const float *ap, const float *wp, float *op, const float *cp, int c_rows, Py_ssize_t r0,
+                        Py_ssize_t m, Py_ssize_t k, Py_ssize_t n, Py_ssize_t first, float *wt) {
+    columns_body(ap, wp, op, cp, c_rows, r0, m, k, n, first, wt);
+}
+
+/* the same code with AVX's encodings (a broadcast load, unaligned memory operands): fewer instructions, the same
+ * operations (no fused multiply-add: -ffp-contract=off) */
+AVX2 static void columns_avx(const float *ap, const float *wp, float *op, const float *cp, int c_rows, Py_ssize_t r0,
+                             Py_ssize_t m, Py_ssize_t k, Py_ssize_t n, Py_ssize_t first, float *wt) {
+    columns_body(ap, wp, op, cp, c_rows, r0, m, k, n, first, wt);
+}
+#endif
+
+/* rows r0..m-1 of dot_kernel's order, then + c (add_c): the column kernel where it applies (k below COLUMNS_MAX_K and
+ * its scratch at hand), else dot_kernel's. path (for the tests, which compare them): PATH_BEST, PATH_REFERENCE
+ * (dot_kernel's always) or PATH_SSE (the column kernel without AVX's encodings where it applies) */
+enum { PATH_BEST, PATH_REFERENCE, PATH_SSE };
+static void dot_rows(const float *ap, const float *wp, float *op, const float *cp, int c_rows, Py_ssize_t r0,
+                     Py_ssize_t m, Py_ssize_t k, Py_ssize_t n, Py_ssize_t first, int path) {
+#ifdef HAVE_COLUMNS
+    if (path != PATH_REFERENCE && k < COLUMNS_MAX_K && r0 < m) {
+        float stack[COLUMNS_MAX_K * 64] __attribute__((aligned(16))), *wt = stack;
+        const Py_ssize_t np = (n + 3) / 4 * 4;
+        if (k * np > (Py_ssize_t)(sizeof stack / sizeof stack[0]))  /* (malloc's blocks are 16-byte aligned here) */
+            wt = (float *)malloc((size_t)(k * np) * sizeof(float));
+        if (wt != NULL) {
+            if (path == PATH_BEST && have_avx2_fma())
+                columns_avx(ap, wp, op, cp, c_rows, r0, m, k, n, first, wt);
+            else
+                columns_sse(ap, wp, op, cp, c_rows, r0, m, k, n, first, wt);
+            if (wt != stack) free(wt);
+            return;
+        }
+    }
+#endif
+    (void)path;
+    dot_kernel(ap, wp, op, r0, m, k, n, first);
+    if (cp != NULL) add_c(op, cp, c_rows, r0, m, n);
+}
+
+/* sgemm_dot(a, w, out, m, k, n, first=0, path=0): out (float32[m * n]) = a (float32[m * k], row-major) @ w
  * (float32[n * k], row-major).T in the order above, where a's first element lies `first` floats (0 to 3) past
  * 16 bytes (row i: (first + i * k) % 4, its peel the floats to the next 16 bytes). out may share no byte with
- * a or w. */
+ * a or w. path: which code computes it (dot_rows: 0 the fastest, 1 dot_kernel's, 2 the columns' without AVX;
+ * the same bits, the tests compare them). */
 static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
     PyObject *a_obj, *w_obj, *out_obj;
     Py_ssize_t m, k, n, first = 0;
-    if (!PyArg_ParseTuple(args, "OOOnnn|n:sgemm_dot", &a_obj, &w_obj, &out_obj, &m, &k, &n, &first)) return NULL;
+    int path = PATH_BEST;
+    if (!PyArg_ParseTuple(args, "OOOnnn|ni:sgemm_dot", &a_obj, &w_obj, &out_obj, &m, &k, &n, &first, &path))
+        return NULL;
     if (m < 1 || k < 1 || n < 1 || first < 0 || first > 3 || m > PY_SSIZE_T_MAX / k || k > PY_SSIZE_T_MAX / n ||
         m > PY_SSIZE_T_MAX / n) {
         PyErr_Format(PyExc_ValueError, "sgemm_dot: bad sizes m=%zd k=%zd n=%zd first=%zd", m, k, n, first);
+        return NULL;
+    }
+    if (path < PATH_BEST || path > PATH_SSE) {
+        PyErr_Format(PyExc_ValueError, "sgemm_dot: path %d is not 0, 1 or 2", path);
         return NULL;
     }
     Py_buffer a, w, out;
@@ -326,7 +459,7 @@ static PyObject *sgemm_dot(PyObject *self, PyObject *args) {
     const float *ap = (const float *)a.buf, *wp = (const float *)w.buf;
     float *op = (float *)out.buf;
     Py_BEGIN_ALLOW_THREADS
-    dot_kernel(ap, wp, op, 0, m, k, n, first);
+    dot_rows(ap, wp, op, NULL, 0, 0, m, k, n, first, path);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -417,14 +550,6 @@ static Py_ssize_t first_float(PyObject *x, const char *buf) {
     return d % 4 ? -1 : d / 4;
 }
 
-/* out's rows r0..m-1 += c (c: n floats, every row's, or m x n) */
-static void add_c(float *out, const float *c, int c_rows, Py_ssize_t r0, Py_ssize_t m, Py_ssize_t n) {
-    for (Py_ssize_t i = r0; i < m; i++) {
-        const float *ci = c_rows ? c + i * n : c;
-        for (Py_ssize_t j = 0; j < n; j++) out[i * n + j] = out[i * n + j] + ci[j];
-    }
-}
-
 /* sgemm_auto(a, b, c): what gemm_avx2.gemm(a, b, c) (beta 1, alpha 1) answers, decided and computed in one
  * call, where a is a row-major and b a transposed row-major float32 matrix (F.linear's input @ weight.t()),
  * m, k, n >= 2, and c is None, a float32 (n,) with unit stride or a row-major float32 (m, n): MKL's
@@ -504,8 +629,7 @@ static PyObject *sgemm_auto(PyObject *self, PyObject *const *args, Py_ssize_t na
         const int release = work > (1 << 16);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
         if (narrow) {
-            dot_kernel(ap, bp, op, 0, m, k, n, first);
-            if (have_c) add_c(op, cp, c_rows, 0, m, n);
+            dot_rows(ap, bp, op, cp, c_rows, 0, m, k, n, first, PATH_BEST);
         } else {
             if (have_c)  /* MKL's C, added after the first chain */
                 for (Py_ssize_t i = 0; i < m; i++) memcpy(op + i * n, c_rows ? cp + i * n : cp, (size_t)n * sizeof(float));
@@ -520,8 +644,7 @@ static PyObject *sgemm_auto(PyObject *self, PyObject *const *args, Py_ssize_t na
                 gemm_scalar(&g);
             if (mixed) {  /* the rows past the last group of four: the dot-product kernel's, then + C */
                 Py_ssize_t m4 = m - m % 4;
-                dot_kernel(ap, bp, op, m4, m, k, n, first);
-                if (have_c) add_c(op, cp, c_rows, m4, m, n);
+                dot_rows(ap, bp, op, cp, c_rows, m4, m, k, n, first, PATH_BEST);
             }
         }
         if (release) PyEval_RestoreThread(ts);

@@ -144,3 +144,35 @@ def test_gemm_without_the_native_module_skips_auto(monkeypatch):
     a, b = _matrix(rng, 32, 10), _matrix(rng, 10, 5, transposed=True)
     r = gemm_avx2.gemm(a, b)  # gemm_dot's NumPy passes
     assert r is not None and gemm_avx2._auto() is None
+
+
+def test_column_kernel_is_dot_kernel(native_module):
+    """csrc/gemm.c's column kernel (columns_body: the dot-product order vectorised across the output's columns,
+    for rows shorter than COLUMNS_MAX_K, with and without AVX's encodings) against dot_kernel, the reference
+    (sgemm_dot's path 1), bit for bit: every remainder of n modulo 4 and of k modulo 8, every peel (a's start
+    modulo 16 bytes), -0.0, inf and nan among the operands; and the same through sgemm_auto's bias add against
+    the reference + c."""
+    module = native_module("gemm")
+    rng = np.random.default_rng(1212)
+    shapes = [(32, 10, 5), (32, 5, 2), (1, 1, 1), (2, 3, 4), (5, 31, 9), (7, 32, 3), (3, 33, 5), (4, 64, 7)]
+    shapes += [(int(rng.integers(1, 40)), int(rng.integers(1, 40)), int(rng.integers(1, 24))) for _ in range(150)]
+    for i, (m, k, n) in enumerate(shapes):
+        for first in range(4):
+            a = _matrix(rng, m, k, first)
+            w = _matrix(rng, n, k)
+            if i % 7 == 3:
+                a.flat[rng.integers(0, a.size)] = rng.choice([np.inf, -np.inf, np.nan])
+            want = np.full((m, n), 7.0, F32)
+            module.sgemm_dot(a, w, want, m, k, n, first, 1)
+            for path in (0, 2):
+                got = np.full((m, n), 7.0, F32)
+                module.sgemm_dot(a, w, got, m, k, n, first, path)
+                assert got.view(np.int32).tolist() == want.view(np.int32).tolist(), (m, k, n, first, path)
+            if m < 2 or k < 2 or n < 2:
+                continue
+            for c in (_matrix(rng, 1, n)[0], _matrix(rng, m, n)):
+                got = module.sgemm_auto(a, w.T, c)
+                if got is not None and (n < gemm_avx2.MIN_COLUMNS or m < 4):  # the dot-product order, then + c
+                    assert _same(got, want + c), (m, k, n)
+    with pytest.raises(ValueError, match="path 3"):
+        module.sgemm_dot(np.ones(4, F32), np.ones(4, F32), np.zeros(1, F32), 1, 4, 1, 0, 3)
