@@ -314,3 +314,10 @@ def test_check_and_explain_replays_warn_nothing_into_the_script(flags):
            "warnings.simplefilter('error')\nv.backward()\nprint(x.grad)\n")
     result = run(src, **flags)
     assert result.error is None and result.stdout == "1\ntensor([inf, inf])\n"
+
+
+def test_types_print_as_pythons():
+    src = ("import warnings\nwarnings.filterwarnings('ignore', 'x')\n"
+           "print(type(warnings.catch_warnings()), type(warnings.WarningMessage('a', UserWarning, 'f', 1)), "
+           "type(warnings.filters[0][1]))\n")
+    assert out(src) == "<class 'warnings.catch_warnings'> <class 'warnings.WarningMessage'> <class 're.Pattern'>\n"

@@ -44,6 +44,7 @@ class FilterPattern:
 
     __slots__ = ("linear", "pattern", "flags")
     __gradscript_attrs__ = frozenset(("pattern", "flags"))
+    __module__ = "re"  # type(p) prints as Python's compiled pattern's: <class 're.Pattern'>
 
     def __init__(self, pattern, flags):
         try:
@@ -68,6 +69,7 @@ class WarningMessage:
 
     __slots__ = ("message", "category", "filename", "lineno", "file", "line", "source", "_category_name")
     __gradscript_attrs__ = frozenset(("message", "category", "filename", "lineno", "file", "line", "source"))
+    __module__ = "warnings"  # <class 'warnings.WarningMessage'>, as Python prints it
 
     def __init__(self, message, category, filename, lineno, file=None, line=None, source=None):
         self.message, self.category, self.filename, self.lineno = message, _class(category), filename, lineno
@@ -193,6 +195,7 @@ class catch_warnings:  # noqa: N801 - Python's name
 
     __slots__ = ("_state", "_record", "_filter", "_entered", "_saved")
     __gradscript_attrs__ = frozenset()
+    __module__ = "warnings"
 
     def __init__(self, *, record=False, module=None, action=None, category=builtins.Warning, lineno=0,
                  append=False):
@@ -325,3 +328,5 @@ def warnings_members(state):
 
 __all__ = ["WarningsState", "WarningMessage", "FilterPattern", "catch_warnings", "warnings_members", "ACTIONS",
            "simplefilter_on"]
+
+FilterPattern.__name__ = FilterPattern.__qualname__ = "Pattern"
