@@ -275,7 +275,12 @@ class Tensor:
         """AccumulateGrad: the first gradient is stored (a copy, never an alias, unless nothing else
         holds it: `steal`, the engine's say for the tensor g, and _stealable for its array, as torch
         keeps a gradient whose use count is 1), later ones are added in place, or out of place when
-        building a graph (create_graph)."""
+        building a graph (create_graph). A leaf whose requires_grad was turned off after the graph was
+        built takes nothing (accumulate_grad.cpp returns when the variable no longer requires grad; the
+        engine still calls its post-accumulate hooks)."""
+        if not self._rg:
+            self._post_accumulate()
+            return
         if g._data.shape != self._data.shape:
             from .ops.shape import sum_to  # noqa: PLC0415
             g = sum_to(g, self._data.shape)
