@@ -13,6 +13,7 @@ TORCH_NAMES = {
     'constant_pad_nd': ('gradcli.engine.nn.functional', 'constant_pad_nd'),
     'conv1d': ('gradcli.engine.nn.functional_conv', 'conv1d'),
     'conv2d': ('gradcli.engine.nn.functional_conv', 'conv2d'),
+    'conv3d': ('gradcli.engine.nn.functional_conv', 'conv3d'),
     'conv_transpose1d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose1d'),
     'conv_transpose2d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose2d'),
     'cosine_embedding_loss': ('gradcli.engine.nn.functional_aten', 'cosine_embedding_loss'),

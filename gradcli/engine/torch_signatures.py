@@ -323,6 +323,10 @@ SIGNATURES = {
         (2, 7, 'input', 'Tensor', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)'),
         (2, 7, 'input', 'Tensor', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
     ),
+    'conv3d': (
+        (2, 7, 'input', 'Tensor', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)'),
+        (2, 7, 'input', 'Tensor', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
+    ),
     'conv_transpose1d': (
         (2, 8, 'input', 'Tensor', None),
     ),

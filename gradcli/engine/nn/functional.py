@@ -490,6 +490,8 @@ OPS = [
     _fop("conv1d", _conv.conv1d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 5), (3, 2, 2), (3,))]), torch=True),
     _fop("conv2d", _conv.conv2d, _conv.ConvolutionBackward0, sample=Sample([((1, 2, 4, 4), (3, 2, 2, 2), (3,))],
                                                                            kwargs={"padding": 1}), torch=True),
+    _fop("conv3d", _conv.conv3d, _conv.ConvolutionBackward0, torch=True, sample=Sample(
+        [((1, 2, 3, 4, 3), (2, 1, 2, 2, 1), (2,))], kwargs={"padding": (1, 0, 1), "stride": (2, 1, 1), "groups": 2})),
     _fop("conv_transpose1d", _convt.conv_transpose1d, _convt.ConvolutionBackward0, torch=True,
          sample=Sample([((1, 2, 4), (2, 3, 3), (3,))], kwargs={"stride": 2, "padding": 1, "output_padding": 1})),
     _fop("conv_transpose2d", _convt.conv_transpose2d, _convt.ConvolutionBackward0, torch=True,

@@ -110,25 +110,23 @@ def _out_size(size, k, s, p, d, ceil_mode):
 
 
 def _window_index(spatial, out_sp, k, s, p, d):
-    """idx[(o...), (k...)] = flat input index of kernel tap k at output o, or S for padding."""
+    """idx[(o...), (k...)] = flat input index of kernel tap k at output o, or S for padding (any number of
+    spatial dims: the outputs' dims first, then the taps', each in row-major order)."""
     nsp = len(spatial)
     S_ = int(np.prod(spatial))
-    # per dim: positions (out, k) and validity
-    pos = []
-    for i in range(nsp):
+    flat = np.zeros((1,) * (2 * nsp), np.int64)
+    valid = np.ones((1,) * (2 * nsp), bool)
+    row = 1
+    for i in reversed(range(nsp)):  # per dim: positions (out, k), placed on axes i and nsp + i
         o = np.arange(out_sp[i])[:, None] * s[i] - p[i] + np.arange(k[i])[None, :] * d[i]
-        pos.append(o)
-    if nsp == 1:
-        (a,) = pos
-        valid = (a >= 0) & (a < spatial[0])
-        idx = np.where(valid, a, S_)
-        return idx.reshape(out_sp[0], k[0])
-    a, b = pos
-    ia = a[:, None, :, None]
-    ib = b[None, :, None, :]
-    valid = (ia >= 0) & (ia < spatial[0]) & (ib >= 0) & (ib < spatial[1])
-    idx = np.where(valid, ia * spatial[1] + ib, S_)
-    return idx.reshape(out_sp[0] * out_sp[1], k[0] * k[1])
+        shape = [1] * (2 * nsp)
+        shape[i], shape[nsp + i] = out_sp[i], k[i]
+        o = o.reshape(shape)
+        valid = valid & (o >= 0) & (o < spatial[i])
+        flat = flat + o * row
+        row *= spatial[i]
+    idx = np.where(valid, flat, S_)
+    return idx.reshape(int(np.prod(out_sp)), int(np.prod(k)))
 
 
 # the index map and argument reader that functional_conv_transpose.py shares
@@ -327,6 +325,10 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

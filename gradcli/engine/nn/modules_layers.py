@@ -234,7 +234,7 @@ class _ConvNd(Module):
         return s
 
     def forward(self, input):
-        conv = F.conv1d if self._nd == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
             if isinstance(self.padding, str):
                 raise errors.runtime("padding strings with a non-zeros padding_mode are not supported by gradcli")
@@ -252,6 +252,10 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     _nd = 2
+
+
+class Conv3d(_ConvNd):
+    _nd = 3
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -483,7 +487,7 @@ class Embedding(Module):
 
 
 NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-         "Flatten", "Unflatten", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+         "Flatten", "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
 
@@ -491,7 +495,7 @@ NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", 
 _MODULE_PATHS = {
     "linear": ("Identity", "Linear", "Bilinear"),
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
-    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"),
+    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"),
     "pooling": ("MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d"), "sparse": ("Embedding",),
 }
