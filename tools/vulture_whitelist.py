@@ -271,6 +271,7 @@ Flatten
 Unflatten
 Conv1d
 Conv2d
+Conv3d
 ConvTranspose1d
 ConvTranspose2d
 Fold
