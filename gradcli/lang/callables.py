@@ -4,13 +4,13 @@ A user function is a ``runtime.function`` whose body is a compiled block.
 """
 from __future__ import annotations
 
-from types import MethodType, ModuleType
+from types import MethodType
 
 from . import ast as A
 from ..engine.private_names import is_script_class
 from .pyops import checked_int
-from .pyvalues import CHECKED, CHECKED_READ, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
 from .classes import decorate
+from .fastcalls import call_positional, method_call
 from .runtime import Frame, Function, tag
 from .scopes import Scope, child_qualname, function_scope, walrus_targets
 from .statements import contains_yield
@@ -19,7 +19,6 @@ from .statements import contains_yield
 # python_arg_parser.cpp's numpy_compatibility_arg_names: the C++-bound Tensor methods take axis= for dim=
 # and keepdims= for keepdim= (x.sum(axis=0)). Compiled in only for calls that pass these keywords.
 _NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
-kind_of = fast_kind.get
 
 
 def _numpy_keywords_renamed(f, kw, error):
@@ -44,92 +43,13 @@ def _numpy_keywords_renamed(f, kw, error):
     return renamed
 
 
-_MISSING = object()
-
-
-def method_call(method, args, anode, node, G):
-    """obj.name() and obj.name(x) as one closure: exprs.e_attribute's attr (its policy inline,
-    errors tagged with the attribute node) then the call (tagged with the call node). An obj
-    that is a local or global name is read here; a miss runs its closure (the error)."""
-    value, name = method
-    local, oname = getattr(value, "gs_name", (False, None))
-    if not args:
-        def mcall0(frame):
-            if oname is None:
-                obj = value(frame)
-            else:
-                obj = (frame if local else G).get(oname, _MISSING)
-                if obj is _MISSING:
-                    obj = value(frame)
-            kind = kind_of(type(obj))
-            try:
-                if kind == FULL:
-                    f = getattr(obj, name)
-                elif kind == CHECKED:
-                    f = CHECKED_READ[0](obj, name)
-                    if isinstance(f, ModuleType):
-                        raise refuse_module(obj, name)
-                elif kind == NAMESPACE and name in obj._members:
-                    f = obj._members[name]
-                else:
-                    f = get_attr(obj, name)
-            except AttributeError as e:
-                if kind == FULL or kind == CHECKED:
-                    e._gs_user = True  # as get_attr marks it
-                tag(e, anode)
-                raise
-            except Exception as e:
-                tag(e, anode)
-                raise
-            try:
-                return f()
-            except Exception as e:
-                tag(e, node)
-                raise
-        return mcall0
-    a0, = args
-
-    def mcall1(frame):
-        if oname is None:
-            obj = value(frame)
-        else:
-            obj = (frame if local else G).get(oname, _MISSING)
-            if obj is _MISSING:
-                obj = value(frame)
-        kind = kind_of(type(obj))
-        try:
-            if kind == FULL:
-                f = getattr(obj, name)
-            elif kind == CHECKED:
-                f = CHECKED_READ[0](obj, name)
-                if isinstance(f, ModuleType):
-                    raise refuse_module(obj, name)
-            elif kind == NAMESPACE and name in obj._members:
-                f = obj._members[name]
-            else:
-                f = get_attr(obj, name)
-        except AttributeError as e:
-            if kind == FULL or kind == CHECKED:
-                e._gs_user = True
-            tag(e, anode)
-            raise
-        except Exception as e:
-            tag(e, anode)
-            raise
-        x = a0(frame)
-        try:
-            return f(x)
-        except Exception as e:
-            tag(e, node)
-            raise
-    return mcall1
-
-
 class CallableCompiler:
     """Mixin of Compiler: calls, functions, classes, comprehensions."""
 
     # ------------------------------------------------------------------ calls
-    def e_call(self, node, scope):
+    def e_call(self, node, scope, sink=None):
+        """A call's closure; with a fastcalls.Sink, the statement's closure where fastcalls fuses the call (its
+        `gs_statement` set), else the call's."""
         func_node = node.func
         if type(func_node) is A.Name and func_node.id == "super" and not node.args and not node.keywords:
             return self.zero_arg_super(node, scope)
@@ -146,7 +66,7 @@ class CallableCompiler:
         if simple and not kws:
             method = getattr(func, "gs_method", None)
             if method is not None and len(args) <= 1:
-                return method_call(method, args, func_node, node, self.G)
+                return method_call(method, args, func_node, node, self.G, sink)
             if len(args) == 0:
                 def call0(frame):
                     f = func(frame)
@@ -156,33 +76,9 @@ class CallableCompiler:
                         tag(e, node)
                         raise
                 return call0
-            if len(args) == 1:
-                a0 = args[0]
-
-                def call1(frame):
-                    f = func(frame)
-                    x = a0(frame)
-                    try:
-                        return f(x)
-                    except Exception as e:
-                        tag(e, node)
-                        raise
-                return call1
-            if len(args) == 2:
-                a0, a1 = args
-
-                def call2(frame):
-                    f = func(frame)
-                    x = a0(frame)
-                    y = a1(frame)
-                    if f is int:  # int(s, 16): its result held to the integer limit
-                        f = checked_int
-                    try:
-                        return f(x, y)
-                    except Exception as e:
-                        tag(e, node)
-                        raise
-                return call2
+            fused = call_positional(func, args, node, self.G, sink)
+            if fused is not None:
+                return fused
 
             def calln(frame):
                 f = func(frame)

@@ -12,6 +12,7 @@ from ..gcpolicy import paused
 from . import ast as A
 from . import fastops
 from .errors import GradScriptError
+from .fastcalls import Sink
 from .callables import CallableCompiler
 from .classes import ClassCompiler
 from .exprs import MAX_NESTING, ExprCompiler
@@ -227,7 +228,12 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
 
     # ------------------------------------------------------------------ simple statements
     def s_expr(self, node, scope):
-        value = self.expr(node.value, scope)
+        if type(node.value) is A.Call:  # obj.method(): the call's closure is the statement's (fastcalls.Sink)
+            value = self.e_call(node.value, scope, Sink(echo=self.rt.echo if scope.echo else None))
+            if getattr(value, "gs_statement", False):
+                return value
+        else:
+            value = self.expr(node.value, scope)
         if not scope.echo:
             def expr_stmt(frame):
                 value(frame)
@@ -241,14 +247,20 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
         return expr_echo
 
     def s_assign(self, node, scope):
-        value = self.expr(node.value, scope)
+        target = node.targets[0]
+        plain_name = len(node.targets) == 1 and type(target) is A.Name and (scope.kind == "module" or (
+            target.id in scope.locals and target.id not in scope.globals and target.id not in scope.nonlocals))
+        if plain_name and type(node.value) is A.Call:  # name = f(x): the call stores the result itself
+            value = self.e_call(node.value, scope, Sink(store=(scope.kind != "module", target.id)))
+            if getattr(value, "gs_statement", False):
+                self.target(target, scope)  # the name's checks
+                return value
+        else:
+            value = self.expr(node.value, scope)
         stores = [self.target(t, scope) for t in node.targets]
         if len(stores) == 1:
             store = stores[0]
-            target = node.targets[0]
-            if type(target) is A.Name and (scope.kind == "module" or (
-                    target.id in scope.locals and target.id not in scope.globals
-                    and target.id not in scope.nonlocals)):
+            if plain_name:
                 name = target.id
                 fused = fastops.assign_op_float(name, self.G if scope.kind == "module" else None, value)
                 if fused is not None:

@@ -90,7 +90,7 @@ class ExprCompiler:
                                             "with a value")
                     tag(err, node)
                     raise err from None
-            load_local.gs_name = (True, name)  # callables.method_call reads it inline
+            load_local.gs_name = (True, name)  # fastcalls reads it inline
             return load_local
         if kind == "free":
             def load_free(frame):

@@ -208,7 +208,7 @@ def assign_op_float(name, G, value):
     """`name = other op c` (other a local or global name, c a float constant: _op_float's closure as
     value) as one closure instead of three (the assignment, the operator, the name's load): the
     statement of a scalar chain (`y = y * 1.01`). `G` is the globals the name is stored in, or None
-    for a local of the frame. The name is read as callables.method_call reads it (a miss runs its
+    for a local of the frame. The name is read as fastcalls.method_call reads it (a miss runs its
     load closure for the error); None when value is not such an operator."""
     spec = getattr(value, "gs_op_float", None)
     if spec is None:

@@ -22,7 +22,7 @@ from ..engine.tensor import Tensor, check_view_grad_fn
 from ..pycompat import OrderedDict
 from .private import has_private, is_private
 from .pyops import BigRange
-from .runtime import user_raiser
+from .runtime import function, user_raiser
 from .strguard import GROWING_NAMES, STR_SPECIAL, growing_method, safe_format, safe_format_map, unbound_method
 
 
@@ -229,6 +229,10 @@ fast_kind = {}
 # the same value or error as getattr (a Module's parameters, buffers and submodules without the failed
 # lookup that precedes Module.__getattr__: ~11K instructions a read on Python 3.11)
 CHECKED_READ = [getattr]
+# [None, or csrc/lang.c's forward_of once an nn.Module type has been classified]: a call site's module call
+# runs forward_of(module) as forward(module, *args) where it answers (Module.__call__ without hooks), without
+# Module.__call__'s frame and the bound method (a script forward's descriptor frame)
+FORWARD_OF = [None]
 
 
 @user_raiser
@@ -373,10 +377,12 @@ def _use_native_read(t):
     if not issubclass(t, Module):
         return
     from .. import native  # noqa: PLC0415
-    module = native.load("lang", needs=("setup", "read_attr"))
+    module = native.load("lang", needs=("setup", "read_attr", "setup_call", "forward_of"))
     if module is not None:
         module.setup(Module.__getattr__, object.__getattribute__)
+        module.setup_call(Module.__call__, function)
         CHECKED_READ[0] = module.read_attr
+        FORWARD_OF[0] = module.forward_of
 
 
 def _is_tensor(obj):
