@@ -79,6 +79,8 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
+        # csrc/lang.c's forward_of makes this test for a script's module call (and then runs forward itself):
+        # a new kind of hook goes in both
         if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks") or "_backward_hooks" in d
                 or "_backward_pre_hooks" in d or "_non_full_backward_hooks" in d):
             return self.forward(*args, **kwargs)  # no hooks (nearly always)
