@@ -250,10 +250,11 @@ def parser_text(signature_str):
     return "(" + ", ".join(parts) + ")", tuple(nullable)
 
 
-def binding_texts(method=False):
+def binding_texts(method=False, raw=False):
     """{name: [(text, nullable), ...]}: the signatures torch's Python bindings are made with, from the
     native_functions.yaml that torchgen ships, grouped and ordered as gen_python_functions does
-    (name: "X" for torch.X, "linalg.X" / "special.X"; with method, the Tensor methods' without self)."""
+    (name: "X" for torch.X, "linalg.X" / "special.X"; with method, the Tensor methods' without self; with raw,
+    torchgen's own signature strings)."""
     import os
     from collections import defaultdict
 
@@ -275,7 +276,8 @@ def binding_texts(method=False):
         name = str(f.func.name.name)
         key = name if module is None else f"{module}.{name.removeprefix(module + '_')}"
         pairs[key].append(PythonSignatureNativeFunctionPair(signature=signature(f, method=method), function=f))
-    return {key: [parser_text(g.signature.signature_str(symint=True))
+    text = (lambda t: t) if raw else parser_text
+    return {key: [text(g.signature.signature_str(symint=True))
                   for g in sort_overloads(group_overloads(found, symint=True), symint=True)]
             for key, found in pairs.items()}
 
@@ -401,6 +403,32 @@ def _gap_items(table, namespace_table, method_bindings):
             yield "Tensor." + name, getattr(Tensor, name), texts
 
 
+# torch.nn.functional.X whose arguments torch's parser reads in the binding below (nn.X: torch._C._nn.X), the Python
+# wrapper (if any) doing nothing with them first: their every argument is checked as that parser checks it
+_PARSED_FUNCTIONAL = {"pad": "nn.pad", "layer_norm": "layer_norm", "max_pool1d": "max_pool1d",
+                      "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "nn.avg_pool2d",
+                      "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_max_pool1d": "adaptive_max_pool1d",
+                      "leaky_relu": "nn.leaky_relu", "elu": "nn.elu", "celu": "celu", "threshold": "threshold",
+                      "softplus": "nn.softplus", "cosine_similarity": "cosine_similarity", "one_hot": "nn.one_hot",
+                      "softshrink": "nn.softshrink", "hardshrink": "hardshrink"}
+
+
+def functional_parsed(bindings, raw):
+    """{name: (parser name, text, nullable, positional, unsized)} for _PARSED_FUNCTIONAL: positional when F.name is
+    a Python wrapper, which passes every argument on by position (so torch's errors give the binding's positions);
+    unsized: its int-list parameters of no fixed size (IntArrayRef without a size), which take no single int (the text does not say)."""
+    import torch.nn.functional as TF
+    out = {}
+    for name, key in _PARSED_FUNCTIONAL.items():
+        found = bindings.get(key)
+        if found is None or len(found) != 1:
+            raise SystemExit(f"torchgen has no single signature for {key} (F.{name})")
+        positional = not isinstance(getattr(TF, name), types.BuiltinFunctionType)
+        unsized = tuple(re.findall(r"(?:Sym)?IntArrayRef\?? (\w+)", raw[key][0]))
+        out[name] = (key.rpartition(".")[2], found[0][0], found[0][1], positional, unsized)
+    return out
+
+
 def build():
     """The text of torch_signatures.py, from the torch this runs with."""
     import warnings
@@ -491,6 +519,13 @@ def build():
     lines.append("# binding signature) and the parameters whose type is optional (the text drops the '?')")
     lines.append("SINGLE_SIGNATURES = {")
     for name, entry in single_texts((table, namespace_table), binding_texts()).items():
+        lines.append(f"    {name!r}: {entry!r},")
+    lines.append("}")
+    lines.append("")
+    lines.append("# torch.nn.functional.X checked as torch's parser reads its binding: (parser name, text, nullable,")
+    lines.append("# whether the Python wrapper passes every argument by position)")
+    lines.append("FUNCTIONAL_PARSED = {")
+    for name, entry in functional_parsed(binding_texts(), binding_texts(raw=True)).items():
         lines.append(f"    {name!r}: {entry!r},")
     lines.append("}")
     lines.append("")

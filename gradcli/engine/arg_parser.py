@@ -67,6 +67,9 @@ def _int_list_error(name, pname, where, items):
     first = items[0]
     if not (takes_int(first) or (isinstance(first, Tensor) and first._data.ndim == 0
                                  and not first.dtype.is_floating_point)):
+        if not where:  # a keyword's refusal names only the type (python_arg_parser.cpp's parse: no failed_idx)
+            return True, errors.type_error(f"{name}(): argument '{pname}' must be tuple of ints, not "
+                                           f"{typename(items)}")
         return True, errors.type_error(f"{name}(): argument '{pname}'{where} must be tuple of ints, but found element "
                                        f"of type {typename(first)} at pos 0")
     for pos, item in enumerate(items[1:], 2):

@@ -2823,6 +2823,28 @@ SINGLE_SIGNATURES = {
     'special.softmax': ('(Tensor input, int dim, torch.dtype dtype = None)', ('dtype',)),
 }
 
+# torch.nn.functional.X checked as torch's parser reads its binding: (parser name, text, nullable,
+# whether the Python wrapper passes every argument by position)
+FUNCTIONAL_PARSED = {
+    'pad': ('pad', '(Tensor input, tuple of ints pad, str mode = "constant", float value = None)', ('value',), True, ('pad',)),
+    'layer_norm': ('layer_norm', '(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias = None, float eps = 1e-05, bool cudnn_enable = True)', ('weight', 'bias'), True, ('normalized_shape',)),
+    'max_pool1d': ('max_pool1d', '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)', (), True, ()),
+    'max_pool2d': ('max_pool2d', '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)', (), True, ()),
+    'avg_pool1d': ('avg_pool1d', '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True)', (), False, ()),
+    'avg_pool2d': ('avg_pool2d', '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int divisor_override = None, *, Tensor out = None)', ('divisor_override',), False, ()),
+    'adaptive_avg_pool1d': ('adaptive_avg_pool1d', '(Tensor input, tuple of ints output_size)', (), False, ()),
+    'adaptive_max_pool1d': ('adaptive_max_pool1d', '(Tensor input, tuple of ints output_size)', (), True, ()),
+    'leaky_relu': ('leaky_relu', '(Tensor input, Number negative_slope = 0.01, *, Tensor out = None)', (), True, ()),
+    'elu': ('elu', '(Tensor input, Number alpha = 1, Number scale = 1, Number input_scale = 1, *, Tensor out = None)', (), True, ()),
+    'celu': ('celu', '(Tensor input, Number alpha = 1.0)', (), True, ()),
+    'threshold': ('threshold', '(Tensor input, Number threshold, Number value, *, Tensor out = None)', (), True, ()),
+    'softplus': ('softplus', '(Tensor input, Number beta = 1, Number threshold = 20, *, Tensor out = None)', (), False, ()),
+    'cosine_similarity': ('cosine_similarity', '(Tensor x1, Tensor x2, int dim = 1, float eps = 1e-08)', (), False, ()),
+    'one_hot': ('one_hot', '(Tensor input, int num_classes = -1)', (), False, ()),
+    'softshrink': ('softshrink', '(Tensor input, Number lambd = 0.5, *, Tensor out = None)', (), False, ()),
+    'hardshrink': ('hardshrink', '(Tensor input, Number lambd = 0.5, *, Tensor out = None)', (), False, ()),
+}
+
 # the Tensor methods with a single signature taking a Tensor after self: as SINGLE_SIGNATURES, without self
 SINGLE_METHOD_SIGNATURES = {
     'allclose': ('(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)', ()),

@@ -16,9 +16,13 @@ from .parameter import Buffer, Parameter
 
 
 def _check_functional_arguments():
-    """torch's errors for a non-Tensor input or target of F.X (and so of the modules that call it)."""
+    """torch's errors for a non-Tensor input or target of F.X (and so of the modules that call it), and for
+    arguments the parser of the binding it calls refuses (functional_args)."""
     from ..argcheck import with_functional_check
-    from ..torch_signatures import FUNCTIONAL
+    from ..functional_args import with_parsed_check
+    from ..torch_signatures import FUNCTIONAL, FUNCTIONAL_PARSED
+    for name, entry in FUNCTIONAL_PARSED.items():  # inside the input check below: torch checks the input first
+        setattr(functional, name, with_parsed_check(getattr(functional, name), entry))
     for name, entry in FUNCTIONAL.items():
         fn = getattr(functional, name, None)
         if fn is not None:
