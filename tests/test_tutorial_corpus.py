@@ -170,13 +170,6 @@ KNOWN: dict[str, str] = {
     'docstring_torch_histogramdd.grad': 'torch.histogramdd is not implemented (docs/coverage.md; torch.histogram and histc are)',
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
-    'docstring_distributions_Gumbel.grad': 'torch.distributions.Gumbel is not implemented (the distributions area)',
-    'docstring_distributions_StudentT.grad': 'torch.distributions.StudentT is not implemented (the distributions area)',
-    'docstring_distributions_Weibull.grad': 'torch.distributions.Weibull is not implemented (the distributions area)',
-    'docstring_distributions_Pareto.grad': 'torch.distributions.Pareto is not implemented (the distributions area)',
-    'docstring_distributions_HalfCauchy.grad': 'torch.distributions.HalfCauchy is not implemented (the distributions area)',
-    'docstring_distributions_LowRankMultivariateNormal.grad': 'torch.distributions.LowRankMultivariateNormal is not implemented (the distributions area)',
-    'docstring_distributions_MixtureSameFamily.grad': 'torch.distributions.MixtureSameFamily is not implemented (the distributions area)',
     # corpus12
     "pt_pruning_custom_method.grad": "class FooBarPruningMethod(prune.BasePruningMethod): a script class may derive "
                                      "only from object, its own classes, nn.Module, autograd.Function, Dataset or an "

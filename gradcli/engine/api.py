@@ -422,11 +422,16 @@ def _load_func():
 def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
+    from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db) for name in module.NAMES}
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx)
+            for name in module.NAMES}
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
                   for cls in more.values() for module in [cls.__module__]}
+    transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
+    submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
+                   **transforms,
                    kl_divergence=kl_divergence,
                    categorical=_Module("torch.distributions.categorical", Categorical=_d.Categorical),
                    normal=_Module("torch.distributions.normal", Normal=_d.Normal),

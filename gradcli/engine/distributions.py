@@ -70,6 +70,24 @@ def all_true(valid):
     return bool(valid.all().item()) if isinstance(valid, Tensor) else bool(valid)
 
 
+def sum_rightmost(value, dim):
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def independent_constraint(base, reinterpreted_batch_ndims):
+    def check(value):
+        result = base.check(value)
+        if result.dim() < reinterpreted_batch_ndims:
+            expected = base.event_dim + reinterpreted_batch_ndims
+            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
+        result = result.reshape(tuple(result.shape[:result.dim() - reinterpreted_batch_ndims]) + (-1,))
+        return result.all(-1)
+    return Constraint(f"IndependentConstraint({base!r}, {reinterpreted_batch_ndims})", check,
+                      base.event_dim + reinterpreted_batch_ndims)
+
+
 class lazy_property:
     """torch.distributions.utils.lazy_property: computed once (with grad enabled), then an attribute."""
 
@@ -153,11 +171,11 @@ class Distribution:
             raise ValueError
         Distribution._default_validate_args = value
 
-    def _get_checked_instance(self, cls):
-        if type(self).__init__ != cls.__init__:
+    def _get_checked_instance(self, cls, instance=None):
+        if instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                                       "__init__ method must also define a custom .expand() method.")
-        return type(self).__new__(type(self))
+        return type(self).__new__(type(self)) if instance is None else instance
 
     def _expanded(self, cls, batch_shape, params, event_shape=EMPTY):
         """torch's expand() of most families: each parameter in __dict__ expanded, validation as self's."""

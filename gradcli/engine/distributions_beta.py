@@ -8,10 +8,10 @@ expressions, so values, grad_fn names, reprs and validation messages agree.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import (EMPTY, Distribution, as_size, broadcast_all, integer_interval, is_number, lazy_property,
+from .distributions import (EMPTY, Distribution, as_size, broadcast_all, independent_constraint, integer_interval,
+                            is_number, lazy_property,
                             logits_to_probs, nonnegative_integer, positive, probs_to_logits, real, simplex,
                             unit_interval)
-from .distributions_more import independent_constraint
 from .rng_dirichlet import dirichlet_rsample
 from .size import Size
 

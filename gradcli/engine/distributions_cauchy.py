@@ -9,6 +9,7 @@ import math
 
 from . import api as torch
 from .distributions import Distribution, EMPTY, LocScaleFamily, Normal, Size, nonnegative, positive
+from .distributions_transforms import AbsTransform
 
 NAMES = ("Cauchy", "HalfNormal")
 
@@ -48,19 +49,6 @@ class Cauchy(LocScaleFamily):
 
 
 Cauchy.__module__ = "torch.distributions.cauchy"
-
-
-class AbsTransform:
-    """torch.distributions.transforms.AbsTransform: y = |x|."""
-
-    def __call__(self, x):
-        return x.abs()
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    def __repr__(self):
-        return "AbsTransform()"
 
 
 class HalfNormal(Distribution):

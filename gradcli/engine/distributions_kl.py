@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import Bernoulli, Categorical, Normal
+from .distributions import Bernoulli, Categorical, Normal, sum_rightmost
 from .distributions_beta import Beta, Binomial, Dirichlet
 from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
 from .distributions_more import (Exponential, Geometric, Independent, Laplace, LogNormal, OneHotCategorical,
-                                 Poisson, Uniform, sum_rightmost)
+                                 Poisson, Uniform)
 from .distributions_mvn import MultivariateNormal, batch_mahalanobis
 
 _INF = math.inf

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Constraint, Distribution, LocScaleFamily, Normal, EMPTY, is_number,
+from .distributions import (Categorical, Distribution, LocScaleFamily, Normal, EMPTY, is_number,
                             nonnegative, nonnegative_integer, one_hot, positive, real, real_vector, simplex,
                             as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
-                            less_than, logits_to_probs, probs_to_logits)
+                            independent_constraint, less_than, logits_to_probs, probs_to_logits, sum_rightmost)
+from .distributions_transforms import ExpTransform
 from .size import Size
 
 NAMES = ("Uniform", "Exponential", "Laplace", "Geometric", "LogNormal", "OneHotCategorical", "Poisson",
@@ -264,31 +265,6 @@ Geometric.__module__ = "torch.distributions.geometric"
 
 # ---------------------------------------------------------------------------- LogNormal
 
-class ExpTransform:
-    """torch.distributions.transforms.ExpTransform (y = exp(x)), as LogNormal uses it."""
-    sign = 1
-
-    def __call__(self, x):
-        return x.exp()
-
-    def inv(self, y):
-        return y.log()
-
-    def log_abs_det_jacobian(self, x, y):
-        return x
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
-
-    def __repr__(self):
-        return "ExpTransform()"
-
-
-ExpTransform.__module__ = "torch.distributions.transforms"
-
-
 class LogNormal(Distribution):
     arg_constraints = {"loc": real, "scale": positive}
     support = positive
@@ -481,24 +457,6 @@ Poisson.__module__ = "torch.distributions.poisson"
 
 
 # ---------------------------------------------------------------------------- Independent
-
-def sum_rightmost(value, dim):
-    if dim == 0:
-        return value
-    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
-
-
-def independent_constraint(base, reinterpreted_batch_ndims):
-    def check(value):
-        result = base.check(value)
-        if result.dim() < reinterpreted_batch_ndims:
-            expected = base.event_dim + reinterpreted_batch_ndims
-            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(tuple(result.shape[:result.dim() - reinterpreted_batch_ndims]) + (-1,))
-        return result.all(-1)
-    return Constraint(f"IndependentConstraint({base!r}, {reinterpreted_batch_ndims})", check,
-                      base.event_dim + reinterpreted_batch_ndims)
-
 
 class Independent(Distribution):
     arg_constraints = {}

@@ -1,0 +1,479 @@
+"""torch.distributions.transforms (2.13), ported from torch/distributions/transforms.py step for step: Transform
+(its cache of one (x, y) pair, inv as an _InverseTransform kept on the transform), ComposeTransform (domain and
+codomain event_dims as torch folds them), ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
+AbsTransform, AffineTransform and SoftplusTransform, whose expressions (and so roundings and grad_fn names) are
+torch's. TransformedDistribution and the families made of it are distributions_transformed.py's.
+"""
+from __future__ import annotations
+
+import math
+
+from . import api as torch
+from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, sum_rightmost,
+                            unit_interval)
+
+NAMES = ("Transform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
+         "AbsTransform", "AffineTransform", "SoftplusTransform")
+
+
+class Transform:
+    bijective = False
+
+    def __init__(self, cache_size=0):
+        self._cache_size = cache_size
+        self._inv = None
+        if cache_size == 0:
+            pass  # default behavior
+        elif cache_size == 1:
+            self._cached_x_y = None, None
+        else:
+            raise ValueError("cache_size must be 0 or 1")
+
+    @property
+    def event_dim(self):
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+    @property
+    def inv(self):
+        inv = self._inv
+        if inv is None:
+            inv = _InverseTransform(self)
+            self._inv = inv
+        return inv
+
+    @property
+    def sign(self):
+        raise NotImplementedError
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __call__(self, x):
+        if self._cache_size == 0:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
+
+    def _inv_call(self, y):
+        if self._cache_size == 0:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
+
+    def _call(self, x):
+        raise NotImplementedError
+
+    def _inverse(self, y):
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x, y):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return self.__class__.__name__ + "()"
+
+    def forward_shape(self, shape):
+        return shape
+
+    def inverse_shape(self, shape):
+        return shape
+
+
+class _InverseTransform(Transform):
+    def __init__(self, transform):
+        super().__init__(cache_size=transform._cache_size)
+        self._inv = transform
+
+    @property
+    def domain(self):
+        return self._inv.codomain
+
+    @property
+    def codomain(self):
+        return self._inv.domain
+
+    @property
+    def bijective(self):
+        return self._inv.bijective
+
+    @property
+    def sign(self):
+        return self._inv.sign
+
+    @property
+    def inv(self):
+        return self._inv
+
+    def with_cache(self, cache_size=1):
+        return self.inv.with_cache(cache_size).inv
+
+    def __eq__(self, other):
+        if not isinstance(other, _InverseTransform):
+            return False
+        return self._inv == other._inv
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self._inv!r})"
+
+    def __call__(self, x):
+        return self._inv._inv_call(x)
+
+    def log_abs_det_jacobian(self, x, y):
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
+
+
+class ComposeTransform(Transform):
+    def __init__(self, parts, cache_size=0):
+        if cache_size:
+            parts = [part.with_cache(cache_size) for part in parts]
+        super().__init__(cache_size=cache_size)
+        self.parts = parts
+
+    def __eq__(self, other):
+        if not isinstance(other, ComposeTransform):
+            return False
+        return self.parts == other.parts
+
+    __hash__ = object.__hash__
+
+    @property
+    def domain(self):
+        if not self.parts:
+            return real
+        domain = self.parts[0].domain
+        event_dim = self.parts[-1].codomain.event_dim  # the largest event_dim among the parts
+        for part in reversed(self.parts):
+            event_dim += part.domain.event_dim - part.codomain.event_dim
+            event_dim = max(event_dim, part.domain.event_dim)
+        if event_dim > domain.event_dim:
+            domain = independent_constraint(domain, event_dim - domain.event_dim)
+        return domain
+
+    @property
+    def codomain(self):
+        if not self.parts:
+            return real
+        codomain = self.parts[-1].codomain
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim, part.codomain.event_dim)
+        if event_dim > codomain.event_dim:
+            codomain = independent_constraint(codomain, event_dim - codomain.event_dim)
+        return codomain
+
+    @property
+    def bijective(self):
+        return all(p.bijective for p in self.parts)
+
+    @property
+    def sign(self):
+        sign = 1
+        for p in self.parts:
+            sign = sign * p.sign
+        return sign
+
+    @property
+    def inv(self):
+        inv = self._inv
+        if inv is None:
+            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
+            self._inv = inv
+            inv._inv = self
+        return inv
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return ComposeTransform(self.parts, cache_size=cache_size)
+
+    def __call__(self, x):
+        for part in self.parts:
+            x = part(x)
+        return x
+
+    def log_abs_det_jacobian(self, x, y):
+        if not self.parts:
+            return torch.zeros_like(x)
+        xs = [x]  # the intermediates (free where parts[:-1] are cached)
+        for part in self.parts[:-1]:
+            xs.append(part(xs[-1]))
+        xs.append(y)
+        terms = []
+        event_dim = self.domain.event_dim
+        for part, x_, y_ in zip(self.parts, xs[:-1], xs[1:]):
+            terms.append(sum_rightmost(part.log_abs_det_jacobian(x_, y_), event_dim - part.domain.event_dim))
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+        result = terms[0]
+        for term in terms[1:]:
+            result = result + term
+        return result
+
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
+
+    def __repr__(self):
+        return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+
+
+class ExpTransform(Transform):
+    domain = real
+    codomain = positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        return x
+
+
+class PowerTransform(Transform):
+    domain = positive
+    codomain = positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        return self.exponent.eq(other.exponent).all().item()
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return torch.broadcast_shapes(shape, self.exponent.shape)
+
+    def inverse_shape(self, shape):
+        return torch.broadcast_shapes(shape, self.exponent.shape)
+
+
+def clipped_sigmoid(x):
+    finfo = torch.finfo(x.dtype)
+    return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+
+
+class SigmoidTransform(Transform):
+    domain = real
+    codomain = unit_interval
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SigmoidTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return clipped_sigmoid(x)
+
+    def _inverse(self, y):
+        finfo = torch.finfo(y.dtype)
+        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x, y):
+        softplus = torch.nn.functional.softplus
+        return -softplus(-x) - softplus(x)
+
+
+class SoftplusTransform(Transform):
+    domain = real
+    codomain = positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return torch.nn.functional.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -torch.nn.functional.softplus(-x)
+
+
+class TanhTransform(Transform):
+    domain = real
+    codomain = interval(-1.0, 1.0)
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, TanhTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tanh()
+
+    def _inverse(self, y):
+        return torch.atanh(y)  # not clamped, as torch (cache_size=1 is its answer at the boundary)
+
+    def log_abs_det_jacobian(self, x, y):
+        return 2.0 * (math.log(2.0) - x - torch.nn.functional.softplus(-2.0 * x))
+
+
+class AbsTransform(Transform):
+    domain = real
+    codomain = positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class AffineTransform(Transform):
+    bijective = True
+
+    def __init__(self, loc, scale, event_dim=0, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.loc = loc
+        self.scale = scale
+        self._event_dim = event_dim
+
+    @property
+    def event_dim(self):
+        return self._event_dim
+
+    @property
+    def domain(self):
+        if self.event_dim == 0:
+            return real
+        return independent_constraint(real, self.event_dim)
+
+    @property
+    def codomain(self):
+        return self.domain
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self.event_dim, cache_size=cache_size)
+
+    def __eq__(self, other):
+        if not isinstance(other, AffineTransform):
+            return False
+        for mine, theirs in ((self.loc, other.loc), (self.scale, other.scale)):
+            if is_number(mine) and is_number(theirs):
+                if mine != theirs:
+                    return False
+            elif not (mine == theirs).all().item():
+                return False
+        return True
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self):
+        if is_number(self.scale):
+            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x):
+        return self.loc + self.scale * x
+
+    def _inverse(self, y):
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x, y):
+        shape = x.shape
+        scale = self.scale
+        if is_number(scale):
+            result = torch.full_like(x, math.log(abs(scale)))
+        else:
+            result = torch.abs(scale).log()
+        if self.event_dim:
+            result = result.view(tuple(result.size()[:-self.event_dim]) + (-1,)).sum(-1)
+            shape = shape[:-self.event_dim]
+        return result.expand(shape)
+
+    def forward_shape(self, shape):
+        return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
+
+
+for _cls in (Transform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
+             AbsTransform, AffineTransform, SoftplusTransform, _InverseTransform):
+    _cls.__module__ = "torch.distributions.transforms"
