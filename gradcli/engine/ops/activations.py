@@ -109,6 +109,8 @@ class CeluBackward1(EluBackward1):
 
 
 def _elu_np(x, alpha, scale, input_scale):
+    if x.dtype == np.float16:  # ATen's elu kernel computes a Half in float
+        return _elu_np(x.astype(np.float32), alpha, scale, input_scale).astype(np.float16)
     with np.errstate(all="ignore"):
         neg = numerics.ufunc(np.expm1)(x * input_scale) * (alpha * scale)
     return np.where(x > 0, x * scale, neg)
@@ -304,6 +306,8 @@ def hardswish(input, inplace=False):
 def _hardswish(input):
     need_float(input, "hardswish_cpu")
     x = input._data
+    if x.dtype == np.float16:  # ATen's hardswish kernel computes a Half in float
+        x = x.astype(np.float32)
     r = x * np.minimum(np.maximum(x + 3, 0), 6) / 6
     return record(HardswishBackward0, (input,), wrap_as(r, input.dtype))
 

@@ -262,6 +262,8 @@ class SincBackward0(Function):
 
     @staticmethod
     def forward(x):
+        if x.dtype == np.float16:  # ATen's sinc computes a Half in its opmath type, float: sin(pi x) / (pi x)
+            return np.sinc(x.astype(np.float32)).astype(np.float16)
         return np.sinc(x)
 
     def backward(self, g):
@@ -281,6 +283,8 @@ class Deg2RadBackward0(Function):
 
     @staticmethod
     def forward(x):
+        if x.dtype == np.float16:  # ATen's mul of a Half by a wrapped number computes in float
+            return (x.astype(np.float32) * np.float32(math.pi / 180.0)).astype(np.float16)
         return x * x.dtype.type(math.pi / 180.0)
 
     def backward(self, g):
@@ -293,6 +297,8 @@ class Rad2DegBackward0(Function):
 
     @staticmethod
     def forward(x):
+        if x.dtype == np.float16:  # ATen's mul of a Half by a wrapped number computes in float
+            return (x.astype(np.float32) * np.float32(180.0 / math.pi)).astype(np.float16)
         return x * x.dtype.type(180.0 / math.pi)
 
     def backward(self, g):
