@@ -4,7 +4,9 @@ LowRankMultivariateNormal (engine/distributions_mixture.py): log_prob, cdf, icdf
 rsample reparameterisations (reseeded at each evaluation) against float64 central differences (gradcheck,
 gradgradcheck) and, where torch is installed, their values, grad_fn names and gradients, their samples after the same
 seed, reprs, shapes, supports and validation messages against torch's; the script-level goldens are
-tests/golden/scripts/distributions_transformed.grad and distributions_mixture.grad."""
+tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad and distributions_gamma_more.grad
+(InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
+rsamples are compared with torch's there, not against central differences: see STUDENT_RSAMPLE)."""
 from __future__ import annotations
 
 import numpy as np
@@ -100,6 +102,20 @@ CASES = {
                          .covariance_matrix, [W, D3], []),
     "lowrank_rsample": (_reseeded(lambda t, m, w, d: t.distributions.LowRankMultivariateNormal(m[:3], w, d)
                                   .rsample((2,))), [LOC, W, D3], []),
+    "inversegamma_log_prob_moments": (lambda t, c, r, x: t.distributions.InverseGamma(c + 2, r).log_prob(x)
+                                      + t.distributions.InverseGamma(c + 2, r).mean
+                                      + t.distributions.InverseGamma(c + 2, r).variance
+                                      + t.distributions.InverseGamma(c, r).entropy(), [POS, SCALE], [POS]),
+    "fishersnedecor_log_prob": (lambda t, a, b, x: t.distributions.FisherSnedecor(a, b).log_prob(x)
+                                + t.distributions.FisherSnedecor(a, b + 4).variance, [POS, DF], [POS]),
+    "negativebinomial_log_prob": (lambda t, n, p, k: t.distributions.NegativeBinomial(n, p).log_prob(k)
+                                  + t.distributions.NegativeBinomial(n, p).variance, [POS, Q01], [[0.0, 3.0, 1.0, 7.0]]),
+    "kumaraswamy_log_prob_cdf": (lambda t, a, b, q: t.distributions.Kumaraswamy(a, b).log_prob(q)
+                                 + t.distributions.Kumaraswamy(a, b).cdf(q) + t.distributions.Kumaraswamy(a, b).icdf(q)
+                                 + t.distributions.Kumaraswamy(a, b).entropy()
+                                 + t.distributions.Kumaraswamy(a, b).variance, [POS, SCALE], [Q01]),
+    "kumaraswamy_rsample": (_reseeded(lambda t, a, b: t.distributions.Kumaraswamy(a, b).rsample((2,))),
+                            [POS, SCALE], []),
 }
 
 
