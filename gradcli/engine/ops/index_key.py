@@ -254,14 +254,17 @@ def check_bounds(shape, key, defer=False):
         mask, j, at = mask_error
         raise errors.index(f"The shape of the mask [{', '.join(map(str, mask))}] at index {j} does not match the "
                            f"shape of the indexed tensor [{', '.join(map(str, sliced))}] at index {at}")
-    if _check_index_broadcast(key) == 0:  # an index that selects nothing (x[False, idx]): the kernel reads none
+    count = _check_index_broadcast(key)
+    if count == 0:  # an index that selects nothing (x[False, idx]): the kernel reads none
         late = None
-    if late is not None and 0 in sliced and 0 not in [n for i, n in enumerate(sliced) if i not in indexed] + list(
-            shape[dim:]):  # the index kernel on an empty tensor, for a result of some elements: no bounds named
+    if late is not None and any(sliced[i] == 0 for i in indexed):
+        # AdvancedIndex: an indexed dim of size 0 with an index shape of no 0 (no value can be in range)
         late = "index is out of bounds for dimension with size 0"
         if defer:
             return late
         raise errors.index(late, hint="index_range")
+    if late is not None and 0 in [n for i, n in enumerate(sliced) if i not in indexed] + list(shape[dim:]):
+        late = None  # an empty result: the index kernel walks no element, so no value is checked
     if late is not None:
         late = _first_bad(tensors)
         if defer:

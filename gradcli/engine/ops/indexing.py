@@ -156,7 +156,12 @@ def getitem(input, key):
         try:
             arr = cur._data[akey]
         except IndexError as e:
-            raise errors.index(str(e).replace("axis", "dimension")) from None
+            # check_bounds let it through: the result is empty, and torch's index kernel walks no element
+            safe = in_range_key(akey)
+            arr = cur._data[safe]
+            if arr.size:
+                raise errors.index(str(e).replace("axis", "dimension")) from None
+            akey = safe
         return record(IndexBackward0, (cur,), wrap(_asarray(arr), input.dtype),
                       {"in_shape": cur._data.shape, "key": akey}, normal=inference_leaf(cur) and _normal_key(given))
     if steps == 0:
@@ -315,7 +320,10 @@ def setitem(input, key, value):
         if partial_overlap(data[nkey], value._data):  # x[1:] = x[:-1]: copy_ into the view x[1:]
             raise errors.runtime(PARTIAL_OVERLAP_MESSAGE)
     try:
-        data[nkey] = v
+        try:
+            data[nkey] = v
+        except IndexError:  # check_bounds let it through: nothing is written, index_put_'s kernel checks no value
+            data[in_range_key(nkey)] = v
     except (ValueError, TypeError):  # NumPy's mask assignment takes 0-d or 1-d values only (a TypeError)
         raise _setitem_shape_error(data, nkey, v, advanced, value) from None
     except OverflowError:
@@ -369,7 +377,8 @@ _EXPANDED_WARNINGS = {
 
 
 def expanded(data):
-    return any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+    # (an empty array's NumPy strides are 0 where torch's are contiguous ones: not expanded)
+    return data.size != 0 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
 
 
 def warn_expanded(name):
