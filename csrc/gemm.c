@@ -294,6 +294,32 @@ static void dot_kernel(const float *ap, const float *wp, float *op, Py_ssize_t r
     }
 }
 
+/* the output's shape (m, n) as a tuple, the last SHAPES kept (a training loop asks for the same few shapes, one a layer:
+ * Py_BuildValue cost about a thousand instructions a call); a borrowed reference, NULL with an error set */
+#define SHAPES 8
+static PyObject *shapes[SHAPES];
+static Py_ssize_t shape_m[SHAPES], shape_n[SHAPES];
+static int shape_next = 0;
+static PyObject *out_shape(Py_ssize_t m, Py_ssize_t n) {
+    for (int s = 0; s < SHAPES; s++)
+        if (shapes[s] != NULL && shape_m[s] == m && shape_n[s] == n) return shapes[s];
+    PyObject *shape = PyTuple_New(2), *pm = PyLong_FromSsize_t(m), *pn = PyLong_FromSsize_t(n);
+    if (shape == NULL || pm == NULL || pn == NULL) {
+        Py_XDECREF(shape);
+        Py_XDECREF(pm);
+        Py_XDECREF(pn);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(shape, 0, pm);
+    PyTuple_SET_ITEM(shape, 1, pn);
+    const int s = shape_next;
+    shape_next = (shape_next + 1) % SHAPES;
+    Py_XSETREF(shapes[s], shape);
+    shape_m[s] = m;
+    shape_n[s] = n;
+    return shape;
+}
+
 /* out's rows r0..m-1 += c (c: n floats, every row's, or m x n) */
 static void add_c(float *out, const float *c, int c_rows, Py_ssize_t r0, Py_ssize_t m, Py_ssize_t n) {
     for (Py_ssize_t i = r0; i < m; i++) {
@@ -599,11 +625,10 @@ static PyObject *sgemm_auto(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     if ((narrow || mixed) && (first = first_float(args[0], (const char *)a.buf)) < 0) goto decline;
     {
-        PyObject *shape = Py_BuildValue("(nn)", m, n);
+        PyObject *shape = out_shape(m, n);
         if (shape == NULL) goto done;
         PyObject *call[2] = {shape, f32_dtype};
         PyObject *out_obj = PyObject_Vectorcall(np_empty, call, 2, NULL);
-        Py_DECREF(shape);
         if (out_obj == NULL) goto done;
         Py_buffer out;
         if (get_buffer(out_obj, &out, 'f', 4, 1, "sgemm_auto out") < 0) {
