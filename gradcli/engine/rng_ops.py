@@ -409,9 +409,42 @@ def int_values(g, n, low, high):
 
 
 _DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+# the C++ type names ATen's random_ bounds errors print (caffe2::TypeMeta)
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+              "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double"}
+_NO_TO = object()  # random_(from, None) (to the dtype's top) is not random_(to)
 
 
-def random_(self, from_=None, to=None, *, generator=None, **kw):
+def _check_random_bounds(dtype, from_, to_inc):
+    """ATen's check_from_to_in_range: from and to - 1 within the dtype's values."""
+    name = dtype.name
+    if name == "bool":
+        low, high = 0, 1
+    elif dtype.is_floating_point:
+        info = np.finfo(dtype.np) if name != "bfloat16" else None
+        high = float(info.max) if info is not None else 3.3895313892515355e38
+        low = -high
+    else:
+        info = np.iinfo(dtype.np)
+        low, high = int(info.min), int(info.max)
+    cpp = _CPP_NAMES.get(name, name)
+    for value, what in ((from_, "from"), (to_inc, "to - 1")):
+        if not low <= value <= high:
+            raise errors.runtime(f"{what} is out of bounds for {cpp}")
+    if dtype.is_floating_point:  # WARN_OUT_OF_BOUNDS: past 2**digits not every integer is a value
+        digits = _DIGITS.get(name, 8)
+        for value, what in ((from_, "from"), (to_inc, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                import warnings  # noqa: PLC0415 - only for the warning
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {cpp} "
+                              "can support discrete uniform distribution only within this range. This warning will "
+                              "become an error in version 1.7 release, please fix the code in advance (Triggered "
+                              "internally at /__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:111.)",
+                              UserWarning, stacklevel=3)
+
+
+def random_(self, from_=None, to=_NO_TO, *, generator=None, **kw):
     if "from" in kw:
         from_ = kw.pop("from")
     if kw:
@@ -420,7 +453,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
     g = gen_for(generator, self.device, "random_")
     n = self.numel()
     name = self.dtype.name
-    if from_ is None and to is None:  # uniform_int_distribution
+    if from_ is None and to in (None, _NO_TO):  # uniform_int_distribution
         if name == "bool":
             vals = (g.words(n) & np.uint64(1)).astype(bool)
         elif name in ("int64", "float64"):
@@ -431,12 +464,28 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
             vals = (g.words(n) % np.uint64(mod)).astype(self.dtype.np)
         return write_values(self, vals, "RandomBackward2")
     node = "RandomBackward0"  # random_(from, to)
-    if to is None:
+    if from_ is None:  # random_(to=...)
+        from_ = to
+        to = _NO_TO
+    if to is _NO_TO:
         from_, to = 0, from_
         node = "RandomBackward1"  # random_(to)
-    from_, to = builtins.int(from_), builtins.int(to)
+    from_ = builtins.int(from_)
+    if to is None:  # [from, the dtype's top]: ATen's to_inc
+        if self.dtype.is_floating_point:
+            to_inc = 1 << _DIGITS.get(name, 8)
+            if not from_ < to_inc:
+                raise errors.runtime(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                     f"casted to dtype, but got from={from_} > to_inc={to_inc}")
+        else:
+            to_inc = 1 if name == "bool" else int(np.iinfo(self.dtype.np).max)
+        _check_random_bounds(self.dtype, from_, to_inc)
+        vals = int_values(g, n, from_, to_inc + 1).astype(self.dtype.np)
+        return write_values(self, vals, node)
+    to = builtins.int(to)
     if not from_ < to:
         raise errors.runtime(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    _check_random_bounds(self.dtype, from_, to - 1)
     vals = int_values(g, n, from_, to).astype(self.dtype.np)
     return write_values(self, vals, node)
 

@@ -300,12 +300,17 @@ def lerp(input, end, weight):
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype is not input.dtype:
             raise errors.runtime(f"expected dtype {_low(input.dtype)} for `{name}` but got dtype {_low(t.dtype)}")
+    # the meta function's dtype checks, then the TensorIterator's broadcast, then the kernel's dtype
+    check_broadcast(*(t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)))
     if not input.dtype.is_floating_point:
+        try:
+            np.broadcast_shapes(*(t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)))
+        except ValueError:
+            raise EC.broadcast_error(input, end, weight) from None
         raise not_implemented("lerp_kernel_scalar" if not isinstance(weight, Tensor) else "lerp_kernel_tensor",
                               input.dtype)
     dt = input.dtype
     s, e = input._data, end._data
-    check_broadcast(*(t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)))
     try:
         if isinstance(weight, Tensor):
             w = weight._data
