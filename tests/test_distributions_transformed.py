@@ -9,6 +9,8 @@ tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad 
 rsamples are compared with torch's there, not against central differences: see STUDENT_RSAMPLE)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -240,6 +242,56 @@ def test_gradcheck_of_a_reseeded_gumbel_is_the_case_tables():
     """The table's helper is what this file's gradchecks run (a guard against a silently empty table)."""
     assert len(CASES) >= 15
     assert_gradchecks(engine_torch, CASES["gumbel_rsample"])
+
+
+def _kl_pairs(torch):
+    """KL of the Gumbel, Pareto and transformed pairs (values, warnings, or the NotImplementedError text)."""
+    D = torch.distributions
+    out = []
+    def t(*v):
+        return torch.tensor(v)
+
+    g1, g2 = D.Gumbel(t(0.0, 1.0), t(1.0, 2.0)), D.Gumbel(t(0.5, -1.0), t(0.5, 1.5))
+    p1, p2 = D.Pareto(t(1.0, 2.0), t(0.5, 3.0)), D.Pareto(t(1.5, 1.0), t(2.5, 3.0))
+    n, e = D.Normal(t(0.0, 1.0), t(1.0, 2.0)), D.Exponential(t(0.5, 2.0))
+    ga, u = D.Gamma(t(0.5, 2.0), t(1.0, 3.0)), D.Uniform(t(1.5, 2.0), t(2.0, 4.0))
+    be, la = D.Beta(t(0.5, 2.0), t(1.0, 3.0)), D.Laplace(t(0.0, 1.0), t(1.0, 2.0))
+    w1, w2 = D.Weibull(t(1.0, 2.0), t(0.5, 3.0)), D.Weibull(t(1.5, 2.0), t(0.5, 3.0))
+    hc1, hc2 = D.HalfCauchy(t(1.0)), D.HalfCauchy(t(2.0))
+    ig1, ig2 = D.InverseGamma(t(2.0), t(1.0)), D.InverseGamma(t(3.0), t(0.5))
+    pairs = [(g1, g2), (p1, p2), (p2, p1), (e, g1), (ga, g1), (g1, n), (n, g1), (p1, e), (p2, e), (p1, ga),
+             (p2, ga), (p1, n), (p2, n), (u, g1), (u, p1), (u, p2), (e, p1), (ga, p1), (g1, be), (g1, e), (g1, ga),
+             (g1, p1), (g1, u), (la, p1), (n, p1), (p1, be), (p1, u), (e, u), (ga, u), (la, u), (n, u), (w1, w2),
+             (hc1, hc2), (ig1, ig2), (D.Chi2(t(3.0)), D.Gamma(t(1.0), 2.0)), (D.LogNormal(0.0, 1.0), D.LogNormal(1.0, 2.0))]
+    for a, b in pairs:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r = D.kl_divergence(a, b)
+                out.append((type(a).__name__, type(b).__name__, r.tolist(), [str(x.message) for x in w]))
+            except NotImplementedError as err:
+                out.append((type(a).__name__, type(b).__name__, "NIE", str(err)))
+    for a, b in [(g1, D.Weibull(1.0, 1.0)), (hc1, D.HalfCauchy(t(1.0, 2.0)).expand((2,)))]:
+        try:
+            out.append(D.kl_divergence(a, b).tolist())
+        except NotImplementedError as err:
+            out.append(("NIE", str(err)))
+    return out
+
+
+def test_kl_pairs_and_dispatch_are_torchs():
+    """torch's formulas for the new pairs (float32: Pareto-Exponential's log a few ulp apart, docs/numerics.md),
+    the TransformedDistribution pair (equal transforms: the bases' KL; else NotImplementedError), the most
+    specific pair found (Chi2 against Gamma), no ambiguity warning."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = _kl_pairs(engine_torch), _kl_pairs(torch)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        if isinstance(a, tuple) and len(a) == 4 and isinstance(a[2], list):
+            assert a[::3] + a[1:2] == b[::3] + b[1:2]
+            np.testing.assert_allclose(a[2], b[2], rtol=3e-7, atol=0)
+        else:
+            assert a == b
 
 
 DOORS = [  # what a script hands these families: transforms, distributions and shapes from the script

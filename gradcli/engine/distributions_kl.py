@@ -1,11 +1,14 @@
 """torch.distributions.kl.kl_divergence for the same-family pairs of the families gradcli has, ported
 from torch/distributions/kl.py (2.13) formula for formula, so that values, the infinities torch
-writes in place and the grad_fn names agree. A pair is looked up along both classes' MROs (Chi2 is
-a Gamma, as torch's dispatch finds); a pair without a formula raises torch's NotImplementedError.
+writes in place and the grad_fn names agree. A pair is found as torch's _dispatch_kl finds it: the most
+specific registered pair read left-first and right-first, torch's RuntimeWarning when they disagree (Chi2 is a
+Gamma); a pair without a formula raises torch's NotImplementedError. The Gumbel and Pareto pairs are
+distributions_kl_more.py's.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 from . import api as torch
 from .distributions import Bernoulli, Categorical, Normal, sum_rightmost
@@ -14,7 +17,9 @@ from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
 from .distributions_more import (Exponential, Geometric, Independent, Laplace, LogNormal, OneHotCategorical,
                                  Poisson, Uniform)
+from .distributions_kl_more import PAIRS, infinite_like, x_log_x
 from .distributions_mvn import MultivariateNormal, batch_mahalanobis
+from .distributions_transformed import TransformedDistribution
 
 _INF = math.inf
 
@@ -124,14 +129,6 @@ def _mvn(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
-def _infinite_like(tensor):
-    return torch.full_like(tensor, _INF)
-
-
-def _x_log_x(tensor):
-    return torch.special.xlogy(tensor, tensor)
-
-
 def _beta(p, q):
     sum_params_p = p.concentration1 + p.concentration0
     sum_params_q = q.concentration1 + q.concentration0
@@ -148,7 +145,7 @@ def _binomial(p, q):
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     inf_idxs = p.total_count > q.total_count
-    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
+    kl[inf_idxs] = infinite_like(kl[inf_idxs])
     return kl
 
 
@@ -194,21 +191,30 @@ def _beta_uniform(p, q):
 def _uniform_beta(p, q):
     common_term = p.high - p.low
     t1 = torch.log(common_term)
-    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
-    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
+    t2 = (q.concentration1 - 1) * (x_log_x(p.high) - x_log_x(p.low) - common_term) / common_term
+    t3 = (q.concentration0 - 1) * (x_log_x(1 - p.high) - x_log_x(1 - p.low) + common_term) / common_term
     t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
     result = t3 + t4 - t1 - t2
     result[(p.high > 1.0) | (p.low < 0.0)] = _INF
     return result
 
 
+def _transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
 # torch's pairs of another family with Beta or Binomial whose KL is infinite everywhere: the parameter it fills
 _INFINITE = {(Exponential, Beta): "rate", (Gamma, Beta): "concentration", (Laplace, Beta): "loc",
-             (Normal, Beta): "loc", (Poisson, Binomial): "rate"}
+             (Normal, Beta): "loc", (Poisson, Binomial): "rate", (Exponential, Uniform): "rate",
+             (Gamma, Uniform): "concentration", (Laplace, Uniform): "loc", (Normal, Uniform): "loc"}
 
 
 def _infinity(name):
-    return lambda p, q: _infinite_like(getattr(p, name))
+    return lambda p, q: infinite_like(getattr(p, name))
 
 
 _REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
@@ -220,15 +226,49 @@ _REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (HalfNormal, HalfNormal): _halfnormal, (Beta, Beta): _beta, (Binomial, Binomial): _binomial,
              (Dirichlet, Dirichlet): _dirichlet, (Beta, Exponential): _beta_exponential, (Beta, Gamma): _beta_gamma,
              (Beta, Normal): _beta_normal, (Beta, Uniform): _beta_uniform, (Uniform, Beta): _uniform_beta,
-             **{pair: _infinity(name) for pair, name in _INFINITE.items()}}
+             (TransformedDistribution, TransformedDistribution): _transformed,
+             **{pair: _infinity(name) for pair, name in _INFINITE.items()}, **PAIRS}
+
+
+def _at_least_as_specific(types, others):
+    """torch's _Match.__le__: lexicographic, each place a subclass of the other's until the first that differs."""
+    for x, y in zip(types, others):
+        if not issubclass(x, y):
+            return False
+        if x is not y:
+            break
+    return True
+
+
+def _most_specific(pairs):
+    """min() over torch's total_ordering _Match (a < b: a <= b and a != b; the pairs are distinct), which keeps
+    the earlier of two incomparable pairs."""
+    best = pairs[0]
+    for pair in pairs[1:]:
+        if _at_least_as_specific(pair, best):
+            best = pair
+    return best
+
+
+def _dispatch(type_p, type_q):
+    """torch's _dispatch_kl: the most specific registered pair, read left-first and right-first; when the two
+    differ, the left one with torch's RuntimeWarning."""
+    matches = [(sp, sq) for sp, sq in _REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    if not matches:
+        return None
+    left_p, left_q = _most_specific(matches)
+    right_q, right_p = _most_specific([(sq, sp) for sp, sq in matches])
+    left_fun = _REGISTRY[left_p, left_q]
+    if left_fun is not _REGISTRY[right_p, right_q]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=3)
+    return left_fun
 
 
 def kl_divergence(p, q):
     """KL(p || q) of a batch, torch.distributions.kl.kl_divergence's value for the registered pairs."""
-    for type_p in type(p).__mro__:
-        for type_q in type(q).__mro__:
-            fun = _REGISTRY.get((type_p, type_q))
-            if fun is not None:
-                return fun(p, q)
-    raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
-                              f"and q type {q.__class__.__name__}")
+    fun = _dispatch(type(p), type(q))
+    if fun is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} "
+                                  f"and q type {q.__class__.__name__}")
+    return fun(p, q)

@@ -238,7 +238,9 @@ Weibull.__module__ = "torch.distributions.weibull"
 # ---------------------------------------------------------------------------- Pareto
 
 def greater_than_eq(lower):
-    return Constraint(f"GreaterThanEq(lower_bound={lower})", lambda v: lower <= v)
+    constraint = Constraint(f"GreaterThanEq(lower_bound={lower})", lambda v: lower <= v)
+    constraint.lower_bound = lower  # torch's attribute, which the Pareto KL pairs read
+    return constraint
 
 
 class Pareto(TransformedDistribution):
