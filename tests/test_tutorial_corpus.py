@@ -171,6 +171,16 @@ KNOWN: dict[str, str] = {
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
     # corpus12
+    "pt_forward_ad_usage_basic.grad": "the tutorial swaps a Linear's parameters for dual tensors with delattr(model, "
+                                      "name) and setattr(...): those builtins are not available in GradScript (the "
+                                      "sandbox, sandbox12's area), so it stops with gradcli's NameError; the dual "
+                                      "tensor lines before it agree (functional_call + jvp is "
+                                      "docs_forward_ad_functional_call.grad)",
+    "pt_examples_dynamic_net.grad": "one printed float64 loss (step 2499) differs in its 17th significant digit "
+                                    "(10732.850448682037 for torch's ...035); the other losses and the learned "
+                                    "coefficients agree to every digit, so the parameters' updates are the same: the "
+                                    "difference is in that one loss's 200-term MSE sum (reduction='sum') or a last bit "
+                                    "of x ** 4 / x ** 5 feeding only it (not isolated)",
     "pt_pruning_custom_method.grad": "class FooBarPruningMethod(prune.BasePruningMethod): a script class may derive "
                                      "only from object, its own classes, nn.Module, autograd.Function, Dataset or an "
                                      "exception class (the sandbox's bases, sandbox12's area), so it stops with "
