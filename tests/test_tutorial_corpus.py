@@ -177,10 +177,11 @@ KNOWN: dict[str, str] = {
                                       "tensor lines before it agree (functional_call + jvp is "
                                       "docs_forward_ad_functional_call.grad)",
     "pt_examples_dynamic_net.grad": "one printed float64 loss (step 2499) differs in its 17th significant digit "
-                                    "(10732.850448682037 for torch's ...035); the other losses and the learned "
-                                    "coefficients agree to every digit, so the parameters' updates are the same: the "
-                                    "difference is in that one loss's 200-term MSE sum (reduction='sum') or a last bit "
-                                    "of x ** 4 / x ** 5 feeding only it (not isolated)",
+                                    "(10732.850448682037 for torch's ...035): by then the shared fourth/fifth-order "
+                                    "coefficient e differs from torch's in its last bit (0.024771006078598428 for "
+                                    "...425), so y_pred does; the first steps and the final coefficients agree. "
+                                    "e's gradient is the 200-term float64 sum of grad * x ** 4 (and x ** 5): the "
+                                    "last bit of that reduction or of pow's float64 kernel (not isolated)",
     "pt_pruning_custom_method.grad": "class FooBarPruningMethod(prune.BasePruningMethod): a script class may derive "
                                      "only from object, its own classes, nn.Module, autograd.Function, Dataset or an "
                                      "exception class (the sandbox's bases, sandbox12's area), so it stops with "
