@@ -17,7 +17,7 @@ from ..autograd import ZERO_NRS, NotImplementedNode, forward_level, node_observe
 from ..autograd_modes import NO_VERSION, grad_mode
 from ..device import asarray as _asarray
 from ..device import check_same, is_device_array
-from ..function import Function, record, record2
+from ..function import Function, all_inference, record, record2
 from ..limits import LIMITS as _LIMITS
 from ..limits import check_broadcast
 from ..tensor import Tensor, check_view_grad_fn, wrap
@@ -466,7 +466,7 @@ def not_implemented(out, inputs, opname):
         if carries_tangent(inputs):
             raise unsupported(opname)
     tensors = [t for t in inputs if isinstance(t, Tensor) and t._rg]  # only those requiring grad
-    if grad_mode.enabled and tensors:
+    if grad_mode.enabled and tensors and not all_inference(inputs):  # (inference tensors alone: no Autograd key)
         node = make_node(NotImplementedNode, tensors, out.dtype)
         node._opname = opname
         out._rg = True
