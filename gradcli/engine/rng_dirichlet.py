@@ -17,15 +17,8 @@ from .device import host, like
 from .limits import check_numel
 from .ops.elementwise_common import kernel_error, not_implemented
 from .rng_ops import gen_for
-from .rng_samplers import libm_float, rounder, standard_gamma_values
+from .rng_samplers import digamma_one, libm_float, rounder, standard_gamma_values
 from .tensor import wrap
-
-_PSI_10 = 2.25175258906672110764
-_PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
-          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
-          8.33333333333333333333E-2)
-_PI_F = float(np.float32(math.pi))
-
 
 def _log(x):
     return math.log(x) if 0 < x < math.inf else -math.inf if x == 0 else x if x == math.inf else math.nan
@@ -63,37 +56,9 @@ def _div(x, y):
     return math.nan if x == 0 or x != x else math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
-def digamma_s(x, s):
-    """digamma_one<scalar_t, double>(x): scalar_t's x, 1 / x, logf(x), 0.5f / x; the sums in double."""
-    f = s.f
-    if x == 0:
-        return math.inf
-    additional = 0.0
-    if x < 0:
-        if x == math.floor(x):
-            return math.inf
-        pi = _PI_F if s.single else math.pi
-        additional = f(-pi / s.tan(f(pi * x)))
-        x = f(1 - x)
-    result = 0.0
-    while x < 10:
-        result -= f(1 / x)
-        x = f(x + 1)
-    if x == 10:
-        return f(result + _PSI_10 + additional)
-    y = 0.0
-    if x < 1.0e17:
-        z = 1.0 / f(x * x)
-        ans = _PSI_A[0]
-        for c in _PSI_A[1:]:
-            ans = ans * z + c
-        y = z * ans
-    return f(result + s.log(x) - f(0.5 / x) - y + additional)
-
-
 def _grad_alpha_small(x, alpha, beta, s):
     f = s.f
-    factor = f(f(digamma_s(alpha, s) - digamma_s(f(alpha + beta), s)) - s.log(x))
+    factor = f(f(digamma_one(alpha, s) - digamma_one(f(alpha + beta), s)) - s.log(x))
     numer = 1.0
     series = f(f(numer / alpha) * f(factor + f(_div(1, alpha))))
     for i in range(1, 11):
@@ -106,7 +71,7 @@ def _grad_alpha_small(x, alpha, beta, s):
 
 def _grad_beta_small(x, alpha, beta, s):
     f = s.f
-    factor = f(digamma_s(f(alpha + beta), s) - digamma_s(beta, s))
+    factor = f(digamma_one(f(alpha + beta), s) - digamma_one(beta, s))
     numer, betas, dbetas = 1.0, 1.0, 0.0
     series = f(factor / alpha)
     for i in range(1, 9):
@@ -191,7 +156,7 @@ def dirichlet_grad_one(x, alpha, total, s):
             cp, cq = _C[0][i][j], _C[1][i][j]
             p += ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
             q += ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
-    approx = x * f(digamma_s(f(total), s) - digamma_s(f(alpha), s)) / beta_
+    approx = x * f(digamma_one(f(total), s) - digamma_one(f(alpha), s)) / beta_
     return f(p / q * approx)
 
 

@@ -238,27 +238,40 @@ _PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.5757575757575
           8.33333333333333333333E-2)
 
 
-def digamma_one(x):
-    """ATen's digamma_one<double, double> (Cephes)."""
+_PI_F = float(np.float32(math.pi))
+
+
+def _same(x):
+    return x
+
+
+def digamma_one(x, s=None):
+    """ATen's digamma_one<scalar_t, double> (Cephes): double's when s is None, otherwise scalar_t's steps
+    rounded by s (rng_dirichlet's float32 kernel: x, 1 / x, logf(x), 0.5f / x in float; the sums in double)."""
+    f, log = (s.f, s.log) if s is not None else (_same, _log)
     if x == 0:
         return math.inf
     additional = 0.0
     if x < 0:
         if x == math.floor(x):
             return math.inf
-        additional = -math.pi / math.tan(math.pi * x)
-        x = 1 - x
+        if s is None:
+            additional = -math.pi / math.tan(math.pi * x)
+        else:
+            pi = _PI_F if s.single else math.pi
+            additional = f(-pi / s.tan(f(pi * x)))
+        x = f(1 - x)
     result = 0.0
     while x < 10:
-        result -= 1 / x
-        x += 1
+        result -= f(1 / x)
+        x = f(x + 1)
     if x == 10:
-        return result + 2.25175258906672110764 + additional
+        return f(result + 2.25175258906672110764 + additional)
     y = 0.0
-    if x < _F1E17:
-        z = 1.0 / (x * x)
+    if x < _F1E17:  # 1.0e17f
+        z = 1.0 / f(x * x)
         y = z * _polevl(z, _PSI_A)
-    return result + _log(x) - (0.5 / x) - y + additional
+    return f(result + log(x) - f(0.5 / x) - y + additional)
 
 
 _COEF_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
