@@ -154,12 +154,10 @@ KNOWN: dict[str, str] = {
     # corpus11
     'docstring_nn_AdaptiveAvgPool3d.grad': "nn.AdaptiveAvgPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_AdaptiveMaxPool3d.grad': "nn.AdaptiveMaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
-    'docstring_nn_AvgPool3d.grad': "nn.AvgPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_BatchNorm3d.grad': "nn.BatchNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_ConvTranspose3d.grad': "nn.ConvTranspose3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_InstanceNorm3d.grad': "nn.InstanceNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_LPPool3d.grad': "nn.LPPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
-    'docstring_nn_MaxPool3d.grad': "nn.MaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_MaxUnpool3d.grad': "nn.MaxUnpool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_FractionalMaxPool2d.grad': 'nn.FractionalMaxPool2d (F.fractional_max_pool2d) is not implemented (docs/coverage.md)',
     'docstring_linalg_householder_product.grad': 'torch.geqrf and torch.linalg.householder_product are not implemented (docs/coverage.md, legacy linear algebra)',

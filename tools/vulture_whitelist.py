@@ -277,6 +277,8 @@ ConvTranspose2d
 Fold
 Unfold
 MaxPool1d
+MaxPool3d
+AvgPool3d
 AvgPool2d
 AdaptiveAvgPool2d
 LayerNorm

@@ -29,6 +29,7 @@ TORCH_NAMES = {
     'margin_ranking_loss': ('gradcli.engine.nn.functional_aten', 'margin_ranking_loss'),
     'max_pool1d': ('gradcli.engine.nn.functional_conv', 'max_pool1d'),
     'max_pool2d': ('gradcli.engine.nn.functional_conv', 'max_pool2d'),
+    'max_pool3d': ('gradcli.engine.nn.functional_pool3d', 'max_pool3d'),
     'pairwise_distance': ('gradcli.engine.nn.functional_loss', 'pairwise_distance'),
     'pdist': ('gradcli.engine.nn.functional_aten', 'pdist'),
     'pixel_shuffle': ('gradcli.engine.nn.functional_shuffle', 'pixel_shuffle'),

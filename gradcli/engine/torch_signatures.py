@@ -904,6 +904,9 @@ SIGNATURES = {
     'max_pool2d': (
         (2, 6, 'input', 'Tensor', None),
     ),
+    'max_pool3d': (
+        (2, 6, 'input', 'Tensor', None),
+    ),
     'maximum': (
         (2, 2, 'input', 'Tensor', None),
     ),
@@ -1492,6 +1495,7 @@ FUNCTIONAL = {
     'alpha_dropout': ({1: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'avg_pool1d': ({1: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'avg_pool2d': ({1: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'avg_pool3d': ({1: ('TypeError', "avg_pool3d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool3d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool3d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'batch_norm': ({3: ('TypeError', "batch_norm(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'bilinear': ({1: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "bilinear(): argument 'input1' (position 1) must be Tensor, not {}")}, ('TypeError', "bilinear(): argument 'input2' (position 2) must be Tensor, not {}"), False),
     'binary_cross_entropy': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, ('AttributeError', "'{}' object has no attribute 'size'"), True),
@@ -1542,6 +1546,7 @@ FUNCTIONAL = {
     'margin_ranking_loss': ({3: ('AttributeError', "'{}' object has no attribute 'dim'")}, None, False),
     'max_pool1d': ({2: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'max_pool2d': ({2: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
+    'max_pool3d': ({2: ('TypeError', "max_pool3d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "max_pool3d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'max_unpool1d': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'max_unpool2d': ({3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'mish': ({1: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "mish(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
@@ -2652,6 +2657,7 @@ SINGLE_SIGNATURES = {
     'matrix_power': ('(Tensor input, int n, *, Tensor out = None)', ()),
     'max_pool1d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)', ()),
     'max_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)', ()),
+    'max_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)', ()),
     'maximum': ('(Tensor input, Tensor other, *, Tensor out = None)', ()),
     'minimum': ('(Tensor input, Tensor other, *, Tensor out = None)', ()),
     'mode': ('(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)', ()),

@@ -28,6 +28,7 @@ from ..ops import special as _special
 from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
 from . import functional_conv_transpose as _convt
+from . import functional_pool3d as _pool3d
 from . import functional_group_norm as _gn
 from . import functional_upsample as _up
 from . import functional_loss as _loss
@@ -514,6 +515,11 @@ OPS = [
          call=lambda torch, x, name: torch.nn.functional.max_pool1d(x, 2), torch=True),
     _fop("max_pool2d", _conv.max_pool2d, _conv.MaxPool2DWithIndicesBackward0, shapes=_IMG,
          call=lambda torch, x, name: torch.nn.functional.max_pool2d(x, 2), torch=True),
+    _fop("max_pool3d", _pool3d.max_pool3d, _pool3d.MaxPool3DWithIndicesBackward0, torch=True, sample=Sample(
+        [((1, 2, 3, 4, 3),)], call=lambda torch, x: torch.nn.functional.max_pool3d(x, (2, 2, 1), padding=(1, 0, 0)))),
+    _fop("avg_pool3d", _pool3d.avg_pool3d, _pool3d.AvgPool3DBackward0, sample=Sample(
+        [((1, 2, 3, 4, 3),)], call=lambda torch, x: torch.nn.functional.avg_pool3d(x, 2, stride=1, padding=1,
+                                                                                    count_include_pad=False))),
     _fop("avg_pool2d", _conv.avg_pool2d, _conv.AvgPool2DBackward0, shapes=_IMG, call=lambda torch, x, name: torch.nn.functional.avg_pool2d(x, 2)),
     _fop("adaptive_avg_pool2d", _pool.adaptive_avg_pool2d, _pool.AdaptiveAvgPool2DBackward0,
          _pool.AdaptiveAvgPool2DBackwardBackward0, shapes=[((1, 2, 5, 4),)],

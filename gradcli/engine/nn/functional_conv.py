@@ -129,9 +129,10 @@ def _window_index(spatial, out_sp, k, s, p, d):
     return idx.reshape(int(np.prod(out_sp)), int(np.prod(k)))
 
 
-# the index map and argument reader that functional_conv_transpose.py shares
+# the index map, argument reader and output size that functional_conv_transpose.py and functional_pool3d.py share
 window_index = _window_index
 ntuple = _tuple
+out_size = _out_size
 
 
 # ---------------------------------------------------------------------------- convolution
@@ -398,7 +399,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Function):
 
     def backward(self, gg):
         k = self._kw
-        return (_take_max(gg, k["indices"]),)
+        return (_take_max(gg, k["indices"], len(k["spatial"])),)
 
 
 class MaxPool2DWithIndicesBackward1(Function):
@@ -412,8 +413,8 @@ class MaxPool2DWithIndicesBackward1(Function):
 
 def _put_max(g, indices, spatial):
     d = g._data
-    lead = d.shape[:-2]
-    s = spatial[0] * spatial[1]
+    lead = d.shape[:d.ndim - len(spatial)]
+    s = int(np.prod(spatial))
     acc = xp_of(d).zeros(lead + (s,), dtype=d.dtype)
     fi = indices.reshape(lead + (-1,))
     coords = tuple(np.indices(fi.shape, sparse=True)[:-1]) + (fi,)
@@ -422,12 +423,13 @@ def _put_max(g, indices, spatial):
                   {"indices": indices, "spatial": spatial})
 
 
-def _take_max(x, indices):
+def _take_max(x, indices, nsp=2):
     d = x._data
-    lead = d.shape[:-2]
+    lead = d.shape[:d.ndim - nsp]
     flat = d.reshape(lead + (-1,))
     out = np.take_along_axis(flat, indices.reshape(lead + (-1,)), axis=-1).reshape(indices.shape)
-    return record(MaxPool2DWithIndicesBackward1, (x,), wrap(out, x.dtype), {"indices": indices, "spatial": tuple(d.shape[-2:])})
+    return record(MaxPool2DWithIndicesBackward1, (x,), wrap(out, x.dtype),
+                  {"indices": indices, "spatial": tuple(d.shape[d.ndim - nsp:])})
 
 
 def _pool_args(input, kernel_size, stride, padding, dilation, name):
@@ -458,20 +460,27 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     spatial = tuple(input.shape[-2:])
     out_sp = tuple(_out_size(spatial[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2))
     _check_out(input, out_sp)
+    return max_pool_windows(input, k, s, p, d, out_sp, return_indices, MaxPool2DWithIndicesBackward0)
+
+
+def max_pool_windows(input, k, s, p, d, out_sp, return_indices, node):
+    """Max pooling over the last len(k) dims (the arguments checked): each window's first maximum, or its
+    first NaN, and its flat index in the input's spatial dims."""
+    nd = len(k)
+    spatial = tuple(input.shape[-nd:])
     idx = _window_index(spatial, out_sp, k, s, p, d)  # (L, K)
     x = input._data
-    vals = flat_ext(x, 2, fill=-np.inf)[..., idx]  # (..., L, K)
+    vals = flat_ext(x, nd, fill=-np.inf)[..., idx]  # (..., L, K)
     am = np.argmax(vals, axis=-1)
     nan_any = np.isnan(vals).any(axis=-1)
     if nan_any.any():
         am = np.where(nan_any, np.argmax(np.isnan(vals), axis=-1), am)
-    lead = x.shape[:-2]
+    lead = x.shape[:x.ndim - nd]
     flat_idx = np.broadcast_to(like(x, idx), lead + idx.shape)
     indices = np.take_along_axis(flat_idx, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
     out = np.take_along_axis(vals, am[..., None], axis=-1)[..., 0].reshape(lead + out_sp)
     indices = indices.astype(np.int64)
-    res = record(MaxPool2DWithIndicesBackward0, (input,), wrap(_contig(out), input.dtype),
-                 {"indices": indices, "spatial": spatial})
+    res = record(node, (input,), wrap(_contig(out), input.dtype), {"indices": indices, "spatial": spatial})
     if return_indices:
         return res, wrap(indices, dtypes.int64)
     return res
@@ -484,13 +493,13 @@ class AvgPool2DBackward0(Function):
 
     @staticmethod
     def replay(xs, kw, outs):
-        sums = flat_ext(xs[0], 2)[..., kw["idx"]].sum(axis=-1).reshape(outs[0])
+        sums = flat_ext(xs[0], len(kw["spatial"]))[..., kw["idx"]].sum(axis=-1).reshape(outs[0])
         return [sums / kw["div"]]
 
     def backward(self, g):
         k = self._kw
         idx, div = k["idx"], k["div"]
-        lead = tuple(g.shape[:-2])
+        lead = tuple(g.shape[:g.ndim - len(k["spatial"])])
         ge = g / wrap(like(g._data, div.astype(g.dtype.np)), g.dtype)
         ge = S.reshape(ge, lead + (idx.shape[0], 1))
         ge = S.expand(ge, lead + idx.shape)
@@ -503,17 +512,21 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     spatial = tuple(input.shape[-2:])
     out_sp = tuple(_out_size(spatial[i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2))
     _check_out(input, out_sp)
-    idx = _window_index(spatial, out_sp, k, s, p, (1, 1))  # (L, K)
-    # ATen's divisor per output window
-    divs = []
-    for i in range(2):
+    return avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override, AvgPool2DBackward0)
+
+
+def avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override, node):
+    """Average pooling over the last len(k) dims (the arguments checked), with ATen's divisor per window."""
+    nd = len(k)
+    spatial = tuple(input.shape[-nd:])
+    idx = _window_index(spatial, out_sp, k, s, p, (1,) * nd)  # (L, K)
+    pool_size = inside = np.ones((), np.int64)
+    for i in range(nd):  # the divisors, an outer product over the dims
         start = np.arange(out_sp[i]) * s[i] - p[i]
         end = np.minimum(start + k[i], spatial[i] + p[i])
-        pool = end - start
         cs, ce = np.maximum(start, 0), np.minimum(end, spatial[i])
-        divs.append((pool, ce - cs))
-    pool_size = divs[0][0][:, None] * divs[1][0][None, :]
-    inside = divs[0][1][:, None] * divs[1][1][None, :]
+        pool_size = np.multiply.outer(pool_size, end - start)
+        inside = np.multiply.outer(inside, ce - cs)
     if divisor_override:
         div = np.full(out_sp, float(divisor_override))
     elif count_include_pad:
@@ -521,11 +534,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     else:
         div = inside.astype(np.float64)
     x = input._data
-    sums = flat_ext(x, 2)[..., idx].sum(axis=-1).reshape(x.shape[:-2] + out_sp)
+    sums = flat_ext(x, nd)[..., idx].sum(axis=-1).reshape(x.shape[:x.ndim - nd] + out_sp)
     dt = input.dtype
     out = np.where(like(x, inside > 0), sums / like(x, div.astype(dt.np)), 0).astype(dt.np)
-    return record(AvgPool2DBackward0, (input,), wrap(_contig(out), dt),
-                  {"idx": idx, "div": div, "spatial": spatial})
+    return record(node, (input,), wrap(_contig(out), dt), {"idx": idx, "div": div, "spatial": spatial})
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

@@ -310,6 +310,12 @@ class MaxPool2d(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
+class MaxPool3d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class MaxPool1d(MaxPool2d):
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
@@ -331,6 +337,12 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AdaptiveAvgPool2d(Module):
@@ -487,8 +499,8 @@ class Embedding(Module):
 
 
 NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-         "Flatten", "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-         "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
+         "Flatten", "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool2d", "AvgPool3d",
+         "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
 
 # torch's module paths, so type(m) prints like PyTorch's (<class 'torch.nn.modules.linear.Linear'>)
@@ -496,7 +508,7 @@ _MODULE_PATHS = {
     "linear": ("Identity", "Linear", "Bilinear"),
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
     "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"),
-    "pooling": ("MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
+    "pooling": ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d"), "sparse": ("Embedding",),
 }
 for _path, _names in _MODULE_PATHS.items():
