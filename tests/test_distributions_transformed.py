@@ -4,7 +4,7 @@ LowRankMultivariateNormal (engine/distributions_mixture.py): log_prob, cdf, icdf
 rsample reparameterisations (reseeded at each evaluation) against float64 central differences (gradcheck,
 gradgradcheck) and, where torch is installed, their values, grad_fn names and gradients, their samples after the same
 seed, reprs, shapes, supports and validation messages against torch's; the script-level goldens are
-tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad and distributions_gamma_more.grad
+tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad, distributions_gamma_more.grad and distributions_relaxed.grad
 (InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
 rsamples are compared with torch's there, not against central differences: see STUDENT_RSAMPLE)."""
 from __future__ import annotations
@@ -118,6 +118,14 @@ CASES = {
                                  + t.distributions.Kumaraswamy(a, b).variance, [POS, SCALE], [Q01]),
     "kumaraswamy_rsample": (_reseeded(lambda t, a, b: t.distributions.Kumaraswamy(a, b).rsample((2,))),
                             [POS, SCALE], []),
+    "relaxed_bernoulli_rsample_log_prob": (_reseeded(lambda t, p, q: t.distributions.RelaxedBernoulli(
+        t.tensor(0.7, dtype=p.dtype), probs=p).rsample((2,)) + t.distributions.RelaxedBernoulli(
+        t.tensor(0.7, dtype=p.dtype), probs=p).log_prob(q)), [Q01], [Q01]),
+    "relaxed_onehot_rsample_log_prob": (_reseeded(lambda t, lg, v: t.distributions.RelaxedOneHotCategorical(
+        t.tensor(0.6, dtype=lg.dtype), logits=lg).rsample((2,)).sum(-1, keepdim=True) * 0
+        + t.distributions.RelaxedOneHotCategorical(t.tensor(0.6, dtype=lg.dtype), logits=lg).rsample()
+        + t.distributions.RelaxedOneHotCategorical(t.tensor(0.6, dtype=lg.dtype), logits=lg).log_prob(v)),
+        [LOGITS3], [[0.2, 0.5, 0.3]]),
 }
 
 

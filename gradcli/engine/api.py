@@ -423,12 +423,16 @@ def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
-    from . import distributions_gamma_more as _dgm
+    from . import distributions_gamma_more as _dgm, distributions_relaxed as _drx
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm)
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx)
             for name in module.NAMES}
-    submodules = {module.rsplit(".", 1)[1]: _Module(module, **{cls.__name__: cls})
-                  for cls in more.values() for module in [cls.__module__]}
+    by_module: dict = {}
+    for cls in more.values():
+        by_module.setdefault(cls.__module__, {})[cls.__name__] = cls
+    submodules = {module.rsplit(".", 1)[1]: _Module(module, **classes) for module, classes in by_module.items()}
+    for name in _drx.SUBMODULE_ONLY:  # torch.distributions does not export these two bases
+        del more[name]
     transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
     submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
