@@ -161,13 +161,20 @@ def _check_close_dtypes(input, other):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _check_close_dtypes(input, other)
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    try:
+        return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    except ValueError:  # isclose's `self == other`: TensorIterator's broadcast error
+        raise broadcast_error(input, other) from None
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _check_close_dtypes(input, other)
-    return wrap(_asarray(np.isclose(input._data, coerce(other)._data if isinstance(other, Tensor) else other,
-                                      rtol=rtol, atol=atol, equal_nan=equal_nan)), dtypes.bool_)
+    try:
+        r = np.isclose(input._data, coerce(other)._data if isinstance(other, Tensor) else other,
+                       rtol=rtol, atol=atol, equal_nan=equal_nan)
+    except ValueError:  # `self == other`: TensorIterator's broadcast error
+        raise broadcast_error(input, other) from None
+    return wrap(_asarray(r), dtypes.bool_)
 
 
 # ---------------------------------------------------------------------------- declarations
