@@ -86,7 +86,7 @@ SPLIT = {
     "gradcli.engine.ops.reduction": {"gradcli.engine.ops.softmax"},
     "gradcli.engine.ops.shape": {"gradcli.engine.ops.join_split"},
     "gradcli.engine.ops.elementwise": {"gradcli.engine.ops." + m for m in (
-        "elementwise_common", "arithmetic", "unary_math", "clamp_where", "comparison")},
+        "elementwise_common", "arithmetic", "power", "unary_math", "clamp_where", "comparison")},
     "gradcli.engine.ops.indexing": {"gradcli.engine.ops.gather_scatter"},
     "gradcli.engine.ops.linalg": {"gradcli.engine.ops.matmul"},
     # F.bilinear left functional.py for functional_aten.py (ATen's bilinear: TrilinearBackward0)
