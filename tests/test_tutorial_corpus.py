@@ -169,6 +169,10 @@ KNOWN: dict[str, str] = {
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
     # corpus12
+    "d2l_oo_design_add_to_class.grad": "d2l's add_to_class is a decorator the script defines (a function returning "
+                                       "wrapper) and calls setattr(Class, ...): GradScript supports only its listed "
+                                       "decorators and has no setattr (the sandbox), so it stops with gradcli's "
+                                       "TypeError at @add_to_class(A)",
     "pt_forward_ad_usage_basic.grad": "the tutorial swaps a Linear's parameters for dual tensors with delattr(model, "
                                       "name) and setattr(...): those builtins are not available in GradScript (the "
                                       "sandbox, sandbox12's area), so it stops with gradcli's NameError; the dual "
