@@ -92,10 +92,6 @@ KNOWN: dict[str, str] = {
     'd2l_neural_style_losses.grad': "the float32 products' last bits on this AVX2 CPU (the convolutions and the gram "
                                     "matrices' matmul: MKL's order, helper gemm7's area): the content and style losses "
                                     "printed with all their digits differ in the last ones",
-    'd2l_text_sequence_vocab.grad': "Vocab.__getitem__ calls self.__getitem__(token): attributes starting with '_' are "
-                                    "out of a script's reach (the sandbox), so it stops with gradcli's AttributeError "
-                                    "at compile time; d2l_machine_translation_arrays.grad has the same class with "
-                                    "self[token]",
     'pt_recipe_reasoning_about_shapes.grad': "the meta device (tensors with a shape and no data) is not implemented: "
                                              "gradcli's tensors are on cpu or cuda, so torch.rand(..., "
                                              "device='meta') raises gradcli's RuntimeError that says so",
