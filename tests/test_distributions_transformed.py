@@ -4,8 +4,8 @@ LowRankMultivariateNormal (engine/distributions_mixture.py): log_prob, cdf, icdf
 rsample reparameterisations (reseeded at each evaluation) against float64 central differences (gradcheck,
 gradgradcheck) and, where torch is installed, their values, grad_fn names and gradients, their samples after the same
 seed, reprs, shapes, supports and validation messages against torch's; the script-level goldens are
-tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad, distributions_gamma_more.grad and distributions_relaxed.grad
-(InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
+tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad, distributions_gamma_more.grad,
+distributions_relaxed.grad and distributions_logistic_normal.grad (InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
 rsamples are compared with torch's there, not against central differences: see STUDENT_RSAMPLE)."""
 from __future__ import annotations
 
@@ -126,6 +126,10 @@ CASES = {
         + t.distributions.RelaxedOneHotCategorical(t.tensor(0.6, dtype=lg.dtype), logits=lg).rsample()
         + t.distributions.RelaxedOneHotCategorical(t.tensor(0.6, dtype=lg.dtype), logits=lg).log_prob(v)),
         [LOGITS3], [[0.2, 0.5, 0.3]]),
+    "logistic_normal_rsample_log_prob": (_reseeded(lambda t, m, s, v: t.distributions.LogisticNormal(m[:3], s[:3])
+                                                   .rsample((2,)) + t.distributions.LogisticNormal(m[:3], s[:3])
+                                                   .log_prob(v).unsqueeze(-1)),
+                                         [LOC, SCALE], [[0.1, 0.2, 0.3, 0.4]]),
 }
 
 

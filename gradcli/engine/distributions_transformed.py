@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Constraint, Distribution, as_size, broadcast_all, independent_constraint,
-                            is_number, nonnegative, positive, real, sum_rightmost)
+from .distributions import (EMPTY, Constraint, Distribution, Normal, as_size, broadcast_all,
+                            independent_constraint, is_number, nonnegative, positive, real, simplex, sum_rightmost)
 from .distributions_cauchy import Cauchy
 from .distributions_more import Exponential, Independent, Uniform
 from .distributions_transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, \
-    PowerTransform, Transform
+    PowerTransform, StickBreakingTransform, Transform
 
-NAMES = ("TransformedDistribution", "Gumbel", "Weibull", "Pareto", "HalfCauchy")
+NAMES = ("TransformedDistribution", "Gumbel", "Weibull", "Pareto", "HalfCauchy", "LogisticNormal")
 EULER_CONSTANT = 0.57721566490153286060  # torch.distributions.utils.euler_constant
 
 
@@ -334,3 +334,32 @@ class HalfCauchy(TransformedDistribution):
 
 
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
+
+
+# ---------------------------------------------------------------------------- LogisticNormal
+
+class LogisticNormal(TransformedDistribution):
+    arg_constraints = {"loc": real, "scale": positive}
+    support = simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, instance=None):
+        new = self._get_checked_instance(LogisticNormal, instance)
+        return super().expand(batch_shape, instance=new)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale
+
+
+LogisticNormal.__module__ = "torch.distributions.logistic_normal"

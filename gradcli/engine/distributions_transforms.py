@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, sum_rightmost,
-                            unit_interval)
+from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, real_vector,
+                            simplex, sum_rightmost, unit_interval)
 
 NAMES = ("Transform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
-         "AbsTransform", "AffineTransform", "SoftplusTransform")
+         "AbsTransform", "AffineTransform", "SoftplusTransform", "StickBreakingTransform")
 
 
 class Transform:
@@ -474,6 +474,48 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
+class StickBreakingTransform(Transform):
+    domain = real_vector
+    codomain = simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        offset = x.shape[-1] + 1 - torch.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
+        z = clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        pad = torch.nn.functional.pad
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - torch.ones(y_crop.shape[-1], dtype=y.dtype).cumsum(-1)
+        sf = 1 - y_crop.cumsum(-1)
+        # clamped so that sf stays positive when y[-1] ~ 0 or y[:-1].sum() ~ 1
+        sf = torch.clamp(sf, min=torch.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        offset = x.shape[-1] + 1 - torch.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
+        x = x - offset.log()
+        # 1 - sigmoid(x) = exp(-x) * sigmoid(x)
+        return (-x + torch.nn.functional.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return shape[:-1] + (shape[-1] - 1,)
+
+
 for _cls in (Transform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
-             AbsTransform, AffineTransform, SoftplusTransform, _InverseTransform):
+             AbsTransform, AffineTransform, SoftplusTransform, StickBreakingTransform, _InverseTransform):
     _cls.__module__ = "torch.distributions.transforms"
