@@ -5,7 +5,8 @@ rsample reparameterisations (reseeded at each evaluation) against float64 centra
 gradgradcheck) and, where torch is installed, their values, grad_fn names and gradients, their samples after the same
 seed, reprs, shapes, supports and validation messages against torch's; the script-level goldens are
 tests/golden/scripts/distributions_transformed.grad, distributions_mixture.grad, distributions_gamma_more.grad,
-distributions_relaxed.grad and distributions_logistic_normal.grad (InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
+distributions_relaxed.grad, distributions_logistic_normal.grad and distributions_continuous_bernoulli.grad
+(InverseGamma, FisherSnedecor, NegativeBinomial, Kumaraswamy: engine/distributions_gamma_more.py, whose Gamma-drawn
 rsamples are compared with torch's there, not against central differences: see STUDENT_RSAMPLE)."""
 from __future__ import annotations
 
@@ -130,6 +131,11 @@ CASES = {
                                                    .rsample((2,)) + t.distributions.LogisticNormal(m[:3], s[:3])
                                                    .log_prob(v).unsqueeze(-1)),
                                          [LOC, SCALE], [[0.1, 0.2, 0.3, 0.4]]),
+    "continuous_bernoulli_rsample_log_prob_cdf": (_reseeded(lambda t, p, v: t.distributions.ContinuousBernoulli(p)
+                                                            .rsample((2,)) + t.distributions.ContinuousBernoulli(p)
+                                                            .log_prob(v) + t.distributions.ContinuousBernoulli(p)
+                                                            .cdf(v) + t.distributions.ContinuousBernoulli(p)
+                                                            .entropy()), [Q01], [Q01]),
 }
 
 

@@ -423,9 +423,9 @@ def _load_distributions():
     from . import distributions as _d, distributions_gamma as _dg, distributions_more as _dm, distributions_mvn as _dmvn
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
-    from . import distributions_gamma_more as _dgm, distributions_relaxed as _drx
+    from . import distributions_cbernoulli as _dcb, distributions_gamma_more as _dgm, distributions_relaxed as _drx
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx)
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb)
             for name in module.NAMES}
     by_module: dict = {}
     for cls in more.values():
