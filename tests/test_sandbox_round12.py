@@ -43,6 +43,31 @@ TAKEN = [
 ]
 
 
+# Tensor methods and torch.X with several signatures given a list, tuple or float the implementation went on with
+# (argcheck._fits_known checks those against the signatures first)
+DOUBTFUL = [
+    "x.clamp(min=[1])", "x.clamp([1])", "torch.clamp(x, max=[1])", "x.clip(min=[1])", "x.masked_fill(x > 0, [1])",
+    "x.index_fill(0, torch.tensor([0]), [1])", "x.nan_to_num([1])", "x.nan_to_num(posinf=[1])", "x.reshape([6.0])",
+    "x.reshape(6.0)", "x.permute(0.0, 1)", "x.view(6.0)", "x.view([6.0])", "torch.sum(x, dim=1.5)", "x.sum(1.5)",
+    "x.squeeze(0.0)", "x.flip(0.0)", "x.transpose(0.0, 1)", "x.narrow(0.0, 0, 1)", "x.fill_([1])", "x.pow([2])",
+    "x.lerp(x, [0.5])", "x.clamp(min=(1,))", "x.clamp(0.5, [1])",
+]
+
+# and given what torch takes, the verdict remembered by classes
+DOUBTFUL_TAKEN = [
+    "x.clamp(min=0.5)", "x.clamp(0.5, 1.0)", "torch.clamp(x, max=0.5)", "x.reshape([6])", "x.reshape((3, 2))",
+    "x.view(3, 2)", "x.view([3, 2])", "x.sum((0, 1))", "torch.sum(x, [0])", "x.masked_fill(x > 0, 2.5)",
+    "x.nan_to_num(0.5)", "x.permute([1, 0])", "x.clamp(min=torch.tensor(0.5))", "x.pow(2.0)",
+    "x.clamp(min=0.5)\nx.clamp(min=0.5)\nx.clamp(min=[1])", "x.reshape(6)\nx.reshape(6.0)",
+]
+
+
+@pytest.mark.parametrize("code", DOUBTFUL)
+def test_doubtful_refused(code):
+    result = _run(code)
+    assert result.error is not None and result.error.type_name == "TypeError", result.stdout
+
+
 @pytest.fixture(scope="module")
 def make_goldens():
     torch = pytest.importorskip("torch")
@@ -64,7 +89,7 @@ def test_functional_refused(code):
     assert result.error is not None and result.error.type_name == "TypeError", result.stdout
 
 
-@pytest.mark.parametrize("code", FUNCTIONAL + TAKEN)
+@pytest.mark.parametrize("code", FUNCTIONAL + TAKEN + DOUBTFUL + DOUBTFUL_TAKEN)
 def test_as_torch(code, make_goldens, tmp_path):
     script = tmp_path / "case.grad"
     script.write_text(PRELUDE + code + "\n", encoding="utf-8")

@@ -304,6 +304,44 @@ _PLAIN = frozenset({int, float, bool, str, list, tuple, type(None), complex, sli
 _FOREIGN = TypeError("an argument of a type the implementation does not know")
 
 
+# the argument types an implementation may take where torch's parser does not (x.clamp(min=[1]) as a tensor bound,
+# x.reshape(6.0), x.permute(0.0, 1)): the arguments are checked against the signatures first when one is there
+_DOUBTFUL = frozenset({list, tuple, float})
+_FITS = {}  # (name, the arguments' classes, list items' classes, keywords) -> whether the parser takes them
+
+
+def _doubtful(args, kwargs):
+    """Is an argument after the first a list, tuple or float (_DOUBTFUL)?"""
+    for v in args[1:]:
+        if v.__class__ in _DOUBTFUL:
+            return True
+    return bool(kwargs) and any(v.__class__ in _DOUBTFUL for v in kwargs.values())
+
+
+def _fits_known(name, args, kwargs, signatures=None):
+    """Does torch's parser surely take these arguments after the first Tensor (torch.name's signatures; the Tensor
+    method name's without them)? Remembered by the arguments' classes (a list's by its items'), which alone decide
+    it without a Tensor or NumPy value among them (a 0-d Tensor is a Number, another not: those are not remembered)."""
+    shape = []
+    for v in (*args[1:], *kwargs.values()):
+        cls = v.__class__
+        if cls is Tensor or isinstance(v, np.generic):
+            shape = None
+            break
+        shape.append((cls, tuple(i.__class__ for i in v)) if cls is list or cls is tuple else cls)
+    key = None if shape is None else (name, signatures is None, tuple(shape), tuple(kwargs))
+    found = _FITS.get(key)
+    if found is None:
+        if signatures is None:
+            found = _told_again(_FOREIGN, name, None, args, kwargs, True) is None
+        else:
+            from .arg_parser import fits  # noqa: PLC0415 - it builds on this module
+            found = fits(signatures, args, kwargs)
+        if key is not None and len(_FITS) < 4096:  # a script making ever new shapes: each call then checks afresh
+            _FITS[key] = found
+    return found
+
+
 def as_method(fn, name):
     """fn as the Tensor method name: the argument errors it raises in torch.X's form (invalid_combination,
     wrong_type, or Python's own for arguments no signature takes) told as the method's. An argument of another
@@ -313,12 +351,21 @@ def as_method(fn, name):
     def method(*args, **kwargs):
         if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
             return fn(*args, **kwargs)  # lang/callables.py renames NumPy's keywords on fn's own TypeError
+        doubt = False
         for value in (*args[1:], *kwargs.values()) if kwargs else args[1:]:
-            if value.__class__ not in _PLAIN and not isinstance(value, (Tensor, np.generic)):
+            cls = value.__class__
+            if cls in _DOUBTFUL:
+                doubt = True
+            elif cls not in _PLAIN and not isinstance(value, (Tensor, np.generic)):
+                doubt = False
                 redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
                 if redone is not None:
                     raise redone
                 break
+        if doubt and not _fits_known(name, args, kwargs):
+            redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
+            if redone is not None:
+                raise redone
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as e:
@@ -347,6 +394,7 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     # required): torch.relu(x) then skips the checks below, which could only pass (check_first is for a
     # non-Tensor first argument, check_all's takes_all for Tensors answers True)
     one_tensor = False
+    all_texts = single is None and all(s[4] for s in signatures)  # several signatures, every text known
     known = None  # the keywords of the signatures' texts, on the first call with keywords
     aliases = None  # found on the first call with keywords: inspect.signature of every torch.X at
     #                 import time would cost start-up time (tens of ms) that most runs never use
@@ -383,6 +431,9 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
                 check_first(name, signatures, args, seen)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, seen)
+        elif all_texts and _doubtful(args, kwargs) and not _fits_known(name, args, seen, signatures):
+            from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
+            raise parser_error(name, signatures, args, seen)
         if single is not None:
             if single_check is None:
                 from .arg_single import check_all, compile_signature  # noqa: PLC0415 - it builds on this module
