@@ -43,14 +43,14 @@ TAKEN = [
 ]
 
 
-# Tensor methods and torch.X with several signatures given a list, tuple or float the implementation went on with
+# Tensor methods and torch.X with several signatures given a list or tuple the implementation went on with
 # (argcheck._fits_known checks those against the signatures first)
 DOUBTFUL = [
     "x.clamp(min=[1])", "x.clamp([1])", "torch.clamp(x, max=[1])", "x.clip(min=[1])", "x.masked_fill(x > 0, [1])",
     "x.index_fill(0, torch.tensor([0]), [1])", "x.nan_to_num([1])", "x.nan_to_num(posinf=[1])", "x.reshape([6.0])",
-    "x.reshape(6.0)", "x.permute(0.0, 1)", "x.view(6.0)", "x.view([6.0])", "torch.sum(x, dim=1.5)", "x.sum(1.5)",
-    "x.squeeze(0.0)", "x.flip(0.0)", "x.transpose(0.0, 1)", "x.narrow(0.0, 0, 1)", "x.fill_([1])", "x.pow([2])",
-    "x.lerp(x, [0.5])", "x.clamp(min=(1,))", "x.clamp(0.5, [1])",
+    "x.view([6.0])", "x.fill_([1])", "x.pow([2])", "x.lerp(x, [0.5])", "x.clamp(min=(1,))", "x.clamp(0.5, [1])",
+    # x.new_zeros & co: the factory's error under the method's name
+    "x.new_zeros(1.5)", "x.new_full(1.5, 2)", "x.new_empty(1.5)", "x.new_ones(2, 1.5)",
 ]
 
 # and given what torch takes, the verdict remembered by classes
@@ -58,7 +58,8 @@ DOUBTFUL_TAKEN = [
     "x.clamp(min=0.5)", "x.clamp(0.5, 1.0)", "torch.clamp(x, max=0.5)", "x.reshape([6])", "x.reshape((3, 2))",
     "x.view(3, 2)", "x.view([3, 2])", "x.sum((0, 1))", "torch.sum(x, [0])", "x.masked_fill(x > 0, 2.5)",
     "x.nan_to_num(0.5)", "x.permute([1, 0])", "x.clamp(min=torch.tensor(0.5))", "x.pow(2.0)",
-    "x.clamp(min=0.5)\nx.clamp(min=0.5)\nx.clamp(min=[1])", "x.reshape(6)\nx.reshape(6.0)",
+    "x.clamp(min=0.5)\nx.clamp(min=0.5)\nx.clamp(min=[1])", "x.view(2, 3.0)", "x.view([1, 'a'])", "x.div_(2.5)",
+    "torch.ones(2, dtype=torch.int32).div_(2.5)",
 ]
 
 

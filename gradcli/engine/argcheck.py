@@ -305,13 +305,14 @@ _FOREIGN = TypeError("an argument of a type the implementation does not know")
 
 
 # the argument types an implementation may take where torch's parser does not (x.clamp(min=[1]) as a tensor bound,
-# x.reshape(6.0), x.permute(0.0, 1)): the arguments are checked against the signatures first when one is there
-_DOUBTFUL = frozenset({list, tuple, float})
+# x.reshape([6.0])): the arguments are checked against the signatures first when one is there. Not float: the
+# signatures do not list the hidden Number overloads (x.div_(2.5) is no "argument 'other' must be Tensor")
+_DOUBTFUL = frozenset({list, tuple})
 _FITS = {}  # (name, the arguments' classes, list items' classes, keywords) -> whether the parser takes them
 
 
 def _doubtful(args, kwargs):
-    """Is an argument after the first a list, tuple or float (_DOUBTFUL)?"""
+    """Is an argument after the first a list or tuple (_DOUBTFUL)?"""
     for v in args[1:]:
         if v.__class__ in _DOUBTFUL:
             return True
@@ -320,11 +321,13 @@ def _doubtful(args, kwargs):
 
 def _fits_known(name, args, kwargs, signatures=None):
     """Does torch's parser surely take these arguments after the first Tensor (torch.name's signatures; the Tensor
-    method name's without them)? Remembered by the arguments' classes (a list's by its items'), which alone decide
+    method name's without them), one a list or tuple? Remembered by the arguments' classes (a list's by its items'), which alone decide
     it without a Tensor or NumPy value among them (a 0-d Tensor is a Number, another not: those are not remembered)."""
     shape = []
     for v in (*args[1:], *kwargs.values()):
         cls = v.__class__
+        if (cls is list or cls is tuple) and v and takes_int(v[0]) and not all(takes_int(i) for i in v):
+            return True  # an int list whose later item fails to unpack (told by the implementation: check_int_list)
         if cls is Tensor or isinstance(v, np.generic):
             shape = None
             break

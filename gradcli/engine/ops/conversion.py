@@ -99,6 +99,14 @@ _U = "unary"
 _ROUND_TRIP = {"eps": 1e-3, "atol": 1e-4, "rtol": 1e-2, "second": False}  # through float32: a coarser step
 _NO = "an integer or bool result"
 # One declaration per op (registry.py): Tensor methods only (torch has no torch.float, torch.to, ...)
+def _renamed(err, kind):
+    """The factory's argument error under the method's name, as torch's parser of x.new_zeros names it."""
+    text = str(err)
+    if not text.startswith(kind + "(): "):
+        return err
+    return errors.type_error("new_" + text)
+
+
 def _new(kind):
     """x.new_zeros(...) & co: the constructor with x's dtype and device unless given (layout=, pin_memory=:
     accepted, as torch's CPU tensors have but one of each)."""
@@ -110,8 +118,11 @@ def _new(kind):
         if kind == "tensor" and "data" in kw:
             args = (kw.pop("data"),)
         sized = {"size": kw["size"]} if "size" in kw and kind != "tensor" else {}
-        return make(*args, **sized, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
+        try:
+            return make(*args, **sized, dtype=dtype or self.dtype, device=device or self.device,
+                        requires_grad=requires_grad)
+        except TypeError as e:
+            raise _renamed(e, kind) from None
     new.__name__ = new.__qualname__ = "new_" + kind
     return new
 
@@ -123,8 +134,11 @@ def new_full(self, size=None, fill_value=None, *, dtype=None, device=None, requi
     missing = [name for name, v in (("size", size), ("fill_value", fill_value)) if v is None]
     if missing:
         raise errors.missing_arguments("new_full", *missing)
-    return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                        requires_grad=requires_grad)
+    try:
+        return factory.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                            requires_grad=requires_grad)
+    except TypeError as e:
+        raise _renamed(e, "full") from None
 
 
 def detach(input):  # torch.detach (Tensor.detach is the Tensor's own)
