@@ -15,8 +15,12 @@ step (its --max-steps and --timeout hold).
 from __future__ import annotations
 
 import re
-from re import _compiler as sre_compile  # CPython's own compiler and parser, for exactly re's semantics
-from re import _parser as sre_parse
+try:  # CPython's own compiler and parser, for exactly re's semantics
+    from re import _compiler as sre_compile
+    from re import _parser as sre_parse
+except ImportError:  # Python 3.10: the same modules under their old names
+    import sre_compile
+    import sre_parse
 
 _READS = (sre_parse.LITERAL, sre_parse.NOT_LITERAL, sre_parse.ANY, sre_parse.IN)
 _REPEATS = (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT)
