@@ -267,6 +267,11 @@ def out_variant_refusal(name):
                           "but one of the arguments requires grad.")
 
 
+# the code of wrappers that pass their arguments on unchanged (out_variant's): a caller that rewords a
+# TypeError of the wrapped function's arity (lang/method_arity.py) looks through their frames
+FORWARDER_CODES = set()
+
+
 def out_variant(name, fn, after=None):
     """fn (an op of one tensor input, its first) as torch binds it when its kernel calls `name`'s out=
     variant: an inference leaf that requires grad is refused (out_variant_refusal) before anything else,
@@ -282,6 +287,7 @@ def out_variant(name, fn, after=None):
                 raise out_variant_refusal(name)
             return r
         return fn(input, *args, **kwargs)
+    FORWARDER_CODES.add(checked.__code__)
     return checked
 
 

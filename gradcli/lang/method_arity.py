@@ -23,8 +23,14 @@ def reworded(exc, node):
     tb = exc.__traceback__
     if tb is None or len(exc.args) != 1 or type(exc.args[0]) is not str:
         return None
-    inner = tb.tb_next  # None: raised by the call itself; an in-place form's wrapper calling the op: one frame
-    if inner is not None and (inner.tb_next is not None or not node.func.attr.endswith("_")):
+    from ..engine.function import FORWARDER_CODES  # noqa: PLC0415 - only for the error
+    inner, t = [], tb.tb_next  # the frames below the call, but out_variant's pass-through ones (x.abs(1))
+    while t is not None:
+        if t.tb_frame.f_code not in FORWARDER_CODES:
+            inner.append(t)
+        t = t.tb_next
+    # none: raised by the call itself; an in-place form's wrapper calling the op: one frame
+    if inner and (len(inner) > 1 or not node.func.attr.endswith("_")):
         return None
     from ..engine.torch_signatures import NOARGS_METHODS  # noqa: PLC0415 - only for the error
     name = node.func.attr
@@ -36,7 +42,7 @@ def reworded(exc, node):
     text = exc.args[0]
     m = (_KEYWORD if node.keywords else _TOO_MANY).fullmatch(text)
     # the function Python names is the method's (an alias's: acos for arccos), or the in-place wrapper's op
-    if m is None or getattr(method, "__name__", None) != (m.group(1) if inner is None else name):
+    if m is None or getattr(method, "__name__", None) != (m.group(1) if not inner else name):
         return None
     if node.keywords:
         return f"TensorBase.{name}() takes no keyword arguments"
