@@ -259,6 +259,8 @@ FIXED = {
     "new_full extra kw": "torch.float32 (2,) [3.0, 3.0] rg=False None",
     "new_full missing": 'TypeError: new_full() missing 1 required positional arguments: "fill_value"',  # torch's parser's words (98fded7)
     "new_zeros size=": "torch.float32 (2,) [0.0, 0.0] rg=False None",
+    # the new_* methods' parser errors name the method (sandbox12, 270ed02): torch 2.13's words
+    "new_zeros bad": "TypeError: new_zeros(): argument 'size' (position 1) must be tuple of ints, not str",
     # x.fill_() is python_arg_parser's error (msgs8): torch 2.13's words
     "fill_ none": ("TypeError: fill_() received an invalid combination of arguments - got (), but expected one of:\n"
                    " * (Tensor value)\n * (Number value)\n"),
