@@ -103,3 +103,20 @@ def test_as_torch(code, make_goldens, tmp_path):
         assert result.error is not None, f"torch raised {oracle.err.splitlines()[0]}"
         assert error_text(result.error.type_name, result.error.message) == \
             normalized_error_text(oracle.err.splitlines()[0])
+
+
+def test_long_lists_are_not_remembered_by_the_argument_cache():
+    """argcheck._fits_known remembers a call's argument classes (a list's item by item): lists of ever new
+    lengths (x.clamp(min=[1] * n)) must not pile up keys of n item classes each."""
+    from gradcli.engine import api as torch  # noqa: PLC0415
+    from gradcli.engine import argcheck  # noqa: PLC0415
+    x = torch.ones(3)
+    before = len(argcheck._FITS)
+    for n in range(40, 60):
+        with pytest.raises(TypeError, match="invalid combination"):
+            x.clamp(min=[1] * n)
+    assert len(argcheck._FITS) == before
+    for _ in range(2):  # a short one may be remembered (once), and is still refused
+        with pytest.raises(TypeError, match="invalid combination"):
+            x.clamp(min=[1])
+    assert len(argcheck._FITS) <= before + 1

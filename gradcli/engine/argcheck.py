@@ -319,6 +319,9 @@ def _doubtful(args, kwargs):
     return bool(kwargs) and any(v.__class__ in _DOUBTFUL for v in kwargs.values())
 
 
+_FITS_ITEMS = 16
+
+
 def _fits_known(name, args, kwargs, signatures=None):
     """Does torch's parser surely take these arguments after the first Tensor (torch.name's signatures; the Tensor
     method name's without them), one a list or tuple? Remembered by the arguments' classes (a list's by its items'), which alone decide
@@ -328,8 +331,8 @@ def _fits_known(name, args, kwargs, signatures=None):
         cls = v.__class__
         if (cls is list or cls is tuple) and v and takes_int(v[0]) and not all(takes_int(i) for i in v):
             return True  # an int list whose later item fails to unpack (told by the implementation: check_int_list)
-        if cls is Tensor or isinstance(v, np.generic):
-            shape = None
+        if cls is Tensor or isinstance(v, np.generic) or ((cls is list or cls is tuple) and len(v) > _FITS_ITEMS):
+            shape = None  # (a long list is not remembered: 4,096 keys of 10**6 item classes each would fill memory)
             break
         shape.append((cls, tuple(i.__class__ for i in v)) if cls is list or cls is tuple else cls)
     key = None if shape is None else (name, signatures is None, tuple(shape), tuple(kwargs))
