@@ -171,15 +171,15 @@ class Distribution:
             raise ValueError
         Distribution._default_validate_args = value
 
-    def _get_checked_instance(self, cls, instance=None):
-        if instance is None and type(self).__init__ != cls.__init__:
+    def _get_checked_instance(self, cls, _instance=None):
+        if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                                       "__init__ method must also define a custom .expand() method.")
-        return type(self).__new__(type(self)) if instance is None else instance
+        return type(self).__new__(type(self)) if _instance is None else _instance
 
-    def _expanded(self, cls, batch_shape, params, event_shape=EMPTY):
+    def _expanded(self, cls, batch_shape, params, _instance=None, event_shape=EMPTY):
         """torch's expand() of most families: each parameter in __dict__ expanded, validation as self's."""
-        new = self._get_checked_instance(cls)
+        new = self._get_checked_instance(cls, _instance)
         batch_shape = as_size(batch_shape)
         for name, shape in params.items():
             if name in self.__dict__:
@@ -188,7 +188,7 @@ class Distribution:
         new._validate_args = self._validate_args
         return new
 
-    def expand(self, batch_shape):
+    def expand(self, batch_shape, _instance=None):
         raise NotImplementedError
 
     @property
@@ -293,11 +293,11 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
+    def expand(self, batch_shape, _instance=None):
         def param_shape(b):
             return tuple(b) + (self._num_events,)
 
-        new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape})
+        new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape}, _instance)
         new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
         new._num_events = self._num_events
         return new
@@ -389,8 +389,8 @@ class LocScaleFamily(LocationFamily):
 
 
 class Normal(LocScaleFamily):
-    def expand(self, batch_shape):
-        return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
     @property
     def stddev(self):
@@ -452,8 +452,8 @@ class Bernoulli(Distribution):
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple})
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
         new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
         return new
 

@@ -30,8 +30,8 @@ class Dirichlet(Distribution):
         shape = tuple(concentration.shape)
         super().__init__(Size(shape[:-1]), Size(shape[-1:]), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Dirichlet)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = as_size(batch_shape)
         new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
@@ -89,8 +89,8 @@ class Beta(Distribution):
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Beta)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Beta, _instance)
         batch_shape = as_size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
@@ -155,8 +155,8 @@ class Binomial(Distribution):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Binomial)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
         batch_shape = as_size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
         if "probs" in self.__dict__:

@@ -15,8 +15,8 @@ NAMES = ("Cauchy", "HalfNormal")
 
 
 class Cauchy(LocScaleFamily):
-    def expand(self, batch_shape):
-        return self._expanded(Cauchy, batch_shape, {"loc": tuple, "scale": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Cauchy, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
     @property
     def mean(self):
@@ -61,8 +61,8 @@ class HalfNormal(Distribution):
         self.transforms = [AbsTransform()]
         super().__init__(self.base_dist.batch_shape, self.base_dist.event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(HalfNormal)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfNormal, _instance)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = self.transforms
         Distribution.__init__(new, Size(batch_shape), self.event_shape, validate_args=False)

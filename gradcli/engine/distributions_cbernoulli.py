@@ -37,8 +37,8 @@ class ContinuousBernoulli(Distribution):
         self._lims = lims
         super().__init__(as_size(()) if is_scalar else self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(ContinuousBernoulli, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
         batch_shape = as_size(batch_shape)
         if "probs" in self.__dict__:

@@ -31,9 +31,9 @@ class InverseGamma(TransformedDistribution):
         neg_one = -torch.ones((), dtype=base_dist.rate.dtype)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(InverseGamma, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def concentration(self):
@@ -79,8 +79,8 @@ class FisherSnedecor(Distribution):
         batch_shape = as_size(()) if is_number(df1) and is_number(df2) else self.df1.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(FisherSnedecor, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(FisherSnedecor, _instance)
         batch_shape = as_size(batch_shape)
         new.df1 = self.df1.expand(batch_shape)
         new.df2 = self.df2.expand(batch_shape)
@@ -155,8 +155,8 @@ class NegativeBinomial(Distribution):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(NegativeBinomial, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(NegativeBinomial, _instance)
         batch_shape = as_size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
         if "probs" in self.__dict__:
@@ -240,11 +240,11 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Kumaraswamy, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(batch_shape)
         new.concentration0 = self.concentration0.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self):

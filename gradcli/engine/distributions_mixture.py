@@ -34,8 +34,8 @@ class StudentT(Distribution):
         self._chi2 = Chi2(self.df)
         super().__init__(self.df.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(StudentT, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(StudentT, _instance)
         batch_shape = as_size(batch_shape)
         new.df = self.df.expand(batch_shape)
         new.loc = self.loc.expand(batch_shape)
@@ -133,10 +133,10 @@ class MixtureSameFamily(Distribution):
         self._event_ndims = len(event_shape)
         super().__init__(batch_shape=cdbs, event_shape=event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
+    def expand(self, batch_shape, _instance=None):
         batch_shape = as_size(batch_shape)
         batch_shape_comp = batch_shape + (self._num_component,)
-        new = self._get_checked_instance(MixtureSameFamily, instance)
+        new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(batch_shape_comp)
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
@@ -274,8 +274,8 @@ class LowRankMultivariateNormal(LocationFamily):
         self._capacitance_tril = batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(LowRankMultivariateNormal, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = as_size(batch_shape)
         loc_shape = batch_shape + self.event_shape
         new.loc = self.loc.expand(loc_shape)

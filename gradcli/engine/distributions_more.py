@@ -46,8 +46,8 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(_batch_of(is_number(low) and is_number(high), self.low), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Uniform, batch_shape, {"low": tuple, "high": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Uniform, batch_shape, {"low": tuple, "high": tuple}, _instance)
 
     @property
     def mean(self):
@@ -108,8 +108,8 @@ class Exponential(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch_of(is_number(rate), self.rate), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Exponential, batch_shape, {"rate": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Exponential, batch_shape, {"rate": tuple}, _instance)
 
     @property
     def mean(self):
@@ -154,8 +154,8 @@ Exponential.__module__ = "torch.distributions.exponential"
 # ---------------------------------------------------------------------------- Laplace
 
 class Laplace(LocScaleFamily):
-    def expand(self, batch_shape):
-        return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
     @property
     def variance(self):
@@ -217,8 +217,8 @@ class Geometric(Distribution):
                                  f"of distribution {self!r} "
                                  f"to be positive but found invalid values:\n{invalid_value}")
 
-    def expand(self, batch_shape):
-        return self._expanded(Geometric, batch_shape, {"probs": tuple, "logits": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Geometric, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
 
     @property
     def mean(self):
@@ -275,8 +275,8 @@ class LogNormal(Distribution):
         self.transforms = [ExpTransform()]
         super().__init__(self.base_dist.batch_shape, self.base_dist.event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(LogNormal)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogNormal, _instance)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = self.transforms
         Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
@@ -350,8 +350,8 @@ class OneHotCategorical(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(OneHotCategorical)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(OneHotCategorical, _instance)
         new._categorical = self._categorical.expand(batch_shape)
         Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -423,8 +423,8 @@ class Poisson(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch_of(is_number(rate), self.rate), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Poisson, batch_shape, {"rate": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Poisson, batch_shape, {"rate": tuple}, _instance)
 
     @property
     def mean(self):
@@ -472,8 +472,8 @@ class Independent(Distribution):
         super().__init__(Size(shape[:len(shape) - event_dim]), Size(shape[len(shape) - event_dim:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Independent)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Independent, _instance)
         batch_shape = as_size(batch_shape)
         new.base_dist = self.base_dist.expand(tuple(batch_shape)
                                               + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))

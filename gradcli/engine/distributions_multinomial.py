@@ -34,8 +34,8 @@ class Multinomial(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Multinomial)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Multinomial, _instance)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
         Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)

@@ -125,8 +125,8 @@ class MultivariateNormal(LocationFamily):
         else:
             self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(MultivariateNormal)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = as_size(batch_shape)
         event = tuple(self.event_shape)
         cov_shape = tuple(batch_shape) + event + event

@@ -33,8 +33,8 @@ class LogitRelaxedBernoulli(Distribution):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(as_size(()) if is_scalar else self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = as_size(batch_shape)
         new.temperature = self.temperature
         if "probs" in self.__dict__:
@@ -85,9 +85,9 @@ class RelaxedBernoulli(TransformedDistribution):
         base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(RelaxedBernoulli, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):
@@ -117,8 +117,8 @@ class ExpRelaxedCategorical(Distribution):
         event_shape = self._categorical.param_shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
         batch_shape = as_size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
@@ -168,9 +168,9 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(RelaxedOneHotCategorical, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):

@@ -55,8 +55,8 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(TransformedDistribution, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = as_size(batch_shape)
         shape = batch_shape + self.event_shape
         for t in reversed(self.transforms):
@@ -154,11 +154,11 @@ class Gumbel(TransformedDistribution):
                       ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Gumbel, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     def log_prob(self, value):  # written out in torch for precision
         if self._validate_args:
@@ -203,8 +203,8 @@ class Weibull(TransformedDistribution):
                       AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Weibull, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.concentration_reciprocal = new.concentration.reciprocal()
@@ -252,11 +252,11 @@ class Pareto(TransformedDistribution):
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Pareto, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.alpha = self.alpha.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self):
@@ -294,9 +294,9 @@ class HalfCauchy(TransformedDistribution):
         base_dist = Cauchy(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(HalfCauchy, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def scale(self):
@@ -349,9 +349,9 @@ class LogisticNormal(TransformedDistribution):
             base_dist = base_dist.expand([1])
         super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(LogisticNormal, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def loc(self):
