@@ -184,6 +184,8 @@ class Distribution:
         for name, shape in params.items():
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(as_size(shape(batch_shape))))
+        if "_param" in self.__dict__:  # the probs or logits given, expanded
+            new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
         Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -298,7 +300,6 @@ class Categorical(Distribution):
             return tuple(b) + (self._num_events,)
 
         new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape}, _instance)
-        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
         new._num_events = self._num_events
         return new
 
@@ -352,13 +353,45 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand=True):
         values = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return enumerated(values, self._batch_shape, expand)
 
 
 Categorical.__module__ = "torch.distributions.categorical"
+
+
+class CategoricalFamily(Distribution):
+    """A family over a Categorical of its probs or logits (OneHotCategorical, Multinomial, ExpRelaxedCategorical),
+    whose parameters are the Categorical's: the block torch writes in each."""
+
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+
+    def _init_categorical(self, probs, logits, validate_args):
+        self._categorical = Categorical(probs, logits)
+        Distribution.__init__(self, self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                              validate_args=validate_args)
+
+    def _expanded_categorical(self, cls, batch_shape, _instance):
+        new = self._get_checked_instance(cls, _instance)
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
 
 
 # ---------------------------------------------------------------------------- Normal
@@ -434,36 +467,25 @@ Normal.__module__ = "torch.distributions.normal"
 
 # ---------------------------------------------------------------------------- Bernoulli
 
-class Bernoulli(Distribution):
-    arg_constraints = {"probs": unit_interval, "logits": real}
-    support = boolean
-    has_enumerate_support = True
+class BinaryProbsLogits(Distribution):
+    """A family of one event's probability given as probs or logits (Bernoulli, Binomial, Geometric,
+    NegativeBinomial, ContinuousBernoulli, LogitRelaxedBernoulli): the block torch writes in each."""
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    arg_constraints = {"probs": unit_interval, "logits": real}
+
+    def _probs_or_logits(self, probs, logits, *others):
+        """Keeps the one given broadcast with others (in torch's order: others first) as it and _param;
+        returns the broadcast others."""
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        *others, param = broadcast_all(*others, given)
+        self.__dict__[name] = self._param = param
+        return others
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
-        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
-        return new
-
-    @property
-    def mean(self):
-        return self.probs
-
-    @property
-    def variance(self):
-        return self.probs * (1 - self.probs)
+    def _batch_of_given(self, probs, logits):
+        given = probs if probs is not None else logits
+        return Size() if is_number(given) else self._param.size()
 
     @lazy_property
     def logits(self):
@@ -473,9 +495,42 @@ class Bernoulli(Distribution):
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
+
+
+class ProbsLogitsFamily(BinaryProbsLogits):
+    """The BinaryProbsLogits families that show param_shape (all but Geometric, as torch)."""
+
     @property
     def param_shape(self):
         return self._param.size()
+
+
+def enumerated(values, batch_shape, expand):
+    """enumerate_support's values along a new first dim, viewed (expanded when asked) over the batch."""
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    if expand:
+        values = values.expand((-1,) + tuple(batch_shape))
+    return values
+
+
+class Bernoulli(ProbsLogitsFamily):
+    support = boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._probs_or_logits(probs, logits)
+        super().__init__(self._batch_of_given(probs, logits), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
@@ -483,11 +538,8 @@ class Bernoulli(Distribution):
             return torch.bernoulli(self.probs.expand(shape))
 
     def enumerate_support(self, expand=True):
-        values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return enumerated(torch.arange(2, dtype=self._param.dtype, device=self._param.device), self._batch_shape,
+                          expand)
 
     def log_prob(self, value):
         if self._validate_args:

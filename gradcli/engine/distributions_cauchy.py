@@ -51,11 +51,45 @@ class Cauchy(LocScaleFamily):
 Cauchy.__module__ = "torch.distributions.cauchy"
 
 
-class HalfNormal(Distribution):
+class FoldedAtZero:
+    """HalfNormal and HalfCauchy: |X| of a base of loc 0 and the given scale, whose log_prob, cdf, icdf and
+    entropy torch writes alike in each (a mixin before their Distribution base)."""
+
     arg_constraints = {"scale": positive}
     support = nonnegative
     has_rsample = True
 
+    def _as_value(self, value):
+        return value
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
+
+    @property
+    def mode(self):
+        return torch.zeros_like(self.scale)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = self._as_value(value)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return torch.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(FoldedAtZero, Distribution):
     def __init__(self, scale, validate_args=None):
         self.base_dist = Normal(0, scale, validate_args=False)
         self.transforms = [AbsTransform()]
@@ -70,16 +104,8 @@ class HalfNormal(Distribution):
         return new
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return self.scale * math.sqrt(2 / math.pi)
-
-    @property
-    def mode(self):
-        return torch.zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -91,23 +117,6 @@ class HalfNormal(Distribution):
 
     def rsample(self, sample_shape=EMPTY):
         return self.transforms[0](self.base_dist.rsample(sample_shape))
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
 
 
 HalfNormal.__module__ = "torch.distributions.half_normal"

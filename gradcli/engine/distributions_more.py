@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Distribution, LocScaleFamily, Normal, EMPTY, is_number,
-                            nonnegative, nonnegative_integer, one_hot, positive, real, real_vector, simplex,
-                            as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
-                            independent_constraint, less_than, logits_to_probs, probs_to_logits, sum_rightmost)
+from .distributions import (BinaryProbsLogits, CategoricalFamily, Distribution, LocScaleFamily, Normal, EMPTY,
+                            is_number, nonnegative, nonnegative_integer, one_hot, positive, real, as_size, broadcast_all, greater_than, interval, independent_constraint, less_than,
+                            sum_rightmost)
 from .distributions_transforms import ExpTransform
 from .size import Size
 
@@ -194,19 +193,12 @@ Laplace.__module__ = "torch.distributions.laplace"
 
 # ---------------------------------------------------------------------------- Geometric
 
-class Geometric(Distribution):
-    arg_constraints = {"probs": unit_interval, "logits": real}
+class Geometric(BinaryProbsLogits):
     support = nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        super().__init__(Size() if is_number(given) else given.size(), validate_args=validate_args)
+        self._probs_or_logits(probs, logits)
+        super().__init__(self._batch_of_given(probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -231,14 +223,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
@@ -340,34 +324,15 @@ LogNormal.__module__ = "torch.distributions.log_normal"
 
 # ---------------------------------------------------------------------------- OneHotCategorical
 
-class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": simplex, "logits": real_vector}
+class OneHotCategorical(CategoricalFamily):
     support = one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
+        return self._expanded_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -382,10 +347,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=EMPTY):
         probs = self._categorical.probs

@@ -11,8 +11,8 @@ import math
 
 from . import api as torch
 from .distributions import (EMPTY, Constraint, Distribution, Normal, as_size, broadcast_all,
-                            independent_constraint, is_number, nonnegative, positive, real, simplex, sum_rightmost)
-from .distributions_cauchy import Cauchy
+                            independent_constraint, is_number, positive, real, simplex, sum_rightmost)
+from .distributions_cauchy import Cauchy, FoldedAtZero
 from .distributions_more import Exponential, Independent, Uniform
 from .distributions_transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, \
     PowerTransform, StickBreakingTransform, Transform
@@ -285,11 +285,7 @@ Pareto.__module__ = "torch.distributions.pareto"
 
 # ---------------------------------------------------------------------------- HalfCauchy
 
-class HalfCauchy(TransformedDistribution):
-    arg_constraints = {"scale": positive}
-    support = nonnegative
-    has_rsample = True
-
+class HalfCauchy(FoldedAtZero, TransformedDistribution):
     def __init__(self, scale, validate_args=None):
         base_dist = Cauchy(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
@@ -298,39 +294,16 @@ class HalfCauchy(TransformedDistribution):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    def _as_value(self, value):
+        return torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
 
     @property
     def mean(self):
         return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
-    def mode(self):
-        return torch.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
 
 
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
