@@ -165,15 +165,12 @@ KNOWN: dict[str, str] = {
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
     # corpus12
-    "d2l_oo_design_add_to_class.grad": "d2l's add_to_class is a decorator the script defines (a function returning "
-                                       "wrapper) and calls setattr(Class, ...): GradScript supports only its listed "
-                                       "decorators and has no setattr (the sandbox), so it stops with gradcli's "
-                                       "TypeError at @add_to_class(A)",
-    "pt_forward_ad_usage_basic.grad": "the tutorial swaps a Linear's parameters for dual tensors with delattr(model, "
-                                      "name) and setattr(...): those builtins are not available in GradScript (the "
-                                      "sandbox, sandbox12's area), so it stops with gradcli's NameError; the dual "
-                                      "tensor lines before it agree (functional_call + jvp is "
-                                      "docs_forward_ad_functional_call.grad)",
+    "pt_forward_ad_usage_basic.grad": "the Linear whose parameters delattr/setattr swapped for dual tensors runs; "
+                                      "its output's tangent prints without torch's grad_fn=<SliceBackward0>: in "
+                                      "torch a forward formula over a primal that requires grad (make_dual of a "
+                                      "Parameter) records autograd nodes in the tangent (x @ d.T's tangent has "
+                                      "grad_fn=<AddBackward0>), gradcli's forward walk computes tangents that "
+                                      "require no grad",
     "pt_examples_dynamic_net.grad": "one printed float64 loss (step 2499) differs in its 17th significant digit "
                                     "(10732.850448682037 for torch's ...035): by then the shared fourth/fifth-order "
                                     "coefficient e differs from torch's in its last bit (0.024771006078598428 for "
