@@ -230,6 +230,8 @@ AvgPool1d
 AdaptiveAvgPool1d
 AdaptiveMaxPool1d
 AdaptiveMaxPool2d
+AdaptiveMaxPool3d
+AdaptiveAvgPool3d
 InstanceNorm1d
 InstanceNorm2d
 LPPool1d
