@@ -187,6 +187,10 @@ KNOWN: dict[str, str] = {
                                           "than torch's kernel (docs/numerics.md): W1's and b1's gradients differ in "
                                           "their 7th digit, so after two steps one value of b1 prints -2.2079e-06 for "
                                           "torch's -2.2080e-06; the allreduce, the split and the losses agree",
+    "d2l_appendix_integral_calculus.grad": "float32 torch.exp on this AMD AVX2 machine is MKL VML's AVX2 kernel (exp(-0.0081f) is 0.99193275 in torch, 1 ulp from the correctly rounded 0.9919327 that gradcli gives; the optional MKL backend has torch's bits, docs/numerics.md): the Python sum of 200 values printed with 17 digits differs in its 9th; the Riemann sum, meshgrid and 2-d Gaussian lines agree",
+    "d2l_appendix_eigendecomposition.grad": "torch.linalg.eig returns complex tensors (complex128 eigenvalues of a real matrix): complex tensors are not implemented, gradcli's RuntimeError says so and points to eigh/eigvalsh",
+    "d2l_appendix_eigen_power_iteration.grad": "the float64 5x5 @ 5x1 products' last bits (torch's MKL dgemm against NumPy's BLAS; engine/gemm_avx2.py follows MKL's order for float32 only, docs/numerics.md): after 100 products one norm ratio and the rescaled run's last norm differ in their 16th-17th digit; A, the eigenvalues and the first norms agree",
+    "d2l_hybridize_torchscript.grad": "torch.jit (TorchScript: torch.jit.script) is not implemented (docs/coverage.md: compiler, JIT, tracing), so the script stops with gradcli's AttributeError at torch.jit.script(net); torch's scripted module also answers grad_fn=<DifferentiableGraphBackward> and warns that torch.jit.script is deprecated; the eager MLP lines before it agree",
 }
 
 _results: dict[str, bool] = {}
