@@ -45,6 +45,7 @@ _CLASSMETHOD = object()
 _PROPERTY = object()
 _ACCESSORS = ("setter", "getter", "deleter")
 _VALUE = object()  # a decorator's evaluated value, in decorate()
+_LOCAL = object()  # a decorator named by a name of the class body (read from its namespace so far)
 
 
 class _Dataclass:
@@ -87,6 +88,9 @@ class ClassCompiler:
             if (in_class and type(d) is A.Attribute and d.attr in _ACCESSORS and type(d.value) is A.Name
                     and d.value.id in scope.locals):
                 out.append((d.attr, d.value.id))  # @area.setter: the property `area` of this class body
+                continue
+            if in_class and type(d) is A.Name and d.id in scope.locals:
+                out.append((_LOCAL, (d.id, self.expr(d, scope)), d))  # a function defined above in this class body
                 continue
             out.append((self.expr(d, scope), d))
         return out
@@ -275,6 +279,7 @@ def decorate(define, decorators, frame, namespace=None):
     (``define(frame)``) and apply them innermost first; ``namespace`` is the class body's so far, for a
     property's @NAME.setter."""
     values = [dec if dec is _STATIC or dec is _CLASSMETHOD or dec is _PROPERTY or type(dec[0]) is str
+              else (_VALUE, _class_local(namespace, dec[1], frame), dec[2]) if dec[0] is _LOCAL
               else (_VALUE, dec[0](frame), dec[1]) for dec in decorators]
     fn = define(frame)
     for dec in reversed(values):
@@ -298,6 +303,12 @@ def decorate(define, decorators, frame, namespace=None):
             tag(e, dnode)
             raise
     return fn
+
+
+def _class_local(namespace, local, frame):
+    """A decorator's name as a class body looks it up: its namespace so far, else the enclosing scopes."""
+    name, value_of = local
+    return namespace[name] if name in namespace else value_of(frame)
 
 
 def _accessor(namespace, pname, accessor):
