@@ -424,7 +424,7 @@ def _load_distributions():
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
     from . import distributions_cbernoulli as _dcb, distributions_gamma_more as _dgm, distributions_relaxed as _drx
-    from . import distributions_vonmises as _dvm
+    from . import distributions_constraints as _dcs, distributions_vonmises as _dvm
     from .distributions_kl import kl_divergence
     more = {name: getattr(module, name)
             for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb, _dvm) for name in module.NAMES}
@@ -436,6 +436,8 @@ def _load_distributions():
         del more[name]
     transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
     submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
+    submodules["constraints"] = _Module("torch.distributions.constraints",
+                                        **{name: getattr(_dcs, name) for name in _dcs.NAMES})
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
                    **transforms,
                    kl_divergence=kl_divergence,

@@ -13,57 +13,15 @@ import math
 from . import api as torch
 from .size import Size
 from .tensor import Tensor
+from .distributions_constraints import (boolean, integer_interval, is_dependent, positive, real, real_vector, simplex,
+                                       unit_interval)
 
 NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli")
 EMPTY = Size()
 
 
-# ---------------------------------------------------------------------------- constraints (torch's reprs)
-
-class Constraint:
-    def __init__(self, text, check, event_dim=0):
-        self.text = text
-        self.check = check
-        self.event_dim = event_dim
-
-    def __repr__(self):
-        return self.text
-
-
 def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-real = Constraint("Real()", lambda v: v == v)
-real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1), 1)
-positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
-unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
-simplex = Constraint("Simplex()",
-                      lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6), 1)
-boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
-
-
-nonnegative = Constraint("GreaterThanEq(lower_bound=0.0)", lambda v: 0.0 <= v)
-nonnegative_integer = Constraint("IntegerGreaterThan(lower_bound=0)", lambda v: (v % 1 == 0) & (v >= 0))
-one_hot = Constraint("OneHot()", lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1), 1)
-
-
-def less_than(upper):
-    return Constraint(f"LessThan(upper_bound={upper})", lambda v: v < upper)
-
-
-def greater_than(lower):
-    return Constraint(f"GreaterThan(lower_bound={lower})", lambda v: lower < v)
-
-
-def interval(lower, upper):
-    return Constraint(f"Interval(lower_bound={lower}, upper_bound={upper})",
-                      lambda v: (lower <= v) & (v <= upper))
-
-
-def integer_interval(lower, upper):
-    return Constraint(f"IntegerInterval(lower_bound={lower}, upper_bound={upper})",
-                      lambda v: (v % 1 == 0) & (lower <= v) & (v <= upper))
 
 
 def all_true(valid):
@@ -74,18 +32,6 @@ def sum_rightmost(value, dim):
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
-
-
-def independent_constraint(base, reinterpreted_batch_ndims):
-    def check(value):
-        result = base.check(value)
-        if result.dim() < reinterpreted_batch_ndims:
-            expected = base.event_dim + reinterpreted_batch_ndims
-            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(tuple(result.shape[:result.dim() - reinterpreted_batch_ndims]) + (-1,))
-        return result.all(-1)
-    return Constraint(f"IndependentConstraint({base!r}, {reinterpreted_batch_ndims})", check,
-                      base.event_dim + reinterpreted_batch_ndims)
 
 
 class lazy_property:
@@ -155,6 +101,8 @@ class Distribution:
         self._validate_args = Distribution._default_validate_args if validate_args is None else validate_args
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
+                if is_dependent(constraint):
+                    continue  # skip constraints that cannot be checked
                 if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)

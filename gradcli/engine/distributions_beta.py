@@ -8,9 +8,9 @@ expressions, so values, grad_fn names, reprs and validation messages agree.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import (EMPTY, Distribution, ProbsLogitsFamily, as_size, broadcast_all, enumerated,
-                            independent_constraint, integer_interval, is_number, nonnegative_integer, positive, real,
-                            simplex, unit_interval)
+from .distributions import EMPTY, Distribution, ProbsLogitsFamily, as_size, broadcast_all, enumerated, is_number
+from .distributions_constraints import (independent, integer_interval, nonnegative_integer, positive, real, simplex,
+                                        unit_interval)
 from .rng_dirichlet import dirichlet_rsample
 from .size import Size
 
@@ -18,7 +18,7 @@ NAMES = ("Dirichlet", "Beta", "Binomial")
 
 
 class Dirichlet(Distribution):
-    arg_constraints = {"concentration": independent_constraint(positive, 1)}
+    arg_constraints = {"concentration": independent(positive, 1)}
     support = simplex
     has_rsample = True
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import Distribution, EMPTY, LocScaleFamily, Normal, Size, nonnegative, positive
+from .distributions import Distribution, EMPTY, LocScaleFamily, Normal, Size
+from .distributions_constraints import nonnegative, positive
 from .distributions_transforms import AbsTransform
 
 NAMES = ("Cauchy", "HalfNormal")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, ProbsLogitsFamily, broadcast_all, clamp_probs, lazy_property, logits_to_probs,
-                            unit_interval)
+from .distributions import EMPTY, ProbsLogitsFamily, broadcast_all, clamp_probs, lazy_property, logits_to_probs
+from .distributions_constraints import unit_interval
 
 NAMES = ("ContinuousBernoulli",)
 

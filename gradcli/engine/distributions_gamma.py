@@ -7,7 +7,8 @@ as torch, which the engine has only where that special function is implemented.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, broadcast_all, is_number, nonnegative, positive
+from .distributions import EMPTY, Distribution, broadcast_all, is_number
+from .distributions_constraints import nonnegative, positive
 from .rng_samplers import standard_gamma
 from .size import Size
 

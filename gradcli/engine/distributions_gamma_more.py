@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Distribution, EMPTY, Constraint, ProbsLogitsFamily, as_size, broadcast_all, is_number,
-                            lazy_property, nonnegative_integer, positive, real, unit_interval)
+from .distributions import Distribution, EMPTY, ProbsLogitsFamily, as_size, broadcast_all, is_number, lazy_property
+from .distributions_constraints import (greater_than_eq, half_open_interval, nonnegative_integer, positive, real,
+                                       unit_interval)
 from .distributions_gamma import Gamma
 from .distributions_more import Uniform
-from .distributions_transformed import EULER_CONSTANT, TransformedDistribution, greater_than_eq
+from .distributions_transformed import EULER_CONSTANT, TransformedDistribution
 from .distributions_transforms import AffineTransform, PowerTransform
 
 NAMES = ("InverseGamma", "FisherSnedecor", "NegativeBinomial", "Kumaraswamy")
@@ -136,11 +137,10 @@ FisherSnedecor.__module__ = "torch.distributions.fishersnedecor"
 
 # ---------------------------------------------------------------------------- NegativeBinomial
 
-half_open_unit = Constraint("HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v < 1.0))
 
 
 class NegativeBinomial(ProbsLogitsFamily):
-    arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_unit, "logits": real}
+    arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_interval(0.0, 1.0), "logits": real}
     support = nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Categorical, Constraint, Distribution, LocationFamily, as_size, broadcast_all,
-                            independent_constraint, lazy_property, positive, real, real_vector)
+from .distributions import EMPTY, Categorical, Distribution, LocationFamily, as_size, broadcast_all, lazy_property
+from .distributions_constraints import MixtureSameFamilyConstraint, independent, positive, real, real_vector
 from .distributions_gamma import Chi2
 from .distributions_mvn import batch_mahalanobis, batch_mv
 from .size import Size
@@ -91,19 +91,6 @@ StudentT.__module__ = "torch.distributions.studentT"
 
 # ---------------------------------------------------------------------------- MixtureSameFamily
 
-def mixture_same_family_constraint(base):
-    """torch's MixtureSameFamilyConstraint: the rightmost batch dimension added back before base's check."""
-    event_dim = base.event_dim
-
-    def check(value):
-        result = base.check(value.unsqueeze(-1 - event_dim))
-        if value.dim() < event_dim:
-            raise ValueError(f"Expected value.dim() >= {event_dim} but got {value.dim()}")
-        num_dim_to_keep = value.dim() - event_dim
-        return result.reshape(tuple(result.shape[:num_dim_to_keep]) + (-1,)).all(-1)
-    return Constraint(f"MixtureSameFamilyConstraint({base!r})", check, event_dim)
-
-
 class MixtureSameFamily(Distribution):
     arg_constraints: dict = {}
     has_rsample = False
@@ -148,7 +135,7 @@ class MixtureSameFamily(Distribution):
 
     @property
     def support(self):
-        return mixture_same_family_constraint(self._component_distribution.support)
+        return MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self):
@@ -244,8 +231,8 @@ def batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
 
 
 class LowRankMultivariateNormal(LocationFamily):
-    arg_constraints = {"loc": real_vector, "cov_factor": independent_constraint(real, 2),
-                       "cov_diag": independent_constraint(positive, 1)}
+    arg_constraints = {"loc": real_vector, "cov_factor": independent(real, 2),
+                       "cov_diag": independent(positive, 1)}
     support = real_vector
     has_rsample = True
 

@@ -14,8 +14,9 @@ import math
 
 from . import api as torch
 from .distributions import (BinaryProbsLogits, CategoricalFamily, Distribution, LocScaleFamily, Normal, EMPTY,
-                            is_number, nonnegative, nonnegative_integer, one_hot, positive, real, as_size, broadcast_all, greater_than, interval, independent_constraint, less_than,
-                            sum_rightmost)
+                            is_number, as_size, broadcast_all, sum_rightmost)
+from .distributions_constraints import (greater_than, independent, interval, less_than, nonnegative,
+                                        nonnegative_integer, one_hot, positive, real)
 from .distributions_transforms import ExpTransform
 from .size import Size
 
@@ -457,7 +458,7 @@ class Independent(Distribution):
     def support(self):
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:
-            result = independent_constraint(result, self.reinterpreted_batch_ndims)
+            result = independent(result, self.reinterpreted_batch_ndims)
         return result
 
     @property

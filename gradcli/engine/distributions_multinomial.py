@@ -8,14 +8,10 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import CategoricalFamily, Constraint, EMPTY, as_size, broadcast_all, probs_to_logits
+from .distributions import CategoricalFamily, EMPTY, as_size, broadcast_all, probs_to_logits
+from .distributions_constraints import multinomial
 
 NAMES = ("Multinomial",)
-
-
-def _counts_at_most(upper_bound):
-    # torch's constraints.multinomial(n): its repr is the class name alone
-    return Constraint("Multinomial()", lambda v: (v >= 0).all(dim=-1) & (v.sum(dim=-1) <= upper_bound), 1)
 
 
 def _clamp_by_zero(x):
@@ -36,7 +32,7 @@ class Multinomial(CategoricalFamily):
 
     @property
     def support(self):
-        return _counts_at_most(self.total_count)
+        return multinomial(self.total_count)
 
     @property
     def mean(self):

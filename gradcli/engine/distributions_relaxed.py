@@ -6,8 +6,8 @@ them, then SigmoidTransform or ExpTransform, so that samples come from torch's s
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import (EMPTY, CategoricalFamily, ProbsLogitsFamily, broadcast_all, clamp_probs, real,
-                            real_vector, simplex, unit_interval)
+from .distributions import EMPTY, CategoricalFamily, ProbsLogitsFamily, broadcast_all, clamp_probs
+from .distributions_constraints import real, real_vector, simplex, unit_interval
 from .distributions_transformed import TransformedDistribution
 from .distributions_transforms import ExpTransform, SigmoidTransform
 

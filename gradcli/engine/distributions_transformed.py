@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Constraint, Distribution, Normal, as_size, broadcast_all,
-                            independent_constraint, is_number, positive, real, simplex, sum_rightmost)
+from .distributions import EMPTY, Distribution, Normal, as_size, broadcast_all, is_number, sum_rightmost
+from .distributions_constraints import greater_than_eq, independent, positive, real, simplex
 from .distributions_cauchy import Cauchy, FoldedAtZero
 from .distributions_more import Exponential, Independent, Uniform
 from .distributions_transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, \
@@ -74,7 +74,7 @@ class TransformedDistribution(Distribution):
             return self.base_dist.support
         support = self.transforms[-1].codomain
         if len(self.event_shape) > support.event_dim:
-            support = independent_constraint(support, len(self.event_shape) - support.event_dim)
+            support = independent(support, len(self.event_shape) - support.event_dim)
         return support
 
     @property
@@ -236,12 +236,6 @@ Weibull.__module__ = "torch.distributions.weibull"
 
 
 # ---------------------------------------------------------------------------- Pareto
-
-def greater_than_eq(lower):
-    constraint = Constraint(f"GreaterThanEq(lower_bound={lower})", lambda v: lower <= v)
-    constraint.lower_bound = lower  # torch's attribute, which the Pareto KL pairs read
-    return constraint
-
 
 class Pareto(TransformedDistribution):
     arg_constraints = {"alpha": positive, "scale": positive}

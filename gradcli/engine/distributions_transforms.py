@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, real_vector,
-                            simplex, sum_rightmost, unit_interval)
+from .distributions import broadcast_all, is_number, sum_rightmost
+from .distributions_constraints import independent, interval, positive, real, real_vector, simplex, unit_interval
 
 NAMES = ("Transform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
          "AbsTransform", "AffineTransform", "SoftplusTransform", "StickBreakingTransform")
@@ -193,7 +193,7 @@ class ComposeTransform(Transform):
             event_dim += getattr(part, out).event_dim - getattr(part, into).event_dim
             event_dim = max(event_dim, getattr(part, out).event_dim)
         if event_dim > constraint.event_dim:
-            constraint = independent_constraint(constraint, event_dim - constraint.event_dim)
+            constraint = independent(constraint, event_dim - constraint.event_dim)
         return constraint
 
     @property
@@ -398,7 +398,7 @@ class AffineTransform(Transform):
     def domain(self):
         if self.event_dim == 0:
             return real
-        return independent_constraint(real, self.event_dim)
+        return independent(real, self.event_dim)
 
     @property
     def codomain(self):

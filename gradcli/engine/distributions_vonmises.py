@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, broadcast_all, lazy_property, positive, real
+from .distributions import EMPTY, Distribution, broadcast_all, lazy_property
+from .distributions_constraints import positive, real
 
 NAMES = ("VonMises",)
 
