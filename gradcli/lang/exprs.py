@@ -7,7 +7,6 @@ and the engine's exception types and texts reach the user as they are.
 from __future__ import annotations
 
 import operator
-from types import ModuleType
 
 from . import ast as A
 from . import fastops
@@ -15,7 +14,7 @@ from .dunders import PROTOCOL_NAMES, dunder_load
 from .private import private_load, set_private
 from .pyitertools import metered_elements
 from .pyops import BINOPS, UNARYOPS, unpack
-from .pyvalues import CHECKED, CHECKED_READ, FULL, NAMESPACE, fast_kind, get_attr, name_of, refuse_module, version_of
+from .pyvalues import get_attr, name_of, read_attribute, version_of
 from .strguard import GROWING_NAMES, check_spec
 from .runtime import tag
 
@@ -34,7 +33,6 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator
            "!=": operator.ne, "in": _contains, "not in": _not_contains, "is": operator.is_,
            "is not": operator.is_not}
 
-kind_of = fast_kind.get
 
 
 def _not_global(builtins, name, node):
@@ -323,25 +321,8 @@ class ExprCompiler:
 
         def attr(frame):
             obj = value(frame)
-            kind = kind_of(type(obj))
             try:
-                if kind == FULL:
-                    return getattr(obj, name)
-                if kind == CHECKED:
-                    v = CHECKED_READ[0](obj, name)
-                    if isinstance(v, ModuleType):
-                        raise refuse_module(obj, name)
-                    return v
-                if kind == NAMESPACE:
-                    members = obj._members
-                    if name in members:
-                        return members[name]
-                return get_attr(obj, name)
-            except AttributeError as e:
-                if kind == FULL or kind == CHECKED:
-                    e._gs_user = True  # as get_attr marks it
-                tag(e, node)
-                raise
+                return read_attribute(obj, name)
             except Exception as e:
                 tag(e, node)
                 raise

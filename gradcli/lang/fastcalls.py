@@ -4,7 +4,7 @@
 What each saves a script's loop (issue 21, case 3: one Python frame is ~600 instructions):
 - a name (the object, the function, an argument) is read inline from the frame or the globals; a miss runs
   its closure, which finds the builtin or raises the NameError / UnboundLocalError;
-- obj.name's read answers from pyvalues.fast_kind's kind inline (exprs.e_attribute's policy);
+- obj.name's read is pyvalues.read_attribute's (the one attribute-read policy, exprs.e_attribute's too);
 - a call of an nn.Module runs the forward pyvalues.FORWARD_OF answers (Module.__call__ without hooks)
   directly, and a script function (or a script forward) is called through its ``__call__`` as a method:
   no Module.__call__ frame, no bound method, no slot call;
@@ -16,13 +16,10 @@ the call.
 """
 from __future__ import annotations
 
-from types import ModuleType
-
 from .pyops import checked_int
-from .pyvalues import CHECKED, CHECKED_READ, FORWARD_OF, FULL, NAMESPACE, fast_kind, get_attr, refuse_module
+from .pyvalues import FORWARD_OF, read_attribute
 from .runtime import function, tag
 
-kind_of = fast_kind.get
 _MISSING = object()
 _NO_NAME = (False, None)
 
@@ -52,8 +49,8 @@ def _statement(closure, sink):
 
 
 def method_call(method, args, anode, node, G, sink=None):
-    """obj.name() and obj.name(x) as one closure: exprs.e_attribute's attr (its policy inline,
-    errors tagged with the attribute node) then the call (tagged with the call node)."""
+    """obj.name() and obj.name(x) as one closure: exprs.e_attribute's attr (pyvalues.read_attribute, errors
+    tagged with the attribute node) then the call (tagged with the call node)."""
     value, name = method
     local, oname = getattr(value, "gs_name", _NO_NAME)
     plain, slocal, sname, echo = _sink_parts(sink)
@@ -65,23 +62,8 @@ def method_call(method, args, anode, node, G, sink=None):
                 obj = (frame if local else G).get(oname, _MISSING)
                 if obj is _MISSING:
                     obj = value(frame)
-            kind = kind_of(type(obj))
             try:
-                if kind == FULL:
-                    f = getattr(obj, name)
-                elif kind == CHECKED:
-                    f = CHECKED_READ[0](obj, name)
-                    if isinstance(f, ModuleType):
-                        raise refuse_module(obj, name)
-                elif kind == NAMESPACE and name in obj._members:
-                    f = obj._members[name]
-                else:
-                    f = get_attr(obj, name)
-            except AttributeError as e:
-                if kind == FULL or kind == CHECKED:
-                    e._gs_user = True  # as get_attr marks it
-                tag(e, anode)
-                raise
+                f = read_attribute(obj, name)
             except Exception as e:
                 tag(e, anode)
                 raise
@@ -108,23 +90,8 @@ def method_call(method, args, anode, node, G, sink=None):
             obj = (frame if local else G).get(oname, _MISSING)
             if obj is _MISSING:
                 obj = value(frame)
-        kind = kind_of(type(obj))
         try:
-            if kind == FULL:
-                f = getattr(obj, name)
-            elif kind == CHECKED:
-                f = CHECKED_READ[0](obj, name)
-                if isinstance(f, ModuleType):
-                    raise refuse_module(obj, name)
-            elif kind == NAMESPACE and name in obj._members:
-                f = obj._members[name]
-            else:
-                f = get_attr(obj, name)
-        except AttributeError as e:
-            if kind == FULL or kind == CHECKED:
-                e._gs_user = True
-            tag(e, anode)
-            raise
+            f = read_attribute(obj, name)
         except Exception as e:
             tag(e, anode)
             raise

@@ -247,6 +247,14 @@ def get_attr(obj, name):
             return bound
     if name == "grad_fn" and isinstance(obj, Tensor) and getattr(obj, "_creation", None) is not None:
         check_view_grad_fn(obj)  # a view made under no_grad, ...
+    return read_attribute(obj, name)
+
+
+@user_raiser
+def read_attribute(obj, name):
+    """``obj.name`` for a name get_attr's own checks pass (public, no growing method, no grad_fn): the one
+    source of the attribute-read policy, which get_attr and the compiled sites (exprs.e_attribute's,
+    fastcalls' obj.name(...)) all run: the fast kinds answered here, the others by the type's policy."""
     kind = fast_kind.get(type(obj))
     if kind == FULL:
         try:
@@ -263,6 +271,10 @@ def get_attr(obj, name):
         if isinstance(value, types.ModuleType):
             raise _refuse(obj, name)
         return value
+    if kind == NAMESPACE:
+        members = obj._members
+        if name in members:
+            return members[name]
     return _get_attr_slow(obj, name)
 
 
@@ -302,11 +314,6 @@ def version_of(obj):
 def _module_versions():
     from ..engine.api import __version__ as torch_version  # noqa: PLC0415 - read on use, as the facades load
     return {"torch": torch_version, "numpy": np.__version__}
-
-
-def refuse_module(obj, name):
-    """The error of a CHECKED attribute whose value is a module."""
-    return _refuse(obj, name)
 
 
 @user_raiser
