@@ -26,6 +26,7 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 dtype = _dtypes.dtype
 layout, strided, sparse_coo = _dtypes.layout, _dtypes.strided, _dtypes.sparse_coo
+from .layouts import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: E402, F401, I001
 from .typeinfo import finfo, iinfo  # noqa: E402, F401 - torch.finfo, torch.iinfo
 get_default_dtype = _dtypes.get_default_dtype
 set_default_dtype = _dtypes.set_default_dtype
@@ -251,6 +252,10 @@ Size = Size
 Tensor = Tensor
 
 
+# public here for the engine, no torch.X of torch's: the script facade (lang/namespaces.py) leaves them out
+NOT_TORCH_NAMES = frozenset({"legacy_dtype_of", "Variable"})  # (Variable is torch.autograd.Variable)
+
+
 def legacy_dtype_of(value):
     """The dtype of torch.LongTensor & co (x.type(torch.LongTensor)), None for anything else."""
     return value._legacy_dtype if isinstance(value, _LegacyTensorType) else None
@@ -424,10 +429,9 @@ def _load_distributions():
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
     from . import distributions_cbernoulli as _dcb, distributions_gamma_more as _dgm, distributions_relaxed as _drx
-    from . import distributions_constraints as _dcs, distributions_vonmises as _dvm
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name)
-            for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb, _dvm) for name in module.NAMES}
+    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb)
+            for name in module.NAMES}
     by_module: dict = {}
     for cls in more.values():
         by_module.setdefault(cls.__module__, {})[cls.__name__] = cls
@@ -436,8 +440,6 @@ def _load_distributions():
         del more[name]
     transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
     submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
-    submodules["constraints"] = _Module("torch.distributions.constraints",
-                                        **{name: getattr(_dcs, name) for name in _dcs.NAMES})
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
                    **transforms,
                    kl_divergence=kl_divergence,

@@ -436,7 +436,6 @@ TORCH = {
     'range': 'misc_ops',
     'renorm': 'norms',
     'repeat_interleave': 'shape_extra',
-    'resize_': 'strided',
     'resolve_conj': 'scatter_extra',
     'resolve_neg': 'scatter_extra',
     'roll': 'shape_extra',

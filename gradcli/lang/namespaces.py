@@ -24,7 +24,7 @@ from .runtime import LimitError
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
-    "eval exec compile open globals locals vars breakpoint input __import__ "
+    "eval exec compile open getattr setattr delattr globals locals vars breakpoint input __import__ "
     "dir help memoryview classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 
@@ -76,9 +76,10 @@ def _facade_members(name, obj, seen):
     src = obj.__dict__ if hasattr(obj, "__dict__") else {}
     lazy = src.get("_lazy") or {}  # engine namespaces loaded on first use (engine/api.py)
     lazy_ops = src.get("_lazy_ops") or {}  # functions of the op families loaded on first use (engine/op_names.py)
+    hidden = src.get("NOT_TORCH_NAMES") or ()  # the engine's helpers that torch has no torch.X for
     pending = []
     for attr in sorted(set(dir(obj)) | set(lazy)):
-        if attr.startswith("_"):
+        if attr.startswith("_") or attr in hidden:
             continue
         if attr in lazy_ops and attr not in src:
             pending.append(attr)

@@ -282,8 +282,8 @@ def unbind(input, dim=0):
 # ---------------------------------------------------------------------------- declarations
 
 OPS = [
-    op("repeat", repeat, RepeatBackward0, sample=Sample([((),), ((3,),), ((2, 3),)],
-                                                        call=lambda torch, x: x.repeat(2, *([1] * x.dim())))),
+    op("repeat", repeat, RepeatBackward0, torch=False,
+       sample=Sample([((),), ((3,),), ((2, 3),)], call=lambda torch, x: x.repeat(2, *([1] * x.dim())))),
     op("tile", tile, RepeatBackward0, sample=Sample(REDUCE, args=((2,),))),
     op("narrow", narrow, SliceBackward0, sample=Sample(S1, call=lambda torch, x: x.narrow(-1, 1, 2))),
     op("split", split, SplitBackward0, SplitWithSizesBackward0, python_method=True,

@@ -168,7 +168,8 @@ OPS = [
 
 
 _TABLES = tables(OPS, lazy_inplace)
-METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>)
+METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>, but for METHOD_ONLY's)
+METHOD_ONLY = tuple(_TABLES["METHOD_ONLY"])  # x.resize_(): no torch.resize_
 INPLACE = _TABLES["INPLACE"]   # x.name_()
 TORCH = _TABLES["TORCH"]       # torch.<name> only
 LINALG = _TABLES["LINALG"]     # torch.linalg.<name>
