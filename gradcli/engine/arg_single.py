@@ -43,8 +43,8 @@ def takes(kind, value):
         return is_scalar(value) or (isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad)
     if kind == "str":
         return isinstance(value, str)
-    if kind == "torch.dtype":
-        return typename(value) == "torch.dtype"
+    if kind in ("torch.dtype", "torch.memory_format"):
+        return typename(value) == kind
     if kind in ("tuple of Scalars", "tuple of Tensors"):
         item = is_scalar if kind == "tuple of Scalars" else (lambda v: isinstance(v, Tensor))
         return isinstance(value, (list, tuple)) and all(item(v) for v in value)
@@ -55,7 +55,8 @@ def takes(kind, value):
 
 # the types whose values takes() tells apart cheaply and for sure (a list of Tensors may hold None where torch's
 # parameter is a list of optional Tensors, which the signature's text does not say)
-_QUICK_KINDS = frozenset({"Tensor", "int", "bool", "float", "Number", "str", "torch.dtype", "tuple of ints"})
+_QUICK_KINDS = frozenset({"Tensor", "int", "bool", "float", "Number", "str", "torch.dtype", "torch.memory_format",
+                          "tuple of ints"})
 
 
 def compile_signature(text, nullable):

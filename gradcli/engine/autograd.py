@@ -129,7 +129,7 @@ class Node:
             if type(item) is SavedValue:
                 t = item.tensor
                 if t._version[0] != item.version:
-                    raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self, item.shape),
+                    raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self),
                                          hint="inplace")
                 values.append(t)
             elif type(item) is PackedValue:  # packed by saved_tensors_hooks: unpacked in torch's order
@@ -155,9 +155,7 @@ class SavedShapes(tuple):
 
 
 class SavedValue:
-    # shape: an output's shape when saved (torch saves an output's tensor_data(), whose sizes a later in-place
-    # view op such as t_() leaves as they were; its version error names them), None for an input
-    __slots__ = ("tensor", "version", "is_output", "shape")
+    __slots__ = ("tensor", "version", "is_output")
 
     def __init__(self, tensor, is_output=False):
         self.tensor = tensor
@@ -166,7 +164,6 @@ class SavedValue:
             raise errors.runtime(SAVED_INFERENCE, hint="inference")
         self.version = v[0]
         self.is_output = is_output
-        self.shape = tensor._data.shape if is_output else None
 
 
 def saved_value(tensor, is_output=False):
@@ -178,7 +175,6 @@ def saved_value(tensor, is_output=False):
     s.tensor = tensor
     s.version = v[0]
     s.is_output = is_output
-    s.shape = tensor._data.shape if is_output else None
     return s
 
 

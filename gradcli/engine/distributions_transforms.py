@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import broadcast_all, is_number, sum_rightmost
-from .distributions_constraints import independent, interval, positive, real, real_vector, simplex, unit_interval
+from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, real_vector,
+                            simplex, sum_rightmost, unit_interval)
 
 NAMES = ("Transform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
          "AbsTransform", "AffineTransform", "SoftplusTransform", "StickBreakingTransform")
@@ -63,21 +63,24 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x):
-        return self._cached(x, self._call, 0)
+        if self._cache_size == 0:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
 
     def _inv_call(self, y):
-        return self._cached(y, self._inverse, 1)
-
-    def _cached(self, value, compute, side):
-        """compute(value), or the other side of the cached pair when value is its side (0: x, 1: y)."""
         if self._cache_size == 0:
-            return compute(value)
-        pair = self._cached_x_y
-        if value is pair[side]:
-            return pair[1 - side]
-        result = compute(value)
-        self._cached_x_y = (value, result) if side == 0 else (result, value)
-        return result
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
 
     def _call(self, x):
         raise NotImplementedError
@@ -149,16 +152,6 @@ class _InverseTransform(Transform):
         return self._inv.forward_shape(shape)
 
 
-class ParameterFreeTransform(Transform):
-    """A transform without parameters: equal to any other of its class, as torch writes in each."""
-
-    def __eq__(self, other):
-        # type(self) is the class torch names: scripts cannot derive from the engine's transforms
-        return isinstance(other, type(self))
-
-    __hash__ = object.__hash__
-
-
 class ComposeTransform(Transform):
     def __init__(self, parts, cache_size=0):
         if cache_size:
@@ -175,26 +168,29 @@ class ComposeTransform(Transform):
 
     @property
     def domain(self):
-        return self._end_constraint(self.parts[::-1], "domain", "codomain")
+        if not self.parts:
+            return real
+        domain = self.parts[0].domain
+        event_dim = self.parts[-1].codomain.event_dim  # the largest event_dim among the parts
+        for part in reversed(self.parts):
+            event_dim += part.domain.event_dim - part.codomain.event_dim
+            event_dim = max(event_dim, part.domain.event_dim)
+        if event_dim > domain.event_dim:
+            domain = independent_constraint(domain, event_dim - domain.event_dim)
+        return domain
 
     @property
     def codomain(self):
-        return self._end_constraint(self.parts, "codomain", "domain")
-
-    @staticmethod
-    def _end_constraint(parts, out, into):
-        """The last part's `out` constraint (parts in the order the event_dims flow through), made independent
-        over the largest event_dim along the way, as torch folds them for the domain and the codomain."""
-        if not parts:
+        if not self.parts:
             return real
-        constraint = getattr(parts[-1], out)
-        event_dim = getattr(parts[0], into).event_dim
-        for part in parts:
-            event_dim += getattr(part, out).event_dim - getattr(part, into).event_dim
-            event_dim = max(event_dim, getattr(part, out).event_dim)
-        if event_dim > constraint.event_dim:
-            constraint = independent(constraint, event_dim - constraint.event_dim)
-        return constraint
+        codomain = self.parts[-1].codomain
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim, part.codomain.event_dim)
+        if event_dim > codomain.event_dim:
+            codomain = independent_constraint(codomain, event_dim - codomain.event_dim)
+        return codomain
 
     @property
     def bijective(self):
@@ -257,11 +253,16 @@ class ComposeTransform(Transform):
         return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
 
 
-class ExpTransform(ParameterFreeTransform):
+class ExpTransform(Transform):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -319,11 +320,16 @@ def clipped_sigmoid(x):
     return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(ParameterFreeTransform):
+class SigmoidTransform(Transform):
     domain = real
     codomain = unit_interval
     bijective = True
     sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SigmoidTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         return clipped_sigmoid(x)
@@ -338,11 +344,16 @@ class SigmoidTransform(ParameterFreeTransform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(ParameterFreeTransform):
+class SoftplusTransform(Transform):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         return torch.nn.functional.softplus(x)
@@ -354,11 +365,16 @@ class SoftplusTransform(ParameterFreeTransform):
         return -torch.nn.functional.softplus(-x)
 
 
-class TanhTransform(ParameterFreeTransform):
+class TanhTransform(Transform):
     domain = real
     codomain = interval(-1.0, 1.0)
     bijective = True
     sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, TanhTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -370,9 +386,14 @@ class TanhTransform(ParameterFreeTransform):
         return 2.0 * (math.log(2.0) - x - torch.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(ParameterFreeTransform):
+class AbsTransform(Transform):
     domain = real
     codomain = positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -398,7 +419,7 @@ class AffineTransform(Transform):
     def domain(self):
         if self.event_dim == 0:
             return real
-        return independent(real, self.event_dim)
+        return independent_constraint(real, self.event_dim)
 
     @property
     def codomain(self):
@@ -453,10 +474,15 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-class StickBreakingTransform(ParameterFreeTransform):
+class StickBreakingTransform(Transform):
     domain = real_vector
     codomain = simplex
     bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - torch.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)

@@ -396,7 +396,11 @@ def ones(*size_args, size=None, dtype=None, device=None, requires_grad=False, la
 def empty(*size_args, size=None, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
           out=None):
     size = size_args if size is None else (size,)
-    return _filled(0, size, dtype, device, requires_grad, name="empty")
+    t = _filled(0, size, dtype, device, requires_grad, name="empty")
+    if memory_format is not None and type(t._data) is np.ndarray:
+        from .layouts import laid_out_as  # noqa: PLC0415
+        t._data = laid_out_as(t._data, memory_format)
+    return t
 
 
 def uninitialized(size, dtype, device):
@@ -422,26 +426,42 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layo
     return _filled(fill_value, (size,), dtype, device, requires_grad, name="full")
 
 
-def _like(fill, input, dtype, device, requires_grad):
+def _like(fill, input, dtype, device, requires_grad, memory_format):
     d = _resolve(dtype) or input.dtype
-    return _filled(fill, (tuple(input.shape),), d, device or input.device, requires_grad, name="ones")
+    t = _filled(fill, (tuple(input.shape),), d, device or input.device, requires_grad, name="ones")
+    return laid_out(t, input, memory_format)
+
+
+def laid_out(t, input, memory_format):
+    """t (new, of input's shape) in the layout torch gives a tensor made like input (preserve_format: input's
+    strides where they are dense, contiguous_format, channels_last); the values as they are."""
+    arr, src = t._data, input._data
+    if memory_format is None and arr.strides == src.strides and arr.itemsize == src.itemsize:
+        return t  # (the common case: both C-ordered)
+    if type(arr) is np.ndarray and type(src) is np.ndarray:
+        from .layouts import empty_as  # noqa: PLC0415 - new layouts only
+        out = empty_as(src, arr.dtype, memory_format)
+        if out.strides != arr.strides:
+            out[...] = arr
+            t._data = out
+    return t
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(0, input, dtype, device, requires_grad)
+    return _like(0, input, dtype, device, requires_grad, memory_format)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(1, input, dtype, device, requires_grad)
+    return _like(1, input, dtype, device, requires_grad, memory_format)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(0, input, dtype, device, requires_grad)
+    return _like(0, input, dtype, device, requires_grad, memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               memory_format=None):
-    return _like(fill_value, input, dtype, device, requires_grad)
+    return _like(fill_value, input, dtype, device, requires_grad, memory_format)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None):

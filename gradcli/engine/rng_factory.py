@@ -62,9 +62,14 @@ def _done(t, requires_grad):
     return t
 
 
-def _fresh(size, d, device, generator, fill, requires_grad):
+def _fresh(size, d, device, generator, fill, requires_grad, like=None):
+    """A new tensor filled by fill(t, generator); like=(input, memory_format): laid out as torch lays out a
+    tensor made like input first (the fill runs in memory order: which element gets which draw follows)."""
     with _no_grad():
         t = _empty(size, d, device, "")
+        if like is not None:
+            from .factory import laid_out  # noqa: PLC0415
+            t = laid_out(t, *like)
         fill(t, gen_for(generator, t.device))
     t._version[0] = 0  # torch fills it below the autograd layer: a new tensor is at version 0
     return _done(t, requires_grad)
@@ -184,22 +189,25 @@ def _like_dtype(input, dtype):
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
                generator=None):
-    return randn(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                 requires_grad=requires_grad, generator=generator)
+    d = _float_dtype(_like_dtype(input, dtype), "normal_kernel_cpu")
+    return _fresh(tuple(input.shape), d, device or input.device, generator, lambda t, g: normal_(t, generator=g),
+                  requires_grad, like=(input, memory_format))
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
               generator=None):
-    return rand(tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                requires_grad=requires_grad, generator=generator)
+    d = _float_dtype(_like_dtype(input, dtype), "check_uniform_bounds")
+    return _fresh(tuple(input.shape), d, device or input.device, generator, lambda t, g: uniform_(t, generator=g),
+                  requires_grad, like=(input, memory_format))
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, layout=None,
                  memory_format=None, generator=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype), device=device or input.device,
-                   requires_grad=requires_grad, generator=generator)
+    int64_args(low, high)
+    return _fresh(tuple(input.shape), _like_dtype(input, dtype), device or input.device, generator,
+                  lambda t, g: random_(t, low, high, generator=g), requires_grad, like=(input, memory_format))
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

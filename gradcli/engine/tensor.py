@@ -118,8 +118,12 @@ class Tensor:
     def is_complex(self):
         return False
 
-    def is_contiguous(self, memory_format=None):
-        return bool(self._data.flags.c_contiguous) if hasattr(self._data, "flags") else True
+    def is_contiguous(self, *args, memory_format=None):
+        if memory_format is None and not args:
+            return bool(self._data.flags.c_contiguous) if hasattr(self._data, "flags") else True
+        from .layouts import check_format, is_contiguous_as  # noqa: PLC0415 - rare: off the start-up path
+        check_format("is_contiguous", memory_format, args)
+        return is_contiguous_as(self._data, memory_format)
 
     def data_ptr(self):
         """Address of the first element (views of one array share or offset it, as in torch)."""
@@ -144,6 +148,9 @@ class Tensor:
     def stride(self, dim=None):
         item = self._data.itemsize
         st = tuple(s // item for s in self._data.strides)
+        if not self._data.size and st and not any(st):  # NumPy zeroes an empty array's strides, torch does not
+            from .layouts import c_strides  # noqa: PLC0415
+            st = c_strides(self._data.shape)
         if dim is None:
             return st
         return st[wrap_dim(dim, self._data.ndim)]
@@ -576,11 +583,7 @@ def _alias(t):
     r = wrap(t._data, t.dtype)
     v = t._version
     r._version = v if v.__class__ is list else inference_alias_version()  # shares data and version counter,
-    # but no autograd view relation (an inference tensor's: autograd_modes.inference_alias_version); an in-place
-    # change through r regenerates the grad_fn of t's root's views (ops/indexing.check_inplace)
-    root = t if t._base is None else t._base
-    r.__dict__["_gs_alias"] = root.__dict__.get("_gs_alias", root)
-    return r
+    return r  # but no autograd view relation (an inference tensor's: autograd_modes.inference_alias_version)
 
 
 def detached_copy(t):

@@ -435,11 +435,15 @@ class Module:
             raise errors.type_error(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                                     f"dtype={dtype}")
 
+        fmt = kwargs.get("memory_format")
+
         def convert(t):
             if dtype is not None and t.dtype.is_floating_point:
-                return t.to(dtype=dtype, device=device) if device is not None else t.to(dtype)
-            if device is not None:
-                return t.to(device)
+                t = t.to(dtype=dtype, device=device) if device is not None else t.to(dtype)
+            elif device is not None:
+                t = t.to(device)
+            if fmt is not None and t.dim() in (4, 5):  # torch converts only the 4-d and 5-d ones
+                t = t.to(memory_format=fmt)
             return t
         return self._apply(convert)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import builtins
 
-from .. import dtypes, errors, factory
+from .. import dtypes, errors, factory, layouts
 from ..device import canonical, to_device
 from ..function import Function, record
 from . import replays, words
@@ -21,14 +21,14 @@ class ToCopyBackward0(Function):
         return (_convert(g, k["dtype"], k["device"], False),)
 
 
-def _convert(t, dtype, dev, copy):
+def _convert(t, dtype, dev, copy, memory_format=None):
     data = t._data
     if dev is not None and dev != t.device:
         data = to_device(data, dev)
     if dtype is not None and dtype is not t.dtype:
-        data = data.astype(dtype.np)
-    elif copy or data is t._data:
-        data = data.copy() if copy else data
+        data = layouts.copy_as(data, memory_format, dtype.np)
+    elif copy or memory_format is not None or data is t._data:
+        data = layouts.copy_as(data, memory_format) if copy or memory_format is not None else data
     out = wrap(data, dtype or t.dtype)
     return record(ToCopyBackward0, (t,), out, {"dtype": t.dtype, "device": t.device})
 
@@ -38,7 +38,7 @@ def parse_to_args(args, kwargs):
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)  # (its type checked by the parser's signatures)
     if kwargs:
         raise errors.type_error(f"to() received an invalid combination of arguments - got unexpected keyword "
                                 f"argument '{next(iter(kwargs))}'")
@@ -51,16 +51,18 @@ def parse_to_args(args, kwargs):
             continue
         elif a is not None:
             dev = a
-    return dtype, (canonical(dev) if dev is not None else None), copy
+    return dtype, (canonical(dev) if dev is not None else None), copy, memory_format
 
 
 def to(input, *args, **kwargs):
-    dtype, dev, copy = parse_to_args(args, dict(kwargs))
+    dtype, dev, copy, fmt = parse_to_args(args, dict(kwargs))
     same_dtype = dtype is None or dtype is input.dtype
     same_dev = dev is None or dev == input.device
-    if same_dtype and same_dev and not copy:
-        return input
-    return _convert(input, dtype, dev if not same_dev else None, copy)
+    if fmt is layouts.preserve_format:
+        fmt = None
+    if same_dtype and same_dev and not copy and (fmt is None or layouts.suggest_format(input._data) is fmt):
+        return input  # torch's to_will_alias: x.T.to(memory_format=torch.contiguous_format) is x.T itself
+    return _convert(input, dtype, dev if not same_dev else None, copy, fmt)
 
 
 def _caster(d):

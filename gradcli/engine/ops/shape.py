@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import errors, numerics
+from .. import errors, layouts, numerics
 from ..argcheck import check_int_list
 from ..autograd_modes import grad_mode
 from ..device import xp_of
@@ -188,7 +188,7 @@ def reshape(input, *shape):
     if arr is not None:
         cls = ViewBackward0 if data.flags.c_contiguous else ReshapeAliasBackward0
         return record(cls, (input,), view_of(input, arr), {"in_shape": data.shape})
-    return unsafe_view(clone(input), shape)
+    return unsafe_view(clone(input, memory_format=layouts.contiguous_format), shape)
 
 
 class UnsafeViewBackward0(Function):
@@ -261,10 +261,27 @@ def expand(input, *sizes):
         target.append(s)
     target.reverse()
     check_shape(target)  # a view, but one that later ops would materialise (or iterate over)
-    arr = np.broadcast_to(input._data, tuple(target)) if type(input._data) is np.ndarray else \
-        xp_of(input._data).broadcast_to(input._data, tuple(target))
+    data = input._data
+    if type(data) is np.ndarray:
+        arr = np.lib.stride_tricks.as_strided(data, tuple(target), _expanded_strides(data, target), writeable=False)
+    else:
+        arr = xp_of(data).broadcast_to(data, tuple(target))
     out = view_of(input, arr)
     return record(ExpandBackward0, (input,), out, {"in_shape": shape})
+
+
+def _expanded_strides(data, target):
+    """ATen's inferExpandGeometry: an expanded dim steps 0, a kept one (size 1 too) keeps its stride, a new
+    leading dim of size 1 steps over the dims after it (NumPy's broadcast_to zeroes every size-1 dim)."""
+    strides = [0] * len(target)
+    lead = len(target) - data.ndim
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            size, stride = data.shape[i - lead], data.strides[i - lead]
+        else:
+            size, stride = 1, (target[i + 1] * strides[i + 1] if i + 1 < len(target) else 0)
+        strides[i] = stride if size == target[i] else 0
+    return tuple(strides)
 
 
 def expand_as(input, other):
@@ -489,13 +506,18 @@ class CloneBackward0(Function):
 
 
 def clone(input, *, memory_format=None):
-    return record(CloneBackward0, (input,), wrap(input._data.copy(), input.dtype))
+    """A copy with torch's layout: preserve_format (the default) keeps a dense tensor's strides."""
+    return record(CloneBackward0, (input,), wrap(layouts.copy_as(input._data, memory_format), input.dtype))
 
 
-def contiguous(input, memory_format=None):
-    if input._data.flags.c_contiguous:
+def contiguous(input, *args, memory_format=None):
+    layouts.check_format("contiguous", memory_format, args)
+    if memory_format is layouts.preserve_format:
+        raise errors.runtime("preserve memory format is unsupported by the contiguous operator")
+    fmt = memory_format or layouts.contiguous_format
+    if layouts.is_contiguous_as(input._data, fmt):
         return input
-    return clone(input)
+    return clone(input, memory_format=fmt)
 
 
 class AliasBackward0(Function):
@@ -535,18 +557,19 @@ S1 = [((3,),), ((2, 3),)]
 _ip = {"inplace": True}
 # One declaration per op (registry.py); methods.py derives the tables. flip: shape_extra.py's.
 OPS = [
-    op("view", view, ViewBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.view(-1))),
+    op("view", view, ViewBackward0, torch=False, sample=Sample(REDUCE, call=lambda torch, x: x.view(-1))),
     op("reshape", reshape, ViewBackward0, UnsafeViewBackward0, ReshapeAliasBackward0, sample=Sample(
         REDUCE, call=lambda torch, x: torch.reshape(x.t() if x.dim() == 2 else x, (-1,)))),
     op("flatten", flatten, ViewBackward0, UnsafeViewBackward0, sample=Sample(REDUCE)),
     op("ravel", ravel, ViewBackward0, UnsafeViewBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.ravel())),
-    op("expand", expand, ExpandBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.expand(2, *x.shape))),
-    op("expand_as", expand_as, ExpandBackward0, sample=Sample([((3,), (2, 3)), ((), (2,)), ((2, 1), (2, 3))],
-                                                              call=lambda torch, x, y: x.expand_as(y))),
+    op("expand", expand, ExpandBackward0, torch=False,
+       sample=Sample(REDUCE, call=lambda torch, x: x.expand(2, *x.shape))),
+    op("expand_as", expand_as, ExpandBackward0, torch=False,
+       sample=Sample([((3,), (2, 3)), ((), (2,)), ((2, 1), (2, 3))], call=lambda torch, x, y: x.expand_as(y))),
     op("broadcast_to", broadcast_to, ExpandBackward0,
        sample=Sample(REDUCE, call=lambda torch, x: torch.broadcast_to(x, (2,) + tuple(x.shape)))),
-    op("sum_to_size", sum_to_size, sample=Sample([((2, 3),), ((3, 1),)],  # sum's and view's nodes
-                                                 call=lambda torch, x: x.sum_to_size(1, x.shape[-1]))),
+    op("sum_to_size", sum_to_size, torch=False, sample=Sample(  # sum's and view's nodes
+        [((2, 3),), ((3, 1),)], call=lambda torch, x: x.sum_to_size(1, x.shape[-1]))),
     op("t", t, TBackward0, sample=Sample(S1, call=lambda torch, x: x.t()), **_ip),
     op("transpose", transpose, TransposeBackward0, sample=Sample(REDUCE, args=(0, -1)), **_ip),
     op("swapaxes", transpose, TransposeBackward0, sample=Sample(REDUCE, call=lambda torch, x: x.swapaxes(0, -1)), **_ip),
@@ -558,7 +581,7 @@ OPS = [
     op("squeeze", squeeze, SqueezeBackward0, SqueezeBackward1, SqueezeBackward2, sample=Sample(
         [((1, 3),), ((2, 1, 2),)], call=lambda torch, x: (x.squeeze(), x.squeeze(0))), **_ip),
     op("clone", clone, CloneBackward0, sample=Sample(REDUCE)),
-    op("contiguous", contiguous, CloneBackward0, sample=Sample(
+    op("contiguous", contiguous, CloneBackward0, torch=False, sample=Sample(
         REDUCE, call=lambda torch, x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * 1)),
     op("T", T, torch=False, prop=True, sample=Sample([((2, 3),)], call=lambda torch, x: x.T)),  # permute's node
     op("mT", mT, torch=False, prop=True, sample=Sample([((2, 3),), ((2, 2, 3),)], call=lambda torch, x: x.mT)),
