@@ -76,7 +76,8 @@ def _facade_members(name, obj, seen):
     src = obj.__dict__ if hasattr(obj, "__dict__") else {}
     lazy = src.get("_lazy") or {}  # engine namespaces loaded on first use (engine/api.py)
     lazy_ops = src.get("_lazy_ops") or {}  # functions of the op families loaded on first use (engine/op_names.py)
-    hidden = src.get("NOT_TORCH_NAMES") or ()  # the engine's helpers that torch has no torch.X for
+    from ..engine.api import NOT_TORCH_NAMES
+    hidden = NOT_TORCH_NAMES if name == "torch" else ()  # the engine's helpers that torch has no torch.X for
     pending = []
     for attr in sorted(set(dir(obj)) | set(lazy)):
         if attr.startswith("_") or attr in hidden:
