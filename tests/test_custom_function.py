@@ -49,28 +49,19 @@ def test_grad_fn_repr_and_apply_repr_are_torchs():
     assert second == "<bound method Function.apply of <class '__main__.MyCube'>>"
 
 
-@pytest.mark.parametrize("decorator", ["@print", "@len", "@torch.exp", "@torch.autograd.grad"])
-def test_other_decorators_are_refused_by_value(decorator):
+@pytest.mark.parametrize("decorator, message", [
+    ("@len", "object of type 'function' has no len()"),
+    ("@torch.exp", "exp(): argument 'input' (position 1) must be Tensor, not function"),
+    ("@5", "'int' object is not callable")])
+def test_other_decorators_are_called_as_python_calls_them(decorator, message):
+    # any decorator value is called with the function, as `f = deco(f)` calls it: its error at the decorator
     e = err(f"import torch\n{decorator}\ndef f(x):\n    return x\n")
-    assert e.type_name == "TypeError" and "is not a decorator GradScript supports" in e.message
-    assert e.line == 2
-
-
-@pytest.mark.parametrize("decorator", ["@(lambda f: f)", "@[print][0]", "@(print or len)"])
-def test_decorator_expressions_other_than_names_and_calls_are_refused(decorator):
-    e = err(f"{decorator}\ndef f(x):\n    return x\n")
-    assert e.type_name == "SyntaxError" and "supports these decorators only" in e.message
+    assert (e.type_name, e.message, e.line) == ("TypeError", message, 2)
 
 
 def test_staticmethod_outside_a_class_and_as_a_value_are_refused():
     assert err("@staticmethod\ndef f(x):\n    return x\n").type_name == "SyntaxError"
     assert err("f = staticmethod(len)\n").type_name == "NameError"
-
-
-def test_a_decorator_that_would_run_user_code_is_refused():
-    # a user function as decorator would be a second way to call it: the list is closed
-    e = err("def deco(f):\n    return f\n@deco\ndef g(x):\n    return x\n")
-    assert e.type_name == "TypeError" and "'deco' is not a decorator" in e.message
 
 
 @pytest.mark.parametrize("base", ["torch.autograd.graph.Node", "torch.autograd.function.FunctionCtx",
@@ -81,8 +72,7 @@ def test_other_bases_are_refused(base):
         "nn.Module, torch.autograd.Function, torch.utils.data.Dataset or an exception class" in e.message
 
 
-def test_class_decorators_and_two_bases_are_refused():
-    assert err("import torch\n@torch.no_grad()\nclass X(torch.autograd.Function):\n    pass\n").type_name == "SyntaxError"
+def test_two_bases_are_refused():
     assert err("import torch\nimport torch.nn as nn\nclass X(torch.autograd.Function, nn.Module):\n    pass\n"
                ).type_name == "SyntaxError"
 

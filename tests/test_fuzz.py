@@ -656,8 +656,20 @@ def escape_chains(draw):
            f"r = {chain}\n"
 
 
+@st.composite
+def getattr_chains(draw):
+    """The same steps read through getattr, each name put together at run time ('_' + '_class__')."""
+    chain = f"({draw(st.sampled_from(ESCAPE_ROOTS))})"
+    for _ in range(draw(st.integers(1, 4))):
+        step = draw(st.sampled_from(ESCAPE_STEPS))
+        name = step[1:]
+        chain = f"getattr({chain}, {name[:1]!r} + {name[1:]!r})" if name.isidentifier() else chain + step
+    return "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport numpy as np\nimport math\n" \
+           f"r = {chain}\n"
+
+
 @fuzz_settings("escape")
-@given(escape_chains())
+@given(st.one_of(escape_chains(), getattr_chains()))
 def test_composed_escape_chains_reach_nothing(source):
     cwd = os.getcwd()
     import tempfile

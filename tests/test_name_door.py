@@ -64,7 +64,8 @@ def test_objects_without_a_name_raise_pythons_error(src, message):
     "def f(): pass\nf.__name__ = 'g'",
     "from torch import nn\nclass A(nn.Module):\n    pass\nA.__name__ = 'B'",
     "x = 1\ngetattr(x, '__class__')",
-    "def f(): pass\ngetattr(f, '__name__')",
+    "def f(): pass\ngetattr(f, '__globals__')",
+    "def f(): pass\nsetattr(f, '__name__', 'g')",
 ])
 def test_everything_else_private_stays_refused(src):
     result = run(src)

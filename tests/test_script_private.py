@@ -212,9 +212,11 @@ ATTACKS = [
     ("class A:\n    __slots__ = ()\n", "NameError", "reserved in GradScript"),
     ("class A:\n    def __init__(self):\n        self._f = lambda: self.__dict__\nA()._f()\n", "AttributeError",
      "private in GradScript"),
-    # other routes: getattr/setattr are not there, format fields refuse '_', super() is read-only
-    ("class A:\n    _k = 1\nprint(getattr(A(), '_k'))\n", "NameError", "'getattr' is not available"),
-    ("class A:\n    pass\nsetattr(A(), '_x', 1)\n", "NameError", "'setattr' is not available"),
+    # other routes: getattr/setattr/delattr keep the dotted forms' rule, format fields refuse '_', super() is read-only
+    ("class A:\n    pass\nsetattr(A(), '_r' + 'g', 1)\n", "AttributeError", "gradcli's engine reserves"),
+    (MODULE + "class N(nn.Module):\n    pass\ngetattr(N(), '_param' + 'eters')\n", "AttributeError",
+     "belongs to nn.Module"),
+    (MODULE + "class N(nn.Module):\n    pass\ndelattr(N(), '_modules')\n", "AttributeError", "belongs to nn.Module"),
     ("class A:\n    _k = 1\nprint('{0._k}'.format(A()))\n", "ValueError", "private"),
     ("class A:\n    _k = 1\nclass B(A):\n    def f(self):\n        super()._k = 2\nB().f()\n", "AttributeError",
      "private in GradScript"),

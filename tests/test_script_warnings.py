@@ -237,17 +237,52 @@ def test_module_attributes_cannot_be_assigned(stmt):
     assert err(f"import warnings\n{stmt}\n").type_name == "AttributeError"
 
 
-def test_filters_list_is_a_copy_and_pythons_filters_are_untouched():
+@pytest.mark.parametrize("change", ["clear()", "append(('error', None, Warning, None, 0))", "insert(0, 1)", "pop()",
+                                    "remove(warnings.filters[0])", "sort()", "reverse()", "extend([])",
+                                    ])
+def test_filters_list_refuses_a_change_and_pythons_filters_are_untouched(change):
     before = list(py_warnings.filters)
-    src = ("import warnings\nwarnings.filters.clear()\nwarnings.filters.append(('error', None, Warning, None, 0))\n"
-           "warnings.warn('still a warning')\nwarnings.simplefilter('error')\nprint(len(warnings.filters))\n")
-    result = run(src)
-    assert result.error is None and result.stdout == "2\n" and [w.message for w in result.warnings] == ["still a warning"]
+    e = err(f"import warnings\nwarnings.filters.{change}\n")
+    assert (e.type_name, e.line) == ("TypeError", 2) and "warnings.filters cannot be changed in GradScript" in e.message
+    for stmt in ("warnings.filters[0] = 1", "del warnings.filters[:]", "warnings.filters += []", "warnings.filters *= 2"):
+        e = err(f"import warnings\n{stmt}\n")
+        assert e.type_name == "TypeError" and "warnings.filters cannot be changed" in e.message, stmt
     assert py_warnings.filters == before
     with py_warnings.catch_warnings(record=True) as caught:  # gradcli's own warnings handling, after the run
         py_warnings.simplefilter("always")
         py_warnings.warn("gradcli's own", UserWarning, stacklevel=1)
     assert [str(w.message) for w in caught] == ["gradcli's own"]
+
+
+def test_filters_list_is_the_live_list_that_catch_warnings_swaps():
+    src = ("import warnings\nf = warnings.filters\nwarnings.simplefilter('ignore', DeprecationWarning)\n"
+           "print(f is warnings.filters, len(f), type(f), f[0][0], isinstance(f, list), f + [] == f)\n"
+           "with warnings.catch_warnings():\n    warnings.simplefilter('error')\n"
+           "    print(len(warnings.filters), f is warnings.filters, len(f))\n"
+           "print(len(warnings.filters), f is warnings.filters)\nwarnings.resetwarnings()\nprint(f)\n")
+    assert out(src) == "True 2 <class 'list'> ignore True True\n3 False 2\n2 True\n[]\n"
+
+
+def test_warn_explicit_is_pythons():
+    src = ("import warnings\nwith warnings.catch_warnings(record=True) as log:\n"
+           "    warnings.warn_explicit('explicit', UserWarning, 'mod.py', 7)\n"
+           "    warnings.warn_explicit(UserWarning('inst'), None, 'other.py', 3, module='m')\n"
+           "    warnings.simplefilter('default')\n    reg = {}\n"
+           "    warnings.warn_explicit('once?', RuntimeWarning, 'x.py', 1, registry=reg)\n"
+           "    warnings.warn_explicit('once?', RuntimeWarning, 'x.py', 1, registry=reg)\n"
+           "    warnings.warn_explicit('twice', RuntimeWarning, 'x.py', 1)\n"
+           "    warnings.warn_explicit('twice', RuntimeWarning, 'x.py', 1)\n"
+           "    warnings.filterwarnings('ignore', module='skip')\n"
+           "    warnings.warn_explicit('skipped', UserWarning, 'skip.py', 1)\n"
+           "for m in log:\n    print(m.message, m.category.__name__, m.filename, m.lineno)\n"
+           "print(sorted(k for k in reg if k != 'version'))\n")
+    assert out(src) == ("explicit UserWarning mod.py 7\ninst UserWarning other.py 3\nonce? RuntimeWarning x.py 1\n"
+                        "twice RuntimeWarning x.py 1\ntwice RuntimeWarning x.py 1\n"
+                        "[('once?', <class 'RuntimeWarning'>, 1)]\n")
+    assert err("import warnings\nwarnings.warn_explicit('m', UserWarning, 'x.py', 1, registry=[])\n").message == \
+        "'registry' must be a dict or None, not 'list'"
+    assert err("import warnings\nwarnings.simplefilter('error')\nwarnings.warn_explicit('m', UserWarning, 'x', 1)\n"
+               ).type_name == "UserWarning"
 
 
 def test_filters_belong_to_the_session():

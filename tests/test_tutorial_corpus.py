@@ -165,15 +165,12 @@ KNOWN: dict[str, str] = {
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
     # corpus12
-    "d2l_oo_design_add_to_class.grad": "d2l's add_to_class is a decorator the script defines (a function returning "
-                                       "wrapper) and calls setattr(Class, ...): GradScript supports only its listed "
-                                       "decorators and has no setattr (the sandbox), so it stops with gradcli's "
-                                       "TypeError at @add_to_class(A)",
-    "pt_forward_ad_usage_basic.grad": "the tutorial swaps a Linear's parameters for dual tensors with delattr(model, "
-                                      "name) and setattr(...): those builtins are not available in GradScript (the "
-                                      "sandbox, sandbox12's area), so it stops with gradcli's NameError; the dual "
-                                      "tensor lines before it agree (functional_call + jvp is "
-                                      "docs_forward_ad_functional_call.grad)",
+    "pt_forward_ad_usage_basic.grad": "the Linear whose parameters delattr/setattr swapped for dual tensors runs; "
+                                      "its output's tangent prints without torch's grad_fn=<SliceBackward0>: in "
+                                      "torch a forward formula over a primal that requires grad (make_dual of a "
+                                      "Parameter) records autograd nodes in the tangent (x @ d.T's tangent has "
+                                      "grad_fn=<AddBackward0>), gradcli's forward walk computes tangents that "
+                                      "require no grad",
     "pt_examples_dynamic_net.grad": "one printed float64 loss (step 2499) differs in its 17th significant digit "
                                     "(10732.850448682037 for torch's ...035): by then the shared fourth/fifth-order "
                                     "coefficient e differs from torch's in its last bit (0.024771006078598428 for "
@@ -184,6 +181,16 @@ KNOWN: dict[str, str] = {
                                      "only from object, its own classes, nn.Module, autograd.Function, Dataset or an "
                                      "exception class (the sandbox's bases, sandbox12's area), so it stops with "
                                      "gradcli's TypeError; the built-in methods (structured, global) agree",
+    # corpus13
+    "d2l_multiple_gpus_scratch_cpu.grad": "the float32 gradient of F.conv2d with respect to its input (LeNet's 5x5 "
+                                          "conv, 20 -> 50 channels on 13x13 maps) sums the products in another order "
+                                          "than torch's kernel (docs/numerics.md): W1's and b1's gradients differ in "
+                                          "their 7th digit, so after two steps one value of b1 prints -2.2079e-06 for "
+                                          "torch's -2.2080e-06; the allreduce, the split and the losses agree",
+    "d2l_appendix_integral_calculus.grad": "float32 torch.exp on this AMD AVX2 machine is MKL VML's AVX2 kernel (exp(-0.0081f) is 0.99193275 in torch, 1 ulp from the correctly rounded 0.9919327 that gradcli gives; the optional MKL backend has torch's bits, docs/numerics.md): the Python sum of 200 values printed with 17 digits differs in its 9th; the Riemann sum, meshgrid and 2-d Gaussian lines agree",
+    "d2l_appendix_eigendecomposition.grad": "torch.linalg.eig returns complex tensors (complex128 eigenvalues of a real matrix): complex tensors are not implemented, gradcli's RuntimeError says so and points to eigh/eigvalsh",
+    "d2l_appendix_eigen_power_iteration.grad": "the float64 5x5 @ 5x1 products' last bits (torch's MKL dgemm against NumPy's BLAS; engine/gemm_avx2.py follows MKL's order for float32 only, docs/numerics.md): after 100 products one norm ratio and the rescaled run's last norm differ in their 16th-17th digit; A, the eigenvalues and the first norms agree",
+    "d2l_hybridize_torchscript.grad": "torch.jit (TorchScript: torch.jit.script) is not implemented (docs/coverage.md: compiler, JIT, tracing), so the script stops with gradcli's AttributeError at torch.jit.script(net); torch's scripted module also answers grad_fn=<DifferentiableGraphBackward> and warns that torch.jit.script is deprecated; the eager MLP lines before it agree",
 }
 
 _results: dict[str, bool] = {}

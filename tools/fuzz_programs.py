@@ -21,6 +21,7 @@ names, ``is_leaf``/``requires_grad``, then ``backward`` (sometimes twice, someti
     python tools/fuzz_programs.py --pool --count 300     # tools/fuzz_pool.py: a random walk over live variables
     python tools/fuzz_programs.py --repr --count 100     # tools/fuzz_repr.py: prints on the formatter's borders
     python tools/fuzz_programs.py --train --count 100    # tools/fuzz_train.py: nn.Module training loops, schedulers, ...
+    python tools/fuzz_programs.py --views --count 100    # tools/fuzz_views.py: views changed in place, versions, ...
 
 Needs torch ('.[oracle]'): programs run under real Python through tools/make_goldens.py's runner
 (a fork per program). Divergences are grouped by kind (numbers stripped) and each kind is shown
@@ -472,6 +473,9 @@ def main(argv=None) -> int:
     parser.add_argument("--train", action="store_true",
                         help="the train generator (tools/fuzz_train.py): nn.Module subclasses trained over a "
                              "DataLoader, every loss, optimizer and lr scheduler, clipping, eval, state_dict round trips")
+    parser.add_argument("--views", action="store_true",
+                        help="the views generator (tools/fuzz_views.py): views of views changed in place, their "
+                             "grad_fn and _version, saved tensors changed after use, no_grad, detach_, retain_grad")
     args = parser.parse_args(argv)
     import torch  # noqa: F401,PLC0415 - once, so that every forked run has it
     FL = load(ROOT / "tools" / "fuzz_long.py", "fuzz_long")
@@ -500,6 +504,8 @@ def main(argv=None) -> int:
         make = load(ROOT / "tools" / "fuzz_repr.py", "fuzz_repr").generate_repr
     if args.train:
         make = load(ROOT / "tools" / "fuzz_train.py", "fuzz_train").generate_train
+    if args.views:
+        make = load(ROOT / "tools" / "fuzz_views.py", "fuzz_views").generate_views
     if args.only is not None:
         source = make(seed, args.only)
         print(source)

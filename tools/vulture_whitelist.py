@@ -230,6 +230,8 @@ AvgPool1d
 AdaptiveAvgPool1d
 AdaptiveMaxPool1d
 AdaptiveMaxPool2d
+AdaptiveMaxPool3d
+AdaptiveAvgPool3d
 InstanceNorm1d
 InstanceNorm2d
 LPPool1d
@@ -461,6 +463,15 @@ param_shape
 log_prob
 enumerate_support
 icdf
+# gradcli/engine/distributions_constraints.py: torch.distributions.constraints' public names, which api.py
+# exports by name (its NAMES) for scripts
+dependent
+dependent_property
+positive_integer
+lower_triangular
+corr_cholesky
+symmetric
+positive_semidefinite
 
 # gradcli/engine/torch_signatures.py (generated): NOT_PARSED is read by tests/test_torch_signatures.py, which tells
 # a torch.X function the generator never looked at (the file is stale) without torch

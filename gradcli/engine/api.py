@@ -429,9 +429,10 @@ def _load_distributions():
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
     from . import distributions_cbernoulli as _dcb, distributions_gamma_more as _dgm, distributions_relaxed as _drx
+    from . import distributions_constraints as _dcs, distributions_vonmises as _dvm
     from .distributions_kl import kl_divergence
-    more = {name: getattr(module, name) for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb)
-            for name in module.NAMES}
+    more = {name: getattr(module, name)
+            for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb, _dvm) for name in module.NAMES}
     by_module: dict = {}
     for cls in more.values():
         by_module.setdefault(cls.__module__, {})[cls.__name__] = cls
@@ -440,6 +441,8 @@ def _load_distributions():
         del more[name]
     transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
     submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
+    submodules["constraints"] = _Module("torch.distributions.constraints",
+                                        **{name: getattr(_dcs, name) for name in _dcs.NAMES})
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
                    **transforms,
                    kl_divergence=kl_divergence,

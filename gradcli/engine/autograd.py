@@ -129,7 +129,7 @@ class Node:
             if type(item) is SavedValue:
                 t = item.tensor
                 if t._version[0] != item.version:
-                    raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self),
+                    raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and self, item.shape),
                                          hint="inplace")
                 values.append(t)
             elif type(item) is PackedValue:  # packed by saved_tensors_hooks: unpacked in torch's order
@@ -155,7 +155,9 @@ class SavedShapes(tuple):
 
 
 class SavedValue:
-    __slots__ = ("tensor", "version", "is_output")
+    # shape: an output's shape when saved (torch saves an output's tensor_data(), whose sizes a later in-place
+    # view op such as t_() leaves as they were; its version error names them), None for an input
+    __slots__ = ("tensor", "version", "is_output", "shape")
 
     def __init__(self, tensor, is_output=False):
         self.tensor = tensor
@@ -164,6 +166,7 @@ class SavedValue:
             raise errors.runtime(SAVED_INFERENCE, hint="inference")
         self.version = v[0]
         self.is_output = is_output
+        self.shape = tensor._data.shape if is_output else None
 
 
 def saved_value(tensor, is_output=False):
@@ -175,6 +178,7 @@ def saved_value(tensor, is_output=False):
     s.tensor = tensor
     s.version = v[0]
     s.is_output = is_output
+    s.shape = tensor._data.shape if is_output else None
     return s
 
 

@@ -13,57 +13,15 @@ import math
 from . import api as torch
 from .size import Size
 from .tensor import Tensor
+from .distributions_constraints import (boolean, integer_interval, is_dependent, positive, real, real_vector, simplex,
+                                       unit_interval)
 
 NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli")
 EMPTY = Size()
 
 
-# ---------------------------------------------------------------------------- constraints (torch's reprs)
-
-class Constraint:
-    def __init__(self, text, check, event_dim=0):
-        self.text = text
-        self.check = check
-        self.event_dim = event_dim
-
-    def __repr__(self):
-        return self.text
-
-
 def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-real = Constraint("Real()", lambda v: v == v)
-real_vector = Constraint("IndependentConstraint(Real(), 1)", lambda v: torch.all(v == v, dim=-1), 1)
-positive = Constraint("GreaterThan(lower_bound=0.0)", lambda v: 0.0 < v)
-unit_interval = Constraint("Interval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v <= 1.0))
-simplex = Constraint("Simplex()",
-                      lambda v: torch.all(v >= 0, dim=-1) & ((v.sum(-1) - 1).abs() < 1e-6), 1)
-boolean = Constraint("Boolean()", lambda v: (v == 0) | (v == 1))
-
-
-nonnegative = Constraint("GreaterThanEq(lower_bound=0.0)", lambda v: 0.0 <= v)
-nonnegative_integer = Constraint("IntegerGreaterThan(lower_bound=0)", lambda v: (v % 1 == 0) & (v >= 0))
-one_hot = Constraint("OneHot()", lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1), 1)
-
-
-def less_than(upper):
-    return Constraint(f"LessThan(upper_bound={upper})", lambda v: v < upper)
-
-
-def greater_than(lower):
-    return Constraint(f"GreaterThan(lower_bound={lower})", lambda v: lower < v)
-
-
-def interval(lower, upper):
-    return Constraint(f"Interval(lower_bound={lower}, upper_bound={upper})",
-                      lambda v: (lower <= v) & (v <= upper))
-
-
-def integer_interval(lower, upper):
-    return Constraint(f"IntegerInterval(lower_bound={lower}, upper_bound={upper})",
-                      lambda v: (v % 1 == 0) & (lower <= v) & (v <= upper))
 
 
 def all_true(valid):
@@ -74,18 +32,6 @@ def sum_rightmost(value, dim):
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
-
-
-def independent_constraint(base, reinterpreted_batch_ndims):
-    def check(value):
-        result = base.check(value)
-        if result.dim() < reinterpreted_batch_ndims:
-            expected = base.event_dim + reinterpreted_batch_ndims
-            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(tuple(result.shape[:result.dim() - reinterpreted_batch_ndims]) + (-1,))
-        return result.all(-1)
-    return Constraint(f"IndependentConstraint({base!r}, {reinterpreted_batch_ndims})", check,
-                      base.event_dim + reinterpreted_batch_ndims)
 
 
 class lazy_property:
@@ -155,6 +101,8 @@ class Distribution:
         self._validate_args = Distribution._default_validate_args if validate_args is None else validate_args
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
+                if is_dependent(constraint):
+                    continue  # skip constraints that cannot be checked
                 if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
                     continue  # skip checking lazily-constructed args
                 value = getattr(self, param)
@@ -171,24 +119,26 @@ class Distribution:
             raise ValueError
         Distribution._default_validate_args = value
 
-    def _get_checked_instance(self, cls, instance=None):
-        if instance is None and type(self).__init__ != cls.__init__:
+    def _get_checked_instance(self, cls, _instance=None):
+        if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                                       "__init__ method must also define a custom .expand() method.")
-        return type(self).__new__(type(self)) if instance is None else instance
+        return type(self).__new__(type(self)) if _instance is None else _instance
 
-    def _expanded(self, cls, batch_shape, params, event_shape=EMPTY):
+    def _expanded(self, cls, batch_shape, params, _instance=None, event_shape=EMPTY):
         """torch's expand() of most families: each parameter in __dict__ expanded, validation as self's."""
-        new = self._get_checked_instance(cls)
+        new = self._get_checked_instance(cls, _instance)
         batch_shape = as_size(batch_shape)
         for name, shape in params.items():
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(as_size(shape(batch_shape))))
+        if "_param" in self.__dict__:  # the probs or logits given, expanded
+            new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
         Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
-    def expand(self, batch_shape):
+    def expand(self, batch_shape, _instance=None):
         raise NotImplementedError
 
     @property
@@ -293,12 +243,11 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
+    def expand(self, batch_shape, _instance=None):
         def param_shape(b):
             return tuple(b) + (self._num_events,)
 
-        new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape})
-        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
+        new = self._expanded(Categorical, batch_shape, {"probs": param_shape, "logits": param_shape}, _instance)
         new._num_events = self._num_events
         return new
 
@@ -352,13 +301,45 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand=True):
         values = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return enumerated(values, self._batch_shape, expand)
 
 
 Categorical.__module__ = "torch.distributions.categorical"
+
+
+class CategoricalFamily(Distribution):
+    """A family over a Categorical of its probs or logits (OneHotCategorical, Multinomial, ExpRelaxedCategorical),
+    whose parameters are the Categorical's: the block torch writes in each."""
+
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+
+    def _init_categorical(self, probs, logits, validate_args):
+        self._categorical = Categorical(probs, logits)
+        Distribution.__init__(self, self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                              validate_args=validate_args)
+
+    def _expanded_categorical(self, cls, batch_shape, _instance):
+        new = self._get_checked_instance(cls, _instance)
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
 
 
 # ---------------------------------------------------------------------------- Normal
@@ -389,8 +370,8 @@ class LocScaleFamily(LocationFamily):
 
 
 class Normal(LocScaleFamily):
-    def expand(self, batch_shape):
-        return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
     @property
     def stddev(self):
@@ -434,36 +415,25 @@ Normal.__module__ = "torch.distributions.normal"
 
 # ---------------------------------------------------------------------------- Bernoulli
 
-class Bernoulli(Distribution):
-    arg_constraints = {"probs": unit_interval, "logits": real}
-    support = boolean
-    has_enumerate_support = True
+class BinaryProbsLogits(Distribution):
+    """A family of one event's probability given as probs or logits (Bernoulli, Binomial, Geometric,
+    NegativeBinomial, ContinuousBernoulli, LogitRelaxedBernoulli): the block torch writes in each."""
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    arg_constraints = {"probs": unit_interval, "logits": real}
+
+    def _probs_or_logits(self, probs, logits, *others):
+        """Keeps the one given broadcast with others (in torch's order: others first) as it and _param;
+        returns the broadcast others."""
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        *others, param = broadcast_all(*others, given)
+        self.__dict__[name] = self._param = param
+        return others
 
-    def expand(self, batch_shape):
-        new = self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple})
-        new._param = new.__dict__["logits"] if "logits" in self.__dict__ else new.__dict__["probs"]
-        return new
-
-    @property
-    def mean(self):
-        return self.probs
-
-    @property
-    def variance(self):
-        return self.probs * (1 - self.probs)
+    def _batch_of_given(self, probs, logits):
+        given = probs if probs is not None else logits
+        return Size() if is_number(given) else self._param.size()
 
     @lazy_property
     def logits(self):
@@ -473,9 +443,42 @@ class Bernoulli(Distribution):
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
 
+
+
+class ProbsLogitsFamily(BinaryProbsLogits):
+    """The BinaryProbsLogits families that show param_shape (all but Geometric, as torch)."""
+
     @property
     def param_shape(self):
         return self._param.size()
+
+
+def enumerated(values, batch_shape, expand):
+    """enumerate_support's values along a new first dim, viewed (expanded when asked) over the batch."""
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    if expand:
+        values = values.expand((-1,) + tuple(batch_shape))
+    return values
+
+
+class Bernoulli(ProbsLogitsFamily):
+    support = boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._probs_or_logits(probs, logits)
+        super().__init__(self._batch_of_given(probs, logits), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Bernoulli, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
@@ -483,11 +486,8 @@ class Bernoulli(Distribution):
             return torch.bernoulli(self.probs.expand(shape))
 
     def enumerate_support(self, expand=True):
-        values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return enumerated(torch.arange(2, dtype=self._param.dtype, device=self._param.device), self._batch_shape,
+                          expand)
 
     def log_prob(self, value):
         if self._validate_args:

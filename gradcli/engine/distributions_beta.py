@@ -8,10 +8,9 @@ expressions, so values, grad_fn names, reprs and validation messages agree.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import (EMPTY, Distribution, as_size, broadcast_all, independent_constraint, integer_interval,
-                            is_number, lazy_property,
-                            logits_to_probs, nonnegative_integer, positive, probs_to_logits, real, simplex,
-                            unit_interval)
+from .distributions import EMPTY, Distribution, ProbsLogitsFamily, as_size, broadcast_all, enumerated, is_number
+from .distributions_constraints import (independent, integer_interval, nonnegative_integer, positive, real, simplex,
+                                        unit_interval)
 from .rng_dirichlet import dirichlet_rsample
 from .size import Size
 
@@ -19,7 +18,7 @@ NAMES = ("Dirichlet", "Beta", "Binomial")
 
 
 class Dirichlet(Distribution):
-    arg_constraints = {"concentration": independent_constraint(positive, 1)}
+    arg_constraints = {"concentration": independent(positive, 1)}
     support = simplex
     has_rsample = True
 
@@ -30,8 +29,8 @@ class Dirichlet(Distribution):
         shape = tuple(concentration.shape)
         super().__init__(Size(shape[:-1]), Size(shape[-1:]), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Dirichlet)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = as_size(batch_shape)
         new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
@@ -89,8 +88,8 @@ class Beta(Distribution):
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Beta)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Beta, _instance)
         batch_shape = as_size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
@@ -139,35 +138,18 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(ProbsLogitsFamily):
     arg_constraints = {"total_count": nonnegative_integer, "probs": unit_interval, "logits": real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = self._probs_or_logits(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Binomial)
-        batch_shape = as_size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Binomial, batch_shape, {"total_count": tuple, "probs": tuple, "logits": tuple},
+                              _instance)
 
     @property
     def support(self):
@@ -184,18 +166,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
@@ -226,10 +196,7 @@ class Binomial(Distribution):
     def enumerate_support(self, expand=True):
         total_count = self._homogeneous_count("enumerate_support")
         values = torch.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape))
-        return values
+        return enumerated(values, self._batch_shape, expand)
 
 
 Binomial.__module__ = "torch.distributions.binomial"

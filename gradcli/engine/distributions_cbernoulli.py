@@ -8,47 +8,30 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Distribution, as_size, broadcast_all, clamp_probs, is_number, lazy_property,
-                            logits_to_probs, probs_to_logits, real, unit_interval)
+from .distributions import EMPTY, ProbsLogitsFamily, broadcast_all, clamp_probs, lazy_property, logits_to_probs
+from .distributions_constraints import unit_interval
 
 NAMES = ("ContinuousBernoulli",)
 
 
-class ContinuousBernoulli(Distribution):
-    arg_constraints = {"probs": unit_interval, "logits": real}
+class ContinuousBernoulli(ProbsLogitsFamily):
     support = unit_interval
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        self._probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = is_number(probs)
-            (self.probs,) = broadcast_all(probs)
             # validated before the clamp below, which would always pass
             if validate_args is not None:
                 if not self.arg_constraints["probs"].check(self.probs).all():
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(as_size(()) if is_scalar else self._param.size(), validate_args=validate_args)
+        super().__init__(self._batch_of_given(probs, logits), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(ContinuousBernoulli, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(ContinuousBernoulli, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
         new._lims = self._lims
-        batch_shape = as_size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _outside_unstable_region(self):
@@ -90,16 +73,8 @@ class ContinuousBernoulli(Distribution):
         return torch.where(self._outside_unstable_region(), variances, taylor)
 
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)

@@ -7,7 +7,8 @@ as torch, which the engine has only where that special function is implemented.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, as_size, broadcast_all, is_number, nonnegative, positive
+from .distributions import EMPTY, Distribution, broadcast_all, is_number
+from .distributions_constraints import nonnegative, positive
 from .rng_samplers import standard_gamma
 from .size import Size
 
@@ -24,16 +25,8 @@ class Gamma(Distribution):
         scalar = is_number(concentration) and is_number(rate)
         super().__init__(Size() if scalar else self.concentration.size(), validate_args=validate_args)
 
-    def fill_expanded(self, new, batch_shape):
-        batch_shape = as_size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def expand(self, batch_shape):
-        return self.fill_expanded(self._get_checked_instance(Gamma), batch_shape)
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Gamma, batch_shape, {"concentration": tuple, "rate": tuple}, _instance)
 
     @property
     def mean(self):
@@ -79,8 +72,8 @@ class Chi2(Gamma):
     def __init__(self, df, validate_args=None):
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self.fill_expanded(self._get_checked_instance(Chi2), batch_shape)
+    def expand(self, batch_shape, _instance=None):
+        return super().expand(batch_shape, self._get_checked_instance(Chi2, _instance))
 
     @property
     def df(self):

@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Distribution, EMPTY, Constraint, as_size, broadcast_all, is_number, lazy_property,
-                            logits_to_probs, nonnegative_integer, positive, probs_to_logits, real, unit_interval)
+from .distributions import Distribution, EMPTY, ProbsLogitsFamily, as_size, broadcast_all, is_number, lazy_property
+from .distributions_constraints import (greater_than_eq, half_open_interval, nonnegative_integer, positive, real,
+                                       unit_interval)
 from .distributions_gamma import Gamma
 from .distributions_more import Uniform
-from .distributions_transformed import EULER_CONSTANT, TransformedDistribution, greater_than_eq
+from .distributions_transformed import EULER_CONSTANT, TransformedDistribution
 from .distributions_transforms import AffineTransform, PowerTransform
 
 NAMES = ("InverseGamma", "FisherSnedecor", "NegativeBinomial", "Kumaraswamy")
@@ -31,9 +32,9 @@ class InverseGamma(TransformedDistribution):
         neg_one = -torch.ones((), dtype=base_dist.rate.dtype)
         super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(InverseGamma, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def concentration(self):
@@ -79,8 +80,8 @@ class FisherSnedecor(Distribution):
         batch_shape = as_size(()) if is_number(df1) and is_number(df2) else self.df1.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(FisherSnedecor, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(FisherSnedecor, _instance)
         batch_shape = as_size(batch_shape)
         new.df1 = self.df1.expand(batch_shape)
         new.df2 = self.df2.expand(batch_shape)
@@ -136,38 +137,20 @@ FisherSnedecor.__module__ = "torch.distributions.fishersnedecor"
 
 # ---------------------------------------------------------------------------- NegativeBinomial
 
-half_open_unit = Constraint("HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)", lambda v: (0.0 <= v) & (v < 1.0))
 
 
-class NegativeBinomial(Distribution):
-    arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_unit, "logits": real}
+class NegativeBinomial(ProbsLogitsFamily):
+    arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_interval(0.0, 1.0), "logits": real}
     support = nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = self._probs_or_logits(probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(NegativeBinomial, instance)
-        batch_shape = as_size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(NegativeBinomial, batch_shape,
+                              {"total_count": tuple, "probs": tuple, "logits": tuple}, _instance)
 
     @property
     def mean(self):
@@ -180,18 +163,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / torch.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):
@@ -240,11 +211,11 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Kumaraswamy, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(batch_shape)
         new.concentration0 = self.concentration0.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Categorical, Constraint, Distribution, LocationFamily, as_size, broadcast_all,
-                            independent_constraint, lazy_property, positive, real, real_vector)
+from .distributions import EMPTY, Categorical, Distribution, LocationFamily, as_size, broadcast_all, lazy_property
+from .distributions_constraints import MixtureSameFamilyConstraint, independent, positive, real, real_vector
 from .distributions_gamma import Chi2
 from .distributions_mvn import batch_mahalanobis, batch_mv
 from .size import Size
@@ -34,8 +34,8 @@ class StudentT(Distribution):
         self._chi2 = Chi2(self.df)
         super().__init__(self.df.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(StudentT, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(StudentT, _instance)
         batch_shape = as_size(batch_shape)
         new.df = self.df.expand(batch_shape)
         new.loc = self.loc.expand(batch_shape)
@@ -91,19 +91,6 @@ StudentT.__module__ = "torch.distributions.studentT"
 
 # ---------------------------------------------------------------------------- MixtureSameFamily
 
-def mixture_same_family_constraint(base):
-    """torch's MixtureSameFamilyConstraint: the rightmost batch dimension added back before base's check."""
-    event_dim = base.event_dim
-
-    def check(value):
-        result = base.check(value.unsqueeze(-1 - event_dim))
-        if value.dim() < event_dim:
-            raise ValueError(f"Expected value.dim() >= {event_dim} but got {value.dim()}")
-        num_dim_to_keep = value.dim() - event_dim
-        return result.reshape(tuple(result.shape[:num_dim_to_keep]) + (-1,)).all(-1)
-    return Constraint(f"MixtureSameFamilyConstraint({base!r})", check, event_dim)
-
-
 class MixtureSameFamily(Distribution):
     arg_constraints: dict = {}
     has_rsample = False
@@ -133,10 +120,10 @@ class MixtureSameFamily(Distribution):
         self._event_ndims = len(event_shape)
         super().__init__(batch_shape=cdbs, event_shape=event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
+    def expand(self, batch_shape, _instance=None):
         batch_shape = as_size(batch_shape)
         batch_shape_comp = batch_shape + (self._num_component,)
-        new = self._get_checked_instance(MixtureSameFamily, instance)
+        new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(batch_shape_comp)
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
@@ -148,7 +135,7 @@ class MixtureSameFamily(Distribution):
 
     @property
     def support(self):
-        return mixture_same_family_constraint(self._component_distribution.support)
+        return MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
     def mixture_distribution(self):
@@ -244,8 +231,8 @@ def batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
 
 
 class LowRankMultivariateNormal(LocationFamily):
-    arg_constraints = {"loc": real_vector, "cov_factor": independent_constraint(real, 2),
-                       "cov_diag": independent_constraint(positive, 1)}
+    arg_constraints = {"loc": real_vector, "cov_factor": independent(real, 2),
+                       "cov_diag": independent(positive, 1)}
     support = real_vector
     has_rsample = True
 
@@ -274,8 +261,8 @@ class LowRankMultivariateNormal(LocationFamily):
         self._capacitance_tril = batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(LowRankMultivariateNormal, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = as_size(batch_shape)
         loc_shape = batch_shape + self.event_shape
         new.loc = self.loc.expand(loc_shape)

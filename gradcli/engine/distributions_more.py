@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (Categorical, Distribution, LocScaleFamily, Normal, EMPTY, is_number,
-                            nonnegative, nonnegative_integer, one_hot, positive, real, real_vector, simplex,
-                            as_size, unit_interval, broadcast_all, greater_than, interval, lazy_property,
-                            independent_constraint, less_than, logits_to_probs, probs_to_logits, sum_rightmost)
+from .distributions import (BinaryProbsLogits, CategoricalFamily, Distribution, LocScaleFamily, Normal, EMPTY,
+                            is_number, as_size, broadcast_all, sum_rightmost)
+from .distributions_constraints import (greater_than, independent, interval, less_than, nonnegative,
+                                        nonnegative_integer, one_hot, positive, real)
 from .distributions_transforms import ExpTransform
 from .size import Size
 
@@ -46,8 +46,8 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(_batch_of(is_number(low) and is_number(high), self.low), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Uniform, batch_shape, {"low": tuple, "high": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Uniform, batch_shape, {"low": tuple, "high": tuple}, _instance)
 
     @property
     def mean(self):
@@ -108,8 +108,8 @@ class Exponential(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch_of(is_number(rate), self.rate), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Exponential, batch_shape, {"rate": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Exponential, batch_shape, {"rate": tuple}, _instance)
 
     @property
     def mean(self):
@@ -154,8 +154,8 @@ Exponential.__module__ = "torch.distributions.exponential"
 # ---------------------------------------------------------------------------- Laplace
 
 class Laplace(LocScaleFamily):
-    def expand(self, batch_shape):
-        return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Laplace, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
     @property
     def variance(self):
@@ -194,19 +194,12 @@ Laplace.__module__ = "torch.distributions.laplace"
 
 # ---------------------------------------------------------------------------- Geometric
 
-class Geometric(Distribution):
-    arg_constraints = {"probs": unit_interval, "logits": real}
+class Geometric(BinaryProbsLogits):
     support = nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        super().__init__(Size() if is_number(given) else given.size(), validate_args=validate_args)
+        self._probs_or_logits(probs, logits)
+        super().__init__(self._batch_of_given(probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -217,8 +210,8 @@ class Geometric(Distribution):
                                  f"of distribution {self!r} "
                                  f"to be positive but found invalid values:\n{invalid_value}")
 
-    def expand(self, batch_shape):
-        return self._expanded(Geometric, batch_shape, {"probs": tuple, "logits": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Geometric, batch_shape, {"probs": tuple, "logits": tuple}, _instance)
 
     @property
     def mean(self):
@@ -231,14 +224,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=EMPTY):
         shape = self._extended_shape(sample_shape)
@@ -275,8 +260,8 @@ class LogNormal(Distribution):
         self.transforms = [ExpTransform()]
         super().__init__(self.base_dist.batch_shape, self.base_dist.event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(LogNormal)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogNormal, _instance)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = self.transforms
         Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
@@ -340,34 +325,15 @@ LogNormal.__module__ = "torch.distributions.log_normal"
 
 # ---------------------------------------------------------------------------- OneHotCategorical
 
-class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": simplex, "logits": real_vector}
+class OneHotCategorical(CategoricalFamily):
     support = one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(OneHotCategorical)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -382,10 +348,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=EMPTY):
         probs = self._categorical.probs
@@ -423,8 +385,8 @@ class Poisson(Distribution):
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch_of(is_number(rate), self.rate), validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        return self._expanded(Poisson, batch_shape, {"rate": tuple})
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Poisson, batch_shape, {"rate": tuple}, _instance)
 
     @property
     def mean(self):
@@ -472,8 +434,8 @@ class Independent(Distribution):
         super().__init__(Size(shape[:len(shape) - event_dim]), Size(shape[len(shape) - event_dim:]),
                          validate_args=validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Independent)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Independent, _instance)
         batch_shape = as_size(batch_shape)
         new.base_dist = self.base_dist.expand(tuple(batch_shape)
                                               + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
@@ -496,7 +458,7 @@ class Independent(Distribution):
     def support(self):
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:
-            result = independent_constraint(result, self.reinterpreted_batch_ndims)
+            result = independent(result, self.reinterpreted_batch_ndims)
         return result
 
     @property

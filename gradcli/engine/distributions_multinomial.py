@@ -8,43 +8,31 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import Categorical, Constraint, Distribution, EMPTY, as_size, broadcast_all, \
-    probs_to_logits, real_vector, simplex
+from .distributions import CategoricalFamily, EMPTY, as_size, broadcast_all, probs_to_logits
+from .distributions_constraints import multinomial
 
 NAMES = ("Multinomial",)
-
-
-def _counts_at_most(upper_bound):
-    # torch's constraints.multinomial(n): its repr is the class name alone
-    return Constraint("Multinomial()", lambda v: (v >= 0).all(dim=-1) & (v.sum(dim=-1) <= upper_bound), 1)
 
 
 def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Multinomial(Distribution):
-    arg_constraints = {"probs": simplex, "logits": real_vector}
-
+class Multinomial(CategoricalFamily):
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(Multinomial)
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded_categorical(Multinomial, batch_shape, _instance)
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, as_size(batch_shape), self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
     def support(self):
-        return _counts_at_most(self.total_count)
+        return multinomial(self.total_count)
 
     @property
     def mean(self):
@@ -53,18 +41,6 @@ class Multinomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=EMPTY):
         sample_shape = as_size(sample_shape)

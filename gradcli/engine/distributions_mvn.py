@@ -11,39 +11,12 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import EMPTY, Constraint, Distribution, LocationFamily, as_size, lazy_property, real_vector
+from .distributions import EMPTY, Distribution, LocationFamily, as_size, lazy_property
+from .distributions_constraints import lower_cholesky, positive_definite, real_vector
 
 NAMES = ("MultivariateNormal",)
 
 
-def _square(value):
-    return torch.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=torch.bool,
-                      device=value.device)
-
-
-def _symmetric(value):
-    square_check = _square(value)
-    if not square_check.all():
-        return square_check
-    return torch.isclose(value, value.mT, atol=1e-06).all(-2).all(-1)
-
-
-def _positive_definite(value):
-    sym_check = _symmetric(value)
-    if not sym_check.all():
-        return sym_check
-    return torch.linalg.cholesky_ex(value).info.eq(0)
-
-
-def _lower_cholesky(value):
-    value_tril = value.tril()
-    lower_triangular = (value_tril == value).view(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
-    positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
-    return lower_triangular & positive_diagonal
-
-
-positive_definite = Constraint("PositiveDefinite()", _positive_definite, 2)
-lower_cholesky = Constraint("LowerCholesky()", _lower_cholesky, 2)
 
 
 def batch_mv(bmat, bvec):
@@ -125,8 +98,8 @@ class MultivariateNormal(LocationFamily):
         else:
             self._unbroadcasted_scale_tril = precision_to_scale_tril(precision_matrix)
 
-    def expand(self, batch_shape):
-        new = self._get_checked_instance(MultivariateNormal)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = as_size(batch_shape)
         event = tuple(self.event_shape)
         cov_shape = tuple(batch_shape) + event + event

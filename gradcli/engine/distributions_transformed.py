@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (EMPTY, Constraint, Distribution, Normal, as_size, broadcast_all,
-                            independent_constraint, is_number, nonnegative, positive, real, simplex, sum_rightmost)
-from .distributions_cauchy import Cauchy
+from .distributions import EMPTY, Distribution, Normal, as_size, broadcast_all, is_number, sum_rightmost
+from .distributions_constraints import greater_than_eq, independent, positive, real, simplex
+from .distributions_cauchy import Cauchy, FoldedAtZero
 from .distributions_more import Exponential, Independent, Uniform
 from .distributions_transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, \
     PowerTransform, StickBreakingTransform, Transform
@@ -55,8 +55,8 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(TransformedDistribution, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = as_size(batch_shape)
         shape = batch_shape + self.event_shape
         for t in reversed(self.transforms):
@@ -74,7 +74,7 @@ class TransformedDistribution(Distribution):
             return self.base_dist.support
         support = self.transforms[-1].codomain
         if len(self.event_shape) > support.event_dim:
-            support = independent_constraint(support, len(self.event_shape) - support.event_dim)
+            support = independent(support, len(self.event_shape) - support.event_dim)
         return support
 
     @property
@@ -154,11 +154,11 @@ class Gumbel(TransformedDistribution):
                       ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Gumbel, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     def log_prob(self, value):  # written out in torch for precision
         if self._validate_args:
@@ -203,8 +203,8 @@ class Weibull(TransformedDistribution):
                       AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Weibull, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.concentration_reciprocal = new.concentration.reciprocal()
@@ -237,12 +237,6 @@ Weibull.__module__ = "torch.distributions.weibull"
 
 # ---------------------------------------------------------------------------- Pareto
 
-def greater_than_eq(lower):
-    constraint = Constraint(f"GreaterThanEq(lower_bound={lower})", lambda v: lower <= v)
-    constraint.lower_bound = lower  # torch's attribute, which the Pareto KL pairs read
-    return constraint
-
-
 class Pareto(TransformedDistribution):
     arg_constraints = {"alpha": positive, "scale": positive}
 
@@ -252,11 +246,11 @@ class Pareto(TransformedDistribution):
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(Pareto, instance)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.alpha = self.alpha.expand(batch_shape)
-        return super().expand(batch_shape, instance=new)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def mean(self):
@@ -285,52 +279,25 @@ Pareto.__module__ = "torch.distributions.pareto"
 
 # ---------------------------------------------------------------------------- HalfCauchy
 
-class HalfCauchy(TransformedDistribution):
-    arg_constraints = {"scale": positive}
-    support = nonnegative
-    has_rsample = True
-
+class HalfCauchy(FoldedAtZero, TransformedDistribution):
     def __init__(self, scale, validate_args=None):
         base_dist = Cauchy(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(HalfCauchy, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
 
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    def _as_value(self, value):
+        return torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
 
     @property
     def mean(self):
         return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
-    def mode(self):
-        return torch.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
 
 
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
@@ -349,9 +316,9 @@ class LogisticNormal(TransformedDistribution):
             base_dist = base_dist.expand([1])
         super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, instance=None):
-        new = self._get_checked_instance(LogisticNormal, instance)
-        return super().expand(batch_shape, instance=new)
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
 
     @property
     def loc(self):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (broadcast_all, independent_constraint, interval, is_number, positive, real, real_vector,
-                            simplex, sum_rightmost, unit_interval)
+from .distributions import broadcast_all, is_number, sum_rightmost
+from .distributions_constraints import independent, interval, positive, real, real_vector, simplex, unit_interval
 
 NAMES = ("Transform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform", "TanhTransform",
          "AbsTransform", "AffineTransform", "SoftplusTransform", "StickBreakingTransform")
@@ -63,24 +63,21 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._cached(x, self._call, 0)
 
     def _inv_call(self, y):
+        return self._cached(y, self._inverse, 1)
+
+    def _cached(self, value, compute, side):
+        """compute(value), or the other side of the cached pair when value is its side (0: x, 1: y)."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        if value is pair[side]:
+            return pair[1 - side]
+        result = compute(value)
+        self._cached_x_y = (value, result) if side == 0 else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError
@@ -152,6 +149,16 @@ class _InverseTransform(Transform):
         return self._inv.forward_shape(shape)
 
 
+class ParameterFreeTransform(Transform):
+    """A transform without parameters: equal to any other of its class, as torch writes in each."""
+
+    def __eq__(self, other):
+        # type(self) is the class torch names: scripts cannot derive from the engine's transforms
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
 class ComposeTransform(Transform):
     def __init__(self, parts, cache_size=0):
         if cache_size:
@@ -168,29 +175,26 @@ class ComposeTransform(Transform):
 
     @property
     def domain(self):
-        if not self.parts:
-            return real
-        domain = self.parts[0].domain
-        event_dim = self.parts[-1].codomain.event_dim  # the largest event_dim among the parts
-        for part in reversed(self.parts):
-            event_dim += part.domain.event_dim - part.codomain.event_dim
-            event_dim = max(event_dim, part.domain.event_dim)
-        if event_dim > domain.event_dim:
-            domain = independent_constraint(domain, event_dim - domain.event_dim)
-        return domain
+        return self._end_constraint(self.parts[::-1], "domain", "codomain")
 
     @property
     def codomain(self):
-        if not self.parts:
+        return self._end_constraint(self.parts, "codomain", "domain")
+
+    @staticmethod
+    def _end_constraint(parts, out, into):
+        """The last part's `out` constraint (parts in the order the event_dims flow through), made independent
+        over the largest event_dim along the way, as torch folds them for the domain and the codomain."""
+        if not parts:
             return real
-        codomain = self.parts[-1].codomain
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim += part.codomain.event_dim - part.domain.event_dim
-            event_dim = max(event_dim, part.codomain.event_dim)
-        if event_dim > codomain.event_dim:
-            codomain = independent_constraint(codomain, event_dim - codomain.event_dim)
-        return codomain
+        constraint = getattr(parts[-1], out)
+        event_dim = getattr(parts[0], into).event_dim
+        for part in parts:
+            event_dim += getattr(part, out).event_dim - getattr(part, into).event_dim
+            event_dim = max(event_dim, getattr(part, out).event_dim)
+        if event_dim > constraint.event_dim:
+            constraint = independent(constraint, event_dim - constraint.event_dim)
+        return constraint
 
     @property
     def bijective(self):
@@ -253,16 +257,11 @@ class ComposeTransform(Transform):
         return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
 
 
-class ExpTransform(Transform):
+class ExpTransform(ParameterFreeTransform):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -320,16 +319,11 @@ def clipped_sigmoid(x):
     return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(ParameterFreeTransform):
     domain = real
     codomain = unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return clipped_sigmoid(x)
@@ -344,16 +338,11 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(ParameterFreeTransform):
     domain = real
     codomain = positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return torch.nn.functional.softplus(x)
@@ -365,16 +354,11 @@ class SoftplusTransform(Transform):
         return -torch.nn.functional.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(ParameterFreeTransform):
     domain = real
     codomain = interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -386,14 +370,9 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - torch.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(ParameterFreeTransform):
     domain = real
     codomain = positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -419,7 +398,7 @@ class AffineTransform(Transform):
     def domain(self):
         if self.event_dim == 0:
             return real
-        return independent_constraint(real, self.event_dim)
+        return independent(real, self.event_dim)
 
     @property
     def codomain(self):
@@ -474,15 +453,10 @@ class AffineTransform(Transform):
         return self.forward_shape(shape)
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(ParameterFreeTransform):
     domain = real_vector
     codomain = simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - torch.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)

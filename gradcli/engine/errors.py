@@ -90,8 +90,9 @@ def _op_name(node):
     return re.sub(r"Backward(0$|(?=\d|$))", "", node.name())  # (torch::autograd::CopyBackwards stays)
 
 
-def modified_inplace(t, expected_version, output_of):
-    shape = ", ".join(str(s) for s in t.shape)
+def modified_inplace(t, expected_version, output_of, saved_shape=None):
+    """torch's SavedVariable::unpack error; saved_shape: an output's shape when it was saved."""
+    shape = ", ".join(str(s) for s in (t.shape if saved_shape is None else saved_shape))
     what = f"[{type_string(t)} [{shape}]]"
     if output_of:
         what += f", which is output {t._output_nr} of {_op_name(output_of)},"

@@ -77,7 +77,7 @@ def unpack_saved(node, saved):
 def node_value(node, item):
     t = item.tensor
     if t._version[0] != item.version:
-        raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and node), hint="inplace")
+        raise errors.runtime(errors.modified_inplace(t, item.version, item.is_output and node, item.shape), hint="inplace")
     return t
 
 

@@ -583,7 +583,11 @@ def _alias(t):
     r = wrap(t._data, t.dtype)
     v = t._version
     r._version = v if v.__class__ is list else inference_alias_version()  # shares data and version counter,
-    return r  # but no autograd view relation (an inference tensor's: autograd_modes.inference_alias_version)
+    # but no autograd view relation (an inference tensor's: autograd_modes.inference_alias_version); an in-place
+    # change through r regenerates the grad_fn of t's root's views (ops/indexing.check_inplace)
+    root = t if t._base is None else t._base
+    r.__dict__["_gs_alias"] = root.__dict__.get("_gs_alias", root)
+    return r
 
 
 def detached_copy(t):

@@ -1490,8 +1490,10 @@ SIGNATURES = {
 FUNCTIONAL = {
     'adaptive_avg_pool1d': ({1: ('TypeError', "adaptive_avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "adaptive_avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'adaptive_avg_pool2d': ({2: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
+    'adaptive_avg_pool3d': ({2: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'adaptive_max_pool1d': ({2: ('TypeError', "adaptive_max_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "adaptive_max_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'adaptive_max_pool2d': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
+    'adaptive_max_pool3d': ({2: ('AttributeError', "'{}' object has no attribute 'size'"), 3: ('AttributeError', "'{}' object has no attribute 'size'")}, None, False),
     'alpha_dropout': ({1: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "alpha_dropout(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'avg_pool1d': ({1: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool1d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'avg_pool2d': ({1: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "avg_pool2d(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),

@@ -325,13 +325,13 @@ class CallableCompiler:
         if in_class:  # called with the class body's namespace so far (a property's @NAME.setter reads it)
             if not decorators:
                 return lambda frame, namespace: define(frame)
-            return lambda frame, namespace: decorate(define(frame), decorators, frame, namespace)
+            return lambda frame, namespace: decorate(define, decorators, frame, namespace)
         store = self.name_store(node.name, scope)
         if not decorators:
             return lambda frame: store(frame, define(frame))
 
         def def_(frame):
-            store(frame, decorate(define(frame), decorators, frame))
+            store(frame, decorate(define, decorators, frame))
         return def_
 
 

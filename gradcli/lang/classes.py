@@ -18,13 +18,14 @@ cannot read any other dunder attribute (``obj.__dict__``, ``obj.__class__``). Na
 script's own unless its engine base defines them or gradcli reserves them (private.py), which the
 class statement checks when it runs.
 
-Decorators are a closed list: ``@staticmethod``, ``@classmethod``, ``@property`` and
-``@NAME.setter`` / ``.getter`` / ``.deleter`` of a property defined above (on a method),
-``@once_differentiable`` and the grad-mode decorators ``@torch.no_grad()``,
-``@torch.enable_grad()``, ``@torch.inference_mode()`` (with or without the call parentheses) and
-``@torch.set_grad_enabled(flag)``. The compiler accepts names, attribute chains and calls of them as
-decorator expressions; what they evaluate to is checked when the definition runs (a script may
-alias ``once_differentiable``), anything else is refused.
+Decorators are any expression, as in Python (PEP 614): their values are evaluated top-down before the
+definition runs and applied bottom-up, the result bound to the name. ``@staticmethod``, ``@classmethod``,
+``@property`` and ``@NAME.setter`` / ``.getter`` / ``.deleter`` of a property defined above are
+markers of a class body (those builtins are no values a script may read); the grad-mode classes
+``@torch.no_grad`` (``enable_grad``, ``inference_mode``) are instantiated as torch's decorators are;
+``@dataclass`` applies Python's dataclasses to a plain class only; any other value is called with the
+function (or class) as ``f = deco(f)`` would call it: a script's own decorators (d2l's ``add_to_class``, a
+timing wrapper), ``@once_differentiable``, ``@torch.no_grad()``, with their errors at the decorator.
 """
 from __future__ import annotations
 
@@ -33,9 +34,6 @@ from .private import class_text, engine_owner, is_private, mangle
 from .runtime import Frame, tag
 from .scopes import Scope, child_qualname
 
-DECORATORS_TEXT = ("@staticmethod, @classmethod, @property (and a property's .setter), @once_differentiable, "
-                   "@torch.no_grad(), @torch.enable_grad(), @torch.inference_mode() and "
-                   "@torch.set_grad_enabled(mode)")
 # the protocol methods a script's class may define (with __init__); Python's other hooks stay closed
 PROTOCOL_METHODS = ("__init__", "__len__", "__getitem__", "__iter__", "__next__", "__call__", "__repr__",
                     "__str__", "__eq__", "__enter__", "__exit__")
@@ -46,6 +44,8 @@ _STATIC = object()  # the compiled @staticmethod
 _CLASSMETHOD = object()
 _PROPERTY = object()
 _ACCESSORS = ("setter", "getter", "deleter")
+_VALUE = object()  # a decorator's evaluated value, in decorate()
+_LOCAL = object()  # a decorator named by a name of the class body (read from its namespace so far)
 
 
 class _Dataclass:
@@ -69,18 +69,12 @@ class _Dataclass:
 DATACLASS = _Dataclass()
 
 
-def _is_chain(node):
-    while type(node) is A.Attribute:
-        node = node.value
-    return type(node) is A.Name
-
-
 class ClassCompiler:
     """Mixin of Compiler: class statements and the decorators of def and methods."""
 
     def decorators(self, node, scope, in_class):
         """The compiled decorators of a def: _STATIC, _CLASSMETHOD, _PROPERTY, (accessor, property
-        name) or closures giving the decorator's value."""
+        name) or (closure giving the decorator's value, its node)."""
         out = []
         for d in node.decorators:
             marker = {"staticmethod": _STATIC, "classmethod": _CLASSMETHOD, "property": _PROPERTY}.get(
@@ -95,8 +89,9 @@ class ClassCompiler:
                     and d.value.id in scope.locals):
                 out.append((d.attr, d.value.id))  # @area.setter: the property `area` of this class body
                 continue
-            if not (_is_chain(d) or (type(d) is A.Call and _is_chain(d.func))):
-                raise self.error(d, "SyntaxError", f"GradScript supports these decorators only: {DECORATORS_TEXT}")
+            if in_class and type(d) is A.Name and d.id in scope.locals:
+                out.append((_LOCAL, (d.id, self.expr(d, scope)), d))  # a function defined above in this class body
+                continue
             out.append((self.expr(d, scope), d))
         return out
 
@@ -138,10 +133,7 @@ class ClassCompiler:
             raise self.error(node, "SyntaxError", "GradScript classes derive from at most one base, with no "
                              "keywords (metaclass=...)",
                              hint=f"derive from one of: {BASES_TEXT}")
-        if len(node.decorators) > 1 or (node.decorators and type(node.decorators[0]) not in (A.Name, A.Attribute)):
-            raise self.error(node.decorators[-1], "SyntaxError", "the one class decorator GradScript supports "
-                             "is @dataclass (from dataclasses import dataclass), without arguments")
-        class_decorator = (self.expr(node.decorators[0], scope), node.decorators[0]) if node.decorators else None
+        class_decorators = [(self.expr(d, scope), d) for d in node.decorators]
         base = self.expr(node.bases[0], scope) if node.bases else None
         cscope = Scope("class", scope, qualname=child_qualname(scope, node.name))
         cscope.super_cell = cell = [None]
@@ -188,6 +180,7 @@ class ClassCompiler:
         name, bnode, qualname = node.name, (node.bases[0] if node.bases else node), cscope.qualname
 
         def class_(frame):
+            decorators = [(value_of(frame), d) for value_of, d in class_decorators]  # Python's order: first
             b = object if base is None else base(frame)
             try:
                 check_base(b)
@@ -217,9 +210,9 @@ class ClassCompiler:
             except Exception as e:
                 tag(e, bnode)
                 raise
-            if class_decorator is not None:
-                cls = _decorate_class(cls, class_decorator, frame)
-            cell[0] = cls
+            cell[0] = cls  # super() and __class__ name the class the statement made, not what decorators return
+            for value, dnode in reversed(decorators):
+                cls = _decorate_class(cls, value, dnode)
             store(frame, cls)
         return class_
 
@@ -228,15 +221,20 @@ def _annotation(value):
     return object if isinstance(value, str) else value
 
 
-def _decorate_class(cls, class_decorator, frame):
-    """@dataclass on a script's class: Python's dataclasses.dataclass (its errors, a mutable default's
-    ValueError, are the script's own); any other value is refused."""
+def _decorate_class(cls, value, dnode):
+    """One class decorator: @dataclass on a script's class is Python's dataclasses.dataclass (its errors, a
+    mutable default's ValueError, are the script's own); another value is called with the class."""
+    if value is not DATACLASS:
+        try:
+            return value(cls)
+        except Exception as e:
+            tag(e, dnode)
+            raise
     import dataclasses
-    value_of, dnode = class_decorator
     try:
-        if value_of(frame) is not DATACLASS:
-            err = TypeError("the one class decorator GradScript supports is @dataclass (from dataclasses "
-                            "import dataclass), without arguments")
+        if not isinstance(cls, type) or "_gradscript_class" not in cls.__dict__:
+            err = TypeError("@dataclass decorates a class statement of the script in GradScript (here the "
+                            f"decorator below it gave a '{type(cls).__name__}' object)")
             err._gs_user = True
             raise err
         if issubclass(cls, BaseException) or _module_base() is not None and issubclass(cls, _module_base()):
@@ -276,10 +274,15 @@ def refuse_exception_protocol(name, node):
     raise err
 
 
-def decorate(fn, decorators, frame, namespace=None):
-    """Apply compiled decorators (innermost first), checking each value against the closed list;
-    ``namespace`` is the class body's so far, for a property's @NAME.setter."""
-    for dec in reversed(decorators):
+def decorate(define, decorators, frame, namespace=None):
+    """Evaluate the decorators' values (top-down, before the def runs, as Python does), make the function
+    (``define(frame)``) and apply them innermost first; ``namespace`` is the class body's so far, for a
+    property's @NAME.setter."""
+    values = [dec if dec is _STATIC or dec is _CLASSMETHOD or dec is _PROPERTY or type(dec[0]) is str
+              else (_VALUE, _class_local(namespace, dec[1], frame), dec[2]) if dec[0] is _LOCAL
+              else (_VALUE, dec[0](frame), dec[1]) for dec in decorators]
+    fn = define(frame)
+    for dec in reversed(values):
         if dec is _STATIC:
             fn = staticmethod(fn)
             continue
@@ -293,14 +296,19 @@ def decorate(fn, decorators, frame, namespace=None):
             accessor, pname = dec
             fn = _accessor(namespace, pname, accessor)(fn)
             continue
-        value_of, dnode = dec
-        value = value_of(frame)
+        _, value, dnode = dec
         try:
-            fn = _allowed(value)(fn)
+            fn = _decorator(value)(fn)  # a value that is no callable: Python's TypeError, here
         except Exception as e:
             tag(e, dnode)
             raise
     return fn
+
+
+def _class_local(namespace, local, frame):
+    """A decorator's name as a class body looks it up: its namespace so far, else the enclosing scopes."""
+    name, value_of = local
+    return namespace[name] if name in namespace else value_of(frame)
 
 
 def _accessor(namespace, pname, accessor):
@@ -322,17 +330,17 @@ def _type_name(value):
     return "function" if callable(value) else type(value).__name__
 
 
-def _allowed(value):
+def _decorator(value):
+    """What a def's decorator value calls: torch's grad-mode classes are instantiated first (torch's
+    _NoParamDecoratorContextManager: `@torch.no_grad` as `@torch.no_grad()`); dataclass decorates classes."""
     from ..engine import autograd_modes as modes
-    from ..engine.custom_function import once_differentiable
-    if value is once_differentiable or isinstance(value, modes.GradModeDecorator):
-        return value
-    if value in (modes.no_grad, modes.enable_grad, modes.inference_mode):
+    if value is modes.no_grad or value is modes.enable_grad or value is modes.inference_mode:
         return value()
-    what = "dataclass" if value is DATACLASS else getattr(value, "__qualname__", None) or type(value).__name__
-    err = TypeError(f"'{what}' is not a decorator GradScript supports: only {DECORATORS_TEXT}")
-    err._gs_user = True
-    raise err
+    if value is DATACLASS:
+        err = TypeError("@dataclass decorates a class statement (class Config: ...) in GradScript, not a def")
+        err._gs_user = True
+        raise err
+    return value
 
 
 def _module_base():

@@ -22,7 +22,8 @@ from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
 from .parser import check_statement_context
 from .pyops import INPLACE_OPS
-from .private import del_private, enclosing_class, get_private, is_private, mangle, set_private
+from .private import (REFUSED_HINT, del_private, enclosing_class, get_private, is_private, mangle, refused_text,
+                      set_private)
 from .pyvalues import del_attr, get_attr, set_attr
 from .runtime import BREAK, CONTINUE, enter_context, exit_context, tag
 from .scopes import Scope, bound_names, names_bound_anywhere
@@ -30,8 +31,6 @@ from .statements import lowerings
 
 _RETURN_NONE = (None,)
 _FORBIDDEN_HINTS = {
-    "getattr": "write the attribute directly: obj.name",
-    "setattr": "assign the attribute directly: obj.name = value",
     "dir": "the REPL completes names and attributes with Tab",
     "open": "scripts have no file access; print the values you need",
     "input": "scripts read no input; set the values in the script",
@@ -93,10 +92,7 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
         name = mangle(name, enclosing_class(scope))
         if is_private(name):
             return name, True
-        raise self.error(node, "AttributeError",
-                         f"attribute '{name}' is not accessible: attributes starting with '_' are private "
-                         "in GradScript", hint="only public attributes (no leading underscore) can be used; a "
-                         "script's own class may use '_name' attributes it defines (not __dunder__ ones)")
+        raise self.error(node, "AttributeError", refused_text(name), hint=REFUSED_HINT)
 
     def check_params(self, node):
         for p in list(node.params) + list(node.kwonly) + [node.vararg, node.kwarg]:

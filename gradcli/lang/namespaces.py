@@ -24,7 +24,7 @@ from .runtime import LimitError
 
 # names a script may neither use nor define: the sandbox (checked at compile time)
 FORBIDDEN_NAMES = frozenset(
-    "eval exec compile open getattr setattr delattr globals locals vars breakpoint input __import__ "
+    "eval exec compile open globals locals vars breakpoint input __import__ "
     "dir help memoryview classmethod staticmethod property exit quit copyright credits license "
     "__builtins__ __loader__ __spec__".split())
 

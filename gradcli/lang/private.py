@@ -42,6 +42,16 @@ PUBLIC_ROUTES = {"_modules": "; its public form is self.named_children()",
                  "_buffers": "; its public form is self.named_buffers(recurse=False)"}
 
 
+REFUSED_HINT = ("only public attributes (no leading underscore) can be used; a script's own class may use '_name' "
+                "attributes it defines (not __dunder__ ones)")
+
+
+def refused_text(name):
+    """Why ``obj.__name__`` (a dunder that is no protocol method, ``__dict__``, ``__class__``) is refused: the
+    compiler's words for the dotted form and getattr's for a name made at run time (dynattrs.py)."""
+    return f"attribute '{name}' is not accessible: {_PRIVATE_TEXT}"
+
+
 def is_private(name):
     """A '_' name a script's own class may use: one leading underscore, or a mangled-style '__x'; not
     a dunder (those keep the protocol rules)."""
@@ -225,5 +235,5 @@ def has_private(obj, name):
     return True
 
 
-__all__ = ["is_private", "mangle", "engine_owner", "get_private", "private_load",
+__all__ = ["REFUSED_HINT", "refused_text", "is_private", "mangle", "engine_owner", "get_private", "private_load",
            "set_private", "del_private", "has_private", "private_attributes", "enclosing_class", "class_text"]

@@ -173,6 +173,8 @@ def python_builtins(rt):
     names["range"] = BuiltinFunction(pyops.make_range(rt), "range", (range, pyops.BigRange))
     names["pow"] = BuiltinFunction(pyops.g_pow3, "pow")
     names["hasattr"] = BuiltinFunction(pyvalues.has_attr, "hasattr")
+    from .dynattrs import builtins_for  # noqa: PLC0415 - dynattrs imports the classes, which import this module
+    names.update((name, BuiltinFunction(fn, name)) for name, fn in builtins_for(rt).items())
     names["format"] = BuiltinFunction(strguard.safe_builtin_format, "format")
     names["sum"] = BuiltinFunction(sum_, "sum")
 

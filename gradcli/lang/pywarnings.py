@@ -10,7 +10,8 @@ filter is shown (stderr: once per site, as gradcli shows the engine's) and recor
 
 Doors, each closed: a message or module pattern is matched by safe_regex (linear time, metered);
 a category must be a class (a script's class cannot define __subclasscheck__ or a metaclass);
-``warnings.filters`` is a copy (a script changes filters through the functions); ``showwarning``
+``warnings.filters`` reads the filters but refuses a change (FiltersList: the script changes filters
+through the functions, never with tuples of its own that the matching would call); ``showwarning``
 and the module's other attributes cannot be assigned (Namespace); ``formatwarning`` reads no file
 but the script's own source; a WarningMessage shows its seven fields only.
 """
@@ -64,6 +65,28 @@ class FilterPattern:
         return hash((self.pattern, self.flags))
 
 
+class FiltersList(list):
+    """``warnings.filters`` as a script sees it: Python's list of the filter tuples, kept up to date in place
+    by the functions (filterwarnings, simplefilter, resetwarnings) and swapped by catch_warnings, as Python's
+    is; a change through the list itself is refused (its items would be the script's, not the patterns and
+    classes that the matching trusts)."""
+
+    __slots__ = ()
+    __gradscript_attrs__ = frozenset(name for name in dir(list) if name[:1] != "_")  # a list's methods
+
+    def _refuse(self, *args, **kwargs):
+        raise _user(TypeError("warnings.filters cannot be changed in GradScript: change the filters with "
+                              "warnings.filterwarnings, warnings.simplefilter or warnings.resetwarnings"))
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+
+user_raiser(FiltersList._refuse)
+FiltersList.__name__ = FiltersList.__qualname__ = "list"  # type(warnings.filters) is <class 'list'>
+FiltersList.__module__ = "builtins"
+
+
 class WarningMessage:
     """Python's warnings.WarningMessage: what catch_warnings(record=True) lists."""
 
@@ -98,12 +121,19 @@ class WarningsState:
         self.registry = {}      # __main__'s __warningregistry__
         self.onceregistry = {}
         self.log = None         # the innermost catch_warnings(record=True)'s list
-        self.on_change = None   # told the new filters (the facade's `filters` member)
+        self.on_change = None   # told a new view of the filters (the facade's `filters` member)
+        self.view = FiltersList(self.filters)
 
     def mutated(self):
         self.version += 1
+        list.__setitem__(self.view, slice(None), self.filters)
+
+    def new_view(self, view=None):
+        """catch_warnings gives the module a new filters list on entry and the saved one back on exit."""
+        self.view = FiltersList(self.filters) if view is None else view
+        self.mutated()
         if self.on_change is not None:
-            self.on_change(list(self.filters))
+            self.on_change(self.view)
 
     def add_filter(self, item, append):
         if not append:
@@ -119,10 +149,12 @@ class WarningsState:
     def _matches(self, pattern, text):
         return pattern is None or pattern.linear.match(text, self.rt.step)
 
-    def warn_explicit(self, message, category, filename, lineno, column=None, source=None):
-        """Lib/warnings.py's warn_explicit for the module __main__; a warning shown goes to the
-        record list or to ``show``. "error" raises the warning."""
-        registry = self.registry
+    def warn_explicit(self, message, category, filename, lineno, column=None, source=None, module=MODULE,
+                      registry=None):
+        """Lib/warnings.py's warn_explicit (for the module __main__ and its registry unless told); a warning
+        shown goes to the record list or to ``show``. "error" raises the warning."""
+        if registry is None:
+            registry = self.registry
         if registry.get("version", 0) != self.version:
             registry.clear()
             registry["version"] = self.version
@@ -136,7 +168,7 @@ class WarningsState:
         if registry.get(key):
             return
         for action, msg, cat, mod, ln in self.filters:
-            if (self._matches(msg, text) and issubclass(category, cat) and self._matches(mod, MODULE)
+            if (self._matches(msg, text) and issubclass(category, cat) and self._matches(mod, module)
                     and (ln == 0 or lineno == ln)):
                 break
         else:
@@ -215,9 +247,9 @@ class catch_warnings:  # noqa: N801 - Python's name
             raise _user(RuntimeError(f"Cannot enter {self!r} twice"))
         state = self._state
         self._entered = True
-        self._saved = (state.filters, state.log)
+        self._saved = (state.filters, state.log, state.view)
         state.filters = state.filters[:]
-        state.mutated()
+        state.new_view()
         if self._filter is not None:
             simplefilter_on(state, *self._filter)
         if self._record:
@@ -229,8 +261,8 @@ class catch_warnings:  # noqa: N801 - Python's name
         if not self._entered:
             raise _user(RuntimeError(f"Cannot exit {self!r} without entering first"))
         state = self._state
-        state.filters, state.log = self._saved
-        state.mutated()
+        state.filters, state.log, view = self._saved
+        state.new_view(view)
 
 
 for _method in (catch_warnings.__init__, catch_warnings.__enter__, catch_warnings.__exit__):
@@ -251,8 +283,8 @@ def simplefilter_on(state, action, category=builtins.Warning, lineno=0, append=F
 
 
 def warnings_members(state):
-    """The members of the module `warnings` over one session's WarningsState (its `filters`, a copy,
-    is set again by ``state.on_change``)."""
+    """The members of the module `warnings` over one session's WarningsState (its `filters`, the state's
+    FiltersList, is set again by ``state.on_change`` when catch_warnings swaps it)."""
 
     @user_raiser
     def filterwarnings(action, message="", category=builtins.Warning, module="", lineno=0, append=False):
@@ -296,6 +328,25 @@ def warnings_members(state):
         state.warn_explicit(message, category, filename, lineno or 0, column, source)
 
     @user_raiser
+    def warn_explicit(message, category, filename, lineno, module=None, registry=None, module_globals=None,
+                      source=None):
+        lineno = int(lineno)
+        if module is None:
+            module = filename or "<unknown>"
+            if module[-3:].lower() == ".py":
+                module = module[:-3]
+        if registry is not None and type(registry) is not dict:
+            raise _user(TypeError(f"'registry' must be a dict or None, not '{type(registry).__name__}'"))
+        if module_globals is not None and type(module_globals) is not dict:
+            raise _user(TypeError(f"'module_globals' must be a dict or None, not '{type(module_globals).__name__}'"))
+        if not isinstance(message, builtins.Warning):
+            category = builtins.UserWarning if category is None else _class(category)
+            if not (isinstance(category, type) and issubclass(category, builtins.Warning)):
+                raise _user(TypeError(f"category must be a Warning subclass, not '{type(category).__name__}'"))
+        state.warn_explicit(message, category, filename, lineno, None, source, str(module),
+                            {} if registry is None else registry)
+
+    @user_raiser
     def formatwarning(message, category, filename, lineno, line=None):
         if line is None:
             line = state.source_line(filename, lineno)
@@ -320,13 +371,13 @@ def warnings_members(state):
     user_raiser(make_catch_warnings)
     make_catch_warnings.__name__ = make_catch_warnings.__qualname__ = "catch_warnings"
 
-    return {"warn": warn, "filterwarnings": filterwarnings, "simplefilter": simplefilter,
+    return {"warn": warn, "warn_explicit": warn_explicit, "filterwarnings": filterwarnings, "simplefilter": simplefilter,
             "resetwarnings": resetwarnings, "catch_warnings": make_catch_warnings,
             "WarningMessage": WarningMessage, "formatwarning": formatwarning, "showwarning": showwarning,
-            "filters": list(state.filters)}
+            "filters": state.view}
 
 
-__all__ = ["WarningsState", "WarningMessage", "FilterPattern", "catch_warnings", "warnings_members", "ACTIONS",
+__all__ = ["WarningsState", "WarningMessage", "FiltersList", "FilterPattern", "catch_warnings", "warnings_members", "ACTIONS",
            "simplefilter_on"]
 
 FilterPattern.__name__ = FilterPattern.__qualname__ = "Pattern"

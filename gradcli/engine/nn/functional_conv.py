@@ -376,9 +376,25 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # ---------------------------------------------------------------------------- pooling
 
+class MaxPool2DWithIndicesBackwardBackward0(Function):
+    """The gradient of max pooling (scatter-add of g at the argmax indices) as a node of its own, for
+    double backward; its backward reads the incoming gradient at the indices (grad_output) and gives zeros
+    for the input (torch's derivatives.yaml)."""
+    __slots__ = ()
+
+    def backward(self, gg):
+        k = self._kw
+        g_out = max_double_backward(gg, k["indices"], len(k["spatial"])) if self.next_functions[0][0] else None
+        from ..factory import zeros  # noqa: PLC0415
+        g_self = zeros(k["in_shape"], dtype=gg.dtype, device=gg.device) if self.next_functions[1][0] else None
+        return g_out, g_self
+
+
 class MaxPool2DWithIndicesBackward0(Function):
     __slots__ = ()
+    save_inputs = True  # torch saves self (the edge of its backward's own node)
     saves_in_kw = True
+    double = MaxPool2DWithIndicesBackwardBackward0  # its backward's node (MaxPool3D...: its own)
     explain = staticmethod(words.fixed("1 at each window's maximum, 0 elsewhere"))
 
     @staticmethod
@@ -389,29 +405,19 @@ class MaxPool2DWithIndicesBackward0(Function):
 
     def backward(self, g):
         k = self._kw
-        return (_put_max(g, k["indices"], k["spatial"]),)
+        return (_put_max(g, self.saved[0], k["indices"], k["spatial"], self.double),)
 
 
-class MaxPool2DWithIndicesBackwardBackward0(Function):
-    """The gradient of max pooling (scatter-add of g at the argmax indices) as a node of its own,
-    for double backward; its backward gathers."""
-    __slots__ = ()
-
-    def backward(self, gg):
-        k = self._kw
-        return (_take_max(gg, k["indices"], len(k["spatial"])),)
-
-
-class MaxPool2DWithIndicesBackward1(Function):
-    """Gather at the argmax indices (the backward of the backward of max pooling)."""
-    __slots__ = ()
-
-    def backward(self, g):
-        k = self._kw
-        return (_put_max(g, k["indices"], k["spatial"]),)
+def max_double_backward(gg, idx, nd):
+    """ATen's max_pool_double_backward: grad.view(lead + (-1,)).gather(-1, indices).view(indices' shape)."""
+    from ..ops.gather_scatter import gather  # noqa: PLC0415
+    lead = tuple(gg.shape[:gg.ndim - nd])
+    flat = S.reshape(gg, lead + (-1,))
+    picked = gather(flat, -1, wrap(idx.reshape(lead + (-1,)), dtypes.int64))
+    return S.reshape(picked, idx.shape)
 
 
-def _put_max(g, indices, spatial):
+def _put_max(g, x, indices, spatial, node):
     d = g._data
     lead = d.shape[:d.ndim - len(spatial)]
     s = int(np.prod(spatial))
@@ -419,23 +425,17 @@ def _put_max(g, indices, spatial):
     fi = indices.reshape(lead + (-1,))
     coords = tuple(np.indices(fi.shape, sparse=True)[:-1]) + (fi,)
     _scatter_add_at(acc, coords, d.reshape(lead + (-1,)))
-    return record(MaxPool2DWithIndicesBackwardBackward0, (g,), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
-                  {"indices": indices, "spatial": spatial})
-
-
-def _take_max(x, indices, nsp=2):
-    d = x._data
-    lead = d.shape[:d.ndim - nsp]
-    flat = d.reshape(lead + (-1,))
-    out = np.take_along_axis(flat, indices.reshape(lead + (-1,)), axis=-1).reshape(indices.shape)
-    return record(MaxPool2DWithIndicesBackward1, (x,), wrap(out, x.dtype),
-                  {"indices": indices, "spatial": tuple(d.shape[d.ndim - nsp:])})
+    return record(node, (g, x), wrap(acc.reshape(lead + tuple(spatial)), g.dtype),
+                  {"indices": indices, "spatial": spatial, "in_shape": tuple(x.shape)})
 
 
 def _pool_args(input, kernel_size, stride, padding, dilation, name):
     if name == "avg_pool2d" and input.dim() < 3:  # ATen reads input.size(-3) first
         n = max(input.dim(), 1)
         raise errors.index(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")
+    if name == "avg_pool2d" and input.dim() > 4:
+        raise errors.runtime(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                             f"got:{list(input.shape)}")
     if input.dim() not in (3, 4):
         raise errors.runtime("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _tuple(kernel_size, 2)
@@ -515,6 +515,16 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override, AvgPool2DBackward0)
 
 
+def window_sums(vals):
+    """Each window (the last axis) summed as ATen's cpu_avg_pool loops: `sum += v` from 0, tap by tap, in
+    float32 for float16 (its opmath type). NumPy's .sum would add 8 lanes pairwise where the axis is
+    contiguous and long enough (a 5x5x5 window of float32 then differed in the last bit from torch)."""
+    acc = xp_of(vals).zeros(vals.shape[:-1], dtype=np.float32 if vals.dtype == np.float16 else vals.dtype)
+    for j in range(vals.shape[-1]):
+        acc += vals[..., j]
+    return acc
+
+
 def avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override, node):
     """Average pooling over the last len(k) dims (the arguments checked), with ATen's divisor per window."""
     nd = len(k)
@@ -534,9 +544,9 @@ def avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override
     else:
         div = inside.astype(np.float64)
     x = input._data
-    sums = flat_ext(x, nd)[..., idx].sum(axis=-1).reshape(x.shape[:x.ndim - nd] + out_sp)
+    sums = window_sums(flat_ext(x, nd)[..., idx]).reshape(x.shape[:x.ndim - nd] + out_sp)
     dt = input.dtype
-    out = np.where(like(x, inside > 0), sums / like(x, div.astype(dt.np)), 0).astype(dt.np)
+    out = np.where(like(x, inside > 0), sums / like(x, div.astype(sums.dtype)), 0).astype(dt.np)
     return record(node, (input,), wrap(_contig(out), dt), {"idx": idx, "div": div, "spatial": spatial})
 
 

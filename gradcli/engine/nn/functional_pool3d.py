@@ -2,16 +2,24 @@
 functional_conv.py (the index map over three spatial dims), with ATen's pool3d_shape_check and
 pooling_output_shape checks in their order and words. The nodes are torch's MaxPool3DWithIndicesBackward0
 and AvgPool3DBackward0 (the 2-d nodes' backward: the scatter of the gradient at the argmax, or over each
-window divided by its divisor)."""
+window divided by its divisor). F.adaptive_avg_pool3d/adaptive_max_pool3d are functional_pool.py's N-d
+adaptive pools (AdaptiveAvgPool3DBackward0, AdaptiveMaxPool3DBackward0)."""
 from __future__ import annotations
 
-from .. import errors
+from .. import dtypes, errors
+from ..ops.elementwise_common import kernel_error
 from . import functional_conv as FC
+from . import functional_pool as _pool
 from . import window_checks
+
+
+class MaxPool3DWithIndicesBackwardBackward0(FC.MaxPool2DWithIndicesBackwardBackward0):
+    __slots__ = ()
 
 
 class MaxPool3DWithIndicesBackward0(FC.MaxPool2DWithIndicesBackward0):
     __slots__ = ()
+    double = MaxPool3DWithIndicesBackwardBackward0
 
 
 class AvgPool3DBackward0(FC.AvgPool2DBackward0):
@@ -64,4 +72,14 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     out_sp = _out(input, k, s, p, d, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise errors.runtime("divisor must be not zero")
+    if input.dtype is dtypes.float16:  # ATen's avg_pool3d kernel has no Half
+        raise kernel_error("avg_pool3d_out_frame", input.dtype)
     return FC.avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override, AvgPool3DBackward0)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _pool.adaptive_avg_pool_nd(input, output_size, "adaptive_avg_pool3d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _pool.adaptive_max_pool_nd(input, output_size, return_indices, "adaptive_max_pool3d")

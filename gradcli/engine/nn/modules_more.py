@@ -159,6 +159,17 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     _fn = "adaptive_max_pool1d"
 
 
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    _fn = "adaptive_max_pool3d"
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """AdaptiveAvgPool2d's attributes and repr, over F.adaptive_avg_pool3d."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class LPPool1d(Module):
     _fn = "lp_pool1d"
 
@@ -289,7 +300,7 @@ class Unfold(Module):
 NAMES = ("Fold", "Unfold", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
          "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
          "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "RMSNorm", "AvgPool1d",
-         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d", "InstanceNorm2d",
+         "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "InstanceNorm1d", "InstanceNorm2d",
          "LPPool1d", "LPPool2d", "LocalResponseNorm")
 
 for _n in NAMES:  # torch's module paths, so type(m) prints like PyTorch's

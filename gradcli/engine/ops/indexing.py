@@ -211,14 +211,18 @@ IndexPutValueBackward.__name__ = IndexPutValueBackward.__qualname__ = "IndexPutB
 
 def check_inplace(t, as_view=False):
     """PyTorch refuses in-place changes to a leaf (or a view of one) that requires grad."""
+    base = t if t._base is None else t._base
+    alias = base.__dict__.get("_gs_alias")  # t is (a view of) a detach() of alias: they share the version counter
     if not grad_mode.enabled:
-        root = t._base
-        if root is not None or "_gs_views" in t.__dict__:
-            root = t if root is None else root
-            if root._rg:  # torch regenerates the views' grad_fn when next read (their version moved on)
-                from .inplace import regenerate_views  # noqa: PLC0415 - inplace imports this module
-                regenerate_views(root, None)
+        root = base if alias is None else alias
+        if root is not t or "_gs_views" in t.__dict__:
+            # torch regenerates the views' grad_fn when next read (their version moved on)
+            from .inplace import regenerate_views  # noqa: PLC0415 - inplace imports this module
+            regenerate_views(root, None)
         return
+    if alias is not None:  # (in grad mode, an in-place op of a view regenerates the others itself)
+        from .inplace import regenerate_views  # noqa: PLC0415 - inplace imports this module
+        regenerate_views(alias, None)
     if grad_mode.enabled:
         if t._creation is not None:
             raise errors.runtime(view_rebase_message(t))

@@ -203,6 +203,8 @@ def inplace_view(fn, name):
             self._rg = True
             if self._retains:
                 move_retain(self, old, old_nr)
+            # the version moved on: torch regenerates the other views' grad_fn when next read
+            regenerate_views(self if self._base is None else self._base, self)
         return self
     method.__name__ = name
     return method
@@ -476,9 +478,13 @@ def regenerate_views(root, changed):
     regenerates a view's grad_fn when it next reads it (its version moved on) as AsStridedBackward0 of
     the base's new node, so what is computed from the view afterwards goes through the in-place op. A
     view made under no_grad (or of a multi-output op) keeps its CreationMeta: its error is raised there.
-    Under no_grad (check_inplace) the base's node is unchanged and so is the gradient, only the name."""
+    Under no_grad (check_inplace) the base's node is unchanged and so is the gradient, only the name.
+    A root that does not require grad (x = a.reshape(2, 3).requires_grad_(): x and its views are views of a)
+    leaves the leaf views as they are and gives the others an AsStridedBackward0 without an edge, as torch's
+    VariableHooks::grad_fn does (their gradient no longer reaches x)."""
+    rg = root._rg
     for v in live_views(root):
-        if v is changed or v._creation is not None:
+        if v is changed or v._creation is not None or not (rg or v.grad_fn is not None):
             continue
         v.grad_fn = make_node(AsStridedBackward0, (root,), v.dtype, (),
                               {"region": view_region(v._data, root._data), "numel": root._data.size,
