@@ -1,12 +1,39 @@
 """torch.distributions.constraints (engine/distributions_constraints.py): every public constraint's repr, class
 name, is_discrete, event_dim and check() on the same values as torch's, the families' supports and arg_constraints
-as those objects (their bounds readable), the dependent constraint's errors; the script-level golden is
-tests/golden/scripts/distributions_constraints.grad."""
+as those objects (their bounds readable), the dependent constraint's errors; biject_to and transform_to
+(engine/distributions_registry.py) give torch's transforms for each constraint, and the transforms they add
+(IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform) against float64 central
+differences and torch's values and gradients; the script-level goldens are
+tests/golden/scripts/distributions_constraints.grad and distributions_constraint_registry.grad."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gradcli.engine import api as engine_torch
+from case_support import case_table_tests, refused_script
+
+X = [[-1.0, 0.5, 2.0], [0.3, -0.2, 1.5]]
+M = [[0.5, 0.1], [-1.0, 0.2]]
+
+
+def _jacobian_sum(t, x):
+    return t(x) + t.log_abs_det_jacobian(x, t(x)).unsqueeze(-1)
+
+
+CASES = {
+    "softmax_transform": (lambda t, x: t.distributions.SoftmaxTransform()(x)
+                          + t.distributions.SoftmaxTransform().inv(x.exp()), [X], []),
+    "lower_cholesky_transform": (lambda t, m: t.distributions.LowerCholeskyTransform()(m)
+                                 + t.distributions.LowerCholeskyTransform().inv(m.exp().tril()), [M], []),
+    "positive_definite_transform": (lambda t, m: t.distributions.PositiveDefiniteTransform()(m), [M], []),
+    "independent_transform": (lambda t, x: _jacobian_sum(t.distributions.IndependentTransform(
+        t.distributions.SigmoidTransform(), 1), x), [X], []),
+    "transform_to_interval": (lambda t, x: _jacobian_sum(t.distributions.transform_to(
+        t.distributions.constraints.independent(t.distributions.constraints.interval(-1.0, 2.0), 1)), x), [X], []),
+}
+
+test_gradcheck, test_matches_torch = case_table_tests(CASES)
 
 
 def _facts(lib):
@@ -52,3 +79,39 @@ def test_dependent_refuses_check_and_static_attributes():
         _ = c.dependent.event_dim
     with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
         c.dependent.check(engine_torch.zeros(1))
+
+
+def _registry_facts(lib):
+    d = lib.distributions
+    c = d.constraints
+    x = lib.tensor([[-1.0, 0.5, 2.0], [0.3, -0.2, 1.5]], dtype=lib.float64)  # float32 log is not SLEEF's to the ulp
+    out = []
+    for con in (c.real, c.positive, c.nonnegative, c.greater_than(1.5), c.greater_than_eq(-2.0), c.less_than(3.0),
+                c.unit_interval, c.interval(-1.0, 2.0), c.half_open_interval(0.0, 1.0), c.interval(0, 1),
+                c.real_vector, c.independent(c.positive, 1), c.simplex, c.lower_cholesky, c.positive_definite,
+                c.positive_semidefinite, c.boolean):
+        for registry in (d.biject_to, d.transform_to):
+            try:
+                t = registry(con)
+            except NotImplementedError as err:
+                out.append(str(err))
+                continue
+            out.append((repr(t), repr(t.domain), repr(t.codomain), t.bijective))
+            if t.domain.event_dim < 2:
+                y = t(x)
+                # to 12 digits: sigmoid's float64 last bit is not torch's everywhere (a separate matter)
+                out.append((np.round(y.tolist(), 12).tolist(), np.round(t.inv(y).tolist(), 12).tolist()))
+    return out
+
+
+def test_biject_to_transform_to_are_torchs():
+    torch = pytest.importorskip("torch")
+    np.testing.assert_equal(_registry_facts(engine_torch), _registry_facts(torch))
+
+
+def test_scripts_cannot_register_factories():
+    """register would change the registry for every later run in the process: scripts only call it."""
+    refused_script("import torch\nfrom torch.distributions import biject_to, constraints\n", "<registry>",
+                   "biject_to.register(constraints.real, lambda c: None)\n", "AttributeError")
+    refused_script("import torch\nfrom torch.distributions import biject_to, constraints\n", "<registry>",
+                   "biject_to._registry.clear()\n", "AttributeError")

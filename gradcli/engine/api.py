@@ -429,7 +429,7 @@ def _load_distributions():
     from . import distributions_beta as _db, distributions_cauchy as _dc, distributions_multinomial as _dmn
     from . import distributions_mixture as _dmx, distributions_transformed as _dt, distributions_transforms as _dtr
     from . import distributions_cbernoulli as _dcb, distributions_gamma_more as _dgm, distributions_relaxed as _drx
-    from . import distributions_constraints as _dcs, distributions_vonmises as _dvm
+    from . import distributions_constraints as _dcs, distributions_registry as _dreg, distributions_vonmises as _dvm
     from .distributions_kl import kl_divergence
     more = {name: getattr(module, name)
             for module in (_dm, _dmvn, _dg, _dmn, _dc, _db, _dt, _dmx, _dgm, _drx, _dcb, _dvm) for name in module.NAMES}
@@ -439,12 +439,16 @@ def _load_distributions():
     submodules = {module.rsplit(".", 1)[1]: _Module(module, **classes) for module, classes in by_module.items()}
     for name in _drx.SUBMODULE_ONLY:  # torch.distributions does not export these two bases
         del more[name]
-    transforms = {name: getattr(_dtr, name) for name in _dtr.NAMES}
-    submodules["transforms"] = _Module("torch.distributions.transforms", **transforms)
+    transforms = {name: getattr(module, name) for module in (_dtr, _dreg) for name in module.NAMES}
+    submodules["transforms"] = _Module("torch.distributions.transforms", **transforms,
+                                       identity_transform=_dreg.identity_transform)
+    registries = {"biject_to": _dreg.biject_to, "transform_to": _dreg.transform_to}
+    submodules["constraint_registry"] = _Module("torch.distributions.constraint_registry", **registries,
+                                                ConstraintRegistry=_dreg.ConstraintRegistry)
     submodules["constraints"] = _Module("torch.distributions.constraints",
                                         **{name: getattr(_dcs, name) for name in _dcs.NAMES})
     return _Module("torch.distributions", **{name: getattr(_d, name) for name in _d.NAMES}, **more, **submodules,
-                   **transforms,
+                   **transforms, **registries,
                    kl_divergence=kl_divergence,
                    categorical=_Module("torch.distributions.categorical", Categorical=_d.Categorical),
                    normal=_Module("torch.distributions.normal", Normal=_d.Normal),
