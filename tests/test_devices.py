@@ -520,12 +520,12 @@ def _family(name):
 @pytest.fixture
 def keep_warn_once():
     """The cases give torch's once-per-process warnings: leave their state as it was for later tests."""
+    from gradcli.engine import warnonce
     from gradcli.engine.nn import functional_conv
-    from gradcli.engine.ops import special_common
-    saved = set(special_common._WARNED), list(functional_conv._WARNED_SAME)
+    saved = set(warnonce._WARNED), list(functional_conv._WARNED_SAME)
     yield
-    special_common._WARNED.clear()
-    special_common._WARNED.update(saved[0])
+    warnonce._WARNED.clear()
+    warnonce._WARNED.update(saved[0])
     functional_conv._WARNED_SAME[:] = saved[1]
 
 

@@ -106,7 +106,6 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
 
         writer = make_writer(sys.stdout, color_out)
     printer = None if flags.json else WarningPrinter(sys.stderr, color_err, src.name)
-    seen = set()
     crash = []
     location = [None]  # the statement the child runs, as it reports it near the deadline
 
@@ -119,12 +118,9 @@ def run_one(src: Source, flags: Flags, options, color_out: bool, color_err: bool
                 outcome.outputs.append((message[1], message[2]))
         elif kind == "warn":
             w = message[1]
-            key = (w["category"], w["message"], w["line"], w["column"])
-            if key not in seen:
-                seen.add(key)
-                outcome.warnings.append(w)
-                if printer is not None:
-                    printer.show(w["category"], w["message"], w["line"], w["column"])
+            outcome.warnings.append(w)
+            if printer is not None:
+                printer.show(w["category"], w["message"], w["line"], w["column"])
         elif kind == "stderr":
             sys.stdout.flush()
             sys.stderr.write(message[1])

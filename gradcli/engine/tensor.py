@@ -16,6 +16,7 @@ from .autograd_engine import run_general, current_pass, run_plain
 from .autograd_modes import REQUIRES_GRAD_INFERENCE, NO_VERSION, grad_mode, inference_alias_version
 from .device import CPU, device_of, to_device
 from .size import Size
+from .warnonce import warn_once
 
 np.seterr(all="ignore")  # torch computes inf/nan silently; NumPy would print warnings
 
@@ -423,7 +424,7 @@ class Tensor:
 
     def __float__(self):
         if self._rg:  # torch warns for float() only (not int(), bool() or item())
-            warnings.warn(errors.SCALAR_OF_REQUIRES_GRAD_WARNING, UserWarning, stacklevel=2)
+            warn_once(errors.SCALAR_OF_REQUIRES_GRAD_WARNING, UserWarning, stacklevel=2)  # TORCH_WARN_ONCE
         return float(self._scalar("float"))
 
     def __int__(self):

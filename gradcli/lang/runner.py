@@ -174,6 +174,11 @@ def hint_text(key):
     return HINTS.get(key) if isinstance(key, str) else None
 
 
+# torch-echo's "always" shows a warning in a loop every time; a run shows one site's same warning again only
+# this many times, and while the repeats shown hold less text than this (stderr, the result's list and the
+# executor's messages stay bounded: a repeat adds nothing the first showing did not say)
+MAX_WARNING_REPEATS = 1000
+MAX_REPEATED_WARNING_TEXT = 1 << 22
 _DTYPES = {"float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
            "float16": "float16", "half": "float16"}
 
@@ -183,12 +188,15 @@ class Session:
 
     def __init__(self, options: RunOptions | None = None, write=None, warn=None):
         self.options = options or RunOptions()
+        from ..engine.warnonce import reset_warn_once  # noqa: PLC0415 - the engine loads with the language
+        reset_warn_once()  # a session is torch's process: its TORCH_WARN_ONCE warnings start afresh
         self._write_cb = write
         self._warn_cb = warn
         self._outputs = []
         self.keep_outputs = True   # False: what the script prints goes to `write` only (run streams it)
         self._warnings = []
-        self._warned = set()
+        self._warned = {}
+        self._repeated_text = 0
         o = self.options
         self.rt = Runtime(self._write, max_steps=o.max_steps, max_depth=o.max_depth, timeout=o.timeout,
                           max_elements=o.max_elements)
@@ -223,11 +231,16 @@ class Session:
         self._show_warning(category.__name__, str(message), line_no, column)
 
     def _show_warning(self, category_name, text, line_no, column):
-        """A warning shown on stderr: once per site and run (the callback's dict, the result's list)."""
+        """A warning shown on stderr (the callback's dict, the result's list): each one the filters let
+        through, as torch-echo's "always" shows it, the one place that decides (the printers show what
+        they are given); past MAX_WARNING_REPEATS of one site and text in a run (a loop's), no more."""
         key = (line_no, column, category_name, text)
-        if key in self._warned:
-            return
-        self._warned.add(key)
+        seen = self._warned.get(key, 0)
+        if seen:
+            if seen > MAX_WARNING_REPEATS or self._repeated_text + len(text) > MAX_REPEATED_WARNING_TEXT:
+                return
+            self._repeated_text += len(text)
+        self._warned[key] = seen + 1
         w = Warning(category_name, text, line_no, column)
         self._warnings.append(w)
         if self._warn_cb is not None:
@@ -374,7 +387,8 @@ class Session:
     def run(self, source: str, filename: str = "<string>") -> RunResult:
         self._outputs = []
         self._warnings = []
-        self._warned = set()  # once per site and run (a REPL's inputs all start at line 1)
+        self._warned = {}  # the repeats of each site and text in this run (a REPL's inputs all start at line 1)
+        self._repeated_text = 0
         self.rt.reset()
         self._source = self._session_source(source)
         self._hooks = None

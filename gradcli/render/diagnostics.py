@@ -196,11 +196,11 @@ def warning_line(category, message, filename, line=None, column=None) -> str:
 
 
 class WarningPrinter:
-    """Prints each warning once per site (category, message, line, column) on stream."""
+    """Prints each warning it is given on stream (which the run shows is the session's to decide:
+    lang/runner.Session._show_warning, after the script's warnings filters)."""
 
     def __init__(self, stream, color: bool, filename: str):
         self.stream, self.color, self.filename = stream, color, filename
-        self.seen: set = set()
 
     def __call__(self, *args, **kwargs) -> None:
         w = args[0] if len(args) == 1 and not kwargs else None
@@ -215,10 +215,6 @@ class WarningPrinter:
         self.show(data.get("category"), data.get("message"), data.get("line"), data.get("column"))
 
     def show(self, category, message, line, column) -> None:
-        key = (category, str(message), line, column)
-        if key in self.seen:
-            return
-        self.seen.add(key)
         text = warning_line(category, message, self.filename, line, column)
         if self.color:
             from rich.text import Text  # noqa: PLC0415

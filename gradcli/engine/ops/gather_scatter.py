@@ -13,6 +13,7 @@ from ..device import scatter_add as _scatter_add_at
 from ..function import Function, is_normal, record
 from ..limits import check_numel, check_shape
 from ..tensor import Tensor, wrap
+from ..warnonce import warn_once
 from . import replays
 from .indexing import index_backward
 from .registry import Sample, V, case, op
@@ -190,8 +191,7 @@ def _scatter_reduce_legacy(input, out, coords, src, reduce):
             raise errors.runtime("scatter(): Expected self.dtype to be equal to src.dtype")
         shape = np.broadcast_shapes(*(np.shape(c) for c in coords))  # the index's (coords are sparse)
         values = src._data[tuple(slice(0, s) for s in shape)] if shape else src._data
-        import warnings  # noqa: PLC0415
-        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+        warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
                       UserWarning, stacklevel=2)
     else:

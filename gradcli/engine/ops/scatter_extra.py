@@ -11,6 +11,7 @@ from .. import dtypes, errors, limits
 from ..device import xp_of
 from ..function import Function, record
 from ..tensor import Tensor, wrap, wrap_dim
+from ..warnonce import warn_once
 from . import gather_scatter as GS
 from . import join_split as JS
 from . import linalg_extra as LX
@@ -115,8 +116,7 @@ def _batch_transpose(input, name, zero_d):
     """adjoint/mH (mT: shape.py): a 0-d tensor is itself, with torch's deprecation warning; 1-d is refused."""
     nd = input._data.ndim
     if nd == 0:
-        import warnings  # noqa: PLC0415
-        warnings.warn(zero_d, UserWarning, stacklevel=3)
+        warn_once(zero_d, UserWarning, stacklevel=3)
         return input
     if nd < 2:
         raise errors.runtime(f"tensor.{name} is only supported on matrices or batches of matrices. "
@@ -135,8 +135,7 @@ def matrix_mh(input):
 def matrix_h(input):
     nd = input._data.ndim
     if nd == 0:
-        import warnings  # noqa: PLC0415
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
         return input
     if nd != 2:
         raise errors.runtime(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor."

@@ -13,6 +13,7 @@ from ..function import Function, record
 from ..limits import check_shape
 from ..size import Size
 from ..tensor import wrap, wrap_dim
+from ..warnonce import warn_once
 from ..views import view_of
 from . import replays, words
 from .registry import Sample, op
@@ -391,8 +392,7 @@ def permute(input, *dims):
 def T(input):
     nd = input._data.ndim
     if nd != 2:
-        import warnings  # noqa: PLC0415
-        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases." if nd == 0
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases." if nd == 0
                       else "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                       "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
                       "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
@@ -403,8 +403,7 @@ def T(input):
 def mT(input):
     nd = input._data.ndim
     if nd == 0:
-        import warnings  # noqa: PLC0415
-        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+        warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
                       UserWarning, stacklevel=2)
         return input
     if nd < 2:

@@ -5,11 +5,11 @@ declarations' shorthands (`IP`: x.name_(), `TIP`: also torch.name_(x)).
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import errors
+from ..warnonce import reset_warn_once, warn_once  # noqa: F401 - the families import them here
 from ..autograd import make_node
 from ..device import CPU, to_device, xp_of
 from ..device import asarray as _asarray
@@ -57,22 +57,6 @@ def wrap_as(arr, dt):
 
 def _tensors(*xs):
     return tuple(x for x in xs if isinstance(x, Tensor))
-
-
-_WARNED = set()
-
-
-def warn_once(message, category=UserWarning, stacklevel=3):
-    """torch's TORCH_WARN_ONCE: a warning given the first time only, per process (reset_warn_once for a
-    fresh start, as a new Python process with torch would have)."""
-    if message in _WARNED:
-        return
-    _WARNED.add(message)
-    warnings.warn(message, category, stacklevel=stacklevel)
-
-
-def reset_warn_once():
-    _WARNED.clear()
 
 
 def _twin(t):
