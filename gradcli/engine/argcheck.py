@@ -319,6 +319,14 @@ def _doubtful(args, kwargs):
     return bool(kwargs) and any(v.__class__ in _DOUBTFUL for v in kwargs.values())
 
 
+def _has_float(args, kwargs):
+    """Is an argument after the first a float?"""
+    for v in args[1:]:
+        if v.__class__ is float:
+            return True
+    return bool(kwargs) and any(v.__class__ is float for v in kwargs.values())
+
+
 _FITS_ITEMS = 16
 
 
@@ -348,27 +356,95 @@ def _fits_known(name, args, kwargs, signatures=None):
     return found
 
 
+# the parameter types that refuse a float in every overload torch has (its hidden overloads add Numbers where a
+# Tensor is listed, x.div_(2.5), and never widen these)
+_INT_KINDS = frozenset({"int", "tuple of ints", "bool"})
+_FLOATS = {}  # (name, method, the arguments' classes, keywords) -> whether a float sits where no overload takes one
+
+
+def _float_spot(text, args, kwargs, start, alone):
+    """How the signature text (its positional parameters read from args[start]) takes the floats among the
+    arguments: None when it may take them all, else True when one sits in an int, int list or bool parameter,
+    False when one sits where the text has no parameter."""
+    from .arg_single import signature_params  # noqa: PLC0415 - it builds on this module
+    params = signature_params(text)
+    positional = [p for p in params if not p[4]]
+    given = args[start:]
+    if _varargs_intlist(text) and given and takes_int(given[0]):
+        # the varargs int list: its first item decides, a later float fails unpacking (x.reshape(2, 3.0)), where
+        # another signature does not take them first (x.view(2, 3.0): the implementation tells it)
+        return True if alone and any(v.__class__ is float for v in given) else None
+    verdict = None
+    for i, v in enumerate(given):
+        if v.__class__ is float:
+            if i >= len(positional):
+                verdict = verdict or False
+            elif positional[i][0] in _INT_KINDS:
+                return True
+    for key, v in kwargs.items():
+        if v.__class__ is float:
+            found = [p for p in params if p[1] == key]
+            if not found:
+                verdict = verdict or False
+            elif found[0][0] in _INT_KINDS:
+                return True
+    return verdict
+
+
+def float_misplaced(name, texts, args, kwargs, start):
+    """Is a float given where every signature of torch.name (texts; a Tensor method's, with start 1 past self)
+    wants an int, an int list or a bool, or has no parameter, one of them an int's? (x.sum(dim=1.5),
+    x.permute(0.0, 1), torch.squeeze(x, 0.0): torch's TypeError; the implementations went on with them.) Remembered
+    by the arguments' classes."""
+    key = (name, start, tuple(v.__class__ for v in args), tuple(kwargs))
+    found = _FLOATS.get(key)
+    if found is None:
+        spots = [_float_spot(t, args, kwargs, start, len(texts) == 1) for t in texts]
+        found = None not in spots and True in spots
+        if len(_FLOATS) < 4096:
+            _FLOATS[key] = found
+    return found
+
+
+def _method_texts(name):
+    """The signatures' texts of the Tensor method name (without self), or None."""
+    from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - on a call with a float
+    sigs = METHOD_SIGNATURES.get(name)
+    if sigs is not None:
+        return [s[4] for s in sigs] if all(s[4] for s in sigs) else None
+    single = method_text(name)
+    return None if single is None else [single[0]]
+
+
 def as_method(fn, name):
     """fn as the Tensor method name: the argument errors it raises in torch.X's form (invalid_combination,
     wrong_type, or Python's own for arguments no signature takes) told as the method's. An argument of another
     type is checked first: the implementation could iterate a script object of 10**9 items (x.flip(obj)), which
-    torch's parser refuses at once."""
+    torch's parser refuses at once; so is a float where torch wants an int (float_misplaced)."""
+    texts = None  # the signatures' texts, on the first call with a float
+
     @functools.wraps(fn)
     def method(*args, **kwargs):
+        nonlocal texts
         if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
             return fn(*args, **kwargs)  # lang/callables.py renames NumPy's keywords on fn's own TypeError
-        doubt = False
+        doubt = floats = False
         for value in (*args[1:], *kwargs.values()) if kwargs else args[1:]:
             cls = value.__class__
             if cls in _DOUBTFUL:
                 doubt = True
+            elif cls is float:
+                floats = True
             elif cls not in _PLAIN and not isinstance(value, (Tensor, np.generic)):
                 doubt = False
                 redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
                 if redone is not None:
                     raise redone
                 break
-        if doubt and not _fits_known(name, args, kwargs):
+        if floats and texts is None:
+            texts = _method_texts(name) or ()
+        if (doubt and not _fits_known(name, args, kwargs)) or (floats and texts and float_misplaced(
+                name, texts, args, kwargs, 1)):
             redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
             if redone is not None:
                 raise redone
@@ -437,7 +513,8 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
                 check_first(name, signatures, args, seen)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, seen)
-        elif all_texts and _doubtful(args, kwargs) and not _fits_known(name, args, seen, signatures):
+        elif all_texts and ((_doubtful(args, kwargs) and not _fits_known(name, args, seen, signatures)) or (
+                _has_float(args, kwargs) and float_misplaced(name, [s[4] for s in signatures], args, seen, 0))):
             from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
             raise parser_error(name, signatures, args, seen)
         if single is not None:

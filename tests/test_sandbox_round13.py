@@ -1,0 +1,87 @@
+"""Red team, thirteenth round (docs/robustness.md, "The sandbox"): arguments torch's parser refuses that the
+implementations went on with (a result, or Python's own error). Each case runs through gradcli's runner and through
+torch (tools/make_goldens.py's run_one, torch-echo's semantics; skipped without torch 2.13): stdout and the error
+line must be the same. Without torch, each refused one must still end in the script's own TypeError, never a result
+or an internal error."""
+from __future__ import annotations
+
+import pytest
+
+from gradcli.lang.runner import RunOptions, run_source
+from gradcli.testing.golden import error_text, normalized_error_text
+from tool_modules import load_tool
+
+PRELUDE = "import torch\nx = torch.ones(2, 3)\n"
+
+# a float where every signature wants an int, an int list or a bool (argcheck.float_misplaced)
+FLOATS = [
+    "x.reshape(6.0)", "x.reshape(2.0, 3)", "x.reshape(2, 3.0)", "x.permute(0.0, 1)", "x.permute(1, 0.0)",
+    "x.sum(dim=1.5)", "x.squeeze(0.0)", "x.squeeze(dim=0.0)", "x.mean(1.5)", "x.prod(1.0)", "x.topk(1, largest=1.0)",
+    "x.float().round(decimals=1.0)", "x.renorm(2.0, 0.0, 1.0)", "torch.sum(x, 1.5)", "torch.mean(x, 1.5)",
+    "torch.squeeze(x, 0.0)", "x.view(2, 3.0)", "x.view(2.0, 3)",
+]
+
+# floats the hidden Number overloads (or a float parameter) take, and ints where floats are refused
+FLOATS_TAKEN = [
+    "x.div_(2.5)", "x.clamp(0.5, 1.5)", "x.pow(2.0)", "x.masked_fill(x > 0, 2.5)", "x.lerp(x, 0.5)", "x.fill_(2.5)",
+    "x.eq(1.0)", "x.add(1.0)", "x.sub(x, alpha=0.5)", "x.where(x > 0, 1.0)", "x.new_full((2,), 1.5)",
+    "x.index_add(0, torch.tensor([0]), torch.ones(1, 3), alpha=0.5)", "x.norm(2.0)", "x.quantile(0.5)",
+    "x.histc(4, 0.0, 1.0)", "x.renorm(2.0, 0, 1.0)", "torch.clamp(x, 0.5)", "torch.pow(x, 2.0)",
+    "torch.div(x, 2.5)", "torch.add(x, 1.5)", "torch.quantile(x, 0.5)", "torch.full((2,), 1.5)",
+    "torch.arange(0, 1.5, 0.5)", "torch.linspace(0, 1.0, 5)", "x.reshape(3, 2)", "x.sum(1)", "torch.sum(x, 1)",
+    "x.squeeze(0)", "x.permute(1, 0)",
+]
+
+
+def _run(code):
+    result = run_source(PRELUDE + code + "\n", "round13.grad", RunOptions(seed=0))
+    assert result.error is None or result.error.type_name != "InternalError", result.error.traceback_text
+    return result
+
+
+@pytest.mark.parametrize("code", FLOATS)
+def test_floats_refused(code):
+    result = _run(code)
+    assert result.error is not None and result.error.type_name == "TypeError", result.stdout
+
+
+@pytest.mark.parametrize("code", FLOATS_TAKEN)
+def test_floats_taken(code):
+    result = _run(code)
+    assert result.error is None, result.error.message
+
+
+@pytest.fixture(scope="module")
+def make_goldens():
+    torch = pytest.importorskip("torch")
+    if not torch.__version__.startswith("2.13."):
+        pytest.skip(f"the oracle is torch 2.13, this is {torch.__version__}")
+    return load_tool("make_goldens")
+
+
+@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN)
+def test_as_torch(code, make_goldens, tmp_path):
+    script = tmp_path / "case.grad"
+    script.write_text(PRELUDE + code + "\n", encoding="utf-8")
+    oracle = make_goldens.run_one(script)
+    result = _run(code)
+    assert result.stdout.encode("utf-8") == oracle.out
+    if oracle.err is None:
+        assert result.error is None, result.error.message
+    else:
+        assert result.error is not None, f"torch raised {oracle.err.splitlines()[0]}"
+        assert error_text(result.error.type_name, result.error.message) == \
+            normalized_error_text(oracle.err.splitlines()[0])
+
+
+def test_float_verdicts_are_bounded():
+    """float_misplaced remembers its verdicts by the arguments' classes: ever new calls add no key past 4,096."""
+    from gradcli.engine import api as torch  # noqa: PLC0415
+    from gradcli.engine import argcheck  # noqa: PLC0415
+    x = torch.ones(2, 3)
+    for _ in range(3):
+        with pytest.raises(TypeError, match="invalid combination"):
+            x.sum(dim=1.5)
+    assert len(argcheck._FLOATS) <= 4096
+    key = ("sum", 1, (type(x),), ("dim",))
+    assert argcheck._FLOATS.get(key) is True
