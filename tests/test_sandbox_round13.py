@@ -32,6 +32,15 @@ FLOATS_TAKEN = [
     "x.squeeze(0)", "x.permute(1, 0)",
 ]
 
+# an int list whose first item is an int and a later one fails to unpack (argcheck.unpack_error): torch's TypeError
+# wrapping the unpacking's error, where the implementations raised the bare ValueError or went on
+UNPACK = [
+    "x.sum((0, 2**64))", "x.sum(dim=(0, 2**64))", "x.sum([2**64])", "x.mean((0, 2**64))", "x.amax((0, 2**64))",
+    "torch.sum(x, (0, 2**64))", "torch.amax(x, (0, 2**64))", "x.std((0, 2**64))", "x.logsumexp((0, 2**64))",
+    "x.sum((0, 2**64, 1.5))", "x.sum((0, 1.5, 2**64))", "x.nansum((0, 2**64))", "x.sum((0, 1.5))",
+    "torch.sum(x, (1, 'a'))",
+]
+
 
 def _run(code):
     result = run_source(PRELUDE + code + "\n", "round13.grad", RunOptions(seed=0))
@@ -41,6 +50,12 @@ def _run(code):
 
 @pytest.mark.parametrize("code", FLOATS)
 def test_floats_refused(code):
+    result = _run(code)
+    assert result.error is not None and result.error.type_name == "TypeError", result.stdout
+
+
+@pytest.mark.parametrize("code", UNPACK)
+def test_unpack_refused(code):
     result = _run(code)
     assert result.error is not None and result.error.type_name == "TypeError", result.stdout
 
@@ -59,7 +74,7 @@ def make_goldens():
     return load_tool("make_goldens")
 
 
-@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN)
+@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN + UNPACK)
 def test_as_torch(code, make_goldens, tmp_path):
     script = tmp_path / "case.grad"
     script.write_text(PRELUDE + code + "\n", encoding="utf-8")

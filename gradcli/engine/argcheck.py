@@ -406,6 +406,41 @@ def float_misplaced(name, texts, args, kwargs, start):
     return found
 
 
+def _past_int64(v):
+    return v.__class__ is int and not -(1 << 63) <= v < (1 << 63)
+
+
+def _unpack_fails(item):
+    """Does THPUtils_unpackIndex fail on this item of an int list (a bool, a 0-d Tensor are read)? Its error, or None."""
+    if _past_int64(item):
+        return "Overflow when unpacking long long"
+    if takes_int(item) or isinstance(item, (bool, np.bool_, Tensor)):
+        return None
+    return f"type must be tuple of ints,but got {typename(item)}\""
+
+
+def unpack_error(name, texts, args, kwargs, start):
+    """torch's TypeError for an int list whose first item is an int and a later one fails to unpack
+    (x.sum((0, 2**64)), x.sum((0, 1.5))): the parser reads the list by its first item, the unpacking fails after
+    (its error wrapped; the first line), or None; texts: the signatures' (a Tensor method's with start 1 past self),
+    the first with an int list there names it."""
+    from .arg_single import signature_params  # noqa: PLC0415 - it builds on this module
+    given = [(i - start, None, v) for i, v in enumerate(args) if i >= start] + [(None, k, v) for k, v in kwargs.items()]
+    for at, key, v in given:
+        if (v.__class__ is not list and v.__class__ is not tuple) or not v or not takes_int(v[0]):
+            continue
+        failed = next(((pos, why) for pos, why in enumerate(map(_unpack_fails, v), 1) if why), None)
+        if failed is None:
+            continue
+        for text in texts:
+            params = signature_params(text)
+            found = [p for p in params if not p[4]][at:at + 1] if key is None else [p for p in params if p[1] == key]
+            if found and found[0][0] == "tuple of ints":
+                return errors.type_error(f"{name}(): argument '{found[0][1]}' failed to unpack the object at pos "
+                                         f"{failed[0]} with error \"{failed[1]}")
+    return None
+
+
 def _method_texts(name):
     """The signatures' texts of the Tensor method name (without self), or None."""
     from .torch_signatures import METHOD_SIGNATURES  # noqa: PLC0415 - on a call with a float
@@ -441,8 +476,12 @@ def as_method(fn, name):
                 if redone is not None:
                     raise redone
                 break
-        if floats and texts is None:
+        if (floats or doubt) and texts is None:
             texts = _method_texts(name) or ()
+        if doubt and texts:
+            redone = unpack_error(name, texts, args, kwargs, 1)
+            if redone is not None:
+                raise redone
         if (doubt and not _fits_known(name, args, kwargs)) or (floats and texts and float_misplaced(
                 name, texts, args, kwargs, 1)):
             redone = _told_again(_FOREIGN, name, None, args, kwargs, True)
@@ -513,6 +552,9 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
                 check_first(name, signatures, args, seen)
             elif name in NUMBER_NEEDS_TENSOR and not any(isinstance(v, Tensor) for v in (*args, *kwargs.values())):
                 check_numbers_only(name, signatures, args, seen)
+        elif (all_texts or single is not None) and _doubtful(args, kwargs) and (redone := unpack_error(
+                name, [single[0]] if single is not None else [s[4] for s in signatures], args, seen, 0)) is not None:
+            raise redone
         elif all_texts and ((_doubtful(args, kwargs) and not _fits_known(name, args, seen, signatures)) or (
                 _has_float(args, kwargs) and float_misplaced(name, [s[4] for s in signatures], args, seen, 0))):
             from .arg_parser import parser_error  # noqa: PLC0415 - it builds on this module
