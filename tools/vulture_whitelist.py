@@ -276,6 +276,7 @@ Conv2d
 Conv3d
 ConvTranspose1d
 ConvTranspose2d
+ConvTranspose3d
 Fold
 Unfold
 MaxPool1d

@@ -16,6 +16,7 @@ TORCH_NAMES = {
     'conv3d': ('gradcli.engine.nn.functional_conv', 'conv3d'),
     'conv_transpose1d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose1d'),
     'conv_transpose2d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose2d'),
+    'conv_transpose3d': ('gradcli.engine.nn.functional_conv_transpose', 'conv_transpose3d'),
     'cosine_embedding_loss': ('gradcli.engine.nn.functional_aten', 'cosine_embedding_loss'),
     'cosine_similarity': ('gradcli.engine.nn.functional_loss', 'cosine_similarity'),
     'dropout': ('gradcli.engine.nn.functional', 'torch_dropout'),

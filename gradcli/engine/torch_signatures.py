@@ -333,6 +333,9 @@ SIGNATURES = {
     'conv_transpose2d': (
         (2, 8, 'input', 'Tensor', None),
     ),
+    'conv_transpose3d': (
+        (2, 8, 'input', 'Tensor', None),
+    ),
     'copysign': (
         (2, 3, 'input', 'Tensor', '(Tensor input, Tensor other, *, Tensor out = None)'),
         (2, 3, 'input', 'Tensor', '(Tensor input, Number other, *, Tensor out = None)'),
@@ -1507,6 +1510,7 @@ FUNCTIONAL = {
     'channel_shuffle': ({1: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "channel_shuffle(): argument 'input' (position 1) must be Tensor, not {}")}, None, False),
     'conv_transpose1d': ({1: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "conv_transpose1d(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "conv_transpose1d(): argument 'weight' (position 2) must be Tensor, not {}"), False),
     'conv_transpose2d': ({1: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "conv_transpose2d(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "conv_transpose2d(): argument 'weight' (position 2) must be Tensor, not {}"), False),
+    'conv_transpose3d': ({1: ('TypeError', "conv_transpose3d(): argument 'input' (position 1) must be Tensor, not {}"), 2: ('TypeError', "conv_transpose3d(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "conv_transpose3d(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "conv_transpose3d(): argument 'weight' (position 2) must be Tensor, not {}"), False),
     'cosine_embedding_loss': ({3: ('TypeError', "cosine_embedding_loss(): argument 'input1' (position 1) must be Tensor, not {}")}, None, False),
     'cosine_similarity': ({1: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 2: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not {}")}, ('TypeError', "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not {}"), False),
     'cross_entropy': ({2: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}"), 3: ('TypeError', "cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not {}")}, ('TypeError', "cross_entropy_loss(): argument 'target' (position 2) must be Tensor, not {}"), False),
@@ -2521,6 +2525,7 @@ SINGLE_SIGNATURES = {
     'constant_pad_nd': ('(Tensor input, tuple of ints pad, Number value = 0)', ()),
     'conv_transpose1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)', ('bias',)),
     'conv_transpose2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)', ('bias',)),
+    'conv_transpose3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)', ('bias',)),
     'corrcoef': ('(Tensor input)', ()),
     'cos': ('(Tensor input, *, Tensor out = None)', ()),
     'cos_': ('(Tensor input)', ()),

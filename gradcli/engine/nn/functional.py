@@ -497,6 +497,10 @@ OPS = [
          sample=Sample([((1, 2, 4), (2, 3, 3), (3,))], kwargs={"stride": 2, "padding": 1, "output_padding": 1})),
     _fop("conv_transpose2d", _convt.conv_transpose2d, _convt.ConvolutionBackward0, torch=True,
          sample=Sample([((1, 4, 3, 3), (4, 1, 2, 3), (2,))], kwargs={"stride": 2, "groups": 2, "dilation": (1, 2)})),
+    _fop("conv_transpose3d", _convt.conv_transpose3d, _convt.ConvolutionBackward0, torch=True, sample=Sample(
+        [((1, 4, 2, 3, 2), (4, 1, 2, 1, 2), (2,))],
+        kwargs={"stride": (2, 1, 2), "padding": (0, 1, 1), "output_padding": (1, 0, 0), "groups": 2,
+                "dilation": (1, 1, 2)})),
     _fop("interpolate", _up.interpolate, *[n for pair in _up.NODES.values() for n in pair],
          sample=Sample([((1, 2, 3, 4),), ((1, 2, 5),)], call=lambda torch, x: (
              torch.nn.functional.interpolate(x, scale_factor=1.7, mode="bilinear" if x.dim() == 4 else "linear"),

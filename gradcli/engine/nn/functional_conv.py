@@ -210,10 +210,11 @@ def conv_saved(node):
     return (x, w, b, idx, groups, k["nd"], n, c, c // groups) + tuple(idx.shape)
 
 
-def conv_unbatched(name, input, weight, nd):
+def conv_unbatched(name, input, weight, nd, stride=1):
     """The checks every convolution (plain or transposed) starts with, in torch's order: the input a
     Tensor of nd + 1 (unbatched: True, the caller adds the batch dim and checks again) or nd + 2 dims,
-    then the weight's dims."""
+    then the weight's dims (ATen's words: the 1-d ones compare the input's dims with the weight's, the
+    others the stride's length)."""
     if not isinstance(input, Tensor):
         raise errors.type_error(f"{name}() received an invalid combination of arguments - got "
                                 f"({type(input).__name__}, ...)")
@@ -222,13 +223,20 @@ def conv_unbatched(name, input, weight, nd):
                              f"input of size: [{', '.join(map(str, input.shape))}]")
     if input.dim() == nd + 1:
         return True
-    if weight.dim() != nd + 2:
+    if weight.dim() < 3:
         raise errors.runtime("weight should have at least three dimensions")
+    if weight.dim() != nd + 2 and nd == 1:
+        raise errors.runtime(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
+                             f"{list(weight.shape)}, but got {input.dim()}-dimensional input of size "
+                             f"{list(input.shape)} instead")
+    if weight.dim() != nd + 2:
+        raise errors.runtime(f"expected stride to be a single integer value or a list of {weight.dim() - 2} values "
+                             f"to match the convolution dimensions, but got stride={list(_tuple(stride, nd))}")
     return False
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
-    if conv_unbatched(f"conv{nd}d", input, weight, nd):
+    if conv_unbatched(f"conv{nd}d", input, weight, nd, stride):
         out = _conv(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups, nd)
         return S.squeeze(out, 0)
     ks = tuple(weight.shape[2:])
@@ -265,6 +273,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     if groups <= 0:
         raise errors.runtime("non-positive groups is not supported")
     window_checks.conv_params(pd, st, dl)
+    if o < groups:
+        raise errors.runtime(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                             f"weight of size {list(weight.shape)} instead")
     if o % groups:
         raise errors.runtime(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                              f"got weight of size [[{', '.join(map(str, weight.shape))}]] instead")

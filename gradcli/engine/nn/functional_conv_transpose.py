@@ -1,4 +1,4 @@
-"""Transposed convolution (F.conv_transpose1d/2d, nn.ConvTranspose1d/2d: DCGAN's generator) on
+"""Transposed convolution (F.conv_transpose1d/2d/3d, nn.ConvTranspose1d/2d/3d: DCGAN's generator) on
 functional_conv.py's index maps: the output is the col2im of weight^T @ input (the gradient of a
 convolution with respect to its input), so its backward is a convolution (the im2col gather of the
 gradient, then one product per group) and the weight's gradient is the input times those columns.
@@ -20,7 +20,7 @@ from ..device import xp_of
 from . import window_checks
 from .functional_conv import conv_saved, conv_unbatched, gather_spatial, ntuple, window_index
 
-__all__ = ["conv_transpose1d", "conv_transpose2d", "ConvolutionBackward0", "output_size_for"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "ConvolutionBackward0", "output_size_for"]
 
 
 def _forward_arrays(x, w, idx, groups, out_sp):
@@ -79,9 +79,10 @@ def output_size_for(in_sp, k, s, p, d, output_size, nd):
     with torch's ValueError for a size out of range."""
     if output_size is None:
         return None
-    output_size = [int(v) for v in output_size]
     if len(output_size) == nd + 2:
         output_size = output_size[2:]
+    shown = output_size  # torch's message shows it as given (a tuple stays a tuple)
+    output_size = [int(v) for v in output_size]
     if len(output_size) != nd:
         raise errors.value(f"ConvTranspose{nd}D: for {nd + 2}D input, output_size must have {nd} or {nd + 2} "
                            f"elements (got {len(output_size)})")
@@ -89,13 +90,13 @@ def output_size_for(in_sp, k, s, p, d, output_size, nd):
     hi = [lo[i] + s[i] - 1 for i in range(nd)]
     for i in range(nd):
         if not lo[i] <= output_size[i] <= hi[i]:
-            raise errors.value(f"requested an output size of {output_size}, but valid sizes range from {lo} to "
+            raise errors.value(f"requested an output size of {shown}, but valid sizes range from {lo} to "
                                f"{hi} (for an input of torch.Size([{', '.join(map(str, in_sp))}]))")
     return tuple(output_size[i] - lo[i] for i in range(nd))
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
-    if conv_unbatched(f"conv_transpose{nd}d", input, weight, nd):
+    if conv_unbatched(f"conv_transpose{nd}d", input, weight, nd, stride):
         out = _conv_transpose(S.unsqueeze(input, 0), weight, bias, stride, padding, output_padding, groups,
                               dilation, nd)
         return S.squeeze(out, 0)
@@ -106,7 +107,13 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise errors.runtime("non-positive groups is not supported")
     window_checks.conv_params(pd, st, dl, op)
     c = input.shape[1]
-    if weight.shape[0] != c or c % groups:
+    if weight.shape[0] < groups:
+        raise errors.runtime(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                             f"weight of size {list(weight.shape)} instead")
+    if weight.shape[0] % groups:
+        raise errors.runtime(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                             f"got weight of size [{list(weight.shape)}] instead")
+    if weight.shape[0] != c:
         raise errors.runtime(f"Given transposed=1, weight of size [{', '.join(map(str, weight.shape))}], expected "
                              f"input[{', '.join(map(str, input.shape))}] to have {weight.shape[0]} channels, but got "
                              f"{c} channels instead")
@@ -117,7 +124,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                              f"[{', '.join(map(str, bias.shape))}] instead")
     window_checks.conv_transpose_dilation(dl, nd)
     if any(op[i] >= st[i] and op[i] >= dl[i] for i in range(nd)):
-        axes = ("height", "width") if nd == 2 else ("width",)
+        axes = ("depth", "height", "width")[-nd:]
         got = " ".join(f"output_padding_{a}: {op[i]}" for i, a in enumerate(axes))
         got += " " + " ".join(f"stride_{a}: {st[i]}" for i, a in enumerate(axes))
         got += " " + " ".join(f"dilation_{a}: {dl[i]}" for i, a in enumerate(axes))
@@ -149,4 +156,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 

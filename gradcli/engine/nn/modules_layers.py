@@ -279,7 +279,7 @@ class _ConvTransposeNd(_ConvNd):
         else:
             op = output_size_for(tuple(input.shape[input.dim() - n:]), self.kernel_size, self.stride, self.padding,
                                  self.dilation, output_size, n)
-        conv = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
 
 
@@ -289,6 +289,10 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 class ConvTranspose2d(_ConvTransposeNd):
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _nd = 3
 
 
 # ---------------------------------------------------------------------------- pooling
@@ -499,7 +503,7 @@ class Embedding(Module):
 
 
 NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-         "Flatten", "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool2d", "AvgPool3d",
+         "Flatten", "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool2d", "AvgPool3d",
          "AdaptiveAvgPool2d", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Embedding")
 
 
@@ -507,7 +511,8 @@ NAMES = ("Identity", "Linear", "Bilinear", "Dropout", "Dropout1d", "Dropout2d", 
 _MODULE_PATHS = {
     "linear": ("Identity", "Linear", "Bilinear"),
     "dropout": ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"),
-    "flatten": ("Flatten", "Unflatten"), "conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"),
+    "flatten": ("Flatten", "Unflatten"),
+    "conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"),
     "pooling": ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d"), "normalization": ("LayerNorm",),
     "batchnorm": ("BatchNorm1d", "BatchNorm2d"), "sparse": ("Embedding",),
 }
