@@ -25,6 +25,8 @@ AGREE = [
     "from dataclasses import dataclass\ndef ident(c):\n    return c\n@dataclass\n@ident\nclass Cfg:\n    n: int = 3\n"
     "print(Cfg(), Cfg(4))\n",
     "x = lambda f: f\n@x\ndef g():\n    return 5\nprint(g())\n@(lambda f: f)\n@[x][0]\ndef h():\n    return 6\nprint(h())\n",
+    # functools.wraps: a timing wrapper, a method's logging wrapper, update_wrapper, a builtin wrapped
+    'import functools\nfrom functools import wraps\nimport time\nimport torch\n\n\ndef timer(func):\n    @functools.wraps(func)\n    def wrapper(*args, **kwargs):\n        start = time.perf_counter()\n        value = func(*args, **kwargs)\n        elapsed = time.perf_counter() - start\n        print(f"Finished {func.__name__!r} in {\'some\' if elapsed >= 0 else \'no\'} secs")\n        return value\n    return wrapper\n\n\n@timer\ndef train(n):\n    return torch.ones(n).sum()\n\n\nprint(train(3), train.__name__)\n\n\ndef log(f):\n    @wraps(f)\n    def inner(x):\n        return f(x)\n    return inner\n\n\nclass M:\n    @log\n    def step(self):\n        return 1\n\n\nprint(M.step.__name__, M().step())\ng = functools.update_wrapper(lambda y: y, train)\nprint(g.__name__, g(2))\nprint(wraps(len)(lambda: 0).__name__)\ntry:\n    inner_of_bad = log(train)(1, 2)\nexcept TypeError as e:\n    print(e)\n',
     # errors: where Python reports them
     "def deco(fn):\n    raise ValueError('no ' + fn.__name__)\n@deco\ndef f():\n    pass\n",
     "def deco():\n    pass\n@deco\ndef f():\n    pass\n",
@@ -84,3 +86,14 @@ def test_the_markers_keep_their_rules():
 def test_a_decorator_call_counts_as_a_step_and_recursion_stops():
     result = seeded_run("def d(f):\n    return d(f)\n@d\ndef g():\n    pass\n")
     assert result.error is not None and result.error.type_name == "RecursionError"
+
+
+@pytest.mark.parametrize("src, message", [
+    ("import functools\nclass W:\n    pass\nfunctools.update_wrapper(W(), len)\n",
+     "functools.wraps updates a function of the script in GradScript, not a 'W' object"),
+    ("import functools\nfunctools.wraps(len)(print)\n", "not a 'builtin_function_or_method' object"),
+    ("import functools\nfunctools.wraps(len, assigned=())\n", "update_wrapper(assigned=..., updated=...) is not"),
+])
+def test_wraps_updates_the_scripts_functions_only(src, message):
+    e = seeded_error(src)
+    assert e.type_name == "TypeError" and message in e.message and e.line == src.count("\n")

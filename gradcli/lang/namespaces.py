@@ -34,7 +34,7 @@ SUPPORTED_IMPORTS = ("torch, torch.nn, torch.nn.functional, torch.nn.utils (rnn,
                      "torch.autograd.functional, torch.autograd.graph, torch.autograd.forward_ad, torch.func, "
                      "torch.distributions, torch.testing, numpy, math, random, "
                      "itertools, time, collections (OrderedDict, defaultdict, deque, Counter), "
-                     "dataclasses (dataclass), functools (reduce, partial), warnings")
+                     "dataclasses (dataclass), functools (reduce, partial, wraps, update_wrapper), warnings")
 
 _ENGINE = "gradcli.engine"
 

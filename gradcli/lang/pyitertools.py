@@ -198,9 +198,37 @@ def itertools_module(rt):
 def functools_module(rt):
     """`functools`, for the folds and bound arguments of tutorial code (`reduce(operator, layers)`,
     `partial(F.cross_entropy, reduction='sum')`): Python's own, with reduce's items counted as steps as
-    itertools' are (reduce(max, count()) ends at --max-steps). Nothing else of the module (wraps/update_wrapper
-    write a function's __dict__ and __wrapped__; lru_cache and cache are decorators the language does not take)."""
+    itertools' are (reduce(max, count()) ends at --max-steps); `wraps`/`update_wrapper` for a decorator's
+    wrapper (a timing or logging decorator): the script's function takes the wrapped one's name and qualified
+    name, all a script can read of what Python copies (no __dict__, __doc__ or __wrapped__ is readable). Nothing
+    else of the module (lru_cache and cache keep what they are given in a cache no step limit sees)."""
     import functools  # noqa: PLC0415
+
+    from .pyvalues import name_of  # noqa: PLC0415
+    from .runtime import function  # noqa: PLC0415
+
+    def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
+        if assigned is not None or updated is not None:
+            raise TypeError("update_wrapper(assigned=..., updated=...) is not available in GradScript: the "
+                            "wrapper takes the wrapped function's __name__ and __qualname__")
+        if type(wrapper) is not function:
+            raise TypeError(f"functools.wraps updates a function of the script in GradScript, not a "
+                            f"'{type(wrapper).__name__}' object")
+        if type(wrapped) is function:
+            name, qualname = wrapped.name, wrapped.qualname
+        else:
+            try:
+                name = qualname = name_of(wrapped)
+            except AttributeError:
+                return wrapper  # Python copies only what the wrapped object has
+        wrapper.name = wrapper.__name__ = name
+        wrapper.qualname = wrapper.__qualname__ = qualname
+        return wrapper
+
+    def wraps(wrapped, assigned=None, updated=None):
+        if assigned is not None or updated is not None:
+            update_wrapper(None, wrapped, assigned, updated)
+        return functools.partial(update_wrapper, wrapped=wrapped)
 
     def reduce(function, iterable, *initial):
         if len(initial) > 1:
@@ -211,7 +239,9 @@ def functools_module(rt):
             raise TypeError("reduce() arg 2 must support iteration") from None
         return functools.reduce(function, MeteredIterator(items, rt), *initial)
     reduce.__module__ = "_functools"
-    return {"functools": Namespace("functools", {"reduce": user_raiser(reduce), "partial": functools.partial})}
+    return {"functools": Namespace("functools", {"reduce": user_raiser(reduce), "partial": functools.partial,
+                                                 "wraps": user_raiser(wraps),
+                                                 "update_wrapper": user_raiser(update_wrapper)})}
 
 
 _TIME_T_RANGE = 2.0 ** 63  # CPython's _PyTime_t: nanoseconds in a signed 64-bit integer
