@@ -17,6 +17,7 @@ from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
 from .distributions_more import (Exponential, Geometric, Independent, Laplace, LogNormal, OneHotCategorical,
                                  Poisson, Uniform)
+from .distributions_kl_cross import CROSS_PAIRS
 from .distributions_kl_more import PAIRS, infinite_like, x_log_x
 from .distributions_mvn import MultivariateNormal, batch_mahalanobis
 from .distributions_transformed import TransformedDistribution
@@ -217,7 +218,7 @@ def _infinity(name):
     return lambda p, q: infinite_like(getattr(p, name))
 
 
-_REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
+REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (Categorical, Categorical): _categorical, (OneHotCategorical, OneHotCategorical): _onehot,
              (Exponential, Exponential): _exponential, (Gamma, Gamma): _gamma, (Geometric, Geometric): _geometric,
              (Laplace, Laplace): _laplace, (Poisson, Poisson): _poisson, (Uniform, Uniform): _uniform,
@@ -227,7 +228,7 @@ _REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (Dirichlet, Dirichlet): _dirichlet, (Beta, Exponential): _beta_exponential, (Beta, Gamma): _beta_gamma,
              (Beta, Normal): _beta_normal, (Beta, Uniform): _beta_uniform, (Uniform, Beta): _uniform_beta,
              (TransformedDistribution, TransformedDistribution): _transformed,
-             **{pair: _infinity(name) for pair, name in _INFINITE.items()}, **PAIRS}
+             **{pair: _infinity(name) for pair, name in _INFINITE.items()}, **PAIRS, **CROSS_PAIRS}
 
 
 def _at_least_as_specific(types, others):
@@ -253,13 +254,13 @@ def _most_specific(pairs):
 def _dispatch(type_p, type_q):
     """torch's _dispatch_kl: the most specific registered pair, read left-first and right-first; when the two
     differ, the left one with torch's RuntimeWarning."""
-    matches = [(sp, sq) for sp, sq in _REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    matches = [(sp, sq) for sp, sq in REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
     if not matches:
         return None
     left_p, left_q = _most_specific(matches)
     right_q, right_p = _most_specific([(sq, sp) for sp, sq in matches])
-    left_fun = _REGISTRY[left_p, left_q]
-    if left_fun is not _REGISTRY[right_p, right_q]:
+    left_fun = REGISTRY[left_p, left_q]
+    if left_fun is not REGISTRY[right_p, right_q]:
         warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
                       f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=3)
     return left_fun
