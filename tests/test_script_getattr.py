@@ -196,3 +196,9 @@ def test_getattr_setattr_delattr_are_builtins_a_script_may_shadow():
         "<built-in function getattr> <built-in function setattr> <built-in function delattr>\n1\n")
     assert seeded_out("getattr = 1\ndel getattr\nprint(getattr(1, 'real'))\n") == "1\n"
     assert seeded_error("getattr(1, 'real', 2, 3)\n").message == "getattr expected at most 3 arguments, got 4"
+
+
+def test_hasattr_answers_what_getattr_reads_of_names_and_versions():
+    assert seeded_out("import torch\ndef f():\n    pass\nprint(hasattr(f, '__name__'), hasattr(torch, '__version__'), "
+                      "hasattr(torch.ones(1), '__name__'), hasattr(len, '__name__'), hasattr(torch.nn.Linear, "
+                      "'__name__'), hasattr(f, '__version__'))\n") == "True True False True True False\n"

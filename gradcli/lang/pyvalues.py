@@ -408,6 +408,12 @@ def has_attr(obj, name):
         # class defines or its instance holds as get_private answers; every other '_' name is absent
         if is_private(name):
             return has_private(obj, name)
+        if name == "__name__" or name == "__version__":  # what obj.__name__ / obj.__version__ read
+            try:
+                (name_of if name == "__name__" else version_of)(obj)
+            except AttributeError:
+                return False
+            return True
         return name in PROTOCOL_NAMES and any(name in c.__dict__ for c in type(obj).__mro__)
     try:
         get_attr(obj, name)
