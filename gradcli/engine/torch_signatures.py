@@ -126,6 +126,9 @@ SIGNATURES = {
     'as_strided': (
         (3, 4, 'input', 'Tensor', None),
     ),
+    'as_strided_': (
+        (3, 4, 'input', 'Tensor', None),
+    ),
     'asin': (
         (1, 1, 'input', 'Tensor', None),
     ),
@@ -2487,6 +2490,7 @@ SINGLE_SIGNATURES = {
     'argmin': ('(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)', ('dim',)),
     'argwhere': ('(Tensor input)', ()),
     'as_strided': ('(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None)', ('storage_offset',)),
+    'as_strided_': ('(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None)', ('storage_offset',)),
     'asin': ('(Tensor input, *, Tensor out = None)', ()),
     'asin_': ('(Tensor input)', ()),
     'asinh': ('(Tensor input, *, Tensor out = None)', ()),

@@ -168,7 +168,9 @@ def _renamed(cls, name):
 
 def _view_nodes():
     from . import shape as S  # noqa: PLC0415
+    from .strided import AsStridedBackward0  # noqa: PLC0415
     return {
+        AsStridedBackward0: _renamed(AsStridedBackward0, "AsStridedBackward1"),
         S.TBackward0: _renamed(S.TBackward0, "TBackward1"),
         S.TransposeBackward0: _renamed(S.TransposeBackward0, "TransposeBackward1"),
         S.UnsqueezeBackward0: _renamed(S.UnsqueezeBackward0, "UnsqueezeBackward1"),
@@ -178,7 +180,7 @@ def _view_nodes():
     }
 
 
-_VIEW_NODES = ("t", "transpose", "unsqueeze", "squeeze", "swapaxes", "swapdims")
+_VIEW_NODES = ("t", "transpose", "unsqueeze", "squeeze", "swapaxes", "swapdims", "as_strided")
 _VIEW_NODE_CLASSES = {}
 
 
@@ -187,6 +189,8 @@ def inplace_view(fn, name):
     in-place variant, TBackward1, UnsqueezeBackward1, SqueezeBackward3/4/5...)."""
     def method(self, *args, **kwargs):
         check_inplace(self)
+        if name == "t_" and self._data.ndim > 2:  # (the kernel's check, named after the in-place op)
+            raise errors.runtime(f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
         r = fn(self, *args, **kwargs)
         self._data = r._data
         self._version[0] += 1

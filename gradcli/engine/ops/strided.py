@@ -161,13 +161,22 @@ def resize_(self, *sizes, memory_format=None):
 # ---------------------------------------------------------------------------- declarations
 
 OPS = [
-    declare("as_strided", as_strided, AsStridedBackward0, sample=Sample(
+    declare("as_strided", as_strided, AsStridedBackward0, inplace=True, torch_inplace=True, sample=Sample(
         [((4,),), ((3, 3),)], ("any",), call=lambda torch, x: torch.as_strided(x, (2, 2), (1, 1), 1))),
     declare("resize_", resize_, torch=False, no_grad="a tensor that requires grad cannot be resized"),
 ]
 
 
-_TABLES = tables(OPS, lazy_inplace)
+def _inplace(fn, name, node):
+    """x.as_strided_(): the tensor itself takes the view's geometry (ops/inplace.inplace_view, AsStridedBackward1);
+    resize_ has no in-place variant of its own."""
+    if name == "as_strided_":
+        from .inplace import inplace_view  # noqa: PLC0415 - inplace imports the families at its import
+        return inplace_view(fn, name)
+    return lazy_inplace(fn, name, node)
+
+
+_TABLES = tables(OPS, _inplace)
 METHODS = _TABLES["METHODS"]   # Tensor methods (and torch.<name>, but for METHOD_ONLY's)
 METHOD_ONLY = tuple(_TABLES["METHOD_ONLY"])  # x.resize_(): no torch.resize_
 INPLACE = _TABLES["INPLACE"]   # x.name_()
