@@ -202,3 +202,12 @@ def test_hasattr_answers_what_getattr_reads_of_names_and_versions():
     assert seeded_out("import torch\ndef f():\n    pass\nprint(hasattr(f, '__name__'), hasattr(torch, '__version__'), "
                       "hasattr(torch.ones(1), '__name__'), hasattr(len, '__name__'), hasattr(torch.nn.Linear, "
                       "'__name__'), hasattr(f, '__version__'))\n") == "True True False True True False\n"
+
+
+def test_names_made_at_run_time_do_not_grow_the_private_cache():
+    from gradcli.lang import private
+    result = run_script(HEAD, "t.grad", "class Q:\n    pass\nq = Q()\nfor i in range(6000):\n"
+                                        "    getattr(q, '_k' + str(i), None)\nsetattr(q, '_k5999', 1)\n"
+                                        "print(getattr(q, '_k5999'), getattr(q, '_k0', 'none'))\n")
+    assert result.error is None and result.stdout == "1 none\n"
+    assert all(len(names) <= private.MAX_CLEARED for names in private._CLEARED.values())

@@ -132,7 +132,8 @@ def _check(obj, name, write):
         names = _CLEARED.get(cls)
         if names is None:
             names = _CLEARED[cls] = set()
-        names.add(name)
+        if len(names) < MAX_CLEARED:  # getattr's names are made at run time: the cache stays bounded
+            names.add(name)
     if isinstance(obj, type):
         if not write and not _script_defines(cls, name) and not _opened_along(cls, name):
             err = AttributeError(f"type object '{obj.__name__}' has no attribute '{name}'")
@@ -156,6 +157,7 @@ def _engine_base(cls):
 # script class -> the '_names' _check found no engine class owns (a class's MRO and the reserved names do
 # not change): an instance's read then only asks whether the instance holds the name from its engine base
 _CLEARED = weakref.WeakKeyDictionary()
+MAX_CLEARED = 4096  # names a class's entry remembers; past it, _check runs again (the same answer, slower)
 
 
 @user_raiser
