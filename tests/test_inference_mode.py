@@ -131,3 +131,35 @@ def test_script_errors_are_rendered():
     assert r.stdout.splitlines()[0] == "is_inference(): argument 'input' (position 1) must be Tensor, not function"
     assert r.stdout.splitlines()[-1] == "True True"
     assert r.error.type_name == "RuntimeError" and r.error.message == INPLACE_INFERENCE and r.error.line == 12
+
+
+def test_custom_function_saves_nothing_when_no_backward_can_reach_it():
+    """A custom Function called where no graph is recorded (inference mode, no_grad) keeps nothing saved, as
+    torch drops ctx.to_save for a call that is not executable: inference tensors pass save_for_backward
+    (the conv-bn fusion tutorial's test() under inference_mode), and saved_tensors is () afterwards."""
+    src = ("import torch\n"
+           "held = []\n"
+           "class Twice(torch.autograd.Function):\n"
+           "    @staticmethod\n"
+           "    def forward(ctx, x):\n"
+           "        ctx.save_for_backward(x)\n"
+           "        held.append(ctx)\n"
+           "        return x * 2\n"
+           "    @staticmethod\n"
+           "    def backward(ctx, g):\n"
+           "        x, = ctx.saved_tensors\n"
+           "        return g * x\n"
+           "with torch.inference_mode():\n"
+           "    y = Twice.apply(torch.ones(2))\n"
+           "print(y, y.is_inference(), held[0].saved_tensors)\n"
+           "with torch.no_grad():\n"
+           "    z = Twice.apply(torch.ones(2, requires_grad=True))\n"
+           "print(z.grad_fn, held[1].saved_tensors)\n"
+           "x = torch.ones(2, requires_grad=True)\n"
+           "out = Twice.apply(x * 3)\n"
+           "print(len(held[2].saved_tensors))\n"
+           "out.sum().backward()\n"
+           "print(x.grad)\n")
+    r = run_source(src)
+    assert r.error is None, r.error
+    assert r.stdout.splitlines() == ["tensor([2., 2.]) True ()", "None ()", "1", "tensor([9., 9.])"]

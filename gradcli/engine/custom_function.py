@@ -243,7 +243,9 @@ def _wrap_outputs(ctx, args, output, executable):
                                  "output. The inputs that are modified inplace must all be outputs of the Function.")
     to_save = d.pop("_to_save", ())
     if not executable:
-        ctx._saved = tuple(SavedValue(t) if t is not None else None for t in to_save)
+        # torch saves nothing for a call no backward can reach (python_function.cpp drops to_save when the
+        # call is not executable): saved_tensors is (), and inference tensors pass (no SavedVariable check)
+        ctx._saved = ()
         ctx._fns, ctx._nrs = (), ()
         return output
     fns, nrs = [], []
