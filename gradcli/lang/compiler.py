@@ -20,6 +20,7 @@ from .generators import GeneratorCompiler
 from .handlers import TryCompiler
 from .loops import LoopCompiler
 from .namespaces import FORBIDDEN_NAMES, SUPPORTED_IMPORTS
+from .future import check_future
 from .parser import check_statement_context
 from .pyops import INPLACE_OPS
 from .private import (REFUSED_HINT, del_private, enclosing_class, get_private, is_private, mangle, refused_text,
@@ -503,6 +504,8 @@ class Compiler(ExprCompiler, CallableCompiler, ClassCompiler, LoopCompiler, TryC
         return import_
 
     def s_importfrom(self, node, scope):
+        if node.module == "__future__":
+            return check_future(self, node, scope)
         if self.ns.module(node.module) is None:
             raise self._import_error(node, node.module)
         binds = []
