@@ -90,15 +90,21 @@ def move_retain(self, old, old_nr):
 
 def _keep_original(node, self):
     """The node computed from `self` before it is overwritten: like torch's in-place ops, its backward
-    reads the original value (a copy standing at self's old place in the graph)."""
-    for item in node._saved:
-        if type(item) is SavedValue and item.tensor is self:
-            orig = wrap(self._data.copy(), self.dtype)
-            orig._rg, orig.grad_fn, orig._output_nr = self._rg, self.grad_fn, self._output_nr
-            if self.grad_fn is None and self._rg:
-                orig._accum = self._edge()[0]
-            item.tensor = orig
-            item.version = 0
+    reads the original value (a copy standing at self's old place in the graph). Only self's own slot: an
+    argument that is self itself (b.mul_(b), b.addcmul_(b, c), b.div_(b)) is saved as the variable, so
+    backward raises torch's version error (the node's later edges that are self's edge count them)."""
+    items = [item for item in node._saved if type(item) is SavedValue and item.tensor is self]
+    if items and self.grad_fn is not None and not getattr(node, "other_unsaved", False):
+        edge = (self.grad_fn, self._output_nr)
+        aliases = sum(1 for e in node.next_functions[1:] if e == edge)
+        items = items[:max(0, len(items) - aliases)]
+    for item in items:
+        orig = wrap(self._data.copy(), self.dtype)
+        orig._rg, orig.grad_fn, orig._output_nr = self._rg, self.grad_fn, self._output_nr
+        if self.grad_fn is None and self._rg:
+            orig._accum = self._edge()[0]
+        item.tensor = orig
+        item.version = 0
 
 
 def _saved_result_is(node, r, self):

@@ -177,6 +177,7 @@ class CopysignBackward0(Function):
     replay = staticmethod(lambda xs, kw, outs: [np.copysign(xs[0], xs[1])])
     save_inputs = True
     save_output = True
+    other_unsaved = True  # torch saves only other's shape: x.copysign_(x) keeps no alias of x (inplace._keep_original)
 
     def backward(self, g):
         a, b, result = self.saved

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import errors
+from .. import dtypes, errors
 from ..warnonce import reset_warn_once, warn_once  # noqa: F401 - the families import them here
 from ..autograd import make_node
 from ..device import CPU, to_device, xp_of
@@ -80,13 +80,16 @@ def inplace_method(fn, name, inplace_node=None):
     takes the new node). inplace_node: a node class replacing fn's node (AcoshBackward1...)."""
     from .indexing import check_inplace  # noqa: PLC0415
     from .inplace import rebase  # noqa: PLC0415
-    from .inplace_checks import (ITERATOR_INPLACE, OVERLAP_WRITES, check_iterator_output, check_iterator_overlap,  # noqa: PLC0415
+    from .inplace_checks import (ITERATOR_INPLACE, OVERLAP_WRITES, c10, check_iterator_output, check_iterator_overlap,  # noqa: PLC0415
                                  check_source_overlap, warn_expanded_write)
     overlap_ok = name in OVERLAP_WRITES
     iterator_first = name in _ITERATOR_FIRST
     iterator = name in ITERATOR_INPLACE
 
     def method(self, *args, **kwargs):
+        if name == "float_power_" and self.dtype is not dtypes.float64:  # (composite: before autograd's checks)
+            raise errors.runtime(f"the base given to float_power_ has dtype {c10(self.dtype)} but the operation's "
+                                 "result requires dtype Double")
         check_inplace(self)
         if iterator:
             check_iterator_overlap(self, args, kwargs)
