@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradcli.lang.runner import RunOptions, run_source
+from gradcli.testing.cpu import machine_cpu
 from gradcli.testing.golden import actual_from_result, compare, read_expectation
 
 CORPUS = Path(__file__).resolve().parent / "tutorial_corpus"
@@ -196,6 +197,19 @@ KNOWN: dict[str, str] = {
     "pt_seq2seq_translation_attn.grad": "normalizeString imports unicodedata and re: neither is a GradScript module (docs/language.md's imports; the sandbox, sandbox13's area), so it stops with gradcli's ImportError at import unicodedata; pt_seq2seq_translation_attn_model.grad runs the same model and training on the pairs already normalised and agrees",
 }
 
+# KNOWN entries that print what torch prints on an AVX2 machine (an AMD EPYC measured; engine/gemm_avx2.py and
+# the AVX2 convolution order follow MKL's and oneDNN's AVX2 kernels there, docs/numerics.md): their differences
+# are those of MKL's AVX-512 kernels (the Intel machine of the older goldens) or of NumPy's BLAS where gradcli
+# does not follow torch's order. On an AVX2 machine they are plain tests; elsewhere their KNOWN reason holds.
+# A NAME.cpu marking cannot do this: a golden is byte-exact on its own CPU, and gradcli's AVX-512 differences
+# (docstring_nn_Unfold's 0. for 5.7220e-06) are not last-bit ones.
+PASS_ON_AVX2 = {"d2l_momentum_scratch.grad", "d2l_seq2seq_encoder_decoder.grad", "d2l_softmax_regression_concise.grad",
+                "docstring_F_conv1d.grad", "docstring_F_conv2d.grad", "docstring_nn_Unfold.grad",
+                "examples_regression_poly.grad", "examples_word_language_model_rnn.grad",
+                "forum_custom_loss_regularization.grad", "nn_tutorial_fit_get_data.grad",
+                "pt_examples_polynomial_nn.grad", "uva_vit_patches_and_model.grad"}
+ON_AVX2 = machine_cpu().split(" ", 1)[-1] == "AVX2"   # (a machine with CPU variables set ends in "(...)")
+
 _results: dict[str, bool] = {}
 
 
@@ -210,12 +224,12 @@ def test_corpus_is_there_and_names_its_sources():
         head = script.read_text(encoding="utf-8").splitlines()[:4]
         assert any("https://" in line for line in head if line.startswith("#")), f"{script.name} names no source"
         assert script.with_suffix(".out").is_file(), f"{script.name} has no golden (tools/make_goldens.py)"
-    assert set(KNOWN) <= {s.name for s in SNIPPETS}
+    assert set(KNOWN) <= {s.name for s in SNIPPETS} and PASS_ON_AVX2 <= set(KNOWN)
 
 
 @pytest.mark.parametrize("script", SNIPPETS, ids=lambda p: p.name)
 def test_snippet_prints_what_torch_prints(script, request):
-    if script.name in KNOWN:
+    if script.name in KNOWN and not (ON_AVX2 and script.name in PASS_ON_AVX2):
         request.applymarker(pytest.mark.xfail(reason=KNOWN[script.name], strict=False))
     verdict = _verdict(script)
     _results[script.name] = verdict.passed
@@ -233,4 +247,4 @@ def test_zz_pass_rate(capsys):
     with capsys.disabled():  # shown in every pytest run, not only with -s
         print(f"\n{line}")
     # every snippet without a known reason passes (the known ones are counted, not required)
-    assert all(ok for name, ok in _results.items() if name not in KNOWN)
+    assert all(ok for name, ok in _results.items() if name not in KNOWN or (ON_AVX2 and name in PASS_ON_AVX2))
