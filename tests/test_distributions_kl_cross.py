@@ -107,11 +107,38 @@ def test_event_shape_messages_are_torchs(index):
 
 
 def test_registry_holds_torchs_pairs():
-    """Every pair torch registers, except ExponentialFamily's Bregman pair (gradcli has no ExponentialFamily);
-    LogNormal's own pair is gradcli's (torch reaches the same value through TransformedDistribution's)."""
+    """Every pair torch registers; LogNormal's own pair is gradcli's (torch reaches the same value through
+    TransformedDistribution's)."""
     kl = pytest.importorskip("torch.distributions.kl")
     from gradcli.engine import distributions_kl
     ours = {(p.__name__, q.__name__) for p, q in distributions_kl.REGISTRY}
     theirs = {(p.__name__, q.__name__) for p, q in kl._KL_REGISTRY}
-    assert theirs - ours == {("ExponentialFamily", "ExponentialFamily")}
+    assert theirs - ours == set()
     assert ours - theirs == {("LogNormal", "LogNormal")}
+
+
+def _exp_family_facts(lib):
+    d = lib.distributions
+    t = lib.tensor
+    out = [isinstance(x, d.ExponentialFamily) for x in (d.Normal(0.0, 1.0), d.Bernoulli(0.3), d.Beta(1.0, 2.0),
+                                                         d.Dirichlet(t([1.0, 2.0])), d.Exponential(1.0),
+                                                         d.Gamma(1.0, 2.0), d.Chi2(2.0), d.Poisson(1.0),
+                                                         d.ContinuousBernoulli(0.3), d.Laplace(0.0, 1.0),
+                                                         d.Cauchy(0.0, 1.0), d.Categorical(t([0.5, 0.5])))]
+    for p, q in ((d.Bernoulli(0.3), d.Normal(0.0, 1.0)), (d.Beta(1.0, 2.0), d.Dirichlet(t([1.0, 2.0]))),
+                 (d.Poisson(1.0), d.Gamma(1.0, 2.0)), (d.Chi2(2.0), d.Exponential(1.0)),
+                 (d.Exponential(1.0), d.Chi2(2.0)), (d.Chi2(2.0), d.Chi2(3.0))):
+        try:
+            out.append(round(d.kl_divergence(p, q).item(), 6))
+        except NotImplementedError as err:
+            out.append(str(err))
+    try:
+        d.Poisson(1.0).entropy()
+    except NotImplementedError as err:
+        out.append(("NotImplementedError", str(err)))
+    return out
+
+
+def test_exponential_family_is_torchs():
+    torch = pytest.importorskip("torch")
+    assert _exp_family_facts(engine_torch) == _exp_family_facts(torch)

@@ -16,7 +16,7 @@ from .tensor import Tensor
 from .distributions_constraints import (boolean, integer_interval, is_dependent, positive, real, real_vector, simplex,
                                        unit_interval)
 
-NAMES = ("Distribution", "Categorical", "Normal", "Bernoulli")
+NAMES = ("Distribution", "ExponentialFamily", "Categorical", "Normal", "Bernoulli")
 EMPTY = Size()
 
 
@@ -356,6 +356,19 @@ class LocationFamily(Distribution):
         return self.loc
 
 
+class ExponentialFamily(Distribution):
+    """torch's base of the exponential families (Bernoulli, Beta, ContinuousBernoulli, Dirichlet, Exponential,
+    Gamma, Normal, Poisson). Each of them here has its own entropy and same-family KL, which torch reaches before
+    its Bregman forms, so what the base holds is torch's: the name (isinstance, kl_divergence's cross-family error)
+    and the generic entropy, whose first step (_mean_carrier_measure) Poisson lacks."""
+
+    def entropy(self):
+        raise NotImplementedError
+
+
+ExponentialFamily.__module__ = "torch.distributions.exp_family"
+
+
 class LocScaleFamily(LocationFamily):
     """A real family of a location and a positive scale (Normal, Laplace, Cauchy), made alike in torch."""
 
@@ -369,7 +382,7 @@ class LocScaleFamily(LocationFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
 
-class Normal(LocScaleFamily):
+class Normal(LocScaleFamily, ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Normal, batch_shape, {"loc": tuple, "scale": tuple}, _instance)
 
@@ -461,7 +474,7 @@ def enumerated(values, batch_shape, expand):
     return values
 
 
-class Bernoulli(ProbsLogitsFamily):
+class Bernoulli(ProbsLogitsFamily, ExponentialFamily):
     support = boolean
     has_enumerate_support = True
 

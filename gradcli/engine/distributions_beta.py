@@ -8,7 +8,8 @@ expressions, so values, grad_fn names, reprs and validation messages agree.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, ProbsLogitsFamily, as_size, broadcast_all, enumerated, is_number
+from .distributions import (EMPTY, Distribution, ExponentialFamily, ProbsLogitsFamily, as_size, broadcast_all,
+                            enumerated, is_number)
 from .distributions_constraints import (independent, integer_interval, nonnegative_integer, positive, real, simplex,
                                         unit_interval)
 from .rng_dirichlet import dirichlet_rsample
@@ -17,7 +18,7 @@ from .size import Size
 NAMES = ("Dirichlet", "Beta", "Binomial")
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": independent(positive, 1)}
     support = simplex
     has_rsample = True
@@ -74,7 +75,7 @@ class Dirichlet(Distribution):
 Dirichlet.__module__ = "torch.distributions.dirichlet"
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     arg_constraints = {"concentration1": positive, "concentration0": positive}
     support = unit_interval
     has_rsample = True

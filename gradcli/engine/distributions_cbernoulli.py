@@ -8,13 +8,14 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import EMPTY, ProbsLogitsFamily, broadcast_all, clamp_probs, lazy_property, logits_to_probs
+from .distributions import (EMPTY, ExponentialFamily, ProbsLogitsFamily, broadcast_all, clamp_probs, lazy_property,
+                            logits_to_probs)
 from .distributions_constraints import unit_interval
 
 NAMES = ("ContinuousBernoulli",)
 
 
-class ContinuousBernoulli(ProbsLogitsFamily):
+class ContinuousBernoulli(ProbsLogitsFamily, ExponentialFamily):
     support = unit_interval
     has_rsample = True
 

@@ -7,7 +7,7 @@ as torch, which the engine has only where that special function is implemented.
 from __future__ import annotations
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, broadcast_all, is_number
+from .distributions import EMPTY, ExponentialFamily, broadcast_all, is_number
 from .distributions_constraints import nonnegative, positive
 from .rng_samplers import standard_gamma
 from .size import Size
@@ -15,7 +15,7 @@ from .size import Size
 NAMES = ("Gamma", "Chi2")
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": positive, "rate": positive}
     support = nonnegative
     has_rsample = True

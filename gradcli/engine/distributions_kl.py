@@ -11,7 +11,7 @@ import math
 import warnings
 
 from . import api as torch
-from .distributions import Bernoulli, Categorical, Normal, sum_rightmost
+from .distributions import Bernoulli, Categorical, ExponentialFamily, Normal, sum_rightmost
 from .distributions_beta import Beta, Binomial, Dirichlet
 from .distributions_cauchy import Cauchy, HalfNormal
 from .distributions_gamma import Gamma
@@ -200,6 +200,13 @@ def _uniform_beta(p, q):
     return result
 
 
+def _expfamily(p, q):
+    """torch's Bregman pair: every family here has its own same-family pair, which dispatch prefers, so what it
+    answers is torch's error for two different exponential families."""
+    raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                              "                            be computed using Bregman divergences")
+
+
 def _transformed(p, q):
     if p.transforms != q.transforms:
         raise NotImplementedError
@@ -228,6 +235,7 @@ REGISTRY = {(Normal, Normal): _normal, (Bernoulli, Bernoulli): _bernoulli,
              (Dirichlet, Dirichlet): _dirichlet, (Beta, Exponential): _beta_exponential, (Beta, Gamma): _beta_gamma,
              (Beta, Normal): _beta_normal, (Beta, Uniform): _beta_uniform, (Uniform, Beta): _uniform_beta,
              (TransformedDistribution, TransformedDistribution): _transformed,
+             (ExponentialFamily, ExponentialFamily): _expfamily,
              **{pair: _infinity(name) for pair, name in _INFINITE.items()}, **PAIRS, **CROSS_PAIRS}
 
 

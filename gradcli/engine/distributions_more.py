@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import (BinaryProbsLogits, CategoricalFamily, Distribution, LocScaleFamily, Normal, EMPTY,
+from .distributions import (BinaryProbsLogits, CategoricalFamily, Distribution, ExponentialFamily, LocScaleFamily,
+                            Normal, EMPTY,
                             is_number, as_size, broadcast_all, sum_rightmost)
 from .distributions_constraints import (greater_than, independent, interval, less_than, nonnegative,
                                         nonnegative_integer, one_hot, positive, real)
@@ -99,7 +100,7 @@ Uniform.__module__ = "torch.distributions.uniform"
 
 # ---------------------------------------------------------------------------- Exponential
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     arg_constraints = {"rate": positive}
     support = nonnegative
     has_rsample = True
@@ -377,7 +378,7 @@ OneHotCategorical.__module__ = "torch.distributions.one_hot_categorical"
 
 # ---------------------------------------------------------------------------- Poisson
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     arg_constraints = {"rate": nonnegative}
     support = nonnegative_integer
 
@@ -410,9 +411,6 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
-
-    def entropy(self):
-        raise NotImplementedError  # torch's ExponentialFamily: Poisson has no _mean_carrier_measure
 
 
 Poisson.__module__ = "torch.distributions.poisson"
