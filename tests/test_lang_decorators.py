@@ -27,6 +27,10 @@ AGREE = [
     "x = lambda f: f\n@x\ndef g():\n    return 5\nprint(g())\n@(lambda f: f)\n@[x][0]\ndef h():\n    return 6\nprint(h())\n",
     # functools.wraps: a timing wrapper, a method's logging wrapper, update_wrapper, a builtin wrapped
     'import functools\nfrom functools import wraps\nimport time\nimport torch\n\n\ndef timer(func):\n    @functools.wraps(func)\n    def wrapper(*args, **kwargs):\n        start = time.perf_counter()\n        value = func(*args, **kwargs)\n        elapsed = time.perf_counter() - start\n        print(f"Finished {func.__name__!r} in {\'some\' if elapsed >= 0 else \'no\'} secs")\n        return value\n    return wrapper\n\n\n@timer\ndef train(n):\n    return torch.ones(n).sum()\n\n\nprint(train(3), train.__name__)\n\n\ndef log(f):\n    @wraps(f)\n    def inner(x):\n        return f(x)\n    return inner\n\n\nclass M:\n    @log\n    def step(self):\n        return 1\n\n\nprint(M.step.__name__, M().step())\ng = functools.update_wrapper(lambda y: y, train)\nprint(g.__name__, g(2))\nprint(wraps(len)(lambda: 0).__name__)\ntry:\n    inner_of_bad = log(train)(1, 2)\nexcept TypeError as e:\n    print(e)\n',
+    # torch's grad-mode decorators on a class: a lambda calling it, with torch's FutureWarning
+    "import torch\n@torch.no_grad()\nclass C:\n    def __init__(self, x):\n        self.g = torch.is_grad_enabled()\n"
+    "        self.x = x\nc = C(3)\nprint(C.__name__, c.g, c.x, type(c).__name__)\n@torch.inference_mode()\nclass D:\n"
+    "    pass\nprint(D.__name__, type(D()).__name__, torch.is_inference_mode_enabled())\n",
     # errors: where Python reports them
     "def deco(fn):\n    raise ValueError('no ' + fn.__name__)\n@deco\ndef f():\n    pass\n",
     "def deco():\n    pass\n@deco\ndef f():\n    pass\n",

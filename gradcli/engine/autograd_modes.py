@@ -5,6 +5,7 @@ engine (autograd_engine.py)."""
 from __future__ import annotations
 
 import functools
+import warnings
 
 from . import errors
 
@@ -40,6 +41,24 @@ def swap_grad(value):
     return prev
 
 
+_CLASS_DECORATION = ("Decorating classes is deprecated and will be disabled in future versions. You should only "
+                     "decorate functions or methods. To preserve the current behavior of class decoration, you can "
+                     "directly decorate the `__init__` method and nothing else.")
+
+
+def _callable_of(fn):
+    """torch's _DecoratorContextManager.__call__: a class is decorated as a lambda that calls it, with torch's
+    FutureWarning (the result prints as that lambda: <function _DecoratorContextManager.__call__.<locals>...>)."""
+    if not isinstance(fn, type):
+        return fn
+    warnings.warn(_CLASS_DECORATION, FutureWarning, stacklevel=3)
+
+    def func(*args, **kwargs):
+        return fn(*args, **kwargs)
+    func.__name__, func.__qualname__ = "<lambda>", "_DecoratorContextManager.__call__.<locals>.<lambda>"
+    return func
+
+
 class _GradModeContext:
     """Base of no_grad / enable_grad / set_grad_enabled: a context manager and a decorator."""
 
@@ -55,6 +74,7 @@ class _GradModeContext:
 
     def __call__(self, fn):
         target = self._target
+        fn = _callable_of(fn)
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
@@ -147,6 +167,7 @@ class inference_mode(no_grad):
 
     def __call__(self, fn):
         mode = self._mode
+        fn = _callable_of(fn)
 
         @functools.wraps(fn)
         def wrapped(*args, **kwargs):
