@@ -331,7 +331,10 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
 # answers NotImplemented then), set when ops/scalar_chain.py loads that module for a long chain (a short
 # backward loads no C: tests/test_startup.py); None until then, when not built or under GRADCLI_NATIVE=0
 native_collect = [None]
+# csrc/chain.c's run_plain_loop (run_plain's loop below in C, the same calls and gradients), set with it
+native_loop = [None]
 _X_SLOT, _FNS_SLOT = Node.__dict__["_x"], Node.__dict__["_fns"]
+_LOOP_SLOTS = tuple(Node.__dict__[name] for name in ("_fns", "_saved", "_seq", "_out_dtype"))
 LOOP_BACKWARDS = 16  # plain backward calls after which the process loads that module too (a training loop's)
 _plain_calls = [0]
 
@@ -342,9 +345,10 @@ def _load_native_collect():
     it is not built or under GRADCLI_NATIVE=0."""
     from .. import native  # noqa: PLC0415 - a training loop's, never at start-up
 
-    module = native.load("chain", needs=("scalar_walk", "collect_plain"))
+    module = native.load("chain", needs=("scalar_walk", "collect_plain", "run_plain_loop"))
     if module is not None:
         native_collect[0] = module.collect_plain
+        native_loop[0] = module.run_plain_loop
     return native_collect[0]
 
 
@@ -443,6 +447,10 @@ def run_plain(root, g, retain_graph):
     free = not retain_graph
     buffers = {root: g}
     g = None
+    loop = native_loop[0]
+    if loop is not None and loop(order, deps, buffers, free, AccumulateGrad, SavedShapes, scalar_walks, sum_grads,
+                                 _LOOP_SLOTS) is not NotImplemented:
+        return True
     nodes = iter(order)
     for node in nodes:
         g = buffers.pop(node, None)
