@@ -349,6 +349,8 @@ def _load_native_collect():
     if module is not None:
         native_collect[0] = module.collect_plain
         native_loop[0] = module.run_plain_loop
+    from . import native_record  # noqa: PLC0415 - with them, csrc/record.c's wrap, stamp and saved_value
+    native_record.load()
     return native_collect[0]
 
 
