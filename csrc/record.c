@@ -6,12 +6,13 @@ every argument the C form does not take): gradcli/engine/native_record.py instal
 and tests/test_native_record.py compares the two.
 
   setup(tensor_type, tensor_slots, ndarray, grad_mode, inference_slot, no_version, node_type, node_slots,
-        sequence_numbers, site_hook, saved_type, saved_slots, python)
+        sequence_numbers, site_hook, saved_type, saved_slots, python, node_observer)
       the objects and member descriptors the helpers use (checked: object slots of the classes named),
-      python: the reference functions (wrap, stamp, saved_value), called for what C does not take.
+      python: the reference functions (wrap, stamp, saved_value, attach), called for what C does not take.
   wrap(data, dtype)                 tensor.wrap: a new leaf Tensor around a NumPy array
   stamp(node, out_dtype, kw)        autograd.stamp: a new node's kw, sequence number, output dtype, _x, site
   saved_value(tensor, is_output)    autograd.saved_value: a SavedValue of a tensor and its version
+  attach(node, out, inputs)         function.attach: out becomes node's output (the node observer told)
 
 Nothing is read or written but through the member descriptors setup() was given, on objects whose class
 is (a subclass of) the descriptors' class; an object is made as `object.__new__(cls)` makes it. */
@@ -26,12 +27,12 @@ is (a subclass of) the descriptors' class; an object is made as `object.__new__(
 enum { T_DATA, T_DTYPE, T_RG, T_GRAD_FN, T_VERSION, T_BASE, T_N };
 enum { N_KW, N_SEQ, N_OUT_DTYPE, N_X, N_SITE, N_N };
 enum { S_TENSOR, S_VERSION, S_IS_OUTPUT, S_N };
-enum { PY_WRAP, PY_STAMP, PY_SAVED_VALUE, PY_N };
+enum { PY_WRAP, PY_STAMP, PY_SAVED_VALUE, PY_ATTACH, PY_N };
 
 static struct {
     int ready;
     PyTypeObject *tensor, *ndarray, *node, *saved;
-    PyObject *grad_mode, *no_version, *sequence_numbers, *site_hook, *python[PY_N];
+    PyObject *grad_mode, *no_version, *sequence_numbers, *site_hook, *node_observer, *python[PY_N];
     Py_ssize_t t_off[T_N], inference_off, n_off[N_N], s_off[S_N];
 } R;
 
@@ -63,8 +64,8 @@ static void set_at(PyObject *obj, Py_ssize_t off, PyObject *value)  /* member_se
 
 static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
-    if (n != 13) {
-        PyErr_SetString(PyExc_TypeError, "setup takes 13 arguments");
+    if (n != 14) {
+        PyErr_SetString(PyExc_TypeError, "setup takes 14 arguments");
         return NULL;
     }
     for (int i = 0; i < 13; i += 1)
@@ -84,9 +85,10 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t n)
     if (bad)
         return NULL;
     if (!PyList_CheckExact(args[9]) || PyList_GET_SIZE(args[9]) != 1 || !PyIter_Check(args[8]) ||
-        !PyTuple_CheckExact(args[12]) || PyTuple_GET_SIZE(args[12]) != PY_N) {
-        PyErr_SetString(PyExc_TypeError, "setup: site_hook must be a list of one item, sequence_numbers an iterator, "
-                                         "python a tuple of the 3 reference functions");
+        !PyTuple_CheckExact(args[12]) || PyTuple_GET_SIZE(args[12]) != PY_N || !PyList_CheckExact(args[13]) ||
+        PyList_GET_SIZE(args[13]) != 1) {
+        PyErr_SetString(PyExc_TypeError, "setup: site_hook and node_observer must be lists of one item, sequence_numbers "
+                                         "an iterator, python a tuple of the 4 reference functions");
         return NULL;
     }
     R.ready = 0;
@@ -98,6 +100,7 @@ static PyObject *setup(PyObject *self, PyObject *const *args, Py_ssize_t n)
     Py_XSETREF(R.sequence_numbers, Py_NewRef(args[8]));
     Py_XSETREF(R.site_hook, Py_NewRef(args[9]));
     Py_XSETREF(R.saved, (PyTypeObject *)Py_NewRef(args[10]));
+    Py_XSETREF(R.node_observer, Py_NewRef(args[13]));
     for (int i = 0; i < PY_N; ++i)
         Py_XSETREF(R.python[i], Py_NewRef(PyTuple_GET_ITEM(args[12], i)));
     memcpy(R.t_off, t_off, sizeof t_off);
@@ -229,9 +232,43 @@ static PyObject *saved_value(PyObject *self, PyObject *const *args, Py_ssize_t n
     return s;
 }
 
+/* attach(node, out, inputs): function.attach for a Tensor out (anything else: the Python attach) */
+static PyObject *attach(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "attach(node, out, inputs)");
+        return NULL;
+    }
+    if (!ready())
+        return NULL;
+    PyObject *node = args[0], *out = args[1];
+    if (!PyType_IsSubtype(Py_TYPE(out), R.tensor))
+        return PyObject_Vectorcall(R.python[PY_ATTACH], args, 3, NULL);
+    set_at(out, R.t_off[T_RG], Py_NewRef(Py_True));
+    set_at(out, R.t_off[T_GRAD_FN], Py_NewRef(node));
+    if (PyList_GET_SIZE(R.node_observer) < 1) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    PyObject *obs = PyList_GET_ITEM(R.node_observer, 0);
+    if (obs != Py_None) {
+        PyObject *outs = PyTuple_Pack(1, out);
+        if (outs == NULL)
+            return NULL;
+        Py_INCREF(obs);
+        PyObject *r = PyObject_CallFunctionObjArgs(obs, node, args[2], outs, NULL);
+        Py_DECREF(obs);
+        Py_DECREF(outs);
+        if (r == NULL)
+            return NULL;
+        Py_DECREF(r);
+    }
+    return Py_NewRef(out);
+}
+
 #define FN(name) {#name, (PyCFunction)(void (*)(void))name, METH_FASTCALL, NULL}
 
-static PyMethodDef methods[] = {FN(setup), FN(wrap), FN(stamp), FN(saved_value), {NULL, NULL, 0, NULL}};
+static PyMethodDef methods[] = {FN(setup), FN(wrap), FN(stamp), FN(saved_value), FN(attach), {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native_record", NULL, -1, methods};
 

@@ -58,6 +58,19 @@ def test_the_helpers_are_the_python_ones(record):
     for args in ((t,), (t, True)):
         c, p = record.saved_value(*args), native_record.PYTHON["saved_value"](*args)
         assert type(c) is SavedValue and (c.tensor, c.version, c.is_output) == (p.tensor, p.version, p.is_output)
+    heard = []
+    for f in (record.attach, native_record.PYTHON["attach"]):
+        out = tensor.wrap(np.ones(2, np.float32), torch.float32)
+        node = object.__new__(shape.TBackward0)
+        assert f(node, out, (t,)) is out and out._rg is True and out.grad_fn is node
+        prev = autograd.set_node_observer(lambda *a: heard.append(a))
+        try:
+            f(node, out, (t,))
+        finally:
+            autograd.set_node_observer(prev)
+        assert heard.pop() == (node, (t,), (out,))
+    with pytest.raises(AttributeError):  # not a tensor: the Python attach's error
+        record.attach(node, object(), ())
     with torch.inference_mode():
         inf = torch.ones(2)
     for f in (record.saved_value, native_record.PYTHON["saved_value"]):
@@ -67,6 +80,7 @@ def test_the_helpers_are_the_python_ones(record):
 
 def test_install_rebinds_every_module_and_back(record):
     assert tensor.wrap is record.wrap and linalg.wrap is record.wrap and autograd.stamp is record.stamp
+    assert linalg.attach is record.attach
     native_record.install(None)
     assert tensor.wrap is native_record.PYTHON["wrap"] and linalg.wrap is tensor.wrap
     assert autograd.saved_value is native_record.PYTHON["saved_value"]
@@ -81,7 +95,7 @@ def test_abuse_is_refused(record):
         record.setup(tensor.Tensor, (SavedValue.__dict__["tensor"],) * 6, np.ndarray, autograd_modes.grad_mode,
                      type(autograd_modes.grad_mode).__dict__["inference"], autograd_modes.NO_VERSION, autograd.Node,
                      (SavedValue.__dict__["tensor"],) * 5, autograd.sequence_numbers, autograd.site_hook, SavedValue,
-                     (SavedValue.__dict__["tensor"],) * 3, tuple(native_record.PYTHON.values()))
+                     (SavedValue.__dict__["tensor"],) * 3, tuple(native_record.PYTHON.values()), autograd.node_observer)
     assert tensor.wrap(np.zeros(2), torch.float32).tolist() == [0.0, 0.0]  # the setup before still serves
     stamped = object()
     with pytest.raises(AttributeError):  # not a node: the Python stamp's error

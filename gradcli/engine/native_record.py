@@ -1,5 +1,5 @@
 """csrc/record.c (gradcli._native_record) in place of the engine's smallest hot helpers: tensor.wrap,
-autograd.stamp and autograd.saved_value, called several times by every op (a Python call costs more than
+autograd.stamp, autograd.saved_value and function.attach, called several times by every op (a Python call costs more than
 their few stores). The Python functions stay the reference: the C ones call them for anything they do not
 take, and they are what runs under GRADCLI_NATIVE=0 and until install() (autograd_engine installs the C
 ones with its other compiled helpers once the process has run a training loop's worth of backward passes).
@@ -13,10 +13,11 @@ import sys
 
 import numpy as np
 
-from . import autograd, autograd_modes, tensor
+from . import autograd, autograd_modes, function, tensor
 from .autograd import Node, SavedValue
 
-PYTHON = {"wrap": tensor.wrap, "stamp": autograd.stamp, "saved_value": autograd.saved_value}
+PYTHON = {"wrap": tensor.wrap, "stamp": autograd.stamp, "saved_value": autograd.saved_value,
+          "attach": function.attach}
 installed = [None]  # the module installed, or None
 
 
@@ -45,7 +46,7 @@ def install(module):
                  Node, tuple(Node.__dict__[n] for n in ("_kw", "_seq", "_out_dtype", "_x", "_site")),
                  autograd.sequence_numbers, autograd.site_hook,
                  SavedValue, tuple(SavedValue.__dict__[n] for n in ("tensor", "version", "is_output")),
-                 tuple(PYTHON.values()))
+                 tuple(PYTHON.values()), autograd.node_observer)
     _rebind({id(fn): getattr(module, name) for name, fn in PYTHON.items()})
     installed[0] = module
 
