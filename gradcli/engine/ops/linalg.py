@@ -479,8 +479,7 @@ def _edge_of(t):
 
 
 def _push_linear(input, weight, bias, WT, out):
-    """Inside a forward-AD level, where linear_2d records no node: t()'s and addmm's tangents (forward_ad.py;
-    where it records them, the level's node observer hears of both)."""
+    """Inside a forward-AD level, where linear_2d records no node: t()'s and addmm's tangents (forward_ad.py)."""
     level = forward_level[0]
     if level is not None:
         wt = view_of(weight, WT)
@@ -537,9 +536,8 @@ def linear_2d(input, weight, bias):
     rx, rw = input._rg, weight._rg
     if not (rx or rw or bias._rg):
         return _push_linear(input, weight, bias, WT, out)
-    # t()'s output, weight.t(): kept only as mat2's saved tensor (when the input needs a gradient) and
-    # shown to a node observer; else nothing could ever read it, and it is not made (view_of's checks
-    # can only fail for a weight with a CreationMeta of its own)
+    # t()'s output, weight.t(): kept only as mat2's saved tensor (when the input needs a gradient) and shown to a
+    # node observer; else nothing could read it (view_of's checks fail only for a weight with a CreationMeta)
     wt = view_of(weight, WT) if rx or node_observer[0] is not None or weight._creation is not None else None
     fw = None
     fn = weight.grad_fn if rw else None
@@ -552,7 +550,8 @@ def linear_2d(input, weight, bias):
     if rw:  # t()'s node (_record1's work)
         fw = _new_node(TBackward0)
         if fn is None:
-            fw._fns = (weight._edge()[0],)
+            acc = weight._accum if weight._creation is None else None  # _edge()'s, inline once made
+            fw._fns = (acc if acc is not None else weight._edge()[0],)
             fw._nrs = _ZERO_NRS1
         else:
             if weight._creation is not None:
@@ -565,18 +564,25 @@ def linear_2d(input, weight, bias):
         if wt is not None:
             attach(fw, wt, (weight,))
     node = _new_node(AddmmBackward0)
-    fb, nb = _edge_of(bias)
-    fx, nx = _edge_of(input)
+    # _edge_of(bias), _edge_of(input) inline unless a view's CreationMeta or a leaf's first edge needs them
+    fb, fx, nb, nx = bias.grad_fn, input.grad_fn, 0, 0
+    if fb is not None or bias._creation is not None or (bias._rg and bias._accum is None):
+        fb, nb = _edge_of(bias)
+    elif bias._rg:
+        fb = bias._accum
+    if input._creation is not None or (fx is None and rx and input._accum is None):
+        fx, nx = _edge_of(input)
+    elif fx is not None:
+        nx = input._output_nr
+    elif rx:
+        fx = input._accum
     node._fns = (fb, fx, fw)
     node._nrs = _ZERO_NRS3 if nb == 0 and nx == 0 else (nb, nx, 0)
     # save_when ((), (2,), (1,)): mat1 when mat2 needs a gradient, mat2 when mat1 does, the bias never
     node._saved = (b.shape, saved_value(input) if rw else X.shape, saved_value(wt) if rx else WT.shape)
     # _layout_kw(input, wt): wt (Wd.T) is column-major when Wd is C-contiguous (a Linear's weight)
-    i = X.itemsize
-    st = X.strides
-    c1 = st[0] == i and st[1] == X.shape[0] * i
-    st = Wd.strides
-    c2 = st[1] == i and st[0] == k * i
+    i, st, ws = X.itemsize, X.strides, Wd.strides
+    c1, c2 = st[0] == i and st[1] == X.shape[0] * i, ws[1] == i and ws[0] == k * i
     stamp(node, dt, _LAYOUT_KWS[c1, c2] if c1 or c2 else None)
     return attach(node, out, (bias, input, wt))
 
