@@ -26,7 +26,7 @@ is (a subclass of) the descriptors' class; an object is made as `object.__new__(
 
 enum { T_DATA, T_DTYPE, T_RG, T_GRAD_FN, T_VERSION, T_BASE, T_N };
 enum { N_KW, N_SEQ, N_OUT_DTYPE, N_X, N_SITE, N_N };
-enum { S_TENSOR, S_VERSION, S_IS_OUTPUT, S_N };
+enum { S_TENSOR, S_VERSION, S_IS_OUTPUT, S_SHAPE, S_N };
 enum { PY_WRAP, PY_STAMP, PY_SAVED_VALUE, PY_ATTACH, PY_N };
 
 static struct {
@@ -210,7 +210,7 @@ static PyObject *stamp(PyObject *self, PyObject *const *args, Py_ssize_t n)
 }
 
 /* saved_value(tensor, is_output=False): autograd.saved_value for a Tensor whose version counter is a list (anything
-   else, and the error of an inference tensor: the Python saved_value) */
+   else, and the error of an inference tensor: the Python saved_value); an output's keeps its array's shape */
 static PyObject *saved_value(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
     if (n != 1 && n != 2) {
@@ -220,15 +220,26 @@ static PyObject *saved_value(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!ready())
         return NULL;
     PyObject *t = args[0];
-    PyObject *v = PyType_IsSubtype(Py_TYPE(t), R.tensor) ? AT(t, R.t_off[T_VERSION]) : NULL;
-    if (v == NULL || !PyList_CheckExact(v) || PyList_GET_SIZE(v) < 1)
+    const int tensor = PyType_IsSubtype(Py_TYPE(t), R.tensor);
+    PyObject *v = tensor ? AT(t, R.t_off[T_VERSION]) : NULL, *data = tensor ? AT(t, R.t_off[T_DATA]) : NULL;
+    if (v == NULL || data == NULL || !PyList_CheckExact(v) || PyList_GET_SIZE(v) < 1)
         return PyObject_Vectorcall(R.python[PY_SAVED_VALUE], args, n, NULL);
-    PyObject *s = new_object(R.saved);
-    if (s == NULL)
+    PyObject *is_output = n == 2 ? args[1] : Py_False;
+    const int out = PyObject_IsTrue(is_output);
+    if (out < 0)
         return NULL;
+    PyObject *version = Py_NewRef(PyList_GET_ITEM(v, 0));  /* (read before anything else may run) */
+    PyObject *shape = out ? PyObject_GetAttrString(data, "shape") : Py_NewRef(Py_None);
+    PyObject *s = shape != NULL ? new_object(R.saved) : NULL;
+    if (s == NULL) {
+        Py_DECREF(version);
+        Py_XDECREF(shape);
+        return NULL;
+    }
     set_at(s, R.s_off[S_TENSOR], Py_NewRef(t));
-    set_at(s, R.s_off[S_VERSION], Py_NewRef(PyList_GET_ITEM(v, 0)));
-    set_at(s, R.s_off[S_IS_OUTPUT], Py_NewRef(n == 2 ? args[1] : Py_False));
+    set_at(s, R.s_off[S_VERSION], version);
+    set_at(s, R.s_off[S_IS_OUTPUT], Py_NewRef(is_output));
+    set_at(s, R.s_off[S_SHAPE], shape);
     return s;
 }
 

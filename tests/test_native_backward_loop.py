@@ -1,4 +1,4 @@
-"""csrc/chain.c's run_plain_loop against autograd_engine.run_plain's Python loop (its reference): on graphs of
+"""csrc/backward.c's run_plain_loop against autograd_engine.run_plain's Python loop (its reference): on graphs of
 every kind run_plain takes (a Linear network's fused nodes, scalar chains, gradients summed, converted between
 dtypes, accumulated into an existing .grad, kept or copied), both give the same gradients' bits, the same
 tensors kept as .grad, the leaves accumulated in the same order, the same saved values freed and the same
@@ -104,9 +104,8 @@ def _nodes(node, seen=None):
 
 
 def test_the_c_loop_is_the_python_loop(native_module, monkeypatch):
-    module = native_module("chain")
-    monkeypatch.setattr(AE, "native_collect", [module.collect_plain])
-    monkeypatch.setattr(AE, "native_loop", [module.run_plain_loop])
+    monkeypatch.setattr(AE, "native_collect", [native_module("chain").collect_plain])
+    monkeypatch.setattr(AE, "native_loop", [native_module("backward").run_plain_loop])
     with_c = _run(True, monkeypatch)
     without = _run(False, monkeypatch)
     assert len(with_c) == 22
@@ -117,8 +116,8 @@ def test_the_c_loop_is_the_python_loop(native_module, monkeypatch):
 def test_the_c_loop_runs_and_raises_as_python(native_module, monkeypatch):
     """The loop is the one a training loop's backward runs, and its errors are the Python loop's: a saved tensor
     changed in place, a second backward through a freed graph."""
-    module = native_module("chain")
-    monkeypatch.setattr(AE, "native_collect", [module.collect_plain])
+    monkeypatch.setattr(AE, "native_collect", [native_module("chain").collect_plain])
+    module = native_module("backward")
     ran = []
 
     def counted(*args):

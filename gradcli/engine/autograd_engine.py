@@ -331,7 +331,7 @@ def run_general(tensors, grad_tensors, retain_graph, create_graph, inputs, accum
 # answers NotImplemented then), set when ops/scalar_chain.py loads that module for a long chain (a short
 # backward loads no C: tests/test_startup.py); None until then, when not built or under GRADCLI_NATIVE=0
 native_collect = [None]
-# csrc/chain.c's run_plain_loop (run_plain's loop below in C, the same calls and gradients), set with it
+# csrc/backward.c's run_plain_loop (run_plain's loop below in C, the same calls and gradients), set with it
 native_loop = [None]
 _X_SLOT, _FNS_SLOT = Node.__dict__["_x"], Node.__dict__["_fns"]
 _LOOP_SLOTS = tuple(Node.__dict__[name] for name in ("_fns", "_saved", "_seq", "_out_dtype"))
@@ -345,9 +345,11 @@ def _load_native_collect():
     it is not built or under GRADCLI_NATIVE=0."""
     from .. import native  # noqa: PLC0415 - a training loop's, never at start-up
 
-    module = native.load("chain", needs=("scalar_walk", "collect_plain", "run_plain_loop"))
+    module = native.load("chain", needs=("scalar_walk", "collect_plain"))
     if module is not None:
         native_collect[0] = module.collect_plain
+    module = native.load("backward", needs=("run_plain_loop",))
+    if module is not None:
         native_loop[0] = module.run_plain_loop
     from . import native_record  # noqa: PLC0415 - with them, csrc/record.c's wrap, stamp and saved_value
     native_record.load()

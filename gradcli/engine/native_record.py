@@ -45,7 +45,7 @@ def install(module):
                  np.ndarray, mode, type(mode).__dict__["inference"], autograd_modes.NO_VERSION,
                  Node, tuple(Node.__dict__[n] for n in ("_kw", "_seq", "_out_dtype", "_x", "_site")),
                  autograd.sequence_numbers, autograd.site_hook,
-                 SavedValue, tuple(SavedValue.__dict__[n] for n in ("tensor", "version", "is_output")),
+                 SavedValue, tuple(SavedValue.__dict__[n] for n in ("tensor", "version", "is_output", "shape")),
                  tuple(PYTHON.values()), autograd.node_observer)
     _rebind({id(fn): getattr(module, name) for name, fn in PYTHON.items()})
     installed[0] = module
