@@ -71,22 +71,29 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+class _OfBase(Constraint):
+    """A constraint made of another (independent, MixtureSameFamilyConstraint), discrete as that one."""
+
+    def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int):
-            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
-                                 f"{type(reinterpreted_batch_ndims).__name__}")
-        if reinterpreted_batch_ndims < 0:
-            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_OfBase):
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
+                                 f"{type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -104,18 +111,8 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OfBase):
     """The component's support with the mixture's rightmost batch dimension added back before its check."""
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):
@@ -409,9 +406,9 @@ positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack
 
-for _cls in (Constraint, _Dependent, _DependentProperty, _IndependentConstraint, MixtureSameFamilyConstraint,
-             _Boolean, _OneHot, _IntegerInterval, _IntegerLessThan, _IntegerGreaterThan, _Real, _GreaterThan,
-             _GreaterThanEq, _LessThan, _Interval, _HalfOpenInterval, _Simplex, _Multinomial, _LowerTriangular,
-             _LowerCholesky, _CorrCholesky, _Square, _Symmetric, _PositiveSemidefinite, _PositiveDefinite, _Cat,
-             _Stack):
+for _cls in (Constraint, _Dependent, _DependentProperty, _OfBase, _Bounded, _IndependentConstraint,
+             MixtureSameFamilyConstraint, _Boolean, _OneHot, _IntegerInterval, _IntegerLessThan, _IntegerGreaterThan,
+             _Real, _GreaterThan, _GreaterThanEq, _LessThan, _Interval, _HalfOpenInterval, _Simplex, _Multinomial,
+             _LowerTriangular, _LowerCholesky, _CorrCholesky, _Square, _Symmetric, _PositiveSemidefinite,
+             _PositiveDefinite, _Cat, _Stack):
     _cls.__module__ = "torch.distributions.constraints"

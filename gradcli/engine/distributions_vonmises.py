@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from . import api as torch
-from .distributions import EMPTY, Distribution, broadcast_all, lazy_property
+from .distributions import EMPTY, LocationFamily, broadcast_all, lazy_property
 from .distributions_constraints import positive, real
 
 NAMES = ("VonMises",)
@@ -59,7 +59,7 @@ def _rejection_sample(loc, concentration, proposal_r, x):
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(LocationFamily):  # its mean and mode are loc
     arg_constraints = {"loc": real, "concentration": positive}
     support = real
     has_rsample = False
@@ -105,14 +105,6 @@ class VonMises(Distribution):
         loc = self.loc.expand(batch_shape)
         concentration = self.concentration.expand(batch_shape)
         return type(self)(loc, concentration, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):
