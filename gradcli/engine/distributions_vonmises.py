@@ -101,7 +101,7 @@ class VonMises(LocationFamily):  # its mean and mode are loc
 
     def expand(self, batch_shape, _instance=None):
         # torch's: Distribution.expand raises NotImplementedError, so a new VonMises of the expanded parameters
-        validate_args = self.__dict__.get("_validate_args")
+        validate_args = self._validate_args  # (set by Distribution.__init__; torch reads it from __dict__)
         loc = self.loc.expand(batch_shape)
         concentration = self.concentration.expand(batch_shape)
         return type(self)(loc, concentration, validate_args=validate_args)
