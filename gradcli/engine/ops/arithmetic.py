@@ -32,7 +32,7 @@ def add_alpha(a, b, alpha):
     plus a; float16 with b and alpha rounded to half; integers as they are."""
     dt = getattr(a, "dtype", None)
     if type(a) is not np.ndarray or dt not in (_F32, _F64, _F16):
-        return a + alpha * b
+        return a + wrapped_alpha(alpha, a, b) * b
     bb = b if isinstance(b, np.ndarray) else np.asarray(b, dt)
     al = dt.type(alpha)
     with np.errstate(all="ignore"):
@@ -54,6 +54,15 @@ def add_alpha(a, b, alpha):
     if bad.any():  # the exact product's splitting overflows near the range's end, or inputs are not finite
         r = np.where(bad, plain, r)
     return r
+
+
+def wrapped_alpha(alpha, a, b):
+    """An int alpha of an integer op converted to the result type, wrapping (the kernel's alpha.to<scalar_t>();
+    _alpha_check raised torch's error for a value out of its range): NumPy refuses an out-of-range Python int."""
+    dt = getattr(a, "dtype", None)
+    if alpha.__class__ is not int or dt is None or dt.kind not in "iu":
+        return alpha
+    return np.asarray(alpha, np.int64).astype(np.result_type(a, b) if isinstance(b, np.ndarray) else dt)
 
 
 _GRAIN = 32768  # at::internal::GRAIN_SIZE: one loop over the whole tensor below it
@@ -137,7 +146,7 @@ class RsubBackward0(Function):
 
     @staticmethod
     def forward(a, b, alpha=None):
-        return b - a if alpha is None else b - alpha * a
+        return b - a if alpha is None else b - wrapped_alpha(alpha, a, b) * a
 
     def backward(self, g):
         a_shape, b_shape = self._kw["_shapes"]
@@ -287,17 +296,27 @@ def alpha_number(name, input, other, alpha):
     raise errors.type_error(f"{name}(): argument 'alpha' must be Number, not {typename(alpha)}")
 
 
-def _alpha_check(a, b, alpha):
-    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha (an int: only the parser's unpacking)."""
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int"}  # (AT_FORALL_SCALAR_TYPES)
+
+
+def _alpha_check(a, b, alpha, negated=False):
+    """ATen's alpha_check on the result dtype of add/sub/rsub with alpha; an int alpha is converted to an integer
+    result type by c10::checked_convert (sub and rsub add -alpha: negated)."""
     if alpha.__class__ is int:
         dtypes.scalar_int(alpha)
-        return
     try:  # TensorIterator's shape check comes first (the op's broadcast error)
         np.broadcast_shapes(np.shape(a._data if isinstance(a, Tensor) else a),
                                np.shape(b._data if isinstance(b, Tensor) else b))
     except ValueError:
         return
     dt = dtypes.result_type((a, b))
+    if alpha.__class__ is int:
+        if dt.name in _C_INT:  # an unsigned type takes -max..max
+            info = np.iinfo(dt.np)
+            value = -alpha if negated else alpha
+            if value > info.max or value < (-int(info.max) if info.min == 0 else info.min):
+                raise errors.runtime(f"value cannot be converted to type {_C_INT[dt.name]} without overflow")
+        return
     if isinstance(alpha, bool):
         if dt is not dtypes.bool_:
             raise errors.runtime("Boolean alpha only supported for Boolean results.")
@@ -330,7 +349,7 @@ def sub(input, other, *, alpha=1, out=None):
         _check_sub_bool(input, other)
     if alpha.__class__ is not int or alpha != 1:
         alpha_number("sub", input, other, alpha)
-        _alpha_check(input, other, alpha)
+        _alpha_check(input, other, alpha, negated=True)
     r = binary(SubBackward0, input, other, kw=None if alpha == 1 else {"alpha": alpha})
     node = r.grad_fn
     if node is not None:
@@ -366,7 +385,7 @@ def rsub(input, other, alpha=1):
     other = operand(other)
     if alpha.__class__ is not int or alpha != 1:
         alpha_number("rsub", input, other, alpha)
-        _alpha_check(input, other, alpha)
+        _alpha_check(input, other, alpha, negated=True)
     if isinstance(other, Tensor):
         try:  # torch's rsub computes other - input: TensorIterator's broadcast message names other first
             np.broadcast_shapes(other._data.shape, input._data.shape)
@@ -384,7 +403,10 @@ def rsub(input, other, alpha=1):
     if alpha == 1:  # the scalar kernel: -3 - uint8 tensor wraps (250), NumPy's other - data overflows
         return scalar_op(RsubBackward1, input, other, None)
     dt = dtypes.result_type((input, other, alpha))
-    r = wrap(_asarray(other - alpha * input._data.astype(dt.np)).astype(dt.np), dt)
+    data = input._data.astype(dt.np)
+    if dt.np.kind in "iu" and other.__class__ is int:  # the number converted to the type, wrapping (as torch's kernel)
+        other = np.asarray(other, np.int64).astype(dt.np)
+    r = wrap(_asarray(other - wrapped_alpha(alpha, data, None) * data).astype(dt.np), dt)
     return record(RsubBackward1, (input,), r, {"alpha": alpha})
 
 

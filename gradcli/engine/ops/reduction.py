@@ -260,7 +260,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     d = wrap_dim(dim, data.ndim)
     r = _kernel_order(data.astype(out_dt.np, copy=False), (d,), keepdim, reduce_vec.Prod) if data.ndim else None
     if r is None:
-        r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.copy()
+        r = data.prod(axis=d, keepdims=keepdim, dtype=out_dt.np) if data.ndim else data.astype(out_dt.np)  # a copy
     differentiable_out(input, out_dt)
     return record(ProdBackward1, (input,), wrap(r, out_dt), {"dim": d, "keepdim": keepdim})
 
