@@ -383,6 +383,8 @@ def _check_sub_bool(a, b):
 def rsub(input, other, alpha=1):
     """other - alpha * input; the node torch records for `number - tensor`."""
     other = operand(other)
+    if input.dtype is dtypes.bool_ or other.__class__ is bool or getattr(other, "dtype", None) is dtypes.bool_:
+        _check_sub_bool(other, input)  # (torch's rsub is sub(other, input): sub_check first)
     if alpha.__class__ is not int or alpha != 1:
         alpha_number("rsub", input, other, alpha)
         _alpha_check(input, other, alpha, negated=True)
