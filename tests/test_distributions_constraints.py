@@ -2,7 +2,8 @@
 name, is_discrete, event_dim and check() on the same values as torch's, the families' supports and arg_constraints
 as those objects (their bounds readable), the dependent constraint's errors; biject_to and transform_to
 (engine/distributions_registry.py) give torch's transforms for each constraint, and the transforms they add
-(IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform) against float64 central
+(IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+CatTransform, StackTransform) against float64 central
 differences and torch's values and gradients; the script-level goldens are
 tests/golden/scripts/distributions_constraints.grad and distributions_constraint_registry.grad."""
 from __future__ import annotations
@@ -21,6 +22,10 @@ def _jacobian_sum(t, x):
     return t(x) + t.log_abs_det_jacobian(x, t(x)).unsqueeze(-1)
 
 
+def _elementwise_jacobian_sum(t, x):
+    return t(x) + t.log_abs_det_jacobian(x, t(x))
+
+
 CASES = {
     "softmax_transform": (lambda t, x: t.distributions.SoftmaxTransform()(x)
                           + t.distributions.SoftmaxTransform().inv(x.exp()), [X], []),
@@ -31,6 +36,14 @@ CASES = {
         t.distributions.SigmoidTransform(), 1), x), [X], []),
     "transform_to_interval": (lambda t, x: _jacobian_sum(t.distributions.transform_to(
         t.distributions.constraints.independent(t.distributions.constraints.interval(-1.0, 2.0), 1)), x), [X], []),
+    "cat_transform": (lambda t, x: _elementwise_jacobian_sum(t.distributions.biject_to(
+        t.distributions.constraints.cat([t.distributions.constraints.positive,
+                                         t.distributions.constraints.interval(0.0, 2.0)], dim=1, lengths=[1, 2])), x),
+        [X], []),
+    "stack_transform": (lambda t, x: t.distributions.transform_to(t.distributions.constraints.stack(
+        [t.distributions.constraints.positive, t.distributions.constraints.unit_interval], dim=0))(x)
+        + t.distributions.StackTransform([t.distributions.ExpTransform(), t.distributions.SigmoidTransform()])
+        .log_abs_det_jacobian(x, x.exp()), [X], []),
 }
 
 test_gradcheck, test_matches_torch = case_table_tests(CASES)

@@ -6,7 +6,7 @@ independent, ...). biject_to and transform_to are distributions_registry.py's.
 """
 from __future__ import annotations
 
-from . import api as torch
+from . import api as torch, errors
 
 NAMES = ("Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
          "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
@@ -76,7 +76,7 @@ class _OfBase(Constraint):
 
     def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+            raise errors.assertion(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
         self.base_constraint = base_constraint
         super().__init__()
 
@@ -89,10 +89,10 @@ class _IndependentConstraint(_OfBase):
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         super().__init__(base_constraint)
         if not isinstance(reinterpreted_batch_ndims, int):
-            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
+            raise errors.assertion("reinterpreted_batch_ndims must be an int, got "
                                  f"{type(reinterpreted_batch_ndims).__name__}")
         if reinterpreted_batch_ndims < 0:
-            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+            raise errors.assertion(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
@@ -321,13 +321,13 @@ class _PositiveDefinite(_Symmetric):
 class _Cat(Constraint):
     def __init__(self, cseq, dim=0, lengths=None):
         if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
+            raise errors.assertion("All elements of cseq must be Constraint instances")
         self.cseq = list(cseq)
         if lengths is None:
             lengths = [1] * len(self.cseq)
         self.lengths = list(lengths)
         if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+            raise errors.assertion(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
         self.dim = dim
         super().__init__()
 
@@ -341,7 +341,7 @@ class _Cat(Constraint):
 
     def check(self, value):
         if not (-value.dim() <= self.dim < value.dim()):
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+            raise errors.assertion(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
         checks = []
         start = 0
         for constr, length in zip(self.cseq, self.lengths):
@@ -353,7 +353,7 @@ class _Cat(Constraint):
 class _Stack(Constraint):
     def __init__(self, cseq, dim=0):
         if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
+            raise errors.assertion("All elements of cseq must be Constraint instances")
         self.cseq = list(cseq)
         self.dim = dim
         super().__init__()
@@ -371,7 +371,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         if not (-value.dim() <= self.dim < value.dim()):
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+            raise errors.assertion(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return torch.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
 

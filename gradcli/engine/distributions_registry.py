@@ -1,21 +1,23 @@
 """torch.distributions' biject_to and transform_to (torch/distributions/constraint_registry.py, 2.13) with the
 transforms their table needs beyond distributions_transforms.py: IndependentTransform, SoftmaxTransform,
-LowerCholeskyTransform and PositiveDefiniteTransform (ported from torch/distributions/transforms.py step for step).
+LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform and StackTransform (ported from
+torch/distributions/transforms.py step for step).
 The registries are looked up by the constraint's class, as torch's; scripts only call them: registering a factory
 would change them for every later run in the process, so register is the engine's (a '_' name).
-corr_cholesky, cat and stack have no transform here (their lookup raises torch's NotImplementedError wording).
+corr_cholesky has no transform here (its lookup raises torch's NotImplementedError wording).
 """
 from __future__ import annotations
 
-from . import api as torch
-from .distributions import is_number, sum_rightmost
-from .distributions_constraints import (Constraint, greater_than, greater_than_eq, half_open_interval, independent,
+from . import api as torch, errors
+from .distributions import is_number, lazy_property, sum_rightmost
+from .distributions_constraints import (Constraint, cat, greater_than, greater_than_eq, half_open_interval, independent,
                                         interval, less_than, lower_cholesky, nonnegative, positive, positive_definite,
-                                        positive_semidefinite, real, real_vector, simplex)
+                                        positive_semidefinite, real, real_vector, simplex, stack)
 from .distributions_transforms import (AffineTransform, ComposeTransform, ExpTransform, ParameterFreeTransform,
                                        SigmoidTransform, StickBreakingTransform, Transform)
 
-NAMES = ("IndependentTransform", "SoftmaxTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform")
+NAMES = ("IndependentTransform", "SoftmaxTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+         "CatTransform", "StackTransform")
 
 
 class IndependentTransform(Transform):
@@ -115,7 +117,147 @@ class PositiveDefiniteTransform(ParameterFreeTransform):
         return LowerCholeskyTransform().inv(y)
 
 
-for _cls in (IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform):
+def _dim_in_range(dim, tensor, what):
+    if not (-tensor.dim() <= dim < tensor.dim()):
+        raise errors.assertion(f"dim {dim} out of range for {what} with {tensor.dim()} dimensions")
+
+
+def _size_is(tensor, dim, size, name, what):
+    if tensor.size(dim) != size:
+        raise errors.assertion(f"{name}.size({dim}) = {tensor.size(dim)} must equal {what} {size}")
+
+
+def _cached_parts(tseq, cache_size):
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise errors.assertion("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) for t in tseq] if cache_size else tseq
+
+
+class CatTransform(Transform):
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        tseq = _cached_parts(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise errors.assertion(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _map(self, z, name, inverse):
+        _dim_in_range(self.dim, z, "tensor")
+        _size_is(z, self.dim, self.length, name, "length")
+        slices = []
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            piece = z.narrow(self.dim, start, length)
+            slices.append(trans.inv(piece) if inverse else trans(piece))
+            start = start + length
+        return torch.cat(slices, dim=self.dim)
+
+    def _call(self, x):
+        return self._map(x, "x", False)
+
+    def _inverse(self, y):
+        return self._map(y, "y", True)
+
+    def log_abs_det_jacobian(self, x, y):
+        for z, name in ((x, "x"), (y, "y")):
+            _dim_in_range(self.dim, z, name)
+            _size_is(z, self.dim, self.length, name, "length")
+        logdetjacs = []
+        start = 0
+        for trans, length in zip(self.transforms, self.lengths):
+            logdetjac = trans.log_abs_det_jacobian(x.narrow(self.dim, start, length), y.narrow(self.dim, start, length))
+            if trans.event_dim < self.event_dim:
+                logdetjac = sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+            start = start + length
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return torch.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self):
+        return cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    def __init__(self, tseq, dim=0, cache_size=0):
+        tseq = _cached_parts(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _map(self, z, name, inverse):
+        _dim_in_range(self.dim, z, "tensor")
+        _size_is(z, self.dim, len(self.transforms), name, "len(transforms)")
+        slices = [trans.inv(piece) if inverse else trans(piece) for piece, trans in zip(self._slice(z), self.transforms)]
+        return torch.stack(slices, dim=self.dim)
+
+    def _call(self, x):
+        return self._map(x, "x", False)
+
+    def _inverse(self, y):
+        return self._map(y, "y", True)
+
+    def log_abs_det_jacobian(self, x, y):
+        for z, name in ((x, "x"), (y, "y")):
+            _dim_in_range(self.dim, z, name)
+            _size_is(z, self.dim, len(self.transforms), name, "len(transforms)")
+        logdetjacs = [trans.log_abs_det_jacobian(xs, ys)
+                      for xs, ys, trans in zip(self._slice(x), self._slice(y), self.transforms)]
+        return torch.stack(logdetjacs, dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self):
+        return stack([t.codomain for t in self.transforms], self.dim)
+
+
+for _cls in (IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform,
+             StackTransform):
     _cls.__module__ = "torch.distributions.transforms"
 
 
@@ -172,3 +314,6 @@ transform_to._register(simplex, lambda c: SoftmaxTransform())
 transform_to._register(lower_cholesky, lambda c: LowerCholeskyTransform())
 transform_to._register(positive_definite, lambda c: PositiveDefiniteTransform())
 transform_to._register(positive_semidefinite, lambda c: PositiveDefiniteTransform())
+for _registry in (biject_to, transform_to):
+    _registry._register(cat, lambda c, r=_registry: CatTransform([r(part) for part in c.cseq], c.dim, c.lengths))
+    _registry._register(stack, lambda c, r=_registry: StackTransform([r(part) for part in c.cseq], c.dim))
