@@ -186,6 +186,7 @@ class Tensor:
         if flag and self._version.__class__ is not list and not grad_mode.inference:
             raise errors.runtime(REQUIRES_GRAD_INFERENCE, hint="inference")
         self._rg = flag
+        self.__dict__.pop("_gs_no_accumulator", None)  # requires grad on its own now (or not at all)
 
     def requires_grad_(self, requires_grad=True):
         if self.grad_fn is not None and not requires_grad:
@@ -196,6 +197,7 @@ class Tensor:
             raise errors.runtime(REQUIRES_GRAD_INFERENCE, hint="inference")
         if self.grad_fn is None:
             self._rg = bool(requires_grad)
+            self.__dict__.pop("_gs_no_accumulator", None)  # requires grad on its own now (or not at all)
         return self
 
     def is_inference(self):
@@ -275,6 +277,8 @@ class Tensor:
         if self._rg:
             acc = self._accum
             if acc is None:
+                if "_gs_no_accumulator" in self.__dict__:  # a view made under no_grad (views.view_of)
+                    return (None, 0)
                 acc = self._accum = AccumulateGrad(self)
             return (acc, 0)
         return (None, 0)

@@ -36,6 +36,9 @@ def view_of(base, data, dtype=None):
         # (kind, version at creation): once the base changed in place, the view's grad_fn cannot be redone
         if not grad_mode.enabled:
             t._creation = ("inference" if grad_mode.inference else "no_grad", base._version[0])
+            # it requires grad through its base only: no AccumulateGrad of its own (torch's grad_accumulator is
+            # null without requires_grad_ set on it), so an op of it records an edge to nothing (Tensor._edge)
+            t.__dict__["_gs_no_accumulator"] = True
         elif base._creation is not None:
             if base._creation[1] != base._version[0]:  # (torch: regenerating base's grad_fn)
                 raise errors.runtime(view_rebase_message(base, indirect=True))
