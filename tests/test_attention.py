@@ -154,3 +154,30 @@ def test_float16_bits_close_to_torch():
     got = F.scaled_dot_product_attention(*(G.tensor(a.astype(np.float32).tolist(), dtype=G.float16)
                                            for a in arrays))
     np.testing.assert_allclose(got._data.astype(np.float32), want.numpy().astype(np.float32), rtol=0, atol=1e-3)
+
+
+def _layouts(t, F_):
+    """The output strides of the flash path for query layouts a model makes, and the tutorial's .view."""
+    B, H, L, D = 2, 2, 5, 8
+    out = []
+    k = t.randn(B, H, L, D)
+    proj = t.randn(B, L, 3 * H * D)
+    q3, k3, v3 = (c.view(B, -1, H, D).transpose(1, 2) for c in proj.chunk(3, -1))   # the SDPA tutorial's
+    cases = [(t.randn(B, L, H, D).transpose(1, 2), k, k),          # a transposed (B, L, H, D) buffer
+             (k, t.randn(B, L, H, D).transpose(1, 2), k),          # only key transposed: the query's layout
+             (t.randn(H, B, L, D).transpose(0, 1), k, k),
+             (t.randn(B, H, D, L).transpose(2, 3), k, k),          # last stride not 1: made contiguous
+             (t.randn(B, L, H, D).transpose(1, 2).double(), k.double(), k.double()),
+             (q3, k3, v3)]
+    for q, kk, v in cases:
+        out.append(F_.scaled_dot_product_attention(q, kk, v).stride())
+    y = F_.scaled_dot_product_attention(q3, k3, v3)
+    out.append(tuple(y.transpose(1, 2).view(B, L, H * D).shape))
+    return out
+
+
+def test_flash_output_keeps_the_query_layout_as_torch():
+    """ATen's CPU flash kernel writes into empty_like(query): y.transpose(1, 2).view(B, L, H * D) works on a
+    query made by view + transpose (it raised gradcli's view error before)."""
+    torch = pytest.importorskip("torch")
+    assert _layouts(G, F) == _layouts(torch, torch.nn.functional)

@@ -269,7 +269,9 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Function):
         if half:  # in float, the probabilities and their gradients stored in half for the products
             arrays = [a.astype(np.float32) for a in arrays]
         grads = _flash_backward(*arrays, kw["lse"], kw["mask"], kw["causal"], kw["scale"], half)
-        return tuple(wrap(like(g._data, a.astype(g.dtype.np)), g.dtype) for a in grads)
+        # each gradient in its input's layout, as ATen's kernel fills empty_like(q), (k), (v)
+        return tuple(wrap(like(g._data, _laid_out_like(x, a.astype(g.dtype.np))), g.dtype)
+                     for x, a in zip(arrays[1:4], grads))
 
 
 # ---------------------------------------------------------------------------- the dispatch
@@ -325,6 +327,29 @@ def _mask_array(mask, query):
     return m
 
 
+def _laid_out_like(ref, values):
+    """``values`` (ref's shape) in a new array laid out as ATen's flash kernel lays out its output, which it
+    writes into empty_like(query): ref's strides when ref is dense and non-overlapping (a (B, L, H, E)
+    buffer viewed and transposed to (B, H, L, E) stays one), else dense strides in ref's order of strides
+    (a chunk of a wider projection, as the SDPA tutorial's q, k, v); C order when ref's last stride is not
+    1 (ATen made that input contiguous first)."""
+    if ref.ndim == 0 or (ref.shape[-1] != 1 and ref.strides[-1] != ref.itemsize):
+        return np.ascontiguousarray(values)
+    dims = sorted((d for d in range(ref.ndim) if ref.shape[d] != 1), key=lambda d: -ref.strides[d])
+    step, dense = ref.itemsize, True
+    for d in reversed(dims):
+        dense = dense and ref.strides[d] == step
+        step *= ref.shape[d]
+    if dense:
+        dst = np.lib.stride_tricks.as_strided(np.empty(ref.size, values.dtype), ref.shape,
+                                              tuple(st // ref.itemsize * values.itemsize for st in ref.strides))
+    else:
+        order = sorted(range(ref.ndim), key=lambda d: -ref.strides[d])
+        dst = np.empty([ref.shape[d] for d in order], values.dtype).transpose(np.argsort(order))
+    dst[...] = values
+    return dst
+
+
 def _flash(query, key, value, mask, is_causal, scale):
     L, E = query.shape[2], query.shape[3]
     sc = 1.0 / math.sqrt(E) if scale is None else float(scale)
@@ -338,7 +363,9 @@ def _flash(query, key, value, mask, is_causal, scale):
         out, lse = np.zeros(q.shape[:-1] + (v.shape[-1],), q.dtype), np.zeros(q.shape[:-1], q.dtype)
     else:
         out, lse = _flash_forward(q, k, v, m, bool(is_causal), sc)
-    res = wrap(like(query._data, np.ascontiguousarray(out)), query.dtype)
+    # ATen's flash kernel writes into empty_like(query): the output keeps the query's layout, so the
+    # (B, L, H, E) buffer a model viewed and transposed stays one, and y.transpose(1, 2).view(B, L, H * E) works
+    res = wrap(like(query._data, _laid_out_like(q, out)), query.dtype)
     return record(ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value), res,
                   {"lse": lse, "mask": m, "causal": bool(is_causal), "scale": sc})
 
