@@ -195,6 +195,7 @@ KNOWN: dict[str, str] = {
     "docs_func_whirlwind_tour.grad": "torch.func.vmap runs the function once per example and stacks the results (engine/vmap.py): the batched model's output prints grad_fn=<StackBackward0> where torch's batched relu gives grad_fn=<ReluBackward0> (as docstring_func_vmap.grad); every value, the vjp/jvp/jacrev/jacfwd asserts and the hessian agree",
     "pt_autograd_saved_tensors_hooks_tutorial.grad": "reads y.grad_fn._saved_self / _saved_other / _saved_result: a node's saved-tensor attributes are '_' names, and GradScript refuses every '_' name on engine objects (lang/private.py, the sandbox: sandbox13's area), so it stops with gradcli's AttributeError at the first one; pt_autograd_saved_tensors_hooks_packing.grad runs the tutorial's hooks without them and agrees",
     "pt_seq2seq_translation_attn.grad": "normalizeString imports unicodedata and re: neither is a GradScript module (docs/language.md's imports; the sandbox, sandbox13's area), so it stops with gradcli's ImportError at import unicodedata; pt_seq2seq_translation_attn_model.grad runs the same model and training on the pairs already normalised and agrees",
+    "pt_dqn_optimize_model.grad": "from collections import namedtuple: GradScript's collections has OrderedDict, defaultdict, deque and Counter only (namedtuple builds its class from the script's field names; the sandbox, sandbox13's area), so it stops with gradcli's ImportError at line 8",
 }
 
 # KNOWN entries that print what torch prints on an AVX2 machine (an AMD EPYC measured; engine/gemm_avx2.py and
