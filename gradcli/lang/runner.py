@@ -254,6 +254,11 @@ class Session:
         return lines[lineno - 1] if lineno <= len(lines) else None
 
     # ------------------------------------------------------------------ engine state
+    def engine_settings(self, filename="<string>"):
+        """The engine's settings of this session's runs (dtype, grad mode, limits, the site hook, ...) as a
+        context, for Python code that drives the engine as a run would (bench.count's `engine` loop)."""
+        return self._engine(filename)
+
     @contextlib.contextmanager
     def _engine(self, filename):
         from ..engine import api, autograd, autograd_modes, dtypes, factory, formatting, saved_hooks, threads
