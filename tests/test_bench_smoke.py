@@ -54,3 +54,20 @@ def test_mkl_backend_table_runs():
                     "exp+tanh+sin", "mm "):
         assert any(measure in ln for ln in rows), (measure, proc.stdout)
     assert proc.stdout.startswith("NumPy: backend: NumPy (GRADCLI_MKL=0)")
+
+
+def test_opcount_attributes_the_step_to_functions():
+    """bench.opcount: the script's step runs the interpreter's closures (gradcli/lang) and the engine's; the
+    `engine` loop (bench.count's, no interpreter) runs none of gradcli/lang and fewer bytecodes a step."""
+    def run(kind):
+        proc = subprocess.run([sys.executable, "-m", "bench.opcount", kind, "--steps", "1", "3", "--top", "200"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        total, lang = proc.stdout.splitlines()[-1].split(" bytecodes a step, ")
+        return proc.stdout, float(total), float(lang.split()[0])
+    out, total, lang = run("script")
+    assert "lang/fastcalls.py:mcall0" in out and "engine/optim.py:step" in out, out
+    assert lang > 0
+    out, engine_total, engine_lang = run("engine")
+    assert engine_lang == 0 and "engine/optim.py:step" in out, out
+    assert engine_total < total
