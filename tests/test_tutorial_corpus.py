@@ -80,7 +80,6 @@ KNOWN: dict[str, str] = {
     'docstring_torch_special_functions.grad': 'torch.special.log_ndtr is not implemented (nor ndtri, zeta, the Bessel and polynomial families); the lines before it (entr, erfcx included) agree, and ndtr is implemented',
     'makemore_bigram_neural.grad': "float32 torch.exp of the logits is MKL VML's (exp(W[0, 14]) is 3.946901798 in torch, 1 ulp from the correctly rounded 3.946901560 that gradcli gives; the optional MKL backend has torch's bits, docs/numerics.md): from the third step on, the loss.item() lines differ in their last digits",
     'makemore_mlp_embedding.grad': "the float32 products' last bits on this AVX2 CPU (32x6 @ 6x100, 8x100 @ 100x27 and their gradients: MKL's order, helper gemm6's area) and tanh's vectorised kernel: the last loss.item() differs in its 7th digit",
-    'docstring_F_grid_sample_affine_grid.grad': 'F.affine_grid and F.grid_sample are not implemented (docs/coverage.md)',
     'docstring_F_interpolate_modes.grad': "F.interpolate(mode='bicubic') is not implemented; the nearest, linear and bilinear lines before it agree",
     'examples_time_sequence_prediction.grad': "the float64 LSTMCell products' last bits: torch's addmm (MKL dgemm) sums "
                                               "the 51-term dot products in another order than NumPy's BLAS "

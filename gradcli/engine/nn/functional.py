@@ -28,6 +28,7 @@ from ..ops import special as _special
 from ..ops.registry import Sample, op, sample1, tables
 from . import functional_conv as _conv
 from . import functional_conv_transpose as _convt
+from . import functional_grid as _grid
 from . import functional_pool3d as _pool3d
 from . import functional_group_norm as _gn
 from . import functional_upsample as _up
@@ -501,6 +502,13 @@ OPS = [
         [((1, 4, 2, 3, 2), (4, 1, 2, 1, 2), (2,))],
         kwargs={"stride": (2, 1, 2), "padding": (0, 1, 1), "output_padding": (1, 0, 0), "groups": 2,
                 "dilation": (1, 1, 2)})),
+    _fop("affine_grid", _grid.affine_grid, _grid.AffineGridGeneratorBackward0, sample=Sample(
+        [((2, 2, 3),), ((1, 3, 4),)], call=lambda torch, t: torch.nn.functional.affine_grid(
+            t, (t.shape[0], 1, 3, 4) if t.shape[1] == 2 else (1, 1, 2, 3, 2), align_corners=t.shape[0] == 1))),
+    _fop("grid_sample", _grid.grid_sample, _grid.GridSampler2DBackward0, sample=Sample(
+        [((1, 2, 3, 4), (1, 2, 3, 2))], ("any", "unit"), second=False, call=lambda torch, x, g: tuple(
+            torch.nn.functional.grid_sample(x, g * 0.9, mode, pad, align_corners=ac)
+            for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection") for ac in (False, True)))),
     _fop("interpolate", _up.interpolate, *[n for pair in _up.NODES.values() for n in pair],
          sample=Sample([((1, 2, 3, 4),), ((1, 2, 5),)], call=lambda torch, x: (
              torch.nn.functional.interpolate(x, scale_factor=1.7, mode="bilinear" if x.dim() == 4 else "linear"),
