@@ -100,3 +100,16 @@ def test_float_verdicts_are_bounded():
     assert len(argcheck._FLOATS) <= 4096
     key = ("sum", 1, (type(x),), ("dim",))
     assert argcheck._FLOATS.get(key) is True
+
+
+@pytest.mark.parametrize("build", ["torch.tensor(l)", "torch.as_tensor(l)"])
+def test_nested_list_past_64_dims_is_the_limit(build):
+    """torch.tensor of a list nested 65 deep (torch takes it): NumPy's ValueError ("setting an array element with a
+    sequence. The requested array would exceed ...") reached the script, which could catch it; it is gradcli's
+    64-dimension limit, as for torch.zeros([1] * 65)."""
+    from gradcli.lang.runtime import MAX_DIMS_MESSAGE  # noqa: PLC0415
+    code = f"l = [1.0]\nfor i in range(100):\n    l = [l]\ntry:\n    {build}\nexcept ValueError:\n    print('caught')\n"
+    result = _run(code)
+    assert result.stdout == ""
+    assert result.error is not None and result.error.type_name == "RuntimeError"
+    assert result.error.message == MAX_DIMS_MESSAGE

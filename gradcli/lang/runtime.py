@@ -378,7 +378,8 @@ _LIMIT_HINTS = frozenset(("max_elements", "max_steps", "timeout", "recursion"))
 
 
 def too_many_dims(exc):
-    """NumPy's error for an array of more than 64 dims (NPY_MAXDIMS): PyTorch has no such limit, so it
+    """NumPy's error for an array of more than 64 dims (NPY_MAXDIMS; from nested lists: torch.tensor of a list
+    65 deep): PyTorch has no such limit, so it
     is gradcli's, a limit of the run, never an error of the script's to catch. NumPy's error holds one
     str; ``str(exc)`` of another would run a script's ``__str__`` (``raise ValueError(obj)``: gradcli's
     code, after the run, outside the script's limits)."""
@@ -386,7 +387,8 @@ def too_many_dims(exc):
         return False
     args = exc.args
     return (len(args) == 1 and type(args[0]) is str
-            and args[0].startswith("maximum supported dimension for an ndarray"))
+            and (args[0].startswith("maximum supported dimension for an ndarray")
+                 or args[0].endswith("The requested array would exceed the maximum number of dimension of 64.")))
 
 
 MAX_DIMS_MESSAGE = "tensors of more than 64 dimensions are beyond gradcli: NumPy's limit, not PyTorch's (GradScript limit)"
