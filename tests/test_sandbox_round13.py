@@ -41,6 +41,29 @@ UNPACK = [
     "torch.sum(x, (1, 'a'))",
 ]
 
+# Tensor methods without a torch.X function (torch_signatures.METHOD_ONLY_SIGNATURES, arg_single.with_method_only_check)
+METHOD_ONLY = [
+    "x.expand(2, 3.0)", "x.expand(2.0, 3)", "x.expand((2, 3.0))", "x.expand([2.0, 3])", "x.repeat(1.0, 2)",
+    "x.repeat(1, 2.0)", "x.repeat((1.0, 2))", "x.repeat([1, 2.5])", "x.expand(2, 3, implicit=1)",
+    "x.new_ones([object()])", "x.new_ones(2, 3.0)", "x.addcmul(x, x, value=[1])", "x.addcdiv(x, x, value=[1])",
+    "x.addcmul_(x, x, value=[1])", "x.addcmul(x, x, value='a')", "x.add(x, alpha=[1])", "x.sum_to_size(1.0, 3)",
+    "x.clone().resize_(6.0)", "x.clone().fill_diagonal_([1])", "x.clone().fill_diagonal_(1, wrap=1)",
+    "x.addmm(x.t(), x, beta=0.5, alpha=[2])", "x.new_zeros(True)", "x.repeat(True, 1)",
+    # torch/_tensor.py's split hands what is no int to split_with_sizes
+    "x.split(1.0)", "torch.split(x, 1.0)", "x.split(object())", "x.split('a')", "x.split(None)", "x.split(1.0, 0)",
+]
+
+METHOD_ONLY_TAKEN = [
+    "x.add(2)", "x.add(x, alpha=2)", "x.sub(1, alpha=2)", "x.expand(2, 3)", "x.expand(torch.Size([2, 3]))",
+    "x.expand(-1, 3)", "x.repeat(2, 1)", "x.repeat([2, 1])", "x.new_zeros(2, 3, dtype=torch.float64)",
+    "x.new_zeros(size=(2, 3))", "x.new_full((2,), 1.5, requires_grad=True)", "x.new_ones(())",
+    "x.new_ones(2, dtype=None)", "x.sum_to_size(1, 3)", "x.clone().resize_(6)", "x.expand(torch.tensor(2), 3)",
+    "x.repeat(torch.tensor(2), 1)", "x.new_ones(torch.tensor(2))", "x.new_zeros(2, torch.tensor(3))",
+    "x.addcmul(x, x, value=0.5)", "x.addcmul(x, x, value=torch.tensor(2.0))",
+    "torch.addcmul(x, x, x, value=torch.tensor(2))", "x.addcdiv(x, x, value=torch.tensor(0.5))",
+    "x.split(torch.tensor(1))", "x.split([1, 1])",
+]
+
 
 def _run(code):
     result = run_source(PRELUDE + code + "\n", "round13.grad", RunOptions(seed=0))
@@ -60,6 +83,18 @@ def test_unpack_refused(code):
     assert result.error is not None and result.error.type_name == "TypeError", result.stdout
 
 
+@pytest.mark.parametrize("code", METHOD_ONLY)
+def test_method_only_refused(code):
+    result = _run(code)
+    assert result.error is not None and result.error.type_name == "TypeError", result.stdout
+
+
+@pytest.mark.parametrize("code", METHOD_ONLY_TAKEN)
+def test_method_only_taken(code):
+    result = _run(code)
+    assert result.error is None, result.error.message
+
+
 @pytest.mark.parametrize("code", FLOATS_TAKEN)
 def test_floats_taken(code):
     result = _run(code)
@@ -74,7 +109,7 @@ def make_goldens():
     return load_tool("make_goldens")
 
 
-@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN + UNPACK)
+@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN + UNPACK + METHOD_ONLY + METHOD_ONLY_TAKEN)
 def test_as_torch(code, make_goldens, tmp_path):
     script = tmp_path / "case.grad"
     script.write_text(PRELUDE + code + "\n", encoding="utf-8")

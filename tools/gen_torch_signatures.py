@@ -351,6 +351,24 @@ def single_method_texts(bindings):
     return singles
 
 
+def method_only_texts(bindings, known):
+    """{name: (text, nullable)} for the engine's Tensor methods that are C methods with a single signature that
+    the tables above do not give (known: SINGLE_SIGNATURES' and SINGLE_METHOD_SIGNATURES' names; x.expand,
+    x.repeat, x.new_zeros, x.addcmul), taking an int list or a Number: their arguments are checked as that
+    signature's (arg_single.with_method_only_check)."""
+    import torch
+    method_only = {}
+    for name in engine_methods():
+        found = bindings.get(name)
+        if found is None or len(found) != 1 or name in known or method_signatures(name):
+            continue
+        if not isinstance(getattr(torch.ones(2, 2), name, None), types.BuiltinMethodType):
+            continue
+        if "tuple of ints " in found[0][0] or "Number " in found[0][0]:
+            method_only[name] = found[0]
+    return method_only
+
+
 # keywords every function takes through its own wrappers (outarg.with_out) or that the engine does not model
 _KEYWORDS_ELSEWHERE = frozenset({"out", "layout", "device", "pin_memory", "requires_grad", "memory_format",
                                  "generator", "names", "out_dtype"})
@@ -518,7 +536,8 @@ def build():
     lines.append("# the functions above with a single signature: its text as torch's parser would show it (torchgen's")
     lines.append("# binding signature) and the parameters whose type is optional (the text drops the '?')")
     lines.append("SINGLE_SIGNATURES = {")
-    for name, entry in single_texts((table, namespace_table), binding_texts()).items():
+    singles = single_texts((table, namespace_table), binding_texts())
+    for name, entry in singles.items():
         lines.append(f"    {name!r}: {entry!r},")
     lines.append("}")
     lines.append("")
@@ -531,7 +550,14 @@ def build():
     lines.append("")
     lines.append("# the Tensor methods with a single signature taking a Tensor after self: as SINGLE_SIGNATURES, without self")
     lines.append("SINGLE_METHOD_SIGNATURES = {")
-    for name, entry in single_method_texts(binding_texts(method=True)).items():
+    single_methods = single_method_texts(binding_texts(method=True))
+    for name, entry in single_methods.items():
+        lines.append(f"    {name!r}: {entry!r},")
+    lines.append("}")
+    lines.append("")
+    lines.append("# the Tensor methods with a single signature and no torch.X function, taking an int list or a Number")
+    lines.append("METHOD_ONLY_SIGNATURES = {")
+    for name, entry in method_only_texts(binding_texts(method=True), {*singles, *single_methods}).items():
         lines.append(f"    {name!r}: {entry!r},")
     lines.append("}")
     lines.append("")

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from . import errors
 from .argcheck import is_scalar, takes_int, typename
 from .tensor import Tensor
 
@@ -125,6 +126,37 @@ def with_method_check(fn, name, entry):
             compiled = compile_signature(*entry)
         if not takes_all(compiled, args, kwargs):
             check_all(name, compiled, args, kwargs)
+        return fn(self, *args, **kwargs)
+    return method
+
+
+def with_method_only_check(fn, name, entry):
+    """The Tensor method fn whose one signature (torch_signatures' METHOD_ONLY_SIGNATURES entry: text and nullable)
+    no torch.X gives: an int list's signature checks every argument (x.expand(2, 3.0), x.repeat(1.0, 2),
+    x.new_ones([obj]): the varargs rule as torch's parser's), one with Tensors checks its keyword-only Numbers
+    alone (x.addcmul(y, z, value=[1]); its positions have hidden overloads: x.addcmul(0.5, y, z), x.add(2))."""
+    plan = None  # on the first call: compiling every method's signature would cost start-up time
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        nonlocal plan
+        if plan is None:
+            params = signature_params(entry[0])
+            positional = [p for p in params if not p[4]]
+            full = not any(p[0] == "Tensor" for p in positional)
+            varargs = full and len(positional) == 1 and positional[0][0] == "tuple of ints"
+            plan = (compile_signature(*entry) if full else None, varargs,
+                    {p[1]: (p[0], p[3] or p[1] in entry[1]) for p in params if p[4]})
+        compiled, varargs, keyword_only = plan
+        if compiled is not None:
+            given = (args,) if varargs and args and takes_int(args[0]) else args
+            if not takes_all(compiled, given, kwargs):
+                check_all(name, compiled, given, kwargs)
+        elif kwargs:
+            for key, value in kwargs.items():
+                found = keyword_only.get(key)
+                if found is not None and not takes(found[0], value) and not (value is None and found[1]):
+                    raise errors.type_error(f"{name}(): argument '{key}' must be {found[0]}, not {typename(value)}")
         return fn(self, *args, **kwargs)
     return method
 

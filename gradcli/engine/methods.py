@@ -16,9 +16,9 @@ from .ops import reduction as R
 from .ops import shape as S
 from .ops import softmax as SM
 from .ops import unary_math as UM
-from .arg_single import with_keywords, with_method_check
+from .arg_single import with_keywords, with_method_check, with_method_only_check
 from .argcheck import METHOD_FORM, TENSOR_OTHER, as_method, tells_again, with_other_check
-from .torch_signatures import KEYWORDS, SINGLE_METHOD_SIGNATURES
+from .torch_signatures import KEYWORDS, METHOD_ONLY_SIGNATURES, SINGLE_METHOD_SIGNATURES
 from .tensor import Tensor
 from . import rng_factory as _rng_factory  # noqa: I001
 
@@ -67,6 +67,8 @@ def _method(name, fn):
         fn = with_method_check(fn, name, single)
     elif name in TENSOR_OTHER:
         fn = with_other_check(fn, name, 1)
+    elif name in METHOD_ONLY_SIGNATURES:
+        fn = with_method_only_check(fn, name, METHOD_ONLY_SIGNATURES[name])
     spec = registry.REGISTRY.get(name)
     if (spec is not None and spec.python_method) or not tells_again(name):  # torch/_tensor.py's: no C++ parser
         return fn

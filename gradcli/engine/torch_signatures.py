@@ -2950,6 +2950,38 @@ SINGLE_METHOD_SIGNATURES = {
     'view_as': ('(Tensor other)', ()),
 }
 
+# the Tensor methods with a single signature and no torch.X function, taking an int list or a Number
+METHOD_ONLY_SIGNATURES = {
+    'add': ('(Tensor other, *, Number alpha = 1)', ()),
+    'add_': ('(Tensor other, *, Number alpha = 1)', ()),
+    'addbmm': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)', ()),
+    'addbmm_': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)', ()),
+    'addcdiv': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)', ()),
+    'addcdiv_': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)', ()),
+    'addcmul': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)', ()),
+    'addcmul_': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)', ()),
+    'addmm': ('(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)', ()),
+    'addmm_': ('(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)', ()),
+    'addmv': ('(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)', ()),
+    'addmv_': ('(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)', ()),
+    'addr': ('(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)', ()),
+    'addr_': ('(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)', ()),
+    'baddbmm': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)', ()),
+    'baddbmm_': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)', ()),
+    'expand': ('(tuple of ints size, *, bool implicit = False)', ()),
+    'fill_diagonal_': ('(Number fill_value, bool wrap = False)', ()),
+    'new_empty': ('(tuple of ints size, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)', ('dtype', 'layout', 'device', 'pin_memory', 'requires_grad')),
+    'new_full': ('(tuple of ints size, Number fill_value, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)', ('dtype', 'layout', 'device', 'pin_memory', 'requires_grad')),
+    'new_ones': ('(tuple of ints size, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)', ('dtype', 'layout', 'device', 'pin_memory', 'requires_grad')),
+    'new_zeros': ('(tuple of ints size, *, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)', ('dtype', 'layout', 'device', 'pin_memory', 'requires_grad')),
+    'renorm_': ('(Number p, int dim, Number maxnorm)', ()),
+    'repeat': ('(tuple of ints repeats)', ()),
+    'resize_': ('(tuple of ints size, *, torch.memory_format memory_format = None)', ('memory_format',)),
+    'sub': ('(Tensor other, *, Number alpha = 1)', ()),
+    'sub_': ('(Tensor other, *, Number alpha = 1)', ()),
+    'sum_to_size': ('(tuple of ints size)', ()),
+}
+
 # the functions ("Tensor.X": methods, without self) whose signatures name a parameter their implementation
 # takes by another keyword (torch.dot(x, tensor=y)), with those signatures' texts: arg_single.with_keywords
 KEYWORDS = {

@@ -10,7 +10,7 @@ from .. import errors
 from ..device import check_args
 from ..function import Function, MultiOutputFunction, record, record_multi
 from ..limits import check_numel, check_shape
-from ..argcheck import check_int_list, int64_args, takes_int
+from ..argcheck import check_int_list, int64_args, takes_int, typename
 from ..tensor import Tensor, wrap, wrap_dim
 from ..views import view_of
 from . import replays, words
@@ -233,6 +233,12 @@ class UnbindBackward0(MultiOutputFunction):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if not isinstance(split_size_or_sections, (int, np.integer, list, tuple, Tensor)):
+        # torch/_tensor.py's split passes what is no int to split_with_sizes, whose parser refuses it (x.split(1.0))
+        raise errors.type_error("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                                f"{typename(split_size_or_sections)}")
+    if isinstance(split_size_or_sections, Tensor) and takes_int(split_size_or_sections):
+        split_size_or_sections = int(split_size_or_sections.item())  # the parser reads a 0-d integer Tensor as an int
     int64_args(split_size_or_sections, dim)
     if tensor._data.ndim == 0:
         raise errors.runtime("split expects at least a 1-dimensional tensor")

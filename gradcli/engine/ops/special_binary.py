@@ -379,6 +379,8 @@ def _ternary(input, t1, t2, fn):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    if isinstance(value, Tensor):  # the parser reads a 0-d Tensor for a Number as its Scalar (value=torch.tensor(2.))
+        value = value.item()
     dt = dtypes.result_type((input, tensor1, tensor2))
     if dt is dtypes.bool_:
         raise not_implemented("addcmul_cpu_out", dt)
@@ -390,6 +392,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    if isinstance(value, Tensor):  # (as addcmul's)
+        value = value.item()
     if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
         raise errors.runtime(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
