@@ -27,6 +27,7 @@ from . import reduction as R
 from .reduction import return_type
 from .registry import Sample, V, case, op, tables
 from .shape import flip
+from .elementwise_common import kernel_error
 from .special_common import inplace_method
 
 AminmaxResult = return_type("aminmax", ("min", "max"))
@@ -395,7 +396,14 @@ def histc(input, bins=100, min=0, max=0):
     return wrap(like(input._data, counts), input.dtype)
 
 
+def _bool_search(boundaries, values):
+    """searchsorted/bucketize of bool boundaries and values (or a bool number): no kernel for their common type."""
+    if boundaries.dtype is dtypes.bool_ and (values.__class__ is bool or getattr(values, "dtype", None) is dtypes.bool_):
+        raise kernel_error("searchsorted_out_cpu", dtypes.bool_)
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    _bool_search(sorted_sequence, input)
     seq = host(sorted_sequence._data)
     if sorter is not None:
         seq = np.take_along_axis(seq, host(sorter._data), axis=-1)
@@ -412,6 +420,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
+    _bool_search(boundaries, input)
     result = np.searchsorted(host(boundaries._data), _array_of(input), side="right" if right else "left")
     dt = dtypes.int32 if out_int32 else dtypes.int64
     return wrap(like(boundaries._data, np.asarray(result, dt.np)), dt)
