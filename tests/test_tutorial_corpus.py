@@ -165,12 +165,11 @@ KNOWN: dict[str, str] = {
     'docstring_torch_narrow_copy.grad': 'torch.narrow_copy is not exposed (docs/coverage.md lists it among the internal op variants; narrow(...).clone() gives the same)',
     'docstring_torch_segment_reduce.grad': "torch.segment_reduce is not implemented (the docstring's device='cuda' dropped)",
     # corpus12
-    "pt_forward_ad_usage_basic.grad": "the Linear whose parameters delattr/setattr swapped for dual tensors runs; "
-                                      "its output's tangent prints without torch's grad_fn=<SliceBackward0>: in "
-                                      "torch a forward formula over a primal that requires grad (make_dual of a "
-                                      "Parameter) records autograd nodes in the tangent (x @ d.T's tangent has "
-                                      "grad_fn=<AddBackward0>), gradcli's forward walk computes tangents that "
-                                      "require no grad",
+    "pt_forward_ad_usage_basic.grad": "the tutorial swaps a Linear's parameters for dual tensors with delattr/setattr "
+                                      "(available since lang13's getattr/setattr work) and then prints a tangent "
+                                      "computed where the primal requires grad: torch's carries a reverse-mode graph "
+                                      "(grad_fn=<SliceBackward0>), gradcli's has none (engine/forward_ad.py, as "
+                                      "docs_forward_ad_modules.grad); the values agree",
     "pt_examples_dynamic_net.grad": "one printed float64 loss (step 2499) differs in its 17th significant digit "
                                     "(10732.850448682037 for torch's ...035): by then the shared fourth/fifth-order "
                                     "coefficient e differs from torch's in its last bit (0.024771006078598428 for "
@@ -195,6 +194,8 @@ KNOWN: dict[str, str] = {
     "pt_autograd_saved_tensors_hooks_tutorial.grad": "reads y.grad_fn._saved_self / _saved_other / _saved_result: a node's saved-tensor attributes are '_' names, and GradScript refuses every '_' name on engine objects (lang/private.py, the sandbox: sandbox13's area), so it stops with gradcli's AttributeError at the first one; pt_autograd_saved_tensors_hooks_packing.grad runs the tutorial's hooks without them and agrees",
     "pt_seq2seq_translation_attn.grad": "normalizeString imports unicodedata and re: neither is a GradScript module (docs/language.md's imports; the sandbox, sandbox13's area), so it stops with gradcli's ImportError at import unicodedata; pt_seq2seq_translation_attn_model.grad runs the same model and training on the pairs already normalised and agrees",
     "pt_dqn_optimize_model.grad": "from collections import namedtuple: GradScript's collections has OrderedDict, defaultdict, deque and Counter only (namedtuple builds its class from the script's field names; the sandbox, sandbox13's area), so it stops with gradcli's ImportError at line 8",
+    "pt_recipe_swap_tensors.grad": "torch.utils.swap_tensors is not implemented (it swaps two tensor objects' whole state, their class included; gradcli's tensors keep views, version counters and graph edges that such a swap would have to carry), so it stops with gradcli's AttributeError at line 11; the load_state_dict(assign=True) lines after it are not reached",
+    "blog_view_of_leaf_setter_assignment.grad": "reads view._base: GradScript lets a script read only one engine '_' name on a tensor (_version, lang/private.py); torch's _base (the view's base tensor, None for a non-view) is refused with gradcli's AttributeError (the sandbox, sandbox13's area), so the setter's expected RuntimeError ('a view of a leaf Variable that requires grad is being used in an in-place operation.') after it is not reached; the .data and no_grad fixes before it agree",
 }
 
 # KNOWN entries that print what torch prints on an AVX2 machine (an AMD EPYC measured; engine/gemm_avx2.py and
