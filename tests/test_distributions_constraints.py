@@ -2,10 +2,10 @@
 name, is_discrete, event_dim and check() on the same values as torch's, the families' supports and arg_constraints
 as those objects (their bounds readable), the dependent constraint's errors; biject_to and transform_to
 (engine/distributions_registry.py) give torch's transforms for each constraint, and the transforms they add
-(IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
-CatTransform, StackTransform) against float64 central
-differences and torch's values and gradients; the script-level goldens are
-tests/golden/scripts/distributions_constraints.grad and distributions_constraint_registry.grad."""
+(IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform,
+StackTransform, CorrCholeskyTransform) against float64 central differences and torch's values and gradients; the
+script-level goldens are tests/golden/scripts/distributions_constraints.grad, distributions_constraint_registry.grad,
+distributions_cat_stack_transforms.grad and distributions_corr_cholesky.grad."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,6 +26,11 @@ def _elementwise_jacobian_sum(t, x):
     return t(x) + t.log_abs_det_jacobian(x, t(x))
 
 
+def _corr_cholesky_sum(t, x):
+    y = t(x)
+    return y.sum((-2, -1)) + t.log_abs_det_jacobian(x, y) + (t.inv(y) * x).sum(-1)
+
+
 CASES = {
     "softmax_transform": (lambda t, x: t.distributions.SoftmaxTransform()(x)
                           + t.distributions.SoftmaxTransform().inv(x.exp()), [X], []),
@@ -44,6 +49,7 @@ CASES = {
         [t.distributions.constraints.positive, t.distributions.constraints.unit_interval], dim=0))(x)
         + t.distributions.StackTransform([t.distributions.ExpTransform(), t.distributions.SigmoidTransform()])
         .log_abs_det_jacobian(x, x.exp()), [X], []),
+    "corr_cholesky_transform": (lambda t, x: _corr_cholesky_sum(t.distributions.CorrCholeskyTransform(), x), [X], []),
 }
 
 test_gradcheck, test_matches_torch = case_table_tests(CASES)
@@ -102,7 +108,7 @@ def _registry_facts(lib):
     for con in (c.real, c.positive, c.nonnegative, c.greater_than(1.5), c.greater_than_eq(-2.0), c.less_than(3.0),
                 c.unit_interval, c.interval(-1.0, 2.0), c.half_open_interval(0.0, 1.0), c.interval(0, 1),
                 c.real_vector, c.independent(c.positive, 1), c.simplex, c.lower_cholesky, c.positive_definite,
-                c.positive_semidefinite, c.boolean):
+                c.positive_semidefinite, c.boolean, c.corr_cholesky):
         for registry in (d.biject_to, d.transform_to):
             try:
                 t = registry(con)
@@ -110,7 +116,7 @@ def _registry_facts(lib):
                 out.append(str(err))
                 continue
             out.append((repr(t), repr(t.domain), repr(t.codomain), t.bijective))
-            if t.domain.event_dim < 2:
+            if t.domain.event_dim < 2 and con is not c.corr_cholesky:
                 y = t(x)
                 # to 12 digits: sigmoid's float64 last bit is not torch's everywhere (a separate matter)
                 out.append((np.round(y.tolist(), 12).tolist(), np.round(t.inv(y).tolist(), 12).tolist()))

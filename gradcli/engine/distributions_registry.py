@@ -1,23 +1,24 @@
 """torch.distributions' biject_to and transform_to (torch/distributions/constraint_registry.py, 2.13) with the
 transforms their table needs beyond distributions_transforms.py: IndependentTransform, SoftmaxTransform,
-LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform and StackTransform (ported from
+LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform, StackTransform and CorrCholeskyTransform (ported from
 torch/distributions/transforms.py step for step).
 The registries are looked up by the constraint's class, as torch's; scripts only call them: registering a factory
 would change them for every later run in the process, so register is the engine's (a '_' name).
-corr_cholesky has no transform here (its lookup raises torch's NotImplementedError wording).
 """
 from __future__ import annotations
 
+import math
+
 from . import api as torch, errors
 from .distributions import is_number, lazy_property, sum_rightmost
-from .distributions_constraints import (Constraint, cat, greater_than, greater_than_eq, half_open_interval, independent,
+from .distributions_constraints import (Constraint, cat, corr_cholesky, greater_than, greater_than_eq, half_open_interval, independent,
                                         interval, less_than, lower_cholesky, nonnegative, positive, positive_definite,
                                         positive_semidefinite, real, real_vector, simplex, stack)
 from .distributions_transforms import (AffineTransform, ComposeTransform, ExpTransform, ParameterFreeTransform,
                                        SigmoidTransform, StickBreakingTransform, Transform)
 
 NAMES = ("IndependentTransform", "SoftmaxTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-         "CatTransform", "StackTransform")
+         "CatTransform", "StackTransform", "CorrCholeskyTransform")
 
 
 class IndependentTransform(Transform):
@@ -256,8 +257,83 @@ class StackTransform(Transform):
         return stack([t.codomain for t in self.transforms], self.dim)
 
 
+def tril_matrix_to_vec(mat, diag=0):
+    """torch.distributions.utils.tril_matrix_to_vec: the lower triangle (below diag) of each matrix, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    arange = torch.arange(n, device=mat.device)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    return mat[..., tril_mask]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """torch.distributions.utils.vec_to_tril_matrix: tril_matrix_to_vec's inverse, zeros elsewhere."""
+    # +ve root of D**2 + (1+2*diag)*D - |diag| * (diag+1) - 2*vec.shape[-1] = 0
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = torch.finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    arange = torch.arange(n, device=vec.device)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    mat[..., tril_mask] = vec
+    return mat
+
+
+class CorrCholeskyTransform(Transform):
+    domain = real_vector
+    codomain = corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = torch.tanh(x)
+        eps = torch.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z = r ** 2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * torch.nn.functional.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = torch.nn.functional.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + torch.nn.functional.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        N = D * (D - 1) // 2
+        return shape[:-2] + (N,)
+
+
 for _cls in (IndependentTransform, SoftmaxTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CatTransform,
-             StackTransform):
+             StackTransform, CorrCholeskyTransform):
     _cls.__module__ = "torch.distributions.transforms"
 
 
@@ -315,5 +391,6 @@ transform_to._register(lower_cholesky, lambda c: LowerCholeskyTransform())
 transform_to._register(positive_definite, lambda c: PositiveDefiniteTransform())
 transform_to._register(positive_semidefinite, lambda c: PositiveDefiniteTransform())
 for _registry in (biject_to, transform_to):
+    _registry._register(corr_cholesky, lambda c: CorrCholeskyTransform())
     _registry._register(cat, lambda c, r=_registry: CatTransform([r(part) for part in c.cseq], c.dim, c.lengths))
     _registry._register(stack, lambda c, r=_registry: StackTransform([r(part) for part in c.cseq], c.dim))
