@@ -245,6 +245,12 @@ def index_select(input, dim, index):
         raise errors.index("index_select(): Index is supposed to be a vector")
     size = input._data.shape[d] if input._data.ndim else 1
     idx = index._data
+    if input._data.ndim > 1 and idx.size and input._data.size == 0:  # index_select_out_cpu_'s empty-self branch
+        if size == 0:
+            raise errors.runtime("index_select(): self indexing axis dim should be positive")
+        bad = idx[(idx < 0) | (idx >= size)]
+        if bad.size:
+            raise errors.runtime(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={size}")
     if idx.size and (idx.max() >= size or idx.min() < 0):  # no negative index, as index_select_out_cpu_
         if input._data.ndim > 1 and d == 1:                   # its dim-1 fast path (index_select_out_cpu_dim1_)
             bad = int(idx[(idx < 0) | (idx >= size)][0])
