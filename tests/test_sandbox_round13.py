@@ -51,6 +51,10 @@ METHOD_ONLY = [
     "x.addmm(x.t(), x, beta=0.5, alpha=[2])", "x.new_zeros(True)", "x.repeat(True, 1)",
     # torch/_tensor.py's split hands what is no int to split_with_sizes
     "x.split(1.0)", "torch.split(x, 1.0)", "x.split(object())", "x.split('a')", "x.split(None)", "x.split(1.0, 0)",
+    # torch.unique hands its flags to _unique2 or unique_dim
+    "x.unique(sorted=1)", "x.unique(return_inverse=2)", "x.unique(return_counts=None)", "x.unique(dim=1.0)",
+    "x.unique(True, True, False, 1.0)", "x.unique(object())", "torch.unique(x, sorted=[1])", "x.unique(dim='a')",
+    "x.unique(sorted=True, dim=0, return_counts=1)", "x.unique(sorted=torch.tensor(True))",
 ]
 
 METHOD_ONLY_TAKEN = [
@@ -61,7 +65,8 @@ METHOD_ONLY_TAKEN = [
     "x.repeat(torch.tensor(2), 1)", "x.new_ones(torch.tensor(2))", "x.new_zeros(2, torch.tensor(3))",
     "x.addcmul(x, x, value=0.5)", "x.addcmul(x, x, value=torch.tensor(2.0))",
     "torch.addcmul(x, x, x, value=torch.tensor(2))", "x.addcdiv(x, x, value=torch.tensor(0.5))",
-    "x.split(torch.tensor(1))", "x.split([1, 1])",
+    "x.split(torch.tensor(1))", "x.split([1, 1])", "x.unique(sorted=False)", "x.unique(dim=0, return_counts=True)",
+    "torch.unique(x, dim=torch.tensor(1))",
 ]
 
 

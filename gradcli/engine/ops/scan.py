@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import dtypes, errors
-from ..argcheck import int64_args
+from ..argcheck import int64_args, takes_int, typename
 from ..device import asarray as _asarray
 from ..device import host, like, on_host, xp_of
 from ..function import Function, record
@@ -279,6 +279,14 @@ def _unique_zero(flat):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """torch.unique: always sorted on the CPU (sorted=False too); NaNs stay apart."""
+    # torch/functional.py passes these on to _unique2 or unique_dim (dim by position, the rest by keyword): its parser's
+    # errors (x.unique(sorted=obj) went on)
+    parser = "_unique2" if dim is None else "unique_dim"
+    if dim is not None and not takes_int(dim):
+        raise errors.type_error(f"unique_dim(): argument 'dim' (position 2) must be int, not {typename(dim)}")
+    for key, flag in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise errors.type_error(f"{parser}(): argument '{key}' must be bool, not {typename(flag)}")
     data = host(input._data)
     if dim is None:
         flat = data.reshape(-1)
