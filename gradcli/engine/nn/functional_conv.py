@@ -497,9 +497,28 @@ def max_pool_windows(input, k, s, p, d, out_sp, return_indices, node):
     return res
 
 
+class AvgPool2DBackwardBackward0(Function):
+    """The gradient of average pooling as a node of its own (torch's, with its (grad, self) edges): its backward
+    pools the incoming gradient again (grad_output) and gives zeros for the input."""
+    __slots__ = ()
+    explain = staticmethod(words.fixed("the average pool of the incoming gradient"))
+
+    def backward(self, gg):
+        k = self._kw
+        g_out = None
+        if self.next_functions[0][0]:
+            arr = avg_arrays(gg._data, k["idx"], k["div"], k["inside"], len(k["spatial"]))
+            g_out = record(self.pool, (gg,), wrap(_contig(arr), gg.dtype), k)
+        from ..factory import zeros  # noqa: PLC0415
+        g_self = zeros(k["in_shape"], dtype=gg.dtype, device=gg.device) if self.next_functions[1][0] else None
+        return g_out, g_self
+
+
 class AvgPool2DBackward0(Function):
     __slots__ = ()
+    save_inputs = True  # torch saves self (the edge of its backward's own node)
     saves_in_kw = True
+    double = AvgPool2DBackwardBackward0  # its backward's node (AvgPool3D...: its own)
     explain = staticmethod(words.fixed("1 / the window's divisor at each element of its windows"))
 
     @staticmethod
@@ -509,12 +528,27 @@ class AvgPool2DBackward0(Function):
 
     def backward(self, g):
         k = self._kw
-        idx, div = k["idx"], k["div"]
-        lead = tuple(g.shape[:g.ndim - len(k["spatial"])])
-        ge = g / wrap(like(g._data, div.astype(g.dtype.np)), g.dtype)
-        ge = S.reshape(ge, lead + (idx.shape[0], 1))
-        ge = S.expand(ge, lead + idx.shape)
-        return (scatter_spatial(ge, idx, k["spatial"]),)
+        idx, div, spatial = k["idx"], k["div"], k["spatial"]
+        d = g._data
+        lead = d.shape[:d.ndim - len(spatial)]
+        ge = d / like(d, div.astype(d.dtype))
+        ge = xp_of(d).broadcast_to(ge.reshape(lead + (idx.shape[0], 1)), lead + idx.shape)
+        s = int(np.prod(spatial))
+        bn = int(np.prod(lead)) if lead else 1
+        acc = xp_of(d).zeros((s + 1, bn), dtype=d.dtype)
+        _scatter_add_at(acc, idx.reshape(-1), ge.reshape(bn, -1).T)  # each input's share added in output order
+        out = acc[:s].T.reshape(lead + tuple(spatial))
+        x = self.saved[0]
+        return (record(self.double, (g, x), wrap(_contig(out), g.dtype), dict(k, in_shape=tuple(x.shape))),)
+
+
+AvgPool2DBackwardBackward0.pool = AvgPool2DBackward0
+
+
+def avg_arrays(x, idx, div, inside, nd):
+    """The pooled array: each window's sum divided by its divisor (0 for a window wholly in the padding)."""
+    sums = window_sums(flat_ext(x, nd)[..., idx]).reshape(x.shape[:x.ndim - nd] + div.shape)
+    return np.where(like(x, inside > 0), sums / like(x, div.astype(sums.dtype)), 0).astype(x.dtype)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -554,11 +588,9 @@ def avg_pool_windows(input, k, s, p, out_sp, count_include_pad, divisor_override
         div = pool_size.astype(np.float64)
     else:
         div = inside.astype(np.float64)
-    x = input._data
-    sums = window_sums(flat_ext(x, nd)[..., idx]).reshape(x.shape[:x.ndim - nd] + out_sp)
-    dt = input.dtype
-    out = np.where(like(x, inside > 0), sums / like(x, div.astype(sums.dtype)), 0).astype(dt.np)
-    return record(node, (input,), wrap(_contig(out), dt), {"idx": idx, "div": div, "spatial": spatial})
+    out = avg_arrays(input._data, idx, div, inside, nd)
+    return record(node, (input,), wrap(_contig(out), input.dtype),
+                  {"idx": idx, "div": div, "spatial": spatial, "inside": inside})
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

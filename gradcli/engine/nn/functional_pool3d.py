@@ -22,8 +22,16 @@ class MaxPool3DWithIndicesBackward0(FC.MaxPool2DWithIndicesBackward0):
     double = MaxPool3DWithIndicesBackwardBackward0
 
 
+class AvgPool3DBackwardBackward0(FC.AvgPool2DBackwardBackward0):
+    __slots__ = ()
+
+
 class AvgPool3DBackward0(FC.AvgPool2DBackward0):
     __slots__ = ()
+    double = AvgPool3DBackwardBackward0
+
+
+AvgPool3DBackwardBackward0.pool = AvgPool3DBackward0
 
 
 def _args(input, kernel_size, stride, padding, dilation):
