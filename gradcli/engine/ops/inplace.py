@@ -194,8 +194,10 @@ def inplace_view(fn, name):
     """t_/transpose_/unsqueeze_/squeeze_: the tensor itself takes the view's shape (its node is the
     in-place variant, TBackward1, UnsqueezeBackward1, SqueezeBackward3/4/5...)."""
     def method(self, *args, **kwargs):
-        check_inplace(self)
-        if name == "t_" and self._data.ndim > 2:  # (the kernel's check, named after the in-place op)
+        bad = name == "t_" and self._data.ndim > 2  # (the kernel's check, named after the in-place op)
+        if not bad or grad_mode.enabled:  # (under no_grad it changes nothing: no view regenerated)
+            check_inplace(self)
+        if bad:
             raise errors.runtime(f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
         r = fn(self, *args, **kwargs)
         self._data = r._data
