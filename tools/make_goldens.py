@@ -128,7 +128,9 @@ def _run_script(filename: str) -> dict:
         module = ast.parse(source, filename=filename)
         for statement in module.body:
             single = ast.Interactive(body=[statement])
-            exec(compile(single, filename, "single"), namespace)
+            # dont_inherit: this module's own `from __future__ import annotations` must not reach the
+            # script (torch-echo's has none: a class body's annotations are evaluated there)
+            exec(compile(single, filename, "single", dont_inherit=True), namespace)
     except Exception as error:  # the script's own error, reported as torch-echo does
         sys.stdout.flush()
         text = str(error).splitlines()[0] if str(error) else ""
