@@ -69,6 +69,17 @@ METHOD_ONLY_TAKEN = [
     "torch.unique(x, dim=torch.tensor(1))",
 ]
 
+# an int for an int list of no fixed size (torch_signatures.SINGLE_UNSIZED): refused; int[1] dims take it
+UNSIZED = [
+    "torch.flip(x, 0)", "torch.flip(x, dims=0)", "torch.permute(x, 0)", "torch.reshape(x, 6)", "torch.tile(x, 2)",
+    "torch.rot90(x, 1, 0)", "torch.broadcast_to(x, 3)", "torch.full(2, 1.0)", "torch.unflatten(x, 1, 3)",
+    "torch.layer_norm(x, 3)",
+]
+UNSIZED_TAKEN = [
+    "torch.flip(x, (0,))", "torch.ones(2)", "torch.zeros(2, 3)", "torch.full((2,), 1.0)", "torch.reshape(x, (6,))",
+    "torch.rot90(x)", "torch.sum(x, 1)", "torch.amax(x, 1)", "torch.roll(x, 1, 0)", "x.flip(0)", "x.permute(1, 0)",
+]
+
 
 def _run(code):
     result = run_source(PRELUDE + code + "\n", "round13.grad", RunOptions(seed=0))
@@ -100,6 +111,18 @@ def test_method_only_taken(code):
     assert result.error is None, result.error.message
 
 
+@pytest.mark.parametrize("code", UNSIZED)
+def test_unsized_refused(code):
+    result = _run(code)
+    assert result.error is not None and result.error.type_name == "TypeError", result.stdout
+
+
+@pytest.mark.parametrize("code", UNSIZED_TAKEN)
+def test_unsized_taken(code):
+    result = _run(code)
+    assert result.error is None, result.error.message
+
+
 @pytest.mark.parametrize("code", FLOATS_TAKEN)
 def test_floats_taken(code):
     result = _run(code)
@@ -114,7 +137,7 @@ def make_goldens():
     return load_tool("make_goldens")
 
 
-@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN + UNPACK + METHOD_ONLY + METHOD_ONLY_TAKEN)
+@pytest.mark.parametrize("code", FLOATS + FLOATS_TAKEN + UNPACK + METHOD_ONLY + METHOD_ONLY_TAKEN + UNSIZED + UNSIZED_TAKEN)
 def test_as_torch(code, make_goldens, tmp_path):
     script = tmp_path / "case.grad"
     script.write_text(PRELUDE + code + "\n", encoding="utf-8")

@@ -541,6 +541,16 @@ def build():
         lines.append(f"    {name!r}: {entry!r},")
     lines.append("}")
     lines.append("")
+    lines.append("# the int-list parameters of no fixed size (IntArrayRef without one) of SINGLE_SIGNATURES' functions: they take")
+    lines.append("# no single int (torch.flip(x, 0)), which their text does not say")
+    lines.append("SINGLE_UNSIZED = {")
+    raw = binding_texts(raw=True)
+    for name in singles:
+        unsized = tuple(re.findall(r"(?:Sym)?IntArrayRef\?? (\w+)", raw[name][0]))
+        if unsized:
+            lines.append(f"    {name!r}: {unsized!r},")
+    lines.append("}")
+    lines.append("")
     lines.append("# torch.nn.functional.X checked as torch's parser reads its binding: (parser name, text, nullable,")
     lines.append("# whether the Python wrapper passes every argument by position)")
     lines.append("FUNCTIONAL_PARSED = {")

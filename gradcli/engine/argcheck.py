@@ -503,6 +503,28 @@ def _varargs_intlist(text):
     return positional.startswith("tuple of ints ") and ", " not in positional
 
 
+def _unsized_params(name, text):
+    """((name, position), ...) of the int lists of no fixed size (torch_signatures.SINGLE_UNSIZED) in torch.name's
+    one signature text; position None for a keyword-only one."""
+    from . import torch_signatures  # noqa: PLC0415 - on the first call
+    from .arg_single import signature_params  # noqa: PLC0415 - it builds on this module
+    names = getattr(torch_signatures, "SINGLE_UNSIZED", {}).get(name, ())
+    positional = [p[1] for p in signature_params(text) if not p[4]]
+    return tuple((n, positional.index(n) if n in positional else None) for n in names)
+
+
+def _refuse_single_int(name, unsized, args, kwargs):
+    """torch's TypeError for an int given to an int list of no fixed size (torch.flip(x, 0)), which
+    arg_single.takes' "tuple of ints" takes (torch.sum(x, 1): its dim is int[1])."""
+    for pname, i in unsized:
+        if i is not None and i < len(args):
+            value, where = args[i], f" (position {i + 1})"
+        else:
+            value, where = kwargs.get(pname), ""
+        if value is not None and value.__class__ is not list and value.__class__ is not tuple and takes_int(value):
+            raise errors.type_error(f"{name}(): argument '{pname}'{where} must be tuple of ints, not {typename(value)}")
+
+
 def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     """fn, checking its first argument as torch does when it is not a Tensor (nor, with
     numbers_first, a Python number); the argument errors of the implementation told as torch's parser does.
@@ -511,6 +533,7 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
     first_int = signatures[0][3] == "int"  # an int parameter takes a Tensor only of one integer element
     varargs = single is not None and _varargs_intlist(single[0])  # torch.ones(2, 3): the parser's varargs rule
     single_check = None  # arg_single.check_all of single's compiled signature, on the first call (start-up time)
+    unsized = None  # single's int lists of no fixed size with their positions, on the first call
     # with single_check: whether one plain Tensor alone is surely taken (a signature of Tensor parameters, one
     # required): torch.relu(x) then skips the checks below, which could only pass (check_first is for a
     # non-Tensor first argument, check_all's takes_all for Tensors answers True)
@@ -522,7 +545,7 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        nonlocal aliases, single_check, known, one_tensor
+        nonlocal aliases, single_check, known, one_tensor, unsized
         if one_tensor and not kwargs and len(args) == 1 and args[0].__class__ is Tensor:
             try:
                 return fn(*args)
@@ -566,6 +589,10 @@ def with_input_check(fn, name, signatures, numbers_first=False, single=None):
                 single_check = functools.partial(check_all, name, compiled)
                 one_tensor = compiled[6] and compiled[3] <= 1 <= len(compiled[0]) and not first_int and not varargs
             given = (args,) if varargs and args and takes_int(args[0]) else args
+            if unsized is None:
+                unsized = _unsized_params(name, single[0])
+            if unsized and given is args:
+                _refuse_single_int(name, unsized, args, seen)
             first_checked = given and (isinstance(given[0], Tensor) or numbers_first)
             single_check(given, seen, 1 if first_checked else 0)
         try:

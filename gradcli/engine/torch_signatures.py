@@ -2842,6 +2842,29 @@ SINGLE_SIGNATURES = {
     'special.softmax': ('(Tensor input, int dim, torch.dtype dtype = None)', ('dtype',)),
 }
 
+# the int-list parameters of no fixed size (IntArrayRef without one) of SINGLE_SIGNATURES' functions: they take
+# no single int (torch.flip(x, 0)), which their text does not say
+SINGLE_UNSIZED = {
+    'as_strided': ('size', 'stride'),
+    'as_strided_': ('size', 'stride'),
+    'broadcast_to': ('size',),
+    'constant_pad_nd': ('pad',),
+    'empty': ('size',),
+    'flip': ('dims',),
+    'full': ('size',),
+    'layer_norm': ('normalized_shape',),
+    'ones': ('size',),
+    'permute': ('dims',),
+    'reshape': ('shape',),
+    'rms_norm': ('normalized_shape',),
+    'rot90': ('dims',),
+    'split_with_sizes': ('split_sizes',),
+    'tile': ('dims',),
+    'unflatten': ('sizes',),
+    'unsafe_split_with_sizes': ('split_sizes',),
+    'zeros': ('size',),
+}
+
 # torch.nn.functional.X checked as torch's parser reads its binding: (parser name, text, nullable,
 # whether the Python wrapper passes every argument by position)
 FUNCTIONAL_PARSED = {
