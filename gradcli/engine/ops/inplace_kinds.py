@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import errors
 from ..device import asarray as _asarray
+from ..device import overlaps, write_alias, writeable
 from ..function import Function, record
 from ..tensor import Tensor, wrap
 from . import elementwise_common as EC
@@ -71,7 +72,13 @@ def logical_inplace(fn, name, node=None):
         if r._data.shape != self._data.shape:
             raise errors.runtime(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
                                  f"broadcast shape [{', '.join(map(str, r._data.shape))}]")
-        self._data[...] = r._data.astype(self._data.dtype)
+        data = self._data
+        if not writeable(data):  # a read-only view (unfold, diagonal): written through its alias, as rebase does
+            if overlaps(data):  # an expanded tensor (stride 0)
+                from .inplace_checks import OVERLAP_MESSAGE  # noqa: PLC0415 - it imports this module's users
+                raise errors.runtime(OVERLAP_MESSAGE)
+            data = write_alias(data)
+        data[...] = r._data.astype(self._data.dtype)
         self._version[0] += 1
         return self
     method.__name__ = name
