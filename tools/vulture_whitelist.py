@@ -464,6 +464,7 @@ param_shape
 log_prob
 enumerate_support
 icdf
+sample_n
 # gradcli/engine/distributions_constraints.py: torch.distributions.constraints' public names, which api.py
 # exports by name (its NAMES) for scripts
 dependent

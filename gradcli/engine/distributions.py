@@ -9,6 +9,7 @@ reinforcement_learning, the REINFORCE and actor-critic recipes); the other famil
 from __future__ import annotations
 
 import math
+import warnings
 
 from . import api as torch
 from .size import Size
@@ -165,8 +166,16 @@ class Distribution:
         raise NotImplementedError
 
     @property
+    def mode(self):
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
+
+    @property
     def variance(self):
         raise NotImplementedError
+
+    def sample_n(self, n):
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
+        return self.sample(Size((n,)))
 
     def log_prob(self, value):
         raise NotImplementedError
@@ -488,6 +497,12 @@ class Bernoulli(ProbsLogitsFamily, ExponentialFamily):
     @property
     def mean(self):
         return self.probs
+
+    @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs)
+        mode[self.probs == 0.5] = math.nan
+        return mode
 
     @property
     def variance(self):
