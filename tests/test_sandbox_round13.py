@@ -63,6 +63,7 @@ METHOD_ONLY_TAKEN = [
     "x.new_zeros(size=(2, 3))", "x.new_full((2,), 1.5, requires_grad=True)", "x.new_ones(())",
     "x.new_ones(2, dtype=None)", "x.sum_to_size(1, 3)", "x.clone().resize_(6)", "x.expand(torch.tensor(2), 3)",
     "x.repeat(torch.tensor(2), 1)", "x.new_ones(torch.tensor(2))", "x.new_zeros(2, torch.tensor(3))",
+    "x.expand(2, 3, implicit=True)", "x.expand((2, 3), implicit=False)",
     "x.addcmul(x, x, value=0.5)", "x.addcmul(x, x, value=torch.tensor(2.0))",
     "torch.addcmul(x, x, x, value=torch.tensor(2))", "x.addcdiv(x, x, value=torch.tensor(0.5))",
     "x.split(torch.tensor(1))", "x.split([1, 1])", "x.unique(sorted=False)", "x.unique(dim=0, return_counts=True)",

@@ -235,7 +235,8 @@ class ExpandBackward0(Function):
         return (sum_to(g, self._kw["in_shape"]),)
 
 
-def expand(input, *sizes):
+def expand(input, *sizes, implicit=False):
+    del implicit  # a tracing flag of torch's (x.expand(2, 3, implicit=True)): no effect on the result
     if not sizes:
         raise errors.missing_arguments("expand", "size")
     check_int_list("expand", "size", sizes)
