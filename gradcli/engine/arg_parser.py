@@ -50,6 +50,14 @@ def parse_error(name, text, args, kwargs, nullable=()):
             if err is not None and err[0]:
                 return err[1]
             unpack = unpack or (err and err[1])
+        elif kind == "tuple of Tensors" and isinstance(value, (list, tuple)) and not all(
+                isinstance(v, Tensor) for v in value):
+            # is_tensor_list_and_append_overloaded(throw_error=true): thrown at once, whichever signature it is
+            bad = next(j for j, v in enumerate(value) if not isinstance(v, Tensor))
+            err = errors.type_error(f"expected Tensor as element {bad} in argument {i}, but got "
+                                    f"{typename(value[bad])}")
+            err.gradcli_thrown = True
+            return err
         elif not takes(kind, value):
             return errors.type_error(f"{name}(): argument '{pname}'{where} must be {kind}, not {typename(value)}")
     for key in kwargs:
@@ -82,6 +90,11 @@ def _int_list_error(name, pname, where, items):
 def parser_error(name, signatures, args, kwargs, nullable=()):
     """print_error: the TypeError torch raises for these arguments (signatures: torch_signatures' entries, with
     their texts), which no signature takes."""
+    for s in signatures:  # raw_parse tries them in order: a Tensor list's bad element ends the search there
+        if s[4]:
+            err = parse_error(name, s[4], args, kwargs, nullable)
+            if getattr(err, "gradcli_thrown", False):
+                return err
     n = len(args) + len(kwargs)
     plausible = [s for s in signatures if s[0] <= n <= (s[1] if s[1] is not None else n)]
     if len(plausible) == 1 and plausible[0][4]:
