@@ -148,10 +148,7 @@ KNOWN: dict[str, str] = {
                                                           "gradcli's prints no grad_fn and other signed zeros (the "
                                                           "values agree)",
     # corpus11
-    'docstring_nn_AdaptiveAvgPool3d.grad': "nn.AdaptiveAvgPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
-    'docstring_nn_AdaptiveMaxPool3d.grad': "nn.AdaptiveMaxPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_BatchNorm3d.grad': "nn.BatchNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
-    'docstring_nn_ConvTranspose3d.grad': "nn.ConvTranspose3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_InstanceNorm3d.grad': "nn.InstanceNorm3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_LPPool3d.grad': "nn.LPPool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
     'docstring_nn_MaxUnpool3d.grad': "nn.MaxUnpool3d: the 3-d layers (Conv3d, ConvTranspose3d, the 3-d pools, BatchNorm3d, InstanceNorm3d) are not implemented (docs/coverage.md: 'neural-network layers beyond the tutorials' MLP/CNN subset')",
