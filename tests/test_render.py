@@ -139,7 +139,9 @@ def test_error_panel_colour_on_a_terminal_has_the_same_words():
         assert part in text
 
 
-def test_warnings_once_per_site():
+def test_warnings_printed_as_given():
+    """The printer shows every warning it is handed: the filters and the repeat cap are the session's
+    (lang/runner.Session._show_warning), as Python's showwarning under torch-echo's "always"."""
     buf = io.StringIO()
     printer = diagnostics.WarningPrinter(buf, False, "w.grad")
     printer("UserWarning", "careful", 3, 5)
@@ -150,8 +152,8 @@ def test_warnings_once_per_site():
         category, message, line, column = "UserWarning", "object form", 7, None
 
     printer(W())
-    assert buf.getvalue().splitlines() == ["w.grad:3:5: UserWarning: careful", "w.grad:4:5: UserWarning: careful",
-                                           "w.grad:7: UserWarning: object form"]
+    assert buf.getvalue().splitlines() == ["w.grad:3:5: UserWarning: careful", "w.grad:3:5: UserWarning: careful",
+                                           "w.grad:4:5: UserWarning: careful", "w.grad:7: UserWarning: object form"]
 
 
 # --------------------------------------------------------------------------- tensors and JSON
