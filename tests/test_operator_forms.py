@@ -103,6 +103,25 @@ FIXED = {"__pos__ bool (2,)": "RuntimeError: The `+` operator, on a bool tensor 
                                         "[True, False] None"}
 
 
+# torch's sub check of bool operands reaches the reflected form too (2d252a6; the hand table let NumPy's TypeError
+# out): checked against torch itself
+_SUB_BOOL = 'RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.'
+FIXED.update({key: _SUB_BOOL for key in (
+    '__rsub__ bool (2,) f32 (2,) grad',
+    '__rsub__ bool (2,) f32 (2,2)',
+    '__rsub__ bool (2,) f32 0-d',
+    '__rsub__ bool (2,) f64 0-d',
+    '__rsub__ bool (2,) i64 (2,)',
+    '__rsub__ f32 (2,) grad bool (2,)',
+    '__rsub__ f32 (2,2) bool (2,)',
+    '__rsub__ f32 0-d grad bool (2,)',
+    '__rsub__ f64 0-d bool (2,)',
+    '__rsub__ i64 (2,) bool (2,)',
+    '__rsub__ u8 (2,) bool (2,)',
+)})
+FIXED["__rsub__ bool (2,) bool (2,)"] = 'RuntimeError: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.'
+
+
 # x &= None (and the other bitwise in-place forms with a list, str, ...): the table let an AttributeError
 # out; now NotImplemented, so Python raises torch's TypeError (golden bitwise_inplace_refused)
 _LEAKED = "AttributeError: 'NotImplementedType' object has no attribute '_data' | "

@@ -219,7 +219,8 @@ class Walk:
                 # hasattr answers only whether the type has a protocol (7fae417: a bool, never the attribute),
                 # and, as get_private reads it, a tensor's _version (the one engine '_' name scripts read)
                 # and nn.Module's extension points on a script's module or class (private_names.opens)
-                assert not has_attr(value, name) or name in PROTOCOL_NAMES or (
+                # (__name__/__version__: what obj.__name__ reads, a str, since 76203fd)
+                assert not has_attr(value, name) or name in PROTOCOL_NAMES or name in ("__name__", "__version__") or (
                     name == "_version" and isinstance(value, Tensor)) or _extension_point(value, name), \
                     f"{path}.{name}"
                 continue
