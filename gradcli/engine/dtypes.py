@@ -214,8 +214,8 @@ dtype.__module__ = "torch"  # <class 'torch.dtype'>, as PyTorch prints it
 dtype.__name__ = "torch.dtype"  # as Python's messages name it: 'torch.dtype' object is not callable
 
 
-class layout:
-    """torch.layout: every gradcli tensor is torch.strided (Tensor.layout)."""
+class TorchConstant:
+    """One of torch's named constants (a layout, a memory format): printed as torch.<name>."""
     __slots__ = ("name",)
 
     def __init__(self, name):
@@ -225,6 +225,11 @@ class layout:
         return "torch." + self.name
 
     __str__ = __repr__
+
+
+class layout(TorchConstant):
+    """torch.layout: every gradcli tensor is torch.strided (Tensor.layout)."""
+    __slots__ = ()
 
     def __reduce__(self):
         return (_layout_by_name, (self.name,))
@@ -243,7 +248,7 @@ layout.__module__ = "torch"
 layout.__name__ = "torch.layout"
 
 
-def _sealed(cls):
+def sealed(cls):
     """torch's dtype and layout objects are a fixed set (`torch.dtype()` is a TypeError): once this
     module made its instances, calling the class refuses (a script could otherwise build a dtype
     over any NumPy type, e.g. object arrays)."""
@@ -252,5 +257,5 @@ def _sealed(cls):
     cls.__new__ = staticmethod(__new__)
 
 
-_sealed(dtype)
-_sealed(layout)
+sealed(dtype)
+sealed(layout)

@@ -9,19 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import errors
+from .dtypes import TorchConstant, sealed
 from .numerics import non_overlapping_dense
+from .tensoriter import contig_strides, iter_permutation
 
 
-class memory_format:  # noqa: N801 - torch's name
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "torch." + self.name
-
-    __str__ = __repr__
+class memory_format(TorchConstant):  # noqa: N801 - torch's name
+    __slots__ = ()
 
     def __reduce__(self):
         return (_format_by_name, (self.name,))
@@ -42,11 +36,7 @@ memory_format.__module__ = "torch"
 memory_format.__name__ = "torch.memory_format"
 
 
-def _refuse_new(_cls, *args, **kwargs):
-    raise TypeError("cannot create 'torch.memory_format' instances")
-
-
-memory_format.__new__ = staticmethod(_refuse_new)  # a fixed set, as torch's dtypes and layouts
+sealed(memory_format)  # a fixed set, as torch's dtypes and layouts
 
 
 def check_format(name, value, args=()):
@@ -65,38 +55,19 @@ def element_strides(a):
     item = a.itemsize
     st = tuple(s // item for s in a.strides)
     if not a.size and st and not any(st):  # NumPy zeroes an empty array's strides: torch's are contiguous ones
-        return c_strides(a.shape)
+        return tuple(contig_strides(a.shape))
     return st
 
 
 def dense_strides(sizes, strides):
-    """ATen's infer_dense_strides: dims sorted by stride as TensorIterator sorts them (a 0 stride compares as
-    equal to any, equal strides put the smaller size first), then laid out densely in that order."""
+    """ATen's infer_dense_strides: the dims in TensorIterator's order (iter_permutation of the one operand: a
+    0 stride compares as equal to any, equal strides put the smaller size first), laid out densely so."""
     ndim = len(sizes)
     if ndim <= 1:
         return (1,) * ndim
-    perm = list(range(ndim - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if sizes[d0] > sizes[d1] else 0
-
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
     out = [0] * ndim
     step = 1
-    for idx in perm:
+    for idx in iter_permutation(sizes, [(strides, False)]):
         out[idx] = step
         if sizes[idx] > 1:
             step *= sizes[idx]
@@ -116,15 +87,6 @@ def _channels_last_strides(sizes, fmt):
     return tuple(st)
 
 
-def c_strides(sizes):
-    """torch's contiguous strides (a dim of size 0 steps as one of size 1)."""
-    st, step = [0] * len(sizes), 1
-    for d in range(len(sizes) - 1, -1, -1):
-        st[d] = step
-        step *= max(sizes[d], 1)
-    return tuple(st)
-
-
 def strides_for(a, fmt):
     """The element strides of a new tensor laid out as fmt (None: preserve) asks from the array a; None where
     that is the C order NumPy makes anyway."""
@@ -138,7 +100,7 @@ def strides_for(a, fmt):
         return None
     else:
         st = _channels_last_strides(a.shape, fmt)
-    return None if st == c_strides(a.shape) else st
+    return None if st == tuple(contig_strides(a.shape)) else st
 
 
 def empty_strided(shape, strides, dt):

@@ -150,8 +150,8 @@ class Tensor:
         item = self._data.itemsize
         st = tuple(s // item for s in self._data.strides)
         if not self._data.size and st and not any(st):  # NumPy zeroes an empty array's strides, torch does not
-            from .layouts import c_strides  # noqa: PLC0415
-            st = c_strides(self._data.shape)
+            from .tensoriter import contig_strides  # noqa: PLC0415
+            st = tuple(contig_strides(self._data.shape))
         if dim is None:
             return st
         return st[wrap_dim(dim, self._data.ndim)]

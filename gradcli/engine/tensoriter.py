@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def _contig_strides(shape):
+def contig_strides(shape):
+    """torch's contiguous strides (a dim of size 0 steps as one of size 1)."""
     st, acc = [], 1
     for s in reversed(shape):
         st.append(acc)
@@ -84,7 +85,7 @@ def geometry(shape, istrides, mask, out_item, keepdim_like):
     output is a fresh contiguous tensor whose reduced dims have stride 0."""
     nd = len(shape)
     kshape = [1 if mask[i] else shape[i] for i in range(nd)]
-    cst = _contig_strides(kshape)
+    cst = contig_strides(kshape)
     ost = [0 if mask[i] and (shape[i] != 1 or not keepdim_like) else cst[i] for i in range(nd)]
     sh, (ob, ib) = reorder_coalesce(shape, [([s * out_item for s in ost], True), (list(istrides), False)], True)
     return sh, ib, [s // out_item for s in ob]
